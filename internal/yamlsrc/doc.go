@@ -1,0 +1,13 @@
+// Package yamlsrc reads YAML documents into a tree of Nodes that carry their
+// source range, within documented limits, and reports every problem as a
+// diagnostic with file:line:col. It is the only package of xosplan that
+// imports the YAML library; no other package sees that library's types.
+//
+// Guarantees: Parse never panics and never hangs on any input. Files larger
+// than Limits.MaxFileBytes, nesting deeper than Limits.MaxDepth, scalars
+// longer than Limits.MaxScalarBytes, collections longer than
+// Limits.MaxItems, recursive aliases and alias expansion beyond
+// Limits.MaxExpandedNodes are diagnostics. Merge keys (<<) are resolved.
+// Duplicate mapping keys are kept in order; DuplicateKeys finds them so
+// that each front end can decide their severity.
+package yamlsrc

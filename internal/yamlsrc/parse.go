@@ -1,0 +1,404 @@
+package yamlsrc
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	yaml "go.yaml.in/yaml/v3"
+)
+
+// Limits bound what Parse accepts. The zero value of a field means its
+// default.
+type Limits struct {
+	MaxFileBytes     int // default 16 MiB
+	MaxDepth         int // default 256
+	MaxScalarBytes   int // default 4 MiB
+	MaxItems         int // entries of one mapping or sequence; default 1,000,000
+	MaxExpandedNodes int // nodes counted with aliases expanded; default 4,000,000
+	MaxDocuments     int // documents in one stream; default 1,000
+}
+
+// Default limits, documented in the README.
+const (
+	DefaultMaxFileBytes     = 16 << 20
+	DefaultMaxDepth         = 256
+	DefaultMaxScalarBytes   = 4 << 20
+	DefaultMaxItems         = 1_000_000
+	DefaultMaxExpandedNodes = 4_000_000
+	DefaultMaxDocuments     = 1_000
+)
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxFileBytes, DefaultMaxFileBytes)
+	def(&l.MaxDepth, DefaultMaxDepth)
+	def(&l.MaxScalarBytes, DefaultMaxScalarBytes)
+	def(&l.MaxItems, DefaultMaxItems)
+	def(&l.MaxExpandedNodes, DefaultMaxExpandedNodes)
+	def(&l.MaxDocuments, DefaultMaxDocuments)
+	return l
+}
+
+// Diagnostic codes of this package.
+const (
+	CodeTooLarge    = "yaml.too_large"
+	CodeSyntax      = "yaml.syntax"
+	CodeBinary      = "yaml.not_text"
+	CodeTooDeep     = "yaml.too_deep"
+	CodeTooLong     = "yaml.too_long"
+	CodeAliasBomb   = "yaml.alias_expansion"
+	CodeAliasCycle  = "yaml.alias_cycle"
+	CodeBadMerge    = "yaml.bad_merge"
+	CodeMultipleDoc = "yaml.multiple_documents"
+)
+
+// Parse reads exactly one YAML document. An empty stream gives a nil node
+// and no diagnostics; a stream with several documents is an error.
+func Parse(file string, data []byte, lim Limits) (*Node, diag.Diagnostics) {
+	docs, diags := ParseAll(file, data, lim)
+	if len(docs) > 1 {
+		diags = diags.Errorf(docs[1].Range, "", CodeMultipleDoc, "expected one YAML document, found %d", len(docs))
+		return docs[0], diags
+	}
+	if len(docs) == 0 {
+		return nil, diags
+	}
+	return docs[0], diags
+}
+
+// ParseAll reads every document of a YAML stream ("---" separated).
+// A document that is empty is left out.
+func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
+	lim = lim.withDefaults()
+	if len(data) > lim.MaxFileBytes {
+		return nil, diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeTooLarge,
+			"file is %d bytes; the limit is %d bytes (%d MiB)", len(data), lim.MaxFileBytes, lim.MaxFileBytes>>20)
+	}
+	idx := newLineIndex(data)
+	if bad := firstNonText(data); bad >= 0 {
+		p := idx.posOfByte(bad)
+		return nil, diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeBinary,
+			"file is not UTF-8 text (byte 0x%02x at offset %d)", data[bad], bad)
+	}
+	defer func() {
+		// The YAML library is not ours; whatever it does, the caller gets a
+		// diagnostic, never a panic.
+		if r := recover(); r != nil {
+			docs = nil
+			diags = diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeSyntax,
+				"the YAML parser failed on this file: %v", r)
+		}
+	}()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for {
+		var raw yaml.Node
+		err := dec.Decode(&raw)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			diags = diags.Append(syntaxDiag(file, idx, err))
+			break
+		}
+		if len(docs) >= lim.MaxDocuments {
+			diags = diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: raw.Line, Column: raw.Column}}, "", CodeTooLarge,
+				"more than %d YAML documents in one file", lim.MaxDocuments)
+			break
+		}
+		c := converter{file: file, idx: idx, lim: lim, memo: map[*yaml.Node]*Node{}, size: map[*yaml.Node]int{}, active: map[*yaml.Node]bool{}}
+		root := &raw
+		if raw.Kind == yaml.DocumentNode {
+			if len(raw.Content) == 0 {
+				continue
+			}
+			root = raw.Content[0]
+		}
+		if c.expandedSize(root, 0) > lim.MaxExpandedNodes {
+			diags = diags.Append(c.diags...)
+			diags = diags.Errorf(c.rangeOf(root), "", CodeAliasBomb,
+				"aliases expand this document to more than %d nodes", lim.MaxExpandedNodes)
+			break
+		}
+		if c.diags.HasErrors() {
+			diags = diags.Append(c.diags...)
+			break
+		}
+		n := c.convert(root, 0)
+		diags = diags.Append(c.diags...)
+		if c.diags.HasErrors() {
+			break
+		}
+		if n != nil && !(n.Kind == Scalar && n.Tag == TagNull && n.Value == "") {
+			docs = append(docs, n)
+		}
+	}
+	return docs, diags
+}
+
+// firstNonText returns the offset of the first byte that makes the data
+// binary (invalid UTF-8 or a NUL or other C0 control byte other than tab,
+// newline and carriage return), or -1.
+func firstNonText(data []byte) int {
+	for i := 0; i < len(data); {
+		b := data[i]
+		if b < utf8.RuneSelf {
+			if b < 0x20 && b != '\t' && b != '\n' && b != '\r' {
+				return i
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return i
+		}
+		i += size
+	}
+	return -1
+}
+
+var lineRE = regexp.MustCompile(`line (\d+)(?:, column (\d+))?`)
+
+func syntaxDiag(file string, idx *lineIndex, err error) diag.Diagnostic {
+	msg := err.Error()
+	line, col := 1, 1
+	if m := lineRE.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		if m[2] != "" {
+			col, _ = strconv.Atoi(m[2])
+		}
+	}
+	summary := regexp.MustCompile(`^yaml: (line \d+(, column \d+)?: )?`).ReplaceAllString(msg, "")
+	p := idx.pos(line, col)
+	return diag.Diagnostic{Severity: diag.Error, Code: CodeSyntax, Summary: "invalid YAML: " + summary,
+		Range: diag.Range{File: file, Start: p, End: p}}
+}
+
+type converter struct {
+	file   string
+	idx    *lineIndex
+	lim    Limits
+	memo   map[*yaml.Node]*Node
+	size   map[*yaml.Node]int
+	active map[*yaml.Node]bool
+	diags  diag.Diagnostics
+}
+
+func (c *converter) rangeOf(n *yaml.Node) diag.Range {
+	start := c.idx.pos(n.Line, n.Column)
+	end := start
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 && !bytes.ContainsAny([]byte(n.Value), "\n") {
+		w := utf8.RuneCountInString(n.Value)
+		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+			w += 2
+		}
+		end = diag.Pos{Line: start.Line, Column: start.Column + w, Byte: start.Byte + len(n.Value)}
+	}
+	return diag.Range{File: c.file, Start: start, End: end}
+}
+
+// expandedSize counts the nodes of the tree with every alias expanded,
+// memoised per node so that the count itself is linear in the tree. It
+// stops early past the limit and reports recursive aliases.
+func (c *converter) expandedSize(n *yaml.Node, depth int) int {
+	if s, ok := c.size[n]; ok {
+		return s
+	}
+	if c.active[n] {
+		c.diags = c.diags.Errorf(c.rangeOf(n), "", CodeAliasCycle, "alias refers to a node that contains it")
+		return math.MaxInt32
+	}
+	if depth > c.lim.MaxDepth {
+		return 1 // reported by convert
+	}
+	c.active[n] = true
+	total := 1
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		total = c.expandedSize(n.Alias, depth+1)
+	} else {
+		for _, ch := range n.Content {
+			total += c.expandedSize(ch, depth+1)
+			if total > c.lim.MaxExpandedNodes {
+				break
+			}
+		}
+	}
+	delete(c.active, n)
+	c.size[n] = total
+	return total
+}
+
+func (c *converter) convert(n *yaml.Node, depth int) *Node {
+	if depth > c.lim.MaxDepth {
+		c.diags = c.diags.Errorf(c.rangeOf(n), "", CodeTooDeep, "nesting is deeper than %d levels", c.lim.MaxDepth)
+		return nil
+	}
+	if n.Kind == yaml.AliasNode {
+		if n.Alias == nil {
+			return nil
+		}
+		return c.convert(n.Alias, depth)
+	}
+	if out, ok := c.memo[n]; ok {
+		return out
+	}
+	out := &Node{Range: c.rangeOf(n), Tag: n.ShortTag()}
+	c.memo[n] = out
+	switch n.Kind {
+	case yaml.ScalarNode:
+		out.Kind = Scalar
+		out.Value = n.Value
+		out.Quoted = n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0
+		if out.Quoted && n.Tag == "" {
+			out.Tag = TagStr
+		}
+		if len(n.Value) > c.lim.MaxScalarBytes {
+			c.diags = c.diags.Errorf(out.Range, "", CodeTooLong, "scalar is %d bytes; the limit is %d", len(n.Value), c.lim.MaxScalarBytes)
+			out.Value = ""
+		}
+	case yaml.SequenceNode:
+		out.Kind = Sequence
+		if len(n.Content) > c.lim.MaxItems {
+			c.diags = c.diags.Errorf(out.Range, "", CodeTooLong, "list has %d items; the limit is %d", len(n.Content), c.lim.MaxItems)
+			return out
+		}
+		out.Content = make([]*Node, 0, len(n.Content))
+		for _, ch := range n.Content {
+			if cc := c.convert(ch, depth+1); cc != nil {
+				out.Content = append(out.Content, cc)
+			}
+		}
+	case yaml.MappingNode:
+		out.Kind = Mapping
+		if len(n.Content)/2 > c.lim.MaxItems {
+			c.diags = c.diags.Errorf(out.Range, "", CodeTooLong, "map has %d entries; the limit is %d", len(n.Content)/2, c.lim.MaxItems)
+			return out
+		}
+		c.convertMapping(n, out, depth)
+	default:
+		return nil
+	}
+	return out
+}
+
+func (c *converter) convertMapping(n *yaml.Node, out *Node, depth int) {
+	var merged []*Node // pairs brought in by merge keys, applied after explicit ones
+	out.Content = make([]*Node, 0, len(n.Content))
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if k.Kind == yaml.ScalarNode && k.ShortTag() == "!!merge" {
+			merged = append(merged, c.mergeSources(v, depth)...)
+			continue
+		}
+		kk := c.convert(k, depth+1)
+		vv := c.convert(v, depth+1)
+		if kk == nil {
+			continue
+		}
+		if vv == nil {
+			vv = &Node{Kind: Scalar, Tag: TagNull, Range: kk.Range}
+		}
+		out.Content = append(out.Content, kk, vv)
+	}
+	if len(merged) == 0 {
+		return
+	}
+	have := map[string]bool{}
+	for i := 0; i < len(out.Content); i += 2 {
+		have[out.Content[i].Value] = true
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		if key := merged[i].Value; !have[key] {
+			have[key] = true
+			out.Content = append(out.Content, merged[i], merged[i+1])
+		}
+	}
+}
+
+// mergeSources returns the pairs that a merge key's value brings in, earlier
+// sources taking precedence as YAML's merge key type specifies.
+func (c *converter) mergeSources(v *yaml.Node, depth int) []*Node {
+	var srcs []*yaml.Node
+	if v.Kind == yaml.SequenceNode {
+		srcs = v.Content
+	} else {
+		srcs = []*yaml.Node{v}
+	}
+	var pairs []*Node
+	for _, s := range srcs {
+		m := c.convert(s, depth+1)
+		if m == nil || m.Kind != Mapping {
+			c.diags = c.diags.Errorf(c.rangeOf(s), "", CodeBadMerge, "a merge key (<<) takes a map or a list of maps, found %s", m.Describe())
+			continue
+		}
+		pairs = append(pairs, m.Content...)
+	}
+	return pairs
+}
+
+// lineIndex maps 1-based line and column (in runes) to byte offsets.
+type lineIndex struct {
+	data   []byte
+	starts []int
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	starts := []int{0}
+	for i, b := range data {
+		if b == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return &lineIndex{data: data, starts: starts}
+}
+
+func (x *lineIndex) pos(line, col int) diag.Pos {
+	if line < 1 || line > len(x.starts) {
+		return diag.Pos{Line: max(line, 1), Column: max(col, 1)}
+	}
+	off := x.starts[line-1]
+	for i := 1; i < col && off < len(x.data) && x.data[off] != '\n'; i++ {
+		_, size := utf8.DecodeRune(x.data[off:])
+		off += size
+	}
+	return diag.Pos{Line: line, Column: max(col, 1), Byte: off}
+}
+
+func (x *lineIndex) posOfByte(off int) diag.Pos {
+	lo, hi := 0, len(x.starts)-1
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if x.starts[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	col := utf8.RuneCount(x.data[x.starts[lo]:off]) + 1
+	return diag.Pos{Line: lo + 1, Column: col, Byte: off}
+}
+
+func inf(sign int) float64 { return math.Inf(sign) }
+func nan() float64         { return math.NaN() }
+
+// Marshal renders plain Go values (as Interface returns them) as YAML text,
+// with map keys sorted. It is for writing files xosplan owns and messages
+// to scripts, never for user input.
+func Marshal(v any) ([]byte, error) {
+	b, err := yaml.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("rendering YAML: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,150 @@
+package graph
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+
+	dgraph "github.com/dominikbraun/graph"
+)
+
+// Errors returned by Graph methods; compare with errors.Is.
+var (
+	ErrDuplicateResource = errors.New("duplicate resource address")
+	ErrUnknownResource   = errors.New("unknown resource address")
+)
+
+// Graph is a set of resources and the dependency edges between them.
+// Several edges may join the same two resources (two requirements on one
+// target); each is kept. A Graph is not safe for concurrent mutation.
+type Graph struct {
+	store dgraph.Graph[string, *Resource]
+	// edges keeps every edge, including repeats of the same pair, in
+	// insertion order; the store keeps one edge per pair for adjacency.
+	edges []Edge
+	// addrs lists the addresses in insertion order.
+	addrs []string
+	// Sources lists the files the graph was compiled from, sorted.
+	Sources []string
+	// Outputs holds the template's declared outputs (canonical values,
+	// possibly Unknown).
+	Outputs map[string]Value
+}
+
+// New returns an empty graph.
+func New() *Graph {
+	return &Graph{store: dgraph.New(func(r *Resource) string { return r.Address }, dgraph.Directed())}
+}
+
+// AddResource adds r; its address must be new.
+func (g *Graph) AddResource(r *Resource) error {
+	if err := g.store.AddVertex(r); err != nil {
+		if errors.Is(err, dgraph.ErrVertexAlreadyExists) {
+			return fmt.Errorf("%w: %s", ErrDuplicateResource, r.Address)
+		}
+		return fmt.Errorf("adding %s: %w", r.Address, err)
+	}
+	g.addrs = append(g.addrs, r.Address)
+	return nil
+}
+
+// AddEdge records that e.Source depends on e.Target. Both must exist.
+// A self-dependency is kept so that cycle finding reports it.
+func (g *Graph) AddEdge(e Edge) error {
+	err := g.store.AddEdge(e.Source, e.Target)
+	switch {
+	case err == nil, errors.Is(err, dgraph.ErrEdgeAlreadyExists):
+	case errors.Is(err, dgraph.ErrVertexNotFound):
+		return fmt.Errorf("%w: edge %s -> %s", ErrUnknownResource, e.Source, e.Target)
+	default:
+		return fmt.Errorf("adding edge %s -> %s: %w", e.Source, e.Target, err)
+	}
+	g.edges = append(g.edges, e)
+	return nil
+}
+
+// Resource returns the resource at addr.
+func (g *Graph) Resource(addr string) (*Resource, bool) {
+	r, err := g.store.Vertex(addr)
+	return r, err == nil
+}
+
+// Len returns the number of resources.
+func (g *Graph) Len() int {
+	return len(g.addrs)
+}
+
+// Addresses returns every resource address, sorted.
+func (g *Graph) Addresses() []string {
+	out := slices.Clone(g.addrs)
+	slices.Sort(out)
+	return out
+}
+
+// Resources returns every resource, sorted by address.
+func (g *Graph) Resources() []*Resource {
+	addrs := g.Addresses()
+	out := make([]*Resource, len(addrs))
+	for i, a := range addrs {
+		out[i], _ = g.Resource(a)
+	}
+	return out
+}
+
+// Edges returns every edge sorted by source, target, kind and name.
+func (g *Graph) Edges() []Edge {
+	out := slices.Clone(g.edges)
+	slices.SortStableFunc(out, compareEdges)
+	return out
+}
+
+func compareEdges(a, b Edge) int {
+	return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target),
+		cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
+}
+
+// Dependencies returns the edges leaving addr (what it depends on), sorted.
+func (g *Graph) Dependencies(addr string) []Edge {
+	var out []Edge
+	for _, e := range g.edges {
+		if e.Source == addr {
+			out = append(out, e)
+		}
+	}
+	slices.SortStableFunc(out, compareEdges)
+	return out
+}
+
+// Index is a read-only adjacency view of a graph, built once in O(V+E)
+// for walks that need many lookups.
+type Index struct {
+	// Addrs lists the addresses sorted; IDs maps an address to its index.
+	Addrs []string
+	IDs   map[string]int
+	// Deps[i] lists the indices that Addrs[i] depends on (sorted, unique);
+	// Dependents[i] those that depend on it.
+	Deps, Dependents [][]int
+}
+
+// Index builds the adjacency view.
+func (g *Graph) Index() *Index {
+	addrs := g.Addresses()
+	ids := make(map[string]int, len(addrs))
+	for i, a := range addrs {
+		ids[a] = i
+	}
+	x := &Index{Addrs: addrs, IDs: ids, Deps: make([][]int, len(addrs)), Dependents: make([][]int, len(addrs))}
+	for _, e := range g.edges {
+		s, t := ids[e.Source], ids[e.Target]
+		x.Deps[s] = append(x.Deps[s], t)
+		x.Dependents[t] = append(x.Dependents[t], s)
+	}
+	for i := range addrs {
+		slices.Sort(x.Deps[i])
+		x.Deps[i] = slices.Compact(x.Deps[i])
+		slices.Sort(x.Dependents[i])
+		x.Dependents[i] = slices.Compact(x.Dependents[i])
+	}
+	return x
+}

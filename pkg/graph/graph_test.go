@@ -1,0 +1,146 @@
+package graph
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+func build(t testing.TB, names []string, edges [][2]string) *Graph {
+	t.Helper()
+	g := New()
+	for _, n := range names {
+		if err := g.AddResource(&Resource{Address: n, Management: Managed}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, e := range edges {
+		if err := g.AddEdge(Edge{Source: e[0], Target: e[1], Kind: DependsOn, Name: fmt.Sprint("req", i),
+			Range: diag.Range{File: "t.yaml", Start: diag.Pos{Line: i + 1, Column: 1}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
+}
+
+func TestOrder(t *testing.T) {
+	g := build(t, []string{"web", "db", "host", "app"}, [][2]string{{"web", "host"}, {"db", "host"}, {"app", "web"}, {"app", "db"}, {"app", "db"}})
+	got, err := g.Order()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"host", "db", "web", "app"}
+	if !slices.Equal(got, want) {
+		t.Errorf("order %v want %v", got, want)
+	}
+	if len(g.Edges()) != 5 {
+		t.Errorf("repeated edge lost: %d", len(g.Edges()))
+	}
+	lv := g.Index().Levels()
+	if len(lv) != 3 || len(lv[1]) != 2 {
+		t.Errorf("levels %v", lv)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	g := build(t, []string{"a"}, nil)
+	if err := g.AddResource(&Resource{Address: "a"}); !errors.Is(err, ErrDuplicateResource) {
+		t.Errorf("dup: %v", err)
+	}
+	if err := g.AddEdge(Edge{Source: "a", Target: "zz"}); !errors.Is(err, ErrUnknownResource) {
+		t.Errorf("unknown: %v", err)
+	}
+}
+
+func TestCycles(t *testing.T) {
+	g := build(t, []string{"a", "b", "c", "d", "e", "s"}, [][2]string{{"b", "c"}, {"c", "d"}, {"d", "b"}, {"a", "b"}, {"e", "a"}, {"s", "s"}})
+	_, err := g.Order()
+	var ce *CycleError
+	if !errors.As(err, &ce) {
+		t.Fatalf("want CycleError, got %v", err)
+	}
+	if len(ce.Cycles) != 2 {
+		t.Fatalf("cycles %v", ce.Cycles)
+	}
+	if got := CyclePath(ce.Cycles[0]); got != "b -> c -> d -> b" {
+		t.Errorf("cycle %q", got)
+	}
+	if ce.Cycles[0][0].Range.Start.Line != 1 {
+		t.Errorf("edge position lost: %+v", ce.Cycles[0][0].Range)
+	}
+	if got := CyclePath(ce.Cycles[1]); got != "s -> s" {
+		t.Errorf("self cycle %q", got)
+	}
+	if !strings.Contains(err.Error(), "b -> c -> d -> b") {
+		t.Error(err)
+	}
+}
+
+func TestClosure(t *testing.T) {
+	g := build(t, []string{"a", "b", "c", "d"}, [][2]string{{"a", "b"}, {"b", "c"}, {"d", "c"}})
+	x := g.Index()
+	fw, _ := x.Closure([]string{"a"}, true)
+	if !slices.Equal(fw, []string{"a", "b", "c"}) {
+		t.Errorf("forward %v", fw)
+	}
+	bw, _ := x.Closure([]string{"c"}, false)
+	if !slices.Equal(bw, []string{"a", "b", "c", "d"}) {
+		t.Errorf("backward %v", bw)
+	}
+	if _, err := x.Closure([]string{"nope"}, true); !errors.Is(err, ErrUnknownResource) {
+		t.Error(err)
+	}
+}
+
+func TestValues(t *testing.T) {
+	v, err := Canonicalize(map[string]any{"a": []int{1, 2}, "b": 2.5, "c": Unknown{Func: "attribute", Args: []Value{"web", "ip"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := v.(map[string]Value)
+	if !Equal(m["a"], []Value{int64(1), float64(2)}) {
+		t.Errorf("a = %#v", m["a"])
+	}
+	if !HasUnknown(v) || HasUnknown(m["a"]) {
+		t.Error("HasUnknown")
+	}
+	if got := Render(v); got != `{"a":[1,2],"b":2.5,"c":{"$unknown":{"func":"attribute","args":["web","ip"]}}}` {
+		t.Errorf("render %s", got)
+	}
+	u := Unknown{Func: "concat", Args: []Value{"http://", Unknown{Func: "attribute", Args: []Value{"web", "ip"}}, Unknown{Func: "signal", Args: []Value{"db", "iface", "pin"}}}}
+	if !slices.Equal(u.Refs(), []string{"db", "web"}) {
+		t.Errorf("refs %v", u.Refs())
+	}
+	if _, err := Canonicalize(map[int]int{1: 1}); err == nil {
+		t.Error("int keys accepted")
+	}
+}
+
+// A chain and a wide fan: the walk must stay linear (no recursion depth
+// problems, no quadratic behaviour) at 100,000 resources.
+func BenchmarkOrder(b *testing.B) {
+	for _, n := range []int{1_000, 10_000, 100_000} {
+		g := New()
+		for i := range n {
+			_ = g.AddResource(&Resource{Address: fmt.Sprintf("r%06d", i)})
+		}
+		for i := 1; i < n; i++ {
+			_ = g.AddEdge(Edge{Source: fmt.Sprintf("r%06d", i), Target: fmt.Sprintf("r%06d", i/2)})
+			_ = g.AddEdge(Edge{Source: fmt.Sprintf("r%06d", i), Target: fmt.Sprintf("r%06d", i-1)})
+		}
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := g.Order(); err != nil {
+					b.Fatal(err)
+				}
+				if len(g.Cycles()) != 0 {
+					b.Fatal("cycle")
+				}
+			}
+		})
+	}
+}

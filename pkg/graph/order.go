@@ -1,0 +1,287 @@
+package graph
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// CycleError reports dependency cycles; each cycle lists its edges in
+// order, the last edge's target being the first edge's source.
+type CycleError struct {
+	Cycles [][]Edge
+}
+
+// Error names each cycle as "a -> b -> c -> a".
+func (e *CycleError) Error() string {
+	parts := make([]string, len(e.Cycles))
+	for i, c := range e.Cycles {
+		parts[i] = CyclePath(c)
+	}
+	return "dependency cycle: " + strings.Join(parts, "; ")
+}
+
+// CyclePath renders a cycle's edges as "a -> b -> a".
+func CyclePath(cycle []Edge) string {
+	if len(cycle) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(cycle)+1)
+	for _, e := range cycle {
+		names = append(names, e.Source)
+	}
+	names = append(names, cycle[len(cycle)-1].Target)
+	return strings.Join(names, " -> ")
+}
+
+// Order returns every address so that each comes after everything it
+// depends on, breadth first from the resources that depend on nothing
+// (Kahn's algorithm with a FIFO seeded in address order: deterministic and
+// O(V+E) after the one sort of addresses). On a cycle it returns a *CycleError.
+func (g *Graph) Order() ([]string, error) {
+	x := g.Index()
+	order, ok := x.Order()
+	if !ok {
+		return nil, &CycleError{Cycles: g.Cycles()}
+	}
+	out := make([]string, len(order))
+	for i, id := range order {
+		out[i] = x.Addrs[id]
+	}
+	return out, nil
+}
+
+// Order returns indices in dependency order, and false if a cycle leaves
+// some out. Ties break by index, which is address order.
+func (x *Index) Order() ([]int, bool) {
+	n := len(x.Addrs)
+	pending := make([]int, n)
+	for i := range n {
+		pending[i] = len(x.Deps[i])
+	}
+	// A FIFO seeded in index order, with sorted adjacency lists, makes the
+	// result independent of insertion order while staying linear.
+	out := make([]int, 0, n)
+	for i := range n {
+		if pending[i] == 0 {
+			out = append(out, i)
+		}
+	}
+	for head := 0; head < len(out); head++ {
+		for _, d := range x.Dependents[out[head]] {
+			pending[d]--
+			if pending[d] == 0 {
+				out = append(out, d)
+			}
+		}
+	}
+	return out, len(out) == n
+}
+
+// Levels groups indices into waves: everything in a wave depends only on
+// earlier waves. It is nil when the graph has a cycle.
+func (x *Index) Levels() [][]int {
+	order, ok := x.Order()
+	if !ok {
+		return nil
+	}
+	level := make([]int, len(x.Addrs))
+	var waves [][]int
+	for _, i := range order {
+		l := 0
+		for _, d := range x.Deps[i] {
+			l = max(l, level[d]+1)
+		}
+		level[i] = l
+		for len(waves) <= l {
+			waves = append(waves, nil)
+		}
+		waves[l] = append(waves[l], i)
+	}
+	return waves
+}
+
+// Cycles finds every dependency cycle: one cycle per strongly connected
+// component with more than one member (or a self-edge), found with
+// Tarjan's algorithm (iterative, O(V+E)). Each cycle starts at the
+// component's lowest address and follows edges in address order, so the
+// result is deterministic. Cycles are sorted by their first address.
+func (g *Graph) Cycles() [][]Edge {
+	x := g.Index()
+	comps := x.SCCs()
+	cyclic := false
+	for _, c := range comps {
+		cyclic = cyclic || len(c) > 1 || slices.Contains(x.Deps[c[0]], c[0])
+	}
+	if !cyclic {
+		return nil
+	}
+	edgeOf := map[[2]int]Edge{}
+	for _, e := range g.Edges() {
+		k := [2]int{x.IDs[e.Source], x.IDs[e.Target]}
+		if _, ok := edgeOf[k]; !ok {
+			edgeOf[k] = e
+		}
+	}
+	var out [][]Edge
+	for _, comp := range comps {
+		if len(comp) == 1 {
+			i := comp[0]
+			if e, ok := edgeOf[[2]int{i, i}]; ok {
+				out = append(out, []Edge{e})
+			}
+			continue
+		}
+		path := x.cycleWithin(comp)
+		cycle := make([]Edge, 0, len(path))
+		for k := range path {
+			cycle = append(cycle, edgeOf[[2]int{path[k], path[(k+1)%len(path)]}])
+		}
+		out = append(out, cycle)
+	}
+	slices.SortFunc(out, func(a, b []Edge) int { return strings.Compare(a[0].Source, b[0].Source) })
+	return out
+}
+
+// cycleWithin returns a shortest cycle through the component's lowest
+// member, as a list of indices, by breadth-first search inside the
+// component.
+func (x *Index) cycleWithin(comp []int) []int {
+	in := make(map[int]bool, len(comp))
+	for _, c := range comp {
+		in[c] = true
+	}
+	start := slices.Min(comp)
+	prev := map[int]int{}
+	queue := []int{start}
+	seen := map[int]bool{start: true}
+	for len(queue) > 0 {
+		cur := queue[0]
+		queue = queue[1:]
+		for _, d := range x.Deps[cur] {
+			if !in[d] {
+				continue
+			}
+			if d == start {
+				path := []int{cur}
+				for p := cur; p != start; {
+					p = prev[p]
+					path = append(path, p)
+				}
+				slices.Reverse(path)
+				return path
+			}
+			if !seen[d] {
+				seen[d] = true
+				prev[d] = cur
+				queue = append(queue, d)
+			}
+		}
+	}
+	return []int{start}
+}
+
+// SCCs returns the strongly connected components (Tarjan, iterative so
+// that deep graphs cannot overflow the stack), each sorted, in order of
+// their lowest member.
+func (x *Index) SCCs() [][]int {
+	n := len(x.Addrs)
+	index := make([]int, n)
+	low := make([]int, n)
+	onStack := make([]bool, n)
+	for i := range index {
+		index[i] = -1
+	}
+	var stack []int
+	var comps [][]int
+	counter := 0
+	type frame struct{ v, next int }
+	for root := range n {
+		if index[root] >= 0 {
+			continue
+		}
+		call := []frame{{root, 0}}
+		index[root], low[root] = counter, counter
+		counter++
+		stack = append(stack, root)
+		onStack[root] = true
+		for len(call) > 0 {
+			f := &call[len(call)-1]
+			if f.next < len(x.Deps[f.v]) {
+				w := x.Deps[f.v][f.next]
+				f.next++
+				if index[w] < 0 {
+					index[w], low[w] = counter, counter
+					counter++
+					stack = append(stack, w)
+					onStack[w] = true
+					call = append(call, frame{w, 0})
+				} else if onStack[w] {
+					low[f.v] = min(low[f.v], index[w])
+				}
+				continue
+			}
+			v := f.v
+			call = call[:len(call)-1]
+			if len(call) > 0 {
+				p := call[len(call)-1].v
+				low[p] = min(low[p], low[v])
+			}
+			if low[v] == index[v] {
+				var comp []int
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp = append(comp, w)
+					if w == v {
+						break
+					}
+				}
+				slices.Sort(comp)
+				comps = append(comps, comp)
+			}
+		}
+	}
+	slices.SortFunc(comps, func(a, b []int) int { return a[0] - b[0] })
+	return comps
+}
+
+// Closure returns the addresses reachable from the given ones by
+// following dependencies (forward = true) or dependents (forward = false),
+// including the starting addresses, sorted.
+func (x *Index) Closure(start []string, forward bool) ([]string, error) {
+	seen := make([]bool, len(x.Addrs))
+	var queue []int
+	for _, a := range start {
+		i, ok := x.IDs[a]
+		if !ok {
+			return nil, fmt.Errorf("%w: %s", ErrUnknownResource, a)
+		}
+		if !seen[i] {
+			seen[i] = true
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		next := x.Dependents[i]
+		if forward {
+			next = x.Deps[i]
+		}
+		for _, j := range next {
+			if !seen[j] {
+				seen[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	var out []string
+	for i, s := range seen {
+		if s {
+			out = append(out, x.Addrs[i])
+		}
+	}
+	return out, nil
+}

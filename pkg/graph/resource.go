@@ -1,0 +1,159 @@
+package graph
+
+import (
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// Management says whether xosplan owns a resource's life cycle.
+type Management string
+
+const (
+	// Managed resources are created, updated and deleted by xosplan.
+	Managed Management = "managed"
+	// Unmanaged resources must already exist; xosplan only reads them
+	// (TOSCA directives: [select], XOS must-exist, Tonomi reference.Service).
+	Unmanaged Management = "unmanaged"
+)
+
+// Driver names of the executor's actuators.
+const (
+	DriverExec     = "exec"     // TOSCA interface operations as subprocesses
+	DriverScripted = "scripted" // the Tonomi script protocol
+	DriverNoop     = "noop"     // nothing to run; the state still records it
+)
+
+// Well-known operation keys. TOSCA operations use "Interface.operation"
+// with the interface's short name ("Standard.create",
+// "Configure.pre_configure_source"); scripted components use these names.
+const (
+	OpLaunch      = "launch"
+	OpDestroy     = "destroy"
+	OpHealthCheck = "healthCheck"
+	OpReconfigure = "reconfigure"
+	OpDiscovery   = "discovery"
+	// OpCommandPrefix + "interface.pin" names a command script.
+	OpCommandPrefix = "command."
+)
+
+// Driver says which actuator applies a resource and with what.
+type Driver struct {
+	// Name is one of the Driver* constants.
+	Name string `json:"name"`
+	// Operations maps an operation key to what runs for it.
+	Operations map[string]Operation `json:"operations,omitempty"`
+	// Options holds driver-specific settings (for scripted: the factory
+	// name, the discovery schedule, …), canonical values.
+	Options map[string]Value `json:"options,omitempty"`
+}
+
+// HasOperation reports whether the driver defines the operation key.
+func (d Driver) HasOperation(key string) bool {
+	_, ok := d.Operations[key]
+	return ok
+}
+
+// Operation is one thing a driver can run.
+type Operation struct {
+	// Implementation is the script or artifact path, as written (relative
+	// to the resource's source file for TOSCA, a container path for
+	// scripted components).
+	Implementation string `json:"implementation,omitempty"`
+	// Dependencies are further files the implementation needs.
+	Dependencies []string `json:"dependencies,omitempty"`
+	// Inputs are passed to the implementation (environment variables for
+	// exec, the stdin document for scripted); values may be Unknown.
+	Inputs map[string]Value `json:"inputs,omitempty"`
+	// Outputs maps an output name to the attribute it sets ("" = same name).
+	Outputs map[string]string `json:"outputs,omitempty"`
+	// Timeout bounds the run; zero means the executor's default.
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Range is where the operation is declared.
+	Range diag.Range `json:"-"`
+}
+
+// PlacementRequest asks for a place to run with the semantics of
+// OpenStack Placement. Resource classes and traits use Placement's names
+// (VCPU, MEMORY_MB, DISK_GB; HW_ARCH_X86_64, CUSTOM_*).
+type PlacementRequest struct {
+	Resources map[string]int64 `json:"resources,omitempty"`
+	Required  []string         `json:"required,omitempty"`
+	Forbidden []string         `json:"forbidden,omitempty"`
+	// MemberOf lists aggregate groups: the provider must be in at least one
+	// aggregate of every group.
+	MemberOf [][]string `json:"member_of,omitempty"`
+	// ForbiddenAggregates excludes providers in any of these aggregates.
+	ForbiddenAggregates []string `json:"forbidden_aggregates,omitempty"`
+	// Policies names the policies that contributed to the request.
+	Policies []string `json:"policies,omitempty"`
+}
+
+// Resource is one thing to actuate.
+type Resource struct {
+	// Address is stable and unique: the template or component name, nested
+	// names joined by ".".
+	Address string `json:"address"`
+	// Type is the resource's type name; TypeChain lists Type first, then
+	// each type it derives from, up to the root.
+	Type      string   `json:"type"`
+	TypeChain []string `json:"type_chain,omitempty"`
+	Driver    Driver   `json:"driver"`
+	// Spec is the declarative state: canonical values (see Value); values
+	// that depend on other resources' feedback are Unknown.
+	Spec map[string]Value `json:"spec"`
+	// Sensitive lists the Spec paths (dot-joined) whose values must never be
+	// rendered.
+	Sensitive []string `json:"sensitive,omitempty"`
+	// Management is Managed or Unmanaged.
+	Management Management `json:"management"`
+	// Lookup holds the keys that find an unmanaged resource (XOS lookup
+	// keys such as name or login).
+	Lookup map[string]Value `json:"lookup,omitempty"`
+	// Request asks placement for a host; nil when the resource needs none.
+	Request *PlacementRequest `json:"placement,omitempty"`
+	// CreateBeforeDestroy asks for replacement as create, then delete.
+	CreateBeforeDestroy bool `json:"create_before_destroy,omitempty"`
+	// Range is where the resource is declared.
+	Range diag.Range `json:"-"`
+}
+
+// DerivesFrom reports whether the resource's type is typ or derives from it.
+func (r *Resource) DerivesFrom(typ string) bool {
+	if r.Type == typ {
+		return true
+	}
+	for _, t := range r.TypeChain {
+		if t == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// EdgeKind says why one resource depends on another.
+type EdgeKind string
+
+// Edge kinds used by the front ends.
+const (
+	HostedOn   EdgeKind = "hosted_on"
+	ConnectsTo EdgeKind = "connects_to"
+	DependsOn  EdgeKind = "depends_on"
+	AttachesTo EdgeKind = "attaches_to"
+	RoutesTo   EdgeKind = "routes_to"
+	Binding    EdgeKind = "binding"
+	Contains   EdgeKind = "contains"
+	Reference  EdgeKind = "reference"
+)
+
+// Edge says Source depends on Target: Target is actuated first and
+// destroyed last.
+type Edge struct {
+	Source string   `json:"source"`
+	Target string   `json:"target"`
+	Kind   EdgeKind `json:"kind"`
+	// Name is the requirement or binding that made the edge.
+	Name string `json:"name,omitempty"`
+	// Range is where the requirement or binding is written.
+	Range diag.Range `json:"-"`
+}

@@ -1,0 +1,244 @@
+package graph
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Value is a canonical JSON-compatible value: nil, bool, int64, float64,
+// string, []Value, map[string]Value, or Unknown. Canonicalize converts
+// other Go values into this set.
+type Value = any
+
+// Unknown is a value that is known only at apply time: an expression over
+// other resources' feedback. Func is one of "attribute" (Args: address,
+// then the attribute path), "operation_output" (address, interface,
+// operation, output), "signal" (address, interface, pin), "concat",
+// "join" (list, delimiter), or "token" (string, separators, index);
+// arguments are Values and may themselves be Unknown.
+type Unknown struct {
+	Func string  `json:"func"`
+	Args []Value `json:"args"`
+}
+
+// Refs returns the addresses the expression reads, sorted and unique.
+func (u Unknown) Refs() []string {
+	var out []string
+	var walk func(Value)
+	walk = func(v Value) {
+		switch x := v.(type) {
+		case Unknown:
+			switch x.Func {
+			case "attribute", "operation_output", "signal":
+				if len(x.Args) > 0 {
+					if s, ok := x.Args[0].(string); ok {
+						out = append(out, s)
+					}
+				}
+			}
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case []Value:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]Value:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(u)
+	sort.Strings(out)
+	return slices.Compact(out)
+}
+
+// String renders the expression as a reader sees it in a plan.
+func (u Unknown) String() string {
+	parts := make([]string, len(u.Args))
+	for i, a := range u.Args {
+		if s, ok := a.(string); ok {
+			parts[i] = s
+		} else {
+			parts[i] = Render(a)
+		}
+	}
+	return u.Func + "(" + strings.Join(parts, ", ") + ")"
+}
+
+// MarshalJSON renders an Unknown as {"$unknown": {"func":…, "args":…}} so
+// that plan files keep it distinct from a known map.
+func (u Unknown) MarshalJSON() ([]byte, error) {
+	type plain Unknown
+	return json.Marshal(map[string]plain{"$unknown": plain(u)})
+}
+
+// Canonicalize converts a Go value into the canonical Value set: integers
+// become int64, floats float64 (integral floats stay float64), slices
+// []Value, maps with string keys map[string]Value. It fails on values
+// JSON cannot hold (NaN, channels, non-string map keys).
+func Canonicalize(v any) (Value, error) {
+	switch x := v.(type) {
+	case nil, bool, string, int64, Unknown:
+		return x, nil
+	case int:
+		return int64(x), nil
+	case int32:
+		return int64(x), nil
+	case uint64:
+		if x > math.MaxInt64 {
+			return float64(x), nil
+		}
+		return int64(x), nil
+	case float64:
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return nil, fmt.Errorf("%v cannot be represented", x)
+		}
+		return x, nil
+	case float32:
+		return Canonicalize(float64(x))
+	case []Value:
+		out := make([]Value, len(x))
+		for i, e := range x {
+			c, err := Canonicalize(e)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case map[string]Value:
+		out := make(map[string]Value, len(x))
+		for k, e := range x {
+			c, err := Canonicalize(e)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	}
+	rv := reflect.ValueOf(v)
+	switch rv.Kind() {
+	case reflect.Slice, reflect.Array:
+		out := make([]Value, rv.Len())
+		for i := range out {
+			c, err := Canonicalize(rv.Index(i).Interface())
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	case reflect.Map:
+		if rv.Type().Key().Kind() != reflect.String {
+			return nil, fmt.Errorf("map keys must be strings, not %s", rv.Type().Key())
+		}
+		out := make(map[string]Value, rv.Len())
+		it := rv.MapRange()
+		for it.Next() {
+			c, err := Canonicalize(it.Value().Interface())
+			if err != nil {
+				return nil, err
+			}
+			out[it.Key().String()] = c
+		}
+		return out, nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return rv.Int(), nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32:
+		return int64(rv.Uint()), nil
+	case reflect.String:
+		return rv.String(), nil
+	case reflect.Bool:
+		return rv.Bool(), nil
+	}
+	return nil, fmt.Errorf("%T is not a JSON-compatible value", v)
+}
+
+// Equal reports whether two canonical values are the same. An int64 and a
+// float64 of the same number are equal. Unknowns are equal when their
+// expressions are.
+func Equal(a, b Value) bool {
+	switch x := a.(type) {
+	case int64:
+		switch y := b.(type) {
+		case int64:
+			return x == y
+		case float64:
+			return float64(x) == y
+		}
+		return false
+	case float64:
+		switch y := b.(type) {
+		case float64:
+			return x == y
+		case int64:
+			return x == float64(y)
+		}
+		return false
+	case []Value:
+		y, ok := b.([]Value)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !Equal(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	case map[string]Value:
+		y, ok := b.(map[string]Value)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !Equal(v, w) {
+				return false
+			}
+		}
+		return true
+	case Unknown:
+		y, ok := b.(Unknown)
+		return ok && x.Func == y.Func && Equal(x.Args, y.Args)
+	}
+	return a == b
+}
+
+// HasUnknown reports whether the value is or contains an Unknown.
+func HasUnknown(v Value) bool {
+	switch x := v.(type) {
+	case Unknown:
+		return true
+	case []Value:
+		return slices.ContainsFunc(x, HasUnknown)
+	case map[string]Value:
+		for _, e := range x {
+			if HasUnknown(e) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Render writes a value as compact canonical JSON (sorted keys), Unknowns
+// as {"$unknown":…}. The same value always renders to the same bytes.
+func Render(v Value) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return fmt.Sprintf("%v", v)
+	}
+	return strings.TrimSuffix(buf.String(), "\n")
+}
