@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -142,5 +143,16 @@ func BenchmarkOrder(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestDecodeValueRoundTrip(t *testing.T) {
+	v := map[string]Value{"n": int64(3), "f": 2.5, "u": Unknown{Func: "attribute", Args: []Value{"web", "ip"}}, "l": []Value{"x", nil, true}}
+	var raw any
+	if err := json.Unmarshal([]byte(Render(v)), &raw); err != nil {
+		t.Fatal(err)
+	}
+	if got := DecodeValue(raw); !Equal(got, v) {
+		t.Errorf("round trip: %s", Render(got))
 	}
 }

@@ -242,3 +242,47 @@ func Render(v Value) string {
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
 }
+
+// DecodeValue converts a value decoded by encoding/json (with UseNumber or
+// plain float64 numbers) back into a canonical Value: integral numbers
+// written without a fraction become int64, {"$unknown": {…}} becomes an
+// Unknown. It is the inverse of Render for values stored in files.
+func DecodeValue(v any) Value {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		f, _ := x.Float64()
+		return f
+	case float64:
+		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+			return int64(x)
+		}
+		return x
+	case []any:
+		out := make([]Value, len(x))
+		for i, e := range x {
+			out[i] = DecodeValue(e)
+		}
+		return out
+	case map[string]any:
+		if len(x) == 1 {
+			if u, ok := x["$unknown"].(map[string]any); ok {
+				f, _ := u["func"].(string)
+				args, _ := u["args"].([]any)
+				dec := make([]Value, len(args))
+				for i, a := range args {
+					dec[i] = DecodeValue(a)
+				}
+				return Unknown{Func: f, Args: dec}
+			}
+		}
+		out := make(map[string]Value, len(x))
+		for k, e := range x {
+			out[k] = DecodeValue(e)
+		}
+		return out
+	}
+	return v
+}

@@ -1,0 +1,100 @@
+package state
+
+import (
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// FormatVersion is the version of the state file format this package writes.
+const FormatVersion = 1
+
+// State is a snapshot of recorded state: for every resource, the
+// declarative spec last enacted and the feedback its actuator reported,
+// kept apart (XOS). The planner decides on declarative state only.
+type State struct {
+	Version int `json:"version"`
+	// Serial grows by one on every change of content.
+	Serial uint64 `json:"serial"`
+	// Lineage is fixed when the state is created.
+	Lineage string `json:"lineage"`
+	// Resources are sorted by address.
+	Resources []Resource `json:"resources"`
+}
+
+// Backend codes, as XOS records them.
+const (
+	BackendPending = 0
+	BackendOK      = 1
+	BackendError   = 2
+)
+
+// Resource is the recorded state of one resource.
+type Resource struct {
+	Address    string           `json:"address"`
+	Type       string           `json:"type"`
+	TypeChain  []string         `json:"type_chain,omitempty"`
+	Management graph.Management `json:"management"`
+	// Driver is how the resource was applied; deleting a resource that
+	// left the configuration uses it.
+	Driver graph.Driver `json:"driver"`
+	// Dependencies are the addresses it depended on when last enacted, so
+	// that deletes of resources no longer configured still run in order.
+	Dependencies []string `json:"dependencies,omitempty"`
+	// Declarative state.
+	Spec      map[string]graph.Value `json:"spec"`
+	Sensitive []string               `json:"sensitive,omitempty"`
+	// Feedback state.
+	Feedback Feedback `json:"feedback"`
+}
+
+// Status is what an actuator last said about a resource.
+type Status struct {
+	Active     bool   `json:"active"`
+	Converging bool   `json:"converging"`
+	Failed     bool   `json:"failed"`
+	Message    string `json:"message,omitempty"`
+}
+
+// Allocation is a placement claim against one resource provider.
+type Allocation struct {
+	Provider  string           `json:"provider"`
+	Resources map[string]int64 `json:"resources"`
+}
+
+// Feedback is the observed state of a resource. It never causes an action
+// by itself; it feeds dependents' unknown values at apply time.
+type Feedback struct {
+	// Resolved is the spec with every Unknown resolved, as last enacted.
+	Resolved   map[string]graph.Value `json:"resolved,omitempty"`
+	Attributes map[string]graph.Value `json:"attributes,omitempty"`
+	// Signals are keyed "interface.pin" (Tonomi).
+	Signals    map[string]graph.Value `json:"signals,omitempty"`
+	InstanceID string                 `json:"instance_id,omitempty"`
+	Status     Status                 `json:"status"`
+	// BackendCode is BackendPending, BackendOK or BackendError.
+	BackendCode   int    `json:"backend_code"`
+	BackendStatus string `json:"backend_status,omitempty"`
+	Attempts      int    `json:"attempts,omitempty"`
+	// Output is the tail of what the last operation printed.
+	Output      string                 `json:"output,omitempty"`
+	Allocations []Allocation           `json:"allocations,omitempty"`
+	Extra       map[string]graph.Value `json:"extra,omitempty"`
+	// Times are UTC; Enacted is when Spec last succeeded.
+	Created     time.Time `json:"created,omitzero"`
+	Enacted     time.Time `json:"enacted,omitzero"`
+	LastAttempt time.Time `json:"last_attempt,omitzero"`
+}
+
+// Succeeded reports whether the last apply of the resource succeeded.
+func (r *Resource) Succeeded() bool { return r.Feedback.BackendCode == BackendOK }
+
+// Lookup returns the recorded resource at addr.
+func (s *State) Lookup(addr string) (*Resource, bool) {
+	for i := range s.Resources {
+		if s.Resources[i].Address == addr {
+			return &s.Resources[i], true
+		}
+	}
+	return nil, false
+}
