@@ -1,0 +1,410 @@
+package values
+
+import (
+	"fmt"
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Constraint operators of TOSCA Simple Profile 1.0–1.3.
+const (
+	OpEqual          = "equal"
+	OpGreaterThan    = "greater_than"
+	OpGreaterOrEqual = "greater_or_equal"
+	OpLessThan       = "less_than"
+	OpLessOrEqual    = "less_or_equal"
+	OpInRange        = "in_range"
+	OpValidValues    = "valid_values"
+	OpLength         = "length"
+	OpMinLength      = "min_length"
+	OpMaxLength      = "max_length"
+	OpPattern        = "pattern"
+	OpSchema         = "schema"
+)
+
+// Diagnostic codes of ParseConstraint.
+const (
+	// CodeBadConstraint: the clause is not a map with one operator, or its
+	// argument has the wrong shape (in_range needs two bounds, …).
+	CodeBadConstraint = "values.bad_constraint"
+	// CodeUnknownOperator: the operator is not one of TOSCA's.
+	CodeUnknownOperator = "values.unknown_operator"
+	// CodeNotApplicable: the operator does not apply to the property's
+	// type (pattern on an integer, greater_than on a boolean, …).
+	CodeNotApplicable = "values.constraint_not_applicable"
+	// CodeBadArgument: an argument is not a value of the property's type.
+	CodeBadArgument = "values.bad_argument"
+	// CodeBadPattern: the pattern is not a valid RE2 regular expression.
+	CodeBadPattern = "values.bad_pattern"
+	// CodeUnitlessScalar (warning): a bare number where a scalar unit is
+	// expected, read in the type's base unit (Puccini's node filters do this).
+	CodeUnitlessScalar = "values.unitless_scalar"
+)
+
+// Constraint is one parsed constraint clause, ready to check values. It is
+// immutable after ParseConstraint and safe for concurrent use.
+type Constraint struct {
+	// Op is the operator, one of the Op constants.
+	Op string
+	// Type is the canonical primitive type the arguments were coerced to,
+	// or "" when the property's type is not primitive (list, map, a complex
+	// type): arguments are then plain values compared with graph.Equal.
+	Type string
+	// Args are the canonical arguments: one value for the comparisons,
+	// equal, length, min_length, max_length (int64), pattern and schema
+	// (string); the two bounds of in_range (either may be "UNBOUNDED"); the
+	// listed values of valid_values.
+	Args []graph.Value
+	// Range is where the clause is written.
+	Range diag.Range
+
+	written string         // the argument as written, for String
+	keys    []key          // order keys of Args, for ordered types
+	re      *regexp.Regexp // pattern, compiled once
+}
+
+// ParseConstraint reads one constraint clause — a map with one key, the
+// operator, and its argument — for a property of type typ. For a primitive
+// type (IsPrimitive) the arguments are coerced to it; otherwise they are
+// kept as plain values. in_range takes a list of two bounds, valid_values a
+// list, length/min_length/max_length a non-negative integer, pattern a
+// valid regular expression and schema a string. The constraint is nil when
+// the diagnostics hold an error; diagnostics carry positions but no Path,
+// which the caller knows.
+func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if n == nil || n.Kind != yamlsrc.Mapping || len(n.Content) != 2 {
+		r := diag.Range{}
+		if n != nil {
+			r = n.Range
+		}
+		found := "nothing"
+		if n != nil {
+			found = n.Describe()
+			if n.Kind == yamlsrc.Mapping {
+				found = fmt.Sprintf("a map with %d entries", len(n.Content)/2)
+			}
+		}
+		return nil, diags.Errorf(r, "", CodeBadConstraint, "a constraint is a map with one operator, such as {greater_than: 0}; found %s", found)
+	}
+	opNode, arg := n.Content[0], n.Content[1]
+	op, _ := opNode.String()
+	if opNode.Kind != yamlsrc.Scalar || !isOperator(op) {
+		return nil, diags.Errorf(opNode.Range, "", CodeUnknownOperator, "unknown constraint operator %s; expected one of %s", display(opNode), strings.Join(operators(), ", "))
+	}
+	t := ""
+	if IsPrimitive(typ) {
+		t = Canonical(typ)
+	}
+	c := &Constraint{Op: op, Type: t, Range: n.Range, written: writtenYAML(arg)}
+	if msg := applicable(op, t); msg != "" {
+		return nil, diags.Errorf(opNode.Range, "", CodeNotApplicable, "the %s constraint does not apply to %s", op, msg)
+	}
+	switch op {
+	case OpEqual, OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual:
+		v, ds := c.argument(arg, false)
+		diags = diags.Extend(ds)
+		c.Args = []graph.Value{v}
+	case OpInRange:
+		items := arg.Items()
+		if arg.Kind != yamlsrc.Sequence || len(items) != 2 {
+			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range expects a list of two bounds [lower, upper]; found %s", describe(arg))
+		}
+		for _, it := range items {
+			v, ds := c.argument(it, true)
+			diags = diags.Extend(ds)
+			c.Args = append(c.Args, v)
+		}
+	case OpValidValues:
+		if arg.Kind != yamlsrc.Sequence {
+			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "valid_values expects a list; found %s", describe(arg))
+		}
+		for _, it := range arg.Items() {
+			v, ds := c.argument(it, false)
+			diags = diags.Extend(ds)
+			c.Args = append(c.Args, v)
+		}
+	case OpLength, OpMinLength, OpMaxLength:
+		i, ok := arg.Int()
+		if !ok || i < 0 {
+			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "%s expects a non-negative integer; found %s", op, describe(arg))
+		}
+		c.Args = []graph.Value{i}
+	case OpPattern:
+		if !arg.IsString() {
+			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "pattern expects a regular expression as a string; found %s", describe(arg))
+		}
+		re, err := compilePattern(arg.Value)
+		if err != nil {
+			return nil, diags.Errorf(arg.Range, "", CodeBadPattern, "pattern %s is not a valid regular expression: %v", quote(arg.Value), err)
+		}
+		c.re = re
+		c.Args = []graph.Value{arg.Value}
+	case OpSchema:
+		if !arg.IsString() {
+			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "schema expects a schema definition as a string; found %s", describe(arg))
+		}
+		c.Args = []graph.Value{arg.Value}
+	}
+	if diags.HasErrors() {
+		return nil, diags
+	}
+	if isOrdered(t) && comparesValues(op) {
+		c.keys = make([]key, len(c.Args))
+		for i, a := range c.Args {
+			if a == Unbounded && op == OpInRange {
+				continue
+			}
+			k, err := orderKey(t, a)
+			if err != nil { // Coerce produced the argument: its key exists.
+				return nil, diags.Errorf(arg.Range, "", CodeBadArgument, "%v", err)
+			}
+			c.keys[i] = k
+		}
+		if op == OpInRange && c.Args[0] != Unbounded && c.Args[1] != Unbounded && c.keys[0].compare(c.keys[1]) > 0 {
+			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range %s: the lower bound is greater than the upper bound", c.written)
+		}
+	}
+	return c, diags
+}
+
+// argument coerces one argument node to the constraint's type; for a
+// scalar-unit type a bare number is read in the base unit, with a warning.
+func (c *Constraint) argument(n *yamlsrc.Node, bound bool) (graph.Value, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if bound && n.IsString() && n.Value == Unbounded && c.Type != "" && isOrdered(c.Type) && c.Type != String {
+		return Unbounded, nil
+	}
+	if c.Type == "" {
+		v, err := graph.Canonicalize(n.Interface())
+		if err != nil {
+			return nil, diags.Errorf(n.Range, "", CodeBadArgument, "the %s argument %s cannot be used: %v", c.Op, display(n), err)
+		}
+		return v, nil
+	}
+	if k, ok := scalarKinds[c.Type]; ok && !n.Quoted && (n.Tag == yamlsrc.TagInt || n.Tag == yamlsrc.TagFloat) && n.Kind == yamlsrc.Scalar {
+		if sv, err := k.parse(n.Value + " " + k.base); err == nil {
+			diags = diags.Warnf(n.Range, "", CodeUnitlessScalar, "%s has no unit; it is read as %s", quote(n.Value), sv.canonical())
+			return sv.canonical(), diags
+		}
+	}
+	v, err := Coerce(c.Type, n)
+	if err != nil {
+		return nil, diags.Errorf(n.Range, "", CodeBadArgument, "the %s argument is not valid: %v", c.Op, err)
+	}
+	return v, nil
+}
+
+// applicable returns why op cannot constrain values of the canonical type
+// t ("" when it can). t is "" for a non-primitive type.
+func applicable(op, t string) string {
+	switch op {
+	case OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual, OpInRange:
+		if !isOrdered(t) {
+			return typeName(t) + ", whose values have no order"
+		}
+	case OpLength, OpMinLength, OpMaxLength:
+		if t != "" && t != String {
+			return typeName(t) + "; it applies to strings, lists and maps"
+		}
+	case OpPattern:
+		if t != "" && t != String {
+			return typeName(t) + "; it applies to strings"
+		}
+	}
+	return ""
+}
+
+// comparesValues reports whether op compares the value with its
+// arguments (rather than measuring or matching it).
+func comparesValues(op string) bool {
+	switch op {
+	case OpEqual, OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual, OpInRange, OpValidValues:
+		return true
+	}
+	return false
+}
+
+func typeName(t string) string {
+	if t == "" {
+		return "a list, map or complex type"
+	}
+	return "type " + t
+}
+
+func operators() []string {
+	return []string{OpEqual, OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual, OpInRange,
+		OpValidValues, OpLength, OpMinLength, OpMaxLength, OpPattern, OpSchema}
+}
+
+func isOperator(op string) bool {
+	for _, o := range operators() {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// describe names a node for a shape error: its kind and, for a scalar,
+// its text.
+func describe(n *yamlsrc.Node) string {
+	if n.Kind == yamlsrc.Scalar && !n.IsNull() {
+		return n.Describe() + " " + display(n)
+	}
+	return n.Describe()
+}
+
+// compilePattern compiles a TOSCA pattern anchored at both ends, so the
+// whole value must match. RE2 has no lookaround or backreference; those
+// get an error saying so rather than RE2's terse one.
+func compilePattern(p string) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(`^(?:` + p + `)$`)
+	if err == nil {
+		return re, nil
+	}
+	if se, ok := err.(*syntax.Error); ok {
+		switch {
+		case se.Code == syntax.ErrInvalidPerlOp && (strings.Contains(p, "(?=") || strings.Contains(p, "(?!") || strings.Contains(p, "(?<=") || strings.Contains(p, "(?<!")):
+			return nil, fmt.Errorf("lookahead and lookbehind assertions are not supported (Go RE2 syntax)")
+		case se.Code == syntax.ErrInvalidEscape && backreference(p):
+			return nil, fmt.Errorf("backreferences are not supported (Go RE2 syntax)")
+		}
+		return nil, fmt.Errorf("%s: %s", se.Code, se.Expr)
+	}
+	return nil, err
+}
+
+// backreference reports whether the pattern holds \1 … \9.
+func backreference(p string) bool {
+	for i := 0; i+1 < len(p); i++ {
+		if p[i] == '\\' {
+			if p[i+1] >= '1' && p[i+1] <= '9' {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// Check tests a canonical value against the constraint. A value that is
+// or holds an Unknown passes: it is checked when known. The error names the
+// value and the clause, as in `the value 0 does not satisfy "in_range: [1,
+// 65535]"`.
+func (c *Constraint) Check(v graph.Value) error {
+	if graph.HasUnknown(v) {
+		return nil
+	}
+	ok, why, err := c.holds(v)
+	if err != nil {
+		return fmt.Errorf("the value %s cannot be checked against %q: %w", shown(v), c.String(), err)
+	}
+	if !ok {
+		return fmt.Errorf("the value %s%s does not satisfy %q", shown(v), why, c.String())
+	}
+	return nil
+}
+
+func (c *Constraint) holds(v graph.Value) (ok bool, why string, err error) {
+	switch c.Op {
+	case OpEqual:
+		eq, err := c.equal(v, 0)
+		return eq, "", err
+	case OpValidValues:
+		for i := range c.Args {
+			eq, err := c.equal(v, i)
+			if err != nil || eq {
+				return eq, "", err
+			}
+		}
+		return false, "", nil
+	case OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual, OpInRange:
+		k, err := orderKey(c.Type, v)
+		if err != nil {
+			return false, "", err
+		}
+		switch c.Op {
+		case OpGreaterThan:
+			return k.compare(c.keys[0]) > 0, "", nil
+		case OpGreaterOrEqual:
+			return k.compare(c.keys[0]) >= 0, "", nil
+		case OpLessThan:
+			return k.compare(c.keys[0]) < 0, "", nil
+		case OpLessOrEqual:
+			return k.compare(c.keys[0]) <= 0, "", nil
+		}
+		lowOK := c.Args[0] == Unbounded || k.compare(c.keys[0]) >= 0
+		highOK := c.Args[1] == Unbounded || k.compare(c.keys[1]) <= 0
+		return lowOK && highOK, "", nil
+	case OpLength, OpMinLength, OpMaxLength:
+		n, err := length(v)
+		if err != nil {
+			return false, "", err
+		}
+		want := c.Args[0].(int64)
+		why := fmt.Sprintf(" (length %d)", n)
+		switch c.Op {
+		case OpLength:
+			return n == want, why, nil
+		case OpMinLength:
+			return n >= want, why, nil
+		}
+		return n <= want, why, nil
+	case OpPattern:
+		s, isStr := v.(string)
+		if !isStr {
+			return false, "", fmt.Errorf("pattern applies to strings")
+		}
+		return c.re.MatchString(s), "", nil
+	}
+	// schema: recorded, not enforced (see the package documentation).
+	return true, "", nil
+}
+
+// equal compares v with argument i: semantically for ordered types (1 GB
+// equals 1000 MB), structurally otherwise.
+func (c *Constraint) equal(v graph.Value, i int) (bool, error) {
+	if c.keys != nil {
+		k, err := orderKey(c.Type, v)
+		if err != nil {
+			return false, err
+		}
+		return k.compare(c.keys[i]) == 0, nil
+	}
+	return graph.Equal(v, c.Args[i]), nil
+}
+
+// length counts runes of a string, items of a list, entries of a map.
+func length(v graph.Value) (int64, error) {
+	switch x := v.(type) {
+	case string:
+		return int64(utf8.RuneCountInString(x)), nil
+	case []graph.Value:
+		return int64(len(x)), nil
+	case map[string]graph.Value:
+		return int64(len(x)), nil
+	}
+	return 0, fmt.Errorf("length applies to strings, lists and maps")
+}
+
+// shown renders a checked value for a message.
+func shown(v graph.Value) string {
+	if s, ok := v.(string); ok {
+		return quote(s)
+	}
+	r := graph.Render(v)
+	if utf8.RuneCountInString(r) > maxShown {
+		r = string([]rune(r)[:maxShown]) + "…"
+	}
+	return r
+}
+
+// String renders the clause as written, such as "in_range: [1, 65535]".
+func (c *Constraint) String() string { return c.Op + ": " + c.written }
