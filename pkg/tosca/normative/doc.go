@@ -8,7 +8,7 @@
 //
 // Each file is a complete service template of its version that defines every
 // normative type of that version and nothing else, except for the
-// tosca-parser extras documented at the top of the 1.0 and 1.1 files. The
+// tosca-parser extras documented at the top of the 1.0 file. The
 // compiler loads it before a template's own imports.
 //
 // Shorthand names are not declared in the files: the compiler derives them.

@@ -7,6 +7,12 @@ import _ "embed"
 var (
 	//go:embed tosca_simple_yaml_1_0.yaml
 	v1_0 string
+	//go:embed tosca_simple_yaml_1_1.yaml
+	v1_1 string
+	//go:embed tosca_simple_yaml_1_2.yaml
+	v1_2 string
+	//go:embed tosca_simple_yaml_1_3.yaml
+	v1_3 string
 )
 
 // version pairs a tosca_definitions_version value with its file.
@@ -20,6 +26,9 @@ type version struct {
 func versions() []version {
 	return []version{
 		{"tosca_simple_yaml_1_0", v1_0},
+		{"tosca_simple_yaml_1_1", v1_1},
+		{"tosca_simple_yaml_1_2", v1_2},
+		{"tosca_simple_yaml_1_3", v1_3},
 	}
 }
 
