@@ -1,0 +1,724 @@
+package planner
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Options shape a plan. The zero value plans every configured and
+// recorded resource in normal mode.
+type Options struct {
+	// Destroy plans the deletion of every selected recorded resource.
+	Destroy bool
+	// RefreshOnly plans no action; it only reports drift observed by
+	// Refresher.
+	RefreshOnly bool
+	// Targets limits the plan to these addresses and their dependencies
+	// (in a destroy plan: and their dependents, which must go first).
+	Targets []string
+	// Excludes leaves these addresses and their dependents out of the plan.
+	Excludes []string
+	// Replace forces replacement of these managed resources.
+	Replace []string
+	// CreateBeforeDestroy replaces every resource new-first, as if each
+	// type asked for it.
+	CreateBeforeDestroy bool
+	// InputDigests are copied into the plan (see Digests).
+	InputDigests map[string]string
+	// Refresher observes real objects for a refresh-only plan; with nil,
+	// no drift is observed.
+	Refresher Refresher
+}
+
+// Refresher reads the real object behind a recorded resource and returns
+// the feedback observed now. The executor's health checks implement it;
+// the planner only compares.
+type Refresher interface {
+	Refresh(ctx context.Context, r *state.Resource) (state.Feedback, error)
+}
+
+// Diagnostic codes of the planner.
+const (
+	CodeCycle         = "planner.cycle"
+	CodeUnknownAddr   = "planner.unknown_address"
+	CodeReplaceIgnore = "planner.replace_ignored"
+	CodeTargeting     = "planner.targeting"
+	CodeDeletionGuard = "planner.deletion_guard"
+	CodeStateCycle    = "planner.state_cycle"
+	CodeStateDup      = "planner.state_duplicate"
+	CodeRefresh       = "planner.refresh_failed"
+	CodeCanceled      = "planner.canceled"
+)
+
+// universe numbers every address that is configured, recorded, or both.
+type universe struct {
+	addrs    []string
+	ids      map[string]int
+	cfg      []*graph.Resource // nil when not configured
+	rec      []*state.Resource // nil when not recorded
+	cfgDeps  [][]int           // configured deps, or recorded deps when not configured
+	recDeps  [][]int           // recorded deps
+	hosted   map[[2]int]bool   // hosted_on / contains edges, by universe ids
+	cfgOrder []int             // configured ids in dependency order
+}
+
+// Diff plans the changes that take prior (the recorded state, nil for none)
+// to desired (the compiled graph, nil for an empty configuration). It
+// returns the plan and every problem found; the plan is nil only when no
+// order exists (a dependency cycle) or ctx ended.
+func Diff(ctx context.Context, desired *graph.Graph, prior *state.State, opts Options) (*Plan, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if err := ctx.Err(); err != nil {
+		return nil, canceled(diags, err)
+	}
+	if desired == nil {
+		desired = graph.New()
+	}
+	if prior == nil {
+		prior = &state.State{}
+	}
+	u, diags := newUniverse(desired, prior, diags)
+	if u == nil {
+		return nil, diags
+	}
+	selected, diags := u.selection(opts, diags)
+
+	p := &Plan{
+		FormatVersion: FormatVersion,
+		Lineage:       prior.Lineage,
+		Serial:        prior.Serial,
+		Mode:          ModeNormal,
+		InputDigests:  map[string]string{},
+		Targets:       sortedCopy(opts.Targets),
+		Excludes:      sortedCopy(opts.Excludes),
+		Replace:       sortedCopy(opts.Replace),
+		Changes:       []ResourceChange{},
+		Drift:         []ResourceDrift{},
+	}
+	for k, v := range opts.InputDigests {
+		p.InputDigests[k] = v
+	}
+	switch {
+	case opts.RefreshOnly:
+		p.Mode = ModeRefreshOnly
+		var err error
+		p.Drift, diags, err = u.refresh(ctx, opts.Refresher, selected, diags)
+		if err != nil {
+			return nil, canceled(diags, err)
+		}
+	case opts.Destroy:
+		p.Mode = ModeDestroy
+		p.Changes = u.destroyChanges(selected)
+	default:
+		var err error
+		p.Changes, diags, err = u.changes(ctx, selected, opts, diags)
+		if err != nil {
+			return nil, canceled(diags, err)
+		}
+	}
+	order, ok := schedule(p.Changes)
+	if !ok {
+		diags = diags.Warnf(diag.Range{}, "", CodeStateCycle,
+			"recorded dependencies form a cycle; deletes among them run in address order")
+	}
+	p.Changes = permute(p.Changes, order.changeOrder)
+	diags = u.checkDeletionGuard(p.Changes, selected, diags)
+	p.Summary = summarize(p.Changes)
+	if len(opts.Targets) > 0 || len(opts.Excludes) > 0 {
+		diags = diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: CodeTargeting,
+			Summary: "resource targeting is in effect: the plan may be incomplete",
+			Detail:  "The plan covers only the selected resources and what they need. Use --target and --exclude to recover from mistakes, not in routine operation."})
+	}
+	id, err := ComputeID(p)
+	if err != nil {
+		return nil, diags.Append(diag.Diagnostic{Severity: diag.Error, Code: "planner.encode", Summary: "cannot encode the plan", Detail: err.Error()})
+	}
+	p.PlanID = id
+	return p, diags
+}
+
+func canceled(diags diag.Diagnostics, err error) diag.Diagnostics {
+	return diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeCanceled, Summary: "planning stopped", Detail: err.Error()})
+}
+
+func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*universe, diag.Diagnostics) {
+	x := g.Index()
+	order, ok := x.Order()
+	if !ok {
+		for _, c := range g.Cycles() {
+			r := diag.Range{}
+			if len(c) > 0 {
+				r = c[0].Range
+			}
+			diags = diags.Errorf(r, "", CodeCycle, "dependency cycle: %s", graph.CyclePath(c))
+		}
+		return nil, diags
+	}
+	rec := make(map[string]*state.Resource, len(prior.Resources))
+	for i := range prior.Resources {
+		r := &prior.Resources[i]
+		if _, dup := rec[r.Address]; dup {
+			diags = diags.Warnf(diag.Range{}, "", CodeStateDup, "state records %s twice; the first record is used", r.Address)
+			continue
+		}
+		rec[r.Address] = r
+	}
+	addrs := slices.Clone(x.Addrs)
+	for a := range rec {
+		if _, ok := x.IDs[a]; !ok {
+			addrs = append(addrs, a)
+		}
+	}
+	slices.Sort(addrs)
+	u := &universe{
+		addrs:   addrs,
+		ids:     make(map[string]int, len(addrs)),
+		cfg:     make([]*graph.Resource, len(addrs)),
+		rec:     make([]*state.Resource, len(addrs)),
+		cfgDeps: make([][]int, len(addrs)),
+		recDeps: make([][]int, len(addrs)),
+		hosted:  map[[2]int]bool{},
+	}
+	for i, a := range addrs {
+		u.ids[a] = i
+		u.rec[i] = rec[a]
+	}
+	xid := make([]int, len(x.Addrs)) // index id -> universe id
+	for i, a := range x.Addrs {
+		id := u.ids[a]
+		xid[i] = id
+		u.cfg[id], _ = g.Resource(a)
+	}
+	for i := range x.Addrs {
+		deps := make([]int, len(x.Deps[i]))
+		for k, d := range x.Deps[i] {
+			deps[k] = xid[d]
+		}
+		u.cfgDeps[xid[i]] = deps
+	}
+	for i, r := range u.rec {
+		if r == nil {
+			continue
+		}
+		for _, d := range r.Dependencies {
+			if j, ok := u.ids[d]; ok && j != i {
+				u.recDeps[i] = append(u.recDeps[i], j)
+			}
+		}
+		slices.Sort(u.recDeps[i])
+		u.recDeps[i] = slices.Compact(u.recDeps[i])
+		if u.cfg[i] == nil {
+			u.cfgDeps[i] = u.recDeps[i]
+		}
+	}
+	for _, e := range g.Edges() {
+		if e.Kind == graph.HostedOn || e.Kind == graph.Contains {
+			u.hosted[[2]int{u.ids[e.Source], u.ids[e.Target]}] = true
+		}
+	}
+	u.cfgOrder = make([]int, len(order))
+	for k, i := range order {
+		u.cfgOrder[k] = xid[i]
+	}
+	return u, diags
+}
+
+// closure marks the ids reachable from start along deps (forward) or
+// along dependents (backward, over configured and recorded deps alike, so
+// that nothing that physically depends on a resource is missed).
+func (u *universe) closure(start []int, forward bool) []bool {
+	n := len(u.addrs)
+	var next [][]int
+	if forward {
+		next = u.cfgDeps
+	} else {
+		next = make([][]int, n)
+		for i := range n {
+			for _, d := range u.cfgDeps[i] {
+				next[d] = append(next[d], i)
+			}
+			for _, d := range u.recDeps[i] {
+				next[d] = append(next[d], i)
+			}
+		}
+	}
+	seen := make([]bool, n)
+	queue := slices.Clone(start)
+	for _, i := range start {
+		seen[i] = true
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, j := range next[i] {
+			if !seen[j] {
+				seen[j] = true
+				queue = append(queue, j)
+			}
+		}
+	}
+	return seen
+}
+
+func (u *universe) lookupAll(addrs []string, flag string, diags diag.Diagnostics) ([]int, diag.Diagnostics) {
+	var out []int
+	for _, a := range addrs {
+		i, ok := u.ids[a]
+		if !ok {
+			diags = diags.Errorf(diag.Range{}, "", CodeUnknownAddr, "%s %s: no resource has this address in the configuration or the state", flag, a)
+			continue
+		}
+		out = append(out, i)
+	}
+	return out, diags
+}
+
+// selection returns which ids the plan covers: the targets with their
+// dependencies (destroy: their dependents), minus the excludes with their
+// dependents.
+func (u *universe) selection(opts Options, diags diag.Diagnostics) ([]bool, diag.Diagnostics) {
+	n := len(u.addrs)
+	selected := make([]bool, n)
+	if len(opts.Targets) > 0 {
+		var ids []int
+		ids, diags = u.lookupAll(opts.Targets, "--target", diags)
+		selected = u.closure(ids, !opts.Destroy)
+	} else {
+		for i := range selected {
+			selected[i] = true
+		}
+	}
+	if len(opts.Excludes) > 0 {
+		var ids []int
+		ids, diags = u.lookupAll(opts.Excludes, "--exclude", diags)
+		for i, ex := range u.closure(ids, false) {
+			if ex {
+				selected[i] = false
+			}
+		}
+	}
+	_, diags = u.lookupAll(opts.Replace, "--replace", diags)
+	return selected, diags
+}
+
+func (u *universe) newChange(i int) ResourceChange {
+	c := ResourceChange{Address: u.addrs[i]}
+	if r := u.rec[i]; r != nil {
+		c.Type = r.Type
+		c.Before = r.Spec
+		if c.Before == nil {
+			c.Before = map[string]graph.Value{}
+		}
+		c.PriorDependencies = u.names(u.recDeps[i])
+		c.Driver = r.Driver
+		c.Management = r.Management
+		c.Sensitive = r.Sensitive
+	}
+	if g := u.cfg[i]; g != nil {
+		if c.Type != "" && c.Type != g.Type {
+			c.PriorType = c.Type
+		}
+		c.Type = g.Type
+		c.After = g.Spec
+		if c.After == nil {
+			c.After = map[string]graph.Value{}
+		}
+		c.Dependencies = u.names(u.cfgDeps[i])
+		c.Driver = g.Driver
+		c.Management = g.Management
+		c.Sensitive = unionSorted(c.Sensitive, g.Sensitive)
+	}
+	if c.Before != nil && c.After != nil {
+		c.ChangedPaths = ChangedPaths(c.Before, c.After)
+	}
+	return c
+}
+
+func (u *universe) names(ids []int) []string {
+	if len(ids) == 0 {
+		return nil
+	}
+	out := make([]string, len(ids))
+	for k, i := range ids {
+		out[k] = u.addrs[i]
+	}
+	slices.Sort(out)
+	return out
+}
+
+func (u *universe) destroyChanges(selected []bool) []ResourceChange {
+	out := []ResourceChange{}
+	for i := range u.addrs {
+		if !selected[i] || u.rec[i] == nil {
+			continue
+		}
+		c := u.newChange(i)
+		// A destroy plan shows what goes away, not the configured values.
+		c.After, c.ChangedPaths, c.PriorType = nil, nil, ""
+		c.Type, c.Driver, c.Management = u.rec[i].Type, u.rec[i].Driver, u.rec[i].Management
+		c.Action, c.Reason = Delete, ReasonDestroyRequested
+		if c.Management == graph.Unmanaged {
+			c.Action = Forget
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// changes plans a normal plan: configured resources in dependency order,
+// so that a replaced dependency is decided before its dependents, then
+// recorded resources no longer configured.
+func (u *universe) changes(ctx context.Context, selected []bool, opts Options, diags diag.Diagnostics) ([]ResourceChange, diag.Diagnostics, error) {
+	replace := map[string]bool{}
+	for _, a := range opts.Replace {
+		replace[a] = true
+	}
+	at := make([]int, len(u.addrs)) // id -> index in out, or -1
+	for i := range at {
+		at[i] = -1
+	}
+	out := make([]ResourceChange, 0, len(u.addrs))
+	for k, i := range u.cfgOrder {
+		if k%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, diags, err
+			}
+		}
+		if !selected[i] {
+			continue
+		}
+		c := u.newChange(i)
+		g, r := u.cfg[i], u.rec[i]
+		cbd := opts.CreateBeforeDestroy || g.CreateBeforeDestroy
+		c.Action, c.Reason, c.ReasonPaths = decide(g, r, c.ChangedPaths, replace[g.Address], cbd)
+		if replace[g.Address] && c.Reason != ReasonReplaceRequested {
+			diags = diags.Warnf(diag.Range{}, "", CodeReplaceIgnore,
+				"--replace %s has no effect: it is %s", g.Address, replaceIgnoredWhy(g, r))
+		}
+		u.forceByDependencies(&c, i, out, at, cbd)
+		at[i] = len(out)
+		out = append(out, c)
+	}
+	for i := range u.addrs {
+		if !selected[i] || u.cfg[i] != nil {
+			continue
+		}
+		c := u.newChange(i)
+		c.Action, c.Reason = Delete, ReasonNoResourceConfig
+		if c.Management == graph.Unmanaged {
+			c.Action = Forget
+		}
+		if replace[c.Address] {
+			diags = diags.Warnf(diag.Range{}, "", CodeReplaceIgnore,
+				"--replace %s has no effect: it is no longer configured and will be deleted", c.Address)
+		}
+		out = append(out, c)
+	}
+	return out, diags, nil
+}
+
+func replaceIgnoredWhy(g *graph.Resource, r *state.Resource) string {
+	if g.Management == graph.Unmanaged {
+		return "unmanaged, so it is only read"
+	}
+	if r == nil {
+		return "not in the state yet, so it will be created"
+	}
+	return "replaced anyway"
+}
+
+// decide is the one place that chooses a configured resource's own action
+// and reason from its desired and recorded forms; dependencies are
+// considered afterwards (forceByDependencies).
+func decide(g *graph.Resource, r *state.Resource, changed []string, replaceRequested, cbd bool) (Action, Reason, []string) {
+	if g.Management == graph.Unmanaged {
+		if r == nil || len(changed) > 0 || !r.Succeeded() {
+			return Read, ReasonUnmanagedRead, changed
+		}
+		return NoOp, ReasonNone, nil
+	}
+	if r == nil || r.Management == graph.Unmanaged {
+		// A resource that was only read before is not ours yet: create it.
+		return Create, ReasonNotInState, nil
+	}
+	switch {
+	case replaceRequested:
+		return replacement(cbd), ReasonReplaceRequested, nil
+	case r.Type != g.Type:
+		return replacement(cbd), ReasonTypeChanged, nil
+	case len(changed) > 0 && canUpdateInPlace(g.Driver):
+		return Update, ReasonSpecChanged, changed
+	case len(changed) > 0:
+		return replacement(cbd), ReasonCannotUpdate, changed
+	case !r.Succeeded() && canUpdateInPlace(g.Driver):
+		return Update, ReasonLastApplyFailed, nil
+	case !r.Succeeded():
+		return replacement(cbd), ReasonLastApplyFailed, nil
+	}
+	return NoOp, ReasonNone, nil
+}
+
+// forceByDependencies applies the rule for replaced dependencies: a
+// resource hosted on (or contained in) a replaced resource is replaced
+// with it, because it lives on the old one; a resource whose spec reads a
+// replaced resource's feedback (an Unknown reference) is updated in place
+// when its driver can, else replaced, because the values it was given will
+// change. Other dependents are left alone. Deps are decided first, so the
+// rule cascades.
+func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceChange, at []int, cbd bool) {
+	g := u.cfg[i]
+	if g.Management == graph.Unmanaged || u.rec[i] == nil || c.Action == Create {
+		return
+	}
+	var refs []string
+	refsDone := false
+	for _, d := range u.cfgDeps[i] {
+		if at[d] < 0 || !out[at[d]].Action.IsReplace() {
+			continue
+		}
+		dep := u.addrs[d]
+		switch {
+		case u.hosted[[2]int{i, d}]:
+			if !c.Action.IsReplace() {
+				c.Action, c.Reason, c.ReasonPaths = replacement(cbd), ReasonDependencyReplaced, nil
+			}
+		default:
+			if !refsDone {
+				refs, refsDone = specRefs(g.Spec), true
+			}
+			if _, found := slices.BinarySearch(refs, dep); !found {
+				continue
+			}
+			if c.Action == NoOp {
+				c.Action, c.Reason = Update, ReasonDependencyReplaced
+				if !canUpdateInPlace(g.Driver) {
+					c.Action = replacement(cbd)
+				}
+			}
+		}
+		if c.Reason == ReasonDependencyReplaced {
+			c.ForcedBy = append(c.ForcedBy, dep)
+		}
+	}
+}
+
+// specRefs returns the addresses the spec's Unknown values read, sorted.
+func specRefs(spec map[string]graph.Value) []string {
+	var out []string
+	var walk func(graph.Value)
+	walk = func(v graph.Value) {
+		switch x := v.(type) {
+		case graph.Unknown:
+			out = append(out, x.Refs()...)
+		case []graph.Value:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]graph.Value:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	for _, v := range spec {
+		walk(v)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// ChangedPaths returns the dot paths at which two specs differ, sorted:
+// map keys join with ".", list elements by index when both lists have the
+// same length, otherwise the list's own path. Unknown values compare as
+// expressions.
+func ChangedPaths(before, after map[string]graph.Value) []string {
+	var out []string
+	diffMaps("", before, after, &out)
+	return out
+}
+
+func diffMaps(prefix string, a, b map[string]graph.Value, out *[]string) {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		x, inA := a[k]
+		y, inB := b[k]
+		p := k
+		if prefix != "" {
+			p = prefix + "." + k
+		}
+		if !inA || !inB {
+			*out = append(*out, p)
+			continue
+		}
+		diffValues(p, x, y, out)
+	}
+}
+
+func diffValues(p string, x, y graph.Value, out *[]string) {
+	if xm, ok := x.(map[string]graph.Value); ok {
+		if ym, ok := y.(map[string]graph.Value); ok {
+			diffMaps(p, xm, ym, out)
+			return
+		}
+	}
+	if xl, ok := x.([]graph.Value); ok {
+		if yl, ok := y.([]graph.Value); ok && len(xl) == len(yl) {
+			for i := range xl {
+				diffValues(p+"."+strconv.Itoa(i), xl[i], yl[i], out)
+			}
+			return
+		}
+	}
+	if !graph.Equal(x, y) {
+		*out = append(*out, p)
+	}
+}
+
+// checkDeletionGuard enforces the ORC deletion guard as a plan invariant:
+// no resource is deleted while a resource that depends on it remains. A
+// remaining resource's dependencies are its configured ones when the plan
+// creates, updates or keeps it, its recorded ones when the plan leaves it
+// out (excluded or not targeted). Replacements are not deletions here,
+// their dependents being ordered around them (see Plan.Steps), except that
+// a resource left out of the plan cannot stay on a host that is replaced.
+func (u *universe) checkDeletionGuard(changes []ResourceChange, selected []bool, diags diag.Diagnostics) diag.Diagnostics {
+	deleted := make([]bool, len(u.addrs))
+	someDeleted := false
+	for i := range changes {
+		if changes[i].Action == Delete || changes[i].Action.IsReplace() {
+			someDeleted = true
+		}
+		if changes[i].Action == Delete {
+			deleted[u.ids[changes[i].Address]] = true
+		}
+	}
+	if !someDeleted {
+		return diags
+	}
+	planned := make([]*ResourceChange, len(u.addrs))
+	for i := range changes {
+		planned[u.ids[changes[i].Address]] = &changes[i]
+	}
+	for i := range u.addrs {
+		var deps []int
+		why := ""
+		switch c := planned[i]; {
+		case c != nil && (c.Action == Delete || c.Action == Forget):
+			continue
+		case c != nil:
+			deps, why = u.cfgDeps[i], "is kept by this plan"
+		case u.rec[i] != nil:
+			deps, why = u.recDeps[i], "is outside the selected resources (--target/--exclude)"
+		default:
+			continue
+		}
+		for _, d := range deps {
+			if planned[i] == nil && u.hosted[[2]int{i, d}] && planned[d] != nil && planned[d].Action.IsReplace() {
+				diags = diags.Append(diag.Diagnostic{
+					Severity: diag.Error, Code: CodeDeletionGuard,
+					Summary: fmt.Sprintf("cannot replace %s: %s is hosted on it and %s", u.addrs[d], u.addrs[i], why),
+					Detail:  "Replacing a host deletes what runs on it. Select " + u.addrs[i] + " too, or leave " + u.addrs[d] + " out.",
+				})
+			}
+			if deleted[d] {
+				diags = diags.Append(diag.Diagnostic{
+					Severity: diag.Error, Code: CodeDeletionGuard,
+					Summary: fmt.Sprintf("cannot delete %s: %s depends on it and %s", u.addrs[d], u.addrs[i], why),
+					Detail:  "A resource is never deleted while a resource that depends on it remains. Select " + u.addrs[i] + " for deletion too, or keep " + u.addrs[d] + ".",
+				})
+			}
+		}
+	}
+	return diags
+}
+
+func sortedCopy(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	out := slices.Clone(s)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func unionSorted(a, b []string) []string {
+	if len(a) == 0 && len(b) == 0 {
+		return nil
+	}
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func permute(changes []ResourceChange, order []int) []ResourceChange {
+	out := make([]ResourceChange, len(order))
+	for k, i := range order {
+		out[k] = changes[i]
+	}
+	return out
+}
+
+// feedbackValue flattens the parts of feedback that a refresh observes.
+func feedbackValue(fb state.Feedback) map[string]graph.Value {
+	m := map[string]graph.Value{
+		"status": map[string]graph.Value{
+			"active": fb.Status.Active, "converging": fb.Status.Converging, "failed": fb.Status.Failed,
+			"message": fb.Status.Message,
+		},
+		"instance_id": fb.InstanceID,
+	}
+	if len(fb.Attributes) > 0 {
+		m["attributes"] = fb.Attributes
+	}
+	if len(fb.Signals) > 0 {
+		m["signals"] = fb.Signals
+	}
+	return m
+}
+
+// refresh asks the refresher about every selected recorded resource and
+// reports what differs from the recorded feedback.
+func (u *universe) refresh(ctx context.Context, rf Refresher, selected []bool, diags diag.Diagnostics) ([]ResourceDrift, diag.Diagnostics, error) {
+	out := []ResourceDrift{}
+	if rf == nil {
+		return out, diags, nil
+	}
+	for i, r := range u.rec {
+		if r == nil || !selected[i] {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, diags, err
+		}
+		fb, err := rf.Refresh(ctx, r)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, diags, ctx.Err()
+			}
+			diags = diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeRefresh,
+				Summary: fmt.Sprintf("cannot refresh %s", r.Address), Detail: err.Error()})
+			continue
+		}
+		before, after := feedbackValue(r.Feedback), feedbackValue(fb)
+		if paths := ChangedPaths(before, after); len(paths) > 0 {
+			out = append(out, ResourceDrift{Address: r.Address, Type: r.Type, Paths: paths, Before: before, After: after})
+		}
+	}
+	return out, diags, nil
+}

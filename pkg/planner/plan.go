@@ -1,0 +1,352 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// FormatVersion is the version of the plan data and plan file format this
+// package writes. A minor bump only adds fields; a major bump breaks readers.
+const FormatVersion = "1.0"
+
+// Action is what apply does to one resource.
+type Action uint8
+
+// The actions. The zero value is NoOp.
+const (
+	// NoOp leaves the resource as it is.
+	NoOp Action = iota
+	// Create makes a resource that is not in state.
+	Create
+	// Read looks up an unmanaged resource; it never creates or deletes.
+	Read
+	// Update changes the resource in place through its driver.
+	Update
+	// DeleteThenCreate replaces the resource, the old one going first.
+	DeleteThenCreate
+	// CreateThenDelete replaces the resource, the new one coming first.
+	CreateThenDelete
+	// Delete removes the resource and its state.
+	Delete
+	// Forget drops an unmanaged resource from state without touching it.
+	Forget
+)
+
+// String returns the action's stable name ("create", "delete-then-create").
+func (a Action) String() string {
+	switch a {
+	case NoOp:
+		return "no-op"
+	case Create:
+		return "create"
+	case Read:
+		return "read"
+	case Update:
+		return "update"
+	case DeleteThenCreate:
+		return "delete-then-create"
+	case CreateThenDelete:
+		return "create-then-delete"
+	case Delete:
+		return "delete"
+	case Forget:
+		return "forget"
+	}
+	return fmt.Sprintf("action(%d)", uint8(a))
+}
+
+// Actions returns the action as Terraform's JSON plan spells it: one verb,
+// or two for a replacement in the order they run.
+func (a Action) Actions() []string {
+	switch a {
+	case DeleteThenCreate:
+		return []string{"delete", "create"}
+	case CreateThenDelete:
+		return []string{"create", "delete"}
+	}
+	return []string{a.String()}
+}
+
+// IsReplace reports whether the action replaces the resource.
+func (a Action) IsReplace() bool { return a == DeleteThenCreate || a == CreateThenDelete }
+
+// IsChange reports whether the action changes infrastructure or state: every
+// action but NoOp and Read. A plan with no such action has no changes.
+func (a Action) IsChange() bool { return a != NoOp && a != Read }
+
+// MarshalText writes the action's name.
+func (a Action) MarshalText() ([]byte, error) {
+	if a > Forget {
+		return nil, fmt.Errorf("invalid action %d", uint8(a))
+	}
+	return []byte(a.String()), nil
+}
+
+// UnmarshalText reads an action name written by MarshalText.
+func (a *Action) UnmarshalText(b []byte) error {
+	for c := NoOp; c <= Forget; c++ {
+		if c.String() == string(b) {
+			*a = c
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown action %q", b)
+}
+
+// Reason says why a resource has its action.
+type Reason uint8
+
+// The reasons. ReasonNone goes with NoOp.
+const (
+	ReasonNone Reason = iota
+	// ReasonNotInState: the resource is configured but not recorded.
+	ReasonNotInState
+	// ReasonSpecChanged: the desired spec differs from the enacted one at
+	// ReasonPaths, and the driver can update in place.
+	ReasonSpecChanged
+	// ReasonCannotUpdate: the spec changed at ReasonPaths and the driver
+	// has no in-place update, so the change forces replacement.
+	ReasonCannotUpdate
+	// ReasonTypeChanged: the resource's type differs from the recorded one.
+	ReasonTypeChanged
+	// ReasonDependencyReplaced: a dependency in ForcedBy is replaced and
+	// this resource is hosted on it or reads its feedback.
+	ReasonDependencyReplaced
+	// ReasonLastApplyFailed: the last apply did not succeed
+	// (backend_code is not ok); the actuator is run again.
+	ReasonLastApplyFailed
+	// ReasonReplaceRequested: the user asked for it (--replace).
+	ReasonReplaceRequested
+	// ReasonNoResourceConfig: recorded, but no longer configured.
+	ReasonNoResourceConfig
+	// ReasonDestroyRequested: a destroy plan (--destroy).
+	ReasonDestroyRequested
+	// ReasonUnmanagedRead: an unmanaged resource is looked up because it is
+	// not recorded yet, its lookup spec changed or its last read failed.
+	ReasonUnmanagedRead
+)
+
+// String returns the reason's stable name, as action_reason in JSON plans.
+func (r Reason) String() string {
+	switch r {
+	case ReasonNone:
+		return ""
+	case ReasonNotInState:
+		return "not_in_state"
+	case ReasonSpecChanged:
+		return "spec_changed"
+	case ReasonCannotUpdate:
+		return "replace_because_cannot_update"
+	case ReasonTypeChanged:
+		return "replace_because_type_changed"
+	case ReasonDependencyReplaced:
+		return "dependency_replaced"
+	case ReasonLastApplyFailed:
+		return "last_apply_failed"
+	case ReasonReplaceRequested:
+		return "replace_by_request"
+	case ReasonNoResourceConfig:
+		return "delete_because_no_resource_config"
+	case ReasonDestroyRequested:
+		return "delete_because_destroy_requested"
+	case ReasonUnmanagedRead:
+		return "read_because_unmanaged"
+	}
+	return fmt.Sprintf("reason(%d)", uint8(r))
+}
+
+// MarshalText writes the reason's name.
+func (r Reason) MarshalText() ([]byte, error) {
+	if r > ReasonUnmanagedRead {
+		return nil, fmt.Errorf("invalid reason %d", uint8(r))
+	}
+	return []byte(r.String()), nil
+}
+
+// UnmarshalText reads a reason name written by MarshalText.
+func (r *Reason) UnmarshalText(b []byte) error {
+	for c := ReasonNone; c <= ReasonUnmanagedRead; c++ {
+		if c.String() == string(b) {
+			*r = c
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown action reason %q", b)
+}
+
+// PlacementDecision records where a resource lands. The planner carries it;
+// the placement step fills it at plan time and apply records it in state.
+type PlacementDecision struct {
+	Allocations []state.Allocation `json:"allocations"`
+}
+
+// ResourceChange is the planned change of one resource.
+type ResourceChange struct {
+	Address string `json:"address"`
+	Type    string `json:"type"`
+	// PriorType is the recorded type when it differs from Type.
+	PriorType string `json:"prior_type,omitempty"`
+	Action    Action `json:"action"`
+	Reason    Reason `json:"action_reason"`
+	// ChangedPaths lists every dot path whose value differs between Before
+	// and After (list elements by index), sorted.
+	ChangedPaths []string `json:"changed_paths,omitempty"`
+	// ReasonPaths are the paths the reason is about: the changed paths for
+	// ReasonSpecChanged, the paths forcing replacement for
+	// ReasonCannotUpdate.
+	ReasonPaths []string `json:"reason_paths,omitempty"`
+	// ForcedBy lists the replaced dependencies that forced this change.
+	ForcedBy []string `json:"forced_by,omitempty"`
+	// Before is the enacted spec (nil when not recorded); After the desired
+	// spec (nil when deleted), which may hold graph.Unknown values. In a
+	// plan file, values at Sensitive paths are replaced by nil.
+	Before map[string]graph.Value `json:"before"`
+	After  map[string]graph.Value `json:"after"`
+	// Dependencies are the configured dependencies (creates and updates run
+	// after them); PriorDependencies the recorded ones (deletes run before
+	// them).
+	Dependencies      []string         `json:"dependencies,omitempty"`
+	PriorDependencies []string         `json:"prior_dependencies,omitempty"`
+	Driver            graph.Driver     `json:"driver"`
+	Management        graph.Management `json:"management"`
+	// Sensitive lists the spec paths never to render, recorded or desired.
+	Sensitive []string `json:"sensitive,omitempty"`
+	// Placement is filled by the placement step; nil when not placed.
+	Placement *PlacementDecision `json:"placement,omitempty"`
+}
+
+// ResourceDrift is a difference between recorded feedback and what a
+// refresh observed. Drift never causes an action.
+type ResourceDrift struct {
+	Address string `json:"address"`
+	Type    string `json:"type"`
+	// Paths lists the feedback paths that differ ("attributes.ip",
+	// "status.active"), sorted.
+	Paths  []string               `json:"paths"`
+	Before map[string]graph.Value `json:"before"`
+	After  map[string]graph.Value `json:"after"`
+}
+
+// Summary counts a plan's actions. Add and Destroy include replacements,
+// as Terraform counts them in "Plan: X to add, Y to change, Z to destroy.";
+// Replace counts them on their own.
+type Summary struct {
+	Add     int `json:"add"`
+	Change  int `json:"change"`
+	Destroy int `json:"destroy"`
+	Replace int `json:"replace"`
+	Read    int `json:"read"`
+	Forget  int `json:"forget"`
+	NoOp    int `json:"no_op"`
+}
+
+// Mode is the kind of plan.
+type Mode string
+
+// Plan modes.
+const (
+	ModeNormal      Mode = "normal"
+	ModeDestroy     Mode = "destroy"
+	ModeRefreshOnly Mode = "refresh-only"
+)
+
+// Plan is the result of planning: plain data, safe to write to a plan file
+// and read back. The same inputs give the same Plan, byte for byte.
+type Plan struct {
+	FormatVersion string `json:"format_version"`
+	// PlanID is "sha256:" and the hex digest of the canonical plan JSON
+	// with PlanID empty (see ComputeID).
+	PlanID string `json:"plan_id"`
+	// Lineage and Serial identify the state snapshot planned against;
+	// both are zero when there was no state.
+	Lineage string `json:"lineage"`
+	Serial  uint64 `json:"serial"`
+	Mode    Mode   `json:"mode"`
+	// InputDigests maps every input file (and "var.NAME" for every input
+	// value) to "sha256:<hex>"; apply refuses the plan if one differs.
+	InputDigests map[string]string `json:"input_digests"`
+	// Targets, Excludes and Replace repeat the options that shaped the plan.
+	Targets  []string `json:"targets,omitempty"`
+	Excludes []string `json:"excludes,omitempty"`
+	Replace  []string `json:"replace,omitempty"`
+	// Changes lists one change per selected resource (no-ops included), in
+	// the order of each change's first step; Steps gives the full order.
+	Changes []ResourceChange `json:"resource_changes"`
+	// Drift lists what a refresh observed (refresh-only plans).
+	Drift   []ResourceDrift `json:"resource_drift"`
+	Summary Summary         `json:"summary"`
+}
+
+// HasChanges reports whether applying the plan would change anything:
+// some change is neither a no-op nor a read, or (refresh-only) something
+// drifted and applying would record it.
+func (p *Plan) HasChanges() bool {
+	for i := range p.Changes {
+		if p.Changes[i].Action.IsChange() {
+			return true
+		}
+	}
+	return p.Mode == ModeRefreshOnly && len(p.Drift) > 0
+}
+
+// Change returns the change of the resource at addr.
+func (p *Plan) Change(addr string) (*ResourceChange, bool) {
+	for i := range p.Changes {
+		if p.Changes[i].Address == addr {
+			return &p.Changes[i], true
+		}
+	}
+	return nil, false
+}
+
+func summarize(changes []ResourceChange) Summary {
+	var s Summary
+	for i := range changes {
+		switch changes[i].Action {
+		case NoOp:
+			s.NoOp++
+		case Create:
+			s.Add++
+		case Read:
+			s.Read++
+		case Update:
+			s.Change++
+		case DeleteThenCreate, CreateThenDelete:
+			s.Add++
+			s.Destroy++
+			s.Replace++
+		case Delete:
+			s.Destroy++
+		case Forget:
+			s.Forget++
+		}
+	}
+	return s
+}
+
+// canUpdateInPlace is the single place that says whether a driver can apply
+// a spec change without replacing the resource: an exec (TOSCA) resource
+// when its type has a Standard.configure operation, a scripted (Tonomi)
+// component when it has a reconfigure script, a noop resource always.
+// Any other change replaces the resource.
+func canUpdateInPlace(d graph.Driver) bool {
+	switch d.Name {
+	case graph.DriverNoop:
+		return true
+	case graph.DriverExec:
+		return d.HasOperation("Standard.configure")
+	case graph.DriverScripted:
+		return d.HasOperation(graph.OpReconfigure)
+	}
+	return false
+}
+
+// replacement returns the replace action a resource asks for.
+func replacement(createBeforeDestroy bool) Action {
+	if createBeforeDestroy {
+		return CreateThenDelete
+	}
+	return DeleteThenCreate
+}

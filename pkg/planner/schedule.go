@@ -1,0 +1,206 @@
+package planner
+
+import (
+	"fmt"
+	"slices"
+)
+
+// StepOp is one operation of the apply walk. A replacement is two steps.
+type StepOp uint8
+
+// The step operations.
+const (
+	StepDelete StepOp = iota + 1
+	StepForget
+	StepCreate
+	StepUpdate
+	StepRead
+)
+
+// String names the operation ("delete", "create", …).
+func (o StepOp) String() string {
+	switch o {
+	case StepDelete:
+		return "delete"
+	case StepForget:
+		return "forget"
+	case StepCreate:
+		return "create"
+	case StepUpdate:
+		return "update"
+	case StepRead:
+		return "read"
+	}
+	return fmt.Sprintf("step(%d)", uint8(o))
+}
+
+// Step is one operation on one resource; Change indexes Plan.Changes.
+type Step struct {
+	Address string
+	Op      StepOp
+	Change  int
+}
+
+// Steps returns the plan's operations in an order that a sequential apply
+// can follow, in three phases:
+//
+//  1. deletes (including the old half of delete-then-create) and forgets,
+//     each before whatever it depended on when it was recorded;
+//  2. creates (including the new half of replacements), updates and reads,
+//     each after whatever it depends on in the configuration;
+//  3. the old half of create-then-delete replacements, in reverse
+//     dependency order, once their replacements and dependents are in place.
+//
+// Ties break by address, so the order is deterministic. The executor may
+// run steps in parallel as long as it keeps these dependencies.
+func (p *Plan) Steps() []Step {
+	s, _ := schedule(p.Changes)
+	return s.steps
+}
+
+type scheduled struct {
+	steps []Step
+	// changeOrder lists change indices by their first step; no-ops sit
+	// where their create would be.
+	changeOrder []int
+}
+
+// schedule computes the three phases in O(V+E). ok is false when recorded
+// dependencies form a cycle; the members of the cycle are then ordered by
+// address.
+func schedule(changes []ResourceChange) (scheduled, bool) {
+	idx := make(map[string]int, len(changes))
+	for i := range changes {
+		idx[changes[i].Address] = i
+	}
+	var s1, s2, s3 []int
+	for i := range changes {
+		switch changes[i].Action {
+		case Delete, Forget:
+			s1 = append(s1, i)
+		case DeleteThenCreate:
+			s1 = append(s1, i)
+			s2 = append(s2, i)
+		case CreateThenDelete:
+			s2 = append(s2, i)
+			s3 = append(s3, i)
+		default:
+			s2 = append(s2, i)
+		}
+	}
+	byAddr := func(a, b int) int {
+		switch {
+		case changes[a].Address < changes[b].Address:
+			return -1
+		case changes[a].Address > changes[b].Address:
+			return 1
+		}
+		return 0
+	}
+	for _, s := range [][]int{s1, s2, s3} {
+		slices.SortFunc(s, byAddr)
+	}
+	prior := func(i int) []string { return changes[i].PriorDependencies }
+	current := func(i int) []string { return changes[i].Dependencies }
+	o1, ok1 := kahn(s1, idx, prior, true)
+	o2, ok2 := kahn(s2, idx, current, false)
+	o3, ok3 := kahn(s3, idx, prior, true)
+
+	out := scheduled{steps: make([]Step, 0, len(o1)+len(o2)+len(o3))}
+	seen := make([]bool, len(changes))
+	first := func(i int) {
+		if !seen[i] {
+			seen[i] = true
+			out.changeOrder = append(out.changeOrder, i)
+		}
+	}
+	for _, i := range o1 {
+		op := StepDelete
+		if changes[i].Action == Forget {
+			op = StepForget
+		}
+		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: op, Change: i})
+		first(i)
+	}
+	for _, i := range o2 {
+		first(i)
+		var op StepOp
+		switch changes[i].Action {
+		case NoOp:
+			continue
+		case Update:
+			op = StepUpdate
+		case Read:
+			op = StepRead
+		default:
+			op = StepCreate
+		}
+		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: op, Change: i})
+	}
+	for _, i := range o3 {
+		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: StepDelete, Change: i})
+	}
+	return out, ok1 && ok2 && ok3
+}
+
+// kahn orders members (sorted by address) so that each comes after its
+// dependencies among the members, or, with reverse, before them. Members
+// caught in a cycle are appended in address order and ok is false.
+func kahn(members []int, idx map[string]int, deps func(int) []string, reverse bool) ([]int, bool) {
+	local := make(map[int]int, len(members))
+	for k, i := range members {
+		local[i] = k
+	}
+	n := len(members)
+	pending := make([]int, n)
+	// next[k] lists what may start once member k is done.
+	next := make([][]int, n)
+	for k, i := range members {
+		for _, d := range deps(i) {
+			j, ok := idx[d]
+			if !ok {
+				continue
+			}
+			l, ok := local[j]
+			if !ok || l == k {
+				continue
+			}
+			if reverse {
+				next[k] = append(next[k], l)
+				pending[l]++
+			} else {
+				next[l] = append(next[l], k)
+				pending[k]++
+			}
+		}
+	}
+	order := make([]int, 0, n)
+	for k := range n {
+		if pending[k] == 0 {
+			order = append(order, k)
+		}
+	}
+	for head := 0; head < len(order); head++ {
+		// Adjacency is in member order, which is address order, so the
+		// FIFO keeps the result deterministic.
+		for _, l := range next[order[head]] {
+			pending[l]--
+			if pending[l] == 0 {
+				order = append(order, l)
+			}
+		}
+	}
+	ok := len(order) == n
+	if !ok {
+		for k := range n {
+			if pending[k] > 0 {
+				order = append(order, k)
+			}
+		}
+	}
+	out := make([]int, len(order))
+	for k, l := range order {
+		out[k] = members[l]
+	}
+	return out, ok
+}
