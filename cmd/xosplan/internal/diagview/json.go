@@ -57,7 +57,9 @@ func renderJSON(w io.Writer, ds diag.Diagnostics, opt Options) error {
 	lines := newLineCache(opt.Sources)
 	for _, d := range ds {
 		jd := jsonDiagnostic{Severity: d.Severity.String(), Summary: d.Summary, Detail: d.Detail, Code: d.Code, Path: d.Path}
-		if !d.Range.IsZero() {
+		// Terraform's ranges always have positions; a file-level problem
+		// (a missing file) has none and names the file in its summary.
+		if d.Range.File != "" && !d.Range.Start.IsZero() {
 			r := d.Range
 			jd.Range = &r
 		}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// Diagnostic codes of input values.
+const (
+	codeInputsNotMap    = "inputs.not_a_map"
+	codeInputsDuplicate = "inputs.duplicate_key"
+)
+
+// inputFlags are the --inputs and --var flags, shared by every command that
+// compiles TOSCA (validate, plan, apply).
+type inputFlags struct {
+	file string
+	vars []string
+}
+
+// add declares the flags on fs.
+func (f *inputFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.file, "inputs", "", "read TOSCA input values from `FILE` (a YAML or JSON map)")
+	fs.StringArrayVar(&f.vars, "var", nil, "set the TOSCA input `NAME=VALUE` (VALUE read as a YAML scalar; repeatable; wins over --inputs)")
+}
+
+// given reports whether any input value was supplied.
+func (f *inputFlags) given() bool { return f.file != "" || len(f.vars) > 0 }
+
+// values merges the --inputs file and the --var flags into one map (nil
+// when neither is given). Problems in the file are diagnostics; a --var
+// without "NAME=" is an error (a usage problem).
+//
+// A --var value is read as YAML: `8080` is an integer, `true` a boolean,
+// `[80, 443]` a list, `""` or nothing the empty string. A value that is not
+// one YAML node (`a: b`, or a syntax error) is taken as the literal string,
+// since that is what a shell user typing it meant.
+func (f *inputFlags) values() (map[string]any, diag.Diagnostics, error) {
+	if !f.given() {
+		return nil, nil, nil
+	}
+	var diags diag.Diagnostics
+	vals := map[string]any{}
+	if f.file != "" {
+		data, problem := readUserFile(f.file)
+		if problem != nil {
+			return nil, diags.Append(*problem), nil
+		}
+		root, parseDiags := yamlsrc.Parse(f.file, data, yamlsrc.Limits{})
+		diags = diags.Extend(parseDiags)
+		switch {
+		case parseDiags.HasErrors():
+		case root.IsNull():
+			// An empty inputs file gives no values.
+		case root.Kind != yamlsrc.Mapping:
+			diags = diags.Errorf(root.Range, "", codeInputsNotMap, "an inputs file holds a map of input names to values, found %s", root.Describe())
+		default:
+			for _, dup := range root.DuplicateKeys() {
+				diags = diags.Warnf(dup.Key.Range, dup.Key.Value, codeInputsDuplicate, "input %q is given more than once; the last value wins", dup.Key.Value)
+			}
+			for _, p := range root.Pairs() {
+				vals[p.Key.Value] = p.Value.Interface()
+			}
+		}
+	}
+	for _, v := range f.vars {
+		name, value, ok := strings.Cut(v, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, diags, fmt.Errorf("--var wants NAME=VALUE, got %q", v)
+		}
+		vals[strings.TrimSpace(name)] = varValue(value)
+	}
+	return vals, diags, nil
+}
+
+// varValue reads one --var value (see inputFlags.values).
+func varValue(s string) any {
+	if strings.TrimSpace(s) == "" {
+		return s
+	}
+	n, diags := yamlsrc.Parse("--var", []byte(s), yamlsrc.Limits{})
+	if diags.HasErrors() || n == nil {
+		return s
+	}
+	if n.Kind == yamlsrc.Mapping && !strings.HasPrefix(strings.TrimSpace(s), "{") {
+		return s
+	}
+	return n.Interface()
+}

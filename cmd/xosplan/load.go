@@ -1,0 +1,255 @@
+package main
+
+import (
+	"context"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/manifest"
+	"github.com/xosplan/xosplan/pkg/tosca"
+)
+
+// codeUnknownFormat marks a file that is neither TOSCA nor a manifest.
+const codeUnknownFormat = "validate.unknown_format"
+
+// Source formats a configuration unit can have.
+const (
+	formatTOSCA    = "tosca"
+	formatManifest = "manifest"
+)
+
+// loadOptions tune loadConfig.
+type loadOptions struct {
+	// Inputs are TOSCA input values (--inputs, --var); nil when none given.
+	Inputs map[string]any
+	// RequireInputs reports required TOSCA inputs that have no value and no
+	// default.
+	RequireInputs bool
+}
+
+// configUnit is one compiled unit: a TOSCA service template (with its
+// imports), or the manifests of one folder, which form one environment.
+type configUnit struct {
+	Format string
+	// Files are the unit's own files as named on the command line or found
+	// by walking a folder (imports are not listed), sorted.
+	Files []string
+	// Graph is nil when errors prevented compiling.
+	Graph *graph.Graph
+}
+
+// loadResult is everything loadConfig found.
+type loadResult struct {
+	// Units are ordered by their first file.
+	Units []configUnit
+	// Diags are sorted.
+	Diags diag.Diagnostics
+}
+
+// loadConfig finds the configuration files under paths, detects the format
+// of each, and compiles them: every TOSCA file on its own (tosca.Compile),
+// and the manifest files of each folder as one environment
+// (manifest.CompileEnvironment). Manifest files named one by one on the
+// command line group by folder too, so `validate env/*.yaml` and
+// `validate env` agree.
+//
+// A path is a file (any name) or a folder, walked recursively for *.yaml and
+// *.yml files; hidden folders (.git …) are skipped and symbolic links to
+// folders are not followed, so a link loop cannot trap the walk. Unreadable
+// paths, special files and files over the size limit are diagnostics; the
+// other files are still compiled. Files are compiled in parallel, bounded
+// by GOMAXPROCS; the result does not depend on the order they finish in.
+func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResult {
+	var res loadResult
+	files, diags := findFiles(paths)
+	res.Diags = diags
+
+	type detected struct {
+		format string
+		diags  diag.Diagnostics
+	}
+	det := make([]detected, len(files))
+	parallel(ctx, len(files), func(i int) {
+		det[i].format, det[i].diags = detectFormat(files[i])
+	})
+	var toscaFiles []string
+	envs := map[string][]string{}
+	for i, f := range files {
+		res.Diags = res.Diags.Extend(det[i].diags)
+		switch det[i].format {
+		case formatTOSCA:
+			toscaFiles = append(toscaFiles, f)
+		case formatManifest:
+			envs[filepath.Dir(f)] = append(envs[filepath.Dir(f)], f)
+		}
+	}
+
+	units := make([]configUnit, 0, len(toscaFiles)+len(envs))
+	for _, f := range toscaFiles {
+		units = append(units, configUnit{Format: formatTOSCA, Files: []string{f}})
+	}
+	for _, dir := range slices.Sorted(maps.Keys(envs)) {
+		units = append(units, configUnit{Format: formatManifest, Files: envs[dir]})
+	}
+	unitDiags := make([]diag.Diagnostics, len(units))
+	parallel(ctx, len(units), func(i int) {
+		u := &units[i]
+		switch u.Format {
+		case formatTOSCA:
+			u.Graph, unitDiags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs})
+		case formatManifest:
+			u.Graph, unitDiags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{})
+		}
+	})
+	res.Diags = res.Diags.Extend(unitDiags...)
+	if err := ctx.Err(); err != nil {
+		res.Diags = res.Diags.Errorf(diag.Range{}, "", "load.canceled", "stopped before every file was checked: %v", err)
+	}
+	slices.SortStableFunc(units, func(a, b configUnit) int { return strings.Compare(a.Files[0], b.Files[0]) })
+	res.Units = units
+	res.Diags = res.Diags.Sort()
+	return res
+}
+
+// parallel runs fn(0) … fn(n-1) on at most GOMAXPROCS goroutines and
+// returns when all have finished. Once ctx is done no new call starts.
+func parallel(ctx context.Context, n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// findFiles expands the command-line paths into a sorted list of distinct
+// files, with a diagnostic for every path that cannot be used.
+func findFiles(paths []string) ([]string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	seen := map[string]bool{}
+	var files []string
+	add := func(f string) {
+		f = filepath.Clean(f)
+		if !seen[f] {
+			seen[f] = true
+			files = append(files, f)
+		}
+	}
+	for _, p := range paths {
+		fi, err := os.Stat(p)
+		if err != nil {
+			diags = diags.Append(*fileProblem(p, err))
+			continue
+		}
+		if !fi.IsDir() {
+			// A named file is taken whatever its extension; readUserFile
+			// reports special files.
+			add(p)
+			continue
+		}
+		before := len(files)
+		diags = diags.Extend(walkFolder(p, add))
+		if len(files) == before {
+			diags = diags.Warnf(diag.Range{File: p}, "", codeNoFiles, "no *.yaml or *.yml files in folder %s", p)
+		}
+	}
+	slices.Sort(files)
+	return files, diags
+}
+
+// walkFolder calls add for every YAML file under root, in lexical order.
+func walkFolder(root string, add func(string)) diag.Diagnostics {
+	var diags diag.Diagnostics
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			diags = diags.Append(*fileProblem(path, err))
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			if path != root && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !isYAMLName(d.Name()) {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			// A link to a folder is not followed; a broken link or a link
+			// loop is reported when the file is read.
+			if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+				return nil
+			}
+		}
+		add(path)
+		return nil
+	})
+	return diags
+}
+
+func isYAMLName(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".yaml" || ext == ".yml"
+}
+
+// toscaMarker finds a top-level tosca_definitions_version key: a file that
+// has one is TOSCA whatever else it holds, and tosca.Compile parses it
+// anyway, so detection skips a second parse of (possibly large) templates.
+var toscaMarker = regexp.MustCompile(`(?m)^tosca_definitions_version[ \t]*:`)
+
+// detectFormat reads a file and says which front end takes it. Problems
+// reading or parsing it are returned as diagnostics (once: a file that
+// fails to parse goes to no front end), and a file that is neither format
+// gets a codeUnknownFormat warning.
+func detectFormat(path string) (string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	data, problem := readUserFile(path)
+	if problem != nil {
+		return "", diags.Append(*problem)
+	}
+	if toscaMarker.Match(data) {
+		return formatTOSCA, nil
+	}
+	root, parseDiags := yamlsrc.Parse(path, data, yamlsrc.Limits{})
+	if parseDiags.HasErrors() {
+		return "", parseDiags
+	}
+	diags = diags.Extend(parseDiags)
+	switch {
+	case root == nil:
+		return "", diags.Warnf(fileStart(path), "", codeUnknownFormat, "file is empty; it is neither a TOSCA template nor a manifest")
+	case tosca.LooksLike(root):
+		return formatTOSCA, diags
+	case manifest.LooksLike(root):
+		return formatManifest, diags
+	}
+	return "", diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: codeUnknownFormat, Range: root.Range,
+		Summary: "neither a TOSCA template nor a manifest; skipped",
+		Detail: "A TOSCA file has tosca_definitions_version or TOSCA sections (topology_template, node_types, …); " +
+			"a manifest has a top-level application key."})
+}

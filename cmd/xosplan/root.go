@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// commands lists every xosplan subcommand, in the order help shows them.
+// A new command is a file with a newXxxCommand(*cli) constructor and one
+// line here; there is no other registry.
+func commands(c *cli) []*cobra.Command {
+	return []*cobra.Command{
+		newValidateCommand(c),
+	}
+}
+
+// Exit statuses shared by every command (DESIGN §4); commands with
+// --detailed-exitcode add 2 for "there are changes".
+const (
+	exitOK    = 0
+	exitError = 1
+)
+
+// cli is what every command may use of the process: its streams, its
+// environment and the root's persistent flags. It is passed explicitly;
+// there are no package-level flag variables.
+type cli struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// noColor is the root's --no-color flag.
+	noColor bool
+}
+
+// run executes one xosplan invocation and returns its exit status. It
+// never panics and never prints a stack trace: every failure is one line
+// on stderr.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "Error: internal error: %v (this is a bug in xosplan; please report it with the command line)\n", r)
+			code = exitError
+		}
+	}()
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	root := newRootCommand(c)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var st *exitStatus
+	if errors.As(err, &st) {
+		if st.err != nil {
+			printError(stderr, st.err)
+		}
+		return st.code
+	}
+	printError(stderr, err)
+	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd != "" {
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ue.cmd)
+	}
+	return exitError
+}
+
+func printError(w io.Writer, err error) {
+	// One line: multi-line errors (errors.Join) are folded with "; ".
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	fmt.Fprintf(w, "Error: %s\n", msg)
+}
+
+func newRootCommand(c *cli) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "xosplan",
+		Short: "Validate, plan and apply TOSCA service templates, XOS recipes and Tonomi manifests",
+		Long: `xosplan compiles declarative service descriptions (TOSCA Simple Profile in YAML 1.0-1.3
+service templates, XOS recipes and Tonomi-style application manifests) into one resource
+graph, plans the changes against recorded state, and applies them.`,
+		Version:       version(),
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef(cmd, "unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
+		// Without this, "xosplan" alone would print help and exit 0, which
+		// hides a broken CI invocation.
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return &usageError{cmd: cmd.CommandPath(), err: errors.New("no command given")}
+		},
+	}
+	root.SetIn(c.stdin)
+	root.SetOut(c.stdout)
+	root.SetErr(c.stderr)
+	root.SetVersionTemplate("xosplan {{.Version}}\n")
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentFlags().BoolVar(&c.noColor, "no-color", false, "never colour the output (NO_COLOR in the environment does the same)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return &usageError{cmd: cmd.CommandPath(), err: err}
+	})
+	for _, sub := range commands(c) {
+		root.AddCommand(sub)
+	}
+	return root
+}
+
+// version reports the module version the binary was built from ("dev" for
+// a build from a work tree) and the Go version.
+func version() string {
+	v, goVersion := "dev", ""
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
+		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+			v = bi.Main.Version
+		}
+		for _, s := range bi.Settings {
+			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+				v += "+" + s.Value[:12]
+			}
+		}
+	}
+	if goVersion != "" {
+		v += " (" + goVersion + ")"
+	}
+	return v
+}
+
+// exitStatus is an error that sets the exit status. A nil err means the
+// command has already reported everything (diagnostics, a plan), so run
+// prints nothing more.
+type exitStatus struct {
+	code int
+	err  error
+}
+
+func (e *exitStatus) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitStatus) Unwrap() error { return e.err }
+
+// exitWith returns an error that makes run exit with code, silently.
+func exitWith(code int) error { return &exitStatus{code: code} }
+
+// usageError is a command line that cannot run: run prints it and a hint
+// naming the command's help, and exits 1.
+type usageError struct {
+	cmd string
+	err error
+}
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// usagef builds a usageError for cmd.
+func usagef(cmd *cobra.Command, format string, args ...any) error {
+	return &usageError{cmd: cmd.CommandPath(), err: fmt.Errorf(format, args...)}
+}
+
+// minArgs is cobra.MinimumNArgs returning a usageError.
+func minArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) < n {
+			return usagef(cmd, "%s needs at least %d %s", cmd.CommandPath(), n, what)
+		}
+		return nil
+	}
+}
+
+// useColor reports whether output to w may be coloured: only on a terminal
+// (or with FORCE_COLOR set, for CI logs that render colours), never with
+// --no-color, NO_COLOR set (https://no-color.org) or TERM=dumb.
+func (c *cli) useColor(w io.Writer) bool {
+	if c.noColor || c.getenv("NO_COLOR") != "" || c.getenv("TERM") == "dumb" {
+		return false
+	}
+	if c.getenv("FORCE_COLOR") != "" {
+		return true
+	}
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain makes the test binary double as the xosplan command, so that
+// the scripts run the real main path (flags, exit codes, streams) without
+// a separate build step.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"xosplan": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs testdata/script/*.txtar. Each script may use $EXAMPLES,
+// the repository's examples folder. `go test -run TestScripts/NAME` runs
+// one script; set TESTWORK=1 to keep its work folder.
+func TestScripts(t *testing.T) {
+	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: filepath.Join("testdata", "script"),
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("EXAMPLES", examples)
+			return nil
+		},
+		TestWork:           os.Getenv("TESTWORK") != "",
+		RequireExplicitExec: true,
+	})
+}
