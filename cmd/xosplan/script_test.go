@@ -32,7 +32,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("EXAMPLES", examples)
 			return nil
 		},
-		TestWork:           os.Getenv("TESTWORK") != "",
+		TestWork:            os.Getenv("TESTWORK") != "",
 		RequireExplicitExec: true,
 	})
 }

@@ -1,0 +1,448 @@
+package layering
+
+import (
+	"bufio"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// ours lists, for each package of ours (matched by the longest path
+// prefix, relative to the module root), the packages of ours it may import.
+// A package may always import itself and its own sub-packages.
+var ours = []struct {
+	pkg     string
+	imports []string
+}{
+	{"pkg/diag", nil},
+	{"internal/yamlsrc", []string{"pkg/diag"}},
+	{"internal/textdiff", nil},
+	{"internal/layering", nil},
+	{"pkg/graph", []string{"pkg/diag"}},
+	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
+	{"pkg/tosca", []string{"pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions"}},
+	{"pkg/manifest", []string{"pkg/graph", "pkg/diag", "internal/yamlsrc"}},
+	{"pkg/state", []string{"pkg/graph", "pkg/diag"}},
+	{"pkg/placement", []string{"pkg/diag", "internal/yamlsrc"}},
+	{"pkg/planner", []string{"pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
+	{"pkg/executor", []string{"pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
+	{"cmd/xosplan", []string{""}}, // anything of ours
+}
+
+// thirdParty lists each third-party module and the packages of ours that
+// may import it (path prefixes; "" = anywhere). testOnly modules may be
+// imported by _test.go files anywhere and by nothing else.
+var thirdParty = []struct {
+	module   string
+	allowed  []string
+	testOnly bool
+}{
+	{module: "go.yaml.in/yaml", allowed: []string{"internal/yamlsrc"}},
+	{module: "gopkg.in/yaml", allowed: []string{"internal/yamlsrc"}},
+	{module: "github.com/dominikbraun/graph", allowed: []string{"pkg/graph"}},
+	{module: "github.com/spf13/cobra", allowed: []string{"cmd/xosplan"}},
+	{module: "github.com/spf13/pflag", allowed: []string{"cmd/xosplan"}},
+	{module: "github.com/sergi/go-diff", allowed: []string{"internal/textdiff"}},
+	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state"}},
+	{module: "github.com/santhosh-tekuri/jsonschema", testOnly: true},
+	{module: "github.com/rogpeppe/go-internal", testOnly: true},
+}
+
+// goFile is one Go source file of the module.
+type goFile struct {
+	rel  string // path relative to the module root, with forward slashes
+	pkg  string // its folder, relative to the module root
+	test bool
+}
+
+// moduleRoot returns the module root folder and module path.
+func moduleRoot(t *testing.T) (string, string) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if mod, ok := strings.CutPrefix(strings.TrimSpace(sc.Text()), "module "); ok {
+			return root, strings.TrimSpace(mod)
+		}
+	}
+	t.Fatal("go.mod has no module line")
+	return "", ""
+}
+
+// goFiles lists the module's Go files, leaving out testdata and hidden
+// folders, which the go tool ignores too.
+func goFiles(t *testing.T, root string) []goFile {
+	t.Helper()
+	var files []goFile
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != root && (name == "testdata" || strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(name, ".go") {
+			return nil
+		}
+		rel, err := filepath.Rel(root, path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		files = append(files, goFile{rel: rel, pkg: pathDir(rel), test: strings.HasSuffix(name, "_test.go")})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func pathDir(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return ""
+}
+
+// under reports whether pkg is prefix or inside it.
+func under(pkg, prefix string) bool {
+	return prefix == "" || pkg == prefix || strings.HasPrefix(pkg, prefix+"/")
+}
+
+// ruleFor returns the rule of the longest matching package prefix.
+func ruleFor(pkg string) (string, []string, bool) {
+	best := -1
+	for i, r := range ours {
+		if under(pkg, r.pkg) && (best < 0 || len(r.pkg) > len(ours[best].pkg)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return "", nil, false
+	}
+	return ours[best].pkg, ours[best].imports, true
+}
+
+func isStdlib(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+func TestImportLayering(t *testing.T) {
+	root, module := moduleRoot(t)
+	fset := token.NewFileSet()
+	for _, f := range goFiles(t, root) {
+		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Errorf("%s: %v", f.rel, err)
+			continue
+		}
+		for _, spec := range file.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			where := fmt.Sprintf("%s:%d", f.rel, fset.Position(spec.Pos()).Line)
+			switch {
+			case isStdlib(path):
+			case path == module || strings.HasPrefix(path, module+"/"):
+				if msg := checkOurs(f, strings.TrimPrefix(strings.TrimPrefix(path, module), "/")); msg != "" {
+					t.Errorf("%s: %s", where, msg)
+				}
+			default:
+				if msg := checkThirdParty(f, path); msg != "" {
+					t.Errorf("%s: %s", where, msg)
+				}
+			}
+		}
+	}
+}
+
+// checkOurs returns why f may not import target (a package of ours, relative
+// to the module root), or "".
+func checkOurs(f goFile, target string) string {
+	if under(target, "cmd") && !under(f.pkg, "cmd") {
+		return fmt.Sprintf("%s imports %s: nothing outside cmd/ may import cmd/", f.pkg, target)
+	}
+	if under(target, f.pkg) {
+		return ""
+	}
+	rulePkg, allowed, ok := ruleFor(f.pkg)
+	if !ok {
+		return fmt.Sprintf("package %s has no layering rule; add it to the table in internal/layering/layering_test.go (DESIGN.md §1)", f.pkg)
+	}
+	if under(target, rulePkg) {
+		return ""
+	}
+	for _, a := range allowed {
+		if under(target, a) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s imports %s, but the layering rule for %s allows only %s", f.pkg, target, rulePkg, describe(allowed))
+}
+
+// checkThirdParty returns why f may not import the third-party package
+// path, or "".
+func checkThirdParty(f goFile, path string) string {
+	for _, tp := range thirdParty {
+		if path != tp.module && !strings.HasPrefix(path, tp.module+"/") {
+			continue
+		}
+		if tp.testOnly {
+			if !f.test {
+				return fmt.Sprintf("%s imports %s outside a _test.go file; it is allowed in tests only", f.pkg, path)
+			}
+			return ""
+		}
+		for _, a := range tp.allowed {
+			if under(f.pkg, a) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("%s imports %s, which only its wrapper %s may import", f.pkg, path, describe(tp.allowed))
+	}
+	return fmt.Sprintf("%s imports %s, a third-party module with no rule; add it (and its one wrapper package) to internal/layering/layering_test.go", f.pkg, path)
+}
+
+func describe(pkgs []string) string {
+	if len(pkgs) == 0 {
+		return "nothing of ours"
+	}
+	return strings.Join(pkgs, ", ")
+}
+
+// TestNoThirdPartyInExportedSignatures checks that no exported declaration
+// outside cmd/ mentions a third-party package (STYLE rule 4): each library
+// stays behind its one wrapper.
+func TestNoThirdPartyInExportedSignatures(t *testing.T) {
+	root, module := moduleRoot(t)
+	fset := token.NewFileSet()
+	for _, f := range goFiles(t, root) {
+		if f.test || under(f.pkg, "cmd") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", f.rel, err)
+			continue
+		}
+		names := thirdPartyNames(file, module)
+		if len(names) == 0 {
+			continue
+		}
+		for _, decl := range file.Decls {
+			for _, n := range exportedParts(decl) {
+				ast.Inspect(n, func(n ast.Node) bool {
+					sel, ok := n.(*ast.SelectorExpr)
+					if !ok {
+						return true
+					}
+					if id, ok := sel.X.(*ast.Ident); ok && names[id.Name] != "" {
+						t.Errorf("%s:%d: exported declaration uses %s.%s from %s; keep third-party types behind the wrapper",
+							f.rel, fset.Position(sel.Pos()).Line, id.Name, sel.Sel.Name, names[id.Name])
+					}
+					return true
+				})
+			}
+		}
+	}
+}
+
+// thirdPartyNames maps the local names of a file's third-party imports to
+// their paths. The default name is the last path element without a major
+// version suffix, which holds for every module we allow.
+func thirdPartyNames(file *ast.File, module string) map[string]string {
+	names := map[string]string{}
+	for _, spec := range file.Imports {
+		path, _ := strconv.Unquote(spec.Path.Value)
+		if isStdlib(path) || path == module || strings.HasPrefix(path, module+"/") {
+			continue
+		}
+		name := ""
+		if spec.Name != nil {
+			name = spec.Name.Name
+		} else {
+			parts := strings.Split(path, "/")
+			name = parts[len(parts)-1]
+			if len(parts) > 1 && len(name) > 1 && name[0] == 'v' && strings.Trim(name[1:], "0123456789") == "" {
+				name = parts[len(parts)-2]
+			}
+			name = strings.TrimPrefix(strings.TrimPrefix(name, "go-"), "go.")
+		}
+		if name != "_" && name != "." {
+			names[name] = path
+		}
+	}
+	return names
+}
+
+// exportedParts returns the parts of a declaration that other packages
+// see: signatures of exported functions and of exported methods on
+// exported types, exported types (with their exported fields), and the
+// types of exported variables and constants.
+func exportedParts(decl ast.Decl) []ast.Node {
+	var out []ast.Node
+	switch d := decl.(type) {
+	case *ast.FuncDecl:
+		if !d.Name.IsExported() {
+			return nil
+		}
+		if d.Recv != nil && len(d.Recv.List) > 0 && !exportedReceiver(d.Recv.List[0].Type) {
+			return nil
+		}
+		out = append(out, d.Type)
+	case *ast.GenDecl:
+		for _, spec := range d.Specs {
+			switch s := spec.(type) {
+			case *ast.TypeSpec:
+				if s.Name.IsExported() {
+					out = append(out, exportedTypeParts(s.Type)...)
+				}
+			case *ast.ValueSpec:
+				if s.Type != nil && slices.ContainsFunc(s.Names, func(n *ast.Ident) bool { return n.IsExported() }) {
+					out = append(out, s.Type)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func exportedTypeParts(typ ast.Expr) []ast.Node {
+	st, ok := typ.(*ast.StructType)
+	if !ok {
+		return []ast.Node{typ}
+	}
+	var out []ast.Node
+	for _, field := range st.Fields.List {
+		embeddedOrExported := len(field.Names) == 0 || slices.ContainsFunc(field.Names, func(n *ast.Ident) bool { return n.IsExported() })
+		if embeddedOrExported {
+			out = append(out, field.Type)
+		}
+	}
+	return out
+}
+
+func exportedReceiver(typ ast.Expr) bool {
+	for {
+		switch x := typ.(type) {
+		case *ast.StarExpr:
+			typ = x.X
+		case *ast.IndexExpr:
+			typ = x.X
+		case *ast.IndexListExpr:
+			typ = x.X
+		case *ast.Ident:
+			return x.IsExported()
+		default:
+			return false
+		}
+	}
+}
+
+// TestPkgNeverPrintsOrExits checks STYLE rule 1: library packages return
+// data, diagnostics and errors; only cmd/xosplan writes to the terminal or
+// ends the process.
+func TestPkgNeverPrintsOrExits(t *testing.T) {
+	root, _ := moduleRoot(t)
+	forbidden := map[string]map[string]bool{
+		"os":  {"Exit": true, "Stdout": true, "Stderr": true},
+		"fmt": {"Print": true, "Printf": true, "Println": true},
+		"log": {"Print": true, "Printf": true, "Println": true, "Fatal": true, "Fatalf": true, "Fatalln": true, "Panic": true, "Panicf": true, "Panicln": true},
+	}
+	fset := token.NewFileSet()
+	for _, f := range goFiles(t, root) {
+		if f.test || !(under(f.pkg, "pkg") || under(f.pkg, "internal") || under(f.pkg, "custom_definitions")) {
+			continue
+		}
+		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", f.rel, err)
+			continue
+		}
+		local := map[string]string{} // local name → std package
+		for _, spec := range file.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			if _, ok := forbidden[path]; !ok {
+				continue
+			}
+			name := path
+			if spec.Name != nil {
+				name = spec.Name.Name
+			}
+			local[name] = path
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" && forbidden[local[id.Name]][sel.Sel.Name] {
+				t.Errorf("%s:%d: %s uses %s.%s; library packages return results and never print or exit (STYLE rule 1)",
+					f.rel, fset.Position(sel.Pos()).Line, f.pkg, local[id.Name], sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}
+
+// TestRules checks the rule tables themselves on known-good and known-bad
+// imports, so that a too-lenient table cannot pass silently.
+func TestRules(t *testing.T) {
+	src := func(pkg string) goFile { return goFile{rel: pkg + "/x.go", pkg: pkg} }
+	test := func(pkg string) goFile { return goFile{rel: pkg + "/x_test.go", pkg: pkg, test: true} }
+	for _, tc := range []struct {
+		file   goFile
+		target string // ours: relative path; third party: full path
+		third  bool
+		want   string // substring of the complaint; "" = allowed
+	}{
+		{src("pkg/tosca"), "pkg/graph", false, ""},
+		{src("pkg/tosca/internal/values"), "pkg/tosca/normative", false, ""},
+		{src("pkg/tosca"), "custom_definitions", false, ""},
+		{src("pkg/graph"), "pkg/tosca", false, "the layering rule for pkg/graph allows only pkg/diag"},
+		{src("pkg/diag"), "internal/yamlsrc", false, "allows only nothing of ours"},
+		{src("pkg/placement"), "pkg/graph", false, "rule for pkg/placement"},
+		{src("pkg/planner"), "pkg/executor", false, "rule for pkg/planner"},
+		{src("pkg/executor"), "cmd/xosplan/internal/diagview", false, "nothing outside cmd/ may import cmd/"},
+		{src("cmd/xosplan"), "pkg/executor", false, ""},
+		{src("tools/gen"), "pkg/diag", false, "has no layering rule"},
+		{src("internal/yamlsrc"), "go.yaml.in/yaml/v3", true, ""},
+		{src("pkg/tosca"), "go.yaml.in/yaml/v3", true, "only its wrapper internal/yamlsrc"},
+		{src("pkg/planner"), "github.com/dominikbraun/graph", true, "only its wrapper pkg/graph"},
+		{src("cmd/xosplan"), "github.com/spf13/cobra", true, ""},
+		{src("pkg/state/postgres"), "github.com/jackc/pgx/v5/pgxpool", true, ""},
+		{test("cmd/xosplan/internal/diagview"), "github.com/santhosh-tekuri/jsonschema/v6", true, ""},
+		{src("cmd/xosplan/internal/diagview"), "github.com/santhosh-tekuri/jsonschema/v6", true, "allowed in tests only"},
+		{src("pkg/tosca"), "github.com/example/leftpad", true, "third-party module with no rule"},
+	} {
+		var got string
+		if tc.third {
+			got = checkThirdParty(tc.file, tc.target)
+		} else {
+			got = checkOurs(tc.file, tc.target)
+		}
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s importing %s: got %q, want %q", tc.file.rel, tc.target, got, tc.want)
+		}
+	}
+}
