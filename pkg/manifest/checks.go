@@ -1,0 +1,287 @@
+package manifest
+
+import (
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+)
+
+// check runs the per-component checks of one application after
+// resolution: configuration values, kind rules, required interfaces.
+func (r *resolver) check(app *application) {
+	scripted := 0
+	var walk func(c *component)
+	walk = func(c *component) {
+		r.configure(c)
+		switch c.kind {
+		case KindScriptedComponent:
+			scripted++
+			if scripted > 1 {
+				r.errorf(c.kindRng, join(c.yaml, "type"), CodeScriptedMultiple,
+					"a manifest may hold only one scripted.Component (the platform's result is undefined with several); this is the %s", ordinal(scripted))
+			}
+			r.checkScripted(c)
+		case KindComponentFactory:
+			r.checkFactory(c)
+		case KindConstants:
+			r.checkConstants(c)
+		case KindWorkflow:
+			r.checkWorkflowSchedule(c)
+		}
+		r.checkRequired(c)
+		for _, ch := range c.children {
+			walk(ch)
+		}
+	}
+	walk(app.root)
+}
+
+func ordinal(n int) string {
+	switch n {
+	case 2:
+		return "second"
+	case 3:
+		return "third"
+	}
+	return "next"
+}
+
+// configure checks c's configuration map against its pins and passes
+// values down re-exported pins. Parents run first, so a value set from
+// above overrides the child's own default.
+func (r *resolver) configure(c *component) {
+	for _, e := range c.config {
+		ifn, pn, ok := strings.Cut(e.key, ".")
+		f := c.ifaceByName[ifn]
+		var p *pin
+		if ok && f != nil {
+			p = f.byName[pn]
+		}
+		if p == nil {
+			if (c.known != nil && c.known.OpenConfiguration) || (c.kind != "" && c.known == nil) {
+				setValue(c, e.key, e.value, false)
+				continue
+			}
+			r.errorf(e.keyRng, e.yaml, CodeUnknownPin, "configuration key %q names no configuration pin of %s%s", e.key, c.describe(), r.hint(c, e.key))
+			continue
+		}
+		if !p.valid {
+			continue
+		}
+		if p.kind != Configuration {
+			r.errorf(e.keyRng, e.yaml, CodeUnknownPin, "configuration key %q names a %s pin; only configuration pins take values", e.key, p.kind)
+			continue
+		}
+		for _, leaf := range leavesOf(c, ifn, p) {
+			if bad, msg := fits(e.value, leaf.p.sig.Type); msg != "" {
+				r.errorf(bad.Range, e.yaml, CodeConfigType, "value of %q does not fit %s: %s", e.key, leaf.p.sig.String(Configuration), msg)
+				break
+			}
+			setValue(leaf.c, leaf.iface+"."+leaf.p.name, e.value, leaf.c != c)
+		}
+	}
+}
+
+// hint suggests the right key for a misspelt configuration key.
+func (r *resolver) hint(c *component, key string) string {
+	if c.kind == KindComponentFactory && strings.HasPrefix(key, "factory.") {
+		return "; a factory's settings are component.application, component.discoveryScript and component.discoverySchedule"
+	}
+	return ""
+}
+
+func setValue(c *component, key string, v *yamlsrc.Node, fromAbove bool) {
+	if c.values == nil {
+		c.values = map[string]*yamlsrc.Node{}
+	}
+	if _, set := c.values[key]; set && !fromAbove {
+		return
+	}
+	c.values[key] = v
+}
+
+// isExpression reports whether a string is evaluated by the platform
+// ("{$.x}", "${x}"), so that its type is known only then.
+func isExpression(n *yamlsrc.Node) bool {
+	return n.Kind == yamlsrc.Scalar && (strings.Contains(n.Value, "{$") || strings.Contains(n.Value, "${"))
+}
+
+// fits checks a value against a type. It returns the offending node and a
+// message, or an empty message when the value fits.
+func fits(n *yamlsrc.Node, t *Type) (*yamlsrc.Node, string) {
+	if n.IsNull() || t == nil || t.Kind == TypeObject || isExpression(n) {
+		return n, ""
+	}
+	switch t.Kind {
+	case TypeString, TypeBytes, TypeUnit:
+		if n.Kind != yamlsrc.Scalar {
+			return n, "expected " + t.String() + ", found " + n.Describe()
+		}
+	case TypeInt:
+		if _, ok := n.Int(); !ok {
+			return n, "expected an integer, found " + n.Describe()
+		}
+	case TypeList:
+		if n.Kind != yamlsrc.Sequence {
+			return n, "expected a list, found " + n.Describe()
+		}
+		for _, it := range n.Items() {
+			if bad, msg := fits(it, t.Elem); msg != "" {
+				return bad, "list item: " + msg
+			}
+		}
+	case TypeMap:
+		if n.Kind != yamlsrc.Mapping {
+			return n, "expected a map, found " + n.Describe()
+		}
+		for _, p := range n.Pairs() {
+			if t.Key.Kind == TypeInt {
+				if _, ok := p.Key.Int(); !ok {
+					return p.Key, "map key: expected an integer, found " + p.Key.Describe()
+				}
+			}
+			if bad, msg := fits(p.Value, t.Elem); msg != "" {
+				return bad, "entry " + quote(p.Key.Value) + ": " + msg
+			}
+		}
+	}
+	return n, ""
+}
+
+// stringValue returns a configuration value that must be a non-empty
+// string, reporting anything else.
+func (r *resolver) stringValue(c *component, key string) (string, *yamlsrc.Node) {
+	v := c.values[key]
+	if v.IsNull() {
+		return "", nil
+	}
+	s, _ := v.String()
+	return s, v
+}
+
+func (r *resolver) checkScripted(c *component) {
+	var missing []string
+	for _, k := range []string{"factory.name", "factory.launchScript", "factory.destroyScript"} {
+		if s, _ := r.stringValue(c, k); s == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		r.errorf(c.rng, c.yaml, CodeScriptedMissingScript, "scripted.Component %q needs %s", c.name, strings.Join(missing, " and "))
+	}
+	if cs := c.values["factory.commandScripts"]; cs != nil {
+		for _, p := range cs.Pairs() {
+			ifn, pn, _ := strings.Cut(p.Key.Value, ".")
+			var q *pin
+			if f := c.ifaceByName[ifn]; f != nil {
+				q = f.byName[pn]
+			}
+			if q == nil || q.kind != ReceiveCommand {
+				r.errorf(p.Key.Range, "", CodeCommandScriptPin, "commandScripts entry %q names no receive-command pin of %q", p.Key.Value, c.name)
+			}
+		}
+	}
+	for _, f := range c.ifaces {
+		if f.implicit {
+			continue
+		}
+		for _, p := range f.pins {
+			if p.valid && p.kind != Configuration && p.kind != PublishSignal && p.kind != ReceiveCommand {
+				r.errorf(p.rng, p.yaml, CodeScriptedPinKind,
+					"a scripted.Component can have configuration, publish-signal and receive-command pins; %s.%s is %s", f.name, p.name, p.kind)
+			}
+		}
+	}
+}
+
+func (r *resolver) checkFactory(c *component) {
+	keys := []string{"component.application", "component.discoveryScript", "component.discoverySchedule"}
+	var set, unset []string
+	for _, k := range keys {
+		if s, _ := r.stringValue(c, k); s != "" {
+			set = append(set, k)
+		} else {
+			unset = append(unset, k)
+		}
+	}
+	if len(set) > 0 && len(unset) > 0 {
+		r.errorf(c.rng, c.yaml, CodeFactoryPartialDiscovery,
+			"factory %q sets %s but not %s: discovery needs all three or none", c.name, strings.Join(set, ", "), strings.Join(unset, ", "))
+	}
+	if s, v := r.stringValue(c, "component.discoverySchedule"); v != nil {
+		r.checkSchedule(v, s, true)
+	}
+	for _, f := range c.ifaces {
+		if f.implicit || f.name == "component" || f.name == "factory" {
+			continue
+		}
+		for _, p := range f.pins {
+			if !p.valid || p.kind == Configuration {
+				continue
+			}
+			t := p.sig.Type
+			if p.kind != ConsumeSignal || t == nil || t.Kind != TypeMap || t.Key.Kind != TypeString || t.Elem.Kind != TypeString {
+				r.errorf(p.rng, p.yaml, CodeScriptedPinKind,
+					"a scripted.ComponentFactory's own interfaces hold configuration pins and consume-signal(map<string, string>) references; %s.%s is %s",
+					f.name, p.name, p.sig.String(p.kind))
+			}
+		}
+	}
+	if !c.bound["component"] {
+		r.diags = r.diags.Warnf(c.rng, c.yaml, CodeFactoryNotExported,
+			"factory %q: its component interface is not bound to a top-level interface, so the platform will not recognise it as a factory (add component: {\"*\": bind(%s#component.*)})", c.name, c.path)
+	}
+}
+
+func (r *resolver) checkSchedule(v *yamlsrc.Node, s string, discovery bool) {
+	perMinute, err := checkQuartz(s)
+	switch {
+	case err != nil:
+		r.errorf(v.Range, "", CodeBadSchedule, "schedule %q is not a Quartz cron expression: %v", s, err)
+	case discovery && perMinute > 1:
+		r.diags = r.diags.Warnf(v.Range, "", CodeScheduleTooFrequent,
+			"discovery schedule %q fires %d times a minute; discovery runs scripts through Docker, so intervals of a minute or more are preferred", s, perMinute)
+	}
+}
+
+func (r *resolver) checkWorkflowSchedule(c *component) {
+	for _, p := range c.values["configuration.schedule"].Pairs() {
+		if s, ok := p.Value.String(); ok && !isExpression(p.Value) {
+			r.checkSchedule(p.Value, s, false)
+		}
+	}
+}
+
+// checkConstants checks that configuration.values sets declared
+// publish-signal pins with values of their type.
+func (r *resolver) checkConstants(c *component) {
+	for _, p := range c.values["configuration.values"].Pairs() {
+		ifn, pn, _ := strings.Cut(p.Key.Value, ".")
+		var q *pin
+		if f := c.ifaceByName[ifn]; f != nil {
+			q = f.byName[pn]
+		}
+		if q == nil || q.kind != PublishSignal {
+			r.errorf(p.Key.Range, "", CodeUnknownPin, "constant %q names no publish-signal pin of %q", p.Key.Value, c.name)
+			continue
+		}
+		if bad, msg := fits(p.Value, q.sig.Type); msg != "" {
+			r.errorf(bad.Range, "", CodeConfigType, "constant %q does not fit %s: %s", p.Key.Value, q.sig.String(q.kind), msg)
+		}
+	}
+}
+
+func (r *resolver) checkRequired(c *component) {
+	for _, req := range c.required {
+		switch {
+		case c.ifaceByName[req.name] == nil:
+			if c.kind != "" && c.known == nil {
+				continue // unknown kinds may have interfaces we cannot see
+			}
+			r.errorf(req.rng, join(c.yaml, "required"), CodeUnknownInterface, "%s requires interface %q but has no such interface", c.describe(), req.name)
+		case !c.bound[req.name]:
+			r.errorf(req.rng, join(c.yaml, "required"), CodeRequiredUnbound,
+				"required interface %q of %s is not bound: add a binding such as [%s, <component>]", req.name, c.describe(), c.path)
+		}
+	}
+}

@@ -1,0 +1,216 @@
+package manifest
+
+import (
+	"slices"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Spec keys and driver options the compiler writes besides configuration.
+const (
+	// OptionFactory is the factory.name of a scripted.Component.
+	OptionFactory = "factory"
+	// OptionFactoryAddress is the address of the factory resource that
+	// factory.name resolved to, when it is in the environment.
+	OptionFactoryAddress = "factory_address"
+	// OptionApplication is a factory's component.application.
+	OptionApplication = "application"
+	// OptionSchedule is a factory's discovery schedule (Quartz cron).
+	OptionSchedule = "schedule"
+	// OptionLocator is a reference.Submodule's __locator.application-id.
+	OptionLocator = "application_id"
+	// OptionProvider is the application a reference.Service resolved to.
+	OptionProvider = "provider"
+)
+
+// compile builds the graph: one resource per component, edges from
+// bindings (consumers after providers), containment, factories and
+// resolved services.
+func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	g := graph.New()
+	resources := map[*component]*graph.Resource{}
+	for _, app := range env.apps {
+		g.Sources = append(g.Sources, app.file)
+		walkComponents(app.root, func(c *component) {
+			if c.path == "" {
+				return
+			}
+			res := resource(c)
+			if err := g.AddResource(res); err != nil {
+				diags = diags.Errorf(c.rng, c.yaml, CodeDuplicateAddress, "address %q is already taken by another application's component; rename the file or the component", res.Address)
+				return
+			}
+			resources[c] = res
+		})
+	}
+	slices.Sort(g.Sources)
+
+	type edgeKey struct{ src, dst, name string }
+	seen := map[edgeKey]bool{}
+	addEdge := func(src, dst *component, kind graph.EdgeKind, name string, rng diag.Range) {
+		if src == dst || resources[src] == nil || resources[dst] == nil {
+			return
+		}
+		k := edgeKey{resources[src].Address, resources[dst].Address, name}
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		// Both ends were added above, so AddEdge cannot fail.
+		_ = g.AddEdge(graph.Edge{Source: k.src, Target: k.dst, Kind: kind, Name: name, Range: rng})
+	}
+
+	// Consumed signals become Unknown spec values read from the real
+	// publisher: through a resolved reference.Service to the application
+	// that provides it.
+	signals := map[*graph.Resource]map[string][]graph.Value{}
+	for _, l := range env.links {
+		addEdge(l.consumer.c, l.provider.c, graph.Binding, l.name, l.rng)
+		if l.consumer.p == nil || l.consumer.p.kind != ConsumeSignal {
+			continue
+		}
+		res := resources[l.consumer.c]
+		if res == nil {
+			continue
+		}
+		if signals[res] == nil {
+			signals[res] = map[string][]graph.Value{}
+		}
+		key := l.consumer.iface + "." + l.consumer.p.name
+		for _, src := range env.publishers(l.provider) {
+			if r := resources[src.c]; r != nil {
+				signals[res][key] = append(signals[res][key], graph.Unknown{Func: "signal", Args: []graph.Value{r.Address, src.iface, src.p.name}})
+			}
+		}
+	}
+	for res, m := range signals {
+		for key, us := range m {
+			if len(us) == 1 {
+				res.Spec[key] = us[0]
+			} else {
+				res.Spec[key] = us
+			}
+		}
+	}
+
+	for _, app := range env.apps {
+		walkComponents(app.root, func(c *component) {
+			if c.parent != nil && c.parent.path != "" {
+				addEdge(c.parent, c, graph.Contains, "components", c.rng)
+			}
+			if c.factory != nil {
+				addEdge(c, c.factory, graph.Reference, "factory.name", c.values["factory.name"].Range)
+			}
+			if c.provider != nil {
+				for _, f := range c.ifaces {
+					for _, p := range f.pins {
+						for _, src := range env.publishers(pinRef{c, f.name, p}) {
+							addEdge(c, src.c, graph.Reference, "service "+f.name+"."+p.name, c.rng)
+						}
+					}
+				}
+			}
+		})
+	}
+	return g, diags
+}
+
+// publishers follows a provider pin through a resolved reference.Service
+// to the declared pins of the application behind it.
+func (env *environment) publishers(p pinRef) []pinRef {
+	if p.p == nil || p.c.provider == nil {
+		return []pinRef{p}
+	}
+	f := p.c.provider.root.ifaceByName[p.iface]
+	if f == nil || f.byName[p.p.name] == nil {
+		return []pinRef{p}
+	}
+	return f.byName[p.p.name].leaves
+}
+
+func resource(c *component) *graph.Resource {
+	res := &graph.Resource{
+		Address:    c.address(),
+		Type:       c.kind,
+		Driver:     graph.Driver{Name: graph.DriverNoop},
+		Spec:       map[string]graph.Value{},
+		Management: graph.Managed,
+		Range:      c.rng,
+	}
+	if res.Type == "" {
+		res.Type = "composite"
+	}
+	for k, v := range c.values {
+		// yamlsrc yields only JSON-compatible values except NaN and
+		// infinities, which have no canonical form; such a value is left
+		// out rather than failing the compile.
+		if cv, err := graph.Canonicalize(v.Interface()); err == nil {
+			res.Spec[k] = cv
+		}
+	}
+	if c.known != nil {
+		res.Driver.Name = c.known.Driver
+		res.Management = c.known.Management
+	}
+	str := func(key string) string {
+		s, _ := c.values[key].String()
+		return s
+	}
+	op := func(key, valueKey string) {
+		if s := str(valueKey); s != "" {
+			if res.Driver.Operations == nil {
+				res.Driver.Operations = map[string]graph.Operation{}
+			}
+			res.Driver.Operations[key] = graph.Operation{Implementation: s, Range: c.values[valueKey].Range}
+		}
+	}
+	opts := map[string]graph.Value{}
+	switch c.kind {
+	case KindScriptedComponent:
+		op(graph.OpLaunch, "factory.launchScript")
+		op(graph.OpDestroy, "factory.destroyScript")
+		op(graph.OpHealthCheck, "factory.healthCheckScript")
+		op(graph.OpReconfigure, "factory.reconfigurationScript")
+		for _, p := range c.values["factory.commandScripts"].Pairs() {
+			if s, ok := p.Value.String(); ok && s != "" {
+				if res.Driver.Operations == nil {
+					res.Driver.Operations = map[string]graph.Operation{}
+				}
+				res.Driver.Operations[graph.OpCommandPrefix+p.Key.Value] = graph.Operation{Implementation: s, Range: p.Value.Range}
+			}
+		}
+		if s := str("factory.name"); s != "" {
+			opts[OptionFactory] = s
+		}
+		if c.factory != nil {
+			opts[OptionFactoryAddress] = c.factory.address()
+		}
+	case KindComponentFactory:
+		op(graph.OpDiscovery, "component.discoveryScript")
+		if s := str("component.application"); s != "" {
+			opts[OptionApplication] = s
+		}
+		if s := str("component.discoverySchedule"); s != "" {
+			opts[OptionSchedule] = s
+		}
+		if len(res.Driver.Operations) == 0 {
+			// Without discovery a factory runs nothing itself; its
+			// configuration is what its components' scripts receive.
+			res.Driver.Name = graph.DriverNoop
+		}
+	case KindSubmodule:
+		if s := str("__locator.application-id"); s != "" {
+			opts[OptionLocator] = s
+		}
+	case KindService:
+		if c.provider != nil {
+			opts[OptionProvider] = c.provider.name
+		}
+	}
+	if len(opts) > 0 {
+		res.Driver.Options = opts
+	}
+	return res
+}

@@ -1,0 +1,239 @@
+package manifest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Options configures CompileEnvironment.
+type Options struct {
+	// Registry holds the component kinds; nil means DefaultRegistry().
+	Registry *Registry
+}
+
+// environment is the set of applications compiled together.
+type environment struct {
+	apps   []*application // sorted by name
+	byName map[string]*application
+	links  []link
+}
+
+// CompileEnvironment loads manifests (files, or folders whose *.yml and
+// *.yaml files are taken, not recursively) as ONE environment: one
+// application per file, named by the file name without its extension. It
+// checks everything, resolves factories and services across the
+// applications, and compiles them to one IR graph. The graph is non-nil
+// whenever at least one manifest could be read, even with errors, so
+// that callers can show what was understood; diagnostics are sorted.
+func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*graph.Graph, diag.Diagnostics) {
+	reg := opts.Registry
+	if reg == nil {
+		reg = DefaultRegistry()
+	}
+	files, diags := expandPaths(paths)
+	env := &environment{byName: map[string]*application{}}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, diags.Errorf(diag.Range{File: f}, "", CodeRead, "stopped before reading %s: %v", f, err).Sort()
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			diags = diags.Errorf(diag.Range{File: f}, "", CodeRead, "cannot read manifest: %v", err)
+			continue
+		}
+		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
+		app, ds := loadApplication(reg, f, name, data)
+		diags = diags.Extend(ds)
+		if app == nil {
+			continue
+		}
+		if prev := env.byName[name]; prev != nil {
+			diags = diags.Errorf(app.root.rng, "", CodeDuplicateApplication,
+				"application %q is also defined by %s: one environment holds each application name once", name, prev.file)
+			continue
+		}
+		env.byName[name] = app
+		env.apps = append(env.apps, app)
+	}
+	if len(env.apps) == 0 {
+		return nil, diags.Sort()
+	}
+	slices.SortFunc(env.apps, func(a, b *application) int { return strings.Compare(a.name, b.name) })
+	for _, app := range env.apps {
+		r := &resolver{}
+		r.resolve(app.root)
+		r.resolveOpen()
+		r.check(app)
+		diags = diags.Extend(r.diags)
+		env.links = append(env.links, r.links...)
+	}
+	diags = diags.Extend(env.connect())
+	g, ds := env.compile()
+	return g, diags.Extend(ds).Sort()
+}
+
+// expandPaths turns the arguments into a sorted, duplicate-free list of
+// manifest files.
+func expandPaths(paths []string) ([]string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	var files []string
+	seen := map[string]bool{}
+	add := func(f string) {
+		key := f
+		if abs, err := filepath.Abs(f); err == nil {
+			key = abs
+		}
+		if !seen[key] {
+			seen[key] = true
+			files = append(files, f)
+		}
+	}
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		if err != nil {
+			diags = diags.Errorf(diag.Range{File: p}, "", CodeRead, "cannot read %s: %v", p, err)
+			continue
+		}
+		if !st.IsDir() {
+			add(p)
+			continue
+		}
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			diags = diags.Errorf(diag.Range{File: p}, "", CodeRead, "cannot list folder %s: %v", p, err)
+			continue
+		}
+		n := 0
+		for _, e := range entries {
+			ext := strings.ToLower(filepath.Ext(e.Name()))
+			if e.Type().IsRegular() && (ext == ".yml" || ext == ".yaml") {
+				add(filepath.Join(p, e.Name()))
+				n++
+			}
+		}
+		if n == 0 {
+			diags = diags.Errorf(diag.Range{File: p}, "", CodeRead, "folder %s holds no *.yml or *.yaml manifest", p)
+		}
+	}
+	slices.Sort(files)
+	return files, diags
+}
+
+// connect resolves what crosses applications: factories named by scripted
+// components, discovery that two factories would share, and the
+// applications that reference.Service components stand for.
+func (env *environment) connect() diag.Diagnostics {
+	var diags diag.Diagnostics
+	discovering := map[string]*component{} // managed application → factory
+	for _, app := range env.apps {
+		walkComponents(app.root, func(c *component) {
+			switch c.kind {
+			case KindScriptedComponent:
+				diags = env.findFactory(c, diags)
+			case KindComponentFactory:
+				v := c.values["component.application"]
+				name, _ := v.String()
+				if name == "" || c.values["component.discoveryScript"].IsNull() || c.values["component.discoverySchedule"].IsNull() {
+					return
+				}
+				if prev := discovering[name]; prev != nil {
+					diags = diags.Errorf(v.Range, "", CodeDiscoveryShared,
+						"factories %q and %q both discover application %q in this environment; a discovering factory serves one environment only and discovered instances would be adopted twice",
+						prev.address(), c.address(), name)
+					return
+				}
+				discovering[name] = c
+			case KindService:
+				diags = env.findProvider(c, diags)
+			}
+		})
+	}
+	return diags
+}
+
+func walkComponents(c *component, fn func(*component)) {
+	fn(c)
+	for _, ch := range c.children {
+		walkComponents(ch, fn)
+	}
+}
+
+func (env *environment) findFactory(c *component, diags diag.Diagnostics) diag.Diagnostics {
+	v := c.values["factory.name"]
+	name, ok := v.String()
+	if !ok || name == "" {
+		return diags // reported by checkScripted
+	}
+	app := env.byName[name]
+	if app == nil {
+		return diags.Warnf(v.Range, "", CodeFactoryNotFound,
+			"factory %q is not in this environment; add %q.yml to it before applying %q", name, name, c.path)
+	}
+	walkComponents(app.root, func(f *component) {
+		if f.kind == KindComponentFactory && c.factory == nil {
+			c.factory = f
+		}
+	})
+	if c.factory == nil {
+		return diags.Errorf(v.Range, "", CodeNotAFactory, "application %q (%s) holds no scripted.ComponentFactory", name, app.file)
+	}
+	return diags
+}
+
+// findProvider finds the one other application whose top-level
+// interfaces provide every pin the service declares, with the same
+// direction and a compatible type.
+func (env *environment) findProvider(s *component, diags diag.Diagnostics) diag.Diagnostics {
+	pins := 0
+	for _, f := range s.ifaces {
+		pins += len(f.pins)
+	}
+	if pins == 0 {
+		return diags
+	}
+	var found []*application
+	for _, app := range env.apps {
+		if app == s.app || !provides(app.root, s) {
+			continue
+		}
+		found = append(found, app)
+	}
+	switch len(found) {
+	case 0:
+	case 1:
+		s.provider = found[0]
+	default:
+		names := make([]string, len(found))
+		for i, a := range found {
+			names[i] = quote(a.name)
+		}
+		diags = diags.Warnf(s.rng, s.yaml, CodeServiceAmbiguous,
+			"service %q could be any of %s; it is left unresolved (an existing service)", s.path, strings.Join(names, ", "))
+	}
+	return diags
+}
+
+func provides(root, s *component) bool {
+	for _, f := range s.ifaces {
+		g := root.ifaceByName[f.name]
+		if g == nil && len(f.pins) > 0 {
+			return false
+		}
+		for _, p := range f.pins {
+			q := g.byName[p.name]
+			if q == nil || !q.valid || !p.valid || q.kind != p.kind {
+				return false
+			}
+			if !p.kind.IsCommand() && !assignable(q.sig.Type, p.sig.Type) {
+				return false
+			}
+		}
+	}
+	return true
+}
