@@ -1,6 +1,7 @@
 package values
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 	"regexp/syntax"
@@ -86,7 +87,7 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 		}
 		found := "nothing"
 		if n != nil {
-			found = n.Describe()
+			found = describe(n)
 			if n.Kind == yamlsrc.Mapping {
 				found = fmt.Sprintf("a map with %d entries", len(n.Content)/2)
 			}
@@ -178,7 +179,7 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 // scalar-unit type a bare number is read in the base unit, with a warning.
 func (c *Constraint) argument(n *yamlsrc.Node, bound bool) (graph.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if bound && n.IsString() && n.Value == Unbounded && c.Type != "" && isOrdered(c.Type) && c.Type != String {
+	if bound && n.IsString() && n.Value == Unbounded && isOrdered(c.Type) {
 		return Unbounded, nil
 	}
 	if c.Type == "" {
@@ -189,10 +190,12 @@ func (c *Constraint) argument(n *yamlsrc.Node, bound bool) (graph.Value, diag.Di
 		return v, nil
 	}
 	if k, ok := scalarKinds[c.Type]; ok && !n.Quoted && (n.Tag == yamlsrc.TagInt || n.Tag == yamlsrc.TagFloat) && n.Kind == yamlsrc.Scalar {
-		if sv, err := k.parse(n.Value + " " + k.base); err == nil {
-			diags = diags.Warnf(n.Range, "", CodeUnitlessScalar, "%s has no unit; it is read as %s", quote(n.Value), sv.canonical())
-			return sv.canonical(), diags
+		sv, err := k.parse(n.Value + " " + k.base)
+		if err != nil {
+			return nil, diags.Errorf(n.Range, "", CodeBadArgument, "the %s argument is not valid: %v", c.Op, err)
 		}
+		diags = diags.Warnf(n.Range, "", CodeUnitlessScalar, "%s has no unit; it is read as %s", quote(n.Value), sv.canonical())
+		return sv.canonical(), diags
 	}
 	v, err := Coerce(c.Type, n)
 	if err != nil {
@@ -214,7 +217,7 @@ func applicable(op, t string) string {
 			return typeName(t) + "; it applies to strings, lists and maps"
 		}
 	case OpPattern:
-		if t != "" && t != String {
+		if t != String {
 			return typeName(t) + "; it applies to strings"
 		}
 	}
@@ -265,20 +268,22 @@ func describe(n *yamlsrc.Node) string {
 // whole value must match. RE2 has no lookaround or backreference; those
 // get an error saying so rather than RE2's terse one.
 func compilePattern(p string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(`^(?:` + p + `)$`)
-	if err == nil {
-		return re, nil
-	}
-	if se, ok := err.(*syntax.Error); ok {
+	// Compiled alone first, so that an error quotes the user's text and not
+	// the anchoring added around it.
+	if _, err := regexp.Compile(p); err != nil {
+		var se *syntax.Error
+		if !errors.As(err, &se) {
+			return nil, err
+		}
 		switch {
-		case se.Code == syntax.ErrInvalidPerlOp && (strings.Contains(p, "(?=") || strings.Contains(p, "(?!") || strings.Contains(p, "(?<=") || strings.Contains(p, "(?<!")):
+		case strings.Contains(p, "(?=") || strings.Contains(p, "(?!") || strings.Contains(p, "(?<=") || strings.Contains(p, "(?<!"):
 			return nil, fmt.Errorf("lookahead and lookbehind assertions are not supported (Go RE2 syntax)")
 		case se.Code == syntax.ErrInvalidEscape && backreference(p):
 			return nil, fmt.Errorf("backreferences are not supported (Go RE2 syntax)")
 		}
-		return nil, fmt.Errorf("%s: %s", se.Code, se.Expr)
+		return nil, fmt.Errorf("%s: %s", se.Code, quote(se.Expr))
 	}
-	return nil, err
+	return regexp.Compile(`^(?:` + p + `)$`)
 }
 
 // backreference reports whether the pattern holds \1 … \9.
@@ -304,10 +309,10 @@ func (c *Constraint) Check(v graph.Value) error {
 	}
 	ok, why, err := c.holds(v)
 	if err != nil {
-		return fmt.Errorf("the value %s cannot be checked against %q: %w", shown(v), c.String(), err)
+		return fmt.Errorf("the value %s cannot be checked against \"%s\": %w", shown(v), c.String(), err)
 	}
 	if !ok {
-		return fmt.Errorf("the value %s%s does not satisfy %q", shown(v), why, c.String())
+		return fmt.Errorf("the value %s%s does not satisfy \"%s\"", shown(v), why, c.String())
 	}
 	return nil
 }
