@@ -1,0 +1,613 @@
+package placement
+
+import (
+	"context"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// DefaultMaxCombinations is the default cap on the combinations one
+// Candidates call examines (combinations of providers inside the
+// unsuffixed group plus combinations of group candidates across groups).
+// When the cap is reached, generation stops: the candidates found so far
+// are returned — a prefix of the documented order — and Truncated is set.
+// 200,000 keeps the worst case well under a second while leaving room for
+// every candidate of a 10,000-host cloud.
+const DefaultMaxCombinations = 200_000
+
+// AllocationRequest is one candidate: what each provider would give, and
+// which providers serve which request group (mappings, suffix -> providers).
+type AllocationRequest struct {
+	Allocations Allocations
+	Mappings    map[string][]string
+	// Anchor is the root of the tree the candidate was built for.
+	Anchor string
+}
+
+// ResourceSummary is the capacity and usage of one class on one provider.
+type ResourceSummary struct {
+	Capacity int64 `json:"capacity"`
+	Used     int64 `json:"used"`
+}
+
+// ProviderSummary describes a provider of a candidate's tree.
+type ProviderSummary struct {
+	Resources map[string]ResourceSummary
+	Traits    []string
+	Parent    string // "" for a root
+	Root      string
+}
+
+// Candidates is the answer to a Query.
+type Candidates struct {
+	// Requests are in the documented order: anchor trees by root name;
+	// within a tree, group by group in query order, each group's choices
+	// by provider depth then name (and, in the unsuffixed group, resource
+	// classes in name order). Duplicates (the same allocations and mappings
+	// reached from two anchors) appear once, at their first position.
+	Requests []AllocationRequest
+	// Summaries cover every provider of every tree that a returned
+	// candidate uses (microversion >= 1.29), or only the providers used
+	// (before 1.29).
+	Summaries map[string]ProviderSummary
+	// Truncated is true when the combination cap stopped generation.
+	Truncated bool
+	// Examined counts the combinations examined.
+	Examined int
+}
+
+type item struct {
+	p   *provider
+	rc  string
+	amt int64
+}
+
+type groupCand struct {
+	items     []item
+	providers []*provider
+}
+
+type search struct {
+	ctx       context.Context
+	q         Query
+	max       int
+	examined  int
+	truncated bool
+	err       error
+	seen      map[string]bool
+	out       []AllocationRequest
+	extra     map[*provider]map[string]int64
+	chosen    []*groupCand
+	isoUsed   map[*provider]bool
+}
+
+// Candidates answers an allocation-candidates query against the model's
+// current usage. Unknown traits or resource classes are 400 errors; an
+// unknown in_tree provider or aggregate simply matches nothing. The
+// combination cap (DefaultMaxCombinations or SetMaxCombinations) bounds the
+// work; ctx is checked while combining.
+func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if err := m.checkNames(q); err != nil {
+		return nil, err
+	}
+	s := &search{ctx: ctx, q: q, max: m.maxCombinations, seen: map[string]bool{},
+		extra: map[*provider]map[string]int64{}, isoUsed: map[*provider]bool{}}
+	if s.max <= 0 {
+		s.max = DefaultMaxCombinations
+	}
+	ix := m.index()
+	inTree := make([]*provider, len(q.Groups))
+	for i, g := range q.Groups {
+		if g.InTree == "" {
+			continue
+		}
+		p, ok := m.providers[g.InTree]
+		if !ok {
+			return m.summarize(s, ix), nil
+		}
+		inTree[i] = p.root
+	}
+	for _, root := range ix.roots {
+		if s.done() {
+			break
+		}
+		r := m.providers[root]
+		if !rootTraitsOK(r, q) {
+			continue
+		}
+		eligible := append(append([]*provider(nil), ix.trees[root]...), ix.sharedInto[root]...)
+		perGroup := make([][]*groupCand, len(q.Groups))
+		ok := true
+		for i, g := range q.Groups {
+			var cands []*groupCand
+			if g.Suffix == "" {
+				cands = s.unsuffixed(g, eligible, inTree[i])
+			} else {
+				cands = singleProvider(g, eligible, inTree[i])
+			}
+			if len(cands) == 0 {
+				ok = false
+				break
+			}
+			perGroup[i] = cands
+		}
+		if ok {
+			s.combine(perGroup, 0, root)
+		}
+	}
+	return m.summarize(s, ix), s.err
+}
+
+func (s *search) done() bool {
+	if s.err != nil || s.truncated {
+		return true
+	}
+	return s.q.Limit > 0 && len(s.out) >= s.q.Limit
+}
+
+// count records one examined combination and reports whether to go on.
+func (s *search) count() bool {
+	s.examined++
+	if s.examined > s.max {
+		s.truncated = true
+		return false
+	}
+	if s.examined&1023 == 0 {
+		if err := s.ctx.Err(); err != nil {
+			s.err = err
+			return false
+		}
+	}
+	return true
+}
+
+func (m *Model) checkNames(q Query) error {
+	var unknown []string
+	check := func(t string) {
+		if !m.traitExists(t) {
+			unknown = append(unknown, t)
+		}
+	}
+	for _, g := range q.Groups {
+		for _, any := range g.RequiredAnyOf {
+			for _, t := range any {
+				check(t)
+			}
+		}
+		for _, t := range g.Forbidden {
+			check(t)
+		}
+	}
+	for _, t := range q.RootRequired {
+		check(t)
+	}
+	for _, t := range q.RootForbidden {
+		check(t)
+	}
+	if len(unknown) > 0 {
+		return badRequest("No such trait(s): %s.", strings.Join(unknown, ", "))
+	}
+	for _, g := range q.Groups {
+		for _, rc := range sortedKeys(g.Resources) {
+			if !m.classExists(rc) {
+				key := "resources" + g.Suffix
+				return badRequest("Invalid resource class in %s parameter: No such resource class %s.", key, rc)
+			}
+		}
+	}
+	return nil
+}
+
+func rootTraitsOK(r *provider, q Query) bool {
+	for _, t := range q.RootRequired {
+		if !r.traits[t] {
+			return false
+		}
+	}
+	for _, t := range q.RootForbidden {
+		if r.traits[t] {
+			return false
+		}
+	}
+	return true
+}
+
+func anyOfOK(have func(string) bool, anyOf [][]string) bool {
+	for _, any := range anyOf {
+		ok := false
+		for _, x := range any {
+			if have(x) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// aggsOK applies member_of and forbidden aggregates; withRoot makes the
+// root's aggregates count too (the unsuffixed group's rule).
+func aggsOK(p *provider, g RequestGroup, withRoot bool) bool {
+	has := func(a string) bool { return p.aggs[a] || (withRoot && p.root.aggs[a]) }
+	if !anyOfOK(has, g.MemberOfAnyOf) {
+		return false
+	}
+	for _, a := range g.ForbiddenAggs {
+		if has(a) {
+			return false
+		}
+	}
+	return true
+}
+
+func forbiddenOK(p *provider, forbidden []string) bool {
+	for _, t := range forbidden {
+		if p.traits[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// singleProvider lists the providers that alone satisfy a suffixed group.
+func singleProvider(g RequestGroup, eligible []*provider, inTree *provider) []*groupCand {
+	rcs := sortedKeys(g.Resources)
+	var out []*groupCand
+	for _, p := range eligible {
+		if inTree != nil && p.root != inTree {
+			continue
+		}
+		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, false) {
+			continue
+		}
+		c := &groupCand{providers: []*provider{p}}
+		fits := true
+		for _, rc := range rcs {
+			if !p.fits(rc, g.Resources[rc], 0) {
+				fits = false
+				break
+			}
+			c.items = append(c.items, item{p, rc, g.Resources[rc]})
+		}
+		if fits {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// unsuffixed lists the ways the unsuffixed group can be met in one tree
+// (plus the sharing providers anchored to it): each class from one
+// provider; required traits met by the providers together.
+func (s *search) unsuffixed(g RequestGroup, eligible []*provider, inTree *provider) []*groupCand {
+	rcs := sortedKeys(g.Resources)
+	options := make([][]*provider, len(rcs))
+	for i, rc := range rcs {
+		for _, p := range eligible {
+			if inTree != nil && p.root != inTree {
+				continue
+			}
+			if p.fits(rc, g.Resources[rc], 0) && forbiddenOK(p, g.Forbidden) && aggsOK(p, g, true) {
+				options[i] = append(options[i], p)
+			}
+		}
+		if len(options[i]) == 0 {
+			return nil
+		}
+	}
+	var out []*groupCand
+	pick := make([]*provider, len(rcs))
+	var walk func(i int)
+	walk = func(i int) {
+		if s.truncated || s.err != nil {
+			return
+		}
+		if i == len(rcs) {
+			if !s.count() {
+				return
+			}
+			c := &groupCand{}
+			for j, rc := range rcs {
+				c.items = append(c.items, item{pick[j], rc, g.Resources[rc]})
+				if !containsProvider(c.providers, pick[j]) {
+					c.providers = append(c.providers, pick[j])
+				}
+			}
+			has := func(t string) bool {
+				for _, p := range c.providers {
+					if p.traits[t] {
+						return true
+					}
+				}
+				return false
+			}
+			if anyOfOK(has, g.RequiredAnyOf) {
+				sort.Slice(c.providers, func(a, b int) bool { return c.providers[a].name < c.providers[b].name })
+				out = append(out, c)
+			}
+			return
+		}
+		for _, p := range options[i] {
+			pick[i] = p
+			walk(i + 1)
+		}
+	}
+	walk(0)
+	return out
+}
+
+func containsProvider(l []*provider, p *provider) bool {
+	for _, x := range l {
+		if x == p {
+			return true
+		}
+	}
+	return false
+}
+
+// combine picks one candidate per group, depth first, pruning on merged
+// capacity and max_unit and on group_policy=isolate as it goes.
+func (s *search) combine(perGroup [][]*groupCand, i int, anchor string) {
+	if s.done() {
+		return
+	}
+	if i == len(perGroup) {
+		if !s.count() {
+			return
+		}
+		s.emit(anchor)
+		return
+	}
+	suffixed := s.q.Groups[i].Suffix != ""
+	isolate := suffixed && s.q.GroupPolicy == "isolate"
+	for _, c := range perGroup[i] {
+		if isolate && s.isoConflict(c) {
+			continue
+		}
+		if !s.fitsMerged(c) {
+			continue
+		}
+		s.add(c, 1)
+		if isolate {
+			for _, p := range c.providers {
+				s.isoUsed[p] = true
+			}
+		}
+		s.chosen = append(s.chosen, c)
+		s.combine(perGroup, i+1, anchor)
+		s.chosen = s.chosen[:len(s.chosen)-1]
+		if isolate {
+			for _, p := range c.providers {
+				delete(s.isoUsed, p)
+			}
+		}
+		s.add(c, -1)
+		if s.done() {
+			return
+		}
+	}
+}
+
+func (s *search) isoConflict(c *groupCand) bool {
+	for _, p := range c.providers {
+		if s.isoUsed[p] {
+			return true
+		}
+	}
+	return false
+}
+
+// fitsMerged checks the sum of every group's amounts on a provider against
+// its free capacity and max_unit; min_unit and step_size were checked per
+// group, as Placement does.
+func (s *search) fitsMerged(c *groupCand) bool {
+	for _, it := range c.items {
+		already := s.extra[it.p][it.rc]
+		if already == 0 {
+			continue
+		}
+		inv := it.p.inv[it.rc]
+		total := already + it.amt
+		if total > inv.MaxUnit || it.p.used[it.rc]+total > inv.Capacity() {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *search) add(c *groupCand, sign int64) {
+	for _, it := range c.items {
+		m := s.extra[it.p]
+		if m == nil {
+			m = map[string]int64{}
+			s.extra[it.p] = m
+		}
+		m[it.rc] += sign * it.amt
+		if m[it.rc] == 0 {
+			delete(m, it.rc)
+		}
+	}
+}
+
+func (s *search) emit(anchor string) {
+	req := AllocationRequest{Allocations: Allocations{}, Mappings: map[string][]string{}, Anchor: anchor}
+	var used []*provider
+	for gi, c := range s.chosen {
+		suffix := s.q.Groups[gi].Suffix
+		for _, it := range c.items {
+			res := req.Allocations[it.p.name]
+			if res == nil {
+				res = map[string]int64{}
+				req.Allocations[it.p.name] = res
+			}
+			res[it.rc] += it.amt
+		}
+		for _, p := range c.providers {
+			req.Mappings[suffix] = append(req.Mappings[suffix], p.name)
+			if !containsProvider(used, p) {
+				used = append(used, p)
+			}
+		}
+	}
+	if !s.sameSubtreeOK() {
+		return
+	}
+	if !s.q.Version.AtLeast(29) {
+		roots := map[*provider]bool{}
+		for _, p := range used {
+			if roots[p.root] {
+				return
+			}
+			roots[p.root] = true
+		}
+	}
+	key := requestKey(req, s.q.Version.AtLeast(34))
+	if s.seen[key] {
+		return
+	}
+	s.seen[key] = true
+	s.out = append(s.out, req)
+}
+
+// sameSubtreeOK: for every same_subtree set, one of the providers serving
+// those groups must be an ancestor (or itself) of all the others.
+func (s *search) sameSubtreeOK() bool {
+	for _, set := range s.q.SameSubtree {
+		var ps []*provider
+		for gi, c := range s.chosen {
+			for _, x := range set {
+				if s.q.Groups[gi].Suffix == x {
+					ps = append(ps, c.providers...)
+				}
+			}
+		}
+		found := false
+		for _, top := range ps {
+			all := true
+			for _, p := range ps {
+				if !isAncestorOrSelf(top, p) {
+					all = false
+					break
+				}
+			}
+			if all {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+func isAncestorOrSelf(a, p *provider) bool {
+	for x := p; x != nil; x = x.parent {
+		if x == a {
+			return true
+		}
+	}
+	return false
+}
+
+func requestKey(r AllocationRequest, withMappings bool) string {
+	var b strings.Builder
+	for _, p := range sortedKeys(r.Allocations) {
+		b.WriteString(p)
+		b.WriteByte('{')
+		for _, rc := range sortedKeys(r.Allocations[p]) {
+			b.WriteString(rc)
+			b.WriteByte(':')
+			b.WriteString(strconv.FormatInt(r.Allocations[p][rc], 10))
+			b.WriteByte(',')
+		}
+		b.WriteByte('}')
+	}
+	if withMappings {
+		for _, sfx := range sortedKeys(r.Mappings) {
+			l := append([]string(nil), r.Mappings[sfx]...)
+			sort.Strings(l)
+			b.WriteString("|" + sfx + "=" + strings.Join(l, ","))
+		}
+	}
+	return b.String()
+}
+
+func (m *Model) summarize(s *search, ix *index) *Candidates {
+	c := &Candidates{Requests: s.out, Summaries: map[string]ProviderSummary{}, Truncated: s.truncated, Examined: s.examined}
+	if c.Requests == nil {
+		c.Requests = []AllocationRequest{}
+	}
+	wholeTrees := s.q.Version.AtLeast(29)
+	doneRoots := map[string]bool{}
+	// Before 1.27 a summary lists only the requested resource classes.
+	var requested map[string]bool
+	if !s.q.Version.AtLeast(27) {
+		requested = map[string]bool{}
+		for _, g := range s.q.Groups {
+			for rc := range g.Resources {
+				requested[rc] = true
+			}
+		}
+	}
+	summaryOf := func(p *provider) ProviderSummary { return summaryOf(p, requested) }
+	for i := range c.Requests {
+		r := &c.Requests[i]
+		for sfx, l := range r.Mappings {
+			sort.Strings(l)
+			r.Mappings[sfx] = l
+		}
+		for pn := range r.Allocations {
+			p := m.providers[pn]
+			if !wholeTrees {
+				c.Summaries[pn] = summaryOf(p)
+				continue
+			}
+			if doneRoots[p.root.name] {
+				continue
+			}
+			doneRoots[p.root.name] = true
+			for _, q := range ix.trees[p.root.name] {
+				c.Summaries[q.name] = summaryOf(q)
+			}
+		}
+		for _, l := range r.Mappings {
+			for _, pn := range l {
+				p := m.providers[pn]
+				if _, ok := c.Summaries[pn]; ok || doneRoots[p.root.name] {
+					continue
+				}
+				if !wholeTrees {
+					c.Summaries[pn] = summaryOf(p)
+					continue
+				}
+				doneRoots[p.root.name] = true
+				for _, q := range ix.trees[p.root.name] {
+					c.Summaries[q.name] = summaryOf(q)
+				}
+			}
+		}
+	}
+	return c
+}
+
+func summaryOf(p *provider, only map[string]bool) ProviderSummary {
+	ps := ProviderSummary{Resources: make(map[string]ResourceSummary, len(p.inv)), Traits: p.sortedTraits(), Root: p.root.name}
+	if p.parent != nil {
+		ps.Parent = p.parent.name
+	}
+	for rc, inv := range p.inv {
+		if only != nil && !only[rc] {
+			continue
+		}
+		ps.Resources[rc] = ResourceSummary{Capacity: inv.Capacity(), Used: p.used[rc]}
+	}
+	return ps
+}
