@@ -102,3 +102,64 @@ func orderKey(t string, v graph.Value) (key, error) {
 	}
 	return key{}, fmt.Errorf("%s is not %s", graph.Render(v), article(t))
 }
+
+// dynamicCompare orders two plain values whose type is unknown, by what
+// they hold: numbers numerically; strings that are scalar units of one
+// kind by magnitude, timestamps by instant, versions by components, other
+// strings lexically. Other pairs, such as a size and a plain word, are not
+// comparable.
+func dynamicCompare(a, b graph.Value) (int, error) {
+	switch x := a.(type) {
+	case int64, float64:
+		ka, errA := orderKey(Float, a)
+		kb, errB := orderKey(Float, b)
+		if errA == nil && errB == nil {
+			return ka.compare(kb), nil
+		}
+	case string:
+		y, ok := b.(string)
+		if !ok {
+			break
+		}
+		tx, ty := specialType(x), specialType(y)
+		switch {
+		case tx == "" && ty == "":
+			return strings.Compare(x, y), nil
+		case tx == ty:
+			return Compare(tx, x, y)
+		}
+	}
+	return 0, fmt.Errorf("%s and %s cannot be compared", shown(a), shown(b))
+}
+
+// dynamicEqual is equality for plain values whose type is unknown:
+// scalar units, timestamps and versions by meaning, the rest structurally.
+func dynamicEqual(a, b graph.Value) bool {
+	x, okA := a.(string)
+	y, okB := b.(string)
+	if okA && okB {
+		if t := specialType(x); t != "" && t == specialType(y) {
+			c, err := Compare(t, x, y)
+			return err == nil && c == 0
+		}
+	}
+	return graph.Equal(a, b)
+}
+
+// specialType names the special type a string is written in — a
+// scalar-unit kind, timestamp, or a version with at least major.minor — or
+// "" for a plain string.
+func specialType(s string) string {
+	for _, k := range []*scalarKind{sizeKind, timeKind, frequencyKind, bitrateKind} {
+		if _, err := k.parse(s); err == nil {
+			return k.typ
+		}
+	}
+	if _, err := parseTimestampAny(s); err == nil {
+		return Timestamp
+	}
+	if _, err := parseVersion(s); err == nil && strings.Contains(s, ".") {
+		return Version
+	}
+	return ""
+}

@@ -68,6 +68,7 @@ type Constraint struct {
 	written string         // the argument as written, for String
 	keys    []key          // order keys of Args, for ordered types
 	re      *regexp.Regexp // pattern, compiled once
+	dynamic bool           // the type is unknown: values decide (see ParseConstraint)
 }
 
 // ParseConstraint reads one constraint clause — a map with one key, the
@@ -75,7 +76,15 @@ type Constraint struct {
 // type (IsPrimitive) the arguments are coerced to it; otherwise they are
 // kept as plain values. in_range takes a list of two bounds, valid_values a
 // list, length/min_length/max_length a non-negative integer, pattern a
-// valid regular expression and schema a string. The constraint is nil when
+// valid regular expression and schema a string.
+//
+// An empty typ means the type is unknown (a node filter read before the
+// property's type is known): every operator is accepted, arguments are
+// plain values, and Check compares by what the values hold — numbers
+// numerically, strings that are scalar units of one kind by magnitude,
+// timestamps by instant, versions by components, other strings lexically.
+//
+// The constraint is nil when
 // the diagnostics hold an error; diagnostics carry positions but no Path,
 // which the caller knows.
 func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics) {
@@ -103,8 +112,8 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 	if IsPrimitive(typ) {
 		t = Canonical(typ)
 	}
-	c := &Constraint{Op: op, Type: t, Range: n.Range, written: writtenYAML(arg)}
-	if msg := applicable(op, t); msg != "" {
+	c := &Constraint{Op: op, Type: t, Range: n.Range, written: writtenYAML(arg), dynamic: typ == ""}
+	if msg := applicable(op, t); msg != "" && !c.dynamic {
 		return nil, diags.Errorf(opNode.Range, "", CodeNotApplicable, "the %s constraint does not apply to %s", op, msg)
 	}
 	switch op {
@@ -168,7 +177,9 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 			}
 			c.keys[i] = k
 		}
-		if op == OpInRange && c.Args[0] != Unbounded && c.Args[1] != Unbounded && c.keys[0].compare(c.keys[1]) > 0 {
+	}
+	if op == OpInRange && c.Args[0] != Unbounded && c.Args[1] != Unbounded {
+		if order, err := c.compareArg(c.Args[0], key{}, 1); err == nil && order > 0 {
 			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range %s: the lower bound is greater than the upper bound", c.written)
 		}
 	}
@@ -179,7 +190,7 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 // scalar-unit type a bare number is read in the base unit, with a warning.
 func (c *Constraint) argument(n *yamlsrc.Node, bound bool) (graph.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if bound && n.IsString() && n.Value == Unbounded && isOrdered(c.Type) {
+	if bound && n.IsString() && n.Value == Unbounded && (isOrdered(c.Type) || c.dynamic) {
 		return Unbounded, nil
 	}
 	if c.Type == "" {
@@ -331,23 +342,38 @@ func (c *Constraint) holds(v graph.Value) (ok bool, why string, err error) {
 		}
 		return false, "", nil
 	case OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual, OpInRange:
-		k, err := orderKey(c.Type, v)
+		var k key
+		var err error
+		if !c.dynamic {
+			if k, err = orderKey(c.Type, v); err != nil {
+				return false, "", err
+			}
+		}
+		if c.Op == OpInRange {
+			for i, sign := range [2]int{1, -1} {
+				if c.Args[i] == Unbounded {
+					continue
+				}
+				order, err := c.compareArg(v, k, i)
+				if err != nil || order*sign < 0 {
+					return false, "", err
+				}
+			}
+			return true, "", nil
+		}
+		order, err := c.compareArg(v, k, 0)
 		if err != nil {
 			return false, "", err
 		}
 		switch c.Op {
 		case OpGreaterThan:
-			return k.compare(c.keys[0]) > 0, "", nil
+			return order > 0, "", nil
 		case OpGreaterOrEqual:
-			return k.compare(c.keys[0]) >= 0, "", nil
+			return order >= 0, "", nil
 		case OpLessThan:
-			return k.compare(c.keys[0]) < 0, "", nil
-		case OpLessOrEqual:
-			return k.compare(c.keys[0]) <= 0, "", nil
+			return order < 0, "", nil
 		}
-		lowOK := c.Args[0] == Unbounded || k.compare(c.keys[0]) >= 0
-		highOK := c.Args[1] == Unbounded || k.compare(c.keys[1]) <= 0
-		return lowOK && highOK, "", nil
+		return order <= 0, "", nil
 	case OpLength, OpMinLength, OpMaxLength:
 		n, err := length(v)
 		if err != nil {
@@ -376,14 +402,32 @@ func (c *Constraint) holds(v graph.Value) (ok bool, why string, err error) {
 // equal compares v with argument i: semantically for ordered types (1 GB
 // equals 1000 MB), structurally otherwise.
 func (c *Constraint) equal(v graph.Value, i int) (bool, error) {
-	if c.keys != nil {
+	switch {
+	case c.keys != nil:
 		k, err := orderKey(c.Type, v)
 		if err != nil {
 			return false, err
 		}
 		return k.compare(c.keys[i]) == 0, nil
+	case c.dynamic:
+		return dynamicEqual(v, c.Args[i]), nil
 	}
 	return graph.Equal(v, c.Args[i]), nil
+}
+
+// compareArg orders v (whose key k is set unless the constraint is
+// dynamic) against argument i.
+func (c *Constraint) compareArg(v graph.Value, k key, i int) (int, error) {
+	if c.dynamic {
+		return dynamicCompare(v, c.Args[i])
+	}
+	if k.kind == 0 {
+		var err error
+		if k, err = orderKey(c.Type, v); err != nil {
+			return 0, err
+		}
+	}
+	return k.compare(c.keys[i]), nil
 }
 
 // length counts runes of a string, items of a list, entries of a map.

@@ -60,7 +60,9 @@
 // accepts UNBOUNDED for either bound, as tosca-parser does. pattern is
 // anchored (the whole value must match) and uses Go's RE2 syntax:
 // lookarounds and backreferences are not supported and are reported as
-// such. A schema clause is parsed and kept but not enforced: xosplan does
+// such. An empty type means "unknown" (node filters read before the
+// property's type is resolved): arguments stay plain values and Check
+// compares by what the values hold. A schema clause is parsed and kept but not enforced: xosplan does
 // not bundle a JSON Schema or XSD validator. A value that is or contains an
 // Unknown (known only at apply time) satisfies every constraint at
 // validation time.
