@@ -11,6 +11,11 @@
 // tosca-parser extras documented at the top of the 1.0 file. The
 // compiler loads it before a template's own imports.
 //
+// Beside the four Simple Profile versions, For knows the profiles listed by
+// Profiles: tosca_simple_profile_for_nfv_1_0_0 returns the 1.0 types plus the
+// NFV profile's (tosca.nodes.nfv.VNF, VDU, CP, VL, …) in one file, so that a
+// compiler loads that one file instead of the 1.0 file.
+//
 // Shorthand names are not declared in the files: the compiler derives them.
 // A normative type "tosca.<section>.<rest>" has the shorthand name <rest>
 // with a leading "network." or "lifecycle." segment dropped (tosca.nodes.Compute

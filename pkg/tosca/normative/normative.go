@@ -13,47 +13,68 @@ var (
 	v1_2 string
 	//go:embed tosca_simple_yaml_1_3.yaml
 	v1_3 string
+	//go:embed tosca_simple_profile_for_nfv_1_0_0.yaml
+	nfv1_0_0 string
 )
 
-// version pairs a tosca_definitions_version value with its file.
-type version struct {
+// definitions pairs a tosca_definitions_version value with its file.
+type definitions struct {
 	name string
 	data string
+	// profile marks a profile built on a Simple Profile version (NFV)
+	// rather than a version of the Simple Profile itself.
+	profile bool
 }
 
-// versions lists the supported versions, oldest first. It is a function and
-// not a package variable so that no package-level state exists.
-func versions() []version {
-	return []version{
-		{"tosca_simple_yaml_1_0", v1_0},
-		{"tosca_simple_yaml_1_1", v1_1},
-		{"tosca_simple_yaml_1_2", v1_2},
-		{"tosca_simple_yaml_1_3", v1_3},
+// all lists the embedded definitions, the Simple Profile versions oldest
+// first. It is a function and not a package variable so that no
+// package-level state exists.
+func all() []definitions {
+	return []definitions{
+		{"tosca_simple_yaml_1_0", v1_0, false},
+		{"tosca_simple_yaml_1_1", v1_1, false},
+		{"tosca_simple_yaml_1_2", v1_2, false},
+		{"tosca_simple_yaml_1_3", v1_3, false},
+		{"tosca_simple_profile_for_nfv_1_0_0", nfv1_0_0, true},
 	}
 }
 
 // For returns the embedded normative type definitions for a
-// tosca_definitions_version value ("tosca_simple_yaml_1_0" …
-// "tosca_simple_yaml_1_3"). name is a pseudo file name for diagnostics
-// ("<normative>/tosca_simple_yaml_1_3.yaml"). data is a fresh copy the caller
-// may keep or modify. ok is false for any other value, including the empty
-// string; no normalisation of the value is done.
-func For(ver string) (name string, data []byte, ok bool) {
-	for _, v := range versions() {
-		if v.name == ver {
-			return "<normative>/" + v.name + ".yaml", []byte(v.data), true
+// tosca_definitions_version value: "tosca_simple_yaml_1_0" …
+// "tosca_simple_yaml_1_3", or a profile listed by Profiles, whose file holds
+// its Simple Profile version's types as well. name is a pseudo file name for
+// diagnostics ("<normative>/tosca_simple_yaml_1_3.yaml"). data is a fresh
+// copy the caller may keep or modify. ok is false for any other value,
+// including the empty string; the value is matched exactly.
+func For(version string) (name string, data []byte, ok bool) {
+	for _, d := range all() {
+		if d.name == version {
+			return "<normative>/" + d.name + ".yaml", []byte(d.data), true
 		}
 	}
 	return "", nil, false
 }
 
-// Versions lists the supported tosca_definitions_version values, oldest
-// first. The slice is new on each call.
+// Versions lists the supported Simple Profile tosca_definitions_version
+// values, oldest first. The slice is new on each call.
 func Versions() []string {
-	vs := versions()
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = v.name
+	return names(false)
+}
+
+// Profiles lists the other tosca_definitions_version values For knows:
+// profiles built on a Simple Profile version
+// ("tosca_simple_profile_for_nfv_1_0_0", on 1.0). The slice is new on each
+// call.
+func Profiles() []string {
+	return names(true)
+}
+
+func names(profile bool) []string {
+	var out []string
+	for _, d := range all() {
+		if d.profile == profile {
+			out = append(out, d.name)
+		}
 	}
 	return out
 }

@@ -102,7 +102,7 @@ func TestVersionsAndFor(t *testing.T) {
 	if got := Versions(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("Versions() = %v, want %v", got, want)
 	}
-	for _, v := range want {
+	for _, v := range append(want, Profiles()...) {
 		name, data, ok := For(v)
 		if !ok || name != "<normative>/"+v+".yaml" || len(data) == 0 {
 			t.Fatalf("For(%q) = %q, %d bytes, %v", v, name, len(data), ok)
@@ -125,7 +125,10 @@ func TestVersionsAndFor(t *testing.T) {
 			t.Errorf("For(%q) shares its bytes between calls", v)
 		}
 	}
-	for _, v := range []string{"", "tosca_simple_yaml_1_4", "tosca_simple_yaml_1", "TOSCA_SIMPLE_YAML_1_0", "tosca_simple_profile_for_nfv_1_0_0"} {
+	if got := Profiles(); strings.Join(got, ",") != "tosca_simple_profile_for_nfv_1_0_0" {
+		t.Errorf("Profiles() = %v", got)
+	}
+	for _, v := range []string{"", "tosca_simple_yaml_1_4", "tosca_simple_yaml_1", "TOSCA_SIMPLE_YAML_1_0", "tosca_simple_profile_for_nfv_1_0", "<normative>/tosca_simple_yaml_1_0.yaml"} {
 		if _, _, ok := For(v); ok {
 			t.Errorf("For(%q) ok, want not supported", v)
 		}
@@ -142,7 +145,7 @@ func TestSelfConsistent(t *testing.T) {
 		"scalar-unit.size": true, "scalar-unit.time": true, "scalar-unit.frequency": true,
 		"scalar-unit.bitrate": true,
 	}
-	for _, v := range Versions() {
+	for _, v := range append(Versions(), Profiles()...) {
 		name, data, _ := For(v)
 		set := parseTypes(t, name, data)
 		for _, sec := range sections {
@@ -476,5 +479,25 @@ func TestIntermediateVersions(t *testing.T) {
 		if want := "artifact_types|tosca.artifacts.template||missing"; strings.Join(got, ";") != want {
 			t.Errorf("%s vs 1.3: differences %q, want %q", v, got, want)
 		}
+	}
+}
+
+// TestNFVProfile checks that the NFV profile holds the 1.0 types unchanged
+// and adds only tosca.*.nfv.* types.
+func TestNFVProfile(t *testing.T) {
+	name, data, _ := For("tosca_simple_yaml_1_0")
+	v10 := parseTypes(t, name, data)
+	name, data, _ = For("tosca_simple_profile_for_nfv_1_0_0")
+	nfv := parseTypes(t, name, data)
+	extra := 0
+	for _, m := range compare(nfv, v10) {
+		if strings.HasSuffix(m.key, "||extra") && strings.Contains(m.key, ".nfv.") {
+			extra++
+			continue
+		}
+		t.Errorf("NFV profile differs from 1.0: %s: %s", m.key, m.text)
+	}
+	if extra < 15 {
+		t.Errorf("only %d NFV types", extra)
 	}
 }
