@@ -165,13 +165,13 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 	if diags.HasErrors() {
 		return nil, diags
 	}
-	if isOrdered(t) && comparesValues(op) {
+	if kt := c.argType(); isOrdered(kt) && comparesValues(op) {
 		c.keys = make([]key, len(c.Args))
 		for i, a := range c.Args {
 			if a == Unbounded && op == OpInRange {
 				continue
 			}
-			k, err := orderKey(t, a)
+			k, err := orderKey(kt, a)
 			if err != nil { // Coerce produced the argument: its key exists.
 				return nil, diags.Errorf(arg.Range, "", CodeBadArgument, "%v", err)
 			}
@@ -190,7 +190,7 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 // scalar-unit type a bare number is read in the base unit, with a warning.
 func (c *Constraint) argument(n *yamlsrc.Node, bound bool) (graph.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	if bound && n.IsString() && n.Value == Unbounded && (isOrdered(c.Type) || c.dynamic) {
+	if bound && n.IsString() && n.Value == Unbounded && (isOrdered(c.argType()) || c.dynamic) {
 		return Unbounded, nil
 	}
 	if c.Type == "" {
@@ -208,7 +208,7 @@ func (c *Constraint) argument(n *yamlsrc.Node, bound bool) (graph.Value, diag.Di
 		diags = diags.Warnf(n.Range, "", CodeUnitlessScalar, "%s has no unit; it is read as %s", quote(n.Value), sv.canonical())
 		return sv.canonical(), diags
 	}
-	v, err := Coerce(c.Type, n)
+	v, err := Coerce(c.argType(), n)
 	if err != nil {
 		return nil, diags.Errorf(n.Range, "", CodeBadArgument, "the %s argument is not valid: %v", c.Op, err)
 	}
@@ -220,7 +220,7 @@ func (c *Constraint) argument(n *yamlsrc.Node, bound bool) (graph.Value, diag.Di
 func applicable(op, t string) string {
 	switch op {
 	case OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual, OpInRange:
-		if !isOrdered(t) {
+		if !isOrdered(t) && !(op == OpInRange && t == Range) {
 			return typeName(t) + ", whose values have no order"
 		}
 	case OpLength, OpMinLength, OpMaxLength:
@@ -342,6 +342,9 @@ func (c *Constraint) holds(v graph.Value) (ok bool, why string, err error) {
 		}
 		return false, "", nil
 	case OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual, OpInRange:
+		if c.Type == Range {
+			return c.rangeWithin(v)
+		}
 		var k key
 		var err error
 		if !c.dynamic {
@@ -415,6 +418,40 @@ func (c *Constraint) equal(v graph.Value, i int) (bool, error) {
 	return graph.Equal(v, c.Args[i]), nil
 }
 
+// argType is the type of the arguments: the property's type, except that
+// the bounds of in_range on a range are integers.
+func (c *Constraint) argType() string {
+	if c.Type == Range && c.Op == OpInRange {
+		return Integer
+	}
+	return c.Type
+}
+
+// rangeWithin checks in_range on a range value: both of its bounds must lie
+// within the constraint's (an UNBOUNDED upper bound only within an
+// UNBOUNDED one).
+func (c *Constraint) rangeWithin(v graph.Value) (bool, string, error) {
+	r, ok := v.([]graph.Value)
+	if !ok || len(r) != 2 {
+		return false, "", fmt.Errorf("%s is not a valid range", shown(v))
+	}
+	lo, okLo := r[0].(int64)
+	hi, okHi := r[1].(int64)
+	if !okLo || !okHi && r[1] != Unbounded {
+		return false, "", fmt.Errorf("%s is not a valid range", shown(v))
+	}
+	if c.Args[0] != Unbounded && lo < c.Args[0].(int64) {
+		return false, "", nil
+	}
+	switch {
+	case c.Args[1] == Unbounded:
+		return true, "", nil
+	case r[1] == Unbounded:
+		return false, "", nil
+	}
+	return hi <= c.Args[1].(int64), "", nil
+}
+
 // compareArg orders v (whose key k is set unless the constraint is
 // dynamic) against argument i.
 func (c *Constraint) compareArg(v graph.Value, k key, i int) (int, error) {
@@ -423,7 +460,7 @@ func (c *Constraint) compareArg(v graph.Value, k key, i int) (int, error) {
 	}
 	if k.kind == 0 {
 		var err error
-		if k, err = orderKey(c.Type, v); err != nil {
+		if k, err = orderKey(c.argType(), v); err != nil {
 			return 0, err
 		}
 	}
