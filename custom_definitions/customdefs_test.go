@@ -232,6 +232,13 @@ func loadModels(t *testing.T) (map[string]*model, map[string]bool) {
 		m := &model{file: name, props: map[string]bool{}, requirements: map[string]string{}}
 		for _, p := range nt.Value.Get("properties").Pairs() {
 			m.props[p.Key.Value] = true
+			// Only TOSCA primitives: xproto types such as uint32 must be
+			// mapped, or strict TOSCA processors reject the file.
+			switch ty, _ := p.Value.Get("type").String(); ty {
+			case "string", "integer", "float", "boolean":
+			default:
+				t.Errorf("%s:%d: property %s has type %q, not a TOSCA primitive", name, p.Key.Range.Start.Line, p.Key.Value, ty)
+			}
 		}
 		me := nt.Value.Get("properties").Get("must-exist")
 		if ty, _ := me.Get("type").String(); ty != "boolean" || me.Get("default").Value != "false" {
