@@ -62,7 +62,8 @@ func coerce(typ string, n *yamlsrc.Node, lenient bool) (graph.Value, error) {
 	}
 	switch t {
 	case String:
-		if n.IsString() || (lenient && !n.IsNull()) {
+		// YAML 1.2, TOSCA's YAML, has no timestamp type: a plain date is text.
+		if n.IsString() || n.Tag == yamlsrc.TagTimestamp || lenient {
 			return n.Value, nil
 		}
 	case Integer:

@@ -69,6 +69,7 @@ type Constraint struct {
 	keys    []key          // order keys of Args, for ordered types
 	re      *regexp.Regexp // pattern, compiled once
 	dynamic bool           // the type is unknown: values decide (see ParseConstraint)
+	parsed  bool           // made by ParseConstraint: Args have the shapes holds relies on
 }
 
 // ParseConstraint reads one constraint clause — a map with one key, the
@@ -183,6 +184,7 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range %s: the lower bound is greater than the upper bound", c.written)
 		}
 	}
+	c.parsed = true
 	return c, diags
 }
 
@@ -315,6 +317,9 @@ func backreference(p string) bool {
 // value and the clause, as in `the value 0 does not satisfy "in_range: [1,
 // 65535]"`.
 func (c *Constraint) Check(v graph.Value) error {
+	if c == nil || !c.parsed {
+		return fmt.Errorf("the constraint was not made by ParseConstraint")
+	}
 	if graph.HasUnknown(v) {
 		return nil
 	}
@@ -493,4 +498,12 @@ func shown(v graph.Value) string {
 }
 
 // String renders the clause as written, such as "in_range: [1, 65535]".
-func (c *Constraint) String() string { return c.Op + ": " + c.written }
+func (c *Constraint) String() string {
+	if c == nil {
+		return ""
+	}
+	if !c.parsed {
+		return c.Op + ": " + graph.Render(c.Args)
+	}
+	return c.Op + ": " + c.written
+}

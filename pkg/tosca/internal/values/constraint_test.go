@@ -214,3 +214,40 @@ func TestParseConstraintNil(t *testing.T) {
 		t.Errorf("ParseConstraint(nil) = %v, %v", c, diags)
 	}
 }
+
+func TestConstraintNotParsed(t *testing.T) {
+	var nilC *Constraint
+	for _, c := range []*Constraint{nilC, {}, {Op: OpLength}, {Op: OpPattern, Args: []graph.Value{"x"}}, {Op: OpInRange, Type: Integer}} {
+		if err := c.Check("x"); err == nil || !strings.Contains(err.Error(), "not made by ParseConstraint") {
+			t.Errorf("%#v.Check = %v", c, err)
+		}
+		_ = c.String()
+	}
+}
+
+// A constraint is shared by every template that uses its type: checks run
+// concurrently (go test -race).
+func TestCheckConcurrent(t *testing.T) {
+	pat, _ := ParseConstraint(node(t, "{pattern: '[a-z]+[0-9]*'}"), "string")
+	rng, _ := ParseConstraint(node(t, "{in_range: [1 GB, 4 GiB]}"), "scalar-unit.size")
+	done := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			var err error
+			for i := range 200 {
+				if e := pat.Check(fmt.Sprintf("web%d", i+g)); e != nil {
+					err = e
+				}
+				if e := rng.Check(fmt.Sprintf("%d MB", 1000+i)); e != nil {
+					err = e
+				}
+			}
+			done <- err
+		}()
+	}
+	for range 8 {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -20,7 +20,8 @@
 // internal/yamlsrc resolves it), with these TOSCA-driven allowances:
 //   - string: a quoted or plain text scalar. An unquoted number or boolean
 //     is not a string (tosca-parser: `"123456789" is not a string`; Puccini
-//     agrees). Callers that must follow tosca-parser's leniency for a
+//     agrees). A plain date or timestamp is a string: YAML 1.2 has no
+//     timestamp type. Callers that must follow tosca-parser's leniency for a
 //     template's own top-level property values use CoerceLenient.
 //   - integer: a YAML integer in int64 range (decimal, 0x, 0o, 0b,
 //     underscores). A float, even 2.0, and a quoted "2" are errors.
