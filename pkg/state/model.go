@@ -98,3 +98,11 @@ func (s *State) Lookup(addr string) (*Resource, bool) {
 	}
 	return nil, false
 }
+
+// utc returns t in UTC, leaving the zero time alone.
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC()
+}

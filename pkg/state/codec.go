@@ -1,0 +1,276 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Errors describing a state file that cannot be used; compare with
+// errors.Is. A file that fails to decode is never overwritten silently.
+var (
+	// ErrCorrupt marks a state file that is not valid JSON of the expected
+	// shape, or that breaks an invariant (duplicate addresses, no lineage).
+	ErrCorrupt = errors.New("state file is corrupt")
+	// ErrVersion marks a state file written in a format version this
+	// build does not know.
+	ErrVersion = errors.New("unsupported state format version")
+)
+
+// Encode renders s as the canonical state file: 2-space indented JSON,
+// struct fields in declaration order, map keys sorted, resources sorted by
+// address, times in UTC, absent maps as {} and absent lists as []. The same
+// content always encodes to the same bytes, so comparing encodings compares
+// content. Encode does not modify s.
+func Encode(s *State) ([]byte, error) {
+	res, err := encodeResources(s.Resources)
+	if err != nil {
+		return nil, err
+	}
+	return assemble(s.Version, s.Serial, s.Lineage, res.join()), nil
+}
+
+// encodeResources renders the resources list as it appears inside the
+// state file (indented one level), so that the header can be rebuilt
+// around it without encoding the resources again. Large lists are encoded
+// in chunks on up to GOMAXPROCS goroutines (all joined before it returns):
+// writing the state of 10,000 resources must take well under 0.2 s.
+func encodeResources(rs []Resource) (chunks, error) {
+	norm := make([]Resource, len(rs))
+	for i := range rs {
+		norm[i] = normalizeForEncode(rs[i])
+	}
+	slices.SortStableFunc(norm, func(a, b Resource) int { return strings.Compare(a.Address, b.Address) })
+	if len(norm) == 0 {
+		return chunks{[]byte("[]")}, nil
+	}
+	workers := min(runtime.GOMAXPROCS(0), 8, (len(norm)+chunkMin-1)/chunkMin)
+	parts := make([][]byte, workers)
+	errs := make([]error, workers)
+	per := (len(norm) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for c := range workers {
+		wg.Go(func() {
+			lo, hi := c*per, min((c+1)*per, len(norm))
+			e := encoder{b: make([]byte, 0, (hi-lo)*3072), depth: 2}
+			for i := lo; i < hi; i++ {
+				if i > 0 {
+					e.b = append(e.b, ',')
+				}
+				e.newline()
+				e.resource(&norm[i])
+			}
+			parts[c], errs[c] = e.b, e.err
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("encoding state resources: %w", err)
+	}
+	out := make(chunks, 0, len(parts)+2)
+	out = append(out, []byte("["))
+	out = append(out, parts...)
+	return append(out, []byte("\n  ]")), nil
+}
+
+// chunks is an encoding kept in pieces, so that the pieces encoded in
+// parallel need not be copied into one buffer before being written.
+type chunks [][]byte
+
+func (c chunks) size() int {
+	n := 0
+	for _, p := range c {
+		n += len(p)
+	}
+	return n
+}
+
+func (c chunks) join() []byte { return bytes.Join(c, nil) }
+
+// equal compares the byte streams, however they are cut into pieces.
+func (c chunks) equal(d chunks) bool {
+	if c.size() != d.size() {
+		return false
+	}
+	var a, b []byte
+	for {
+		for len(a) == 0 && len(c) > 0 {
+			a, c = c[0], c[1:]
+		}
+		for len(b) == 0 && len(d) > 0 {
+			b, d = d[0], d[1:]
+		}
+		if len(a) == 0 || len(b) == 0 {
+			return len(a) == len(b)
+		}
+		n := min(len(a), len(b))
+		if !bytes.Equal(a[:n], b[:n]) {
+			return false
+		}
+		a, b = a[n:], b[n:]
+	}
+}
+
+// chunkMin is the least number of resources worth a goroutine.
+const chunkMin = 512
+
+// assemble builds the file bytes from a header and pre-encoded resources.
+// Its output equals json.MarshalIndent(State{…}, "", "  ") plus a newline;
+// a test holds it to that.
+func assemble(version int, serial uint64, lineage string, resources []byte) []byte {
+	out := make([]byte, 0, len(resources)+128)
+	out = fmt.Appendf(out, "{\n  \"version\": %d,\n  \"serial\": %d,\n  \"lineage\": ", version, serial)
+	out = appendString(out, lineage, false)
+	out = append(out, ",\n  \"resources\": "...)
+	out = append(out, resources...)
+	out = append(out, "\n}\n"...)
+	return out
+}
+
+// normalizeForEncode returns a shallow copy of r whose absent collections
+// encode as empty ones and whose times are UTC, so that a value read back
+// from a file encodes to the same bytes as the value written.
+func normalizeForEncode(r Resource) Resource {
+	if r.Spec == nil {
+		r.Spec = map[string]graph.Value{}
+	}
+	if r.Management == "" {
+		r.Management = graph.Managed
+	}
+	fb := &r.Feedback
+	fb.Created = utc(fb.Created)
+	fb.Enacted = utc(fb.Enacted)
+	fb.LastAttempt = utc(fb.LastAttempt)
+	return r
+}
+
+// Decode parses and validates a state file. Numbers come back as int64 or
+// float64 and {"$unknown": …} as graph.Unknown (graph.DecodeValue), absent
+// maps as empty ones, resources sorted by address. An empty input, broken
+// JSON, a missing lineage or duplicate addresses give ErrCorrupt; a version
+// other than FormatVersion gives ErrVersion.
+func Decode(data []byte) (*State, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		return nil, fmt.Errorf("%w: the file is empty", ErrCorrupt)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		// A file of another version may have another shape: say so rather
+		// than report the shape mismatch.
+		var probe struct {
+			Version int `json:"version"`
+		}
+		if json.Unmarshal(data, &probe) == nil && probe.Version != FormatVersion {
+			return nil, versionError(probe.Version)
+		}
+		return nil, fmt.Errorf("%w: %s", ErrCorrupt, describeJSONError(data, err))
+	}
+	if s.Version != FormatVersion {
+		return nil, versionError(s.Version)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the end of the state object", ErrCorrupt)
+	}
+	if err := validate(&s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func versionError(v int) error {
+	if v == 0 {
+		return fmt.Errorf("%w: no \"version\" field; this is not an xosplan state file", ErrCorrupt)
+	}
+	return fmt.Errorf("%w: the file has version %d, this xosplan reads version %d", ErrVersion, v, FormatVersion)
+}
+
+// validate checks the invariants a decoded state must hold and normalizes
+// its values in place.
+func validate(s *State) error {
+	var problems []error
+	if s.Lineage == "" {
+		problems = append(problems, errors.New("no lineage"))
+	}
+	if s.Resources == nil {
+		s.Resources = []Resource{}
+	}
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		if r.Address == "" {
+			problems = append(problems, fmt.Errorf("resource #%d has no address", i+1))
+		}
+		if r.Management != graph.Managed && r.Management != graph.Unmanaged {
+			problems = append(problems, fmt.Errorf("resource %q: management %q is neither %q nor %q", r.Address, r.Management, graph.Managed, graph.Unmanaged))
+		}
+		normalizeDecoded(r)
+	}
+	slices.SortStableFunc(s.Resources, func(a, b Resource) int { return strings.Compare(a.Address, b.Address) })
+	for i := 1; i < len(s.Resources); i++ {
+		if a := s.Resources[i].Address; a != "" && a == s.Resources[i-1].Address {
+			problems = append(problems, fmt.Errorf("resource %q appears twice", a))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%w: %w", ErrCorrupt, errors.Join(problems...))
+	}
+	return nil
+}
+
+// normalizeDecoded turns the json.Number and map[string]any values left by
+// a UseNumber decode into canonical graph values.
+func normalizeDecoded(r *Resource) {
+	if r.Spec == nil {
+		r.Spec = map[string]graph.Value{}
+	}
+	decodeMap(r.Spec)
+	decodeMap(r.Driver.Options)
+	for k, op := range r.Driver.Operations {
+		decodeMap(op.Inputs)
+		r.Driver.Operations[k] = op
+	}
+	fb := &r.Feedback
+	decodeMap(fb.Resolved)
+	decodeMap(fb.Attributes)
+	decodeMap(fb.Signals)
+	decodeMap(fb.Extra)
+}
+
+func decodeMap(m map[string]graph.Value) {
+	for k, v := range m {
+		m[k] = graph.DecodeValue(v)
+	}
+}
+
+// describeJSONError adds the line and column of a syntax or type error.
+func describeJSONError(data []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "the file ends in the middle of the JSON (truncated?)"
+	}
+	if off <= 0 || off > int64(len(data)) {
+		return err.Error()
+	}
+	// Offset counts the bytes read up to and including the offending one.
+	bad := int(off) - 1
+	line := 1 + bytes.Count(data[:bad], []byte("\n"))
+	col := bad - bytes.LastIndexByte(data[:bad], '\n')
+	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+}

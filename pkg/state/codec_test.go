@@ -1,0 +1,269 @@
+package state
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// fullResource sets every field of the model, so that the hand-written
+// encoder is checked against encoding/json on all of them
+// (TestFullResourceIsFull keeps it so when fields are added).
+func fullResource() Resource {
+	t := time.Date(2026, 1, 2, 3, 4, 5, 600, time.UTC)
+	return Resource{
+		Address:      "web.server",
+		Type:         "tosca.nodes.WebServer",
+		TypeChain:    []string{"tosca.nodes.WebServer", "tosca.nodes.Root"},
+		Management:   graph.Unmanaged,
+		Dependencies: []string{"host"},
+		Driver: graph.Driver{
+			Name: graph.DriverScripted,
+			Operations: map[string]graph.Operation{"launch": {
+				Implementation: "/vm/launch.py",
+				Dependencies:   []string{"/vm/lib.py"},
+				Inputs:         map[string]graph.Value{"n": int64(3)},
+				Outputs:        map[string]string{"ip": "address", "b": ""},
+				Timeout:        90 * time.Second,
+			}},
+			Options: map[string]graph.Value{"factory": "f1"},
+		},
+		Spec: map[string]graph.Value{
+			"s": "line1\nline2\t\"quoted\" \\ <html> & \u2028 \x01 \b\f é 日本 \xff",
+			"i": int64(-1 << 62), "f": 1e-7, "g": 1e21, "h": 123.456, "z": 0.0, "neg": -2.5e-8,
+			"b": true, "n": nil, "l": []graph.Value{}, "m": map[string]graph.Value{},
+			"nested": map[string]graph.Value{"<k>": []graph.Value{int64(1), "two", map[string]graph.Value{"x": nil}}},
+			"u": graph.Unknown{Func: "concat", Args: []graph.Value{"http://", graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip<&>"}}, map[string]graph.Value{"k&": "v>"}}},
+		},
+		Sensitive: []string{"spec.password"},
+		Feedback: Feedback{
+			Resolved:      map[string]graph.Value{"s": "x"},
+			Attributes:    map[string]graph.Value{"ip": "10.0.0.1"},
+			Signals:       map[string]graph.Value{"app.url": "http://x"},
+			InstanceID:    "i-1",
+			Status:        Status{Active: true, Converging: true, Failed: true, Message: "m"},
+			BackendCode:   BackendError,
+			BackendStatus: "boom",
+			Attempts:      3,
+			Output:        "out\n",
+			Allocations:   []Allocation{{Provider: "rp1", Resources: map[string]int64{"VCPU": 2, "DISK_GB": 10}}},
+			Extra:         map[string]graph.Value{"e": int64(1)},
+			Created:       t,
+			Enacted:       t.Add(time.Second),
+			LastAttempt:   t.Add(2 * time.Second),
+		},
+	}
+}
+
+// TestFullResourceIsFull fails when a field of the model is left zero in
+// fullResource, which would leave it out of the encoder check.
+func TestFullResourceIsFull(t *testing.T) {
+	var walk func(path string, v reflect.Value)
+	walk = func(path string, v reflect.Value) {
+		if v.Kind() == reflect.Struct && v.Type() != reflect.TypeOf(time.Time{}) {
+			for i := range v.NumField() {
+				f := v.Type().Field(i)
+				if f.Tag.Get("json") == "-" {
+					continue
+				}
+				walk(path+"."+f.Name, v.Field(i))
+			}
+			return
+		}
+		if v.IsZero() {
+			t.Errorf("%s is zero in fullResource: set it so that the encoder is checked on it", path)
+		}
+		if v.Kind() == reflect.Map && v.Type().Elem().Kind() == reflect.Struct {
+			for _, k := range v.MapKeys() {
+				walk(path+"["+k.String()+"]", v.MapIndex(k))
+			}
+		}
+	}
+	walk("Resource", reflect.ValueOf(fullResource()))
+}
+
+func TestEncoderMatchesJSON(t *testing.T) {
+	cases := map[string][]Resource{
+		"empty":     nil,
+		"full":      {fullResource()},
+		"generated": {genResource(1), genResource(2), genResource(3)},
+		"minimal":   {{Address: "a", Type: "t", Management: graph.Managed, Spec: map[string]graph.Value{}}},
+		"many":      genState(2*chunkMin + 7).Resources,
+	}
+	for name, rs := range cases {
+		t.Run(name, func(t *testing.T) {
+			s := &State{Version: FormatVersion, Serial: 7, Lineage: "lin<&>", Resources: rs}
+			got, err := Encode(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			norm := make([]Resource, len(rs))
+			for i := range rs {
+				norm[i] = normalizeForEncode(rs[i])
+			}
+			if norm == nil || len(norm) == 0 {
+				norm = []Resource{}
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(State{Version: s.Version, Serial: s.Serial, Lineage: s.Lineage, Resources: norm}); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want.Bytes()) {
+				t.Errorf("encoder and encoding/json differ\n%s", firstDifference(got, want.Bytes()))
+			}
+		})
+	}
+}
+
+func firstDifference(a, b []byte) string {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	lo := max(0, i-80)
+	return "ours:   …" + string(a[lo:min(len(a), i+40)]) + "\ntheirs: …" + string(b[lo:min(len(b), i+40)])
+}
+
+func TestEncodeRejectsNonJSONValues(t *testing.T) {
+	for name, v := range map[string]graph.Value{
+		"nan":     math.NaN(),
+		"inf":     math.Inf(1),
+		"channel": make(chan int),
+		"time":    time.Date(-1, 1, 1, 0, 0, 0, 0, time.UTC),
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := genResource(1)
+			if tm, ok := v.(time.Time); ok {
+				r.Feedback.Created = tm
+			} else {
+				r.Spec["bad"] = v
+			}
+			if _, err := Encode(&State{Version: 1, Lineage: "l", Resources: []Resource{r}}); err == nil {
+				t.Fatal("Encode accepted a value JSON cannot hold")
+			}
+		})
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	in := &State{Version: FormatVersion, Serial: 4, Lineage: "l", Resources: []Resource{genResource(2), fullResource(), genResource(1)}}
+	in.Resources[1].Spec["s"] = "valid UTF-8 only here: é"
+	data, err := Encode(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := Decode(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := []string{out.Resources[0].Address, out.Resources[1].Address, out.Resources[2].Address}; !reflect.DeepEqual(got, []string{"app_00001", "app_00002", "web.server"}) {
+		t.Errorf("resources not sorted by address: %v", got)
+	}
+	full, _ := out.Lookup("web.server")
+	want := fullResource()
+	want.Spec["s"] = "valid UTF-8 only here: é"
+	for k, v := range want.Spec {
+		if !graph.Equal(full.Spec[k], v) {
+			t.Errorf("spec %s: got %#v, want %#v", k, full.Spec[k], v)
+		}
+	}
+	if _, ok := full.Spec["u"].(graph.Unknown); !ok {
+		t.Errorf("an Unknown did not come back as graph.Unknown: %T", full.Spec["u"])
+	}
+	if _, ok := full.Spec["i"].(int64); !ok {
+		t.Errorf("an integer did not come back as int64: %T", full.Spec["i"])
+	}
+	if got := full.Driver.Operations["launch"].Inputs["n"]; got != int64(3) {
+		t.Errorf("operation input: %#v", got)
+	}
+	again, err := Encode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, data) {
+		t.Errorf("decode+encode changed the bytes\n%s", firstDifference(again, data))
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	cases := []struct {
+		file string
+		is   error
+		want string
+	}{
+		{"empty.json", ErrCorrupt, "the file is empty"},
+		{"garbage.json", ErrCorrupt, "line 1, column 2"},
+		{"binary.json", ErrCorrupt, "invalid character"},
+		{"truncated.json", ErrCorrupt, "ends in the middle of the JSON"},
+		{"no_version.json", ErrCorrupt, "not an xosplan state file"},
+		{"version_2.json", ErrVersion, "the file has version 2, this xosplan reads version 1"},
+		{"version_99_other_shape.json", ErrVersion, "version 99"},
+		{"no_lineage.json", ErrCorrupt, "no lineage"},
+		{"duplicate_address.json", ErrCorrupt, `resource "a" appears twice`},
+		{"empty_address.json", ErrCorrupt, "resource #1 has no address"},
+		{"bad_management.json", ErrCorrupt, `management "owned"`},
+		{"negative_serial.json", ErrCorrupt, "cannot unmarshal number -1"},
+		{"trailing_data.json", ErrCorrupt, "data after the end"},
+		{"wrong_type.json", ErrCorrupt, "line 2"},
+	}
+	seen := map[string]bool{}
+	for _, c := range cases {
+		seen[c.file] = true
+		t.Run(strings.TrimSuffix(c.file, ".json"), func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", "decode", c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Decode(data)
+			if !errors.Is(err, c.is) {
+				t.Fatalf("error %v, want %v", err, c.is)
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %q does not say %q", err, c.want)
+			}
+		})
+	}
+	files, _ := filepath.Glob(filepath.Join("testdata", "decode", "*.json"))
+	for _, f := range files {
+		if !seen[filepath.Base(f)] {
+			t.Errorf("fixture %s has no case", f)
+		}
+	}
+}
+
+func TestChunksEqual(t *testing.T) {
+	b := func(parts ...string) chunks {
+		var c chunks
+		for _, p := range parts {
+			c = append(c, []byte(p))
+		}
+		return c
+	}
+	cases := []struct {
+		a, b chunks
+		want bool
+	}{
+		{b("abc"), b("a", "bc"), true},
+		{b("", "ab", "", "c"), b("abc"), true},
+		{b("abc"), b("abd"), false},
+		{b("ab"), b("abc"), false},
+		{nil, b(""), true},
+	}
+	for _, c := range cases {
+		if got := c.a.equal(c.b); got != c.want {
+			t.Errorf("%q equal %q = %v", c.a, c.b, got)
+		}
+	}
+}

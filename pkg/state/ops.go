@@ -1,0 +1,140 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Entry is one line of List.
+type Entry struct {
+	Address    string `json:"address"`
+	Type       string `json:"type"`
+	Management string `json:"management"`
+	// Status is StatusText of the resource.
+	Status string `json:"status"`
+}
+
+// StatusText summarises a resource's feedback in one word: "error" (the
+// last apply failed), "pending" (not applied yet, or interrupted),
+// "converging", "active" or "ok".
+func (r *Resource) StatusText() string {
+	fb := &r.Feedback
+	switch {
+	case fb.BackendCode == BackendError || fb.Status.Failed:
+		return "error"
+	case fb.BackendCode == BackendPending:
+		return "pending"
+	case fb.Status.Converging:
+		return "converging"
+	case fb.Status.Active:
+		return "active"
+	}
+	return "ok"
+}
+
+// List returns every recorded resource, sorted by address.
+func List(ctx context.Context, b Backend) ([]Entry, error) {
+	s, err := b.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Entry, 0, len(s.Resources))
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		out = append(out, Entry{Address: r.Address, Type: r.Type, Management: string(r.Management), Status: r.StatusText()})
+	}
+	return out, nil
+}
+
+// Show returns the recorded resource at addr, or ErrNotFound.
+func Show(ctx context.Context, b Backend, addr string) (*Resource, error) {
+	s, err := b.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	r, ok := s.Lookup(addr)
+	if !ok {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, addr)
+	}
+	return r, nil
+}
+
+// Remove forgets the resources at addrs (without touching what they stand
+// for) and writes the state with serial+1. When any address is absent it
+// removes nothing and names every absent one (ErrNotFound). The caller
+// holds the lock.
+func Remove(ctx context.Context, b Backend, addrs ...string) (*State, error) {
+	if len(addrs) == 0 {
+		return nil, errors.New("no address to remove")
+	}
+	s, err := b.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	drop := make(map[string]bool, len(addrs))
+	var missing []string
+	for _, a := range addrs {
+		if _, ok := s.Lookup(a); !ok {
+			missing = append(missing, a)
+		}
+		drop[a] = true
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, strings.Join(slices.Compact(missing), ", "))
+	}
+	s.Resources = slices.DeleteFunc(s.Resources, func(r Resource) bool { return drop[r.Address] })
+	if err := b.Write(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// Pull returns the current state as canonical state-file bytes (with the
+// apply journal folded in), or nil when no state was ever written.
+func Pull(ctx context.Context, b Backend) ([]byte, error) {
+	s, err := b.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if s.Lineage == "" && s.Serial == 0 && len(s.Resources) == 0 {
+		return nil, nil
+	}
+	return Encode(s)
+}
+
+// Push replaces the stored state with data after validating it (Decode).
+// Unless force is set it refuses a state of another lineage
+// (ErrLineageMismatch) and one whose serial is not above the stored one
+// (ErrStaleSerial). A forced push never lowers the serial: the pushed
+// state gets max(its serial, stored serial + 1), so that plans made against
+// the replaced state are stale. The caller holds the lock. Push returns
+// the state as stored.
+func Push(ctx context.Context, b Backend, data []byte, force bool) (*State, error) {
+	in, err := Decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("refusing to push: %w", err)
+	}
+	cur, err := b.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Lineage != "" && !force {
+		if in.Lineage != cur.Lineage {
+			return nil, fmt.Errorf("refusing to push: %w: the stored state has lineage %q, the pushed one %q (use --force to replace it)", ErrLineageMismatch, cur.Lineage, in.Lineage)
+		}
+		if in.Serial <= cur.Serial {
+			return nil, fmt.Errorf("refusing to push: %w: the pushed serial %d is not above the stored serial %d (use --force to replace it)", ErrStaleSerial, in.Serial, cur.Serial)
+		}
+	}
+	if cur.Lineage != "" && force && in.Serial <= cur.Serial {
+		in.Serial = cur.Serial + 1
+	}
+	if err := b.Overwrite(ctx, in); err != nil {
+		return nil, err
+	}
+	return in, nil
+}

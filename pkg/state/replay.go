@@ -1,0 +1,209 @@
+package state
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Loaded is the state as LoadWithJournal found it.
+type Loaded struct {
+	// State is the snapshot with the journal's outcomes applied.
+	State *State
+	// Interrupted lists, by seq, the intents that no outcome followed: the
+	// operations a crash cut short. Their resources, when recorded, are
+	// marked BackendPending so that the next plan acts on them again.
+	Interrupted []Record
+	// Replayed counts the outcome records applied over the snapshot.
+	Replayed int
+	// TornBytes is the size of a torn journal tail that was ignored.
+	TornBytes int64
+	// StaleJournal is set when a journal was found that belongs to an
+	// older snapshot (it had been compacted); it was ignored.
+	StaleJournal bool
+}
+
+// LoadWithJournal reads the snapshot and replays the apply journal over it:
+// outcome records in seq order replace or remove their resource; intents
+// without a later outcome for the same address are reported as
+// interrupted. A torn journal tail is ignored, never an error; a journal of
+// another snapshot is ignored as stale. A corrupt or unknown-version
+// snapshot is an error.
+func (f *File) LoadWithJournal(ctx context.Context) (*Loaded, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.load()
+}
+
+// load reads snapshot and journal and refreshes f.seen. The caller holds
+// f.mu.
+func (f *File) load() (*Loaded, error) {
+	s, data, info, err := f.readSnapshot()
+	if err != nil {
+		return nil, err
+	}
+	snapRes := canonicalResources(s, data)
+	if snapRes == nil {
+		if snapRes, err = encodeResources(s.Resources); err != nil {
+			return nil, fmt.Errorf("reading state %s: %w", f.path, err)
+		}
+	}
+	l := &Loaded{State: s}
+	seen := &seenSnapshot{info: info, serial: s.Serial, lineage: s.Lineage, snapshotRes: snapRes, effectiveRes: snapRes}
+
+	jpath := f.path + JournalSuffix
+	jfile, err := os.Open(jpath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+	case err != nil:
+		return nil, fmt.Errorf("reading journal: %w", err)
+	default:
+		jinfo, jdata, err := readOpen(jfile)
+		if err != nil {
+			return nil, fmt.Errorf("reading journal %s: %w", jpath, err)
+		}
+		seen.journalInfo = jinfo
+		sc, err := scanJournal(jdata)
+		current := sc.base != nil && sc.base.Lineage == s.Lineage && sc.base.Serial == s.Serial
+		switch {
+		case sc.base == nil && err == nil:
+			l.TornBytes = sc.torn // the header itself was torn: nothing was acknowledged
+		case !current:
+			l.StaleJournal = true
+		case err != nil:
+			return nil, fmt.Errorf("reading journal %s: %w", jpath, err)
+		default:
+			l.TornBytes = sc.torn
+			replay(l, sc.records)
+			if len(sc.records) > 0 {
+				if seen.effectiveRes, err = encodeResources(s.Resources); err != nil {
+					return nil, fmt.Errorf("replaying journal %s: %w", jpath, err)
+				}
+			}
+		}
+	}
+	f.seen = seen
+	return l, nil
+}
+
+func readOpen(fh *os.File) (fs.FileInfo, []byte, error) {
+	defer fh.Close()
+	info, err := fh.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	data, err := readAll(fh, make([]byte, 0, info.Size()+1))
+	return info, data, err
+}
+
+// replay applies records (sorted by seq) to l.State.
+func replay(l *Loaded, records []Record) {
+	s := l.State
+	byAddr := make(map[string]int, len(s.Resources))
+	for i, r := range s.Resources {
+		byAddr[r.Address] = i
+	}
+	pending := map[string]Record{}
+	removed := map[string]bool{}
+	for _, rec := range records {
+		switch rec.Kind {
+		case RecordIntent:
+			pending[rec.Address] = rec
+		case RecordOutcome:
+			delete(pending, rec.Address)
+			l.Replayed++
+			i, ok := byAddr[rec.Address]
+			if rec.Removed {
+				if ok {
+					removed[rec.Address] = true
+				}
+				continue
+			}
+			res := *rec.Resource
+			res.Address = rec.Address
+			if ok {
+				s.Resources[i] = res
+				delete(removed, rec.Address)
+			} else {
+				byAddr[rec.Address] = len(s.Resources)
+				s.Resources = append(s.Resources, res)
+			}
+		}
+	}
+	if len(removed) > 0 {
+		s.Resources = slices.DeleteFunc(s.Resources, func(r Resource) bool { return removed[r.Address] })
+	}
+	slices.SortFunc(s.Resources, func(a, b Resource) int { return strings.Compare(a.Address, b.Address) })
+	for _, rec := range pending {
+		l.Interrupted = append(l.Interrupted, rec)
+		if r, ok := s.Lookup(rec.Address); ok {
+			r.Feedback.BackendCode = BackendPending
+			r.Feedback.BackendStatus = fmt.Sprintf("interrupted: %s (attempt %d) started at %s did not finish",
+				cmpAction(rec.Action), rec.Attempt, rec.Time.UTC().Format(time.RFC3339))
+		}
+	}
+	slices.SortFunc(l.Interrupted, func(a, b Record) int {
+		switch {
+		case a.Seq < b.Seq:
+			return -1
+		case a.Seq > b.Seq:
+			return 1
+		}
+		return 0
+	})
+}
+
+func cmpAction(a string) string {
+	if a == "" {
+		return "an operation"
+	}
+	return a
+}
+
+// Compact folds the apply journal into the snapshot: when the replayed
+// state differs from the snapshot it is written atomically with serial+1;
+// then the journal is removed. It returns what was loaded. The caller
+// holds the lock; a journal open through this File must be closed first.
+func (f *File) Compact(ctx context.Context) (*Loaded, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.journal != nil {
+		return nil, fmt.Errorf("compacting state: %w", ErrJournalOpen)
+	}
+	l, err := f.load()
+	if err != nil {
+		return nil, err
+	}
+	if f.seen.journalInfo == nil {
+		return l, nil
+	}
+	if !f.seen.snapshotRes.equal(f.seen.effectiveRes) {
+		lineage := l.State.Lineage
+		if lineage == "" {
+			if lineage, err = newLineage(); err != nil {
+				return nil, err
+			}
+		}
+		if err := f.commit(l.State.Serial+1, lineage, f.seen.effectiveRes); err != nil {
+			return nil, err
+		}
+		l.State.Serial, l.State.Lineage = l.State.Serial+1, lineage
+		return l, nil
+	}
+	if err := os.Remove(f.path + JournalSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("removing journal: %w", err)
+	}
+	f.seen.journalInfo = nil
+	return l, nil
+}
