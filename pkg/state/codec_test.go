@@ -42,7 +42,7 @@ func fullResource() Resource {
 			"i": int64(-1 << 62), "f": 1e-7, "g": 1e21, "h": 123.456, "z": 0.0, "neg": -2.5e-8,
 			"b": true, "n": nil, "l": []graph.Value{}, "m": map[string]graph.Value{},
 			"nested": map[string]graph.Value{"<k>": []graph.Value{int64(1), "two", map[string]graph.Value{"x": nil}}},
-			"u": graph.Unknown{Func: "concat", Args: []graph.Value{"http://", graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip<&>"}}, map[string]graph.Value{"k&": "v>"}}},
+			"u":      graph.Unknown{Func: "concat", Args: []graph.Value{"http://", graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip<&>"}}, map[string]graph.Value{"k&": "v>"}}},
 		},
 		Sensitive: []string{"spec.password"},
 		Feedback: Feedback{
