@@ -85,9 +85,8 @@ type Constraint struct {
 // numerically, strings that are scalar units of one kind by magnitude,
 // timestamps by instant, versions by components, other strings lexically.
 //
-// The constraint is nil when
-// the diagnostics hold an error; diagnostics carry positions but no Path,
-// which the caller knows.
+// The constraint is nil when the diagnostics hold an error. Diagnostics
+// carry positions but no Path, which the caller knows.
 func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if n == nil || n.Kind != yamlsrc.Mapping || len(n.Content) != 2 {
