@@ -37,7 +37,7 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 		reg = DefaultRegistry()
 	}
 	files, diags := expandPaths(paths)
-	env := &environment{byName: map[string]*application{}}
+	var sources []source
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
 			return nil, diags.Errorf(diag.Range{File: f}, "", CodeRead, "stopped before reading %s: %v", f, err).Sort()
@@ -47,8 +47,25 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 			diags = diags.Errorf(diag.Range{File: f}, "", CodeRead, "cannot read manifest: %v", err)
 			continue
 		}
-		name := strings.TrimSuffix(filepath.Base(f), filepath.Ext(f))
-		app, ds := loadApplication(reg, f, name, data)
+		sources = append(sources, source{file: f, data: data})
+	}
+	g, ds := compileSources(reg, sources)
+	return g, diags.Extend(ds).Sort()
+}
+
+// source is one manifest's file name and content.
+type source struct {
+	file string
+	data []byte
+}
+
+// compileSources is CompileEnvironment after the files are read.
+func compileSources(reg *Registry, sources []source) (*graph.Graph, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	env := &environment{byName: map[string]*application{}}
+	for _, src := range sources {
+		name := strings.TrimSuffix(filepath.Base(src.file), filepath.Ext(src.file))
+		app, ds := loadApplication(reg, src.file, name, src.data)
 		diags = diags.Extend(ds)
 		if app == nil {
 			continue
@@ -62,7 +79,7 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 		env.apps = append(env.apps, app)
 	}
 	if len(env.apps) == 0 {
-		return nil, diags.Sort()
+		return nil, diags
 	}
 	slices.SortFunc(env.apps, func(a, b *application) int { return strings.Compare(a.name, b.name) })
 	for _, app := range env.apps {
@@ -75,7 +92,7 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 	}
 	diags = diags.Extend(env.connect())
 	g, ds := env.compile()
-	return g, diags.Extend(ds).Sort()
+	return g, diags.Extend(ds)
 }
 
 // expandPaths turns the arguments into a sorted, duplicate-free list of

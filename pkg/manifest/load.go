@@ -43,16 +43,14 @@ func loadApplication(reg *Registry, file, name string, data []byte) (*applicatio
 		return nil, l.diags.Errorf(r, "", CodeNotManifest, "expected a map with an `application:` key, found %s", root.Describe())
 	}
 	l.duplicates(root, "")
-	var appNode *yamlsrc.Node
-	for _, p := range root.Pairs() {
-		if p.Key.Value == "application" {
-			appNode = p.Value
-			continue
-		}
-		l.diags = l.diags.Errorf(p.Key.Range, p.Key.Value, CodeUnknownKey, "unknown top-level key %q; a manifest has only `application:`", p.Key.Value)
-	}
+	appNode := root.Get("application")
 	if appNode == nil {
 		return nil, l.diags.Errorf(root.Range, "", CodeNotManifest, "no `application:` key: this is not a manifest")
+	}
+	for _, p := range root.Pairs() {
+		if p.Key.Value != "application" {
+			l.diags = l.diags.Errorf(p.Key.Range, p.Key.Value, CodeUnknownKey, "unknown top-level key %q; a manifest has only `application:`", p.Key.Value)
+		}
 	}
 	c := &component{app: l.app, yaml: "application", rng: appNode.Range}
 	if ap, ok := root.GetPair("application"); ok {

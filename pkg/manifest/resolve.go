@@ -219,7 +219,9 @@ func (r *resolver) pairComponents(b *binding, a, bb *component) bool {
 			markBound(a, f.name)
 			markBound(bb, f.name)
 			r.pair(b, a, f, bb, g)
-			joined = true
+			// Two kinds' implicit settings interfaces meeting by name is
+			// not what the author meant to join.
+			joined = joined || !f.implicit || !g.implicit
 		}
 	}
 	done := map[[2]*pin]bool{}

@@ -1,0 +1,14 @@
+#!/usr/bin/env python3
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "lib"))
+import tonomi  # noqa: E402
+
+
+def signals(nid, rec):
+    return {"interfaces": {"compute": {"signals": {"ip": rec["ip"]}}}}
+
+
+if __name__ == "__main__":
+    tonomi.main(lambda doc: tonomi.check_all("vm", doc, signals))

@@ -1,0 +1,94 @@
+package manifest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+var markerRE = regexp.MustCompile(`#\s*(ERROR|WARNING):\s*(.+?)\s*$`)
+
+type marker struct {
+	severity diag.Severity
+	text     string
+}
+
+// markers reads the `# ERROR: text` and `# WARNING: text` comments of a
+// fixture, keyed by "file:line".
+func markers(t *testing.T, files []string) map[string][]marker {
+	out := map[string][]marker{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if m := markerRE.FindStringSubmatch(line); m != nil {
+				sev := diag.Error
+				if m[1] == "WARNING" {
+					sev = diag.Warning
+				}
+				key := f + ":" + strconv.Itoa(i+1)
+				out[key] = append(out[key], marker{sev, m[2]})
+			}
+		}
+	}
+	return out
+}
+
+// TestErrorFixtures compiles every fixture under testdata/errors (a file,
+// or a folder as one environment) and checks that each diagnostic sits on
+// a line whose marker it matches, and that every marker is met.
+func TestErrorFixtures(t *testing.T) {
+	entries, err := os.ReadDir("testdata/errors")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		path := filepath.Join("testdata/errors", e.Name())
+		t.Run(e.Name(), func(t *testing.T) {
+			files := []string{path}
+			if e.IsDir() {
+				files, _ = filepath.Glob(filepath.Join(path, "*.y*ml"))
+			}
+			want := markers(t, files)
+			if len(want) == 0 {
+				t.Fatal("fixture has no # ERROR: or # WARNING: marker")
+			}
+			_, diags := CompileEnvironment(context.Background(), []string{path}, Options{})
+			met := map[string][]bool{}
+			for k, ms := range want {
+				met[k] = make([]bool, len(ms))
+			}
+			for _, d := range diags {
+				if d.Range.File == "" || d.Range.Start.Line == 0 {
+					t.Errorf("diagnostic without a position: %s", d.Error())
+					continue
+				}
+				key := d.Range.File + ":" + strconv.Itoa(d.Range.Start.Line)
+				i := slices.IndexFunc(want[key], func(m marker) bool {
+					return m.severity == d.Severity && strings.Contains(d.Summary, m.text)
+				})
+				if i < 0 {
+					t.Errorf("unexpected %s [%s]", d.Error(), d.Code)
+					continue
+				}
+				met[key][i] = true
+			}
+			for k, ms := range want {
+				for i, m := range ms {
+					if !met[k][i] {
+						t.Errorf("%s: no %s containing %q", k, m.severity, m.text)
+					}
+				}
+			}
+		})
+	}
+}
