@@ -1,0 +1,201 @@
+package executor
+
+import (
+	"context"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Driver actuates one resource. Implementations are idempotent: running an
+// operation twice is harmless. Apply is safe for concurrent use by several
+// goroutines on different resources.
+type Driver interface {
+	// Apply drives the resource toward the goal of the request and returns
+	// the observed outcome. A non-nil error means the action failed; the
+	// Outcome then still carries what was observed (output tail, status,
+	// BackendCode = state.BackendError) so the walk can record it. Apply
+	// honours ctx: when it is cancelled, running subprocesses are killed
+	// and Apply returns promptly with an error wrapping ctx.Err().
+	Apply(ctx context.Context, req Request) (Outcome, error)
+}
+
+// Actions a Request can carry.
+const (
+	ActionCreate   = "create"
+	ActionUpdate   = "update"
+	ActionDelete   = "delete"
+	ActionRead     = "read"
+	ActionHealth   = "health"
+	ActionDiscover = "discover"
+)
+
+// Request is one action on one resource, with everything the driver needs
+// already resolved by the walk.
+type Request struct {
+	// Action is one of the Action* constants.
+	Action  string
+	Address string
+	// Resource is the desired resource; nil on the delete of a resource no
+	// longer configured (the driver then uses Prior.Driver).
+	Resource *graph.Resource
+	// Prior is the recorded resource; nil on create.
+	Prior *state.Resource
+	// Resolved is the desired spec with every Unknown resolved by the walk.
+	Resolved map[string]graph.Value
+	// Inputs holds, per operation key, its inputs with Unknowns resolved.
+	// An operation missing here gets its declared inputs if they are all
+	// known.
+	Inputs map[string]map[string]graph.Value
+	// WorkDir is the folder of the source file: TOSCA implementations are
+	// relative to it and exec runs there.
+	WorkDir string
+	// ScriptRoot is the root under which scripted components' container
+	// paths (/vm/launch.py) resolve; empty means DriverOptions.ScriptRoot.
+	ScriptRoot string
+	// Timeout bounds each operation without its own timeout; zero means
+	// DriverOptions.Timeout.
+	Timeout time.Duration
+	// Output receives progress and output lines as they arrive; it may be
+	// nil. It is called from one goroutine at a time per request.
+	Output func(line string)
+	// Factory is, for scripted components, the recorded state of the
+	// factory resource (its Resolved spec is the "configuration:" document
+	// the scripts receive, its Signals hold factory.instances and the
+	// consume-signal mappings used to resolve component references). nil
+	// when the factory is not known; the scripts then get an empty
+	// configuration.
+	Factory *state.Resource
+}
+
+// Outcome is what an action observed.
+type Outcome struct {
+	// Feedback is the observed state: status, attributes, signals,
+	// instance id, backend code and status, output tail. Resolved, times
+	// and attempts are left for the walk to fill.
+	Feedback state.Feedback
+	// Converging: the action started the work and returned; the walk must
+	// run ActionHealth until the status is active (or failed, or a time
+	// limit passes) before releasing dependents.
+	Converging bool
+	// Gone: a delete finished (every status flag false for scripted).
+	Gone bool
+	// Discovered lists, for ActionDiscover, the instances the discovery
+	// script reported, sorted by natural id. The walk records them as
+	// unmanaged resources.
+	Discovered []Discovered
+	// Results holds, for Invoke, the command results in the order the
+	// script reported them; the last non-intermediate one is the answer.
+	Results []CommandResult
+}
+
+// Discovered is one instance reported by a discovery script.
+type Discovered struct {
+	// NaturalID is the id within the factory (the key under "instances:").
+	NaturalID string
+	// Name is the display name the script gave, or the natural id.
+	Name     string
+	Feedback state.Feedback
+}
+
+// CommandResult is one result of a command script: a mapping of result
+// keys to values; Intermediate is set for the "$intermediate: true" ones.
+type CommandResult struct {
+	Intermediate bool
+	Values       map[string]graph.Value
+}
+
+// BatchDriver is implemented by drivers that can act on several resources
+// in one call. The scripted driver does: resources that share a factory
+// and a script are launched (destroyed, health-checked, reconfigured) by
+// one run of the script, correlated by instanceId.
+//
+// The walk may group ready requests whose BatchKey is equal and non-empty
+// and pass them to LaunchBatch instead of calling Apply for each. Requests
+// with an empty key must go through Apply.
+type BatchDriver interface {
+	Driver
+	// BatchKey returns the key under which req may be batched, or "".
+	BatchKey(req Request) string
+	// LaunchBatch runs the action of reqs (all with the same BatchKey) in
+	// one call. The results are index-aligned with reqs: one instance's
+	// failure does not fail the others.
+	LaunchBatch(ctx context.Context, reqs []Request) []BatchResult
+}
+
+// BatchResult is the result of one request of a batch.
+type BatchResult struct {
+	Outcome Outcome
+	Err     error
+}
+
+// Invoker runs a custom command (Tonomi receive-command pin) on an
+// existing resource: `xosplan invoke ADDR IFACE.COMMAND --arg k=v`.
+// Intermediate results are passed to req.Output (one JSON line each) as
+// they arrive and collected in Outcome.Results with the final one.
+type Invoker interface {
+	Invoke(ctx context.Context, req Request, command string, args map[string]graph.Value) (Outcome, error)
+}
+
+// Limiter is implemented by drivers that want fewer concurrent actions than
+// the walk's parallelism. MaxConcurrent returns the limit, 0 for none.
+type Limiter interface {
+	MaxConcurrent() int
+}
+
+// DriverOptions configures the drivers NewRegistry builds.
+type DriverOptions struct {
+	// ScriptRoot is the default root of scripted container paths.
+	ScriptRoot string
+	// StateDir is passed to scripts as XOSPLAN_STATE_DIR: a folder they may
+	// keep private state in. Empty: the variable is not set.
+	StateDir string
+	// Timeout is the default per-operation timeout (default 10 minutes).
+	Timeout time.Duration
+	// Env is added to the environment of every subprocess ("NAME=value"),
+	// after the process's own environment.
+	Env []string
+	// MaxOutput bounds the captured output tail in bytes (default 16 KiB).
+	MaxOutput int
+	// KillGrace is how long a timed-out or cancelled process group gets
+	// between SIGTERM and SIGKILL (default 2 s).
+	KillGrace time.Duration
+	// MaxConcurrent bounds concurrent actions per driver (0: no limit
+	// beyond the walk's parallelism).
+	MaxConcurrent int
+}
+
+func (o DriverOptions) withDefaults() DriverOptions {
+	if o.Timeout <= 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = 16 << 10
+	}
+	if o.KillGrace <= 0 {
+		o.KillGrace = 2 * time.Second
+	}
+	return o
+}
+
+// Registry maps a driver name (graph.DriverExec, graph.DriverScripted,
+// graph.DriverNoop) to its Driver. It is a plain value: tests build their
+// own with fakes.
+type Registry map[string]Driver
+
+// NewRegistry returns a Registry holding the exec, scripted and noop
+// drivers configured by opts.
+func NewRegistry(opts DriverOptions) Registry {
+	return Registry{
+		graph.DriverExec:     NewExec(opts),
+		graph.DriverScripted: NewScripted(opts),
+		graph.DriverNoop:     Noop{},
+	}
+}
+
+// Lookup returns the driver called name.
+func (r Registry) Lookup(name string) (Driver, bool) {
+	d, ok := r[name]
+	return d, ok
+}
