@@ -487,7 +487,10 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 		switch {
 		case u.hosted[[2]int{i, d}]:
 			if !c.Action.IsReplace() {
-				c.Action, c.Reason, c.ReasonPaths = replacement(cbd), ReasonDependencyReplaced, nil
+				if c.Reason != ReasonDependencyReplaced {
+					c.ReasonPaths = nil
+				}
+				c.Action, c.Reason = replacement(cbd), ReasonDependencyReplaced
 			}
 		default:
 			if !refsDone {
@@ -502,11 +505,27 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 					c.Action = replacement(cbd)
 				}
 			}
+			if c.Reason == ReasonDependencyReplaced {
+				c.ReasonPaths = unionSorted(c.ReasonPaths, keysReading(g.Spec, dep))
+			}
 		}
 		if c.Reason == ReasonDependencyReplaced {
 			c.ForcedBy = append(c.ForcedBy, dep)
 		}
 	}
+}
+
+// keysReading returns the top-level spec keys whose Unknown values read
+// addr, sorted.
+func keysReading(spec map[string]graph.Value, addr string) []string {
+	var out []string
+	for k, v := range spec {
+		if _, found := slices.BinarySearch(specRefs(map[string]graph.Value{k: v}), addr); found {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // specRefs returns the addresses the spec's Unknown values read, sorted.

@@ -195,7 +195,8 @@ type ResourceChange struct {
 	ChangedPaths []string `json:"changed_paths,omitempty"`
 	// ReasonPaths are the paths the reason is about: the changed paths for
 	// ReasonSpecChanged, the paths forcing replacement for
-	// ReasonCannotUpdate.
+	// ReasonCannotUpdate, the top-level keys whose values read a replaced
+	// dependency for ReasonDependencyReplaced.
 	ReasonPaths []string `json:"reason_paths,omitempty"`
 	// ForcedBy lists the replaced dependencies that forced this change.
 	ForcedBy []string `json:"forced_by,omitempty"`

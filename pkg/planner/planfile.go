@@ -56,22 +56,7 @@ func ComputeID(p *Plan) (string, error) {
 }
 
 func canonicalJSON(p *Plan) ([]byte, error) {
-	q := *p
-	q.Changes = make([]ResourceChange, len(p.Changes))
-	for i, c := range p.Changes {
-		if len(c.Sensitive) > 0 {
-			c.Before = Redact(c.Before, c.Sensitive)
-			c.After = Redact(c.After, c.Sensitive)
-		}
-		q.Changes[i] = c
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(&q); err != nil {
-		return nil, fmt.Errorf("encoding plan: %w", err)
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return encodePlan(p)
 }
 
 // Redact returns a copy of spec with the value at every sensitive dot path

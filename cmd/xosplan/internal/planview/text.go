@@ -1,0 +1,628 @@
+package planview
+
+import (
+	"bytes"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/textdiff"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+)
+
+// TextOptions tune the human rendering.
+type TextOptions struct {
+	// Color adds ANSI colours; the command decides (terminal, NO_COLOR).
+	Color bool
+}
+
+// Fixed lines that CI tools parse; they match Terraform's wording.
+const (
+	noChangesLine        = "No changes. Your infrastructure matches the configuration."
+	noChangesDestroyLine = "No changes. No objects need to be destroyed."
+	noChangesRefreshLine = "No changes. Your infrastructure still matches the configuration."
+)
+
+// SummaryLine returns "Plan: X to add, Y to change, Z to destroy." (with
+// ", N to forget" before the period when something is forgotten), or the
+// matching "No changes." sentence when the plan changes nothing.
+func SummaryLine(p *planner.Plan) string {
+	if !p.HasChanges() {
+		switch p.Mode {
+		case planner.ModeDestroy:
+			return noChangesDestroyLine
+		case planner.ModeRefreshOnly:
+			return noChangesRefreshLine
+		}
+		return noChangesLine
+	}
+	if p.Mode == planner.ModeRefreshOnly {
+		return "Plan: 0 to add, 0 to change, 0 to destroy."
+	}
+	s := p.Summary
+	line := "Plan: " + strconv.Itoa(s.Add) + " to add, " + strconv.Itoa(s.Change) + " to change, " +
+		strconv.Itoa(s.Destroy) + " to destroy"
+	if s.Forget > 0 {
+		line += ", " + strconv.Itoa(s.Forget) + " to forget"
+	}
+	return line + "."
+}
+
+// Text writes the plan as a reviewer reads it in a terminal: the legend
+// of the symbols used, one block per resource with field-level changes in
+// apply order, and the summary line. Sensitive values are never written;
+// a changed one shows as "(sensitive value)".
+func Text(w io.Writer, p *planner.Plan, opts TextOptions) error {
+	r := &renderer{color: opts.Color}
+	r.plan(p)
+	_, err := w.Write(r.buf.Bytes())
+	return err
+}
+
+// ANSI escapes, used only when TextOptions.Color is set.
+const (
+	ansiReset  = "\x1b[0m"
+	ansiBold   = "\x1b[1m"
+	ansiRed    = "\x1b[31m"
+	ansiGreen  = "\x1b[32m"
+	ansiYellow = "\x1b[33m"
+	ansiCyan   = "\x1b[36m"
+)
+
+type renderer struct {
+	buf   bytes.Buffer
+	color bool
+}
+
+func (r *renderer) paint(code, s string) string {
+	if !r.color || s == "" {
+		return s
+	}
+	return code + s + ansiReset
+}
+
+// sym colours a change symbol.
+func (r *renderer) sym(s string) string {
+	switch strings.TrimSpace(s) {
+	case "+":
+		return r.paint(ansiGreen, s)
+	case "-":
+		return r.paint(ansiRed, s)
+	case "~":
+		return r.paint(ansiYellow, s)
+	case "<=":
+		return r.paint(ansiCyan, s)
+	case "-/+", "+/-":
+		return r.paint(ansiYellow, s)
+	}
+	return s
+}
+
+func (r *renderer) line(parts ...string) {
+	for _, p := range parts {
+		r.buf.WriteString(p)
+	}
+	r.buf.WriteByte('\n')
+}
+
+func (r *renderer) plan(p *planner.Plan) {
+	if len(p.Drift) > 0 {
+		r.drift(p)
+	}
+	var shown []*planner.ResourceChange
+	for i := range p.Changes {
+		if p.Changes[i].Action != planner.NoOp {
+			shown = append(shown, &p.Changes[i])
+		}
+	}
+	if len(shown) > 0 {
+		r.line()
+		r.line("xosplan compared the configuration with the recorded state and made the")
+		r.line("following execution plan. Resource actions are indicated with the following")
+		r.line("symbols:")
+		r.legend(shown)
+		r.line()
+		r.line("xosplan will perform the following actions:")
+		for _, c := range shown {
+			r.line()
+			r.change(c)
+		}
+		r.line()
+	}
+	if p.HasChanges() {
+		r.line(r.paint(ansiBold, "Plan:") + strings.TrimPrefix(SummaryLine(p), "Plan:"))
+		return
+	}
+	r.line()
+	r.line(r.paint(ansiBold+ansiGreen, SummaryLine(p)))
+	r.line()
+	switch p.Mode {
+	case planner.ModeDestroy:
+		r.line("Either you have not created any objects yet or the existing objects were")
+		r.line("already deleted outside of xosplan.")
+	case planner.ModeRefreshOnly:
+		r.line("xosplan has checked that the real remote objects still match the result of")
+		r.line("your most recent changes, and found no differences.")
+	default:
+		r.line("xosplan has compared your real infrastructure against your configuration")
+		r.line("and found no differences, so no changes are needed.")
+	}
+}
+
+func (r *renderer) legend(shown []*planner.ResourceChange) {
+	used := map[planner.Action]bool{}
+	for _, c := range shown {
+		used[c.Action] = true
+	}
+	for _, l := range []struct {
+		a    planner.Action
+		sym  string
+		text string
+	}{
+		{planner.Create, "  +", "create"},
+		{planner.Update, "  ~", "update in-place"},
+		{planner.Delete, "  -", "destroy"},
+		{planner.DeleteThenCreate, "-/+", "destroy and then create replacement"},
+		{planner.CreateThenDelete, "+/-", "create replacement and then destroy"},
+		{planner.Read, " <=", "read (unmanaged resources)"},
+		{planner.Forget, "  .", "forget (remove from state; the object is left alone)"},
+	} {
+		if used[l.a] {
+			r.line(r.sym(l.sym), " ", l.text)
+		}
+	}
+}
+
+// header returns the "# addr will be …" comment and the "(because …)" note.
+func header(c *planner.ResourceChange) (string, string) {
+	a := c.Address
+	var head string
+	switch c.Action {
+	case planner.Create:
+		head = a + " will be created"
+	case planner.Read:
+		head = a + " will be read during apply"
+	case planner.Update:
+		head = a + " will be updated in-place"
+	case planner.Delete:
+		head = a + " will be destroyed"
+	case planner.Forget:
+		head = a + " will be removed from the state"
+	case planner.DeleteThenCreate, planner.CreateThenDelete:
+		switch c.Reason {
+		case planner.ReasonReplaceRequested:
+			head = a + " will be replaced, as requested"
+		default:
+			head = a + " must be replaced"
+		}
+	}
+	var because string
+	switch c.Reason {
+	case planner.ReasonNoResourceConfig:
+		because = a + " is not in configuration"
+	case planner.ReasonDependencyReplaced:
+		if c.Action.IsReplace() && len(c.ForcedBy) > 0 {
+			because = "it is hosted on or reads " + strings.Join(c.ForcedBy, ", ") + ", which must be replaced"
+		} else {
+			because = strings.Join(c.ForcedBy, ", ") + " must be replaced and " + a + " reads its values"
+		}
+	case planner.ReasonLastApplyFailed:
+		because = "its last apply did not succeed"
+	case planner.ReasonTypeChanged:
+		because = "its type changed from " + c.PriorType + " to " + c.Type
+	case planner.ReasonCannotUpdate:
+		because = "its driver cannot update it in place"
+	case planner.ReasonUnmanagedRead:
+		because = "it is unmanaged: xosplan only looks it up"
+	}
+	if c.Action == planner.Forget {
+		because = "it is unmanaged and " + because + "; nothing is deleted"
+	}
+	return head, because
+}
+
+func symbolOf(a planner.Action) string {
+	switch a {
+	case planner.Create:
+		return "  +"
+	case planner.Read:
+		return " <="
+	case planner.Update:
+		return "  ~"
+	case planner.Delete:
+		return "  -"
+	case planner.Forget:
+		return "  ."
+	case planner.DeleteThenCreate:
+		return "-/+"
+	case planner.CreateThenDelete:
+		return "+/-"
+	}
+	return "   "
+}
+
+func (r *renderer) change(c *planner.ResourceChange) {
+	head, because := header(c)
+	r.line(r.paint(ansiBold, "  # "+head))
+	if because != "" {
+		r.line("  # (because ", because, ")")
+	}
+	kind := "resource"
+	if c.Action == planner.Read {
+		kind = "data"
+	}
+	r.line(r.sym(symbolOf(c.Action)), " ", kind, " ", strconv.Quote(c.Type), " ", strconv.Quote(c.Address), " {")
+	changed := c.ChangedPaths
+	if c.Reason == planner.ReasonDependencyReplaced {
+		// Values read from a replaced dependency change at apply time.
+		changed = append(slices.Clone(changed), c.ReasonPaths...)
+	}
+	d := newDiffer(c.Sensitive, changed, nil)
+	if c.Action.IsReplace() && c.Reason != planner.ReasonDependencyReplaced {
+		d.forcing = c.ReasonPaths
+	}
+	before, after := c.Before, c.After
+	switch c.Action {
+	case planner.Create:
+		before = nil
+	case planner.Delete, planner.Forget:
+		after = nil
+	}
+	r.mapBody(d, 6, "", before, after, before != nil, after != nil, false)
+	r.line("    }")
+}
+
+func (r *renderer) drift(p *planner.Plan) {
+	r.line()
+	r.line(r.paint(ansiBold, "Note: Objects have changed outside of xosplan"))
+	r.line()
+	r.line("xosplan detected the following changes made outside of xosplan since the")
+	r.line("last \"xosplan apply\":")
+	for i := range p.Drift {
+		dr := &p.Drift[i]
+		r.line()
+		r.line(r.paint(ansiBold, "  # "+dr.Address+" has changed"))
+		r.line(r.sym("  ~"), " resource ", strconv.Quote(dr.Type), " ", strconv.Quote(dr.Address), " {")
+		r.mapBody(newDiffer(nil, dr.Paths, nil), 6, "", dr.Before, dr.After, true, true, false)
+		r.line("    }")
+	}
+	r.line()
+	r.line("This is a refresh-only plan, so xosplan will not take any actions to undo")
+	r.line("these. If you were expecting these changes then you can apply this plan to")
+	r.line("record the updated values in the xosplan state without changing any remote")
+	r.line("objects.")
+}
+
+// differ knows, for a dot path, whether it is sensitive, changed, or
+// forces replacement. Changed-ness comes from the plan's ChangedPaths, so
+// a plan read from a file (sensitive values redacted) renders the same.
+type differ struct {
+	sensitive []string
+	changed   []string
+	forcing   []string
+}
+
+func newDiffer(sensitive, changed, forcing []string) *differ {
+	c := slices.Clone(changed)
+	slices.Sort(c)
+	return &differ{sensitive: sensitive, changed: c, forcing: forcing}
+}
+
+func (d *differ) isSensitive(path string) bool {
+	for _, s := range d.sensitive {
+		if path == s || strings.HasPrefix(path, s+".") {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSensitiveBelow reports whether some sensitive path lies under path.
+func (d *differ) hasSensitiveBelow(path string) bool {
+	for _, s := range d.sensitive {
+		if strings.HasPrefix(s, path+".") {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *differ) isChanged(path string) bool {
+	for i := sort.SearchStrings(d.changed, path); i < len(d.changed) && strings.HasPrefix(d.changed[i], path); i++ {
+		if len(d.changed[i]) == len(path) || d.changed[i][len(path)] == '.' {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *differ) forces(path string) bool { return slices.Contains(d.forcing, path) }
+
+func join(prefix, k string) string {
+	if prefix == "" {
+		return k
+	}
+	return prefix + "." + k
+}
+
+func pad(n int) string { return strings.Repeat(" ", n) }
+
+// entry is one rendered attribute or element before alignment.
+type entry struct {
+	sym, key string
+	// single is the text after "= " for a one-line entry; nested entries
+	// render themselves through body.
+	single string
+	body   func(indent int)
+}
+
+// mapBody renders the entries of a map at indent (the column of the
+// change symbol). Keys of nested maps are quoted, as Terraform does.
+func (r *renderer) mapBody(d *differ, indent int, prefix string, before, after map[string]graph.Value, hasBefore, hasAfter, quoted bool) {
+	keys := make([]string, 0, len(before)+len(after))
+	for k := range before {
+		keys = append(keys, k)
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var entries []entry
+	hidden := 0
+	for _, k := range keys {
+		path := join(prefix, k)
+		b, inB := before[k]
+		a, inA := after[k]
+		key := k
+		if quoted {
+			key = strconv.Quote(k)
+		}
+		switch {
+		case hasBefore && hasAfter && inB && inA && !d.isChanged(path):
+			hidden++
+		case hasBefore && hasAfter && inB && inA:
+			entries = append(entries, r.changed(d, path, key, b, a))
+		case hasAfter && inA:
+			entries = append(entries, r.added(d, path, key, a, "+"))
+		case hasBefore && inB:
+			entries = append(entries, r.removed(d, path, key, b))
+		}
+	}
+	r.emit(entries, indent)
+	if hidden > 0 {
+		what := "attribute"
+		if quoted {
+			what = "element"
+		}
+		r.hidden(indent, hidden, what)
+	}
+}
+
+func (r *renderer) hidden(indent, n int, what string) {
+	s := what
+	if n != 1 {
+		s += "s"
+	}
+	r.line(pad(indent+2), "# (", strconv.Itoa(n), " unchanged ", s, " hidden)")
+}
+
+// emit writes entries, aligning the "=" of one-line entries.
+func (r *renderer) emit(entries []entry, indent int) {
+	width := 0
+	for _, e := range entries {
+		if e.body == nil {
+			width = max(width, len(e.key))
+		}
+	}
+	for _, e := range entries {
+		if e.body != nil {
+			e.body(indent)
+			continue
+		}
+		r.line(pad(indent), r.sym(e.sym), " ", e.key, pad(width-len(e.key)), " = ", e.single)
+	}
+}
+
+func isNested(v graph.Value) bool {
+	switch x := v.(type) {
+	case map[string]graph.Value:
+		return len(x) > 0
+	case []graph.Value:
+		return len(x) > 0
+	case string:
+		return strings.Contains(x, "\n")
+	}
+	return false
+}
+
+// scalar renders a value on one line: JSON for known values, a marker for
+// unknown ones.
+func scalar(v graph.Value) string {
+	switch x := v.(type) {
+	case nil:
+		return "null"
+	case graph.Unknown:
+		return "(known after apply)"
+	case map[string]graph.Value, []graph.Value:
+		if graph.HasUnknown(x) {
+			return "(known after apply)"
+		}
+	}
+	return graph.Render(v)
+}
+
+const sensitiveValue = "(sensitive value)"
+
+func (r *renderer) added(d *differ, path, key string, v graph.Value, sym string) entry {
+	if d.isSensitive(path) {
+		return entry{sym: sym, key: key, single: sensitiveValue}
+	}
+	if _, unknown := v.(graph.Unknown); unknown || !isNested(v) {
+		return entry{sym: sym, key: key, single: scalar(v)}
+	}
+	return entry{sym: sym, key: key, body: func(indent int) {
+		r.nested(d, indent, path, key, sym, v, "")
+	}}
+}
+
+func (r *renderer) removed(d *differ, path, key string, v graph.Value) entry {
+	if d.isSensitive(path) {
+		return entry{sym: "-", key: key, single: sensitiveValue + " -> null"}
+	}
+	if !isNested(v) {
+		return entry{sym: "-", key: key, single: scalar(v) + " -> null"}
+	}
+	return entry{sym: "-", key: key, body: func(indent int) {
+		r.nested(d, indent, path, key, "-", v, " -> null")
+	}}
+}
+
+// nested writes a whole map, list or multi-line string added or removed.
+func (r *renderer) nested(d *differ, indent int, path, key, sym string, v graph.Value, suffix string) {
+	switch x := v.(type) {
+	case map[string]graph.Value:
+		r.line(pad(indent), r.sym(sym), " ", key, " = {")
+		if sym == "-" {
+			r.mapBody(d, indent+4, path, x, nil, true, false, true)
+		} else {
+			r.mapBody(d, indent+4, path, nil, x, false, true, true)
+		}
+		r.line(pad(indent+2), "}", suffix)
+	case []graph.Value:
+		r.line(pad(indent), r.sym(sym), " ", key, " = [")
+		for i, e := range x {
+			p := join(path, strconv.Itoa(i))
+			switch {
+			case d.isSensitive(p):
+				r.line(pad(indent+4), r.sym(sym), " ", sensitiveValue, ",")
+			case isNested(e) && !graph.HasUnknown(e):
+				r.line(pad(indent+4), r.sym(sym), " ", graph.Render(e), ",")
+			default:
+				r.line(pad(indent+4), r.sym(sym), " ", scalar(e), ",")
+			}
+		}
+		r.line(pad(indent+2), "]", suffix)
+	case string:
+		r.line(pad(indent), r.sym(sym), " ", key, " = <<-EOT")
+		for _, l := range strings.Split(strings.TrimSuffix(x, "\n"), "\n") {
+			r.line(pad(indent+6), l)
+		}
+		r.line(pad(indent+2), "EOT", suffix)
+	}
+}
+
+func (r *renderer) changed(d *differ, path, key string, b, a graph.Value) entry {
+	note := ""
+	if d.forces(path) {
+		note = r.paint(ansiRed, " # forces replacement")
+	}
+	if d.isSensitive(path) {
+		return entry{sym: "~", key: key, single: sensitiveValue + note}
+	}
+	if graph.HasUnknown(a) && graph.Equal(b, a) && !d.hasSensitiveBelow(path) {
+		// Unchanged expression, new value: it reads a replaced dependency.
+		return entry{sym: "~", key: key, single: "(known after apply)" + note}
+	}
+	bm, bIsMap := b.(map[string]graph.Value)
+	am, aIsMap := a.(map[string]graph.Value)
+	if bIsMap && aIsMap {
+		return entry{sym: "~", key: key, body: func(indent int) {
+			r.line(pad(indent), r.sym("~"), " ", key, " = {", note)
+			r.mapBody(d, indent+4, path, bm, am, true, true, true)
+			r.line(pad(indent+2), "}")
+		}}
+	}
+	bl, bIsList := b.([]graph.Value)
+	al, aIsList := a.([]graph.Value)
+	if bIsList && aIsList && !d.hasSensitiveBelow(path) {
+		return entry{sym: "~", key: key, body: func(indent int) {
+			r.line(pad(indent), r.sym("~"), " ", key, " = [", note)
+			r.listBody(d, indent+4, path, bl, al)
+			r.line(pad(indent+2), "]")
+		}}
+	}
+	bs, bIsStr := b.(string)
+	as, aIsStr := a.(string)
+	if bIsStr && aIsStr && (strings.Contains(bs, "\n") || strings.Contains(as, "\n")) {
+		return entry{sym: "~", key: key, body: func(indent int) {
+			r.line(pad(indent), r.sym("~"), " ", key, " = <<-EOT", note)
+			r.textDiff(indent, bs, as)
+			r.line(pad(indent+2), "EOT")
+		}}
+	}
+	if d.hasSensitiveBelow(path) {
+		return entry{sym: "~", key: key, single: sensitiveValue + note}
+	}
+	return entry{sym: "~", key: key, single: scalar(b) + " -> " + scalar(a) + note}
+}
+
+// listBody shows a changed list: element by element when the lengths
+// match, otherwise every old element removed and every new one added.
+func (r *renderer) listBody(d *differ, indent int, path string, b, a []graph.Value) {
+	if len(b) == len(a) {
+		hidden := 0
+		for i := range b {
+			p := join(path, strconv.Itoa(i))
+			if !d.isChanged(p) {
+				hidden++
+				continue
+			}
+			r.line(pad(indent), r.sym("~"), " ", scalar(b[i]), " -> ", scalar(a[i]), ",")
+		}
+		if hidden > 0 {
+			r.hidden(indent, hidden, "element")
+		}
+		return
+	}
+	for _, e := range b {
+		r.line(pad(indent), r.sym("-"), " ", scalar(e), ",")
+	}
+	for _, e := range a {
+		r.line(pad(indent), r.sym("+"), " ", scalar(e), ",")
+	}
+}
+
+// contextLines is how many unchanged lines stay visible around a change
+// in a multi-line string diff.
+const contextLines = 2
+
+func (r *renderer) textDiff(indent int, before, after string) {
+	lines := textdiff.Lines(before, after)
+	keep := make([]bool, len(lines))
+	for i, l := range lines {
+		if l.Op == textdiff.Equal {
+			continue
+		}
+		for j := max(0, i-contextLines); j <= min(len(lines)-1, i+contextLines); j++ {
+			keep[j] = true
+		}
+	}
+	skipped := 0
+	flush := func() {
+		if skipped > 0 {
+			r.hidden(indent+4, skipped, "line")
+			skipped = 0
+		}
+	}
+	for i, l := range lines {
+		if !keep[i] {
+			skipped++
+			continue
+		}
+		flush()
+		switch l.Op {
+		case textdiff.Equal:
+			r.line(pad(indent+6), l.Text)
+		case textdiff.Insert:
+			r.line(pad(indent+4), r.sym("+"), " ", l.Text)
+		case textdiff.Delete:
+			r.line(pad(indent+4), r.sym("-"), " ", l.Text)
+		}
+	}
+	flush()
+}

@@ -1,0 +1,248 @@
+package planview
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// The inputs of every case are the planner's fixtures; this package keeps
+// only the expected renderings, in testdata/<case>/.
+var casesDir = filepath.Join("..", "..", "..", "..", "pkg", "planner", "testdata", "cases")
+
+type irFixture struct {
+	Sources   []string          `json:"sources"`
+	Resources []*graph.Resource `json:"resources"`
+	Edges     []graph.Edge      `json:"edges"`
+}
+
+type optionsFixture struct {
+	Destroy             bool     `json:"destroy"`
+	RefreshOnly         bool     `json:"refresh_only"`
+	Targets             []string `json:"targets"`
+	Excludes            []string `json:"excludes"`
+	Replace             []string `json:"replace"`
+	CreateBeforeDestroy bool     `json:"create_before_destroy"`
+}
+
+func decodeJSON(t testing.TB, path string, v any) bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return true
+}
+
+func canonicalMap(m map[string]graph.Value) map[string]graph.Value {
+	v, _ := graph.DecodeValue(map[string]any(m)).(map[string]graph.Value)
+	return v
+}
+
+func loadCase(t testing.TB, dir string) (*graph.Graph, *state.State, planner.Options) {
+	t.Helper()
+	g := graph.New()
+	var ir irFixture
+	if decodeJSON(t, filepath.Join(dir, "desired.json"), &ir) {
+		for _, r := range ir.Resources {
+			r.Spec = canonicalMap(r.Spec)
+			if err := g.AddResource(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, e := range ir.Edges {
+			if err := g.AddEdge(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var st *state.State
+	var s state.State
+	if decodeJSON(t, filepath.Join(dir, "state.json"), &s) {
+		for i := range s.Resources {
+			s.Resources[i].Spec = canonicalMap(s.Resources[i].Spec)
+		}
+		st = &s
+	}
+	var of optionsFixture
+	decodeJSON(t, filepath.Join(dir, "options.json"), &of)
+	return g, st, planner.Options{Destroy: of.Destroy, RefreshOnly: of.RefreshOnly, Targets: of.Targets,
+		Excludes: of.Excludes, Replace: of.Replace, CreateBeforeDestroy: of.CreateBeforeDestroy}
+}
+
+func golden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC) }
+
+// TestGolden renders every planner case in every format.
+func TestGolden(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(casesDir, "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases in %s: %v", casesDir, err)
+	}
+	for _, dir := range dirs {
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			g, st, opts := loadCase(t, dir)
+			p, diags := planner.Diff(context.Background(), g, st, opts)
+			out := filepath.Join("testdata", name)
+			if p == nil {
+				var ev bytes.Buffer
+				if err := NewEvents(&ev, fixedNow).Diagnostics(diags); err != nil {
+					t.Fatal(err)
+				}
+				golden(t, filepath.Join(out, "events.jsonl"), ev.Bytes())
+				return
+			}
+			var text, js, ev bytes.Buffer
+			if err := Text(&text, p, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if err := JSON(&js, p); err != nil {
+				t.Fatal(err)
+			}
+			e := NewEvents(&ev, fixedNow)
+			if err := e.Version("test"); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Diagnostics(diags); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Plan(p); err != nil {
+				t.Fatal(err)
+			}
+			md := Markdown(p, MarkdownOptions{})
+			golden(t, filepath.Join(out, "plan.txt"), text.Bytes())
+			golden(t, filepath.Join(out, "plan.json"), js.Bytes())
+			golden(t, filepath.Join(out, "events.jsonl"), ev.Bytes())
+			golden(t, filepath.Join(out, "plan.md"), []byte(md))
+			for _, b := range [][]byte{text.Bytes(), js.Bytes(), ev.Bytes(), []byte(md)} {
+				if bytes.Contains(b, []byte("s3cret")) {
+					t.Error("a sensitive value was rendered")
+				}
+			}
+			for _, l := range strings.Split(strings.TrimSpace(ev.String()), "\n") {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(l), &m); err != nil {
+					t.Errorf("event line is not JSON: %q", l)
+				}
+			}
+			checkSummaryLine(t, p, text.String())
+
+			// A plan read back from its file (sensitive values redacted)
+			// renders the same text.
+			var file bytes.Buffer
+			if err := planner.Encode(&file, p); err != nil {
+				t.Fatal(err)
+			}
+			back, err := planner.Decode(&file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var again bytes.Buffer
+			if err := Text(&again, back, TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if again.String() != text.String() {
+				t.Errorf("text from the plan file differs:\n%s", again.String())
+			}
+		})
+	}
+}
+
+// checkSummaryLine verifies the exact lines CI tools parse.
+func checkSummaryLine(t *testing.T, p *planner.Plan, text string) {
+	t.Helper()
+	var want string
+	switch {
+	case !p.HasChanges() && p.Mode == planner.ModeNormal:
+		want = "\nNo changes. Your infrastructure matches the configuration.\n"
+	case !p.HasChanges():
+		want = "\nNo changes."
+	default:
+		want = "\nPlan: "
+	}
+	if !strings.Contains(text, want) {
+		t.Errorf("text lacks %q", want)
+	}
+}
+
+func TestColor(t *testing.T) {
+	g, st, opts := loadCase(t, filepath.Join(casesDir, "replace_cascade"))
+	p, _ := planner.Diff(context.Background(), g, st, opts)
+	var plain, color bytes.Buffer
+	if err := Text(&plain, p, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Text(&color, p, TextOptions{Color: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "\x1b[") {
+		t.Error("escape codes without colour")
+	}
+	if !strings.Contains(color.String(), "\x1b[") {
+		t.Error("no escape codes with colour")
+	}
+	golden(t, filepath.Join("testdata", "replace_cascade", "plan.color.txt"), color.Bytes())
+}
+
+func TestGraphViews(t *testing.T) {
+	g, _, _ := loadCase(t, filepath.Join(casesDir, "unmanaged"))
+	var dot, mm bytes.Buffer
+	if err := DOT(&dot, g); err != nil {
+		t.Fatal(err)
+	}
+	if err := Mermaid(&mm, g); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, filepath.Join("testdata", "graph", "graph.dot"), dot.Bytes())
+	golden(t, filepath.Join("testdata", "graph", "graph.mmd"), mm.Bytes())
+	odd := graph.New()
+	_ = odd.AddResource(&graph.Resource{Address: `a"b\c`, Type: "x<y>|#"})
+	dot.Reset()
+	mm.Reset()
+	_ = DOT(&dot, odd)
+	_ = Mermaid(&mm, odd)
+	if !strings.Contains(dot.String(), `"a\"b\\c"`) || strings.ContainsAny(strings.SplitN(mm.String(), "\n", 2)[1], "<>|") && !strings.Contains(mm.String(), "<br/>") {
+		t.Errorf("escaping:\n%s\n%s", dot.String(), mm.String())
+	}
+}
