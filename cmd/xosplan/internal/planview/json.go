@@ -16,19 +16,19 @@ import (
 const JSONFormatVersion = "1.0"
 
 type jsonPlan struct {
-	FormatVersion   string             `json:"format_version"`
-	PlanID          string             `json:"plan_id"`
-	Lineage         string             `json:"lineage"`
-	Serial          uint64             `json:"serial"`
-	Mode            planner.Mode       `json:"mode"`
-	InputDigests    map[string]string  `json:"input_digests"`
-	Targets         []string           `json:"targets"`
-	Excludes        []string           `json:"excludes"`
-	Replace         []string           `json:"replace"`
-	ResourceChanges []jsonChange       `json:"resource_changes"`
-	ResourceDrift   []jsonChange       `json:"resource_drift"`
-	Summary         planner.Summary    `json:"summary"`
-	Steps           []jsonStep         `json:"apply_order"`
+	FormatVersion   string            `json:"format_version"`
+	PlanID          string            `json:"plan_id"`
+	Lineage         string            `json:"lineage"`
+	Serial          uint64            `json:"serial"`
+	Mode            planner.Mode      `json:"mode"`
+	InputDigests    map[string]string `json:"input_digests"`
+	Targets         []string          `json:"targets"`
+	Excludes        []string          `json:"excludes"`
+	Replace         []string          `json:"replace"`
+	ResourceChanges []jsonChange      `json:"resource_changes"`
+	ResourceDrift   []jsonChange      `json:"resource_drift"`
+	Summary         planner.Summary   `json:"summary"`
+	Steps           []jsonStep        `json:"apply_order"`
 }
 
 type jsonStep struct {
