@@ -7,8 +7,8 @@ import (
 
 // jsonCandidates is Placement's GET /allocation_candidates answer.
 type jsonCandidates struct {
-	AllocationRequests []jsonRequest           `json:"allocation_requests"`
-	ProviderSummaries  map[string]any         `json:"provider_summaries"`
+	AllocationRequests []jsonRequest  `json:"allocation_requests"`
+	ProviderSummaries  map[string]any `json:"provider_summaries"`
 }
 
 type jsonRequest struct {
