@@ -1,0 +1,172 @@
+package tosca
+
+import (
+	"context"
+	"sort"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Options tune Compile.
+type Options struct {
+	// Inputs are values for topology_template inputs (from --inputs FILE and
+	// --var k=v); nil = none given.
+	Inputs map[string]any
+	// RequireInputs reports required inputs that have neither a value nor a
+	// default (plan sets it; validate sets it only when input values were
+	// given).
+	RequireInputs bool
+}
+
+// topLevelSections are the keynames that mark a document as TOSCA.
+func isTopLevelSection(k string) bool {
+	switch k {
+	case "tosca_definitions_version", "topology_template", "node_types", "capability_types",
+		"relationship_types", "data_types", "artifact_types", "interface_types", "group_types",
+		"policy_types":
+		return true
+	}
+	return false
+}
+
+// LooksLike reports whether a parsed document is TOSCA: it has
+// tosca_definitions_version, or TOSCA top-level sections such as
+// topology_template or node_types, and no Tonomi `application` key.
+func LooksLike(root *yamlsrc.Node) bool {
+	if root == nil || root.Kind != yamlsrc.Mapping || root.Get("application") != nil {
+		return false
+	}
+	for _, p := range root.Pairs() {
+		if isTopLevelSection(p.Key.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// Compile loads the file at path with its imports, checks everything, and
+// compiles the topology template (if any) to the IR. The graph is non-nil
+// whenever errors do not prevent compiling (the root file was read and is a
+// mapping); a type-definitions-only file compiles to an empty graph.
+// Diagnostics are sorted. Compile never panics on bad input and never
+// touches the network.
+func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag.Diagnostics) {
+	c := newCompiler(ctx, opts)
+	root := c.loadRoot(path)
+	if root == nil || c.ctx.Err() != nil {
+		if err := c.ctx.Err(); err != nil {
+			c.errorf(diag.Range{File: path}, "", CodeCanceled, "compilation stopped: %v", err)
+		}
+		return nil, c.diags.Sort()
+	}
+	c.declareAllTypes()
+	c.resolveAllTypes()
+	c.readTopology(root)
+	c.matchRequirements()
+	c.checkTopology()
+	c.resolveFunctions()
+	g := c.render()
+	c.checkCycles(g)
+	return g, c.diags.Sort()
+}
+
+// compiler holds the state of one Compile call. Nothing is shared between
+// calls.
+type compiler struct {
+	ctx  context.Context
+	opts Options
+
+	diags diag.Diagnostics
+
+	// files by cleaned absolute path (or pseudo name for embedded ones);
+	// order lists them in load order (root first after normative).
+	files map[string]*file
+	order []*file
+	root  *file
+
+	// version is the root file's tosca_definitions_version.
+	version string
+
+	// ns holds the types of each kind by every name they may be
+	// referenced with.
+	ns [numKinds]map[string]*typeDef
+	// declared lists every declared type in declaration order.
+	declared []*typeDef
+	// dataTypeCache memoizes resolved property types ("list", "map",
+	// "string", data type names).
+	chainCache map[*typeDef][]string
+
+	topo *topology
+
+	// inTypes is set while type definitions are read: tosca-parser does not
+	// check the grammar inside type definitions, and real type files (XOS,
+	// tosca-parser's own test data) carry misspelt keynames there, so those
+	// problems are warnings. Unknown types and parents stay errors.
+	inTypes bool
+	// substituted lists "template\x00requirement" pairs exposed by
+	// substitution mappings: they are satisfied outside the topology.
+	substituted map[string]bool
+}
+
+func newCompiler(ctx context.Context, opts Options) *compiler {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	c := &compiler{ctx: ctx, opts: opts, files: map[string]*file{}, chainCache: map[*typeDef][]string{}}
+	for k := range c.ns {
+		c.ns[k] = map[string]*typeDef{}
+	}
+	return c
+}
+
+func (c *compiler) errorf(r diag.Range, path, code, format string, args ...any) {
+	c.diags = c.diags.Errorf(r, path, code, format, args...)
+}
+
+func (c *compiler) warnf(r diag.Range, path, code, format string, args ...any) {
+	c.diags = c.diags.Warnf(r, path, code, format, args...)
+}
+
+// lenientf reports a grammar problem: an error, or a warning inside type
+// definitions (see compiler.inTypes).
+func (c *compiler) lenientf(r diag.Range, path, code, format string, args ...any) {
+	if c.inTypes {
+		c.warnf(r, path, code, format, args...)
+		return
+	}
+	c.errorf(r, path, code, format, args...)
+}
+
+// errorDetail appends an error with a multi-line detail.
+func (c *compiler) errorDetail(r diag.Range, path, code, detail, format string, args ...any) {
+	c.errorf(r, path, code, format, args...)
+	c.diags[len(c.diags)-1].Detail = detail
+}
+
+// rangeOf returns the node's range, or the zero range for nil.
+func rangeOf(n *yamlsrc.Node) diag.Range {
+	if n == nil {
+		return diag.Range{}
+	}
+	return n.Range
+}
+
+// sortedKeys returns the keys of a map in order.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// joinPath appends a key to a dotted YAML path.
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}

@@ -1,0 +1,38 @@
+package tosca
+
+// Phase 8 — cycles: a dependency cycle among node templates.
+//
+// Errors detected here:
+//   - each dependency cycle, named in order ("a -> b -> c -> a"), positioned at the first
+//     requirement of the cycle, with every hop and its requirement's file:line:col in the
+//     detail (tosca.dependency_cycle)
+//
+// Cycles are found on the compiled graph with Tarjan's algorithm
+// (graph.Cycles, O(V+E)): one diagnostic per strongly connected component.
+
+import (
+	"strings"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+func (c *compiler) checkCycles(g *graph.Graph) {
+	if g == nil {
+		return
+	}
+	for _, cyc := range g.Cycles() {
+		if len(cyc) == 0 {
+			continue
+		}
+		var detail strings.Builder
+		for i, e := range cyc {
+			if i > 0 {
+				detail.WriteByte('\n')
+			}
+			detail.WriteString(e.Source + " requires " + e.Target + " (requirement " + quote(e.Name) + " at " + e.Range.String() + ")")
+		}
+		first := cyc[0]
+		c.errorDetail(first.Range, "topology_template.node_templates."+first.Source+".requirements", CodeDependencyCycle,
+			detail.String(), "dependency cycle: %s", graph.CyclePath(cyc))
+	}
+}

@@ -1,0 +1,118 @@
+// Package tosca compiles TOSCA Simple Profile in YAML service templates
+// (versions 1.0 to 1.3, and XOS recipes) into the format-neutral resource
+// graph of package graph.
+//
+// The compiler runs in phases, one file each, in the manner of Puccini:
+//
+//	read.go          1  grammar of a file: version, metadata, sections, keynames
+//	imports.go       2  imports: relative files, cycles, no network, XOS custom types
+//	types.go         3  namespaces, derivation, inheritance and refinement
+//	values.go        4  values checked against definitions, canonicalized
+//	templates.go     5  topology: inputs, node/relationship templates, groups, policies, outputs
+//	substitution.go  5  substitution mappings and workflows
+//	requirements.go  6  requirement → capability matching and occurrences
+//	functions.go     7  intrinsic functions
+//	cycles.go        8  dependency cycles among node templates
+//	render.go        9  the graph.Graph
+//	xos.go          10  XOS compatibility (must-exist, lookup keys)
+//
+// Every problem is a diag.Diagnostic with the file:line:col of the node at
+// fault, its YAML path and one of these stable codes:
+//
+//	tosca.canceled                 the context ended before compiling finished
+//	tosca.read                     a file cannot be read
+//	tosca.wrong_kind               a value has the wrong YAML kind (map, list, scalar)
+//	tosca.version                  tosca_definitions_version missing, not first, or unsupported
+//	tosca.metadata                 template metadata of the wrong type
+//	tosca.unknown_field            a keyname the grammar does not define
+//	tosca.missing_field            a required keyname is missing
+//	tosca.duplicate_key            a repeated mapping key (a warning inside type sections)
+//	tosca.import_not_found         an imported file does not exist
+//	tosca.import_cycle             files import each other
+//	tosca.network_import           a URL or repository import (xosplan never uses the network)
+//	tosca.unknown_repository       an import names an undeclared repository
+//	tosca.type_redefined           a type defined again in another file (warning)
+//	tosca.unknown_type             a type name that is not defined (or of another kind)
+//	tosca.unknown_parent           derived_from names an unknown type
+//	tosca.derivation_cycle         a type derives from itself
+//	tosca.native_type_extended     a data type derived from a primitive adds properties
+//	tosca.incompatible_refinement  a refined property changes its type incompatibly
+//	tosca.status                   an invalid status, or use of an unsupported (error) or deprecated (warning) property
+//	tosca.occurrences              invalid occurrences, or a requirement assigned a wrong number of times
+//	tosca.value                    a value that does not fit its type
+//	tosca.constraint               a value that violates a constraint
+//	tosca.unknown_property         a property, attribute or data type field that is not defined
+//	tosca.missing_property         a required property without value or default
+//	tosca.missing_input            a required input without value or default (with Options.RequireInputs)
+//	tosca.unknown_input            get_input of an undeclared input, or a value given for one
+//	tosca.copy                     copy names a missing template or a copy
+//	tosca.directive                an unknown directive (warning)
+//	tosca.unknown_capability       a capability assignment the node type does not define
+//	tosca.unknown_requirement      a short-form requirement the node type does not define
+//	tosca.unknown_interface        an interface assignment the type does not define
+//	tosca.unknown_operation        an operation the interface does not define
+//	tosca.unknown_template         a reference to a node template (or group) that does not exist
+//	tosca.group_members            group members repeated, missing or of a disallowed type
+//	tosca.policy_targets           policy targets of a disallowed type
+//	tosca.unsatisfied_requirement  no node template satisfies a requirement
+//	tosca.node_mismatch            a requirement's target is not of the required node type
+//	tosca.capability_mismatch      a requirement's target lacks the required capability
+//	tosca.valid_source_types       a capability does not accept the requiring node's type
+//	tosca.function                 a malformed or unresolvable function call
+//	tosca.dependency_cycle         node templates that depend on each other, named in order
+//	tosca.substitution             substitution mappings that do not fit their node type or topology
+//	tosca.workflow                 workflow steps with unknown targets, steps or activities
+//	tosca.legacy_type              a non-TOSCA integer type name (int, uint32, …) read as integer (warning)
+//	tosca.import_fallback          an import found only relative to a folder above the importing file (warning)
+//
+// Diagnostics of the YAML layer (yaml.*) pass through unchanged.
+package tosca
+
+// Diagnostic codes; see the package documentation.
+const (
+	CodeCanceled               = "tosca.canceled"
+	CodeRead                   = "tosca.read"
+	CodeWrongKind              = "tosca.wrong_kind"
+	CodeVersion                = "tosca.version"
+	CodeMetadata               = "tosca.metadata"
+	CodeUnknownField           = "tosca.unknown_field"
+	CodeMissingField           = "tosca.missing_field"
+	CodeDuplicateKey           = "tosca.duplicate_key"
+	CodeImportNotFound         = "tosca.import_not_found"
+	CodeImportCycle            = "tosca.import_cycle"
+	CodeNetworkImport          = "tosca.network_import"
+	CodeUnknownRepository      = "tosca.unknown_repository"
+	CodeTypeRedefined          = "tosca.type_redefined"
+	CodeUnknownType            = "tosca.unknown_type"
+	CodeUnknownParent          = "tosca.unknown_parent"
+	CodeDerivationCycle        = "tosca.derivation_cycle"
+	CodeNativeExtended         = "tosca.native_type_extended"
+	CodeIncompatibleRefinement = "tosca.incompatible_refinement"
+	CodeStatus                 = "tosca.status"
+	CodeOccurrences            = "tosca.occurrences"
+	CodeValue                  = "tosca.value"
+	CodeConstraint             = "tosca.constraint"
+	CodeUnknownProperty        = "tosca.unknown_property"
+	CodeMissingProperty        = "tosca.missing_property"
+	CodeMissingInput           = "tosca.missing_input"
+	CodeUnknownInput           = "tosca.unknown_input"
+	CodeCopy                   = "tosca.copy"
+	CodeDirective              = "tosca.directive"
+	CodeUnknownCapability      = "tosca.unknown_capability"
+	CodeUnknownRequirement     = "tosca.unknown_requirement"
+	CodeUnknownInterface       = "tosca.unknown_interface"
+	CodeUnknownOperation       = "tosca.unknown_operation"
+	CodeUnknownTemplate        = "tosca.unknown_template"
+	CodeGroupMembers           = "tosca.group_members"
+	CodePolicyTargets          = "tosca.policy_targets"
+	CodeUnsatisfied            = "tosca.unsatisfied_requirement"
+	CodeNodeMismatch           = "tosca.node_mismatch"
+	CodeCapabilityMismatch     = "tosca.capability_mismatch"
+	CodeValidSource            = "tosca.valid_source_types"
+	CodeFunction               = "tosca.function"
+	CodeDependencyCycle        = "tosca.dependency_cycle"
+	CodeSubstitution           = "tosca.substitution"
+	CodeWorkflow               = "tosca.workflow"
+	CodeLegacyType             = "tosca.legacy_type"
+	CodeImportFallback         = "tosca.import_fallback"
+)

@@ -1,0 +1,749 @@
+package tosca
+
+// Phase 7 — functions: intrinsic functions in values.
+//
+// get_input and get_property resolve at compile time; get_attribute and
+// get_operation_output become graph.Unknown values that the executor fills
+// in at apply time; concat, join and token fold when their arguments are
+// known and stay Unknown otherwise; get_artifact yields the artifact's file.
+//
+// Errors detected here (tosca.function unless noted):
+//   - wrong argument counts and kinds for every function
+//   - get_input of an undeclared input (tosca.unknown_input)
+//   - get_property / get_attribute naming an unknown template, capability, requirement,
+//     property or attribute (tosca.unknown_template, tosca.unknown_property)
+//   - HOST where no HostedOn relationship leads to a host, and HOST in outputs
+//   - SOURCE / TARGET outside a relationship context
+//   - get_operation_output naming an unknown interface or operation
+//   - get_artifact naming an unknown artifact
+//   - get_property cycles (a property that depends on itself)
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// scope is where a value is evaluated.
+type scope struct {
+	at diag.Range
+	// node is SELF for node template values.
+	node *nodeTpl
+	// rel is SELF for relationship template values; req the requirement
+	// whose relationship is evaluated (SOURCE = node, TARGET = its target).
+	rel *relTpl
+	req *reqAssign
+	// inputsOnly marks input defaults, where only constants make sense.
+	inputsOnly bool
+	// outputs marks topology outputs, where HOST is not allowed.
+	outputs bool
+	depth   int
+}
+
+// functionName reports whether n is a function call, a map with one key
+// that names an intrinsic function.
+func functionName(n *yamlsrc.Node) (string, bool) {
+	if n == nil || n.Kind != yamlsrc.Mapping || len(n.Content) != 2 {
+		return "", false
+	}
+	switch k := n.Content[0].Value; k {
+	case "get_input", "get_property", "get_attribute", "get_operation_output", "get_artifact",
+		"concat", "join", "token", "get_nodes_of_type":
+		return k, true
+	}
+	return "", false
+}
+
+func (c *compiler) fnErr(n *yamlsrc.Node, path, format string, args ...any) graph.Value {
+	c.errorf(n.Range, path, CodeFunction, format, args...)
+	return nil
+}
+
+// evalFunction evaluates one function call.
+func (c *compiler) evalFunction(fn string, n *yamlsrc.Node, path string, s *scope) graph.Value {
+	if s == nil {
+		s = &scope{at: n.Range}
+	}
+	if s.depth > maxValueDepth {
+		return c.fnErr(n, path, "%s: functions nested too deeply", fn)
+	}
+	inner := *s
+	inner.depth++
+	args := n.Content[1]
+	switch fn {
+	case "get_input":
+		return c.fnGetInput(args, path, &inner)
+	case "get_property":
+		return c.fnGetProperty(args, path, &inner)
+	case "get_attribute":
+		return c.fnGetAttribute(args, path, &inner)
+	case "get_operation_output":
+		return c.fnGetOperationOutput(args, path, &inner)
+	case "get_artifact":
+		return c.fnGetArtifact(args, path, &inner)
+	case "concat":
+		return c.fnConcat(args, path, &inner)
+	case "join":
+		return c.fnJoin(args, path, &inner)
+	case "token":
+		return c.fnToken(args, path, &inner)
+	case "get_nodes_of_type":
+		return c.fnNodesOfType(args, path)
+	}
+	return nil
+}
+
+func (c *compiler) fnGetInput(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	name := args
+	var rest []*yamlsrc.Node
+	if args.Kind == yamlsrc.Sequence {
+		if len(args.Content) == 0 || (len(args.Content) > 1 && c.version != version13) {
+			return c.fnErr(args, path, "get_input takes one argument, the input name; found %d", len(args.Content))
+		}
+		name, rest = args.Content[0], args.Content[1:]
+	}
+	if name.Kind != yamlsrc.Scalar || name.IsNull() {
+		return c.fnErr(args, path, "get_input takes an input name, found %s", name.Describe())
+	}
+	in := c.topo.inputs[name.Value]
+	if in == nil {
+		c.errorf(name.Range, path, CodeUnknownInput, "unknown input %q", name.Value)
+		return nil
+	}
+	v := in.val
+	for _, r := range rest {
+		v = c.index(v, r, path)
+	}
+	return v
+}
+
+// index steps into a value by a field name or list index; unknown values
+// stay unknown.
+func (c *compiler) index(v graph.Value, key *yamlsrc.Node, path string) graph.Value {
+	switch x := v.(type) {
+	case map[string]graph.Value:
+		e, ok := x[key.Value]
+		if !ok {
+			c.errorf(key.Range, path, CodeFunction, "value has no field %q", key.Value)
+		}
+		return e
+	case []graph.Value:
+		i, ok := key.Int()
+		if !ok || i < 0 || int(i) >= len(x) {
+			c.errorf(key.Range, path, CodeFunction, "index %q is out of range for a list of %d", key.Value, len(x))
+			return nil
+		}
+		return x[i]
+	}
+	return v
+}
+
+// entity resolves the modelable entity name of get_property /
+// get_attribute / get_operation_output.
+func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr string) (*nodeTpl, *relTpl, bool) {
+	if n.Kind != yamlsrc.Scalar || n.IsNull() {
+		c.fnErr(n, path, "%s: the first argument must be SELF, SOURCE, TARGET, HOST or a template name, found %s", fn, n.Describe())
+		return nil, nil, false
+	}
+	switch n.Value {
+	case "SELF":
+		if s.node != nil {
+			return s.node, nil, true
+		}
+		if s.rel != nil {
+			return nil, s.rel, true
+		}
+		if s.req != nil {
+			return nil, nil, true
+		}
+		c.fnErr(n, path, "%s: SELF is only meaningful inside a template", fn)
+		return nil, nil, false
+	case "SOURCE", "TARGET":
+		if s.req != nil {
+			if n.Value == "SOURCE" {
+				return s.req.sourceOf(c), nil, true
+			}
+			return s.req.target, nil, true
+		}
+		if s.rel != nil {
+			// A relationship template's source and target are known only
+			// where a requirement uses it.
+			return nil, nil, true
+		}
+		c.fnErr(n, path, "%s: %s is only meaningful in a relationship", fn, n.Value)
+		return nil, nil, false
+	case "HOST":
+		if s.outputs {
+			c.fnErr(n, path, "%s: HOST is not allowed in outputs", fn)
+			return nil, nil, false
+		}
+		self := s.node
+		if self == nil && s.req != nil {
+			self = s.req.sourceOf(c)
+		}
+		if self == nil {
+			c.fnErr(n, path, "%s: HOST is only meaningful inside a node template", fn)
+			return nil, nil, false
+		}
+		h := c.hostOf(self, attr)
+		if h == nil {
+			c.fnErr(n, path, "%s: HOST was used in node template %q, but no tosca.relationships.HostedOn relationship leads to a host", fn, self.name)
+			return nil, nil, false
+		}
+		return h, nil, true
+	}
+	if nt := c.topo.nodes[n.Value]; nt != nil {
+		return nt, nil, true
+	}
+	if rt := c.topo.rels[n.Value]; rt != nil {
+		return nil, rt, true
+	}
+	c.errorf(n.Range, path, CodeUnknownTemplate, "%s: node template %q was not found", fn, n.Value)
+	return nil, nil, false
+}
+
+// sourceOf returns the node template that holds the requirement.
+func (ra *reqAssign) sourceOf(*compiler) *nodeTpl {
+	return ra.src
+}
+
+// hostOf follows HostedOn requirements from nt. With attr set it returns
+// the first host up the chain that has the property or attribute, as
+// tosca-parser does; otherwise the immediate host.
+func (c *compiler) hostOf(nt *nodeTpl, attr string) *nodeTpl {
+	hostedOn := c.lookup(kRelationship, "tosca.relationships.HostedOn")
+	var first *nodeTpl
+	for hops := 0; nt != nil && hops < 64; hops++ {
+		var next *nodeTpl
+		for _, ra := range nt.reqs {
+			if ra.target == nil {
+				continue
+			}
+			rel := ra.relType
+			if rel == nil && ra.def != nil {
+				rel = ra.def.relType
+			}
+			if (rel != nil && hostedOn != nil && c.derives(rel, hostedOn)) || (rel == nil && ra.name == "host") {
+				next = ra.target
+				break
+			}
+		}
+		if next == nil {
+			return first
+		}
+		if first == nil {
+			first = next
+		}
+		if attr == "" || next.typ == nil || next.typ.props[attr] != nil || next.typ.attrs[attr] != nil {
+			return next
+		}
+		nt = next
+	}
+	return first
+}
+
+// splitArgs returns the argument list of a list-taking function.
+func (c *compiler) splitArgs(args *yamlsrc.Node, fn, path string, min int) ([]*yamlsrc.Node, bool) {
+	if args.Kind != yamlsrc.Sequence {
+		c.fnErr(args, path, "%s takes a list of arguments, found %s", fn, args.Describe())
+		return nil, false
+	}
+	if len(args.Content) < min {
+		c.fnErr(args, path, "%s takes at least %d arguments, found %d", fn, min, len(args.Content))
+		return nil, false
+	}
+	return args.Content, true
+}
+
+func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	a, ok := c.splitArgs(args, "get_property", path, 2)
+	if !ok {
+		return nil
+	}
+	name := a[1].Value
+	nt, rt, ok := c.entity(a[0], "get_property", path, s, name)
+	if !ok {
+		return nil
+	}
+	if rt != nil {
+		if rt.typ != nil && rt.typ.props[name] == nil {
+			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: relationship template %q has no property %q", rt.name, name)
+		}
+		return nil
+	}
+	if nt == nil || nt.typ == nil {
+		return nil
+	}
+	if nt.typ.props[name] == nil && len(a) >= 3 {
+		if cd, owner := c.capOrReq(nt, name); cd != nil {
+			prop := a[2].Value
+			if cd.props[prop] == nil {
+				c.errorf(a[2].Range, path, CodeUnknownProperty, "get_property: capability %q of node template %q has no property %q", cd.name, owner.name, prop)
+				return nil
+			}
+			v := c.capPropsOf(owner)[cd.name][prop]
+			for _, r := range a[3:] {
+				v = c.index(v, r, path)
+			}
+			return v
+		}
+	}
+	if nt.typ.props[name] == nil {
+		c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: node template %q has no property %q", nt.name, name)
+		return nil
+	}
+	v, _ := c.nodeProp(nt, name)
+	for _, r := range a[2:] {
+		v = c.index(v, r, path)
+	}
+	return v
+}
+
+// capOrReq finds a capability of nt by name, or the target capability of
+// its requirement of that name.
+func (c *compiler) capOrReq(nt *nodeTpl, name string) (*capDef, *nodeTpl) {
+	if cd := nt.typ.caps[name]; cd != nil {
+		return cd, nt
+	}
+	for _, ra := range nt.reqs {
+		if ra.name == name && ra.target != nil && ra.target.typ != nil {
+			if ra.targetCap != nil {
+				return ra.targetCap, ra.target
+			}
+		}
+	}
+	return nil, nil
+}
+
+func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	a, ok := c.splitArgs(args, "get_attribute", path, 2)
+	if !ok {
+		return nil
+	}
+	name := a[1].Value
+	nt, rt, ok := c.entity(a[0], "get_attribute", path, s, name)
+	if !ok {
+		return nil
+	}
+	rest := make([]graph.Value, 0, len(a))
+	addr := ""
+	switch {
+	case rt != nil:
+		if rt.typ != nil && rt.typ.attrs[name] == nil && rt.typ.props[name] == nil {
+			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_attribute: relationship template %q has no attribute %q", rt.name, name)
+			return nil
+		}
+		addr = rt.name
+	case nt == nil:
+		return graph.Unknown{Func: "attribute", Args: []graph.Value{a[0].Value, name}}
+	case nt.typ == nil:
+		return nil
+	default:
+		addr = nt.name
+		if nt.typ.attrs[name] == nil && nt.typ.props[name] == nil && !c.capHasAttr(nt.typ, name) {
+			cd, _ := c.capOrReq(nt, name)
+			if cd == nil || len(a) < 3 {
+				c.errorf(a[1].Range, path, CodeUnknownProperty, "get_attribute: attribute %q was not found in node template %q", name, nt.name)
+				return nil
+			}
+			if cd.attrs[a[2].Value] == nil && cd.props[a[2].Value] == nil {
+				c.errorf(a[2].Range, path, CodeUnknownProperty, "get_attribute: capability %q of node template %q has no attribute %q", cd.name, nt.name, a[2].Value)
+				return nil
+			}
+		} else if d := nt.typ.attrs[name]; d != nil && len(a) > 2 {
+			if !c.checkAttrPath(d, a[2:], path) {
+				return nil
+			}
+		}
+	}
+	rest = append(rest, addr)
+	for _, x := range a[1:] {
+		if i, ok := x.Int(); ok {
+			rest = append(rest, i)
+		} else {
+			rest = append(rest, x.Value)
+		}
+	}
+	return graph.Unknown{Func: "attribute", Args: rest}
+}
+
+// capHasAttr reports whether one of the type's capabilities defines an
+// attribute or property of the name (tosca-parser resolves get_attribute
+// there when the node type has none).
+func (c *compiler) capHasAttr(t *typeDef, name string) bool {
+	for _, cd := range t.caps {
+		if cd.attrs[name] != nil || cd.props[name] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// checkAttrPath checks the nested path of get_attribute against the
+// attribute's definition: list indices into lists, field names into maps
+// and data types.
+func (c *compiler) checkAttrPath(d *propDef, rest []*yamlsrc.Node, path string) bool {
+	for _, r := range rest {
+		switch {
+		case d == nil:
+			return true
+		case d.prim == "list":
+			if _, ok := r.Int(); !ok {
+				c.fnErr(r, path, "get_attribute: %q is not a list index", r.Value)
+				return false
+			}
+			d = d.entry
+		case d.prim == "map":
+			d = d.entry
+		case d.dt != nil:
+			f := d.dt.props[r.Value]
+			if f == nil {
+				c.fnErr(r, path, "get_attribute: data type %q has no field %q", d.dt.name, r.Value)
+				return false
+			}
+			d = f
+		default:
+			c.fnErr(r, path, "get_attribute: unexpected attribute/index value %q: %s is a %s", r.Value, d.name, d.prim)
+			return false
+		}
+	}
+	return true
+}
+
+func (c *compiler) fnGetOperationOutput(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	if args.Kind != yamlsrc.Sequence || len(args.Content) != 4 {
+		return c.fnErr(args, path, "get_operation_output takes four arguments: template, interface, operation, output name")
+	}
+	a := args.Content
+	nt, rt, ok := c.entity(a[0], "get_operation_output", path, s, "")
+	if !ok {
+		return nil
+	}
+	var ifaces map[string]*ifaceDef
+	owner := ""
+	switch {
+	case nt != nil && nt.typ != nil:
+		ifaces, owner = nt.typ.ifaces, nt.name
+	case rt != nil && rt.typ != nil:
+		ifaces, owner = rt.typ.ifaces, rt.name
+	}
+	if ifaces != nil {
+		iface := ifaces[a[1].Value]
+		if iface == nil {
+			for _, d := range ifaces {
+				if d.typ != nil && c.derivesName(d.typ, a[1].Value) {
+					iface = d
+				}
+			}
+		}
+		switch {
+		case iface == nil:
+			return c.fnErr(a[1], path, "get_operation_output: template %q has no interface %q", owner, a[1].Value)
+		case iface.ops[a[2].Value] == nil:
+			return c.fnErr(a[2], path, "get_operation_output: interface %q of template %q has no operation %q", a[1].Value, owner, a[2].Value)
+		}
+	}
+	addr := a[0].Value
+	if nt != nil {
+		addr = nt.name
+	} else if rt != nil {
+		addr = rt.name
+	}
+	return graph.Unknown{Func: "operation_output", Args: []graph.Value{addr, shortIface(a[1].Value), a[2].Value, a[3].Value}}
+}
+
+// shortIface maps the normative interface type names to the short names
+// used in operation keys.
+func shortIface(name string) string {
+	switch name {
+	case "tosca.interfaces.node.lifecycle.Standard":
+		return "Standard"
+	case "tosca.interfaces.relationship.Configure":
+		return "Configure"
+	}
+	return name
+}
+
+func (c *compiler) fnGetArtifact(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	a, ok := c.splitArgs(args, "get_artifact", path, 2)
+	if !ok {
+		return nil
+	}
+	if len(a) > 4 {
+		return c.fnErr(args, path, "get_artifact takes at most four arguments, found %d", len(a))
+	}
+	nt, _, ok := c.entity(a[0], "get_artifact", path, s, "")
+	if !ok || nt == nil || nt.typ == nil {
+		return nil
+	}
+	for _, art := range nt.artifacts {
+		if art.name == a[1].Value {
+			return art.file
+		}
+	}
+	if art := nt.typ.artifacts[a[1].Value]; art != nil {
+		return art.file
+	}
+	return c.fnErr(a[1], path, "get_artifact: node template %q has no artifact %q", nt.name, a[1].Value)
+}
+
+func (c *compiler) fnConcat(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	a, ok := c.splitArgs(args, "concat", path, 1)
+	if !ok {
+		return nil
+	}
+	vals := make([]graph.Value, len(a))
+	known := true
+	var b strings.Builder
+	for i, x := range a {
+		vals[i] = c.rawValue(x, path, s)
+		if graph.HasUnknown(vals[i]) {
+			known = false
+		} else {
+			b.WriteString(scalarText(vals[i]))
+		}
+	}
+	if !known {
+		return graph.Unknown{Func: "concat", Args: vals}
+	}
+	return b.String()
+}
+
+// scalarText renders a known value as concat writes it.
+func scalarText(v graph.Value) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return graph.Render(v)
+}
+
+func (c *compiler) fnJoin(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	a, ok := c.splitArgs(args, "join", path, 1)
+	if !ok {
+		return nil
+	}
+	if len(a) > 2 {
+		return c.fnErr(args, path, "join takes a list and an optional delimiter, found %d arguments", len(a))
+	}
+	list := c.rawValue(a[0], path, s)
+	delim := ""
+	if len(a) == 2 {
+		if !a[1].IsString() {
+			return c.fnErr(a[1], path, "join: the delimiter must be a string, found %s", a[1].Describe())
+		}
+		delim = a[1].Value
+	}
+	items, isList := list.([]graph.Value)
+	if !isList && !graph.HasUnknown(list) {
+		return c.fnErr(a[0], path, "join: the first argument must be a list, found %s", a[0].Describe())
+	}
+	if graph.HasUnknown(list) {
+		return graph.Unknown{Func: "join", Args: []graph.Value{list, delim}}
+	}
+	parts := make([]string, len(items))
+	for i, it := range items {
+		parts[i] = scalarText(it)
+	}
+	return strings.Join(parts, delim)
+}
+
+func (c *compiler) fnToken(args *yamlsrc.Node, path string, s *scope) graph.Value {
+	if args.Kind != yamlsrc.Sequence || len(args.Content) != 3 {
+		n := 0
+		if args.Kind == yamlsrc.Sequence {
+			n = len(args.Content)
+		}
+		return c.fnErr(args, path, "token takes three arguments (string, separators, index), found %d", n)
+	}
+	a := args.Content
+	idx, ok := a[2].Int()
+	if !ok || idx < 0 {
+		return c.fnErr(a[2], path, "token: the index must be a non-negative integer, found %s", describeValue(a[2]))
+	}
+	if a[1].Kind != yamlsrc.Scalar || a[1].IsNull() {
+		return c.fnErr(a[1], path, "token: the separators must be a string, found %s", a[1].Describe())
+	}
+	str := c.rawValue(a[0], path, s)
+	if graph.HasUnknown(str) {
+		return graph.Unknown{Func: "token", Args: []graph.Value{str, a[1].Value, idx}}
+	}
+	text, isStr := str.(string)
+	if !isStr {
+		return c.fnErr(a[0], path, "token: the first argument must be a string")
+	}
+	parts := strings.FieldsFunc(text, func(r rune) bool { return strings.ContainsRune(a[1].Value, r) })
+	if int(idx) >= len(parts) {
+		return c.fnErr(a[2], path, "token: index %d is out of range: %q has %d tokens", idx, text, len(parts))
+	}
+	return parts[idx]
+}
+
+func (c *compiler) fnNodesOfType(args *yamlsrc.Node, path string) graph.Value {
+	if args.Kind != yamlsrc.Scalar || args.IsNull() {
+		return c.fnErr(args, path, "get_nodes_of_type takes a node type name")
+	}
+	t := c.lookup(kNode, args.Value)
+	if t == nil {
+		c.errorf(args.Range, path, CodeUnknownType, "get_nodes_of_type: unknown node type %q", args.Value)
+		return nil
+	}
+	out := []graph.Value{}
+	for _, nt := range c.topo.byType[t] {
+		out = append(out, nt.name)
+	}
+	return out
+}
+
+// propsOf evaluates and checks all of a node template's properties once.
+// While that runs (state 1) it returns what is known so far.
+func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
+	if nt.state != 0 || nt.typ == nil {
+		return nt.props
+	}
+	nt.state = 1
+	defs := nt.typ.props
+	what := "node template " + quote(nt.name)
+	path := nt.path + ".properties"
+	n := nt.propsN
+	if !n.IsNull() && n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "properties of %s must be a map, found %s", what, n.Describe())
+		n, nt.propsN = nil, nil
+	}
+	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		d := defs[k.Value]
+		if d == nil {
+			c.errorf(k.Range, joinPath(path, k.Value), CodeUnknownProperty, "%s has no property %q", what, k.Value)
+			continue
+		}
+		switch d.status {
+		case "unsupported":
+			c.errorf(k.Range, joinPath(path, k.Value), CodeStatus, "property %q of %s is unsupported", k.Value, what)
+		case "deprecated":
+			c.warnf(k.Range, joinPath(path, k.Value), CodeStatus, "property %q of %s is deprecated", k.Value, what)
+		}
+		c.nodeProp(nt, k.Value)
+	}
+	checkRequired := !contains(nt.directives, "select")
+	for name, d := range defs {
+		if _, ok := c.nodeProp(nt, name); !ok && d.required && checkRequired && d.status != "unsupported" {
+			at := nt.key
+			if n != nil {
+				at = n.Range
+			}
+			c.errorf(at, path, CodeMissingProperty, "%s is missing required property %q", what, name)
+		}
+	}
+	nt.state = 2
+	return nt.props
+}
+
+// nodeProp evaluates one property of a node template once; ok is false
+// when the property has neither value nor default. A property that
+// depends on itself through get_property is reported.
+func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
+	if v, ok := nt.props[name]; ok {
+		return v, true
+	}
+	if nt.typ == nil {
+		return nil, false
+	}
+	d := nt.typ.props[name]
+	if d == nil {
+		return nil, false
+	}
+	if nt.evaluating[name] {
+		c.errorf(nt.key, nt.path+".properties."+name, CodeFunction, "property %q of node template %q depends on itself through get_property", name, nt.name)
+		return nil, true
+	}
+	if nt.evaluating == nil {
+		nt.evaluating = map[string]bool{}
+	}
+	nt.evaluating[name] = true
+	defer delete(nt.evaluating, name)
+	s := &scope{at: nt.key, node: nt}
+	path := nt.path + ".properties." + name
+	var v graph.Value
+	if an := nt.propsN.Get(name); an != nil && nt.propsN.Kind == yamlsrc.Mapping {
+		v = c.checkAssigned(d, an, path, "property "+quote(name), s)
+	} else if d.hasDefault {
+		v = c.checkValue(d, d.def, path, "property "+quote(name), s)
+	} else {
+		return nil, false
+	}
+	if nt.props == nil {
+		nt.props = make(map[string]graph.Value, len(nt.typ.props))
+	}
+	nt.props[name] = v
+	return v, true
+}
+
+// capPropsOf evaluates a node template's capability properties once.
+func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
+	if nt.capProps != nil || nt.typ == nil {
+		return nt.capProps
+	}
+	nt.capProps = map[string]map[string]graph.Value{}
+	s := &scope{at: nt.key, node: nt}
+	for _, p := range nt.capsN.Pairs() {
+		cd := nt.typ.caps[p.Key.Value]
+		if cd == nil || p.Value.Kind != yamlsrc.Mapping {
+			continue
+		}
+		cp := nt.path + ".capabilities." + p.Key.Value
+		what := "capability " + quote(cd.name) + " of node template " + quote(nt.name)
+		props := c.assignProps(cd.props, p.Value.Get("properties"), cp+".properties", what, "property", s, true)
+		if attrs := p.Value.Get("attributes"); attrs != nil {
+			c.assignProps(mergeDefs(cd.attrs, cd.props), attrs, cp+".attributes", what, "attribute", s, false)
+		}
+		nt.capProps[cd.name] = props
+	}
+	return nt.capProps
+}
+
+func mergeDefs(a, b map[string]*propDef) map[string]*propDef {
+	out := make(map[string]*propDef, len(a)+len(b))
+	for k, v := range b {
+		out[k] = v
+	}
+	for k, v := range a {
+		out[k] = v
+	}
+	return out
+}
+
+// resolveFunctions evaluates every template's values (phase 4 checks run
+// here, once requirements are matched, because functions may follow them).
+func (c *compiler) resolveFunctions() {
+	t := c.topo
+	for i, nt := range t.nodeList {
+		if i&1023 == 0 && c.ctx.Err() != nil {
+			return
+		}
+		if nt.typ == nil {
+			continue
+		}
+		c.propsOf(nt)
+		c.capPropsOf(nt)
+		if nt.attrsN != nil {
+			s := &scope{at: nt.key, node: nt}
+			nt.attrs = c.assignProps(mergeDefs(nt.typ.attrs, nt.typ.props), nt.attrsN, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, false)
+		}
+		for _, ra := range nt.reqs {
+			if ra.relBody != nil && ra.relType != nil {
+				s := &scope{at: ra.key, req: ra}
+				c.assignProps(ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, true)
+			}
+		}
+	}
+}

@@ -1,0 +1,400 @@
+package tosca
+
+// Phase 1 — read: the grammar of a service template file.
+//
+// Errors detected here (codes in doc.go):
+//   - the file cannot be read, is not YAML, or is not a map (tosca.read, tosca.wrong_kind)
+//   - tosca_definitions_version missing, not first, or not a supported version (tosca.version)
+//   - unknown top-level sections and unknown keynames anywhere in the grammar (tosca.unknown_field)
+//   - a section of the wrong YAML kind (tosca.wrong_kind)
+//   - missing required keynames (tosca.missing_field)
+//   - metadata template_name/template_author not strings, template_version not a version (tosca.metadata)
+//   - description not a string (tosca.wrong_kind)
+//   - a repository without url (tosca.missing_field)
+//   - duplicate mapping keys (tosca.duplicate_key; a warning inside type sections, where XOS's
+//     generator repeats tosca.relationships.BelongsToOne and PyYAML-based tools keep the last)
+
+import (
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
+)
+
+// file is one loaded service template or type-definition file.
+type file struct {
+	// name is the path used in diagnostics (as the user wrote it, joined
+	// with import paths), or a pseudo name for embedded definitions.
+	name string
+	// key identifies the file for "parsed once" and cycle detection.
+	key string
+	// dir resolves relative imports; empty for embedded files.
+	dir  string
+	root *yamlsrc.Node
+	// version is the file's tosca_definitions_version, normalised.
+	version string
+	// prefix is the namespace_prefix the file was imported with.
+	prefix string
+	// normative marks the embedded normative types.
+	normative bool
+	// loading is true while the file's imports are being loaded (cycle
+	// detection).
+	loading bool
+}
+
+// Supported tosca_definitions_version values.
+const (
+	version10 = "tosca_simple_yaml_1_0"
+	version11 = "tosca_simple_yaml_1_1"
+	version12 = "tosca_simple_yaml_1_2"
+	version13 = "tosca_simple_yaml_1_3"
+)
+
+// normaliseVersion maps the accepted spellings of tosca_definitions_version
+// to one of the version constants. The OASIS namespace URI form is the 1.0
+// spelling of the conformance suite.
+func normaliseVersion(v string) (string, bool) {
+	switch v {
+	case version10, version11, version12, version13:
+		return v, true
+	case "http://docs.oasis-open.org/tosca/ns/simple/yaml/1.0":
+		return version10, true
+	case "tosca_simple_profile_for_nfv_1_0_0", "tosca_simple_profile_for_mec_1_0_0":
+		// Profiles of 1.0 that tosca-parser accepts; their extra types are
+		// not embedded, so templates using them report unknown types.
+		return version10, true
+	}
+	return "", false
+}
+
+// readFile reads and parses one file. Problems are diagnostics positioned
+// at importer (the import entry) when the file cannot be read.
+func (c *compiler) readFile(name string, at diag.Range, path string) *yamlsrc.Node {
+	data, err := os.ReadFile(name)
+	if err != nil {
+		if at.IsZero() {
+			at = diag.Range{File: name}
+		}
+		c.errorf(at, path, CodeRead, "cannot read %s: %v", name, plainErr(err))
+		return nil
+	}
+	return c.parseData(name, data)
+}
+
+// plainErr strips the path from *os.PathError so the message does not
+// repeat the file name.
+func plainErr(err error) error {
+	if pe, ok := err.(*os.PathError); ok {
+		return pe.Err
+	}
+	return err
+}
+
+func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
+	root, ds := yamlsrc.Parse(name, data, yamlsrc.Limits{})
+	c.diags = c.diags.Extend(ds)
+	if ds.HasErrors() {
+		return nil
+	}
+	if root == nil {
+		c.errorf(diag.Range{File: name, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeWrongKind, "the file is empty; a service template must be a map")
+		return nil
+	}
+	if root.Kind != yamlsrc.Mapping {
+		c.errorf(root.Range, "", CodeWrongKind, "a service template must be a map, found %s", root.Describe())
+		return nil
+	}
+	c.checkDuplicates(root, 0, true)
+	return root
+}
+
+// checkDuplicates reports repeated mapping keys. Outside topology_template
+// (type sections, metadata, imports…) the repeat is a warning and the last
+// entry wins: XOS's generator emits repeated tosca.relationships.BelongsToOne
+// keys, the OASIS conformance suite repeats metadata keys, and PyYAML, which
+// XOS and tosca-parser use, keeps the last. Inside topology_template it is
+// an error: silently dropping a template, property or requirement changes
+// what gets deployed, and loaders disagree on which value wins.
+func (c *compiler) checkDuplicates(n *yamlsrc.Node, depth int, lenient bool) {
+	if n == nil {
+		return
+	}
+	switch n.Kind {
+	case yamlsrc.Sequence:
+		for _, it := range n.Content {
+			c.checkDuplicates(it, depth+1, lenient)
+		}
+	case yamlsrc.Mapping:
+		if len(n.Content) > 2 {
+			for _, d := range n.DuplicateKeys() {
+				if lenient {
+					c.warnf(d.Key.Range, "", CodeDuplicateKey, "duplicate key %q: the last definition wins", d.Key.Value)
+				} else {
+					c.errorf(d.Key.Range, "", CodeDuplicateKey, "duplicate key %q", d.Key.Value)
+				}
+			}
+		}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			child := lenient
+			if depth == 0 && n.Content[i].Value == "topology_template" {
+				child = false
+			}
+			c.checkDuplicates(n.Content[i+1], depth+1, child)
+		}
+	}
+}
+
+// topLevelKeys lists the keynames of a service template.
+var topLevelKeys = []string{
+	"tosca_definitions_version", "namespace", "metadata", "template_name", "template_author",
+	"template_version", "description", "dsl_definitions", "repositories", "imports",
+	"artifact_types", "data_types", "capability_types", "interface_types", "relationship_types",
+	"node_types", "group_types", "policy_types", "topology_template",
+}
+
+// readHeader checks the file-level grammar that does not depend on types:
+// version, metadata, description, repositories, section kinds.
+func (c *compiler) readHeader(f *file, isRoot bool) {
+	root := f.root
+	vp, ok := root.GetPair("tosca_definitions_version")
+	switch {
+	case !ok:
+		if isRoot {
+			c.errorf(diag.Range{File: f.name, Start: root.Range.Start}, "", CodeVersion, "template is missing required field \"tosca_definitions_version\"")
+		}
+		f.version = c.version
+	default:
+		s, isStr := vp.Value.String()
+		v, known := normaliseVersion(s)
+		switch {
+		case !isStr || !known:
+			c.errorf(vp.Value.Range, "tosca_definitions_version", CodeVersion,
+				"the template version %q is invalid; valid versions are %s", vp.Value.Value, strings.Join(supportedVersions(), ", "))
+		case root.Content[0] != vp.Key:
+			c.errorf(vp.Key.Range, "tosca_definitions_version", CodeVersion, "tosca_definitions_version must be the first line of the template")
+		}
+		f.version = v
+		if f.version == "" {
+			f.version = c.version
+		}
+	}
+	if f.version == "" {
+		f.version = version13
+	}
+	c.checkKeys(root, "", "template", topLevelKeys...)
+	if md := root.Get("metadata"); md != nil {
+		c.readMetadata(md, "metadata", true)
+	}
+	for _, k := range []string{"template_name", "template_author"} {
+		if n := root.Get(k); n != nil && !n.IsString() {
+			c.errorf(n.Range, k, CodeMetadata, "%s must be a string, found %s", k, n.Describe())
+		}
+	}
+	if n := root.Get("description"); n != nil && !n.IsNull() && !n.IsString() {
+		c.errorf(n.Range, "description", CodeWrongKind, "description must be a string, found %s", n.Describe())
+	}
+	if n := root.Get("repositories"); n != nil {
+		c.readRepositories(n)
+	}
+	for _, p := range root.Pairs() {
+		k := p.Key.Value
+		if strings.HasSuffix(k, "_types") || k == "topology_template" || k == "repositories" || k == "metadata" {
+			if !p.Value.IsNull() && p.Value.Kind != yamlsrc.Mapping {
+				c.errorf(p.Value.Range, k, CodeWrongKind, "%s must be a map, found %s", k, p.Value.Describe())
+			}
+		}
+		if k == "imports" && !p.Value.IsNull() && p.Value.Kind != yamlsrc.Sequence {
+			c.errorf(p.Value.Range, k, CodeWrongKind, "imports must be a list, found %s", p.Value.Describe())
+		}
+	}
+}
+
+func supportedVersions() []string {
+	return []string{version10, version11, version12, version13}
+}
+
+// readMetadata checks a metadata map: values are scalars; at the template
+// level template_name and template_author are strings and template_version
+// is a TOSCA version.
+func (c *compiler) readMetadata(md *yamlsrc.Node, path string, template bool) {
+	if md.IsNull() {
+		return
+	}
+	if !template {
+		// tosca-parser accepts any metadata on types and templates.
+		return
+	}
+	if md.Kind != yamlsrc.Mapping {
+		c.errorf(md.Range, path, CodeWrongKind, "metadata must be a map, found %s", md.Describe())
+		return
+	}
+	for _, p := range md.Pairs() {
+		switch p.Key.Value {
+		case "template_name", "template_author":
+			if !p.Value.IsString() {
+				c.errorf(p.Value.Range, joinPath(path, p.Key.Value), CodeMetadata, "metadata %s must be a string, found %s", p.Key.Value, p.Value.Describe())
+			}
+		case "template_version":
+			if _, err := values.Coerce("version", p.Value); err != nil {
+				c.errorf(p.Value.Range, joinPath(path, p.Key.Value), CodeMetadata, "metadata template_version must be a version: %v", err)
+			}
+		}
+	}
+}
+
+func (c *compiler) readRepositories(n *yamlsrc.Node) {
+	if n.Kind != yamlsrc.Mapping {
+		return
+	}
+	for _, p := range n.Pairs() {
+		path := "repositories." + p.Key.Value
+		switch {
+		case p.Value.IsString():
+		case p.Value.Kind == yamlsrc.Mapping:
+			c.checkKeys(p.Value, path, "repository "+quote(p.Key.Value), "description", "url", "credential")
+			if u := p.Value.Get("url"); u == nil || u.IsNull() {
+				c.errorf(p.Key.Range, path, CodeMissingField, "repository %q is missing required field \"url\"", p.Key.Value)
+			} else if !u.IsString() {
+				c.errorf(u.Range, path+".url", CodeWrongKind, "url must be a string, found %s", u.Describe())
+			}
+		default:
+			c.errorf(p.Value.Range, path, CodeWrongKind, "repository %q must be a URL or a map, found %s", p.Key.Value, p.Value.Describe())
+		}
+	}
+}
+
+// checkKeys reports every key of the mapping n that is not allowed. It
+// returns false when n is not a mapping (after reporting it, unless n is
+// null, which callers treat as empty).
+func (c *compiler) checkKeys(n *yamlsrc.Node, path, what string, allowed ...string) bool {
+	if n.IsNull() {
+		return false
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", what, n.Describe())
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if !contains(allowed, k.Value) {
+			c.lenientf(k.Range, joinPath(path, k.Value), CodeUnknownField, "%s contains unknown field %q", what, k.Value)
+		}
+	}
+	return true
+}
+
+// requireKey reports a missing required keyname; pos is where to point.
+func (c *compiler) requireKey(n *yamlsrc.Node, pos diag.Range, path, what, key string) *yamlsrc.Node {
+	v := n.Get(key)
+	if v == nil || v.IsNull() {
+		c.errorf(pos, path, CodeMissingField, "%s is missing required field %q", what, key)
+		return nil
+	}
+	return v
+}
+
+// str returns a string-valued keyname, reporting a non-string.
+func (c *compiler) str(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Node) {
+	v := n.Get(key)
+	if v == nil || v.IsNull() {
+		return "", nil
+	}
+	if v.Kind != yamlsrc.Scalar {
+		c.errorf(v.Range, joinPath(path, key), CodeWrongKind, "%s must be a string, found %s", key, v.Describe())
+		return "", nil
+	}
+	return v.Value, v
+}
+
+// strList reads a list of strings (a single string is accepted as a list
+// of one, as tosca-parser does).
+func (c *compiler) strList(v *yamlsrc.Node, path, what string) []string {
+	if v.IsNull() {
+		return nil
+	}
+	if v.Kind == yamlsrc.Scalar {
+		return []string{v.Value}
+	}
+	if v.Kind != yamlsrc.Sequence {
+		c.errorf(v.Range, path, CodeWrongKind, "%s must be a list, found %s", what, v.Describe())
+		return nil
+	}
+	out := make([]string, 0, len(v.Content))
+	for _, it := range v.Content {
+		if it.Kind != yamlsrc.Scalar || it.IsNull() {
+			c.errorf(it.Range, path, CodeWrongKind, "%s must list strings, found %s", what, it.Describe())
+			continue
+		}
+		out = append(out, it.Value)
+	}
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func quote(s string) string { return `"` + s + `"` }
+
+// text returns a scalar's text, "" for nil.
+func text(n *yamlsrc.Node) string {
+	if n == nil || n.Kind != yamlsrc.Scalar {
+		return ""
+	}
+	return n.Value
+}
+
+func itoa(i int64) string { return strconv.FormatInt(i, 10) }
+
+// nodeOf builds a YAML node for a Go value given through Options.Inputs,
+// so that input values are checked by the same code as written ones.
+func nodeOf(v any, r diag.Range) *yamlsrc.Node {
+	switch x := v.(type) {
+	case nil:
+		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagNull, Value: "null", Range: r}
+	case string:
+		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagStr, Value: x, Quoted: true, Range: r}
+	case bool:
+		s := "false"
+		if x {
+			s = "true"
+		}
+		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagBool, Value: s, Range: r}
+	case []any:
+		n := &yamlsrc.Node{Kind: yamlsrc.Sequence, Tag: yamlsrc.TagSeq, Range: r}
+		for _, e := range x {
+			n.Content = append(n.Content, nodeOf(e, r))
+		}
+		return n
+	case map[string]any:
+		n := &yamlsrc.Node{Kind: yamlsrc.Mapping, Tag: yamlsrc.TagMap, Range: r}
+		for _, k := range sortedKeys(x) {
+			n.Content = append(n.Content, nodeOf(k, r), nodeOf(x[k], r))
+		}
+		return n
+	}
+	cv, err := graph.Canonicalize(v)
+	if err != nil {
+		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagStr, Value: graph.Render(v), Range: r}
+	}
+	switch x := cv.(type) {
+	case int64:
+		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagInt, Value: itoa(x), Range: r}
+	case float64:
+		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagFloat, Value: graph.Render(x), Range: r}
+	case []graph.Value:
+		return nodeOf([]any(x), r)
+	case map[string]graph.Value:
+		return nodeOf(map[string]any(x), r)
+	}
+	return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagStr, Value: graph.Render(cv), Range: r}
+}

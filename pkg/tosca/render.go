@@ -1,0 +1,408 @@
+package tosca
+
+// Phase 9 — render: the checked topology becomes a graph.Graph.
+//
+// Each node template is one Resource (Address = template name). Its Spec
+// holds "properties" (assigned and default values), "capabilities" (only
+// the capabilities whose properties were assigned), "attributes" and
+// "artifacts" (only when set). The driver is exec when a Standard or
+// Configure operation has an implementation, noop otherwise. Requirements
+// become edges whose kind follows the relationship type.
+//
+// Placement requests: a node template deriving from tosca.nodes.Compute asks
+// for its host capability's num_cpus (VCPU), mem_size (MEMORY_MB, TOSCA
+// units: 1 MB = 10^6 bytes, so "4096 MB" asks for 4096) and disk_size
+// (DISK_GB, rounded up), and its os capability's architecture as a
+// HW_ARCH_* trait. A tosca.policies.Placement policy adds, to each of its
+// targets, the traits in its properties required_traits and
+// forbidden_traits (lists of trait names) and the aggregate groups in
+// member_of (a list whose items are an aggregate name or a list of names,
+// any of which will do).
+//
+// No errors are detected here beyond values of operation inputs (phase 4
+// and 7 codes).
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
+)
+
+func (c *compiler) render() *graph.Graph {
+	g := graph.New()
+	t := c.topo
+	for _, nt := range t.nodeList {
+		if nt.typ == nil {
+			continue
+		}
+		r := c.renderNode(nt)
+		if err := g.AddResource(r); err != nil {
+			continue
+		}
+	}
+	for _, nt := range t.nodeList {
+		for _, ra := range nt.reqs {
+			if ra.target == nil || nt.typ == nil || ra.target.typ == nil {
+				continue
+			}
+			_ = g.AddEdge(graph.Edge{Source: nt.name, Target: ra.target.name, Kind: c.edgeKind(ra), Name: ra.name, Range: ra.key})
+		}
+	}
+	c.applyPlacementPolicies(g)
+	if len(t.outputs) > 0 {
+		g.Outputs = make(map[string]graph.Value, len(t.outputs))
+		for _, o := range t.outputs {
+			g.Outputs[o.name] = c.rawValue(o.val, o.path+".value", &scope{at: o.val.Range, outputs: true})
+		}
+	}
+	for _, f := range c.files {
+		if f.dir != "" || f == c.root {
+			g.Sources = append(g.Sources, f.name)
+		}
+	}
+	sort.Strings(g.Sources)
+	return g
+}
+
+func (c *compiler) edgeKind(ra *reqAssign) graph.EdgeKind {
+	rel := ra.relType
+	if rel == nil && ra.def != nil {
+		rel = ra.def.relType
+	}
+	for _, k := range []struct {
+		name string
+		kind graph.EdgeKind
+	}{
+		{"tosca.relationships.HostedOn", graph.HostedOn},
+		{"tosca.relationships.ConnectsTo", graph.ConnectsTo},
+		{"tosca.relationships.AttachesTo", graph.AttachesTo},
+		{"tosca.relationships.RoutesTo", graph.RoutesTo},
+	} {
+		if rel != nil && c.derivesName(rel, k.name) {
+			return k.kind
+		}
+	}
+	return graph.DependsOn
+}
+
+func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
+	props := c.propsOf(nt)
+	spec := map[string]graph.Value{"properties": dropNil(props)}
+	if caps := c.capPropsOf(nt); len(caps) > 0 {
+		m := make(map[string]graph.Value, len(caps))
+		for name, p := range caps {
+			m[name] = map[string]graph.Value{"properties": dropNil(p)}
+		}
+		spec["capabilities"] = m
+	}
+	if len(nt.attrs) > 0 {
+		spec["attributes"] = dropNil(nt.attrs)
+	}
+	if len(nt.artifacts) > 0 {
+		m := make(map[string]graph.Value, len(nt.artifacts))
+		for _, a := range nt.artifacts {
+			m[a.name] = a.file
+		}
+		spec["artifacts"] = m
+	}
+	r := &graph.Resource{
+		Address:    nt.name,
+		Type:       nt.typ.name,
+		TypeChain:  c.chainOf(nt.typ),
+		Spec:       spec,
+		Management: graph.Managed,
+		Range:      nt.key,
+	}
+	r.Driver = c.renderDriver(nt)
+	for _, name := range sortedKeys(nt.typ.props) {
+		if nt.typ.props[name].sensitive {
+			r.Sensitive = append(r.Sensitive, "properties."+name)
+		}
+	}
+	if contains(nt.directives, "select") {
+		r.Management = graph.Unmanaged
+	}
+	c.applyXOS(nt, r)
+	r.Request = c.computeRequest(nt)
+	return r
+}
+
+func dropNil(m map[string]graph.Value) map[string]graph.Value {
+	out := make(map[string]graph.Value, len(m))
+	for k, v := range m {
+		if v != nil {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// lifecycleOps are the operation keys the exec driver runs.
+func isLifecycle(iface string) bool { return iface == "Standard" || iface == "Configure" }
+
+// renderDriver collects the Standard and Configure operations of a node
+// template: the type's definitions overlaid with the template's
+// assignments, plus the Configure operations of its requirements'
+// relationships.
+func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
+	ops := map[string]graph.Operation{}
+	s := &scope{at: nt.key, node: nt}
+	for name, d := range nt.typ.ifaces {
+		short := c.ifaceShortName(name, d)
+		if !isLifecycle(short) {
+			continue
+		}
+		assigned := nt.ifacesN.Get(name)
+		for opName, od := range d.ops {
+			an := assigned.Get(opName)
+			if an == nil {
+				an = assigned.Get("operations").Get(opName)
+			}
+			op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), nt.path+".interfaces."+name+"."+opName, s)
+			if ok {
+				ops[short+"."+opName] = op
+			}
+		}
+	}
+	for _, ra := range nt.reqs {
+		rel := ra.relType
+		if rel == nil {
+			continue
+		}
+		rs := &scope{at: ra.key, req: ra, node: nt}
+		for name, d := range rel.ifaces {
+			if c.ifaceShortName(name, d) != "Configure" {
+				continue
+			}
+			var assigned *yamlsrc.Node
+			if ra.relBody != nil {
+				assigned = ra.relBody.Get("interfaces").Get(name)
+			} else if ra.relTpl != nil {
+				assigned = ra.relTpl.n.Get("interfaces").Get(name)
+			}
+			for opName, od := range d.ops {
+				op, ok := c.renderOp(od, assigned.Get(opName), d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
+				if ok {
+					ops["Configure."+opName] = op
+				}
+			}
+		}
+	}
+	drv := graph.Driver{Name: graph.DriverNoop}
+	for _, op := range ops {
+		if op.Implementation != "" {
+			drv.Name = graph.DriverExec
+			break
+		}
+	}
+	if len(ops) > 0 {
+		drv.Operations = ops
+	}
+	return drv
+}
+
+func (c *compiler) ifaceShortName(name string, d *ifaceDef) string {
+	switch {
+	case name == "Standard" || (d.typ != nil && c.derivesName(d.typ, "tosca.interfaces.node.lifecycle.Standard")):
+		return "Standard"
+	case name == "Configure" || (d.typ != nil && c.derivesName(d.typ, "tosca.interfaces.relationship.Configure")):
+		return "Configure"
+	}
+	return name
+}
+
+// renderOp builds one operation from its definition and assignment. It
+// reports false when neither gives an implementation or inputs.
+func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]*yamlsrc.Node, assignedIfaceInputs *yamlsrc.Node, path string, s *scope) (graph.Operation, bool) {
+	op := graph.Operation{}
+	impl := od.impl
+	var inputs []yamlsrc.Pair
+	for _, k := range sortedKeys(ifaceInputs) {
+		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: ifaceInputs[k]})
+	}
+	inputs = append(inputs, assignedIfaceInputs.Pairs()...)
+	for _, k := range sortedKeys(od.inputs) {
+		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: od.inputs[k]})
+	}
+	if an != nil {
+		op.Range = an.Range
+		switch an.Kind {
+		case yamlsrc.Scalar:
+			if !an.IsNull() {
+				impl = an
+			}
+		case yamlsrc.Mapping:
+			if i := an.Get("implementation"); i != nil {
+				impl = i
+			}
+			inputs = append(inputs, an.Get("inputs").Pairs()...)
+		}
+	}
+	switch {
+	case impl == nil || impl.IsNull():
+	case impl.Kind == yamlsrc.Scalar:
+		op.Implementation = impl.Value
+	case impl.Kind == yamlsrc.Mapping:
+		op.Implementation = text(impl.Get("primary"))
+		if p := impl.Get("primary"); p != nil && p.Kind == yamlsrc.Mapping {
+			op.Implementation = text(p.Get("file"))
+		}
+		for _, d := range impl.Get("dependencies").Items() {
+			if d.Kind == yamlsrc.Scalar {
+				op.Dependencies = append(op.Dependencies, d.Value)
+			} else if f := d.Get("file"); f != nil {
+				op.Dependencies = append(op.Dependencies, f.Value)
+			}
+		}
+		if to := impl.Get("timeout"); to != nil {
+			if secs, ok := to.Int(); ok && secs > 0 {
+				op.Timeout = time.Duration(secs) * time.Second
+			} else {
+				c.errorf(to.Range, path+".implementation.timeout", CodeValue, "timeout must be a positive integer number of seconds, found %s", describeValue(to))
+			}
+		}
+	}
+	if len(inputs) > 0 {
+		op.Inputs = make(map[string]graph.Value, len(inputs))
+		for _, p := range inputs {
+			v := p.Value
+			// An input definition (a map with a type) contributes its
+			// default or value, not itself.
+			if v.Kind == yamlsrc.Mapping && v.Get("type") != nil && len(v.Content) >= 2 {
+				if _, isFn := functionName(v); !isFn {
+					if dv := v.Get("default"); dv != nil {
+						v = dv
+					} else if vv := v.Get("value"); vv != nil {
+						v = vv
+					} else {
+						continue
+					}
+				}
+			}
+			op.Inputs[p.Key.Value] = c.rawValue(v, path+".inputs."+p.Key.Value, s)
+		}
+	}
+	if op.Implementation == "" && len(op.Inputs) == 0 {
+		return op, false
+	}
+	return op, true
+}
+
+// computeRequest builds the placement request of a Compute node.
+func (c *compiler) computeRequest(nt *nodeTpl) *graph.PlacementRequest {
+	if !c.derivesName(nt.typ, "tosca.nodes.Compute") {
+		return nil
+	}
+	req := &graph.PlacementRequest{Resources: map[string]int64{}}
+	caps := c.capPropsOf(nt)
+	host := caps["host"]
+	if v, ok := asInt(host["num_cpus"]); ok {
+		req.Resources["VCPU"] = v
+	}
+	if v, ok := asFloat(host["mem_size"], "scalar-unit.size"); ok {
+		req.Resources["MEMORY_MB"] = int64(math.Ceil(v / 1e6))
+	}
+	if v, ok := asFloat(host["disk_size"], "scalar-unit.size"); ok {
+		req.Resources["DISK_GB"] = int64(math.Ceil(v / 1e9))
+	}
+	if arch, ok := caps["os"]["architecture"].(string); ok && arch != "" {
+		req.Required = append(req.Required, "HW_ARCH_"+traitName(arch))
+	}
+	if len(req.Resources) == 0 {
+		req.Resources = nil
+	}
+	if req.Resources == nil && len(req.Required) == 0 {
+		return nil
+	}
+	return req
+}
+
+// traitName upper-cases and replaces what a trait name cannot hold.
+func traitName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, s)
+}
+
+func asInt(v graph.Value) (int64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return x, true
+	case float64:
+		return int64(x), true
+	}
+	return 0, false
+}
+
+// asFloat reads a number, or a scalar-unit value ("4096 MB") in base units.
+func asFloat(v graph.Value, unitType string) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	case string:
+		f, err := values.ScalarUnit(unitType, x)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+func (c *compiler) applyPlacementPolicies(g *graph.Graph) {
+	for _, pt := range c.topo.policies {
+		if pt.typ == nil || !c.derivesName(pt.typ, "tosca.policies.Placement") {
+			continue
+		}
+		req := strList(pt.props["required_traits"])
+		forb := strList(pt.props["forbidden_traits"])
+		var member [][]string
+		if l, ok := pt.props["member_of"].([]graph.Value); ok {
+			for _, it := range l {
+				switch x := it.(type) {
+				case string:
+					member = append(member, []string{x})
+				case []graph.Value:
+					member = append(member, strList(x))
+				}
+			}
+		}
+		if len(req)+len(forb)+len(member) == 0 {
+			continue
+		}
+		for _, nt := range pt.targets {
+			r, ok := g.Resource(nt.name)
+			if !ok {
+				continue
+			}
+			if r.Request == nil {
+				r.Request = &graph.PlacementRequest{}
+			}
+			r.Request.Required = append(r.Request.Required, req...)
+			r.Request.Forbidden = append(r.Request.Forbidden, forb...)
+			r.Request.MemberOf = append(r.Request.MemberOf, member...)
+			r.Request.Policies = append(r.Request.Policies, pt.name)
+		}
+	}
+}
+
+func strList(v graph.Value) []string {
+	l, _ := v.([]graph.Value)
+	out := make([]string, 0, len(l))
+	for _, it := range l {
+		if s, ok := it.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,299 @@
+package tosca
+
+// Phase 6 — requirements: each requirement assignment is matched to a node
+// template and one of its capabilities.
+//
+// Errors detected here:
+//   - a requirement naming something that is neither a node template nor a node type
+//     (tosca.unknown_template)
+//   - a relationship that is neither a relationship template nor a relationship type
+//     (tosca.unknown_type)
+//   - a target that lacks the named capability or a capability of the required type
+//     (tosca.capability_mismatch), or is not of the node type the definition requires
+//     (tosca.node_mismatch)
+//   - a source type the capability's valid_source_types excludes (tosca.valid_source_types)
+//   - no template in the topology satisfies a requirement given by type only
+//     (tosca.unsatisfied_requirement)
+//   - a requirement assigned fewer or more times than its occurrences allow; a required
+//     requirement without assignment is first matched against the topology (as Puccini and
+//     tosca-parser do) and reported only when nothing matches (tosca.occurrences)
+//
+// Candidates are found through indexes by node type and capability type
+// built in phase 5, so matching is linear in the number of requirements.
+
+import (
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
+)
+
+func (c *compiler) matchRequirements() {
+	t := c.topo
+	// Requirements exposed by substitution mappings are fulfilled by the
+	// template that substitutes this topology, not inside it.
+	if t.n != nil {
+		for _, p := range t.n.Get("substitution_mappings").Get("requirements").Pairs() {
+			v := p.Value
+			if v.Kind == yamlsrc.Mapping {
+				v = v.Get("mapping")
+			}
+			if items := v.Items(); len(items) == 2 {
+				if c.substituted == nil {
+					c.substituted = map[string]bool{}
+				}
+				c.substituted[items[0].Value+"\x00"+items[1].Value] = true
+			}
+		}
+	}
+	for i, nt := range t.nodeList {
+		if i&1023 == 0 && c.ctx.Err() != nil {
+			return
+		}
+		if nt.typ == nil {
+			continue
+		}
+		for _, ra := range nt.reqs {
+			c.matchOne(nt, ra)
+		}
+		c.checkOccurrences(nt)
+	}
+}
+
+// checkOccurrences compares the number of assignments of each defined
+// requirement with its occurrences; a missing required one is matched
+// against the topology first.
+func (c *compiler) checkOccurrences(nt *nodeTpl) {
+	if len(nt.typ.reqs) == 0 || contains(nt.directives, "select") || contains(nt.directives, "substitute") {
+		return
+	}
+	var counts map[string]int
+	if len(nt.reqs) > 0 {
+		counts = make(map[string]int, len(nt.reqs))
+		for _, ra := range nt.reqs {
+			counts[ra.name]++
+		}
+	}
+	for _, d := range nt.typ.reqs {
+		n := counts[d.name]
+		if c.substituted[nt.name+"\x00"+d.name] {
+			continue
+		}
+		if n == 0 && d.min > 0 {
+			// A template in the topology could satisfy it: the orchestrator
+			// matches it at deployment (Puccini and tosca-parser accept
+			// this); no edge is invented for it.
+			if target, _ := c.findImplicit(nt, d); target != nil {
+				continue
+			}
+		}
+		if n < d.min || (d.max >= 0 && n > d.max) {
+			c.errorf(nt.key, nt.path+".requirements", CodeOccurrences,
+				"requirement %q of node template %q has a wrong number of occurrences: %d assigned, %s allowed, and no node template in the topology matches it",
+				d.name, nt.name, n, occText(d.min, d.max))
+		}
+	}
+}
+
+func occText(lo, hi int) string {
+	if hi < 0 {
+		return "at least " + itoa(int64(lo))
+	}
+	if lo == hi {
+		return itoa(int64(lo))
+	}
+	return itoa(int64(lo)) + " to " + itoa(int64(hi))
+}
+
+// findImplicit matches an unassigned requirement definition against the
+// topology: the first template (in source order) of the definition's node
+// type that offers a capability of its capability type.
+func (c *compiler) findImplicit(nt *nodeTpl, d *reqDef) (*nodeTpl, *capDef) {
+	var cands []*nodeTpl
+	switch {
+	case d.nodeType != nil:
+		cands = c.topo.byType[d.nodeType]
+	case d.capType != nil:
+		cands = c.topo.byCap[d.capType]
+	default:
+		return nil, nil
+	}
+	for _, cand := range cands {
+		if cand == nt {
+			continue
+		}
+		cd := c.capabilityFor(cand, d.capName, d.capType)
+		if d.capType != nil && cd == nil {
+			continue
+		}
+		return cand, cd
+	}
+	return nil, nil
+}
+
+// capabilityFor finds the target's capability named name, or else the first
+// one (in definition order) whose type derives from typ.
+func (c *compiler) capabilityFor(target *nodeTpl, name string, typ *typeDef) *capDef {
+	if name != "" {
+		if cd := target.typ.caps[name]; cd != nil {
+			return cd
+		}
+	}
+	if typ == nil && name != "" {
+		typ = c.lookup(kCapability, name)
+	}
+	if typ == nil {
+		return nil
+	}
+	for _, cn := range target.typ.capOrder {
+		cd := target.typ.caps[cn]
+		if cd.typ != nil && c.derives(cd.typ, typ) {
+			return cd
+		}
+	}
+	return nil
+}
+
+func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
+	d := ra.def
+	capName, nodeName := ra.capName, ra.nodeName
+	var capType *typeDef
+	if d != nil {
+		if capName == "" {
+			capName = d.capName
+			capType = d.capType
+		}
+		if nodeName == "" {
+			nodeName = d.nodeName
+		}
+	}
+	// Relationship: a relationship template or type.
+	if ra.relName != "" {
+		if rt := c.topo.rels[ra.relName]; rt != nil {
+			ra.relTpl, ra.relType = rt, rt.typ
+		} else if ty := c.lookup(kRelationship, ra.relName); ty != nil {
+			ra.relType = ty
+		} else {
+			c.errorf(ra.relN.Range, ra.path+".relationship", CodeUnknownType, "requirement %q of node template %q names relationship %q, which is neither a relationship template nor a relationship type", ra.name, nt.name, ra.relName)
+		}
+	} else if d != nil {
+		ra.relType = d.relType
+	}
+	// Target node.
+	var target *nodeTpl
+	var cands []*nodeTpl
+	explicitNode := ra.nodeName != ""
+	switch {
+	case nodeName == "":
+	case c.topo.nodes[nodeName] != nil && (explicitNode || c.lookup(kNode, nodeName) == nil):
+		target = c.topo.nodes[nodeName]
+	case c.lookup(kNode, nodeName) != nil:
+		cands = c.topo.byType[c.lookup(kNode, nodeName)]
+	default:
+		at := ra.key
+		if ra.nodeN != nil {
+			at = ra.nodeN.Range
+		}
+		if explicitNode {
+			c.errorf(at, ra.path, CodeUnknownTemplate, "requirement %q of node template %q names %q, which is neither a node template nor a node type", ra.name, nt.name, nodeName)
+		}
+		return
+	}
+	if target == nil && cands == nil && nodeName == "" {
+		ct := capType
+		if ct == nil && capName != "" {
+			ct = c.lookup(kCapability, capName)
+		}
+		if ct == nil {
+			// A capability name without a node: left to the orchestrator.
+			return
+		}
+		cands = c.topo.byCap[ct]
+		capType = ct
+	}
+	if target == nil {
+		for _, cand := range cands {
+			if cand == nt || cand.typ == nil {
+				continue
+			}
+			if (capName != "" || capType != nil) && c.capabilityFor(cand, capName, capType) == nil {
+				continue
+			}
+			if ra.filter != nil && !c.filterAccepts(ra.filter, cand) {
+				continue
+			}
+			target = cand
+			break
+		}
+		if target == nil {
+			// The orchestrator may still select or substitute a node for a
+			// requirement given by type only (Puccini, tosca-parser).
+			c.warnf(ra.key, ra.path, CodeUnsatisfied, "no node template in the topology satisfies requirement %q of node template %q", ra.name, nt.name)
+			return
+		}
+	}
+	if target.typ == nil {
+		ra.target = target
+		return
+	}
+	if d != nil && d.nodeType != nil && !c.derives(target.typ, d.nodeType) && explicitNode {
+		c.warnf(rangeOf(ra.nodeN), ra.path, CodeNodeMismatch, "requirement %q of node template %q needs a %q, but %q is a %q", ra.name, nt.name, d.nodeType.name, target.name, target.typ.name)
+	}
+	if capName != "" || capType != nil {
+		cd := c.capabilityFor(target, capName, capType)
+		if cd == nil {
+			what := capName
+			if what == "" {
+				what = capType.name
+			}
+			if capName == "" || c.lookup(kCapability, capName) != nil || ra.capName != "" {
+				c.errorf(capRange(ra), ra.path, CodeCapabilityMismatch, "requirement %q of node template %q: node template %q has no capability %q", ra.name, nt.name, target.name, what)
+			}
+		} else {
+			ra.targetCap = cd
+			if len(cd.validSources) > 0 && !c.derivesAny(nt.typ, cd.validSources) {
+				c.errorf(ra.key, ra.path, CodeValidSource, "capability %q of node template %q does not accept node template %q of type %q as a source", cd.name, target.name, nt.name, nt.typ.name)
+			}
+		}
+	}
+	ra.target = target
+}
+
+// capRange points at the capability keyname when written, else at the
+// requirement.
+func capRange(ra *reqAssign) diag.Range {
+	if ra.capN != nil {
+		return ra.capN.Range
+	}
+	return ra.key
+}
+
+// filterAccepts evaluates a node_filter's property constraints against a
+// candidate's properties.
+func (c *compiler) filterAccepts(filter *yamlsrc.Node, cand *nodeTpl) bool {
+	props := c.propsOf(cand)
+	for _, it := range filter.Get("properties").Items() {
+		for _, p := range it.Pairs() {
+			v, ok := props[p.Key.Value]
+			if !ok {
+				return false
+			}
+			var cs []*yamlsrc.Node
+			if p.Value.Kind == yamlsrc.Sequence {
+				cs = p.Value.Content
+			} else {
+				cs = []*yamlsrc.Node{p.Value}
+			}
+			for _, cn := range cs {
+				con, ds := values.ParseConstraint(cn, "")
+				if ds.HasErrors() || con == nil {
+					c.diags = c.diags.Extend(ds)
+					return false
+				}
+				if con.Check(v) != nil {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}

@@ -1,0 +1,205 @@
+package tosca
+
+// Phase 5 (continued) — substitution mappings and workflows, checked once
+// every template is known.
+//
+// Errors detected here:
+//   - substitution_mappings without node_type, naming an unknown node type, templates,
+//     capabilities or requirements that do not exist (tosca.substitution, tosca.unknown_type)
+//   - a substituted node type's required property without default that the topology has no
+//     input for, and an input without default that the node type has no property for
+//     (tosca.substitution; tosca-parser's MissingRequiredInputError)
+//   - workflow steps whose target is not a node template or group, on_success / on_failure
+//     naming missing steps, activities of an unknown kind or without their argument, and
+//     wrong keynames (tosca.workflow, tosca.unknown_field, tosca.wrong_kind)
+
+import (
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+)
+
+// checkTopology runs the checks that need the whole topology.
+func (c *compiler) checkTopology() {
+	tn := c.topo.n
+	if tn == nil {
+		return
+	}
+	if sm := tn.Get("substitution_mappings"); sm != nil && !sm.IsNull() {
+		c.checkSubstitution(sm)
+	}
+	if wf := tn.Get("workflows"); wf != nil && !wf.IsNull() {
+		c.checkWorkflows(wf)
+	}
+}
+
+var substitutionKeys = []string{"node_type", "capabilities", "requirements", "properties", "attributes",
+	"interfaces", "substitution_filter"}
+
+func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
+	const path = "topology_template.substitution_mappings"
+	if !c.checkKeys(sm, path, "substitution_mappings", substitutionKeys...) {
+		return
+	}
+	var nodeType *typeDef
+	if tn := sm.Get("node_type"); tn.IsNull() {
+		c.errorf(sm.Range, path, CodeMissingField, "substitution_mappings is missing required field \"node_type\"")
+	} else {
+		nodeType = c.lookupRef(kNode, tn, path+".node_type")
+	}
+	if sf := sm.Get("substitution_filter"); sf != nil && c.checkKeys(sf, path+".substitution_filter", "substitution_filter", "node_filter", "properties", "capabilities") {
+		if nf := sf.Get("node_filter"); nf != nil {
+			c.readNodeFilter(nf, path+".substitution_filter.node_filter")
+		} else {
+			c.readNodeFilter(sf, path+".substitution_filter")
+		}
+	}
+	c.checkMappings(sm.Get("capabilities"), path+".capabilities", "capability", nodeType)
+	c.checkMappings(sm.Get("requirements"), path+".requirements", "requirement", nodeType)
+	if nodeType == nil {
+		return
+	}
+	hasMappedProps := sm.Get("properties") != nil
+	for _, name := range sortedKeys(nodeType.props) {
+		d := nodeType.props[name]
+		if hasMappedProps || !d.required || d.hasDefault {
+			continue
+		}
+		if _, ok := c.topo.inputs[name]; !ok {
+			c.errorf(sm.Range, path, CodeSubstitution, "substitution_mappings with node_type %q is missing required input definition of property %q", nodeType.name, name)
+		}
+	}
+	if !hasMappedProps {
+		for _, name := range sortedKeys(c.topo.inputs) {
+			in := c.topo.inputs[name]
+			if nodeType.props[name] == nil && !in.d.hasDefault && in.d.required {
+				c.errorf(in.d.key, "topology_template.inputs."+name, CodeSubstitution, "input %q has no default and node type %q of the substitution mappings has no property to supply it", name, nodeType.name)
+			}
+		}
+	}
+}
+
+// checkMappings checks capability or requirement mappings:
+// name: [node_template, capability_or_requirement].
+func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *typeDef) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%s mappings must be a map, found %s", what, n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		mp := joinPath(path, p.Key.Value)
+		if nodeType != nil {
+			if what == "capability" && nodeType.caps[p.Key.Value] == nil {
+				c.errorf(p.Key.Range, mp, CodeSubstitution, "node type %q has no capability %q to map", nodeType.name, p.Key.Value)
+			}
+			if what == "requirement" && nodeType.reqDefOf(p.Key.Value) == nil {
+				c.errorf(p.Key.Range, mp, CodeSubstitution, "node type %q has no requirement %q to map", nodeType.name, p.Key.Value)
+			}
+		}
+		v := p.Value
+		if v.Kind == yamlsrc.Mapping {
+			// TOSCA 1.3 long form: mapping: [node, name] under a key.
+			v = v.Get("mapping")
+		}
+		if v.Kind != yamlsrc.Sequence || len(v.Content) != 2 {
+			c.errorf(p.Value.Range, mp, CodeSubstitution, "%s mapping %q must be a list of a node template name and a %s name", what, p.Key.Value, what)
+			continue
+		}
+		nt := c.topo.nodes[v.Content[0].Value]
+		if nt == nil {
+			c.errorf(v.Content[0].Range, mp, CodeUnknownTemplate, "%s mapping %q names node template %q, which does not exist", what, p.Key.Value, v.Content[0].Value)
+			continue
+		}
+		if nt.typ == nil {
+			continue
+		}
+		name := v.Content[1].Value
+		switch what {
+		case "capability":
+			if nt.typ.caps[name] == nil {
+				c.errorf(v.Content[1].Range, mp, CodeSubstitution, "node template %q has no capability %q", nt.name, name)
+			}
+		case "requirement":
+			found := nt.typ.reqDefOf(name) != nil
+			for _, ra := range nt.reqs {
+				found = found || ra.name == name
+			}
+			if !found {
+				c.errorf(v.Content[1].Range, mp, CodeSubstitution, "node template %q has no requirement %q", nt.name, name)
+			}
+		}
+	}
+}
+
+var workflowKeys = []string{"description", "metadata", "inputs", "preconditions", "steps", "implementation", "outputs"}
+var stepKeys = []string{"target", "target_relationship", "operation_host", "filter", "activities", "on_success", "on_failure"}
+
+func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
+	const base = "topology_template.workflows"
+	if wf.Kind != yamlsrc.Mapping {
+		c.errorf(wf.Range, base, CodeWrongKind, "workflows must be a map, found %s", wf.Describe())
+		return
+	}
+	for _, w := range wf.Pairs() {
+		wp := joinPath(base, w.Key.Value)
+		what := "workflow " + quote(w.Key.Value)
+		if !c.checkKeys(w.Value, wp, what, workflowKeys...) {
+			continue
+		}
+		steps := w.Value.Get("steps")
+		if steps.IsNull() {
+			continue
+		}
+		if steps.Kind != yamlsrc.Mapping {
+			c.errorf(steps.Range, wp+".steps", CodeWrongKind, "steps of %s must be a map, found %s", what, steps.Describe())
+			continue
+		}
+		for _, s := range steps.Pairs() {
+			sp := wp + ".steps." + s.Key.Value
+			sw := "step " + quote(s.Key.Value) + " of " + what
+			if !c.checkKeys(s.Value, sp, sw, stepKeys...) {
+				continue
+			}
+			if tg := s.Value.Get("target"); tg.IsNull() {
+				c.errorf(s.Key.Range, sp, CodeMissingField, "%s is missing required field \"target\"", sw)
+			} else if c.topo.nodes[tg.Value] == nil && c.topo.groups[tg.Value] == nil {
+				c.errorf(tg.Range, sp+".target", CodeWorkflow, "%s targets %q, which is not a node template or group", sw, tg.Value)
+			}
+			c.checkActivities(s.Value.Get("activities"), sp+".activities", sw)
+			for _, k := range []string{"on_success", "on_failure"} {
+				v := s.Value.Get(k)
+				for _, next := range c.strList(v, sp+"."+k, k) {
+					if steps.Get(next) == nil {
+						c.errorf(v.Range, sp+"."+k, CodeWorkflow, "%s: %s names step %q, which does not exist", sw, k, next)
+					}
+				}
+			}
+		}
+	}
+}
+
+func (c *compiler) checkActivities(n *yamlsrc.Node, path, what string) {
+	if n.IsNull() {
+		c.errorf(rangeOf(n), path, CodeMissingField, "%s is missing required field \"activities\"", what)
+		return
+	}
+	if n.Kind != yamlsrc.Sequence {
+		c.errorf(n.Range, path, CodeWrongKind, "activities of %s must be a list, found %s", what, n.Describe())
+		return
+	}
+	for _, a := range n.Content {
+		if a.Kind != yamlsrc.Mapping || len(a.Content) != 2 {
+			c.errorf(a.Range, path, CodeWorkflow, "an activity must be a map with one key, found %s", a.Describe())
+			continue
+		}
+		switch k := a.Content[0].Value; k {
+		case "delegate", "set_state", "call_operation", "inline":
+			if a.Content[1].IsNull() {
+				c.errorf(a.Range, path, CodeWorkflow, "activity %q needs an argument", k)
+			}
+		default:
+			c.errorf(a.Content[0].Range, path, CodeWorkflow, "unknown activity %q (expected delegate, set_state, call_operation or inline)", k)
+		}
+	}
+}

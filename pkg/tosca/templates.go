@@ -1,0 +1,734 @@
+package tosca
+
+// Phase 5 — templates: the topology template's inputs, node templates,
+// relationship templates, groups, policies, outputs, substitution mappings
+// and workflows.
+//
+// Errors detected here:
+//   - wrong YAML kinds, unknown and missing keynames throughout the topology template
+//     (tosca.wrong_kind, tosca.unknown_field, tosca.missing_field)
+//   - a template whose type is unknown or of another kind (tosca.unknown_type)
+//   - capability assignments naming capabilities the type lacks (tosca.unknown_capability)
+//   - requirement assignments in the wrong form, with unknown keynames, or short-form
+//     assignments naming requirements the type lacks (tosca.unknown_requirement)
+//   - interface assignments naming interfaces or operations the type lacks
+//     (tosca.unknown_interface, tosca.unknown_operation)
+//   - copy naming a missing template, or one that itself copies (tosca.copy)
+//   - unknown directives (tosca.directive, a warning)
+//   - group members and policy targets that are missing, repeated, or of the wrong type
+//     (tosca.unknown_template, tosca.group_members, tosca.policy_targets)
+//   - outputs without value (tosca.missing_field)
+//   - substitution mappings naming unknown node types, templates, capabilities or
+//     requirements, and node types whose required properties have no input
+//     (tosca.substitution)
+//   - workflows: steps whose target, on_success or on_failure do not exist, activities of an
+//     unknown kind (tosca.workflow)
+//   - required inputs without value or default when Options.RequireInputs is set
+//     (tosca.missing_input); input values that do not match their definition (tosca.value)
+
+import (
+	"strconv"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+type topology struct {
+	n      *yamlsrc.Node
+	inputs map[string]*inputDef
+	nodes  map[string]*nodeTpl
+	// nodeList holds the node templates in source order.
+	nodeList []*nodeTpl
+	rels     map[string]*relTpl
+	groups   map[string]*groupTpl
+	policies []*policyTpl
+	outputs  []*outputDef
+	// byType indexes node templates by their type and every ancestor, and
+	// byCap by the capability types they offer (with ancestors), so that
+	// requirement matching is linear in the number of requirements.
+	byType map[*typeDef][]*nodeTpl
+	byCap  map[*typeDef][]*nodeTpl
+}
+
+type inputDef struct {
+	name string
+	d    *propDef
+	val  graph.Value
+	set  bool
+}
+
+type nodeTpl struct {
+	name string
+	n    *yamlsrc.Node
+	key  diag.Range
+	path string
+	typ  *typeDef
+
+	directives []string
+	// propsN etc. are the assignment nodes, after copy.
+	propsN, attrsN, capsN, ifacesN *yamlsrc.Node
+	reqs                           []*reqAssign
+	artifacts                      []*artifactDef
+	nodeFilter                     *yamlsrc.Node
+
+	// props are evaluated lazily (get_property may reach across
+	// templates); state 0 pending, 1 evaluating, 2 done.
+	props map[string]graph.Value
+	state uint8
+	// evaluating marks properties being evaluated (get_property cycles).
+	evaluating map[string]bool
+	capProps   map[string]map[string]graph.Value
+	attrs      map[string]graph.Value
+	ops        map[string]graph.Operation
+	unmanaged  bool
+}
+
+type reqAssign struct {
+	name     string
+	n        *yamlsrc.Node
+	key      diag.Range
+	path     string
+	def      *reqDef
+	nodeName string
+	nodeN    *yamlsrc.Node
+	capName  string
+	capN     *yamlsrc.Node
+	relName  string
+	relN     *yamlsrc.Node
+	relTpl   *relTpl
+	relType  *typeDef
+	relBody  *yamlsrc.Node // long-form relationship map {type, properties, interfaces}
+	filter   *yamlsrc.Node
+	short    bool
+	src      *nodeTpl
+
+	target    *nodeTpl
+	targetCap *capDef
+}
+
+type relTpl struct {
+	name string
+	n    *yamlsrc.Node
+	key  diag.Range
+	path string
+	typ  *typeDef
+}
+
+type groupTpl struct {
+	name    string
+	n       *yamlsrc.Node
+	key     diag.Range
+	path    string
+	typ     *typeDef
+	members []*nodeTpl
+}
+
+type policyTpl struct {
+	name    string
+	n       *yamlsrc.Node
+	key     diag.Range
+	path    string
+	typ     *typeDef
+	targets []*nodeTpl
+	props   map[string]graph.Value
+}
+
+type outputDef struct {
+	name string
+	n    *yamlsrc.Node
+	val  *yamlsrc.Node
+	path string
+}
+
+var topologyKeys = []string{"description", "inputs", "node_templates", "relationship_templates", "groups",
+	"policies", "outputs", "substitution_mappings", "workflows"}
+
+var nodeTplKeys = []string{"type", "description", "metadata", "directives", "properties", "attributes",
+	"requirements", "capabilities", "interfaces", "artifacts", "node_filter", "copy"}
+
+// readTopology reads the root file's topology template.
+func (c *compiler) readTopology(root *file) {
+	t := &topology{inputs: map[string]*inputDef{}, nodes: map[string]*nodeTpl{}, rels: map[string]*relTpl{},
+		groups: map[string]*groupTpl{}, byType: map[*typeDef][]*nodeTpl{}, byCap: map[*typeDef][]*nodeTpl{}}
+	c.topo = t
+	tn := root.root.Get("topology_template")
+	if tn.IsNull() || tn.Kind != yamlsrc.Mapping {
+		return
+	}
+	t.n = tn
+	c.checkKeys(tn, "topology_template", "topology_template", topologyKeys...)
+	const tp = "topology_template"
+	if d := tn.Get("description"); d != nil && !d.IsNull() && d.Kind != yamlsrc.Scalar {
+		c.errorf(d.Range, tp+".description", CodeWrongKind, "description must be a string, found %s", d.Describe())
+	}
+	c.readInputs(c.section(tn, "inputs", yamlsrc.Mapping))
+	c.readNodeTemplates(c.section(tn, "node_templates", yamlsrc.Mapping))
+	c.readRelTemplates(c.section(tn, "relationship_templates", yamlsrc.Mapping))
+	c.readGroups(c.section(tn, "groups", yamlsrc.Mapping))
+	c.readPolicies(c.section(tn, "policies", yamlsrc.Sequence))
+	c.readOutputs(c.section(tn, "outputs", yamlsrc.Mapping))
+}
+
+// section returns a topology section if it has the expected kind.
+func (c *compiler) section(tn *yamlsrc.Node, key string, want yamlsrc.Kind) *yamlsrc.Node {
+	n := tn.Get(key)
+	if n.IsNull() {
+		return nil
+	}
+	if n.Kind != want {
+		c.errorf(n.Range, "topology_template."+key, CodeWrongKind, "%s must be a %s, found %s", key, want, n.Describe())
+		return nil
+	}
+	return n
+}
+
+func (c *compiler) readInputs(n *yamlsrc.Node) {
+	given := c.opts.Inputs
+	for _, p := range n.Pairs() {
+		path := "topology_template.inputs." + p.Key.Value
+		d := c.readPropDef(p.Key, p.Value, path, "input", true, nil)
+		if d == nil {
+			continue
+		}
+		in := &inputDef{name: p.Key.Value, d: d}
+		c.topo.inputs[in.name] = in
+		s := &scope{at: p.Key.Range, inputsOnly: true}
+		if v, ok := given[in.name]; ok {
+			in.val, in.set = c.checkInputValue(d, v, p.Key.Range, path, s), true
+			continue
+		}
+		if d.hasDefault {
+			in.val, in.set = c.checkValue(d, d.def, path+".default", "input "+quote(in.name)+" default", s), true
+			continue
+		}
+		if d.required && c.opts.RequireInputs {
+			c.errorf(p.Key.Range, path, CodeMissingInput, "required input %q has no value and no default", in.name)
+		}
+	}
+	for _, name := range sortedKeys(given) {
+		if _, ok := c.topo.inputs[name]; !ok && n != nil {
+			c.errorf(diag.Range{File: c.root.name}, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
+		}
+	}
+}
+
+// checkInputValue checks a value given through Options. A string from
+// --var is read as YAML when it does not fit as a string, so `--var n=3`
+// sets an integer input.
+func (c *compiler) checkInputValue(d *propDef, v any, at diag.Range, path string, s *scope) graph.Value {
+	n := nodeOf(v, at)
+	if str, ok := v.(string); ok && d.prim != "string" && d.prim != "" {
+		if parsed, ds := yamlsrc.Parse(at.File, []byte(str), yamlsrc.Limits{}); !ds.HasErrors() && parsed != nil {
+			parsed.Range = at
+			n = parsed
+		}
+	}
+	return c.checkValue(d, n, path, "input "+quote(d.name), s)
+}
+
+func (c *compiler) readNodeTemplates(n *yamlsrc.Node) {
+	t := c.topo
+	pairs := n.Pairs()
+	t.nodeList = make([]*nodeTpl, 0, len(pairs))
+	for _, p := range pairs {
+		nt := &nodeTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.node_templates." + p.Key.Value}
+		t.nodes[nt.name] = nt
+		t.nodeList = append(t.nodeList, nt)
+	}
+	for i, nt := range t.nodeList {
+		if i&1023 == 0 && c.ctx.Err() != nil {
+			return
+		}
+		c.readNodeTemplate(nt)
+	}
+}
+
+// field returns a node template keyname's value merged over the copied
+// template's (maps merge key by key, deeply; anything else replaces).
+func field(n, src *yamlsrc.Node, key string) *yamlsrc.Node {
+	return mergeNodes(src.Get(key), n.Get(key))
+}
+
+// copySource returns the effective definition of the template nt copies
+// (following copy chains, as Puccini does), or nil.
+func (c *compiler) copySource(nt *nodeTpl, depth int) *yamlsrc.Node {
+	cp := nt.n.Get("copy")
+	if cp == nil {
+		return nil
+	}
+	other := c.topo.nodes[cp.Value]
+	switch {
+	case other == nil:
+		c.errorf(cp.Range, nt.path+".copy", CodeCopy, "node template %q copies %q, which is not a node template", nt.name, cp.Value)
+		return nil
+	case other == nt || depth > 16:
+		c.errorf(cp.Range, nt.path+".copy", CodeCopy, "node template %q is part of a copy cycle", nt.name)
+		return nil
+	case other.n.Kind != yamlsrc.Mapping:
+		return nil
+	}
+	base := c.copySource(other, depth+1)
+	if base == nil {
+		return other.n
+	}
+	return mergeNodes(base, other.n)
+}
+
+// mergeNodes overlays over on base: two maps merge key by key (deeply);
+// otherwise over wins when present.
+func mergeNodes(base, over *yamlsrc.Node) *yamlsrc.Node {
+	switch {
+	case base == nil:
+		return over
+	case over == nil:
+		return base
+	case base.Kind != yamlsrc.Mapping || over.Kind != yamlsrc.Mapping:
+		return over
+	}
+	out := &yamlsrc.Node{Kind: yamlsrc.Mapping, Tag: over.Tag, Range: over.Range}
+	for _, p := range base.Pairs() {
+		if ov := over.Get(p.Key.Value); ov != nil {
+			out.Content = append(out.Content, p.Key, mergeNodes(p.Value, ov))
+		} else {
+			out.Content = append(out.Content, p.Key, p.Value)
+		}
+	}
+	for _, p := range over.Pairs() {
+		if base.Get(p.Key.Value) == nil {
+			out.Content = append(out.Content, p.Key, p.Value)
+		}
+	}
+	return out
+}
+
+func (c *compiler) readNodeTemplate(nt *nodeTpl) {
+	what := "node template " + quote(nt.name)
+	if !c.checkKeys(nt.n, nt.path, what, nodeTplKeys...) {
+		if nt.n.IsNull() {
+			c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+		}
+		return
+	}
+	src := c.copySource(nt, 0)
+	tn := field(nt.n, src, "type")
+	if tn.IsNull() {
+		c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+		return
+	}
+	nt.typ = c.templateType(kNode, tn, nt.path+".type")
+	if d := field(nt.n, src, "directives"); d != nil {
+		nt.directives = c.strList(d, nt.path+".directives", "directives")
+		for _, dv := range nt.directives {
+			if dv != "select" && dv != "substitute" {
+				c.warnf(d.Range, nt.path+".directives", CodeDirective, "unknown directive %q (TOSCA defines select and substitute)", dv)
+			}
+		}
+	}
+	nt.propsN = field(nt.n, src, "properties")
+	nt.attrsN = field(nt.n, src, "attributes")
+	nt.capsN = field(nt.n, src, "capabilities")
+	nt.ifacesN = field(nt.n, src, "interfaces")
+	if md := nt.n.Get("metadata"); md != nil {
+		c.readMetadata(md, nt.path+".metadata", false)
+	}
+	if a := field(nt.n, src, "artifacts"); a != nil {
+		var inherited map[string]*artifactDef
+		if nt.typ != nil {
+			inherited = nt.typ.artifacts
+		}
+		nt.artifacts = c.readArtifacts(a, nt.path+".artifacts", inherited)
+	}
+	if nf := field(nt.n, src, "node_filter"); nf != nil {
+		c.readNodeFilter(nf, nt.path+".node_filter")
+		nt.nodeFilter = nf
+	}
+	if nt.typ == nil {
+		return
+	}
+	c.indexTemplate(nt)
+	c.readCapAssignments(nt)
+	c.readReqAssignments(nt, field(nt.n, src, "requirements"))
+	c.readIfaceAssignments(nt.typ.ifaces, nt.ifacesN, nt.path+".interfaces", what)
+}
+
+// templateType resolves a template's type of kind k; a type of another
+// kind is reported as such.
+func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef {
+	if tn.Kind != yamlsrc.Scalar {
+		c.errorf(tn.Range, path, CodeWrongKind, "type must be a string, found %s", tn.Describe())
+		return nil
+	}
+	t := c.lookup(k, tn.Value)
+	if t != nil {
+		return t
+	}
+	for other := kind(0); other < numKinds; other++ {
+		if o := c.lookup(other, tn.Value); o != nil {
+			c.errorf(tn.Range, path, CodeUnknownType, "%q is a %s, not a %s", tn.Value, other.word(), k.word())
+			return nil
+		}
+	}
+	c.errorf(tn.Range, path, CodeUnknownType, "unknown %s %q", k.word(), tn.Value)
+	return nil
+}
+
+func (c *compiler) indexTemplate(nt *nodeTpl) {
+	t := c.topo
+	for ty := nt.typ; ty != nil; ty = ty.parent {
+		t.byType[ty] = append(t.byType[ty], nt)
+	}
+	seen := map[*typeDef]bool{}
+	for _, name := range nt.typ.capOrder {
+		cd := nt.typ.caps[name]
+		for ct := cd.typ; ct != nil; ct = ct.parent {
+			if seen[ct] {
+				break
+			}
+			seen[ct] = true
+			t.byCap[ct] = append(t.byCap[ct], nt)
+		}
+	}
+}
+
+func (c *compiler) readCapAssignments(nt *nodeTpl) {
+	n := nt.capsN
+	if n.IsNull() {
+		return
+	}
+	path := nt.path + ".capabilities"
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "capabilities of node template %q must be a map, found %s", nt.name, n.Describe())
+		nt.capsN = nil
+		return
+	}
+	for _, p := range n.Pairs() {
+		cp := joinPath(path, p.Key.Value)
+		if nt.typ.caps[p.Key.Value] == nil {
+			c.errorf(p.Key.Range, cp, CodeUnknownCapability, "node template %q has no capability %q (type %q)", nt.name, p.Key.Value, nt.typ.name)
+			continue
+		}
+		c.checkKeys(p.Value, cp, "capability "+quote(p.Key.Value)+" of node template "+quote(nt.name), "properties", "attributes", "occurrences", "description")
+	}
+}
+
+var reqAssignKeys = []string{"node", "capability", "relationship", "node_filter", "occurrences", "description", "metadata"}
+
+func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
+	if n.IsNull() {
+		return
+	}
+	path := nt.path + ".requirements"
+	if n.Kind != yamlsrc.Sequence {
+		c.errorf(n.Range, path, CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
+		return
+	}
+	nt.reqs = make([]*reqAssign, 0, len(n.Content))
+	for i, it := range n.Content {
+		ip := path + "[" + strconv.Itoa(i) + "]"
+		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
+			c.errorf(it.Range, ip, CodeWrongKind, "a requirement assignment must be a map with one key, found %s", it.Describe())
+			continue
+		}
+		k, v := it.Content[0], it.Content[1]
+		ra := &reqAssign{name: k.Value, n: it, key: k.Range, path: joinPath(ip, k.Value), src: nt}
+		ra.def = nt.typ.reqDefOf(ra.name)
+		switch {
+		case v.Kind == yamlsrc.Scalar && !v.IsNull():
+			ra.short, ra.nodeName, ra.nodeN = true, v.Value, v
+			if ra.def == nil {
+				c.errorf(k.Range, ra.path, CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
+				continue
+			}
+		case v.Kind == yamlsrc.Mapping:
+			c.checkKeys(v, ra.path, "requirement "+quote(ra.name)+" of node template "+quote(nt.name), reqAssignKeys...)
+			ra.nodeName, ra.nodeN = c.str(v, ra.path, "node")
+			ra.capName, ra.capN = c.str(v, ra.path, "capability")
+			if rel := v.Get("relationship"); rel != nil {
+				switch {
+				case rel.Kind == yamlsrc.Scalar:
+					ra.relName, ra.relN = rel.Value, rel
+				case rel.Kind == yamlsrc.Mapping:
+					c.checkKeys(rel, ra.path+".relationship", "relationship of requirement "+quote(ra.name), "type", "properties", "interfaces")
+					ra.relName, ra.relN = c.str(rel, ra.path+".relationship", "type")
+					ra.relBody = rel
+				default:
+					c.errorf(rel.Range, ra.path+".relationship", CodeWrongKind, "relationship must be a name or a map, found %s", rel.Describe())
+				}
+			}
+			if nf := v.Get("node_filter"); nf != nil {
+				c.readNodeFilter(nf, ra.path+".node_filter")
+				ra.filter = nf
+			}
+			if oc := v.Get("occurrences"); oc != nil {
+				c.readOccurrences(oc, ra.path+".occurrences")
+			}
+		case v.IsNull():
+			if ra.def == nil {
+				c.errorf(k.Range, ra.path, CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
+				continue
+			}
+		default:
+			c.errorf(v.Range, ra.path, CodeWrongKind, "requirement %q must be a node template name or a map, found %s", ra.name, v.Describe())
+			continue
+		}
+		nt.reqs = append(nt.reqs, ra)
+	}
+}
+
+// readNodeFilter checks a node filter's grammar: properties is a list of
+// one-key maps of constraints; capabilities a list of one-key maps with
+// properties.
+func (c *compiler) readNodeFilter(n *yamlsrc.Node, path string) {
+	if !c.checkKeys(n, path, "node_filter", "properties", "capabilities") {
+		return
+	}
+	if p := n.Get("properties"); p != nil && !p.IsNull() && p.Kind != yamlsrc.Sequence {
+		c.errorf(p.Range, path+".properties", CodeWrongKind, "properties of a node_filter must be a list, found %s", p.Describe())
+	}
+	if cp := n.Get("capabilities"); cp != nil && !cp.IsNull() {
+		if cp.Kind != yamlsrc.Sequence {
+			c.errorf(cp.Range, path+".capabilities", CodeWrongKind, "capabilities of a node_filter must be a list, found %s", cp.Describe())
+			return
+		}
+		for _, it := range cp.Content {
+			for _, q := range it.Pairs() {
+				if q.Value.Kind != yamlsrc.Mapping {
+					continue
+				}
+				if c.checkKeys(q.Value, path+".capabilities."+q.Key.Value, "node_filter capability "+quote(q.Key.Value), "properties") {
+					if pp := q.Value.Get("properties"); pp != nil && !pp.IsNull() && pp.Kind != yamlsrc.Sequence {
+						c.errorf(pp.Range, path+".capabilities."+q.Key.Value+".properties", CodeWrongKind, "properties of a node_filter must be a list, found %s", pp.Describe())
+					}
+				}
+			}
+		}
+	}
+}
+
+// readIfaceAssignments checks interface assignments against the type's
+// interface definitions.
+func (c *compiler) readIfaceAssignments(defs map[string]*ifaceDef, n *yamlsrc.Node, path, owner string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "interfaces of %s must be a map, found %s", owner, n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		ip := joinPath(path, p.Key.Value)
+		d := defs[p.Key.Value]
+		if d == nil {
+			c.errorf(p.Key.Range, ip, CodeUnknownInterface, "%s has no interface %q", owner, p.Key.Value)
+			continue
+		}
+		if p.Value.IsNull() {
+			continue
+		}
+		if p.Value.Kind != yamlsrc.Mapping {
+			c.errorf(p.Value.Range, ip, CodeWrongKind, "interface %q of %s must be a map, found %s", p.Key.Value, owner, p.Value.Describe())
+			continue
+		}
+		check := func(q yamlsrc.Pair, op string) {
+			if d.ops[q.Key.Value] == nil {
+				c.errorf(q.Key.Range, op, CodeUnknownOperation, "interface %q of %s has no operation %q", p.Key.Value, owner, q.Key.Value)
+				return
+			}
+			c.checkOpAssignment(q.Value, op, q.Key.Value)
+		}
+		for _, q := range p.Value.Pairs() {
+			switch q.Key.Value {
+			case "type", "description", "inputs":
+			case "operations", "notifications":
+				for _, r := range q.Value.Pairs() {
+					check(r, joinPath(ip, q.Key.Value+"."+r.Key.Value))
+				}
+			default:
+				check(q, joinPath(ip, q.Key.Value))
+			}
+		}
+	}
+}
+
+var opAssignKeys = []string{"description", "implementation", "inputs", "outputs", "metadata"}
+var implKeys = []string{"primary", "dependencies", "timeout", "operation_host"}
+
+func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
+	switch {
+	case n.IsNull(), n.Kind == yamlsrc.Scalar:
+	case n.Kind == yamlsrc.Mapping:
+		c.checkKeys(n, path, "operation "+quote(name), opAssignKeys...)
+		if impl := n.Get("implementation"); impl != nil && impl.Kind == yamlsrc.Mapping {
+			c.checkKeys(impl, path+".implementation", "implementation of operation "+quote(name), implKeys...)
+		} else if impl != nil && impl.Kind == yamlsrc.Sequence {
+			c.errorf(impl.Range, path+".implementation", CodeWrongKind, "implementation must be a file name or a map, found a list")
+		}
+		if ins := n.Get("inputs"); ins != nil && !ins.IsNull() && ins.Kind != yamlsrc.Mapping {
+			c.errorf(ins.Range, path+".inputs", CodeWrongKind, "inputs of operation %q must be a map, found %s", name, ins.Describe())
+		}
+	default:
+		c.errorf(n.Range, path, CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, n.Describe())
+	}
+}
+
+var relTplKeys = []string{"type", "description", "metadata", "properties", "attributes", "interfaces", "copy"}
+
+func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
+	for _, p := range n.Pairs() {
+		rt := &relTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.relationship_templates." + p.Key.Value}
+		c.topo.rels[rt.name] = rt
+		what := "relationship template " + quote(rt.name)
+		if !c.checkKeys(p.Value, rt.path, what, relTplKeys...) {
+			if p.Value.IsNull() {
+				c.errorf(rt.key, rt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+			}
+			continue
+		}
+		tn := p.Value.Get("type")
+		if tn.IsNull() {
+			c.errorf(rt.key, rt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+			continue
+		}
+		rt.typ = c.templateType(kRelationship, tn, rt.path+".type")
+		if rt.typ != nil {
+			s := &scope{at: rt.key, rel: rt}
+			c.assignProps(rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, true)
+			c.readIfaceAssignments(rt.typ.ifaces, p.Value.Get("interfaces"), rt.path+".interfaces", what)
+		}
+	}
+}
+
+var groupKeys = []string{"type", "description", "metadata", "properties", "attributes", "members", "interfaces"}
+
+func (c *compiler) readGroups(n *yamlsrc.Node) {
+	for _, p := range n.Pairs() {
+		g := &groupTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.groups." + p.Key.Value}
+		c.topo.groups[g.name] = g
+		what := "group " + quote(g.name)
+		if !c.checkKeys(p.Value, g.path, what, groupKeys...) {
+			if p.Value.IsNull() {
+				c.errorf(g.key, g.path, CodeMissingField, "%s is missing required field \"type\"", what)
+			}
+			continue
+		}
+		if tn := p.Value.Get("type"); tn.IsNull() {
+			c.errorf(g.key, g.path, CodeMissingField, "%s is missing required field \"type\"", what)
+		} else {
+			g.typ = c.templateType(kGroup, tn, g.path+".type")
+		}
+		if m := p.Value.Get("members"); m != nil {
+			names := c.strList(m, g.path+".members", "members")
+			seen := map[string]bool{}
+			for i, name := range names {
+				at := m.Range
+				if i < len(m.Content) {
+					at = m.Content[i].Range
+				}
+				if seen[name] {
+					c.errorf(at, g.path+".members", CodeGroupMembers, "group %q lists member %q more than once", g.name, name)
+					continue
+				}
+				seen[name] = true
+				nt := c.topo.nodes[name]
+				if nt == nil {
+					c.errorf(at, g.path+".members", CodeUnknownTemplate, "group %q member %q is not a node template", g.name, name)
+					continue
+				}
+				if g.typ != nil && len(g.typ.members) > 0 && nt.typ != nil && !c.derivesAny(nt.typ, g.typ.members) {
+					c.errorf(at, g.path+".members", CodeGroupMembers, "group %q member %q has type %q, which the group type %q does not allow", g.name, name, nt.typ.name, g.typ.name)
+				}
+				g.members = append(g.members, nt)
+			}
+			if len(names) == 0 && m.Kind == yamlsrc.Sequence {
+				c.errorf(m.Range, g.path+".members", CodeGroupMembers, "group %q must have at least one member", g.name)
+			}
+		}
+		if g.typ != nil {
+			c.assignProps(g.typ.props, p.Value.Get("properties"), g.path+".properties", what, "property", &scope{at: g.key}, true)
+			c.readIfaceAssignments(g.typ.ifaces, p.Value.Get("interfaces"), g.path+".interfaces", what)
+		}
+	}
+}
+
+func (c *compiler) derivesAny(t *typeDef, ancestors []*typeDef) bool {
+	for _, a := range ancestors {
+		if c.derives(t, a) {
+			return true
+		}
+	}
+	return false
+}
+
+var policyKeys = []string{"type", "description", "metadata", "properties", "targets", "triggers"}
+
+func (c *compiler) readPolicies(n *yamlsrc.Node) {
+	for i, it := range n.Items() {
+		ip := "topology_template.policies[" + strconv.Itoa(i) + "]"
+		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
+			c.errorf(it.Range, ip, CodeWrongKind, "a policy must be a map with one key, found %s", it.Describe())
+			continue
+		}
+		k, v := it.Content[0], it.Content[1]
+		pt := &policyTpl{name: k.Value, n: v, key: k.Range, path: joinPath(ip, k.Value)}
+		what := "policy " + quote(pt.name)
+		if !c.checkKeys(v, pt.path, what, policyKeys...) {
+			if v.IsNull() {
+				c.errorf(pt.key, pt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+			}
+			continue
+		}
+		if tn := v.Get("type"); tn.IsNull() {
+			c.errorf(pt.key, pt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+		} else {
+			pt.typ = c.templateType(kPolicy, tn, pt.path+".type")
+		}
+		if tg := v.Get("targets"); tg != nil {
+			names := c.strList(tg, pt.path+".targets", "targets")
+			for j, name := range names {
+				at := tg.Range
+				if j < len(tg.Content) {
+					at = tg.Content[j].Range
+				}
+				if nt := c.topo.nodes[name]; nt != nil {
+					if pt.typ != nil && len(pt.typ.targets) > 0 && nt.typ != nil && !c.derivesAny(nt.typ, pt.typ.targets) {
+						c.errorf(at, pt.path+".targets", CodePolicyTargets, "policy %q target %q has type %q, which the policy type %q does not allow", pt.name, name, nt.typ.name, pt.typ.name)
+					}
+					pt.targets = append(pt.targets, nt)
+					continue
+				}
+				if g := c.topo.groups[name]; g != nil {
+					pt.targets = append(pt.targets, g.members...)
+					continue
+				}
+				c.errorf(at, pt.path+".targets", CodeUnknownTemplate, "policy %q target %q is not a node template or group", pt.name, name)
+			}
+		}
+		if pt.typ != nil {
+			pt.props = c.assignProps(pt.typ.props, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, true)
+		}
+		c.topo.policies = append(c.topo.policies, pt)
+	}
+}
+
+var outputKeys = []string{"description", "value", "type", "required", "status", "constraints", "entry_schema",
+	"key_schema", "metadata", "default"}
+
+func (c *compiler) readOutputs(n *yamlsrc.Node) {
+	for _, p := range n.Pairs() {
+		o := &outputDef{name: p.Key.Value, n: p.Value, path: "topology_template.outputs." + p.Key.Value}
+		what := "output " + quote(o.name)
+		if !c.checkKeys(p.Value, o.path, what, outputKeys...) {
+			if p.Value.IsNull() {
+				c.errorf(p.Key.Range, o.path, CodeMissingField, "%s is missing required field \"value\"", what)
+			}
+			continue
+		}
+		o.val = p.Value.Get("value")
+		if o.val == nil {
+			c.errorf(p.Key.Range, o.path, CodeMissingField, "%s is missing required field \"value\"", what)
+			continue
+		}
+		c.topo.outputs = append(c.topo.outputs, o)
+	}
+}

@@ -1,0 +1,230 @@
+package tosca
+
+// Phase 4 — values: property, attribute, input and parameter assignments
+// checked against their definitions and canonicalized into graph.Value.
+//
+// Errors detected here:
+//   - a value that is not of its primitive type, scalar unit, version, range or timestamp
+//     (tosca.value)
+//   - a value that violates a constraint of its definition or data type (tosca.constraint)
+//   - a list or map value of the wrong YAML kind, entries and keys checked by entry_schema and
+//     key_schema (tosca.value)
+//   - complex data type values: unknown fields, missing required fields (tosca.unknown_property,
+//     tosca.missing_property); defaults filled in
+//   - assignments to properties a type does not define (tosca.unknown_property)
+//   - required properties with neither value nor default (tosca.missing_property)
+//   - assignments to unsupported properties (tosca.status); deprecated ones are a warning
+
+import (
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
+)
+
+// maxValueDepth bounds recursion through nested data types and schemas
+// (recursive data type definitions are legal).
+const maxValueDepth = 64
+
+// checkValue checks the value n against definition d and returns its
+// canonical form. Function calls are evaluated in scope s (phase 7); their
+// results are not re-checked against d, as tosca-parser does not.
+func (c *compiler) checkValue(d *propDef, n *yamlsrc.Node, path, what string, s *scope) graph.Value {
+	return c.checkValueDepth(d, n, path, what, s, 0)
+}
+
+// checkAssigned is checkValue for a template's own property value, where
+// a string property accepts any scalar as its text (tosca-parser's
+// behaviour, which real templates rely on: `version: 16.04`).
+func (c *compiler) checkAssigned(d *propDef, n *yamlsrc.Node, path, what string, s *scope) graph.Value {
+	if d != nil && d.prim == "string" && n != nil && n.Kind == yamlsrc.Scalar && !n.IsNull() {
+		v, err := values.CoerceLenient("string", n)
+		if err != nil {
+			c.errorf(n.Range, path, CodeValue, "%s: %v", what, err)
+			return nil
+		}
+		c.checkConstraints(d.constraints, v, n, path, what)
+		return v
+	}
+	return c.checkValueDepth(d, n, path, what, s, 0)
+}
+
+func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what string, s *scope, depth int) graph.Value {
+	if n.IsNull() {
+		return nil
+	}
+	if fn, ok := functionName(n); ok {
+		return c.evalFunction(fn, n, path, s)
+	}
+	if d == nil || depth > maxValueDepth {
+		return c.rawValue(n, path, s)
+	}
+	var v graph.Value
+	switch {
+	case d.prim == "list":
+		if n.Kind != yamlsrc.Sequence {
+			c.errorf(n.Range, path, CodeValue, "%s: %s is not a list", what, describeValue(n))
+			return nil
+		}
+		out := make([]graph.Value, len(n.Content))
+		for i, it := range n.Content {
+			out[i] = c.checkValueDepth(d.entry, it, path+"["+itoa(int64(i))+"]", what, s, depth+1)
+		}
+		v = out
+	case d.prim == "map":
+		if n.Kind != yamlsrc.Mapping {
+			c.errorf(n.Range, path, CodeValue, "%s: %s is not a map", what, describeValue(n))
+			return nil
+		}
+		out := make(map[string]graph.Value, len(n.Content)/2)
+		for _, p := range n.Pairs() {
+			if d.keyS != nil && d.keyS.prim != "" && d.keyS.prim != "string" {
+				c.checkValueDepth(d.keyS, p.Key, joinPath(path, p.Key.Value), what, s, depth+1)
+			}
+			out[p.Key.Value] = c.checkValueDepth(d.entry, p.Value, joinPath(path, p.Key.Value), what, s, depth+1)
+		}
+		v = out
+	case d.prim != "":
+		cv, err := values.Coerce(d.prim, n)
+		if err != nil {
+			c.errorf(n.Range, path, CodeValue, "%s: %v", what, err)
+			return nil
+		}
+		v = cv
+	case d.dt != nil:
+		if n.Kind != yamlsrc.Mapping {
+			c.errorf(n.Range, path, CodeValue, "%s: %s is not a map (data type %q)", what, describeValue(n), d.dt.name)
+			return nil
+		}
+		v = c.assignFields(d.dt, n, path, what, s, depth+1)
+	default:
+		return c.rawValue(n, path, s)
+	}
+	c.checkConstraints(d.constraints, v, n, path, what)
+	return v
+}
+
+// checkConstraints applies constraints to a known value.
+func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, n *yamlsrc.Node, path, what string) {
+	if len(cs) == 0 || graph.HasUnknown(v) {
+		return
+	}
+	for _, con := range cs {
+		if err := con.Check(v); err != nil {
+			c.errorf(n.Range, path, CodeConstraint, "%s: %v", what, err)
+		}
+	}
+}
+
+// assignFields checks a complex data type value: known fields, required
+// fields, defaults.
+func (c *compiler) assignFields(dt *typeDef, n *yamlsrc.Node, path, what string, s *scope, depth int) graph.Value {
+	out := make(map[string]graph.Value, len(dt.props))
+	for _, p := range n.Pairs() {
+		fd := dt.props[p.Key.Value]
+		fp := joinPath(path, p.Key.Value)
+		if fd == nil {
+			c.errorf(p.Key.Range, fp, CodeUnknownProperty, "%s: data type %q has no field %q", what, dt.name, p.Key.Value)
+			continue
+		}
+		out[p.Key.Value] = c.checkValueDepth(fd, p.Value, fp, what+" field "+quote(p.Key.Value), s, depth)
+	}
+	for _, name := range sortedKeys(dt.props) {
+		if _, set := out[name]; set {
+			continue
+		}
+		fd := dt.props[name]
+		switch {
+		case fd.hasDefault:
+			out[name] = c.checkValueDepth(fd, fd.def, joinPath(path, name), what+" field "+quote(name), s, depth)
+		case fd.required:
+			c.errorf(n.Range, path, CodeMissingProperty, "%s: data type %q requires field %q", what, dt.name, name)
+		}
+	}
+	return out
+}
+
+// rawValue canonicalizes a value that has no definition to check it
+// against, evaluating the functions inside it.
+func (c *compiler) rawValue(n *yamlsrc.Node, path string, s *scope) graph.Value {
+	if n == nil {
+		return nil
+	}
+	if fn, ok := functionName(n); ok {
+		return c.evalFunction(fn, n, path, s)
+	}
+	switch n.Kind {
+	case yamlsrc.Sequence:
+		out := make([]graph.Value, len(n.Content))
+		for i, it := range n.Content {
+			out[i] = c.rawValue(it, path, s)
+		}
+		return out
+	case yamlsrc.Mapping:
+		out := make(map[string]graph.Value, len(n.Content)/2)
+		for _, p := range n.Pairs() {
+			out[p.Key.Value] = c.rawValue(p.Value, joinPath(path, p.Key.Value), s)
+		}
+		return out
+	}
+	v, err := graph.Canonicalize(n.Interface())
+	if err != nil {
+		return n.Value
+	}
+	return v
+}
+
+// describeValue quotes a scalar's text or names a collection's kind.
+func describeValue(n *yamlsrc.Node) string {
+	if n.Kind == yamlsrc.Scalar {
+		return quote(n.Value)
+	}
+	return n.Describe()
+}
+
+// assignProps checks the assignments in n against defs and fills in
+// defaults. owner names the assigning entity in messages ("node template
+// \"web\""). Required properties without value or default are reported
+// when checkRequired is set.
+func (c *compiler) assignProps(defs map[string]*propDef, n *yamlsrc.Node, path, owner, noun string, s *scope, checkRequired bool) map[string]graph.Value {
+	out := make(map[string]graph.Value, len(defs))
+	if !n.IsNull() && n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%ss of %s must be a map, found %s", noun, owner, n.Describe())
+		n = nil
+	}
+	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		d := defs[k.Value]
+		pp := joinPath(path, k.Value)
+		if d == nil {
+			c.errorf(k.Range, pp, CodeUnknownProperty, "%s has no %s %q", owner, noun, k.Value)
+			continue
+		}
+		switch d.status {
+		case "unsupported":
+			c.errorf(k.Range, pp, CodeStatus, "%s %q of %s is unsupported", noun, k.Value, owner)
+		case "deprecated":
+			c.warnf(k.Range, pp, CodeStatus, "%s %q of %s is deprecated", noun, k.Value, owner)
+		}
+		if noun == "attribute" && v.Kind == yamlsrc.Mapping && v.Get("value") != nil && (len(v.Content) == 2 || (len(v.Content) == 4 && v.Get("description") != nil)) && d.dt == nil && d.prim != "map" {
+			// TOSCA 1.3 extended notation: {description, value}.
+			v = v.Get("value")
+		}
+		out[k.Value] = c.checkAssigned(d, v, pp, noun+" "+quote(k.Value), s)
+	}
+	for name, d := range defs {
+		if _, set := out[name]; set {
+			continue
+		}
+		switch {
+		case d.hasDefault:
+			out[name] = c.checkValue(d, d.def, joinPath(path, name), noun+" "+quote(name), s)
+		case d.required && checkRequired && d.status != "unsupported":
+			at := rangeOf(n)
+			if n == nil {
+				at = s.at
+			}
+			c.errorf(at, path, CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
+		}
+	}
+	return out
+}
