@@ -1,0 +1,84 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// relCorpus returns the corpus folder relative to the test's directory, so
+// that Sources in golden files do not depend on where the checkout is.
+func relCorpus(t *testing.T) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(wd, corpusDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rel
+}
+
+// TestGolden compiles a few environments and compares the IR, rendered
+// as indented JSON, with testdata/golden/<name>.json.
+func TestGolden(t *testing.T) {
+	corpus := relCorpus(t)
+	for _, tc := range []struct {
+		name  string
+		paths []string
+	}{
+		{"petclinic", []string{"../../examples/petclinic"}},
+		{"starter-java-web", []string{filepath.Join(corpus, "starter-java-web__starter-java-web.yml")}},
+		{"zookeeper", []string{filepath.Join(corpus, "component-zookeeper-dev__component-zookeeper-dev.yml")}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, diags := CompileEnvironment(context.Background(), tc.paths, Options{})
+			if diags.HasErrors() {
+				t.Fatal(diags.Err())
+			}
+			got := renderGraph(t, g)
+			path := filepath.Join("testdata", "golden", tc.name+".json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("IR differs from %s (run go test -update after checking the change):\n%s", path, got)
+			}
+			if _, err := g.Order(); err != nil {
+				t.Errorf("compiled graph has no order: %v", err)
+			}
+		})
+	}
+}
+
+func renderGraph(t *testing.T, g *graph.Graph) []byte {
+	t.Helper()
+	out, err := json.MarshalIndent(struct {
+		Sources   []string          `json:"sources"`
+		Resources []*graph.Resource `json:"resources"`
+		Edges     []graph.Edge      `json:"edges"`
+	}{g.Sources, g.Resources(), g.Edges()}, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(out, '\n')
+}
