@@ -69,7 +69,7 @@ func (f *File) Lock(ctx context.Context, info LockInfo) (*HeldLock, error) {
 			return nil, f.lockedError()
 		case <-t.C:
 		}
-		delay = min(delay*2, 500*time.Millisecond)
+		delay = min(delay*2, 250*time.Millisecond)
 	}
 }
 
