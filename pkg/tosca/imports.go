@@ -104,8 +104,9 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 		c.errorf(it.Range, path, CodeWrongKind, "an import must be a file name or a map, found %s", it.Describe())
 		return spec, false
 	}
-	long := it
+	long, at := it, it.Range
 	if len(it.Content) == 2 && !contains(longImportKeys, it.Content[0].Value) {
+		at = it.Content[0].Range
 		// TOSCA 1.0 named form: `- name: file` or `- name: {file: …}`.
 		path = joinPath(path, it.Content[0].Value)
 		v := it.Content[1]
@@ -117,13 +118,13 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 	}
 	if !c.checkKeys(long, path, "import", longImportKeys...) {
 		if long.IsNull() {
-			c.errorf(it.Range, path, CodeMissingField, "import is missing required field \"file\"")
+			c.errorf(at, path, CodeMissingField, "import is missing required field \"file\"")
 		}
 		return spec, false
 	}
 	fn, fnode := c.str(long, path, "file")
 	if fnode == nil {
-		c.errorf(long.Range, path, CodeMissingField, "import is missing required field \"file\"")
+		c.errorf(at, path, CodeMissingField, "import is missing required field \"file\"")
 		return spec, false
 	}
 	spec.file, spec.at = fn, fnode

@@ -194,8 +194,8 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 			c.errorf(n.Range, k, CodeMetadata, "%s must be a string, found %s", k, n.Describe())
 		}
 	}
-	if n := root.Get("description"); n != nil && !n.IsNull() && !n.IsString() {
-		c.errorf(n.Range, "description", CodeWrongKind, "description must be a string, found %s", n.Describe())
+	if p, ok := root.GetPair("description"); ok && !p.Value.IsNull() && !p.Value.IsString() {
+		c.errorf(p.Key.Range, "description", CodeWrongKind, "description must be a string, found %s", p.Value.Describe())
 	}
 	if n := root.Get("repositories"); n != nil {
 		c.readRepositories(n)
@@ -204,11 +204,11 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 		k := p.Key.Value
 		if strings.HasSuffix(k, "_types") || k == "topology_template" || k == "repositories" || k == "metadata" {
 			if !p.Value.IsNull() && p.Value.Kind != yamlsrc.Mapping {
-				c.errorf(p.Value.Range, k, CodeWrongKind, "%s must be a map, found %s", k, p.Value.Describe())
+				c.errorf(p.Key.Range, k, CodeWrongKind, "%s must be a map, found %s", k, p.Value.Describe())
 			}
 		}
 		if k == "imports" && !p.Value.IsNull() && p.Value.Kind != yamlsrc.Sequence {
-			c.errorf(p.Value.Range, k, CodeWrongKind, "imports must be a list, found %s", p.Value.Describe())
+			c.errorf(p.Key.Range, k, CodeWrongKind, "imports must be a list, found %s", p.Value.Describe())
 		}
 	}
 }
@@ -344,6 +344,15 @@ func contains(list []string, s string) bool {
 }
 
 func quote(s string) string { return `"` + s + `"` }
+
+// keyAt returns the range of a mapping's key, or fallback when absent:
+// problems with a whole section point at its name.
+func keyAt(n *yamlsrc.Node, key string, fallback diag.Range) diag.Range {
+	if p, ok := n.GetPair(key); ok {
+		return p.Key.Range
+	}
+	return fallback
+}
 
 // text returns a scalar's text, "" for nil.
 func text(n *yamlsrc.Node) string {

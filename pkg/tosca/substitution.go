@@ -36,12 +36,13 @@ var substitutionKeys = []string{"node_type", "capabilities", "requirements", "pr
 
 func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 	const path = "topology_template.substitution_mappings"
+	at := keyAt(c.topo.n, "substitution_mappings", sm.Range)
 	if !c.checkKeys(sm, path, "substitution_mappings", substitutionKeys...) {
 		return
 	}
 	var nodeType *typeDef
 	if tn := sm.Get("node_type"); tn.IsNull() {
-		c.errorf(sm.Range, path, CodeMissingField, "substitution_mappings is missing required field \"node_type\"")
+		c.errorf(at, path, CodeMissingField, "substitution_mappings is missing required field \"node_type\"")
 	} else {
 		nodeType = c.lookupRef(kNode, tn, path+".node_type")
 	}
@@ -64,7 +65,7 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 			continue
 		}
 		if _, ok := c.topo.inputs[name]; !ok {
-			c.errorf(sm.Range, path, CodeSubstitution, "substitution_mappings with node_type %q is missing required input definition of property %q", nodeType.name, name)
+			c.errorf(at, path, CodeSubstitution, "substitution_mappings with node_type %q is missing required input definition of property %q", nodeType.name, name)
 		}
 	}
 	if !hasMappedProps {

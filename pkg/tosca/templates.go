@@ -172,15 +172,15 @@ func (c *compiler) readTopology(root *file) {
 
 // section returns a topology section if it has the expected kind.
 func (c *compiler) section(tn *yamlsrc.Node, key string, want yamlsrc.Kind) *yamlsrc.Node {
-	n := tn.Get(key)
-	if n.IsNull() {
+	p, ok := tn.GetPair(key)
+	if !ok || p.Value.IsNull() {
 		return nil
 	}
-	if n.Kind != want {
-		c.errorf(n.Range, "topology_template."+key, CodeWrongKind, "%s must be a %s, found %s", key, want, n.Describe())
+	if p.Value.Kind != want {
+		c.errorf(p.Key.Range, "topology_template."+key, CodeWrongKind, "%s must be a %s, found %s", key, want, p.Value.Describe())
 		return nil
 	}
-	return n
+	return p.Value
 }
 
 func (c *compiler) readInputs(n *yamlsrc.Node) {
@@ -420,7 +420,7 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 	}
 	path := nt.path + ".requirements"
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
+		c.errorf(keyAt(nt.n, "requirements", n.Range), path, CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
 		return
 	}
 	nt.reqs = make([]*reqAssign, 0, len(n.Content))

@@ -410,7 +410,7 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	}
 	if props := n.Get("properties"); props != nil {
 		if t.kind == kData && t.base != "" && len(props.Content) > 0 {
-			c.errorf(props.Range, path+".properties", CodeNativeExtended, "data type %q derives from the primitive type %q and cannot add properties", t.name, t.base)
+			c.errorf(keyAt(n, "properties", props.Range), path+".properties", CodeNativeExtended, "data type %q derives from the primitive type %q and cannot add properties", t.name, t.base)
 		}
 		c.readPropDefs(t.props, props, path+".properties", "property", true)
 	}

@@ -1,0 +1,120 @@
+package tosca
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// TestErrorFixtures compiles each testdata/errors/*.yaml and compares its
+// diagnostics with the `# ERROR: <substring>` and `# WARNING: <substring>`
+// comments written on the offending lines: every comment must be matched
+// by a diagnostic of that severity on that line whose summary contains the
+// substring, and every error must be expected. Helper files a fixture
+// imports are named <fixture>.<part>.yaml and carry their own comments.
+func TestErrorFixtures(t *testing.T) {
+	fixtures, err := filepath.Glob(filepath.Join("testdata", "errors", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, f := range fixtures {
+		base := filepath.Base(f)
+		if strings.Count(base, ".") > 1 {
+			continue // a helper file
+		}
+		n++
+		t.Run(strings.TrimSuffix(base, ".yaml"), func(t *testing.T) {
+			_, diags := Compile(context.Background(), f, Options{})
+			files := []string{f}
+			helpers, _ := filepath.Glob(strings.TrimSuffix(f, ".yaml") + ".*.yaml")
+			files = append(files, helpers...)
+			want := map[string][]string{} // "file:line" → "error: substring"
+			for _, file := range files {
+				for k, v := range expectations(t, file) {
+					want[k] = append(want[k], v...)
+				}
+			}
+			got := map[string][]diag.Diagnostic{}
+			for _, d := range diags {
+				k := fmt.Sprintf("%s:%d", filepath.Clean(d.Range.File), d.Range.Start.Line)
+				got[k] = append(got[k], d)
+			}
+			for _, k := range sortedKeys(want) {
+				for _, w := range want[k] {
+					sev, sub, _ := strings.Cut(w, ": ")
+					ok := false
+					for _, d := range got[k] {
+						ok = ok || (d.Severity.String() == sev && strings.Contains(d.Summary, sub))
+					}
+					if !ok {
+						t.Errorf("%s: want %s containing %q; got %s", k, sev, sub, describe(got[k]))
+					}
+				}
+			}
+			keys := sortedKeys(got)
+			sort.Strings(keys)
+			for _, k := range keys {
+				for _, d := range got[k] {
+					if d.Severity != diag.Error {
+						continue
+					}
+					expected := false
+					for _, w := range want[k] {
+						sev, sub, _ := strings.Cut(w, ": ")
+						expected = expected || (sev == "error" && strings.Contains(d.Summary, sub))
+					}
+					if !expected {
+						t.Errorf("%s: unexpected error %q [%s]", k, d.Summary, d.Code)
+					}
+					if d.Code == "" || !strings.Contains(d.Code, ".") {
+						t.Errorf("%s: diagnostic without a dotted code: %q", k, d.Summary)
+					}
+				}
+			}
+		})
+	}
+	if n < 40 {
+		t.Errorf("only %d error fixtures; each class of error needs one", n)
+	}
+}
+
+func describe(ds []diag.Diagnostic) string {
+	if len(ds) == 0 {
+		return "nothing"
+	}
+	parts := make([]string, len(ds))
+	for i, d := range ds {
+		parts[i] = d.Severity.String() + " " + quote(d.Summary)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// expectations reads the ERROR/WARNING comments of a file.
+func expectations(t *testing.T, file string) map[string][]string {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	out := map[string][]string{}
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		text := sc.Text()
+		for _, sev := range []string{"ERROR", "WARNING"} {
+			if _, after, ok := strings.Cut(text, "# "+sev+": "); ok {
+				k := fmt.Sprintf("%s:%d", filepath.Clean(file), line)
+				out[k] = append(out[k], strings.ToLower(sev)+": "+strings.TrimSpace(after))
+			}
+		}
+	}
+	return out
+}
