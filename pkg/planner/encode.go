@@ -404,3 +404,12 @@ func encodePlan(p *Plan) ([]byte, error) {
 	}
 	return e.b, nil
 }
+
+// AppendJSON appends the canonical JSON of a value to dst: map keys
+// sorted, no HTML escaping, Unknowns as {"$unknown": …}, numbers as
+// encoding/json writes them. Views use it to write large plans quickly.
+func AppendJSON(dst []byte, v graph.Value) ([]byte, error) {
+	e := &encoder{b: dst}
+	e.value(v)
+	return e.b, e.err
+}

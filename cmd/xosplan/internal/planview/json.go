@@ -48,15 +48,28 @@ type jsonChange struct {
 }
 
 type jsonChangeBody struct {
-	Actions         []string `json:"actions"`
-	Before          any      `json:"before"`
-	After           any      `json:"after"`
-	AfterUnknown    any      `json:"after_unknown"`
-	BeforeSensitive any      `json:"before_sensitive"`
-	AfterSensitive  any      `json:"after_sensitive"`
-	ChangedPaths    []string `json:"changed_paths"`
-	ReplacePaths    []string `json:"replace_paths"`
+	Actions         []string        `json:"actions"`
+	Before          json.RawMessage `json:"before"`
+	After           json.RawMessage `json:"after"`
+	AfterUnknown    json.RawMessage `json:"after_unknown"`
+	BeforeSensitive json.RawMessage `json:"before_sensitive"`
+	AfterSensitive  json.RawMessage `json:"after_sensitive"`
+	ChangedPaths    []string        `json:"changed_paths"`
+	ReplacePaths    []string        `json:"replace_paths"`
 }
+
+// raw renders a value for the JSON plan; values come from plans, which
+// hold only canonical values, so an error cannot happen in practice and
+// is kept for the caller to report.
+func (j *jsonWriter) raw(v any) json.RawMessage {
+	b, err := planner.AppendJSON(nil, v)
+	if err != nil && j.err == nil {
+		j.err = err
+	}
+	return b
+}
+
+type jsonWriter struct{ err error }
 
 // JSON writes the versioned JSON plan: format_version, plan_id, lineage,
 // serial, input_digests, resource_changes (in apply order, no-ops
@@ -65,7 +78,8 @@ type jsonChangeBody struct {
 // apply order. Unknown values are left out of before/after and marked in
 // after_unknown; sensitive values are left out and marked in
 // *_sensitive, and their paths are listed in changed_paths when they
-// changed. Arrays are never null; the same plan always gives the same bytes.
+// changed. Arrays are never null; the same plan always gives the same
+// bytes: one line of compact JSON, as Terraform writes it (pipe it to jq).
 func JSON(w io.Writer, p *planner.Plan) error {
 	out := jsonPlan{
 		FormatVersion:   JSONFormatVersion,
@@ -82,6 +96,8 @@ func JSON(w io.Writer, p *planner.Plan) error {
 		Summary:         p.Summary,
 		Steps:           []jsonStep{},
 	}
+	var jw jsonWriter
+	empty := json.RawMessage("{}")
 	if out.InputDigests == nil {
 		out.InputDigests = map[string]string{}
 	}
@@ -104,11 +120,11 @@ func JSON(w io.Writer, p *planner.Plan) error {
 			Management: c.Management,
 			Change: jsonChangeBody{
 				Actions:         c.Action.Actions(),
-				Before:          known(before, c.Sensitive),
-				After:           known(after, c.Sensitive),
-				AfterUnknown:    orEmpty(unknownTree(after)),
-				BeforeSensitive: orEmpty(sensitiveTree(before, "", c.Sensitive)),
-				AfterSensitive:  orEmpty(sensitiveTree(after, "", c.Sensitive)),
+				Before:          jw.raw(known(before, c.Sensitive)),
+				After:           jw.raw(known(after, c.Sensitive)),
+				AfterUnknown:    jw.raw(orEmpty(unknownTree(after))),
+				BeforeSensitive: jw.raw(orEmpty(sensitiveTree(before, "", c.Sensitive))),
+				AfterSensitive:  jw.raw(orEmpty(sensitiveTree(after, "", c.Sensitive))),
 				ChangedPaths:    nonNil(c.ChangedPaths),
 				ReplacePaths:    nonNil(replacePaths),
 			},
@@ -124,8 +140,8 @@ func JSON(w io.Writer, p *planner.Plan) error {
 			Address: d.Address,
 			Type:    d.Type,
 			Change: jsonChangeBody{
-				Actions: []string{"update"}, Before: known(d.Before, nil), After: known(d.After, nil),
-				AfterUnknown: map[string]any{}, BeforeSensitive: map[string]any{}, AfterSensitive: map[string]any{},
+				Actions: []string{"update"}, Before: jw.raw(known(d.Before, nil)), After: jw.raw(known(d.After, nil)),
+				AfterUnknown: empty, BeforeSensitive: empty, AfterSensitive: empty,
 				ChangedPaths: nonNil(d.Paths), ReplacePaths: []string{},
 			},
 			Dependencies: []string{},
@@ -134,10 +150,12 @@ func JSON(w io.Writer, p *planner.Plan) error {
 	for _, s := range p.Steps() {
 		out.Steps = append(out.Steps, jsonStep{Address: s.Address, Action: s.Op.String()})
 	}
+	if jw.err != nil {
+		return jw.err
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
 	if err := enc.Encode(out); err != nil {
 		return err
 	}
