@@ -23,6 +23,8 @@ type AllocationRequest struct {
 	Mappings    map[string][]string
 	// Anchor is the root of the tree the candidate was built for.
 	Anchor string
+	// used lists the providers of the candidate (for summaries).
+	used []*provider
 }
 
 // ResourceSummary is the capacity and usage of one class on one provider.
@@ -77,9 +79,16 @@ type search struct {
 	err       error
 	seen      map[string]bool
 	out       []AllocationRequest
-	extra     map[*provider]map[string]int64
-	chosen    []*groupCand
-	isoUsed   map[*provider]bool
+	// stack holds the items of the groups chosen so far, for the merged
+	// capacity check (a provider serving several groups).
+	stack   []item
+	chosen  []*groupCand
+	isoUsed map[*provider]bool
+	rcs     [][]string // per group, its resource classes sorted
+	options [][]*provider
+	// dedupeAll: before 1.34 mappings are not part of a candidate, so two
+	// groups swapping providers give the same answer and must be merged.
+	dedupeAll bool
 }
 
 // Candidates answers an allocation-candidates query against the model's
@@ -94,7 +103,10 @@ func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 		return nil, err
 	}
 	s := &search{ctx: ctx, q: q, max: m.maxCombinations, seen: map[string]bool{},
-		extra: map[*provider]map[string]int64{}, isoUsed: map[*provider]bool{}}
+		isoUsed: map[*provider]bool{}, dedupeAll: !q.Version.AtLeast(34) && len(q.Groups) > 1}
+	for _, g := range q.Groups {
+		s.rcs = append(s.rcs, sortedKeys(g.Resources))
+	}
 	if s.max <= 0 {
 		s.max = DefaultMaxCombinations
 	}
@@ -118,15 +130,18 @@ func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 		if !rootTraitsOK(r, q) {
 			continue
 		}
-		eligible := append(append([]*provider(nil), ix.trees[root]...), ix.sharedInto[root]...)
+		eligible := ix.trees[root]
+		if shared := ix.sharedInto[root]; len(shared) > 0 {
+			eligible = append(append([]*provider(nil), eligible...), shared...)
+		}
 		perGroup := make([][]*groupCand, len(q.Groups))
 		ok := true
 		for i, g := range q.Groups {
 			var cands []*groupCand
 			if g.Suffix == "" {
-				cands = s.unsuffixed(g, eligible, inTree[i])
+				cands = s.unsuffixed(g, s.rcs[i], eligible, inTree[i])
 			} else {
-				cands = singleProvider(g, eligible, inTree[i])
+				cands = singleProvider(g, s.rcs[i], eligible, inTree[i])
 			}
 			if len(cands) == 0 {
 				ok = false
@@ -256,8 +271,7 @@ func forbiddenOK(p *provider, forbidden []string) bool {
 }
 
 // singleProvider lists the providers that alone satisfy a suffixed group.
-func singleProvider(g RequestGroup, eligible []*provider, inTree *provider) []*groupCand {
-	rcs := sortedKeys(g.Resources)
+func singleProvider(g RequestGroup, rcs []string, eligible []*provider, inTree *provider) []*groupCand {
 	var out []*groupCand
 	for _, p := range eligible {
 		if inTree != nil && p.root != inTree {
@@ -266,7 +280,7 @@ func singleProvider(g RequestGroup, eligible []*provider, inTree *provider) []*g
 		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, false) {
 			continue
 		}
-		c := &groupCand{providers: []*provider{p}}
+		c := &groupCand{providers: []*provider{p}, items: make([]item, 0, len(rcs))}
 		fits := true
 		for _, rc := range rcs {
 			if !p.fits(rc, g.Resources[rc], 0) {
@@ -285,10 +299,15 @@ func singleProvider(g RequestGroup, eligible []*provider, inTree *provider) []*g
 // unsuffixed lists the ways the unsuffixed group can be met in one tree
 // (plus the sharing providers anchored to it): each class from one
 // provider; required traits met by the providers together.
-func (s *search) unsuffixed(g RequestGroup, eligible []*provider, inTree *provider) []*groupCand {
-	rcs := sortedKeys(g.Resources)
-	options := make([][]*provider, len(rcs))
+func (s *search) unsuffixed(g RequestGroup, rcs []string, eligible []*provider, inTree *provider) []*groupCand {
+	// options are scratch buffers reused across trees: a tree's group
+	// candidates copy what they need out of them.
+	for len(s.options) < len(rcs) {
+		s.options = append(s.options, nil)
+	}
+	options := s.options[:len(rcs)]
 	for i, rc := range rcs {
+		options[i] = options[i][:0]
 		for _, p := range eligible {
 			if inTree != nil && p.root != inTree {
 				continue
@@ -312,25 +331,27 @@ func (s *search) unsuffixed(g RequestGroup, eligible []*provider, inTree *provid
 			if !s.count() {
 				return
 			}
-			c := &groupCand{}
+			c := &groupCand{items: make([]item, len(rcs)), providers: make([]*provider, 0, len(rcs))}
 			for j, rc := range rcs {
-				c.items = append(c.items, item{pick[j], rc, g.Resources[rc]})
+				c.items[j] = item{pick[j], rc, g.Resources[rc]}
 				if !containsProvider(c.providers, pick[j]) {
 					c.providers = append(c.providers, pick[j])
 				}
 			}
-			has := func(t string) bool {
+			if len(g.RequiredAnyOf) > 0 && !anyOfOK(func(t string) bool {
 				for _, p := range c.providers {
 					if p.traits[t] {
 						return true
 					}
 				}
 				return false
+			}, g.RequiredAnyOf) {
+				return
 			}
-			if anyOfOK(has, g.RequiredAnyOf) {
+			if len(c.providers) > 1 {
 				sort.Slice(c.providers, func(a, b int) bool { return c.providers[a].name < c.providers[b].name })
-				out = append(out, c)
 			}
+			out = append(out, c)
 			return
 		}
 		for _, p := range options[i] {
@@ -373,7 +394,8 @@ func (s *search) combine(perGroup [][]*groupCand, i int, anchor string) {
 		if !s.fitsMerged(c) {
 			continue
 		}
-		s.add(c, 1)
+		mark := len(s.stack)
+		s.stack = append(s.stack, c.items...)
 		if isolate {
 			for _, p := range c.providers {
 				s.isoUsed[p] = true
@@ -387,7 +409,7 @@ func (s *search) combine(perGroup [][]*groupCand, i int, anchor string) {
 				delete(s.isoUsed, p)
 			}
 		}
-		s.add(c, -1)
+		s.stack = s.stack[:mark]
 		if s.done() {
 			return
 		}
@@ -408,7 +430,12 @@ func (s *search) isoConflict(c *groupCand) bool {
 // group, as Placement does.
 func (s *search) fitsMerged(c *groupCand) bool {
 	for _, it := range c.items {
-		already := s.extra[it.p][it.rc]
+		var already int64
+		for _, prev := range s.stack {
+			if prev.p == it.p && prev.rc == it.rc {
+				already += prev.amt
+			}
+		}
 		if already == 0 {
 			continue
 		}
@@ -421,23 +448,10 @@ func (s *search) fitsMerged(c *groupCand) bool {
 	return true
 }
 
-func (s *search) add(c *groupCand, sign int64) {
-	for _, it := range c.items {
-		m := s.extra[it.p]
-		if m == nil {
-			m = map[string]int64{}
-			s.extra[it.p] = m
-		}
-		m[it.rc] += sign * it.amt
-		if m[it.rc] == 0 {
-			delete(m, it.rc)
-		}
-	}
-}
-
 func (s *search) emit(anchor string) {
 	req := AllocationRequest{Allocations: Allocations{}, Mappings: map[string][]string{}, Anchor: anchor}
 	var used []*provider
+	sharing := false
 	for gi, c := range s.chosen {
 		suffix := s.q.Groups[gi].Suffix
 		for _, it := range c.items {
@@ -452,6 +466,7 @@ func (s *search) emit(anchor string) {
 			req.Mappings[suffix] = append(req.Mappings[suffix], p.name)
 			if !containsProvider(used, p) {
 				used = append(used, p)
+				sharing = sharing || p.traits[SharesViaAggregate]
 			}
 		}
 	}
@@ -467,11 +482,16 @@ func (s *search) emit(anchor string) {
 			roots[p.root] = true
 		}
 	}
-	key := requestKey(req, s.q.Version.AtLeast(34))
-	if s.seen[key] {
-		return
+	// Only a candidate with a sharing provider can be reached from two
+	// anchors; others are unique by construction and skip the key.
+	req.used = used
+	if sharing || s.dedupeAll {
+		key := requestKey(req, s.q.Version.AtLeast(34))
+		if s.seen[key] {
+			return
+		}
+		s.seen[key] = true
 	}
-	s.seen[key] = true
 	s.out = append(s.out, req)
 }
 
@@ -559,15 +579,11 @@ func (m *Model) summarize(s *search, ix *index) *Candidates {
 	}
 	summaryOf := func(p *provider) ProviderSummary { return summaryOf(p, requested) }
 	for i := range c.Requests {
-		r := &c.Requests[i]
-		for sfx, l := range r.Mappings {
-			sort.Strings(l)
-			r.Mappings[sfx] = l
-		}
-		for pn := range r.Allocations {
-			p := m.providers[pn]
+		for _, p := range c.Requests[i].used {
 			if !wholeTrees {
-				c.Summaries[pn] = summaryOf(p)
+				if _, ok := c.Summaries[p.name]; !ok {
+					c.Summaries[p.name] = summaryOf(p)
+				}
 				continue
 			}
 			if doneRoots[p.root.name] {
@@ -576,22 +592,6 @@ func (m *Model) summarize(s *search, ix *index) *Candidates {
 			doneRoots[p.root.name] = true
 			for _, q := range ix.trees[p.root.name] {
 				c.Summaries[q.name] = summaryOf(q)
-			}
-		}
-		for _, l := range r.Mappings {
-			for _, pn := range l {
-				p := m.providers[pn]
-				if _, ok := c.Summaries[pn]; ok || doneRoots[p.root.name] {
-					continue
-				}
-				if !wholeTrees {
-					c.Summaries[pn] = summaryOf(p)
-					continue
-				}
-				doneRoots[p.root.name] = true
-				for _, q := range ix.trees[p.root.name] {
-					c.Summaries[q.name] = summaryOf(q)
-				}
 			}
 		}
 	}
