@@ -170,8 +170,9 @@ func findFiles(paths []string) ([]string, diag.Diagnostics) {
 			continue
 		}
 		before := len(files)
-		diags = diags.Extend(walkFolder(p, add))
-		if len(files) == before {
+		walkDiags := walkFolder(p, add)
+		diags = diags.Extend(walkDiags)
+		if len(files) == before && len(walkDiags) == 0 {
 			diags = diags.Warnf(diag.Range{File: p}, "", codeNoFiles, "no *.yaml or *.yml files in folder %s", p)
 		}
 	}

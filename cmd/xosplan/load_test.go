@@ -107,3 +107,19 @@ func TestReadUserFile(t *testing.T) {
 		t.Errorf("folder: %v, want %s", problem, codeNotRegular)
 	}
 }
+
+func TestUnreadableFolder(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("permissions do not apply to root")
+	}
+	dir := tree(t, map[string]string{"locked/a.yaml": "a: 1\n"})
+	locked := filepath.Join(dir, "locked")
+	if err := os.Chmod(locked, 0); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(locked, 0o755) })
+	files, diags := findFiles([]string{dir})
+	if len(files) != 0 || len(diags) != 1 || diags[0].Code != codeUnreadable {
+		t.Errorf("files = %v, diags = %v; want one %s", files, diags, codeUnreadable)
+	}
+}

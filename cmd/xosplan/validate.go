@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -57,8 +58,8 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err := renderDiagnostics(c, format, diags, f.strict); err != nil {
 		return err
 	}
-	if err := cmd.Context().Err(); err != nil {
-		return &exitStatus{code: exitError, err: err}
+	if cmd.Context().Err() != nil {
+		return &exitStatus{code: exitError, err: errors.New("interrupted; the diagnostics above may be incomplete")}
 	}
 	if !diagview.Valid(diags, f.strict) {
 		return exitWith(exitError)
