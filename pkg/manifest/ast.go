@@ -36,9 +36,6 @@ type component struct {
 	childByName map[string]*component
 	bindings    []*binding
 
-	// bound records the interfaces that a binding or a bind() reaches, for
-	// the required-interface check.
-	bound map[string]bool
 	// values holds the configuration that applies to the component, keyed
 	// "interface.pin": its own, overridden by what ancestors pass down
 	// through bind().
@@ -62,8 +59,11 @@ type iface struct {
 	rng      diag.Range
 	yaml     string
 	pins     []*pin
-	byName   map[string]*pin
+	byName   map[string]*pin // built once an interface has many pins
 	implicit bool
+	// bound is set when a binding or a bind() reaches the interface, for
+	// the required-interface check.
+	bound bool
 	// star holds the targets of a "*" entry; their pins are re-exported
 	// under this interface.
 	star []target
@@ -142,6 +142,12 @@ func (c *component) address() string {
 	return c.app.name + "." + c.path
 }
 
+// isBound reports whether a binding or a bind() reaches the interface.
+func (c *component) isBound(iface string) bool {
+	f := c.ifaceByName[iface]
+	return f != nil && f.bound
+}
+
 func (c *component) describe() string {
 	if c.path == "" {
 		return "application " + quote(c.app.name)
@@ -159,10 +165,44 @@ func (c *component) addIface(f *iface) {
 	c.ifaceByName[f.name] = f
 }
 
+// manyPins is where a map beats a scan of the pin list.
+const manyPins = 16
+
 func (f *iface) addPin(p *pin) {
-	if f.byName == nil {
-		f.byName = map[string]*pin{}
-	}
 	f.pins = append(f.pins, p)
-	f.byName[p.name] = p
+	switch {
+	case f.byName != nil:
+		f.byName[p.name] = p
+	case len(f.pins) > manyPins:
+		f.byName = make(map[string]*pin, len(f.pins))
+		for _, q := range f.pins {
+			f.byName[q.name] = q
+		}
+	}
+}
+
+// pin returns the pin called name, or nil. Most interfaces have a few
+// pins, so a scan is cheaper than a map per interface.
+func (f *iface) pin(name string) *pin {
+	if f.byName != nil {
+		return f.byName[name]
+	}
+	for _, p := range f.pins {
+		if p.name == name {
+			return p
+		}
+	}
+	return nil
+}
+
+// replacePin swaps the pin of the same name for p.
+func (f *iface) replacePin(p *pin) {
+	for i, q := range f.pins {
+		if q.name == p.name {
+			f.pins[i] = p
+		}
+	}
+	if f.byName != nil {
+		f.byName[p.name] = p
+	}
 }

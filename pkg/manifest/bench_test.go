@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
 // largeManifest generates a manifest of n components and m bindings.
@@ -41,6 +43,24 @@ func BenchmarkValidateLarge(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		g, diags := compileSources(reg, []source{{file: "large.yml", data: data}})
+		if diags.HasErrors() || g.Len() != 5000 {
+			b.Fatalf("%d resources, %v", g.Len(), diags.Err())
+		}
+	}
+}
+
+// BenchmarkCheckLarge is BenchmarkValidateLarge without YAML parsing:
+// what this package's own phases cost.
+func BenchmarkCheckLarge(b *testing.B) {
+	data := largeManifest(5000, 20000)
+	root, diags := yamlsrc.Parse("large.yml", data, yamlsrc.Limits{})
+	if diags.HasErrors() {
+		b.Fatal(diags.Err())
+	}
+	reg := DefaultRegistry()
+	b.ReportAllocs()
+	for b.Loop() {
+		g, diags := compileSources(reg, []source{{file: "large.yml", root: root}})
 		if diags.HasErrors() || g.Len() != 5000 {
 			b.Fatalf("%d resources, %v", g.Len(), diags.Err())
 		}

@@ -55,7 +55,7 @@ func (r *resolver) configure(c *component) {
 		f := c.ifaceByName[ifn]
 		var p *pin
 		if ok && f != nil {
-			p = f.byName[pn]
+			p = f.pin(pn)
 		}
 		if p == nil {
 			if (c.known != nil && c.known.OpenConfiguration) || (c.kind != "" && c.known == nil) {
@@ -174,7 +174,7 @@ func (r *resolver) checkScripted(c *component) {
 			ifn, pn, _ := strings.Cut(p.Key.Value, ".")
 			var q *pin
 			if f := c.ifaceByName[ifn]; f != nil {
-				q = f.byName[pn]
+				q = f.pin(pn)
 			}
 			if q == nil || q.kind != ReceiveCommand {
 				r.errorf(p.Key.Range, "", CodeCommandScriptPin, "commandScripts entry %q names no receive-command pin of %q", p.Key.Value, c.name)
@@ -227,7 +227,7 @@ func (r *resolver) checkFactory(c *component) {
 			}
 		}
 	}
-	if !c.bound["component"] {
+	if !c.isBound("component") {
 		r.diags = r.diags.Warnf(c.rng, c.yaml, CodeFactoryNotExported,
 			"factory %q: its component interface is not bound to a top-level interface, so the platform will not recognise it as a factory (add component: {\"*\": bind(%s#component.*)})", c.name, c.path)
 	}
@@ -259,7 +259,7 @@ func (r *resolver) checkConstants(c *component) {
 		ifn, pn, _ := strings.Cut(p.Key.Value, ".")
 		var q *pin
 		if f := c.ifaceByName[ifn]; f != nil {
-			q = f.byName[pn]
+			q = f.pin(pn)
 		}
 		if q == nil || q.kind != PublishSignal {
 			r.errorf(p.Key.Range, "", CodeUnknownPin, "constant %q names no publish-signal pin of %q", p.Key.Value, c.name)
@@ -279,7 +279,7 @@ func (r *resolver) checkRequired(c *component) {
 				continue // unknown kinds may have interfaces we cannot see
 			}
 			r.errorf(req.rng, join(c.yaml, "required"), CodeUnknownInterface, "%s requires interface %q but has no such interface", c.describe(), req.name)
-		case !c.bound[req.name]:
+		case !c.isBound(req.name):
 			r.errorf(req.rng, join(c.yaml, "required"), CodeRequiredUnbound,
 				"required interface %q of %s is not bound: add a binding such as [%s, <component>]", req.name, c.describe(), c.path)
 		}

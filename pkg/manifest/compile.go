@@ -47,19 +47,23 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 	}
 	slices.Sort(g.Sources)
 
-	type edgeKey struct{ src, dst, name string }
+	type edgeKey struct {
+		src, dst *component
+		name     string
+	}
 	seen := map[edgeKey]bool{}
 	addEdge := func(src, dst *component, kind graph.EdgeKind, name string, rng diag.Range) {
-		if src == dst || resources[src] == nil || resources[dst] == nil {
-			return
-		}
-		k := edgeKey{resources[src].Address, resources[dst].Address, name}
-		if seen[k] {
+		k := edgeKey{src, dst, name}
+		if src == dst || seen[k] {
 			return
 		}
 		seen[k] = true
+		s, d := resources[src], resources[dst]
+		if s == nil || d == nil {
+			return
+		}
 		// Both ends were added above, so AddEdge cannot fail.
-		_ = g.AddEdge(graph.Edge{Source: k.src, Target: k.dst, Kind: kind, Name: name, Range: rng})
+		_ = g.AddEdge(graph.Edge{Source: s.Address, Target: d.Address, Kind: kind, Name: name, Range: rng})
 	}
 
 	// Consumed signals become Unknown spec values read from the real
@@ -124,10 +128,10 @@ func (env *environment) publishers(p pinRef) []pinRef {
 		return []pinRef{p}
 	}
 	f := p.c.provider.root.ifaceByName[p.iface]
-	if f == nil || f.byName[p.p.name] == nil {
+	if f == nil || f.pin(p.p.name) == nil {
 		return []pinRef{p}
 	}
-	return f.byName[p.p.name].leaves
+	return f.pin(p.p.name).leaves
 }
 
 func resource(c *component) *graph.Resource {

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -8,6 +9,10 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
+
+// smallMap is the size up to which duplicate keys are found by pairwise
+// comparison.
+const smallMap = 12
 
 // maxNameLen bounds every name read from a manifest (DESIGN §7).
 const maxNameLen = 255
@@ -33,6 +38,11 @@ func loadApplication(reg *Registry, file, name string, data []byte) (*applicatio
 	if diags.HasErrors() {
 		return nil, diags
 	}
+	return buildApplication(reg, file, name, root, diags)
+}
+
+// buildApplication turns a parsed document into a composite tree.
+func buildApplication(reg *Registry, file, name string, root *yamlsrc.Node, diags diag.Diagnostics) (*application, diag.Diagnostics) {
 	l := &loader{reg: reg, app: &application{name: name, file: file}, diags: diags}
 	start := diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}
 	if root == nil || root.Kind != yamlsrc.Mapping {
@@ -69,6 +79,19 @@ func loadApplication(reg *Registry, file, name string, data []byte) (*applicatio
 // the YAML loaders the platform used), but a repeat is almost always a
 // merge gone wrong, so it is an error.
 func (l *loader) duplicates(n *yamlsrc.Node, path string) {
+	if len(n.Content) <= 2*smallMap {
+		// Most maps are small: comparing keys pairwise costs less than
+		// the set DuplicateKeys builds.
+		for i := 2; i < len(n.Content); i += 2 {
+			for j := 0; j < i; j += 2 {
+				if k := n.Content[i]; k.Kind == yamlsrc.Scalar && n.Content[j].Kind == yamlsrc.Scalar && k.Value == n.Content[j].Value {
+					l.diags = l.diags.Errorf(k.Range, join(path, k.Value), CodeDuplicateKey, "key %q is repeated in this map", k.Value)
+					break
+				}
+			}
+		}
+		return
+	}
 	for _, d := range n.DuplicateKeys() {
 		l.diags = l.diags.Errorf(d.Key.Range, join(path, d.Key.Value), CodeDuplicateKey, "key %q is repeated in this map", d.Key.Value)
 	}
@@ -150,14 +173,11 @@ func (l *loader) component(c *component, n *yamlsrc.Node) {
 		}
 	}
 	if c.known != nil {
+		// Implicit pins are shared with the registry and never modified:
+		// a declared pin of the same name replaces one in this
+		// component's own list.
 		for _, f := range c.known.ifaces {
-			cp := &iface{name: f.name, implicit: true, rng: c.kindRng, yaml: join(c.yaml, "type")}
-			for _, p := range f.pins {
-				q := *p
-				q.rng, q.yaml = c.kindRng, cp.yaml
-				cp.addPin(&q)
-			}
-			c.addIface(cp)
+			c.addIface(&iface{name: f.name, implicit: true, rng: c.kindRng, yaml: join(c.yaml, "type"), pins: slices.Clone(f.pins)})
 		}
 	}
 	if ifacesNode != nil {
@@ -276,9 +296,9 @@ func (l *loader) pin(c *component, f *iface, p yamlsrc.Pair, path string) {
 			l.longPinParts(pn, p.Value, path)
 		}
 	}
-	if old := f.byName[pn.name]; old != nil && old.implicit {
+	if old := f.pin(pn.name); old != nil && old.implicit {
 		// A declared pin replaces the implicit pin of the same name.
-		*old = *pn
+		f.replacePin(pn)
 		return
 	}
 	f.addPin(pn)

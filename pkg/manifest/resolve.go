@@ -71,10 +71,9 @@ func (r *resolver) walk(c *component, path []string, rng diag.Range, yaml string
 }
 
 func markBound(c *component, iface string) {
-	if c.bound == nil {
-		c.bound = map[string]bool{}
+	if f := c.ifaceByName[iface]; f != nil {
+		f.bound = true
 	}
-	c.bound[iface] = true
 }
 
 // leavesOf returns the declared pins a pin stands for.
@@ -98,7 +97,7 @@ func (r *resolver) expandStar(c *component, f *iface) {
 		}
 		markBound(tc, t.iface)
 		for _, q := range tf.pins {
-			if f.byName[q.name] != nil {
+			if f.pin(q.name) != nil {
 				continue // an explicit pin of the same name wins
 			}
 			f.addPin(&pin{name: q.name, rng: t.rng, yaml: f.yaml, kind: q.kind, sig: q.sig, valid: q.valid,
@@ -124,7 +123,7 @@ func (r *resolver) resolveBindPin(c *component, f *iface, p *pin) {
 			r.errorf(t.rng, p.yaml, CodeUnknownInterface, "component %q has no interface %q", tc.path, t.iface)
 			continue
 		}
-		q := tf.byName[t.pin]
+		q := tf.pin(t.pin)
 		if q == nil {
 			r.errorf(t.rng, p.yaml, CodeUnknownPin, "interface %q of component %q has no pin %q", t.iface, tc.path, t.pin)
 			continue
@@ -247,7 +246,7 @@ func (r *resolver) pairByPinName(b *binding, a *component, f *iface, bb *compone
 			continue
 		}
 		for _, g := range cands {
-			if q := g.byName[p.name]; q != nil && q.valid && q.kind == p.kind.peer() {
+			if q := g.pin(p.name); q != nil && q.valid && q.kind == p.kind.peer() {
 				markBound(a, f.name)
 				markBound(bb, g.name)
 				if !done[[2]*pin{p, q}] && !done[[2]*pin{q, p}] {
@@ -267,7 +266,7 @@ func isOpen(c *component) bool { return c.known != nil && c.known.OpenInterfaces
 // pair joins the same-named pins of two interfaces.
 func (r *resolver) pair(b *binding, a *component, f *iface, bb *component, g *iface) {
 	for _, p := range f.pins {
-		if q := g.byName[p.name]; q != nil {
+		if q := g.pin(p.name); q != nil {
 			r.pairPins(b, a, f, p, bb, g, q)
 		}
 	}
@@ -298,6 +297,10 @@ func (r *resolver) pairPins(b *binding, a *component, f *iface, p *pin, bb *comp
 	} else if !assignable(prov.p.sig.Type, cons.p.sig.Type) {
 		r.errorf(b.rng, "", CodeTypeMismatch, "binding %s joins %s, which publishes %s, to %s, which consumes %s",
 			b.text, prov, prov.p.sig.Type, cons, cons.p.sig.Type)
+		return
+	}
+	if !cons.p.exported && !prov.p.exported {
+		r.links = append(r.links, link{consumer: cons, provider: prov, name: b.text, rng: b.rng})
 		return
 	}
 	for _, cl := range leavesOf(cons.c, cons.iface, cons.p) {
@@ -368,7 +371,7 @@ func (r *resolver) resolveOpen() {
 	for _, ob := range r.open {
 		needs := false
 		for _, req := range ob.other.required {
-			if !ob.other.bound[req.name] {
+			if !ob.other.isBound(req.name) {
 				needs = true
 				markBound(ob.other, req.name)
 			}
