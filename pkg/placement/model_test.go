@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"context"
 	"errors"
 	"testing"
 )
@@ -68,5 +69,43 @@ func TestInventoryInUse(t *testing.T) {
 	}
 	if err := m.PutAllocations("c", Allocations{"cn": {"VCPU": 6}}, WriteOptions{}); !errors.Is(err, ErrConflict) {
 		t.Errorf("growing an over-capacity allocation: %v, want 409", err)
+	}
+}
+
+func TestServiceClaimRelease(t *testing.T) {
+	m := NewModel()
+	must(t, m.AddProvider(ProviderSpec{Name: "cn", Inventories: map[string]Inventory{"VCPU": DefaultInventory(2)}}))
+	var svc Service = m
+	ctx := context.Background()
+	must(t, svc.Claim(ctx, "vm1", Allocations{"cn": {"VCPU": 1}}, nil))
+	if err := svc.Claim(ctx, "vm1", Allocations{"cn": {"VCPU": 2}}, nil); !errors.Is(err, ErrGenerationConflict) {
+		t.Errorf("claim over an existing consumer without its generation: %v", err)
+	}
+	if err := svc.Claim(ctx, "vm2", Allocations{"cn": {"VCPU": 2}}, nil); !errors.Is(err, ErrConflict) {
+		t.Errorf("claim beyond capacity: %v", err)
+	}
+	must(t, svc.Release(ctx, "vm1"))
+	must(t, svc.Release(ctx, "vm1"))
+	must(t, svc.Claim(ctx, "vm2", Allocations{"cn": {"VCPU": 2}}, nil))
+}
+
+func TestExplain(t *testing.T) {
+	m, diags := LoadProviders("demo.yaml", DemoProviders())
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	q, err := ParseQuery("resources=VCPU:40,MEMORY_MB:1024&required=HW_ARCH_X86_64", Latest())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range m.Explain(q) {
+		got[e.Provider] = e.Reason
+	}
+	want := map[string]string{"arm-1": "trait", "gpu-1": "unit", "compute-3": "unit"}
+	for p, r := range want {
+		if got[p] != r {
+			t.Errorf("%s excluded for %q, want %q (all: %v)", p, got[p], r, got)
+		}
 	}
 }
