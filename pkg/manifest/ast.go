@@ -74,8 +74,8 @@ type pin struct {
 	name     string
 	rng      diag.Range
 	yaml     string
-	kind     PinKind
-	sig      Signature
+	kind     pinKind
+	sig      signature
 	title    string
 	implicit bool
 	// bind holds the targets when the pin is a bind() expression; kind

@@ -62,19 +62,19 @@ func (r *resolver) configure(c *component) {
 				setValue(c, e.key, e.value, false)
 				continue
 			}
-			r.errorf(e.keyRng, e.yaml, CodeUnknownPin, "configuration key %q names no configuration pin of %s%s", e.key, c.describe(), r.hint(c, e.key))
+			r.errorf(e.keyRng, e.yaml, CodeUnknownPin, "configuration key %q names no configuration pin of %s%s", e.key, c.describe(), hint(c, e.key))
 			continue
 		}
 		if !p.valid {
 			continue
 		}
-		if p.kind != Configuration {
+		if p.kind != pinConfiguration {
 			r.errorf(e.keyRng, e.yaml, CodeUnknownPin, "configuration key %q names a %s pin; only configuration pins take values", e.key, p.kind)
 			continue
 		}
 		for _, leaf := range leavesOf(c, ifn, p) {
 			if bad, msg := fits(e.value, leaf.p.sig.Type); msg != "" {
-				r.errorf(bad.Range, e.yaml, CodeConfigType, "value of %q does not fit %s: %s", e.key, leaf.p.sig.String(Configuration), msg)
+				r.errorf(bad.Range, e.yaml, CodeConfigType, "value of %q does not fit %s: %s", e.key, leaf.p.sig.String(pinConfiguration), msg)
 				break
 			}
 			setValue(leaf.c, leaf.iface+"."+leaf.p.name, e.value, leaf.c != c)
@@ -83,7 +83,7 @@ func (r *resolver) configure(c *component) {
 }
 
 // hint suggests the right key for a misspelt configuration key.
-func (r *resolver) hint(c *component, key string) string {
+func hint(c *component, key string) string {
 	if c.kind == KindComponentFactory && strings.HasPrefix(key, "factory.") {
 		return "; a factory's settings are component.application, component.discoveryScript and component.discoverySchedule"
 	}
@@ -108,20 +108,20 @@ func isExpression(n *yamlsrc.Node) bool {
 
 // fits checks a value against a type. It returns the offending node and a
 // message, or an empty message when the value fits.
-func fits(n *yamlsrc.Node, t *Type) (*yamlsrc.Node, string) {
-	if n.IsNull() || t == nil || t.Kind == TypeObject || isExpression(n) {
+func fits(n *yamlsrc.Node, t *valueType) (*yamlsrc.Node, string) {
+	if n.IsNull() || t == nil || t.Kind == tObject || isExpression(n) {
 		return n, ""
 	}
 	switch t.Kind {
-	case TypeString, TypeBytes, TypeUnit:
+	case tString, tBytes, tUnit:
 		if n.Kind != yamlsrc.Scalar {
 			return n, "expected " + t.String() + ", found " + n.Describe()
 		}
-	case TypeInt:
+	case tInt:
 		if _, ok := n.Int(); !ok {
 			return n, "expected an integer, found " + n.Describe()
 		}
-	case TypeList:
+	case tList:
 		if n.Kind != yamlsrc.Sequence {
 			return n, "expected a list, found " + n.Describe()
 		}
@@ -130,12 +130,12 @@ func fits(n *yamlsrc.Node, t *Type) (*yamlsrc.Node, string) {
 				return bad, "list item: " + msg
 			}
 		}
-	case TypeMap:
+	case tMap:
 		if n.Kind != yamlsrc.Mapping {
 			return n, "expected a map, found " + n.Describe()
 		}
 		for _, p := range n.Pairs() {
-			if t.Key.Kind == TypeInt {
+			if t.Key.Kind == tInt {
 				if _, ok := p.Key.Int(); !ok {
 					return p.Key, "map key: expected an integer, found " + p.Key.Describe()
 				}
@@ -148,9 +148,9 @@ func fits(n *yamlsrc.Node, t *Type) (*yamlsrc.Node, string) {
 	return n, ""
 }
 
-// stringValue returns a configuration value that must be a non-empty
-// string, reporting anything else.
-func (r *resolver) stringValue(c *component, key string) (string, *yamlsrc.Node) {
+// stringValue returns a configuration value as text ("" when unset or not
+// a scalar) and its node (nil when unset).
+func stringValue(c *component, key string) (string, *yamlsrc.Node) {
 	v := c.values[key]
 	if v.IsNull() {
 		return "", nil
@@ -162,7 +162,7 @@ func (r *resolver) stringValue(c *component, key string) (string, *yamlsrc.Node)
 func (r *resolver) checkScripted(c *component) {
 	var missing []string
 	for _, k := range []string{"factory.name", "factory.launchScript", "factory.destroyScript"} {
-		if s, _ := r.stringValue(c, k); s == "" {
+		if s, _ := stringValue(c, k); s == "" {
 			missing = append(missing, k)
 		}
 	}
@@ -176,7 +176,7 @@ func (r *resolver) checkScripted(c *component) {
 			if f := c.ifaceByName[ifn]; f != nil {
 				q = f.pin(pn)
 			}
-			if q == nil || q.kind != ReceiveCommand {
+			if q == nil || q.kind != pinReceive {
 				r.errorf(p.Key.Range, "", CodeCommandScriptPin, "commandScripts entry %q names no receive-command pin of %q", p.Key.Value, c.name)
 			}
 		}
@@ -186,7 +186,7 @@ func (r *resolver) checkScripted(c *component) {
 			continue
 		}
 		for _, p := range f.pins {
-			if p.valid && p.kind != Configuration && p.kind != PublishSignal && p.kind != ReceiveCommand {
+			if p.valid && p.kind != pinConfiguration && p.kind != pinPublish && p.kind != pinReceive {
 				r.errorf(p.rng, p.yaml, CodeScriptedPinKind,
 					"a scripted.Component can have configuration, publish-signal and receive-command pins; %s.%s is %s", f.name, p.name, p.kind)
 			}
@@ -198,7 +198,7 @@ func (r *resolver) checkFactory(c *component) {
 	keys := []string{"component.application", "component.discoveryScript", "component.discoverySchedule"}
 	var set, unset []string
 	for _, k := range keys {
-		if s, _ := r.stringValue(c, k); s != "" {
+		if s, _ := stringValue(c, k); s != "" {
 			set = append(set, k)
 		} else {
 			unset = append(unset, k)
@@ -208,7 +208,7 @@ func (r *resolver) checkFactory(c *component) {
 		r.errorf(c.rng, c.yaml, CodeFactoryPartialDiscovery,
 			"factory %q sets %s but not %s: discovery needs all three or none", c.name, strings.Join(set, ", "), strings.Join(unset, ", "))
 	}
-	if s, v := r.stringValue(c, "component.discoverySchedule"); v != nil {
+	if s, v := stringValue(c, "component.discoverySchedule"); v != nil {
 		r.checkSchedule(v, s, true)
 	}
 	for _, f := range c.ifaces {
@@ -216,11 +216,11 @@ func (r *resolver) checkFactory(c *component) {
 			continue
 		}
 		for _, p := range f.pins {
-			if !p.valid || p.kind == Configuration {
+			if !p.valid || p.kind == pinConfiguration {
 				continue
 			}
 			t := p.sig.Type
-			if p.kind != ConsumeSignal || t == nil || t.Kind != TypeMap || t.Key.Kind != TypeString || t.Elem.Kind != TypeString {
+			if p.kind != pinConsume || t == nil || t.Kind != tMap || t.Key.Kind != tString || t.Elem.Kind != tString {
 				r.errorf(p.rng, p.yaml, CodeScriptedPinKind,
 					"a scripted.ComponentFactory's own interfaces hold configuration pins and consume-signal(map<string, string>) references; %s.%s is %s",
 					f.name, p.name, p.sig.String(p.kind))
@@ -261,7 +261,7 @@ func (r *resolver) checkConstants(c *component) {
 		if f := c.ifaceByName[ifn]; f != nil {
 			q = f.pin(pn)
 		}
-		if q == nil || q.kind != PublishSignal {
+		if q == nil || q.kind != pinPublish {
 			r.errorf(p.Key.Range, "", CodeUnknownPin, "constant %q names no publish-signal pin of %q", p.Key.Value, c.name)
 			continue
 		}

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -72,7 +73,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 	signals := map[*graph.Resource]map[string][]graph.Value{}
 	for _, l := range env.links {
 		addEdge(l.consumer.c, l.provider.c, graph.Binding, l.name, l.rng)
-		if l.consumer.p == nil || l.consumer.p.kind != ConsumeSignal {
+		if l.consumer.p == nil || l.consumer.p.kind != pinConsume {
 			continue
 		}
 		res := resources[l.consumer.c]
@@ -153,7 +154,11 @@ func resource(c *component) *graph.Resource {
 		if cv, err := graph.Canonicalize(v.Interface()); err == nil {
 			res.Spec[k] = cv
 		}
+		if isSensitive(k) {
+			res.Sensitive = append(res.Sensitive, k)
+		}
 	}
+	slices.Sort(res.Sensitive)
 	if c.known != nil {
 		res.Driver.Name = c.known.Driver
 		res.Management = c.known.Management
@@ -217,4 +222,18 @@ func resource(c *component) *graph.Resource {
 		res.Driver.Options = opts
 	}
 	return res
+}
+
+// isSensitive reports whether a configuration key names a secret. The
+// format has no marker for secrets, so the pin name decides: plans must
+// not print a password because nobody flagged it.
+func isSensitive(key string) bool {
+	_, name, _ := strings.Cut(key, ".")
+	name = strings.ToLower(name)
+	for _, w := range []string{"password", "passwd", "secret", "privatekey", "private-key", "token", "credential"} {
+		if strings.Contains(name, w) {
+			return true
+		}
+	}
+	return false
 }

@@ -48,6 +48,9 @@
 //     environment are an error: discovered instances would be adopted
 //     twice, and the platform disables discovery for a factory that
 //     serves more than one environment.
+//   - Configuration keys whose pin name mentions a password, secret,
+//     private key, token or credential are listed in Resource.Sensitive,
+//     since the format has no marker for secrets.
 //   - Discovery schedules use the Quartz syntax the platform uses (6 or 7
 //     fields, seconds first; one of day-of-month and day-of-week is "?").
 //

@@ -256,7 +256,7 @@ func provides(root, s *component) bool {
 			if q == nil || !q.valid || !p.valid || q.kind != p.kind {
 				return false
 			}
-			if !p.kind.IsCommand() && !assignable(q.sig.Type, p.sig.Type) {
+			if !p.kind.isCommand() && !assignable(q.sig.Type, p.sig.Type) {
 				return false
 			}
 		}

@@ -340,7 +340,7 @@ func (l *loader) longPinParts(pn *pin, n *yamlsrc.Node, path string) {
 		if m == nil || m.Kind != yamlsrc.Mapping {
 			continue
 		}
-		if !pn.kind.IsCommand() {
+		if !pn.kind.isCommand() {
 			l.diags = l.diags.Errorf(m.Range, join(path, part), CodeBadPin, "only commands have %s; pin %q is %s", part, pn.name, pn.kind)
 			continue
 		}

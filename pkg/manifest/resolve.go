@@ -19,7 +19,7 @@ type link struct {
 type resolver struct {
 	diags diag.Diagnostics
 	links []link
-	// openDeps records [x, open] bindings, resolved after the others so
+	// open records [x, open] bindings, resolved after the others so
 	// that required interfaces bound elsewhere are known.
 	open []openBinding
 }
@@ -43,7 +43,7 @@ func (r *resolver) resolve(c *component) {
 		r.expandStar(c, f)
 		for _, p := range f.pins {
 			if p.bind != nil && !p.exported {
-				r.resolveBindPin(c, f, p)
+				r.resolveBindPin(c, p)
 			}
 		}
 	}
@@ -84,6 +84,7 @@ func leavesOf(c *component, iface string, p *pin) []pinRef {
 	return []pinRef{{c, iface, p}}
 }
 
+// expandStar adds the pins of each "*": bind(c#i.*) re-export.
 func (r *resolver) expandStar(c *component, f *iface) {
 	for _, t := range f.star {
 		tc := r.walk(c, t.path, t.rng, f.yaml)
@@ -106,7 +107,9 @@ func (r *resolver) expandStar(c *component, f *iface) {
 	}
 }
 
-func (r *resolver) resolveBindPin(c *component, f *iface, p *pin) {
+// resolveBindPin follows a bind() pin to the pins it stands for and takes
+// its kind and signature from them; fan-out targets must agree.
+func (r *resolver) resolveBindPin(c *component, p *pin) {
 	p.exported, p.valid = true, false
 	var first *pin
 	var firstText string
@@ -142,10 +145,10 @@ func (r *resolver) resolveBindPin(c *component, f *iface, p *pin) {
 		case q.kind != first.kind:
 			r.errorf(t.rng, p.yaml, CodeDirectionMismatch, "bind() joins pins of different kinds: %s is %s but %s is %s",
 				firstText, first.kind, t.text, q.kind)
-		case !q.kind.IsCommand() && !(assignable(q.sig.Type, first.sig.Type) && assignable(first.sig.Type, q.sig.Type)):
+		case !q.kind.isCommand() && !(assignable(q.sig.Type, first.sig.Type) && assignable(first.sig.Type, q.sig.Type)):
 			r.errorf(t.rng, p.yaml, CodeTypeMismatch, "bind() joins pins of different types: %s is %s but %s is %s",
 				firstText, first.sig.Type, t.text, q.sig.Type)
-		case q.kind.IsCommand():
+		case q.kind.isCommand():
 			if msg := commandMismatch(first.sig, q.sig); msg != "" {
 				r.errorf(t.rng, p.yaml, CodeTypeMismatch, "bind() joins commands with different signatures: %s", msg)
 			}
@@ -242,7 +245,7 @@ func (r *resolver) pairComponents(b *binding, a, bb *component) bool {
 func (r *resolver) pairByPinName(b *binding, a *component, f *iface, bb *component, cands []*iface, done map[[2]*pin]bool) bool {
 	joined := false
 	for _, p := range f.pins {
-		if !p.valid || p.kind == Configuration {
+		if !p.valid || p.kind == pinConfiguration {
 			continue
 		}
 		for _, g := range cands {
@@ -273,11 +276,11 @@ func (r *resolver) pair(b *binding, a *component, f *iface, bb *component, g *if
 }
 
 func (r *resolver) pairPins(b *binding, a *component, f *iface, p *pin, bb *component, g *iface, q *pin) {
-	if !p.valid || !q.valid || (p.kind == Configuration && q.kind == Configuration) {
+	if !p.valid || !q.valid || (p.kind == pinConfiguration && q.kind == pinConfiguration) {
 		return
 	}
 	pr, qr := pinRef{a, f.name, p}, pinRef{bb, g.name, q}
-	if p.kind == q.kind && (p.kind == ConsumeSignal || p.kind == SendCommand) {
+	if p.kind == q.kind && (p.kind == pinConsume || p.kind == pinSend) {
 		return // both sides need it from elsewhere: nothing to join
 	}
 	if q.kind != p.kind.peer() {
@@ -289,7 +292,7 @@ func (r *resolver) pairPins(b *binding, a *component, f *iface, p *pin, bb *comp
 	if !p.kind.provides() {
 		prov, cons = qr, pr
 	}
-	if p.kind.IsCommand() {
+	if p.kind.isCommand() {
 		if msg := commandMismatch(cons.p.sig, prov.p.sig); msg != "" {
 			r.errorf(b.rng, "", CodeTypeMismatch, "binding %s joins %s and %s whose signatures differ: %s", b.text, cons, prov, msg)
 			return
@@ -313,7 +316,7 @@ func (r *resolver) pairPins(b *binding, a *component, f *iface, p *pin, bb *comp
 // commandMismatch compares what a sender passes and expects with what a
 // receiver takes and returns, pairing parameters by name. It returns ""
 // when they fit.
-func commandMismatch(send, recv Signature) string {
+func commandMismatch(send, recv signature) string {
 	if msg := paramsMismatch("argument", send.Args, recv.Args); msg != "" {
 		return msg
 	}
@@ -324,7 +327,7 @@ func commandMismatch(send, recv Signature) string {
 		return "the sender expects results but the receiver returns none"
 	}
 	want, have := send.Results[len(send.Results)-1], recv.Results[len(recv.Results)-1]
-	byName := make(map[string]*Type, len(have))
+	byName := make(map[string]*valueType, len(have))
 	for _, p := range have {
 		byName[p.Name] = p.Type
 	}
@@ -340,8 +343,8 @@ func commandMismatch(send, recv Signature) string {
 	return ""
 }
 
-func paramsMismatch(what string, send, recv []Param) string {
-	byName := make(map[string]*Type, len(recv))
+func paramsMismatch(what string, send, recv []param) string {
+	byName := make(map[string]*valueType, len(recv))
 	for _, p := range recv {
 		byName[p.Name] = p.Type
 	}

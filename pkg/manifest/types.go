@@ -5,42 +5,42 @@ import (
 	"strings"
 )
 
-// TypeKind is the kind of a pin's value type.
-type TypeKind int
+// typeKind is the kind of a pin's value type.
+type typeKind int
 
 // Value type kinds of the manifest grammar.
 const (
-	TypeString TypeKind = iota + 1
-	TypeInt
-	TypeObject
-	TypeBytes
-	TypeUnit
-	TypeList
-	TypeMap
+	tString typeKind = iota + 1
+	tInt
+	tObject
+	tBytes
+	tUnit
+	tList
+	tMap
 )
 
-var typeNames = map[string]TypeKind{
-	"string": TypeString, "int": TypeInt, "object": TypeObject, "bytes": TypeBytes,
-	"unit": TypeUnit, "list": TypeList, "map": TypeMap,
+var typeNames = map[string]typeKind{
+	"string": tString, "int": tInt, "object": tObject, "bytes": tBytes,
+	"unit": tUnit, "list": tList, "map": tMap,
 }
 
-// Type is a value type: a scalar kind, list<Elem> or map<Key, Elem>.
-type Type struct {
-	Kind TypeKind
-	Key  *Type // map keys
-	Elem *Type // list items and map values
+// valueType is a value type: a scalar kind, list<Elem> or map<Key, Elem>.
+type valueType struct {
+	Kind typeKind
+	Key  *valueType // map keys
+	Elem *valueType // list items and map values
 }
 
 // String renders the type in the manifest's spelling, normalised
 // ("map<string, object>").
-func (t *Type) String() string {
+func (t *valueType) String() string {
 	if t == nil {
 		return "?"
 	}
 	switch t.Kind {
-	case TypeList:
+	case tList:
 		return "list<" + t.Elem.String() + ">"
-	case TypeMap:
+	case tMap:
 		return "map<" + t.Key.String() + ", " + t.Elem.String() + ">"
 	}
 	for n, k := range typeNames {
@@ -54,17 +54,17 @@ func (t *Type) String() string {
 // assignable reports whether a value of type from may flow into a pin of
 // type to. object is JSON of any shape, so it matches every type in both
 // directions: the platform cannot check it statically and neither can we.
-func assignable(from, to *Type) bool {
-	if from == nil || to == nil || from.Kind == TypeObject || to.Kind == TypeObject {
+func assignable(from, to *valueType) bool {
+	if from == nil || to == nil || from.Kind == tObject || to.Kind == tObject {
 		return true
 	}
 	if from.Kind != to.Kind {
 		return false
 	}
 	switch from.Kind {
-	case TypeList:
+	case tList:
 		return assignable(from.Elem, to.Elem)
-	case TypeMap:
+	case tMap:
 		return assignable(from.Key, to.Key) && assignable(from.Elem, to.Elem)
 	}
 	return true
@@ -72,7 +72,7 @@ func assignable(from, to *Type) bool {
 
 // parseType reads a type such as "map<string, list<int>>". Nesting is
 // bounded by the text's length, which the YAML limits bound.
-func parseType(s string) (*Type, error) {
+func parseType(s string) (*valueType, error) {
 	p := typeParser{s: s}
 	t, err := p.parse(0)
 	if err != nil {
@@ -98,7 +98,7 @@ func (p *typeParser) space() {
 	}
 }
 
-func (p *typeParser) parse(depth int) (*Type, error) {
+func (p *typeParser) parse(depth int) (*valueType, error) {
 	if depth > maxTypeDepth {
 		return nil, fmt.Errorf("type nests deeper than %d levels", maxTypeDepth)
 	}
@@ -118,13 +118,13 @@ func (p *typeParser) parse(depth int) (*Type, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown type %q (expected string, int, object, bytes, unit, list<T> or map<K, V>)", name)
 	}
-	t := &Type{Kind: k}
+	t := &valueType{Kind: k}
 	p.space()
 	hasArgs := p.i < len(p.s) && p.s[p.i] == '<'
 	switch {
-	case (k == TypeList || k == TypeMap) && !hasArgs:
-		return nil, fmt.Errorf("%s needs type arguments, as in %s", name, map[TypeKind]string{TypeList: "list<string>", TypeMap: "map<string, string>"}[k])
-	case k != TypeList && k != TypeMap && hasArgs:
+	case (k == tList || k == tMap) && !hasArgs:
+		return nil, fmt.Errorf("%s needs type arguments, as in %s", name, map[typeKind]string{tList: "list<string>", tMap: "map<string, string>"}[k])
+	case k != tList && k != tMap && hasArgs:
 		return nil, fmt.Errorf("%s takes no type arguments", name)
 	case !hasArgs:
 		return t, nil
@@ -135,7 +135,7 @@ func (p *typeParser) parse(depth int) (*Type, error) {
 		return nil, err
 	}
 	p.space()
-	if k == TypeMap {
+	if k == tMap {
 		if p.i >= len(p.s) || p.s[p.i] != ',' {
 			return nil, fmt.Errorf("map needs two type arguments, as in map<string, string>")
 		}
@@ -159,70 +159,70 @@ func isIdentByte(b byte) bool {
 	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-'
 }
 
-// PinKind is the direction and role of a pin.
-type PinKind int
+// pinKind is the direction and role of a pin.
+type pinKind int
 
 // Pin kinds of the manifest grammar.
 const (
-	Configuration PinKind = iota + 1
-	PublishSignal
-	ConsumeSignal
-	SendCommand
-	ReceiveCommand
+	pinConfiguration pinKind = iota + 1
+	pinPublish
+	pinConsume
+	pinSend
+	pinReceive
 )
 
 var pinKindNames = []string{"", "configuration", "publish-signal", "consume-signal", "send-command", "receive-command"}
 
 // String returns the kind as written in a manifest.
-func (k PinKind) String() string {
+func (k pinKind) String() string {
 	if k > 0 && int(k) < len(pinKindNames) {
 		return pinKindNames[k]
 	}
 	return "unknown"
 }
 
-// IsCommand reports whether the kind is send-command or receive-command.
-func (k PinKind) IsCommand() bool { return k == SendCommand || k == ReceiveCommand }
+// isCommand reports whether the kind is send-command or receive-command.
+func (k pinKind) isCommand() bool { return k == pinSend || k == pinReceive }
 
 // peer returns the kind a pin of kind k binds to across a binding, or 0
 // when k does not take part in bindings.
-func (k PinKind) peer() PinKind {
+func (k pinKind) peer() pinKind {
 	switch k {
-	case PublishSignal:
-		return ConsumeSignal
-	case ConsumeSignal:
-		return PublishSignal
-	case SendCommand:
-		return ReceiveCommand
-	case ReceiveCommand:
-		return SendCommand
+	case pinPublish:
+		return pinConsume
+	case pinConsume:
+		return pinPublish
+	case pinSend:
+		return pinReceive
+	case pinReceive:
+		return pinSend
 	}
 	return 0
 }
 
 // provides reports whether the pin is the side applied first: a publisher
 // or a command receiver.
-func (k PinKind) provides() bool { return k == PublishSignal || k == ReceiveCommand }
+func (k pinKind) provides() bool { return k == pinPublish || k == pinReceive }
 
-// Param is one named argument or result of a command.
-type Param struct {
+// param is one named argument or result of a command.
+type param struct {
 	Name string
-	Type *Type
+	Type *valueType
 }
 
-// Signature is what a pin declaration says after its kind: a value type
+// signature is what a pin declaration says after its kind: a value type
 // for configuration and signals, arguments and result phases for commands.
-type Signature struct {
-	Type *Type
-	Args []Param
+type signature struct {
+	Type *valueType
+	Args []param
 	// Results holds one list per phase after the arguments: none, the
 	// final results, or intermediate then final results.
-	Results [][]Param
+	Results [][]param
 }
 
 // String renders the signature in the manifest's spelling.
-func (s Signature) String(k PinKind) string {
-	if !k.IsCommand() {
+func (s signature) String(k pinKind) string {
+	if !k.isCommand() {
 		return k.String() + "(" + s.Type.String() + ")"
 	}
 	parts := []string{params(s.Args)}
@@ -232,7 +232,7 @@ func (s Signature) String(k PinKind) string {
 	return k.String() + "(" + strings.Join(parts, " => ") + ")"
 }
 
-func params(ps []Param) string {
+func params(ps []param) string {
 	out := make([]string, len(ps))
 	for i, p := range ps {
 		out[i] = p.Type.String() + " " + p.Name
@@ -241,39 +241,39 @@ func params(ps []Param) string {
 }
 
 // parsePinDecl reads "KIND(SIG)".
-func parsePinDecl(s string) (PinKind, Signature, error) {
+func parsePinDecl(s string) (pinKind, signature, error) {
 	s = strings.TrimSpace(s)
 	open := strings.IndexByte(s, '(')
 	if open < 0 || !strings.HasSuffix(s, ")") {
-		return 0, Signature{}, fmt.Errorf("expected KIND(SIGNATURE) such as publish-signal(string), found %q", s)
+		return 0, signature{}, fmt.Errorf("expected KIND(SIGNATURE) such as publish-signal(string), found %q", s)
 	}
 	name := strings.TrimSpace(s[:open])
 	body := s[open+1 : len(s)-1]
-	var kind PinKind
-	for k := Configuration; k <= ReceiveCommand; k++ {
+	var kind pinKind
+	for k := pinConfiguration; k <= pinReceive; k++ {
 		if pinKindNames[k] == name {
 			kind = k
 		}
 	}
 	if kind == 0 {
-		return 0, Signature{}, fmt.Errorf("unknown pin kind %q (expected configuration, publish-signal, consume-signal, send-command or receive-command)", name)
+		return 0, signature{}, fmt.Errorf("unknown pin kind %q (expected configuration, publish-signal, consume-signal, send-command or receive-command)", name)
 	}
-	if !kind.IsCommand() {
+	if !kind.isCommand() {
 		t, err := parseType(body)
 		if err != nil {
-			return kind, Signature{}, err
+			return kind, signature{}, err
 		}
-		return kind, Signature{Type: t}, nil
+		return kind, signature{Type: t}, nil
 	}
 	phases := strings.Split(body, "=>")
 	if len(phases) > 3 {
-		return kind, Signature{}, fmt.Errorf("a command has at most three parts (arguments => progress => results), found %d", len(phases))
+		return kind, signature{}, fmt.Errorf("a command has at most three parts (arguments => progress => results), found %d", len(phases))
 	}
-	var sig Signature
+	var sig signature
 	for i, ph := range phases {
 		ps, err := parseParams(ph)
 		if err != nil {
-			return kind, Signature{}, err
+			return kind, signature{}, err
 		}
 		if i == 0 {
 			sig.Args = ps
@@ -286,11 +286,11 @@ func parsePinDecl(s string) (PinKind, Signature, error) {
 
 // parseParams reads a comma list of "TYPE name", splitting only at commas
 // outside angle brackets.
-func parseParams(s string) ([]Param, error) {
+func parseParams(s string) ([]param, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, nil
 	}
-	var out []Param
+	var out []param
 	seen := map[string]bool{}
 	depth, start := 0, 0
 	for i := 0; i <= len(s); i++ {
@@ -324,20 +324,20 @@ func parseParams(s string) ([]Param, error) {
 	return out, nil
 }
 
-func parseParam(s string) (Param, error) {
+func parseParam(s string) (param, error) {
 	sp := strings.LastIndexAny(s, " \t")
 	if sp < 0 || strings.ContainsAny(s[sp+1:], "<>") {
-		return Param{}, fmt.Errorf("expected \"TYPE name\", found %q", s)
+		return param{}, fmt.Errorf("expected \"TYPE name\", found %q", s)
 	}
 	name := s[sp+1:]
 	for i := 0; i < len(name); i++ {
 		if !isIdentByte(name[i]) && name[i] != '.' {
-			return Param{}, fmt.Errorf("parameter name %q has a character that is not allowed", name)
+			return param{}, fmt.Errorf("parameter name %q has a character that is not allowed", name)
 		}
 	}
 	t, err := parseType(s[:sp])
 	if err != nil {
-		return Param{}, err
+		return param{}, err
 	}
-	return Param{Name: name, Type: t}, nil
+	return param{Name: name, Type: t}, nil
 }
