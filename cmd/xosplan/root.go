@@ -18,6 +18,7 @@ import (
 func commands(c *cli) []*cobra.Command {
 	return []*cobra.Command{
 		newValidateCommand(c),
+		newStateCommand(c),
 	}
 }
 

@@ -274,3 +274,15 @@ func describeJSONError(data []byte, err error) string {
 	col := bad - bytes.LastIndexByte(data[:bad], '\n')
 	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
 }
+
+// EncodeResource renders one resource the way the state file holds it,
+// indented from column 0 and ending in a newline.
+func EncodeResource(r *Resource) ([]byte, error) {
+	n := normalizeForEncode(*r)
+	e := encoder{b: make([]byte, 0, 2048)}
+	e.resource(&n)
+	if e.err != nil {
+		return nil, fmt.Errorf("encoding resource %s: %w", r.Address, e.err)
+	}
+	return append(e.b, '\n'), nil
+}

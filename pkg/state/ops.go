@@ -41,12 +41,18 @@ func List(ctx context.Context, b Backend) ([]Entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	return s.Entries(), nil
+}
+
+// Entries lists the resources of s in its order (sorted by address when s
+// was read from a backend); never nil.
+func (s *State) Entries() []Entry {
 	out := make([]Entry, 0, len(s.Resources))
 	for i := range s.Resources {
 		r := &s.Resources[i]
 		out = append(out, Entry{Address: r.Address, Type: r.Type, Management: string(r.Management), Status: r.StatusText()})
 	}
-	return out, nil
+	return out
 }
 
 // Show returns the recorded resource at addr, or ErrNotFound.

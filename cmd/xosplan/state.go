@@ -1,0 +1,270 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// stateFlags choose the state backend; every command that reads or writes
+// recorded state adds them.
+type stateFlags struct {
+	path        string
+	lockTimeout time.Duration
+}
+
+func (f *stateFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.path, "state", state.DefaultPath, "the state `FILE`")
+	fs.DurationVar(&f.lockTimeout, "lock-timeout", 0, "how long to wait for the state lock (`DURATION` such as 30s; 0 fails at once when it is held)")
+}
+
+// open returns the file backend the flags name.
+func (f *stateFlags) open() (*state.File, error) {
+	return state.OpenFile(f.path, state.FileOptions{LockTimeout: f.lockTimeout})
+}
+
+// stateLockInfo describes this invocation to anyone it blocks.
+func stateLockInfo(operation string) state.LockInfo {
+	return state.LockInfo{Operation: operation, Version: version()}
+}
+
+func newStateCommand(c *cli) *cobra.Command {
+	var sf stateFlags
+	cmd := &cobra.Command{
+		Use:   "state",
+		Short: "Inspect and repair recorded state",
+		Long: `State reads and edits the recorded state (xosplan.state.json unless --state says otherwise).
+Commands that write hold the state lock; a second writer fails with "state is locked by …",
+or waits up to --lock-timeout.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef(cmd, "unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef(cmd, "%s needs a subcommand: list, show, rm, pull, push or force-unlock", cmd.CommandPath())
+		},
+	}
+	sf.add(cmd.PersistentFlags())
+	cmd.AddCommand(
+		newStateListCommand(c, &sf),
+		newStateShowCommand(c, &sf),
+		newStateRmCommand(c, &sf),
+		newStatePullCommand(c, &sf),
+		newStatePushCommand(c, &sf),
+		newStateForceUnlockCommand(c, &sf),
+	)
+	return cmd
+}
+
+func stateExactArgs(n int, what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef(cmd, "%s needs exactly %d %s", cmd.CommandPath(), n, what)
+		}
+		return nil
+	}
+}
+
+func newStateListCommand(c *cli, sf *stateFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List recorded resources with their type and status",
+		Long: `List prints every recorded resource, sorted by address, with its type and a one-word status:
+ok, active, converging, pending (not applied, or interrupted by a crash) or error.
+Operations an interrupted apply left unfinished are listed after the resources.`,
+		Args: stateExactArgs(0, "arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := sf.open()
+			if err != nil {
+				return err
+			}
+			l, err := b.LoadWithJournal(cmd.Context())
+			if err != nil {
+				return err
+			}
+			entries := l.State.Entries()
+			if asJSON {
+				return stateWriteJSON(c.stdout, entries)
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			for _, e := range entries {
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Address, e.Type, e.Status)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			for _, r := range l.Interrupted {
+				fmt.Fprintf(c.stdout, "interrupted: %s %s (attempt %d) started %s\n", r.Address, r.Action, r.Attempt, r.Time.UTC().Format(time.RFC3339))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {address, type, management, status}")
+	return cmd
+}
+
+func newStateShowCommand(c *cli, sf *stateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ADDRESS",
+		Short: "Print one recorded resource as JSON, sensitive values masked",
+		Args:  stateExactArgs(1, "ADDRESS"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := sf.open()
+			if err != nil {
+				return err
+			}
+			r, err := state.Show(cmd.Context(), b, args[0])
+			if err != nil {
+				return err
+			}
+			red := r.Redacted()
+			out, err := state.EncodeResource(&red)
+			if err != nil {
+				return err
+			}
+			_, err = c.stdout.Write(out)
+			return err
+		},
+	}
+}
+
+func newStateRmCommand(c *cli, sf *stateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm ADDRESS...",
+		Short: "Forget resources without destroying them",
+		Long: `Rm removes resources from the recorded state; what they stand for is left alone, and the next
+plan proposes to create them again if the configuration still has them. Nothing is removed
+when any address is not in the state.`,
+		Args: minArgs(1, "ADDRESS"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := sf.open()
+			if err != nil {
+				return err
+			}
+			return state.WithLock(cmd.Context(), b, stateLockInfo("state rm"), func() error {
+				s, err := state.Remove(cmd.Context(), b, args...)
+				if err != nil {
+					return err
+				}
+				for _, a := range args {
+					fmt.Fprintf(c.stdout, "Removed %s\n", a)
+				}
+				fmt.Fprintf(c.stdout, "Successfully removed %d resource(s); state serial is now %d.\n", len(args), s.Serial)
+				return nil
+			})
+		},
+	}
+}
+
+func newStatePullCommand(c *cli, sf *stateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "pull",
+		Short: "Print the current state file to stdout",
+		Long:  `Pull prints the state in its file format, with an interrupted apply's journal folded in; it prints nothing when there is no state.`,
+		Args:  stateExactArgs(0, "arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			b, err := sf.open()
+			if err != nil {
+				return err
+			}
+			data, err := state.Pull(cmd.Context(), b)
+			if err != nil {
+				return err
+			}
+			_, err = c.stdout.Write(data)
+			return err
+		},
+	}
+}
+
+func newStatePushCommand(c *cli, sf *stateFlags) *cobra.Command {
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "push FILE",
+		Short: "Replace the state with a state file (- reads stdin)",
+		Long: `Push validates FILE and makes it the recorded state. It refuses a state of another lineage,
+or one whose serial is not above the current one, unless --force; a forced push still never
+lowers the serial, so plans made against the replaced state are refused as stale.`,
+		Args: stateExactArgs(1, "FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var data []byte
+			var err error
+			if args[0] == "-" {
+				data, err = io.ReadAll(io.LimitReader(c.stdin, stateMaxPushBytes+1))
+			} else {
+				data, err = stateReadFile(args[0], stateMaxPushBytes+1)
+			}
+			if err != nil {
+				return err
+			}
+			if len(data) > stateMaxPushBytes {
+				return fmt.Errorf("%s is larger than %d MiB", args[0], stateMaxPushBytes>>20)
+			}
+			b, err := sf.open()
+			if err != nil {
+				return err
+			}
+			return state.WithLock(cmd.Context(), b, stateLockInfo("state push"), func() error {
+				s, err := state.Push(cmd.Context(), b, data, force)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(c.stdout, "Pushed %d resource(s); state serial is now %d (lineage %s).\n", len(s.Resources), s.Serial, s.Lineage)
+				return nil
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "replace the state even when its lineage differs or its serial is not newer")
+	return cmd
+}
+
+// stateMaxPushBytes bounds what push reads: a state is data, not a stream.
+const stateMaxPushBytes = 1 << 30
+
+func stateReadFile(path string, n int64) ([]byte, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	return io.ReadAll(io.LimitReader(fh, n))
+}
+
+func newStateForceUnlockCommand(c *cli, sf *stateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "force-unlock LOCK_ID",
+		Short: "Release a state lock left by a stuck or vanished holder",
+		Long: `Force-unlock releases the state lock when LOCK_ID is the ID that "state is locked by …" named.
+A holder that is still running keeps working unprotected: use it only when that holder is
+gone or stuck. (A holder that crashed released its lock already.)`,
+		Args: stateExactArgs(1, "LOCK_ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := sf.open()
+			if err != nil {
+				return err
+			}
+			if err := b.ForceUnlock(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "The state lock %s has been released.\n", args[0])
+			return nil
+		},
+	}
+}
+
+func stateWriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
