@@ -1,0 +1,326 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/placement"
+)
+
+func newPlacementCommand(c *cli) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "placement",
+		Short: "Ask where compute fits, with OpenStack Placement's semantics",
+		Long: `Placement answers allocation-candidate queries against a provider inventory (a YAML file
+with a providers: list, or the embedded demo cloud) and checks trait names.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef(cmd, "unknown command %q for %q", args[0], cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usagef(cmd, "%s needs a subcommand: candidates or traits", cmd.CommandPath())
+		},
+	}
+	cmd.AddCommand(newPlacementCandidatesCommand(c), newPlacementTraitsCommand(c))
+	return cmd
+}
+
+// candidatesFlags are the flags of `xosplan placement candidates`.
+type candidatesFlags struct {
+	providers    string
+	query        string
+	format       string
+	microversion string
+	resources    string
+	required     []string
+	forbidden    []string
+	memberOf     []string
+	limit        int
+}
+
+func newPlacementCandidatesCommand(c *cli) *cobra.Command {
+	var f candidatesFlags
+	cmd := &cobra.Command{
+		Use:   "candidates [flags]",
+		Short: "List allocation candidates for a query",
+		Long: `Candidates runs Placement's GET /allocation_candidates on a provider inventory. QUERY is
+Placement's own query string (microversion 1.39 by default) with provider and aggregate names
+where Placement takes UUIDs. The convenience flags build the same query; they may not be
+combined with --query.
+
+Without --providers the embedded demo cloud is used.
+
+Exit status: 0 with the answer (also when nothing fits), 1 on a bad query or inventory.`,
+		Example: `  xosplan placement candidates --providers cloud.yaml --query 'resources=VCPU:2,MEMORY_MB:2048&required=HW_ARCH_X86_64'
+  xosplan placement candidates --resources VCPU:2,MEMORY_MB:2048 --required HW_CPU_X86_AVX2 --member-of rack1
+  xosplan placement candidates --query 'resources1=VGPU:1&resources2=VGPU:1&group_policy=isolate' --format json`,
+		Args: exactArgsPlacement(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runPlacementCandidates(cmd, c, f)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.providers, "providers", "", "provider inventory `FILE` (YAML providers: list); default: the embedded demo cloud")
+	fs.StringVar(&f.query, "query", "", "Placement `QUERY` string, e.g. resources=VCPU:1&required=HW_ARCH_X86_64")
+	fs.StringVar(&f.format, "format", "text", "output `FORMAT`: text or json (Placement's response shape, names for UUIDs)")
+	fs.StringVar(&f.microversion, "microversion", placement.Latest().String(), "Placement microversion `X.Y` whose semantics to use")
+	fs.StringVar(&f.resources, "resources", "", "resources of the unsuffixed group, `RC:N,...`")
+	fs.StringSliceVar(&f.required, "required", nil, "required `TRAIT` (repeatable)")
+	fs.StringSliceVar(&f.forbidden, "forbidden", nil, "forbidden `TRAIT` (repeatable)")
+	fs.StringSliceVar(&f.memberOf, "member-of", nil, "required `AGGREGATE` (repeatable: all of them)")
+	fs.IntVar(&f.limit, "limit", 0, "return at most `N` candidates")
+	return cmd
+}
+
+func exactArgsPlacement(n int) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef(cmd, "%s takes no arguments (got %q)", cmd.CommandPath(), strings.Join(args, " "))
+		}
+		return nil
+	}
+}
+
+// buildQuery turns the flags into Placement's query string.
+func (f candidatesFlags) buildQuery(cmd *cobra.Command) (string, error) {
+	convenience := f.resources != "" || len(f.required)+len(f.forbidden)+len(f.memberOf) > 0 || f.limit != 0
+	switch {
+	case f.query != "" && convenience:
+		return "", usagef(cmd, "--query cannot be combined with --resources, --required, --forbidden, --member-of or --limit")
+	case f.query != "":
+		return f.query, nil
+	case f.resources == "":
+		return "", usagef(cmd, "give --query or --resources")
+	}
+	parts := []string{"resources=" + f.resources}
+	var req []string
+	req = append(req, f.required...)
+	for _, t := range f.forbidden {
+		req = append(req, "!"+t)
+	}
+	if len(req) > 0 {
+		parts = append(parts, "required="+strings.Join(req, ","))
+	}
+	for _, a := range f.memberOf {
+		parts = append(parts, "member_of="+a)
+	}
+	if f.limit != 0 {
+		parts = append(parts, fmt.Sprintf("limit=%d", f.limit))
+	}
+	return strings.Join(parts, "&"), nil
+}
+
+// loadProviders reads the inventory file, or the embedded demo cloud.
+func loadProviders(c *cli, path string) (*placement.Model, error) {
+	name, data := "demo-providers.yaml", placement.DemoProviders()
+	if path != "" {
+		var d *diag.Diagnostic
+		data, d = readUserFile(path)
+		if d != nil {
+			return nil, reportDiagnostics(c, diag.Diagnostics{*d})
+		}
+		name = path
+	}
+	m, diags := placement.LoadProviders(name, data)
+	if len(diags) > 0 {
+		if err := reportDiagnostics(c, diags.Sort()); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// reportDiagnostics prints inventory problems the way validate does and
+// turns errors into exit status 1.
+func reportDiagnostics(c *cli, diags diag.Diagnostics) error {
+	if err := renderDiagnostics(c, diagview.Text, diags, false); err != nil {
+		return err
+	}
+	if diags.HasErrors() {
+		return exitWith(exitError)
+	}
+	return nil
+}
+
+func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error {
+	if f.format != "text" && f.format != "json" {
+		return usagef(cmd, "--format: %q is not one of text, json", f.format)
+	}
+	v, err := placement.ParseVersion(f.microversion)
+	if err != nil || v.Minor > placement.LatestMinor {
+		return usagef(cmd, "--microversion: %q is not a microversion from 1.10 to %s", f.microversion, placement.Latest())
+	}
+	raw, err := f.buildQuery(cmd)
+	if err != nil {
+		return err
+	}
+	m, err := loadProviders(c, f.providers)
+	if err != nil {
+		return err
+	}
+	q, err := placement.ParseQuery(raw, v)
+	if err != nil {
+		return queryError(err)
+	}
+	res, err := m.Candidates(cmd.Context(), q)
+	if err != nil {
+		return queryError(err)
+	}
+	if f.format == "json" {
+		data, err := res.PlacementJSON(v)
+		if err != nil {
+			return err
+		}
+		var out bytes.Buffer
+		if err := json.Indent(&out, data, "", "  "); err != nil {
+			return err
+		}
+		out.WriteByte('\n')
+		_, err = c.stdout.Write(out.Bytes())
+		return err
+	}
+	return writeCandidatesText(c.stdout, q, res, m.Explain(q))
+}
+
+// queryError reports a refused query with Placement's status, as a user
+// pasting a query from Placement's docs expects to see it.
+func queryError(err error) error {
+	var pe *placement.Error
+	if errors.As(err, &pe) {
+		return &exitStatus{code: exitError, err: fmt.Errorf("query refused (%d): %s", pe.Status, pe.Detail)}
+	}
+	return err
+}
+
+func writeCandidatesText(w io.Writer, q placement.Query, res *placement.Candidates, why []placement.Exclusion) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Query: %s\n", q.String())
+	switch n := len(res.Requests); n {
+	case 0:
+		fmt.Fprintln(tw, "No allocation candidates.")
+	case 1:
+		fmt.Fprintln(tw, "1 allocation candidate:")
+	default:
+		fmt.Fprintf(tw, "%d allocation candidates:\n", n)
+	}
+	for i, r := range res.Requests {
+		var parts []string
+		for _, p := range sortedNames(r.Allocations) {
+			var res []string
+			for _, rc := range sortedNames(r.Allocations[p]) {
+				res = append(res, fmt.Sprintf("%s %d", rc, r.Allocations[p][rc]))
+			}
+			parts = append(parts, p+": "+strings.Join(res, ", "))
+		}
+		line := strings.Join(parts, "; ")
+		if len(r.Mappings) > 1 || (len(r.Mappings) == 1 && r.Mappings[""] == nil) {
+			var groups []string
+			for _, g := range sortedNames(r.Mappings) {
+				label := g
+				if g == "" {
+					label = "(unsuffixed)"
+				}
+				groups = append(groups, label+"="+strings.Join(r.Mappings[g], ","))
+			}
+			line += "   [" + strings.Join(groups, " ") + "]"
+		}
+		fmt.Fprintf(tw, "  %d. %s\n", i+1, line)
+	}
+	if res.Truncated {
+		fmt.Fprintf(tw, "Stopped after %d combinations (the cap); more candidates may exist.\n", res.Examined)
+	}
+	if len(res.Requests) == 0 && len(why) > 0 {
+		fmt.Fprintln(tw, "Why providers were excluded:")
+		for _, e := range why {
+			group := ""
+			if e.Group != "" {
+				group = " (group " + e.Group + ")"
+			}
+			fmt.Fprintf(tw, "  %s%s\t%s\t%s\n", e.Provider, group, e.Reason, e.Detail)
+		}
+	}
+	return tw.Flush()
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func newPlacementTraitsCommand(c *cli) *cobra.Command {
+	var validate []string
+	var providers string
+	cmd := &cobra.Command{
+		Use:   "traits [flags]",
+		Short: "List the standard traits, or check trait names",
+		Long: `Traits lists the 377 standard traits of os-traits 3.9.0 (with --providers, also the custom
+traits the inventory defines). With --validate it checks each NAME instead: a standard trait, a
+valid custom trait (CUSTOM_[A-Z0-9_]+, at most 255 characters), or invalid.
+
+Exit status: 0, or 1 when a --validate name is invalid.`,
+		Example: `  xosplan placement traits
+  xosplan placement traits --validate HW_CPU_X86_AVX2 --validate CUSTOM_GOLD`,
+		Args: exactArgsPlacement(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runPlacementTraits(c, providers, validate)
+		},
+	}
+	cmd.Flags().StringSliceVar(&validate, "validate", nil, "check trait `NAME` (repeatable or comma-separated)")
+	cmd.Flags().StringVar(&providers, "providers", "", "provider inventory `FILE` whose custom traits to include")
+	return cmd
+}
+
+func runPlacementTraits(c *cli, providers string, validate []string) error {
+	standard := map[string]bool{}
+	for _, t := range placement.StandardTraits() {
+		standard[t] = true
+	}
+	if len(validate) == 0 {
+		names := placement.StandardTraits()
+		if providers != "" {
+			m, err := loadProviders(c, providers)
+			if err != nil {
+				return err
+			}
+			names = m.ListTraits(placement.TraitFilter{})
+		}
+		for _, t := range names {
+			fmt.Fprintln(c.stdout, t)
+		}
+		return nil
+	}
+	bad := 0
+	for _, name := range validate {
+		switch {
+		case standard[name]:
+			fmt.Fprintf(c.stdout, "%s: standard trait\n", name)
+		case placement.IsValidCustomTrait(name):
+			fmt.Fprintf(c.stdout, "%s: valid custom trait\n", name)
+		case strings.HasPrefix(name, "CUSTOM_"):
+			bad++
+			fmt.Fprintf(c.stdout, "%s: invalid: a custom trait is CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters\n", name)
+		default:
+			bad++
+			fmt.Fprintf(c.stdout, "%s: invalid: not a standard trait of os-traits 3.9.0 and not CUSTOM_\n", name)
+		}
+	}
+	if bad > 0 {
+		return &exitStatus{code: exitError, err: fmt.Errorf("%d of %d trait names are invalid", bad, len(validate))}
+	}
+	return nil
+}
