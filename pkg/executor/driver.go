@@ -164,6 +164,9 @@ type DriverOptions struct {
 	// MaxConcurrent bounds concurrent actions per driver (0: no limit
 	// beyond the walk's parallelism).
 	MaxConcurrent int
+	// PollInterval is how often the scripted driver asks whether a
+	// destroyed instance is gone yet (default 2 s).
+	PollInterval time.Duration
 }
 
 func (o DriverOptions) withDefaults() DriverOptions {
@@ -172,6 +175,9 @@ func (o DriverOptions) withDefaults() DriverOptions {
 	}
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = 16 << 10
+	}
+	if o.PollInterval <= 0 {
+		o.PollInterval = 2 * time.Second
 	}
 	if o.KillGrace <= 0 {
 		o.KillGrace = 2 * time.Second

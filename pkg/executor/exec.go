@@ -1,17 +1,431 @@
 package executor
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// Exec runs TOSCA interface operations as subprocesses.
+// Exec runs TOSCA interface operations (graph.DriverExec) as subprocesses.
+//
+// Which operations run, in this order, for each action (an operation the
+// resource does not define is skipped):
+//
+//	create:  Standard.create, Configure.pre_configure_source,
+//	         Configure.pre_configure_target, Standard.configure,
+//	         Configure.post_configure_source, Configure.post_configure_target,
+//	         Standard.start, Configure.add_target, Configure.add_source
+//	update:  Configure.pre_configure_source, Configure.pre_configure_target,
+//	         Standard.configure, Configure.post_configure_source,
+//	         Configure.post_configure_target (an update needs
+//	         Standard.configure; without it the planner replaces)
+//	delete:  Configure.remove_target, Configure.remove_source,
+//	         Standard.stop, Standard.delete
+//	read, health: nothing runs; the recorded feedback is returned.
+//
+// How an operation runs. The implementation path is relative to
+// Request.WorkDir (the template's folder), which is also the working
+// directory. ".sh" runs with sh, ".bash" with bash, ".py" with python3; a
+// file with another or no extension runs with the interpreter its "#!"
+// line names; anything else is refused. The process gets the xosplan
+// process's environment, DriverOptions.Env, then:
+//
+//   - every operation input as a variable of the same name: strings as
+//     they are, other values as JSON (numbers 8080, booleans true, lists
+//     and maps as JSON text); a name that cannot be a variable ("", "=" or
+//     NUL in it) fails the operation;
+//   - XOSPLAN_ADDRESS: the resource address;
+//   - XOSPLAN_OPERATION: the operation key ("Standard.create");
+//   - XOSPLAN_ACTION: the action ("create", "update", "delete");
+//   - XOSPLAN_STATE_DIR: DriverOptions.StateDir, when set;
+//   - XOSPLAN_OUTPUTS: a file the script appends its outputs to.
+//
+// Outputs: the convention of GitHub Actions' $GITHUB_OUTPUT. The script
+// writes "name=value" lines to $XOSPLAN_OUTPUTS, or for a multi-line
+// value "name<<DELIM", the lines, then "DELIM" alone. Each output becomes
+// an attribute: the one the operation's TOSCA 1.3 "outputs:" maps it to,
+// else the attribute of the same name. Values are strings; a later
+// operation's value for the same attribute wins. Attributes of the prior
+// apply are kept unless overwritten (delete drops them all).
+//
+// Exit status 0 is success. Otherwise the action fails with the exit
+// status and the last lines of stderr, and no later operation of the
+// action runs. The tail of stdout and stderr of every operation is kept
+// in Feedback.Output; each line also goes to Request.Output as it comes,
+// prefixed with the operation key.
 type Exec struct{ opts DriverOptions }
 
 // NewExec returns the exec driver.
 func NewExec(opts DriverOptions) *Exec { return &Exec{opts: opts.withDefaults()} }
 
-// Apply is being written (issue 5); until then it fails cleanly.
+// MaxConcurrent returns DriverOptions.MaxConcurrent.
+func (e *Exec) MaxConcurrent() int { return e.opts.MaxConcurrent }
+
+var (
+	execCreateOps = []string{
+		"Standard.create",
+		"Configure.pre_configure_source", "Configure.pre_configure_target",
+		"Standard.configure",
+		"Configure.post_configure_source", "Configure.post_configure_target",
+		"Standard.start",
+		"Configure.add_target", "Configure.add_source",
+	}
+	execUpdateOps = []string{
+		"Configure.pre_configure_source", "Configure.pre_configure_target",
+		"Standard.configure",
+		"Configure.post_configure_source", "Configure.post_configure_target",
+	}
+	execDeleteOps = []string{
+		"Configure.remove_target", "Configure.remove_source",
+		"Standard.stop", "Standard.delete",
+	}
+)
+
+// OperationsFor returns the operation keys the exec driver runs for action
+// on drv, in order.
+func (e *Exec) OperationsFor(action string, drv graph.Driver) []string {
+	var keys []string
+	switch action {
+	case ActionCreate:
+		keys = execCreateOps
+	case ActionUpdate:
+		keys = execUpdateOps
+	case ActionDelete:
+		keys = execDeleteOps
+	}
+	var out []string
+	for _, k := range keys {
+		if op, ok := drv.Operations[k]; ok && op.Implementation != "" {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// Apply runs the operations of req.Action in order and stops at the first
+// failure.
 func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
-	return Outcome{}, errors.New("exec driver: in progress")
+	drv, err := requestDriver(req)
+	if err != nil {
+		return failed(req, nil, err)
+	}
+	fb := state.Feedback{Attributes: map[string]graph.Value{}}
+	if req.Prior != nil && req.Action != ActionDelete {
+		for k, v := range req.Prior.Feedback.Attributes {
+			fb.Attributes[k] = v
+		}
+		fb.InstanceID = req.Prior.Feedback.InstanceID
+		fb.Signals = req.Prior.Feedback.Signals
+	}
+	switch req.Action {
+	case ActionRead, ActionHealth:
+		if req.Prior != nil {
+			fb = req.Prior.Feedback
+		}
+		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+		fb.Status = state.Status{Active: true}
+		return Outcome{Feedback: fb}, nil
+	case ActionCreate, ActionUpdate, ActionDelete:
+	default:
+		return failed(req, &fb, fmt.Errorf("the exec driver cannot %s", req.Action))
+	}
+	if req.Action == ActionUpdate && !drv.HasOperation("Standard.configure") {
+		return failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
+	}
+	var tails []string
+	for _, key := range e.OperationsFor(req.Action, drv) {
+		op := drv.Operations[key]
+		outputs, tail, err := e.runOperation(ctx, req, key, op)
+		if tail != "" {
+			tails = append(tails, "["+key+"]\n"+tail)
+		}
+		for name, value := range outputs {
+			attr := name
+			if a, ok := op.Outputs[name]; ok && a != "" {
+				attr = a
+			}
+			fb.Attributes[attr] = value
+		}
+		if err != nil {
+			fb.Output = joinTails(tails, e.opts.MaxOutput)
+			return failed(req, &fb, fmt.Errorf("%s (%s): %w", key, op.Implementation, err))
+		}
+	}
+	fb.Output = joinTails(tails, e.opts.MaxOutput)
+	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+	if len(fb.Attributes) == 0 {
+		fb.Attributes = nil
+	}
+	if req.Action == ActionDelete {
+		fb.Attributes, fb.Signals = nil, nil
+		fb.BackendStatus = "deleted"
+		return Outcome{Feedback: fb, Gone: true}, nil
+	}
+	fb.Status = state.Status{Active: true}
+	return Outcome{Feedback: fb}, nil
+}
+
+// runOperation runs one operation and returns the outputs it wrote and the
+// tail of what it printed.
+func (e *Exec) runOperation(ctx context.Context, req Request, key string, op graph.Operation) (map[string]string, string, error) {
+	dir := req.WorkDir
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	script := op.Implementation
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(dir, filepath.FromSlash(script))
+	}
+	argv, err := interpreter(script)
+	if err != nil {
+		return nil, "", err
+	}
+	inputs, err := operationInputs(req, key, op)
+	if err != nil {
+		return nil, "", err
+	}
+	outFile, err := os.CreateTemp("", "xosplan-outputs-*")
+	if err != nil {
+		return nil, "", fmt.Errorf("creating the outputs file: %w", err)
+	}
+	outPath := outFile.Name()
+	_ = outFile.Close()
+	defer os.Remove(outPath)
+
+	env := append(os.Environ(), e.opts.Env...)
+	names := make([]string, 0, len(inputs))
+	for name := range inputs {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			return nil, "", fmt.Errorf("input %q cannot be an environment variable", name)
+		}
+		s, err := envValue(inputs[name])
+		if err != nil {
+			return nil, "", fmt.Errorf("input %s: %w", name, err)
+		}
+		env = append(env, name+"="+s)
+	}
+	env = append(env,
+		"XOSPLAN_ADDRESS="+req.Address,
+		"XOSPLAN_OPERATION="+key,
+		"XOSPLAN_ACTION="+req.Action,
+		"XOSPLAN_OUTPUTS="+outPath,
+	)
+	if e.opts.StateDir != "" {
+		env = append(env, "XOSPLAN_STATE_DIR="+e.opts.StateDir)
+	}
+	timeout := firstPositive(op.Timeout, req.Timeout, e.opts.Timeout)
+	var output func(string)
+	if req.Output != nil {
+		output = func(l string) { req.Output(key + ": " + l) }
+	}
+	res, runErr := process{
+		argv:       argv,
+		dir:        dir,
+		env:        env,
+		timeout:    timeout,
+		grace:      e.opts.KillGrace,
+		output:     output,
+		echoStdout: true,
+		maxTail:    e.opts.MaxOutput,
+	}.run(ctx)
+	outputs, perr := readOutputs(outPath)
+	if runErr != nil {
+		return outputs, res.tail, runErr
+	}
+	if perr != nil {
+		return outputs, res.tail, perr
+	}
+	return outputs, res.tail, nil
+}
+
+// interpreter returns the command line that runs script.
+func interpreter(script string) ([]string, error) {
+	switch strings.ToLower(filepath.Ext(script)) {
+	case ".sh":
+		return []string{"sh", script}, nil
+	case ".bash":
+		return []string{"bash", script}, nil
+	case ".py":
+		return []string{"python3", script}, nil
+	}
+	f, err := os.Open(script)
+	if err != nil {
+		return nil, fmt.Errorf("implementation: %w", err)
+	}
+	defer f.Close()
+	line, _ := bufio.NewReader(f).ReadString('\n')
+	if !strings.HasPrefix(line, "#!") {
+		return nil, fmt.Errorf("implementation %s: not a .sh, .bash or .py file and no #! line says how to run it", filepath.Base(script))
+	}
+	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "#!"))
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("implementation %s: empty #! line", filepath.Base(script))
+	}
+	return append(fields, script), nil
+}
+
+// operationInputs returns the inputs of the operation: those the walk
+// resolved, else the declared ones, which must then hold no Unknown.
+func operationInputs(req Request, key string, op graph.Operation) (map[string]graph.Value, error) {
+	if in, ok := req.Inputs[key]; ok {
+		return in, nil
+	}
+	for name, v := range op.Inputs {
+		if graph.HasUnknown(v) {
+			return nil, fmt.Errorf("input %s is not resolved (%s)", name, graph.Render(v))
+		}
+	}
+	return op.Inputs, nil
+}
+
+// envValue renders an input for the environment.
+func envValue(v graph.Value) (string, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", nil
+	case string:
+		if strings.ContainsRune(x, 0) {
+			return "", errors.New("a NUL byte cannot be passed in the environment")
+		}
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case graph.Unknown:
+		return "", fmt.Errorf("not resolved (%s)", x)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// readOutputs parses an outputs file: "name=value" lines and
+// "name<<DELIM" … "DELIM" blocks. A missing file has no outputs.
+func readOutputs(path string) (map[string]string, error) {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 {
+		return nil, nil
+	}
+	const maxOutputs = 1 << 20
+	if len(data) > maxOutputs {
+		return nil, fmt.Errorf("$XOSPLAN_OUTPUTS holds %d bytes; the limit is %d", len(data), maxOutputs)
+	}
+	out := map[string]string{}
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimSuffix(lines[i], "\r")
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		eq := strings.IndexByte(l, '=')
+		hd := strings.Index(l, "<<")
+		switch {
+		case hd > 0 && (eq < 0 || hd < eq):
+			name, delim := l[:hd], l[hd+2:]
+			if delim == "" {
+				return out, fmt.Errorf("$XOSPLAN_OUTPUTS line %d: %q has no delimiter after <<", i+1, l)
+			}
+			var body []string
+			j := i + 1
+			for ; j < len(lines) && strings.TrimSuffix(lines[j], "\r") != delim; j++ {
+				body = append(body, strings.TrimSuffix(lines[j], "\r"))
+			}
+			if j == len(lines) {
+				return out, fmt.Errorf("$XOSPLAN_OUTPUTS line %d: no closing %q for output %s", i+1, delim, name)
+			}
+			out[name] = strings.Join(body, "\n")
+			i = j
+		case eq > 0:
+			out[l[:eq]] = l[eq+1:]
+		default:
+			return out, fmt.Errorf("$XOSPLAN_OUTPUTS line %d: expected name=value or name<<DELIMITER, found %q", i+1, truncate(l, 80))
+		}
+	}
+	return out, nil
+}
+
+// requestDriver returns the driver of the desired resource, or on a delete
+// of a resource no longer configured the recorded one.
+func requestDriver(req Request) (graph.Driver, error) {
+	switch {
+	case req.Resource != nil:
+		return req.Resource.Driver, nil
+	case req.Prior != nil:
+		return req.Prior.Driver, nil
+	}
+	return graph.Driver{}, fmt.Errorf("%s: neither a desired nor a recorded resource", req.Address)
+}
+
+// failed returns the outcome of a failed action: fb (or an empty
+// feedback) marked failed, with err as backend status.
+func failed(req Request, fb *state.Feedback, err error) (Outcome, error) {
+	var f state.Feedback
+	if fb != nil {
+		f = *fb
+	}
+	if len(f.Attributes) == 0 {
+		f.Attributes = nil
+	}
+	f.BackendCode = state.BackendError
+	f.BackendStatus = err.Error()
+	f.Status.Active, f.Status.Converging, f.Status.Failed = false, false, true
+	f.Status.Message = truncate(err.Error(), 1024)
+	return Outcome{Feedback: f}, err
+}
+
+func joinTails(tails []string, maxBytes int) string {
+	s := strings.Join(tails, "\n")
+	if len(s) > maxBytes {
+		s = "…" + strings.ToValidUTF8(s[len(s)-maxBytes:], "")
+	}
+	return s
+}
+
+func firstPositive(ds ...time.Duration) time.Duration {
+	for _, d := range ds {
+		if d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// sortedKeys returns m's keys in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }

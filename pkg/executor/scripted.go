@@ -1,17 +1,792 @@
 package executor
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// Scripted runs the Tonomi custom-component script protocol.
+// Scripted runs scripted components (graph.DriverScripted) with the
+// script protocol of the Tonomi custom-components document.
+//
+// Actions and scripts: create runs the launch script, update the
+// reconfiguration script (without one the resource must be replaced),
+// delete the destroy script, health and read the health-check script (a
+// resource without one keeps its recorded feedback), discover the
+// factory's discovery script. Invoke runs a command script.
+//
+// Every script gets one YAML document on stdin, "configuration:" being the
+// factory's configuration.* entries (from Request.Factory) and, per
+// instance, its configuration.* entries (from Request.Resolved):
+//
+//	launch:       configuration, launch: {<instance id>: {configuration}}
+//	reconfigure:  configuration, instances: {<id>: {configuration}}
+//	destroy, healthCheck: configuration, instances: {<id>: null}
+//	discovery:    configuration
+//	command:      configuration, instances: {<id>: {commands: {<command id>:
+//	              {<interface>: {<pin>: {<argument>: <value>}}}}}}
+//
+// <instance id> is the synthetic id, stable per address (syntheticID);
+// <id> the natural id the launch reply keyed the instance by, recorded as
+// Feedback.InstanceID. The script prints any number of YAML documents
+// "instances: {<id>: <updates>}", applied in order to the instance model
+// as they arrive; launch replies correlate by "instanceId". Update
+// commands are "field: value" (a dotted field is a path), "$set",
+// "$unset" and "$pushAll" (activityLog and commands.<command id> only).
+// Activity log entries and command results go to Request.Output as they
+// arrive. A reply that is not YAML, not of this shape, or sets a value of
+// the wrong type fails the action with the position in the reply; the
+// script's exit status ≠ 0 fails it too; instances the script was not
+// asked about are ignored with a note on Output.
+//
+// Outcomes: launch succeeds when the instance is active, and reports
+// Converging when it is converging (or reports no flag and a health check
+// exists); failed without active fails. Destroy is done when every status
+// flag is false; until then the driver runs the health check (or, without
+// one, the destroy script again) every PollInterval within the timeout.
+// The model is recorded in Feedback.Extra[ExtraModel], the synthetic id in
+// Extra[ExtraInstanceID], signals as "interface.pin", component
+// references in Attributes[AttrComponents].
+//
+// Scripts are container paths resolved under the script root (see
+// resolveScript) and run like exec's (sh, bash, python3 or "#!"), in the
+// script root, with XOSPLAN_ADDRESS (addresses of a batch joined by
+// ","), XOSPLAN_OPERATION (launch, destroy, …), XOSPLAN_SCRIPT_ROOT and,
+// when set, XOSPLAN_STATE_DIR.
 type Scripted struct{ opts DriverOptions }
 
 // NewScripted returns the scripted driver.
 func NewScripted(opts DriverOptions) *Scripted { return &Scripted{opts: opts.withDefaults()} }
 
-// Apply is being written (issue 5); until then it fails cleanly.
+// MaxConcurrent returns DriverOptions.MaxConcurrent.
+func (s *Scripted) MaxConcurrent() int { return s.opts.MaxConcurrent }
+
+// scriptFor returns the operation key that serves an action.
+func scriptFor(action string) string {
+	switch action {
+	case ActionCreate:
+		return graph.OpLaunch
+	case ActionUpdate:
+		return graph.OpReconfigure
+	case ActionDelete:
+		return graph.OpDestroy
+	case ActionHealth, ActionRead:
+		return graph.OpHealthCheck
+	case ActionDiscover:
+		return graph.OpDiscovery
+	}
+	return ""
+}
+
+// Apply runs the action's script for one resource.
 func (s *Scripted) Apply(ctx context.Context, req Request) (Outcome, error) {
-	return Outcome{}, errors.New("scripted driver: in progress")
+	if req.Action == ActionDiscover {
+		return s.discover(ctx, req)
+	}
+	r := s.LaunchBatch(ctx, []Request{req})
+	return r[0].Outcome, r[0].Err
+}
+
+// BatchKey groups requests that one script run can serve: same action,
+// same script, same factory. Discovery is never batched.
+func (s *Scripted) BatchKey(req Request) string {
+	key := scriptFor(req.Action)
+	drv, err := requestDriver(req)
+	if err != nil || key == "" || key == graph.OpDiscovery || !drv.HasOperation(key) {
+		return ""
+	}
+	factory, _ := drv.Options[OptionFactoryAddress].(string)
+	if factory == "" {
+		factory, _ = drv.Options[OptionFactory].(string)
+	}
+	return req.Action + "\x00" + drv.Operations[key].Implementation + "\x00" + factory + "\x00" + s.root(req)
+}
+
+// target is one instance of a script run.
+type target struct {
+	idx       int
+	req       Request
+	synthetic string
+	natural   string
+	model     instanceModel
+	seen      bool
+	err       error
+	// For Invoke: the command id whose results are collected.
+	commandID string
+	results   []CommandResult
+}
+
+// LaunchBatch runs the action of reqs with as few script runs as possible:
+// one per group of equal BatchKey. Results are index-aligned with reqs.
+func (s *Scripted) LaunchBatch(ctx context.Context, reqs []Request) []BatchResult {
+	results := make([]BatchResult, len(reqs))
+	groups := map[string][]*target{}
+	var order []string
+	for i, req := range reqs {
+		t, done := s.prepare(i, req)
+		if done != nil {
+			results[i] = *done
+			continue
+		}
+		k := s.BatchKey(req)
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], t)
+	}
+	for _, k := range order {
+		for idx, r := range s.runGroup(ctx, groups[k]) {
+			results[idx] = r
+		}
+	}
+	return results
+}
+
+// prepare builds the target of one request, or the result of a request
+// that needs no script run (or cannot have one).
+func (s *Scripted) prepare(i int, req Request) (*target, *BatchResult) {
+	fail := func(err error) *BatchResult {
+		var fb *state.Feedback
+		if req.Prior != nil {
+			f := req.Prior.Feedback
+			fb = &f
+		}
+		o, err := failed(req, fb, err)
+		return &BatchResult{Outcome: o, Err: err}
+	}
+	drv, err := requestDriver(req)
+	if err != nil {
+		return nil, fail(err)
+	}
+	key := scriptFor(req.Action)
+	if key == "" || key == graph.OpDiscovery {
+		return nil, fail(fmt.Errorf("the scripted driver cannot %s", req.Action))
+	}
+	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: syntheticID(req.Address)}
+	if req.Prior != nil {
+		t.natural = req.Prior.Feedback.InstanceID
+		if id, ok := req.Prior.Feedback.Extra[ExtraInstanceID].(string); ok && id != "" {
+			t.synthetic = id
+		}
+	}
+	if !drv.HasOperation(key) {
+		switch req.Action {
+		case ActionHealth, ActionRead:
+			// Nothing to ask: the recorded state stands.
+			var fb state.Feedback
+			if req.Prior != nil {
+				fb = req.Prior.Feedback
+			}
+			fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok (no health check script)"
+			return nil, &BatchResult{Outcome: Outcome{Feedback: fb}}
+		case ActionUpdate:
+			return nil, fail(errors.New("no reconfigurationScript: the resource cannot be updated in place and must be replaced"))
+		}
+		return nil, fail(fmt.Errorf("no %s script", key))
+	}
+	if req.Action != ActionCreate && t.natural == "" {
+		if req.Action == ActionDelete {
+			// Launch never reported an instance: there is nothing to destroy.
+			return nil, &BatchResult{Outcome: Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (no instance was recorded)"}}}
+		}
+		return nil, fail(errors.New("no instance id recorded (the instance was never launched)"))
+	}
+	return t, nil
+}
+
+func (s *Scripted) root(req Request) string {
+	if req.ScriptRoot != "" {
+		return req.ScriptRoot
+	}
+	return s.opts.ScriptRoot
+}
+
+// runGroup runs one script for targets that share a BatchKey and returns
+// their results by request index.
+func (s *Scripted) runGroup(ctx context.Context, targets []*target) map[int]BatchResult {
+	first := targets[0].req
+	action := first.Action
+	key := scriptFor(action)
+	doc := s.input(targets, action)
+	run, err := s.runScript(ctx, first, key, doc, targets, action == ActionCreate)
+	out := map[int]BatchResult{}
+	if err == nil && action == ActionDelete {
+		err = s.awaitDestroyed(ctx, targets, &run)
+	}
+	mappings := factoryMappings(first.Factory)
+	for _, t := range targets {
+		fb := t.model.feedback(t.natural, mappings)
+		fb.Output = run.tail
+		var o Outcome
+		var terr error
+		switch {
+		case err != nil:
+			terr = err
+		case t.err != nil:
+			terr = t.err
+		case !t.seen:
+			terr = s.missingError(t, action, run.strays)
+		default:
+			o, terr = judge(action, fb, hasHealth(first))
+		}
+		if terr != nil {
+			o, terr = failed(t.req, &fb, fmt.Errorf("%s script %s: %w", key, opPath(t.req, key), terr))
+		} else {
+			o.Feedback = fb
+			o.Feedback.BackendCode = state.BackendOK
+			o.Feedback.BackendStatus = statusText(action, fb.Status)
+		}
+		if o.Gone {
+			o.Feedback.Attributes, o.Feedback.Signals = nil, nil
+		}
+		out[t.idx] = BatchResult{Outcome: o, Err: terr}
+	}
+	return out
+}
+
+// hasHealth reports whether the request's resource has a health check.
+func hasHealth(req Request) bool {
+	d, err := requestDriver(req)
+	return err == nil && d.HasOperation(graph.OpHealthCheck)
+}
+
+// judge turns the instance status after an action into an outcome.
+func judge(action string, fb state.Feedback, hasHealth bool) (Outcome, error) {
+	st := fb.Status
+	switch action {
+	case ActionDelete:
+		return Outcome{Gone: true}, nil
+	case ActionCreate, ActionUpdate:
+		switch {
+		case st.Active:
+			return Outcome{}, nil
+		case st.Failed:
+			return Outcome{}, fmt.Errorf("the instance failed%s", messageSuffix(st))
+		case st.Converging, hasHealth:
+			return Outcome{Converging: true}, nil
+		}
+		return Outcome{}, errors.New("the instance is neither active nor converging and there is no health check to wait for it")
+	default: // health, read
+		switch {
+		case st.Active:
+			return Outcome{}, nil
+		case st.Failed:
+			return Outcome{}, fmt.Errorf("the instance failed%s", messageSuffix(st))
+		case st.Converging:
+			return Outcome{Converging: true}, nil
+		}
+		return Outcome{}, fmt.Errorf("the instance reports no status flag (not active; destroyed outside xosplan?)%s", messageSuffix(st))
+	}
+}
+
+func messageSuffix(st state.Status) string {
+	if st.Message == "" {
+		return ""
+	}
+	return ": " + st.Message
+}
+
+func statusText(action string, st state.Status) string {
+	switch {
+	case action == ActionDelete:
+		return "deleted"
+	case st.Active && st.Failed:
+		return "active, with a failure" + messageSuffix(st)
+	case st.Active:
+		return "active"
+	case st.Converging:
+		return "converging" + messageSuffix(st)
+	}
+	return "ok"
+}
+
+func (s *Scripted) missingError(t *target, action string, strays []string) error {
+	if action == ActionCreate {
+		msg := fmt.Sprintf("the reply has no instance with instanceId %q", t.synthetic)
+		if len(strays) > 0 {
+			msg += fmt.Sprintf(" (it reported %s, which the launch request did not ask for or had no instanceId)", strings.Join(strays, ", "))
+		}
+		return errors.New(msg)
+	}
+	return fmt.Errorf("the reply has no updates for instance %q", t.natural)
+}
+
+func opPath(req Request, key string) string {
+	d, _ := requestDriver(req)
+	return d.Operations[key].Implementation
+}
+
+// input builds the stdin document of a run.
+func (s *Scripted) input(targets []*target, action string) map[string]any {
+	doc := map[string]any{"configuration": factoryConfiguration(targets[0].req.Factory)}
+	insts := map[string]any{}
+	for _, t := range targets {
+		switch action {
+		case ActionCreate:
+			insts[t.synthetic] = map[string]any{"configuration": configurationOf(t.req.Resolved)}
+		case ActionUpdate:
+			insts[t.natural] = map[string]any{"configuration": configurationOf(t.req.Resolved)}
+		default:
+			insts[t.natural] = nil
+		}
+	}
+	if action == ActionCreate {
+		doc["launch"] = insts
+	} else {
+		doc["instances"] = insts
+	}
+	return doc
+}
+
+// factoryConfiguration is the configuration document of a factory.
+func factoryConfiguration(f *state.Resource) map[string]any {
+	if f == nil {
+		return map[string]any{}
+	}
+	if len(f.Feedback.Resolved) > 0 {
+		return configurationOf(f.Feedback.Resolved)
+	}
+	return configurationOf(f.Spec)
+}
+
+// scriptRun is what one script run left.
+type scriptRun struct {
+	tail   string
+	strays []string
+}
+
+// runScript runs the script of key for targets with doc on stdin, applying
+// the reply to the targets' models as documents arrive. launch correlates
+// reply instances by instanceId; otherwise by natural id.
+func (s *Scripted) runScript(ctx context.Context, req Request, key string, doc map[string]any, targets []*target, launch bool) (scriptRun, error) {
+	return s.runScriptWith(ctx, req, key, doc, targets, launch, nil)
+}
+
+// runScriptWith is runScript where, when discover is non-nil, every
+// reported instance not among targets is new and added through it.
+func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, doc map[string]any, targets []*target, launch bool, discover func(id string) *target) (scriptRun, error) {
+	var run scriptRun
+	drv, err := requestDriver(req)
+	if err != nil {
+		return run, err
+	}
+	op := drv.Operations[key]
+	path, err := resolveScript(s.root(req), op.Implementation)
+	if err != nil {
+		return run, err
+	}
+	argv, err := interpreter(path)
+	if err != nil {
+		return run, err
+	}
+	stdin, err := yamlsrc.Marshal(doc)
+	if err != nil {
+		return run, err
+	}
+	addrs := make([]string, len(targets))
+	for i, t := range targets {
+		addrs[i] = t.req.Address
+	}
+	if len(targets) == 0 {
+		addrs = []string{req.Address}
+	}
+	root, err := filepath.Abs(s.root(req))
+	if err != nil {
+		return run, err
+	}
+	env := append(os.Environ(), s.opts.Env...)
+	env = append(env,
+		"XOSPLAN_ADDRESS="+strings.Join(addrs, ","),
+		"XOSPLAN_OPERATION="+key,
+		"XOSPLAN_SCRIPT_ROOT="+root,
+	)
+	if s.opts.StateDir != "" {
+		env = append(env, "XOSPLAN_STATE_DIR="+s.opts.StateDir)
+	}
+	byNatural := map[string]*target{}
+	bySynthetic := map[string]*target{}
+	for _, t := range targets {
+		if t.natural != "" {
+			byNatural[t.natural] = t
+		}
+		bySynthetic[t.synthetic] = t
+	}
+	output := func(string) {}
+	if req.Output != nil {
+		output = req.Output
+	}
+	stray := map[string]bool{}
+	onDoc := func(d replyDoc) {
+		for _, iu := range d.instances {
+			t := byNatural[iu.id]
+			if launch {
+				if id := instanceIDOf(iu.updates); id != "" {
+					if bt := bySynthetic[id]; bt != nil {
+						t = bt
+					}
+				}
+			}
+			if t == nil && discover != nil {
+				t = discover(iu.id)
+			}
+			if t == nil {
+				if !stray[iu.id] {
+					stray[iu.id] = true
+					run.strays = append(run.strays, iu.id)
+					output(fmt.Sprintf("%s: ignoring instance %q, which this run did not ask about", key, iu.id))
+				}
+				continue
+			}
+			t.seen = true
+			if t.natural == "" || launch {
+				t.natural = iu.id
+				byNatural[iu.id] = t
+			}
+			if t.err != nil {
+				continue
+			}
+			for _, u := range iu.updates {
+				pushed, err := t.model.apply(u)
+				if err != nil {
+					t.err = fmt.Errorf("reply %s: %v", u.rng, err)
+					break
+				}
+				stream(u, pushed, t, output)
+			}
+			if t.err == nil {
+				if probs := t.model.check(); len(probs) > 0 {
+					t.err = fmt.Errorf("reply %s: %s", iu.rng, strings.Join(probs, "; "))
+				}
+			}
+		}
+	}
+	rs := &replyStream{file: "stdout of " + op.Implementation, onDoc: onDoc}
+	timeout := firstPositive(op.Timeout, req.Timeout, s.opts.Timeout)
+	res, runErr := process{
+		argv:          argv,
+		dir:           root,
+		env:           env,
+		stdin:         stdin,
+		timeout:       timeout,
+		grace:         s.opts.KillGrace,
+		output:        func(l string) { output(key + ": " + l) },
+		captureStdout: true,
+		maxStdout:     maxReplyBytes,
+		onStdoutLine:  rs.line,
+		maxTail:       s.opts.MaxOutput,
+	}.run(ctx)
+	if runErr == nil {
+		rs.finish()
+	}
+	run.tail = res.tail
+	if runErr != nil {
+		return run, runErr
+	}
+	if rs.diags.HasErrors() {
+		return run, fmt.Errorf("malformed reply: %w", rs.diags.Err())
+	}
+	return run, nil
+}
+
+// instanceIDOf returns the instanceId an instance's updates set.
+func instanceIDOf(ups []update) string {
+	for _, u := range ups {
+		if (u.op == opReplace || u.op == opSet) && len(u.path) == 1 && u.path[0] == "instanceId" {
+			if s, ok := u.value.(string); ok {
+				return s
+			}
+		}
+	}
+	return ""
+}
+
+// stream passes what an update appended to the Output callback, and
+// collects the results of the command being invoked.
+func stream(u update, pushed []graph.Value, t *target, output func(string)) {
+	switch {
+	case len(u.path) == 1 && u.path[0] == "activityLog":
+		for _, e := range pushed {
+			m, _ := e.(map[string]graph.Value)
+			output(fmt.Sprintf("[%s] %s: %s", m["severity"], t.req.Address, m["message"]))
+		}
+	case len(u.path) == 2 && u.path[0] == "commands" && u.op == opPushAll && u.path[1] == t.commandID && t.commandID != "":
+		for _, r := range pushed {
+			m, _ := r.(map[string]graph.Value)
+			cr := CommandResult{Values: map[string]graph.Value{}}
+			for k, v := range m {
+				if k == "$intermediate" {
+					cr.Intermediate, _ = v.(bool)
+					continue
+				}
+				cr.Values[k] = v
+			}
+			t.results = append(t.results, cr)
+			b, _ := json.Marshal(cr.Values)
+			kind := "result"
+			if cr.Intermediate {
+				kind = "intermediate"
+			}
+			output(kind + " " + string(b))
+		}
+	}
+}
+
+// replyStream splits a script's stdout into YAML documents as lines
+// arrive, so that each document is applied (and its command results
+// streamed) as soon as it is complete.
+type replyStream struct {
+	file      string
+	onDoc     func(replyDoc)
+	buf       bytes.Buffer
+	line0     int // line number of buf's first line, 1-based
+	lines     int
+	diags     diag.Diagnostics
+	stopped   bool
+	sizeTotal int
+}
+
+func (r *replyStream) line(l string) {
+	r.lines++
+	if r.stopped {
+		return
+	}
+	isStart := l == "---" || strings.HasPrefix(l, "--- ") || strings.HasPrefix(l, "---\t")
+	if isStart && strings.TrimSpace(r.buf.String()) != "" {
+		r.flush()
+	}
+	if r.buf.Len() == 0 {
+		r.line0 = r.lines
+	}
+	r.buf.WriteString(l)
+	r.buf.WriteByte('\n')
+	if strings.TrimRight(l, " \t") == "..." {
+		r.flush()
+	}
+}
+
+func (r *replyStream) finish() {
+	if !r.stopped && strings.TrimSpace(r.buf.String()) != "" {
+		r.flush()
+	}
+}
+
+func (r *replyStream) flush() {
+	data := r.buf.Bytes()
+	r.buf.Reset()
+	docs, diags := parseReplyDocs(r.file, data)
+	for i := range diags {
+		// Positions count from the start of the whole output.
+		if diags[i].Range.Start.Line > 0 {
+			diags[i].Range.Start.Line += r.line0 - 1
+		}
+		if diags[i].Range.End.Line > 0 {
+			diags[i].Range.End.Line += r.line0 - 1
+		}
+	}
+	for _, d := range docs {
+		for i := range d.instances {
+			shift(&d.instances[i].rng, r.line0-1)
+			for j := range d.instances[i].updates {
+				shift(&d.instances[i].updates[j].rng, r.line0-1)
+			}
+		}
+	}
+	r.diags = r.diags.Extend(diags)
+	if diags.HasErrors() {
+		r.stopped = true
+	}
+	for _, d := range docs {
+		r.onDoc(d)
+	}
+}
+
+func shift(rng *diag.Range, n int) {
+	if rng.Start.Line > 0 {
+		rng.Start.Line += n
+	}
+	if rng.End.Line > 0 {
+		rng.End.Line += n
+	}
+}
+
+// awaitDestroyed polls until every destroyed instance reports all status
+// flags false: the health check when there is one, else the destroy script
+// again (destroy is idempotent). It gives up at the operation's timeout.
+func (s *Scripted) awaitDestroyed(ctx context.Context, targets []*target, run *scriptRun) error {
+	first := targets[0].req
+	drv, _ := requestDriver(first)
+	pollKey := graph.OpHealthCheck
+	if !drv.HasOperation(pollKey) {
+		pollKey = graph.OpDestroy
+	}
+	timeout := firstPositive(drv.Operations[graph.OpDestroy].Timeout, first.Timeout, s.opts.Timeout)
+	deadline := time.Now().Add(timeout)
+	for {
+		var pending []*target
+		for _, t := range targets {
+			if t.seen && t.err == nil && !allFlagsFalse(flags(t.model["status"])) {
+				pending = append(pending, t)
+			}
+		}
+		if len(pending) == 0 {
+			return nil
+		}
+		if time.Now().Add(s.opts.PollInterval).After(deadline) {
+			return fmt.Errorf("%w: %d instance(s) still not destroyed after %s", ErrTimeout, len(pending), timeout)
+		}
+		if first.Output != nil {
+			first.Output(fmt.Sprintf("%s: waiting for %d instance(s) to be destroyed", graph.OpDestroy, len(pending)))
+		}
+		t := time.NewTimer(s.opts.PollInterval)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return fmt.Errorf("waiting for destroy: %w", ctx.Err())
+		case <-t.C:
+		}
+		doc := map[string]any{"configuration": factoryConfiguration(first.Factory)}
+		insts := map[string]any{}
+		for _, p := range pending {
+			insts[p.natural] = nil
+		}
+		doc["instances"] = insts
+		r, err := s.runScript(ctx, first, pollKey, doc, pending, false)
+		run.tail = r.tail
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// discover runs the discovery script of a factory and reports every
+// instance it lists.
+func (s *Scripted) discover(ctx context.Context, req Request) (Outcome, error) {
+	drv, err := requestDriver(req)
+	if err != nil {
+		return failed(req, nil, err)
+	}
+	prior := state.Feedback{}
+	if req.Prior != nil {
+		prior = req.Prior.Feedback
+	}
+	if !drv.HasOperation(graph.OpDiscovery) {
+		return failed(req, &prior, errors.New("no discoveryScript"))
+	}
+	spec := req.Resolved
+	if spec == nil && req.Resource != nil {
+		spec = req.Resource.Spec
+	}
+	doc := map[string]any{"configuration": configurationOf(spec)}
+	found := map[string]*target{}
+	run, err := s.runScriptWith(ctx, req, graph.OpDiscovery, doc, nil, false, func(id string) *target {
+		t := &target{req: req, natural: id, model: instanceModel{}}
+		found[id] = t
+		return t
+	})
+	if err != nil {
+		prior.Output = run.tail
+		return failed(req, &prior, fmt.Errorf("discovery script %s: %w", drv.Operations[graph.OpDiscovery].Implementation, err))
+	}
+	mappings := factoryMappings(req.Prior)
+	var disc []Discovered
+	var errs []error
+	ids := make([]string, 0, len(found))
+	for id := range found {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	for _, id := range ids {
+		t := found[id]
+		if t.err != nil {
+			errs = append(errs, fmt.Errorf("instance %s: %w", id, t.err))
+			continue
+		}
+		fb := t.model.feedback(id, mappings)
+		fb.BackendCode, fb.BackendStatus = state.BackendOK, "discovered"
+		name, _ := t.model["name"].(string)
+		if name == "" {
+			name = id
+		}
+		disc = append(disc, Discovered{NaturalID: id, Name: name, Feedback: fb})
+	}
+	prior.Output = run.tail
+	prior.Status = state.Status{Active: true}
+	prior.BackendCode, prior.BackendStatus = state.BackendOK, fmt.Sprintf("discovered %d instance(s)", len(disc))
+	if len(errs) > 0 {
+		return failed(req, &prior, fmt.Errorf("discovery script %s: %w", drv.Operations[graph.OpDiscovery].Implementation, errors.Join(errs...)))
+	}
+	return Outcome{Feedback: prior, Discovered: disc}, nil
+}
+
+// Invoke runs the command script of command ("interface.pin", a
+// receive-command pin) on the recorded instance req.Prior with args. The
+// results the script pushes to commands.<command id> go to req.Output as
+// they arrive, one line each: "intermediate {json}" or "result {json}",
+// and are returned in Outcome.Results. A script that returns no result is
+// not an error: the protocol lets a later health check deliver it.
+func (s *Scripted) Invoke(ctx context.Context, req Request, command string, args map[string]graph.Value) (Outcome, error) {
+	req.Action = "command"
+	iface, pin, ok := strings.Cut(command, ".")
+	if !ok || iface == "" || pin == "" {
+		return failed(req, nil, fmt.Errorf("command %q must be <interface>.<pin>", command))
+	}
+	if req.Prior == nil || req.Prior.Feedback.InstanceID == "" {
+		return failed(req, nil, fmt.Errorf("%s has no recorded instance to run %s on", req.Address, command))
+	}
+	drv, err := requestDriver(req)
+	if err != nil {
+		return failed(req, nil, err)
+	}
+	key := graph.OpCommandPrefix + command
+	if !drv.HasOperation(key) {
+		return failed(req, &req.Prior.Feedback, fmt.Errorf("%s has no command script for %s", req.Address, command))
+	}
+	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), commandID: newCommandID()}
+	if id, ok := req.Prior.Feedback.Extra[ExtraInstanceID].(string); ok {
+		t.synthetic = id
+	}
+	a := map[string]any{}
+	for k, v := range args {
+		a[k] = plain(v)
+	}
+	doc := map[string]any{
+		"configuration": factoryConfiguration(req.Factory),
+		"instances": map[string]any{t.natural: map[string]any{
+			"commands": map[string]any{t.commandID: map[string]any{iface: map[string]any{pin: a}}},
+		}},
+	}
+	run, err := s.runScript(ctx, req, key, doc, []*target{t}, false)
+	fb := t.model.feedback(t.natural, factoryMappings(req.Factory))
+	fb.Output = run.tail
+	if err == nil {
+		err = t.err
+	}
+	if err != nil {
+		o, err := failed(req, &fb, fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err))
+		o.Results = t.results
+		return o, err
+	}
+	fb.BackendCode, fb.BackendStatus = state.BackendOK, statusText("command", fb.Status)
+	return Outcome{Feedback: fb, Results: t.results}, nil
+}
+
+// newCommandID returns an opaque command id that sorts by creation time.
+func newCommandID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%013x%s", time.Now().UnixNano()/1000, hex.EncodeToString(b[:]))
 }

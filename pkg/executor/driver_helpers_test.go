@@ -1,0 +1,91 @@
+package executor
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// moduleRoot returns the folder holding go.mod.
+func moduleRoot(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test folder")
+		}
+		dir = parent
+	}
+}
+
+// writeScript writes an executable script under dir and returns its path.
+func writeScript(t testing.TB, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// lines collects Output lines; safe for concurrent use.
+type lines struct {
+	mu sync.Mutex
+	l  []string
+}
+
+func (l *lines) add(s string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.l = append(l.l, s)
+}
+
+func (l *lines) all() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return append([]string(nil), l.l...)
+}
+
+func (l *lines) text() string { return strings.Join(l.all(), "\n") }
+
+// testOpts are driver options for tests: short timeouts and polls.
+func testOpts(root string) DriverOptions {
+	return DriverOptions{ScriptRoot: root, Timeout: 20 * time.Second, PollInterval: 20 * time.Millisecond, KillGrace: 200 * time.Millisecond}
+}
+
+// scriptedResource is a scripted component with the given scripts.
+func scriptedResource(addr string, ops map[string]string, spec map[string]graph.Value) *graph.Resource {
+	r := &graph.Resource{
+		Address:    addr,
+		Type:       "scripted.Component",
+		Driver:     graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{}, Options: map[string]graph.Value{OptionFactoryAddress: "F.factory"}},
+		Spec:       spec,
+		Management: graph.Managed,
+	}
+	for k, v := range ops {
+		r.Driver.Operations[k] = graph.Operation{Implementation: v}
+	}
+	return r
+}
+
+// recorded turns a desired resource and an outcome into the recorded
+// resource the walk would keep.
+func recorded(r *graph.Resource, o Outcome) *state.Resource {
+	return &state.Resource{Address: r.Address, Type: r.Type, Driver: r.Driver, Spec: r.Spec, Management: r.Management, Feedback: o.Feedback}
+}

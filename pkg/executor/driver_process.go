@@ -1,0 +1,253 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+)
+
+// ErrTimeout is wrapped by the error of an operation that ran past its
+// timeout and was killed.
+var ErrTimeout = errors.New("operation timed out")
+
+// ErrReplyTooLarge is wrapped by the error of a script whose stdout went
+// past the reply limit.
+var ErrReplyTooLarge = errors.New("script output too large")
+
+// process is one subprocess to run.
+type process struct {
+	argv    []string
+	dir     string
+	env     []string
+	stdin   []byte
+	timeout time.Duration
+	// grace is the time between SIGTERM and SIGKILL of the process group.
+	grace time.Duration
+	// output receives each line of stdout (when echoStdout) and stderr.
+	output     func(line string)
+	echoStdout bool
+	// captureStdout keeps stdout whole, up to maxStdout bytes.
+	captureStdout bool
+	maxStdout     int
+	// onStdoutLine sees each stdout line as it arrives (the scripted
+	// driver splits YAML documents with it to stream command results).
+	onStdoutLine func(line string)
+	// maxTail bounds the combined output tail kept.
+	maxTail int
+}
+
+// processResult is what a finished subprocess left.
+type processResult struct {
+	stdout   []byte
+	tail     string // last maxTail bytes of stdout and stderr, interleaved
+	stderr   string // last lines of stderr, for error messages
+	exitCode int
+}
+
+// run starts p in its own process group and waits for it. The returned
+// error is nil only for exit status 0. On timeout or cancellation the
+// whole group gets SIGTERM, then SIGKILL after the grace period, so no
+// grandchild outlives the call.
+func (p process) run(ctx context.Context) (processResult, error) {
+	parent := ctx
+	if p.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(parent, p.timeout)
+		defer cancel()
+	}
+	sink := &outputSink{p: &p}
+	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env
+	cmd.Stdin = bytes.NewReader(p.stdin)
+	cmd.Stdout = sink.writer(true)
+	cmd.Stderr = sink.writer(false)
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return terminateGroup(cmd, false) }
+	cmd.WaitDelay = p.grace
+	err := cmd.Start()
+	if err != nil {
+		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
+	}
+	killed := make(chan struct{})
+	stopKiller := make(chan struct{})
+	go func() {
+		// WaitDelay kills only the leader; a hung grandchild holding no
+		// pipe would survive it, so the group gets SIGKILL after the grace.
+		defer close(killed)
+		select {
+		case <-ctx.Done():
+			t := time.NewTimer(p.grace)
+			defer t.Stop()
+			select {
+			case <-t.C:
+				_ = terminateGroup(cmd, true)
+			case <-stopKiller:
+			}
+		case <-stopKiller:
+		}
+	}()
+	err = cmd.Wait()
+	if ctx.Err() != nil {
+		// Whatever is left of the group goes now.
+		_ = terminateGroup(cmd, true)
+	}
+	close(stopKiller)
+	<-killed
+	sink.flush()
+	res := processResult{stdout: sink.stdout.Bytes(), tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: cmd.ProcessState.ExitCode()}
+	switch {
+	case parent.Err() != nil:
+		return res, fmt.Errorf("%s stopped: %w", p.argv[len(p.argv)-1], parent.Err())
+	case ctx.Err() != nil:
+		return res, fmt.Errorf("%w after %s (process group killed)", ErrTimeout, p.timeout)
+	case sink.overflow:
+		return res, fmt.Errorf("%w: more than %d bytes on stdout", ErrReplyTooLarge, p.maxStdout)
+	case err != nil:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			msg := fmt.Sprintf("exit status %d", res.exitCode)
+			if res.exitCode < 0 {
+				msg = ee.Error()
+			}
+			if res.stderr != "" {
+				msg += ": " + res.stderr
+			}
+			return res, errors.New(msg)
+		}
+		if errors.Is(err, exec.ErrWaitDelay) {
+			// The script exited but left something holding its output
+			// open; what it printed is complete enough to use.
+			return res, nil
+		}
+		return res, err
+	}
+	return res, nil
+}
+
+// outputSink splits a process's output into lines for the Output callback
+// and keeps a bounded tail and, optionally, the whole of stdout.
+type outputSink struct {
+	p        *process
+	mu       sync.Mutex
+	stdout   bytes.Buffer
+	overflow bool
+	tail     tailBuffer
+	errTail  tailBuffer
+	partial  [2][]byte
+}
+
+func (s *outputSink) writer(stdout bool) *sinkWriter { return &sinkWriter{s: s, stdout: stdout} }
+
+type sinkWriter struct {
+	s      *outputSink
+	stdout bool
+}
+
+// Write never fails: a process must not die of SIGPIPE because its output
+// is too much; the excess is dropped and flagged.
+func (w *sinkWriter) Write(b []byte) (int, error) {
+	s := w.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.tail.max == 0 {
+		s.tail.max = max(s.p.maxTail, 1)
+		s.errTail.max = 2048
+	}
+	s.tail.write(b)
+	i := 1
+	if w.stdout {
+		i = 0
+		if s.p.captureStdout {
+			if s.stdout.Len()+len(b) > s.p.maxStdout {
+				s.overflow = true
+			} else {
+				s.stdout.Write(b)
+			}
+		}
+	} else {
+		s.errTail.write(b)
+	}
+	buf := append(s.partial[i], b...)
+	for {
+		nl := bytes.IndexByte(buf, '\n')
+		if nl < 0 {
+			break
+		}
+		s.line(w.stdout, string(buf[:nl]))
+		buf = buf[nl+1:]
+	}
+	if len(buf) > 64<<10 {
+		// A "line" this long is not one; pass it on in pieces.
+		s.line(w.stdout, string(buf))
+		buf = nil
+	}
+	s.partial[i] = append(s.partial[i][:0], buf...)
+	return len(b), nil
+}
+
+func (s *outputSink) line(stdout bool, l string) {
+	l = strings.TrimSuffix(l, "\r")
+	if stdout && s.p.onStdoutLine != nil && !s.overflow {
+		s.p.onStdoutLine(l)
+	}
+	if s.p.output != nil && (!stdout || s.p.echoStdout) {
+		s.p.output(l)
+	}
+}
+
+func (s *outputSink) flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, b := range s.partial {
+		if len(b) > 0 {
+			s.line(i == 0, string(b))
+			s.partial[i] = nil
+		}
+	}
+}
+
+// stderrTail returns the last few lines of stderr, joined for an error.
+func (s *outputSink) stderrTail() string {
+	lines := strings.Split(strings.TrimSpace(s.errTail.String()), "\n")
+	if len(lines) > 5 {
+		lines = lines[len(lines)-5:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	max int
+	buf []byte
+	cut bool
+}
+
+func (t *tailBuffer) write(b []byte) {
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > 2*t.max {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-t.max:]...)
+		t.cut = true
+	}
+}
+
+// String returns the tail, starting at a line boundary when it was cut.
+func (t *tailBuffer) String() string {
+	b := t.buf
+	if len(b) > t.max {
+		b = b[len(b)-t.max:]
+		t.cut = true
+	}
+	if t.cut {
+		if nl := bytes.IndexByte(b, '\n'); nl >= 0 && nl < len(b)-1 {
+			b = b[nl+1:]
+		}
+		return "…\n" + strings.ToValidUTF8(string(b), "")
+	}
+	return strings.ToValidUTF8(string(b), "")
+}

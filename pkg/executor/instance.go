@@ -1,0 +1,318 @@
+package executor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Keys of state.Feedback.Extra and Attributes the scripted driver writes.
+const (
+	// ExtraModel holds the whole instance model of the protocol, so that the
+	// next action starts from it (activity log bounded, see maxLogEntries).
+	ExtraModel = "model"
+	// ExtraInstanceID holds the synthetic instance id ("instanceId" of the
+	// protocol); Feedback.InstanceID holds the natural id the scripts key
+	// instances by.
+	ExtraInstanceID = "instance_id"
+	// AttrName is the instance's display name.
+	AttrName = "name"
+	// AttrComponents maps each referenced component's path ("tomcat-vm",
+	// "a.b") to {mapping, key, instance}; instance is set when the
+	// reference resolved.
+	AttrComponents = "components"
+	// AttrInterfaceStatus maps an interface to the status it overrides.
+	AttrInterfaceStatus = "interface_status"
+	// SignalFactoryInstances is the factory signal mapping natural ids to
+	// instance ids.
+	SignalFactoryInstances = "factory.instances"
+)
+
+// Bounds on what the recorded model keeps.
+const (
+	maxLogEntries = 100
+	maxCommands   = 50
+)
+
+// syntheticID returns the stable instance id xosplan gives the resource at
+// addr: the same address always gets the same id, so that a repeated
+// launch is recognised by idempotent scripts.
+func syntheticID(addr string) string {
+	sum := sha256.Sum256([]byte("xosplan instance\x00" + addr))
+	return hex.EncodeToString(sum[:12])
+}
+
+// priorModel returns the instance model recorded for a resource, or a
+// fresh one.
+func priorModel(prior *state.Resource) instanceModel {
+	m := instanceModel{}
+	if prior == nil {
+		return m
+	}
+	if rec, ok := prior.Feedback.Extra[ExtraModel].(map[string]graph.Value); ok {
+		if c, err := graph.Canonicalize(rec); err == nil {
+			// A deep copy: the model is updated in place.
+			m = instanceModel(copyValue(c).(map[string]graph.Value))
+		}
+	}
+	return m
+}
+
+func copyValue(v graph.Value) graph.Value {
+	switch x := v.(type) {
+	case map[string]graph.Value:
+		out := make(map[string]graph.Value, len(x))
+		for k, e := range x {
+			out[k] = copyValue(e)
+		}
+		return out
+	case []graph.Value:
+		out := make([]graph.Value, len(x))
+		for i, e := range x {
+			out[i] = copyValue(e)
+		}
+		return out
+	}
+	return v
+}
+
+// flags returns a status's flags (absent flags are false).
+func flags(v graph.Value) state.Status {
+	var st state.Status
+	m, _ := v.(map[string]graph.Value)
+	f, _ := m["flags"].(map[string]graph.Value)
+	st.Active, _ = f["active"].(bool)
+	st.Converging, _ = f["converging"].(bool)
+	st.Failed, _ = f["failed"].(bool)
+	st.Message, _ = m["message"].(string)
+	return st
+}
+
+// allFlagsFalse is the protocol's "destroyed".
+func allFlagsFalse(st state.Status) bool { return !st.Active && !st.Converging && !st.Failed }
+
+// feedback turns the model of the instance with natural id into feedback.
+// Component references resolve through mappings ("interface.pin" →
+// natural id → instance id).
+func (m instanceModel) feedback(naturalID string, mappings map[string]map[string]string) state.Feedback {
+	m.trim()
+	fb := state.Feedback{
+		InstanceID: naturalID,
+		Status:     flags(m["status"]),
+		Attributes: map[string]graph.Value{},
+		Extra:      map[string]graph.Value{ExtraModel: copyValue(map[string]graph.Value(m))},
+	}
+	if id, ok := m["instanceId"].(string); ok {
+		fb.Extra[ExtraInstanceID] = id
+	}
+	if name, ok := m["name"].(string); ok {
+		fb.Attributes[AttrName] = name
+	}
+	ifs, _ := m["interfaces"].(map[string]graph.Value)
+	ifStatus := map[string]graph.Value{}
+	for _, name := range sortedKeys(ifs) {
+		iface, _ := ifs[name].(map[string]graph.Value)
+		sigs, _ := iface["signals"].(map[string]graph.Value)
+		for pin, v := range sigs {
+			if fb.Signals == nil {
+				fb.Signals = map[string]graph.Value{}
+			}
+			fb.Signals[name+"."+pin] = v
+		}
+		if iface["status"] != nil {
+			st := flags(iface["status"])
+			ifStatus[name] = map[string]graph.Value{"active": st.Active, "converging": st.Converging, "failed": st.Failed, "message": st.Message}
+		}
+	}
+	if len(ifStatus) > 0 {
+		fb.Attributes[AttrInterfaceStatus] = ifStatus
+	}
+	refs := map[string]graph.Value{}
+	collectReferences("", m["components"], mappings, refs)
+	if len(refs) > 0 {
+		fb.Attributes[AttrComponents] = refs
+	}
+	if len(fb.Attributes) == 0 {
+		fb.Attributes = nil
+	}
+	return fb
+}
+
+// trim bounds the recorded model: the latest activity log entries and
+// command results only (command ids from xosplan sort by time).
+func (m instanceModel) trim() {
+	if log, ok := m["activityLog"].([]graph.Value); ok && len(log) > maxLogEntries {
+		m["activityLog"] = append([]graph.Value(nil), log[len(log)-maxLogEntries:]...)
+	}
+	if cmds, ok := m["commands"].(map[string]graph.Value); ok && len(cmds) > maxCommands {
+		keys := sortedKeys(cmds)
+		for _, k := range keys[:len(keys)-maxCommands] {
+			delete(cmds, k)
+		}
+	}
+}
+
+// collectReferences flattens a components tree into path → reference.
+func collectReferences(prefix string, v graph.Value, mappings map[string]map[string]string, out map[string]graph.Value) {
+	comps, _ := v.(map[string]graph.Value)
+	for _, name := range sortedKeys(comps) {
+		c, _ := comps[name].(map[string]graph.Value)
+		path := name
+		if prefix != "" {
+			path = prefix + "." + name
+		}
+		if ref, ok := c["reference"].(map[string]graph.Value); ok {
+			mapping, _ := ref["mapping"].(string)
+			key := fmt.Sprint(ref["key"])
+			r := map[string]graph.Value{"mapping": mapping, "key": key}
+			if id, ok := mappings[mapping][key]; ok {
+				r["instance"] = id
+			}
+			out[path] = r
+		}
+		collectReferences(path, c["components"], mappings, out)
+	}
+}
+
+// factoryMappings returns the id mappings a factory offers for resolving
+// references: every signal of the factory that is a map of strings, keyed
+// "interface.pin" (its own factory.instances and the consume-signal pins
+// bound to other factories' instances).
+func factoryMappings(factory *state.Resource) map[string]map[string]string {
+	out := map[string]map[string]string{}
+	if factory == nil {
+		return out
+	}
+	for pin, v := range factory.Feedback.Signals {
+		m, ok := v.(map[string]graph.Value)
+		if !ok {
+			continue
+		}
+		ids := map[string]string{}
+		for k, id := range m {
+			if s, ok := id.(string); ok {
+				ids[k] = s
+			}
+		}
+		out[pin] = ids
+	}
+	return out
+}
+
+// FactoryInstances returns the factory.instances mapping of the factory
+// at factoryAddress: natural id → synthetic instance id of every recorded
+// scripted resource whose driver names that factory. The walk publishes it
+// as the factory's SignalFactoryInstances signal, where references of
+// other factories' components resolve.
+func FactoryInstances(recorded []state.Resource, factoryAddress string) map[string]graph.Value {
+	out := map[string]graph.Value{}
+	for _, r := range recorded {
+		if r.Driver.Name != graph.DriverScripted || r.Feedback.InstanceID == "" {
+			continue
+		}
+		if a, _ := r.Driver.Options[OptionFactoryAddress].(string); a != factoryAddress {
+			continue
+		}
+		id, _ := r.Feedback.Extra[ExtraInstanceID].(string)
+		if id == "" {
+			id = syntheticID(r.Address)
+		}
+		out[r.Feedback.InstanceID] = id
+	}
+	return out
+}
+
+// OptionFactory is the graph.Driver.Options key of a scripted component's
+// factory name (pkg/manifest's OptionFactory; OptionFactoryAddress, its
+// address, is declared with the walk).
+const OptionFactory = "factory"
+
+// configurationOf returns the "configuration.*" entries of a spec: the
+// configuration document the protocol passes to scripts.
+func configurationOf(spec map[string]graph.Value) map[string]any {
+	out := map[string]any{}
+	for k, v := range spec {
+		if strings.HasPrefix(k, "configuration.") {
+			out[k] = plain(v)
+		}
+	}
+	return out
+}
+
+// plain converts a canonical value for yamlsrc.Marshal: an Unknown (which
+// the walk should have resolved) is rendered as its expression text.
+func plain(v graph.Value) any {
+	switch x := v.(type) {
+	case map[string]graph.Value:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = plain(e)
+		}
+		return out
+	case []graph.Value:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = plain(e)
+		}
+		return out
+	case graph.Unknown:
+		return x.String()
+	}
+	return v
+}
+
+// ErrScriptPath is wrapped by the error of a script path that leaves the
+// script root.
+var ErrScriptPath = errors.New("script path escapes the script root")
+
+// resolveScript maps a container path (/vm/launch.py) to a file under
+// root. A path that climbs above the root with "..", or reaches outside it
+// through a symbolic link, is refused.
+func resolveScript(root, containerPath string) (string, error) {
+	if root == "" {
+		return "", fmt.Errorf("no script root to find %s under (set --script-root)", containerPath)
+	}
+	if containerPath == "" || strings.ContainsRune(containerPath, 0) {
+		return "", fmt.Errorf("invalid script path %q", containerPath)
+	}
+	depth := 0
+	for _, seg := range strings.Split(filepath.ToSlash(containerPath), "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			depth--
+			if depth < 0 {
+				return "", fmt.Errorf("%s: %w", containerPath, ErrScriptPath)
+			}
+		default:
+			depth++
+		}
+	}
+	absRoot, err := filepath.Abs(root)
+	if err != nil {
+		return "", err
+	}
+	p := filepath.Join(absRoot, filepath.FromSlash(strings.TrimLeft(containerPath, "/")))
+	realRoot, err := filepath.EvalSymlinks(absRoot)
+	if err != nil {
+		return "", fmt.Errorf("script root: %w", err)
+	}
+	realP, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return "", fmt.Errorf("script %s: %w", containerPath, err)
+	}
+	if rel, err := filepath.Rel(realRoot, realP); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s: %w (through a symbolic link)", containerPath, ErrScriptPath)
+	}
+	if fi, err := os.Stat(realP); err != nil || fi.IsDir() {
+		return "", fmt.Errorf("script %s is not a file under %s", containerPath, root)
+	}
+	return p, nil
+}

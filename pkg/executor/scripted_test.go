@@ -1,0 +1,306 @@
+//go:build unix
+
+package executor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+func needPython(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+}
+
+// TestPetClinicScripts runs the example's real scripts through the
+// scripted driver: batched launch of two VMs, health check, reconfigure,
+// a command with intermediate results, discovery, a PetClinic launch
+// whose VM references resolve through the factory mapping, and destroy.
+func TestPetClinicScripts(t *testing.T) {
+	needPython(t)
+	root := filepath.Join(moduleRoot(t), "examples", "petclinic", "scripts")
+	reg := t.TempDir()
+	opts := testOpts(root)
+	opts.Env = []string{"XOSPLAN_REGISTRY=" + reg}
+	d := NewScripted(opts)
+	ctx := context.Background()
+	vmOps := map[string]string{
+		graph.OpLaunch: "/vm/launch.py", graph.OpDestroy: "/vm/destroy.py", graph.OpHealthCheck: "/vm/healthCheck.py",
+		graph.OpReconfigure: "/vm/reconfigure.py", graph.OpCommandPrefix + "control.reboot": "/vm/reboot.py",
+	}
+	vm1 := scriptedResource("VM.vm", vmOps, map[string]graph.Value{"configuration.instanceType": "m1.small"})
+	vm2 := scriptedResource("VM2.vm", vmOps, map[string]graph.Value{"configuration.instanceType": "m3.large"})
+	factory := &state.Resource{Address: "F.factory", Spec: map[string]graph.Value{"configuration.awsAccessKey": "XXX", "component.application": "VM"}}
+
+	reqs := []Request{
+		{Action: ActionCreate, Address: vm1.Address, Resource: vm1, Resolved: vm1.Spec, Factory: factory},
+		{Action: ActionCreate, Address: vm2.Address, Resource: vm2, Resolved: vm2.Spec, Factory: factory},
+	}
+	if k1, k2 := d.BatchKey(reqs[0]), d.BatchKey(reqs[1]); k1 == "" || k1 != k2 {
+		t.Fatalf("batch keys %q, %q: want equal and non-empty", k1, k2)
+	}
+	res := d.LaunchBatch(ctx, reqs)
+	var recs []*state.Resource
+	for i, r := range res {
+		if r.Err != nil {
+			t.Fatalf("launch %d: %v\n%s", i, r.Err, r.Outcome.Feedback.Output)
+		}
+		fb := r.Outcome.Feedback
+		if !fb.Status.Active || fb.BackendCode != state.BackendOK || !strings.HasPrefix(fb.InstanceID, "i-") {
+			t.Fatalf("launch %d: feedback %+v", i, fb)
+		}
+		if ip, _ := fb.Signals["compute.ip"].(string); !strings.HasPrefix(ip, "203.0.113.") {
+			t.Errorf("launch %d: compute.ip = %v", i, fb.Signals["compute.ip"])
+		}
+		if fb.Extra[ExtraInstanceID] != syntheticID(reqs[i].Address) {
+			t.Errorf("launch %d: instance id %v", i, fb.Extra[ExtraInstanceID])
+		}
+		recs = append(recs, recorded(reqs[i].Resource, r.Outcome))
+	}
+	if recs[0].Feedback.InstanceID == recs[1].Feedback.InstanceID {
+		t.Fatal("two launches share a natural id")
+	}
+	// Launch is idempotent: again, same natural id.
+	o, err := d.Apply(ctx, Request{Action: ActionCreate, Address: vm1.Address, Resource: vm1, Resolved: vm1.Spec, Prior: recs[0], Factory: factory})
+	if err != nil || o.Feedback.InstanceID != recs[0].Feedback.InstanceID {
+		t.Fatalf("relaunch: %v, id %q want %q", err, o.Feedback.InstanceID, recs[0].Feedback.InstanceID)
+	}
+
+	o, err = d.Apply(ctx, Request{Action: ActionHealth, Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory})
+	if err != nil || !o.Feedback.Status.Active {
+		t.Fatalf("health: %v %+v", err, o.Feedback.Status)
+	}
+
+	spec := map[string]graph.Value{"configuration.instanceType": "m4.xlarge"}
+	o, err = d.Apply(ctx, Request{Action: ActionUpdate, Address: vm1.Address, Resource: vm1, Resolved: spec, Prior: recs[0], Factory: factory})
+	if err != nil || !o.Feedback.Status.Active {
+		t.Fatalf("reconfigure: %v %+v", err, o.Feedback.Status)
+	}
+	if b, _ := os.ReadFile(filepath.Join(reg, "vm", recs[0].Feedback.InstanceID+".json")); !strings.Contains(string(b), "m4.xlarge") {
+		t.Errorf("reconfigure did not reach the registry: %s", b)
+	}
+
+	var out lines
+	o, err = d.Invoke(ctx, Request{Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory, Output: out.add}, "control.reboot", nil)
+	if err != nil {
+		t.Fatalf("invoke: %v\n%s", err, o.Feedback.Output)
+	}
+	if len(o.Results) != 2 || !o.Results[0].Intermediate || o.Results[1].Intermediate || o.Results[1].Values["state"] != "rebooted" {
+		t.Fatalf("invoke results %+v", o.Results)
+	}
+	if txt := out.text(); !strings.Contains(txt, `intermediate {"state":"rebooting"}`) || !strings.Contains(txt, "[INFO] VM.vm: vm "+recs[0].Feedback.InstanceID+" rebooted") {
+		t.Errorf("invoke output:\n%s", txt)
+	}
+
+	// Discovery adopts what the registry holds.
+	vmFactory := &graph.Resource{Address: "F.factory", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/vm/discover.py"}}}}
+	o, err = d.Apply(ctx, Request{Action: ActionDiscover, Address: vmFactory.Address, Resource: vmFactory})
+	if err != nil || len(o.Discovered) != 2 {
+		t.Fatalf("discover: %v %+v", err, o.Discovered)
+	}
+	if o.Discovered[0].NaturalID > o.Discovered[1].NaturalID || !strings.HasPrefix(o.Discovered[0].Name, "vm i-") {
+		t.Errorf("discovered %+v", o.Discovered)
+	}
+
+	// PetClinic references resolve through the factory's vms.vm-by-id.
+	pcFactory := &state.Resource{Address: "P.factory", Spec: map[string]graph.Value{"configuration.registry": "local"}, Feedback: state.Feedback{Signals: map[string]graph.Value{
+		"vms.vm-by-id": map[string]graph.Value{recs[0].Feedback.InstanceID: "vm-one", recs[1].Feedback.InstanceID: "vm-two"},
+	}}}
+	pc := scriptedResource("PetClinic.petclinic", map[string]string{graph.OpLaunch: "/petclinic/launch.py", graph.OpDestroy: "/petclinic/destroy.py", graph.OpHealthCheck: "/petclinic/healthCheck.py"}, map[string]graph.Value{})
+	o, err = d.Apply(ctx, Request{Action: ActionCreate, Address: pc.Address, Resource: pc, Factory: pcFactory})
+	if err != nil {
+		t.Fatalf("petclinic launch: %v\n%s", err, o.Feedback.Output)
+	}
+	comps, _ := o.Feedback.Attributes[AttrComponents].(map[string]graph.Value)
+	for _, role := range []string{"haproxy-vm", "tomcat-vm"} {
+		ref, _ := comps[role].(map[string]graph.Value)
+		if id, _ := ref["instance"].(string); id != "vm-one" && id != "vm-two" {
+			t.Errorf("reference %s not resolved: %v", role, comps[role])
+		}
+	}
+	pcRec := recorded(pc, o)
+	o, err = d.Apply(ctx, Request{Action: ActionDelete, Address: pc.Address, Prior: pcRec, Factory: pcFactory})
+	if err != nil || !o.Gone {
+		t.Fatalf("petclinic destroy: %v gone=%v", err, o.Gone)
+	}
+
+	// Destroy both VMs in one batch.
+	res = d.LaunchBatch(ctx, []Request{
+		{Action: ActionDelete, Address: vm1.Address, Prior: recs[0], Factory: factory},
+		{Action: ActionDelete, Address: vm2.Address, Resource: vm2, Prior: recs[1], Factory: factory},
+	})
+	for i, r := range res {
+		if r.Err != nil || !r.Outcome.Gone {
+			t.Fatalf("destroy %d: %v gone=%v", i, r.Err, r.Outcome.Gone)
+		}
+	}
+	if ids, _ := filepath.Glob(filepath.Join(reg, "vm", "*.json")); len(ids) != 0 {
+		t.Errorf("registry still holds %v", ids)
+	}
+	// A health check now reports the vanished instance failed.
+	_, err = d.Apply(ctx, Request{Action: ActionHealth, Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory})
+	if err == nil || !strings.Contains(err.Error(), "not in the registry") {
+		t.Errorf("health of a destroyed VM: %v", err)
+	}
+}
+
+// TestScriptedFaults runs small shell scripts that misbehave: each failure
+// is a clean error of the action, never a crash or a hang.
+func TestScriptedFaults(t *testing.T) {
+	launchOK := `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set:\n      status.flags.active: true\n' "$ID"`
+	cases := []struct {
+		name    string
+		launch  string
+		timeout time.Duration
+		want    string // substring of the error; "" = success
+		check   func(t *testing.T, o Outcome)
+	}{
+		{name: "ok", launch: launchOK},
+		{name: "garbage", launch: `cat >/dev/null; printf '\001\002 binary {{{ garbage\n'`, want: "malformed reply"},
+		{name: "not yaml", launch: `cat >/dev/null; echo 'instances: [unclosed'`, want: "malformed reply"},
+		{name: "wrong shape", launch: `cat >/dev/null; echo '- just a list'`, want: "must be a map"},
+		{name: "exit status", launch: `cat >/dev/null; echo 'cloud said no' >&2; exit 3`, want: "exit status 3: cloud said no"},
+		{name: "no instanceId", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    status: {flags: {active: true}}\n'`, want: "no instance with instanceId"},
+		{name: "flag not boolean", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set:\n      status.flags.active: "yes"\n' "$ID"`, want: "must be a boolean"},
+		{name: "failed", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    status: {flags: {failed: true}, message: quota exceeded}\n' "$ID"`, want: "the instance failed: quota exceeded"},
+		{name: "converging", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.converging: true}\n' "$ID"`,
+			check: func(t *testing.T, o Outcome) {
+				if !o.Converging {
+					t.Error("not converging")
+				}
+			}},
+		{name: "several documents", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.converging: true}\n---\ninstances:\n  n-1:\n    $set: {status.flags.converging: false, status.flags.active: true}\n    $pushAll:\n      activityLog:\n      - {severity: warning, message: slow}\n' "$ID"`,
+			check: func(t *testing.T, o Outcome) {
+				if o.Converging || !o.Feedback.Status.Active {
+					t.Errorf("status %+v", o.Feedback.Status)
+				}
+			}},
+		{name: "hangs", launch: `sleep 30 & echo $! > "$XOSPLAN_STATE_DIR/child"; wait`, timeout: 300 * time.Millisecond, want: "timed out"},
+		{name: "ignores SIGTERM", launch: `trap '' TERM; sleep 30 & echo $! > "$XOSPLAN_STATE_DIR/child"; wait; wait`, timeout: 300 * time.Millisecond, want: "timed out"},
+		{name: "huge output", launch: `cat >/dev/null; yes 'instances: {}' | head -c 20000000`, want: "too large"},
+		{name: "huge stderr", launch: `cat >/dev/null; yes 'noise noise noise' | head -c 5000000 >&2; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$ID"`,
+			check: func(t *testing.T, o Outcome) {
+				if len(o.Feedback.Output) > 20<<10 {
+					t.Errorf("output tail is %d bytes", len(o.Feedback.Output))
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			root := t.TempDir()
+			stateDir := t.TempDir()
+			writeScript(t, root, "c/launch.sh", tc.launch)
+			opts := testOpts(root)
+			opts.StateDir = stateDir
+			opts.Env = []string{"ID=" + syntheticID("A.c")}
+			d := NewScripted(opts)
+			r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/destroy.sh", graph.OpHealthCheck: "/c/health.sh"}, nil)
+			start := time.Now()
+			o, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: r.Address, Resource: r, Timeout: tc.timeout})
+			if tc.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error: %v", err)
+				}
+				if o.Feedback.BackendCode != state.BackendOK {
+					t.Errorf("backend code %d", o.Feedback.BackendCode)
+				}
+			} else {
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Fatalf("error %v, want one containing %q", err, tc.want)
+				}
+				if o.Feedback.BackendCode != state.BackendError || !o.Feedback.Status.Failed || o.Feedback.BackendStatus == "" {
+					t.Errorf("failure feedback %+v", o.Feedback)
+				}
+			}
+			if tc.timeout > 0 {
+				if el := time.Since(start); el > tc.timeout+5*time.Second {
+					t.Errorf("took %s with a %s timeout", el, tc.timeout)
+				}
+				if !errors.Is(err, ErrTimeout) {
+					t.Errorf("error does not wrap ErrTimeout: %v", err)
+				}
+				assertGone(t, filepath.Join(stateDir, "child"))
+			}
+			if tc.check != nil {
+				tc.check(t, o)
+			}
+		})
+	}
+}
+
+// TestScriptedDestroyPolls: a destroy that first reports converging is
+// finished by health checks until every flag is false.
+func TestScriptedDestroyPolls(t *testing.T) {
+	root := t.TempDir()
+	writeScript(t, root, "c/destroy.sh", `cat >/dev/null; printf 'instances:\n  n-1:\n    $set: {status.flags.active: false, status.flags.converging: true}\n'`)
+	writeScript(t, root, "c/health.sh", `cat >/dev/null
+n=$(cat "$XOSPLAN_STATE_DIR/n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$XOSPLAN_STATE_DIR/n"
+if [ $n -ge 3 ]; then printf 'instances:\n  n-1:\n    status: {flags: {active: false, converging: false, failed: false}}\n'
+else printf 'instances:\n  n-1:\n    $set: {status.flags.converging: true}\n'; fi`)
+	opts := testOpts(root)
+	opts.StateDir = t.TempDir()
+	d := NewScripted(opts)
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/destroy.sh", graph.OpHealthCheck: "/c/health.sh"}, nil)
+	prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: "n-1", Status: state.Status{Active: true}}})
+	var out lines
+	o, err := d.Apply(context.Background(), Request{Action: ActionDelete, Address: r.Address, Prior: prior, Output: out.add})
+	if err != nil || !o.Gone {
+		t.Fatalf("destroy: %v gone=%v\n%s", err, o.Gone, out.text())
+	}
+	if n, _ := os.ReadFile(filepath.Join(opts.StateDir, "n")); strings.TrimSpace(string(n)) != "3" {
+		t.Errorf("health checks run: %s, want 3", n)
+	}
+}
+
+func TestScriptPathEscapes(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	writeScript(t, outside, "evil.sh", "echo pwned")
+	if err := os.Symlink(filepath.Join(outside, "evil.sh"), filepath.Join(root, "link.sh")); err != nil {
+		t.Fatal(err)
+	}
+	writeScript(t, root, "vm/ok.sh", "true")
+	for _, p := range []string{"/../" + filepath.Base(outside) + "/evil.sh", "../x.sh", "/vm/../../x.sh", "/link.sh"} {
+		if _, err := resolveScript(root, p); !errors.Is(err, ErrScriptPath) {
+			t.Errorf("%s: %v, want ErrScriptPath", p, err)
+		}
+	}
+	for _, p := range []string{"/vm/ok.sh", "vm/ok.sh", "/vm/../vm/ok.sh"} {
+		if _, err := resolveScript(root, p); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	if _, err := resolveScript(root, "/vm/missing.sh"); err == nil {
+		t.Error("a missing script resolved")
+	}
+}
+
+// TestScriptedCancel: cancelling the context stops a running script at
+// once.
+func TestScriptedCancel(t *testing.T) {
+	root := t.TempDir()
+	writeScript(t, root, "c/launch.sh", "sleep 30")
+	d := NewScripted(testOpts(root))
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/launch.sh"}, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	_, err := d.Apply(ctx, Request{Action: ActionCreate, Address: r.Address, Resource: r})
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
+		t.Errorf("error %v: want the caller's context error", err)
+	}
+	if el := time.Since(start); el > 5*time.Second {
+		t.Errorf("cancel took %s", el)
+	}
+}
