@@ -108,6 +108,8 @@ type compiler struct {
 	// substituted lists "template\x00requirement" pairs exposed by
 	// substitution mappings: they are satisfied outside the topology.
 	substituted map[string]bool
+	// opWork memoizes hasOpWork per type.
+	opWork map[*typeDef]bool
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

@@ -133,6 +133,13 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 }
 
 func dropNil(m map[string]graph.Value) map[string]graph.Value {
+	hasNil := m == nil
+	for _, v := range m {
+		hasNil = hasNil || v == nil
+	}
+	if !hasNil {
+		return m
+	}
 	out := make(map[string]graph.Value, len(m))
 	for k, v := range m {
 		if v != nil {
@@ -150,6 +157,17 @@ func isLifecycle(iface string) bool { return iface == "Standard" || iface == "Co
 // assignments, plus the Configure operations of its requirements'
 // relationships.
 func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
+	// Most templates assign no operations and their types define none
+	// with an implementation or inputs: skip the work (memoized per type).
+	if nt.ifacesN == nil && !c.hasOpWork(nt.typ, false) {
+		busy := false
+		for _, ra := range nt.reqs {
+			busy = busy || (ra.relType != nil && (ra.relBody != nil || ra.relTpl != nil || c.hasOpWork(ra.relType, true)))
+		}
+		if !busy {
+			return graph.Driver{Name: graph.DriverNoop}
+		}
+	}
 	ops := map[string]graph.Operation{}
 	s := &scope{at: nt.key, node: nt}
 	for name, d := range nt.typ.ifaces {
@@ -204,6 +222,30 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 		drv.Operations = ops
 	}
 	return drv
+}
+
+// hasOpWork reports (memoized) whether a type defines a Standard (or, for
+// relationships, Configure) operation with an implementation or inputs.
+func (c *compiler) hasOpWork(t *typeDef, configure bool) bool {
+	if v, ok := c.opWork[t]; ok {
+		return v
+	}
+	work := false
+	for name, d := range t.ifaces {
+		short := c.ifaceShortName(name, d)
+		if (configure && short != "Configure") || (!configure && !isLifecycle(short)) {
+			continue
+		}
+		work = work || len(d.inputs) > 0
+		for _, od := range d.ops {
+			work = work || (od.impl != nil && !od.impl.IsNull()) || len(od.inputs) > 0
+		}
+	}
+	if c.opWork == nil {
+		c.opWork = map[*typeDef]bool{}
+	}
+	c.opWork[t] = work
+	return work
 }
 
 func (c *compiler) ifaceShortName(name string, d *ifaceDef) string {

@@ -1,0 +1,72 @@
+package tosca
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzLoad compiles arbitrary bytes as a service template: whatever the
+// input, Compile must return (no panic, no hang) and every diagnostic must
+// carry a code. Seeds are small files of the TOSCA and XOS corpora, read at
+// test time, and the error fixtures.
+func FuzzLoad(f *testing.F) {
+	var seeds []string
+	if corpus := corpusDirOrEmpty(); corpus != "" {
+		for _, pattern := range []string{
+			"tosca/tosca-parser-snippets/*.yaml",
+			"tosca/oasis-tosca-1.0/*.yml",
+			"tosca/puccini/1.3/*.yaml",
+			"xos-recipes/recipes/*.yaml",
+		} {
+			m, _ := filepath.Glob(filepath.Join(corpus, pattern))
+			seeds = append(seeds, m...)
+		}
+	}
+	fixtures, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.yaml"))
+	seeds = append(seeds, fixtures...)
+	for _, s := range seeds {
+		data, err := os.ReadFile(s)
+		if err == nil && len(data) < 16<<10 {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    a: {type: tosca.nodes.Compute}\n"))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.yaml")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Skip(err)
+		}
+		_, diags := Compile(context.Background(), path, Options{})
+		for _, d := range diags {
+			if d.Code == "" {
+				t.Fatalf("diagnostic without code: %s", d.Error())
+			}
+		}
+	})
+}
+
+// corpusDirOrEmpty is corpusDir for fuzz seeding, where a missing corpus
+// only means fewer seeds.
+func corpusDirOrEmpty() string {
+	dir, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			c := filepath.Join(dir, "..", "shared", "corpus")
+			if _, err := os.Stat(c); err == nil {
+				return c
+			}
+			return ""
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return ""
+		}
+		dir = parent
+	}
+}
