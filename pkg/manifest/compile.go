@@ -119,7 +119,45 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 			}
 		})
 	}
+	for _, cyc := range g.Cycles() {
+		diags = diags.Errorf(cyc[0].Range, "", CodeDependencyCycle,
+			"bindings form a dependency cycle, so no component can be applied first: %s", graph.CyclePath(cyc))
+	}
+	env.outputs(g, resources)
 	return g, diags
+}
+
+// outputs exposes each application's top-level published signals as
+// graph outputs named "application.interface.pin", read at apply time
+// from the components that publish them.
+func (env *environment) outputs(g *graph.Graph, resources map[*component]*graph.Resource) {
+	for _, app := range env.apps {
+		for _, f := range app.root.ifaces {
+			for _, p := range f.pins {
+				if !p.valid || p.kind != pinPublish {
+					continue
+				}
+				var vals []graph.Value
+				for _, l := range leavesOf(app.root, f.name, p) {
+					if r := resources[l.c]; r != nil && l.c != app.root {
+						vals = append(vals, graph.Unknown{Func: "signal", Args: []graph.Value{r.Address, l.iface, l.p.name}})
+					}
+				}
+				if len(vals) == 0 {
+					continue
+				}
+				if g.Outputs == nil {
+					g.Outputs = map[string]graph.Value{}
+				}
+				key := app.name + "." + f.name + "." + p.name
+				if len(vals) == 1 {
+					g.Outputs[key] = vals[0]
+				} else {
+					g.Outputs[key] = vals
+				}
+			}
+		}
+	}
 }
 
 // publishers follows a provider pin through a resolved reference.Service

@@ -91,6 +91,7 @@
 //	manifest.service_ambiguous         (warning) a reference.Service several applications provide
 //	manifest.duplicate_application     two manifests with one application name
 //	manifest.duplicate_address         two resources with one address
+//	manifest.dependency_cycle          bindings that make components depend on each other in a cycle
 package manifest
 
 // Diagnostic codes; doc.go's table explains each.
@@ -127,4 +128,5 @@ const (
 	CodeServiceAmbiguous        = "manifest.service_ambiguous"
 	CodeDuplicateApplication    = "manifest.duplicate_application"
 	CodeDuplicateAddress        = "manifest.duplicate_address"
+	CodeDependencyCycle         = "manifest.dependency_cycle"
 )

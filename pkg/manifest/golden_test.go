@@ -73,10 +73,11 @@ func TestGolden(t *testing.T) {
 func renderGraph(t *testing.T, g *graph.Graph) []byte {
 	t.Helper()
 	out, err := json.MarshalIndent(struct {
-		Sources   []string          `json:"sources"`
-		Resources []*graph.Resource `json:"resources"`
-		Edges     []graph.Edge      `json:"edges"`
-	}{g.Sources, g.Resources(), g.Edges()}, "", "  ")
+		Sources   []string               `json:"sources"`
+		Resources []*graph.Resource      `json:"resources"`
+		Edges     []graph.Edge           `json:"edges"`
+		Outputs   map[string]graph.Value `json:"outputs"`
+	}{g.Sources, g.Resources(), g.Edges(), g.Outputs}, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
