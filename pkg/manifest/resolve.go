@@ -164,6 +164,10 @@ func (r *resolver) resolveBinding(c *component, b *binding) {
 	if sides[0] == nil || sides[1] == nil {
 		return
 	}
+	if sides[0] == sides[1] {
+		r.errorf(b.rng, "", CodeBadBinding, "binding %s joins %q to itself", b.text, sides[0].path)
+		return
+	}
 	for i, e := range b.ends {
 		if e.iface != "" && sides[i].ifaceByName[e.iface] == nil && !isOpen(sides[i]) {
 			r.errorf(e.rng, "", CodeUnknownInterface, "component %q has no interface %q", sides[i].path, e.iface)
