@@ -26,12 +26,24 @@
 //
 // # Decisions where the sources are silent
 //
-//   - [a, b] binds every interface that a and b both have; pins pair by
-//     name. [a#i, b] binds a's interface i to b's interface of the same
-//     name, or, when b has none, pairs i's pins by name with any of b's
-//     pins (real manifests bind `[atg#endeca, endeca]` to endeca's
-//     `result` interface). A binding whose sides share nothing is a
-//     warning.
+//   - [a, b] binds the interfaces a and b both have, pin by pin by name;
+//     then each interface without a namesake on the other side pairs its
+//     pins by name with pins of the complementary kind anywhere on the
+//     other side (real manifests bind a keystore service's
+//     keypair-store.get-keypair to a workflow's keystore.get-keypair, and
+//     `[slave, jenkins-server]` feeds the slave's jenkins-server interface
+//     from the server's result interface). [a#i, b] binds a's interface i
+//     to b's interface i, or pin by pin to any of b's interfaces. Two
+//     consumers (or two senders) of the same name are left alone: both
+//     take the value from elsewhere; two publishers or two receivers, or
+//     a signal against a command, are a direction mismatch. A binding
+//     that joins nothing is a warning.
+//   - An interface named in `required:` is satisfied when a binding or a
+//     bind() reaches it.
+//   - cobalt.common.HttpEndpoint relays a URL between the components it is
+//     bound to (`[hub, url]`, `[url, nodes]` in the corpus); its bindings
+//     are not checked pin by pin, and it satisfies the required
+//     interfaces of what it is bound to, which are then applied after it.
 //   - object is JSON of any shape: it is assignable to and from every
 //     type. Command arguments and results pair by name, not position
 //     (real manifests list them in different orders).
@@ -51,13 +63,17 @@
 //   - Configuration keys whose pin name mentions a password, secret,
 //     private key, token or credential are listed in Resource.Sensitive,
 //     since the format has no marker for secrets.
+//   - Edges point from consumers and senders to publishers and receivers;
+//     a cycle of them is an error, since nothing could be applied first.
+//     Top-level published signals become graph outputs
+//     ("application.interface.pin").
 //   - Discovery schedules use the Quartz syntax the platform uses (6 or 7
 //     fields, seconds first; one of day-of-month and day-of-week is "?").
 //
 // # Diagnostic codes
 //
-// Every problem is a diag.Diagnostic with file:line:col and one of these
-// codes:
+// Every problem is a diag.Diagnostic with one of these codes, and with
+// file:line:col except for files that cannot be read at all (file only):
 //
 //	manifest.read                      the file or folder cannot be read
 //	manifest.not_manifest              no top-level `application:` map
