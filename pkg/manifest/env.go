@@ -199,7 +199,7 @@ func (env *environment) findFactory(c *component, diags diag.Diagnostics) diag.D
 	app := env.byName[name]
 	if app == nil {
 		return diags.Warnf(v.Range, "", CodeFactoryNotFound,
-			"factory %q is not in this environment; add %q.yml to it before applying %q", name, name, c.path)
+			"factory %q is not in this environment; add %q to it before applying %q", name, name+".yml", c.path)
 	}
 	walkComponents(app.root, func(f *component) {
 		if f.kind == KindComponentFactory && c.factory == nil {
