@@ -1,0 +1,22 @@
+// Package executor applies plans: it owns the apply walk, the drivers that
+// actuate resources (exec for TOSCA operations, scripted for the Tonomi
+// script protocol, noop), retries, and the recording of feedback.
+//
+// The walk (Apply, Walk) follows the XOS synchronizer design: actuators
+// are idempotent and goal-oriented; each runs as soon as everything it
+// depends on has succeeded, in parallel where the dependencies allow and
+// in order where they require; a failure holds up only what depends on
+// the failed resource, and is retried at increasing intervals. A resource
+// that reports converging holds its dependents until a health check says
+// it is active; waiting is not an error (ORC). Values known only at apply
+// time (graph.Unknown) are resolved from the feedback of what ran first
+// (Resolve).
+//
+// Every driver call is bracketed by journal records (pkg/state): an intent
+// before, the outcome after, durable before the walk moves on. A crash at
+// any moment therefore loses no completed operation; the next plan, made
+// from the snapshot with the journal replayed, shows what is left, and
+// re-applying converges.
+//
+// The package returns data (a Report, Events); it never prints.
+package executor

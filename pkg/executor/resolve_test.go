@@ -1,0 +1,89 @@
+package executor
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+func TestResolve(t *testing.T) {
+	recs := map[string]*state.Resource{
+		"host": {Address: "host", Feedback: state.Feedback{
+			Attributes: map[string]graph.Value{"ip": "10.0.0.5", "nics": []graph.Value{"eth0", "eth1"}},
+			Resolved: map[string]graph.Value{
+				"properties":   map[string]graph.Value{"port": int64(8080)},
+				"capabilities": map[string]graph.Value{"endpoint": map[string]graph.Value{"properties": map[string]graph.Value{"protocol": "http"}}},
+			},
+			Signals: map[string]graph.Value{"vms.address": "192.168.0.9"},
+		}},
+		"vm": {Address: "vm", Spec: map[string]graph.Value{"configuration.size": "m1"}},
+	}
+	lookup := func(a string) (*state.Resource, bool) {
+		r, ok := recs[a]
+		return r, ok
+	}
+	u := func(fn string, args ...graph.Value) graph.Unknown { return graph.Unknown{Func: fn, Args: args} }
+	tests := []struct {
+		name    string
+		in      graph.Value
+		want    graph.Value
+		wantErr bool
+	}{
+		{"known value", "x", "x", false},
+		{"attribute", u("attribute", "host", "ip"), "10.0.0.5", false},
+		{"attribute list index", u("attribute", "host", "nics", int64(1)), "eth1", false},
+		{"attribute from a property", u("attribute", "host", "port"), int64(8080), false},
+		{"attribute from a capability", u("attribute", "host", "endpoint", "protocol"), "http", false},
+		{"flat key of a component", u("attribute", "vm", "configuration.size"), "m1", false},
+		{"attribute nobody reported is null", u("attribute", "host", "public_address"), nil, false},
+		{"unknown address", u("attribute", "gone", "ip"), nil, true},
+		{"operation output", u("operation_output", "host", "Standard", "create", "ip"), "10.0.0.5", false},
+		{"signal", u("signal", "host", "vms", "address"), "192.168.0.9", false},
+		{"missing signal is null", u("signal", "host", "vms", "other"), nil, false},
+		{"concat", u("concat", "http://", u("attribute", "host", "ip"), ":", int64(80)), "http://10.0.0.5:80", false},
+		{"join", u("join", []graph.Value{"a", u("attribute", "host", "ip"), int64(3)}, "/"), "a/10.0.0.5/3", false},
+		{"join without delimiter", u("join", []graph.Value{"a", "b"}), "ab", false},
+		{"token", u("token", "a.b-c", ".-", int64(2)), "c", false},
+		{"token out of range", u("token", "a.b", ".", int64(5)), nil, true},
+		{"token negative", u("token", "a.b", ".", int64(-1)), nil, true},
+		{"unknown function", u("frobnicate"), nil, true},
+		{"nested in maps and lists", map[string]graph.Value{"l": []graph.Value{u("attribute", "host", "ip")}},
+			map[string]graph.Value{"l": []graph.Value{"10.0.0.5"}}, false},
+		{"attribute without a name", u("attribute", "host"), nil, true},
+		{"address not a string", u("attribute", int64(1), "ip"), nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Resolve(tt.in, lookup)
+			if tt.wantErr {
+				if !errors.Is(err, ErrUnresolved) {
+					t.Fatalf("err = %v, want ErrUnresolved", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !graph.Equal(got, tt.want) {
+				t.Errorf("got %s, want %s", graph.Render(got), graph.Render(tt.want))
+			}
+		})
+	}
+}
+
+func TestResolveMapLeavesInputAlone(t *testing.T) {
+	ref := graph.Unknown{Func: "concat", Args: []graph.Value{"a", "b"}}
+	in := map[string]graph.Value{"x": ref}
+	out, err := ResolveMap(in, func(string) (*state.Resource, bool) { return nil, false })
+	if err != nil || out["x"] != "ab" {
+		t.Fatalf("got %v, %v", out, err)
+	}
+	if !graph.Equal(in["x"], ref) {
+		t.Errorf("the input was modified")
+	}
+	if m, _ := ResolveMap(nil, nil); m != nil {
+		t.Errorf("nil map resolved to %v", m)
+	}
+}

@@ -1,0 +1,451 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// walk runs g's plan against prior with a fresh fake driver.
+func walk(t *testing.T, f *fakeDriver, p *planner.Plan, prior *state.State, opts Options) (*Report, *memJournal) {
+	t.Helper()
+	j := &memJournal{}
+	reg := Registry{fakeName: f, graph.DriverNoop: f}
+	rep, err := Walk(context.Background(), p, prior, j, reg, opts)
+	if err != nil {
+		t.Fatalf("Walk: %v", err)
+	}
+	return rep, j
+}
+
+func TestWalkOrder(t *testing.T) {
+	// a <- b <- c, and d on its own.
+	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}}, res{addr: "c", deps: []string{"b"}}, res{addr: "d"})
+	f := newFake()
+	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	if !rep.OK() || rep.Added != 4 {
+		t.Fatalf("report: %+v", rep)
+	}
+	calls := f.callList()
+	before(t, calls, "a:create", "b:create")
+	before(t, calls, "b:create", "c:create")
+
+	// Destroy runs in reverse.
+	st := j.state(nil)
+	f = newFake()
+	rep, j = walk(t, f, diff(t, g, st, planner.Options{Destroy: true}), st, fastOpts())
+	if !rep.OK() || rep.Destroyed != 4 {
+		t.Fatalf("destroy report: %+v", rep)
+	}
+	calls = f.callList()
+	before(t, calls, "c:delete", "b:delete")
+	before(t, calls, "b:delete", "a:delete")
+	if left := j.state(st); len(left.Resources) != 0 {
+		t.Errorf("after destroy the state holds %d resources", len(left.Resources))
+	}
+}
+
+func TestWalkRecordsStateAndReplans(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}})
+	f := newFake()
+	f.attrs["a"] = map[string]graph.Value{"ip": "10.0.0.1"}
+	_, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	st := j.state(nil)
+	a, ok := st.Lookup("a")
+	if !ok || a.Feedback.BackendCode != state.BackendOK || a.Feedback.Enacted.IsZero() || a.Feedback.Attempts != 1 {
+		t.Fatalf("recorded a: %+v", a)
+	}
+	if a.Feedback.Attributes["ip"] != "10.0.0.1" {
+		t.Errorf("attributes not recorded: %v", a.Feedback.Attributes)
+	}
+	b, _ := st.Lookup("b")
+	if strings.Join(b.Dependencies, ",") != "a" {
+		t.Errorf("b's dependencies recorded as %v", b.Dependencies)
+	}
+	// Every driver call is between an intent and an outcome.
+	open := map[string]bool{}
+	for _, r := range j.recs {
+		switch r.Kind {
+		case state.RecordIntent:
+			if open[r.Address] {
+				t.Errorf("two intents for %s without an outcome", r.Address)
+			}
+			open[r.Address] = true
+		case state.RecordOutcome:
+			if !open[r.Address] {
+				t.Errorf("outcome for %s without an intent", r.Address)
+			}
+			open[r.Address] = false
+		}
+	}
+	if p := diff(t, g, st, planner.Options{}); p.HasChanges() {
+		t.Errorf("re-plan after apply has changes: %+v", p.Summary)
+	}
+}
+
+func TestWalkRetries(t *testing.T) {
+	tests := []struct {
+		name      string
+		retries   int
+		wantRes   string
+		wantCalls int
+	}{
+		{"retried until it succeeds", 2, ResultApplied, 3},
+		{"gives up", 1, ResultFailed, 2},
+		{"no retry", -1, ResultFailed, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}})
+			f := newFake()
+			f.failTimes["a"] = 2
+			opts := fastOpts()
+			opts.Retries = tt.retries
+			var retries int
+			opts.Events = func(e Event) {
+				if e.Type == EventRetry {
+					retries++
+				}
+			}
+			rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+			got := results(rep)["a:create"]
+			if got.Result != tt.wantRes || got.Attempts != tt.wantCalls {
+				t.Errorf("a: %+v, want %s after %d attempts", got, tt.wantRes, tt.wantCalls)
+			}
+			if retries != tt.wantCalls-1 {
+				t.Errorf("%d retry events, want %d", retries, tt.wantCalls-1)
+			}
+			st := j.state(nil)
+			a, _ := st.Lookup("a")
+			wantCode := state.BackendOK
+			if tt.wantRes == ResultFailed {
+				wantCode = state.BackendError
+				if b := results(rep)["b:create"]; b.Result != ResultSkipped || b.Cause != "a (create)" {
+					t.Errorf("b: %+v, want skipped because of a (create)", b)
+				}
+			}
+			if a == nil || a.Feedback.BackendCode != wantCode || a.Feedback.Attempts != tt.wantCalls {
+				t.Errorf("recorded a: %+v", a)
+			}
+		})
+	}
+}
+
+func TestDoublingBackoff(t *testing.T) {
+	b := DoublingBackoff(100*time.Millisecond, time.Second)
+	var got []time.Duration
+	for i := 1; i <= 6; i++ {
+		got = append(got, b(i))
+	}
+	want := []time.Duration{100, 200, 400, 800, 1000, 1000}
+	for i := range want {
+		if got[i] != want[i]*time.Millisecond {
+			t.Fatalf("backoff %v, want %v ms", got, want)
+		}
+	}
+}
+
+func TestWalkFailureHoldsOnlyDependents(t *testing.T) {
+	// a <- b <- c fails at a; d <- e are independent.
+	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}}, res{addr: "c", deps: []string{"b"}},
+		res{addr: "d"}, res{addr: "e", deps: []string{"d"}})
+	f := newFake()
+	f.alwaysFail["a"] = true
+	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	r := results(rep)
+	if r["a:create"].Result != ResultFailed || !strings.Contains(r["a:create"].Error, "a broke") {
+		t.Errorf("a: %+v", r["a:create"])
+	}
+	for _, s := range []string{"b:create", "c:create"} {
+		if r[s].Result != ResultSkipped || r[s].Cause != "a (create)" {
+			t.Errorf("%s: %+v, want skipped naming the root failure a (create)", s, r[s])
+		}
+	}
+	for _, s := range []string{"d:create", "e:create"} {
+		if r[s].Result != ResultApplied {
+			t.Errorf("%s: %+v, want applied", s, r[s])
+		}
+	}
+	if rep.Failed != 1 || rep.Skipped != 2 || rep.Added != 2 || rep.OK() {
+		t.Errorf("counts: %+v", rep)
+	}
+	// The next plan retries what is left.
+	st := j.state(nil)
+	p := diff(t, g, st, planner.Options{})
+	if p.Summary.Add != 3 || p.Summary.NoOp != 2 {
+		t.Errorf("re-plan summary %+v, want the failed and skipped ones again", p.Summary)
+	}
+}
+
+func TestWalkFailFast(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"}, res{addr: "b"}, res{addr: "c"}, res{addr: "d"})
+	f := newFake()
+	f.alwaysFail["a"] = true
+	opts := fastOpts()
+	opts.FailFast = true
+	opts.Parallelism = 1
+	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+	// Which step gets the one slot first is up to the scheduler; what
+	// matters is that nothing starts after a failed.
+	calls := f.callList()
+	if calls[len(calls)-1] != "a:create" {
+		t.Errorf("calls after the failure: %v", calls)
+	}
+	if rep.Failed != 1 || rep.Added != len(calls)-1 || rep.NotStarted != 4-len(calls) {
+		t.Fatalf("report %+v after calls %v", rep, calls)
+	}
+	// Intents written for steps that then did not start are closed.
+	st := j.state(nil)
+	if len(st.Resources) != len(calls) {
+		t.Errorf("state holds %d resources, want %d", len(st.Resources), len(calls))
+	}
+}
+
+func TestWalkParallelismBound(t *testing.T) {
+	tests := []struct {
+		name        string
+		parallelism int
+		perDriver   int
+		want        int
+	}{
+		{"global", 7, 0, 7},
+		{"per driver", 7, 3, 3},
+		{"one", 1, 0, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var rs []res
+			for i := range 120 {
+				r := res{addr: fmt.Sprintf("r%03d", i)}
+				if i >= 60 {
+					r.deps = []string{fmt.Sprintf("r%03d", i-60)}
+				}
+				rs = append(rs, r)
+			}
+			g := buildGraph(t, rs...)
+			f := newFake()
+			f.sleep = time.Millisecond
+			opts := fastOpts()
+			opts.Parallelism = tt.parallelism
+			if tt.perDriver > 0 {
+				opts.PerDriver = map[string]int{fakeName: tt.perDriver}
+			}
+			rep, _ := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+			if !rep.OK() || rep.Added != 120 {
+				t.Fatalf("report: %+v", rep)
+			}
+			if got := int(f.maxFlight.Load()); got > tt.want {
+				t.Errorf("driver saw %d calls at once, limit %d", got, tt.want)
+			}
+			if rep.MaxInFlight > tt.want {
+				t.Errorf("report says %d in flight, limit %d", rep.MaxInFlight, tt.want)
+			}
+		})
+	}
+}
+
+func TestWalkConvergingHoldsDependents(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}})
+	f := newFake()
+	f.converging["a"] = 2
+	var types []string
+	opts := fastOpts()
+	opts.Events = func(e Event) {
+		if e.Address == "a" {
+			types = append(types, e.Type)
+		}
+	}
+	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+	if !rep.OK() {
+		t.Fatalf("report: %+v", rep)
+	}
+	calls := f.callList()
+	want := "a:create a:health a:health a:health b:create"
+	if got := strings.Join(calls, " "); got != want {
+		t.Errorf("calls %q, want %q", got, want)
+	}
+	if !strings.Contains(strings.Join(types, " "), EventConverging) {
+		t.Errorf("no converging event: %v", types)
+	}
+	a, _ := j.state(nil).Lookup("a")
+	if a.Feedback.BackendCode != state.BackendOK || !a.Feedback.Status.Active {
+		t.Errorf("a recorded as %+v", a.Feedback)
+	}
+}
+
+func TestWalkConvergeTimeout(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}})
+	f := newFake()
+	f.converging["a"] = 1 << 30
+	opts := fastOpts()
+	opts.ConvergeTimeout = 20 * time.Millisecond
+	rep, _ := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+	r := results(rep)
+	if r["a:create"].Result != ResultFailed || !strings.Contains(r["a:create"].Error, "converge timeout") {
+		t.Errorf("a: %+v", r["a:create"])
+	}
+	if r["b:create"].Result != ResultSkipped {
+		t.Errorf("b: %+v", r["b:create"])
+	}
+}
+
+func TestWalkResolvesFromFeedback(t *testing.T) {
+	ref := graph.Unknown{Func: "attribute", Args: []graph.Value{"a", "ip"}}
+	url := graph.Unknown{Func: "concat", Args: []graph.Value{"http://", ref, ":80"}}
+	g := buildGraph(t, res{addr: "a"},
+		res{addr: "b", deps: []string{"a"}, spec: map[string]graph.Value{"url": url}, inputs: map[string]graph.Value{"host": ref}})
+	f := newFake()
+	f.attrs["a"] = map[string]graph.Value{"ip": "10.1.2.3"}
+	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("report: %+v", rep)
+	}
+	req := f.requests["b:create"]
+	if req.Resolved["url"] != "http://10.1.2.3:80" {
+		t.Errorf("resolved spec %v", req.Resolved)
+	}
+	if req.Inputs["Standard.create"]["host"] != "10.1.2.3" {
+		t.Errorf("resolved inputs %v", req.Inputs)
+	}
+	b, _ := j.state(nil).Lookup("b")
+	if !graph.Equal(b.Spec["url"], url) || b.Feedback.Resolved["url"] != "http://10.1.2.3:80" {
+		t.Errorf("b recorded spec %v resolved %v: the spec keeps the expression, feedback the value", b.Spec, b.Feedback.Resolved)
+	}
+}
+
+func TestWalkReplace(t *testing.T) {
+	for _, cbd := range []bool{false, true} {
+		t.Run(fmt.Sprintf("create_before_destroy=%v", cbd), func(t *testing.T) {
+			g := buildGraph(t, res{addr: "a", cbd: cbd}, res{addr: "b", deps: []string{"a"}})
+			_, j := walk(t, newFake(), diff(t, g, nil, planner.Options{}), nil, fastOpts())
+			st := j.state(nil)
+			f := newFake()
+			p := diff(t, g, st, planner.Options{Replace: []string{"a"}})
+			rep, j2 := walk(t, f, p, st, fastOpts())
+			if !rep.OK() {
+				t.Fatalf("report %+v", rep)
+			}
+			calls := f.callList()
+			if cbd {
+				before(t, calls, "a:create", "a:delete")
+			} else {
+				before(t, calls, "a:delete", "a:create")
+			}
+			if del := f.requests["a:delete"]; del.Prior == nil || del.Prior.Address != "a" {
+				t.Errorf("delete got prior %+v", del.Prior)
+			}
+			after := j2.state(st)
+			if _, ok := after.Lookup("a"); !ok {
+				t.Errorf("a is not recorded after its replacement")
+			}
+		})
+	}
+}
+
+func TestWalkUpdateOfNeverEnactedRunsCreate(t *testing.T) {
+	g := buildGraph(t, res{addr: "a", drv: graph.DriverNoop})
+	f := newFake()
+	f.alwaysFail["a"] = true
+	_, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	st := j.state(nil)
+	p := diff(t, g, st, planner.Options{})
+	if c, _ := p.Change("a"); c.Action != planner.Update {
+		t.Fatalf("planned %v, want an update of the failed resource", c.Action)
+	}
+	f = newFake()
+	rep, _ := walk(t, f, p, st, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("report %+v", rep)
+	}
+	if calls := f.callList(); strings.Join(calls, " ") != "a:create" {
+		t.Errorf("calls %v, want the create that never finished", calls)
+	}
+	if got := results(rep)["a:update"]; got.Result != ResultApplied {
+		t.Errorf("report: %+v", got)
+	}
+}
+
+func TestWalkCancel(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}}, res{addr: "c", deps: []string{"b"}})
+	f := newFake()
+	f.block = true
+	ctx, cancel := context.WithCancel(context.Background())
+	started := make(chan struct{}, 1)
+	opts := fastOpts()
+	opts.Events = func(e Event) {
+		if e.Type == EventStart {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+		}
+	}
+	go func() {
+		<-started
+		cancel()
+	}()
+	j := &memJournal{}
+	rep, err := Walk(ctx, diff(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: f}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := results(rep)
+	if !rep.Interrupted || r["a:create"].Result != ResultFailed {
+		t.Errorf("a: %+v (interrupted %v)", r["a:create"], rep.Interrupted)
+	}
+	if r["b:create"].Result != ResultSkipped || r["c:create"].Result != ResultSkipped {
+		t.Errorf("b, c: %+v %+v", r["b:create"], r["c:create"])
+	}
+	// The cancelled create is recorded as failed: the next plan repeats it.
+	a, ok := j.state(nil).Lookup("a")
+	if !ok || a.Feedback.BackendCode != state.BackendError {
+		t.Errorf("a recorded as %+v", a)
+	}
+}
+
+func TestWalkJournalFailureStops(t *testing.T) {
+	var rs []res
+	for i := range 20 {
+		rs = append(rs, res{addr: fmt.Sprintf("r%02d", i)})
+	}
+	g := buildGraph(t, rs...)
+	j := &memJournal{failAfter: 5}
+	opts := fastOpts()
+	opts.Parallelism = 1
+	rep, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: newFake()}, opts)
+	if err == nil || !strings.Contains(err.Error(), errJournalFull.Error()) {
+		t.Fatalf("err = %v, want the journal failure", err)
+	}
+	if rep.OK() {
+		t.Errorf("report says all applied: %+v", rep)
+	}
+}
+
+func TestWalkMissingDriver(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"})
+	_, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, &memJournal{}, Registry{}, fastOpts())
+	if err == nil || !strings.Contains(err.Error(), `a (driver "fake")`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestWalkOutputEvents(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"})
+	var lines []string
+	opts := fastOpts()
+	opts.Events = func(e Event) {
+		if e.Type == EventOutput {
+			lines = append(lines, e.Address+": "+e.Line)
+		}
+	}
+	walk(t, newFake(), diff(t, g, nil, planner.Options{}), nil, opts)
+	if strings.Join(lines, "|") != "a: working on a" {
+		t.Errorf("output events %q", lines)
+	}
+}
