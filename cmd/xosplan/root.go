@@ -18,6 +18,9 @@ import (
 func commands(c *cli) []*cobra.Command {
 	return []*cobra.Command{
 		newValidateCommand(c),
+		newPlanCommand(c),
+		newShowCommand(c),
+		newGraphCommand(c),
 		newStateCommand(c),
 	}
 }

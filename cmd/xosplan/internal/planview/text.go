@@ -348,7 +348,7 @@ func join(prefix, k string) string {
 	return prefix + "." + k
 }
 
-func pad(n int) string { return strings.Repeat(" ", n) }
+func pad(n int) string { return strings.Repeat(" ", max(n, 0)) }
 
 // entry is one rendered attribute or element before alignment.
 type entry struct {

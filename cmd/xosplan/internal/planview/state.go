@@ -1,0 +1,198 @@
+package planview
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// StateText writes the recorded state as `xosplan show` prints it: per
+// resource, its enacted spec (sensitive values masked) and a summary of the
+// feedback last observed. An empty state prints "No state.".
+func StateText(w io.Writer, st *state.State, opts TextOptions) error {
+	r := &renderer{color: opts.Color}
+	if st == nil || len(st.Resources) == 0 {
+		r.line("No state.")
+		_, err := w.Write(r.buf.Bytes())
+		return err
+	}
+	for i := range st.Resources {
+		res := &st.Resources[i]
+		if i > 0 {
+			r.line()
+		}
+		r.line(r.paint(ansiBold, "# "+res.Address+":"))
+		kind := "resource"
+		if res.Management == graph.Unmanaged {
+			kind = "data"
+		}
+		r.line(kind, " ", strconv.Quote(res.Type), " ", strconv.Quote(res.Address), " {")
+		d := &differ{sensitive: res.Sensitive}
+		r.plainMap(d, 4, "", res.Spec)
+		fb := &res.Feedback
+		r.line()
+		r.line("    # backend_code = ", strconv.Itoa(fb.BackendCode), " (", backendWord(fb.BackendCode), ")")
+		if fb.BackendStatus != "" {
+			r.line("    # backend_status = ", strconv.Quote(fb.BackendStatus))
+		}
+		r.line("    # status = ", statusWord(fb.Status))
+		if fb.InstanceID != "" {
+			r.line("    # instance_id = ", strconv.Quote(fb.InstanceID))
+		}
+		for _, k := range sortedKeys(fb.Attributes) {
+			r.line("    # attributes.", k, " = ", scalar(fb.Attributes[k]))
+		}
+		for _, k := range sortedKeys(fb.Signals) {
+			r.line("    # signals.", k, " = ", scalar(fb.Signals[k]))
+		}
+		if !fb.Enacted.IsZero() {
+			r.line("    # enacted = ", fb.Enacted.UTC().Format(time.RFC3339))
+		}
+		if len(res.Dependencies) > 0 {
+			deps, _ := json.Marshal(res.Dependencies)
+			r.line("    # dependencies = ", string(deps))
+		}
+		r.line("}")
+	}
+	_, err := w.Write(r.buf.Bytes())
+	return err
+}
+
+func backendWord(code int) string {
+	switch code {
+	case state.BackendOK:
+		return "ok"
+	case state.BackendError:
+		return "error"
+	}
+	return "pending"
+}
+
+func statusWord(s state.Status) string {
+	word := "inactive"
+	switch {
+	case s.Failed:
+		word = "failed"
+	case s.Converging:
+		word = "converging"
+	case s.Active:
+		word = "active"
+	}
+	if s.Message != "" {
+		word += ": " + s.Message
+	}
+	return word
+}
+
+func sortedKeys(m map[string]graph.Value) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// plainMap writes "key = value" lines, aligned, nested maps as blocks.
+func (r *renderer) plainMap(d *differ, indent int, prefix string, m map[string]graph.Value) {
+	keys := sortedKeys(m)
+	label := func(k string) string {
+		if prefix != "" {
+			return strconv.Quote(k)
+		}
+		return k
+	}
+	width := 0
+	for _, k := range keys {
+		if _, nested := m[k].(map[string]graph.Value); !nested {
+			width = max(width, len(label(k)))
+		}
+	}
+	for _, k := range keys {
+		path := join(prefix, k)
+		key := label(k)
+		v := m[k]
+		if sub, nested := v.(map[string]graph.Value); nested && !d.isSensitive(path) && len(sub) > 0 {
+			r.line(pad(indent), key, " = {")
+			r.plainMap(d, indent+4, path, sub)
+			r.line(pad(indent), "}")
+			continue
+		}
+		text := scalar(v)
+		if _, unknown := v.(graph.Unknown); unknown {
+			text = v.(graph.Unknown).String()
+		}
+		if d.isSensitive(path) || d.hasSensitiveBelow(path) {
+			text = sensitiveValue
+		}
+		r.line(pad(indent), key, pad(width-len(key)), " = ", text)
+	}
+}
+
+type jsonStateResource struct {
+	Address      string           `json:"address"`
+	Type         string           `json:"type"`
+	Management   graph.Management `json:"management"`
+	Dependencies []string         `json:"dependencies"`
+	Spec         json.RawMessage  `json:"spec"`
+	Sensitive    []string         `json:"sensitive"`
+	Feedback     json.RawMessage  `json:"feedback"`
+}
+
+// StateJSON writes the recorded state as JSON for `xosplan show --json`:
+// format_version, lineage, serial and the resources, with values at
+// sensitive paths left out of spec and of the resolved feedback.
+func StateJSON(w io.Writer, st *state.State) error {
+	if st == nil {
+		st = &state.State{}
+	}
+	out := struct {
+		FormatVersion string              `json:"format_version"`
+		Lineage       string              `json:"lineage"`
+		Serial        uint64              `json:"serial"`
+		Resources     []jsonStateResource `json:"resources"`
+	}{FormatVersion: JSONFormatVersion, Lineage: st.Lineage, Serial: st.Serial, Resources: []jsonStateResource{}}
+	var jw jsonWriter
+	for i := range st.Resources {
+		res := &st.Resources[i]
+		fb := res.Feedback
+		fb.Resolved = nil
+		if res.Feedback.Resolved != nil {
+			if m, ok := known(res.Feedback.Resolved, res.Sensitive).(map[string]any); ok {
+				fb.Resolved = m
+			}
+		}
+		fbJSON, err := json.Marshal(fb)
+		if err != nil {
+			return err
+		}
+		spec := res.Spec
+		if spec == nil {
+			spec = map[string]graph.Value{}
+		}
+		out.Resources = append(out.Resources, jsonStateResource{
+			Address: res.Address, Type: res.Type, Management: res.Management,
+			Dependencies: nonNil(res.Dependencies),
+			Spec:         jw.raw(known(spec, res.Sensitive)),
+			Sensitive:    nonNil(res.Sensitive),
+			Feedback:     fbJSON,
+		})
+	}
+	if jw.err != nil {
+		return jw.err
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}

@@ -1,0 +1,300 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// exitChanges is --detailed-exitcode's "the plan has changes".
+const exitChanges = 2
+
+// defaultStatePath is the file backend's state when --state is not given.
+const defaultStatePath = "xosplan.state.json"
+
+// codeDuplicateAddress marks two configuration units that define the same
+// resource address.
+const codeDuplicateAddress = "plan.duplicate_address"
+
+// planFlags are the flags of `xosplan plan`.
+type planFlags struct {
+	statePath           string
+	out                 string
+	jsonOut             string
+	markdownOut         string
+	json                bool
+	detailedExitcode    bool
+	destroy             bool
+	refreshOnly         bool
+	createBeforeDestroy bool
+	targets             []string
+	excludes            []string
+	replace             []string
+	inputs              inputFlags
+}
+
+func newPlanCommand(c *cli) *cobra.Command {
+	var f planFlags
+	cmd := &cobra.Command{
+		Use:   "plan [flags] [PATH...]",
+		Short: "Show the changes that apply would make, and optionally save them",
+		Long: `Plan compiles the configuration (files and folders, as validate reads them; the current
+folder when none is given), compares it with the recorded state, and shows the ordered
+actions that apply would take: create, update in place, replace, delete, read.
+
+A resource needs action when its configured spec differs from the spec last enacted, or
+when its last apply did not succeed; feedback (attributes, status) never causes an action.
+
+The state file is read without taking the lock: the file backend has no shared lock, its
+writes are atomic, and a saved plan records the state's lineage and serial, so apply
+refuses the plan if the state changed in the meantime.
+
+Outputs: the human plan on stdout (on stderr when --json-out is "-"), and in the same run
+--out (the plan file for apply), --json-out (the JSON plan), --markdown-out (a pull-request
+comment). --json switches stdout to one JSON event per line.
+
+Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has changes.`,
+		Example: `  xosplan plan examples/webstack
+  xosplan plan --out plan.bin --json-out plan.json --markdown-out comment.md stack/
+  xosplan plan --destroy --exclude db stack/
+  xosplan plan --detailed-exitcode stack/ || [ $? -eq 2 ]`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runPlan(cmd, c, f, args)
+		},
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&f.statePath, "state", defaultStatePath, "the state `FILE`")
+	fs.StringVar(&f.out, "out", "", "write the plan to `FILE` for `xosplan apply FILE`")
+	fs.StringVar(&f.jsonOut, "json-out", "", "write the JSON plan to `FILE` (- for stdout)")
+	fs.StringVar(&f.markdownOut, "markdown-out", "", "write a pull-request comment to `FILE`")
+	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of the human plan")
+	fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "exit 2 when the plan has changes (0: none, 1: error)")
+	fs.BoolVar(&f.destroy, "destroy", false, "plan the deletion of every recorded resource")
+	fs.BoolVar(&f.refreshOnly, "refresh-only", false, "plan no action; only report objects changed outside xosplan")
+	fs.BoolVar(&f.createBeforeDestroy, "create-before-destroy", false, "replace every resource by creating the new one first")
+	fs.StringArrayVar(&f.targets, "target", nil, "plan only `ADDRESS` and what it depends on (destroy: what depends on it); repeatable")
+	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out `ADDRESS` and what depends on it; repeatable")
+	fs.StringArrayVar(&f.replace, "replace", nil, "replace `ADDRESS` even if it has not changed; repeatable")
+	f.inputs.add(fs)
+	return cmd
+}
+
+func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
+	ctx := cmd.Context()
+	if f.destroy && f.refreshOnly {
+		return usagef(cmd, "--destroy and --refresh-only cannot be used together")
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	// The human plan goes to stdout unless stdout carries the JSON plan.
+	human := c.stdout
+	if f.jsonOut == "-" {
+		human = c.stderr
+	}
+	var events *planview.Events
+	if f.json {
+		events = planview.NewEvents(c.stdout, time.Now)
+		if err := events.Version(version()); err != nil {
+			return err
+		}
+	}
+
+	inputs, diags, err := f.inputs.values()
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true})
+	diags = diags.Extend(res.Diags)
+	desired, files, mergeDiags := desiredGraph(res.Units)
+	diags = diags.Extend(mergeDiags)
+	if diags.HasErrors() {
+		return planFailed(c, events, diags)
+	}
+
+	backend, err := state.OpenFile(f.statePath, state.FileOptions{})
+	if err != nil {
+		return err
+	}
+	prior, err := backend.Read(ctx)
+	if err != nil {
+		return fmt.Errorf("reading state: %w", err)
+	}
+	digests, err := inputDigests(files, inputs)
+	if err != nil {
+		return err
+	}
+	p, planDiags := planner.Diff(ctx, desired, prior, planner.Options{
+		Destroy:             f.destroy,
+		RefreshOnly:         f.refreshOnly,
+		Targets:             f.targets,
+		Excludes:            f.excludes,
+		Replace:             f.replace,
+		CreateBeforeDestroy: f.createBeforeDestroy,
+		InputDigests:        digests,
+	})
+	diags = diags.Extend(planDiags).Sort()
+	if p == nil || diags.HasErrors() {
+		return planFailed(c, events, diags)
+	}
+
+	if f.out != "" {
+		if err := planner.WritePlanFile(f.out, p); err != nil {
+			return err
+		}
+	}
+	if f.jsonOut != "" {
+		if err := writeTo(c, f.jsonOut, func(w io.Writer) error { return planview.JSON(w, p) }); err != nil {
+			return err
+		}
+	}
+	if f.markdownOut != "" {
+		md := planview.Markdown(p, planview.MarkdownOptions{})
+		if err := writeTo(c, f.markdownOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
+			return err
+		}
+	}
+	if events != nil {
+		if err := events.Diagnostics(diags); err != nil {
+			return err
+		}
+		if err := events.Plan(p); err != nil {
+			return err
+		}
+	} else {
+		if err := planview.Text(human, p, planview.TextOptions{Color: c.useColor(human)}); err != nil {
+			return err
+		}
+		if f.out != "" {
+			fmt.Fprintf(human, "\nSaved the plan to: %s\n\nTo perform exactly these actions, run:\n    xosplan apply %s\n", f.out, f.out)
+		}
+		if len(diags) > 0 {
+			if err := renderDiagnosticsTo(c, c.stderr, diags); err != nil {
+				return err
+			}
+		}
+	}
+	if ctx.Err() != nil {
+		return &exitStatus{code: exitError, err: errors.New("interrupted")}
+	}
+	if f.detailedExitcode && p.HasChanges() {
+		return exitWith(exitChanges)
+	}
+	return nil
+}
+
+// planFailed reports the diagnostics of a plan that could not be made and
+// exits 1.
+func planFailed(c *cli, events *planview.Events, diags diag.Diagnostics) error {
+	diags = diags.Sort()
+	if events != nil {
+		if e := events.Diagnostics(diags); e != nil {
+			return e
+		}
+	} else if e := renderDiagnosticsTo(c, c.stderr, diags); e != nil {
+		return e
+	}
+	return exitWith(exitError)
+}
+
+// renderDiagnosticsTo writes diagnostics as validate's text view does, to w.
+func renderDiagnosticsTo(c *cli, w io.Writer, diags diag.Diagnostics) error {
+	wd, _ := os.Getwd()
+	sources := newSourceCache()
+	return diagview.Render(w, diagview.Text, diags, diagview.Options{
+		Color:       c.useColor(w),
+		Sources:     sources.get,
+		ToolVersion: version(),
+		BaseDir:     wd,
+	})
+}
+
+// writeTo writes through fn to path, or to stdout for "-". A file is
+// written whole or not at all.
+func writeTo(c *cli, path string, fn func(io.Writer) error) error {
+	if path == "-" {
+		return fn(c.stdout)
+	}
+	var buf bytes.Buffer
+	if err := fn(&buf); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// desiredGraph joins the compiled units into the one graph a plan covers:
+// every unit's resources and edges, and every file each was compiled from.
+// Two units defining the same address are an error, since the plan would
+// not know which one is meant.
+func desiredGraph(units []configUnit) (*graph.Graph, []string, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	if len(units) == 1 && units[0].Graph != nil {
+		g := units[0].Graph
+		return g, unionFiles(units[0].Files, g.Sources), nil
+	}
+	g := graph.New()
+	var files []string
+	owner := map[string]string{}
+	for _, u := range units {
+		files = unionFiles(files, u.Files)
+		if u.Graph == nil {
+			continue
+		}
+		files = unionFiles(files, u.Graph.Sources)
+		for _, r := range u.Graph.Resources() {
+			if prev, dup := owner[r.Address]; dup {
+				diags = diags.Errorf(r.Range, "", codeDuplicateAddress,
+					"resource %s is defined in both %s and %s; plan one of them, or rename one", r.Address, prev, u.Files[0])
+				continue
+			}
+			owner[r.Address] = u.Files[0]
+			_ = g.AddResource(r)
+		}
+		for _, e := range u.Graph.Edges() {
+			if owner[e.Source] == u.Files[0] && owner[e.Target] == u.Files[0] {
+				_ = g.AddEdge(e)
+			}
+		}
+	}
+	g.Sources = files
+	return g, files, diags
+}
+
+func unionFiles(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// inputDigests digests the input files and values for the plan file.
+func inputDigests(files []string, inputs map[string]any) (map[string]string, error) {
+	values := make(map[string]graph.Value, len(inputs))
+	for k, v := range inputs {
+		cv, err := graph.Canonicalize(v)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", k, err)
+		}
+		values[k] = cv
+	}
+	return planner.Digests(files, values)
+}
