@@ -137,6 +137,9 @@ func TestPetClinicScripts(t *testing.T) {
 	if e, _ := pu.Get("interfaces").Get("petclinic").Get("signals").Get("entrypoint").String(); e != "http://"+ip+"/" {
 		t.Errorf("entrypoint = %q", e)
 	}
+	if d, _ := updates(t, runScript(t, reg, "petclinic/discover.py", "configuration:\n  configuration.registry: local\n")); d != pid {
+		t.Errorf("PetClinic discovery found %s, want %s", d, pid)
+	}
 	pref := "configuration: {}\ninstances:\n  " + pid + ":\n"
 	if _, u := updates(t, runScript(t, reg, "petclinic/healthCheck.py", pref)); !statusFlag(t, u, "active") {
 		t.Error("PetClinic health check is not active")
