@@ -19,8 +19,15 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca"
 )
 
-// codeUnknownFormat marks a file that is neither TOSCA nor a manifest.
-const codeUnknownFormat = "validate.unknown_format"
+// Diagnostic codes of loading.
+const (
+	// codeUnknownFormat marks a file that is neither TOSCA nor a manifest.
+	codeUnknownFormat = "validate.unknown_format"
+	// codeInternal marks a bug of xosplan met while compiling a file.
+	codeInternal = "load.internal_error"
+	// codeCanceled marks a run stopped by a signal before every file was checked.
+	codeCanceled = "load.canceled"
+)
 
 // Source formats a configuration unit can have.
 const (
@@ -104,6 +111,15 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 	unitDiags := make([]diag.Diagnostics, len(units))
 	parallel(ctx, len(units), func(i int) {
 		u := &units[i]
+		defer func() {
+			// A front end that panics has a bug; the user still gets one
+			// line naming the file, and the other files are checked.
+			if r := recover(); r != nil {
+				u.Graph = nil
+				unitDiags[i] = unitDiags[i].Errorf(diag.Range{File: u.Files[0]}, "", codeInternal,
+					"internal error while compiling %s: %v (this is a bug in xosplan; please report it with the file)", strings.Join(u.Files, ", "), r)
+			}
+		}()
 		switch u.Format {
 		case formatTOSCA:
 			u.Graph, unitDiags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs})
@@ -113,7 +129,7 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 	})
 	res.Diags = res.Diags.Extend(unitDiags...)
 	if err := ctx.Err(); err != nil {
-		res.Diags = res.Diags.Errorf(diag.Range{}, "", "load.canceled", "stopped before every file was checked: %v", err)
+		res.Diags = res.Diags.Errorf(diag.Range{}, "", codeCanceled, "stopped before every file was checked: %v", err)
 	}
 	slices.SortStableFunc(units, func(a, b configUnit) int { return strings.Compare(a.Files[0], b.Files[0]) })
 	res.Units = units

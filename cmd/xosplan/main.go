@@ -15,6 +15,7 @@ func main() {
 	// starting new work and save what they must; a second one kills the
 	// process, as the default handler would.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	context.AfterFunc(ctx, stop)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
