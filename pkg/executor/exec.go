@@ -149,7 +149,7 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 		op := drv.Operations[key]
 		outputs, tail, err := e.runOperation(ctx, req, key, op)
 		if tail != "" {
-			tails = append(tails, "["+key+"]\n"+tail)
+			tails = append(tails, "["+key+"]\n"+strings.TrimSuffix(tail, "\n"))
 		}
 		for name, value := range outputs {
 			attr := name

@@ -445,7 +445,7 @@ func checkComponents(path string, v graph.Value) []string {
 					probs = append(probs, fmt.Sprintf("%s.reference.mapping must be \"<interface>.<pin>\"", p))
 				}
 				switch ref["key"].(type) {
-				case string, int64:
+				case string, int64, float64:
 				default:
 					probs = append(probs, fmt.Sprintf("%s.reference.key must be the id of the referenced instance", p))
 				}
