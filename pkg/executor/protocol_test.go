@@ -109,18 +109,18 @@ func TestSeverity(t *testing.T) {
 
 func TestModelCheck(t *testing.T) {
 	cases := map[string]string{
-		`{"status":"up"}`:                              "status must be a map",
-		`{"status":{"flags":{"active":"yes"}}}`:        "status.flags.active must be a boolean",
-		`{"status":{"flags":{"happy":true}}}`:          "is not a status flag",
-		`{"status":{"message":3}}`:                     "status.message must be a string",
-		`{"name":["a"]}`:                               "name must be a string",
-		`{"interfaces":{"a":{"signals":[1]}}}`:         "interfaces.a.signals must be a map",
-		`{"interfaces":{"a":{"status":{"flags":[]}}}}`: "interfaces.a.status.flags must be a map",
-		`{"components":{"db":{"reference":{"mapping":"nodot","key":"k"}}}}`:                            "reference.mapping must be",
-		`{"components":{"db":{"reference":{"mapping":"a.b"}}}}`:                                        "reference.key must be",
-		`{"components":{"x":{"components":{"y":{"reference":{"mapping":"a.b","key":[1]}}}}}}`:          "components.x.components.y.reference.key",
-		`{"activityLog":{"a":1}}`:                      "activityLog must be a list",
-		`{"commands":[1]}`:                             "commands must be a map",
+		`{"status":"up"}`:                                                                     "status must be a map",
+		`{"status":{"flags":{"active":"yes"}}}`:                                               "status.flags.active must be a boolean",
+		`{"status":{"flags":{"happy":true}}}`:                                                 "is not a status flag",
+		`{"status":{"message":3}}`:                                                            "status.message must be a string",
+		`{"name":["a"]}`:                                                                      "name must be a string",
+		`{"interfaces":{"a":{"signals":[1]}}}`:                                                "interfaces.a.signals must be a map",
+		`{"interfaces":{"a":{"status":{"flags":[]}}}}`:                                        "interfaces.a.status.flags must be a map",
+		`{"components":{"db":{"reference":{"mapping":"nodot","key":"k"}}}}`:                   "reference.mapping must be",
+		`{"components":{"db":{"reference":{"mapping":"a.b"}}}}`:                               "reference.key must be",
+		`{"components":{"x":{"components":{"y":{"reference":{"mapping":"a.b","key":[1]}}}}}}`: "components.x.components.y.reference.key",
+		`{"activityLog":{"a":1}}`:                                                             "activityLog must be a list",
+		`{"commands":[1]}`:                                                                    "commands must be a map",
 	}
 	for in, want := range cases {
 		var m map[string]any
