@@ -72,7 +72,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 	// that provides it.
 	signals := map[*graph.Resource]map[string][]graph.Value{}
 	for _, l := range env.links {
-		addEdge(l.consumer.c, l.provider.c, graph.Binding, l.name, l.rng)
+		addEdge(l.consumer.c, l.provider.c, graph.Binding, l.via.text, l.via.rng)
 		if l.consumer.p == nil || l.consumer.p.kind != pinConsume {
 			continue
 		}

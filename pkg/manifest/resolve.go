@@ -10,8 +10,7 @@ import (
 // send-command) and a provider (publish-signal or receive-command).
 type link struct {
 	consumer, provider pinRef
-	name               string // the binding's text
-	rng                diag.Range
+	via                *binding
 }
 
 // resolver resolves bind() expressions and bindings of one application
@@ -307,12 +306,12 @@ func (r *resolver) pairPins(b *binding, a *component, f *iface, p *pin, bb *comp
 		return
 	}
 	if !cons.p.exported && !prov.p.exported {
-		r.links = append(r.links, link{consumer: cons, provider: prov, name: b.text, rng: b.rng})
+		r.links = append(r.links, link{consumer: cons, provider: prov, via: b})
 		return
 	}
 	for _, cl := range leavesOf(cons.c, cons.iface, cons.p) {
 		for _, pl := range leavesOf(prov.c, prov.iface, prov.p) {
-			r.links = append(r.links, link{consumer: cl, provider: pl, name: b.text, rng: b.rng})
+			r.links = append(r.links, link{consumer: cl, provider: pl, via: b})
 		}
 	}
 }
@@ -387,6 +386,6 @@ func (r *resolver) resolveOpen() {
 		if needs {
 			consumer, provider = ob.other, ob.open
 		}
-		r.links = append(r.links, link{consumer: pinRef{c: consumer}, provider: pinRef{c: provider}, name: ob.b.text, rng: ob.b.rng})
+		r.links = append(r.links, link{consumer: pinRef{c: consumer}, provider: pinRef{c: provider}, via: ob.b})
 	}
 }
