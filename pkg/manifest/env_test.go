@@ -1,0 +1,84 @@
+package manifest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// TestEnvironmentInputs covers what CompileEnvironment is given rather
+// than what the manifests say.
+func TestEnvironmentInputs(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	if err := os.Mkdir(empty, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good := filepath.Join(dir, "Good App.yml")
+	if err := os.WriteFile(good, []byte("application:\n  components:\n    wf: {type: workflow.Instance}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tc := range []struct {
+		name    string
+		ctx     context.Context
+		paths   []string
+		code    string // wanted diagnostic code, "" for none
+		address string // a resource that must be compiled
+	}{
+		{name: "missing", ctx: context.Background(), paths: []string{filepath.Join(dir, "nope.yml")}, code: CodeRead},
+		{name: "empty folder", ctx: context.Background(), paths: []string{empty}, code: CodeRead},
+		{name: "file named twice", ctx: context.Background(), paths: []string{good, dir + "/./Good App.yml"}, address: "Good App.wf"},
+		{name: "folder and its file", ctx: context.Background(), paths: []string{dir, good}, address: "Good App.wf"},
+		{name: "canceled", ctx: canceled, paths: []string{good}, code: CodeRead},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, diags := CompileEnvironment(tc.ctx, tc.paths, Options{})
+			var codes []string
+			for _, d := range diags {
+				codes = append(codes, d.Code)
+				if d.Range.File == "" {
+					t.Errorf("diagnostic names no file: %s", d.Error())
+				}
+			}
+			if tc.code == "" && len(diags) > 0 || tc.code != "" && !strings.Contains(strings.Join(codes, " "), tc.code) {
+				t.Errorf("diagnostics %v, want code %q", codes, tc.code)
+			}
+			if tc.address != "" {
+				if g == nil {
+					t.Fatal("no graph")
+				}
+				if _, ok := g.Resource(tc.address); !ok || g.Len() != 1 {
+					t.Errorf("resources %v, want only %s", g.Addresses(), tc.address)
+				}
+			}
+		})
+	}
+}
+
+// TestDeterministic compiles the corpus twice: diagnostics and graphs
+// must be identical.
+func TestDeterministic(t *testing.T) {
+	dir := relCorpus(t)
+	g1, d1 := CompileEnvironment(context.Background(), []string{dir}, Options{})
+	g2, d2 := CompileEnvironment(context.Background(), []string{dir}, Options{})
+	if render(d1) != render(d2) {
+		t.Error("diagnostics differ between two runs")
+	}
+	if string(renderGraph(t, g1)) != string(renderGraph(t, g2)) {
+		t.Error("graphs differ between two runs")
+	}
+}
+
+func render(ds diag.Diagnostics) string {
+	var b strings.Builder
+	for _, d := range ds {
+		b.WriteString(d.Error() + "\n")
+	}
+	return b.String()
+}
