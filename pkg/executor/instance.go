@@ -182,27 +182,32 @@ func collectReferences(prefix string, v graph.Value, mappings map[string]map[str
 }
 
 // factoryMappings returns the id mappings a factory offers for resolving
-// references: every signal of the factory that is a map of strings, keyed
-// "interface.pin" (its own factory.instances and the consume-signal pins
-// bound to other factories' instances).
+// references, keyed "interface.pin": every map of strings among the
+// factory's resolved spec (its consume-signal pins, bound to other
+// factories' factory.instances and resolved by the walk) and its signals
+// (its own factory.instances); a signal wins over a spec entry.
 func factoryMappings(factory *state.Resource) map[string]map[string]string {
 	out := map[string]map[string]string{}
 	if factory == nil {
 		return out
 	}
-	for pin, v := range factory.Feedback.Signals {
-		m, ok := v.(map[string]graph.Value)
-		if !ok {
-			continue
-		}
-		ids := map[string]string{}
-		for k, id := range m {
-			if s, ok := id.(string); ok {
-				ids[k] = s
+	add := func(src map[string]graph.Value) {
+		for pin, v := range src {
+			m, ok := v.(map[string]graph.Value)
+			if !ok || !mappingName.MatchString(pin) {
+				continue
 			}
+			ids := map[string]string{}
+			for k, id := range m {
+				if s, ok := id.(string); ok {
+					ids[k] = s
+				}
+			}
+			out[pin] = ids
 		}
-		out[pin] = ids
 	}
+	add(factory.Feedback.Resolved)
+	add(factory.Feedback.Signals)
 	return out
 }
 

@@ -27,7 +27,9 @@ import (
 // reconfiguration script (without one the resource must be replaced),
 // delete the destroy script, health and read the health-check script (a
 // resource without one keeps its recorded feedback), discover the
-// factory's discovery script. Invoke runs a command script.
+// factory's discovery script. Invoke runs a command script. A factory
+// (discovery script, no launch script) runs nothing on create, update,
+// delete, health and read: it is recorded active.
 //
 // Every script gets one YAML document on stdin, "configuration:" being the
 // factory's configuration.* entries (from Request.Factory) and, per
@@ -182,6 +184,18 @@ func (s *Scripted) prepare(i int, req Request) (*target, *BatchResult) {
 		if id, ok := req.Prior.Feedback.Extra[ExtraInstanceID].(string); ok && id != "" {
 			t.synthetic = id
 		}
+	}
+	if !drv.HasOperation(graph.OpLaunch) && drv.HasOperation(graph.OpDiscovery) {
+		// A factory: it runs no life-cycle script of its own (its
+		// discovery runs on ActionDiscover); it is recorded as it is.
+		fb := state.Feedback{Status: state.Status{Active: true}, BackendCode: state.BackendOK, BackendStatus: "ok (factory)"}
+		if req.Prior != nil {
+			fb.Signals, fb.Attributes = req.Prior.Feedback.Signals, req.Prior.Feedback.Attributes
+		}
+		if req.Action == ActionDelete {
+			return nil, &BatchResult{Outcome: Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (factory)"}}}
+		}
+		return nil, &BatchResult{Outcome: Outcome{Feedback: fb}}
 	}
 	if !drv.HasOperation(key) {
 		switch req.Action {

@@ -114,9 +114,17 @@ func TestPetClinicScripts(t *testing.T) {
 	}
 
 	// PetClinic references resolve through the factory's vms.vm-by-id.
-	pcFactory := &state.Resource{Address: "P.factory", Spec: map[string]graph.Value{"configuration.registry": "local"}, Feedback: state.Feedback{Signals: map[string]graph.Value{
-		"vms.vm-by-id": map[string]graph.Value{recs[0].Feedback.InstanceID: "vm-one", recs[1].Feedback.InstanceID: "vm-two"},
+	// As the walk records the PetClinic factory: its consume-signal pin
+	// resolved to the VM factory's factory.instances.
+	pcFactory := &state.Resource{Address: "P.factory", Spec: map[string]graph.Value{"configuration.registry": "local"}, Feedback: state.Feedback{Resolved: map[string]graph.Value{
+		"configuration.registry": "local",
+		"vms.vm-by-id":           map[string]graph.Value{recs[0].Feedback.InstanceID: "vm-one", recs[1].Feedback.InstanceID: "vm-two"},
 	}}}
+	// The factory itself runs nothing on create.
+	o, err = d.Apply(ctx, Request{Action: ActionCreate, Address: "P.factory", Resource: &graph.Resource{Address: "P.factory", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/petclinic/discover.py"}}}}})
+	if err != nil || !o.Feedback.Status.Active {
+		t.Fatalf("factory create: %v %+v", err, o.Feedback)
+	}
 	pc := scriptedResource("PetClinic.petclinic", map[string]string{graph.OpLaunch: "/petclinic/launch.py", graph.OpDestroy: "/petclinic/destroy.py", graph.OpHealthCheck: "/petclinic/healthCheck.py"}, map[string]graph.Value{})
 	o, err = d.Apply(ctx, Request{Action: ActionCreate, Address: pc.Address, Resource: pc, Factory: pcFactory})
 	if err != nil {
