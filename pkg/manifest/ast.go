@@ -56,7 +56,6 @@ type ident struct {
 // the component's kind, and wildcard re-exports ("*": bind(c#i.*)).
 type iface struct {
 	name     string
-	rng      diag.Range
 	yaml     string
 	pins     []*pin
 	byName   map[string]*pin // built once an interface has many pins
@@ -76,7 +75,6 @@ type pin struct {
 	yaml     string
 	kind     pinKind
 	sig      signature
-	title    string
 	implicit bool
 	// bind holds the targets when the pin is a bind() expression; kind
 	// and sig are then taken from the first resolved target.

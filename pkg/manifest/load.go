@@ -177,7 +177,7 @@ func (l *loader) component(c *component, n *yamlsrc.Node) {
 		// a declared pin of the same name replaces one in this
 		// component's own list.
 		for _, f := range c.known.ifaces {
-			c.addIface(&iface{name: f.name, implicit: true, rng: c.kindRng, yaml: join(c.yaml, "type"), pins: slices.Clone(f.pins)})
+			c.addIface(&iface{name: f.name, implicit: true, yaml: join(c.yaml, "type"), pins: slices.Clone(f.pins)})
 		}
 	}
 	if ifacesNode != nil {
@@ -231,7 +231,7 @@ func (l *loader) interfaces(c *component, n *yamlsrc.Node, path string) {
 			f = &iface{name: p.Key.Value}
 			c.addIface(f)
 		}
-		f.rng, f.yaml, f.implicit = p.Key.Range, ipath, false
+		f.yaml, f.implicit = ipath, false
 		if !l.expectMap(p.Value, ipath, "interface "+quote(p.Key.Value)) {
 			continue // an empty interface is a marker, bound as a whole
 		}
@@ -314,9 +314,7 @@ func (l *loader) longPin(pn *pin, n *yamlsrc.Node, path string) *yamlsrc.Node {
 		case "type":
 			decl = p.Value
 		case "name":
-			if s, ok := p.Value.String(); ok {
-				pn.title = s
-			} else if !p.Value.IsNull() {
+			if _, ok := p.Value.String(); !ok && !p.Value.IsNull() {
 				l.diags = l.diags.Errorf(p.Value.Range, join(path, "name"), CodeStructure, "a pin's `name` is its display title and must be a string, found %s", p.Value.Describe())
 			}
 		case "suggestions", "arguments", "results":
