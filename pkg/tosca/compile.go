@@ -110,6 +110,9 @@ type compiler struct {
 	substituted map[string]bool
 	// opWork memoizes hasOpWork per type.
 	opWork map[*typeDef]bool
+	// steps and defaultNesting bound value work (see maxValueSteps).
+	steps          int
+	defaultNesting int
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

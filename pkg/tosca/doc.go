@@ -64,6 +64,8 @@
 //	tosca.workflow                 workflow steps with unknown targets, steps or activities
 //	tosca.legacy_type              a non-TOSCA integer type name (int, uint32, …) read as integer (warning)
 //	tosca.import_fallback          an import found only relative to a folder above the importing file (warning)
+//	tosca.too_complex              values that expand beyond the work budget (recursive defaults)
+//	tosca.too_deep                 a derivation chain longer than 256 types
 //
 // Diagnostics of the YAML layer (yaml.*) pass through unchanged.
 package tosca
@@ -115,4 +117,6 @@ const (
 	CodeWorkflow               = "tosca.workflow"
 	CodeLegacyType             = "tosca.legacy_type"
 	CodeImportFallback         = "tosca.import_fallback"
+	CodeTooComplex             = "tosca.too_complex"
+	CodeTooDeep                = "tosca.too_deep"
 )

@@ -651,6 +651,27 @@ func (c *compiler) readGroups(n *yamlsrc.Node) {
 	}
 }
 
+// placementDefs adds xosplan's placement properties to a
+// tosca.policies.Placement type (which defines none): required_traits and
+// forbidden_traits (lists of trait names) and member_of (a list whose items
+// are an aggregate or a list of aggregates, any of which will do). A type
+// that defines them itself keeps its definitions.
+func placementDefs(defs map[string]*propDef) map[string]*propDef {
+	out := cloneProps(defs)
+	str := &propDef{name: "entry", prim: "string", required: true}
+	for _, name := range []string{"required_traits", "forbidden_traits", "member_of"} {
+		if out[name] != nil {
+			continue
+		}
+		d := &propDef{name: name, typeName: "list", prim: "list"}
+		if name != "member_of" {
+			d.entry = str
+		}
+		out[name] = d
+	}
+	return out
+}
+
 func (c *compiler) derivesAny(t *typeDef, ancestors []*typeDef) bool {
 	for _, a := range ancestors {
 		if c.derives(t, a) {
@@ -705,7 +726,11 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 			}
 		}
 		if pt.typ != nil {
-			pt.props = c.assignProps(pt.typ.props, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, true)
+			defs := pt.typ.props
+			if c.derivesName(pt.typ, "tosca.policies.Placement") {
+				defs = placementDefs(defs)
+			}
+			pt.props = c.assignProps(defs, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, true)
 		}
 		c.topo.policies = append(c.topo.policies, pt)
 	}

@@ -30,6 +30,10 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
+// maxDerivationDepth bounds derivation chains (the normative ones are under
+// ten deep); longer chains are an input crafted to be slow.
+const maxDerivationDepth = 256
+
 type kind uint8
 
 const (
@@ -100,6 +104,8 @@ type typeDef struct {
 	state uint8
 	// deriving is true while the parent chain is being resolved.
 	deriving bool
+	// depth is the number of ancestors.
+	depth int
 	chain    []string
 
 	props, attrs map[string]*propDef
@@ -308,8 +314,13 @@ func (c *compiler) resolveType(t *typeDef) {
 				c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from %q, which derives from it", t.kind.word(), t.name, pn.Value)
 			default:
 				c.resolveType(p)
+				if p.depth >= maxDerivationDepth {
+					c.errorf(pn.Range, t.path+".derived_from", CodeTooDeep, "%s %q derives through more than %d types", t.kind.word(), t.name, maxDerivationDepth)
+					break
+				}
 				t.parent = p
 				t.base = p.base
+				t.depth = p.depth + 1
 			}
 		}
 	}

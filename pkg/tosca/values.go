@@ -49,7 +49,7 @@ func (c *compiler) checkAssigned(d *propDef, n *yamlsrc.Node, path, what string,
 }
 
 func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what string, s *scope, depth int) graph.Value {
-	if n.IsNull() {
+	if n.IsNull() || !c.step(n, path) {
 		return nil
 	}
 	if fn, ok := functionName(n); ok {
@@ -103,6 +103,26 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 	return v
 }
 
+// maxValueSteps bounds the work of checking values in one compilation:
+// far above any real template (the 100,000-node benchmark takes about
+// 500,000 steps), it stops inputs crafted to expand exponentially.
+const maxValueSteps = 20_000_000
+
+// maxDefaultNesting bounds how deep defaults of complex data types are
+// filled in inside other defaults: a recursive data type whose fields
+// default to {} would otherwise expand without end.
+const maxDefaultNesting = 4
+
+// step counts one unit of value work; false once the budget is spent
+// (reported once).
+func (c *compiler) step(n *yamlsrc.Node, path string) bool {
+	c.steps++
+	if c.steps == maxValueSteps {
+		c.errorf(n.Range, path, CodeTooComplex, "values expand to more than %d nodes; check for recursive data types and defaults", maxValueSteps)
+	}
+	return c.steps < maxValueSteps
+}
+
 // checkConstraints applies constraints to a known value.
 func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, n *yamlsrc.Node, path, what string) {
 	if len(cs) == 0 || graph.HasUnknown(v) {
@@ -134,8 +154,12 @@ func (c *compiler) assignFields(dt *typeDef, n *yamlsrc.Node, path, what string,
 		}
 		fd := dt.props[name]
 		switch {
+		case fd.hasDefault && fd.dt != nil && c.defaultNesting >= maxDefaultNesting:
+			out[name] = c.rawValue(fd.def, joinPath(path, name), s)
 		case fd.hasDefault:
+			c.defaultNesting++
 			out[name] = c.checkValueDepth(fd, fd.def, joinPath(path, name), what+" field "+quote(name), s, depth)
+			c.defaultNesting--
 		case fd.required:
 			c.errorf(n.Range, path, CodeMissingProperty, "%s: data type %q requires field %q", what, dt.name, name)
 		}
@@ -146,7 +170,7 @@ func (c *compiler) assignFields(dt *typeDef, n *yamlsrc.Node, path, what string,
 // rawValue canonicalizes a value that has no definition to check it
 // against, evaluating the functions inside it.
 func (c *compiler) rawValue(n *yamlsrc.Node, path string, s *scope) graph.Value {
-	if n == nil {
+	if n == nil || !c.step(n, path) {
 		return nil
 	}
 	if fn, ok := functionName(n); ok {

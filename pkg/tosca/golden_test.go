@@ -1,0 +1,99 @@
+package tosca
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// TestGolden compiles representative templates and compares the graph,
+// rendered as deterministic JSON, with testdata/golden/<case>/graph.json.
+// Rewrite with -update.
+func TestGolden(t *testing.T) {
+	corpus := corpusDirOrEmpty()
+	cases := []struct{ name, path string }{
+		{"webstack", filepath.Join("testdata", "golden", "webstack", "template.yaml")},
+		{"xos-link", filepath.Join(corpus, "xos-recipes", "recipes", "03-xostosca-link.yaml")},
+		{"xos-bbsim", filepath.Join(corpus, "xos-recipes", "recipes", "07-helm-bbsim-16.yaml")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := os.Stat(tc.path); err != nil {
+				t.Skipf("input not available: %v", err)
+			}
+			g, diags := Compile(context.Background(), tc.path, Options{})
+			requireNoErrors(t, diags)
+			got := renderGraph(t, g, filepath.Dir(tc.path))
+			golden := filepath.Join("testdata", "golden", tc.name, "graph.json")
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("graph differs from %s (run with -update to accept):\n%s", golden, got)
+			}
+		})
+	}
+}
+
+// renderGraph renders the graph as indented JSON with source paths made
+// relative to dir, so the golden file does not depend on the checkout.
+func renderGraph(t *testing.T, g *graph.Graph, dir string) []byte {
+	t.Helper()
+	type edge struct {
+		graph.Edge
+		At string `json:"at"`
+	}
+	type resource struct {
+		*graph.Resource
+		At string `json:"at"`
+	}
+	rel := func(s string) string {
+		if r, err := filepath.Rel(dir, s); err == nil {
+			return r
+		}
+		return s
+	}
+	var out struct {
+		Resources []resource             `json:"resources"`
+		Edges     []edge                 `json:"edges"`
+		Outputs   map[string]graph.Value `json:"outputs"`
+		Sources   []string               `json:"sources"`
+	}
+	for _, r := range g.Resources() {
+		at := r.Range
+		at.File = rel(at.File)
+		out.Resources = append(out.Resources, resource{r, at.String()})
+	}
+	for _, e := range g.Edges() {
+		at := e.Range
+		at.File = rel(at.File)
+		out.Edges = append(out.Edges, edge{e, at.String()})
+	}
+	out.Outputs = g.Outputs
+	for _, s := range g.Sources {
+		out.Sources = append(out.Sources, rel(s))
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append(b, '\n')
+}
