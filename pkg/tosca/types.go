@@ -106,7 +106,7 @@ type typeDef struct {
 	deriving bool
 	// depth is the number of ancestors.
 	depth int
-	chain    []string
+	chain []string
 
 	props, attrs map[string]*propDef
 	caps         map[string]*capDef
