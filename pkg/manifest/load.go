@@ -412,14 +412,9 @@ func parseTarget(s string) (target, string) {
 		return target{}, "expected interface.pin after '#'"
 	}
 	t := target{iface: rest[:dot], pin: rest[dot+1:], text: s}
-	if path == "" {
-		return target{}, "the component path before '#' is empty"
-	}
-	t.path = strings.Split(path, ".")
-	for _, seg := range t.path {
-		if seg == "" || strings.ContainsAny(seg, " \t#()") {
-			return target{}, "the component path " + quote(path) + " is not a dot-separated list of names"
-		}
+	var msg string
+	if t.path, msg = splitPath(path); msg != "" {
+		return target{}, msg
 	}
 	if t.iface == "" || t.pin == "" || strings.ContainsAny(t.iface+t.pin, "#.() \t") {
 		return target{}, "expected interface.pin after '#'"
@@ -553,14 +548,24 @@ func parseEndpoint(s string) (endpoint, string) {
 			return endpoint{}, "expected component#interface"
 		}
 	}
-	if path == "" {
-		return endpoint{}, "the component path is empty"
-	}
-	ep.path = strings.Split(path, ".")
-	for _, seg := range ep.path {
-		if seg == "" || strings.ContainsAny(seg, " \t#()") {
-			return endpoint{}, "the component path " + quote(path) + " is not a dot-separated list of names"
-		}
+	var msg string
+	if ep.path, msg = splitPath(path); msg != "" {
+		return endpoint{}, msg
 	}
 	return ep, ""
+}
+
+// splitPath splits a dotted component path such as "cluster.compute"; the
+// message is empty when it is well formed.
+func splitPath(path string) ([]string, string) {
+	if path == "" {
+		return nil, "the component path is empty"
+	}
+	segs := strings.Split(path, ".")
+	for _, seg := range segs {
+		if seg == "" || strings.ContainsAny(seg, " \t#()") {
+			return nil, "the component path " + quote(path) + " is not a dot-separated list of names"
+		}
+	}
+	return segs, ""
 }
