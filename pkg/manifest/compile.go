@@ -92,11 +92,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 	}
 	for res, m := range signals {
 		for key, us := range m {
-			if len(us) == 1 {
-				res.Spec[key] = us[0]
-			} else {
-				res.Spec[key] = us
-			}
+			res.Spec[key] = oneOrList(us)
 		}
 	}
 
@@ -149,15 +145,19 @@ func (env *environment) outputs(g *graph.Graph, resources map[*component]*graph.
 				if g.Outputs == nil {
 					g.Outputs = map[string]graph.Value{}
 				}
-				key := app.name + "." + f.name + "." + p.name
-				if len(vals) == 1 {
-					g.Outputs[key] = vals[0]
-				} else {
-					g.Outputs[key] = vals
-				}
+				g.Outputs[app.name+"."+f.name+"."+p.name] = oneOrList(vals)
 			}
 		}
 	}
+}
+
+// oneOrList gives a pin fed from one source that source's value, and a
+// pin fed from several the list of them.
+func oneOrList(vals []graph.Value) graph.Value {
+	if len(vals) == 1 {
+		return vals[0]
+	}
+	return vals
 }
 
 // publishers follows a provider pin through a resolved reference.Service
