@@ -252,20 +252,27 @@ func detectFormat(path string) (string, diag.Diagnostics) {
 	if toscaMarker.Match(data) {
 		return formatTOSCA, nil
 	}
-	root, parseDiags := yamlsrc.Parse(path, data, yamlsrc.Limits{})
+	// Every document is read so that a multi-document stream of another
+	// tool (Kubernetes objects, say) met in a folder walk is an unknown
+	// format, not an error; the front end reports extra documents in a
+	// file it takes.
+	docs, parseDiags := yamlsrc.ParseAll(path, data, yamlsrc.Limits{})
 	if parseDiags.HasErrors() {
 		return "", parseDiags
 	}
 	diags = diags.Extend(parseDiags)
-	switch {
-	case root == nil:
+	if len(docs) == 0 {
 		return "", diags.Warnf(fileStart(path), "", codeUnknownFormat, "file is empty; it is neither a TOSCA template nor a manifest")
-	case tosca.LooksLike(root):
-		return formatTOSCA, diags
-	case manifest.LooksLike(root):
-		return formatManifest, diags
 	}
-	return "", diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: codeUnknownFormat, Range: root.Range,
+	for _, root := range docs {
+		switch {
+		case tosca.LooksLike(root):
+			return formatTOSCA, diags
+		case manifest.LooksLike(root):
+			return formatManifest, diags
+		}
+	}
+	return "", diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: codeUnknownFormat, Range: docs[0].Range,
 		Summary: "neither a TOSCA template nor a manifest; skipped",
 		Detail: "A TOSCA file has tosca_definitions_version or TOSCA sections (topology_template, node_types, …); " +
 			"a manifest has a top-level application key."})
