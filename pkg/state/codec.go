@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"runtime"
 	"slices"
 	"strings"
@@ -161,10 +160,8 @@ func Decode(data []byte) (*State, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, fmt.Errorf("%w: the file is empty", ErrCorrupt)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var s State
-	if err := dec.Decode(&s); err != nil {
+	s, err := parseState(data)
+	if err != nil {
 		// A file of another version may have another shape: say so rather
 		// than report the shape mismatch.
 		var probe struct {
@@ -173,18 +170,20 @@ func Decode(data []byte) (*State, error) {
 		if json.Unmarshal(data, &probe) == nil && probe.Version != FormatVersion {
 			return nil, versionError(probe.Version)
 		}
-		return nil, fmt.Errorf("%w: %s", ErrCorrupt, describeJSONError(data, err))
+		return nil, fmt.Errorf("%w: %s", ErrCorrupt, describeParseError(data, err))
 	}
+	return checkDecoded(s)
+}
+
+// checkDecoded applies the checks that follow parsing.
+func checkDecoded(s *State) (*State, error) {
 	if s.Version != FormatVersion {
 		return nil, versionError(s.Version)
 	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the end of the state object", ErrCorrupt)
-	}
-	if err := validate(&s); err != nil {
+	if err := validate(s); err != nil {
 		return nil, err
 	}
-	return &s, nil
+	return s, nil
 }
 
 func versionError(v int) error {
@@ -212,7 +211,9 @@ func validate(s *State) error {
 		if r.Management != graph.Managed && r.Management != graph.Unmanaged {
 			problems = append(problems, fmt.Errorf("resource %q: management %q is neither %q nor %q", r.Address, r.Management, graph.Managed, graph.Unmanaged))
 		}
-		normalizeDecoded(r)
+		if r.Spec == nil {
+			r.Spec = map[string]graph.Value{}
+		}
 	}
 	slices.SortStableFunc(s.Resources, func(a, b Resource) int { return strings.Compare(a.Address, b.Address) })
 	for i := 1; i < len(s.Resources); i++ {
@@ -226,53 +227,15 @@ func validate(s *State) error {
 	return nil
 }
 
-// normalizeDecoded turns the json.Number and map[string]any values left by
-// a UseNumber decode into canonical graph values.
-func normalizeDecoded(r *Resource) {
-	if r.Spec == nil {
-		r.Spec = map[string]graph.Value{}
-	}
-	decodeMap(r.Spec)
-	decodeMap(r.Driver.Options)
-	for k, op := range r.Driver.Operations {
-		decodeMap(op.Inputs)
-		r.Driver.Operations[k] = op
-	}
-	fb := &r.Feedback
-	decodeMap(fb.Resolved)
-	decodeMap(fb.Attributes)
-	decodeMap(fb.Signals)
-	decodeMap(fb.Extra)
-}
-
-func decodeMap(m map[string]graph.Value) {
-	for k, v := range m {
-		m[k] = graph.DecodeValue(v)
-	}
-}
-
-// describeJSONError adds the line and column of a syntax or type error.
-func describeJSONError(data []byte, err error) string {
-	var off int64 = -1
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		off = se.Offset
-	case errors.As(err, &te):
-		off = te.Offset
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return "the file ends in the middle of the JSON (truncated?)"
-	}
-	if off <= 0 || off > int64(len(data)) {
+// describeParseError adds the line and column of the offending byte.
+func describeParseError(data []byte, err error) string {
+	var se *syntaxError
+	if !errors.As(err, &se) || se.off >= len(data) {
 		return err.Error()
 	}
-	// Offset counts the bytes read up to and including the offending one.
-	bad := int(off) - 1
-	line := 1 + bytes.Count(data[:bad], []byte("\n"))
-	col := bad - bytes.LastIndexByte(data[:bad], '\n')
-	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	line := 1 + bytes.Count(data[:se.off], []byte("\n"))
+	col := se.off - bytes.LastIndexByte(data[:se.off], '\n')
+	return fmt.Sprintf("line %d, column %d: %s", line, col, se.msg)
 }
 
 // EncodeResource renders one resource the way the state file holds it,

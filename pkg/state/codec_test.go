@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -204,7 +205,7 @@ func TestDecodeErrors(t *testing.T) {
 		want string
 	}{
 		{"empty.json", ErrCorrupt, "the file is empty"},
-		{"garbage.json", ErrCorrupt, "line 1, column 2"},
+		{"garbage.json", ErrCorrupt, "line 1, column 1: invalid character 'n' where an object was expected"},
 		{"binary.json", ErrCorrupt, "invalid character"},
 		{"truncated.json", ErrCorrupt, "ends in the middle of the JSON"},
 		{"no_version.json", ErrCorrupt, "not an xosplan state file"},
@@ -265,5 +266,91 @@ func TestChunksEqual(t *testing.T) {
 		if got := c.a.equal(c.b); got != c.want {
 			t.Errorf("%q equal %q = %v", c.a, c.b, got)
 		}
+	}
+}
+
+// decodeStd is the reference decoder: encoding/json with UseNumber, then
+// graph.DecodeValue on every value, then the same checks as Decode.
+func decodeStd(data []byte) (*State, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var s State
+	if err := dec.Decode(&s); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("trailing data")
+	}
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		decodeMap(r.Spec)
+		decodeMap(r.Driver.Options)
+		for k, op := range r.Driver.Operations {
+			decodeMap(op.Inputs)
+			r.Driver.Operations[k] = op
+		}
+		fb := &r.Feedback
+		decodeMap(fb.Resolved)
+		decodeMap(fb.Attributes)
+		decodeMap(fb.Signals)
+		decodeMap(fb.Extra)
+	}
+	return checkDecoded(&s)
+}
+
+func decodeMap(m map[string]graph.Value) {
+	for k, v := range m {
+		m[k] = graph.DecodeValue(v)
+	}
+}
+
+// compareDecoders fails when Decode and decodeStd disagree on data: one
+// accepting what the other refuses, or both accepting with different
+// content. Decode refuses numbers beyond float64's range, which decodeStd
+// turns into infinities that no state file can hold.
+func compareDecoders(t *testing.T, data []byte) {
+	t.Helper()
+	fast, ferr := Decode(data)
+	std, serr := decodeStd(data)
+	if len(bytes.TrimSpace(data)) == 0 {
+		return // Decode reports emptiness itself
+	}
+	switch {
+	case ferr != nil && serr != nil:
+		return
+	case ferr != nil:
+		if _, err := Encode(std); err != nil {
+			return
+		}
+		t.Fatalf("Decode refused what encoding/json accepts: %v", ferr)
+	case serr != nil:
+		t.Fatalf("Decode accepted what encoding/json refuses (%v)", serr)
+	}
+	a, aerr := Encode(fast)
+	b, berr := Encode(std)
+	if aerr != nil || berr != nil {
+		t.Fatalf("decoded states do not encode: %v / %v", aerr, berr)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatalf("Decode and encoding/json disagree\n%s", firstDifference(a, b))
+	}
+}
+
+func TestDecodersAgree(t *testing.T) {
+	full, _ := Encode(&State{Version: 1, Serial: 1, Lineage: "l", Resources: []Resource{fullResource(), genResource(3)}})
+	cases := map[string]string{
+		"full":                string(full),
+		"case-insensitive":    `{"VERSION": 1, "Serial": 2, "lineage": "l", "Resources": [{"ADDRESS": "a", "management": "managed", "Spec": {"K": 1}}]}`,
+		"duplicate keys":      `{"version": 1, "serial": 1, "lineage": "a", "lineage": "b", "resources": [{"address": "x", "management": "managed", "spec": {"a": 1}, "spec": {"b": 2}, "type_chain": ["p", "q"], "type_chain": [null]}]}`,
+		"duplicate resources": `{"version": 1, "serial": 1, "lineage": "a", "resources": [{"address": "x", "type": "t", "management": "managed"}, {"address": "y", "management": "managed"}], "resources": [{"management": "unmanaged"}]}`,
+		"nulls":               `{"version": 1, "serial": null, "lineage": "l", "resources": [{"address": "a", "type": null, "management": "managed", "driver": null, "spec": null, "feedback": {"status": null, "created": null, "allocations": [{"provider": "p", "resources": {"VCPU": null}}]}}]}`,
+		"unknown fields":      `{"version": 1, "serial": 1, "lineage": "l", "future": {"x": [1, 2, {"y": null}]}, "resources": [{"address": "a", "management": "managed", "extra_field": true, "feedback": {"new": "x"}}]}`,
+		"unknowns":            `{"version": 1, "serial": 1, "lineage": "l", "resources": [{"address": "a", "management": "managed", "spec": {"u": {"$unknown": {"func": "concat", "args": [1, {"$unknown": {"func": "attribute", "args": ["b", "ip"]}}]}}, "v": {"$unknown": {"$unknown": {}}}, "w": {"$unknown": 3}, "x": {"$unknown": {"func": 7}}, "y": {"$unknown": {}, "other": 1}}}]}`,
+		"numbers":             `{"version": 1, "serial": 18446744073709551615, "lineage": "l", "resources": [{"address": "a", "management": "managed", "spec": {"big": 92233720368547758070, "neg": -0, "e": 1E+2, "f": 1.5e-300, "i": -9223372036854775808}}]}`,
+		"strings":             "{\"version\": 1, \"serial\": 1, \"lineage\": \"\\ud83d\\ude00 \\ud800 \\udc00x \\u00e9 \xff\xfe \\/\", \"resources\": []}",
+		"escaped keys":        `{"vers\u0069on": 1, "serial": 1, "lineage": "l", "resources": []}`,
+	}
+	for name, data := range cases {
+		t.Run(name, func(t *testing.T) { compareDecoders(t, []byte(data)) })
 	}
 }

@@ -24,6 +24,7 @@ func FuzzDecode(f *testing.F) {
 	}
 	f.Add(good)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		compareDecoders(t, data)
 		s, err := Decode(data)
 		if err != nil {
 			return

@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"sync"
 	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // RecordKind says what a journal record stands for.
@@ -175,10 +177,8 @@ func scanJournal(data []byte) (journalScan, error) {
 }
 
 func decodeRecord(payload []byte) (Record, error) {
-	dec := json.NewDecoder(bytes.NewReader(payload))
-	dec.UseNumber()
-	var r Record
-	if err := dec.Decode(&r); err != nil {
+	r, err := parseRecord(payload)
+	if err != nil {
 		return r, err
 	}
 	switch r.Kind {
@@ -197,7 +197,9 @@ func decodeRecord(payload []byte) (Record, error) {
 		if r.Resource.Address == "" {
 			r.Resource.Address = r.Address
 		}
-		normalizeDecoded(r.Resource)
+		if r.Resource.Spec == nil {
+			r.Resource.Spec = map[string]graph.Value{}
+		}
 	}
 	return r, nil
 }
