@@ -123,6 +123,7 @@ type configEntry struct {
 type binding struct {
 	ends [2]endpoint
 	text string
+	yaml string
 	rng  diag.Range
 }
 

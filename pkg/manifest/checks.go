@@ -90,6 +90,15 @@ func hint(c *component, key string) string {
 	return ""
 }
 
+// valuePath is the YAML path of a configuration value of c: where c sets
+// it, or where c would set it when an ancestor passes it down.
+func valuePath(c *component, key string) string {
+	if e := c.configByKey[key]; e != nil {
+		return e.yaml
+	}
+	return join(c.yaml, "configuration."+key)
+}
+
 func setValue(c *component, key string, v *yamlsrc.Node, fromAbove bool) {
 	if c.values == nil {
 		c.values = map[string]*yamlsrc.Node{}
@@ -177,7 +186,7 @@ func (r *resolver) checkScripted(c *component) {
 				q = f.pin(pn)
 			}
 			if q == nil || q.kind != pinReceive {
-				r.errorf(p.Key.Range, "", CodeCommandScriptPin, "commandScripts entry %q names no receive-command pin of %q", p.Key.Value, c.name)
+				r.errorf(p.Key.Range, join(valuePath(c, "factory.commandScripts"), p.Key.Value), CodeCommandScriptPin, "commandScripts entry %q names no receive-command pin of %q", p.Key.Value, c.name)
 			}
 		}
 	}
@@ -209,7 +218,7 @@ func (r *resolver) checkFactory(c *component) {
 			"factory %q sets %s but not %s: discovery needs all three or none", c.name, strings.Join(set, ", "), strings.Join(unset, ", "))
 	}
 	if s, v := stringValue(c, "component.discoverySchedule"); v != nil {
-		r.checkSchedule(v, s, true)
+		r.checkSchedule(v, valuePath(c, "component.discoverySchedule"), s, true)
 	}
 	for _, f := range c.ifaces {
 		if f.implicit || f.name == "component" || f.name == "factory" {
@@ -233,13 +242,13 @@ func (r *resolver) checkFactory(c *component) {
 	}
 }
 
-func (r *resolver) checkSchedule(v *yamlsrc.Node, s string, discovery bool) {
+func (r *resolver) checkSchedule(v *yamlsrc.Node, path, s string, discovery bool) {
 	perMinute, err := checkQuartz(s)
 	switch {
 	case err != nil:
-		r.errorf(v.Range, "", CodeBadSchedule, "schedule %q is not a Quartz cron expression: %v", s, err)
+		r.errorf(v.Range, path, CodeBadSchedule, "schedule %q is not a Quartz cron expression: %v", s, err)
 	case discovery && perMinute > 1:
-		r.diags = r.diags.Warnf(v.Range, "", CodeScheduleTooFrequent,
+		r.diags = r.diags.Warnf(v.Range, path, CodeScheduleTooFrequent,
 			"discovery schedule %q fires %d times a minute; discovery runs scripts through Docker, so intervals of a minute or more are preferred", s, perMinute)
 	}
 }
@@ -247,7 +256,7 @@ func (r *resolver) checkSchedule(v *yamlsrc.Node, s string, discovery bool) {
 func (r *resolver) checkWorkflowSchedule(c *component) {
 	for _, p := range c.values["configuration.schedule"].Pairs() {
 		if s, ok := p.Value.String(); ok && !isExpression(p.Value) {
-			r.checkSchedule(p.Value, s, false)
+			r.checkSchedule(p.Value, join(valuePath(c, "configuration.schedule"), p.Key.Value), s, false)
 		}
 	}
 }
@@ -262,11 +271,11 @@ func (r *resolver) checkConstants(c *component) {
 			q = f.pin(pn)
 		}
 		if q == nil || q.kind != pinPublish {
-			r.errorf(p.Key.Range, "", CodeUnknownPin, "constant %q names no publish-signal pin of %q", p.Key.Value, c.name)
+			r.errorf(p.Key.Range, join(valuePath(c, "configuration.values"), p.Key.Value), CodeUnknownPin, "constant %q names no publish-signal pin of %q", p.Key.Value, c.name)
 			continue
 		}
 		if bad, msg := fits(p.Value, q.sig.Type); msg != "" {
-			r.errorf(bad.Range, "", CodeConfigType, "constant %q does not fit %s: %s", p.Key.Value, q.sig.String(q.kind), msg)
+			r.errorf(bad.Range, join(valuePath(c, "configuration.values"), p.Key.Value), CodeConfigType, "constant %q does not fit %s: %s", p.Key.Value, q.sig.String(q.kind), msg)
 		}
 	}
 }

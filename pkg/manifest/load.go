@@ -501,13 +501,13 @@ func (l *loader) bindings(c *component, n *yamlsrc.Node, path string) {
 		l.diags = l.diags.Errorf(n.Range, path, CodeStructure, "`bindings` must be a list of [component, component] pairs, found %s", n.Describe())
 		return
 	}
-	for _, it := range n.Items() {
+	for i, it := range n.Items() {
 		items := it.Items()
 		if it.Kind != yamlsrc.Sequence || len(items) != 2 {
 			l.diags = l.diags.Errorf(it.Range, path, CodeBadBinding, "a binding is a pair [component, component], found %s", describeBinding(it))
 			continue
 		}
-		b := &binding{rng: it.Range}
+		b := &binding{rng: it.Range, yaml: path + "[" + strconv.Itoa(i) + "]"}
 		ok := true
 		for i, e := range items {
 			s, isStr := e.String()

@@ -158,18 +158,18 @@ func (r *resolver) resolveBindPin(c *component, p *pin) {
 func (r *resolver) resolveBinding(c *component, b *binding) {
 	var sides [2]*component
 	for i, e := range b.ends {
-		sides[i] = r.walk(c, e.path, e.rng, "")
+		sides[i] = r.walk(c, e.path, e.rng, b.yaml)
 	}
 	if sides[0] == nil || sides[1] == nil {
 		return
 	}
 	if sides[0] == sides[1] {
-		r.errorf(b.rng, "", CodeBadBinding, "binding %s joins %q to itself", b.text, sides[0].path)
+		r.errorf(b.rng, b.yaml, CodeBadBinding, "binding %s joins %q to itself", b.text, sides[0].path)
 		return
 	}
 	for i, e := range b.ends {
 		if e.iface != "" && sides[i].ifaceByName[e.iface] == nil && !isOpen(sides[i]) {
-			r.errorf(e.rng, "", CodeUnknownInterface, "component %q has no interface %q", sides[i].path, e.iface)
+			r.errorf(e.rng, b.yaml, CodeUnknownInterface, "component %q has no interface %q", sides[i].path, e.iface)
 			return
 		}
 	}
@@ -184,7 +184,7 @@ func (r *resolver) resolveBinding(c *component, b *binding) {
 		r.open = append(r.open, openBinding{b: b, open: open, other: other})
 	case ai == "" && bi == "":
 		if !r.pairComponents(b, a, bb) {
-			r.diags = r.diags.Warnf(b.rng, "", CodeBindingEmpty, "binding %s joins nothing: %q and %q share no interface and no pin name", b.text, a.path, bb.path)
+			r.diags = r.diags.Warnf(b.rng, b.yaml, CodeBindingEmpty, "binding %s joins nothing: %q and %q share no interface and no pin name", b.text, a.path, bb.path)
 		}
 	default:
 		// One side names its interface: the other side offers the
@@ -203,7 +203,7 @@ func (r *resolver) resolveBinding(c *component, b *binding) {
 			return
 		}
 		if b.ends[0].iface != "" && b.ends[1].iface != "" {
-			r.errorf(b.rng, "", CodeUnknownInterface, "component %q has no interface %q", bb.path, bi)
+			r.errorf(b.rng, b.yaml, CodeUnknownInterface, "component %q has no interface %q", bb.path, bi)
 			return
 		}
 		r.pairByPinName(b, a, f, bb, bb.ifaces, map[[2]*pin]bool{})
@@ -287,7 +287,7 @@ func (r *resolver) pairPins(b *binding, a *component, f *iface, p *pin, bb *comp
 		return // both sides need it from elsewhere: nothing to join
 	}
 	if q.kind != p.kind.peer() {
-		r.errorf(b.rng, "", CodeDirectionMismatch, "binding %s pairs %s (%s) with %s (%s): a publish-signal binds to a consume-signal and a send-command to a receive-command",
+		r.errorf(b.rng, b.yaml, CodeDirectionMismatch, "binding %s pairs %s (%s) with %s (%s): a publish-signal binds to a consume-signal and a send-command to a receive-command",
 			b.text, pr, p.kind, qr, q.kind)
 		return
 	}
@@ -297,11 +297,11 @@ func (r *resolver) pairPins(b *binding, a *component, f *iface, p *pin, bb *comp
 	}
 	if p.kind.isCommand() {
 		if msg := commandMismatch(cons.p.sig, prov.p.sig); msg != "" {
-			r.errorf(b.rng, "", CodeTypeMismatch, "binding %s joins %s and %s whose signatures differ: %s", b.text, cons, prov, msg)
+			r.errorf(b.rng, b.yaml, CodeTypeMismatch, "binding %s joins %s and %s whose signatures differ: %s", b.text, cons, prov, msg)
 			return
 		}
 	} else if !assignable(prov.p.sig.Type, cons.p.sig.Type) {
-		r.errorf(b.rng, "", CodeTypeMismatch, "binding %s joins %s, which publishes %s, to %s, which consumes %s",
+		r.errorf(b.rng, b.yaml, CodeTypeMismatch, "binding %s joins %s, which publishes %s, to %s, which consumes %s",
 			b.text, prov, prov.p.sig.Type, cons, cons.p.sig.Type)
 		return
 	}
