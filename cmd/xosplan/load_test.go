@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/xosplan/xosplan/pkg/diag"
 )
 
 // tree writes files (path → content) under a temporary folder and returns it.
@@ -121,5 +123,35 @@ func TestUnreadableFolder(t *testing.T) {
 	files, diags := findFiles([]string{dir})
 	if len(files) != 0 || len(diags) != 1 || diags[0].Code != codeUnreadable {
 		t.Errorf("files = %v, diags = %v; want one %s", files, diags, codeUnreadable)
+	}
+}
+
+// TestLoadCorpusInParallel compiles the XOS recipes and the Tonomi
+// manifests of the shared corpus through the CLI's parallel loader (run it
+// under -race): every recipe must validate, and every unit must come back
+// in file order whatever order the workers finish in.
+func TestLoadCorpusInParallel(t *testing.T) {
+	corpus := filepath.Join("..", "..", "..", "shared", "corpus")
+	recipes := filepath.Join(corpus, "xos-recipes", "recipes")
+	if _, err := os.Stat(recipes); err != nil {
+		t.Skipf("corpus not available: %v", err)
+	}
+	res := loadConfig(context.Background(), []string{recipes, filepath.Join(corpus, "tonomi")}, loadOptions{})
+	for _, d := range res.Diags {
+		if d.Severity == diag.Error {
+			t.Errorf("%s", d.Error())
+		}
+	}
+	var firsts []string
+	formats := map[string]int{}
+	for _, u := range res.Units {
+		firsts = append(firsts, u.Files[0])
+		formats[u.Format]++
+	}
+	if !slices.IsSorted(firsts) {
+		t.Errorf("units out of order: %v", firsts)
+	}
+	if formats[formatTOSCA] != 10 || formats[formatManifest] != 1 {
+		t.Errorf("units by format = %v, want 10 TOSCA recipes and 1 manifest environment", formats)
 	}
 }
