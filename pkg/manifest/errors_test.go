@@ -51,6 +51,14 @@ func TestErrorFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	seen := map[string]bool{CodeRead: true} // TestEnvironmentInputs covers unreadable files
+	t.Cleanup(func() {
+		for _, code := range documentedCodes(t) {
+			if !seen[code] && !t.Failed() {
+				t.Errorf("no fixture under testdata/errors produces %s", code)
+			}
+		}
+	})
 	for _, e := range entries {
 		path := filepath.Join("testdata/errors", e.Name())
 		t.Run(e.Name(), func(t *testing.T) {
@@ -68,6 +76,7 @@ func TestErrorFixtures(t *testing.T) {
 				met[k] = make([]bool, len(ms))
 			}
 			for _, d := range diags {
+				seen[d.Code] = true
 				if d.Range.File == "" || d.Range.Start.Line == 0 {
 					t.Errorf("diagnostic without a position: %s", d.Error())
 					continue
@@ -91,4 +100,31 @@ func TestErrorFixtures(t *testing.T) {
 			}
 		})
 	}
+}
+
+var (
+	tableRE = regexp.MustCompile(`(?m)^//\t(manifest\.[a-z_]+)\s`)
+	constRE = regexp.MustCompile(`(?m)^\tCode\w+\s*=\s*"(manifest\.[a-z_]+)"`)
+)
+
+// documentedCodes returns the codes of doc.go's table, checking that the
+// table and the constants agree.
+func documentedCodes(t *testing.T) []string {
+	data, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var table, consts []string
+	for _, m := range tableRE.FindAllStringSubmatch(string(data), -1) {
+		table = append(table, m[1])
+	}
+	for _, m := range constRE.FindAllStringSubmatch(string(data), -1) {
+		consts = append(consts, m[1])
+	}
+	slices.Sort(table)
+	slices.Sort(consts)
+	if !slices.Equal(table, consts) || len(table) == 0 {
+		t.Errorf("doc.go's table lists %v but the constants are %v", table, consts)
+	}
+	return consts
 }

@@ -3,6 +3,7 @@ package manifest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -32,6 +33,9 @@ func FuzzManifest(f *testing.F) {
 			for _, d := range diags {
 				if d.Range.File == "" || d.Range.Start.Line < 1 || d.Range.Start.Column < 1 {
 					t.Fatalf("diagnostic without a position: %+v", d)
+				}
+				if !strings.HasPrefix(d.Code, "manifest.") && !strings.HasPrefix(d.Code, "yaml.") {
+					t.Fatalf("diagnostic with a foreign code: %+v", d)
 				}
 			}
 			if g != nil {
