@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 )
 
@@ -99,12 +100,13 @@ func (e *LockedError) Error() string {
 func (e *LockedError) Unwrap() error { return ErrLocked }
 
 // HeldLock is a lock the caller holds. Unlock releases it; calling Unlock
-// more than once is harmless.
+// more than once, from any goroutine, is harmless.
 type HeldLock struct {
 	// Info is what was recorded for the holder.
 	Info    LockInfo
 	release func() error
-	done    bool
+	once    sync.Once
+	err     error
 }
 
 // NewHeldLock wraps a release function for backends outside this package.
@@ -112,13 +114,13 @@ func NewHeldLock(info LockInfo, release func() error) *HeldLock {
 	return &HeldLock{Info: info, release: release}
 }
 
-// Unlock releases the lock once.
+// Unlock releases the lock; later calls return the first call's result.
 func (h *HeldLock) Unlock() error {
-	if h == nil || h.done {
+	if h == nil {
 		return nil
 	}
-	h.done = true
-	return h.release()
+	h.once.Do(func() { h.err = h.release() })
+	return h.err
 }
 
 // WithLock runs fn while holding b's lock and releases it afterwards,

@@ -1,4 +1,26 @@
 // Package state owns xosplan's recorded state: the model (declarative spec
 // and feedback kept apart), the backends that store it (a local file by
 // default), locking, and the apply journal. It knows no source format.
+//
+// The file backend (File) keeps, beside the state file:
+//
+//	xosplan.state.json            the snapshot: {version, serial, lineage, resources[…]}
+//	xosplan.state.json.backup     the previous snapshot
+//	xosplan.state.json.lock       the lock (flock(2); the kernel frees a crashed holder's)
+//	xosplan.state.json.lock.info  who holds it: {ID, Operation, Who, Version, Created, Path}
+//	xosplan.state.json.journal    the apply journal: intent and outcome records
+//
+// Guarantees: a snapshot is replaced atomically (temp file, fsync, rename,
+// fsync of the folder), so a crash leaves the old or the new one; the same
+// content always encodes to the same bytes (Encode); serial grows by one
+// exactly when content changes; lineage never changes once written; a file
+// that does not decode is reported (ErrCorrupt, ErrVersion) and never
+// overwritten. Journal records are on disk before Append returns, concurrent
+// appends share fsyncs (group commit), a torn tail left by a crash is
+// ignored, and LoadWithJournal replays completed operations over the
+// snapshot and lists the interrupted ones.
+//
+// List, Show, Remove, Pull and Push are the `xosplan state` operations over
+// any Backend; the writing ones expect the caller to hold the lock
+// (WithLock).
 package state

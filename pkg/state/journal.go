@@ -327,7 +327,8 @@ func truncateSync(path string, size int64) error {
 }
 
 // Append assigns rec the next seq, writes it and returns the seq once the
-// record is durable. If ctx ends first Append returns ctx's error; the
+// record is durable. rec.Resource is read before Append returns and not
+// kept. If ctx ends first Append returns ctx's error; the
 // record may still reach the disk (callers recording outcomes during a
 // shutdown pass a context that is not cancelled). After a failed write or
 // fsync every later Append fails too: what reached the disk is unknown.
