@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -520,8 +521,12 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 func instanceIDOf(ups []update) string {
 	for _, u := range ups {
 		if (u.op == opReplace || u.op == opSet) && len(u.path) == 1 && u.path[0] == "instanceId" {
-			if s, ok := u.value.(string); ok {
-				return s
+			switch v := u.value.(type) {
+			case string:
+				return v
+			case int64:
+				// An all-digit id written without quotes reads as a number.
+				return strconv.FormatInt(v, 10)
 			}
 		}
 	}
@@ -563,14 +568,13 @@ func stream(u update, pushed []graph.Value, t *target, output func(string)) {
 // arrive, so that each document is applied (and its command results
 // streamed) as soon as it is complete.
 type replyStream struct {
-	file      string
-	onDoc     func(replyDoc)
-	buf       bytes.Buffer
-	line0     int // line number of buf's first line, 1-based
-	lines     int
-	diags     diag.Diagnostics
-	stopped   bool
-	sizeTotal int
+	file    string
+	onDoc   func(replyDoc)
+	buf     bytes.Buffer
+	line0   int // line number of buf's first line, 1-based
+	lines   int
+	diags   diag.Diagnostics
+	stopped bool
 }
 
 func (r *replyStream) line(l string) {

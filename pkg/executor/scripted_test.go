@@ -5,6 +5,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -310,5 +311,103 @@ func TestScriptedCancel(t *testing.T) {
 	}
 	if el := time.Since(start); el > 5*time.Second {
 		t.Errorf("cancel took %s", el)
+	}
+}
+
+// TestScriptedFlaky: a launch that fails twice then succeeds fails
+// cleanly twice (retrying is the walk's job) and then records the instance.
+func TestScriptedFlaky(t *testing.T) {
+	root := t.TempDir()
+	writeScript(t, root, "c/launch.sh", `cat >/dev/null
+n=$(cat "$XOSPLAN_STATE_DIR/n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$XOSPLAN_STATE_DIR/n"
+[ $n -ge 3 ] || { echo "attempt $n: cloud busy" >&2; exit 1; }
+printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$ID"`)
+	opts := testOpts(root)
+	opts.StateDir = t.TempDir()
+	opts.Env = []string{"ID=" + syntheticID("A.c")}
+	d := NewScripted(opts)
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/launch.sh"}, nil)
+	for i := 1; i <= 3; i++ {
+		o, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: r.Address, Resource: r})
+		if i < 3 {
+			if err == nil || !strings.Contains(err.Error(), "cloud busy") || o.Feedback.BackendCode != state.BackendError {
+				t.Fatalf("attempt %d: %v %+v", i, err, o.Feedback)
+			}
+			continue
+		}
+		if err != nil || o.Feedback.InstanceID != "n-1" {
+			t.Fatalf("attempt 3: %v %+v", err, o.Feedback)
+		}
+	}
+}
+
+func TestScriptedBatchGroups(t *testing.T) {
+	root := t.TempDir()
+	// Each script records how often it ran and answers for every
+	// instance it was asked to launch (natural id = instance id).
+	body := `doc=$(cat); echo run >> "$XOSPLAN_STATE_DIR/runs-$(basename $0)"
+echo instances:
+echo "$doc" | sed -n 's/^ *"\{0,1\}\([0-9a-f]\{24\}\)"\{0,1\}:.*/\1/p' | while read id; do printf '  %s:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$id" "$id"; done`
+	writeScript(t, root, "a/launch.sh", body)
+	writeScript(t, root, "b/launch.sh", body)
+	opts := testOpts(root)
+	opts.StateDir = t.TempDir()
+	d := NewScripted(opts)
+	var reqs []Request
+	for i, script := range []string{"/a/launch.sh", "/b/launch.sh", "/a/launch.sh", "/a/launch.sh"} {
+		r := scriptedResource(fmt.Sprintf("R%d.c", i), map[string]string{graph.OpLaunch: script, graph.OpDestroy: script}, nil)
+		reqs = append(reqs, Request{Action: ActionCreate, Address: r.Address, Resource: r})
+	}
+	res := d.LaunchBatch(context.Background(), reqs)
+	for i, r := range res {
+		if r.Err != nil || r.Outcome.Feedback.InstanceID != syntheticID(reqs[i].Address) {
+			t.Fatalf("%d: %v %+v", i, r.Err, r.Outcome.Feedback)
+		}
+	}
+	for name, want := range map[string]string{"runs-launch.sh": "run\nrun\n"} {
+		if b, _ := os.ReadFile(filepath.Join(opts.StateDir, name)); string(b) != want {
+			t.Errorf("%s: %q, want %q (one run per script)", name, b, want)
+		}
+	}
+	disc := Request{Action: ActionDiscover, Address: "F", Resource: &graph.Resource{Address: "F", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/a/launch.sh"}}}}}
+	if k := d.BatchKey(disc); k != "" {
+		t.Errorf("discovery batch key %q", k)
+	}
+}
+
+func TestScriptedDiscoveryAndInvokeErrors(t *testing.T) {
+	root := t.TempDir()
+	writeScript(t, root, "f/discover.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n  a:\n  c:\n    $pushAll: {activityLog: [{severity: x}]}\n'`)
+	writeScript(t, root, "f/discover-ok.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n    $set: {status.flags.active: true}\n  a:\n'`)
+	writeScript(t, root, "c/cmd.sh", `cat >/dev/null; echo '{{{'`)
+	d := NewScripted(testOpts(root))
+	factory := func(script string) Request {
+		return Request{Action: ActionDiscover, Address: "F", Resource: &graph.Resource{Address: "F", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: script}}}}}
+	}
+	_, err := d.Apply(context.Background(), factory("/f/discover.sh"))
+	if err == nil || !strings.Contains(err.Error(), `instance c:`) || !strings.Contains(err.Error(), `"message" is required`) {
+		t.Errorf("discovery with a bad entry: %v", err)
+	}
+	o, err := d.Apply(context.Background(), factory("/f/discover-ok.sh"))
+	if err != nil || len(o.Discovered) != 2 || o.Discovered[0].NaturalID != "a" || o.Discovered[0].Name != "a" || o.Discovered[1].Name != "Bee" || !o.Discovered[1].Feedback.Status.Active {
+		t.Errorf("discovery: %v %+v", err, o.Discovered)
+	}
+
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/cmd.sh", graph.OpDestroy: "/c/cmd.sh", graph.OpCommandPrefix + "control.go": "/c/cmd.sh"}, nil)
+	prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: "n-1"}})
+	for _, tc := range []struct {
+		cmd   string
+		prior *state.Resource
+		want  string
+	}{
+		{"control", prior, "must be <interface>.<pin>"},
+		{"control.stop", prior, "no command script for control.stop"},
+		{"control.go", nil, "no recorded instance"},
+		{"control.go", prior, "malformed reply"},
+	} {
+		_, err := d.Invoke(context.Background(), Request{Address: r.Address, Resource: r, Prior: tc.prior}, tc.cmd, map[string]graph.Value{"k": "v"})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("invoke %s: %v, want %q", tc.cmd, err, tc.want)
+		}
 	}
 }
