@@ -132,8 +132,9 @@ type BatchResult struct {
 
 // Invoker runs a custom command (Tonomi receive-command pin) on an
 // existing resource: `xosplan invoke ADDR IFACE.COMMAND --arg k=v`.
-// Intermediate results are passed to req.Output (one JSON line each) as
-// they arrive and collected in Outcome.Results with the final one.
+// Results are passed to req.Output as they arrive, one line each,
+// "intermediate {json}" or "result {json}" (activity log entries and the
+// script's stderr come as other lines), and collected in Outcome.Results.
 type Invoker interface {
 	Invoke(ctx context.Context, req Request, command string, args map[string]graph.Value) (Outcome, error)
 }

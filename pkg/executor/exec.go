@@ -35,6 +35,11 @@ import (
 //	         Standard.stop, Standard.delete
 //	read, health: nothing runs; the recorded feedback is returned.
 //
+// Relationship operations are those of the node's requirements, compiled
+// onto the source node (pkg/tosca); the target-side ones
+// (pre_configure_target, …) run in the source's request too, with the
+// inputs the walk resolved, since both ends are on this machine.
+//
 // How an operation runs. The implementation path is relative to
 // Request.WorkDir (the template's folder), which is also the working
 // directory. ".sh" runs with sh, ".bash" with bash, ".py" with python3; a
