@@ -129,7 +129,7 @@ func (c *compiler) checkDuplicates(n *yamlsrc.Node, depth int, lenient bool) {
 			c.checkDuplicates(it, depth+1, lenient)
 		}
 	case yamlsrc.Mapping:
-		if len(n.Content) > 2 {
+		if len(n.Content) > 2 && hasDuplicateKey(n) {
 			for _, d := range n.DuplicateKeys() {
 				if lenient {
 					c.warnf(d.Key.Range, "", CodeDuplicateKey, "duplicate key %q: the last definition wins", d.Key.Value)
@@ -146,6 +146,22 @@ func (c *compiler) checkDuplicates(n *yamlsrc.Node, depth int, lenient bool) {
 			c.checkDuplicates(n.Content[i+1], depth+1, child)
 		}
 	}
+}
+
+// hasDuplicateKey is a quick allocation-free test for small maps (most of
+// a template), falling back to DuplicateKeys for large ones.
+func hasDuplicateKey(n *yamlsrc.Node) bool {
+	if len(n.Content) > 32 {
+		return len(n.DuplicateKeys()) > 0
+	}
+	for i := 0; i < len(n.Content); i += 2 {
+		for j := i + 2; j < len(n.Content); j += 2 {
+			if n.Content[i].Value == n.Content[j].Value && n.Content[i].Kind == yamlsrc.Scalar && n.Content[j].Kind == yamlsrc.Scalar {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // topLevelKeys lists the keynames of a service template.

@@ -283,6 +283,17 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 				impl = i
 			}
 			inputs = append(inputs, an.Get("inputs").Pairs()...)
+			// TOSCA 1.3 operation outputs: name: [ SELF, attribute, … ].
+			for _, p := range an.Get("outputs").Pairs() {
+				attr := p.Value.Value
+				if items := p.Value.Items(); len(items) > 0 {
+					attr = items[len(items)-1].Value
+				}
+				if op.Outputs == nil {
+					op.Outputs = map[string]string{}
+				}
+				op.Outputs[p.Key.Value] = attr
+			}
 		}
 	}
 	switch {

@@ -208,7 +208,7 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 	}
 	for _, name := range sortedKeys(given) {
 		if _, ok := c.topo.inputs[name]; !ok && n != nil {
-			c.errorf(diag.Range{File: c.root.name}, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
+			c.warnf(diag.Range{File: c.root.name}, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
 		}
 	}
 }

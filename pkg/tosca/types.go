@@ -236,6 +236,9 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 	if f.normative {
 		rest := strings.TrimPrefix(name, k.normPrefix())
 		last := name[strings.LastIndexByte(name, '.')+1:]
+		// "tosca:" qualified names are accepted in every version: the
+		// 1.0 and 1.1 examples of the Puccini corpus use them, and no
+		// user type can be named so.
 		for _, alias := range []string{rest, last, "tosca:" + rest, "tosca:" + last} {
 			if _, taken := c.ns[k][alias]; !taken {
 				c.ns[k][alias] = t
