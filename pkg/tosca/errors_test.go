@@ -77,6 +77,12 @@ func TestErrorFixtures(t *testing.T) {
 					if d.Code == "" || !strings.Contains(d.Code, ".") {
 						t.Errorf("%s: diagnostic without a dotted code: %q", k, d.Summary)
 					}
+					if d.Range.Start.Line == 0 || d.Range.File == "" {
+						t.Errorf("%s: diagnostic without a position: %q", k, d.Summary)
+					}
+					if d.Path == "" && !strings.HasPrefix(d.Code, "yaml.") && d.Code != CodeVersion {
+						t.Errorf("%s: diagnostic without a YAML path: %q [%s]", k, d.Summary, d.Code)
+					}
 				}
 			}
 		})

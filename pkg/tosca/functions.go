@@ -662,15 +662,12 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	if d == nil {
 		return nil, false
 	}
-	if nt.evaluating[name] {
+	if contains(nt.evaluating, name) {
 		c.errorf(nt.key, nt.path+".properties."+name, CodeFunction, "property %q of node template %q depends on itself through get_property", name, nt.name)
 		return nil, true
 	}
-	if nt.evaluating == nil {
-		nt.evaluating = map[string]bool{}
-	}
-	nt.evaluating[name] = true
-	defer delete(nt.evaluating, name)
+	nt.evaluating = append(nt.evaluating, name)
+	defer func() { nt.evaluating = nt.evaluating[:len(nt.evaluating)-1] }()
 	s := &scope{at: nt.key, node: nt}
 	path := nt.path + ".properties." + name
 	var v graph.Value

@@ -108,7 +108,8 @@ func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
 		c.errorf(root.Range, "", CodeWrongKind, "a service template must be a map, found %s", root.Describe())
 		return nil
 	}
-	c.checkDuplicates(root, 0, true)
+	var stack []string
+	c.checkDuplicates(root, 0, true, &stack)
 	return root
 }
 
@@ -119,22 +120,27 @@ func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
 // XOS and tosca-parser use, keeps the last. Inside topology_template it is
 // an error: silently dropping a template, property or requirement changes
 // what gets deployed, and loaders disagree on which value wins.
-func (c *compiler) checkDuplicates(n *yamlsrc.Node, depth int, lenient bool) {
+// The walk keeps the keys above n in stack and joins them into a path only
+// when it reports something.
+func (c *compiler) checkDuplicates(n *yamlsrc.Node, depth int, lenient bool, stack *[]string) {
 	if n == nil {
 		return
 	}
 	switch n.Kind {
 	case yamlsrc.Sequence:
-		for _, it := range n.Content {
-			c.checkDuplicates(it, depth+1, lenient)
+		for i, it := range n.Content {
+			*stack = append(*stack, "["+itoa(int64(i))+"]")
+			c.checkDuplicates(it, depth+1, lenient, stack)
+			*stack = (*stack)[:len(*stack)-1]
 		}
 	case yamlsrc.Mapping:
 		if len(n.Content) > 2 && hasDuplicateKey(n) {
 			for _, d := range n.DuplicateKeys() {
+				path := joinPath(strings.ReplaceAll(strings.Join(*stack, "."), ".[", "["), d.Key.Value)
 				if lenient {
-					c.warnf(d.Key.Range, "", CodeDuplicateKey, "duplicate key %q: the last definition wins", d.Key.Value)
+					c.warnf(d.Key.Range, path, CodeDuplicateKey, "duplicate key %q: the last definition wins", d.Key.Value)
 				} else {
-					c.errorf(d.Key.Range, "", CodeDuplicateKey, "duplicate key %q", d.Key.Value)
+					c.errorf(d.Key.Range, path, CodeDuplicateKey, "duplicate key %q", d.Key.Value)
 				}
 			}
 		}
@@ -143,7 +149,9 @@ func (c *compiler) checkDuplicates(n *yamlsrc.Node, depth int, lenient bool) {
 			if depth == 0 && n.Content[i].Value == "topology_template" {
 				child = false
 			}
-			c.checkDuplicates(n.Content[i+1], depth+1, child)
+			*stack = append(*stack, n.Content[i].Value)
+			c.checkDuplicates(n.Content[i+1], depth+1, child, stack)
+			*stack = (*stack)[:len(*stack)-1]
 		}
 	}
 }

@@ -77,7 +77,7 @@ type nodeTpl struct {
 	props map[string]graph.Value
 	state uint8
 	// evaluating marks properties being evaluated (get_property cycles).
-	evaluating map[string]bool
+	evaluating []string
 	capProps   map[string]map[string]graph.Value
 	attrs      map[string]graph.Value
 	ops        map[string]graph.Operation
