@@ -19,8 +19,12 @@ func commands(c *cli) []*cobra.Command {
 	return []*cobra.Command{
 		newValidateCommand(c),
 		newPlanCommand(c),
+		newApplyCommand(c),
+		newDestroyCommand(c),
 		newShowCommand(c),
 		newGraphCommand(c),
+		newRefreshCommand(c),
+		newInvokeCommand(c),
 		newStateCommand(c),
 	}
 }

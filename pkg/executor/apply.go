@@ -30,10 +30,15 @@ const (
 	OptionFactoryAddress = "factory_address"
 )
 
-// ExtraWorkDir is the Feedback.Extra key under which the walk records the
-// folder an exec resource was applied from, so that deleting it after it
-// left the configuration still finds its scripts.
-const ExtraWorkDir = "work_dir"
+// Feedback.Extra keys the walk records so that later deletes, refreshes
+// and commands find a resource's scripts without the configuration.
+const (
+	// ExtraWorkDir is the folder an exec resource was applied from.
+	ExtraWorkDir = "work_dir"
+	// ExtraScriptRoot is the script root a scripted resource was applied
+	// with.
+	ExtraScriptRoot = "script_root"
+)
 
 // Options tune Apply. The zero value is usable: every field has a default.
 type Options struct {

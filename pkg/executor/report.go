@@ -53,6 +53,9 @@ type Report struct {
 	Destroyed int `json:"destroyed"`
 	Read      int `json:"read"`
 	Forgotten int `json:"forgotten"`
+	// Refreshed counts the resources whose observed feedback a
+	// refresh-only plan recorded.
+	Refreshed int `json:"refreshed"`
 	// Failed, Skipped and NotStarted count the steps that did not apply.
 	Failed     int `json:"failed"`
 	Skipped    int `json:"skipped"`
@@ -68,9 +71,9 @@ type Report struct {
 // OK reports whether every step applied.
 func (r *Report) OK() bool { return r.Failed == 0 && r.Skipped == 0 && r.NotStarted == 0 }
 
-// Changes reports whether anything was added, changed, destroyed or
-// forgotten.
-func (r *Report) Changes() bool { return r.Added+r.Changed+r.Destroyed+r.Forgotten > 0 }
+// Changes reports whether anything was added, changed, destroyed,
+// forgotten or refreshed.
+func (r *Report) Changes() bool { return r.Added+r.Changed+r.Destroyed+r.Forgotten+r.Refreshed > 0 }
 
 // ByResult returns the steps with the given result, sorted by address.
 func (r *Report) ByResult(result string) []StepResult {

@@ -44,6 +44,14 @@ type node struct {
 	result   StepResult
 }
 
+// elapsed is the time since the node's first driver call (0 before it).
+func (n *node) elapsed() time.Duration {
+	if n.started.IsZero() {
+		return 0
+	}
+	return time.Since(n.started)
+}
+
 type taskKind uint8
 
 const (
@@ -310,9 +318,7 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 		n.done = true
 		n.result.Result = res
 		n.result.Attempts = n.attempts
-		if !n.started.IsZero() {
-			n.result.Elapsed = time.Since(n.started)
-		}
+		n.result.Elapsed = n.elapsed()
 		for _, m := range n.softNext {
 			release(m)
 		}
@@ -352,7 +358,7 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 		n.lastErr = err
 		n.result.Error = err.Error()
 		w.emit(Event{Type: EventErrored, Address: n.step.Address, Action: n.action, Attempt: n.attempts,
-			Elapsed: time.Since(n.started), Error: err.Error()})
+			Elapsed: n.elapsed(), Error: err.Error()})
 		finish(n, ResultFailed)
 		if w.opts.FailFast {
 			w.stop()
@@ -380,17 +386,17 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 				return
 			}
 			if r.t.kind == taskRun {
-				w.emit(Event{Type: EventConverging, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: time.Since(n.started)})
+				w.emit(Event{Type: EventConverging, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: n.elapsed()})
 			}
 			later(task{n: n, kind: taskHealth}, w.opts.HealthInterval)
 		case r.err == nil:
-			w.emit(Event{Type: EventComplete, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: time.Since(n.started)})
+			w.emit(Event{Type: EventComplete, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: n.elapsed()})
 			finish(n, ResultApplied)
 		case !r.permanent && n.attempts <= w.opts.Retries && !w.isStopping():
 			n.lastErr = r.err
 			d := w.opts.Backoff(n.attempts)
 			w.emit(Event{Type: EventRetry, Address: n.step.Address, Action: n.action, Attempt: n.attempts,
-				Elapsed: time.Since(n.started), Delay: d, Error: r.err.Error()})
+				Elapsed: n.elapsed(), Delay: d, Error: r.err.Error()})
 			later(task{n: n, kind: taskRun}, d)
 		default:
 			fail(n, r.err)
@@ -457,6 +463,9 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 		}
 		rep.Steps = append(rep.Steps, n.result)
 		rep.count(n.result)
+	}
+	if w.plan.Mode == planner.ModeRefreshOnly && fatal == nil {
+		fatal = w.recordDrift(rep)
 	}
 	rep.Elapsed = time.Since(begin)
 	return rep, fatal
@@ -709,6 +718,9 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		}
 		drvName = prior.Driver.Name
 		req.WorkDir = w.workDir(nil, prior)
+		if req.ScriptRoot == "" {
+			req.ScriptRoot, _ = prior.Feedback.Extra[ExtraScriptRoot].(string)
+		}
 		if in, err := w.resolveInputs(prior.Driver); err == nil {
 			req.Inputs = in
 		}
@@ -724,10 +736,12 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		case planner.StepUpdate:
 			req.Action = ActionUpdate
 			req.Prior = prior
-			// An update of a resource that never succeeded runs its create:
-			// the actuators are idempotent, and the create is what did not
-			// finish. Prior stays, so a half-made object keeps its id.
-			if prior == nil || prior.Feedback.Enacted.IsZero() {
+			// An update because the last apply failed (or of a resource that
+			// never succeeded) runs the create: the actuators are idempotent,
+			// and goal-oriented repair runs the whole actuator rather than
+			// guess which part failed. Prior stays, so the object keeps its
+			// id.
+			if prior == nil || prior.Feedback.Enacted.IsZero() || n.change.Reason == planner.ReasonLastApplyFailed {
 				req.Action = ActionCreate
 			}
 		case planner.StepRead:
@@ -896,12 +910,22 @@ func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) sta
 			fb.Enacted = now
 		}
 	}
-	if wd := req.WorkDir; wd != "" && r.Driver.Name == graph.DriverExec {
+	key, val := "", ""
+	switch r.Driver.Name {
+	case graph.DriverExec:
+		key, val = ExtraWorkDir, req.WorkDir
+	case graph.DriverScripted:
+		key, val = ExtraScriptRoot, req.ScriptRoot
+	}
+	if val != "" {
+		if abs, err := filepath.Abs(val); err == nil {
+			val = abs
+		}
 		extra := maps.Clone(fb.Extra)
 		if extra == nil {
 			extra = map[string]graph.Value{}
 		}
-		extra[ExtraWorkDir] = wd
+		extra[key] = val
 		fb.Extra = extra
 	}
 	r.Feedback = fb

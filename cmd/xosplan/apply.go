@@ -1,0 +1,378 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// applyFlags are the flags apply, destroy and refresh share.
+type applyFlags struct {
+	state            stateFlags
+	autoApprove      bool
+	parallelism      int
+	failFast         bool
+	retries          int
+	scriptRoot       string
+	timeout          time.Duration
+	grace            time.Duration
+	detailedExitcode bool
+	json             bool
+	inputs           inputFlags
+	targets          []string
+	excludes         []string
+	replace          []string
+}
+
+func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
+	f.state.add(fs)
+	fs.IntVar(&f.parallelism, "parallelism", executor.DefaultParallelism, "run at most `N` actions at once")
+	fs.BoolVar(&f.failFast, "fail-fast", false, "start nothing new after the first failure")
+	fs.IntVar(&f.retries, "retries", executor.DefaultRetries, "run a failed action again up to `N` times, at increasing intervals")
+	fs.StringVar(&f.scriptRoot, "script-root", "", "the `FOLDER` scripted components' container paths (/vm/launch.py) resolve under (default: the scripts folder beside the manifests)")
+	fs.DurationVar(&f.timeout, "timeout", 0, "bound every operation without its own timeout (`DURATION`; default 10m)")
+	fs.DurationVar(&f.grace, "grace", executor.DefaultGrace, "after an interrupt, let running actions finish this long (`DURATION`) before cancelling them")
+	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of human text")
+	if planning {
+		fs.BoolVar(&f.autoApprove, "auto-approve", false, "apply without asking for confirmation")
+		fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "exit 2 when changes were applied (0: nothing to do, 1: error)")
+		fs.StringArrayVar(&f.targets, "target", nil, "apply only `ADDRESS` and what it depends on (destroy: what depends on it); repeatable")
+		fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out `ADDRESS` and what depends on it; repeatable")
+		f.inputs.add(fs)
+	}
+}
+
+func (f *applyFlags) options() executor.Options {
+	retries := f.retries
+	if retries == 0 {
+		retries = -1 // executor.Options: 0 means the default
+	}
+	return executor.Options{
+		Parallelism: f.parallelism,
+		Retries:     retries,
+		FailFast:    f.failFast,
+		Grace:       f.grace,
+		ScriptRoot:  f.scriptRoot,
+		Timeout:     f.timeout,
+	}
+}
+
+func newApplyCommand(c *cli) *cobra.Command {
+	var f applyFlags
+	cmd := &cobra.Command{
+		Use:   "apply [flags] [PLANFILE | PATH...]",
+		Short: "Drive every resource to the state the configuration describes",
+		Long: `Apply carries out a plan. Given a plan file (written by plan --out) it applies it without
+asking, after checking that neither the state nor the input files changed since it was made.
+Given configuration paths (the current folder when none is given), it plans, shows the plan,
+and asks for confirmation unless --auto-approve is set.
+
+Actions run as soon as everything they depend on has succeeded, at most --parallelism at once.
+A failed action is retried at increasing intervals (--retries); then what depends on it is
+skipped and independent resources carry on. Every completed operation is recorded in the state
+journal before apply moves on, so an interrupted apply loses nothing: plan again to see what is
+left, apply again to finish. The state lock is held for the whole apply.
+
+On SIGINT or SIGTERM nothing new starts; running actions get --grace to finish, the state is
+saved, and apply exits 1.
+
+Exit status: 0 success, 1 error or a failed action; with --detailed-exitcode, 2 when changes
+were applied.`,
+		Example: `  xosplan apply --auto-approve examples/webstack
+  xosplan plan --out plan.bin stack/ && xosplan apply plan.bin
+  xosplan apply --auto-approve --script-root examples/petclinic/scripts examples/petclinic`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runApply(cmd, c, f, args, applyview.OpApply)
+		},
+	}
+	fs := cmd.Flags()
+	f.add(fs, true)
+	fs.StringArrayVar(&f.replace, "replace", nil, "replace `ADDRESS` even if it has not changed; repeatable")
+	return cmd
+}
+
+// isPlanFile reports whether args name one saved plan rather than
+// configuration: a single regular file holding JSON (plan files are JSON;
+// configuration is YAML, which a TOSCA or manifest file never starts with
+// a brace).
+func isPlanFile(args []string) bool {
+	if len(args) != 1 {
+		return false
+	}
+	fi, err := os.Stat(args[0])
+	if err != nil || !fi.Mode().IsRegular() {
+		return false
+	}
+	fh, err := os.Open(args[0])
+	if err != nil {
+		return false
+	}
+	defer fh.Close()
+	head := make([]byte, 64)
+	n, _ := io.ReadFull(fh, head)
+	return bytes.HasPrefix(bytes.TrimSpace(head[:n]), []byte("{"))
+}
+
+// applyRun is one apply, destroy or refresh in progress.
+type applyRun struct {
+	c      *cli
+	f      applyFlags
+	op     applyview.Operation
+	view   applyview.View
+	events *planview.Events
+}
+
+func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyview.Operation) error {
+	ctx := cmd.Context()
+	if f.parallelism < 1 {
+		return usagef(cmd, "--parallelism must be at least 1")
+	}
+	if f.retries < 0 {
+		return usagef(cmd, "--retries cannot be negative")
+	}
+	fromFile := op == applyview.OpApply && isPlanFile(args)
+	if f.json && !f.autoApprove && !fromFile {
+		return usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
+	}
+	r := &applyRun{c: c, f: f, op: op}
+	if f.json {
+		r.events = planview.NewEvents(c.stdout, time.Now)
+		if err := r.events.Version(version()); err != nil {
+			return err
+		}
+		r.view = applyview.NewJSON(c.stdout, time.Now)
+	} else {
+		r.view = applyview.NewText(c.stdout, c.useColor(c.stdout))
+	}
+	inputs, diags, err := f.inputs.values()
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+
+	backend, err := f.state.open()
+	if err != nil {
+		return err
+	}
+	held, err := backend.Lock(ctx, stateLockInfo(string(op)))
+	if err != nil {
+		return err
+	}
+	defer held.Unlock()
+	prior, err := backend.Read(ctx)
+	if err != nil {
+		return fmt.Errorf("reading state: %w", err)
+	}
+
+	var p *planner.Plan
+	var desired *graph.Graph
+	var manifestDirs []string
+	if fromFile {
+		p, desired, manifestDirs, diags, err = r.savedPlan(ctx, args[0], prior, inputs, diags)
+	} else {
+		p, desired, manifestDirs, diags, err = r.newPlan(ctx, args, prior, inputs, diags)
+	}
+	if err != nil || p == nil {
+		return err
+	}
+	if !fromFile {
+		if err := r.showPlan(p, diags); err != nil {
+			return err
+		}
+	}
+	if len(p.Steps()) == 0 {
+		// Nothing to run: say so in the words CI tools look for.
+		if err := r.view.Report(&executor.Report{}, op); err != nil {
+			return err
+		}
+		return nil
+	}
+	if p.HasChanges() && !fromFile && !f.autoApprove {
+		if !r.confirm(p) {
+			fmt.Fprintf(c.stdout, "\n%s cancelled.\n", strings.ToUpper(string(op[:1]))+string(op[1:]))
+			return exitWith(exitError)
+		}
+	}
+	opts := f.options()
+	opts.Events = r.view.Event
+	opts.Desired = desired
+	if opts.ScriptRoot == "" {
+		opts.ScriptRoot = defaultScriptRoot(manifestDirs)
+	}
+	if wd, err := os.Getwd(); err == nil {
+		opts.WorkDir = wd
+	}
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Timeout: f.timeout,
+		StateDir: filepath.Dir(backend.Path())})
+	rep, applyErr := executor.Apply(ctx, p, backend, reg, opts)
+	if rep != nil {
+		if err := r.view.Report(rep, op); err != nil {
+			return errors.Join(applyErr, err)
+		}
+	}
+	switch {
+	case applyErr != nil:
+		return applyErr
+	case rep.Interrupted:
+		return &exitStatus{code: exitError, err: errors.New("interrupted: the state holds what finished; run apply again to complete")}
+	case !rep.OK():
+		return exitWith(exitError)
+	case f.detailedExitcode && rep.Changes():
+		return exitWith(exitChanges)
+	}
+	return nil
+}
+
+// newPlan compiles the configuration and plans it against prior.
+func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.State, inputs map[string]any, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true})
+	diags = diags.Extend(res.Diags)
+	desired, files, mergeDiags := desiredGraph(res.Units)
+	diags = diags.Extend(mergeDiags)
+	if diags.HasErrors() {
+		return nil, nil, nil, diags, planFailed(r.c, r.events, diags)
+	}
+	digests, err := inputDigests(files, inputs)
+	if err != nil {
+		return nil, nil, nil, diags, err
+	}
+	p, planDiags := planner.Diff(ctx, desired, prior, planner.Options{
+		Destroy:      r.op == applyview.OpDestroy,
+		Targets:      r.f.targets,
+		Excludes:     r.f.excludes,
+		Replace:      r.f.replace,
+		InputDigests: digests,
+	})
+	diags = diags.Extend(planDiags).Sort()
+	if p == nil || diags.HasErrors() {
+		return nil, nil, nil, diags, planFailed(r.c, r.events, diags)
+	}
+	return p, desired, manifestFolders(res.Units), diags, nil
+}
+
+// savedPlan reads a plan file and refuses it when stale. The input files
+// it names are compiled again (their digests must match): the
+// configuration supplies what a plan file leaves out, namely each
+// resource's source folder and the sensitive values it masks.
+func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.State, inputs map[string]any, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
+	p, err := planner.ReadPlanFile(path)
+	if err != nil {
+		return nil, nil, nil, diags, err
+	}
+	var files, vars []string
+	for k := range p.InputDigests {
+		if name, ok := strings.CutPrefix(k, "var."); ok {
+			if _, given := inputs[name]; !given {
+				vars = append(vars, name)
+			}
+		} else {
+			files = append(files, k)
+		}
+	}
+	slices.Sort(files)
+	if len(vars) > 0 {
+		// A plan file keeps digests of input values, never the values (they
+		// may be secrets), so apply needs them again.
+		slices.Sort(vars)
+		return nil, nil, nil, diags, fmt.Errorf("the plan was made with input values for %s: pass the same --var and --inputs to apply as to plan",
+			strings.Join(vars, ", "))
+	}
+	digests, err := inputDigests(files, inputs)
+	if err != nil {
+		return nil, nil, nil, diags, fmt.Errorf("%w: %w", planner.ErrStalePlan, err)
+	}
+	if err := planner.CheckStale(p, prior, digests); err != nil {
+		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
+	}
+	if len(files) == 0 {
+		return p, nil, nil, diags, nil
+	}
+	res := loadConfig(ctx, files, loadOptions{Inputs: inputs, RequireInputs: true})
+	desired, _, mergeDiags := desiredGraph(res.Units)
+	all := res.Diags.Extend(mergeDiags)
+	if all.HasErrors() {
+		return nil, nil, nil, diags, planFailed(r.c, r.events, all)
+	}
+	return p, desired, manifestFolders(res.Units), diags, nil
+}
+
+// showPlan renders the plan about to be applied.
+func (r *applyRun) showPlan(p *planner.Plan, diags diag.Diagnostics) error {
+	if r.events != nil {
+		if err := r.events.Diagnostics(diags); err != nil {
+			return err
+		}
+		return r.events.Plan(p)
+	}
+	if err := planview.Text(r.c.stdout, p, planview.TextOptions{Color: r.c.useColor(r.c.stdout)}); err != nil {
+		return err
+	}
+	if len(diags) > 0 {
+		return renderDiagnosticsTo(r.c, r.c.stderr, diags)
+	}
+	return nil
+}
+
+// confirm asks on stdin, as Terraform does; only "yes" approves.
+func (r *applyRun) confirm(p *planner.Plan) bool {
+	w := r.c.stdout
+	if r.op == applyview.OpDestroy {
+		fmt.Fprint(w, "\nDo you really want to destroy all resources?\n"+
+			"  xosplan will destroy all your managed infrastructure, as shown above.\n"+
+			"  There is no undo. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
+	} else {
+		fmt.Fprint(w, "\nDo you want to perform these actions?\n"+
+			"  xosplan will perform the actions described above.\n"+
+			"  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
+	}
+	line, _ := bufio.NewReader(r.c.stdin).ReadString('\n')
+	fmt.Fprintln(w)
+	return strings.TrimSpace(line) == "yes"
+}
+
+// manifestFolders lists the folders of the manifest units.
+func manifestFolders(units []configUnit) []string {
+	var out []string
+	for _, u := range units {
+		if u.Format == formatManifest && len(u.Files) > 0 {
+			out = append(out, filepath.Dir(u.Files[0]))
+		}
+	}
+	return out
+}
+
+// defaultScriptRoot is the "scripts" folder beside the first manifest
+// folder that has one: examples/petclinic keeps /vm/launch.py as
+// scripts/vm/launch.py.
+func defaultScriptRoot(dirs []string) string {
+	for _, d := range dirs {
+		root := filepath.Join(d, "scripts")
+		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+			if abs, err := filepath.Abs(root); err == nil {
+				return abs
+			}
+			return root
+		}
+	}
+	return ""
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// invokeFlags are the flags of `xosplan invoke`.
+type invokeFlags struct {
+	state      stateFlags
+	args       []string
+	scriptRoot string
+	json       bool
+}
+
+func newInvokeCommand(c *cli) *cobra.Command {
+	var f invokeFlags
+	cmd := &cobra.Command{
+		Use:   "invoke [flags] ADDRESS INTERFACE.COMMAND",
+		Short: "Run a custom command of a resource (a receive-command pin's command script)",
+		Long: `Invoke runs the command script of a scripted component's receive-command pin on its
+recorded instance, passing the --arg values, and prints each result as it arrives: the
+intermediate ones the script reports with $intermediate: true, then the final one. What the
+command reports about the instance (signals, status, its log) is recorded in the state; its
+enacted spec and backend status are not changed, since a command is not an apply.
+
+Exit status: 0 success, 1 error or a failed command.`,
+		Example: `  xosplan invoke VM.vm control.reboot --arg mode=soft
+  xosplan invoke --json VM.vm control.reboot`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return usagef(cmd, "invoke needs an address and a command (INTERFACE.COMMAND)")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runInvoke(cmd, c, f, args[0], args[1])
+		},
+	}
+	fs := cmd.Flags()
+	f.state.add(fs)
+	fs.StringArrayVar(&f.args, "arg", nil, "pass the argument `NAME=VALUE` (VALUE read as a YAML scalar; repeatable)")
+	fs.StringVar(&f.scriptRoot, "script-root", "", "the `FOLDER` container paths resolve under (default: the one the resource was applied with)")
+	fs.BoolVar(&f.json, "json", false, "print each result as one JSON object per line")
+	return cmd
+}
+
+func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) error {
+	ctx := cmd.Context()
+	args := map[string]graph.Value{}
+	for _, a := range f.args {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return usagef(cmd, "--arg wants NAME=VALUE, got %q", a)
+		}
+		v, err := graph.Canonicalize(varValue(value))
+		if err != nil {
+			return usagef(cmd, "--arg %s: %v", name, err)
+		}
+		args[strings.TrimSpace(name)] = v
+	}
+	backend, err := f.state.open()
+	if err != nil {
+		return err
+	}
+	held, err := backend.Lock(ctx, stateLockInfo("invoke"))
+	if err != nil {
+		return err
+	}
+	defer held.Unlock()
+	cur, err := backend.Read(ctx)
+	if err != nil {
+		return fmt.Errorf("reading state: %w", err)
+	}
+	var mu sync.Mutex
+	output := func(line string) {
+		mu.Lock()
+		defer mu.Unlock()
+		kind, body, _ := strings.Cut(line, " ")
+		if f.json {
+			if json.Valid([]byte(body)) {
+				fmt.Fprintf(c.stdout, "{\"type\":%q,\"result\":%s}\n", kind, body)
+			}
+			return
+		}
+		fmt.Fprintf(c.stdout, "%s: %s\n", kind, body)
+	}
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot})
+	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: output})
+	if err != nil {
+		if out.Feedback.Output != "" && !f.json {
+			fmt.Fprintf(c.stderr, "%s\n", strings.TrimRight(out.Feedback.Output, "\n"))
+		}
+		return err
+	}
+	if len(out.Results) == 0 && !f.json {
+		fmt.Fprintf(c.stdout, "%s: %s ran; the script reported no result yet\n", addr, command)
+	}
+	for i := range cur.Resources {
+		if cur.Resources[i].Address == addr {
+			cur.Resources[i] = *rec
+		}
+	}
+	if err := backend.Write(ctx, cur); err != nil {
+		return fmt.Errorf("recording the command's feedback: %w", err)
+	}
+	return nil
+}

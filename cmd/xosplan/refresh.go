@@ -1,0 +1,113 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/planner"
+)
+
+func newRefreshCommand(c *cli) *cobra.Command {
+	var f applyFlags
+	cmd := &cobra.Command{
+		Use:   "refresh [flags]",
+		Short: "Check the real objects and record what changed outside xosplan",
+		Long: `Refresh runs the health check (managed resources) or read (unmanaged ones) of every
+recorded resource, shows what changed since the last apply, and records the observed feedback
+in the state. It never changes a real object. A managed resource whose health check reports it
+failed is recorded as failed, so that the next plan runs its actuator again.
+
+Exit status: 0 success, 1 error or a check that could not run; with --detailed-exitcode, 2
+when drift was recorded.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef(cmd, "refresh takes no arguments; it checks what the state records")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runRefresh(cmd, c, f)
+		},
+	}
+	f.add(cmd.Flags(), false)
+	cmd.Flags().BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "exit 2 when drift was recorded (0: none, 1: error)")
+	return cmd
+}
+
+func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
+	ctx := cmd.Context()
+	backend, err := f.state.open()
+	if err != nil {
+		return err
+	}
+	held, err := backend.Lock(ctx, stateLockInfo("refresh"))
+	if err != nil {
+		return err
+	}
+	defer held.Unlock()
+	prior, err := backend.Read(ctx)
+	if err != nil {
+		return fmt.Errorf("reading state: %w", err)
+	}
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Timeout: f.timeout})
+	wd, _ := os.Getwd()
+	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: &executor.Refresher{
+		Drivers: reg, ScriptRoot: f.scriptRoot, Timeout: f.timeout, WorkDir: wd, State: prior,
+	}})
+	var view applyview.View
+	if f.json {
+		events := planview.NewEvents(c.stdout, time.Now)
+		if err := events.Version(version()); err != nil {
+			return err
+		}
+		if err := events.Diagnostics(diags); err != nil {
+			return err
+		}
+		if p != nil {
+			if err := events.Plan(p); err != nil {
+				return err
+			}
+		}
+		view = applyview.NewJSON(c.stdout, time.Now)
+	} else {
+		if p != nil {
+			if err := planview.Text(c.stdout, p, planview.TextOptions{Color: c.useColor(c.stdout)}); err != nil {
+				return err
+			}
+		}
+		if len(diags) > 0 {
+			if err := renderDiagnosticsTo(c, c.stderr, diags); err != nil {
+				return err
+			}
+		}
+		view = applyview.NewText(c.stdout, c.useColor(c.stdout))
+	}
+	if p == nil {
+		return exitWith(exitError)
+	}
+	opts := f.options()
+	opts.Events = view.Event
+	// The drift that could be observed is recorded even when some checks
+	// failed: each resource's feedback is independent.
+	rep, err := executor.Apply(ctx, p, backend, reg, opts)
+	if rep != nil {
+		if verr := view.Report(rep, applyview.OpRefresh); verr != nil {
+			return errors.Join(err, verr)
+		}
+	}
+	switch {
+	case err != nil:
+		return err
+	case diags.HasErrors():
+		return exitWith(exitError)
+	case f.detailedExitcode && rep.Changes():
+		return exitWith(exitChanges)
+	}
+	return nil
+}

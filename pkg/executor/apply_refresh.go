@@ -1,0 +1,169 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Refresher observes the real object behind a recorded resource with its
+// driver: a health check for a managed resource, a read for an unmanaged
+// one. It implements planner.Refresher, so `plan --refresh-only` and
+// `refresh` show the drift it finds; applying such a plan records it.
+type Refresher struct {
+	Drivers    Registry
+	ScriptRoot string
+	Timeout    time.Duration
+	// WorkDir is the working folder of a resource that recorded none.
+	WorkDir string
+	// State is the recorded state the resources come from; it supplies a
+	// scripted component's factory. Nil: no factory is passed.
+	State *state.State
+}
+
+var _ planner.Refresher = (*Refresher)(nil)
+
+// Refresh runs the resource's health check (or read) and returns the
+// feedback observed: the recorded feedback with the status, attributes,
+// signals, instance id and output the driver reported. A check that fails
+// is observed as status failed with the error as its message; only a
+// missing driver or the end of ctx is an error.
+func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Feedback, error) {
+	d, ok := r.Drivers.Lookup(rec.Driver.Name)
+	if !ok {
+		return rec.Feedback, fmt.Errorf("no driver %q", rec.Driver.Name)
+	}
+	prior := *rec
+	req := Request{
+		Action:     ActionHealth,
+		Address:    rec.Address,
+		Resource:   recordedResource(rec),
+		Prior:      &prior,
+		Resolved:   rec.Feedback.Resolved,
+		ScriptRoot: r.ScriptRoot,
+		Timeout:    r.Timeout,
+		WorkDir:    r.WorkDir,
+	}
+	if rec.Management == graph.Unmanaged {
+		req.Action = ActionRead
+	}
+	if s, ok := rec.Feedback.Extra[ExtraWorkDir].(string); ok && s != "" {
+		req.WorkDir = s
+	}
+	if s, ok := rec.Feedback.Extra[ExtraScriptRoot].(string); ok && s != "" && req.ScriptRoot == "" {
+		req.ScriptRoot = s
+	}
+	if fa, ok := rec.Driver.Options[OptionFactoryAddress].(string); ok && r.State != nil {
+		if f, ok := r.State.Lookup(fa); ok {
+			c := *f
+			c.Feedback.Signals = maps.Clone(c.Feedback.Signals)
+			if c.Feedback.Signals == nil {
+				c.Feedback.Signals = map[string]graph.Value{}
+			}
+			c.Feedback.Signals[SignalFactoryInstances] = FactoryInstances(r.State.Resources, fa)
+			req.Factory = &c
+		}
+	}
+	out, err := callDriver(ctx, d, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return rec.Feedback, err
+		}
+		// A check that fails is the observation: the resource is not
+		// healthy. It is drift, recorded as such, not an error of refresh.
+		out.Feedback.Status = state.Status{Failed: true, Message: err.Error()}
+	}
+	fb := rec.Feedback
+	fb.Status = out.Feedback.Status
+	if out.Feedback.Attributes != nil {
+		fb.Attributes = out.Feedback.Attributes
+	}
+	if out.Feedback.Signals != nil {
+		fb.Signals = out.Feedback.Signals
+	}
+	if out.Feedback.InstanceID != "" {
+		fb.InstanceID = out.Feedback.InstanceID
+	}
+	if out.Feedback.Output != "" {
+		fb.Output = out.Feedback.Output
+	}
+	fb.Extra = mergeExtra(fb.Extra, out.Feedback.Extra)
+	return fb, nil
+}
+
+// mergeExtra returns the Extra a driver reported, keeping the keys the
+// walk records (ExtraWorkDir, ExtraScriptRoot) from the recorded one.
+func mergeExtra(recorded, reported map[string]graph.Value) map[string]graph.Value {
+	if reported == nil {
+		return recorded
+	}
+	out := maps.Clone(reported)
+	for _, k := range []string{ExtraWorkDir, ExtraScriptRoot} {
+		if v, ok := recorded[k]; ok {
+			if _, has := out[k]; !has {
+				out[k] = v
+			}
+		}
+	}
+	return out
+}
+
+// recordedResource rebuilds the configured form of a recorded resource.
+func recordedResource(rec *state.Resource) *graph.Resource {
+	return &graph.Resource{Address: rec.Address, Type: rec.Type, TypeChain: rec.TypeChain, Driver: rec.Driver,
+		Spec: rec.Spec, Sensitive: rec.Sensitive, Management: rec.Management}
+}
+
+// recordDrift writes what a refresh-only plan observed: each drifted
+// resource's feedback takes the observed status, attributes, signals and
+// instance id. A managed resource whose health check reports it failed
+// gets backend_code error, so that the next plan runs its actuator again
+// (goal-oriented: the model says it should exist and work); one that was
+// left converging and is now active gets backend_code ok.
+func (w *walker) recordDrift(rep *Report) error {
+	for _, d := range w.plan.Drift {
+		w.mu.Lock()
+		cur, ok := w.records[d.Address]
+		w.mu.Unlock()
+		if !ok {
+			continue
+		}
+		r := *cur
+		fb := r.Feedback
+		if st, ok := d.After["status"].(map[string]graph.Value); ok {
+			fb.Status.Active, _ = st["active"].(bool)
+			fb.Status.Converging, _ = st["converging"].(bool)
+			fb.Status.Failed, _ = st["failed"].(bool)
+			fb.Status.Message, _ = st["message"].(string)
+		}
+		fb.Attributes, _ = d.After["attributes"].(map[string]graph.Value)
+		fb.Signals, _ = d.After["signals"].(map[string]graph.Value)
+		fb.InstanceID, _ = d.After["instance_id"].(string)
+		switch {
+		case r.Management == graph.Managed && fb.Status.Failed:
+			fb.BackendCode = state.BackendError
+			fb.BackendStatus = "refresh: the health check reports the resource failed"
+			if fb.Status.Message != "" {
+				fb.BackendStatus += ": " + fb.Status.Message
+			}
+		case fb.BackendCode == state.BackendPending && fb.Status.Active && !fb.Status.Converging:
+			fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+		}
+		r.Feedback = fb
+		rec := state.Record{Kind: state.RecordOutcome, Address: d.Address, Action: "refresh", Resource: &r}
+		if err := w.appendRecord(rec); err != nil {
+			return err
+		}
+		w.mu.Lock()
+		w.records[d.Address] = &r
+		w.mu.Unlock()
+		rep.Steps = append(rep.Steps, StepResult{Address: d.Address, Action: "refresh", Result: ResultApplied})
+		rep.Refreshed++
+	}
+	return nil
+}
