@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -327,16 +328,32 @@ func envValue(v graph.Value) (string, error) {
 	return string(b), nil
 }
 
-// readOutputs parses an outputs file: "name=value" lines and
-// "name<<DELIM" … "DELIM" blocks. A missing file has no outputs.
+// maxOutputsBytes bounds the outputs file a script writes.
+const maxOutputsBytes = 1 << 20
+
+// readOutputs reads an outputs file. A missing file has no outputs.
 func readOutputs(path string) (map[string]string, error) {
-	data, err := os.ReadFile(path)
-	if err != nil || len(data) == 0 {
+	f, err := os.Open(path)
+	if err != nil {
 		return nil, nil
 	}
-	const maxOutputs = 1 << 20
-	if len(data) > maxOutputs {
-		return nil, fmt.Errorf("$XOSPLAN_OUTPUTS holds %d bytes; the limit is %d", len(data), maxOutputs)
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxOutputsBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading $XOSPLAN_OUTPUTS: %w", err)
+	}
+	if len(data) > maxOutputsBytes {
+		return nil, fmt.Errorf("$XOSPLAN_OUTPUTS holds more than %d bytes", maxOutputsBytes)
+	}
+	return parseOutputs(data)
+}
+
+// parseOutputs parses "name=value" lines and "name<<DELIM" … "DELIM"
+// blocks; blank lines are skipped. It returns what it read before the
+// first bad line along with the error.
+func parseOutputs(data []byte) (map[string]string, error) {
+	if len(data) == 0 {
+		return nil, nil
 	}
 	out := map[string]string{}
 	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")

@@ -335,3 +335,54 @@ func TestNoop(t *testing.T) {
 		t.Error("the scripted driver is not an Invoker")
 	}
 }
+
+func TestParseOutputs(t *testing.T) {
+	cases := []struct {
+		in   string
+		want map[string]string
+		err  string
+	}{
+		{"", nil, ""},
+		{"a=1\n\nb==2\r\nc=\n", map[string]string{"a": "1", "b": "=2", "c": ""}, ""},
+		{"a=1\na=2\n", map[string]string{"a": "2"}, ""},
+		{"m<<END\nx=1\n\ny<<z\nEND\nn=2", map[string]string{"m": "x=1\n\ny<<z", "n": "2"}, ""},
+		{"k=a<<b\n", map[string]string{"k": "a<<b"}, ""},
+		{"m<<\n", map[string]string{}, "no delimiter"},
+		{"a=1\n=2\n", map[string]string{"a": "1"}, "expected name=value"},
+		{"just text", map[string]string{}, "expected name=value"},
+	}
+	for _, tc := range cases {
+		got, err := parseOutputs([]byte(tc.in))
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
+			}
+		} else if err != nil {
+			t.Errorf("%q: %v", tc.in, err)
+		}
+		if len(got) != len(tc.want) {
+			t.Errorf("%q: got %q, want %q", tc.in, got, tc.want)
+		}
+		for k, v := range tc.want {
+			if got[k] != v {
+				t.Errorf("%q: %s = %q, want %q", tc.in, k, got[k], v)
+			}
+		}
+	}
+}
+
+// FuzzOutputs: the outputs file parser never panics and never returns a
+// name with "=" before the value's first "=".
+func FuzzOutputs(f *testing.F) {
+	for _, s := range []string{"a=1\n", "m<<E\nx\nE\n", "m<<E\n", "=\n", "a<<b=c\nb=c\n"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, _ := parseOutputs(data)
+		for k := range out {
+			if k == "" {
+				t.Fatalf("empty output name from %q", data)
+			}
+		}
+	})
+}
