@@ -27,6 +27,7 @@ func (r *resolver) check(app *application) {
 			r.checkConstants(c)
 		case KindWorkflow:
 			r.checkWorkflowSchedule(c)
+			r.checkWorkflows(c)
 		}
 		r.checkRequired(c)
 		for _, ch := range c.children {
@@ -250,6 +251,40 @@ func (r *resolver) checkSchedule(v *yamlsrc.Node, path, s string, discovery bool
 	case discovery && perMinute > 1:
 		r.diags = r.diags.Warnf(v.Range, path, CodeScheduleTooFrequent,
 			"discovery schedule %q fires %d times a minute; discovery runs scripts through Docker, so intervals of a minute or more are preferred", s, perMinute)
+	}
+}
+
+// checkWorkflows checks that triggers name pins of the component and
+// that triggers, propagateStatus and schedule name declared workflows.
+func (r *resolver) checkWorkflows(c *component) {
+	wfs := c.values["configuration.workflows"]
+	if wfs == nil || wfs.Kind != yamlsrc.Mapping {
+		return // nothing to compare with (or an expression)
+	}
+	known := func(n *yamlsrc.Node, path string) {
+		if s, ok := n.String(); ok && !isExpression(n) && wfs.Get(s) == nil {
+			r.errorf(n.Range, path, CodeUnknownWorkflow, "workflow %q is not declared in configuration.workflows of %q", s, c.name)
+		}
+	}
+	for _, p := range c.values["configuration.triggers"].Pairs() {
+		path := join(valuePath(c, "configuration.triggers"), p.Key.Value)
+		ifn, pn, _ := strings.Cut(p.Key.Value, ".")
+		if f := c.ifaceByName[ifn]; f == nil || f.pin(pn) == nil {
+			r.errorf(p.Key.Range, path, CodeUnknownPin, "trigger %q names no pin of %q", p.Key.Value, c.name)
+		}
+		known(p.Value, path)
+	}
+	for _, it := range c.values["configuration.propagateStatus"].Items() {
+		if it.Kind == yamlsrc.Mapping {
+			for _, p := range it.Pairs() {
+				known(p.Key, valuePath(c, "configuration.propagateStatus"))
+			}
+			continue
+		}
+		known(it, valuePath(c, "configuration.propagateStatus"))
+	}
+	for _, p := range c.values["configuration.schedule"].Pairs() {
+		known(p.Key, join(valuePath(c, "configuration.schedule"), p.Key.Value))
 	}
 }
 

@@ -107,6 +107,7 @@
 //	manifest.service_ambiguous         (warning) a reference.Service several applications provide
 //	manifest.duplicate_application     two manifests with one application name
 //	manifest.duplicate_address         two resources with one address
+//	manifest.unknown_workflow          a trigger, propagateStatus or schedule naming an undeclared workflow
 //	manifest.dependency_cycle          bindings that make components depend on each other in a cycle
 package manifest
 
@@ -145,4 +146,5 @@ const (
 	CodeDuplicateApplication    = "manifest.duplicate_application"
 	CodeDuplicateAddress        = "manifest.duplicate_address"
 	CodeDependencyCycle         = "manifest.dependency_cycle"
+	CodeUnknownWorkflow         = "manifest.unknown_workflow"
 )
