@@ -291,17 +291,32 @@ func interpreter(script string) ([]string, error) {
 }
 
 // operationInputs returns the inputs of the operation: those the walk
-// resolved, else the declared ones, which must then hold no Unknown.
+// resolved, else the declared ones, which must then hold no Unknown. On a
+// delete an input that cannot be resolved any more (what it read is gone)
+// is left out with a note on Output rather than blocking the delete: the
+// script decides whether it can do without.
 func operationInputs(req Request, key string, op graph.Operation) (map[string]graph.Value, error) {
 	if in, ok := req.Inputs[key]; ok {
 		return in, nil
 	}
-	for name, v := range op.Inputs {
+	var out map[string]graph.Value
+	for _, name := range sortedKeys(op.Inputs) {
+		v := op.Inputs[name]
 		if graph.HasUnknown(v) {
-			return nil, fmt.Errorf("input %s is not resolved (%s)", name, graph.Render(v))
+			if req.Action != ActionDelete {
+				return nil, fmt.Errorf("input %s is not resolved (%s)", name, graph.Render(v))
+			}
+			if req.Output != nil {
+				req.Output(fmt.Sprintf("%s: input %s left unset: %s cannot be resolved", key, name, graph.Render(v)))
+			}
+			continue
 		}
+		if out == nil {
+			out = map[string]graph.Value{}
+		}
+		out[name] = v
 	}
-	return op.Inputs, nil
+	return out, nil
 }
 
 // envValue renders an input for the environment.

@@ -230,6 +230,25 @@ func TestExecFaults(t *testing.T) {
 	}
 }
 
+func TestExecDeleteWithUnresolvedInput(t *testing.T) {
+	dir := t.TempDir()
+	writeScript(t, dir, "del.sh", `echo "name=${name-unset} ip=${ip-unset}" > out`)
+	r := execResource("n", map[string]graph.Operation{"Standard.delete": {Implementation: "del.sh", Inputs: map[string]graph.Value{
+		"name": "db", "ip": graph.Unknown{Func: "attribute", Args: []graph.Value{"gone", "ip"}},
+	}}})
+	var out lines
+	o, err := NewExec(testOpts("")).Apply(context.Background(), Request{Action: ActionDelete, Address: "n", Prior: recorded(r, Outcome{}), WorkDir: dir, Output: out.add})
+	if err != nil || !o.Gone {
+		t.Fatalf("delete: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "out")); string(b) != "name=db ip=unset\n" {
+		t.Errorf("script saw %q", b)
+	}
+	if !strings.Contains(out.text(), "input ip left unset") {
+		t.Errorf("output: %s", out.text())
+	}
+}
+
 func TestExecUpdateNeedsConfigure(t *testing.T) {
 	r := execResource("n", map[string]graph.Operation{"Standard.create": {Implementation: "x.sh"}})
 	_, err := NewExec(testOpts("")).Apply(context.Background(), Request{Action: ActionUpdate, Address: "n", Resource: r})
