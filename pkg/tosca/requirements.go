@@ -178,6 +178,9 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 	} else if d != nil {
 		ra.relType = d.relType
 	}
+	if ra.relBody != nil && ra.relType != nil {
+		c.readIfaceAssignments(ra.relType.ifaces, ra.relBody.Get("interfaces"), ra.path+".relationship.interfaces", "relationship of requirement "+quote(ra.name))
+	}
 	// Target node.
 	var target *nodeTpl
 	var cands []*nodeTpl
