@@ -108,6 +108,7 @@
 //	manifest.duplicate_application     two manifests with one application name
 //	manifest.duplicate_address         two resources with one address
 //	manifest.unknown_workflow          a trigger, propagateStatus or schedule naming an undeclared workflow
+//	manifest.submodule_mismatch        a reference.Submodule whose interfaces do not mirror its application's
 //	manifest.dependency_cycle          bindings that make components depend on each other in a cycle
 package manifest
 
@@ -147,4 +148,5 @@ const (
 	CodeDuplicateAddress        = "manifest.duplicate_address"
 	CodeDependencyCycle         = "manifest.dependency_cycle"
 	CodeUnknownWorkflow         = "manifest.unknown_workflow"
+	CodeSubmoduleMismatch       = "manifest.submodule_mismatch"
 )

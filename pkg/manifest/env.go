@@ -177,6 +177,8 @@ func (env *environment) connect() diag.Diagnostics {
 				discovering[name] = c
 			case KindService:
 				diags = env.findProvider(c, diags)
+			case KindSubmodule:
+				diags = env.checkSubmodule(c, diags)
 			}
 		})
 	}
@@ -262,4 +264,37 @@ func provides(root, s *component) bool {
 		}
 	}
 	return true
+}
+
+// checkSubmodule compares a reference.Submodule's declared interfaces with
+// the top-level interfaces of the application it names, when that
+// application is in the environment: they must mirror each other.
+func (env *environment) checkSubmodule(c *component, diags diag.Diagnostics) diag.Diagnostics {
+	id, _ := c.values["__locator.application-id"].String()
+	child := env.byName[id]
+	if child == nil || child == c.app {
+		return diags
+	}
+	for _, f := range c.ifaces {
+		if f.implicit {
+			continue
+		}
+		g := child.root.ifaceByName[f.name]
+		for _, p := range f.pins {
+			var q *pin
+			if g != nil {
+				q = g.pin(p.name)
+			}
+			switch {
+			case !p.valid:
+			case q == nil:
+				diags = diags.Errorf(p.rng, p.yaml, CodeSubmoduleMismatch,
+					"submodule %q declares %s.%s, but application %q has no such top-level pin", c.path, f.name, p.name, id)
+			case q.valid && (q.kind != p.kind || q.sig.String(q.kind) != p.sig.String(p.kind)):
+				diags = diags.Errorf(p.rng, p.yaml, CodeSubmoduleMismatch,
+					"submodule %q declares %s.%s as %s, but application %q has %s", c.path, f.name, p.name, p.sig.String(p.kind), id, q.sig.String(q.kind))
+			}
+		}
+	}
+	return diags
 }
