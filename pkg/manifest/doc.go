@@ -56,6 +56,12 @@
 //     environment whose top-level interfaces provide all its pins; with
 //     none it stays an unmanaged outside service, with several it is a
 //     warning.
+//   - A reference.Submodule whose application is in the environment must
+//     declare the same pins, kinds and signatures as that application's
+//     top-level interfaces; otherwise it is trusted as written.
+//   - workflow.Instance triggers name pins of the component; triggers,
+//     propagateStatus and schedule name workflows of
+//     configuration.workflows (checked when it is a map).
 //   - Two factories with discovery for the same application in one
 //     environment are an error: discovered instances would be adopted
 //     twice, and the platform disables discovery for a factory that
