@@ -139,7 +139,7 @@ func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 		for i, g := range q.Groups {
 			var cands []*groupCand
 			if g.Suffix == "" {
-				cands = s.unsuffixed(g, s.rcs[i], eligible, inTree[i])
+				cands = s.unsuffixed(g, s.rcs[i], r, eligible, inTree[i])
 			} else {
 				cands = singleProvider(g, s.rcs[i], eligible, inTree[i])
 			}
@@ -181,8 +181,10 @@ func (s *search) count() bool {
 
 func (m *Model) checkNames(q Query) error {
 	var unknown []string
+	seen := map[string]bool{}
 	check := func(t string) {
-		if !m.traitExists(t) {
+		if !m.traitExists(t) && !seen[t] {
+			seen[t] = true
 			unknown = append(unknown, t)
 		}
 	}
@@ -246,15 +248,21 @@ func anyOfOK(have func(string) bool, anyOf [][]string) bool {
 	return true
 }
 
-// aggsOK applies member_of and forbidden aggregates; withRoot makes the
-// root's aggregates count too (the unsuffixed group's rule).
-func aggsOK(p *provider, g RequestGroup, withRoot bool) bool {
-	has := func(a string) bool { return p.aggs[a] || (withRoot && p.root.aggs[a]) }
-	if !anyOfOK(has, g.MemberOfAnyOf) {
-		return false
+// aggsOK applies member_of and forbidden aggregates, as Placement does:
+// every member_of list must be met by the provider's own aggregates, or
+// (unsuffixed group, anchor != nil) entirely by the anchor root's — the
+// root of the tree the candidate is built for, which for a sharing provider
+// is the tree it is shared into; no forbidden aggregate may be on the
+// provider or on that anchor.
+func aggsOK(p *provider, g RequestGroup, anchor *provider) bool {
+	own := func(a string) bool { return p.aggs[a] }
+	if !anyOfOK(own, g.MemberOfAnyOf) {
+		if anchor == nil || !anyOfOK(func(a string) bool { return anchor.aggs[a] }, g.MemberOfAnyOf) {
+			return false
+		}
 	}
 	for _, a := range g.ForbiddenAggs {
-		if has(a) {
+		if p.aggs[a] || (anchor != nil && anchor.aggs[a]) {
 			return false
 		}
 	}
@@ -277,7 +285,7 @@ func singleProvider(g RequestGroup, rcs []string, eligible []*provider, inTree *
 		if inTree != nil && p.root != inTree {
 			continue
 		}
-		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, false) {
+		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, nil) {
 			continue
 		}
 		c := &groupCand{providers: []*provider{p}, items: make([]item, 0, len(rcs))}
@@ -299,7 +307,12 @@ func singleProvider(g RequestGroup, rcs []string, eligible []*provider, inTree *
 // unsuffixed lists the ways the unsuffixed group can be met in one tree
 // (plus the sharing providers anchored to it): each class from one
 // provider; required traits met by the providers together.
-func (s *search) unsuffixed(g RequestGroup, rcs []string, eligible []*provider, inTree *provider) []*groupCand {
+func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, eligible []*provider, inTree *provider) []*groupCand {
+	// With in_tree, Placement does not anchor sharing providers to other
+	// trees: the group is met inside that one tree.
+	if inTree != nil && anchor != inTree {
+		return nil
+	}
 	// options are scratch buffers reused across trees: a tree's group
 	// candidates copy what they need out of them.
 	for len(s.options) < len(rcs) {
@@ -312,7 +325,7 @@ func (s *search) unsuffixed(g RequestGroup, rcs []string, eligible []*provider, 
 			if inTree != nil && p.root != inTree {
 				continue
 			}
-			if p.fits(rc, g.Resources[rc], 0) && forbiddenOK(p, g.Forbidden) && aggsOK(p, g, true) {
+			if p.fits(rc, g.Resources[rc], 0) && forbiddenOK(p, g.Forbidden) && aggsOK(p, g, anchor) {
 				options[i] = append(options[i], p)
 			}
 		}

@@ -109,7 +109,11 @@ func (m *Model) exclusion(p *provider, g RequestGroup, q Query) (string, string)
 		}
 		return "trait", "lacks required trait(s) " + strings.Join(missing, ", ")
 	}
-	if !aggsOK(p, g, g.Suffix == "") {
+	var anchor *provider
+	if g.Suffix == "" {
+		anchor = p.root
+	}
+	if !aggsOK(p, g, anchor) {
 		return "aggregate", "not in the required aggregates (or in a forbidden one)"
 	}
 	for _, rc := range sortedKeys(g.Resources) {
