@@ -52,9 +52,11 @@ topology_template:
 }
 
 // BenchmarkValidate runs the whole validate command (format detection,
-// compilation, rendering) on generated templates.
+// compilation, rendering) on generated templates. The 100,000-node case is
+// pkg/tosca's benchmark; repeating it here through the CLI would add
+// minutes to `make bench` and measure the same compiler.
 func BenchmarkValidate(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
+	for _, n := range []int{1_000, 10_000} {
 		b.Run(fmt.Sprintf("nodes=%d", n), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "bench.yaml")
 			data := generateTemplate(n)
