@@ -6,7 +6,9 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -79,4 +81,36 @@ func BenchmarkParseReply(b *testing.B) {
 			}
 		}
 	}
+}
+
+// BenchmarkExecParallelSleep runs 200 operations of a 50 ms script, 10 at
+// a time, through the exec driver alone; the ideal is 1 s. It reports how
+// far above the ideal the driver and the machine take.
+func BenchmarkExecParallelSleep(b *testing.B) {
+	dir := b.TempDir()
+	writeScript(b, dir, "sleep.sh", "sleep 0.05\n")
+	r := execResource("n", map[string]graph.Operation{"Standard.create": {Implementation: "sleep.sh"}})
+	d := NewExec(testOpts(""))
+	const n, par = 200, 10
+	b.ResetTimer()
+	start := time.Now()
+	for range b.N {
+		sem := make(chan struct{}, par)
+		var wg sync.WaitGroup
+		for range n {
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				if _, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: "n", Resource: r, WorkDir: dir}); err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	per := time.Since(start) / time.Duration(b.N)
+	ideal := time.Duration(n/par) * 50 * time.Millisecond
+	b.ReportMetric(float64(per-ideal)/float64(ideal)*100, "%over-ideal")
+	// Each of the n/par waves of par actions is slower by this much.
+	b.ReportMetric(float64((per-ideal)/time.Microsecond)/float64(n/par), "overhead-µs/wave")
 }

@@ -21,9 +21,10 @@ var ErrReplyTooLarge = errors.New("script output too large")
 
 // process is one subprocess to run.
 type process struct {
-	argv    []string
-	dir     string
-	env     []string
+	argv []string
+	dir  string
+	env  []string
+	// stdin is the process's input; nil means none (/dev/null).
 	stdin   []byte
 	timeout time.Duration
 	// grace is the time between SIGTERM and SIGKILL of the process group.
@@ -64,7 +65,9 @@ func (p process) run(ctx context.Context) (processResult, error) {
 	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
-	cmd.Stdin = bytes.NewReader(p.stdin)
+	if p.stdin != nil {
+		cmd.Stdin = bytes.NewReader(p.stdin)
+	}
 	cmd.Stdout = sink.writer(true)
 	cmd.Stderr = sink.writer(false)
 	setProcessGroup(cmd)
