@@ -95,9 +95,25 @@ func methodNotAllowed() error {
 	return &Error{Status: http.StatusMethodNotAllowed, Code: CodeUndefined, Detail: "The method specified is not allowed for this resource."}
 }
 
+// resolve maps a provider UUID in a path or body to the model's name;
+// anything unknown is returned as is (and then not found).
+func (h *handler) resolve(id string) string {
+	if name, ok := h.m.Lookup(id); ok {
+		return name
+	}
+	return id
+}
+
 func (h *handler) route(q *apiReq) (int, any, error) {
 	p := q.parts
+	if len(p) >= 2 && p[0] == "resource_providers" {
+		p[1] = h.resolve(p[1])
+	}
 	switch {
+	case len(p) == 1 && p[0] == "":
+		return h.versions(q)
+	case len(p) == 2 && p[0] == "resource_classes":
+		return h.resourceClass(q, p[1])
 	case len(p) == 1 && p[0] == "allocation_candidates":
 		return h.candidates(q)
 	case len(p) >= 1 && p[0] == "traits":
@@ -142,6 +158,31 @@ func (h *handler) route(q *apiReq) (int, any, error) {
 	return 0, nil, errNotFoundRoute()
 }
 
+func (h *handler) versions(q *apiReq) (int, any, error) {
+	if q.r.Method != http.MethodGet {
+		return 0, nil, methodNotAllowed()
+	}
+	return http.StatusOK, map[string]any{"versions": []any{map[string]any{
+		"id": "v1.0", "min_version": "1.0", "max_version": Latest().String(), "status": "CURRENT"}}}, nil
+}
+
+func (h *handler) resourceClass(q *apiReq, name string) (int, any, error) {
+	switch q.r.Method {
+	case http.MethodPut:
+		if IsStandardResourceClass(name) {
+			return 0, nil, badRequest("Cannot update standard resource class %s", name)
+		}
+		if !IsValidCustomResourceClass(name) {
+			return 0, nil, badRequest("JSON does not validate: %q does not match '^CUSTOM_[A-Z0-9_]+$'", name)
+		}
+		if err := h.m.EnsureCustomResourceClass(name); err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, nil, nil
+	}
+	return 0, nil, methodNotAllowed()
+}
+
 func (h *handler) candidates(q *apiReq) (int, any, error) {
 	if q.r.Method != http.MethodGet {
 		return 0, nil, methodNotAllowed()
@@ -149,6 +190,11 @@ func (h *handler) candidates(q *apiReq) (int, any, error) {
 	query, err := ParseQuery(q.r.URL.RawQuery, q.v)
 	if err != nil {
 		return 0, nil, err
+	}
+	for i := range query.Groups {
+		if query.Groups[i].InTree != "" {
+			query.Groups[i].InTree = h.resolve(query.Groups[i].InTree)
+		}
 	}
 	res, err := h.m.Candidates(q.r.Context(), query)
 	if err != nil {
@@ -236,6 +282,9 @@ func (h *handler) providers(q *apiReq) (int, any, error) {
 		name, _ := q.body["name"].(string)
 		parent, _ := q.body["parent_provider_uuid"].(string)
 		uuid, _ := q.body["uuid"].(string)
+		if parent != "" {
+			parent = h.resolve(parent)
+		}
 		if name == "" {
 			return 0, nil, badRequest("JSON does not validate: 'name' is a required property")
 		}
@@ -252,7 +301,11 @@ func (h *handler) providers(q *apiReq) (int, any, error) {
 }
 
 func providerJSON(p ProviderInfo) map[string]any {
-	out := map[string]any{"uuid": p.Name, "name": p.Name, "generation": p.Generation, "root_provider_uuid": p.Root,
+	id := p.Name
+	if p.UUID != "" {
+		id = p.UUID
+	}
+	out := map[string]any{"uuid": id, "name": p.Name, "generation": p.Generation, "root_provider_uuid": p.Root,
 		"parent_provider_uuid": nil}
 	if p.Parent != "" {
 		out["parent_provider_uuid"] = p.Parent
@@ -574,6 +627,12 @@ func (h *handler) allocations(q *apiReq, consumerID string) (int, any, error) {
 		allocs, opts, err := readAllocationBody(q.body, q.v)
 		if err != nil {
 			return 0, nil, err
+		}
+		for id, res := range allocs {
+			if name := h.resolve(id); name != id {
+				delete(allocs, id)
+				allocs[name] = res
+			}
 		}
 		if err := h.m.PutAllocations(consumerID, allocs, opts); err != nil {
 			return 0, nil, err

@@ -99,6 +99,9 @@ type search struct {
 func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if q.Version == (Version{}) {
+		q.Version = Latest()
+	}
 	if err := m.checkNames(q); err != nil {
 		return nil, err
 	}

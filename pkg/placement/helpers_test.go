@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -33,4 +34,10 @@ func must(tb testing.TB, err error) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+}
+
+func joinSorted(l []string) string {
+	out := append([]string(nil), l...)
+	sort.Strings(out)
+	return strings.Join(out, "\n")
 }

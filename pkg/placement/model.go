@@ -108,6 +108,7 @@ type Model struct {
 	customTraits  map[string]bool
 	customClasses map[string]bool
 	consumers     map[string]*consumer
+	byUUID        map[string]*provider
 	// structure counts changes that invalidate idx (providers, traits,
 	// aggregates, inventories); usage changes do not.
 	structure uint64
@@ -126,7 +127,21 @@ func NewModel() *Model {
 		customTraits:  map[string]bool{},
 		customClasses: map[string]bool{},
 		consumers:     map[string]*consumer{},
+		byUUID:        map[string]*provider{},
 	}
+}
+
+// Lookup resolves a provider name or UUID to the provider's name.
+func (m *Model) Lookup(id string) (string, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.providers[id]; ok {
+		return id, true
+	}
+	if p, ok := m.byUUID[strings.ToLower(id)]; ok {
+		return p.name, true
+	}
+	return "", false
 }
 
 // SetMaxCombinations sets the combination cap of Candidates (n <= 0 restores
@@ -175,6 +190,9 @@ func (m *Model) AddProvider(s ProviderSpec) error {
 	if _, dup := m.providers[s.Name]; dup {
 		return conflict("placement.duplicate_name", "Conflicting resource provider name: %s already exists.", s.Name)
 	}
+	if _, dup := m.byUUID[strings.ToLower(s.UUID)]; dup && s.UUID != "" {
+		return conflict("placement.duplicate_uuid", "Conflicting resource provider uuid: %s already exists.", s.UUID)
+	}
 	p := &provider{name: s.Name, uuid: s.UUID, inv: map[string]Inventory{}, traits: map[string]bool{},
 		aggs: map[string]bool{}, external: map[string]int64{}, used: map[string]int64{}}
 	if s.Parent != "" {
@@ -218,6 +236,9 @@ func (m *Model) AddProvider(s ProviderSpec) error {
 		p.parent.children++
 	}
 	m.providers[s.Name] = p
+	if s.UUID != "" {
+		m.byUUID[strings.ToLower(s.UUID)] = p
+	}
 	m.changed()
 	return nil
 }
@@ -242,6 +263,7 @@ func (m *Model) DeleteProvider(name string) error {
 		p.parent.children--
 	}
 	delete(m.providers, name)
+	delete(m.byUUID, strings.ToLower(p.uuid))
 	m.changed()
 	return nil
 }

@@ -69,7 +69,9 @@ type Query struct {
 	RootRequired  []string
 	RootForbidden []string
 	SameSubtree   [][]string
-	Version       Version
+	// Version selects the microversion semantics; the zero Version means
+	// Latest(), so a Query built in code gets today's semantics.
+	Version Version
 }
 
 var (
