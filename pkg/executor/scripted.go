@@ -378,6 +378,9 @@ func factoryConfiguration(f *state.Resource) map[string]any {
 	return configurationOf(f.Spec)
 }
 
+// maxStrayNotes bounds the unexpected instances a run reports.
+const maxStrayNotes = 10
+
 // scriptRun is what one script run left.
 type scriptRun struct {
 	tail   string
@@ -459,10 +462,12 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 				t = discover(iu.id)
 			}
 			if t == nil {
-				if !stray[iu.id] {
+				// A few are named; a reply listing thousands must not
+				// flood the output or the error.
+				if !stray[iu.id] && len(run.strays) < maxStrayNotes {
 					stray[iu.id] = true
 					run.strays = append(run.strays, iu.id)
-					output(fmt.Sprintf("%s: ignoring instance %q, which this run did not ask about", key, iu.id))
+					output(fmt.Sprintf("%s: ignoring instance %q, which this run did not ask about", key, truncate(iu.id, 80)))
 				}
 				continue
 			}
