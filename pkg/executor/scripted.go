@@ -333,7 +333,7 @@ func (s *Scripted) missingError(t *target, action string, strays []string) error
 	if action == ActionCreate {
 		msg := fmt.Sprintf("the reply has no instance with instanceId %q", t.synthetic)
 		if len(strays) > 0 {
-			msg += fmt.Sprintf(" (it reported %s, which the launch request did not ask for or had no instanceId)", strings.Join(strays, ", "))
+			msg += fmt.Sprintf(" (it reported %s, which the launch request did not ask for or had no instanceId)", truncate(strings.Join(strays, ", "), 400))
 		}
 		return errors.New(msg)
 	}
