@@ -2,6 +2,7 @@ package executor
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -11,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
 // applyReply parses reply and applies the updates of instance id to m.
@@ -227,4 +229,80 @@ func FuzzProtocol(f *testing.F) {
 		}
 		rs.finish()
 	})
+}
+
+func TestModelFeedback(t *testing.T) {
+	m := instanceModel{}
+	reply := `instances:
+  i:
+    instanceId: abc
+    name: Web 1
+    status: {flags: {active: true, failed: true}, message: degraded}
+    interfaces:
+      web:
+        signals: {url: "http://x/", port: 80}
+        status: {flags: {converging: true}, message: reloading}
+      db:
+        signals: {dsn: "db://x"}
+    components:
+      lb:
+        reference: {mapping: vms.vm-by-id, key: i-1}
+      pool:
+        components:
+          first:
+            reference: {mapping: vms.vm-by-id, key: i-2}
+          second:
+            reference: {mapping: other.map, key: 7}
+`
+	if err := applyReply(t, m, reply); err != nil {
+		t.Fatal(err)
+	}
+	var log []graph.Value
+	for i := range maxLogEntries + 5 {
+		log = append(log, map[string]graph.Value{"severity": "INFO", "message": strconv.Itoa(i)})
+	}
+	m["activityLog"] = log
+	cmds := map[string]graph.Value{}
+	for i := range maxCommands + 3 {
+		cmds[fmt.Sprintf("c%03d", i)] = []graph.Value{}
+	}
+	m["commands"] = cmds
+	fb := m.feedback("i", map[string]map[string]string{"vms.vm-by-id": {"i-1": "VM1", "i-2": "VM2"}})
+	if fb.InstanceID != "i" || fb.Extra[ExtraInstanceID] != "abc" || fb.Attributes[AttrName] != "Web 1" {
+		t.Errorf("ids: %+v", fb)
+	}
+	if !fb.Status.Active || !fb.Status.Failed || fb.Status.Converging || fb.Status.Message != "degraded" {
+		t.Errorf("status %+v", fb.Status)
+	}
+	wantSignals := map[string]graph.Value{"web.url": "http://x/", "web.port": int64(80), "db.dsn": "db://x"}
+	if !graph.Equal(map[string]graph.Value(fb.Signals), map[string]graph.Value(wantSignals)) {
+		t.Errorf("signals %v", fb.Signals)
+	}
+	wantIf := map[string]graph.Value{"web": map[string]graph.Value{"active": false, "converging": true, "failed": false, "message": "reloading"}}
+	if !graph.Equal(fb.Attributes[AttrInterfaceStatus], graph.Value(wantIf)) {
+		t.Errorf("interface status %v", fb.Attributes[AttrInterfaceStatus])
+	}
+	wantRefs := map[string]graph.Value{
+		"lb":          map[string]graph.Value{"mapping": "vms.vm-by-id", "key": "i-1", "instance": "VM1"},
+		"pool.first":  map[string]graph.Value{"mapping": "vms.vm-by-id", "key": "i-2", "instance": "VM2"},
+		"pool.second": map[string]graph.Value{"mapping": "other.map", "key": "7"},
+	}
+	if !graph.Equal(fb.Attributes[AttrComponents], graph.Value(wantRefs)) {
+		t.Errorf("components %v", fb.Attributes[AttrComponents])
+	}
+	model := fb.Extra[ExtraModel].(map[string]graph.Value)
+	if l := model["activityLog"].([]graph.Value); len(l) != maxLogEntries || l[0].(map[string]graph.Value)["message"] != "5" {
+		t.Errorf("activity log kept %d entries from %v", len(l), l[0])
+	}
+	if c := model["commands"].(map[string]graph.Value); len(c) != maxCommands || c["c002"] != nil || c["c003"] == nil {
+		t.Errorf("commands kept %d", len(c))
+	}
+	// The recorded model is a copy: changing the live one leaves it alone.
+	m["name"] = "changed"
+	if model["name"] != "Web 1" {
+		t.Error("the recorded model shares the live one")
+	}
+	if got := priorModel(&state.Resource{Feedback: fb}); got["instanceId"] != "abc" {
+		t.Errorf("prior model %v", got)
+	}
 }
