@@ -108,6 +108,8 @@ type compiler struct {
 	// substituted lists "template\x00requirement" pairs exposed by
 	// substitution mappings: they are satisfied outside the topology.
 	substituted map[string]bool
+	// substitutes holds the node types that imported templates substitute.
+	substitutes map[*typeDef]bool
 	// opWork memoizes hasOpWork per type.
 	opWork map[*typeDef]bool
 	// steps and defaultNesting bound value work (see maxValueSteps).

@@ -63,7 +63,7 @@ func (c *compiler) matchRequirements() {
 // requirement with its occurrences; a missing required one is matched
 // against the topology first.
 func (c *compiler) checkOccurrences(nt *nodeTpl) {
-	if len(nt.typ.reqs) == 0 || contains(nt.directives, "select") || contains(nt.directives, "substitute") {
+	if len(nt.typ.reqs) == 0 || contains(nt.directives, "select") || contains(nt.directives, "substitute") || c.substitutable(nt.typ) {
 		return
 	}
 	var counts map[string]int
@@ -92,6 +92,27 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 				d.name, nt.name, n, occText(d.min, d.max))
 		}
 	}
+}
+
+// substitutable reports whether an imported service template substitutes
+// nodes of type t (its substitution_mappings name t): such a node is
+// realised by that topology, which fulfils its requirements (tosca-parser's
+// rule).
+func (c *compiler) substitutable(t *typeDef) bool {
+	if c.substitutes == nil {
+		c.substitutes = map[*typeDef]bool{}
+		for _, f := range c.order {
+			if f == c.root || f.root == nil {
+				continue
+			}
+			if tn := f.root.Get("topology_template").Get("substitution_mappings").Get("node_type"); tn != nil {
+				if st := c.lookup(kNode, tn.Value); st != nil {
+					c.substitutes[st] = true
+				}
+			}
+		}
+	}
+	return c.substitutes[t]
 }
 
 func occText(lo, hi int) string {

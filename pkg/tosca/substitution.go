@@ -15,10 +15,35 @@ package tosca
 
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
 )
 
 // checkTopology runs the checks that need the whole topology.
 func (c *compiler) checkTopology() {
+	// Imported service templates that substitute a node type must take
+	// its required properties as inputs (tosca-parser checks this when the
+	// substituting template is imported).
+	for _, f := range c.order {
+		if f == c.root || f.root == nil {
+			continue
+		}
+		itn := f.root.Get("topology_template")
+		sm := itn.Get("substitution_mappings")
+		if sm == nil || sm.Kind != yamlsrc.Mapping || sm.Get("properties") != nil {
+			continue
+		}
+		nodeType := c.lookup(kNode, text(sm.Get("node_type")))
+		if nodeType == nil {
+			continue
+		}
+		inputs := itn.Get("inputs")
+		for _, name := range sortedKeys(nodeType.props) {
+			if d := nodeType.props[name]; d.required && !d.hasDefault && inputs.Get(name) == nil {
+				c.errorf(keyAt(itn, "substitution_mappings", sm.Range), "topology_template.substitution_mappings", CodeSubstitution,
+					"substitution_mappings with node_type %q is missing required input definition of property %q", nodeType.name, name)
+			}
+		}
+	}
 	tn := c.topo.n
 	if tn == nil {
 		return
@@ -103,7 +128,7 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 			// TOSCA 1.3 long form: mapping: [node, name] under a key.
 			v = v.Get("mapping")
 		}
-		if v.Kind != yamlsrc.Sequence || len(v.Content) != 2 {
+		if v == nil || v.Kind != yamlsrc.Sequence || len(v.Content) != 2 {
 			c.errorf(p.Value.Range, mp, CodeSubstitution, "%s mapping %q must be a list of a node template name and a %s name", what, p.Key.Value, what)
 			continue
 		}
@@ -167,7 +192,7 @@ func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 			} else if c.topo.nodes[tg.Value] == nil && c.topo.groups[tg.Value] == nil {
 				c.errorf(tg.Range, sp+".target", CodeWorkflow, "%s targets %q, which is not a node template or group", sw, tg.Value)
 			}
-			c.checkActivities(s.Value.Get("activities"), sp+".activities", sw)
+			c.checkActivities(s.Value.Get("activities"), s.Key.Range, sp+".activities", sw)
 			for _, k := range []string{"on_success", "on_failure"} {
 				v := s.Value.Get(k)
 				for _, next := range c.strList(v, sp+"."+k, k) {
@@ -180,9 +205,9 @@ func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 	}
 }
 
-func (c *compiler) checkActivities(n *yamlsrc.Node, path, what string) {
+func (c *compiler) checkActivities(n *yamlsrc.Node, at diag.Range, path, what string) {
 	if n.IsNull() {
-		c.errorf(rangeOf(n), path, CodeMissingField, "%s is missing required field \"activities\"", what)
+		c.errorf(at, path, CodeMissingField, "%s is missing required field \"activities\"", what)
 		return
 	}
 	if n.Kind != yamlsrc.Sequence {

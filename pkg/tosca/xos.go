@@ -14,8 +14,8 @@ package tosca
 //   - node types declare no requirements; a recipe's long-form requirement
 //     with any name is accepted (tosca-parser's rule) and becomes a
 //     depends_on edge (phase 5, 6);
-//   - the property must-exist: true marks a model that must already exist:
-//     the resource is Unmanaged;
+//   - the property must-exist: true (XOS 3.x: no-create: true) marks a model
+//     that must already exist: the resource is Unmanaged;
 //   - each model has lookup keys (fields marked tosca_key in xproto, "name"
 //     by default; link fields named <link>_id come from the requirement of
 //     that name): they go into Resource.Lookup.
@@ -29,9 +29,10 @@ import (
 )
 
 // isXOSType reports whether a node type is an XOS model: XOS's generator
-// gives every model the must-exist property.
+// gives every model the must-exist property; XOS 3.x's hand-written types
+// have no-create instead.
 func isXOSType(t *typeDef) bool {
-	return t != nil && t.props["must-exist"] != nil
+	return t != nil && (t.props["must-exist"] != nil || t.props["no-create"] != nil)
 }
 
 // xosLookupKeys returns the lookup keys of an XOS model (from the xproto
@@ -78,8 +79,10 @@ func (c *compiler) applyXOS(nt *nodeTpl, r *graph.Resource) {
 		return
 	}
 	props := nt.props
-	if b, ok := props["must-exist"].(bool); ok && b {
-		r.Management = graph.Unmanaged
+	for _, k := range []string{"must-exist", "no-create"} {
+		if b, ok := props[k].(bool); ok && b {
+			r.Management = graph.Unmanaged
+		}
 	}
 	model := nt.typ.name[strings.LastIndexByte(nt.typ.name, '.')+1:]
 	lookup := map[string]graph.Value{}
