@@ -661,7 +661,15 @@ func (s *Scripted) awaitDestroyed(ctx context.Context, targets []*target, run *s
 	for {
 		var pending []*target
 		for _, t := range targets {
-			if t.seen && t.err == nil && !allFlagsFalse(flags(t.model["status"])) {
+			if !t.seen || t.err != nil {
+				continue
+			}
+			switch st := flags(t.model["status"]); {
+			case allFlagsFalse(st):
+			case st.Failed && !st.Converging:
+				// Not going anywhere: waiting would only burn the timeout.
+				t.err = fmt.Errorf("the instance failed while being destroyed%s", messageSuffix(st))
+			default:
 				pending = append(pending, t)
 			}
 		}

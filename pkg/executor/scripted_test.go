@@ -272,6 +272,30 @@ else printf 'instances:\n  n-1:\n    $set: {status.flags.converging: true}\n'; f
 	}
 }
 
+// TestScriptedDestroyFails: a destroy that reports failed ends at once
+// with the script's message; a batch-mate that is gone is still gone.
+func TestScriptedDestroyFails(t *testing.T) {
+	root := t.TempDir()
+	writeScript(t, root, "c/destroy.sh", `cat >/dev/null; printf 'instances:\n  n-1:\n    status: {flags: {failed: true}, message: volume busy}\n  n-2:\n    status: {flags: {active: false}}\n'`)
+	opts := testOpts(root)
+	opts.PollInterval = time.Hour
+	d := NewScripted(opts)
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/destroy.sh", graph.OpDestroy: "/c/destroy.sh"}, nil)
+	var reqs []Request
+	for _, id := range []string{"n-1", "n-2"} {
+		prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: id, Status: state.Status{Active: true}}})
+		prior.Address = "A." + id
+		reqs = append(reqs, Request{Action: ActionDelete, Address: prior.Address, Prior: prior})
+	}
+	res := d.LaunchBatch(context.Background(), reqs)
+	if err := res[0].Err; err == nil || !strings.Contains(err.Error(), "failed while being destroyed: volume busy") || res[0].Outcome.Gone {
+		t.Errorf("n-1: %v gone=%v", err, res[0].Outcome.Gone)
+	}
+	if res[1].Err != nil || !res[1].Outcome.Gone {
+		t.Errorf("n-2: %v gone=%v", res[1].Err, res[1].Outcome.Gone)
+	}
+}
+
 func TestScriptPathEscapes(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
