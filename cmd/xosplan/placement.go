@@ -216,22 +216,23 @@ func writeCandidatesText(w io.Writer, q placement.Query, res *placement.Candidat
 	}
 	for i, r := range res.Requests {
 		var parts []string
-		for _, p := range sortedNames(r.Allocations) {
-			var res []string
-			for _, rc := range sortedNames(r.Allocations[p]) {
-				res = append(res, fmt.Sprintf("%s %d", rc, r.Allocations[p][rc]))
+		for j, a := range r.Resources {
+			if j == 0 || a.Provider != r.Resources[j-1].Provider {
+				parts = append(parts, a.Provider+": ")
+			} else {
+				parts[len(parts)-1] += ", "
 			}
-			parts = append(parts, p+": "+strings.Join(res, ", "))
+			parts[len(parts)-1] += fmt.Sprintf("%s %d", a.Class, a.Amount)
 		}
 		line := strings.Join(parts, "; ")
-		if len(r.Mappings) > 1 || (len(r.Mappings) == 1 && r.Mappings[""] == nil) {
+		if len(r.Mappings) > 1 || (len(r.Mappings) == 1 && r.Mappings[0].Suffix != "") {
 			var groups []string
-			for _, g := range sortedNames(r.Mappings) {
-				label := g
-				if g == "" {
+			for _, g := range r.Mappings {
+				label := g.Suffix
+				if label == "" {
 					label = "(unsuffixed)"
 				}
-				groups = append(groups, label+"="+strings.Join(r.Mappings[g], ","))
+				groups = append(groups, label+"="+strings.Join(g.Providers, ","))
 			}
 			line += "   [" + strings.Join(groups, " ") + "]"
 		}

@@ -132,7 +132,7 @@ func BenchmarkPlace1000(b *testing.B) {
 			if err != nil || len(res.Requests) != 1 {
 				b.Fatalf("request %d: %v", j, err)
 			}
-			if err := m.PutAllocations(fmt.Sprintf("vm%d", j), res.Requests[0].Allocations, WriteOptions{}); err != nil {
+			if err := m.PutAllocations(fmt.Sprintf("vm%d", j), res.Requests[0].Allocations(), WriteOptions{}); err != nil {
 				b.Fatal(err)
 			}
 		}

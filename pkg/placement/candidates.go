@@ -16,15 +16,74 @@ import (
 // every candidate of a 10,000-host cloud.
 const DefaultMaxCombinations = 200_000
 
+// Amount is what one provider gives of one resource class.
+type Amount struct {
+	Provider string
+	Class    string
+	Amount   int64
+}
+
+// GroupMapping names the providers that serve one request group.
+type GroupMapping struct {
+	Suffix    string
+	Providers []string // sorted
+}
+
 // AllocationRequest is one candidate: what each provider would give, and
-// which providers serve which request group (mappings, suffix -> providers).
+// which providers serve which request group. It is kept as small slices,
+// not maps, because a query can return tens of thousands of candidates;
+// Allocations and MappingsMap give the map forms.
 type AllocationRequest struct {
-	Allocations Allocations
-	Mappings    map[string][]string
-	// Anchor is the root of the tree the candidate was built for.
+	// Resources has one entry per provider and class, sorted by provider
+	// then class.
+	Resources []Amount
+	// Mappings has one entry per request group, in query group order.
+	Mappings []GroupMapping
+	// Anchor is the root of the tree the candidate was built for ("" for a
+	// candidate read from a real service).
 	Anchor string
 	// used lists the providers of the candidate (for summaries).
 	used []*provider
+}
+
+// Allocations returns the candidate as provider -> class -> amount, the
+// shape Claim takes.
+func (r AllocationRequest) Allocations() Allocations {
+	out := make(Allocations)
+	for _, a := range r.Resources {
+		if out[a.Provider] == nil {
+			out[a.Provider] = map[string]int64{}
+		}
+		out[a.Provider][a.Class] += a.Amount
+	}
+	return out
+}
+
+// MappingsMap returns the mappings as suffix -> providers.
+func (r AllocationRequest) MappingsMap() map[string][]string {
+	out := make(map[string][]string, len(r.Mappings))
+	for _, m := range r.Mappings {
+		out[m.Suffix] = m.Providers
+	}
+	return out
+}
+
+// NewAllocationRequest builds a normalised request from map forms (as a
+// client reads them from a service): resources sorted, mappings sorted by
+// suffix, provider lists sorted.
+func NewAllocationRequest(allocs Allocations, mappings map[string][]string) AllocationRequest {
+	var r AllocationRequest
+	for _, p := range sortedKeys(allocs) {
+		for _, rc := range sortedKeys(allocs[p]) {
+			r.Resources = append(r.Resources, Amount{p, rc, allocs[p][rc]})
+		}
+	}
+	for _, sfx := range sortedKeys(mappings) {
+		l := append([]string(nil), mappings[sfx]...)
+		sort.Strings(l)
+		r.Mappings = append(r.Mappings, GroupMapping{sfx, l})
+	}
+	return r
 }
 
 // ResourceSummary is the capacity and usage of one class on one provider.
@@ -86,6 +145,14 @@ type search struct {
 	isoUsed map[*provider]bool
 	rcs     [][]string // per group, its resource classes sorted
 	options [][]*provider
+	// slabs hand out small slices from big blocks: a candidate's items,
+	// providers and names are a few elements each, and thousands of them
+	// would otherwise be thousands of allocations.
+	itemSlab   slab[item]
+	provSlab   slab[*provider]
+	strSlab    slab[string]
+	amountSlab slab[Amount]
+	mapSlab    slab[GroupMapping]
 	// dedupeAll: before 1.34 mappings are not part of a candidate, so two
 	// groups swapping providers give the same answer and must be merged.
 	dedupeAll bool
@@ -144,7 +211,7 @@ func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 			if g.Suffix == "" {
 				cands = s.unsuffixed(g, s.rcs[i], r, eligible, inTree[i])
 			} else {
-				cands = singleProvider(g, s.rcs[i], eligible, inTree[i])
+				cands = s.singleProvider(g, s.rcs[i], eligible, inTree[i])
 			}
 			if len(cands) == 0 {
 				ok = false
@@ -282,7 +349,7 @@ func forbiddenOK(p *provider, forbidden []string) bool {
 }
 
 // singleProvider lists the providers that alone satisfy a suffixed group.
-func singleProvider(g RequestGroup, rcs []string, eligible []*provider, inTree *provider) []*groupCand {
+func (s *search) singleProvider(g RequestGroup, rcs []string, eligible []*provider, inTree *provider) []*groupCand {
 	var out []*groupCand
 	for _, p := range eligible {
 		if inTree != nil && p.root != inTree {
@@ -291,7 +358,8 @@ func singleProvider(g RequestGroup, rcs []string, eligible []*provider, inTree *
 		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, nil) {
 			continue
 		}
-		c := &groupCand{providers: []*provider{p}, items: make([]item, 0, len(rcs))}
+		c := &groupCand{providers: s.provSlab.take(1), items: s.itemSlab.take(len(rcs))[:0]}
+		c.providers[0] = p
 		fits := true
 		for _, rc := range rcs {
 			if !p.fits(rc, g.Resources[rc], 0) {
@@ -347,7 +415,7 @@ func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, elig
 			if !s.count() {
 				return
 			}
-			c := &groupCand{items: make([]item, len(rcs)), providers: make([]*provider, 0, len(rcs))}
+			c := &groupCand{items: s.itemSlab.take(len(rcs)), providers: s.provSlab.take(len(rcs))[:0]}
 			for j, rc := range rcs {
 				c.items[j] = item{pick[j], rc, g.Resources[rc]}
 				if !containsProvider(c.providers, pick[j]) {
@@ -376,6 +444,25 @@ func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, elig
 		}
 	}
 	walk(0)
+	return out
+}
+
+// slab hands out slices carved from shared blocks; a slice is never
+// handed out twice, so callers own what they get.
+// Blocks start small (a limit=1 query needs a handful) and double up to
+// 1024 elements.
+type slab[T any] struct {
+	buf   []T
+	block int
+}
+
+func (s *slab[T]) take(n int) []T {
+	if len(s.buf) < n {
+		s.block = min(max(2*s.block, 16), 1024)
+		s.buf = make([]T, max(n, s.block))
+	}
+	out := s.buf[:n:n]
+	s.buf = s.buf[n:]
 	return out
 }
 
@@ -465,21 +552,14 @@ func (s *search) fitsMerged(c *groupCand) bool {
 }
 
 func (s *search) emit(anchor string) {
-	req := AllocationRequest{Allocations: Allocations{}, Mappings: map[string][]string{}, Anchor: anchor}
-	var used []*provider
+	n := 0
+	for _, c := range s.chosen {
+		n += len(c.providers)
+	}
+	used := s.provSlab.take(n)[:0]
 	sharing := false
-	for gi, c := range s.chosen {
-		suffix := s.q.Groups[gi].Suffix
-		for _, it := range c.items {
-			res := req.Allocations[it.p.name]
-			if res == nil {
-				res = map[string]int64{}
-				req.Allocations[it.p.name] = res
-			}
-			res[it.rc] += it.amt
-		}
+	for _, c := range s.chosen {
 		for _, p := range c.providers {
-			req.Mappings[suffix] = append(req.Mappings[suffix], p.name)
 			if !containsProvider(used, p) {
 				used = append(used, p)
 				sharing = sharing || p.traits[SharesViaAggregate]
@@ -490,16 +570,46 @@ func (s *search) emit(anchor string) {
 		return
 	}
 	if !s.q.Version.AtLeast(29) {
-		roots := map[*provider]bool{}
-		for _, p := range used {
-			if roots[p.root] {
-				return
+		for i, p := range used {
+			for _, q := range used[:i] {
+				if q.root == p.root {
+					return
+				}
 			}
-			roots[p.root] = true
 		}
 	}
-	// Only a candidate with a sharing provider can be reached from two
-	// anchors; others are unique by construction and skip the key.
+	k := 0
+	for _, c := range s.chosen {
+		k += len(c.items)
+	}
+	res := s.amountSlab.take(k)[:0]
+	for _, c := range s.chosen {
+	items:
+		for _, it := range c.items {
+			for i := range res {
+				if res[i].Provider == it.p.name && res[i].Class == it.rc {
+					res[i].Amount += it.amt
+					continue items
+				}
+			}
+			res = append(res, Amount{it.p.name, it.rc, it.amt})
+		}
+	}
+	// Insertion sort: a handful of entries, and no allocation.
+	for i := 1; i < len(res); i++ {
+		for j := i; j > 0 && amountLess(res[j], res[j-1]); j-- {
+			res[j], res[j-1] = res[j-1], res[j]
+		}
+	}
+	maps := s.mapSlab.take(len(s.chosen))
+	for gi, c := range s.chosen {
+		names := s.strSlab.take(len(c.providers))
+		for i, p := range c.providers {
+			names[i] = p.name
+		}
+		maps[gi] = GroupMapping{Suffix: s.q.Groups[gi].Suffix, Providers: names}
+	}
+	req := AllocationRequest{Resources: res, Mappings: maps, Anchor: anchor}
 	req.used = used
 	if sharing || s.dedupeAll {
 		key := requestKey(req, s.q.Version.AtLeast(34))
@@ -553,24 +663,40 @@ func isAncestorOrSelf(a, p *provider) bool {
 	return false
 }
 
+func amountLess(a, b Amount) bool {
+	if a.Provider != b.Provider {
+		return a.Provider < b.Provider
+	}
+	return a.Class < b.Class
+}
+
+// requestKey renders a candidate canonically (mappings in suffix order),
+// for de-duplication and for comparing candidate sets.
 func requestKey(r AllocationRequest, withMappings bool) string {
 	var b strings.Builder
-	for _, p := range sortedKeys(r.Allocations) {
-		b.WriteString(p)
-		b.WriteByte('{')
-		for _, rc := range sortedKeys(r.Allocations[p]) {
-			b.WriteString(rc)
-			b.WriteByte(':')
-			b.WriteString(strconv.FormatInt(r.Allocations[p][rc], 10))
-			b.WriteByte(',')
+	last := ""
+	for i, a := range r.Resources {
+		if i == 0 || a.Provider != last {
+			if i > 0 {
+				b.WriteByte('}')
+			}
+			b.WriteString(a.Provider)
+			b.WriteByte('{')
+			last = a.Provider
 		}
+		b.WriteString(a.Class)
+		b.WriteByte(':')
+		b.WriteString(strconv.FormatInt(a.Amount, 10))
+		b.WriteByte(',')
+	}
+	if len(r.Resources) > 0 {
 		b.WriteByte('}')
 	}
 	if withMappings {
-		for _, sfx := range sortedKeys(r.Mappings) {
-			l := append([]string(nil), r.Mappings[sfx]...)
-			sort.Strings(l)
-			b.WriteString("|" + sfx + "=" + strings.Join(l, ","))
+		ms := append([]GroupMapping(nil), r.Mappings...)
+		sort.Slice(ms, func(i, j int) bool { return ms[i].Suffix < ms[j].Suffix })
+		for _, m := range ms {
+			b.WriteString("|" + m.Suffix + "=" + strings.Join(m.Providers, ","))
 		}
 	}
 	return b.String()

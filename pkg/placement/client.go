@@ -288,17 +288,16 @@ func (c *Client) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 		return nil, err
 	}
 	for _, ar := range body.AllocationRequests {
-		r := AllocationRequest{Allocations: Allocations{}, Mappings: map[string][]string{}}
+		allocs, mappings := Allocations{}, map[string][]string{}
 		for u, a := range ar.Allocations {
-			r.Allocations[c.providerName(u)] = a.Resources
+			allocs[c.providerName(u)] = a.Resources
 		}
 		for g, l := range ar.Mappings {
 			for _, u := range l {
-				r.Mappings[g] = append(r.Mappings[g], c.providerName(u))
+				mappings[g] = append(mappings[g], c.providerName(u))
 			}
-			sort.Strings(r.Mappings[g])
 		}
-		res.Requests = append(res.Requests, r)
+		res.Requests = append(res.Requests, NewAllocationRequest(allocs, mappings))
 	}
 	for u, s := range body.ProviderSummaries {
 		ps := ProviderSummary{Resources: s.Resources, Traits: s.Traits, Root: c.providerName(s.Root)}

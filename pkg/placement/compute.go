@@ -100,7 +100,7 @@ func Place(ctx context.Context, svc Service, consumer string, q Query, attempts 
 			return AllocationRequest{}, ErrNoCandidates
 		}
 		chosen := res.Requests[0]
-		err = svc.Claim(ctx, consumer, chosen.Allocations, nil)
+		err = svc.Claim(ctx, consumer, chosen.Allocations(), nil)
 		if err == nil {
 			return chosen, nil
 		}

@@ -67,8 +67,8 @@ func TestPlaceReplacesAfterConflict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := got.Allocations["compute-2"]; ok {
-		t.Errorf("placed on the host taken during the race: %v", got.Allocations)
+	if _, ok := got.Allocations()["compute-2"]; ok {
+		t.Errorf("placed on the host taken during the race: %v", got.Allocations())
 	}
 	q.Groups[0].Resources["VCPU"] = 10000
 	if _, err := Place(context.Background(), m, "big", q, 0); !errors.Is(err, ErrNoCandidates) {

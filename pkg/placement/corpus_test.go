@@ -172,19 +172,19 @@ func runCandidates(t *testing.T, m *Model, root *yamlsrc.Node) {
 }
 
 func expectedKey(c *yamlsrc.Node, withMappings bool) string {
-	r := AllocationRequest{Allocations: Allocations{}, Mappings: map[string][]string{}}
+	allocs, mappings := Allocations{}, map[string][]string{}
 	for _, p := range c.Get("allocations").Pairs() {
 		res := map[string]int64{}
 		for _, rp := range p.Value.Pairs() {
 			n, _ := rp.Value.Int()
 			res[rp.Key.Value] = n
 		}
-		r.Allocations[p.Key.Value] = res
+		allocs[p.Key.Value] = res
 	}
 	for _, p := range c.Get("mappings").Pairs() {
-		r.Mappings[p.Key.Value] = strs(p.Value)
+		mappings[p.Key.Value] = strs(p.Value)
 	}
-	return requestKey(r, withMappings)
+	return requestKey(NewAllocationRequest(allocs, mappings), withMappings)
 }
 
 // checkSummaries compares provider summaries; exact requires the same set

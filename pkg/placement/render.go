@@ -41,11 +41,11 @@ func (c *Candidates) PlacementJSON(v Version) ([]byte, error) {
 	out := jsonCandidates{AllocationRequests: []jsonRequest{}, ProviderSummaries: map[string]any{}}
 	for _, r := range c.Requests {
 		jr := jsonRequest{Allocations: map[string]jsonResources{}}
-		for p, res := range r.Allocations {
+		for p, res := range r.Allocations() {
 			jr.Allocations[p] = jsonResources{Resources: res}
 		}
 		if v.AtLeast(34) {
-			jr.Mappings = r.Mappings
+			jr.Mappings = r.MappingsMap()
 		}
 		out.AllocationRequests = append(out.AllocationRequests, jr)
 	}
