@@ -279,6 +279,11 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 
 func (c *compiler) resolveAllTypes() {
 	for _, t := range c.declared {
+		// A definition replaced by a later one of the same name (a
+		// repeated key, or a redefinition in another file) is never used.
+		if c.ns[t.kind][t.name] != t {
+			continue
+		}
 		c.resolveType(t)
 	}
 }
