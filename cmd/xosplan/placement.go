@@ -47,6 +47,8 @@ type candidatesFlags struct {
 	forbidden    []string
 	memberOf     []string
 	limit        int
+	url          string
+	token        string
 }
 
 func newPlacementCandidatesCommand(c *cli) *cobra.Command {
@@ -80,6 +82,8 @@ Exit status: 0 with the answer (also when nothing fits), 1 on a bad query or inv
 	fs.StringSliceVar(&f.forbidden, "forbidden", nil, "forbidden `TRAIT` (repeatable)")
 	fs.StringSliceVar(&f.memberOf, "member-of", nil, "required `AGGREGATE` (repeatable: all of them)")
 	fs.IntVar(&f.limit, "limit", 0, "return at most `N` candidates")
+	fs.StringVar(&f.url, "placement-url", "", "ask the real Placement API at `URL` instead of an inventory file")
+	fs.StringVar(&f.token, "placement-token", "", "X-Auth-Token for --placement-url (default: $OS_AUTH_TOKEN)")
 	return cmd
 }
 
@@ -165,15 +169,36 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 	if err != nil {
 		return err
 	}
-	m, err := loadProviders(c, f.providers)
-	if err != nil {
-		return err
+	if f.url != "" && f.providers != "" {
+		return usagef(cmd, "--placement-url and --providers cannot be combined")
 	}
 	q, err := placement.ParseQuery(raw, v)
 	if err != nil {
 		return queryError(err)
 	}
-	res, err := m.Candidates(cmd.Context(), q)
+	var svc placement.Service
+	var m *placement.Model
+	if f.url != "" {
+		token := f.token
+		if token == "" {
+			token = c.getenv("OS_AUTH_TOKEN")
+		}
+		client, err := placement.NewClient(cmd.Context(), f.url, placement.ClientOptions{Token: token})
+		if err != nil {
+			return err
+		}
+		if client.Version().Minor < v.Minor {
+			v = client.Version()
+			q.Version = v
+		}
+		svc = client
+	} else {
+		if m, err = loadProviders(c, f.providers); err != nil {
+			return err
+		}
+		svc = m
+	}
+	res, err := svc.Candidates(cmd.Context(), q)
 	if err != nil {
 		return queryError(err)
 	}
@@ -190,7 +215,11 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 		_, err = c.stdout.Write(out.Bytes())
 		return err
 	}
-	return writeCandidatesText(c.stdout, q, res, m.Explain(q))
+	var why []placement.Exclusion
+	if m != nil {
+		why = m.Explain(q)
+	}
+	return writeCandidatesText(c.stdout, q, res, why)
 }
 
 // queryError reports a refused query with Placement's status, as a user
