@@ -261,7 +261,9 @@ func (c *compiler) ifaceShortName(name string, d *ifaceDef) string {
 // renderOp builds one operation from its definition and assignment. It
 // reports false when neither gives an implementation or inputs.
 func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]*yamlsrc.Node, assignedIfaceInputs *yamlsrc.Node, path string, s *scope) (graph.Operation, bool) {
-	op := graph.Operation{}
+	// Range tells the executor which file a relative implementation path
+	// is relative to: the type's definition unless the template assigns it.
+	op := graph.Operation{Range: rangeOf(od.n)}
 	impl := od.impl
 	var inputs []yamlsrc.Pair
 	for _, k := range sortedKeys(ifaceInputs) {
@@ -272,15 +274,14 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: od.inputs[k]})
 	}
 	if an != nil {
-		op.Range = an.Range
 		switch an.Kind {
 		case yamlsrc.Scalar:
 			if !an.IsNull() {
-				impl = an
+				impl, op.Range = an, an.Range
 			}
 		case yamlsrc.Mapping:
 			if i := an.Get("implementation"); i != nil {
-				impl = i
+				impl, op.Range = i, i.Range
 			}
 			inputs = append(inputs, an.Get("inputs").Pairs()...)
 			// TOSCA 1.3 operation outputs: name: [ SELF, attribute, … ].
