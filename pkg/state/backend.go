@@ -69,6 +69,24 @@ type LockInfo struct {
 	Path string
 }
 
+// WithDefaults returns info with the fields a backend fills when the caller
+// left them empty: a random ID, "user@host" as Who, now (UTC) as Created,
+// and path as Path.
+func (info LockInfo) WithDefaults(path string, now time.Time) LockInfo {
+	if info.ID == "" {
+		info.ID = newLockID()
+	}
+	if info.Who == "" {
+		info.Who = whoAmI()
+	}
+	info.Created = now.UTC()
+	info.Path = path
+	return info
+}
+
+// NewLineage returns a fresh lineage: a random RFC 4122 version 4 UUID.
+func NewLineage() (string, error) { return newLineage() }
+
 // LockedError says who holds the lock that blocked a writer.
 type LockedError struct {
 	// Info is what the holder wrote; fields may be empty when the holder

@@ -29,13 +29,7 @@ type lockInfoFile struct {
 // FileOptions.LockTimeout (or until ctx's deadline when that is zero), then
 // returns a *LockedError naming the holder.
 func (f *File) Lock(ctx context.Context, info LockInfo) (*HeldLock, error) {
-	if info.ID == "" {
-		info.ID = newLockID()
-	}
-	if info.Who == "" {
-		info.Who = whoAmI()
-	}
-	info.Path = f.path
+	info = info.WithDefaults(f.path, f.now())
 	lockPath := f.path + LockSuffix
 
 	_, hasDeadline := ctx.Deadline()
