@@ -70,6 +70,11 @@ func (c *compiler) evalFunction(fn string, n *yamlsrc.Node, path string, s *scop
 	if s.depth > maxValueDepth {
 		return c.fnErr(n, path, "%s: functions nested too deeply", fn)
 	}
+	if s.inputsOnly && fn != "concat" && fn != "join" && fn != "token" {
+		// An input's value must be known before the topology is: it may
+		// not depend on templates or other inputs.
+		return c.fnErr(n, path, "%s cannot be used in an input value or default", fn)
+	}
 	inner := *s
 	inner.depth++
 	args := n.Content[1]

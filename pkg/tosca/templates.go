@@ -55,7 +55,6 @@ type inputDef struct {
 	name string
 	d    *propDef
 	val  graph.Value
-	set  bool
 }
 
 type nodeTpl struct {
@@ -80,8 +79,6 @@ type nodeTpl struct {
 	evaluating []string
 	capProps   map[string]map[string]graph.Value
 	attrs      map[string]graph.Value
-	ops        map[string]graph.Operation
-	unmanaged  bool
 }
 
 type reqAssign struct {
@@ -100,7 +97,6 @@ type reqAssign struct {
 	relType  *typeDef
 	relBody  *yamlsrc.Node // long-form relationship map {type, properties, interfaces}
 	filter   *yamlsrc.Node
-	short    bool
 	src      *nodeTpl
 
 	target    *nodeTpl
@@ -195,11 +191,11 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 		c.topo.inputs[in.name] = in
 		s := &scope{at: p.Key.Range, inputsOnly: true}
 		if v, ok := given[in.name]; ok {
-			in.val, in.set = c.checkInputValue(d, v, p.Key.Range, path, s), true
+			in.val = c.checkInputValue(d, v, p.Key.Range, path, s)
 			continue
 		}
 		if d.hasDefault {
-			in.val, in.set = c.checkValue(d, d.def, path+".default", "input "+quote(in.name)+" default", s), true
+			in.val = c.checkValue(d, d.def, path+".default", "input "+quote(in.name)+" default", s)
 			continue
 		}
 		if d.required && c.opts.RequireInputs {
@@ -435,7 +431,7 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 		ra.def = nt.typ.reqDefOf(ra.name)
 		switch {
 		case v.Kind == yamlsrc.Scalar && !v.IsNull():
-			ra.short, ra.nodeName, ra.nodeN = true, v.Value, v
+			ra.nodeName, ra.nodeN = v.Value, v
 			if ra.def == nil {
 				c.errorf(k.Range, ra.path, CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
 				continue

@@ -150,20 +150,18 @@ type capDef struct {
 	n            *yamlsrc.Node
 	props, attrs map[string]*propDef
 	validSources []*typeDef
-	min, max     int
 }
 
 type reqDef struct {
-	name       string
-	n          *yamlsrc.Node
-	capName    string
-	capType    *typeDef
-	nodeName   string
-	nodeType   *typeDef
-	relName    string
-	relType    *typeDef
-	min, max   int // max < 0: UNBOUNDED
-	explicitOc bool
+	name     string
+	n        *yamlsrc.Node
+	capName  string
+	capType  *typeDef
+	nodeName string
+	nodeType *typeDef
+	relName  string
+	relType  *typeDef
+	min, max int // max < 0: UNBOUNDED
 }
 
 type ifaceDef struct {
@@ -426,6 +424,13 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	path := t.path
 	if md := n.Get("metadata"); md != nil {
 		c.readMetadata(md, path+".metadata", false)
+		if s := md.Get("sensitive"); s != nil && strings.EqualFold(s.Value, "true") {
+			t.sensitive = true
+		}
+	}
+	// Values of a credential data type hold secrets.
+	if t.kind == kData && (t.name == "tosca.datatypes.Credential" || (t.parent != nil && t.parent.sensitive)) {
+		t.sensitive = true
 	}
 	if props := n.Get("properties"); props != nil {
 		if t.kind == kData && t.base != "" && len(props.Content) > 0 {
@@ -728,7 +733,7 @@ func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	}
 	for _, p := range n.Pairs() {
 		cp := joinPath(path, p.Key.Value)
-		d := &capDef{name: p.Key.Value, n: p.Value, min: 1, max: -1}
+		d := &capDef{name: p.Key.Value, n: p.Value}
 		prev := t.caps[d.name]
 		var tn *yamlsrc.Node
 		switch {
@@ -766,7 +771,9 @@ func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 				d.validSources = c.typeList(kNode, vs, cp+".valid_source_types", "valid_source_types")
 			}
 			if oc := p.Value.Get("occurrences"); oc != nil {
-				d.min, d.max, _ = c.readOccurrences(oc, cp+".occurrences")
+				// Checked for form only: xosplan creates one instance per
+				// template, so a capability's occurrences never bind.
+				c.readOccurrences(oc, cp+".occurrences")
 			}
 		}
 		if prev == nil {
@@ -852,7 +859,6 @@ func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 			}
 			if oc := v.Get("occurrences"); oc != nil {
 				d.min, d.max, _ = c.readOccurrences(oc, rp+".occurrences")
-				d.explicitOc = true
 			}
 		default:
 			c.errorf(v.Range, rp, CodeWrongKind, "requirement definition %q must be a capability type or a map, found %s", name, v.Describe())
