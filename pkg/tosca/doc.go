@@ -68,6 +68,45 @@
 //	tosca.too_deep                 a derivation chain longer than 256 types
 //
 // Diagnostics of the YAML layer (yaml.*) pass through unchanged.
+//
+// # Decisions where the specification is silent or tools disagree
+//
+// The expected verdicts of the corpus (../shared/corpus/tosca) are mostly
+// those of tosca-parser's own tests; where the specification allows,
+// xosplan follows them, and where it does not, the specification wins
+// (testdata/conformance/exceptions.tsv lists those rows with the reason).
+//
+//   - Grammar inside type definitions (unknown keynames, a property
+//     definition without type, unknown capability/interface/artifact type
+//     names) is a warning: real type files (XOS, tosca-parser's test data)
+//     carry such slips and tosca-parser accepts them. Unknown parents,
+//     unknown data types and valid_source_types stay errors (OASIS
+//     assertions). Everything in the topology template is strict.
+//   - Duplicate mapping keys: a warning outside topology_template (the last
+//     wins, as in PyYAML; XOS repeats tosca.relationships.BelongsToOne),
+//     an error inside it.
+//   - A required requirement left unassigned is accepted when a template in
+//     the topology could satisfy it; no edge is invented for it. A
+//     requirement given only by type that nothing satisfies is a warning
+//     (the orchestrator may select or substitute one). A target of another
+//     node type than the definition names is a warning; a target without
+//     the required capability is an error.
+//   - A template's own string property accepts any scalar as text
+//     (`version: 16.04`), as tosca-parser does; inputs and data type fields
+//     do not.
+//   - Imports resolve relative to the importing file, then the top-level
+//     file, then up to three folders above the importing file (tosca-parser's
+//     test layout; a tosca.import_fallback warning), then, for
+//     custom_types/<model>.yaml, the embedded XOS types.
+//   - tosca_simple_profile_for_nfv_1_0_0 and _mec_1_0_0 (accepted by
+//     tosca-parser) and the OASIS namespace URI are read as 1.0; their extra
+//     types are not embedded.
+//   - int, int32, int64, uint32 and uint64 (XOS xproto, Tacker) are read as
+//     integer with a tosca.legacy_type warning.
+//   - "tosca:" qualified short names are accepted in every version (the
+//     Puccini 1.0 examples use them).
+//   - A dependency cycle is an error even between peers (tosca-parser's HA
+//     example): the graph must be ordered to be applied.
 package tosca
 
 // Diagnostic codes; see the package documentation.
