@@ -328,50 +328,67 @@ func truncateSync(path string, size int64) error {
 
 // Append assigns rec the next seq, writes it and returns the seq once the
 // record is durable. rec.Resource is read before Append returns and not
-// kept. If ctx ends first Append returns ctx's error; the
-// record may still reach the disk (callers recording outcomes during a
-// shutdown pass a context that is not cancelled). After a failed write or
-// fsync every later Append fails too: what reached the disk is unknown.
+// kept. If ctx ends first Append returns ctx's error; the record may still
+// reach the disk (callers recording outcomes during a shutdown pass a
+// context that is not cancelled). After a failed write or fsync every later
+// Append fails too: what reached the disk is unknown.
 func (j *Journal) Append(ctx context.Context, rec Record) (uint64, error) {
-	if rec.Kind != RecordIntent && rec.Kind != RecordOutcome {
-		return 0, fmt.Errorf("journal record kind %q is neither %q nor %q", rec.Kind, RecordIntent, RecordOutcome)
+	seqs, err := j.AppendAll(ctx, rec)
+	if len(seqs) == 0 {
+		return 0, err
 	}
-	if rec.Address == "" {
-		return 0, errors.New("journal record without an address")
+	return seqs[0], err
+}
+
+// AppendAll is Append for several records that go into the same group
+// commit and are acknowledged together, in order: an executor can record
+// one action's outcome and its dependents' intents with a single wait.
+// Nothing is written when a record is invalid.
+func (j *Journal) AppendAll(ctx context.Context, recs ...Record) ([]uint64, error) {
+	for _, rec := range recs {
+		if err := checkRecord(rec); err != nil {
+			return nil, err
+		}
 	}
-	if rec.Kind == RecordOutcome && rec.Resource == nil && !rec.Removed {
-		return 0, fmt.Errorf("outcome for %s has neither a resource nor a removal", rec.Address)
+	if len(recs) == 0 {
+		return nil, nil
 	}
 	j.mu.Lock()
 	if err := j.usable(); err != nil {
 		j.mu.Unlock()
-		return 0, err
+		return nil, err
 	}
-	rec.Seq = j.nextSeq
-	j.nextSeq++
+	first := j.nextSeq
+	j.nextSeq += uint64(len(recs))
 	j.mu.Unlock()
 
-	if rec.Time.IsZero() {
-		rec.Time = j.now()
-	}
-	rec.Time = rec.Time.UTC()
-	line, err := encodeRecordLine(nil, &rec)
-	if err != nil {
-		return 0, err
+	seqs := make([]uint64, len(recs))
+	var lines []byte
+	for i, rec := range recs {
+		rec.Seq = first + uint64(i)
+		seqs[i] = rec.Seq
+		if rec.Time.IsZero() {
+			rec.Time = j.now()
+		}
+		rec.Time = rec.Time.UTC()
+		var err error
+		if lines, err = encodeRecordLine(lines, &rec); err != nil {
+			return nil, err
+		}
 	}
 
 	j.mu.Lock()
 	if err := j.usable(); err != nil {
 		j.mu.Unlock()
-		return 0, err
+		return nil, err
 	}
 	b := j.cur
 	if b == nil {
 		b = &batch{done: make(chan struct{})}
 		j.cur = b
 	}
-	b.buf = append(b.buf, line...)
-	b.n++
+	b.buf = append(b.buf, lines...)
+	b.n += len(recs)
 	j.mu.Unlock()
 	select {
 	case j.kick <- struct{}{}:
@@ -379,10 +396,23 @@ func (j *Journal) Append(ctx context.Context, rec Record) (uint64, error) {
 	}
 	select {
 	case <-b.done:
-		return rec.Seq, b.err
+		return seqs, b.err
 	case <-ctx.Done():
-		return rec.Seq, ctx.Err()
+		return seqs, ctx.Err()
 	}
+}
+
+func checkRecord(rec Record) error {
+	if rec.Kind != RecordIntent && rec.Kind != RecordOutcome {
+		return fmt.Errorf("journal record kind %q is neither %q nor %q", rec.Kind, RecordIntent, RecordOutcome)
+	}
+	if rec.Address == "" {
+		return errors.New("journal record without an address")
+	}
+	if rec.Kind == RecordOutcome && rec.Resource == nil && !rec.Removed {
+		return fmt.Errorf("outcome for %s has neither a resource nor a removal", rec.Address)
+	}
+	return nil
 }
 
 func (j *Journal) usable() error {

@@ -470,3 +470,33 @@ func TestSnapshotWriteCrash(t *testing.T) {
 		}
 	}
 }
+
+func TestAppendAllIsOneCommit(t *testing.T) {
+	ctx := context.Background()
+	f, _ := openTemp(t)
+	j := openJournal(t, f)
+	r := genResource(1)
+	if _, err := j.AppendAll(ctx, outcome(r), Record{Kind: "bogus", Address: "x"}); err == nil {
+		t.Fatal("AppendAll accepted an invalid record")
+	}
+	seqs, err := j.AppendAll(ctx, intent("a", "create"), outcome(r), intent("b", "create"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seqs, []uint64{1, 2, 3}) {
+		t.Errorf("seqs %v", seqs)
+	}
+	if st := j.Stats(); st.Records != 3 || st.Syncs != 1 {
+		t.Errorf("stats %+v, want 3 records in 1 fsync", st)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := f.LoadWithJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Interrupted) != 2 || l.Replayed != 1 {
+		t.Errorf("interrupted %v, replayed %d", l.Interrupted, l.Replayed)
+	}
+}

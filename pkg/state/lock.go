@@ -29,6 +29,9 @@ type lockInfoFile struct {
 // FileOptions.LockTimeout (or until ctx's deadline when that is zero), then
 // returns a *LockedError naming the holder.
 func (f *File) Lock(ctx context.Context, info LockInfo) (*HeldLock, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	info = info.WithDefaults(f.path, f.now())
 	lockPath := f.path + LockSuffix
 
