@@ -58,6 +58,7 @@
 //	tosca.node_mismatch            a requirement's target is not of the required node type
 //	tosca.capability_mismatch      a requirement's target lacks the required capability
 //	tosca.valid_source_types       a capability does not accept the requiring node's type
+//	tosca.valid_target_types       a relationship type cannot target the matched capability's type
 //	tosca.function                 a malformed or unresolvable function call
 //	tosca.dependency_cycle         node templates that depend on each other, named in order
 //	tosca.substitution             substitution mappings that do not fit their node type or topology
@@ -158,4 +159,5 @@ const (
 	CodeImportFallback         = "tosca.import_fallback"
 	CodeTooComplex             = "tosca.too_complex"
 	CodeTooDeep                = "tosca.too_deep"
+	CodeValidTarget            = "tosca.valid_target_types"
 )

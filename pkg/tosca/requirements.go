@@ -11,7 +11,8 @@ package tosca
 //   - a target that lacks the named capability or a capability of the required type
 //     (tosca.capability_mismatch), or is not of the node type the definition requires
 //     (tosca.node_mismatch)
-//   - a source type the capability's valid_source_types excludes (tosca.valid_source_types)
+//   - a source type the capability's valid_source_types excludes (tosca.valid_source_types),
+//     a capability type the relationship's valid_target_types excludes (tosca.valid_target_types)
 //   - no template in the topology satisfies a requirement given by type only
 //     (tosca.unsatisfied_requirement)
 //   - a requirement assigned fewer or more times than its occurrences allow; a required
@@ -274,6 +275,9 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 			}
 		} else {
 			ra.targetCap = cd
+			if rel := ra.relType; rel != nil && !rel.xos && len(rel.validTargets) > 0 && cd.typ != nil && !c.derivesAny(cd.typ, rel.validTargets) {
+				c.errorf(ra.key, ra.path, CodeValidTarget, "relationship type %q of requirement %q cannot target capability %q of type %q", rel.name, ra.name, cd.name, cd.typ.name)
+			}
 			if len(cd.validSources) > 0 && !c.derivesAny(nt.typ, cd.validSources) {
 				c.errorf(ra.key, ra.path, CodeValidSource, "capability %q of node template %q does not accept node template %q of type %q as a source", cd.name, target.name, nt.name, nt.typ.name)
 			}

@@ -106,6 +106,10 @@ type typeDef struct {
 	deriving bool
 	// depth is the number of ancestors.
 	depth int
+	// xos marks a relationship or capability type declared in node_types
+	// (XOS's generator): its repeated definitions make valid_target_types
+	// meaningless.
+	xos bool
 	chain []string
 
 	props, attrs map[string]*propDef
@@ -223,7 +227,7 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 			}
 		}
 	}
-	t := &typeDef{kind: k, name: name, f: f, n: p.Value, key: p.Key.Range, path: path}
+	t := &typeDef{kind: k, name: name, f: f, n: p.Value, key: p.Key.Range, path: path, xos: xos}
 	if prev, ok := c.ns[k][name]; ok && prev.name == name && !prev.f.normative && prev.f != f {
 		if !xos {
 			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.word(), name, prev.f.name)
