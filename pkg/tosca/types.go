@@ -109,7 +109,7 @@ type typeDef struct {
 	// xos marks a relationship or capability type declared in node_types
 	// (XOS's generator): its repeated definitions make valid_target_types
 	// meaningless.
-	xos bool
+	xos   bool
 	chain []string
 
 	props, attrs map[string]*propDef
