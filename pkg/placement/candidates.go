@@ -318,25 +318,35 @@ func anyOfOK(have func(string) bool, anyOf [][]string) bool {
 	return true
 }
 
-// aggsOK applies member_of and forbidden aggregates, as Placement does:
-// every member_of list must be met by the provider's own aggregates, or
-// (unsuffixed group, anchor != nil) entirely by the anchor root's — the
-// root of the tree the candidate is built for, which for a sharing provider
-// is the tree it is shared into; no forbidden aggregate may be on the
-// provider or on that anchor.
-func aggsOK(p *provider, g RequestGroup, anchor *provider) bool {
+// aggsOK applies member_of and forbidden aggregates, as Placement does.
+// Every member_of list must be met by the provider's own aggregates or,
+// when memberRoot is given, entirely by memberRoot's; no forbidden
+// aggregate may be on the provider or on forbidRoot. In the unsuffixed
+// group both roots are the tree's root for a provider of the tree; a
+// sharing provider from another tree must itself be in the member_of
+// aggregates, while a forbidden aggregate on the anchor root still
+// excludes it.
+func aggsOK(p *provider, g RequestGroup, memberRoot, forbidRoot *provider) bool {
 	own := func(a string) bool { return p.aggs[a] }
 	if !anyOfOK(own, g.MemberOfAnyOf) {
-		if anchor == nil || !anyOfOK(func(a string) bool { return anchor.aggs[a] }, g.MemberOfAnyOf) {
+		if memberRoot == nil || !anyOfOK(func(a string) bool { return memberRoot.aggs[a] }, g.MemberOfAnyOf) {
 			return false
 		}
 	}
 	for _, a := range g.ForbiddenAggs {
-		if p.aggs[a] || (anchor != nil && anchor.aggs[a]) {
+		if p.aggs[a] || (forbidRoot != nil && forbidRoot.aggs[a]) {
 			return false
 		}
 	}
 	return true
+}
+
+// unsuffixedAggsOK is aggsOK with the unsuffixed group's roots.
+func unsuffixedAggsOK(p *provider, g RequestGroup, anchor *provider) bool {
+	if p.root == anchor {
+		return aggsOK(p, g, anchor, anchor)
+	}
+	return aggsOK(p, g, nil, anchor)
 }
 
 func forbiddenOK(p *provider, forbidden []string) bool {
@@ -355,7 +365,7 @@ func (s *search) singleProvider(g RequestGroup, rcs []string, eligible []*provid
 		if inTree != nil && p.root != inTree {
 			continue
 		}
-		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, nil) {
+		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, nil, nil) {
 			continue
 		}
 		c := &groupCand{providers: s.provSlab.take(1), items: s.itemSlab.take(len(rcs))[:0]}
@@ -396,7 +406,7 @@ func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, elig
 			if inTree != nil && p.root != inTree {
 				continue
 			}
-			if p.fits(rc, g.Resources[rc], 0) && forbiddenOK(p, g.Forbidden) && aggsOK(p, g, anchor) {
+			if p.fits(rc, g.Resources[rc], 0) && forbiddenOK(p, g.Forbidden) && unsuffixedAggsOK(p, g, anchor) {
 				options[i] = append(options[i], p)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand"
+	"os"
+	"strconv"
 	"os/exec"
 	"path/filepath"
 	"sort"
@@ -106,7 +108,7 @@ func randomCloud(t *testing.T, r *rand.Rand, prefix string) *Model {
 	}
 	inventories := func() (map[string]Inventory, map[string]int64) {
 		invs, used := map[string]Inventory{}, map[string]int64{}
-		for _, rc := range pick(diffClasses, 0.55) {
+		for _, rc := range pick(diffClasses, 0.65) {
 			total := int64(1 + r.Intn(12))
 			inv := Inventory{Total: total, Reserved: int64(r.Intn(2)), MinUnit: 1, MaxUnit: total, StepSize: 1,
 				AllocationRatio: []float64{1, 1, 1.5, 2}[r.Intn(4)]}
@@ -170,9 +172,9 @@ func randomQuery(r *rand.Rand, m *Model) (Query, bool) {
 			n = 1 + r.Intn(3)
 		}
 		for i := 0; i < n; i++ {
-			g.Resources[diffClasses[r.Intn(len(diffClasses))]] = int64(1 + r.Intn(3))
+			g.Resources[diffClasses[r.Intn(len(diffClasses))]] = int64(1 + r.Intn(2))
 		}
-		switch r.Intn(6) {
+		switch r.Intn(10) {
 		case 0:
 			g.RequiredAnyOf = [][]string{{diffTraits[r.Intn(len(diffTraits))]}}
 		case 1:
@@ -180,7 +182,7 @@ func randomQuery(r *rand.Rand, m *Model) (Query, bool) {
 		case 2:
 			g.Forbidden = []string{diffTraits[r.Intn(len(diffTraits))]}
 		}
-		switch r.Intn(6) {
+		switch r.Intn(10) {
 		case 0:
 			g.MemberOfAnyOf = [][]string{{diffAggs[r.Intn(len(diffAggs))]}}
 		case 1:
@@ -208,6 +210,9 @@ func randomQuery(r *rand.Rand, m *Model) (Query, bool) {
 	}
 	if granular > 1 || r.Intn(2) == 0 {
 		q.GroupPolicy = []string{"none", "isolate"}[r.Intn(2)]
+	}
+	if granular > 1 && r.Intn(4) == 0 {
+		q.SameSubtree = [][]string{{"1", "2"}}
 	}
 	if r.Intn(6) == 0 {
 		q.RootRequired = []string{diffTraits[r.Intn(len(diffTraits))]}
@@ -248,7 +253,11 @@ func summaryKey(s map[string]ProviderSummary) string {
 func TestDifferentialRealPlacement(t *testing.T) {
 	c := realPlacement(t)
 	ctx := context.Background()
-	const seeds, queriesPerSeed = 12, 30
+	// XOSPLAN_DIFF_SEEDS raises the number of clouds for a deeper local run.
+	seeds, queriesPerSeed := 16, 30
+	if n, err := strconv.Atoi(os.Getenv("XOSPLAN_DIFF_SEEDS")); err == nil && n > 0 {
+		seeds = n
+	}
 	compared, nonEmpty, skippedDefect := 0, 0, 0
 	for seed := 1; seed <= seeds; seed++ {
 		r := rand.New(rand.NewSource(int64(seed)))

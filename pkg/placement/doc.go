@@ -22,7 +22,9 @@
 // shares an aggregate with — and its required traits are met by those
 // providers together. A suffixed group takes everything from one provider
 // with the traits itself. member_of lists must be met by the provider's own
-// aggregates or, in the unsuffixed group, by the anchor root's. Groups are
+// aggregates or, in the unsuffixed group, by its tree root's (a sharing
+// provider from another tree must itself be a member; a forbidden aggregate
+// on the anchor root excludes it). Groups are
 // combined per anchor tree; group_policy=isolate keeps suffixed groups on
 // distinct providers. root_required applies to the anchor root. Before 1.29
 // a candidate may not use two providers of one tree and summaries list only

@@ -109,11 +109,11 @@ func (m *Model) exclusion(p *provider, g RequestGroup, q Query) (string, string)
 		}
 		return "trait", "lacks required trait(s) " + strings.Join(missing, ", ")
 	}
-	var anchor *provider
+	var root *provider
 	if g.Suffix == "" {
-		anchor = p.root
+		root = p.root
 	}
-	if !aggsOK(p, g, anchor) {
+	if !aggsOK(p, g, root, root) {
 		return "aggregate", "not in the required aggregates (or in a forbidden one)"
 	}
 	for _, rc := range sortedKeys(g.Resources) {
