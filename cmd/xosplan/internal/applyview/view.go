@@ -276,7 +276,11 @@ func (j *JSON) Report(rep *executor.Report, op Operation) error {
 		if s.Result == executor.ResultApplied {
 			continue
 		}
-		if err := j.emit("error", fmt.Sprintf("%s: %s %s", s.Address, s.Action, strings.ReplaceAll(s.Result, "_", " ")), "apply_result",
+		level := "warn"
+		if s.Result == executor.ResultFailed {
+			level = "error"
+		}
+		if err := j.emit(level, fmt.Sprintf("%s: %s %s", s.Address, s.Action, strings.ReplaceAll(s.Result, "_", " ")), "apply_result",
 			map[string]any{"result": s}); err != nil {
 			return err
 		}

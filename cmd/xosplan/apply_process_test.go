@@ -1,0 +1,238 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// envProcess makes the test binary run xosplan (with main's signal
+// handling) instead of the tests: the arguments follow "--".
+const envProcess = "XOSPLAN_TEST_PROCESS"
+
+// TestXosplanProcess is not a test: it is the xosplan process the tests
+// below start, so that they can kill it or interrupt it.
+func TestXosplanProcess(t *testing.T) {
+	if os.Getenv(envProcess) != "1" {
+		t.Skip("runs only as a child process of the apply process tests")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// xosplanCmd returns the command running xosplan with args in dir.
+func xosplanCmd(dir string, env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestXosplanProcess$", "--"}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(append(os.Environ(), envProcess+"=1"), env...)
+	return cmd
+}
+
+// runXosplan runs xosplan to the end and returns its exit status and
+// output.
+func runXosplan(t *testing.T, dir string, env []string, args ...string) (int, string) {
+	t.Helper()
+	cmd := xosplanCmd(dir, env, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		return ee.ExitCode(), out.String()
+	}
+	if err != nil {
+		t.Fatalf("running xosplan: %v", err)
+	}
+	return 0, out.String()
+}
+
+// writeStack writes a TOSCA template of n nodes in chains of three, each
+// running a create script that sleeps delay seconds and leaves a marker
+// file, and returns the folder.
+func writeStack(t *testing.T, n int, delay string) string {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{
+		"scripts/create.sh": "set -eu\nsleep " + delay + "\nmkdir -p \"$XOSPLAN_WORKDIR\"\necho \"$XOSPLAN_ADDRESS\" > \"$XOSPLAN_WORKDIR/$XOSPLAN_ADDRESS.tmp\"\nmv \"$XOSPLAN_WORKDIR/$XOSPLAN_ADDRESS.tmp\" \"$XOSPLAN_WORKDIR/$XOSPLAN_ADDRESS\"\n",
+		"scripts/delete.sh": "set -eu\nrm -f \"$XOSPLAN_WORKDIR/$XOSPLAN_ADDRESS\"\n",
+	}
+	var b strings.Builder
+	b.WriteString("tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n")
+	for i := range n {
+		fmt.Fprintf(&b, "    n%02d:\n      type: tosca.nodes.Root\n", i)
+		if i%3 != 0 {
+			fmt.Fprintf(&b, "      requirements:\n        - dependency: n%02d\n", i-1)
+		}
+		b.WriteString("      interfaces:\n        Standard:\n          operations:\n            create: scripts/create.sh\n            delete: scripts/delete.sh\n")
+	}
+	files["stack.yaml"] = b.String()
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// checkConverged asserts that the state is valid, that a plan has no
+// changes, and that every node's marker exists.
+func checkConverged(t *testing.T, dir string, env []string, n int) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, state.DefaultPath))
+	if err != nil {
+		t.Fatalf("no state: %v", err)
+	}
+	s, err := state.Decode(data)
+	if err != nil {
+		t.Fatalf("state not valid: %v", err)
+	}
+	if len(s.Resources) != n {
+		t.Errorf("state holds %d resources, want %d", len(s.Resources), n)
+	}
+	if code, out := runXosplan(t, dir, env, "plan", "--detailed-exitcode", "stack.yaml"); code != 0 {
+		t.Errorf("plan after recovery: exit %d\n%s", code, out)
+	}
+	for i := range n {
+		if _, err := os.Stat(filepath.Join(dir, "work", fmt.Sprintf("n%02d", i))); err != nil {
+			t.Errorf("node n%02d was not created: %v", i, err)
+		}
+	}
+}
+
+// TestApplySurvivesKill9 kills xosplan with SIGKILL at a random moment of
+// an apply, 20 times; each time the next apply must finish the job and
+// leave a valid state with nothing left to do.
+func TestApplySurvivesKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts 60 processes")
+	}
+	const nodes, runs = 12, 20
+	for i := range runs {
+		// One seed per run, so that `-run TestApplySurvivesKill9/run07`
+		// repeats the same moment.
+		rng := rand.New(rand.NewPCG(5, uint64(i)))
+		t.Run(fmt.Sprintf("run%02d", i), func(t *testing.T) {
+			dir := writeStack(t, nodes, "0.02")
+			env := []string{"XOSPLAN_WORKDIR=" + filepath.Join(dir, "work")}
+			cmd := xosplanCmd(dir, env, "apply", "--auto-approve", "--parallelism", "3", "stack.yaml")
+			var out bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &out
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// An apply of 12 nodes in chains of 3 at parallelism 3 takes
+			// 4 rounds of 20 ms scripts plus start-up: kill it somewhere in
+			// the first half second, which covers start-up, the walk and
+			// the end.
+			wait := time.Duration(rng.IntN(500)) * time.Millisecond
+			time.Sleep(wait)
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Logf("killed after %s: %d markers, journal %d bytes", wait, countFiles(filepath.Join(dir, "work")),
+				fileSize(filepath.Join(dir, state.DefaultPath+state.JournalSuffix)))
+			code, out2 := runXosplan(t, dir, env, "apply", "--auto-approve", "stack.yaml")
+			if code != 0 {
+				t.Fatalf("apply after kill -9: exit %d\n%s\n(killed run printed:)\n%s", code, out2, out.String())
+			}
+			checkConverged(t, dir, env, nodes)
+		})
+	}
+}
+
+// TestApplyInterrupt sends SIGINT while scripts run: nothing new starts,
+// the running ones finish within the grace period, the state is saved,
+// and xosplan exits 1; the next apply completes the rest.
+func TestApplyInterrupt(t *testing.T) {
+	const nodes = 6
+	dir := writeStack(t, nodes, "0.3")
+	env := []string{"XOSPLAN_WORKDIR=" + filepath.Join(dir, "work")}
+	cmd := xosplanCmd(dir, env, "apply", "--auto-approve", "--parallelism", "1", "stack.yaml")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait for the first marker: the walk is under way.
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "work", "n00")); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			t.Fatalf("apply did not start:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := cmd.Process.Signal(os.Interrupt); err != nil {
+		t.Fatal(err)
+	}
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	if !ok || ee.ExitCode() != 1 {
+		t.Fatalf("interrupted apply: %v, want exit status 1\n%s", err, out.String())
+	}
+	text := out.String()
+	if !strings.Contains(text, "Apply interrupted!") || !strings.Contains(text, "interrupted: the state holds what finished") {
+		t.Errorf("output does not say it was interrupted:\n%s", text)
+	}
+	s, err := state.Decode(mustRead(t, filepath.Join(dir, state.DefaultPath)))
+	if err != nil {
+		t.Fatalf("state not saved: %v", err)
+	}
+	if len(s.Resources) == 0 || len(s.Resources) == nodes {
+		t.Errorf("state holds %d resources; want some but not all", len(s.Resources))
+	}
+	if _, err := os.Stat(filepath.Join(dir, state.DefaultPath+state.JournalSuffix)); err == nil {
+		t.Errorf("the journal was left behind: the state was not compacted")
+	}
+	if code, out := runXosplan(t, dir, env, "apply", "--auto-approve", "stack.yaml"); code != 0 {
+		t.Fatalf("apply after the interrupt: exit %d\n%s", code, out)
+	}
+	checkConverged(t, dir, env, nodes)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func countFiles(dir string) int {
+	entries, _ := os.ReadDir(dir)
+	return len(entries)
+}
+
+func fileSize(path string) int64 {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return -1
+	}
+	return fi.Size()
+}
