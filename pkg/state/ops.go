@@ -18,15 +18,18 @@ type Entry struct {
 }
 
 // StatusText summarises a resource's feedback in one word: "error" (the
-// last apply failed), "pending" (not applied yet, or interrupted),
-// "converging", "active" or "ok".
+// last apply failed), "pending" (not applied yet, or interrupted: the
+// status flags are then older than the pending operation), "error" again
+// for an actuator that reports failure, "converging", "active" or "ok".
 func (r *Resource) StatusText() string {
 	fb := &r.Feedback
 	switch {
-	case fb.BackendCode == BackendError || fb.Status.Failed:
+	case fb.BackendCode == BackendError:
 		return "error"
 	case fb.BackendCode == BackendPending:
 		return "pending"
+	case fb.Status.Failed:
+		return "error"
 	case fb.Status.Converging:
 		return "converging"
 	case fb.Status.Active:
