@@ -136,7 +136,6 @@ func (f *File) Write(ctx context.Context, s *State) error {
 	}
 	if res.equal(cur.effectiveRes) {
 		s.Version = FormatVersion
-		s.Lineage = cur.lineage
 		return nil
 	}
 	lineage := cmp.Or(cur.lineage, s.Lineage)
