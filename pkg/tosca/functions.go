@@ -282,6 +282,35 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 	if nt == nil || nt.typ == nil {
 		return nil
 	}
+	if nt.typ.props[name] == nil && len(a) >= 4 {
+		// [entity, requirement, index, property, …]: a property of the
+		// relationship of the index-th assignment of that requirement
+		// (Puccini's requirement scope).
+		if idx, ok := a[2].Int(); ok {
+			var ras []*reqAssign
+			for _, ra := range nt.reqs {
+				if ra.name == name {
+					ras = append(ras, ra)
+				}
+			}
+			if len(ras) > 0 {
+				if idx < 0 || int(idx) >= len(ras) {
+					return c.fnErr(a[2], path, "get_property: node template %q has %d assignments of requirement %q, not %d", nt.name, len(ras), name, idx+1)
+				}
+				ra := ras[idx]
+				prop := a[3].Value
+				if ra.relType == nil || ra.relType.props[prop] == nil {
+					c.errorf(a[3].Range, path, CodeUnknownProperty, "get_property: the relationship of requirement %q of node template %q has no property %q", name, nt.name, prop)
+					return nil
+				}
+				v := c.relPropsOf(ra)[prop]
+				for _, r := range a[4:] {
+					v = c.index(v, r, path)
+				}
+				return v
+			}
+		}
+	}
 	if nt.typ.props[name] == nil && len(a) >= 3 {
 		if cd, owner := c.capOrReq(nt, name); cd != nil {
 			prop := a[2].Value
@@ -742,10 +771,19 @@ func (c *compiler) resolveFunctions() {
 			nt.attrs = c.assignProps(mergeDefs(nt.typ.attrs, nt.typ.props), nt.attrsN, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, false)
 		}
 		for _, ra := range nt.reqs {
-			if ra.relBody != nil && ra.relType != nil {
-				s := &scope{at: ra.key, req: ra}
-				c.assignProps(ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, true)
-			}
+			c.relPropsOf(ra)
 		}
 	}
+}
+
+// relPropsOf evaluates once the properties a requirement assigns to its
+// relationship (long form), with the type's defaults.
+func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
+	if ra.relProps != nil || ra.relBody == nil || ra.relType == nil {
+		return ra.relProps
+	}
+	ra.relProps = map[string]graph.Value{}
+	s := &scope{at: ra.key, req: ra}
+	ra.relProps = c.assignProps(ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, true)
+	return ra.relProps
 }

@@ -98,6 +98,8 @@ type reqAssign struct {
 	relBody  *yamlsrc.Node // long-form relationship map {type, properties, interfaces}
 	filter   *yamlsrc.Node
 	src      *nodeTpl
+	// relProps are the relationship's property values (relPropsOf).
+	relProps map[string]graph.Value
 
 	target    *nodeTpl
 	targetCap *capDef
