@@ -194,7 +194,8 @@ func newStatePushCommand(c *cli, sf *stateFlags) *cobra.Command {
 		Short: "Replace the state with a state file (- reads stdin)",
 		Long: `Push validates FILE and makes it the recorded state. It refuses a state of another lineage,
 or one whose serial is not above the current one, unless --force; a forced push still never
-lowers the serial, so plans made against the replaced state are refused as stale.`,
+lowers the serial, so plans made against the replaced state are refused as stale. --force also
+replaces a corrupt state (kept as the .backup file), never one of an unknown format version.`,
 		Args: stateExactArgs(1, "FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var data []byte

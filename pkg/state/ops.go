@@ -120,7 +120,9 @@ func Pull(ctx context.Context, b Backend) ([]byte, error) {
 // (ErrLineageMismatch) and one whose serial is not above the stored one
 // (ErrStaleSerial). A forced push never lowers the serial: the pushed
 // state gets max(its serial, stored serial + 1), so that plans made against
-// the replaced state are stale. The caller holds the lock. Push returns
+// the replaced state are stale. A forced push may also replace a stored
+// state that is corrupt (the file backend keeps it as the backup), never
+// one of an unknown format version. The caller holds the lock. Push returns
 // the state as stored.
 func Push(ctx context.Context, b Backend, data []byte, force bool) (*State, error) {
 	in, err := Decode(data)
@@ -128,7 +130,11 @@ func Push(ctx context.Context, b Backend, data []byte, force bool) (*State, erro
 		return nil, fmt.Errorf("refusing to push: %w", err)
 	}
 	cur, err := b.Read(ctx)
-	if err != nil {
+	switch {
+	case err == nil:
+	case force && !errors.Is(err, ErrVersion) && (errors.Is(err, ErrCorrupt) || errors.Is(err, ErrJournalCorrupt)):
+		cur = &State{}
+	default:
 		return nil, err
 	}
 	if cur.Lineage != "" && !force {

@@ -211,3 +211,39 @@ func TestWithLock(t *testing.T) {
 		t.Errorf("lock kept after WithLock")
 	}
 }
+
+func TestForcedPushReplacesCorruptState(t *testing.T) {
+	ctx := context.Background()
+	cases := map[string]struct {
+		content string
+		replace bool
+	}{
+		"corrupt":         {"{not json", true},
+		"unknown version": {`{"version": 7, "serial": 1, "lineage": "x", "resources": []}`, false},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			f, path := openTemp(t)
+			if err := os.WriteFile(path, []byte(c.content), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			good, _ := Encode(&State{Version: 1, Serial: 1, Lineage: "fresh", Resources: []Resource{genResource(1)}})
+			if _, err := Push(ctx, f, good, false); err == nil {
+				t.Fatal("an unforced push replaced a corrupt state")
+			}
+			_, err := Push(ctx, f, good, true)
+			if c.replace != (err == nil) {
+				t.Fatalf("forced push: %v", err)
+			}
+			if !c.replace {
+				return
+			}
+			if s := mustRead(t, f); s.Lineage != "fresh" {
+				t.Errorf("lineage %q after the push", s.Lineage)
+			}
+			if b, _ := os.ReadFile(path + BackupSuffix); string(b) != c.content {
+				t.Errorf("the corrupt state was not kept as the backup: %q", b)
+			}
+		})
+	}
+}
