@@ -62,7 +62,12 @@ const (
 type task struct {
 	n    *node
 	kind taskKind
+	// key is the batch key of a run task whose driver can batch it.
+	key string
 }
+
+// maxBatch bounds the requests one batched driver call serves.
+const maxBatch = 50
 
 // taskResult is what a worker reports back to the dispatcher.
 type taskResult struct {
@@ -293,6 +298,19 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 	timerFired := make(chan task)
 	var workers, timerWG sync.WaitGroup
 	var ready []task
+	// keyed counts the ready run tasks per batch key, so that grouping
+	// scans the queue only when a batch is possible.
+	keyed := map[string]int{}
+	push := func(t task) {
+		t.key = ""
+		if t.kind == taskRun {
+			t.key = w.batchKey(t)
+			if t.key != "" {
+				keyed[t.key]++
+			}
+		}
+		ready = append(ready, t)
+	}
 	active, timers := 0, 0
 	var fatal error
 	interrupted := false
@@ -312,7 +330,7 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 			finish(m, ResultApplied)
 			return
 		}
-		ready = append(ready, task{n: m, kind: taskRun})
+		push(task{n: m, kind: taskRun})
 	}
 	finish = func(n *node, res string) {
 		n.done = true
@@ -405,7 +423,7 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 
 	for _, n := range w.nodes {
 		if n.pending == 0 && !n.barrier {
-			ready = append(ready, task{n: n, kind: taskRun})
+			push(task{n: n, kind: taskRun})
 		}
 	}
 	for _, n := range w.nodes {
@@ -418,8 +436,32 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 		for !w.isStopping() && len(ready) > 0 && active < stage {
 			t := ready[0]
 			ready = ready[1:]
-			active++
-			workers.Go(func() { results <- w.work(t) })
+			if t.key == "" {
+				active++
+				workers.Go(func() { results <- w.work(t) })
+				continue
+			}
+			keyed[t.key]--
+			group := []task{t}
+			if keyed[t.key] > 0 {
+				// Take the other ready tasks one script run can serve.
+				rest := ready[:0:0]
+				for _, u := range ready {
+					if u.key == t.key && len(group) < maxBatch && active+len(group) < stage {
+						group = append(group, u)
+						keyed[u.key]--
+					} else {
+						rest = append(rest, u)
+					}
+				}
+				ready = rest
+			}
+			active += len(group)
+			workers.Go(func() {
+				for _, r := range w.workBatch(group) {
+					results <- r
+				}
+			})
 		}
 		if active == 0 && timers == 0 && (w.isStopping() || len(ready) == 0) {
 			break
@@ -432,7 +474,7 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 			timers--
 			switch {
 			case !w.isStopping():
-				ready = append(ready, t)
+				push(t)
 			case t.kind == taskRun:
 				fail(t.n, fmt.Errorf("%w (not retried: the apply stopped)", t.n.lastErr))
 			default:
@@ -485,17 +527,7 @@ func (w *walker) work(t task) taskResult {
 	}
 	req, drv, err := w.request(t)
 	if err != nil {
-		// Nothing ran; the failure is still recorded so that the next
-		// plan acts on the resource again.
-		n.attempts++
-		if n.started.IsZero() {
-			n.started = time.Now()
-		}
-		rec := w.outcomeRecord(n, req, Outcome{}, err)
-		if jerr := w.appendRecord(rec); jerr != nil {
-			return taskResult{t: t, fatal: jerr}
-		}
-		return taskResult{t: t, err: err, permanent: true}
+		return w.unrunnable(t, req, err)
 	}
 	if t.kind == taskRun {
 		if w.isStopping() {
@@ -560,6 +592,138 @@ func (w *walker) work(t task) taskResult {
 		return taskResult{t: t, fatal: jerr}
 	}
 	return taskResult{t: t, out: out, err: err}
+}
+
+// batchKey returns the key under which t's driver may serve it together
+// with others in one call (BatchDriver), or "".
+func (w *walker) batchKey(t task) string {
+	if t.n.step.Op == planner.StepForget {
+		return ""
+	}
+	req, name, err := w.skeleton(t)
+	if err != nil {
+		return ""
+	}
+	bd, ok := w.drivers[name].(BatchDriver)
+	if !ok {
+		return ""
+	}
+	if k := bd.BatchKey(req); k != "" {
+		return name + "\x00" + k
+	}
+	return ""
+}
+
+// workBatch runs a group of run tasks with equal batch keys as one
+// driver call (BatchDriver.LaunchBatch), each with its own intent and
+// outcome records. A group of one is an ordinary task.
+func (w *walker) workBatch(group []task) []taskResult {
+	if len(group) == 1 {
+		return []taskResult{w.work(group[0])}
+	}
+	out := make([]taskResult, 0, len(group))
+	var tasks []task
+	var reqs []Request
+	var drv namedDriver
+	for _, t := range group {
+		req, d, err := w.request(t)
+		if err != nil {
+			out = append(out, w.unrunnable(t, req, err))
+			continue
+		}
+		if w.isStopping() {
+			out = append(out, taskResult{t: t, notStarted: true})
+			continue
+		}
+		if err := w.appendRecord(state.Record{Kind: state.RecordIntent, Address: t.n.step.Address, Action: req.Action, Attempt: t.n.attempts + 1}); err != nil {
+			out = append(out, taskResult{t: t, fatal: err})
+			continue
+		}
+		tasks, reqs, drv = append(tasks, t), append(reqs, req), d
+	}
+	if len(tasks) == 0 {
+		return out
+	}
+	acquired := w.acquire(drv.name)
+	if acquired && w.isStopping() {
+		w.release(drv.name)
+		acquired = false
+	}
+	if !acquired {
+		for i, t := range tasks {
+			out = append(out, w.abandon(t, reqs[i]))
+		}
+		return out
+	}
+	for _, t := range tasks {
+		t.n.attempts++
+		if t.n.started.IsZero() {
+			t.n.started = time.Now()
+		}
+		w.emit(Event{Type: EventStart, Address: t.n.step.Address, Action: t.n.action, Attempt: t.n.attempts})
+	}
+	cur := w.inFlight.Add(1)
+	for {
+		m := w.maxFlight.Load()
+		if cur <= m || w.maxFlight.CompareAndSwap(m, cur) {
+			break
+		}
+	}
+	res := launchBatch(w.driverCtx, drv.d.(BatchDriver), reqs)
+	w.inFlight.Add(-1)
+	for i, t := range tasks {
+		if res[i].Err != nil && w.opts.FailFast && t.n.attempts > w.opts.Retries {
+			w.stop()
+		}
+	}
+	w.release(drv.name)
+	for i, t := range tasks {
+		rec := w.outcomeRecord(t.n, reqs[i], res[i].Outcome, res[i].Err)
+		if err := w.appendRecord(rec); err != nil {
+			out = append(out, taskResult{t: t, fatal: err})
+			continue
+		}
+		out = append(out, taskResult{t: t, out: res[i].Outcome, err: res[i].Err})
+	}
+	return out
+}
+
+// launchBatch calls LaunchBatch, turning a panic or a result list of the
+// wrong length into failures of every request.
+func launchBatch(ctx context.Context, bd BatchDriver, reqs []Request) (res []BatchResult) {
+	defer func() {
+		if r := recover(); r != nil {
+			res = nil
+			for range reqs {
+				res = append(res, BatchResult{Err: fmt.Errorf("driver crashed: %v", r)})
+			}
+		}
+	}()
+	res = bd.LaunchBatch(ctx, reqs)
+	if len(res) != len(reqs) {
+		err := fmt.Errorf("driver returned %d results for %d requests", len(res), len(reqs))
+		res = make([]BatchResult, len(reqs))
+		for i := range res {
+			res[i].Err = err
+		}
+	}
+	return res
+}
+
+// unrunnable records a task whose request could not be built: nothing
+// ran, but the failure is recorded so that the next plan acts on the
+// resource again.
+func (w *walker) unrunnable(t task, req Request, err error) taskResult {
+	n := t.n
+	n.attempts++
+	if n.started.IsZero() {
+		n.started = time.Now()
+	}
+	rec := w.outcomeRecord(n, req, Outcome{}, err)
+	if jerr := w.appendRecord(rec); jerr != nil {
+		return taskResult{t: t, fatal: jerr}
+	}
+	return taskResult{t: t, err: err, permanent: true}
 }
 
 // callDriver calls d, turning a panic of a driver into a failure of the
@@ -686,9 +850,10 @@ func (w *walker) desired(n *node) *graph.Resource {
 		Management: c.Management, Sensitive: c.Sensitive}
 }
 
-// request builds the driver request of a task; the Unknowns in the spec
-// and the operation inputs are resolved from the current records.
-func (w *walker) request(t task) (Request, namedDriver, error) {
+// skeleton builds the request of a task without resolving anything: the
+// action, the resources and where scripts are. It is cheap enough for the
+// dispatcher to compute batch keys with.
+func (w *walker) skeleton(t task) (Request, string, error) {
 	n := t.n
 	addr := n.step.Address
 	w.mu.Lock()
@@ -700,64 +865,64 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		prior = &c
 	}
 	w.mu.Unlock()
-	req := Request{
-		Address:    addr,
-		ScriptRoot: w.opts.ScriptRoot,
-		Timeout:    w.opts.Timeout,
-		Output: func(line string) {
-			w.emit(Event{Type: EventOutput, Address: addr, Action: n.action, Line: line})
-		},
-	}
-	var drvName string
-	switch n.step.Op {
-	case planner.StepDelete:
+	req := Request{Address: addr, ScriptRoot: w.opts.ScriptRoot, Timeout: w.opts.Timeout}
+	if n.step.Op == planner.StepDelete {
 		req.Action = ActionDelete
 		req.Prior = prior
 		if prior == nil {
-			return req, namedDriver{}, fmt.Errorf("%s is not recorded: nothing to delete", addr)
+			return req, "", fmt.Errorf("%s is not recorded: nothing to delete", addr)
 		}
-		drvName = prior.Driver.Name
 		req.WorkDir = w.workDir(nil, prior)
 		if req.ScriptRoot == "" {
 			req.ScriptRoot, _ = prior.Feedback.Extra[ExtraScriptRoot].(string)
 		}
-		if in, err := w.resolveInputs(prior.Driver); err == nil {
+		return req, prior.Driver.Name, nil
+	}
+	res := w.desired(n)
+	req.Resource = res
+	req.WorkDir = w.workDir(res, prior)
+	switch {
+	case t.kind == taskHealth:
+		req.Action = ActionHealth
+		req.Prior = prior
+	case n.step.Op == planner.StepCreate:
+		req.Action = ActionCreate
+	case n.step.Op == planner.StepUpdate:
+		req.Action = ActionUpdate
+		req.Prior = prior
+		// An update because the last apply failed (or of a resource that
+		// never succeeded) runs the create: the actuators are idempotent,
+		// and goal-oriented repair runs the whole actuator rather than
+		// guess which part failed. Prior stays, so the object keeps its
+		// id.
+		if prior == nil || prior.Feedback.Enacted.IsZero() || n.change.Reason == planner.ReasonLastApplyFailed {
+			req.Action = ActionCreate
+		}
+	case n.step.Op == planner.StepRead:
+		req.Action = ActionRead
+		req.Prior = prior
+	}
+	return req, res.Driver.Name, nil
+}
+
+// request builds the driver request of a task; the Unknowns in the spec
+// and the operation inputs are resolved from the current records.
+func (w *walker) request(t task) (Request, namedDriver, error) {
+	n := t.n
+	req, drvName, err := w.skeleton(t)
+	if err != nil {
+		return req, namedDriver{}, err
+	}
+	req.Output = func(line string) {
+		w.emit(Event{Type: EventOutput, Address: req.Address, Action: n.action, Line: line})
+	}
+	if req.Action == ActionDelete {
+		if in, err := w.resolveInputs(req.Prior.Driver); err == nil {
 			req.Inputs = in
 		}
-		req.Resolved = prior.Feedback.Resolved
-	default:
-		res := w.desired(n)
-		req.Resource = res
-		drvName = res.Driver.Name
-		req.WorkDir = w.workDir(res, prior)
-		switch n.step.Op {
-		case planner.StepCreate:
-			req.Action = ActionCreate
-		case planner.StepUpdate:
-			req.Action = ActionUpdate
-			req.Prior = prior
-			// An update because the last apply failed (or of a resource that
-			// never succeeded) runs the create: the actuators are idempotent,
-			// and goal-oriented repair runs the whole actuator rather than
-			// guess which part failed. Prior stays, so the object keeps its
-			// id.
-			if prior == nil || prior.Feedback.Enacted.IsZero() || n.change.Reason == planner.ReasonLastApplyFailed {
-				req.Action = ActionCreate
-			}
-		case planner.StepRead:
-			req.Action = ActionRead
-			req.Prior = prior
-		}
-		if t.kind == taskHealth {
-			req.Action = ActionHealth
-			w.mu.Lock()
-			if r, ok := w.records[addr]; ok {
-				c := *r
-				req.Prior = &c
-			}
-			w.mu.Unlock()
-		}
-		var err error
+		req.Resolved = req.Prior.Feedback.Resolved
+	} else {
+		res := req.Resource
 		if req.Resolved, err = ResolveMap(res.Spec, w.lookup); err != nil {
 			return req, namedDriver{}, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -447,5 +448,77 @@ func TestWalkOutputEvents(t *testing.T) {
 	walk(t, newFake(), diff(t, g, nil, planner.Options{}), nil, opts)
 	if strings.Join(lines, "|") != "a: working on a" {
 		t.Errorf("output events %q", lines)
+	}
+}
+
+// batchFake serves requests in groups, failing those in fail.
+type batchFake struct {
+	*fakeDriver
+	mu    sync.Mutex
+	sizes []int
+	fail  map[string]bool
+}
+
+func (b *batchFake) BatchKey(req Request) string {
+	if req.Action == ActionCreate {
+		return "launch"
+	}
+	return ""
+}
+
+func (b *batchFake) LaunchBatch(ctx context.Context, reqs []Request) []BatchResult {
+	b.mu.Lock()
+	b.sizes = append(b.sizes, len(reqs))
+	b.mu.Unlock()
+	out := make([]BatchResult, len(reqs))
+	for i, r := range reqs {
+		if b.fail[r.Address] {
+			out[i].Err = fmt.Errorf("%s did not launch", r.Address)
+			continue
+		}
+		out[i].Outcome, out[i].Err = b.fakeDriver.Apply(ctx, r)
+	}
+	return out
+}
+
+func TestWalkBatches(t *testing.T) {
+	var rs []res
+	for i := range 12 {
+		rs = append(rs, res{addr: fmt.Sprintf("r%02d", i)})
+	}
+	rs = append(rs, res{addr: "dep", deps: []string{"r03"}})
+	g := buildGraph(t, rs...)
+	b := &batchFake{fakeDriver: newFake(), fail: map[string]bool{"r03": true}}
+	opts := fastOpts()
+	opts.Parallelism = 1
+	j := &memJournal{}
+	rep, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: b}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := results(rep)
+	if r["r03:create"].Result != ResultFailed || r["dep:create"].Result != ResultSkipped || rep.Added != 11 {
+		t.Errorf("report: %+v", rep)
+	}
+	total, batched := 0, false
+	for _, s := range b.sizes {
+		total += s
+		batched = batched || s > 1
+	}
+	if total != 12 || !batched {
+		t.Errorf("batch sizes %v: want 12 requests, some served together", b.sizes)
+	}
+	// Every request has its own intent and outcome.
+	intents, outcomes := 0, 0
+	for _, rec := range j.recs {
+		switch rec.Kind {
+		case state.RecordIntent:
+			intents++
+		case state.RecordOutcome:
+			outcomes++
+		}
+	}
+	if intents != 12 || outcomes != 12 {
+		t.Errorf("%d intents and %d outcomes, want 12 each", intents, outcomes)
 	}
 }
