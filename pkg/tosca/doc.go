@@ -15,6 +15,7 @@
 //	cycles.go        8  dependency cycles among node templates
 //	render.go        9  the graph.Graph
 //	xos.go          10  XOS compatibility (must-exist, lookup keys)
+//	profiles.go      2  embedded profile types (NFV 1.0)
 //
 // Every problem is a diag.Diagnostic with the file:line:col of the node at
 // fault, its YAML path and one of these stable codes:
@@ -99,9 +100,10 @@
 //     file, then up to three folders above the importing file (tosca-parser's
 //     test layout; a tosca.import_fallback warning), then, for
 //     custom_types/<model>.yaml, the embedded XOS types.
-//   - tosca_simple_profile_for_nfv_1_0_0 and _mec_1_0_0 (accepted by
-//     tosca-parser) and the OASIS namespace URI are read as 1.0; their extra
-//     types are not embedded.
+//   - tosca_simple_profile_for_nfv_1_0_0 is 1.0 plus the NFV profile's
+//     types (profiles/, written from the NFV 1.0 specification);
+//     tosca_simple_profile_for_mec_1_0_0 (accepted by tosca-parser) and the
+//     OASIS namespace URI are read as 1.0, MEC types not embedded.
 //   - int, int32, int64, uint32 and uint64 (XOS xproto, Tacker) are read as
 //     integer with a tosca.legacy_type warning.
 //   - "tosca:" qualified short names are accepted in every version (the

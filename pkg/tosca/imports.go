@@ -36,10 +36,12 @@ func (c *compiler) loadRoot(path string) *file {
 		return nil
 	}
 	c.version = version13
-	if v, ok := normaliseVersion(text(root.Get("tosca_definitions_version"))); ok {
+	written := text(root.Get("tosca_definitions_version"))
+	if v, ok := normaliseVersion(written); ok {
 		c.version = v
 	}
 	c.loadNormative(c.version)
+	c.loadProfile(written)
 	f := &file{name: path, key: fileKey(path), dir: filepath.Dir(path), root: root}
 	c.root = f
 	c.files[f.key] = f
@@ -65,6 +67,22 @@ func (c *compiler) loadNormative(version string) {
 		return
 	}
 	f := &file{name: name, key: "normative:" + version, root: root, version: version, normative: true}
+	c.files[f.key] = f
+	c.order = append(c.order, f)
+}
+
+// loadProfile loads the extra types of a profile version (NFV), as
+// normative types.
+func (c *compiler) loadProfile(version string) {
+	name, data, ok := profileFor(version)
+	if !ok {
+		return
+	}
+	root := c.parseData(name, data)
+	if root == nil {
+		return
+	}
+	f := &file{name: name, key: "profile:" + version, root: root, version: version10, normative: true}
 	c.files[f.key] = f
 	c.order = append(c.order, f)
 }

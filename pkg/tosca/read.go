@@ -63,9 +63,12 @@ func normaliseVersion(v string) (string, bool) {
 		return v, true
 	case "http://docs.oasis-open.org/tosca/ns/simple/yaml/1.0":
 		return version10, true
-	case "tosca_simple_profile_for_nfv_1_0_0", "tosca_simple_profile_for_mec_1_0_0":
-		// Profiles of 1.0 that tosca-parser accepts; their extra types are
-		// not embedded, so templates using them report unknown types.
+	case "tosca_simple_profile_for_nfv_1_0_0":
+		// The NFV profile builds on 1.0; its types are embedded (profiles.go).
+		return version10, true
+	case "tosca_simple_profile_for_mec_1_0_0":
+		// A profile of 1.0 that tosca-parser accepts; its extra types are not
+		// embedded, so templates using them report unknown types.
 		return version10, true
 	}
 	return "", false

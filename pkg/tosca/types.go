@@ -676,7 +676,12 @@ func primName(t string) string {
 func (c *compiler) readSchema(n *yamlsrc.Node, path string) *propDef {
 	d := &propDef{name: "entry", n: n, key: n.Range, required: true}
 	switch {
-	case n.Kind == yamlsrc.Scalar && !n.IsNull():
+	case n.IsNull():
+		// An empty entry_schema (a slip of indentation in real type
+		// files): entries are unchecked.
+		c.lenientf(n.Range, path, CodeWrongKind, "a schema must be a type name or a map, found null")
+		return nil
+	case n.Kind == yamlsrc.Scalar:
 		c.setPropType(d, n, path)
 	case n.Kind == yamlsrc.Mapping:
 		c.checkKeys(n, path, "schema definition", "type", "description", "constraints", "entry_schema", "key_schema")

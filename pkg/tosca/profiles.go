@@ -1,0 +1,32 @@
+package tosca
+
+// Profiles: type sets that a tosca_definitions_version value adds to the
+// normative types of the Simple Profile version it builds on. Loaded by
+// phase 2 right after the normative types, as normative types (reachable
+// by short names, redefinable by the template).
+
+import (
+	"embed"
+)
+
+// profileFiles is read-only: embed.FS cannot be changed at run time.
+//
+//go:embed profiles/*.yaml
+var profileFiles embed.FS
+
+// profileFor returns the extra type definitions of a profile version
+// ("tosca_simple_profile_for_nfv_1_0_0"), or ok false.
+func profileFor(version string) (name string, data []byte, ok bool) {
+	switch version {
+	case "tosca_simple_profile_for_nfv_1_0_0":
+		name = "profiles/" + version + ".yaml"
+	default:
+		return "", nil, false
+	}
+	data, err := profileFiles.ReadFile(name)
+	if err != nil {
+		// The file is embedded at build time; it cannot be missing.
+		return "", nil, false
+	}
+	return "<profile>/" + version + ".yaml", data, true
+}
