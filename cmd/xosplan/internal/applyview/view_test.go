@@ -1,0 +1,134 @@
+package applyview
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/executor"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+// events is an apply where db is retried and then fails, app is skipped,
+// web converges and applies, and cache is deleted.
+var events = []executor.Event{
+	{Type: executor.EventStart, Address: "db", Action: "create", Attempt: 1},
+	{Type: executor.EventStart, Address: "web", Action: "create", Attempt: 1},
+	{Type: executor.EventStart, Address: "cache", Action: "delete", Attempt: 1},
+	{Type: executor.EventOutput, Address: "db", Action: "create", Line: "Standard.create: starting"},
+	{Type: executor.EventRetry, Address: "db", Action: "create", Attempt: 1, Elapsed: 1200 * time.Millisecond, Delay: 200 * time.Millisecond, Error: "exit status 1:\nno disk"},
+	{Type: executor.EventConverging, Address: "web", Action: "create", Attempt: 1, Elapsed: 2 * time.Second},
+	{Type: executor.EventComplete, Address: "cache", Action: "delete", Attempt: 1, Elapsed: 400 * time.Millisecond},
+	{Type: executor.EventStart, Address: "db", Action: "create", Attempt: 2},
+	{Type: executor.EventErrored, Address: "db", Action: "create", Attempt: 2, Elapsed: 3 * time.Second, Error: "exit status 1: no disk"},
+	{Type: executor.EventSkipped, Address: "app", Action: "create", Cause: "db (create)"},
+	{Type: executor.EventComplete, Address: "web", Action: "create", Attempt: 1, Elapsed: 65 * time.Second},
+	{Type: executor.EventNotStarted, Address: "late", Action: "update"},
+}
+
+var failedReport = &executor.Report{
+	Steps: []executor.StepResult{
+		{Address: "cache", Action: "delete", Result: executor.ResultApplied, Attempts: 1},
+		{Address: "db", Action: "create", Result: executor.ResultFailed, Attempts: 2, Error: "exit status 1: no disk"},
+		{Address: "web", Action: "create", Result: executor.ResultApplied, Attempts: 1},
+		{Address: "app", Action: "create", Result: executor.ResultSkipped, Cause: "db (create)"},
+		{Address: "late", Action: "update", Result: executor.ResultNotStarted},
+	},
+	Added: 1, Destroyed: 1, Failed: 1, Skipped: 1, NotStarted: 1,
+}
+
+var okReport = &executor.Report{
+	Steps: []executor.StepResult{{Address: "web", Action: "create", Result: executor.ResultApplied}},
+	Added: 3, Changed: 1, Destroyed: 2,
+}
+
+func TestText(t *testing.T) {
+	var b bytes.Buffer
+	v := NewText(&b, false)
+	for _, e := range events {
+		v.Event(e)
+	}
+	if err := v.Report(failedReport, OpApply); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "failed.txt", b.Bytes())
+}
+
+func TestJSON(t *testing.T) {
+	var b bytes.Buffer
+	now := time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC)
+	v := NewJSON(&b, func() time.Time { return now })
+	for _, e := range events {
+		v.Event(e)
+	}
+	if err := v.Report(failedReport, OpApply); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "failed.jsonl", b.Bytes())
+}
+
+func TestClosingLine(t *testing.T) {
+	tests := []struct {
+		rep  *executor.Report
+		op   Operation
+		want string
+	}{
+		{okReport, OpApply, "Apply complete! Resources: 3 added, 1 changed, 2 destroyed."},
+		{&executor.Report{}, OpApply, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed."},
+		{&executor.Report{Destroyed: 4, Forgotten: 1}, OpDestroy, "Destroy complete! Resources: 4 destroyed, 1 forgotten."},
+		{&executor.Report{Refreshed: 2}, OpRefresh, "Refresh complete! Resources: 2 refreshed."},
+		{failedReport, OpApply, "Apply failed! Resources: 1 added, 0 changed, 1 destroyed; 1 failed, 1 skipped, 1 not started."},
+		{&executor.Report{NotStarted: 3, Interrupted: true}, OpDestroy, "Destroy interrupted! Resources: 0 destroyed; 0 failed, 0 skipped, 3 not started."},
+	}
+	for _, tt := range tests {
+		if got := ClosingLine(tt.rep, tt.op); got != tt.want {
+			t.Errorf("ClosingLine = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestColorOnlyWhenAsked(t *testing.T) {
+	var plain, color bytes.Buffer
+	if err := NewText(&plain, false).Report(okReport, OpApply); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewText(&color, true).Report(okReport, OpApply); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(plain.Bytes(), []byte("\x1b[")) || !bytes.Contains(color.Bytes(), []byte("\x1b[")) {
+		t.Errorf("plain %q, color %q", plain.String(), color.String())
+	}
+	if plain.String() != "\nApply complete! Resources: 3 added, 1 changed, 2 destroyed.\n" {
+		t.Errorf("a clean apply should end with one line, got %q", plain.String())
+	}
+}
+
+func TestElapsed(t *testing.T) {
+	for d, want := range map[time.Duration]string{0: "0s", 400 * time.Millisecond: "0s", 1500 * time.Millisecond: "2s", 63 * time.Second: "1m3s"} {
+		if got := Elapsed(d); got != want {
+			t.Errorf("Elapsed(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
