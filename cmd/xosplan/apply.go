@@ -197,7 +197,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 			return err
 		}
 	}
-	if len(p.Steps()) == 0 {
+	if len(p.Steps()) == 0 && (p.Mode != planner.ModeRefreshOnly || len(p.Drift) == 0) {
 		// Nothing to run: say so in the words CI tools look for.
 		if err := r.view.Report(&executor.Report{}, op); err != nil {
 			return err

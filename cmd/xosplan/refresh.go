@@ -11,6 +11,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
 func newRefreshCommand(c *cli) *cobra.Command {
@@ -56,10 +57,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 		return fmt.Errorf("reading state: %w", err)
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Timeout: f.timeout})
-	wd, _ := os.Getwd()
-	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: &executor.Refresher{
-		Drivers: reg, ScriptRoot: f.scriptRoot, Timeout: f.timeout, WorkDir: wd, State: prior,
-	}})
+	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, f.scriptRoot, f.timeout, prior)})
 	var view applyview.View
 	if f.json {
 		events := planview.NewEvents(c.stdout, time.Now)
@@ -110,4 +108,16 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 		return exitWith(exitChanges)
 	}
 	return nil
+}
+
+// refresherFor returns the health checks that observe drift, for refresh
+// and for `plan --refresh-only` (planner.Options.Refresher): reg's drivers
+// (nil: the default ones), scripts found where each resource was applied
+// from unless scriptRoot is given, prior supplying factories.
+func refresherFor(reg executor.Registry, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
+	if reg == nil {
+		reg = executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Timeout: timeout})
+	}
+	wd, _ := os.Getwd()
+	return &executor.Refresher{Drivers: reg, ScriptRoot: scriptRoot, Timeout: timeout, WorkDir: wd, State: prior}
 }

@@ -183,6 +183,10 @@ func Apply(ctx context.Context, p *planner.Plan, st Store, drivers Registry, opt
 // before its record is durable, so a crash loses no completed operation.
 // prior is the recorded state the plan was made against (nil for none).
 //
+// Ready requests that one driver call can serve (a BatchDriver's equal
+// BatchKey: a Tonomi script launching several instances) are passed to
+// LaunchBatch together; each still gets its own records and result.
+//
 // A failed action is retried with opts.Backoff; once it gives up its
 // dependents are skipped (naming the failed step) and independent steps
 // carry on. A resource whose action reports Converging holds its
