@@ -392,6 +392,8 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 			w.stop()
 			n.result.Error = r.fatal.Error()
 			finish(n, ResultFailed)
+		case r.notStarted && r.t.kind == taskHealth:
+			fail(n, errors.New("the apply stopped while waiting for the resource to become active"))
 		case r.notStarted:
 			w.emit(Event{Type: EventNotStarted, Address: n.step.Address, Action: n.action})
 			finish(n, ResultNotStarted)
@@ -584,7 +586,18 @@ func (w *walker) work(t task) taskResult {
 			out.Converging = true
 		}
 		if err == nil && out.Converging {
-			return taskResult{t: t, out: out}
+			if time.Since(n.converge) <= w.opts.ConvergeTimeout {
+				return taskResult{t: t, out: out}
+			}
+			// Recorded as a failure, not retried: another launch would wait
+			// as long again.
+			err = fmt.Errorf("not active %s after its %s returned (converge timeout)", w.opts.ConvergeTimeout, n.action)
+			out.Converging = false
+			rec := w.outcomeRecord(n, req, out, err)
+			if jerr := w.appendRecord(rec); jerr != nil {
+				return taskResult{t: t, fatal: jerr}
+			}
+			return taskResult{t: t, out: out, err: err, permanent: true}
 		}
 	}
 	rec := w.outcomeRecord(n, req, out, err)

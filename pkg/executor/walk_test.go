@@ -286,10 +286,13 @@ func TestWalkConvergeTimeout(t *testing.T) {
 	f.converging["a"] = 1 << 30
 	opts := fastOpts()
 	opts.ConvergeTimeout = 20 * time.Millisecond
-	rep, _ := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
 	r := results(rep)
 	if r["a:create"].Result != ResultFailed || !strings.Contains(r["a:create"].Error, "converge timeout") {
 		t.Errorf("a: %+v", r["a:create"])
+	}
+	if a, _ := j.state(nil).Lookup("a"); a == nil || a.Feedback.BackendCode != state.BackendError {
+		t.Errorf("a recorded as %+v, want backend_code error", a)
 	}
 	if r["b:create"].Result != ResultSkipped {
 		t.Errorf("b: %+v", r["b:create"])
