@@ -354,3 +354,12 @@ func TestDecodersAgree(t *testing.T) {
 		t.Run(name, func(t *testing.T) { compareDecoders(t, []byte(data)) })
 	}
 }
+
+func TestDecodeDeepNesting(t *testing.T) {
+	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
+	data := `{"version": 1, "serial": 1, "lineage": "l", "resources": [{"address": "a", "management": "managed", "spec": {"x": ` + deep + `}}]}`
+	_, err := Decode([]byte(data))
+	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "exceeded max depth") {
+		t.Fatalf("deep nesting: %v", err)
+	}
+}
