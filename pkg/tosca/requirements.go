@@ -25,6 +25,7 @@ package tosca
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -295,21 +296,36 @@ func capRange(ra *reqAssign) diag.Range {
 	return ra.key
 }
 
-// filterAccepts evaluates a node_filter's property constraints against a
-// candidate's properties.
+// filterAccepts evaluates a node_filter against a candidate: property
+// constraints on its properties, and capability property constraints on
+// the capability named (or typed) in each capabilities entry.
 func (c *compiler) filterAccepts(filter *yamlsrc.Node, cand *nodeTpl) bool {
-	props := c.propsOf(cand)
-	for _, it := range filter.Get("properties").Items() {
+	if !c.propsMatch(filter.Get("properties"), c.propsOf(cand)) {
+		return false
+	}
+	for _, it := range filter.Get("capabilities").Items() {
+		for _, p := range it.Pairs() {
+			cd := c.capabilityFor(cand, p.Key.Value, nil)
+			if cd == nil || !c.propsMatch(p.Value.Get("properties"), c.capPropsOf(cand)[cd.name]) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// propsMatch checks a node_filter property list ([{name: constraint or
+// [constraints]}]) against property values.
+func (c *compiler) propsMatch(list *yamlsrc.Node, props map[string]graph.Value) bool {
+	for _, it := range list.Items() {
 		for _, p := range it.Pairs() {
 			v, ok := props[p.Key.Value]
 			if !ok {
 				return false
 			}
-			var cs []*yamlsrc.Node
+			cs := []*yamlsrc.Node{p.Value}
 			if p.Value.Kind == yamlsrc.Sequence {
 				cs = p.Value.Content
-			} else {
-				cs = []*yamlsrc.Node{p.Value}
 			}
 			for _, cn := range cs {
 				con, ds := values.ParseConstraint(cn, "")
