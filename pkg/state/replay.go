@@ -33,7 +33,8 @@ type Loaded struct {
 // without a later outcome for the same address are reported as
 // interrupted. A torn journal tail is ignored, never an error; a journal of
 // another snapshot is ignored as stale. A corrupt or unknown-version
-// snapshot is an error.
+// snapshot is an error, and so is a journal line whose checksum holds but
+// which does not decode (ErrJournalCorrupt): no crash writes one.
 func (f *File) LoadWithJournal(ctx context.Context) (*Loaded, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
