@@ -110,7 +110,11 @@ type importSpec struct {
 	at                       *yamlsrc.Node
 }
 
-var longImportKeys = []string{"file", "repository", "namespace_uri", "namespace_prefix"}
+// longImportKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func longImportKeys() []string {
+	return []string{"file", "repository", "namespace_uri", "namespace_prefix"}
+}
 
 func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool) {
 	spec := importSpec{at: it}
@@ -123,7 +127,7 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 		return spec, false
 	}
 	long, at := it, it.Range
-	if len(it.Content) == 2 && !contains(longImportKeys, it.Content[0].Value) {
+	if len(it.Content) == 2 && !contains(longImportKeys(), it.Content[0].Value) {
 		at = it.Content[0].Range
 		// TOSCA 1.0 named form: `- name: file` or `- name: {file: …}`.
 		path = joinPath(path, it.Content[0].Value)
@@ -134,7 +138,7 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 		}
 		long = v
 	}
-	if !c.checkKeys(long, path, "import", longImportKeys...) {
+	if !c.checkKeys(long, path, "import", longImportKeys()...) {
 		if long.IsNull() {
 			c.errorf(at, path, CodeMissingField, "import is missing required field \"file\"")
 		}

@@ -175,12 +175,15 @@ func hasDuplicateKey(n *yamlsrc.Node) bool {
 	return false
 }
 
-// topLevelKeys lists the keynames of a service template.
-var topLevelKeys = []string{
-	"tosca_definitions_version", "namespace", "metadata", "template_name", "template_author",
-	"template_version", "description", "dsl_definitions", "repositories", "imports",
-	"artifact_types", "data_types", "capability_types", "interface_types", "relationship_types",
-	"node_types", "group_types", "policy_types", "topology_template",
+// topLevelKeys lists the keynames of a service template; a function so
+// that no package-level slice can be changed.
+func topLevelKeys() []string {
+	return []string{
+		"tosca_definitions_version", "namespace", "metadata", "template_name", "template_author",
+		"template_version", "description", "dsl_definitions", "repositories", "imports",
+		"artifact_types", "data_types", "capability_types", "interface_types", "relationship_types",
+		"node_types", "group_types", "policy_types", "topology_template",
+	}
 }
 
 // readHeader checks the file-level grammar that does not depend on types:
@@ -212,7 +215,7 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 	if f.version == "" {
 		f.version = version13
 	}
-	c.checkKeys(root, "", "template", topLevelKeys...)
+	c.checkKeys(root, "", "template", topLevelKeys()...)
 	if md := root.Get("metadata"); md != nil {
 		c.readMetadata(md, "metadata", true)
 	}

@@ -56,13 +56,17 @@ func (c *compiler) checkTopology() {
 	}
 }
 
-var substitutionKeys = []string{"node_type", "capabilities", "requirements", "properties", "attributes",
-	"interfaces", "substitution_filter"}
+// substitutionKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func substitutionKeys() []string {
+	return []string{"node_type", "capabilities", "requirements", "properties", "attributes",
+		"interfaces", "substitution_filter"}
+}
 
 func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 	const path = "topology_template.substitution_mappings"
 	at := keyAt(c.topo.n, "substitution_mappings", sm.Range)
-	if !c.checkKeys(sm, path, "substitution_mappings", substitutionKeys...) {
+	if !c.checkKeys(sm, path, "substitution_mappings", substitutionKeys()...) {
 		return
 	}
 	var nodeType *typeDef
@@ -158,8 +162,15 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 	}
 }
 
-var workflowKeys = []string{"description", "metadata", "inputs", "preconditions", "steps", "implementation", "outputs"}
-var stepKeys = []string{"target", "target_relationship", "operation_host", "filter", "activities", "on_success", "on_failure"}
+// workflowKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func workflowKeys() []string {
+	return []string{"description", "metadata", "inputs", "preconditions", "steps", "implementation", "outputs"}
+} // stepKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func stepKeys() []string {
+	return []string{"target", "target_relationship", "operation_host", "filter", "activities", "on_success", "on_failure"}
+}
 
 func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 	const base = "topology_template.workflows"
@@ -170,7 +181,7 @@ func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 	for _, w := range wf.Pairs() {
 		wp := joinPath(base, w.Key.Value)
 		what := "workflow " + quote(w.Key.Value)
-		if !c.checkKeys(w.Value, wp, what, workflowKeys...) {
+		if !c.checkKeys(w.Value, wp, what, workflowKeys()...) {
 			continue
 		}
 		steps := w.Value.Get("steps")
@@ -184,7 +195,7 @@ func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 		for _, s := range steps.Pairs() {
 			sp := wp + ".steps." + s.Key.Value
 			sw := "step " + quote(s.Key.Value) + " of " + what
-			if !c.checkKeys(s.Value, sp, sw, stepKeys...) {
+			if !c.checkKeys(s.Value, sp, sw, stepKeys()...) {
 				continue
 			}
 			if tg := s.Value.Get("target"); tg.IsNull() {

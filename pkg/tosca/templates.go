@@ -139,11 +139,19 @@ type outputDef struct {
 	path string
 }
 
-var topologyKeys = []string{"description", "inputs", "node_templates", "relationship_templates", "groups",
-	"policies", "outputs", "substitution_mappings", "workflows"}
+// topologyKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func topologyKeys() []string {
+	return []string{"description", "inputs", "node_templates", "relationship_templates", "groups",
+		"policies", "outputs", "substitution_mappings", "workflows"}
+}
 
-var nodeTplKeys = []string{"type", "description", "metadata", "directives", "properties", "attributes",
-	"requirements", "capabilities", "interfaces", "artifacts", "node_filter", "copy"}
+// nodeTplKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func nodeTplKeys() []string {
+	return []string{"type", "description", "metadata", "directives", "properties", "attributes",
+		"requirements", "capabilities", "interfaces", "artifacts", "node_filter", "copy"}
+}
 
 // readTopology reads the root file's topology template.
 func (c *compiler) readTopology(root *file) {
@@ -155,7 +163,7 @@ func (c *compiler) readTopology(root *file) {
 		return
 	}
 	t.n = tn
-	c.checkKeys(tn, "topology_template", "topology_template", topologyKeys...)
+	c.checkKeys(tn, "topology_template", "topology_template", topologyKeys()...)
 	const tp = "topology_template"
 	if d := tn.Get("description"); d != nil && !d.IsNull() && d.Kind != yamlsrc.Scalar {
 		c.errorf(d.Range, tp+".description", CodeWrongKind, "description must be a string, found %s", d.Describe())
@@ -302,7 +310,7 @@ func mergeNodes(base, over *yamlsrc.Node) *yamlsrc.Node {
 
 func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	what := "node template " + quote(nt.name)
-	if !c.checkKeys(nt.n, nt.path, what, nodeTplKeys...) {
+	if !c.checkKeys(nt.n, nt.path, what, nodeTplKeys()...) {
 		if nt.n.IsNull() {
 			c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what)
 		}
@@ -410,7 +418,11 @@ func (c *compiler) readCapAssignments(nt *nodeTpl) {
 	}
 }
 
-var reqAssignKeys = []string{"node", "capability", "relationship", "node_filter", "occurrences", "description", "metadata"}
+// reqAssignKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func reqAssignKeys() []string {
+	return []string{"node", "capability", "relationship", "node_filter", "occurrences", "description", "metadata"}
+}
 
 func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 	if n.IsNull() {
@@ -439,7 +451,7 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 				continue
 			}
 		case v.Kind == yamlsrc.Mapping:
-			c.checkKeys(v, ra.path, "requirement "+quote(ra.name)+" of node template "+quote(nt.name), reqAssignKeys...)
+			c.checkKeys(v, ra.path, "requirement "+quote(ra.name)+" of node template "+quote(nt.name), reqAssignKeys()...)
 			ra.nodeName, ra.nodeN = c.str(v, ra.path, "node")
 			ra.capName, ra.capN = c.str(v, ra.path, "capability")
 			if rel := v.Get("relationship"); rel != nil {
@@ -549,16 +561,23 @@ func (c *compiler) readIfaceAssignments(defs map[string]*ifaceDef, n *yamlsrc.No
 	}
 }
 
-var opAssignKeys = []string{"description", "implementation", "inputs", "outputs", "metadata"}
-var implKeys = []string{"primary", "dependencies", "timeout", "operation_host"}
+// opAssignKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func opAssignKeys() []string {
+	return []string{"description", "implementation", "inputs", "outputs", "metadata"}
+} // implKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func implKeys() []string {
+	return []string{"primary", "dependencies", "timeout", "operation_host"}
+}
 
 func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
 	switch {
 	case n.IsNull(), n.Kind == yamlsrc.Scalar:
 	case n.Kind == yamlsrc.Mapping:
-		c.checkKeys(n, path, "operation "+quote(name), opAssignKeys...)
+		c.checkKeys(n, path, "operation "+quote(name), opAssignKeys()...)
 		if impl := n.Get("implementation"); impl != nil && impl.Kind == yamlsrc.Mapping {
-			c.checkKeys(impl, path+".implementation", "implementation of operation "+quote(name), implKeys...)
+			c.checkKeys(impl, path+".implementation", "implementation of operation "+quote(name), implKeys()...)
 		} else if impl != nil && impl.Kind == yamlsrc.Sequence {
 			c.errorf(impl.Range, path+".implementation", CodeWrongKind, "implementation must be a file name or a map, found a list")
 		}
@@ -570,14 +589,18 @@ func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
 	}
 }
 
-var relTplKeys = []string{"type", "description", "metadata", "properties", "attributes", "interfaces", "copy"}
+// relTplKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func relTplKeys() []string {
+	return []string{"type", "description", "metadata", "properties", "attributes", "interfaces", "copy"}
+}
 
 func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
 	for _, p := range n.Pairs() {
 		rt := &relTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.relationship_templates." + p.Key.Value}
 		c.topo.rels[rt.name] = rt
 		what := "relationship template " + quote(rt.name)
-		if !c.checkKeys(p.Value, rt.path, what, relTplKeys...) {
+		if !c.checkKeys(p.Value, rt.path, what, relTplKeys()...) {
 			if p.Value.IsNull() {
 				c.errorf(rt.key, rt.path, CodeMissingField, "%s is missing required field \"type\"", what)
 			}
@@ -597,14 +620,18 @@ func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
 	}
 }
 
-var groupKeys = []string{"type", "description", "metadata", "properties", "attributes", "members", "interfaces"}
+// groupKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func groupKeys() []string {
+	return []string{"type", "description", "metadata", "properties", "attributes", "members", "interfaces"}
+}
 
 func (c *compiler) readGroups(n *yamlsrc.Node) {
 	for _, p := range n.Pairs() {
 		g := &groupTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.groups." + p.Key.Value}
 		c.topo.groups[g.name] = g
 		what := "group " + quote(g.name)
-		if !c.checkKeys(p.Value, g.path, what, groupKeys...) {
+		if !c.checkKeys(p.Value, g.path, what, groupKeys()...) {
 			if p.Value.IsNull() {
 				c.errorf(g.key, g.path, CodeMissingField, "%s is missing required field \"type\"", what)
 			}
@@ -679,7 +706,11 @@ func (c *compiler) derivesAny(t *typeDef, ancestors []*typeDef) bool {
 	return false
 }
 
-var policyKeys = []string{"type", "description", "metadata", "properties", "targets", "triggers"}
+// policyKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func policyKeys() []string {
+	return []string{"type", "description", "metadata", "properties", "targets", "triggers"}
+}
 
 func (c *compiler) readPolicies(n *yamlsrc.Node) {
 	for i, it := range n.Items() {
@@ -691,7 +722,7 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 		k, v := it.Content[0], it.Content[1]
 		pt := &policyTpl{name: k.Value, n: v, key: k.Range, path: joinPath(ip, k.Value)}
 		what := "policy " + quote(pt.name)
-		if !c.checkKeys(v, pt.path, what, policyKeys...) {
+		if !c.checkKeys(v, pt.path, what, policyKeys()...) {
 			if v.IsNull() {
 				c.errorf(pt.key, pt.path, CodeMissingField, "%s is missing required field \"type\"", what)
 			}
@@ -734,14 +765,18 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 	}
 }
 
-var outputKeys = []string{"description", "value", "type", "required", "status", "constraints", "entry_schema",
-	"key_schema", "metadata", "default"}
+// outputKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func outputKeys() []string {
+	return []string{"description", "value", "type", "required", "status", "constraints", "entry_schema",
+		"key_schema", "metadata", "default"}
+}
 
 func (c *compiler) readOutputs(n *yamlsrc.Node) {
 	for _, p := range n.Pairs() {
 		o := &outputDef{name: p.Key.Value, n: p.Value, path: "topology_template.outputs." + p.Key.Value}
 		what := "output " + quote(o.name)
-		if !c.checkKeys(p.Value, o.path, what, outputKeys...) {
+		if !c.checkKeys(p.Value, o.path, what, outputKeys()...) {
 			if p.Value.IsNull() {
 				c.errorf(p.Key.Range, o.path, CodeMissingField, "%s is missing required field \"value\"", what)
 			}

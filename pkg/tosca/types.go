@@ -533,8 +533,12 @@ func (c *compiler) readPropDefs(into map[string]*propDef, n *yamlsrc.Node, path,
 	}
 }
 
-var propDefKeys = []string{"type", "description", "required", "default", "status", "constraints",
-	"key_schema", "entry_schema", "metadata", "external-schema", "value", "title"}
+// propDefKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func propDefKeys() []string {
+	return []string{"type", "description", "required", "default", "status", "constraints",
+		"key_schema", "entry_schema", "metadata", "external-schema", "value", "title"}
+}
 
 // readPropDef reads one property/attribute/input definition; prev is the
 // inherited definition it refines, if any.
@@ -543,7 +547,7 @@ func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp b
 		c.lenientf(n.Range, path, CodeWrongKind, "%s definition %q must be a map, found %s", what, key.Value, n.Describe())
 		return nil
 	}
-	c.checkKeys(n, path, what+" definition "+quote(key.Value), propDefKeys...)
+	c.checkKeys(n, path, what+" definition "+quote(key.Value), propDefKeys()...)
 	d := &propDef{name: key.Value, n: n, key: key.Range, required: isProp}
 	tn := n.Get("type")
 	switch {
@@ -731,7 +735,11 @@ func (c *compiler) readConstraints(n *yamlsrc.Node, typ, path string) []*values.
 	return out
 }
 
-var capDefKeys = []string{"type", "description", "properties", "attributes", "valid_source_types", "occurrences"}
+// capDefKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func capDefKeys() []string {
+	return []string{"type", "description", "properties", "attributes", "valid_source_types", "occurrences"}
+}
 
 func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	if n.Kind != yamlsrc.Mapping {
@@ -749,7 +757,7 @@ func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 		case p.Value.Kind == yamlsrc.Scalar && !p.Value.IsNull():
 			tn = p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
-			c.checkKeys(p.Value, cp, "capability definition "+quote(d.name), capDefKeys...)
+			c.checkKeys(p.Value, cp, "capability definition "+quote(d.name), capDefKeys()...)
 			tn = p.Value.Get("type")
 		default:
 			c.errorf(p.Value.Range, cp, CodeWrongKind, "capability definition %q must be a type name or a map, found %s", d.name, p.Value.Describe())
@@ -833,7 +841,11 @@ func (c *compiler) readOccurrences(n *yamlsrc.Node, path string) (int, int, bool
 	return int(lo), int(hi), true
 }
 
-var reqDefKeys = []string{"capability", "node", "relationship", "occurrences", "description", "node_filter"}
+// reqDefKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func reqDefKeys() []string {
+	return []string{"capability", "node", "relationship", "occurrences", "description", "node_filter"}
+}
 
 func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	if n.Kind != yamlsrc.Sequence {
@@ -855,7 +867,7 @@ func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 		case v.Kind == yamlsrc.Scalar && !v.IsNull():
 			d.capName = v.Value
 		case v.Kind == yamlsrc.Mapping:
-			c.checkKeys(v, rp, "requirement definition "+quote(name), reqDefKeys...)
+			c.checkKeys(v, rp, "requirement definition "+quote(name), reqDefKeys()...)
 			d.capName, _ = c.str(v, rp, "capability")
 			d.nodeName, _ = c.str(v, rp, "node")
 			if rel := v.Get("relationship"); rel != nil {
@@ -926,7 +938,11 @@ func standardInterface(name string) string {
 	return ""
 }
 
-var ifaceMetaKeys = []string{"type", "description", "inputs", "operations", "notifications", "derived_from", "version", "metadata"}
+// ifaceMetaKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func ifaceMetaKeys() []string {
+	return []string{"type", "description", "inputs", "operations", "notifications", "derived_from", "version", "metadata"}
+}
 
 func (c *compiler) readIfaceDefs(into map[string]*ifaceDef, n *yamlsrc.Node, path string) {
 	if n.Kind != yamlsrc.Mapping {
@@ -1008,7 +1024,7 @@ func (c *compiler) readOpDefs(into map[string]*opDef, n *yamlsrc.Node, path stri
 				add(q, joinPath(path, p.Key.Value+"."+q.Key.Value))
 			}
 		default:
-			if !contains(ifaceMetaKeys, p.Key.Value) {
+			if !contains(ifaceMetaKeys(), p.Key.Value) {
 				add(p, joinPath(path, p.Key.Value))
 			}
 		}
@@ -1019,8 +1035,12 @@ func (c *compiler) readInterfaceTypeOps(t *typeDef, n *yamlsrc.Node) {
 	c.readOpDefs(t.ops, n, t.path)
 }
 
-var artifactDefKeys = []string{"type", "file", "repository", "description", "deploy_path", "properties",
-	"version", "artifact_version", "checksum", "checksum_algorithm", "metadata"}
+// artifactDefKeys lists keynames the grammar allows; a function so that no
+// package-level slice can be changed.
+func artifactDefKeys() []string {
+	return []string{"type", "file", "repository", "description", "deploy_path", "properties",
+		"version", "artifact_version", "checksum", "checksum_algorithm", "metadata"}
+}
 
 func (c *compiler) readArtifactDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	for _, a := range c.readArtifacts(n, path, nil) {
@@ -1055,7 +1075,7 @@ func (c *compiler) readArtifacts(n *yamlsrc.Node, path string, inherited map[str
 		case p.Value.Kind == yamlsrc.Scalar && !p.Value.IsNull():
 			a.file = p.Value.Value
 		case p.Value.Kind == yamlsrc.Mapping:
-			c.checkKeys(p.Value, ap, "artifact "+quote(a.name), artifactDefKeys...)
+			c.checkKeys(p.Value, ap, "artifact "+quote(a.name), artifactDefKeys()...)
 			a.file, _ = c.str(p.Value, ap, "file")
 			if tn := p.Value.Get("type"); tn != nil {
 				a.typ = c.lookupRef(kArtifact, tn, ap+".type")
