@@ -97,6 +97,7 @@ func randomCloud(t *testing.T, r *rand.Rand, prefix string) *Model {
 			}
 		}
 	}
+	must(t, m.EnsureCustomResourceClass("CUSTOM_X"))
 	pick := func(pool []string, p float64) []string {
 		var out []string
 		for _, x := range pool {
@@ -337,6 +338,7 @@ func sharingOnlyUnsuffixed(ctx context.Context, m *Model, q Query) bool {
 	alone := q
 	alone.Groups = q.Groups[:1]
 	alone.GroupPolicy = ""
+	alone.SameSubtree = nil
 	res, err := m.Candidates(ctx, alone)
 	if err != nil {
 		return false
