@@ -49,7 +49,7 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	fs.IntVar(&f.retries, "retries", executor.DefaultRetries, "run a failed action again up to `N` times, at increasing intervals")
 	fs.StringVar(&f.scriptRoot, "script-root", "", "the `FOLDER` scripted components' container paths (/vm/launch.py) resolve under (default: the scripts folder beside the manifests)")
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound every operation without its own timeout (`DURATION`; default 10m)")
-	fs.DurationVar(&f.grace, "grace", executor.DefaultGrace, "after an interrupt, let running actions finish this long (`DURATION`) before cancelling them")
+	fs.DurationVar(&f.grace, "grace", executor.DefaultGrace, "after an interrupt, how long (`DURATION`) running actions may go on before they are cancelled")
 	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of human text")
 	if planning {
 		fs.BoolVar(&f.autoApprove, "auto-approve", false, "apply without asking for confirmation")

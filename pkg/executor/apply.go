@@ -54,7 +54,8 @@ type Options struct {
 	// Backoff returns the wait before retry n (1, 2, …); nil means
 	// DefaultBackoff doubled on every retry, at most DefaultMaxBackoff.
 	Backoff func(retry int) time.Duration
-	// FailFast starts nothing new after the first failure.
+	// FailFast starts nothing new after the first action that failed for
+	// good (after its retries); running ones finish.
 	FailFast bool
 	// HealthInterval is the wait between health checks of a converging
 	// resource (default 500 ms); ConvergeTimeout fails a resource that is
