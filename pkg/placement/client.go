@@ -31,6 +31,9 @@ type ClientOptions struct {
 	Retries int
 	// ConsumerType is sent with allocations from 1.38 (default INSTANCE).
 	ConsumerType string
+	// MaxVersion caps the negotiated microversion (zero: Latest()), to ask
+	// with an older microversion's semantics.
+	MaxVersion Version
 }
 
 // Client talks to a real Placement service and implements Service. It
@@ -104,9 +107,16 @@ func NewClient(ctx context.Context, baseURL string, opts ClientOptions) (*Client
 	if !max.AtLeast(10) {
 		return nil, fmt.Errorf("placement at %s speaks at most %s; allocation candidates need 1.10", baseURL, max)
 	}
-	c.version = Latest()
-	if !max.AtLeast(LatestMinor) {
+	limit := Latest()
+	if opts.MaxVersion != (Version{}) && !opts.MaxVersion.AtLeast(limit.Minor) {
+		limit = opts.MaxVersion
+	}
+	c.version = limit
+	if !max.AtLeast(limit.Minor) {
 		c.version = max
+	}
+	if !c.version.AtLeast(10) {
+		return nil, fmt.Errorf("placement at %s: microversion %s is below 1.10 (allocation candidates)", baseURL, c.version)
 	}
 	return c, nil
 }

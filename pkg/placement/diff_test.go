@@ -20,6 +20,12 @@ import (
 // The test is skipped when the package is not installed. The server exits
 // when the test ends (its stdin is closed), so it never outlives the test.
 func realPlacement(t *testing.T) *Client {
+	c, _ := realPlacementURL(t)
+	return c
+}
+
+// realPlacementURL is realPlacement also returning the service's URL.
+func realPlacementURL(t *testing.T) (*Client, string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("differential test against real Placement skipped in -short mode")
@@ -73,11 +79,12 @@ func realPlacement(t *testing.T) *Client {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := NewClient(ctx, "http://127.0.0.1:"+port, ClientOptions{Token: "admin"})
+	url := "http://127.0.0.1:" + port
+	c, err := NewClient(ctx, url, ClientOptions{Token: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return c
+	return c, url
 }
 
 var diffTraits = []string{"HW_CPU_X86_AVX", "HW_CPU_X86_SSE", "HW_NUMA_ROOT", "CUSTOM_A", "CUSTOM_B"}
@@ -232,7 +239,11 @@ func randomQuery(r *rand.Rand, m *Model) (Query, bool) {
 	return q, true
 }
 
-func summaryKey(s map[string]ProviderSummary) string {
+func summaryKey(s map[string]ProviderSummary) string { return summaryKeyAt(s, Latest()) }
+
+// summaryKeyAt renders summaries as microversion v shows them (parent and
+// root only from 1.29, traits from 1.17).
+func summaryKeyAt(s map[string]ProviderSummary, v Version) string {
 	var lines []string
 	for name, ps := range s {
 		var res []string
@@ -242,7 +253,14 @@ func summaryKey(s map[string]ProviderSummary) string {
 		sort.Strings(res)
 		traits := append([]string(nil), ps.Traits...)
 		sort.Strings(traits)
-		lines = append(lines, fmt.Sprintf("%s parent=%s root=%s %v %v", name, ps.Parent, ps.Root, res, traits))
+		if !v.AtLeast(17) {
+			traits = nil
+		}
+		parent, root := ps.Parent, ps.Root
+		if !v.AtLeast(29) {
+			parent, root = "", ""
+		}
+		lines = append(lines, fmt.Sprintf("%s parent=%s root=%s %v %v", name, parent, root, res, traits))
 	}
 	sort.Strings(lines)
 	return strings.Join(lines, "\n")
@@ -252,8 +270,9 @@ func summaryKey(s map[string]ProviderSummary) string {
 // seeds, bounded count) and checks that the embedded model and the real
 // Placement service return the same candidate sets and summaries.
 func TestDifferentialRealPlacement(t *testing.T) {
-	c := realPlacement(t)
+	latest, url := realPlacementURL(t)
 	ctx := context.Background()
+	versions := []Version{{1, 25}, {1, 29}, {1, 33}, {1, 36}, {1, 39}, {1, 39}}
 	// XOSPLAN_DIFF_SEEDS raises the number of clouds for a deeper local run.
 	seeds, queriesPerSeed := 16, 30
 	if n, err := strconv.Atoi(os.Getenv("XOSPLAN_DIFF_SEEDS")); err == nil && n > 0 {
@@ -263,13 +282,24 @@ func TestDifferentialRealPlacement(t *testing.T) {
 	for seed := 1; seed <= seeds; seed++ {
 		r := rand.New(rand.NewSource(int64(seed)))
 		m := randomCloud(t, r, fmt.Sprintf("s%d-", seed))
-		if err := c.Push(ctx, m); err != nil {
+		v := versions[seed%len(versions)]
+		c, err := NewClient(ctx, url, ClientOptions{Token: "admin", MaxVersion: v})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := latest.Push(ctx, m); err != nil {
 			t.Fatalf("seed %d: push: %v", seed, err)
 		}
 		for i := 0; i < queriesPerSeed; i++ {
 			q, ok := randomQuery(r, m)
 			if !ok {
 				continue
+			}
+			// Keep to what microversion v can express.
+			if pq, err := ParseQuery(q.String(), v); err != nil {
+				continue
+			} else {
+				q.Version = pq.Version
 			}
 			if sharingOnlyUnsuffixed(ctx, m, q) {
 				skippedDefect++
@@ -278,7 +308,7 @@ func TestDifferentialRealPlacement(t *testing.T) {
 			mine, errMine := m.Candidates(ctx, q)
 			theirs, errTheirs := c.Candidates(ctx, q)
 			compared++
-			label := fmt.Sprintf("seed %d query %q", seed, q.String())
+			label := fmt.Sprintf("seed %d @%s query %q", seed, v, q.String())
 			if StatusOf(errMine) != StatusOf(errTheirs) {
 				t.Errorf("%s: model status %d (%v), service %d (%v)", label, StatusOf(errMine), errMine, StatusOf(errTheirs), errTheirs)
 				continue
@@ -290,21 +320,22 @@ func TestDifferentialRealPlacement(t *testing.T) {
 				nonEmpty++
 			}
 			got, want := map[string]int{}, map[string]int{}
+			withMappings := v.AtLeast(34)
 			for _, x := range mine.Requests {
-				got[requestKey(x, true)]++
+				got[requestKey(x, withMappings)]++
 			}
 			for _, x := range theirs.Requests {
-				want[requestKey(x, true)]++
+				want[requestKey(x, withMappings)]++
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s: candidates differ\nmodel:   %v\nservice: %v\ncloud:\n%s", label, sortedKeys(got), sortedKeys(want), describeCloud(m))
 				continue
 			}
-			if a, b := summaryKey(mine.Summaries), summaryKey(theirs.Summaries); a != b {
+			if a, b := summaryKeyAt(mine.Summaries, v), summaryKeyAt(theirs.Summaries, v); a != b {
 				t.Errorf("%s: summaries differ\nmodel:\n%s\nservice:\n%s", label, a, b)
 			}
 		}
-		if err := c.Remove(ctx, m); err != nil {
+		if err := latest.Remove(ctx, m); err != nil {
 			t.Fatalf("seed %d: remove: %v", seed, err)
 		}
 	}
