@@ -265,6 +265,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	// is relative to: the type's definition unless the template assigns it.
 	op := graph.Operation{Range: rangeOf(od.n)}
 	impl := od.impl
+	var assigned []yamlsrc.Pair
 	var inputs []yamlsrc.Pair
 	for _, k := range sortedKeys(ifaceInputs) {
 		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: ifaceInputs[k]})
@@ -283,7 +284,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 			if i := an.Get("implementation"); i != nil {
 				impl, op.Range = i, i.Range
 			}
-			inputs = append(inputs, an.Get("inputs").Pairs()...)
+			assigned = an.Get("inputs").Pairs()
 			// TOSCA 1.3 operation outputs: name: [ SELF, attribute, … ].
 			for _, p := range an.Get("outputs").Pairs() {
 				attr := p.Value.Value
@@ -321,8 +322,8 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 			}
 		}
 	}
-	if len(inputs) > 0 {
-		op.Inputs = make(map[string]graph.Value, len(inputs))
+	if len(inputs)+len(assigned) > 0 {
+		op.Inputs = make(map[string]graph.Value, len(inputs)+len(assigned))
 		for _, p := range inputs {
 			v := p.Value
 			// An input definition (a map with a type) contributes its
@@ -340,11 +341,45 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 			}
 			op.Inputs[p.Key.Value] = c.rawValue(v, path+".inputs."+p.Key.Value, s)
 		}
+		// A template's input values are checked against the operation's
+		// input definitions (TOSCA 1.3 parameter definitions).
+		for _, p := range assigned {
+			ip := path + ".inputs." + p.Key.Value
+			if d := c.opInputDef(od, p.Key.Value); d != nil {
+				op.Inputs[p.Key.Value] = c.checkAssigned(d, p.Value, ip, "operation input "+quote(p.Key.Value), s)
+			} else {
+				op.Inputs[p.Key.Value] = c.rawValue(p.Value, ip, s)
+			}
+		}
 	}
 	if op.Implementation == "" && len(op.Inputs) == 0 {
 		return op, false
 	}
 	return op, true
+}
+
+// opInputDef returns the definition of an operation input when the type
+// gives one (a map with a type naming a known type), memoized per operation.
+func (c *compiler) opInputDef(od *opDef, name string) *propDef {
+	if d, ok := od.defs[name]; ok {
+		return d
+	}
+	var d *propDef
+	if n := od.inputs[name]; n != nil && n.Kind == yamlsrc.Mapping {
+		if tn := n.Get("type"); tn.IsString() {
+			if _, isFn := functionName(n); !isFn && (isPrimitive(tn.Value) || c.lookup(kData, tn.Value) != nil) {
+				saved := c.inTypes
+				c.inTypes = true
+				d = c.readPropDef(&yamlsrc.Node{Kind: yamlsrc.Scalar, Value: name, Range: n.Range}, n, "inputs."+name, "input", true, nil)
+				c.inTypes = saved
+			}
+		}
+	}
+	if od.defs == nil {
+		od.defs = map[string]*propDef{}
+	}
+	od.defs[name] = d
+	return d
 }
 
 // computeRequest builds the placement request of a Compute node.

@@ -181,6 +181,8 @@ type opDef struct {
 	n      *yamlsrc.Node
 	impl   *yamlsrc.Node
 	inputs map[string]*yamlsrc.Node
+	// defs caches the input definitions among inputs (opInputDef).
+	defs map[string]*propDef
 }
 
 type artifactDef struct {
@@ -978,6 +980,11 @@ func (c *compiler) readIfaceDefs(into map[string]*ifaceDef, n *yamlsrc.Node, pat
 		}
 		if prev != nil {
 			for k, v := range prev.ops {
+				// The old interface type's own definition gives way to the
+				// new type's; refinements made by the parent node type stay.
+				if d.typ != prev.typ && prev.typ != nil && prev.typ.ops[k] == v && d.ops[k] != nil {
+					continue
+				}
 				d.ops[k] = v
 			}
 			for k, v := range prev.inputs {
