@@ -23,7 +23,7 @@ const (
 	CodeUnknownField     = "placement.unknown_field"
 )
 
-//go:embed testdata/demo/providers.yaml
+//go:embed demo_providers.yaml
 var demoProviders string
 
 // DemoProviders returns the embedded demo inventory (a small cloud of two
