@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -125,8 +126,8 @@ func (r *renderer) plainMap(d *differ, indent int, prefix string, m map[string]g
 			continue
 		}
 		text := scalar(v)
-		if _, unknown := v.(graph.Unknown); unknown {
-			text = v.(graph.Unknown).String()
+		if graph.HasUnknown(v) {
+			text = expression(v)
 		}
 		if d.isSensitive(path) || d.hasSensitiveBelow(path) {
 			text = sensitiveValue
@@ -195,4 +196,27 @@ func StateJSON(w io.Writer, st *state.State) error {
 	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// expression renders a recorded value that holds Unknowns the way it was
+// written, since a state shows what was enacted, not what is to come.
+func expression(v graph.Value) string {
+	switch x := v.(type) {
+	case graph.Unknown:
+		return x.String()
+	case []graph.Value:
+		parts := make([]string, len(x))
+		for i, e := range x {
+			parts[i] = expression(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	case map[string]graph.Value:
+		keys := sortedKeys(x)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = strconv.Quote(k) + ": " + expression(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	return graph.Render(v)
 }
