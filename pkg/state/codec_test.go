@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -350,8 +353,50 @@ func TestDecodersAgree(t *testing.T) {
 		"strings":             "{\"version\": 1, \"serial\": 1, \"lineage\": \"\\ud83d\\ude00 \\ud800 \\udc00x \\u00e9 \xff\xfe \\/\", \"resources\": []}",
 		"escaped keys":        `{"vers\u0069on": 1, "serial": 1, "lineage": "l", "resources": []}`,
 	}
+	large, _ := Encode(genState(1200))
+	if len(large) < 2*parallelMin {
+		t.Fatalf("the large case (%d bytes) no longer takes the parallel path", len(large))
+	}
+	cases["large, parsed in parallel"] = string(large)
 	for name, data := range cases {
 		t.Run(name, func(t *testing.T) { compareDecoders(t, []byte(data)) })
+	}
+}
+
+// TestLargeStateErrors: a fault in a large resources array (which the
+// parallel path declines) is reported at its line, as for a small one.
+func TestLargeStateErrors(t *testing.T) {
+	good, err := Encode(genState(1200))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(good), "\n")
+	mid := len(lines) / 2
+	for mid < len(lines) && lines[mid] != "    }," {
+		mid++
+	}
+	cases := map[string]struct {
+		replace string
+		want    string
+	}{
+		"garbage between elements": {"    } x,", fmt.Sprintf("line %d, column 7: invalid character 'x' after array element", mid+1)},
+		"missing comma":            {"    }", fmt.Sprintf("line %d, column 5: invalid character '{' after array element", mid+2)},
+		"trailing comma":           {"", ""},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			edited := slices.Clone(lines)
+			if name == "trailing comma" {
+				edited[len(edited)-4] += ","
+				c.want = fmt.Sprintf("line %d, column 3: invalid character ']' where an object was expected", len(edited)-2)
+			} else {
+				edited[mid] = c.replace
+			}
+			_, err := Decode([]byte(strings.Join(edited, "\n")))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want %q", err, c.want)
+			}
+		})
 	}
 }
 
@@ -361,5 +406,48 @@ func TestDecodeDeepNesting(t *testing.T) {
 	_, err := Decode([]byte(data))
 	if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "exceeded max depth") {
 		t.Fatalf("deep nesting: %v", err)
+	}
+}
+
+func TestElementBounds(t *testing.T) {
+	cases := []struct {
+		in           string
+		starts, ends []int
+		ok           bool
+	}{
+		{`[1, "a,]", {"k": [1, 2]}, [3]]`, []int{1, 4, 11, 26}, []int{2, 9, 24, 29}, true},
+		{` [ {} ] `, []int{3}, []int{6}, true},
+		{`[]`, nil, nil, false},
+		{`[1,]`, nil, nil, false},
+		{`[,1]`, nil, nil, false},
+		{`[1, "open]`, nil, nil, false},
+		{`[{]`, nil, nil, false},
+		{`[1, 2`, nil, nil, false},
+		{`[{}}]`, nil, nil, false},
+	}
+	for _, c := range cases {
+		starts, ends, ok := elementBounds([]byte(c.in), strings.IndexByte(c.in, '['), 2)
+		if ok != c.ok || !slices.Equal(starts, c.starts) || !slices.Equal(ends, c.ends) {
+			t.Errorf("%s: starts %v ends %v ok %v, want %v %v %v", c.in, starts, ends, ok, c.starts, c.ends, c.ok)
+		}
+	}
+	// A large canonical state takes the parallel path.
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one CPU: the parallel path is off")
+	}
+	large, _ := Encode(genState(1200))
+	p := &parser{data: large}
+	var s State
+	took := false
+	err := p.object(func(key []byte) error {
+		if string(key) == "resources" {
+			done, err := p.parallelResources(&s)
+			took = done
+			return err
+		}
+		return p.skip()
+	})
+	if err != nil || !took || len(s.Resources) != 1200 {
+		t.Errorf("parallel path: err %v, taken %v, %d resources", err, took, len(s.Resources))
 	}
 }

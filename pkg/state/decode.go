@@ -3,8 +3,11 @@ package state
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -621,10 +624,131 @@ func (p *parser) state(s *State) error {
 		case "lineage":
 			return p.str(&s.Lineage)
 		case "resources":
+			if s.Resources == nil {
+				if done, err := p.parallelResources(s); done {
+					return err
+				}
+			}
 			return sliceInto(p, &s.Resources, p.resource)
 		}
 		return p.skip()
 	})
+}
+
+// parallelMin is the least array size, in bytes, worth splitting.
+const parallelMin = 1 << 20
+
+// parallelResources parses a large resources array on up to GOMAXPROCS
+// goroutines (all joined before it returns): it finds the elements'
+// boundaries with a scan that only follows strings and nesting, then
+// parses runs of elements with parsers of their own, each positioned in
+// the whole input. It reports done false, having consumed nothing, when
+// the array is small, or when anything is wrong with it: the sequential
+// parser then reads it and reports the problem exactly as it would have.
+func (p *parser) parallelResources(s *State) (done bool, err error) {
+	workers := runtime.GOMAXPROCS(0)
+	if p.peek() != '[' || workers < 2 || len(p.data)-p.pos < parallelMin {
+		return false, nil
+	}
+	starts, ends, ok := elementBounds(p.data, p.pos, p.depth+1)
+	if !ok || len(starts) < 2*workers {
+		return false, nil
+	}
+	res := make([]Resource, len(starts))
+	failed := make([]bool, workers)
+	per := (len(starts) + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*per, min((w+1)*per, len(starts))
+		if lo >= hi {
+			break
+		}
+		wg.Go(func() {
+			q := &parser{data: p.data, depth: p.depth + 1}
+			for i := lo; i < hi; i++ {
+				q.pos = starts[i]
+				if err := q.resource(&res[i]); err != nil {
+					failed[w] = true
+					return
+				}
+				// Only white space may follow an element before its
+				// separator.
+				if q.ws(); q.pos != ends[i] {
+					failed[w] = true
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if slices.Contains(failed, true) {
+		return false, nil
+	}
+	s.Resources = res
+	p.pos = ends[len(ends)-1] + 1
+	return true, nil
+}
+
+// elementBounds scans the array that starts at data[pos] ('[') and returns
+// where each element starts and where its separator (the ',' after it, or
+// the closing ']') is. It follows only strings and nesting; ok is false
+// when they are broken or nested beyond maxDepth (base is the array's own
+// depth), or when the array is empty or has an empty element.
+func elementBounds(data []byte, pos, base int) (starts, ends []int, ok bool) {
+	depth := 0
+	expect := false // an element must start before the next separator
+	for i := pos; i < len(data); i++ {
+		c := data[i]
+		if c == ' ' || c == '\t' || c == '\n' || c == '\r' {
+			continue
+		}
+		if depth == 1 && expect {
+			if c == ',' || c == ']' {
+				return nil, nil, false
+			}
+			starts = append(starts, i)
+			expect = false
+		}
+		switch c {
+		case '"':
+			for i++; i < len(data) && data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(data) {
+				return nil, nil, false
+			}
+		case '[', '{':
+			depth++
+			if base+depth-1 > maxDepth {
+				return nil, nil, false
+			}
+			if depth == 1 {
+				expect = true
+			}
+		case ']', '}':
+			depth--
+			if depth < 0 {
+				return nil, nil, false
+			}
+			if depth == 0 {
+				if c != ']' || len(starts) == 0 || len(ends) != len(starts)-1 {
+					return nil, nil, false
+				}
+				return starts, append(ends, i), true
+			}
+		case ',':
+			if depth == 1 {
+				if len(ends) != len(starts)-1 {
+					return nil, nil, false
+				}
+				ends = append(ends, i)
+				expect = true
+			}
+		}
+	}
+	return nil, nil, false
 }
 
 // sliceInto reads an array into *dst with elem decoding each element.
