@@ -27,6 +27,8 @@ func TestConformance(t *testing.T) {
 		exceptions[r[0]] = r[1]
 	}
 	agree, total := 0, 0
+	undisputedAgree, undisputed := 0, 0
+	bySource := map[string][2]int{} // folder → {agree, total}
 	var failures []string
 	for _, r := range rows {
 		if len(r) < 3 {
@@ -40,11 +42,23 @@ func TestConformance(t *testing.T) {
 		if _, ok := exceptions[path]; ok {
 			wantValid = !wantValid
 		}
+		disputed := strings.Contains(reason, "DISPUTED")
+		src := strings.SplitN(path, "/", 2)[0]
+		counts := bySource[src]
+		counts[1]++
+		if !disputed {
+			undisputed++
+		}
 		if gotValid == wantValid {
 			agree++
+			counts[0]++
+			bySource[src] = counts
+			if !disputed {
+				undisputedAgree++
+			}
 			continue
 		}
-		disputed := strings.Contains(reason, "DISPUTED")
+		bySource[src] = counts
 		msg := fmt.Sprintf("%s: expected %s, got valid=%v (disputed=%v)", path, expect, gotValid, disputed)
 		shown := 0
 		for _, d := range diags {
@@ -61,6 +75,10 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	pct := 100 * float64(agree) / float64(total)
+	for _, src := range sortedKeys(bySource) {
+		t.Logf("  %-22s %3d/%3d", src, bySource[src][0], bySource[src][1])
+	}
+	t.Logf("undisputed rows: %d/%d agree", undisputedAgree, undisputed)
 	t.Logf("conformance: %d/%d rows agree (%.1f%%), %d exceptions", agree, total, pct, len(exceptions))
 	fmt.Fprintf(os.Stderr, "tosca conformance: %d/%d rows agree (%.1f%%)\n", agree, total, pct)
 	if pct < 95 {
