@@ -96,6 +96,9 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if f.destroy && f.refreshOnly {
 		return usagef(cmd, "--destroy and --refresh-only cannot be used together")
 	}
+	if f.json && f.jsonOut == "-" {
+		return usagef(cmd, "--json and --json-out - both write to stdout; give --json-out a file")
+	}
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -136,6 +139,11 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return err
 	}
+	var refresher planner.Refresher
+	if f.refreshOnly {
+		// The same health checks as `xosplan refresh`, with its defaults.
+		refresher = refresherFor(nil, "", 0, prior)
+	}
 	p, planDiags := planner.Diff(ctx, desired, prior, planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
@@ -144,6 +152,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		Replace:             f.replace,
 		CreateBeforeDestroy: f.createBeforeDestroy,
 		InputDigests:        digests,
+		Refresher:           refresher,
 	})
 	diags = diags.Extend(planDiags).Sort()
 	if p == nil || diags.HasErrors() {
