@@ -7,6 +7,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
 // Options tune Compile.
@@ -110,6 +111,8 @@ type compiler struct {
 	substituted map[string]bool
 	// substitutes holds the node types that imported templates substitute.
 	substitutes map[*typeDef]bool
+	// filterCons caches parsed node_filter constraints.
+	filterCons map[*yamlsrc.Node]*values.Constraint
 	// opWork memoizes hasOpWork per type.
 	opWork map[*typeDef]bool
 	// steps and defaultNesting bound value work (see maxValueSteps).

@@ -314,6 +314,24 @@ func (c *compiler) filterAccepts(filter *yamlsrc.Node, cand *nodeTpl) bool {
 	return true
 }
 
+// filterConstraint parses a node_filter constraint once (a filter is
+// evaluated against every candidate), reporting a malformed one once.
+func (c *compiler) filterConstraint(n *yamlsrc.Node) *values.Constraint {
+	if con, ok := c.filterCons[n]; ok {
+		return con
+	}
+	con, ds := values.ParseConstraint(n, "")
+	c.diags = c.diags.Extend(ds)
+	if ds.HasErrors() {
+		con = nil
+	}
+	if c.filterCons == nil {
+		c.filterCons = map[*yamlsrc.Node]*values.Constraint{}
+	}
+	c.filterCons[n] = con
+	return con
+}
+
 // propsMatch checks a node_filter property list ([{name: constraint or
 // [constraints]}]) against property values.
 func (c *compiler) propsMatch(list *yamlsrc.Node, props map[string]graph.Value) bool {
@@ -328,12 +346,8 @@ func (c *compiler) propsMatch(list *yamlsrc.Node, props map[string]graph.Value) 
 				cs = p.Value.Content
 			}
 			for _, cn := range cs {
-				con, ds := values.ParseConstraint(cn, "")
-				if ds.HasErrors() || con == nil {
-					c.diags = c.diags.Extend(ds)
-					return false
-				}
-				if con.Check(v) != nil {
+				con := c.filterConstraint(cn)
+				if con == nil || con.Check(v) != nil {
 					return false
 				}
 			}
