@@ -465,13 +465,14 @@ func decide(g *graph.Resource, r *state.Resource, changed []string, replaceReque
 	return NoOp, ReasonNone, nil
 }
 
-// forceByDependencies applies the rule for replaced dependencies: a
-// resource hosted on (or contained in) a replaced resource is replaced
-// with it, because it lives on the old one; a resource whose spec reads a
-// replaced resource's feedback (an Unknown reference) is updated in place
-// when its driver can, else replaced, because the values it was given will
-// change. Other dependents are left alone. Deps are decided first, so the
-// rule cascades.
+// forceByDependencies applies the rules for dependencies: a resource now
+// hosted on (or contained in) another resource than the one recorded
+// moves, so it is replaced; one hosted on a replaced (or re-created)
+// resource is replaced with it, because it lives on the old one; one whose
+// spec reads a replaced resource's feedback (an Unknown reference) is
+// updated in place when its driver can, else replaced, because the values
+// it was given will change. Other dependents are left alone. Deps are
+// decided first, so the rules cascade.
 func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceChange, at []int, cbd bool) {
 	g := u.cfg[i]
 	if g.Management == graph.Unmanaged || u.rec[i] == nil || c.Action == Create {
@@ -480,10 +481,25 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 	var refs []string
 	refsDone := false
 	for _, d := range u.cfgDeps[i] {
-		if at[d] < 0 || !out[at[d]].Action.IsReplace() {
+		dep := u.addrs[d]
+		if u.hosted[[2]int{i, d}] && len(u.rec[i].Dependencies) > 0 && !slices.Contains(u.recDeps[i], d) {
+			// A new host: the resource moves, whatever the host's own
+			// action. A record without dependencies (written by hand or
+			// by an old version) says nothing about its host, so it is
+			// not taken to have moved.
+			if !c.Action.IsReplace() || c.Reason == ReasonDependencyReplaced {
+				c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = replacement(cbd), ReasonHostChanged, nil, nil
+			}
+			if c.Reason == ReasonHostChanged {
+				c.ForcedBy = append(c.ForcedBy, dep)
+			}
 			continue
 		}
-		dep := u.addrs[d]
+		// A dependency created anew (recorded state lost it) is a new object
+		// for its dependents, as a replaced one is.
+		if at[d] < 0 || !(out[at[d]].Action.IsReplace() || out[at[d]].Action == Create) {
+			continue
+		}
 		switch {
 		case u.hosted[[2]int{i, d}]:
 			if !c.Action.IsReplace() {

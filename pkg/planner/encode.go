@@ -333,7 +333,7 @@ func encodePlan(p *Plan) ([]byte, error) {
 		return nil, fmt.Errorf("invalid plan mode %q", p.Mode)
 	}
 	for i := range p.Changes {
-		if p.Changes[i].Action > Forget || p.Changes[i].Reason > ReasonUnmanagedRead {
+		if p.Changes[i].Action > Forget || p.Changes[i].Reason > lastReason {
 			return nil, fmt.Errorf("invalid action or reason for %s", p.Changes[i].Address)
 		}
 	}

@@ -126,6 +126,12 @@ const (
 	// ReasonUnmanagedRead: an unmanaged resource is looked up because it is
 	// not recorded yet, its lookup spec changed or its last read failed.
 	ReasonUnmanagedRead
+	// ReasonHostChanged: the resource is now hosted on (or contained in)
+	// another resource, in ForcedBy, than when it was enacted; it moves.
+	ReasonHostChanged
+
+	// lastReason bounds the valid reasons.
+	lastReason = ReasonHostChanged
 )
 
 // String returns the reason's stable name, as action_reason in JSON plans.
@@ -153,13 +159,15 @@ func (r Reason) String() string {
 		return "delete_because_destroy_requested"
 	case ReasonUnmanagedRead:
 		return "read_because_unmanaged"
+	case ReasonHostChanged:
+		return "replace_because_host_changed"
 	}
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
 
 // MarshalText writes the reason's name.
 func (r Reason) MarshalText() ([]byte, error) {
-	if r > ReasonUnmanagedRead {
+	if r > lastReason {
 		return nil, fmt.Errorf("invalid reason %d", uint8(r))
 	}
 	return []byte(r.String()), nil
@@ -167,7 +175,7 @@ func (r Reason) MarshalText() ([]byte, error) {
 
 // UnmarshalText reads a reason name written by MarshalText.
 func (r *Reason) UnmarshalText(b []byte) error {
-	for c := ReasonNone; c <= ReasonUnmanagedRead; c++ {
+	for c := ReasonNone; c <= lastReason; c++ {
 		if c.String() == string(b) {
 			*r = c
 			return nil

@@ -204,10 +204,10 @@ func header(c *planner.ResourceChange) (string, string) {
 	case planner.ReasonNoResourceConfig:
 		because = a + " is not in configuration"
 	case planner.ReasonDependencyReplaced:
-		if c.Action.IsReplace() && len(c.ForcedBy) > 0 {
-			because = "it is hosted on or reads " + strings.Join(c.ForcedBy, ", ") + ", which must be replaced"
+		if c.Action.IsReplace() {
+			because = "it is hosted on or reads " + strings.Join(c.ForcedBy, ", ") + ", which is replaced or created"
 		} else {
-			because = strings.Join(c.ForcedBy, ", ") + " must be replaced and " + a + " reads its values"
+			because = "it reads values of " + strings.Join(c.ForcedBy, ", ") + ", which is replaced or created"
 		}
 	case planner.ReasonLastApplyFailed:
 		because = "its last apply did not succeed"
@@ -217,6 +217,8 @@ func header(c *planner.ResourceChange) (string, string) {
 		because = "its driver cannot update it in place"
 	case planner.ReasonUnmanagedRead:
 		because = "it is unmanaged: xosplan only looks it up"
+	case planner.ReasonHostChanged:
+		because = "it moves to " + strings.Join(c.ForcedBy, ", ")
 	}
 	if c.Action == planner.Forget {
 		because = "it is unmanaged and " + because + "; nothing is deleted"
