@@ -123,6 +123,7 @@ func Diff(ctx context.Context, desired *graph.Graph, prior *state.State, opts Op
 			return nil, canceled(diags, err)
 		}
 	}
+	inheritCreateBeforeDestroy(p.Changes)
 	order, ok := schedule(p.Changes)
 	if !ok {
 		diags = diags.Warnf(diag.Range{}, "", CodeStateCycle,

@@ -48,8 +48,9 @@ type Step struct {
 //     each before whatever it depended on when it was recorded;
 //  2. creates (including the new half of replacements), updates and reads,
 //     each after whatever it depends on in the configuration;
-//  3. the old half of create-then-delete replacements, in reverse
-//     dependency order, once their replacements and dependents are in place.
+//  3. the old half of create-then-delete replacements, and the deletes
+//     those old instances depended on, in reverse dependency order, once
+//     the replacements and their dependents are in place.
 //
 // Ties break by address, so the order is deterministic. The executor may
 // run steps in parallel as long as it keeps these dependencies.
@@ -73,10 +74,17 @@ func schedule(changes []ResourceChange) (scheduled, bool) {
 	for i := range changes {
 		idx[changes[i].Address] = i
 	}
+	late := lateDeletes(changes, idx)
 	var s1, s2, s3 []int
 	for i := range changes {
 		switch changes[i].Action {
-		case Delete, Forget:
+		case Delete:
+			if late[i] {
+				s3 = append(s3, i)
+			} else {
+				s1 = append(s1, i)
+			}
+		case Forget:
 			s1 = append(s1, i)
 		case DeleteThenCreate:
 			s1 = append(s1, i)
@@ -141,6 +149,76 @@ func schedule(changes []ResourceChange) (scheduled, bool) {
 		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: StepDelete, Change: i})
 	}
 	return out, ok1 && ok2 && ok3
+}
+
+// lateDeletes marks the deletes that must wait for phase 3: those that an
+// old create-then-delete instance depended on, directly or through other
+// such deletes, since the old instance lives until phase 3. A
+// delete-then-create reached this way is turned into create-then-delete
+// beforehand (inheritCreateBeforeDestroy), so only plain deletes remain.
+func lateDeletes(changes []ResourceChange, idx map[string]int) []bool {
+	late := make([]bool, len(changes))
+	var queue []int
+	for i := range changes {
+		if changes[i].Action == CreateThenDelete {
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, d := range changes[i].PriorDependencies {
+			j, ok := idx[d]
+			if !ok || late[j] || changes[j].Action != Delete {
+				continue
+			}
+			late[j] = true
+			queue = append(queue, j)
+		}
+	}
+	return late
+}
+
+// inheritCreateBeforeDestroy makes every replacement that an old
+// create-then-delete instance depended on (directly, or through deletes
+// that must wait for it) create-then-delete too, as Terraform does: the old
+// instance lives until the end of the apply, so what it depends on must
+// too. It returns the number of changes converted.
+func inheritCreateBeforeDestroy(changes []ResourceChange) int {
+	idx := make(map[string]int, len(changes))
+	for i := range changes {
+		idx[changes[i].Address] = i
+	}
+	seen := make([]bool, len(changes))
+	var queue []int
+	for i := range changes {
+		if changes[i].Action == CreateThenDelete {
+			seen[i] = true
+			queue = append(queue, i)
+		}
+	}
+	converted := 0
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, d := range changes[i].PriorDependencies {
+			j, ok := idx[d]
+			if !ok || seen[j] {
+				continue
+			}
+			switch changes[j].Action {
+			case DeleteThenCreate:
+				changes[j].Action = CreateThenDelete
+				converted++
+			case Delete:
+			default:
+				continue
+			}
+			seen[j] = true
+			queue = append(queue, j)
+		}
+	}
+	return converted
 }
 
 // kahn orders members (sorted by address) so that each comes after its
