@@ -60,6 +60,7 @@
 //	tosca.capability_mismatch      a requirement's target lacks the required capability
 //	tosca.valid_source_types       a capability does not accept the requiring node's type
 //	tosca.valid_target_types       a relationship type cannot target the matched capability's type
+//	tosca.implicit_requirement     an unassigned requirement matched to the first of several templates (warning)
 //	tosca.function                 a malformed or unresolvable function call
 //	tosca.dependency_cycle         node templates that depend on each other, named in order
 //	tosca.substitution             substitution mappings that do not fit their node type or topology
@@ -87,8 +88,10 @@
 //   - Duplicate mapping keys: a warning outside topology_template (the last
 //     wins, as in PyYAML; XOS repeats tosca.relationships.BelongsToOne),
 //     an error inside it.
-//   - A required requirement left unassigned is accepted when a template in
-//     the topology could satisfy it; no edge is invented for it. A
+//   - A required requirement left unassigned is matched to the first
+//     template in the topology that satisfies it (a warning when several
+//     do), and the edge orders apply, unless it would close a dependency
+//     cycle (Puccini's functions example), in which case it is left out. A
 //     requirement given only by type that nothing satisfies is a warning
 //     (the orchestrator may select or substitute one). A target of another
 //     node type than the definition names is a warning; a target without
@@ -162,4 +165,5 @@ const (
 	CodeTooComplex             = "tosca.too_complex"
 	CodeTooDeep                = "tosca.too_deep"
 	CodeValidTarget            = "tosca.valid_target_types"
+	CodeImplicitRequirement    = "tosca.implicit_requirement"
 )

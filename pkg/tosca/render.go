@@ -45,13 +45,16 @@ func (c *compiler) render() *graph.Graph {
 			continue
 		}
 	}
-	for _, nt := range t.nodeList {
-		for _, ra := range nt.reqs {
-			if ra.target == nil || nt.typ == nil || ra.target.typ == nil {
-				continue
-			}
-			_ = g.AddEdge(graph.Edge{Source: nt.name, Target: ra.target.name, Kind: c.edgeKind(ra), Name: ra.name, Range: ra.key})
+	dropped := c.addEdges(g, nil)
+	if len(dropped) > 0 {
+		// Implicit matches closed a cycle: build the graph again without
+		// them, so that only the cycles the author wrote are reported.
+		fresh := graph.New()
+		for _, r := range g.Resources() {
+			_ = fresh.AddResource(r)
 		}
+		c.addEdges(fresh, dropped)
+		g = fresh
 	}
 	c.applyPlacementPolicies(g)
 	if len(t.outputs) > 0 {
@@ -67,6 +70,40 @@ func (c *compiler) render() *graph.Graph {
 	}
 	sort.Strings(g.Sources)
 	return g
+}
+
+// addEdges adds an edge per matched requirement, skipping the implicit
+// matches in skip. It returns the implicit matches that take part in a
+// dependency cycle (none when skip is given).
+func (c *compiler) addEdges(g *graph.Graph, skip map[*reqAssign]bool) map[*reqAssign]bool {
+	implicit := map[string]*reqAssign{}
+	for _, nt := range c.topo.nodeList {
+		for _, ra := range nt.reqs {
+			if ra.target == nil || nt.typ == nil || ra.target.typ == nil || skip[ra] {
+				continue
+			}
+			e := graph.Edge{Source: nt.name, Target: ra.target.name, Kind: c.edgeKind(ra), Name: ra.name, Range: ra.key}
+			if ra.implicit {
+				implicit[e.Source+"\x00"+e.Name] = ra
+			}
+			_ = g.AddEdge(e)
+		}
+	}
+	if len(implicit) == 0 || skip != nil {
+		return nil
+	}
+	var dropped map[*reqAssign]bool
+	for _, cyc := range g.Cycles() {
+		for _, e := range cyc {
+			if ra, ok := implicit[e.Source+"\x00"+e.Name]; ok {
+				if dropped == nil {
+					dropped = map[*reqAssign]bool{}
+				}
+				dropped[ra] = true
+			}
+		}
+	}
+	return dropped
 }
 
 func (c *compiler) edgeKind(ra *reqAssign) graph.EdgeKind {

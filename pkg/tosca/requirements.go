@@ -81,10 +81,17 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 			continue
 		}
 		if n == 0 && d.min > 0 {
-			// A template in the topology could satisfy it: the orchestrator
-			// matches it at deployment (Puccini and tosca-parser accept
-			// this); no edge is invented for it.
-			if target, _ := c.findImplicit(nt, d); target != nil {
+			// A template in the topology satisfies it: xosplan is the
+			// orchestrator, so it makes the match (Puccini and tosca-parser
+			// accept such templates). The edge orders apply; render drops
+			// it again if it would close a dependency cycle.
+			if target, cd, n := c.findImplicit(nt, d); target != nil {
+				if n > 1 {
+					c.warnf(nt.key, nt.path+".requirements", CodeImplicitRequirement,
+						"requirement %q of node template %q is not assigned; matched to %q, the first of %d node templates that satisfy it", d.name, nt.name, target.name, n)
+				}
+				nt.reqs = append(nt.reqs, &reqAssign{name: d.name, n: nt.n, key: nt.key, path: nt.path + ".requirements", def: d,
+					relType: d.relType, target: target, targetCap: cd, src: nt, implicit: true})
 				continue
 			}
 		}
@@ -129,8 +136,9 @@ func occText(lo, hi int) string {
 
 // findImplicit matches an unassigned requirement definition against the
 // topology: the first template (in source order) of the definition's node
-// type that offers a capability of its capability type.
-func (c *compiler) findImplicit(nt *nodeTpl, d *reqDef) (*nodeTpl, *capDef) {
+// type that offers a capability of its capability type, and how many
+// templates would do.
+func (c *compiler) findImplicit(nt *nodeTpl, d *reqDef) (*nodeTpl, *capDef, int) {
 	var cands []*nodeTpl
 	switch {
 	case d.nodeType != nil:
@@ -138,8 +146,11 @@ func (c *compiler) findImplicit(nt *nodeTpl, d *reqDef) (*nodeTpl, *capDef) {
 	case d.capType != nil:
 		cands = c.topo.byCap[d.capType]
 	default:
-		return nil, nil
+		return nil, nil, 0
 	}
+	var first *nodeTpl
+	var firstCap *capDef
+	n := 0
 	for _, cand := range cands {
 		if cand == nt {
 			continue
@@ -148,9 +159,12 @@ func (c *compiler) findImplicit(nt *nodeTpl, d *reqDef) (*nodeTpl, *capDef) {
 		if d.capType != nil && cd == nil {
 			continue
 		}
-		return cand, cd
+		if first == nil {
+			first, firstCap = cand, cd
+		}
+		n++
 	}
-	return nil, nil
+	return first, firstCap, n
 }
 
 // capabilityFor finds the target's capability named name, or else the first

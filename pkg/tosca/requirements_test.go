@@ -6,12 +6,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // TestRequirementMatching checks which template a requirement lands on:
-// by name, by node type, by capability type, through a node_filter, and
-// the edge kind its relationship gives.
+// by name, by node type, by capability type, through a node_filter,
+// implicitly for an unassigned required one, and the edge kind its
+// relationship gives.
 func TestRequirementMatching(t *testing.T) {
 	const text = `tosca_definitions_version: tosca_simple_yaml_1_3
 topology_template:
@@ -42,6 +44,8 @@ topology_template:
                 - host:
                     properties:
                       - num_cpus: { greater_or_equal: 4 }
+    implicit:
+      type: tosca.nodes.WebServer
     by_capability:
       type: tosca.nodes.SoftwareComponent
       requirements:
@@ -59,7 +63,11 @@ topology_template:
 		"by_name":       {{Source: "by_name", Target: "small", Kind: graph.HostedOn, Name: "host"}},
 		"by_type":       {{Source: "by_type", Target: "small", Kind: graph.HostedOn, Name: "host"}},
 		"by_filter":     {{Source: "by_filter", Target: "big", Kind: graph.HostedOn, Name: "host"}},
+		"implicit":      {{Source: "implicit", Target: "small", Kind: graph.HostedOn, Name: "host"}},
 		"by_capability": {{Source: "by_capability", Target: "by_name", Kind: graph.DependsOn, Name: "dependency"}, {Source: "by_capability", Target: "small", Kind: graph.HostedOn, Name: "host"}},
+	}
+	if !hasCode(diags, CodeImplicitRequirement, diag.Warning) {
+		t.Errorf("no %s warning for the ambiguous implicit match", CodeImplicitRequirement)
 	}
 	for src, edges := range want {
 		got := g.Dependencies(src)

@@ -98,6 +98,9 @@ type reqAssign struct {
 	relBody  *yamlsrc.Node // long-form relationship map {type, properties, interfaces}
 	filter   *yamlsrc.Node
 	src      *nodeTpl
+	// implicit marks a match the compiler made for an unassigned
+	// requirement (phase 6).
+	implicit bool
 	// relProps are the relationship's property values (relPropsOf).
 	relProps map[string]graph.Value
 
