@@ -94,7 +94,7 @@ Operations an interrupted apply left unfinished are listed after the resources.`
 			}
 			entries := l.State.Entries()
 			if asJSON {
-				return stateWriteJSON(c.stdout, entries)
+				return stateWriteJSON(c.stdout, newStateListJSON(l))
 			}
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			for _, e := range entries {
@@ -109,8 +109,35 @@ Operations an interrupted apply left unfinished are listed after the resources.`
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of {address, type, management, status}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {format_version, serial, lineage, resources[{address, type, management, status}], interrupted[]}")
 	return cmd
+}
+
+// stateListJSON is the versioned output of `state list --json`; its arrays
+// are never null.
+type stateListJSON struct {
+	FormatVersion string                 `json:"format_version"`
+	Serial        uint64                 `json:"serial"`
+	Lineage       string                 `json:"lineage"`
+	Resources     []state.Entry          `json:"resources"`
+	Interrupted   []stateInterruptedJSON `json:"interrupted"`
+}
+
+// stateInterruptedJSON is an operation a crashed apply left unfinished.
+type stateInterruptedJSON struct {
+	Address string    `json:"address"`
+	Action  string    `json:"action"`
+	Attempt int       `json:"attempt"`
+	Started time.Time `json:"started"`
+}
+
+func newStateListJSON(l *state.Loaded) stateListJSON {
+	out := stateListJSON{FormatVersion: "1.0", Serial: l.State.Serial, Lineage: l.State.Lineage,
+		Resources: l.State.Entries(), Interrupted: []stateInterruptedJSON{}}
+	for _, r := range l.Interrupted {
+		out.Interrupted = append(out.Interrupted, stateInterruptedJSON{Address: r.Address, Action: r.Action, Attempt: r.Attempt, Started: r.Time.UTC()})
+	}
+	return out
 }
 
 func newStateShowCommand(c *cli, sf *stateFlags) *cobra.Command {
