@@ -203,7 +203,11 @@ func StateJSON(w io.Writer, st *state.State) error {
 func expression(v graph.Value) string {
 	switch x := v.(type) {
 	case graph.Unknown:
-		return x.String()
+		parts := make([]string, len(x.Args))
+		for i, a := range x.Args {
+			parts[i] = expression(a)
+		}
+		return x.Func + "(" + strings.Join(parts, ", ") + ")"
 	case []graph.Value:
 		parts := make([]string, len(x))
 		for i, e := range x {

@@ -458,6 +458,16 @@ func scalar(v graph.Value) string {
 	return graph.Render(v)
 }
 
+// prior renders a value on the before side: an Unknown there is an
+// expression that was enacted, so it is shown as written rather than as
+// "(known after apply)", which would be untrue of a value already applied.
+func prior(v graph.Value) string {
+	if graph.HasUnknown(v) {
+		return expression(v)
+	}
+	return scalar(v)
+}
+
 const sensitiveValue = "(sensitive value)"
 
 func (r *renderer) added(d *differ, path, key string, v graph.Value, sym string) entry {
@@ -477,7 +487,7 @@ func (r *renderer) removed(d *differ, path, key string, v graph.Value) entry {
 		return entry{sym: "-", key: key, single: sensitiveValue + " -> null"}
 	}
 	if !isNested(v) {
-		return entry{sym: "-", key: key, single: scalar(v) + " -> null"}
+		return entry{sym: "-", key: key, single: prior(v) + " -> null"}
 	}
 	return entry{sym: "-", key: key, body: func(indent int) {
 		r.nested(d, indent, path, key, "-", v, " -> null")
@@ -504,6 +514,8 @@ func (r *renderer) nested(d *differ, indent int, path, key, sym string, v graph.
 				r.line(pad(indent+4), r.sym(sym), " ", sensitiveValue, ",")
 			case isNested(e) && !graph.HasUnknown(e):
 				r.line(pad(indent+4), r.sym(sym), " ", graph.Render(e), ",")
+			case sym == "-":
+				r.line(pad(indent+4), r.sym(sym), " ", prior(e), ",")
 			default:
 				r.line(pad(indent+4), r.sym(sym), " ", scalar(e), ",")
 			}
@@ -560,7 +572,7 @@ func (r *renderer) changed(d *differ, path, key string, b, a graph.Value) entry 
 	if d.hasSensitiveBelow(path) {
 		return entry{sym: "~", key: key, single: sensitiveValue + note}
 	}
-	return entry{sym: "~", key: key, single: scalar(b) + " -> " + scalar(a) + note}
+	return entry{sym: "~", key: key, single: prior(b) + " -> " + scalar(a) + note}
 }
 
 // listBody shows a changed list: element by element when the lengths
@@ -574,7 +586,7 @@ func (r *renderer) listBody(d *differ, indent int, path string, b, a []graph.Val
 				hidden++
 				continue
 			}
-			r.line(pad(indent), r.sym("~"), " ", scalar(b[i]), " -> ", scalar(a[i]), ",")
+			r.line(pad(indent), r.sym("~"), " ", prior(b[i]), " -> ", scalar(a[i]), ",")
 		}
 		if hidden > 0 {
 			r.hidden(indent, hidden, "element")
@@ -582,7 +594,7 @@ func (r *renderer) listBody(d *differ, indent int, path string, b, a []graph.Val
 		return
 	}
 	for _, e := range b {
-		r.line(pad(indent), r.sym("-"), " ", scalar(e), ",")
+		r.line(pad(indent), r.sym("-"), " ", prior(e), ",")
 	}
 	for _, e := range a {
 		r.line(pad(indent), r.sym("+"), " ", scalar(e), ",")
