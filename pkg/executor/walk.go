@@ -613,6 +613,16 @@ func (w *walker) batchKey(t task) string {
 	if t.n.step.Op == planner.StepForget {
 		return ""
 	}
+	// Most drivers cannot batch: say so before building anything.
+	name := t.n.change.Driver.Name
+	if t.n.step.Op == planner.StepDelete {
+		if r := w.prior[t.n.step.Address]; r != nil {
+			name = r.Driver.Name
+		}
+	}
+	if _, ok := w.drivers[name].(BatchDriver); !ok {
+		return ""
+	}
 	req, name, err := w.skeleton(t)
 	if err != nil {
 		return ""
