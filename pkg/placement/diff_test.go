@@ -321,11 +321,13 @@ func TestDifferentialRealPlacement(t *testing.T) {
 			}
 			got, want := map[string]int{}, map[string]int{}
 			withMappings := v.AtLeast(34)
+			// Sets, not multisets: before 1.34 the service lists an allocation
+			// once per (hidden) mapping, the model once.
 			for _, x := range mine.Requests {
-				got[requestKey(x, withMappings)]++
+				got[requestKey(x, withMappings)] = 1
 			}
 			for _, x := range theirs.Requests {
-				want[requestKey(x, withMappings)]++
+				want[requestKey(x, withMappings)] = 1
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Errorf("%s: candidates differ\nmodel:   %v\nservice: %v\ncloud:\n%s", label, sortedKeys(got), sortedKeys(want), describeCloud(m))

@@ -28,7 +28,10 @@
 // combined per anchor tree; group_policy=isolate keeps suffixed groups on
 // distinct providers. root_required applies to the anchor root. Before 1.29
 // a candidate may not use two providers of one tree and summaries list only
-// used providers; before 1.27 summaries list only requested classes.
+// used providers; before 1.27 summaries list only requested classes. Before
+// 1.34, where mappings are not shown, candidates that differ only in their
+// mappings are one candidate (Placement repeats the allocation once per
+// hidden mapping).
 //
 // # Order, limit and the combination cap
 //
