@@ -261,6 +261,13 @@ func TestStale(t *testing.T) {
 	bumped.Serial++
 	other := *st
 	other.Lineage = "other"
+	if d := digests["var.region"]; !strings.HasPrefix(d, "pbkdf2-sha256:") || strings.Contains(d, "eu") {
+		t.Errorf("value digest %q", d)
+	}
+	other2, _ := Digests(nil, map[string]graph.Value{"region": "us"})
+	if other2["var.region"] == digests["var.region"] {
+		t.Error("different values, same digest")
+	}
 	changed := map[string]string{src: Digest([]byte("a: 2\n")), "var.zone": Digest([]byte(`"x"`))}
 	for _, tc := range []struct {
 		name    string

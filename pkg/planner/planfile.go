@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"crypto/pbkdf2"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -227,10 +228,18 @@ func Digest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// valueDigestRounds is the PBKDF2 iteration count for input values: a
+// plan file is shared (CI artifacts), and a plain hash of a weak secret
+// passed with --var could be reversed by guessing; this makes each guess
+// cost as much as 50,000 hashes, while a few dozen inputs still digest in
+// well under a second.
+const valueDigestRounds = 50_000
+
 // Digests returns the digest of every input file, keyed by its path as
-// given, and of every input value, keyed "var.NAME" (of the value's
-// canonical JSON). Digests of secrets are stored in plan files; they show
-// that a value changed without storing it.
+// given ("sha256:<hex>"), and of every input value, keyed "var.NAME"
+// ("pbkdf2-sha256:<hex>" of the value's canonical JSON, salted with the
+// name). Plan files keep these digests, never the values: they show that
+// a value changed without revealing it.
 func Digests(files []string, values map[string]graph.Value) (map[string]string, error) {
 	out := make(map[string]string, len(files)+len(values))
 	for _, f := range files {
@@ -241,7 +250,15 @@ func Digests(files []string, values map[string]graph.Value) (map[string]string, 
 		out[f] = Digest(data)
 	}
 	for k, v := range values {
-		out["var."+k] = Digest([]byte(graph.Render(v)))
+		b, err := AppendJSON(nil, v)
+		if err != nil {
+			return nil, fmt.Errorf("digest of input %s: %w", k, err)
+		}
+		key, err := pbkdf2.Key(sha256.New, string(b), []byte("xosplan input value "+k), valueDigestRounds, sha256.Size)
+		if err != nil {
+			return nil, fmt.Errorf("digest of input %s: %w", k, err)
+		}
+		out["var."+k] = "pbkdf2-sha256:" + hex.EncodeToString(key)
 	}
 	return out, nil
 }
