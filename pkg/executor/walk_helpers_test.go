@@ -237,3 +237,12 @@ func results(rep *Report) map[string]StepResult {
 	}
 	return out
 }
+
+// stateOrNil is the state j recorded over an empty one, or nil for a nil
+// journal.
+func (j *memJournal) stateOrNil() *state.State {
+	if j == nil {
+		return nil
+	}
+	return j.state(nil)
+}
