@@ -246,11 +246,21 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 		paths = []string{"."}
 	}
 	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true})
+	if r.op == applyview.OpDestroy {
+		// Destroy needs no configuration (the state records what to
+		// delete and where its scripts are): an empty folder is fine.
+		res.Diags = slices.DeleteFunc(res.Diags, func(d diag.Diagnostic) bool { return d.Code == codeNoFiles })
+	}
 	diags = diags.Extend(res.Diags)
 	desired, files, mergeDiags := desiredGraph(res.Units)
 	diags = diags.Extend(mergeDiags)
 	if diags.HasErrors() {
 		return nil, nil, nil, diags, planFailed(r.c, r.events, diags)
+	}
+	if len(res.Units) == 0 && len(prior.Resources) > 0 && r.op == applyview.OpApply {
+		// An apply run in the wrong folder would plan to delete everything.
+		return nil, nil, nil, diags, fmt.Errorf("no configuration found in %s, but the state records %d resources; "+
+			"give the configuration's path, or run destroy to delete them", strings.Join(paths, ", "), len(prior.Resources))
 	}
 	digests, err := inputDigests(files, inputs)
 	if err != nil {
