@@ -157,7 +157,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	}
 	r.Driver = c.renderDriver(nt)
 	for _, name := range sortedKeys(nt.typ.props) {
-		if nt.typ.props[name].sensitive {
+		if nt.typ.props[name].sensitive || c.fromSensitiveInput(nt.propsN.Get(name)) {
 			r.Sensitive = append(r.Sensitive, "properties."+name)
 		}
 	}
@@ -167,6 +167,20 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	c.applyXOS(nt, r)
 	r.Request = c.computeRequest(nt)
 	return r
+}
+
+// fromSensitiveInput reports whether a value is get_input of an input whose
+// definition is sensitive: the secret stays masked wherever it lands.
+func (c *compiler) fromSensitiveInput(n *yamlsrc.Node) bool {
+	if fn, ok := functionName(n); !ok || fn != "get_input" {
+		return false
+	}
+	arg := n.Content[1]
+	if items := arg.Items(); len(items) > 0 {
+		arg = items[0]
+	}
+	in := c.topo.inputs[text(arg)]
+	return in != nil && in.d.sensitive
 }
 
 func dropNil(m map[string]graph.Value) map[string]graph.Value {
