@@ -220,7 +220,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		opts.WorkDir = wd
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Timeout: f.timeout,
-		StateDir: filepath.Dir(backend.Path())})
+		StateDir: scriptStateDir(backend.Path())})
 	rep, applyErr := executor.Apply(ctx, p, backend, reg, opts)
 	if rep != nil {
 		if err := r.view.Report(rep, op); err != nil {
@@ -385,4 +385,16 @@ func defaultScriptRoot(dirs []string) string {
 		}
 	}
 	return ""
+}
+
+// scriptStateDir is the folder scripts may keep private state in
+// (XOSPLAN_STATE_DIR): ".xosplan" beside the state file, as Terraform keeps
+// ".terraform". It is created when missing; when it cannot be, scripts get
+// no such folder rather than the apply failing.
+func scriptStateDir(statePath string) string {
+	dir := filepath.Join(filepath.Dir(statePath), ".xosplan")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ""
+	}
+	return dir
 }

@@ -91,7 +91,7 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 		}
 		fmt.Fprintf(c.stdout, "%s: %s\n", kind, body)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot})
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, StateDir: scriptStateDir(backend.Path())})
 	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: output})
 	if err != nil {
 		if out.Feedback.Output != "" && !f.json {

@@ -56,7 +56,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Timeout: f.timeout})
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, f.scriptRoot, f.timeout, prior)})
 	var view applyview.View
 	if f.json {
