@@ -218,16 +218,34 @@ func planFailed(c *cli, events *planview.Events, diags diag.Diagnostics) error {
 	return exitWith(exitError)
 }
 
-// renderDiagnosticsTo writes diagnostics as validate's text view does, to w.
+// renderDiagnosticsTo writes diagnostics as validate's text view does, to
+// w, without validate's closing verdict ("Success! The configuration is
+// valid…"), which would misreport a plan: diagview always ends its text
+// with that one line, so it is cut off here.
 func renderDiagnosticsTo(c *cli, w io.Writer, diags diag.Diagnostics) error {
+	if len(diags) == 0 {
+		return nil
+	}
 	wd, _ := os.Getwd()
 	sources := newSourceCache()
-	return diagview.Render(w, diagview.Text, diags, diagview.Options{
+	var buf bytes.Buffer
+	if err := diagview.Render(&buf, diagview.Text, diags, diagview.Options{
 		Color:       c.useColor(w),
 		Sources:     sources.get,
 		ToolVersion: version(),
 		BaseDir:     wd,
-	})
+	}); err != nil {
+		return err
+	}
+	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if i := bytes.LastIndexByte(out, '\n'); i >= 0 {
+		out = out[:i+1]
+	}
+	_, err := w.Write(bytes.TrimRight(out, "\n"))
+	if err == nil {
+		_, err = io.WriteString(w, "\n")
+	}
+	return err
 }
 
 // writeTo writes through fn to path, or to stdout for "-". A file is
