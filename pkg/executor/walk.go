@@ -940,16 +940,26 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		w.emit(Event{Type: EventOutput, Address: req.Address, Action: n.action, Line: line})
 	}
 	if req.Action == ActionDelete {
-		if in, err := w.resolveInputs(req.Prior.Driver); err == nil {
+		if in, err := w.resolveInputs(req.Prior.Driver, w.lookup); err == nil {
 			req.Inputs = in
 		}
 		req.Resolved = req.Prior.Feedback.Resolved
 	} else {
 		res := req.Resource
-		if req.Resolved, err = ResolveMap(res.Spec, w.lookup); err != nil {
+		// A resource may read its own attributes (TOSCA get_attribute
+		// SELF): before its first apply they have no value yet, which is
+		// null, not an error.
+		lookup := func(addr string) (*state.Resource, bool) {
+			r, ok := w.lookup(addr)
+			if !ok && addr == req.Address {
+				return &state.Resource{Address: addr}, true
+			}
+			return r, ok
+		}
+		if req.Resolved, err = ResolveMap(res.Spec, lookup); err != nil {
 			return req, namedDriver{}, err
 		}
-		if req.Inputs, err = w.resolveInputs(res.Driver); err != nil {
+		if req.Inputs, err = w.resolveInputs(res.Driver, lookup); err != nil {
 			return req, namedDriver{}, err
 		}
 		if fa, ok := res.Driver.Options[OptionFactoryAddress].(string); ok {
@@ -966,14 +976,14 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 }
 
 // resolveInputs resolves the inputs of every operation of drv.
-func (w *walker) resolveInputs(drv graph.Driver) (map[string]map[string]graph.Value, error) {
+func (w *walker) resolveInputs(drv graph.Driver, lookup Lookup) (map[string]map[string]graph.Value, error) {
 	var out map[string]map[string]graph.Value
 	for _, key := range sortedKeys(drv.Operations) {
 		op := drv.Operations[key]
 		if len(op.Inputs) == 0 {
 			continue
 		}
-		in, err := ResolveMap(op.Inputs, w.lookup)
+		in, err := ResolveMap(op.Inputs, lookup)
 		if err != nil {
 			return nil, fmt.Errorf("inputs of %s: %w", key, err)
 		}

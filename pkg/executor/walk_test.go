@@ -525,3 +525,16 @@ func TestWalkBatches(t *testing.T) {
 		t.Errorf("%d intents and %d outcomes, want 12 each", intents, outcomes)
 	}
 }
+
+func TestWalkSelfReferenceBeforeFirstApply(t *testing.T) {
+	self := graph.Unknown{Func: "attribute", Args: []graph.Value{"a", "ip"}}
+	g := buildGraph(t, res{addr: "a", inputs: map[string]graph.Value{"ip": self}})
+	f := newFake()
+	rep, _ := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("report %+v", rep)
+	}
+	if in := f.requests["a:create"].Inputs["Standard.create"]; in == nil || in["ip"] != nil {
+		t.Errorf("inputs %v: its own attribute is null before its first apply", in)
+	}
+}
