@@ -55,6 +55,7 @@ const (
 	CodeStateDup      = "planner.state_duplicate"
 	CodeRefresh       = "planner.refresh_failed"
 	CodeCanceled      = "planner.canceled"
+	CodeEncode        = "planner.encode"
 )
 
 // universe numbers every address that is configured, recorded, or both.
@@ -139,7 +140,7 @@ func Diff(ctx context.Context, desired *graph.Graph, prior *state.State, opts Op
 	}
 	id, err := ComputeID(p)
 	if err != nil {
-		return nil, diags.Append(diag.Diagnostic{Severity: diag.Error, Code: "planner.encode", Summary: "cannot encode the plan", Detail: err.Error()})
+		return nil, diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeEncode, Summary: "cannot encode the plan", Detail: err.Error()})
 	}
 	p.PlanID = id
 	return p, diags

@@ -55,7 +55,7 @@ type jsonChangeBody struct {
 	BeforeSensitive json.RawMessage `json:"before_sensitive"`
 	AfterSensitive  json.RawMessage `json:"after_sensitive"`
 	ChangedPaths    []string        `json:"changed_paths"`
-	ReplacePaths    []string        `json:"replace_paths"`
+	ReplacePaths    [][]any         `json:"replace_paths"`
 }
 
 // raw renders a value for the JSON plan; values come from plans, which
@@ -103,9 +103,11 @@ func JSON(w io.Writer, p *planner.Plan) error {
 	}
 	for i := range p.Changes {
 		c := &p.Changes[i]
-		var replacePaths []string
-		if c.Action.IsReplace() {
-			replacePaths = c.ReasonPaths
+		replacePaths := [][]any{}
+		if c.Action.IsReplace() && c.Reason != planner.ReasonDependencyReplaced {
+			for _, rp := range c.ReasonPaths {
+				replacePaths = append(replacePaths, segments(rp, c.After, c.Before))
+			}
 		}
 		before, after := c.Before, c.After
 		switch c.Action {
@@ -126,7 +128,7 @@ func JSON(w io.Writer, p *planner.Plan) error {
 				BeforeSensitive: jw.raw(orEmpty(sensitiveTree(before, "", c.Sensitive))),
 				AfterSensitive:  jw.raw(orEmpty(sensitiveTree(after, "", c.Sensitive))),
 				ChangedPaths:    nonNil(c.ChangedPaths),
-				ReplacePaths:    nonNil(replacePaths),
+				ReplacePaths:    replacePaths,
 			},
 			ActionReason: c.Reason.String(),
 			ForcedBy:     c.ForcedBy,
@@ -142,7 +144,7 @@ func JSON(w io.Writer, p *planner.Plan) error {
 			Change: jsonChangeBody{
 				Actions: []string{"update"}, Before: jw.raw(known(d.Before, nil)), After: jw.raw(known(d.After, nil)),
 				AfterUnknown: empty, BeforeSensitive: empty, AfterSensitive: empty,
-				ChangedPaths: nonNil(d.Paths), ReplacePaths: []string{},
+				ChangedPaths: nonNil(d.Paths), ReplacePaths: [][]any{},
 			},
 			Dependencies: []string{},
 		})
@@ -310,4 +312,46 @@ func actionWord(a planner.Action) string {
 		return "noop"
 	}
 	return strings.ReplaceAll(a.String(), "-", "_")
+}
+
+// segments turns a dot path into Terraform's path form: map keys as
+// strings, list indices as numbers, read off the value the path walks
+// (after, or before when after lacks it).
+func segments(path string, values ...map[string]graph.Value) []any {
+	parts := strings.Split(path, ".")
+	plain := func() []any {
+		out := make([]any, len(parts))
+		for i, p := range parts {
+			out[i] = p
+		}
+		return out
+	}
+	for _, m := range values {
+		out := plain()
+		var cur graph.Value = m
+		ok := m != nil
+		for i, p := range parts {
+			if !ok {
+				break
+			}
+			switch x := cur.(type) {
+			case map[string]graph.Value:
+				cur, ok = x[p]
+			case []graph.Value:
+				n, err := strconv.Atoi(p)
+				if err != nil || n < 0 || n >= len(x) {
+					ok = false
+					break
+				}
+				out[i] = n
+				cur = x[n]
+			default:
+				ok = false
+			}
+		}
+		if ok {
+			return out
+		}
+	}
+	return plain()
 }
