@@ -246,3 +246,15 @@ func TestGraphViews(t *testing.T) {
 		t.Errorf("escaping:\n%s\n%s", dot.String(), mm.String())
 	}
 }
+
+func TestSegments(t *testing.T) {
+	after := map[string]graph.Value{"ports": []graph.Value{int64(80), int64(443)}, "tags": map[string]graph.Value{"0": "x"}}
+	for path, want := range map[string]string{
+		"ports.1": `["ports",1]`, "tags.0": `["tags","0"]`, "gone.3": `["gone","3"]`, "ports.9": `["ports","9"]`,
+	} {
+		got, _ := json.Marshal(segments(path, after))
+		if string(got) != want {
+			t.Errorf("%s: %s want %s", path, got, want)
+		}
+	}
+}
