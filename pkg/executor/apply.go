@@ -20,6 +20,7 @@ const (
 	DefaultHealthInterval  = 500 * time.Millisecond
 	DefaultConvergeTimeout = 10 * time.Minute
 	DefaultGrace           = 10 * time.Second
+	DefaultProgress        = 10 * time.Second
 )
 
 // Option keys the walk reads from a scripted component's Driver.Options
@@ -65,6 +66,9 @@ type Options struct {
 	// Grace is how long running driver calls may go on after ctx ends
 	// before they are cancelled (default 10 s).
 	Grace time.Duration
+	// ProgressInterval is how often a running driver call is reported
+	// as still running (EventProgress; default 10 s, negative: never).
+	ProgressInterval time.Duration
 	// Events receives progress, one event at a time; nil for none.
 	Events func(Event)
 	// Desired is the configuration the plan was made from. When given, a
@@ -102,6 +106,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Grace <= 0 {
 		o.Grace = DefaultGrace
+	}
+	if o.ProgressInterval == 0 {
+		o.ProgressInterval = DefaultProgress
 	}
 	if o.Now == nil {
 		o.Now = time.Now

@@ -117,6 +117,9 @@ func (r *Report) count(s StepResult) {
 const (
 	// EventStart: a driver call is about to run (Attempt counts from 1).
 	EventStart = "apply_start"
+	// EventProgress: the driver call is still running (every
+	// Options.ProgressInterval); Elapsed says for how long.
+	EventProgress = "apply_progress"
 	// EventOutput: a line the driver reported while running.
 	EventOutput = "apply_output"
 	// EventRetry: an attempt failed; the next starts after Delay.

@@ -567,7 +567,9 @@ func (w *walker) work(t task) taskResult {
 			break
 		}
 	}
+	stopProgress := w.progress(n)
 	out, err := callDriver(w.driverCtx, drv.d, req)
+	stopProgress()
 	w.inFlight.Add(-1)
 	if err != nil && t.kind == taskRun && w.opts.FailFast && n.attempts > w.opts.Retries {
 		// Stop before the slot goes to a waiting step: nothing new starts
@@ -692,7 +694,14 @@ func (w *walker) workBatch(group []task) []taskResult {
 			break
 		}
 	}
+	var stops []func()
+	for _, t := range tasks {
+		stops = append(stops, w.progress(t.n))
+	}
 	res := launchBatch(w.driverCtx, drv.d.(BatchDriver), reqs)
+	for _, stop := range stops {
+		stop()
+	}
 	w.inFlight.Add(-1)
 	for i, t := range tasks {
 		if res[i].Err != nil && w.opts.FailFast && t.n.attempts > w.opts.Retries {
@@ -747,6 +756,34 @@ func (w *walker) unrunnable(t task, req Request, err error) taskResult {
 		return taskResult{t: t, fatal: jerr}
 	}
 	return taskResult{t: t, err: err, permanent: true}
+}
+
+// progress reports n as still running every ProgressInterval until the
+// returned function is called, which waits for the reporter to end.
+func (w *walker) progress(n *node) func() {
+	if w.opts.ProgressInterval <= 0 || w.opts.Events == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(w.opts.ProgressInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				w.emit(Event{Type: EventProgress, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: time.Since(start)})
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
 }
 
 // callDriver calls d, turning a panic of a driver into a failure of the

@@ -538,3 +538,33 @@ func TestWalkSelfReferenceBeforeFirstApply(t *testing.T) {
 		t.Errorf("inputs %v: its own attribute is null before its first apply", in)
 	}
 }
+
+// waitDriver returns only once seen is closed: the walk must report it
+// as still running meanwhile.
+type waitDriver struct{ seen chan struct{} }
+
+func (d waitDriver) Apply(ctx context.Context, req Request) (Outcome, error) {
+	select {
+	case <-d.seen:
+	case <-time.After(10 * time.Second):
+		return Outcome{}, fmt.Errorf("no progress event in 10 s")
+	}
+	return Outcome{Feedback: state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Active: true}}}, nil
+}
+
+func TestWalkReportsLongActions(t *testing.T) {
+	g := buildGraph(t, res{addr: "a"})
+	d := waitDriver{seen: make(chan struct{})}
+	var once sync.Once
+	opts := fastOpts()
+	opts.ProgressInterval = time.Millisecond
+	opts.Events = func(e Event) {
+		if e.Type == EventProgress && e.Address == "a" && e.Action == "create" {
+			once.Do(func() { close(d.seen) })
+		}
+	}
+	rep, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, &memJournal{}, Registry{fakeName: d}, opts)
+	if err != nil || !rep.OK() {
+		t.Fatalf("report %+v, %v", rep, err)
+	}
+}

@@ -78,6 +78,12 @@ func verb(action string) [2]string {
 	return [2]string{action + "...", action}
 }
 
+// still is the progress phrase of a long action: "Still creating...".
+func still(action string) string {
+	v := verb(action)[0]
+	return "Still " + strings.ToLower(v[:1]) + v[1:]
+}
+
 // Elapsed renders a duration as Terraform does in progress lines: whole
 // seconds ("0s", "12s", "1m3s").
 func Elapsed(d time.Duration) string {
@@ -93,6 +99,8 @@ func (t *Text) Event(e executor.Event) {
 		if e.Attempt > 1 {
 			line += fmt.Sprintf(" (attempt %d)", e.Attempt)
 		}
+	case executor.EventProgress:
+		line = fmt.Sprintf("%s: %s [%s elapsed]", e.Address, still(e.Action), Elapsed(e.Elapsed))
 	case executor.EventComplete:
 		line = fmt.Sprintf("%s: %s complete after %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed))
 	case executor.EventErrored:
@@ -244,6 +252,8 @@ func (j *JSON) Event(e executor.Event) {
 	switch e.Type {
 	case executor.EventStart:
 		msg = e.Address + ": " + verb(e.Action)[0]
+	case executor.EventProgress:
+		msg = fmt.Sprintf("%s: %s [%s elapsed]", e.Address, still(e.Action), Elapsed(e.Elapsed))
 	case executor.EventComplete:
 		msg = fmt.Sprintf("%s: %s complete after %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed))
 	case executor.EventErrored:

@@ -44,6 +44,7 @@ var events = []executor.Event{
 	{Type: executor.EventStart, Address: "db", Action: "create", Attempt: 2},
 	{Type: executor.EventErrored, Address: "db", Action: "create", Attempt: 2, Elapsed: 3 * time.Second, Error: "exit status 1: no disk"},
 	{Type: executor.EventSkipped, Address: "app", Action: "create", Cause: "db (create)"},
+	{Type: executor.EventProgress, Address: "web", Action: "create", Attempt: 1, Elapsed: 10 * time.Second},
 	{Type: executor.EventComplete, Address: "web", Action: "create", Attempt: 1, Elapsed: 65 * time.Second},
 	{Type: executor.EventNotStarted, Address: "late", Action: "update"},
 }
