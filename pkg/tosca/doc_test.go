@@ -50,6 +50,15 @@ func TestCodesDocumented(t *testing.T) {
 			t.Errorf("documented code %s has no constant", c)
 		}
 	}
+	listed := map[string]bool{}
+	for _, c := range allCodes() {
+		listed[c] = true
+	}
+	for c := range consts {
+		if !listed[c] {
+			t.Errorf("code %s is missing from allCodes (codes_test.go)", c)
+		}
+	}
 	if len(consts) < 40 {
 		t.Errorf("only %d codes found; the parser of doc.go is broken", len(consts))
 	}

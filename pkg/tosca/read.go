@@ -301,17 +301,23 @@ func (c *compiler) readRepositories(n *yamlsrc.Node) {
 // returns false when n is not a mapping (after reporting it, unless n is
 // null, which callers treat as empty).
 func (c *compiler) checkKeys(n *yamlsrc.Node, path, what string, allowed ...string) bool {
+	return c.checkKeysOf(n, path, func() string { return what }, allowed...)
+}
+
+// checkKeysOf is checkKeys with the subject's name built only when a
+// problem is reported (it runs for every template of large topologies).
+func (c *compiler) checkKeysOf(n *yamlsrc.Node, path string, what func() string, allowed ...string) bool {
 	if n.IsNull() {
 		return false
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", what, n.Describe())
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", what(), n.Describe())
 		return false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if !contains(allowed, k.Value) {
-			c.lenientf(k.Range, joinPath(path, k.Value), CodeUnknownField, "%s contains unknown field %q", what, k.Value)
+			c.lenientf(k.Range, joinPath(path, k.Value), CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
 		}
 	}
 	return true

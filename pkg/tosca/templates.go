@@ -312,17 +312,17 @@ func mergeNodes(base, over *yamlsrc.Node) *yamlsrc.Node {
 }
 
 func (c *compiler) readNodeTemplate(nt *nodeTpl) {
-	what := "node template " + quote(nt.name)
-	if !c.checkKeys(nt.n, nt.path, what, nodeTplKeys()...) {
+	what := func() string { return "node template " + quote(nt.name) }
+	if !c.checkKeysOf(nt.n, nt.path, what, nodeTplKeys()...) {
 		if nt.n.IsNull() {
-			c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+			c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what())
 		}
 		return
 	}
 	src := c.copySource(nt, 0)
 	tn := field(nt.n, src, "type")
 	if tn.IsNull() {
-		c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what)
+		c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what())
 		return
 	}
 	nt.typ = c.templateType(kNode, tn, nt.path+".type")
@@ -358,7 +358,9 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	c.indexTemplate(nt)
 	c.readCapAssignments(nt)
 	c.readReqAssignments(nt, field(nt.n, src, "requirements"))
-	c.readIfaceAssignments(nt.typ.ifaces, nt.ifacesN, nt.path+".interfaces", what)
+	if nt.ifacesN != nil {
+		c.readIfaceAssignments(nt.typ.ifaces, nt.ifacesN, nt.path+".interfaces", what())
+	}
 }
 
 // templateType resolves a template's type of kind k; a type of another
@@ -417,7 +419,7 @@ func (c *compiler) readCapAssignments(nt *nodeTpl) {
 			c.errorf(p.Key.Range, cp, CodeUnknownCapability, "node template %q has no capability %q (type %q)", nt.name, p.Key.Value, nt.typ.name)
 			continue
 		}
-		c.checkKeys(p.Value, cp, "capability "+quote(p.Key.Value)+" of node template "+quote(nt.name), "properties", "attributes", "occurrences", "description")
+		c.checkKeysOf(p.Value, cp, func() string { return "capability " + quote(p.Key.Value) + " of node template " + quote(nt.name) }, "properties", "attributes", "occurrences", "description")
 	}
 }
 
@@ -454,7 +456,7 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 				continue
 			}
 		case v.Kind == yamlsrc.Mapping:
-			c.checkKeys(v, ra.path, "requirement "+quote(ra.name)+" of node template "+quote(nt.name), reqAssignKeys()...)
+			c.checkKeysOf(v, ra.path, func() string { return "requirement " + quote(ra.name) + " of node template " + quote(nt.name) }, reqAssignKeys()...)
 			ra.nodeName, ra.nodeN = c.str(v, ra.path, "node")
 			ra.capName, ra.capN = c.str(v, ra.path, "capability")
 			if rel := v.Get("relationship"); rel != nil {
