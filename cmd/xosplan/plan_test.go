@@ -7,6 +7,7 @@ import (
 
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -18,6 +19,11 @@ import (
 // plan finds 1% to update.
 func enactedState(g *graph.Graph) *state.State {
 	st := &state.State{Version: state.FormatVersion, Serial: 1, Lineage: "bench-lineage"}
+	// One pass over the edges: Graph.Dependencies scans them all per call.
+	depsOf := map[string][]string{}
+	for _, e := range g.Edges() {
+		depsOf[e.Source] = append(depsOf[e.Source], e.Target)
+	}
 	for i, r := range g.Resources() {
 		spec := r.Spec
 		if i%100 == 0 {
@@ -27,10 +33,7 @@ func enactedState(g *graph.Graph) *state.State {
 			}
 			spec["properties"] = map[string]graph.Value{"label": "old", "port": int64(1)}
 		}
-		var deps []string
-		for _, e := range g.Dependencies(r.Address) {
-			deps = append(deps, e.Target)
-		}
+		deps := slices.Compact(depsOf[r.Address])
 		st.Resources = append(st.Resources, state.Resource{Address: r.Address, Type: r.Type, Management: r.Management,
 			Driver: r.Driver, Dependencies: deps, Spec: spec, Sensitive: r.Sensitive,
 			Feedback: state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Active: true}}})
