@@ -217,7 +217,7 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 	}
 	for _, name := range sortedKeys(given) {
 		if _, ok := c.topo.inputs[name]; !ok && n != nil {
-			c.warnf(diag.Range{File: c.root.name}, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
+			c.warnf(n.Range, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
 		}
 	}
 }
@@ -227,7 +227,7 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 // sets an integer input.
 func (c *compiler) checkInputValue(d *propDef, v any, at diag.Range, path string, s *scope) graph.Value {
 	n := nodeOf(v, at)
-	if str, ok := v.(string); ok && d.prim != "string" && d.prim != "" {
+	if str, ok := v.(string); ok && d.prim != "string" {
 		if parsed, ds := yamlsrc.Parse(at.File, []byte(str), yamlsrc.Limits{}); !ds.HasErrors() && parsed != nil {
 			parsed.Range = at
 			n = parsed
