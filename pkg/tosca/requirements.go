@@ -95,9 +95,20 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 				continue
 			}
 		}
-		if n < d.min || (d.max >= 0 && n > d.max) {
+		switch {
+		case n == 0 && d.min > 0:
 			c.errorf(nt.key, nt.path+".requirements", CodeOccurrences,
-				"requirement %q of node template %q has a wrong number of occurrences: %d assigned, %s allowed, and no node template in the topology matches it",
+				"requirement %q of node template %q has a wrong number of occurrences: none assigned, %s needed, and no node template in the topology satisfies it",
+				d.name, nt.name, occText(d.min, d.max))
+		case n < d.min || (d.max >= 0 && n > d.max):
+			at := nt.key
+			for _, ra := range nt.reqs {
+				if ra.name == d.name {
+					at = ra.key
+				}
+			}
+			c.errorf(at, nt.path+".requirements", CodeOccurrences,
+				"requirement %q of node template %q has a wrong number of occurrences: %d assigned, %s allowed",
 				d.name, nt.name, n, occText(d.min, d.max))
 		}
 	}
