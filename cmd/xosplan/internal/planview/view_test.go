@@ -258,3 +258,34 @@ func TestSegments(t *testing.T) {
 		}
 	}
 }
+
+// The hand-written JSON plan must be exactly what encoding/json makes of
+// the same structure.
+func TestJSONMatchesEncodingJSON(t *testing.T) {
+	for _, name := range []string{"update_in_place", "replace_cascade", "unmanaged", "destroy", "empty"} {
+		g, st, opts := loadCase(t, filepath.Join(casesDir, name))
+		p, _ := planner.Diff(context.Background(), g, st, opts)
+		if len(p.Changes) > 0 {
+			p.Changes[0].Placement = &planner.PlacementDecision{Allocations: []state.Allocation{{Provider: "cn1", Resources: map[string]int64{"VCPU": 2}}}}
+		}
+		p.Drift = []planner.ResourceDrift{{Address: "web", Type: "t", Paths: []string{"status.active"},
+			Before: map[string]graph.Value{"status": map[string]graph.Value{"active": true}}, After: map[string]graph.Value{"status": map[string]graph.Value{"active": false}}}}
+		out, err := buildJSON(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		enc := json.NewEncoder(&want)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(out); err != nil {
+			t.Fatal(err)
+		}
+		var got bytes.Buffer
+		if err := JSON(&got, p); err != nil {
+			t.Fatal(err)
+		}
+		if got.String() != want.String() {
+			t.Errorf("%s:\n got %s\nwant %s", name, got.String(), want.String())
+		}
+	}
+}
