@@ -5,16 +5,33 @@
 // check that apply runs before using one.
 //
 // The package decides; it does not run drivers, print, or render: views
-// live in cmd/xosplan. Three decisions are made in exactly one place each:
+// live in cmd/xosplan. Each decision is made in one place:
 //
-//   - whether a resource needs action at all (needsAction): its desired spec
-//     differs from the enacted one, or its last apply did not succeed;
-//     feedback never causes an action (XOS: updated > enacted);
+//   - whether a resource needs action (decide): its desired spec differs
+//     from the enacted one (graph.Equal; Unknowns compare as expressions),
+//     its type changed, or its last apply did not succeed (backend_code is
+//     not ok); feedback never causes an action (XOS: updated > enacted).
+//     Unmanaged resources are only ever read: when not recorded yet, when
+//     their spec changed or their last read failed;
 //   - whether a change can be applied in place (canUpdateInPlace): the
-//     driver's answer;
+//     driver's answer; anything else replaces the resource, delete first
+//     unless the resource or --create-before-destroy asks otherwise;
+//   - what a dependency's change does to its dependents
+//     (forceByDependencies): a resource hosted on a replaced (or
+//     re-created) resource is replaced with it, one moved to another host
+//     is replaced, one whose spec reads a replaced resource's feedback is
+//     updated (or replaced when its driver cannot update); other
+//     dependents are left alone;
 //   - the apply order (Plan.Steps): deletes before what they depended on,
-//     creates and updates after, and no resource is deleted while one that
-//     depends on it remains (the ORC deletion guard, checked as an invariant).
+//     creates and updates after what they depend on, the old half of
+//     create-before-destroy replacements last; create-before-destroy is
+//     inherited by what such a resource depended on, as in Terraform;
+//   - the deletion guard (checkDeletionGuard): no resource is deleted while
+//     one that depends on it remains, checked as an invariant of every plan.
+//
+// Plan files hold no secrets: values at sensitive paths are written as
+// null and input values only as salted digests, so apply compiles the
+// inputs again (their digests must match) to get the values.
 //
 // The planning function is Diff, not Plan, because Plan names the result.
 package planner
