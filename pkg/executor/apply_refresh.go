@@ -93,7 +93,54 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 		fb.Output = out.Feedback.Output
 	}
 	fb.Extra = mergeExtra(fb.Extra, out.Feedback.Extra)
+	if rec.Driver.HasOperation(graph.OpDiscovery) && ctx.Err() == nil {
+		found, err := r.discover(ctx, d, req, rec)
+		if err != nil {
+			return rec.Feedback, err
+		}
+		attrs := maps.Clone(fb.Attributes)
+		if attrs == nil {
+			attrs = map[string]graph.Value{}
+		}
+		delete(attrs, AttrDiscovered)
+		if len(found) > 0 {
+			attrs[AttrDiscovered] = found
+		}
+		if len(attrs) == 0 {
+			attrs = nil
+		}
+		fb.Attributes = attrs
+	}
 	return fb, nil
+}
+
+// AttrDiscovered is the attribute of a factory under which refresh records
+// the instances its discovery script reports that xosplan does not manage:
+// a list of {id, name, status}, sorted by id. They are adopted as
+// unmanaged (read-only) knowledge; the plan never acts on them.
+const AttrDiscovered = "discovered"
+
+// discover runs a factory's discovery script and returns the instances
+// that no recorded component of the factory manages.
+func (r *Refresher) discover(ctx context.Context, d Driver, req Request, rec *state.Resource) ([]graph.Value, error) {
+	req.Action = ActionDiscover
+	out, err := callDriver(ctx, d, req)
+	if err != nil {
+		return nil, fmt.Errorf("discovery: %w", err)
+	}
+	var managed map[string]graph.Value
+	if r.State != nil {
+		managed = FactoryInstances(r.State.Resources, rec.Address)
+	}
+	var found []graph.Value
+	for _, inst := range out.Discovered {
+		if _, ok := managed[inst.NaturalID]; ok {
+			continue
+		}
+		st := state.Resource{Feedback: inst.Feedback}
+		found = append(found, map[string]graph.Value{"id": inst.NaturalID, "name": inst.Name, "status": st.StatusText()})
+	}
+	return found, nil
 }
 
 // mergeExtra returns the Extra a driver reported, keeping the keys the
