@@ -27,7 +27,7 @@
 //	tosca.metadata                 template metadata of the wrong type
 //	tosca.unknown_field            a keyname the grammar does not define
 //	tosca.missing_field            a required keyname is missing
-//	tosca.duplicate_key            a repeated mapping key (a warning inside type sections)
+//	tosca.duplicate_key            a repeated mapping key (a warning outside topology_template)
 //	tosca.import_not_found         an imported file does not exist
 //	tosca.import_cycle             files import each other
 //	tosca.network_import           a URL or repository import (xosplan never uses the network)
@@ -46,7 +46,7 @@
 //	tosca.missing_property         a required property without value or default
 //	tosca.missing_input            a required input without value or default (with Options.RequireInputs)
 //	tosca.unknown_input            get_input of an undeclared input, or a value given for one
-//	tosca.copy                     copy names a missing template or a copy
+//	tosca.copy                     copy names a missing template, or copies form a cycle
 //	tosca.directive                an unknown directive (warning)
 //	tosca.unknown_capability       a capability assignment the node type does not define
 //	tosca.unknown_requirement      a short-form requirement the node type does not define
@@ -55,8 +55,8 @@
 //	tosca.unknown_template         a reference to a node template (or group) that does not exist
 //	tosca.group_members            group members repeated, missing or of a disallowed type
 //	tosca.policy_targets           policy targets of a disallowed type
-//	tosca.unsatisfied_requirement  no node template satisfies a requirement
-//	tosca.node_mismatch            a requirement's target is not of the required node type
+//	tosca.unsatisfied_requirement  no node template satisfies a requirement given by type (warning)
+//	tosca.node_mismatch            a requirement's target is not of the node type it names (warning)
 //	tosca.capability_mismatch      a requirement's target lacks the required capability
 //	tosca.valid_source_types       a capability does not accept the requiring node's type
 //	tosca.valid_target_types       a relationship type cannot target the matched capability's type
