@@ -366,7 +366,8 @@ func (u *universe) destroyChanges(selected []bool) []ResourceChange {
 		c.After, c.ChangedPaths, c.PriorType = nil, nil, ""
 		c.Type, c.Driver, c.Management = u.rec[i].Type, u.rec[i].Driver, u.rec[i].Management
 		c.Action, c.Reason = Delete, ReasonDestroyRequested
-		if c.Management == graph.Unmanaged {
+		// Unmanaged now or when recorded: never ours to delete.
+		if c.Management == graph.Unmanaged || (u.cfg[i] != nil && u.cfg[i].Management == graph.Unmanaged) {
 			c.Action = Forget
 		}
 		out = append(out, c)
@@ -441,7 +442,9 @@ func replaceIgnoredWhy(g *graph.Resource, r *state.Resource) string {
 // considered afterwards (forceByDependencies).
 func decide(g *graph.Resource, r *state.Resource, changed []string, replaceRequested, cbd bool) (Action, Reason, []string) {
 	if g.Management == graph.Unmanaged {
-		if r == nil || len(changed) > 0 || !r.Succeeded() {
+		// A record made while the resource was managed is read again, so
+		// that the state stops treating it as ours (destroy then forgets it).
+		if r == nil || len(changed) > 0 || !r.Succeeded() || r.Management != graph.Unmanaged {
 			return Read, ReasonUnmanagedRead, changed
 		}
 		return NoOp, ReasonNone, nil
