@@ -35,6 +35,9 @@ type Options struct {
 	// Refresher observes real objects for a refresh-only plan; with nil,
 	// no drift is observed.
 	Refresher Refresher
+	// Placement, when set, places the resources that ask for compute
+	// (see placeChanges); nil plans without placement.
+	Placement *PlacementOptions
 }
 
 // Refresher reads the real object behind a recorded resource and returns
@@ -123,6 +126,7 @@ func Diff(ctx context.Context, desired *graph.Graph, prior *state.State, opts Op
 		if err != nil {
 			return nil, canceled(diags, err)
 		}
+		diags = placeChanges(ctx, p.Changes, desired, prior, opts.Placement, diags)
 	}
 	inheritCreateBeforeDestroy(p.Changes)
 	order, ok := schedule(p.Changes)

@@ -322,6 +322,10 @@ func (e *encoder) change(c *ResourceChange) {
 			}
 			allocs.b = append(allocs.b, ']')
 		}
+		p.strOmit("query", c.Placement.Query)
+		if c.Placement.Kept {
+			p.key("kept").value(true)
+		}
 		p.end()
 	}
 	o.end()

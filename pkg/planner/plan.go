@@ -187,7 +187,16 @@ func (r *Reason) UnmarshalText(b []byte) error {
 // PlacementDecision records where a resource lands. The planner carries it;
 // the placement step fills it at plan time and apply records it in state.
 type PlacementDecision struct {
+	// Allocations are sorted by provider; apply claims exactly these (it
+	// re-places only when a claim conflicts).
 	Allocations []state.Allocation `json:"allocations"`
+	// Query is the request in Placement's GET /allocation_candidates
+	// syntax: what apply re-places with, and what a user can paste into
+	// `xosplan placement candidates --query`.
+	Query string `json:"query,omitempty"`
+	// Kept is true when the resource keeps the allocations recorded in
+	// state (it is not re-created): apply claims nothing.
+	Kept bool `json:"kept,omitempty"`
 }
 
 // ResourceChange is the planned change of one resource.
