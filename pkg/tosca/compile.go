@@ -115,6 +115,8 @@ type compiler struct {
 	filterCons map[*yamlsrc.Node]*values.Constraint
 	// opWork memoizes hasOpWork per type.
 	opWork map[*typeDef]bool
+	// xos is 0 until xosTopology is known, then 1 (an XOS recipe) or 2.
+	xos uint8
 	// steps and defaultNesting bound value work (see maxValueSteps).
 	steps          int
 	defaultNesting int

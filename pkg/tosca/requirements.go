@@ -220,6 +220,11 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 			ra.relTpl, ra.relType = rt, rt.typ
 		} else if ty := c.lookup(kRelationship, ra.relName); ty != nil {
 			ra.relType = ty
+		} else if c.xosTopology() {
+			// In an XOS recipe, XOS's engine reads relationship names itself
+			// (XOS 3.x's tosca.relationships.SameHost is declared nowhere):
+			// a warning, and the requirement orders like DependsOn.
+			c.warnf(ra.relN.Range, ra.path+".relationship", CodeUnknownType, "requirement %q of node template %q names relationship %q, which is not declared; XOS reads it as a plain dependency", ra.name, nt.name, ra.relName)
 		} else {
 			c.errorf(ra.relN.Range, ra.path+".relationship", CodeUnknownType, "requirement %q of node template %q names relationship %q, which is neither a relationship template nor a relationship type", ra.name, nt.name, ra.relName)
 		}

@@ -13,7 +13,9 @@ package tosca
 //     tosca.duplicate_key warning, the last one winning as in PyYAML (phases 1, 3);
 //   - node types declare no requirements; a recipe's long-form requirement
 //     with any name is accepted (tosca-parser's rule) and becomes a
-//     depends_on edge (phase 5, 6);
+//     depends_on edge (phase 5, 6); a relationship name no file declares
+//     (XOS 3.x's SameHost) is a warning in XOS recipes, as XOS's engine
+//     interprets relationship names itself (phase 6);
 //   - the property must-exist: true (XOS 3.x: no-create: true) marks a model
 //     that must already exist: the resource is Unmanaged;
 //   - each model has lookup keys (fields marked tosca_key in xproto, "name"
@@ -33,6 +35,21 @@ import (
 // have no-create instead.
 func isXOSType(t *typeDef) bool {
 	return t != nil && (t.props["must-exist"] != nil || t.props["no-create"] != nil)
+}
+
+// xosTopology reports (memoized) whether the topology is an XOS recipe: one
+// of its node templates is of an XOS model type.
+func (c *compiler) xosTopology() bool {
+	if c.xos == 0 {
+		c.xos = 2
+		for _, nt := range c.topo.nodeList {
+			if isXOSType(nt.typ) {
+				c.xos = 1
+				break
+			}
+		}
+	}
+	return c.xos == 1
 }
 
 // xosLookupKeys returns the lookup keys of an XOS model (from the xproto
