@@ -289,3 +289,17 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+func TestPlacementNote(t *testing.T) {
+	pd := &planner.PlacementDecision{Allocations: []state.Allocation{
+		{Provider: "cn1", Resources: map[string]int64{"VCPU": 2, "MEMORY_MB": 1024}},
+		{Provider: "shared-disk", Resources: map[string]int64{"DISK_GB": 10}},
+	}, Kept: true}
+	want := "placed on cn1: MEMORY_MB=1024, VCPU=2; shared-disk: DISK_GB=10; kept from the last apply"
+	if got := placementNote(pd); got != want {
+		t.Errorf("%q", got)
+	}
+	if placementNote(nil) != "" || placementNote(&planner.PlacementDecision{}) != "" {
+		t.Error("note without allocations")
+	}
+}
