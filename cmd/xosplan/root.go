@@ -12,9 +12,9 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// commands lists every xosplan subcommand, in the order help shows them.
-// A new command is a file with a newXxxCommand(*cli) constructor and one
-// line here; there is no other registry.
+// commands lists every xosplan subcommand (help lists them sorted by
+// name). A new command is a file with a newXxxCommand(*cli) constructor and
+// one line here; there is no other registry.
 func commands(c *cli) []*cobra.Command {
 	return []*cobra.Command{
 		newValidateCommand(c),
@@ -26,6 +26,7 @@ func commands(c *cli) []*cobra.Command {
 		newRefreshCommand(c),
 		newInvokeCommand(c),
 		newStateCommand(c),
+		newPlacementCommand(c),
 	}
 }
 
@@ -98,7 +99,11 @@ graph, plans the changes against recorded state, and applies them.`,
 		SilenceUsage:  true,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 {
-				return usagef(cmd, "unknown command %q for %q", args[0], cmd.CommandPath())
+				msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+				if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+					msg += fmt.Sprintf("; did you mean %q?", s[0])
+				}
+				return &usageError{cmd: cmd.CommandPath(), err: errors.New(msg)}
 			}
 			return nil
 		},
@@ -113,6 +118,7 @@ graph, plans the changes against recorded state, and applies them.`,
 	root.SetErr(c.stderr)
 	root.SetVersionTemplate("xosplan {{.Version}}\n")
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.SuggestionsMinimumDistance = 2
 	root.PersistentFlags().BoolVar(&c.noColor, "no-color", false, "never colour the output (NO_COLOR in the environment does the same)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{cmd: cmd.CommandPath(), err: err}
