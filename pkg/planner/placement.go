@@ -247,18 +247,32 @@ func (pl *placer) placeOne(ctx context.Context, addr string, q placement.Query, 
 	fail := func(code, summary, detail string) (*PlacementDecision, *diag.Diagnostic, error) {
 		return nil, &diag.Diagnostic{Severity: diag.Error, Code: code, Range: rng, Summary: summary, Detail: detail}, nil
 	}
+	qs := q.String()
 	svc := pl.opts.Service
-	if pl.opts.Model != nil {
-		svc = pl.opts.Model
+	consumer := ConsumerID(pl.lineage, addr)
+	if m := pl.opts.Model; m != nil {
+		svc = m
 		// The model holds this plan's claims, so its first candidate fits.
 		q.Limit = 1
+		// A re-placed resource gives up what it held (apply releases it
+		// before claiming the new place); it is held again if nothing fits.
+		if prev := m.Allocations(consumer); prev.Exists {
+			if err := m.DeleteAllocations(consumer); err == nil {
+				defer func() {
+					if m.Allocations(consumer).Exists {
+						return
+					}
+					_ = m.PutAllocations(consumer, prev.Allocations, placement.WriteOptions{})
+				}()
+			}
+		}
 	}
 	res, err := svc.Candidates(ctx, q)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
-		return fail(CodePlacementRequest, fmt.Sprintf("cannot place %s: %v", addr, err), "The request was: "+q.String())
+		return fail(CodePlacementRequest, fmt.Sprintf("cannot place %s: %v", addr, err), "The request was: "+qs)
 	}
 	var chosen *placement.AllocationRequest
 	rejected := 0
@@ -270,11 +284,11 @@ func (pl *placer) placeOne(ctx context.Context, addr string, q placement.Query, 
 		rejected++
 	}
 	if chosen == nil {
-		return fail(CodeUnplaceable, fmt.Sprintf("cannot place %s: no resource provider fits %s", addr, q.String()), pl.explain(q, rejected))
+		return fail(CodeUnplaceable, fmt.Sprintf("cannot place %s: no resource provider fits %s", addr, qs), pl.explain(q, rejected))
 	}
 	allocs := chosen.Allocations()
 	if pl.opts.Model != nil {
-		if err := pl.opts.Model.PutAllocations(ConsumerID(pl.lineage, addr), allocs, placement.WriteOptions{}); err != nil {
+		if err := pl.opts.Model.PutAllocations(consumer, allocs, placement.WriteOptions{}); err != nil {
 			return fail(CodeUnplaceable, fmt.Sprintf("cannot place %s: %v", addr, err), "")
 		}
 	} else {
@@ -287,7 +301,7 @@ func (pl *placer) placeOne(ctx context.Context, addr string, q placement.Query, 
 			}
 		}
 	}
-	return &PlacementDecision{Allocations: FromPlacementAllocations(allocs), Query: q.String()}, nil, nil
+	return &PlacementDecision{Allocations: FromPlacementAllocations(allocs), Query: qs}, nil, nil
 }
 
 // fits reports whether a candidate from a shared service still fits once
