@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"regexp"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -77,4 +79,50 @@ func expectations(t *testing.T, path string) map[int]diag.Severity {
 		}
 	}
 	return want
+}
+
+// TestMachineFormatsOfBrokenExample runs validate on examples/broken in the
+// machine formats and checks the documents as their consumers would: the
+// SARIF log against the reduced SARIF 2.1.0 schema, the JSON document's
+// counts, and one GitHub command per diagnostic.
+func TestMachineFormatsOfBrokenExample(t *testing.T) {
+	broken := filepath.Join("..", "..", "examples", "broken")
+	want := len(expectations(t, filepath.Join(broken, "broken.yaml")))
+	validate := func(format string) []byte {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"validate", "--format", format, broken}, nil, &out, &errOut); code != 1 {
+			t.Fatalf("%s: exit %d, want 1; stderr: %s", format, code, errOut.String())
+		}
+		return out.Bytes()
+	}
+
+	sch, err := jsonschema.NewCompiler().Compile(filepath.Join("internal", "diagview", "testdata", "sarif-2.1.0-reduced.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(validate("sarif")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sch.Validate(doc); err != nil {
+		t.Errorf("SARIF output does not match the schema: %v", err)
+	}
+
+	var report struct {
+		Valid        bool              `json:"valid"`
+		ErrorCount   int               `json:"error_count"`
+		WarningCount int               `json:"warning_count"`
+		Diagnostics  []json.RawMessage `json:"diagnostics"`
+	}
+	if err := json.Unmarshal(validate("json"), &report); err != nil {
+		t.Fatal(err)
+	}
+	if report.Valid || report.ErrorCount+report.WarningCount != want || len(report.Diagnostics) != want {
+		t.Errorf("JSON report: valid %v, %d errors, %d warnings, %d diagnostics; want %d diagnostics",
+			report.Valid, report.ErrorCount, report.WarningCount, len(report.Diagnostics), want)
+	}
+
+	if n := bytes.Count(validate("github"), []byte("\n::")) + 1; n != want {
+		t.Errorf("%d GitHub commands, want %d", n, want)
+	}
 }
