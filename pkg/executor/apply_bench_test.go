@@ -46,7 +46,7 @@ func (s sleepDriver) Apply(ctx context.Context, req Request) (Outcome, error) {
 // journal on, and reports the time per action and the fsyncs.
 func benchApply(b *testing.B, g *graph.Graph, reg Registry, opts Options, ideal time.Duration) {
 	ctx := context.Background()
-	p := diff(b, g, nil, planner.Options{})
+	p := planOf(b, g, nil, planner.Options{})
 	steps := len(p.Steps())
 	b.ResetTimer()
 	for i := range b.N {

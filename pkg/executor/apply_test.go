@@ -31,7 +31,7 @@ func planFrom(t testing.TB, g *graph.Graph, st *state.File, opts planner.Options
 	if err != nil {
 		t.Fatal(err)
 	}
-	return diff(t, g, cur, opts), cur
+	return planOf(t, g, cur, opts), cur
 }
 
 func diamond(t testing.TB) *graph.Graph {

@@ -102,7 +102,7 @@ func TestWalkFixtures(t *testing.T) {
 			popts := planner.Options{}
 			if _, ok := c.sections["prior"]; ok {
 				pg := buildGraph(t, c.resources("prior")...)
-				_, prior = walk(t, newFake(), diff(t, pg, nil, planner.Options{}), nil, fastOpts())
+				_, prior = walkFake(t, newFake(), planOf(t, pg, nil, planner.Options{}), nil, fastOpts())
 				for _, l := range c.sections["plan"] {
 					fl := strings.Fields(l)
 					switch fl[0] {
@@ -117,7 +117,7 @@ func TestWalkFixtures(t *testing.T) {
 				}
 			}
 			st := prior.stateOrNil()
-			rep, _ := walk(t, f, diff(t, g, st, popts), st, opts)
+			rep, _ := walkFake(t, f, planOf(t, g, st, popts), st, opts)
 
 			var got []string
 			for _, s := range rep.Steps {
@@ -136,7 +136,7 @@ func TestWalkFixtures(t *testing.T) {
 			calls := f.callList()
 			for _, l := range c.sections["order"] {
 				a, b, _ := strings.Cut(l, "<")
-				before(t, calls, strings.TrimSpace(a), strings.TrimSpace(b))
+				calledBefore(t, calls, strings.TrimSpace(a), strings.TrimSpace(b))
 			}
 		})
 	}

@@ -64,8 +64,8 @@ func buildGraph(t testing.TB, rs ...res) *graph.Graph {
 	return g
 }
 
-// diff plans g against prior and fails the test on errors.
-func diff(t testing.TB, g *graph.Graph, prior *state.State, opts planner.Options) *planner.Plan {
+// planOf plans g against prior and fails the test on errors.
+func planOf(t testing.TB, g *graph.Graph, prior *state.State, opts planner.Options) *planner.Plan {
 	t.Helper()
 	p, diags := planner.Diff(context.Background(), g, prior, opts)
 	if diags.HasErrors() || p == nil {
@@ -207,13 +207,10 @@ func (f *fakeDriver) callList() []string {
 	return slices.Clone(f.calls)
 }
 
-// indexOf returns the position of call in calls, or -1.
-func indexOf(calls []string, call string) int { return slices.Index(calls, call) }
-
-// before asserts that call a happened before call b.
-func before(t *testing.T, calls []string, a, b string) {
+// calledBefore asserts that call a happened before call b.
+func calledBefore(t *testing.T, calls []string, a, b string) {
 	t.Helper()
-	ia, ib := indexOf(calls, a), indexOf(calls, b)
+	ia, ib := slices.Index(calls, a), slices.Index(calls, b)
 	if ia < 0 || ib < 0 || ia > ib {
 		t.Errorf("want %s before %s; calls: %s", a, b, strings.Join(calls, " "))
 	}
@@ -229,8 +226,8 @@ func fastOpts() Options {
 	}
 }
 
-// results maps "addr:action" to the step's result.
-func results(rep *Report) map[string]StepResult {
+// stepResults maps "addr:action" to the step's result.
+func stepResults(rep *Report) map[string]StepResult {
 	out := map[string]StepResult{}
 	for _, s := range rep.Steps {
 		out[s.Address+":"+s.Action] = s

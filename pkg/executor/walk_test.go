@@ -13,8 +13,8 @@ import (
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// walk runs g's plan against prior with a fresh fake driver.
-func walk(t *testing.T, f *fakeDriver, p *planner.Plan, prior *state.State, opts Options) (*Report, *memJournal) {
+// walkFake runs a plan against prior with a fresh fake driver.
+func walkFake(t *testing.T, f *fakeDriver, p *planner.Plan, prior *state.State, opts Options) (*Report, *memJournal) {
 	t.Helper()
 	j := &memJournal{}
 	reg := Registry{fakeName: f, graph.DriverNoop: f}
@@ -29,24 +29,24 @@ func TestWalkOrder(t *testing.T) {
 	// a <- b <- c, and d on its own.
 	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}}, res{addr: "c", deps: []string{"b"}}, res{addr: "d"})
 	f := newFake()
-	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
 	if !rep.OK() || rep.Added != 4 {
 		t.Fatalf("report: %+v", rep)
 	}
 	calls := f.callList()
-	before(t, calls, "a:create", "b:create")
-	before(t, calls, "b:create", "c:create")
+	calledBefore(t, calls, "a:create", "b:create")
+	calledBefore(t, calls, "b:create", "c:create")
 
 	// Destroy runs in reverse.
 	st := j.state(nil)
 	f = newFake()
-	rep, j = walk(t, f, diff(t, g, st, planner.Options{Destroy: true}), st, fastOpts())
+	rep, j = walkFake(t, f, planOf(t, g, st, planner.Options{Destroy: true}), st, fastOpts())
 	if !rep.OK() || rep.Destroyed != 4 {
 		t.Fatalf("destroy report: %+v", rep)
 	}
 	calls = f.callList()
-	before(t, calls, "c:delete", "b:delete")
-	before(t, calls, "b:delete", "a:delete")
+	calledBefore(t, calls, "c:delete", "b:delete")
+	calledBefore(t, calls, "b:delete", "a:delete")
 	if left := j.state(st); len(left.Resources) != 0 {
 		t.Errorf("after destroy the state holds %d resources", len(left.Resources))
 	}
@@ -56,7 +56,7 @@ func TestWalkRecordsStateAndReplans(t *testing.T) {
 	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}})
 	f := newFake()
 	f.attrs["a"] = map[string]graph.Value{"ip": "10.0.0.1"}
-	_, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	_, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
 	st := j.state(nil)
 	a, ok := st.Lookup("a")
 	if !ok || a.Feedback.BackendCode != state.BackendOK || a.Feedback.Enacted.IsZero() || a.Feedback.Attempts != 1 {
@@ -85,7 +85,7 @@ func TestWalkRecordsStateAndReplans(t *testing.T) {
 			open[r.Address] = false
 		}
 	}
-	if p := diff(t, g, st, planner.Options{}); p.HasChanges() {
+	if p := planOf(t, g, st, planner.Options{}); p.HasChanges() {
 		t.Errorf("re-plan after apply has changes: %+v", p.Summary)
 	}
 }
@@ -114,8 +114,8 @@ func TestWalkRetries(t *testing.T) {
 					retries++
 				}
 			}
-			rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
-			got := results(rep)["a:create"]
+			rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, opts)
+			got := stepResults(rep)["a:create"]
 			if got.Result != tt.wantRes || got.Attempts != tt.wantCalls {
 				t.Errorf("a: %+v, want %s after %d attempts", got, tt.wantRes, tt.wantCalls)
 			}
@@ -127,7 +127,7 @@ func TestWalkRetries(t *testing.T) {
 			wantCode := state.BackendOK
 			if tt.wantRes == ResultFailed {
 				wantCode = state.BackendError
-				if b := results(rep)["b:create"]; b.Result != ResultSkipped || b.Cause != "a (create)" {
+				if b := stepResults(rep)["b:create"]; b.Result != ResultSkipped || b.Cause != "a (create)" {
 					t.Errorf("b: %+v, want skipped because of a (create)", b)
 				}
 			}
@@ -158,8 +158,8 @@ func TestWalkFailureHoldsOnlyDependents(t *testing.T) {
 		res{addr: "d"}, res{addr: "e", deps: []string{"d"}})
 	f := newFake()
 	f.alwaysFail["a"] = true
-	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
-	r := results(rep)
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
+	r := stepResults(rep)
 	if r["a:create"].Result != ResultFailed || !strings.Contains(r["a:create"].Error, "a broke") {
 		t.Errorf("a: %+v", r["a:create"])
 	}
@@ -178,7 +178,7 @@ func TestWalkFailureHoldsOnlyDependents(t *testing.T) {
 	}
 	// The next plan retries what is left.
 	st := j.state(nil)
-	p := diff(t, g, st, planner.Options{})
+	p := planOf(t, g, st, planner.Options{})
 	if p.Summary.Add != 3 || p.Summary.NoOp != 2 {
 		t.Errorf("re-plan summary %+v, want the failed and skipped ones again", p.Summary)
 	}
@@ -191,7 +191,7 @@ func TestWalkFailFast(t *testing.T) {
 	opts := fastOpts()
 	opts.FailFast = true
 	opts.Parallelism = 1
-	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, opts)
 	// Which step gets the one slot first is up to the scheduler; what
 	// matters is that nothing starts after a failed.
 	calls := f.callList()
@@ -237,7 +237,7 @@ func TestWalkParallelismBound(t *testing.T) {
 			if tt.perDriver > 0 {
 				opts.PerDriver = map[string]int{fakeName: tt.perDriver}
 			}
-			rep, _ := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+			rep, _ := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, opts)
 			if !rep.OK() || rep.Added != 120 {
 				t.Fatalf("report: %+v", rep)
 			}
@@ -262,7 +262,7 @@ func TestWalkConvergingHoldsDependents(t *testing.T) {
 			types = append(types, e.Type)
 		}
 	}
-	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, opts)
 	if !rep.OK() {
 		t.Fatalf("report: %+v", rep)
 	}
@@ -286,8 +286,8 @@ func TestWalkConvergeTimeout(t *testing.T) {
 	f.converging["a"] = 1 << 30
 	opts := fastOpts()
 	opts.ConvergeTimeout = 20 * time.Millisecond
-	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, opts)
-	r := results(rep)
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, opts)
+	r := stepResults(rep)
 	if r["a:create"].Result != ResultFailed || !strings.Contains(r["a:create"].Error, "converge timeout") {
 		t.Errorf("a: %+v", r["a:create"])
 	}
@@ -306,7 +306,7 @@ func TestWalkResolvesFromFeedback(t *testing.T) {
 		res{addr: "b", deps: []string{"a"}, spec: map[string]graph.Value{"url": url}, inputs: map[string]graph.Value{"host": ref}})
 	f := newFake()
 	f.attrs["a"] = map[string]graph.Value{"ip": "10.1.2.3"}
-	rep, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
 	if !rep.OK() {
 		t.Fatalf("report: %+v", rep)
 	}
@@ -327,19 +327,19 @@ func TestWalkReplace(t *testing.T) {
 	for _, cbd := range []bool{false, true} {
 		t.Run(fmt.Sprintf("create_before_destroy=%v", cbd), func(t *testing.T) {
 			g := buildGraph(t, res{addr: "a", cbd: cbd}, res{addr: "b", deps: []string{"a"}})
-			_, j := walk(t, newFake(), diff(t, g, nil, planner.Options{}), nil, fastOpts())
+			_, j := walkFake(t, newFake(), planOf(t, g, nil, planner.Options{}), nil, fastOpts())
 			st := j.state(nil)
 			f := newFake()
-			p := diff(t, g, st, planner.Options{Replace: []string{"a"}})
-			rep, j2 := walk(t, f, p, st, fastOpts())
+			p := planOf(t, g, st, planner.Options{Replace: []string{"a"}})
+			rep, j2 := walkFake(t, f, p, st, fastOpts())
 			if !rep.OK() {
 				t.Fatalf("report %+v", rep)
 			}
 			calls := f.callList()
 			if cbd {
-				before(t, calls, "a:create", "a:delete")
+				calledBefore(t, calls, "a:create", "a:delete")
 			} else {
-				before(t, calls, "a:delete", "a:create")
+				calledBefore(t, calls, "a:delete", "a:create")
 			}
 			if del := f.requests["a:delete"]; del.Prior == nil || del.Prior.Address != "a" {
 				t.Errorf("delete got prior %+v", del.Prior)
@@ -356,21 +356,21 @@ func TestWalkUpdateOfNeverEnactedRunsCreate(t *testing.T) {
 	g := buildGraph(t, res{addr: "a", drv: graph.DriverNoop})
 	f := newFake()
 	f.alwaysFail["a"] = true
-	_, j := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	_, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
 	st := j.state(nil)
-	p := diff(t, g, st, planner.Options{})
+	p := planOf(t, g, st, planner.Options{})
 	if c, _ := p.Change("a"); c.Action != planner.Update {
 		t.Fatalf("planned %v, want an update of the failed resource", c.Action)
 	}
 	f = newFake()
-	rep, _ := walk(t, f, p, st, fastOpts())
+	rep, _ := walkFake(t, f, p, st, fastOpts())
 	if !rep.OK() {
 		t.Fatalf("report %+v", rep)
 	}
 	if calls := f.callList(); strings.Join(calls, " ") != "a:create" {
 		t.Errorf("calls %v, want the create that never finished", calls)
 	}
-	if got := results(rep)["a:update"]; got.Result != ResultApplied {
+	if got := stepResults(rep)["a:update"]; got.Result != ResultApplied {
 		t.Errorf("report: %+v", got)
 	}
 }
@@ -395,11 +395,11 @@ func TestWalkCancel(t *testing.T) {
 		cancel()
 	}()
 	j := &memJournal{}
-	rep, err := Walk(ctx, diff(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: f}, opts)
+	rep, err := Walk(ctx, planOf(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: f}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := results(rep)
+	r := stepResults(rep)
 	if !rep.Interrupted || r["a:create"].Result != ResultFailed {
 		t.Errorf("a: %+v (interrupted %v)", r["a:create"], rep.Interrupted)
 	}
@@ -422,7 +422,7 @@ func TestWalkJournalFailureStops(t *testing.T) {
 	j := &memJournal{failAfter: 5}
 	opts := fastOpts()
 	opts.Parallelism = 1
-	rep, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: newFake()}, opts)
+	rep, err := Walk(context.Background(), planOf(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: newFake()}, opts)
 	if err == nil || !strings.Contains(err.Error(), errJournalFull.Error()) {
 		t.Fatalf("err = %v, want the journal failure", err)
 	}
@@ -433,7 +433,7 @@ func TestWalkJournalFailureStops(t *testing.T) {
 
 func TestWalkMissingDriver(t *testing.T) {
 	g := buildGraph(t, res{addr: "a"})
-	_, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, &memJournal{}, Registry{}, fastOpts())
+	_, err := Walk(context.Background(), planOf(t, g, nil, planner.Options{}), nil, &memJournal{}, Registry{}, fastOpts())
 	if err == nil || !strings.Contains(err.Error(), `a (driver "fake")`) {
 		t.Errorf("err = %v", err)
 	}
@@ -448,7 +448,7 @@ func TestWalkOutputEvents(t *testing.T) {
 			lines = append(lines, e.Address+": "+e.Line)
 		}
 	}
-	walk(t, newFake(), diff(t, g, nil, planner.Options{}), nil, opts)
+	walkFake(t, newFake(), planOf(t, g, nil, planner.Options{}), nil, opts)
 	if strings.Join(lines, "|") != "a: working on a" {
 		t.Errorf("output events %q", lines)
 	}
@@ -495,11 +495,11 @@ func TestWalkBatches(t *testing.T) {
 	opts := fastOpts()
 	opts.Parallelism = 1
 	j := &memJournal{}
-	rep, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: b}, opts)
+	rep, err := Walk(context.Background(), planOf(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: b}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := results(rep)
+	r := stepResults(rep)
 	if r["r03:create"].Result != ResultFailed || r["dep:create"].Result != ResultSkipped || rep.Added != 11 {
 		t.Errorf("report: %+v", rep)
 	}
@@ -530,7 +530,7 @@ func TestWalkSelfReferenceBeforeFirstApply(t *testing.T) {
 	self := graph.Unknown{Func: "attribute", Args: []graph.Value{"a", "ip"}}
 	g := buildGraph(t, res{addr: "a", inputs: map[string]graph.Value{"ip": self}})
 	f := newFake()
-	rep, _ := walk(t, f, diff(t, g, nil, planner.Options{}), nil, fastOpts())
+	rep, _ := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
 	if !rep.OK() {
 		t.Fatalf("report %+v", rep)
 	}
@@ -563,7 +563,7 @@ func TestWalkReportsLongActions(t *testing.T) {
 			once.Do(func() { close(d.seen) })
 		}
 	}
-	rep, err := Walk(context.Background(), diff(t, g, nil, planner.Options{}), nil, &memJournal{}, Registry{fakeName: d}, opts)
+	rep, err := Walk(context.Background(), planOf(t, g, nil, planner.Options{}), nil, &memJournal{}, Registry{fakeName: d}, opts)
 	if err != nil || !rep.OK() {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
