@@ -11,7 +11,7 @@ FUZZTIME  ?= 20s
 # staticcheck is optional: used only when the module proxy serves it.
 STATICCHECK_VERSION ?= 2025.1.1
 
-.PHONY: all build test fmt-check vet race bench fuzz demo lint clean
+.PHONY: all build test fmt-check vet race bench fuzz demo demo-validate demo-loop lint clean
 
 all: build test
 
@@ -47,18 +47,48 @@ fuzz:
 		done; \
 	done
 
-# The main job on the bundled examples: validate the good ones, then show
-# the diagnostics of the deliberately broken one (its exit status 1 is the
-# expected outcome and does not fail the target).
-demo: build
-	@for ex in examples/webstack examples/xos examples/petclinic; do \
-		if [ -d $$ex ]; then echo "== xosplan validate $$ex"; ./$(BIN) validate $$ex || exit 1; echo; fi; \
+# The main job on the bundled examples: validate them all (and show the
+# diagnostics of the deliberately broken one), then run the whole loop on
+# copies under $(DEMO): plan, apply, re-plan with no changes, a change and
+# its apply, destroy. Scripts work under $(DEMO)/work; nothing outside bin/
+# is touched.
+DEMO := bin/demo
+XOSPLAN := ./$(BIN) --no-color
+
+demo: build demo-validate demo-loop
+
+demo-validate: build
+	@for ex in examples/webstack examples/xos examples/petclinic examples/placement; do \
+		if [ -d $$ex ]; then echo "== xosplan validate $$ex"; $(XOSPLAN) validate $$ex || exit 1; echo; fi; \
 	done
 	@echo "== xosplan validate examples/broken (expected to fail)"
-	@if ./$(BIN) validate examples/broken; then \
+	@if $(XOSPLAN) validate examples/broken; then \
 		echo "examples/broken unexpectedly validated"; exit 1; \
 	else \
-		echo "(exit status 1 is expected: examples/broken is broken on purpose)"; \
+		echo "(exit status 1 is expected: examples/broken is broken on purpose)"; echo; \
+	fi
+
+demo-loop: build
+	@rm -rf $(DEMO) && mkdir -p $(DEMO) && cp -R examples/webstack $(DEMO)/webstack
+	@set -e; export XOSPLAN_WORKDIR="$$PWD/$(DEMO)/work"; st=$(DEMO)/webstack.state.json; \
+	echo "== webstack: plan"; $(XOSPLAN) plan --state $$st $(DEMO)/webstack; echo; \
+	echo "== webstack: apply"; $(XOSPLAN) apply --auto-approve --state $$st $(DEMO)/webstack; echo; \
+	echo "== webstack: plan again (nothing to do)"; $(XOSPLAN) plan --detailed-exitcode --state $$st $(DEMO)/webstack; echo; \
+	echo "== webstack: web_port 8080 -> 9090, plan and apply"; \
+	sed 's/^      default: 8080$$/      default: 9090/' examples/webstack/webstack.yaml > $(DEMO)/webstack/webstack.yaml; \
+	$(XOSPLAN) plan --state $$st $(DEMO)/webstack; echo; \
+	$(XOSPLAN) apply --auto-approve --state $$st $(DEMO)/webstack; echo; \
+	grep '^listen' $(DEMO)/work/web/server.conf; echo; \
+	echo "== webstack: destroy"; $(XOSPLAN) destroy --auto-approve --state $$st $(DEMO)/webstack; echo
+	@if [ -d examples/petclinic ]; then set -e; st=$(DEMO)/petclinic.state.json; \
+		echo "== petclinic: apply, plan again, destroy"; \
+		$(XOSPLAN) apply --auto-approve --state $$st examples/petclinic; echo; \
+		$(XOSPLAN) plan --detailed-exitcode --state $$st examples/petclinic; echo; \
+		$(XOSPLAN) destroy --auto-approve --state $$st examples/petclinic; echo; \
+	fi
+	@if [ -f examples/placement/providers.yaml ]; then \
+		echo "== placement: where the compute lands"; \
+		$(XOSPLAN) plan --state $(DEMO)/placement.state.json --providers examples/placement/providers.yaml examples/placement; \
 	fi
 
 lint: fmt-check vet
