@@ -140,7 +140,7 @@ type applyRun struct {
 	events *planview.Events
 }
 
-func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyview.Operation) error {
+func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyview.Operation) (err error) {
 	ctx := cmd.Context()
 	if f.parallelism < 1 {
 		return usagef(cmd, "--parallelism must be at least 1")
@@ -159,6 +159,14 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 			return err
 		}
 		r.view = applyview.NewJSON(c.stdout, time.Now)
+		// A machine reading the event stream gets the failure there too,
+		// as a diagnostic event, not only on stderr.
+		defer func() {
+			var st *exitStatus
+			if err != nil && !errors.As(err, &st) {
+				_ = r.events.Diagnostics(diag.Diagnostics{{Severity: diag.Error, Code: "apply.failed", Summary: err.Error()}})
+			}
+		}()
 	} else {
 		r.view = applyview.NewText(c.stdout, c.useColor(c.stdout))
 	}
@@ -205,7 +213,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return nil
 	}
 	if p.HasChanges() && !fromFile && !f.autoApprove {
-		if !r.confirm(p) {
+		if !r.confirm(ctx) {
 			fmt.Fprintf(c.stdout, "\n%s cancelled.\n", strings.ToUpper(string(op[:1]))+string(op[1:]))
 			return exitWith(exitError)
 		}
@@ -344,7 +352,7 @@ func (r *applyRun) showPlan(p *planner.Plan, diags diag.Diagnostics) error {
 }
 
 // confirm asks on stdin, as Terraform does; only "yes" approves.
-func (r *applyRun) confirm(p *planner.Plan) bool {
+func (r *applyRun) confirm(ctx context.Context) bool {
 	w := r.c.stdout
 	if r.op == applyview.OpDestroy {
 		fmt.Fprint(w, "\nDo you really want to destroy all resources?\n"+
@@ -355,7 +363,19 @@ func (r *applyRun) confirm(p *planner.Plan) bool {
 			"  xosplan will perform the actions described above.\n"+
 			"  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
 	}
-	line, _ := bufio.NewReader(r.c.stdin).ReadString('\n')
+	// The answer is read on its own goroutine so that an interrupt while
+	// waiting cancels at once; that goroutine may stay blocked on stdin
+	// until the process exits, which follows immediately.
+	answer := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r.c.stdin).ReadString('\n')
+		answer <- line
+	}()
+	var line string
+	select {
+	case line = <-answer:
+	case <-ctx.Done():
+	}
 	fmt.Fprintln(w)
 	return strings.TrimSpace(line) == "yes"
 }
