@@ -49,8 +49,8 @@ fuzz:
 
 # The main job on the bundled examples: validate them all (and show the
 # diagnostics of the deliberately broken one), then run the whole loop on
-# copies under $(DEMO): plan, apply, re-plan with no changes, a change and
-# its apply, destroy. Scripts work under $(DEMO)/work; nothing outside bin/
+# copies under $(DEMO): plan, apply, re-plan with no changes, a change (one
+# property edited, one node removed) and its apply, destroy. Scripts work under $(DEMO)/work; nothing outside bin/
 # is touched.
 DEMO := bin/demo
 XOSPLAN := ./$(BIN) --no-color
@@ -74,8 +74,11 @@ demo-loop: build
 	echo "== webstack: plan"; $(XOSPLAN) plan --state $$st $(DEMO)/webstack; echo; \
 	echo "== webstack: apply"; $(XOSPLAN) apply --auto-approve --state $$st $(DEMO)/webstack; echo; \
 	echo "== webstack: plan again (nothing to do)"; $(XOSPLAN) plan --detailed-exitcode --state $$st $(DEMO)/webstack; echo; \
-	echo "== webstack: web_port 8080 -> 9090, plan and apply"; \
-	sed 's/^      default: 8080$$/      default: 9090/' examples/webstack/webstack.yaml > $(DEMO)/webstack/webstack.yaml; \
+	echo "== webstack: web_port 8080 -> 9090 (an update) and app removed (a delete, before what it used), plan and apply"; \
+	sed -e 's/^      default: 8080$$/      default: 9090/' \
+		-e '/^    app:$$/,/^  outputs:$$/{/^  outputs:$$/!d;}' \
+		-e '/^    shop_url:$$/,/^    database:$$/{/^    database:$$/!d;}' \
+		examples/webstack/webstack.yaml > $(DEMO)/webstack/webstack.yaml; \
 	$(XOSPLAN) plan --state $$st $(DEMO)/webstack; echo; \
 	$(XOSPLAN) apply --auto-approve --state $$st $(DEMO)/webstack; echo; \
 	grep '^listen' $(DEMO)/work/web/server.conf; echo; \
