@@ -702,6 +702,25 @@ func placementDefs(defs map[string]*propDef) map[string]*propDef {
 	return out
 }
 
+// checkTraits checks the syntax of the trait names of a placement policy:
+// Placement accepts upper-case letters, digits and underscores, at most
+// 255 characters (whether a standard trait exists is placement's concern).
+func (c *compiler) checkTraits(props *yamlsrc.Node, path string) {
+	for _, key := range []string{"required_traits", "forbidden_traits"} {
+		for _, it := range props.Get(key).Items() {
+			name := it.Value
+			ok := it.Kind == yamlsrc.Scalar && name != "" && len(name) <= 255
+			for i := 0; ok && i < len(name); i++ {
+				ch := name[i]
+				ok = ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_'
+			}
+			if !ok {
+				c.errorf(it.Range, joinPath(path, key), CodeValue, "%q is not a trait name (upper-case letters, digits and _, at most 255 characters)", name)
+			}
+		}
+	}
+}
+
 func (c *compiler) derivesAny(t *typeDef, ancestors []*typeDef) bool {
 	for _, a := range ancestors {
 		if c.derives(t, a) {
@@ -761,10 +780,14 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 		}
 		if pt.typ != nil {
 			defs := pt.typ.props
-			if c.derivesName(pt.typ, "tosca.policies.Placement") {
+			placement := c.derivesName(pt.typ, "tosca.policies.Placement")
+			if placement {
 				defs = placementDefs(defs)
 			}
 			pt.props = c.assignProps(defs, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, true)
+			if placement {
+				c.checkTraits(v.Get("properties"), pt.path+".properties")
+			}
 		}
 		c.topo.policies = append(c.topo.policies, pt)
 	}
