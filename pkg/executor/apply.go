@@ -83,6 +83,10 @@ type Options struct {
 	Timeout    time.Duration
 	// Now returns the time recorded in state; nil means time.Now.
 	Now func() time.Time
+	// Placer claims the plan's placements before creates and releases
+	// them after deletes (see allocations.go); nil claims nothing and
+	// records the plan's decisions as they are.
+	Placer Placer
 }
 
 func (o Options) withDefaults() Options {

@@ -538,6 +538,9 @@ func (w *walker) work(t task) taskResult {
 		if err := w.appendRecord(state.Record{Kind: state.RecordIntent, Address: n.step.Address, Action: req.Action, Attempt: n.attempts + 1}); err != nil {
 			return taskResult{t: t, fatal: err}
 		}
+		if err := w.claimPlacement(n); err != nil {
+			return w.unrunnable(t, req, err)
+		}
 	}
 	acquired := w.acquire(drv.name)
 	if acquired && t.kind == taskRun && w.isStopping() {
@@ -571,6 +574,9 @@ func (w *walker) work(t task) taskResult {
 	out, err := callDriver(w.driverCtx, drv.d, req)
 	stopProgress()
 	w.inFlight.Add(-1)
+	if t.kind == taskRun {
+		w.settlePlacement(n, err)
+	}
 	if err != nil && t.kind == taskRun && w.opts.FailFast && n.attempts > w.opts.Retries {
 		// Stop before the slot goes to a waiting step: nothing new starts
 		// after the first failure.
@@ -664,6 +670,10 @@ func (w *walker) workBatch(group []task) []taskResult {
 			out = append(out, taskResult{t: t, fatal: err})
 			continue
 		}
+		if err := w.claimPlacement(t.n); err != nil {
+			out = append(out, w.unrunnable(t, req, err))
+			continue
+		}
 		tasks, reqs, drv = append(tasks, t), append(reqs, req), d
 	}
 	if len(tasks) == 0 {
@@ -704,6 +714,7 @@ func (w *walker) workBatch(group []task) []taskResult {
 	}
 	w.inFlight.Add(-1)
 	for i, t := range tasks {
+		w.settlePlacement(t.n, res[i].Err)
 		if res[i].Err != nil && w.opts.FailFast && t.n.attempts > w.opts.Retries {
 			w.stop()
 		}
@@ -1124,9 +1135,7 @@ func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) sta
 		} else {
 			fb.Created = now
 		}
-		if n.change.Placement != nil {
-			fb.Allocations = n.change.Placement.Allocations
-		}
+		fb.Allocations = w.recordedAllocations(n, cur, err != nil)
 		switch {
 		case err != nil:
 			if cur != nil {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -380,4 +381,138 @@ func reasonName(r string) string {
 		return "unit size (min_unit, max_unit, step_size)"
 	}
 	return r
+}
+
+// Claimer claims planned placements at apply time over a placement
+// backend; it implements executor.Placer. It remembers what it claimed per
+// address, so a retried action does not claim twice, and collects the
+// release failures that must not fail a finished delete (Errors). Safe for
+// concurrent use.
+type Claimer struct {
+	svc     placement.Service
+	lineage string
+
+	mu   sync.Mutex
+	held map[string][]state.Allocation
+	errs []error
+}
+
+// NewClaimer returns a Claimer over svc for the state whose lineage is
+// given (consumers are ConsumerID(lineage, address)).
+func NewClaimer(svc placement.Service, lineage string) *Claimer {
+	return &Claimer{svc: svc, lineage: lineage, held: map[string][]state.Allocation{}}
+}
+
+// Claim takes d's allocations for the resource before its create or
+// update. prior is what the resource holds now (replaced by the claim and
+// given back if it fails). The consumer is ours by construction, so what it
+// still holds from an interrupted apply is released and the claim repeated
+// once. When the pinned providers no longer fit (a conflict), Claim
+// re-places once through placement.Place with the plan's query; if that
+// fails too, the resource fails cleanly holding what it held before. It
+// returns the allocations now held.
+func (c *Claimer) Claim(ctx context.Context, address string, d *PlacementDecision, prior []state.Allocation) ([]state.Allocation, error) {
+	c.mu.Lock()
+	held, ok := c.held[address]
+	c.mu.Unlock()
+	if ok {
+		return held, nil
+	}
+	consumer := ConsumerID(c.lineage, address)
+	if len(prior) > 0 {
+		if err := c.svc.Release(ctx, consumer); err != nil {
+			return nil, fmt.Errorf("releasing the previous allocations of %s: %w", address, err)
+		}
+	}
+	got := d.Allocations
+	err := c.svc.Claim(ctx, consumer, ToPlacementAllocations(d.Allocations), nil)
+	if errors.Is(err, placement.ErrGenerationConflict) {
+		if rerr := c.svc.Release(ctx, consumer); rerr == nil {
+			err = c.svc.Claim(ctx, consumer, ToPlacementAllocations(d.Allocations), nil)
+		}
+	}
+	if err != nil && errors.Is(err, placement.ErrConflict) && d.Query != "" {
+		q, perr := placement.ParseQuery(d.Query, placement.Latest())
+		if perr == nil {
+			var ar placement.AllocationRequest
+			if ar, perr = placement.Place(ctx, c.svc, consumer, q, 1); perr == nil {
+				got, err = FromPlacementAllocations(ar.Allocations()), nil
+			}
+		}
+		if perr != nil {
+			err = fmt.Errorf("the planned allocations no longer fit (%v), and re-placing failed: %w", err, perr)
+		}
+	}
+	if err != nil {
+		if len(prior) > 0 {
+			if rerr := c.svc.Claim(ctx, consumer, ToPlacementAllocations(prior), nil); rerr != nil {
+				err = errors.Join(err, fmt.Errorf("restoring the previous allocations: %w", rerr))
+			}
+		}
+		return nil, fmt.Errorf("claiming the placement of %s: %w", address, err)
+	}
+	c.mu.Lock()
+	c.held[address] = got
+	c.mu.Unlock()
+	return got, nil
+}
+
+// Held returns what Claim took for address in this apply.
+func (c *Claimer) Held(address string) ([]state.Allocation, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	h, ok := c.held[address]
+	return h, ok
+}
+
+// Undo gives back what Claim took for address after its action failed,
+// restoring prior (what it held before). A failure is kept for Errors.
+func (c *Claimer) Undo(ctx context.Context, address string, prior []state.Allocation) {
+	c.mu.Lock()
+	_, ok := c.held[address]
+	delete(c.held, address)
+	c.mu.Unlock()
+	if !ok {
+		return
+	}
+	consumer := ConsumerID(c.lineage, address)
+	var err error
+	if len(prior) > 0 {
+		if err = c.svc.Release(ctx, consumer); err == nil {
+			err = c.svc.Claim(ctx, consumer, ToPlacementAllocations(prior), nil)
+		}
+	} else {
+		err = c.svc.Release(ctx, consumer)
+	}
+	if err != nil {
+		c.fail(fmt.Errorf("giving back the placement of %s after its failure: %w", address, err))
+	}
+}
+
+// Release frees what the resource holds after it was deleted. A state
+// first written by the apply that created the resource had no lineage yet
+// when it claimed, so the lineage-less consumer is released too. A failure
+// is kept for Errors: the delete itself succeeded.
+func (c *Claimer) Release(ctx context.Context, address string) {
+	c.mu.Lock()
+	delete(c.held, address)
+	c.mu.Unlock()
+	for _, lineage := range slices.Compact([]string{c.lineage, ""}) {
+		if err := c.svc.Release(ctx, ConsumerID(lineage, address)); err != nil {
+			c.fail(fmt.Errorf("releasing the placement of %s: %w", address, err))
+		}
+	}
+}
+
+func (c *Claimer) fail(err error) {
+	c.mu.Lock()
+	c.errs = append(c.errs, err)
+	c.mu.Unlock()
+}
+
+// Errors returns the release failures, in the order they happened.
+func (c *Claimer) Errors() []error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.errs)
 }
