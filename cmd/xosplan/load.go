@@ -78,7 +78,7 @@ type loadResult struct {
 // by GOMAXPROCS; the result does not depend on the order they finish in.
 func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResult {
 	var res loadResult
-	files, diags := findFiles(paths)
+	files, diags := findFiles(ctx, paths)
 	res.Diags = diags
 
 	type detected struct {
@@ -161,8 +161,9 @@ func parallel(ctx context.Context, n int, fn func(i int)) {
 }
 
 // findFiles expands the command-line paths into a sorted list of distinct
-// files, with a diagnostic for every path that cannot be used.
-func findFiles(paths []string) ([]string, diag.Diagnostics) {
+// files, with a diagnostic for every path that cannot be used. It stops
+// walking when ctx is done.
+func findFiles(ctx context.Context, paths []string) ([]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	seen := map[string]bool{}
 	var files []string
@@ -186,7 +187,7 @@ func findFiles(paths []string) ([]string, diag.Diagnostics) {
 			continue
 		}
 		before := len(files)
-		walkDiags := walkFolder(p, add)
+		walkDiags := walkFolder(ctx, p, add)
 		diags = diags.Extend(walkDiags)
 		if len(files) == before && len(walkDiags) == 0 {
 			diags = diags.Warnf(diag.Range{File: p}, "", codeNoFiles, "no *.yaml or *.yml files in folder %s", p)
@@ -196,10 +197,14 @@ func findFiles(paths []string) ([]string, diag.Diagnostics) {
 	return files, diags
 }
 
-// walkFolder calls add for every YAML file under root, in lexical order.
-func walkFolder(root string, add func(string)) diag.Diagnostics {
+// walkFolder calls add for every YAML file under root, in lexical order,
+// until ctx is done.
+func walkFolder(ctx context.Context, root string, add func(string)) diag.Diagnostics {
 	var diags diag.Diagnostics
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return fs.SkipAll
+		}
 		if err != nil {
 			diags = diags.Append(*fileProblem(path, err))
 			if d != nil && d.IsDir() {

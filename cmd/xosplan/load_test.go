@@ -52,7 +52,7 @@ func TestFindFiles(t *testing.T) {
 		}
 		return out
 	}
-	files, diags := findFiles([]string{dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "empty"), filepath.Join(dir, "missing")})
+	files, diags := findFiles(context.Background(), []string{dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "empty"), filepath.Join(dir, "missing")})
 	want := []string{"C.YAML", "a.yml", "b.yaml", "link.yaml", "notes.txt", "sub/d.yaml"}
 	if got := rel(files); !slices.Equal(got, want) {
 		t.Errorf("files = %v, want %v", got, want)
@@ -120,7 +120,7 @@ func TestUnreadableFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(locked, 0o755) })
-	files, diags := findFiles([]string{dir})
+	files, diags := findFiles(context.Background(), []string{dir})
 	if len(files) != 0 || len(diags) != 1 || diags[0].Code != codeUnreadable {
 		t.Errorf("files = %v, diags = %v; want one %s", files, diags, codeUnreadable)
 	}
