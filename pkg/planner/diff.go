@@ -76,7 +76,9 @@ type universe struct {
 // Diff plans the changes that take prior (the recorded state, nil for none)
 // to desired (the compiled graph, nil for an empty configuration). It
 // returns the plan and every problem found; the plan is nil only when no
-// order exists (a dependency cycle) or ctx ended.
+// order exists (a dependency cycle) or ctx ended. Neither input is
+// modified; the plan shares their spec values, which all three treat as
+// read-only.
 func Diff(ctx context.Context, desired *graph.Graph, prior *state.State, opts Options) (*Plan, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if err := ctx.Err(); err != nil {
