@@ -88,6 +88,7 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 		}
 		head.WriteString("\n")
 	}
+	head.WriteString(markdownPlacement(p))
 
 	var text bytes.Buffer
 	_ = Text(&text, p, TextOptions{})

@@ -132,6 +132,7 @@ func (r *renderer) plan(p *planner.Plan) {
 		}
 		r.line()
 	}
+	r.placementSummary(p)
 	if p.HasChanges() {
 		r.line(r.paint(ansiBold, "Plan:") + strings.TrimPrefix(SummaryLine(p), "Plan:"))
 		return
