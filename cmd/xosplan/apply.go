@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +30,7 @@ type applyFlags struct {
 	state            stateFlags
 	autoApprove      bool
 	parallelism      int
+	driverLimits     []string
 	failFast         bool
 	retries          int
 	scriptRoot       string
@@ -45,6 +47,7 @@ type applyFlags struct {
 func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	f.state.add(fs)
 	fs.IntVar(&f.parallelism, "parallelism", executor.DefaultParallelism, "run at most `N` actions at once")
+	fs.StringArrayVar(&f.driverLimits, "driver-parallelism", nil, "run at most N actions of one driver at once (`DRIVER=N`: exec=2, scripted=4; repeatable)")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "start nothing new after the first failure")
 	fs.IntVar(&f.retries, "retries", executor.DefaultRetries, "run a failed action again up to `N` times, at increasing intervals")
 	fs.StringVar(&f.scriptRoot, "script-root", "", "the `FOLDER` scripted components' container paths (/vm/launch.py) resolve under (default: the scripts folder beside the manifests)")
@@ -60,19 +63,32 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	}
 }
 
-func (f *applyFlags) options() executor.Options {
+func (f *applyFlags) options() (executor.Options, error) {
 	retries := f.retries
 	if retries == 0 {
 		retries = -1 // executor.Options: 0 means the default
 	}
+	var per map[string]int
+	for _, l := range f.driverLimits {
+		name, n, ok := strings.Cut(l, "=")
+		v, err := strconv.Atoi(strings.TrimSpace(n))
+		if !ok || err != nil || v < 1 || strings.TrimSpace(name) == "" {
+			return executor.Options{}, fmt.Errorf("--driver-parallelism wants DRIVER=N with N at least 1, got %q", l)
+		}
+		if per == nil {
+			per = map[string]int{}
+		}
+		per[strings.TrimSpace(name)] = v
+	}
 	return executor.Options{
 		Parallelism: f.parallelism,
+		PerDriver:   per,
 		Retries:     retries,
 		FailFast:    f.failFast,
 		Grace:       f.grace,
 		ScriptRoot:  f.scriptRoot,
 		Timeout:     f.timeout,
-	}
+	}, nil
 }
 
 func newApplyCommand(c *cli) *cobra.Command {
@@ -148,6 +164,10 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	if f.retries < 0 {
 		return usagef(cmd, "--retries cannot be negative")
 	}
+	opts, err := f.options()
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
 	fromFile := op == applyview.OpApply && isPlanFile(args)
 	if f.json && !f.autoApprove && !fromFile {
 		return usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
@@ -218,7 +238,6 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 			return exitWith(exitError)
 		}
 	}
-	opts := f.options()
 	opts.Events = r.view.Event
 	opts.Desired = desired
 	if opts.ScriptRoot == "" {

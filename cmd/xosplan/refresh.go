@@ -89,7 +89,10 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	if p == nil {
 		return exitWith(exitError)
 	}
-	opts := f.options()
+	opts, err := f.options()
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
 	opts.Events = view.Event
 	// The drift that could be observed is recorded even when some checks
 	// failed: each resource's feedback is independent.
