@@ -221,7 +221,10 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 	}
 	ops := map[string]graph.Operation{}
 	s := &scope{at: nt.key, node: nt}
-	for name, d := range nt.typ.ifaces {
+	// Sorted, so that two interfaces with the same short name resolve the
+	// same way every time.
+	for _, name := range sortedKeys(nt.typ.ifaces) {
+		d := nt.typ.ifaces[name]
 		short := c.ifaceShortName(name, d)
 		if !isLifecycle(short) {
 			continue
@@ -244,7 +247,8 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			continue
 		}
 		rs := &scope{at: ra.key, req: ra, node: nt}
-		for name, d := range rel.ifaces {
+		for _, name := range sortedKeys(rel.ifaces) {
+			d := rel.ifaces[name]
 			if c.ifaceShortName(name, d) != "Configure" {
 				continue
 			}
