@@ -61,6 +61,10 @@ func renderJSON(w io.Writer, ds diag.Diagnostics, opt Options) error {
 		// (a missing file) has none and names the file in its summary.
 		if d.Range.File != "" && !d.Range.Start.IsZero() {
 			r := d.Range
+			if r.End.IsZero() {
+				// A point: Terraform's ranges always have an end.
+				r.End = r.Start
+			}
 			jd.Range = &r
 		}
 		if sn, ok := lines.snippetOf(d); ok {

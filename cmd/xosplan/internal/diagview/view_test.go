@@ -50,6 +50,8 @@ var cases = []struct {
 		{Severity: diag.Error, Summary: "a diagnostic with neither code nor range"},
 		{Severity: diag.Error, Code: "tosca.import", Summary: "source not readable, so no snippet",
 			Range: diag.Range{File: "/abs/other dir/types.yaml", Start: pos(3, 1, 10), End: pos(3, 1, 10)}},
+		{Severity: diag.Warning, Code: "tosca.point", Summary: "a point without an end",
+			Range: diag.Range{File: "/abs/b.yaml", Start: pos(2, 4, 7)}},
 	}},
 	{name: "color", color: true, diags: diag.Diagnostics{
 		{Severity: diag.Error, Code: "tosca.unknown_type", Summary: `unknown node type "tosca.nodes.Nope"`,
