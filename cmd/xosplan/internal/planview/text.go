@@ -645,17 +645,28 @@ func (r *renderer) textDiff(indent int, before, after string) {
 	flush()
 }
 
-// placementNote says where a resource lands, in its block: "placed on
-// cn1 (MEMORY_MB=1024, VCPU=2)", and whether it keeps its recorded
-// allocations.
+// placementNote says where a resource lands: "placed on cn1: DISK_GB=10,
+// VCPU=2", with "kept" when it keeps its recorded allocations.
 func placementNote(pd *planner.PlacementDecision) string {
 	if pd == nil || len(pd.Allocations) == 0 {
 		return ""
 	}
-	provs, amounts := placementCells(pd)
-	note := "placed on " + provs + " (" + amounts + ")"
+	parts := make([]string, 0, len(pd.Allocations))
+	for _, a := range pd.Allocations {
+		classes := make([]string, 0, len(a.Resources))
+		for rc := range a.Resources {
+			classes = append(classes, rc)
+		}
+		sort.Strings(classes)
+		amounts := make([]string, len(classes))
+		for i, rc := range classes {
+			amounts[i] = rc + "=" + strconv.FormatInt(a.Resources[rc], 10)
+		}
+		parts = append(parts, a.Provider+": "+strings.Join(amounts, ", "))
+	}
+	note := "placed on " + strings.Join(parts, "; ")
 	if pd.Kept {
-		note += ", kept from the last apply"
+		note += "; kept from the last apply"
 	}
 	return note
 }

@@ -295,7 +295,7 @@ func TestPlacementNote(t *testing.T) {
 		{Provider: "cn1", Resources: map[string]int64{"VCPU": 2, "MEMORY_MB": 1024}},
 		{Provider: "shared-disk", Resources: map[string]int64{"DISK_GB": 10}},
 	}, Kept: true}
-	want := "placed on cn1+shared-disk (MEMORY_MB=1024, VCPU=2, DISK_GB=10), kept from the last apply"
+	want := "placed on cn1: MEMORY_MB=1024, VCPU=2; shared-disk: DISK_GB=10; kept from the last apply"
 	if got := placementNote(pd); got != want {
 		t.Errorf("%q", got)
 	}
