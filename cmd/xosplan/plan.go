@@ -43,6 +43,7 @@ type planFlags struct {
 	excludes            []string
 	replace             []string
 	inputs              inputFlags
+	placement           placementFlags
 }
 
 func newPlanCommand(c *cli) *cobra.Command {
@@ -88,6 +89,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out `ADDRESS` and what depends on it; repeatable")
 	fs.StringArrayVar(&f.replace, "replace", nil, "replace `ADDRESS` even if it has not changed; repeatable")
 	f.inputs.add(fs)
+	f.placement.add(fs)
 	return cmd
 }
 
@@ -144,6 +146,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		// The same health checks as `xosplan refresh`, with its defaults.
 		refresher = refresherFor(nil, "", 0, prior)
 	}
+	placeOpts, diags := f.placement.planOptions(ctx, c, diags)
 	p, planDiags := planner.Diff(ctx, desired, prior, planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
@@ -153,6 +156,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		CreateBeforeDestroy: f.createBeforeDestroy,
 		InputDigests:        digests,
 		Refresher:           refresher,
+		Placement:           placeOpts,
 	})
 	diags = diags.Extend(planDiags).Sort()
 	if p == nil || diags.HasErrors() {
