@@ -261,6 +261,13 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return &exitStatus{code: exitError, err: errors.New("interrupted: the state holds what finished; run apply again to complete")}
 	case !rep.OK():
 		return exitWith(exitError)
+	}
+	if desired != nil && len(desired.Outputs) > 0 && op == applyview.OpApply {
+		if err := r.outputs(ctx, backend, desired.Outputs); err != nil {
+			return err
+		}
+	}
+	switch {
 	case f.detailedExitcode && rep.Changes():
 		return exitWith(exitChanges)
 	}
@@ -436,4 +443,15 @@ func scriptStateDir(statePath string) string {
 		return ""
 	}
 	return dir
+}
+
+// outputs renders the configuration's outputs resolved against the state
+// just saved.
+func (r *applyRun) outputs(ctx context.Context, backend *state.File, outputs map[string]graph.Value) error {
+	st, err := backend.Read(ctx)
+	if err != nil {
+		return fmt.Errorf("reading state for the outputs: %w", err)
+	}
+	values, _ := executor.ResolveOutputs(outputs, st)
+	return r.view.Outputs(values)
 }

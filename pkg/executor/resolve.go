@@ -250,3 +250,28 @@ func valueText(v graph.Value) string {
 	}
 	return graph.Render(v)
 }
+
+// ResolveOutputs resolves a configuration's outputs (graph.Graph.Outputs)
+// against recorded state, as they stand after an apply. An output that
+// cannot be resolved (it reads a resource that is not recorded) is left
+// out and its name returned in missing, sorted.
+func ResolveOutputs(outputs map[string]graph.Value, st *state.State) (values map[string]graph.Value, missing []string) {
+	byAddr := make(map[string]*state.Resource, len(st.Resources))
+	for i := range st.Resources {
+		byAddr[st.Resources[i].Address] = &st.Resources[i]
+	}
+	lookup := func(addr string) (*state.Resource, bool) {
+		r, ok := byAddr[addr]
+		return r, ok
+	}
+	values = map[string]graph.Value{}
+	for _, name := range sortedKeys(outputs) {
+		v, err := Resolve(outputs[name], lookup)
+		if err != nil {
+			missing = append(missing, name)
+			continue
+		}
+		values[name] = v
+	}
+	return values, missing
+}

@@ -87,3 +87,19 @@ func TestResolveMapLeavesInputAlone(t *testing.T) {
 		t.Errorf("nil map resolved to %v", m)
 	}
 }
+
+func TestResolveOutputs(t *testing.T) {
+	st := &state.State{Resources: []state.Resource{{Address: "host", Feedback: state.Feedback{Attributes: map[string]graph.Value{"ip": "10.0.0.9"}}}}}
+	outs := map[string]graph.Value{
+		"url":   graph.Unknown{Func: "concat", Args: []graph.Value{"http://", graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip"}}}},
+		"plain": int64(3),
+		"gone":  graph.Unknown{Func: "attribute", Args: []graph.Value{"nosuch", "ip"}},
+	}
+	got, missing := ResolveOutputs(outs, st)
+	if got["url"] != "http://10.0.0.9" || got["plain"] != int64(3) || len(got) != 2 {
+		t.Errorf("outputs %v", got)
+	}
+	if len(missing) != 1 || missing[0] != "gone" {
+		t.Errorf("missing %v", missing)
+	}
+}

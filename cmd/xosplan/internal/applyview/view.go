@@ -11,11 +11,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // Operation says what the closing line calls the run.
@@ -34,6 +36,9 @@ type View interface {
 	Event(e executor.Event)
 	// Report renders the end of the run.
 	Report(rep *executor.Report, op Operation) error
+	// Outputs renders the configuration's outputs after a successful
+	// apply (nothing when there are none).
+	Outputs(values map[string]graph.Value) error
 }
 
 // Text renders for people.
@@ -304,4 +309,42 @@ func (j *JSON) Report(rep *executor.Report, op Operation) error {
 		"forget": rep.Forgotten, "refresh": rep.Refreshed, "failed": rep.Failed, "skipped": rep.Skipped,
 		"not_started": rep.NotStarted, "operation": string(op),
 	}})
+}
+
+// Outputs writes Terraform's "Outputs:" block: one "name = value" line
+// per output, sorted, values as JSON.
+func (t *Text) Outputs(values map[string]graph.Value) error {
+	if len(values) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	b.WriteString("\nOutputs:\n\n")
+	for _, name := range sortedNames(values) {
+		fmt.Fprintf(&b, "%s = %s\n", name, graph.Render(values[name]))
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, err := t.w.Write(b.Bytes())
+	return err
+}
+
+// Outputs writes one "outputs" event holding every output.
+func (j *JSON) Outputs(values map[string]graph.Value) error {
+	if len(values) == 0 {
+		return nil
+	}
+	outs := map[string]any{}
+	for name, v := range values {
+		outs[name] = map[string]any{"value": v}
+	}
+	return j.emit("info", "Outputs: "+fmt.Sprint(len(values)), "outputs", map[string]any{"outputs": outs})
+}
+
+func sortedNames(m map[string]graph.Value) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
