@@ -116,7 +116,7 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 				"more than %d YAML documents in one file", lim.MaxDocuments)
 			break
 		}
-		c := converter{file: file, idx: idx, lim: lim, memo: map[*yaml.Node]*Node{}, size: map[*yaml.Node]int{}, active: map[*yaml.Node]bool{}}
+		c := converter{file: file, idx: idx, lim: lim, memo: map[*yaml.Node]*Node{}}
 		root := &raw
 		if raw.Kind == yaml.DocumentNode {
 			if len(raw.Content) == 0 {
@@ -124,17 +124,18 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 			}
 			root = raw.Content[0]
 		}
-		if c.expandedSize(root, 0) > lim.MaxExpandedNodes {
-			diags = diags.Append(c.diags...)
-			diags = diags.Errorf(c.rangeOf(root), "", CodeAliasBomb,
-				"aliases expand this document to more than %d nodes", lim.MaxExpandedNodes)
-			break
-		}
-		if c.diags.HasErrors() {
-			diags = diags.Append(c.diags...)
-			break
-		}
+		// Conversion shares anchored nodes instead of copying them, so it is
+		// linear in the written document whatever its aliases do; only a
+		// document with aliases needs the expansion and cycle check, which
+		// runs before anyone walks the shared tree.
 		n := c.convert(root, 0)
+		if c.sawAlias && !c.diags.HasErrors() {
+			c.size, c.active = map[*yaml.Node]int{}, map[*yaml.Node]bool{}
+			if c.expandedSize(root, 0) > lim.MaxExpandedNodes && !c.diags.HasErrors() {
+				c.diags = c.diags.Errorf(c.rangeOf(root), "", CodeAliasBomb,
+					"aliases expand this document to more than %d nodes", lim.MaxExpandedNodes)
+			}
+		}
 		diags = diags.Append(c.diags...)
 		if c.diags.HasErrors() {
 			break
@@ -186,13 +187,16 @@ func syntaxDiag(file string, idx *lineIndex, err error) diag.Diagnostic {
 }
 
 type converter struct {
-	file   string
-	idx    *lineIndex
-	lim    Limits
-	memo   map[*yaml.Node]*Node
-	size   map[*yaml.Node]int
-	active map[*yaml.Node]bool
-	diags  diag.Diagnostics
+	file string
+	idx  *lineIndex
+	lim  Limits
+	// memo holds the converted anchored nodes, the only ones an alias can
+	// reach.
+	memo     map[*yaml.Node]*Node
+	sawAlias bool
+	size     map[*yaml.Node]int
+	active   map[*yaml.Node]bool
+	diags    diag.Diagnostics
 }
 
 func (c *converter) rangeOf(n *yaml.Node) diag.Range {
@@ -245,16 +249,21 @@ func (c *converter) convert(n *yaml.Node, depth int) *Node {
 		return nil
 	}
 	if n.Kind == yaml.AliasNode {
+		c.sawAlias = true
 		if n.Alias == nil {
 			return nil
 		}
 		return c.convert(n.Alias, depth)
 	}
-	if out, ok := c.memo[n]; ok {
-		return out
+	if n.Anchor != "" {
+		if out, ok := c.memo[n]; ok {
+			return out
+		}
 	}
 	out := &Node{Range: c.rangeOf(n), Tag: n.ShortTag()}
-	c.memo[n] = out
+	if n.Anchor != "" {
+		c.memo[n] = out
+	}
 	switch n.Kind {
 	case yaml.ScalarNode:
 		out.Kind = Scalar
