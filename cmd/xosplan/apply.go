@@ -42,6 +42,7 @@ type applyFlags struct {
 	targets          []string
 	excludes         []string
 	replace          []string
+	placement        placementFlags
 }
 
 func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
@@ -60,6 +61,7 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 		fs.StringArrayVar(&f.targets, "target", nil, "apply only `ADDRESS` and what it depends on (destroy: what depends on it); repeatable")
 		fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out `ADDRESS` and what depends on it; repeatable")
 		f.inputs.add(fs)
+		f.placement.add(fs)
 	}
 }
 
@@ -248,7 +250,13 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Timeout: f.timeout,
 		StateDir: scriptStateDir(backend.Path())})
+	claimer, err := f.placement.placer(ctx, c, prior)
+	if err != nil {
+		return err
+	}
+	opts.Placer = executorPlacer(claimer)
 	rep, applyErr := executor.Apply(ctx, p, backend, reg, opts)
+	reportPlacementErrors(c, claimer)
 	if rep != nil {
 		if err := r.view.Report(rep, op); err != nil {
 			return errors.Join(applyErr, err)
@@ -300,7 +308,12 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
+	var placeOpts *planner.PlacementOptions
+	if r.op != applyview.OpDestroy {
+		placeOpts, diags = r.f.placement.planOptions(ctx, r.c, diags)
+	}
 	p, planDiags := planner.Diff(ctx, desired, prior, planner.Options{
+		Placement:    placeOpts,
 		Destroy:      r.op == applyview.OpDestroy,
 		Targets:      r.f.targets,
 		Excludes:     r.f.excludes,

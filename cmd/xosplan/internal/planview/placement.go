@@ -60,7 +60,10 @@ func (r *renderer) placementSummary(p *planner.Plan) {
 		}
 		r.line("  ", c.Address, pad(width-len(c.Address)), "  -> ", provs, " (", amounts, ")", note)
 	}
-	r.line()
+	if p.HasChanges() {
+		// "No changes." brings its own blank line.
+		r.line()
+	}
 }
 
 // markdownPlacement is the pull-request comment's placement table.
