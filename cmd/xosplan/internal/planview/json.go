@@ -1,6 +1,7 @@
 package planview
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"strconv"
@@ -199,9 +200,13 @@ func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
 		if err != nil {
 			return
 		}
-		var m []byte
-		m, err = json.Marshal(v)
-		b = append(b, m...)
+		// As encoding/json with SetEscapeHTML(false) writes it: a
+		// placement query holds "&".
+		var m bytes.Buffer
+		enc := json.NewEncoder(&m)
+		enc.SetEscapeHTML(false)
+		err = enc.Encode(v)
+		b = append(b, bytes.TrimSuffix(m.Bytes(), []byte("\n"))...)
 	}
 	b = append(b, '{')
 	key(true, "format_version")

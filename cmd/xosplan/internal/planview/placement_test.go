@@ -35,3 +35,21 @@ func TestPlacementViews(t *testing.T) {
 		t.Errorf("markdown lacks the placement table:\n%s", md)
 	}
 }
+
+// TestPlacementJSON: the placement object is written as encoding/json
+// writes it without HTML escaping ("&" in the query stays "&").
+func TestPlacementJSON(t *testing.T) {
+	p := &planner.Plan{FormatVersion: planner.FormatVersion, Mode: planner.ModeNormal, Changes: []planner.ResourceChange{
+		{Address: "web", Type: "tosca.nodes.Compute", Action: planner.Create, Reason: planner.ReasonNotInState,
+			Placement: &planner.PlacementDecision{Query: "resources=VCPU:2&required=HW_ARCH_X86_64",
+				Allocations: []state.Allocation{{Provider: "compute-2", Resources: map[string]int64{"VCPU": 2}}}}},
+	}}
+	var got bytes.Buffer
+	if err := JSON(&got, p); err != nil {
+		t.Fatal(err)
+	}
+	want := `"placement":{"allocations":[{"provider":"compute-2","resources":{"VCPU":2}}],"query":"resources=VCPU:2&required=HW_ARCH_X86_64"}`
+	if !strings.Contains(got.String(), want) {
+		t.Errorf("JSON plan lacks %s:\n%s", want, got.String())
+	}
+}
