@@ -78,8 +78,9 @@ func (w *walker) settlePlacement(n *node, err error) {
 
 // recordedAllocations is what the state records for n after a driver call
 // that leaves a new record: what was claimed, else the plan's decision,
-// else (an update without a decision) what the resource held. A failed
-// create holds nothing.
+// else (an update without a decision) what the resource held. After a
+// failure the claim was given back (Undo): the resource holds what it held
+// before, nothing for a create.
 func (w *walker) recordedAllocations(n *node, cur *state.Resource, failed bool) []state.Allocation {
 	if w.opts.Placer != nil {
 		if held, ok := w.opts.Placer.Held(n.step.Address); ok && !failed {
@@ -88,7 +89,7 @@ func (w *walker) recordedAllocations(n *node, cur *state.Resource, failed bool) 
 	}
 	switch {
 	case failed && w.claimsPlacement(n):
-		return nil
+		return w.priorAllocations(n)
 	case n.change.Placement != nil:
 		return n.change.Placement.Allocations
 	case cur != nil && n.step.Op == planner.StepUpdate:
