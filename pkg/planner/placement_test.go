@@ -239,3 +239,97 @@ func BenchmarkPlacement1000on10000(b *testing.B) {
 		}
 	}
 }
+
+// TestClaimer drives apply-time claims against the embedded model.
+func TestClaimer(t *testing.T) {
+	ctx := context.Background()
+	decision := func(p string, n int64) *PlacementDecision {
+		return &PlacementDecision{Allocations: []state.Allocation{alloc(p, n)}, Query: "resources=MEMORY_MB:1024,VCPU:" + fmt.Sprint(n)}
+	}
+	held := func(m *placement.Model, addr string) string {
+		a := m.Allocations(ConsumerID("L", addr))
+		if !a.Exists {
+			return "-"
+		}
+		return fmt.Sprint(FromPlacementAllocations(a.Allocations))
+	}
+
+	t.Run("pinned claim", func(t *testing.T) {
+		m := smallCloud(t)
+		c := NewClaimer(m, "L")
+		got, err := c.Claim(ctx, "a", decision("h2", 2), nil)
+		if err != nil || got[0].Provider != "h2" || held(m, "a") != fmt.Sprint([]state.Allocation{alloc("h2", 2)}) {
+			t.Fatalf("%v %v %s", got, err, held(m, "a"))
+		}
+		// A retried action does not claim twice.
+		if _, err := c.Claim(ctx, "a", decision("h2", 2), nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("conflict re-places once", func(t *testing.T) {
+		m := smallCloud(t)
+		// Someone else took h1 since the plan was made.
+		if err := m.PutAllocations("intruder", placement.Allocations{"h1": {"VCPU": 4}}, placement.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c := NewClaimer(m, "L")
+		got, err := c.Claim(ctx, "a", decision("h1", 2), nil)
+		if err != nil || got[0].Provider != "h2" {
+			t.Fatalf("re-placed on %v, %v; want h2", got, err)
+		}
+		if h, _ := c.Held("a"); h[0].Provider != "h2" {
+			t.Fatalf("held %v", h)
+		}
+	})
+	t.Run("conflict with nowhere to go fails cleanly", func(t *testing.T) {
+		m := smallCloud(t)
+		for _, h := range []string{"h1", "h2"} {
+			if err := m.PutAllocations("x-"+h, placement.Allocations{h: {"VCPU": 3}}, placement.WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.PutAllocations(ConsumerID("L", "a"), placement.Allocations{"h1": {"VCPU": 1}}, placement.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c := NewClaimer(m, "L")
+		_, err := c.Claim(ctx, "a", decision("h2", 2), []state.Allocation{{Provider: "h1", Resources: map[string]int64{"VCPU": 1}}})
+		if err == nil || !strings.Contains(err.Error(), "re-placing failed") {
+			t.Fatalf("err = %v", err)
+		}
+		// It holds what it held before.
+		if got := held(m, "a"); got != fmt.Sprint([]state.Allocation{{Provider: "h1", Resources: map[string]int64{"VCPU": 1}}}) {
+			t.Fatalf("holds %s", got)
+		}
+	})
+	t.Run("leftover of an interrupted apply is taken over", func(t *testing.T) {
+		m := smallCloud(t)
+		if err := m.PutAllocations(ConsumerID("L", "a"), placement.Allocations{"h1": {"VCPU": 1}}, placement.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		c := NewClaimer(m, "L")
+		if _, err := c.Claim(ctx, "a", decision("h2", 2), nil); err != nil {
+			t.Fatal(err)
+		}
+		if got := held(m, "a"); got != fmt.Sprint([]state.Allocation{alloc("h2", 2)}) {
+			t.Fatalf("holds %s", got)
+		}
+	})
+	t.Run("undo and release", func(t *testing.T) {
+		m := smallCloud(t)
+		c := NewClaimer(m, "L")
+		if _, err := c.Claim(ctx, "a", decision("h1", 2), nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Undo(ctx, "a", nil)
+		if got := held(m, "a"); got != "-" {
+			t.Fatalf("after undo holds %s", got)
+		}
+		if _, err := c.Claim(ctx, "b", decision("h1", 2), nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Release(ctx, "b")
+		if got := held(m, "b"); got != "-" || len(c.Errors()) != 0 {
+			t.Fatalf("after release holds %s, errors %v", got, c.Errors())
+		}
+	})
+}
