@@ -357,9 +357,13 @@ func (c *converter) mergeSources(v *yaml.Node, depth int) []*Node {
 }
 
 // lineIndex maps 1-based line and column (in runes) to byte offsets.
+// Nodes arrive mostly in document order, so it remembers the last
+// position and walks on from there: a long flow-style line costs one pass,
+// not one pass per node on it.
 type lineIndex struct {
 	data   []byte
 	starts []int
+	last   diag.Pos
 }
 
 func newLineIndex(data []byte) *lineIndex {
@@ -376,11 +380,19 @@ func (x *lineIndex) pos(line, col int) diag.Pos {
 	if line < 1 || line > len(x.starts) {
 		return diag.Pos{Line: max(line, 1), Column: max(col, 1)}
 	}
-	off := x.starts[line-1]
-	for i := 1; i < col && off < len(x.data) && x.data[off] != '\n'; i++ {
+	off, i := x.starts[line-1], 1
+	if x.last.Line == line && x.last.Column <= col {
+		off, i = x.last.Byte, x.last.Column
+	}
+	for ; i < col && off < len(x.data) && x.data[off] != '\n'; i++ {
+		if x.data[off] < utf8.RuneSelf {
+			off++
+			continue
+		}
 		_, size := utf8.DecodeRune(x.data[off:])
 		off += size
 	}
+	x.last = diag.Pos{Line: line, Column: i, Byte: off}
 	return diag.Pos{Line: line, Column: max(col, 1), Byte: off}
 }
 

@@ -109,3 +109,16 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestPositionsOutOfOrder(t *testing.T) {
+	src := "k: {a: 1, bb: [x, ÿz, w], c: 3}\nl: [é, f]\n"
+	idx := newLineIndex([]byte(src))
+	// Out-of-order queries must give the same answers as in-order ones.
+	for _, q := range [][2]int{{1, 30}, {1, 5}, {2, 5}, {1, 20}, {1, 1}, {2, 2}} {
+		got := idx.pos(q[0], q[1])
+		fresh := newLineIndex([]byte(src)).pos(q[0], q[1])
+		if got != fresh {
+			t.Errorf("pos%v = %+v, fresh index says %+v", q, got, fresh)
+		}
+	}
+}
