@@ -275,11 +275,19 @@ func (pl *placer) placeOne(ctx context.Context, addr string, q placement.Query, 
 		}
 		return fail(CodePlacementRequest, fmt.Sprintf("cannot place %s: %v", addr, err), "The request was: "+qs)
 	}
+	reqs := res.Requests
+	if pl.opts.Model == nil {
+		// A real service's order is its own and not stable between calls;
+		// provider-name order keeps the plan deterministic and, for flat
+		// clouds, the same as the embedded model's.
+		reqs = slices.Clone(reqs)
+		sort.SliceStable(reqs, func(i, j int) bool { return providerKey(reqs[i]) < providerKey(reqs[j]) })
+	}
 	var chosen *placement.AllocationRequest
 	rejected := 0
-	for i := range res.Requests {
-		if pl.opts.Model != nil || pl.fits(res.Requests[i], res.Summaries) {
-			chosen = &res.Requests[i]
+	for i := range reqs {
+		if pl.opts.Model != nil || pl.fits(reqs[i], res.Summaries) {
+			chosen = &reqs[i]
 			break
 		}
 		rejected++
@@ -303,6 +311,18 @@ func (pl *placer) placeOne(ctx context.Context, addr string, q placement.Query, 
 		}
 	}
 	return &PlacementDecision{Allocations: FromPlacementAllocations(allocs), Query: qs}, nil, nil
+}
+
+// providerKey names a candidate's providers in order, for sorting.
+func providerKey(r placement.AllocationRequest) string {
+	var b strings.Builder
+	for i, a := range r.Resources {
+		if i == 0 || a.Provider != r.Resources[i-1].Provider {
+			b.WriteString(a.Provider)
+			b.WriteByte(0)
+		}
+	}
+	return b.String()
 }
 
 // fits reports whether a candidate from a shared service still fits once
