@@ -39,6 +39,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 				return
 			}
 			res := resource(c)
+			res.Request = computeRequest(res)
 			if err := g.AddResource(res); err != nil {
 				diags = diags.Errorf(c.rng, c.yaml, CodeDuplicateAddress, "address %q is already taken by another application's component; rename the file or the component", res.Address)
 				return
