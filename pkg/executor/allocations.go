@@ -76,6 +76,14 @@ func (w *walker) settlePlacement(n *node, err error) {
 	}
 }
 
+// abandonPlacement gives back n's claim when its step is abandoned (the
+// walk stopped before the driver ran).
+func (w *walker) abandonPlacement(n *node) {
+	if w.claimsPlacement(n) {
+		w.opts.Placer.Undo(w.driverCtx, n.step.Address, w.priorAllocations(n))
+	}
+}
+
 // recordedAllocations is what the state records for n after a driver call
 // that leaves a new record: what was claimed, else the plan's decision,
 // else (an update without a decision) what the resource held. After a

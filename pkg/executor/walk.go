@@ -552,6 +552,7 @@ func (w *walker) work(t task) taskResult {
 		if t.kind == taskRun {
 			// The intent is on disk; say that nothing happened after all,
 			// so the resource is not marked as interrupted.
+			w.abandonPlacement(n)
 			return w.abandon(t, req)
 		}
 		return taskResult{t: t, notStarted: true}
@@ -686,6 +687,7 @@ func (w *walker) workBatch(group []task) []taskResult {
 	}
 	if !acquired {
 		for i, t := range tasks {
+			w.abandonPlacement(t.n)
 			out = append(out, w.abandon(t, reqs[i]))
 		}
 		return out
