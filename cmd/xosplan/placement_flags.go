@@ -142,8 +142,10 @@ func executorPlacer(cl *planner.Claimer) executor.Placer {
 	return cl
 }
 
-// reportPlacementErrors prints the releases that failed after finished
-// deletes: the state is right, the backend may still hold the allocation.
+// reportPlacementErrors prints what apply did with placements beyond the
+// plan: resources re-placed because their pinned hosts no longer fitted,
+// and releases that failed after finished deletes (the state is right, the
+// backend may still hold the allocation).
 func reportPlacementErrors(c *cli, cl *planner.Claimer) {
 	if cl == nil {
 		return

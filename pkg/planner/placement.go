@@ -405,9 +405,9 @@ func reasonName(r string) string {
 
 // Claimer claims planned placements at apply time over a placement
 // backend; it implements executor.Placer. It remembers what it claimed per
-// address, so a retried action does not claim twice, and collects the
-// release failures that must not fail a finished delete (Errors). Safe for
-// concurrent use.
+// address, so a retried action does not claim twice, and collects what the
+// user must hear of without a failed action (Errors): re-placements, and
+// releases that failed after a finished delete. Safe for concurrent use.
 type Claimer struct {
 	svc     placement.Service
 	lineage string
@@ -456,7 +456,9 @@ func (c *Claimer) Claim(ctx context.Context, address string, d *PlacementDecisio
 		if perr == nil {
 			var ar placement.AllocationRequest
 			if ar, perr = placement.Place(ctx, c.svc, consumer, q, 1); perr == nil {
-				got, err = FromPlacementAllocations(ar.Allocations()), nil
+				got = FromPlacementAllocations(ar.Allocations())
+				c.fail(fmt.Errorf("%s: the planned placement no longer fits (%v); re-placed on %s", address, err, providerNames(got)))
+				err = nil
 			}
 		}
 		if perr != nil {
@@ -530,7 +532,17 @@ func (c *Claimer) fail(err error) {
 	c.mu.Unlock()
 }
 
-// Errors returns the release failures, in the order they happened.
+func providerNames(l []state.Allocation) string {
+	names := make([]string, len(l))
+	for i, a := range l {
+		names[i] = a.Provider
+	}
+	return strings.Join(names, ", ")
+}
+
+// Errors returns what apply must tell the user although no action failed
+// for it, in the order it happened: resources re-placed because their
+// planned placement no longer fitted, and releases that failed.
 func (c *Claimer) Errors() []error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -280,6 +280,10 @@ func TestClaimer(t *testing.T) {
 		if h, _ := c.Held("a"); h[0].Provider != "h2" {
 			t.Fatalf("held %v", h)
 		}
+		// Never silently: the re-placement is reported.
+		if errs := c.Errors(); len(errs) != 1 || !strings.Contains(errs[0].Error(), "a: the planned placement no longer fits") || !strings.HasSuffix(errs[0].Error(), "re-placed on h2") {
+			t.Fatalf("notes %v", errs)
+		}
 	})
 	t.Run("conflict with nowhere to go fails cleanly", func(t *testing.T) {
 		m := smallCloud(t)
