@@ -167,12 +167,13 @@ type placer struct {
 	tally map[string]map[string]int64
 }
 
-// place fills the Placement of every change whose resource asks for
-// compute, in address order so that the outcome does not depend on the
+// placeChanges fills the Placement of every change whose resource asks
+// for compute, in address order so that the outcome does not depend on the
 // schedule: a created or replaced resource is placed anew; an existing one
 // keeps its recorded allocations unless its requested amounts changed
-// (an update then re-places it). A resource that cannot be placed is an
-// error diagnostic naming what excluded each provider.
+// (an update then re-places it). What deleted resources hold is free for
+// the others, since apply runs deletes first. A resource that cannot be
+// placed is an error diagnostic naming what excluded each provider.
 func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.Graph, prior *state.State, opts *PlacementOptions, diags diag.Diagnostics) diag.Diagnostics {
 	if opts == nil || (opts.Model == nil && opts.Service == nil) {
 		return diags
@@ -181,6 +182,25 @@ func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.
 	var stale map[string]error
 	if opts.Model != nil {
 		stale = SeedAllocations(opts.Model, prior)
+	}
+	for i := range changes {
+		c := &changes[i]
+		r, ok := prior.Lookup(c.Address)
+		if c.Action != Delete || !ok || len(r.Feedback.Allocations) == 0 {
+			continue
+		}
+		if opts.Model != nil {
+			_ = opts.Model.DeleteAllocations(ConsumerID(prior.Lineage, c.Address))
+			continue
+		}
+		for _, a := range r.Feedback.Allocations {
+			if pl.tally[a.Provider] == nil {
+				pl.tally[a.Provider] = map[string]int64{}
+			}
+			for rc, n := range a.Resources {
+				pl.tally[a.Provider][rc] -= n
+			}
+		}
 	}
 	idx := make([]int, 0, len(changes))
 	for i := range changes {

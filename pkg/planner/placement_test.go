@@ -91,6 +91,19 @@ func TestPlacement(t *testing.T) {
 			want:  want{providers: map[string]string{"a": "h1", "b": "h2"}, kept: []string{"a"}},
 		},
 		{
+			name:  "what a deleted resource held is free for the others",
+			res:   []*graph.Resource{computeRes("b", 4), computeRes("c", 4)},
+			prior: []state.Resource{recordedCompute("a", 4, alloc("h1", 4))},
+			want:  want{providers: map[string]string{"b": "h1", "c": "h2"}},
+		},
+		{
+			name:   "shared service: what a deleted resource held is free",
+			res:    []*graph.Resource{computeRes("b", 4), computeRes("c", 4)},
+			prior:  []state.Resource{recordedCompute("a", 4, alloc("h1", 4))},
+			shared: true,
+			want:   want{providers: map[string]string{"b": "h1", "c": "h2"}},
+		},
+		{
 			name:  "a resized resource is placed again",
 			res:   []*graph.Resource{computeRes("a", 4)},
 			prior: []state.Resource{recordedCompute("a", 1, alloc("h1", 1))},
@@ -121,7 +134,10 @@ func TestPlacement(t *testing.T) {
 			st := &state.State{Version: 1, Serial: 1, Lineage: "L", Resources: tc.prior}
 			opts := &PlacementOptions{Model: smallCloud(t)}
 			if tc.shared {
-				opts = &PlacementOptions{Service: smallCloud(t)}
+				// A shared service already holds what apply claimed.
+				m := smallCloud(t)
+				SeedAllocations(m, st)
+				opts = &PlacementOptions{Service: m}
 			}
 			p, diags := Diff(context.Background(), g, st, Options{Placement: opts})
 			if p == nil {
