@@ -11,7 +11,7 @@ FUZZTIME  ?= 20s
 # staticcheck is optional: used only when the module proxy serves it.
 STATICCHECK_VERSION ?= 2025.1.1
 
-.PHONY: all build test fmt-check vet race bench fuzz demo demo-validate demo-loop lint clean
+.PHONY: all build test test-deps fmt-check vet race bench fuzz demo demo-validate demo-loop lint clean
 
 all: build test
 
@@ -25,8 +25,23 @@ fmt-check:
 vet:
 	$(GO) vet $(PKGS)
 
-test: fmt-check vet
+test: fmt-check vet test-deps
 	$(GO) test $(TESTFLAGS) $(PKGS)
+
+# The differential placement test (pkg/placement) runs Debian's real
+# Placement service on 127.0.0.1, started and stopped by the test itself.
+# Install it when it is missing and we are root with apt; otherwise that
+# one test skips with a message saying why.
+test-deps:
+	@if ! dpkg -s python3-placement >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing python3-placement (the real Placement service for the differential test)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-placement) >/dev/null \
+				|| echo "warning: could not install python3-placement; the differential test will skip"; \
+		else \
+			echo "python3-placement is not installed and cannot be installed here; the differential test will skip"; \
+		fi; \
+	fi
 
 # The concurrent paths several times under the race detector.
 race:
