@@ -171,8 +171,9 @@ type placer struct {
 // for compute, in address order so that the outcome does not depend on the
 // schedule: a created or replaced resource is placed anew; an existing one
 // keeps its recorded allocations unless its requested amounts changed
-// (an update then re-places it). What deleted resources hold is free for
-// the others, since apply runs deletes first. A resource that cannot be
+// (an update then re-places it). With the embedded model, what deleted
+// resources hold is free for the others, since apply runs deletes first.
+// A resource that cannot be
 // placed is an error diagnostic naming what excluded each provider.
 func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.Graph, prior *state.State, opts *PlacementOptions, diags diag.Diagnostics) diag.Diagnostics {
 	if opts == nil || (opts.Model == nil && opts.Service == nil) {
@@ -183,23 +184,11 @@ func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.
 	if opts.Model != nil {
 		stale = SeedAllocations(opts.Model, prior)
 	}
+	// A shared service offers no candidate on a provider that is full
+	// now, so there what deletes will free is not reused in this plan.
 	for i := range changes {
-		c := &changes[i]
-		r, ok := prior.Lookup(c.Address)
-		if c.Action != Delete || !ok || len(r.Feedback.Allocations) == 0 {
-			continue
-		}
-		if opts.Model != nil {
+		if c := &changes[i]; c.Action == Delete && opts.Model != nil {
 			_ = opts.Model.DeleteAllocations(ConsumerID(prior.Lineage, c.Address))
-			continue
-		}
-		for _, a := range r.Feedback.Allocations {
-			if pl.tally[a.Provider] == nil {
-				pl.tally[a.Provider] = map[string]int64{}
-			}
-			for rc, n := range a.Resources {
-				pl.tally[a.Provider][rc] -= n
-			}
 		}
 	}
 	idx := make([]int, 0, len(changes))

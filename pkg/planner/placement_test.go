@@ -97,11 +97,13 @@ func TestPlacement(t *testing.T) {
 			want:  want{providers: map[string]string{"b": "h1", "c": "h2"}},
 		},
 		{
-			name:   "shared service: what a deleted resource held is free",
+			// The service offers nothing on a provider that is full now.
+			name:   "shared service: what a deleted resource holds is not reused",
 			res:    []*graph.Resource{computeRes("b", 4), computeRes("c", 4)},
 			prior:  []state.Resource{recordedCompute("a", 4, alloc("h1", 4))},
 			shared: true,
-			want:   want{providers: map[string]string{"b": "h1", "c": "h2"}},
+			want: want{providers: map[string]string{"b": "h2", "c": ""}, codes: []string{CodeUnplaceable},
+				detail: []string{"offered 1 candidates"}},
 		},
 		{
 			name:  "a resized resource is placed again",
