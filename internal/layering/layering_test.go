@@ -15,6 +15,10 @@ import (
 	"testing"
 )
 
+// testOnlyOurs lists packages of ours that any _test.go file may import and
+// no other file (outside themselves): helpers that call t.Fatal and t.Skip.
+var testOnlyOurs = []string{"internal/testutil"}
+
 // ours lists, for each package of ours (matched by the longest path
 // prefix, relative to the module root), the packages of ours it may import.
 // A package may always import itself and its own sub-packages.
@@ -26,6 +30,7 @@ var ours = []struct {
 	{"internal/yamlsrc", []string{"pkg/diag"}},
 	{"internal/textdiff", nil},
 	{"internal/layering", nil},
+	{"internal/testutil", nil},
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
 	{"pkg/tosca", []string{"pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions"}},
@@ -184,6 +189,14 @@ func checkOurs(f goFile, target string) string {
 	}
 	if under(target, f.pkg) {
 		return ""
+	}
+	for _, p := range testOnlyOurs {
+		if under(target, p) {
+			if f.test {
+				return ""
+			}
+			return fmt.Sprintf("%s imports %s outside a _test.go file; it is a test helper package", f.pkg, target)
+		}
 	}
 	rulePkg, allowed, ok := ruleFor(f.pkg)
 	if !ok {
@@ -426,6 +439,11 @@ func TestRules(t *testing.T) {
 		{src("pkg/executor"), "cmd/xosplan/internal/diagview", false, "nothing outside cmd/ may import cmd/"},
 		{src("cmd/xosplan"), "pkg/executor", false, ""},
 		{src("tools/gen"), "pkg/diag", false, "has no layering rule"},
+		{test("pkg/tosca"), "internal/testutil", false, ""},
+		{test("pkg/diag"), "internal/testutil", false, ""},
+		{src("pkg/tosca"), "internal/testutil", false, "outside a _test.go file"},
+		{src("cmd/xosplan"), "internal/testutil", false, "outside a _test.go file"},
+		{src("internal/testutil"), "pkg/diag", false, "allows only nothing of ours"},
 		{src("internal/yamlsrc"), "go.yaml.in/yaml/v3", true, ""},
 		{src("pkg/tosca"), "go.yaml.in/yaml/v3", true, "only its wrapper internal/yamlsrc"},
 		{src("pkg/planner"), "github.com/dominikbraun/graph", true, "only its wrapper pkg/graph"},

@@ -1,0 +1,9 @@
+// Package testutil holds the helpers that xosplan's tests share: finding
+// the module root and the shared test corpus beside it, comparing output
+// with golden files (rewritten only on request), and reading the inline
+// `# ERROR: <substring>` / `# WARNING: <substring>` markers of fixtures.
+//
+// It is for _test.go files only (the layering test enforces that), so it
+// may call t.Fatal and t.Skip, and it imports nothing of ours: any package,
+// pkg/diag included, can use it without an import cycle.
+package testutil
