@@ -538,9 +538,6 @@ func (w *walker) work(t task) taskResult {
 		if err := w.appendRecord(state.Record{Kind: state.RecordIntent, Address: n.step.Address, Action: req.Action, Attempt: n.attempts + 1}); err != nil {
 			return taskResult{t: t, fatal: err}
 		}
-		if err := w.claimPlacement(n); err != nil {
-			return w.unrunnable(t, req, err)
-		}
 	}
 	acquired := w.acquire(drv.name)
 	if acquired && t.kind == taskRun && w.isStopping() {
@@ -552,10 +549,16 @@ func (w *walker) work(t task) taskResult {
 		if t.kind == taskRun {
 			// The intent is on disk; say that nothing happened after all,
 			// so the resource is not marked as interrupted.
-			w.abandonPlacement(n)
 			return w.abandon(t, req)
 		}
 		return taskResult{t: t, notStarted: true}
+	}
+	if t.kind == taskRun {
+		// Claimed holding the slot, so claims follow the walk's order.
+		if err := w.claimPlacement(n); err != nil {
+			w.release(drv.name)
+			return w.unrunnable(t, req, err)
+		}
 	}
 	if t.kind == taskRun {
 		n.attempts++
