@@ -1,14 +1,13 @@
 package customdefs
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -93,7 +92,7 @@ func TestFilesWellFormed(t *testing.T) {
 // requirement a node template of an XOS type sets is defined by that type,
 // with a requirement's target offering a capability of the required type.
 func TestRecipesResolve(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := testutil.CorpusDir(t)
 	models, _ := loadModels(t)
 	capParents := loadCapabilityParents(t)
 	embedded := map[string]bool{}
@@ -298,29 +297,4 @@ func noDuplicates(t *testing.T, file string, n *yamlsrc.Node) {
 	for _, c := range n.Content {
 		noDuplicates(t, file, c)
 	}
-}
-
-// corpusDir finds ../shared/corpus next to the module root, skipping the
-// test when the corpus is not there (e.g. in a lone clone).
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(corpus); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("corpus not found at %s", corpus)
-	}
-	return corpus
 }

@@ -2,40 +2,16 @@ package manifest
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
-// corpusDir returns ../shared/corpus/tonomi relative to the module root.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test's directory")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus", "tonomi")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("corpus not available: %v", err)
-	}
-	return c
-}
-
 func corpusFiles(t testing.TB) []string {
-	files, err := filepath.Glob(filepath.Join(corpusDir(t), "*.yml"))
+	files, err := filepath.Glob(filepath.Join(testutil.CorpusDir(t, "tonomi"), "*.yml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no corpus manifests: %v", err)
 	}
@@ -71,7 +47,7 @@ func TestCorpus(t *testing.T) {
 // one file can make another file wrong, except duplicate addresses, and
 // the application-name prefix rules those out.
 func TestCorpusAsOneEnvironment(t *testing.T) {
-	dir := corpusDir(t)
+	dir := testutil.CorpusDir(t, "tonomi")
 	g, diags := CompileEnvironment(context.Background(), []string{dir}, Options{})
 	byCode := map[string]int{}
 	for _, d := range diags {

@@ -10,34 +10,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/internal/testutil"
 )
-
-var markerRE = regexp.MustCompile(`#\s*(ERROR|WARNING):\s*(.+?)\s*$`)
-
-type marker struct {
-	severity diag.Severity
-	text     string
-}
 
 // markers reads the `# ERROR: text` and `# WARNING: text` comments of a
 // fixture, keyed by "file:line".
-func markers(t *testing.T, files []string) map[string][]marker {
-	out := map[string][]marker{}
+func markers(t *testing.T, files []string) map[string][]testutil.Marker {
+	out := map[string][]testutil.Marker{}
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i, line := range strings.Split(string(data), "\n") {
-			if m := markerRE.FindStringSubmatch(line); m != nil {
-				sev := diag.Error
-				if m[1] == "WARNING" {
-					sev = diag.Warning
-				}
-				key := f + ":" + strconv.Itoa(i+1)
-				out[key] = append(out[key], marker{sev, m[2]})
-			}
+		for _, m := range testutil.FileMarkers(t, f) {
+			key := f + ":" + strconv.Itoa(m.Line)
+			out[key] = append(out[key], m)
 		}
 	}
 	return out
@@ -82,8 +65,8 @@ func TestErrorFixtures(t *testing.T) {
 					continue
 				}
 				key := d.Range.File + ":" + strconv.Itoa(d.Range.Start.Line)
-				i := slices.IndexFunc(want[key], func(m marker) bool {
-					return m.severity == d.Severity && strings.Contains(d.Summary, m.text)
+				i := slices.IndexFunc(want[key], func(m testutil.Marker) bool {
+					return m.Severity == d.Severity.String() && strings.Contains(d.Summary, m.Text)
 				})
 				if i < 0 {
 					t.Errorf("unexpected %s [%s]", d.Error(), d.Code)
@@ -94,7 +77,7 @@ func TestErrorFixtures(t *testing.T) {
 			for k, ms := range want {
 				for i, m := range ms {
 					if !met[k][i] {
-						t.Errorf("%s: no %s containing %q", k, m.severity, m.text)
+						t.Errorf("%s: no %s containing %q", k, m.Severity, m.Text)
 					}
 				}
 			}

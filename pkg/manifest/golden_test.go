@@ -1,7 +1,6 @@
 package manifest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -9,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -21,7 +21,7 @@ func relCorpus(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rel, err := filepath.Rel(wd, corpusDir(t))
+	rel, err := filepath.Rel(wd, testutil.CorpusDir(t, "tonomi"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,23 +46,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(diags.Err())
 			}
 			got := renderGraph(t, g)
-			path := filepath.Join("testdata", "golden", tc.name+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("IR differs from %s (run go test -update after checking the change):\n%s", path, got)
-			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name+".json"), got, *update)
 			if _, err := g.Order(); err != nil {
 				t.Errorf("compiled graph has no order: %v", err)
 			}

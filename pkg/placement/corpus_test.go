@@ -11,32 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
-
-// corpusDir finds ../shared/corpus/placement relative to the module root.
-func corpusDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("module root not found")
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus", "placement")
-	if _, err := os.Stat(c); err != nil {
-		t.Skipf("placement corpus not present at %s", c)
-	}
-	return c
-}
 
 // exceptions reads testdata/exceptions.tsv: scenario id TAB reason.
 func exceptions(t *testing.T) map[string]string {
@@ -65,7 +42,7 @@ var placeholderRE = regexp.MustCompile(`\{([A-Za-z0-9_\-]+)\}`)
 func unbrace(s string) string { return placeholderRE.ReplaceAllString(s, "$1") }
 
 func TestCorpus(t *testing.T) {
-	dir := corpusDir(t)
+	dir := testutil.CorpusDir(t, "placement")
 	files, err := filepath.Glob(filepath.Join(dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scenarios in %s", dir)

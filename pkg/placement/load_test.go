@@ -4,12 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
-)
 
-var errorMarkRE = regexp.MustCompile(`#\s*ERROR:\s*(.*)$`)
+	"github.com/xosplan/xosplan/internal/testutil"
+)
 
 // TestLoadProviders checks every fixture under testdata/load: each error
 // diagnostic must sit on a line marked "# ERROR: <substring>" whose text it
@@ -26,9 +25,9 @@ func TestLoadProviders(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[int]string{}
-			for i, line := range strings.Split(string(data), "\n") {
-				if m := errorMarkRE.FindStringSubmatch(line); m != nil {
-					want[i+1] = strings.TrimSpace(m[1])
+			for _, m := range testutil.Markers(data) {
+				if m.Severity == testutil.SeverityError {
+					want[m.Line] = m.Text
 				}
 			}
 			_, diags := LoadProviders(file, data)

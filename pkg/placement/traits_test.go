@@ -6,10 +6,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 func TestStandardTraitsMatchOsTraits(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(corpusDir(t), "os-traits.txt"))
+	data, err := os.ReadFile(filepath.Join(testutil.CorpusDir(t, "placement"), "os-traits.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -19,7 +20,7 @@ import (
 // other way round. Undisputed rows must all agree and at least 95% of all
 // rows must.
 func TestConformance(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := testutil.CorpusDir(t)
 	base := filepath.Join(corpus, "tosca")
 	rows := readTSV(t, filepath.Join(base, "EXPECTED.tsv"))
 	exceptions := map[string]string{}

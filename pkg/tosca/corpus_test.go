@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // TestWholeCorpus compiles every YAML file of the shared corpus, TOSCA or
 // not (Tonomi manifests, placement scenarios, normative type files): none
 // may panic, and every diagnostic must have a code and a file.
 func TestWholeCorpus(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := testutil.CorpusDir(t)
 	n := 0
 	err := filepath.WalkDir(corpus, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // TestDeterministic compiles the same inputs several times: the
@@ -15,7 +17,7 @@ func TestDeterministic(t *testing.T) {
 	paths := []string{filepath.Join("testdata", "golden", "webstack", "template.yaml")}
 	fixtures, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.yaml"))
 	paths = append(paths, fixtures...)
-	if corpus := corpusDirOrEmpty(); corpus != "" {
+	if corpus := testutil.CorpusDirOrEmpty(); corpus != "" {
 		paths = append(paths, filepath.Join(corpus, "xos-recipes", "recipes", "07-helm-bbsim-16.yaml"))
 	}
 	for _, p := range paths {

@@ -1,15 +1,14 @@
 package tosca
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -106,21 +105,10 @@ func describe(ds []diag.Diagnostic) string {
 // expectations reads the ERROR/WARNING comments of a file.
 func expectations(t *testing.T, file string) map[string][]string {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	out := map[string][]string{}
-	sc := bufio.NewScanner(f)
-	for line := 1; sc.Scan(); line++ {
-		text := sc.Text()
-		for _, sev := range []string{"ERROR", "WARNING"} {
-			if _, after, ok := strings.Cut(text, "# "+sev+": "); ok {
-				k := fmt.Sprintf("%s:%d", filepath.Clean(file), line)
-				out[k] = append(out[k], strings.ToLower(sev)+": "+strings.TrimSpace(after))
-			}
-		}
+	for _, m := range testutil.FileMarkers(t, file) {
+		k := fmt.Sprintf("%s:%d", filepath.Clean(file), m.Line)
+		out[k] = append(out[k], m.Severity+": "+m.Text)
 	}
 	return out
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // FuzzLoad compiles arbitrary bytes as a service template: whatever the
@@ -13,7 +15,7 @@ import (
 // test time, and the error fixtures.
 func FuzzLoad(f *testing.F) {
 	var seeds []string
-	if corpus := corpusDirOrEmpty(); corpus != "" {
+	if corpus := testutil.CorpusDirOrEmpty(); corpus != "" {
 		for _, pattern := range []string{
 			"tosca/tosca-parser-snippets/*.yaml",
 			"tosca/oasis-tosca-1.0/*.yml",
@@ -46,27 +48,4 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
-}
-
-// corpusDirOrEmpty is corpusDir for fuzz seeding, where a missing corpus
-// only means fewer seeds.
-func corpusDirOrEmpty() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			c := filepath.Join(dir, "..", "shared", "corpus")
-			if _, err := os.Stat(c); err == nil {
-				return c
-			}
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
 }

@@ -1,7 +1,6 @@
 package tosca
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -9,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -18,7 +18,7 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // rendered as deterministic JSON, with testdata/golden/<case>/graph.json.
 // Rewrite with -update.
 func TestGolden(t *testing.T) {
-	corpus := corpusDirOrEmpty()
+	corpus := testutil.CorpusDirOrEmpty()
 	cases := []struct{ name, path string }{
 		{"webstack", filepath.Join("testdata", "golden", "webstack", "template.yaml")},
 		{"xos-link", filepath.Join(corpus, "xos-recipes", "recipes", "03-xostosca-link.yaml")},
@@ -32,23 +32,7 @@ func TestGolden(t *testing.T) {
 			g, diags := Compile(context.Background(), tc.path, Options{})
 			requireNoErrors(t, diags)
 			got := renderGraph(t, g, filepath.Dir(tc.path))
-			golden := filepath.Join("testdata", "golden", tc.name, "graph.json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("graph differs from %s (run with -update to accept):\n%s", golden, got)
-			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name, "graph.json"), got, *update)
 		})
 	}
 }

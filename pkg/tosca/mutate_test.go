@@ -7,6 +7,7 @@ import (
 	"sort"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -17,7 +18,7 @@ import (
 // assumptions that byte-level fuzzing rarely reaches.
 func TestKindMutations(t *testing.T) {
 	files := []string{filepath.Join("testdata", "golden", "webstack", "template.yaml")}
-	if corpus := corpusDirOrEmpty(); corpus != "" {
+	if corpus := testutil.CorpusDirOrEmpty(); corpus != "" {
 		for _, p := range []string{
 			"tosca/puccini/1.3/requirements-and-capabilities.yaml",
 			"tosca/puccini/1.3/interfaces.yaml",

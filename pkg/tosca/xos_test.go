@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -15,7 +16,7 @@ import (
 // folder, where custom_types/<model>.yaml must come from the embedded
 // custom_definitions. Both must give no errors.
 func TestXOSRecipes(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := testutil.CorpusDir(t)
 	recipes, err := filepath.Glob(filepath.Join(corpus, "xos-recipes", "recipes", "*.yaml"))
 	if err != nil || len(recipes) == 0 {
 		t.Fatalf("no recipes: %v", err)
@@ -68,7 +69,7 @@ func requireNoErrors(t *testing.T, diags diag.Diagnostics) {
 // properties and from requirements (<link>_id), and BelongsToOne
 // requirements become depends_on edges.
 func TestXOSSemantics(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := testutil.CorpusDir(t)
 	g, diags := Compile(context.Background(), filepath.Join(corpus, "xos-recipes", "recipes", "03-xostosca-link.yaml"), Options{})
 	requireNoErrors(t, diags)
 	site, ok := g.Resource("mysite")

@@ -2,15 +2,14 @@ package normative
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -216,7 +215,7 @@ func TestSelfConsistent(t *testing.T) {
 // property definitions of every type, and the attributes, capabilities and
 // requirements each type declares.
 func TestAgainstReferences(t *testing.T) {
-	corpus := corpusDir(t)
+	corpus := testutil.CorpusDir(t)
 	all := append(append([]exception(nil), exceptions...), optionalInfoFields()...)
 	known := map[string]string{}
 	for _, e := range all {
@@ -499,31 +498,6 @@ func loadReference(t *testing.T, dir string) typeSet {
 		addTypes(t, set, p, data)
 	}
 	return set
-}
-
-// corpusDir finds ../shared/corpus next to the module root, skipping the
-// test when the corpus is not there (e.g. in a lone clone).
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the package directory")
-		}
-		dir = parent
-	}
-	corpus := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(corpus); errors.Is(err, fs.ErrNotExist) {
-		t.Skipf("corpus not found at %s", corpus)
-	}
-	return corpus
 }
 
 func sortedKeys(m map[string]bool) []string {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -81,23 +82,7 @@ func TestGolden(t *testing.T) {
 				if err := Render(&buf, Format(f), c.diags, options(c.strict, c.color)); err != nil {
 					t.Fatal(err)
 				}
-				golden := filepath.Join("testdata", "golden", c.name+"."+f)
-				if *update {
-					if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-						t.Fatal(err)
-					}
-					if err := os.WriteFile(golden, buf.Bytes(), 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(golden)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if !bytes.Equal(buf.Bytes(), want) {
-					t.Errorf("output differs from %s (go test -update rewrites it)\n--- got\n%s\n--- want\n%s", golden, buf.Bytes(), want)
-				}
+				testutil.Golden(t, filepath.Join("testdata", "golden", c.name+"."+f), buf.Bytes(), *update)
 			})
 		}
 	}

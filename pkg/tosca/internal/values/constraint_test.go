@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -74,8 +74,6 @@ func TestConstraintCheck(t *testing.T) {
 	}
 }
 
-var expectRE = regexp.MustCompile(`#\s*(ERROR|WARNING):\s*(.+?)\s*$`)
-
 // TestParseConstraintDiagnostics parses every clause of the fixture and
 // compares the diagnostics with the "# ERROR:" and "# WARNING:" comments
 // on the lines where they are expected.
@@ -83,10 +81,8 @@ func TestParseConstraintDiagnostics(t *testing.T) {
 	path := filepath.Join("testdata", "constraints", "parse.yaml")
 	doc, data := load(t, path)
 	want := map[int][]string{}
-	for i, line := range strings.Split(string(data), "\n") {
-		if m := expectRE.FindStringSubmatch(line); m != nil {
-			want[i+1] = append(want[i+1], strings.ToLower(m[1])+": "+m[2])
-		}
+	for _, m := range testutil.Markers(data) {
+		want[m.Line] = append(want[m.Line], m.Severity+": "+m.Text)
 	}
 	got := map[int][]diag.Diagnostic{}
 	for _, group := range doc.Items() {

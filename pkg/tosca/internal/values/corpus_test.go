@@ -7,32 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
-
-// corpusDir finds ../shared/corpus next to the module root, or "".
-func corpusDir(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-	c := filepath.Join(dir, "..", "shared", "corpus")
-	if _, err := os.Stat(c); err != nil {
-		return ""
-	}
-	return c
-}
 
 // verdicts reads the expect column of tosca/EXPECTED.tsv: path → "valid"
 // or "invalid".
@@ -63,10 +40,7 @@ func verdicts(t *testing.T, corpus string) map[string]string {
 // coerce and satisfy them in every file the corpus expects to be valid.
 // Files expected invalid are read too, to show that nothing panics.
 func TestCorpusDefinitions(t *testing.T) {
-	corpus := corpusDir(t)
-	if corpus == "" {
-		t.Skip("../shared/corpus not found")
-	}
+	corpus := testutil.CorpusDir(t)
 	expect := verdicts(t, corpus)
 	root := filepath.Join(corpus, "tosca")
 	var defs, constraints, defaults int
