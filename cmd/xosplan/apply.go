@@ -228,7 +228,13 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		}
 	}
 	if len(p.Steps()) == 0 && (p.Mode != planner.ModeRefreshOnly || len(p.Drift) == 0) {
-		// Nothing to run: say so in the words CI tools look for.
+		// Nothing to run: say so in the words CI tools look for. A journal
+		// left by a killed apply may hold everything this plan found done;
+		// fold it into the snapshot now, or the state would live in the
+		// journal alone.
+		if _, err := backend.Compact(context.WithoutCancel(ctx)); err != nil {
+			return fmt.Errorf("saving state: %w", err)
+		}
 		if err := r.view.Report(&executor.Report{}, op); err != nil {
 			return err
 		}

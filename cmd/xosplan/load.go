@@ -16,6 +16,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/manifest"
+	"github.com/xosplan/xosplan/pkg/placement"
 	"github.com/xosplan/xosplan/pkg/tosca"
 )
 
@@ -33,6 +34,9 @@ const (
 const (
 	formatTOSCA    = "tosca"
 	formatManifest = "manifest"
+	// formatProviders is a Placement provider inventory (`providers:`, as
+	// --providers takes): it is checked, not compiled.
+	formatProviders = "providers"
 )
 
 // loadOptions tune loadConfig.
@@ -89,7 +93,7 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 	parallel(ctx, len(files), func(i int) {
 		det[i].format, det[i].diags = detectFormat(files[i])
 	})
-	var toscaFiles []string
+	var toscaFiles, providerFiles []string
 	envs := map[string][]string{}
 	for i, f := range files {
 		res.Diags = res.Diags.Extend(det[i].diags)
@@ -98,8 +102,20 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 			toscaFiles = append(toscaFiles, f)
 		case formatManifest:
 			envs[filepath.Dir(f)] = append(envs[filepath.Dir(f)], f)
+		case formatProviders:
+			providerFiles = append(providerFiles, f)
 		}
 	}
+	providerDiags := make([]diag.Diagnostics, len(providerFiles))
+	parallel(ctx, len(providerFiles), func(i int) {
+		data, problem := readUserFile(providerFiles[i])
+		if problem != nil {
+			providerDiags[i] = providerDiags[i].Append(*problem)
+			return
+		}
+		_, providerDiags[i] = placement.LoadProviders(providerFiles[i], data)
+	})
+	res.Diags = res.Diags.Extend(providerDiags...)
 
 	units := make([]configUnit, 0, len(toscaFiles)+len(envs))
 	for _, f := range toscaFiles {
@@ -275,10 +291,19 @@ func detectFormat(path string) (string, diag.Diagnostics) {
 			return formatTOSCA, diags
 		case manifest.LooksLike(root):
 			return formatManifest, diags
+		case isProviderInventory(root):
+			return formatProviders, diags
 		}
 	}
 	return "", diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: codeUnknownFormat, Range: docs[0].Range,
 		Summary: "neither a TOSCA template nor a manifest; skipped",
 		Detail: "A TOSCA file has tosca_definitions_version or TOSCA sections (topology_template, node_types, …); " +
-			"a manifest has a top-level application key."})
+			"a manifest has a top-level application key; a provider inventory has a top-level providers list."})
+}
+
+// isProviderInventory reports whether a document is a Placement provider
+// inventory: a map whose only key is a `providers` list.
+func isProviderInventory(root *yamlsrc.Node) bool {
+	pairs := root.Pairs()
+	return len(pairs) == 1 && pairs[0].Key.Value == "providers" && pairs[0].Value.Kind == yamlsrc.Sequence
 }

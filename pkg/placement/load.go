@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -225,7 +226,7 @@ func readProvider(m *Model, n *yamlsrc.Node, path string) (*providerNode, diag.D
 			case !validClass(m, rc):
 				diags = diags.Errorf(pair.Key.Range, p, CodeInvalidClass, "unknown resource class %q", rc)
 			case !ok || u < 0 || u > MaxInt:
-				diags = diags.Errorf(pair.Value.Range, p, CodeInvalidUsage, "usage must be an integer from 0 to %d, found %s", MaxInt, pair.Value.Describe())
+				diags = diags.Errorf(pair.Value.Range, p, CodeInvalidUsage, "usage must be an integer from 0 to %d, found %s", MaxInt, found(pair.Value))
 			default:
 				pn.spec.Usages[rc] = u
 			}
@@ -296,7 +297,7 @@ func readInventory(n *yamlsrc.Node, path string) (Inventory, diag.Diagnostics) {
 		}
 		x, ok := v.Int()
 		if !ok || x < min || x > MaxInt {
-			diags = diags.Errorf(v.Range, path+"."+key, CodeInvalidInventory, "%s must be an integer from %d to %d, found %s", key, min, MaxInt, v.Describe())
+			diags = diags.Errorf(v.Range, path+"."+key, CodeInvalidInventory, "%s must be an integer from %d to %d, found %s", key, min, MaxInt, found(v))
 			return
 		}
 		*dst = x
@@ -315,4 +316,13 @@ func readInventory(n *yamlsrc.Node, path string) (Inventory, diag.Diagnostics) {
 		}
 	}
 	return inv, diags
+}
+
+// found names what a user wrote where a number was expected: the text of a
+// scalar (so an out-of-range -3 reads as -3), or the kind of anything else.
+func found(v *yamlsrc.Node) string {
+	if s, ok := v.String(); ok {
+		return strconv.Quote(s)
+	}
+	return v.Describe()
 }
