@@ -120,18 +120,10 @@ func quoteChar(c byte) string {
 // object calls member for each key of an object; the parser sits on the
 // key's value when member runs and member must consume it.
 func (p *parser) object(member func(key []byte) error) error {
-	if p.peek() != '{' {
-		return p.unexpected("where an object was expected")
-	}
-	p.pos++
-	if p.depth++; p.depth > maxDepth {
-		return p.fail("exceeded max depth")
+	if empty, err := p.open('{', '}', "where an object was expected"); empty || err != nil {
+		return err
 	}
 	defer func() { p.depth-- }()
-	if p.peek() == '}' {
-		p.pos++
-		return nil
-	}
 	for {
 		if p.peek() != '"' {
 			return p.unexpected("looking for beginning of object key string")
@@ -159,20 +151,32 @@ func (p *parser) object(member func(key []byte) error) error {
 	}
 }
 
-// array calls item for each element; item must consume it.
-func (p *parser) array(item func() error) error {
-	if p.peek() != '[' {
-		return p.unexpected("where an array was expected")
+// open consumes the opening delimiter of an object or array and enters one
+// nesting level, failing beyond maxDepth. When the container is empty it
+// consumes the closing delimiter too and leaves the level again; otherwise
+// the caller leaves it when done.
+func (p *parser) open(opening, closing byte, context string) (empty bool, err error) {
+	if p.peek() != opening {
+		return false, p.unexpected(context)
 	}
 	p.pos++
 	if p.depth++; p.depth > maxDepth {
-		return p.fail("exceeded max depth")
+		return false, p.fail("exceeded max depth")
+	}
+	if p.peek() == closing {
+		p.pos++
+		p.depth--
+		return true, nil
+	}
+	return false, nil
+}
+
+// array calls item for each element; item must consume it.
+func (p *parser) array(item func() error) error {
+	if empty, err := p.open('[', ']', "where an array was expected"); empty || err != nil {
+		return err
 	}
 	defer func() { p.depth-- }()
-	if p.peek() == ']' {
-		p.pos++
-		return nil
-	}
 	for {
 		if err := item(); err != nil {
 			return err
