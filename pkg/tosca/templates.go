@@ -594,6 +594,26 @@ func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
 	}
 }
 
+// readTemplateType checks the keys of a relationship template, group or
+// policy (n, named by what) and resolves its type. keysOK is false when the
+// keys are wrong, and the caller then skips the template; typ is nil when
+// the type is missing (reported here at key, as for a null template) or
+// unknown (reported by templateType).
+func (c *compiler) readTemplateType(k kind, n *yamlsrc.Node, key diag.Range, path, what string, keys []string) (typ *typeDef, keysOK bool) {
+	if !c.checkKeys(n, path, what, keys...) {
+		if n.IsNull() {
+			c.errorf(key, path, CodeMissingField, "%s is missing required field \"type\"", what)
+		}
+		return nil, false
+	}
+	tn := n.Get("type")
+	if tn.IsNull() {
+		c.errorf(key, path, CodeMissingField, "%s is missing required field \"type\"", what)
+		return nil, true
+	}
+	return c.templateType(k, tn, path+".type"), true
+}
+
 // relTplKeys lists keynames the grammar allows; a function so that no
 // package-level slice can be changed.
 func relTplKeys() []string {
@@ -605,19 +625,7 @@ func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
 		rt := &relTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.relationship_templates." + p.Key.Value}
 		c.topo.rels[rt.name] = rt
 		what := "relationship template " + quote(rt.name)
-		if !c.checkKeys(p.Value, rt.path, what, relTplKeys()...) {
-			if p.Value.IsNull() {
-				c.errorf(rt.key, rt.path, CodeMissingField, "%s is missing required field \"type\"", what)
-			}
-			continue
-		}
-		tn := p.Value.Get("type")
-		if tn.IsNull() {
-			c.errorf(rt.key, rt.path, CodeMissingField, "%s is missing required field \"type\"", what)
-			continue
-		}
-		rt.typ = c.templateType(kRelationship, tn, rt.path+".type")
-		if rt.typ != nil {
+		if rt.typ, _ = c.readTemplateType(kRelationship, p.Value, rt.key, rt.path, what, relTplKeys()); rt.typ != nil {
 			s := &scope{at: rt.key, rel: rt}
 			c.assignProps(rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, true)
 			c.readIfaceAssignments(rt.typ.ifaces, p.Value.Get("interfaces"), rt.path+".interfaces", what)
@@ -636,16 +644,9 @@ func (c *compiler) readGroups(n *yamlsrc.Node) {
 		g := &groupTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.groups." + p.Key.Value}
 		c.topo.groups[g.name] = g
 		what := "group " + quote(g.name)
-		if !c.checkKeys(p.Value, g.path, what, groupKeys()...) {
-			if p.Value.IsNull() {
-				c.errorf(g.key, g.path, CodeMissingField, "%s is missing required field \"type\"", what)
-			}
+		var keysOK bool
+		if g.typ, keysOK = c.readTemplateType(kGroup, p.Value, g.key, g.path, what, groupKeys()); !keysOK {
 			continue
-		}
-		if tn := p.Value.Get("type"); tn.IsNull() {
-			c.errorf(g.key, g.path, CodeMissingField, "%s is missing required field \"type\"", what)
-		} else {
-			g.typ = c.templateType(kGroup, tn, g.path+".type")
 		}
 		if m := p.Value.Get("members"); m != nil {
 			names := c.strList(m, g.path+".members", "members")
@@ -746,16 +747,9 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 		k, v := it.Content[0], it.Content[1]
 		pt := &policyTpl{name: k.Value, n: v, key: k.Range, path: joinPath(ip, k.Value)}
 		what := "policy " + quote(pt.name)
-		if !c.checkKeys(v, pt.path, what, policyKeys()...) {
-			if v.IsNull() {
-				c.errorf(pt.key, pt.path, CodeMissingField, "%s is missing required field \"type\"", what)
-			}
+		var keysOK bool
+		if pt.typ, keysOK = c.readTemplateType(kPolicy, v, pt.key, pt.path, what, policyKeys()); !keysOK {
 			continue
-		}
-		if tn := v.Get("type"); tn.IsNull() {
-			c.errorf(pt.key, pt.path, CodeMissingField, "%s is missing required field \"type\"", what)
-		} else {
-			pt.typ = c.templateType(kPolicy, tn, pt.path+".type")
 		}
 		if tg := v.Get("targets"); tg != nil {
 			names := c.strList(tg, pt.path+".targets", "targets")
