@@ -83,16 +83,26 @@ func leavesOf(c *component, iface string, p *pin) []pinRef {
 	return []pinRef{{c, iface, p}}
 }
 
+// targetIface finds the component and interface a bind() target names,
+// relative to c. It returns a nil interface, the problem reported, when
+// either is missing.
+func (r *resolver) targetIface(c *component, t target, yaml string) (*component, *iface) {
+	tc := r.walk(c, t.path, t.rng, yaml)
+	if tc == nil {
+		return nil, nil
+	}
+	tf := tc.ifaceByName[t.iface]
+	if tf == nil {
+		r.errorf(t.rng, yaml, CodeUnknownInterface, "component %q has no interface %q", tc.path, t.iface)
+	}
+	return tc, tf
+}
+
 // expandStar adds the pins of each "*": bind(c#i.*) re-export.
 func (r *resolver) expandStar(c *component, f *iface) {
 	for _, t := range f.star {
-		tc := r.walk(c, t.path, t.rng, f.yaml)
-		if tc == nil {
-			continue
-		}
-		tf := tc.ifaceByName[t.iface]
+		tc, tf := r.targetIface(c, t, f.yaml)
 		if tf == nil {
-			r.errorf(t.rng, f.yaml, CodeUnknownInterface, "component %q has no interface %q", tc.path, t.iface)
 			continue
 		}
 		markBound(tc, t.iface)
@@ -116,13 +126,8 @@ func (r *resolver) resolveBindPin(c *component, p *pin) {
 		if t.pin == "*" {
 			continue // reported by the loader
 		}
-		tc := r.walk(c, t.path, t.rng, p.yaml)
-		if tc == nil {
-			continue
-		}
-		tf := tc.ifaceByName[t.iface]
+		tc, tf := r.targetIface(c, t, p.yaml)
 		if tf == nil {
-			r.errorf(t.rng, p.yaml, CodeUnknownInterface, "component %q has no interface %q", tc.path, t.iface)
 			continue
 		}
 		q := tf.pin(t.pin)
