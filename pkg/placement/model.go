@@ -154,6 +154,15 @@ func (m *Model) SetMaxCombinations(n int) {
 
 func (m *Model) changed() { m.structure++; m.idx = nil }
 
+// written records a write to p's inventories, traits or aggregates: p's
+// generation grows (so that writers holding the old one get a conflict)
+// and the model's structure changes. It returns the new generation.
+func (m *Model) written(p *provider) int64 {
+	p.generation++
+	m.changed()
+	return p.generation
+}
+
 func (m *Model) traitExists(t string) bool { return m.standard[t] || m.customTraits[t] }
 
 func (m *Model) classExists(rc string) bool {
@@ -389,9 +398,7 @@ func (m *Model) SetInventories(name string, generation int64, invs map[string]In
 	for rc, inv := range invs {
 		p.inv[rc] = inv
 	}
-	p.generation++
-	m.changed()
-	return p.generation, nil
+	return m.written(p), nil
 }
 
 // AddInventory creates the inventory of one class (POST semantics): 409 if
@@ -413,9 +420,7 @@ func (m *Model) AddInventory(name, rc string, inv Inventory, zeroCapacityOK bool
 		return 0, conflict("", "Update conflict: inventory of class %s already exists on resource provider %s.", rc, name)
 	}
 	p.inv[rc] = inv
-	p.generation++
-	m.changed()
-	return p.generation, nil
+	return m.written(p), nil
 }
 
 // UpdateInventory replaces the inventory of one existing class (PUT of one
@@ -437,9 +442,7 @@ func (m *Model) UpdateInventory(name string, generation int64, rc string, inv In
 		return 0, badRequest("Unable to update inventory for resource provider %s: %s", name, err.(*Error).Detail)
 	}
 	p.inv[rc] = inv
-	p.generation++
-	m.changed()
-	return p.generation, nil
+	return m.written(p), nil
 }
 
 // DeleteInventories removes every inventory of a provider (409 in use if
@@ -463,9 +466,7 @@ func (m *Model) DeleteInventories(name string) (int64, error) {
 		return 0, conflict(CodeInventoryInUse, "Inventory for '%s' on resource provider '%s' in use.", strings.Join(inUse, ", "), name)
 	}
 	p.inv = map[string]Inventory{}
-	p.generation++
-	m.changed()
-	return p.generation, nil
+	return m.written(p), nil
 }
 
 // ProviderTraits returns the provider's traits (sorted) and generation.
@@ -506,8 +507,7 @@ func (m *Model) SetProviderTraits(name string, generation int64, traits []string
 	}
 	if !sameSet(set, p.traits) {
 		p.traits = set
-		p.generation++
-		m.changed()
+		m.written(p)
 	}
 	return p.generation, nil
 }
@@ -522,8 +522,7 @@ func (m *Model) DeleteProviderTraits(name string) error {
 		return err
 	}
 	p.traits = map[string]bool{}
-	p.generation++
-	m.changed()
+	m.written(p)
 	return nil
 }
 
@@ -545,8 +544,7 @@ func (m *Model) SetProviderAggregates(name string, generation int64, aggs []stri
 	}
 	if !sameSet(set, p.aggs) {
 		p.aggs = set
-		p.generation++
-		m.changed()
+		m.written(p)
 	}
 	return p.generation, nil
 }
