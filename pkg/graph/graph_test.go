@@ -156,3 +156,23 @@ func TestDecodeValueRoundTrip(t *testing.T) {
 		t.Errorf("round trip: %s", Render(got))
 	}
 }
+
+func TestText(t *testing.T) {
+	for _, tc := range []struct {
+		v    Value
+		want string
+	}{
+		{nil, ""},
+		{"a <b> & c", "a <b> & c"},
+		{int64(-42), "-42"},
+		{true, "true"},
+		{2.5, "2.5"},
+		{1000000.5, "1000000.5"},
+		{[]Value{"x", int64(1)}, `["x",1]`},
+		{map[string]Value{"k": "<v>"}, `{"k":"<v>"}`},
+	} {
+		if got := Text(tc.v); got != tc.want {
+			t.Errorf("Text(%#v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}

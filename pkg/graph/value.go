@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -241,6 +242,25 @@ func Render(v Value) string {
 		return fmt.Sprintf("%v", v)
 	}
 	return strings.TrimSuffix(buf.String(), "\n")
+}
+
+// Text renders a known value as TOSCA's concat and join write it: a string
+// as it is, null as nothing, an integer or boolean as written, anything
+// else (a float, list or map) as its Render form. Whoever evaluates those
+// functions, the compiler for values known at compile time or the executor
+// for values known only at apply time, uses it, so both give the same text.
+func Text(v Value) string {
+	switch x := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return x
+	case int64:
+		return strconv.FormatInt(x, 10)
+	case bool:
+		return strconv.FormatBool(x)
+	}
+	return Render(v)
 }
 
 // DecodeValue converts a value decoded by encoding/json (with UseNumber or

@@ -19,7 +19,6 @@ package tosca
 //   - get_property cycles (a property that depends on itself)
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -537,28 +536,13 @@ func (c *compiler) fnConcat(args *yamlsrc.Node, path string, s *scope) graph.Val
 		if graph.HasUnknown(vals[i]) {
 			known = false
 		} else {
-			b.WriteString(scalarText(vals[i]))
+			b.WriteString(graph.Text(vals[i]))
 		}
 	}
 	if !known {
 		return graph.Unknown{Func: "concat", Args: vals}
 	}
 	return b.String()
-}
-
-// scalarText renders a known value as concat writes it.
-func scalarText(v graph.Value) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	return graph.Render(v)
 }
 
 func (c *compiler) fnJoin(args *yamlsrc.Node, path string, s *scope) graph.Value {
@@ -586,7 +570,7 @@ func (c *compiler) fnJoin(args *yamlsrc.Node, path string, s *scope) graph.Value
 	}
 	parts := make([]string, len(items))
 	for i, it := range items {
-		parts[i] = scalarText(it)
+		parts[i] = graph.Text(it)
 	}
 	return strings.Join(parts, delim)
 }
