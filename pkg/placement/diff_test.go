@@ -1,18 +1,17 @@
 package placement
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"math/rand"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // realPlacement starts Debian's python3-placement on 127.0.0.1 (sqlite,
@@ -27,59 +26,9 @@ func realPlacement(t *testing.T) *Client {
 // realPlacementURL is realPlacement also returning the service's URL.
 func realPlacementURL(t *testing.T) (*Client, string) {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("differential test against real Placement skipped in -short mode")
-	}
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import placement.wsgi").Run(); err != nil {
-		t.Skip("python3-placement is not installed (apt-get install python3-placement); skipping the differential test")
-	}
-	cmd := exec.Command(python, filepath.Join("testdata", "realplacement", "serve.py"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	portc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if p, ok := strings.CutPrefix(sc.Text(), "LISTENING "); ok {
-				portc <- p
-			}
-		}
-		close(portc)
-	}()
-	var port string
-	select {
-	case p, ok := <-portc:
-		if !ok {
-			t.Fatal("placement server exited before listening")
-		}
-		port = p
-	case <-time.After(90 * time.Second):
-		t.Fatal("placement server did not start within 90 s")
-	}
+	url := testutil.RealPlacement(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	url := "http://127.0.0.1:" + port
 	c, err := NewClient(ctx, url, ClientOptions{Token: "admin"})
 	if err != nil {
 		t.Fatal(err)
