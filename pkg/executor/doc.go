@@ -18,5 +18,9 @@
 // from the snapshot with the journal replayed, shows what is left, and
 // re-applying converges.
 //
+// Refresher runs health checks (and factories' discovery) for refresh and
+// `plan --refresh-only`; applying a refresh-only plan records the drift it
+// found. Invoke runs a resource's custom command.
+//
 // The package returns data (a Report, Events); it never prints.
 package executor
