@@ -47,17 +47,22 @@ func ordinal(n int) string {
 	return "next"
 }
 
+// pinAt returns the interface name and the pin of c that an
+// "interface.pin" key names; the pin is nil when there is none.
+func pinAt(c *component, key string) (string, *pin) {
+	ifn, pn, ok := strings.Cut(key, ".")
+	if f := c.ifaceByName[ifn]; ok && f != nil {
+		return ifn, f.pin(pn)
+	}
+	return ifn, nil
+}
+
 // configure checks c's configuration map against its pins and passes
 // values down re-exported pins. Parents run first, so a value set from
 // above overrides the child's own default.
 func (r *resolver) configure(c *component) {
 	for _, e := range c.config {
-		ifn, pn, ok := strings.Cut(e.key, ".")
-		f := c.ifaceByName[ifn]
-		var p *pin
-		if ok && f != nil {
-			p = f.pin(pn)
-		}
+		ifn, p := pinAt(c, e.key)
 		if p == nil {
 			if (c.known != nil && c.known.OpenConfiguration) || (c.kind != "" && c.known == nil) {
 				setValue(c, e.key, e.value, false)
@@ -181,12 +186,7 @@ func (r *resolver) checkScripted(c *component) {
 	}
 	if cs := c.values["factory.commandScripts"]; cs != nil {
 		for _, p := range cs.Pairs() {
-			ifn, pn, _ := strings.Cut(p.Key.Value, ".")
-			var q *pin
-			if f := c.ifaceByName[ifn]; f != nil {
-				q = f.pin(pn)
-			}
-			if q == nil || q.kind != pinReceive {
+			if _, q := pinAt(c, p.Key.Value); q == nil || q.kind != pinReceive {
 				r.errorf(p.Key.Range, join(valuePath(c, "factory.commandScripts"), p.Key.Value), CodeCommandScriptPin, "commandScripts entry %q names no receive-command pin of %q", p.Key.Value, c.name)
 			}
 		}
@@ -268,8 +268,7 @@ func (r *resolver) checkWorkflows(c *component) {
 	}
 	for _, p := range c.values["configuration.triggers"].Pairs() {
 		path := join(valuePath(c, "configuration.triggers"), p.Key.Value)
-		ifn, pn, _ := strings.Cut(p.Key.Value, ".")
-		if f := c.ifaceByName[ifn]; f == nil || f.pin(pn) == nil {
+		if _, q := pinAt(c, p.Key.Value); q == nil {
 			r.errorf(p.Key.Range, path, CodeUnknownPin, "trigger %q names no pin of %q", p.Key.Value, c.name)
 		}
 		known(p.Value, path)
@@ -300,11 +299,7 @@ func (r *resolver) checkWorkflowSchedule(c *component) {
 // publish-signal pins with values of their type.
 func (r *resolver) checkConstants(c *component) {
 	for _, p := range c.values["configuration.values"].Pairs() {
-		ifn, pn, _ := strings.Cut(p.Key.Value, ".")
-		var q *pin
-		if f := c.ifaceByName[ifn]; f != nil {
-			q = f.pin(pn)
-		}
+		_, q := pinAt(c, p.Key.Value)
 		if q == nil || q.kind != pinPublish {
 			r.errorf(p.Key.Range, join(valuePath(c, "configuration.values"), p.Key.Value), CodeUnknownPin, "constant %q names no publish-signal pin of %q", p.Key.Value, c.name)
 			continue
