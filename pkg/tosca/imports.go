@@ -58,31 +58,27 @@ func fileKey(path string) string {
 
 // loadNormative loads the embedded normative types of a version.
 func (c *compiler) loadNormative(version string) {
-	name, data, ok := normative.For(version)
-	if !ok {
-		return
+	if name, data, ok := normative.For(version); ok {
+		c.loadEmbedded(name, data, "normative:"+version, version)
 	}
-	root := c.parseData(name, data)
-	if root == nil {
-		return
-	}
-	f := &file{name: name, key: "normative:" + version, root: root, version: version, normative: true}
-	c.files[f.key] = f
-	c.order = append(c.order, f)
 }
 
 // loadProfile loads the extra types of a profile version (NFV), as
 // normative types.
 func (c *compiler) loadProfile(version string) {
-	name, data, ok := profileFor(version)
-	if !ok {
-		return
+	if name, data, ok := profileFor(version); ok {
+		c.loadEmbedded(name, data, "profile:"+version, version10)
 	}
+}
+
+// loadEmbedded adds an embedded type file, read as TOSCA version, to the
+// files in load order; its types are normative (not the user's to fix).
+func (c *compiler) loadEmbedded(name string, data []byte, key, version string) {
 	root := c.parseData(name, data)
 	if root == nil {
 		return
 	}
-	f := &file{name: name, key: "profile:" + version, root: root, version: version10, normative: true}
+	f := &file{name: name, key: key, root: root, version: version, normative: true}
 	c.files[f.key] = f
 	c.order = append(c.order, f)
 }
