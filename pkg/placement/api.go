@@ -369,13 +369,9 @@ func (h *handler) providerTraits(q *apiReq, name string) (int, any, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		var traits []string
-		for _, t := range raw {
-			s, ok := t.(string)
-			if !ok || s == "" || len(s) > MaxNameLength {
-				return 0, nil, badRequest("JSON does not validate: %v is not a valid trait name", t)
-			}
-			traits = append(traits, s)
+		traits, err := names(raw, "a valid trait name")
+		if err != nil {
+			return 0, nil, err
 		}
 		newGen, err := h.m.SetProviderTraits(name, gen, traits)
 		if err != nil {
@@ -393,6 +389,20 @@ func (h *handler) providerTraits(q *apiReq, name string) (int, any, error) {
 		return http.StatusNoContent, nil, nil
 	}
 	return 0, nil, methodNotAllowed()
+}
+
+// names reads a request body's list of trait or aggregate names: strings
+// of 1 to MaxNameLength characters, else a 400 saying the item is not what.
+func names(raw []any, what string) ([]string, error) {
+	var out []string
+	for _, x := range raw {
+		s, ok := x.(string)
+		if !ok || s == "" || len(s) > MaxNameLength {
+			return nil, badRequest("JSON does not validate: %v is not %s", x, what)
+		}
+		out = append(out, s)
+	}
+	return out, nil
 }
 
 func nonNil(l []string) []string {
@@ -420,13 +430,9 @@ func (h *handler) aggregates(q *apiReq, name string) (int, any, error) {
 		if err != nil {
 			return 0, nil, err
 		}
-		var aggs []string
-		for _, a := range raw {
-			s, ok := a.(string)
-			if !ok || s == "" || len(s) > MaxNameLength {
-				return 0, nil, badRequest("JSON does not validate: %v is not a valid aggregate", a)
-			}
-			aggs = append(aggs, s)
+		aggs, err := names(raw, "a valid aggregate")
+		if err != nil {
+			return 0, nil, err
 		}
 		newGen, err := h.m.SetProviderAggregates(name, gen, aggs)
 		if err != nil {
