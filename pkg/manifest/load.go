@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -126,6 +127,10 @@ func (l *loader) name(k *yamlsrc.Node, path, what, forbidden string) bool {
 		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name is %d characters long; the limit is %d", what, utf8.RuneCountInString(s), maxNameLen)
 	case strings.ContainsAny(s, forbidden):
 		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name %q may not contain any of %q", what, s, forbidden)
+	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+		// Names become resource addresses, printed in plans and logs: an
+		// escape character there would drive the reader's terminal.
+		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name %q may not contain control characters", what, s)
 	default:
 		return true
 	}
