@@ -141,6 +141,17 @@ func visible(line []byte, start, end int) (string, int, int) {
 	return b.String(), newStart, newEnd
 }
 
+// printable returns s with its control characters other than tab shown as
+// visible shows them: the text format writes file names, summaries and
+// details, which can carry user text, straight to a terminal.
+func printable(s string) string {
+	if strings.IndexFunc(s, isControl) < 0 {
+		return s
+	}
+	out, _, _ := visible([]byte(s), 0, 0)
+	return out
+}
+
 func isControl(r rune) bool {
 	return (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f)
 }

@@ -49,3 +49,18 @@ func TestSnippetShowsControlCharacters(t *testing.T) {
 		})
 	}
 }
+
+// TestTextShowsControlCharacters checks the other user text the text format
+// prints: the file name, the summary and each line of the detail.
+func TestTextShowsControlCharacters(t *testing.T) {
+	d := diag.Diagnostic{Severity: diag.Warning, Code: "x.y", Summary: "node template \"a\x1b[31m\" is odd\r",
+		Detail: "line one\x07\nline\ttwo\x1b]0;t\x07", Range: diag.Range{File: "dir\x1b[2J/f.yaml", Start: diag.Pos{Line: 3, Column: 1}}}
+	var out bytes.Buffer
+	if err := Render(&out, Text, diag.Diagnostics{d}, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	want := "dir␛[2J/f.yaml:3:1: warning: node template \"a␛[31m\" is odd␍ [x.y]\n  line one␇\n  line\ttwo␛]0;t␇\n\n"
+	if got := out.String(); !strings.HasPrefix(got, want) {
+		t.Errorf("got\n%q\nwant it to start with\n%q", got, want)
+	}
+}

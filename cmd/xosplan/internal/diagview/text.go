@@ -51,20 +51,20 @@ func renderText(w io.Writer, ds diag.Diagnostics, opt Options) error {
 	p := painter(opt.Color)
 	lines := newLineCache(opt.Sources)
 	for _, d := range ds {
-		if loc := d.Range.String(); loc != "" {
+		if loc := printable(d.Range.String()); loc != "" {
 			bw.WriteString(p.paint(ansiBold, loc+":"))
 			bw.WriteString(" ")
 		}
 		bw.WriteString(p.paint(severityStyle(d.Severity), d.Severity.String()+":"))
 		bw.WriteString(" ")
-		bw.WriteString(p.paint(ansiBold, d.Summary))
+		bw.WriteString(p.paint(ansiBold, printable(d.Summary)))
 		if d.Code != "" {
 			bw.WriteString(" [" + d.Code + "]")
 		}
 		bw.WriteString("\n")
 		if d.Detail != "" {
 			for _, l := range strings.Split(strings.TrimRight(d.Detail, "\n"), "\n") {
-				bw.WriteString(strings.TrimRight("  "+l, " ") + "\n")
+				bw.WriteString(strings.TrimRight("  "+printable(l), " ") + "\n")
 			}
 		}
 		if sn, ok := lines.snippetOf(d); ok {
