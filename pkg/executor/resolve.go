@@ -131,7 +131,7 @@ func resolveUnknown(u graph.Unknown, lookup Lookup) (graph.Value, error) {
 	case "concat":
 		var b strings.Builder
 		for _, a := range args {
-			b.WriteString(valueText(a))
+			b.WriteString(graph.Text(a))
 		}
 		return b.String(), nil
 	case "join":
@@ -144,18 +144,18 @@ func resolveUnknown(u graph.Unknown, lookup Lookup) (graph.Value, error) {
 		}
 		delim := ""
 		if len(args) == 2 {
-			delim = valueText(args[1])
+			delim = graph.Text(args[1])
 		}
 		parts := make([]string, len(list))
 		for i, e := range list {
-			parts[i] = valueText(e)
+			parts[i] = graph.Text(e)
 		}
 		return strings.Join(parts, delim), nil
 	case "token":
 		if len(args) != 3 {
 			return nil, fmt.Errorf("%w: %s takes a string, separators and an index", ErrUnresolved, u)
 		}
-		s, seps := valueText(args[0]), valueText(args[1])
+		s, seps := graph.Text(args[0]), graph.Text(args[1])
 		idx, ok := args[2].(int64)
 		if !ok {
 			if f, isF := args[2].(float64); isF && f == math.Trunc(f) {
@@ -230,25 +230,6 @@ func walkPath(v graph.Value, path []graph.Value) graph.Value {
 		}
 	}
 	return v
-}
-
-// valueText renders a resolved value as the text concat and join use:
-// strings as they are, null as nothing, numbers and booleans as written,
-// lists and maps as JSON.
-func valueText(v graph.Value) string {
-	switch x := v.(type) {
-	case nil:
-		return ""
-	case string:
-		return x
-	case int64:
-		return strconv.FormatInt(x, 10)
-	case float64:
-		return strconv.FormatFloat(x, 'g', -1, 64)
-	case bool:
-		return strconv.FormatBool(x)
-	}
-	return graph.Render(v)
 }
 
 // ResolveOutputs resolves a configuration's outputs (graph.Graph.Outputs)

@@ -103,3 +103,14 @@ func TestResolveOutputs(t *testing.T) {
 		t.Errorf("missing %v", missing)
 	}
 }
+
+func TestConcatWritesValuesAsTheCompilerDoes(t *testing.T) {
+	u := graph.Unknown{Func: "concat", Args: []graph.Value{1000000.5, ":", int64(7), true, nil}}
+	got, err := Resolve(u, func(string) (*state.Resource, bool) { return nil, false })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := graph.Text(1000000.5) + ":7true"; got != want {
+		t.Errorf("concat gave %q, want %q (graph.Text, as at compile time)", got, want)
+	}
+}
