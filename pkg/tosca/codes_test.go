@@ -49,6 +49,6 @@ func allCodes() []string {
 		CodeGroupMembers, CodePolicyTargets, CodeUnsatisfied, CodeNodeMismatch,
 		CodeCapabilityMismatch, CodeValidSource, CodeFunction, CodeDependencyCycle,
 		CodeSubstitution, CodeWorkflow, CodeLegacyType, CodeImportFallback, CodeTooComplex,
-		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement,
+		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName,
 	}
 }

@@ -27,6 +27,7 @@
 //	tosca.metadata                 template metadata of the wrong type
 //	tosca.unknown_field            a keyname the grammar does not define
 //	tosca.missing_field            a required keyname is missing
+//	tosca.bad_name                 a node template name over 255 characters or with a control character
 //	tosca.duplicate_key            a repeated mapping key (a warning outside topology_template)
 //	tosca.import_not_found         an imported file does not exist
 //	tosca.import_cycle             files import each other
@@ -124,6 +125,7 @@ const (
 	CodeMetadata               = "tosca.metadata"
 	CodeUnknownField           = "tosca.unknown_field"
 	CodeMissingField           = "tosca.missing_field"
+	CodeBadName                = "tosca.bad_name"
 	CodeDuplicateKey           = "tosca.duplicate_key"
 	CodeImportNotFound         = "tosca.import_not_found"
 	CodeImportCycle            = "tosca.import_cycle"
