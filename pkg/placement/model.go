@@ -285,6 +285,20 @@ func (m *Model) provider(name string) (*provider, error) {
 	return p, nil
 }
 
+// providerAt returns the provider for a write that names the generation
+// it read: 404 when there is no such provider, 409 when the generation is
+// stale. The caller holds m.mu.
+func (m *Model) providerAt(name string, generation int64) (*provider, error) {
+	p, err := m.provider(name)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkGeneration(p, generation); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
 func checkGeneration(p *provider, gen int64) error {
 	if p.generation != gen {
 		return conflict(CodeConcurrentUpdate, "resource provider generation conflict")
@@ -369,11 +383,8 @@ func (m *Model) Usages(name string) (map[string]int64, int64, error) {
 func (m *Model) SetInventories(name string, generation int64, invs map[string]Inventory, zeroCapacityOK bool) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, err := m.provider(name)
+	p, err := m.providerAt(name, generation)
 	if err != nil {
-		return 0, err
-	}
-	if err := checkGeneration(p, generation); err != nil {
 		return 0, err
 	}
 	for _, rc := range sortedKeys(invs) {
@@ -428,11 +439,8 @@ func (m *Model) AddInventory(name, rc string, inv Inventory, zeroCapacityOK bool
 func (m *Model) UpdateInventory(name string, generation int64, rc string, inv Inventory, zeroCapacityOK bool) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, err := m.provider(name)
+	p, err := m.providerAt(name, generation)
 	if err != nil {
-		return 0, err
-	}
-	if err := checkGeneration(p, generation); err != nil {
 		return 0, err
 	}
 	if _, ok := p.inv[rc]; !ok {
@@ -486,11 +494,8 @@ func (m *Model) ProviderTraits(name string) ([]string, int64, error) {
 func (m *Model) SetProviderTraits(name string, generation int64, traits []string) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, err := m.provider(name)
+	p, err := m.providerAt(name, generation)
 	if err != nil {
-		return 0, err
-	}
-	if err := checkGeneration(p, generation); err != nil {
 		return 0, err
 	}
 	var unknown []string
@@ -531,11 +536,8 @@ func (m *Model) DeleteProviderTraits(name string) error {
 func (m *Model) SetProviderAggregates(name string, generation int64, aggs []string) (int64, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	p, err := m.provider(name)
+	p, err := m.providerAt(name, generation)
 	if err != nil {
-		return 0, err
-	}
-	if err := checkGeneration(p, generation); err != nil {
 		return 0, err
 	}
 	set := map[string]bool{}
