@@ -15,15 +15,7 @@ import (
 // changed (one resource edited per iteration), the way an apply ends.
 func BenchmarkWrite10k(b *testing.B) {
 	ctx := context.Background()
-	f, err := OpenFile(filepath.Join(b.TempDir(), DefaultPath), FileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := genState(10000)
-	s.Serial, s.Lineage = 0, ""
-	if err := f.Write(ctx, s); err != nil {
-		b.Fatal(err)
-	}
+	f, s := writtenState(b, filepath.Join(b.TempDir(), DefaultPath), 10000)
 	b.ReportAllocs()
 	i := 0
 	start := cpuTime()
@@ -42,15 +34,7 @@ func BenchmarkWrite10k(b *testing.B) {
 func BenchmarkRead10k(b *testing.B) {
 	ctx := context.Background()
 	path := filepath.Join(b.TempDir(), DefaultPath)
-	f, err := OpenFile(path, FileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	s := genState(10000)
-	s.Serial, s.Lineage = 0, ""
-	if err := f.Write(ctx, s); err != nil {
-		b.Fatal(err)
-	}
+	writtenState(b, path, 10000)
 	b.ReportAllocs()
 	start := cpuTime()
 	for b.Loop() {
@@ -63,6 +47,22 @@ func BenchmarkRead10k(b *testing.B) {
 		}
 	}
 	reportCPU(b, start)
+}
+
+// writtenState writes a generated state of n resources to a new state file
+// at path, as its first snapshot, and returns the file and the state.
+func writtenState(b *testing.B, path string, n int) (*File, *State) {
+	b.Helper()
+	f, err := OpenFile(path, FileOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := genState(n)
+	s.Serial, s.Lineage = 0, ""
+	if err := f.Write(context.Background(), s); err != nil {
+		b.Fatal(err)
+	}
+	return f, s
 }
 
 // BenchmarkJournalAppend appends 10,000 records from 10 goroutines and
