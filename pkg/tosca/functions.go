@@ -125,7 +125,8 @@ func (c *compiler) fnGetInput(args *yamlsrc.Node, path string, s *scope) graph.V
 }
 
 // index steps into a value by a field name or list index; unknown values
-// stay unknown.
+// stay unknown and a missing value stays missing. A scalar has nothing to
+// step into: that is an error, not the scalar itself.
 func (c *compiler) index(v graph.Value, key *yamlsrc.Node, path string) graph.Value {
 	switch x := v.(type) {
 	case map[string]graph.Value:
@@ -141,8 +142,24 @@ func (c *compiler) index(v graph.Value, key *yamlsrc.Node, path string) graph.Va
 			return nil
 		}
 		return x[i]
+	case string, int64, float64, bool:
+		c.errorf(key.Range, path, CodeFunction, "cannot select %q from %s, which has no fields or elements", key.Value, scalarKind(x))
+		return nil
 	}
 	return v
+}
+
+// scalarKind names the kind of a scalar value for messages.
+func scalarKind(v graph.Value) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case int64:
+		return "an integer"
+	case float64:
+		return "a float"
+	}
+	return "a boolean"
 }
 
 // entity resolves the modelable entity name of get_property /
