@@ -10,4 +10,8 @@
 // Limits.MaxExpandedNodes are diagnostics. Merge keys (<<) are resolved.
 // Duplicate mapping keys are kept in order; DuplicateKeys finds them so
 // that each front end can decide their severity.
+//
+// NameProblem and TextProblem hold the limits that depend on what a string
+// means (names 255 characters without control characters, descriptions and
+// metadata values 64 KiB); the front ends report them under their own codes.
 package yamlsrc
