@@ -27,6 +27,7 @@ func TestFixturesCoverCodes(t *testing.T) {
 		CodeMissingInput:        "TestInputs",
 		CodeTooComplex:          "the value budget (maxValueSteps)",
 		CodeTooDeep:             "TestAdversarial",
+		CodeTooLong:             "TestTextLimits",
 		CodeImplicitRequirement: "TestRequirementMatching",
 	}
 	for _, code := range allCodes() {
@@ -49,6 +50,6 @@ func allCodes() []string {
 		CodeGroupMembers, CodePolicyTargets, CodeUnsatisfied, CodeNodeMismatch,
 		CodeCapabilityMismatch, CodeValidSource, CodeFunction, CodeDependencyCycle,
 		CodeSubstitution, CodeWorkflow, CodeLegacyType, CodeImportFallback, CodeTooComplex,
-		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName,
+		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
 	}
 }

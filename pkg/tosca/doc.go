@@ -5,6 +5,7 @@
 // The compiler runs in phases, one file each, in the manner of Puccini:
 //
 //	read.go          1  grammar of a file: version, metadata, sections, keynames
+//	limits.go        1  names ≤ 255 characters without control characters, descriptions and metadata values ≤ 64 KiB
 //	imports.go       2  imports: relative files, cycles, no network, XOS custom types
 //	types.go         3  namespaces, derivation, inheritance and refinement
 //	values.go        4  values checked against definitions, canonicalized
@@ -27,7 +28,8 @@
 //	tosca.metadata                 template metadata of the wrong type
 //	tosca.unknown_field            a keyname the grammar does not define
 //	tosca.missing_field            a required keyname is missing
-//	tosca.bad_name                 a node template name over 255 characters or with a control character
+//	tosca.bad_name                 a name (type, template, property, metadata key…; see limits.go) over 255 characters or with a control character
+//	tosca.too_long                 a description or metadata value over 64 KiB
 //	tosca.duplicate_key            a repeated mapping key (a warning outside topology_template)
 //	tosca.import_not_found         an imported file does not exist
 //	tosca.import_cycle             files import each other
@@ -126,6 +128,7 @@ const (
 	CodeUnknownField           = "tosca.unknown_field"
 	CodeMissingField           = "tosca.missing_field"
 	CodeBadName                = "tosca.bad_name"
+	CodeTooLong                = "tosca.too_long"
 	CodeDuplicateKey           = "tosca.duplicate_key"
 	CodeImportNotFound         = "tosca.import_not_found"
 	CodeImportCycle            = "tosca.import_cycle"

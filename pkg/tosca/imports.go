@@ -89,6 +89,7 @@ func (c *compiler) loadEmbedded(name string, data []byte, key, version string) {
 func (c *compiler) loadFile(f *file, stack []*file) {
 	f.loading = true
 	c.readHeader(f, stack == nil)
+	c.checkLimits(f)
 	stack = append(stack, f)
 	for i, it := range f.root.Get("imports").Items() {
 		if c.ctx.Err() != nil {

@@ -18,7 +18,6 @@ package tosca
 //   - group members and policy targets that are missing, repeated, or of the wrong type
 //     (tosca.unknown_template, tosca.group_members, tosca.policy_targets)
 //   - outputs without value (tosca.missing_field)
-//   - node template names over 255 characters or with control characters (tosca.bad_name)
 //   - substitution mappings naming unknown node types, templates, capabilities or
 //     requirements, and node types whose required properties have no input
 //     (tosca.substitution)
@@ -29,9 +28,6 @@ package tosca
 
 import (
 	"strconv"
-	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -246,7 +242,6 @@ func (c *compiler) readNodeTemplates(n *yamlsrc.Node) {
 	t.nodeList = make([]*nodeTpl, 0, len(pairs))
 	for _, p := range pairs {
 		nt := &nodeTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.node_templates." + p.Key.Value}
-		c.checkTemplateName(nt)
 		t.nodes[nt.name] = nt
 		t.nodeList = append(t.nodeList, nt)
 	}
@@ -255,22 +250,6 @@ func (c *compiler) readNodeTemplates(n *yamlsrc.Node) {
 			return
 		}
 		c.readNodeTemplate(nt)
-	}
-}
-
-// maxNameLength bounds a node template name (DESIGN §7).
-const maxNameLength = 255
-
-// checkTemplateName reports a node template name that is too long or holds
-// a control character: the name becomes the resource's address, which
-// plans and logs print to a terminal. The template is still compiled, so
-// that what refers to it raises nothing more.
-func (c *compiler) checkTemplateName(nt *nodeTpl) {
-	switch n := utf8.RuneCountInString(nt.name); {
-	case n > maxNameLength:
-		c.errorf(nt.key, nt.path, CodeBadName, "node template name is %d characters long; the limit is %d", n, maxNameLength)
-	case strings.IndexFunc(nt.name, unicode.IsControl) >= 0:
-		c.errorf(nt.key, nt.path, CodeBadName, "node template name %q may not contain control characters", nt.name)
 	}
 }
 
