@@ -86,7 +86,7 @@
 //	manifest.structure                 a section has the wrong shape (map, list, string)
 //	manifest.unknown_key               a key the grammar does not have
 //	manifest.duplicate_key             a key repeated in one map
-//	manifest.bad_name                  an empty, too long or ill-formed name
+//	manifest.bad_name                  an empty or ill-formed name: over 255 characters, with a control character (names, pin display names, the file name) or a reserved character
 //	manifest.bad_pin                   a malformed pin declaration or type
 //	manifest.bad_bind                  a malformed bind() expression
 //	manifest.bad_binding               a malformed bindings entry

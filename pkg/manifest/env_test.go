@@ -22,6 +22,12 @@ func TestEnvironmentInputs(t *testing.T) {
 	if err := os.WriteFile(good, []byte("application:\n  components:\n    wf: {type: workflow.Instance}\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The file name becomes every address's first part, so an escape
+	// sequence in it is a bad name; the application still compiles.
+	escaped := filepath.Join(t.TempDir(), "esc\x1b[2J.yml")
+	if err := os.WriteFile(escaped, []byte("application:\n  components:\n    wf: {type: workflow.Instance}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, tc := range []struct {
@@ -36,6 +42,7 @@ func TestEnvironmentInputs(t *testing.T) {
 		{name: "file named twice", ctx: context.Background(), paths: []string{good, dir + "/./Good App.yml"}, address: "Good App.wf"},
 		{name: "folder and its file", ctx: context.Background(), paths: []string{dir, good}, address: "Good App.wf"},
 		{name: "canceled", ctx: canceled, paths: []string{good}, code: CodeRead},
+		{name: "escape in the file name", ctx: context.Background(), paths: []string{escaped}, code: CodeBadName, address: "esc\x1b[2J.wf"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			g, diags := CompileEnvironment(tc.ctx, tc.paths, Options{})

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -14,9 +13,6 @@ import (
 // smallMap is the size up to which duplicate keys are found by pairwise
 // comparison.
 const smallMap = 12
-
-// maxNameLen bounds every name read from a manifest (DESIGN §7).
-const maxNameLen = 255
 
 // LooksLike reports whether a parsed document is a Tonomi-style manifest:
 // a map whose top-level keys include `application`.
@@ -68,6 +64,10 @@ func buildApplication(reg *Registry, file, name string, root *yamlsrc.Node, diag
 		c.rng = ap.Key.Range
 	}
 	l.app.root = c
+	if problem := yamlsrc.NameProblem("application name (the file's name)", name); problem != "" {
+		// The file name becomes the first part of every address.
+		l.diags = l.diags.Errorf(c.rng, "application", CodeBadName, "%s", problem)
+	}
 	if appNode.Kind != yamlsrc.Mapping {
 		l.diags = l.diags.Errorf(appNode.Range, "application", CodeStructure, "`application` must be a map, found %s", appNode.Describe())
 		return l.app, l.diags
@@ -120,17 +120,16 @@ func (l *loader) expectMap(n *yamlsrc.Node, path, what string) bool {
 // name checks a component, interface or pin name.
 func (l *loader) name(k *yamlsrc.Node, path, what, forbidden string) bool {
 	s, ok := k.String()
+	problem := yamlsrc.NameProblem(what+" name", s)
 	switch {
 	case !ok || s == "":
 		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name must be a non-empty string", what)
-	case utf8.RuneCountInString(s) > maxNameLen:
-		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name is %d characters long; the limit is %d", what, utf8.RuneCountInString(s), maxNameLen)
-	case strings.ContainsAny(s, forbidden):
-		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name %q may not contain any of %q", what, s, forbidden)
-	case strings.IndexFunc(s, unicode.IsControl) >= 0:
+	case problem != "":
 		// Names become resource addresses, printed in plans and logs: an
 		// escape character there would drive the reader's terminal.
-		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name %q may not contain control characters", what, s)
+		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s", problem)
+	case strings.ContainsAny(s, forbidden):
+		l.diags = l.diags.Errorf(k.Range, path, CodeBadName, "%s name %q may not contain any of %q", what, s, forbidden)
 	default:
 		return true
 	}
@@ -319,8 +318,12 @@ func (l *loader) longPin(pn *pin, n *yamlsrc.Node, path string) *yamlsrc.Node {
 		case "type":
 			decl = p.Value
 		case "name":
-			if _, ok := p.Value.String(); !ok && !p.Value.IsNull() {
+			title, ok := p.Value.String()
+			switch problem := yamlsrc.NameProblem("pin display name", title); {
+			case !ok && !p.Value.IsNull():
 				l.diags = l.diags.Errorf(p.Value.Range, join(path, "name"), CodeStructure, "a pin's `name` is its display title and must be a string, found %s", p.Value.Describe())
+			case problem != "":
+				l.diags = l.diags.Errorf(p.Value.Range, join(path, "name"), CodeBadName, "%s", problem)
 			}
 		case "suggestions", "arguments", "results":
 			l.expectMap(p.Value, join(path, p.Key.Value), "`"+p.Key.Value+"`")
