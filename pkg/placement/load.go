@@ -39,7 +39,10 @@ func DemoProviders() []byte { return []byte(demoProviders) }
 // max_unit 2147483647, step_size 1, allocation_ratio 1.0), `traits`
 // (standard traits, or CUSTOM_ traits which are created), `aggregates`, and
 // `usages` (class -> amount already used by consumers the model does not
-// know). Every problem is a diagnostic with file:line:col; the returned
+// know). Names (name, uuid, parent, aggregates) are 1 to MaxNameLength
+// bytes without control characters (placement.invalid_provider); traits and
+// resource classes have their own grammar, at most 255 characters as well.
+// Every problem is a diagnostic with file:line:col; the returned
 // model holds every provider that was valid (a partial result on errors).
 func LoadProviders(file string, data []byte) (*Model, diag.Diagnostics) {
 	m := NewModel()
@@ -163,7 +166,7 @@ func readProvider(m *Model, n *yamlsrc.Node, path string) (*providerNode, diag.D
 		if v := n.Get("name"); v != nil {
 			r = v.Range
 		}
-		return nil, diags.Errorf(r, path+".name", CodeInvalidProvider, "a provider needs a name: a string of 1 to %d characters", MaxNameLength)
+		return nil, diags.Errorf(r, path+".name", CodeInvalidProvider, "a provider needs a name: a string of 1 to %d characters without control characters", MaxNameLength)
 	}
 	pn.spec.Name = name
 	if v := n.Get("uuid"); !v.IsNull() {
@@ -178,7 +181,7 @@ func readProvider(m *Model, n *yamlsrc.Node, path string) (*providerNode, diag.D
 		if s, ok := nameOf(v); ok {
 			pn.spec.Parent = s
 		} else {
-			diags = diags.Errorf(v.Range, path+".parent", CodeInvalidProvider, "parent must be a provider name, found %s", v.Describe())
+			diags = diags.Errorf(v.Range, path+".parent", CodeInvalidProvider, "parent must be a provider name (1 to %d characters without control characters), found %s", MaxNameLength, v.Describe())
 		}
 	}
 	if v := n.Get("inventories"); !v.IsNull() {
@@ -239,12 +242,15 @@ func validClass(m *Model, rc string) bool {
 	return IsStandardResourceClass(rc) || IsValidCustomResourceClass(rc)
 }
 
+// nameOf reads a name: a non-empty string of at most MaxNameLength bytes
+// (as the API's model) that passes yamlsrc.NameProblem (no control
+// character: provider names and aggregates are printed in plans).
 func nameOf(n *yamlsrc.Node) (string, bool) {
 	if n == nil || n.Kind != yamlsrc.Scalar || n.IsNull() {
 		return "", false
 	}
 	s := n.Value
-	return s, s != "" && len(s) <= MaxNameLength
+	return s, s != "" && len(s) <= MaxNameLength && yamlsrc.NameProblem("", s) == ""
 }
 
 type located struct {
@@ -264,7 +270,7 @@ func stringList(n *yamlsrc.Node, path string, diags *diag.Diagnostics) []located
 	for i, it := range n.Items() {
 		s, ok := nameOf(it)
 		if !ok {
-			*diags = diags.Errorf(it.Range, fmt.Sprintf("%s[%d]", path, i), CodeInvalidProvider, "expected a name of 1 to %d characters, found %s", MaxNameLength, it.Describe())
+			*diags = diags.Errorf(it.Range, fmt.Sprintf("%s[%d]", path, i), CodeInvalidProvider, "expected a name of 1 to %d characters without control characters, found %s", MaxNameLength, it.Describe())
 			continue
 		}
 		out = append(out, located{s, it})
