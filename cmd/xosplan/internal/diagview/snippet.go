@@ -2,9 +2,9 @@ package diagview
 
 import (
 	"bytes"
-	"strings"
 	"unicode/utf8"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -93,67 +93,8 @@ func (c *lineCache) snippetOf(d diag.Diagnostic) (snippet, bool) {
 		text = text[from:to]
 		start, end = start-from, min(end, to)-from
 	}
-	code, start, end := visible(text, start, max(end, start))
+	code, start, end := termsafe.Visible(text, start, max(end, start))
 	return snippet{Line: r.Start.Line, Code: code, HighlightStart: start, HighlightEnd: end}, true
-}
-
-// visible returns line with its control characters other than tab shown as
-// Unicode control pictures (ESC as ␛, DEL as ␡) and C1 controls as U+FFFD,
-// so that a source line cannot send escape sequences to the terminal. start
-// and end, byte offsets into line, are returned as offsets into the result.
-func visible(line []byte, start, end int) (string, int, int) {
-	clean := true
-	for _, r := range string(line) {
-		if isControl(r) {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return string(line), start, end
-	}
-	var b strings.Builder
-	newStart, newEnd := -1, -1
-	for i, r := range string(line) {
-		if i == start {
-			newStart = b.Len()
-		}
-		if i == end {
-			newEnd = b.Len()
-		}
-		switch {
-		case !isControl(r):
-			b.WriteRune(r)
-		case r < 0x20:
-			b.WriteRune(0x2400 + r)
-		case r == 0x7f:
-			b.WriteRune(0x2421)
-		default:
-			b.WriteRune(utf8.RuneError)
-		}
-	}
-	if newStart < 0 {
-		newStart = b.Len()
-	}
-	if newEnd < 0 {
-		newEnd = b.Len()
-	}
-	return b.String(), newStart, newEnd
-}
-
-// printable returns s with its control characters other than tab shown as
-// visible shows them: the text format writes file names, summaries and
-// details, which can carry user text, straight to a terminal.
-func printable(s string) string {
-	if strings.IndexFunc(s, isControl) < 0 {
-		return s
-	}
-	out, _, _ := visible([]byte(s), 0, 0)
-	return out
-}
-
-func isControl(r rune) bool {
-	return (r < 0x20 && r != '\t') || (r >= 0x7f && r <= 0x9f)
 }
 
 // runeOffset converts a 1-based column counted in code points to a byte

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -43,7 +44,7 @@ func TestSnippetShowsControlCharacters(t *testing.T) {
 			if err := Render(&out, Text, diag.Diagnostics{d}, Options{Sources: src}); err != nil {
 				t.Fatal(err)
 			}
-			if i := strings.IndexFunc(out.String(), func(r rune) bool { return r != '\n' && isControl(r) }); i >= 0 {
+			if i := strings.IndexFunc(out.String(), func(r rune) bool { return r != '\n' && termsafe.IsControl(r) }); i >= 0 {
 				t.Errorf("output holds control character %q:\n%s", out.String()[i], out.String())
 			}
 		})

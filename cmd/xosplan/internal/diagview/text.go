@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -51,20 +52,20 @@ func renderText(w io.Writer, ds diag.Diagnostics, opt Options) error {
 	p := painter(opt.Color)
 	lines := newLineCache(opt.Sources)
 	for _, d := range ds {
-		if loc := printable(d.Range.String()); loc != "" {
+		if loc := termsafe.String(d.Range.String()); loc != "" {
 			bw.WriteString(p.paint(ansiBold, loc+":"))
 			bw.WriteString(" ")
 		}
 		bw.WriteString(p.paint(severityStyle(d.Severity), d.Severity.String()+":"))
 		bw.WriteString(" ")
-		bw.WriteString(p.paint(ansiBold, printable(d.Summary)))
+		bw.WriteString(p.paint(ansiBold, termsafe.String(d.Summary)))
 		if d.Code != "" {
 			bw.WriteString(" [" + d.Code + "]")
 		}
 		bw.WriteString("\n")
 		if d.Detail != "" {
 			for _, l := range strings.Split(strings.TrimRight(d.Detail, "\n"), "\n") {
-				bw.WriteString(strings.TrimRight("  "+printable(l), " ") + "\n")
+				bw.WriteString(strings.TrimRight("  "+termsafe.String(l), " ") + "\n")
 			}
 		}
 		if sn, ok := lines.snippetOf(d); ok {
