@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -109,7 +110,7 @@ func (t *Text) Event(e executor.Event) {
 	case executor.EventComplete:
 		line = fmt.Sprintf("%s: %s complete after %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed))
 	case executor.EventErrored:
-		line = t.paint(ansiRed, fmt.Sprintf("%s: %s errored after %s: %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed), oneLine(e.Error)))
+		line = fmt.Sprintf("%s: %s errored after %s: %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed), oneLine(e.Error))
 	case executor.EventRetry:
 		line = fmt.Sprintf("%s: attempt %d of %s failed: %s; retrying in %s", e.Address, e.Attempt, e.Action, oneLine(e.Error), e.Delay)
 	case executor.EventConverging:
@@ -122,6 +123,12 @@ func (t *Text) Event(e executor.Event) {
 		line = fmt.Sprintf("%s (%s): %s", e.Address, e.Action, e.Line)
 	default:
 		return
+	}
+	// Addresses, errors and driver output are user text: shown, never
+	// obeyed by the terminal.
+	line = termsafe.String(line)
+	if e.Type == executor.EventErrored {
+		line = t.paint(ansiRed, line)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -185,7 +192,7 @@ func (t *Text) Report(rep *executor.Report, op Operation) error {
 			case executor.ResultApplied:
 				label = "applied    "
 			}
-			fmt.Fprintf(&b, "  %s  %s (%s)%s\n", label, s.Address, s.Action, detail)
+			fmt.Fprintf(&b, "  %s  %s\n", label, termsafe.String(fmt.Sprintf("%s (%s)%s", s.Address, s.Action, detail)))
 		}
 	}
 	line := ClosingLine(rep, op)
@@ -320,7 +327,7 @@ func (t *Text) Outputs(values map[string]graph.Value) error {
 	var b bytes.Buffer
 	b.WriteString("\nOutputs:\n\n")
 	for _, name := range sortedNames(values) {
-		fmt.Fprintf(&b, "%s = %s\n", name, graph.Render(values[name]))
+		fmt.Fprintf(&b, "%s = %s\n", termsafe.String(name), graph.Render(values[name]))
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -3,32 +3,22 @@ package applyview
 import (
 	"bytes"
 	"flag"
-	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
 // events is an apply where db is retried and then fails, app is skipped,
@@ -130,6 +120,42 @@ func TestElapsed(t *testing.T) {
 	for d, want := range map[time.Duration]string{0: "0s", 400 * time.Millisecond: "0s", 1500 * time.Millisecond: "2s", 63 * time.Second: "1m3s"} {
 		if got := Elapsed(d); got != want {
 			t.Errorf("Elapsed(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
+
+// TestControlCharactersShown checks that an escape sequence in an address,
+// an error, a driver's output line or an output name reaches the terminal
+// as symbols, in colour too, while the view's own colours stay escapes.
+func TestControlCharactersShown(t *testing.T) {
+	const esc = "web\x1b]0;pwned\x07"
+	for _, color := range []bool{false, true} {
+		var b bytes.Buffer
+		v := NewText(&b, color)
+		v.Event(executor.Event{Type: executor.EventStart, Address: esc, Action: "create", Attempt: 1})
+		v.Event(executor.Event{Type: executor.EventOutput, Address: esc, Action: "create", Line: "\x1b[2Jcleared"})
+		v.Event(executor.Event{Type: executor.EventErrored, Address: esc, Action: "create", Error: "bad \x1b[31m"})
+		rep := &executor.Report{Failed: 1, Steps: []executor.StepResult{
+			{Address: esc, Action: "create", Result: executor.ResultFailed, Error: "bad \x1b[31m"},
+			{Address: "app", Action: "create", Result: executor.ResultSkipped, Cause: esc},
+		}}
+		if err := v.Report(rep, OpApply); err != nil {
+			t.Fatal(err)
+		}
+		if err := v.Outputs(map[string]graph.Value{"url\x1b[1m": "x\x1b"}); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for _, want := range []string{"web␛]0;pwned␇: Creating...", "web␛]0;pwned␇ (create): ␛[2Jcleared", "bad ␛[31m", "depends on web␛]0;pwned␇", "url␛[1m = "} {
+			if !strings.Contains(out, want) {
+				t.Errorf("color %v: output lacks %q:\n%s", color, want, out)
+			}
+		}
+		for _, own := range []string{ansiRed, ansiBold, ansiReset} {
+			out = strings.ReplaceAll(out, own, "")
+		}
+		if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && termsafe.IsControl(r) }); i >= 0 {
+			t.Errorf("color %v: output holds control character %q:\n%s", color, out[i], out)
 		}
 	}
 }
