@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -92,20 +93,9 @@ func loadCase(t testing.TB, dir string) (*graph.Graph, *state.State, Options) {
 		Excludes: of.Excludes, Replace: of.Replace, CreateBeforeDestroy: of.CreateBeforeDestroy}
 }
 
-// golden compares got with the file, or rewrites it with -update.
+// golden compares got with the file, or rewrites it with -update
+// (testutil.Golden).
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	testutil.Golden(t, path, got, *update)
 }
