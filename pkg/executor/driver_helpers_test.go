@@ -12,25 +12,6 @@ import (
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// moduleRoot returns the folder holding go.mod.
-func moduleRoot(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test folder")
-		}
-		dir = parent
-	}
-}
-
 // writeScript writes an executable script under dir and returns its path.
 func writeScript(t testing.TB, dir, name, body string) string {
 	t.Helper()

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -261,7 +262,7 @@ func TestExecUpdateNeedsConfigure(t *testing.T) {
 // dependency order with the inputs its template resolves to, then deletes
 // it in reverse order.
 func TestWebstackScripts(t *testing.T) {
-	dir := filepath.Join(moduleRoot(t), "examples", "webstack")
+	dir := filepath.Join(testutil.ModuleRoot(t), "examples", "webstack")
 	work := t.TempDir()
 	opts := testOpts("")
 	opts.Env = []string{"XOSPLAN_WORKDIR=" + work}

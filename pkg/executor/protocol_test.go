@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -144,8 +144,6 @@ func TestModelCheck(t *testing.T) {
 	}
 }
 
-var errorMark = regexp.MustCompile(`#\s*ERROR:\s*(.+)$`)
-
 // TestMalformedReplies parses every reply under testdata/drivers/replies:
 // each "# ERROR: text" comment expects an error on its line containing
 // text; a file without one must parse cleanly.
@@ -161,9 +159,9 @@ func TestMalformedReplies(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[int]string{}
-			for i, l := range strings.Split(string(data), "\n") {
-				if m := errorMark.FindStringSubmatch(l); m != nil {
-					want[i+1] = strings.TrimSpace(m[1])
+			for _, m := range testutil.Markers(data) {
+				if m.Severity == testutil.SeverityError {
+					want[m.Line] = m.Text
 				}
 			}
 			// The reply is streamed line by line, as from a script.

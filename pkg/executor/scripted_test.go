@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -30,7 +31,7 @@ func needPython(t *testing.T) {
 // whose VM references resolve through the factory mapping, and destroy.
 func TestPetClinicScripts(t *testing.T) {
 	needPython(t)
-	root := filepath.Join(moduleRoot(t), "examples", "petclinic", "scripts")
+	root := filepath.Join(testutil.ModuleRoot(t), "examples", "petclinic", "scripts")
 	reg := t.TempDir()
 	opts := testOpts(root)
 	opts.Env = []string{"XOSPLAN_REGISTRY=" + reg}
