@@ -65,6 +65,10 @@ type Operation struct {
 	// Inputs are passed to the implementation (environment variables for
 	// exec, the stdin document for scripted); values may be Unknown.
 	Inputs map[string]Value `json:"inputs,omitempty"`
+	// Sensitive lists, sorted, the Inputs names whose values are secrets
+	// (derived from a sensitive property or input): they are never
+	// rendered, and plan files hold null in their place.
+	Sensitive []string `json:"sensitive,omitempty"`
 	// Outputs maps an output name to the attribute it sets ("" = same name).
 	Outputs map[string]string `json:"outputs,omitempty"`
 	// Timeout bounds the run; zero means the executor's default.

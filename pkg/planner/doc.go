@@ -29,9 +29,10 @@
 //   - the deletion guard (checkDeletionGuard): no resource is deleted while
 //     one that depends on it remains, checked as an invariant of every plan.
 //
-// Plan files hold no secrets: values at sensitive paths are written as
-// null and input values only as salted digests, so apply compiles the
-// inputs again (their digests must match) to get the values.
+// Plan files hold no secrets: values at sensitive spec paths and the
+// operation inputs an operation lists as Sensitive are written as null,
+// and input values only as salted digests, so apply compiles the inputs
+// again (their digests must match) to get the values.
 //
 // The planning function is Diff, not Plan, because Plan names the result.
 package planner

@@ -3,6 +3,7 @@ package planner
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -252,8 +253,9 @@ func (e *encoder) driver(d *graph.Driver) {
 			oo.strOmit("implementation", op.Implementation)
 			oo.listOmit("dependencies", op.Dependencies)
 			if len(op.Inputs) > 0 {
-				oo.key("inputs").valueMap(op.Inputs)
+				oo.key("inputs").valueMap(redactInputs(op.Inputs, op.Sensitive))
 			}
+			oo.listOmit("sensitive", op.Sensitive)
 			if len(op.Outputs) > 0 {
 				oo.key("outputs").stringMap(op.Outputs)
 			}
@@ -268,6 +270,22 @@ func (e *encoder) driver(d *graph.Driver) {
 		o.key("options").valueMap(d.Options)
 	}
 	o.end()
+}
+
+// redactInputs returns inputs with the values of the sensitive names
+// replaced by nil, as Redact does for spec paths; inputs itself is not
+// modified.
+func redactInputs(inputs map[string]graph.Value, sensitive []string) map[string]graph.Value {
+	if len(sensitive) == 0 {
+		return inputs
+	}
+	out := maps.Clone(inputs)
+	for _, name := range sensitive {
+		if _, ok := out[name]; ok {
+			out[name] = nil
+		}
+	}
+	return out
 }
 
 func (e *encoder) change(c *ResourceChange) {

@@ -225,10 +225,12 @@ type ResourceChange struct {
 	// Dependencies are the configured dependencies (creates and updates run
 	// after them); PriorDependencies the recorded ones (deletes run before
 	// them).
-	Dependencies      []string         `json:"dependencies,omitempty"`
-	PriorDependencies []string         `json:"prior_dependencies,omitempty"`
-	Driver            graph.Driver     `json:"driver"`
-	Management        graph.Management `json:"management"`
+	Dependencies      []string `json:"dependencies,omitempty"`
+	PriorDependencies []string `json:"prior_dependencies,omitempty"`
+	// Driver is the configured driver (the recorded one for deletes); in a
+	// plan file, its operations' Sensitive inputs are nil.
+	Driver     graph.Driver     `json:"driver"`
+	Management graph.Management `json:"management"`
 	// Sensitive lists the spec paths never to render, recorded or desired.
 	Sensitive []string `json:"sensitive,omitempty"`
 	// Placement is filled by the placement step; nil when not placed.

@@ -32,8 +32,9 @@ var (
 const MaxPlanFileSize = 512 << 20
 
 // Encode writes the plan as its file form: compact JSON and a newline, map
-// keys sorted, values at sensitive paths replaced by null. The same plan
-// always encodes to the same bytes.
+// keys sorted, values at sensitive spec paths and sensitive operation
+// inputs (graph.Operation.Sensitive) replaced by null. The same plan always
+// encodes to the same bytes.
 func Encode(w io.Writer, p *Plan) error {
 	b, err := canonicalJSON(p)
 	if err != nil {

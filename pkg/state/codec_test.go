@@ -35,7 +35,8 @@ func fullResource() Resource {
 			Operations: map[string]graph.Operation{"launch": {
 				Implementation: "/vm/launch.py",
 				Dependencies:   []string{"/vm/lib.py"},
-				Inputs:         map[string]graph.Value{"n": int64(3)},
+				Inputs:         map[string]graph.Value{"n": int64(3), "key": "k3y"},
+				Sensitive:      []string{"key"},
 				Outputs:        map[string]string{"ip": "address", "b": ""},
 				Timeout:        90 * time.Second,
 			}},

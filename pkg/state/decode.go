@@ -850,13 +850,15 @@ func (p *parser) driver(d *graph.Driver) error {
 
 func (p *parser) operation(op *graph.Operation) error {
 	return p.structInto(func(key []byte) error {
-		switch fieldName(key, "implementation", "dependencies", "inputs", "outputs", "timeout") {
+		switch fieldName(key, "implementation", "dependencies", "inputs", "sensitive", "outputs", "timeout") {
 		case "implementation":
 			return p.str(&op.Implementation)
 		case "dependencies":
 			return p.stringList(&op.Dependencies)
 		case "inputs":
 			return p.valueMap(&op.Inputs)
+		case "sensitive":
+			return p.stringList(&op.Sensitive)
 		case "outputs":
 			return mapInto(p, &op.Outputs, p.str)
 		case "timeout":

@@ -23,4 +23,11 @@
 // List, Show, Remove, Pull and Push are the `xosplan state` operations over
 // any Backend; the writing ones expect the caller to hold the lock
 // (WithLock).
+//
+// Secrets: as Terraform's, the state holds sensitive values in clear —
+// spec values at a resource's Sensitive paths and the operation inputs an
+// operation lists as Sensitive — because deletes and later applies run
+// with them; the file backend writes every file with mode 0600. Anything
+// that shows a resource to a person goes through Resource.Redacted, which
+// masks both.
 package state

@@ -237,6 +237,9 @@ func (e *encoder) operation(op graph.Operation) {
 	if len(op.Inputs) > 0 {
 		o.key("inputs").valueMap(op.Inputs, false)
 	}
+	if len(op.Sensitive) > 0 {
+		o.key("sensitive").strings(op.Sensitive)
+	}
 	if len(op.Outputs) > 0 {
 		e := o.key("outputs")
 		m := e.beginObject()

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"maps"
 	"strconv"
 	"strings"
 
@@ -12,17 +13,45 @@ import (
 const SensitiveMarker = "(sensitive value)"
 
 // Redacted returns a copy of r whose values at the Sensitive paths of
-// Spec and of Feedback.Resolved read SensitiveMarker. Paths are dot-joined
+// Spec and of Feedback.Resolved, and whose operation inputs named in each
+// operation's Sensitive list, read SensitiveMarker. Paths are dot-joined
 // map keys and list indexes, relative to the spec. r is not modified; the
 // copy shares the parts that hold nothing sensitive.
 func (r *Resource) Redacted() Resource {
 	out := *r
+	out.Driver = redactDriver(r.Driver)
 	if len(r.Sensitive) == 0 {
 		return out
 	}
 	out.Spec = redactMap(r.Spec, r.Sensitive)
 	out.Feedback.Resolved = redactMap(r.Feedback.Resolved, r.Sensitive)
 	return out
+}
+
+// redactDriver masks the sensitive inputs of d's operations, copying only
+// the operations that have some.
+func redactDriver(d graph.Driver) graph.Driver {
+	var ops map[string]graph.Operation
+	for k, op := range d.Operations {
+		if len(op.Sensitive) == 0 || len(op.Inputs) == 0 {
+			continue
+		}
+		if ops == nil {
+			ops = maps.Clone(d.Operations)
+		}
+		in := maps.Clone(op.Inputs)
+		for _, name := range op.Sensitive {
+			if _, ok := in[name]; ok {
+				in[name] = SensitiveMarker
+			}
+		}
+		op.Inputs = in
+		ops[k] = op
+	}
+	if ops != nil {
+		d.Operations = ops
+	}
+	return d
 }
 
 func redactMap(m map[string]graph.Value, paths []string) map[string]graph.Value {

@@ -44,3 +44,26 @@ func TestRedacted(t *testing.T) {
 		})
 	}
 }
+
+func TestRedactedOperationInputs(t *testing.T) {
+	ops := func() map[string]graph.Operation {
+		return map[string]graph.Operation{
+			"Standard.create": {Implementation: "create.sh",
+				Inputs:    map[string]graph.Value{"db_password": "s3cret", "db_user": "u"},
+				Sensitive: []string{"db_password", "absent"}},
+			"Standard.delete": {Implementation: "delete.sh", Inputs: map[string]graph.Value{"db_user": "u"}},
+		}
+	}
+	r := Resource{Address: "db", Driver: graph.Driver{Name: graph.DriverExec, Operations: ops()}}
+	got := r.Redacted()
+	want := ops()
+	create := want["Standard.create"]
+	create.Inputs = map[string]graph.Value{"db_password": SensitiveMarker, "db_user": "u"}
+	want["Standard.create"] = create
+	if !reflect.DeepEqual(got.Driver.Operations, want) {
+		t.Errorf("Redacted operations = %v\nwant %v", got.Driver.Operations, want)
+	}
+	if !reflect.DeepEqual(r.Driver.Operations, ops()) {
+		t.Errorf("Redacted modified the original: %v", r.Driver.Operations)
+	}
+}

@@ -120,6 +120,10 @@ type compiler struct {
 	// steps and defaultNesting bound value work (see maxValueSteps).
 	steps          int
 	defaultNesting int
+	// secretReads counts reads of secrets during evaluation; secretAt
+	// marks the value paths whose values are secret (secrets.go).
+	secretReads int
+	secretAt    map[string]bool
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

@@ -117,6 +117,9 @@ func (c *compiler) fnGetInput(args *yamlsrc.Node, path string, s *scope) graph.V
 		c.errorf(name.Range, path, CodeUnknownInput, "unknown input %q", name.Value)
 		return nil
 	}
+	if in.d.sensitive {
+		c.secretReads++
+	}
 	v := in.val
 	for _, r := range rest {
 		v = c.index(v, r, path)
@@ -319,7 +322,12 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 					c.errorf(a[3].Range, path, CodeUnknownProperty, "get_property: the relationship of requirement %q of node template %q has no property %q", name, nt.name, prop)
 					return nil
 				}
+				// Evaluating all of the relationship's properties may
+				// read secrets; only this property's own count.
+				before := c.secretReads
 				v := c.relPropsOf(ra)[prop]
+				c.secretReads = before
+				c.readSecretAt(ra.path + ".relationship.properties." + prop)
 				for _, r := range a[4:] {
 					v = c.index(v, r, path)
 				}
@@ -334,7 +342,10 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 				c.errorf(a[2].Range, path, CodeUnknownProperty, "get_property: capability %q of node template %q has no property %q", cd.name, owner.name, prop)
 				return nil
 			}
+			before := c.secretReads
 			v := c.capPropsOf(owner)[cd.name][prop]
+			c.secretReads = before
+			c.readSecretAt(owner.path + ".capabilities." + cd.name + ".properties." + prop)
 			for _, r := range a[3:] {
 				v = c.index(v, r, path)
 			}
@@ -688,6 +699,9 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 // depends on itself through get_property is reported.
 func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	if v, ok := nt.props[name]; ok {
+		if c.secretAt != nil {
+			c.readSecretAt(nt.path + ".properties." + name)
+		}
 		return v, true
 	}
 	if nt.typ == nil {
@@ -706,6 +720,7 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	s := &scope{at: nt.key, node: nt}
 	path := nt.path + ".properties." + name
 	var v graph.Value
+	before := c.secretReads
 	if an := nt.propsN.Get(name); an != nil && nt.propsN.Kind == yamlsrc.Mapping {
 		v = c.checkAssigned(d, an, path, "property "+quote(name), s)
 	} else if d.hasDefault {
@@ -713,6 +728,7 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	} else {
 		return nil, false
 	}
+	c.noteSecret(path, before)
 	if nt.props == nil {
 		nt.props = make(map[string]graph.Value, len(nt.typ.props))
 	}

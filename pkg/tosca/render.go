@@ -156,11 +156,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		Range:      nt.key,
 	}
 	r.Driver = c.renderDriver(nt)
-	for _, name := range sortedKeys(nt.typ.props) {
-		if nt.typ.props[name].sensitive || c.fromSensitiveInput(nt.propsN.Get(name)) {
-			r.Sensitive = append(r.Sensitive, "properties."+name)
-		}
-	}
+	r.Sensitive = c.secretPaths(nt, spec)
 	if contains(nt.directives, "select") {
 		r.Management = graph.Unmanaged
 	}
@@ -169,18 +165,27 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	return r
 }
 
-// fromSensitiveInput reports whether a value is get_input of an input whose
-// definition is sensitive: the secret stays masked wherever it lands.
-func (c *compiler) fromSensitiveInput(n *yamlsrc.Node) bool {
-	if fn, ok := functionName(n); !ok || fn != "get_input" {
-		return false
+// secretPaths lists, sorted, the spec paths of nt's secret values: its
+// sensitive properties and those derived from a secret (secrets.go), and
+// likewise for the capability properties in spec.
+func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []string {
+	var out []string
+	if caps, ok := spec["capabilities"].(map[string]graph.Value); ok {
+		for _, name := range sortedKeys(caps) {
+			props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
+			for _, p := range sortedKeys(props) {
+				if c.secretAt[nt.path+".capabilities."+name+".properties."+p] {
+					out = append(out, "capabilities."+name+".properties."+p)
+				}
+			}
+		}
 	}
-	arg := n.Content[1]
-	if items := arg.Items(); len(items) > 0 {
-		arg = items[0]
+	for _, name := range sortedKeys(nt.typ.props) {
+		if nt.typ.props[name].sensitive || c.secretAt[nt.path+".properties."+name] {
+			out = append(out, "properties."+name)
+		}
 	}
-	in := c.topo.inputs[text(arg)]
-	return in != nil && in.d.sensitive
+	return out
 }
 
 func dropNil(m map[string]graph.Value) map[string]graph.Value {
@@ -379,12 +384,26 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	}
 	if len(inputs)+len(assigned) > 0 {
 		op.Inputs = make(map[string]graph.Value, len(inputs)+len(assigned))
+		// secret marks the inputs whose values are secrets (secrets.go).
+		var secret map[string]bool
+		mark := func(name string, before int) {
+			if c.secretReads > before {
+				if secret == nil {
+					secret = map[string]bool{}
+				}
+				secret[name] = true
+			}
+		}
 		for _, p := range inputs {
 			v := p.Value
+			before := c.secretReads
 			// An input definition (a map with a type) contributes its
 			// default or value, not itself.
 			if v.Kind == yamlsrc.Mapping && v.Get("type") != nil && len(v.Content) >= 2 {
 				if _, isFn := functionName(v); !isFn {
+					if c.definedSecret(v) {
+						c.secretReads++
+					}
 					if dv := v.Get("default"); dv != nil {
 						v = dv
 					} else if vv := v.Get("value"); vv != nil {
@@ -395,17 +414,25 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 				}
 			}
 			op.Inputs[p.Key.Value] = c.rawValue(v, path+".inputs."+p.Key.Value, s)
+			mark(p.Key.Value, before)
 		}
 		// A template's input values are checked against the operation's
-		// input definitions (TOSCA 1.3 parameter definitions).
+		// input definitions (TOSCA 1.3 parameter definitions). A value
+		// assigned to an input defined as sensitive stays secret.
 		for _, p := range assigned {
 			ip := path + ".inputs." + p.Key.Value
+			before := c.secretReads
 			if d := c.opInputDef(od, p.Key.Value); d != nil {
 				op.Inputs[p.Key.Value] = c.checkAssigned(d, p.Value, ip, "operation input "+quote(p.Key.Value), s)
 			} else {
 				op.Inputs[p.Key.Value] = c.rawValue(p.Value, ip, s)
 			}
+			mark(p.Key.Value, before)
 		}
+		for name := range secret {
+			op.Sensitive = append(op.Sensitive, name)
+		}
+		sort.Strings(op.Sensitive)
 	}
 	if op.Implementation == "" && len(op.Inputs) == 0 {
 		return op, false

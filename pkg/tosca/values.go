@@ -37,6 +37,9 @@ func (c *compiler) checkValue(d *propDef, n *yamlsrc.Node, path, what string, s 
 // behaviour, which real templates rely on: `version: 16.04`).
 func (c *compiler) checkAssigned(d *propDef, n *yamlsrc.Node, path, what string, s *scope) graph.Value {
 	if d != nil && d.prim == "string" && n != nil && n.Kind == yamlsrc.Scalar && !n.IsNull() {
+		if d.sensitive {
+			c.secretReads++
+		}
 		v, err := values.CoerceLenient("string", n)
 		if err != nil {
 			c.errorf(n.Range, path, CodeValue, "%s: %v", what, err)
@@ -51,6 +54,9 @@ func (c *compiler) checkAssigned(d *propDef, n *yamlsrc.Node, path, what string,
 func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what string, s *scope, depth int) graph.Value {
 	if n.IsNull() || !c.step(n, path) {
 		return nil
+	}
+	if d != nil && d.sensitive {
+		c.secretReads++
 	}
 	if fn, ok := functionName(n); ok {
 		return c.evalFunction(fn, n, path, s)
@@ -233,7 +239,9 @@ func (c *compiler) assignProps(defs map[string]*propDef, n *yamlsrc.Node, path, 
 			// TOSCA 1.3 extended notation: {description, value}.
 			v = v.Get("value")
 		}
+		before := c.secretReads
 		out[k.Value] = c.checkAssigned(d, v, pp, noun+" "+quote(k.Value), s)
+		c.noteSecret(pp, before)
 	}
 	for name, d := range defs {
 		if _, set := out[name]; set {
@@ -241,7 +249,9 @@ func (c *compiler) assignProps(defs map[string]*propDef, n *yamlsrc.Node, path, 
 		}
 		switch {
 		case d.hasDefault:
+			before := c.secretReads
 			out[name] = c.checkValue(d, d.def, joinPath(path, name), noun+" "+quote(name), s)
+			c.noteSecret(joinPath(path, name), before)
 		case d.required && checkRequired && d.status != "unsupported":
 			at := rangeOf(n)
 			if n == nil {

@@ -1,0 +1,60 @@
+package tosca
+
+// Secrets: which evaluated values carry a secret.
+//
+// A value is secret when its definition is sensitive (metadata
+// sensitive: true, or a data type deriving from tosca.datatypes.Credential)
+// or when evaluating it read a secret: get_input of a sensitive input, or
+// get_property of a secret property, directly or through concat, join,
+// token, a list or a map. The compiler counts secret reads while it
+// evaluates (compiler.secretReads); a property whose evaluation raised the
+// count is recorded by its path (compiler.secretAt), so that a later
+// get_property of its memoized value counts as a read again. Render lists
+// secret properties in graph.Resource.Sensitive and secret operation
+// inputs in graph.Operation.Sensitive, which keeps them out of plans,
+// plan files and `state show`.
+//
+// Nothing here reports a diagnostic.
+
+import (
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+)
+
+// noteSecret records the value at path as secret when secret reads rose
+// above before while it was evaluated.
+func (c *compiler) noteSecret(path string, before int) {
+	if c.secretReads == before {
+		return
+	}
+	if c.secretAt == nil {
+		c.secretAt = map[string]bool{}
+	}
+	c.secretAt[path] = true
+}
+
+// readSecretAt counts a read of the memoized value at path when it is
+// secret.
+func (c *compiler) readSecretAt(path string) {
+	if c.secretAt[path] {
+		c.secretReads++
+	}
+}
+
+// definedSecret reports whether a parameter definition (a map with a
+// type) declares a secret: metadata sensitive: true, or a sensitive data
+// type.
+func (c *compiler) definedSecret(n *yamlsrc.Node) bool {
+	if s := n.Get("metadata").Get("sensitive"); s != nil {
+		if b, ok := s.Bool(); (ok && b) || strings.EqualFold(s.Value, "true") {
+			return true
+		}
+	}
+	if tn := n.Get("type"); tn.IsString() {
+		if t := c.lookup(kData, tn.Value); t != nil && t.sensitive {
+			return true
+		}
+	}
+	return false
+}
