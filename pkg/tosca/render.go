@@ -13,19 +13,20 @@ package tosca
 // for its host capability's num_cpus (VCPU), mem_size (MEMORY_MB, TOSCA
 // units: 1 MB = 10^6 bytes, so "4096 MB" asks for 4096) and disk_size
 // (DISK_GB, rounded up), and its os capability's architecture as a
-// HW_ARCH_* trait. A tosca.policies.Placement policy adds, to each of its
-// targets, the traits in its properties required_traits and
+// HW_ARCH_* trait (arch.go: amd64 asks for HW_ARCH_X86_64). A
+// tosca.policies.Placement policy adds, to each of its targets, the
+// traits in its properties required_traits and
 // forbidden_traits (lists of trait names) and the aggregate groups in
 // member_of (a list whose items are an aggregate name or a list of names,
 // any of which will do).
 //
 // No errors are detected here beyond values of operation inputs (phase 4
-// and 7 codes).
+// and 7 codes); an os architecture without a standard trait is a warning
+// (arch.go).
 
 import (
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -482,7 +483,16 @@ func (c *compiler) computeRequest(nt *nodeTpl) *graph.PlacementRequest {
 		req.Resources["DISK_GB"] = int64(math.Ceil(v / 1e9))
 	}
 	if arch, ok := caps["os"]["architecture"].(string); ok && arch != "" {
-		req.Required = append(req.Required, "HW_ARCH_"+traitName(arch))
+		if t, known := archTrait(arch); known {
+			req.Required = append(req.Required, t)
+		} else {
+			at := nt.key
+			if n := nt.capsN.Get("os").Get("properties").Get("architecture"); n != nil {
+				at = n.Range
+			}
+			c.warnf(at, nt.path+".capabilities.os.properties.architecture", CodeValue,
+				"architecture %q has no standard HW_ARCH_* trait, so placement does not constrain the architecture of node template %q", arch, nt.name)
+		}
 	}
 	if len(req.Resources) == 0 {
 		req.Resources = nil
@@ -491,19 +501,6 @@ func (c *compiler) computeRequest(nt *nodeTpl) *graph.PlacementRequest {
 		return nil
 	}
 	return req
-}
-
-// traitName upper-cases and replaces what a trait name cannot hold.
-func traitName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 func asInt(v graph.Value) (int64, bool) {
