@@ -48,7 +48,7 @@ type applyFlags struct {
 func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	f.state.add(fs)
 	fs.IntVar(&f.parallelism, "parallelism", executor.DefaultParallelism, "run at most `N` actions at once")
-	fs.StringArrayVar(&f.driverLimits, "driver-parallelism", nil, "run at most N actions of one driver at once (`DRIVER=N`: exec=2, scripted=4; repeatable)")
+	fs.StringArrayVar(&f.driverLimits, "driver-parallelism", nil, "run at most N actions of one driver at once (`DRIVER=N`, e.g. exec=2; repeatable; default: no limit per driver, only --parallelism)")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "start nothing new after the first failure")
 	fs.IntVar(&f.retries, "retries", executor.DefaultRetries, "run a failed action again up to `N` times, at increasing intervals")
 	fs.StringVar(&f.scriptRoot, "script-root", "", "the `FOLDER` scripted components' container paths (/vm/launch.py) resolve under (default: the scripts folder beside the manifests)")
