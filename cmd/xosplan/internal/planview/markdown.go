@@ -137,12 +137,19 @@ func truncateBytes(s string, n int) string {
 
 // diffStyle moves each line's change symbol to the first column, where
 // GitHub's diff highlighting looks for it: "+" green, "-" red, and "!" for
-// in-place updates and replacements.
+// in-place updates and replacements. The legend stays context, as written:
+// its symbols explain the others and change nothing.
 func diffStyle(lines []string) []string {
 	out := make([]string, len(lines))
+	legend := false
 	for i, l := range lines {
 		trimmed := strings.TrimLeft(l, " ")
 		indent := len(l) - len(trimmed)
+		if legend && trimmed != "" {
+			out[i] = " " + l
+			continue
+		}
+		legend = trimmed == legendIntroEnd
 		switch {
 		case strings.HasPrefix(trimmed, "-/+ "), strings.HasPrefix(trimmed, "+/- "):
 			out[i] = "!" + l[1:]

@@ -15,11 +15,19 @@ import (
 
 // StateText writes the recorded state as `xosplan show` prints it: per
 // resource, its enacted spec (sensitive values masked) and a summary of the
-// feedback last observed. An empty state prints "No state.".
+// feedback last observed. No state at all (nil, or no lineage: the file
+// does not exist) prints "No state."; a state whose resources were all
+// destroyed or removed prints "The state has no resources." with its
+// serial and lineage.
 func StateText(w io.Writer, st *state.State, opts TextOptions) error {
 	r := &renderer{color: opts.Color}
-	if st == nil || len(st.Resources) == 0 {
+	if st == nil || (st.Lineage == "" && len(st.Resources) == 0) {
 		r.line("No state.")
+		_, err := w.Write(r.buf.Bytes())
+		return err
+	}
+	if len(st.Resources) == 0 {
+		r.line("The state has no resources (serial ", strconv.FormatUint(st.Serial, 10), ", lineage ", st.Lineage, ").")
 		_, err := w.Write(r.buf.Bytes())
 		return err
 	}

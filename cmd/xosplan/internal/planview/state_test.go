@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
 func TestStateViews(t *testing.T) {
@@ -29,8 +30,19 @@ func TestStateViews(t *testing.T) {
 			t.Error("a sensitive value was shown")
 		}
 	}
-	var empty bytes.Buffer
-	if err := StateText(&empty, nil, TextOptions{}); err != nil || empty.String() != "No state.\n" {
-		t.Errorf("empty state: %q %v", empty.String(), err)
+	for _, c := range []struct {
+		name string
+		st   *state.State
+		want string
+	}{
+		{"none", nil, "No state.\n"},
+		{"no file", &state.State{Version: state.FormatVersion}, "No state.\n"},
+		{"all destroyed", &state.State{Version: state.FormatVersion, Serial: 9, Lineage: "5a1d"},
+			"The state has no resources (serial 9, lineage 5a1d).\n"},
+	} {
+		var empty bytes.Buffer
+		if err := StateText(&empty, c.st, TextOptions{}); err != nil || empty.String() != c.want {
+			t.Errorf("%s: %q %v, want %q", c.name, empty.String(), err, c.want)
+		}
 	}
 }

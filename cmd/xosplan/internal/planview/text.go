@@ -19,6 +19,10 @@ type TextOptions struct {
 	Color bool
 }
 
+// legendIntroEnd is the line after which the legend of symbols follows, up
+// to a blank line (Markdown keeps the legend as diff context).
+const legendIntroEnd = "symbols:"
+
 // Fixed lines that CI tools parse; they match Terraform's wording.
 const (
 	noChangesLine        = "No changes. Your infrastructure matches the configuration."
@@ -122,7 +126,7 @@ func (r *renderer) plan(p *planner.Plan) {
 		r.line()
 		r.line("xosplan compared the configuration with the recorded state and made the")
 		r.line("following execution plan. Resource actions are indicated with the following")
-		r.line("symbols:")
+		r.line(legendIntroEnd)
 		r.legend(shown)
 		r.line()
 		r.line("xosplan will perform the following actions:")
