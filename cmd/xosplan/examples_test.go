@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"regexp"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -62,20 +61,14 @@ func TestExamples(t *testing.T) {
 	}
 }
 
-var marker = regexp.MustCompile(`#\s*(ERROR|WARNING):`)
-
-// expectations reads the `# ERROR:` / `# WARNING:` comments of a fixture.
+// expectations reads the `# ERROR:` / `# WARNING:` comments of a fixture:
+// the severity of each line's first marker.
 func expectations(t *testing.T, path string) map[int]diag.Severity {
 	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := map[int]diag.Severity{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		if m := marker.FindStringSubmatch(sc.Text()); m != nil {
-			want[n] = map[string]diag.Severity{"ERROR": diag.Error, "WARNING": diag.Warning}[m[1]]
+	for _, m := range testutil.FileMarkers(t, path) {
+		if _, seen := want[m.Line]; !seen {
+			want[m.Line] = map[string]diag.Severity{testutil.SeverityError: diag.Error, testutil.SeverityWarning: diag.Warning}[m.Severity]
 		}
 	}
 	return want

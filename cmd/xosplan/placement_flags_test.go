@@ -1,83 +1,25 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/placement"
 	"github.com/xosplan/xosplan/pkg/state"
 )
-
-// startRealPlacement runs Debian's python3-placement on 127.0.0.1 through
-// the placement package's serve.py and returns its URL; the server exits
-// when the test ends. The test is skipped when the package is missing.
-func startRealPlacement(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("the real Placement service is not started in -short mode")
-	}
-	python := "/usr/bin/python3"
-	if err := exec.Command(python, "-c", "import placement.wsgi").Run(); err != nil {
-		t.Skip("python3-placement is not installed (apt-get install python3-placement)")
-	}
-	cmd := exec.Command(python, filepath.Join("..", "..", "pkg", "placement", "testdata", "realplacement", "serve.py"))
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		stdin.Close()
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-		}
-	})
-	portc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			if p, ok := strings.CutPrefix(sc.Text(), "LISTENING "); ok {
-				portc <- p
-			}
-		}
-		close(portc)
-	}()
-	select {
-	case p, ok := <-portc:
-		if !ok {
-			t.Fatal("placement server exited before listening")
-		}
-		return "http://127.0.0.1:" + p
-	case <-time.After(90 * time.Second):
-		t.Fatal("placement server did not start within 90 s")
-	}
-	return ""
-}
 
 // TestPlacementRealAPI plans, applies and destroys the placement example
 // through a real Placement API (--placement-url): the plan shows the same
 // hosts as the embedded model, apply claims them in the service and
 // records them, destroy releases them.
 func TestPlacementRealAPI(t *testing.T) {
-	url := startRealPlacement(t)
+	url := testutil.RealPlacement(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	client, err := placement.NewClient(ctx, url, placement.ClientOptions{Token: "admin"})
