@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -91,24 +92,11 @@ func loadCase(t testing.TB, dir string) (*graph.Graph, *state.State, planner.Opt
 		Excludes: of.Excludes, Replace: of.Replace, CreateBeforeDestroy: of.CreateBeforeDestroy}
 }
 
+// golden compares got with the golden file at path (testutil.Golden with
+// this package's -update flag).
 func golden(t *testing.T, path string, got []byte) {
 	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	testutil.Golden(t, path, got, *update)
 }
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC) }
