@@ -30,6 +30,7 @@ type MarkdownOptions struct {
 // diff block. It never exceeds the limit (GitHub's 65,536): the diff block
 // is truncated first, with a notice, and the lists are capped.
 func Markdown(p *planner.Plan, opts MarkdownOptions) string {
+	p = safePlan(p) // control characters as symbols (safe.go)
 	limit := opts.Limit
 	if limit <= 0 {
 		limit = MaxMarkdown

@@ -20,6 +20,7 @@ import (
 // destroyed or removed prints "The state has no resources." with its
 // serial and lineage.
 func StateText(w io.Writer, st *state.State, opts TextOptions) error {
+	st = safeState(st) // control characters as symbols (safe.go)
 	r := &renderer{color: opts.Color}
 	if st == nil || (st.Lineage == "" && len(st.Resources) == 0) {
 		r.line("No state.")

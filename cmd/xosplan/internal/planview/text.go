@@ -60,6 +60,7 @@ func SummaryLine(p *planner.Plan) string {
 // apply order, and the summary line. Sensitive values are never written;
 // a changed one shows as "(sensitive value)".
 func Text(w io.Writer, p *planner.Plan, opts TextOptions) error {
+	p = safePlan(p) // control characters as symbols (safe.go)
 	r := &renderer{color: opts.Color}
 	r.plan(p)
 	_, err := w.Write(r.buf.Bytes())
