@@ -121,9 +121,11 @@ type compiler struct {
 	steps          int
 	defaultNesting int
 	// secretReads counts reads of secrets during evaluation; secretAt
-	// marks the value paths whose values are secret (secrets.go).
+	// marks the value paths whose values are secret, secretNode the node
+	// templates with such a property or capability property (secrets.go).
 	secretReads int
 	secretAt    map[string]bool
+	secretNode  map[*nodeTpl]bool
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

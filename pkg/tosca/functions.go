@@ -345,7 +345,9 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 			before := c.secretReads
 			v := c.capPropsOf(owner)[cd.name][prop]
 			c.secretReads = before
-			c.readSecretAt(owner.path + ".capabilities." + cd.name + ".properties." + prop)
+			if c.secretNode[owner] {
+				c.readSecretAt(owner.path + ".capabilities." + cd.name + ".properties." + prop)
+			}
 			for _, r := range a[3:] {
 				v = c.index(v, r, path)
 			}
@@ -699,7 +701,7 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 // depends on itself through get_property is reported.
 func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	if v, ok := nt.props[name]; ok {
-		if c.secretAt != nil {
+		if c.secretNode[nt] {
 			c.readSecretAt(nt.path + ".properties." + name)
 		}
 		return v, true
@@ -729,6 +731,7 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 		return nil, false
 	}
 	c.noteSecret(path, before)
+	c.noteSecretNode(nt, before)
 	if nt.props == nil {
 		nt.props = make(map[string]graph.Value, len(nt.typ.props))
 	}
@@ -742,6 +745,8 @@ func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
 		return nt.capProps
 	}
 	nt.capProps = map[string]map[string]graph.Value{}
+	before := c.secretReads
+	defer c.noteSecretNode(nt, before)
 	s := &scope{at: nt.key, node: nt}
 	for _, p := range nt.capsN.Pairs() {
 		cd := nt.typ.caps[p.Key.Value]

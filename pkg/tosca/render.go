@@ -171,7 +171,8 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 // likewise for the capability properties in spec.
 func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []string {
 	var out []string
-	if caps, ok := spec["capabilities"].(map[string]graph.Value); ok {
+	derived := c.secretNode[nt]
+	if caps, ok := spec["capabilities"].(map[string]graph.Value); ok && derived {
 		for _, name := range sortedKeys(caps) {
 			props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
 			for _, p := range sortedKeys(props) {
@@ -182,7 +183,7 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 		}
 	}
 	for _, name := range sortedKeys(nt.typ.props) {
-		if nt.typ.props[name].sensitive || c.secretAt[nt.path+".properties."+name] {
+		if nt.typ.props[name].sensitive || (derived && c.secretAt[nt.path+".properties."+name]) {
 			out = append(out, "properties."+name)
 		}
 	}

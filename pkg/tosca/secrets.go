@@ -34,6 +34,20 @@ func (c *compiler) noteSecret(path string, before int) {
 	c.secretAt[path] = true
 }
 
+// noteSecretNode records that a property or capability property of nt is
+// secret when secret reads rose above before. Paths are looked up only for
+// such nodes: building them for every property would cost an allocation
+// each.
+func (c *compiler) noteSecretNode(nt *nodeTpl, before int) {
+	if c.secretReads == before {
+		return
+	}
+	if c.secretNode == nil {
+		c.secretNode = map[*nodeTpl]bool{}
+	}
+	c.secretNode[nt] = true
+}
+
 // readSecretAt counts a read of the memoized value at path when it is
 // secret.
 func (c *compiler) readSecretAt(path string) {
