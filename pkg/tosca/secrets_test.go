@@ -24,8 +24,8 @@ func TestSecrets(t *testing.T) {
 		key       string
 		sensitive []string
 	}{
-		{"Standard.create", []string{"defined_secret", "from_derived", "from_input", "from_own", "from_property",
-			"iface_secret", "joined", "nested", "token"}},
+		{"Standard.create", []string{"defined_secret", "from_capability", "from_derived", "from_input", "from_own",
+			"from_property", "iface_secret", "joined", "nested", "token"}},
 		{"Standard.configure", []string{"iface_secret"}},
 	}
 	for _, o := range ops {
@@ -40,7 +40,8 @@ func TestSecrets(t *testing.T) {
 	}
 	create := app.Driver.Operations["Standard.create"]
 	for name, want := range map[string]graph.Value{"from_input": "pw-default", "from_derived": "pg://admin:pw-default@db",
-		"joined": "admin:pw-default", "token": "pw", "plain_input": "admin"} {
+		"joined": "admin:pw-default", "token": "pw", "plain_input": "admin", "plain_host": int64(2),
+		"from_capability": "/pw-default"} {
 		if got := create.Inputs[name]; !graph.Equal(got, want) {
 			t.Errorf("input %s = %s, want %s", name, graph.Render(got), graph.Render(want))
 		}
@@ -54,7 +55,7 @@ func TestSecrets(t *testing.T) {
 		{"app", []string{"properties.admin_credential", "properties.api_key", "properties.dsn", "properties.login"}},
 		{"db", []string{"properties.password"}},
 		{"dbms", []string{"properties.admin_credential"}},
-		{"host", nil},
+		{"host", []string{"capabilities.endpoint.properties.url_path"}},
 	}
 	for _, rc := range resources {
 		r, ok := g.Resource(rc.addr)
