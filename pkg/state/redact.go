@@ -2,6 +2,7 @@ package state
 
 import (
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -15,7 +16,8 @@ const SensitiveMarker = "(sensitive value)"
 // Redacted returns a copy of r whose values at the Sensitive paths of
 // Spec and of Feedback.Resolved, and whose operation inputs named in each
 // operation's Sensitive list, read SensitiveMarker. Paths are dot-joined
-// map keys and list indexes, relative to the spec. r is not modified; the
+// map keys and list indexes, relative to the spec; a key may hold dots
+// itself (Tonomi's "configuration.password"). r is not modified; the
 // copy shares the parts that hold nothing sensitive.
 func (r *Resource) Redacted() Resource {
 	out := *r
@@ -60,35 +62,49 @@ func redactMap(m map[string]graph.Value, paths []string) map[string]graph.Value 
 	}
 	v := graph.Value(m)
 	for _, p := range paths {
-		v = redactPath(v, strings.Split(p, "."))
+		v = redactPath(v, p)
 	}
 	return v.(map[string]graph.Value)
 }
 
-// redactPath copies the containers along path and replaces its end.
-func redactPath(v graph.Value, path []string) graph.Value {
-	if len(path) == 0 {
-		return SensitiveMarker
-	}
+// redactPath copies the containers along path and replaces its end. A map
+// key may itself hold dots (Tonomi's "configuration.password"), so every
+// key that path starts with is followed.
+func redactPath(v graph.Value, path string) graph.Value {
 	switch x := v.(type) {
 	case map[string]graph.Value:
-		e, ok := x[path[0]]
-		if !ok {
-			return v
-		}
-		out := make(map[string]graph.Value, len(x))
-		for k, w := range x {
+		var out map[string]graph.Value
+		for k, e := range x {
+			var w graph.Value
+			switch {
+			case path == k:
+				w = SensitiveMarker
+			case strings.HasPrefix(path, k+"."):
+				w = redactPath(e, path[len(k)+1:])
+			default:
+				continue
+			}
+			if out == nil {
+				out = maps.Clone(x)
+			}
 			out[k] = w
 		}
-		out[path[0]] = redactPath(e, path[1:])
+		if out == nil {
+			return v
+		}
 		return out
 	case []graph.Value:
-		i, err := strconv.Atoi(path[0])
+		head, rest, nested := strings.Cut(path, ".")
+		i, err := strconv.Atoi(head)
 		if err != nil || i < 0 || i >= len(x) {
 			return v
 		}
-		out := append([]graph.Value(nil), x...)
-		out[i] = redactPath(x[i], path[1:])
+		out := slices.Clone(x)
+		if nested {
+			out[i] = redactPath(x[i], rest)
+		} else {
+			out[i] = SensitiveMarker
+		}
 		return out
 	}
 	return v

@@ -10,11 +10,20 @@ import (
 func TestRedacted(t *testing.T) {
 	spec := func() map[string]graph.Value {
 		return map[string]graph.Value{
-			"password": "s3cret",
-			"db":       map[string]graph.Value{"user": "u", "pass": "p"},
-			"keys":     []graph.Value{"k0", "k1"},
-			"plain":    "visible",
+			"password":               "s3cret",
+			"db":                     map[string]graph.Value{"user": "u", "pass": "p"},
+			"keys":                   []graph.Value{"k0", "k1"},
+			"plain":                  "visible",
+			"configuration.apiToken": "t0ken",
 		}
+	}
+	// with returns spec() with the given top-level values replaced.
+	with := func(kv ...any) map[string]graph.Value {
+		m := spec()
+		for i := 0; i+1 < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
 	}
 	cases := []struct {
 		name      string
@@ -22,14 +31,12 @@ func TestRedacted(t *testing.T) {
 		want      map[string]graph.Value
 	}{
 		{"none", nil, spec()},
-		{"top level", []string{"password"}, map[string]graph.Value{
-			"password": SensitiveMarker, "db": map[string]graph.Value{"user": "u", "pass": "p"},
-			"keys": []graph.Value{"k0", "k1"}, "plain": "visible"}},
-		{"nested and indexed", []string{"db.pass", "keys.1", "missing.path", "keys.9"}, map[string]graph.Value{
-			"password": "s3cret", "db": map[string]graph.Value{"user": "u", "pass": SensitiveMarker},
-			"keys": []graph.Value{"k0", SensitiveMarker}, "plain": "visible"}},
-		{"whole map", []string{"db"}, map[string]graph.Value{
-			"password": "s3cret", "db": SensitiveMarker, "keys": []graph.Value{"k0", "k1"}, "plain": "visible"}},
+		{"top level", []string{"password"}, with("password", SensitiveMarker)},
+		{"nested and indexed", []string{"db.pass", "keys.1", "missing.path", "keys.9"}, with(
+			"db", map[string]graph.Value{"user": "u", "pass": SensitiveMarker},
+			"keys", []graph.Value{"k0", SensitiveMarker})},
+		{"whole map", []string{"db"}, with("db", SensitiveMarker)},
+		{"key with a dot", []string{"configuration.apiToken"}, with("configuration.apiToken", SensitiveMarker)},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
