@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -89,18 +90,18 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 			}
 			return
 		}
-		fmt.Fprintf(c.stdout, "%s: %s\n", kind, body)
+		fmt.Fprintf(c.stdout, "%s: %s\n", termsafe.String(kind), termsafe.String(body))
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, StateDir: scriptStateDir(backend.Path())})
 	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: output})
 	if err != nil {
 		if out.Feedback.Output != "" && !f.json {
-			fmt.Fprintf(c.stderr, "%s\n", strings.TrimRight(out.Feedback.Output, "\n"))
+			fmt.Fprintf(c.stderr, "%s\n", termsafe.Lines(strings.TrimRight(out.Feedback.Output, "\n")))
 		}
 		return err
 	}
 	if len(out.Results) == 0 && !f.json {
-		fmt.Fprintf(c.stdout, "%s: %s ran; the script reported no result yet\n", addr, command)
+		fmt.Fprintf(c.stdout, "%s: %s ran; the script reported no result yet\n", termsafe.String(addr), termsafe.String(command))
 	}
 	for i := range cur.Resources {
 		if cur.Resources[i].Address == addr {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -98,13 +99,15 @@ Operations an interrupted apply left unfinished are listed after the resources.`
 			}
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			for _, e := range entries {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Address, e.Type, e.Status)
+				// Addresses and types come from the state file: shown,
+				// never obeyed by the terminal.
+				fmt.Fprintf(tw, "%s\t%s\t%s\n", termsafe.String(e.Address), termsafe.String(e.Type), e.Status)
 			}
 			if err := tw.Flush(); err != nil {
 				return err
 			}
 			for _, r := range l.Interrupted {
-				fmt.Fprintf(c.stdout, "interrupted: %s %s (attempt %d) started %s\n", r.Address, r.Action, r.Attempt, r.Time.UTC().Format(time.RFC3339))
+				fmt.Fprintf(c.stdout, "interrupted: %s %s (attempt %d) started %s\n", termsafe.String(r.Address), termsafe.String(r.Action), r.Attempt, r.Time.UTC().Format(time.RFC3339))
 			}
 			return nil
 		},
@@ -184,7 +187,7 @@ when any address is not in the state.`,
 					return err
 				}
 				for _, a := range args {
-					fmt.Fprintf(c.stdout, "Removed %s\n", a)
+					fmt.Fprintf(c.stdout, "Removed %s\n", termsafe.String(a))
 				}
 				fmt.Fprintf(c.stdout, "Successfully removed %d resource(s); state serial is now %d.\n", len(args), s.Serial)
 				return nil
