@@ -21,152 +21,209 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
-// limitWalk carries the compiler through one file's tree.
-type limitWalk struct{ c *compiler }
+// limitWalk carries the compiler through one file's tree. keys is the
+// path to the node being walked, joined into a YAML path only when
+// something is reported (most files report nothing, and a path per name
+// would cost an allocation each).
+type limitWalk struct {
+	c    *compiler
+	keys []pathKey
+}
+
+// pathKey is a mapping key, or with index ≥ 0 a list index.
+type pathKey struct {
+	key   string
+	index int
+}
 
 // checkLimits walks a user file's sections. Embedded type files are ours
 // and skip it.
 func (c *compiler) checkLimits(f *file) {
-	w := limitWalk{c}
-	root := f.root
-	for _, p := range root.Pairs() {
-		k := p.Key.Value
-		switch {
-		case k == "description":
-			w.text(p.Value, k, "description", yamlsrc.MaxDescriptionBytes)
-		case k == "metadata":
-			w.metadata(p.Value, k)
-		case k == "repositories":
-			w.names(p.Value, k, "repository", true)
-		case k == "imports":
-			w.imports(p.Value, k)
-		case strings.HasSuffix(k, "_types"):
-			w.types(p.Value, k, strings.ReplaceAll(strings.TrimSuffix(k, "s"), "_", " "))
-		case k == "topology_template":
-			w.entity(p.Value, k, true)
+	w := &limitWalk{c: c}
+	eachPair(f.root, func(k, v *yamlsrc.Node) {
+		w.push(k.Value)
+		defer w.pop()
+		switch key := k.Value; {
+		case key == "description":
+			w.text(v, "description", yamlsrc.MaxDescriptionBytes)
+		case key == "metadata":
+			w.metadata(v)
+		case key == "repositories":
+			w.names(v, "repository name", true)
+		case key == "imports":
+			w.imports(v)
+		case strings.HasSuffix(key, "_types"):
+			w.types(v, strings.ReplaceAll(strings.TrimSuffix(key, "s"), "_", " ")+" name")
+		case key == "topology_template":
+			w.entity(v, true)
 		}
+	})
+}
+
+// eachPair calls fn with the key and value of each entry of a mapping, in
+// order, without building a slice of pairs.
+func eachPair(n *yamlsrc.Node, fn func(k, v *yamlsrc.Node)) {
+	if n == nil || n.Kind != yamlsrc.Mapping {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		fn(n.Content[i], n.Content[i+1])
 	}
 }
 
-// name reports a bad name key.
-func (w limitWalk) name(k *yamlsrc.Node, path, what string) {
-	if p := yamlsrc.NameProblem(what+" name", k.Value); p != "" {
-		w.c.errorf(k.Range, path, CodeBadName, "%s", p)
+func (w *limitWalk) push(key string) { w.keys = append(w.keys, pathKey{key, -1}) }
+func (w *limitWalk) pushIndex(i int) { w.keys = append(w.keys, pathKey{index: i}) }
+func (w *limitWalk) pop()            { w.keys = w.keys[:len(w.keys)-1] }
+
+// path renders the keys as the YAML paths of other diagnostics do
+// (a.b[0].c).
+func (w *limitWalk) path() string {
+	var b strings.Builder
+	for _, k := range w.keys {
+		switch {
+		case k.index >= 0:
+			b.WriteString("[" + itoa(int64(k.index)) + "]")
+		case b.Len() > 0:
+			b.WriteString("." + k.key)
+		default:
+			b.WriteString(k.key)
+		}
+	}
+	return b.String()
+}
+
+// name reports a bad name: k, the current key, is named what ("property
+// name").
+func (w *limitWalk) name(k *yamlsrc.Node, what string) {
+	if p := yamlsrc.NameProblem(what, k.Value); p != "" {
+		w.c.errorf(k.Range, w.path(), CodeBadName, "%s", p)
 	}
 }
 
 // text reports a scalar longer than limit bytes.
-func (w limitWalk) text(v *yamlsrc.Node, path, what string, limit int) {
+func (w *limitWalk) text(v *yamlsrc.Node, what string, limit int) {
 	if v == nil || v.Kind != yamlsrc.Scalar {
 		return
 	}
 	if p := yamlsrc.TextProblem(what, v.Value, limit); p != "" {
-		w.c.errorf(v.Range, path, CodeTooLong, "%s", p)
+		w.c.errorf(v.Range, w.path(), CodeTooLong, "%s", p)
 	}
 }
 
-func (w limitWalk) metadata(md *yamlsrc.Node, path string) {
-	for _, p := range md.Pairs() {
-		kp := joinPath(path, p.Key.Value)
-		w.name(p.Key, kp, "metadata key")
-		w.text(p.Value, kp, "metadata value", yamlsrc.MaxMetadataValueBytes)
-	}
+func (w *limitWalk) metadata(md *yamlsrc.Node) {
+	eachPair(md, func(k, v *yamlsrc.Node) {
+		w.push(k.Value)
+		defer w.pop()
+		w.name(k, "metadata key name")
+		w.text(v, "metadata value", yamlsrc.MaxMetadataValueBytes)
+	})
 }
 
 // imports checks the names of 1.0-style named imports (- name: file).
-func (w limitWalk) imports(list *yamlsrc.Node, path string) {
+func (w *limitWalk) imports(list *yamlsrc.Node) {
 	for i, it := range list.Items() {
-		if it.Kind == yamlsrc.Mapping && len(it.Content) == 2 && !contains(longImportKeys(), it.Content[0].Value) {
-			w.name(it.Content[0], path+"["+itoa(int64(i))+"]."+it.Content[0].Value, "import")
+		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 || contains(longImportKeys(), it.Content[0].Value) {
+			continue
 		}
+		w.pushIndex(i)
+		w.push(it.Content[0].Value)
+		w.name(it.Content[0], "import name")
+		w.pop()
+		w.pop()
 	}
 }
 
 // types checks a *_types section: every type is a definition, and an
 // interface type's own keys name its operations.
-func (w limitWalk) types(sec *yamlsrc.Node, path, what string) {
-	for _, p := range sec.Pairs() {
-		tp := joinPath(path, p.Key.Value)
-		w.name(p.Key, tp, what)
-		if what == "interface type" {
-			w.iface(p.Value, tp, true)
+func (w *limitWalk) types(sec *yamlsrc.Node, what string) {
+	eachPair(sec, func(k, v *yamlsrc.Node) {
+		w.push(k.Value)
+		defer w.pop()
+		w.name(k, what)
+		if what == "interface type name" {
+			w.iface(v, true)
 		} else {
-			w.entity(p.Value, tp, true)
+			w.entity(v, true)
 		}
-	}
+	})
 }
 
 // names checks the keys of a map of named entities and walks each entity.
 // defs says whether the entities are definitions (their properties,
 // attributes and inputs have definitions) or assignments (those hold
 // values, which are data and not walked).
-func (w limitWalk) names(sec *yamlsrc.Node, path, what string, defs bool) {
-	for _, p := range sec.Pairs() {
-		ep := joinPath(path, p.Key.Value)
-		w.name(p.Key, ep, what)
-		if what == "interface" {
-			w.iface(p.Value, ep, defs)
+func (w *limitWalk) names(sec *yamlsrc.Node, what string, defs bool) {
+	eachPair(sec, func(k, v *yamlsrc.Node) {
+		w.push(k.Value)
+		defer w.pop()
+		w.name(k, what)
+		if what == "interface name" {
+			w.iface(v, defs)
 		} else {
-			w.entity(p.Value, ep, defs)
+			w.entity(v, defs)
 		}
-	}
+	})
 }
 
 // namedList checks a list of single-key maps (requirements, and policies
 // before 1.3); a map is accepted too.
-func (w limitWalk) namedList(sec *yamlsrc.Node, path, what string, defs bool) {
+func (w *limitWalk) namedList(sec *yamlsrc.Node, what string, defs bool) {
 	if sec.Kind == yamlsrc.Mapping {
-		w.names(sec, path, what, defs)
+		w.names(sec, what, defs)
 		return
 	}
 	for i, it := range sec.Items() {
-		w.names(it, path+"["+itoa(int64(i))+"]", what, defs)
+		w.pushIndex(i)
+		w.names(it, what, defs)
+		w.pop()
 	}
 }
 
 // values checks the names of a map of assigned values without walking
 // into the values.
-func (w limitWalk) values(sec *yamlsrc.Node, path, what string) {
-	for _, p := range sec.Pairs() {
-		w.name(p.Key, joinPath(path, p.Key.Value), what)
-	}
+func (w *limitWalk) values(sec *yamlsrc.Node, what string) {
+	eachPair(sec, func(k, _ *yamlsrc.Node) {
+		w.push(k.Value)
+		w.name(k, what)
+		w.pop()
+	})
 }
 
 // sectionWhat names the entities of each section that holds named ones.
 func sectionWhat(key string) string {
 	switch key {
 	case "properties":
-		return "property"
+		return "property name"
 	case "attributes":
-		return "attribute"
+		return "attribute name"
 	case "inputs":
-		return "input"
+		return "input name"
 	case "outputs":
-		return "output"
+		return "output name"
 	case "capabilities":
-		return "capability"
+		return "capability name"
 	case "requirements":
-		return "requirement"
+		return "requirement name"
 	case "interfaces":
-		return "interface"
+		return "interface name"
 	case "operations":
-		return "operation"
+		return "operation name"
 	case "notifications":
-		return "notification"
+		return "notification name"
 	case "artifacts":
-		return "artifact"
+		return "artifact name"
 	case "node_templates":
-		return "node template"
+		return "node template name"
 	case "relationship_templates":
-		return "relationship template"
+		return "relationship template name"
 	case "groups":
-		return "group"
+		return "group name"
 	case "policies":
-		return "policy"
+		return "policy name"
 	case "workflows":
-		return "workflow"
+		return "workflow name"
 	case "steps":
-		return "step"
+		return "step name"
 	}
 	return ""
 }
@@ -174,46 +231,48 @@ func sectionWhat(key string) string {
 // entity walks a definition, template or topology: its description, its
 // metadata and its sections of named entities. Templates are assignments,
 // so below node_templates and the other template sections defs is false.
-func (w limitWalk) entity(n *yamlsrc.Node, path string, defs bool) {
-	for _, p := range n.Pairs() {
-		w.entityPair(p, path, defs)
-	}
+func (w *limitWalk) entity(n *yamlsrc.Node, defs bool) {
+	eachPair(n, func(k, v *yamlsrc.Node) { w.entityPair(k, v, defs) })
 }
 
-func (w limitWalk) entityPair(p yamlsrc.Pair, path string, defs bool) {
-	k := p.Key.Value
-	kp := joinPath(path, k)
-	switch what := sectionWhat(k); {
-	case k == "description":
-		w.text(p.Value, kp, "description", yamlsrc.MaxDescriptionBytes)
-	case k == "metadata":
-		w.metadata(p.Value, kp)
-	case k == "entry_schema" || k == "key_schema":
-		w.entity(p.Value, kp, defs)
-	case what == "":
-	case (k == "properties" || k == "attributes" || k == "inputs") && !defs:
-		w.values(p.Value, kp, what)
-	case k == "requirements" || k == "policies":
-		w.namedList(p.Value, kp, what, defs && k == "requirements")
-	case k == "node_templates" || k == "relationship_templates" || k == "groups":
-		w.names(p.Value, kp, what, false)
+func (w *limitWalk) entityPair(k, v *yamlsrc.Node, defs bool) {
+	key := k.Value
+	what := sectionWhat(key)
+	if what == "" && key != "description" && key != "metadata" && key != "entry_schema" && key != "key_schema" {
+		return
+	}
+	w.push(key)
+	defer w.pop()
+	switch {
+	case key == "description":
+		w.text(v, "description", yamlsrc.MaxDescriptionBytes)
+	case key == "metadata":
+		w.metadata(v)
+	case key == "entry_schema" || key == "key_schema":
+		w.entity(v, defs)
+	case (key == "properties" || key == "attributes" || key == "inputs") && !defs:
+		w.values(v, what)
+	case key == "requirements" || key == "policies":
+		w.namedList(v, what, defs && key == "requirements")
+	case key == "node_templates" || key == "relationship_templates" || key == "groups":
+		w.names(v, what, false)
 	default:
-		w.names(p.Value, kp, what, defs)
+		w.names(v, what, defs)
 	}
 }
 
 // iface walks an interface definition, type or assignment: the keys the
-// grammar reserves are walked as in any entity, and the others name
-// operations.
-func (w limitWalk) iface(n *yamlsrc.Node, path string, defs bool) {
-	reserved := ifaceMetaKeys()
-	for _, p := range n.Pairs() {
-		if contains(reserved, p.Key.Value) {
-			w.entityPair(p, path, defs)
-			continue
+// grammar reserves (ifaceMetaKeys) are walked as in any entity, and the
+// others name operations.
+func (w *limitWalk) iface(n *yamlsrc.Node, defs bool) {
+	eachPair(n, func(k, v *yamlsrc.Node) {
+		if contains(ifaceMetaKeys(), k.Value) {
+			w.entityPair(k, v, defs)
+			return
 		}
-		op := joinPath(path, p.Key.Value)
-		w.name(p.Key, op, "operation")
-		w.entity(p.Value, op, defs)
-	}
+		w.push(k.Value)
+		defer w.pop()
+		w.name(k, "operation name")
+		w.entity(v, defs)
+	})
 }
