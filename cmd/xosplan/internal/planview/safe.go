@@ -58,41 +58,49 @@ func (s *sanitizer) values(m map[string]graph.Value) map[string]graph.Value {
 }
 
 // safeValue returns v with its strings converted, and whether anything
-// changed; an unchanged value is v itself.
+// changed; an unchanged value is v itself (not boxed again: rendering a
+// clean plan allocates nothing here).
 func safeValue(v graph.Value) (graph.Value, bool) {
 	switch x := v.(type) {
 	case string:
-		y := termsafe.Lines(x)
-		return y, len(y) != len(x)
+		if y := termsafe.Lines(x); len(y) != len(x) {
+			return y, true
+		}
 	case map[string]graph.Value:
-		return safeMap(x)
+		if m, changed := safeMap(x); changed {
+			return m, true
+		}
 	case []graph.Value:
-		var out []graph.Value
-		for i, e := range x {
-			if y, changed := safeValue(e); changed {
-				if out == nil {
-					out = slices.Clone(x)
-				}
-				out[i] = y
-			}
+		if l, changed := safeList(x); changed {
+			return l, true
 		}
-		if out == nil {
-			return v, false
-		}
-		return out, true
 	case graph.Unknown:
 		var s sanitizer
-		u := graph.Unknown{Func: s.str(x.Func)}
-		args, changed := safeValue(x.Args)
-		if !changed && !s.dirty {
-			return v, false
+		u := graph.Unknown{Func: s.str(x.Func), Args: x.Args}
+		args, changed := safeList(x.Args)
+		if changed || s.dirty {
+			u.Args = args
+			return u, true
 		}
-		if args != nil {
-			u.Args = args.([]graph.Value)
-		}
-		return u, true
 	}
 	return v, false
+}
+
+// safeList converts the elements of l; l itself when nothing changes.
+func safeList(l []graph.Value) ([]graph.Value, bool) {
+	var out []graph.Value
+	for i, e := range l {
+		if y, changed := safeValue(e); changed {
+			if out == nil {
+				out = slices.Clone(l)
+			}
+			out[i] = y
+		}
+	}
+	if out == nil {
+		return l, false
+	}
+	return out, true
 }
 
 // safeMap converts the keys and values of m; m itself when nothing

@@ -68,7 +68,7 @@ func Visible(line []byte, start, end int) (string, int, int) {
 // shows them, keeping the line feeds that separate lines: for multi-line
 // text (a description, a script's output) printed as lines.
 func Lines(s string) string {
-	if strings.IndexFunc(s, IsControl) < 0 {
+	if strings.IndexFunc(s, isControlInLines) < 0 {
 		return s
 	}
 	parts := strings.Split(s, "\n")
@@ -77,3 +77,6 @@ func Lines(s string) string {
 	}
 	return strings.Join(parts, "\n")
 }
+
+// isControlInLines is IsControl for multi-line text: a line feed is kept.
+func isControlInLines(r rune) bool { return r != '\n' && IsControl(r) }

@@ -32,9 +32,12 @@ func TestVisibleKeepsHighlight(t *testing.T) {
 	}
 }
 
-func TestStringDoesNotAllocateOnCleanText(t *testing.T) {
-	s := "resource.address"
+func TestNoAllocationOnCleanText(t *testing.T) {
+	s, lines := "resource.address", "one\ntwo\n"
 	if n := testing.AllocsPerRun(10, func() { _ = String(s) }); n != 0 {
 		t.Errorf("String allocates %v times on clean text", n)
+	}
+	if n := testing.AllocsPerRun(10, func() { _ = Lines(lines) }); n != 0 {
+		t.Errorf("Lines allocates %v times on clean multi-line text", n)
 	}
 }
