@@ -47,6 +47,19 @@ func Markers(data []byte) []Marker {
 	return out
 }
 
+// ErrorLines returns the text of the error markers of a fixture by line,
+// for tests that expect at most one error per line (the last marker of a
+// line wins).
+func ErrorLines(data []byte) map[int]string {
+	out := map[int]string{}
+	for _, m := range Markers(data) {
+		if m.Severity == SeverityError {
+			out[m.Line] = m.Text
+		}
+	}
+	return out
+}
+
 // FileMarkers reads the file at path and returns its markers; a file that
 // cannot be read fails the test.
 func FileMarkers(t testing.TB, path string) []Marker {

@@ -29,6 +29,13 @@ func TestMarkers(t *testing.T) {
 	}
 }
 
+func TestErrorLines(t *testing.T) {
+	got := ErrorLines([]byte("a: 1 # ERROR: one\nb: 2 # WARNING: w\nc: 3 # ERROR: x # ERROR: three\n"))
+	if want := map[int]string{1: "one", 3: "three"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ErrorLines = %v, want %v", got, want)
+	}
+}
+
 func TestFileMarkers(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "f.yaml")
 	if err := os.WriteFile(path, []byte("x: 1 # ERROR: here\n"), 0o644); err != nil {

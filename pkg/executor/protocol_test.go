@@ -158,12 +158,7 @@ func TestMalformedReplies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[int]string{}
-			for _, m := range testutil.Markers(data) {
-				if m.Severity == testutil.SeverityError {
-					want[m.Line] = m.Text
-				}
-			}
+			want := testutil.ErrorLines(data)
 			// The reply is streamed line by line, as from a script.
 			var got []string
 			rs := &replyStream{file: "reply", onDoc: func(d replyDoc) {

@@ -24,12 +24,7 @@ func TestLoadProviders(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := map[int]string{}
-			for _, m := range testutil.Markers(data) {
-				if m.Severity == testutil.SeverityError {
-					want[m.Line] = m.Text
-				}
-			}
+			want := testutil.ErrorLines(data)
 			_, diags := LoadProviders(file, data)
 			got := map[int][]string{}
 			for _, d := range diags {

@@ -53,7 +53,9 @@ func (c *compiler) checkLimits(f *file) {
 		case key == "imports":
 			w.imports(v)
 		case strings.HasSuffix(key, "_types"):
-			w.types(v, strings.ReplaceAll(strings.TrimSuffix(key, "s"), "_", " ")+" name")
+			// Type definitions; an interface type's own keys name its
+			// operations, as an interface definition's do.
+			w.names(v, strings.ReplaceAll(strings.TrimSuffix(key, "s"), "_", " ")+" name", true)
 		case key == "topology_template":
 			w.entity(v, true)
 		}
@@ -133,21 +135,6 @@ func (w *limitWalk) imports(list *yamlsrc.Node) {
 	}
 }
 
-// types checks a *_types section: every type is a definition, and an
-// interface type's own keys name its operations.
-func (w *limitWalk) types(sec *yamlsrc.Node, what string) {
-	eachPair(sec, func(k, v *yamlsrc.Node) {
-		w.push(k.Value)
-		defer w.pop()
-		w.name(k, what)
-		if what == "interface type name" {
-			w.iface(v, true)
-		} else {
-			w.entity(v, true)
-		}
-	})
-}
-
 // names checks the keys of a map of named entities and walks each entity.
 // defs says whether the entities are definitions (their properties,
 // attributes and inputs have definitions) or assignments (those hold
@@ -157,7 +144,7 @@ func (w *limitWalk) names(sec *yamlsrc.Node, what string, defs bool) {
 		w.push(k.Value)
 		defer w.pop()
 		w.name(k, what)
-		if what == "interface name" {
+		if what == "interface name" || what == "interface type name" {
 			w.iface(v, defs)
 		} else {
 			w.entity(v, defs)
