@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -47,10 +48,11 @@ func edgeLabel(e graph.Edge) string {
 }
 
 // dotQuote writes s as a DOT string: quotes and backslashes escaped,
-// newlines as centred line breaks.
+// newlines as centred line breaks, other control characters as symbols
+// (the graph is often printed to a terminal).
 func dotQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\r", "")
-	return `"` + r.Replace(s) + `"`
+	return `"` + termsafe.String(r.Replace(s)) + `"`
 }
 
 // Mermaid writes the dependency graph as a Mermaid flowchart, with the same
@@ -81,7 +83,10 @@ func Mermaid(w io.Writer, g *graph.Graph) error {
 	return err
 }
 
+// mermaidEscape writes s for a Mermaid label: entity codes for the
+// characters Mermaid reads, newlines as spaces, other control characters as
+// symbols (the chart is often printed to a terminal).
 func mermaidEscape(s string) string {
 	r := strings.NewReplacer(`"`, "#quot;", "<", "#lt;", ">", "#gt;", "|", "#124;", "\n", " ", "#", "#35;")
-	return r.Replace(s)
+	return termsafe.String(r.Replace(s))
 }

@@ -77,6 +77,20 @@ func TestControlCharactersShown(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkShown(t, "empty state", b.String(), "l␛[2J")
+	g := graph.New()
+	if err := g.AddResource(&graph.Resource{Address: escAddress, Type: "t\x1b[2J"}); err != nil {
+		t.Fatal(err)
+	}
+	for name, render := range map[string]func(*bytes.Buffer) error{
+		"dot":     func(b *bytes.Buffer) error { return DOT(b, g) },
+		"mermaid": func(b *bytes.Buffer) error { return Mermaid(b, g) },
+	} {
+		b.Reset()
+		if err := render(&b); err != nil {
+			t.Fatal(err)
+		}
+		checkShown(t, name, b.String(), "web␛]0;pwned␇", "t␛[2J")
+	}
 }
 
 // TestSafeCopiesOnlyWhenNeeded checks that a plan or state without control
