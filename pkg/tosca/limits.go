@@ -10,7 +10,8 @@ package tosca
 //     capability, requirement, interface, operation, notification,
 //     artifact, node template, relationship template, group, policy,
 //     workflow and step names, and metadata keys
-//   - a description over 64 KiB, or a metadata value over 64 KiB (tosca.too_long)
+//   - a description over 64 KiB, or a metadata value (template_name,
+//     template_author and template_version included) over 64 KiB (tosca.too_long)
 //
 // The checks only report: the file compiles as if they had passed, so that
 // a long name raises nothing more than its own diagnostic.
@@ -48,6 +49,9 @@ func (c *compiler) checkLimits(f *file) {
 			w.text(v, "description", yamlsrc.MaxDescriptionBytes)
 		case key == "metadata":
 			w.metadata(v)
+		case key == "template_name" || key == "template_author" || key == "template_version":
+			// The 1.0 spelling of template metadata.
+			w.text(v, "metadata value", yamlsrc.MaxMetadataValueBytes)
 		case key == "repositories":
 			w.names(v, "repository name", true)
 		case key == "imports":

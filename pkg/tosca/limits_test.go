@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -26,6 +27,9 @@ func TestTextLimits(t *testing.T) {
 		{"metadata value", func(s string) string {
 			return "tosca_definitions_version: tosca_simple_yaml_1_3\nmetadata:\n  note: " + s + "\ntopology_template:\n  node_templates:\n    web: {type: tosca.nodes.Root}\n"
 		}, 3},
+		{"template_author", func(s string) string {
+			return "tosca_definitions_version: tosca_simple_yaml_1_0\ntemplate_author: " + s + "\ntopology_template:\n  node_templates:\n    web: {type: tosca.nodes.Root}\n"
+		}, 2},
 		{"property definition description", func(s string) string {
 			return "tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n  Server:\n    derived_from: tosca.nodes.Root\n    properties:\n      size:\n        type: integer\n        description: " + s + "\n        default: 1\ntopology_template:\n  node_templates:\n    web: {type: Server}\n"
 		}, 8},
@@ -38,7 +42,7 @@ func TestTextLimits(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, size := range []int{yamlsrc.MaxDescriptionBytes, yamlsrc.MaxDescriptionBytes + 1} {
-			t.Run(tt.name, func(t *testing.T) {
+			t.Run(tt.name+"/"+strconv.Itoa(size), func(t *testing.T) {
 				path := filepath.Join(t.TempDir(), "t.yaml")
 				if err := os.WriteFile(path, []byte(tt.template(strings.Repeat("d", size))), 0o600); err != nil {
 					t.Fatal(err)
