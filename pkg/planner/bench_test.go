@@ -6,51 +6,14 @@ import (
 	"io"
 	"testing"
 
-	"github.com/xosplan/xosplan/pkg/graph"
-	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/internal/planfixture"
 )
-
-// BenchInputs builds a desired graph of n resources (a tree: each depends
-// on its parent, a tenth read their parent's address as an Unknown) and a
-// state holding all of them, where every hundredth spec differs.
-func benchInputs(n int) (*graph.Graph, *state.State) {
-	g := graph.New()
-	st := &state.State{Version: 1, Serial: 3, Lineage: "bench", Resources: make([]state.Resource, 0, n)}
-	drv := graph.Driver{Name: graph.DriverExec, Operations: map[string]graph.Operation{
-		"Standard.create": {Implementation: "create.sh"}, "Standard.configure": {Implementation: "configure.sh"},
-	}}
-	addr := func(i int) string { return fmt.Sprintf("res%06d", i) }
-	for i := range n {
-		spec := map[string]graph.Value{"size": int64(i % 7), "name": addr(i), "tags": map[string]graph.Value{"tier": "app", "n": int64(i)}}
-		if i > 0 && i%10 == 0 {
-			spec["parent_ip"] = graph.Unknown{Func: "attribute", Args: []graph.Value{addr(i / 2), "ip"}}
-		}
-		_ = g.AddResource(&graph.Resource{Address: addr(i), Type: "bench.Node", Driver: drv, Spec: spec, Management: graph.Managed})
-		recorded := make(map[string]graph.Value, len(spec))
-		for k, v := range spec {
-			recorded[k] = v
-		}
-		if i%100 == 0 {
-			recorded["size"] = int64(99)
-		}
-		var deps []string
-		if i > 0 {
-			deps = []string{addr(i / 2)}
-		}
-		st.Resources = append(st.Resources, state.Resource{Address: addr(i), Type: "bench.Node", Management: graph.Managed,
-			Driver: drv, Dependencies: deps, Spec: recorded, Feedback: state.Feedback{BackendCode: state.BackendOK}})
-	}
-	for i := 1; i < n; i++ {
-		_ = g.AddEdge(graph.Edge{Source: addr(i), Target: addr(i / 2), Kind: graph.DependsOn})
-	}
-	return g, st
-}
 
 // BenchmarkDiff plans n resources against n recorded, 1% changed, and
 // encodes the plan file.
 func BenchmarkDiff(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		g, st := benchInputs(n)
+		g, st := planfixture.BenchInputs(n, false)
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {

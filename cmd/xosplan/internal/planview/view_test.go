@@ -4,14 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/planfixture"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -24,72 +23,13 @@ var update = flag.Bool("update", false, "rewrite golden files")
 // only the expected renderings, in testdata/<case>/.
 var casesDir = filepath.Join("..", "..", "..", "..", "pkg", "planner", "testdata", "cases")
 
-type irFixture struct {
-	Sources   []string          `json:"sources"`
-	Resources []*graph.Resource `json:"resources"`
-	Edges     []graph.Edge      `json:"edges"`
-}
-
-type optionsFixture struct {
-	Destroy             bool     `json:"destroy"`
-	RefreshOnly         bool     `json:"refresh_only"`
-	Targets             []string `json:"targets"`
-	Excludes            []string `json:"excludes"`
-	Replace             []string `json:"replace"`
-	CreateBeforeDestroy bool     `json:"create_before_destroy"`
-}
-
-func decodeJSON(t testing.TB, path string, v any) bool {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return false
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	if err := dec.Decode(v); err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return true
-}
-
-func canonicalMap(m map[string]graph.Value) map[string]graph.Value {
-	v, _ := graph.DecodeValue(map[string]any(m)).(map[string]graph.Value)
-	return v
-}
-
+// loadCase reads a case folder (planfixture.LoadCase) with its options as
+// planner Options.
 func loadCase(t testing.TB, dir string) (*graph.Graph, *state.State, planner.Options) {
 	t.Helper()
-	g := graph.New()
-	var ir irFixture
-	if decodeJSON(t, filepath.Join(dir, "desired.json"), &ir) {
-		for _, r := range ir.Resources {
-			r.Spec = canonicalMap(r.Spec)
-			if err := g.AddResource(r); err != nil {
-				t.Fatal(err)
-			}
-		}
-		for _, e := range ir.Edges {
-			if err := g.AddEdge(e); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	var st *state.State
-	var s state.State
-	if decodeJSON(t, filepath.Join(dir, "state.json"), &s) {
-		for i := range s.Resources {
-			s.Resources[i].Spec = canonicalMap(s.Resources[i].Spec)
-		}
-		st = &s
-	}
-	var of optionsFixture
-	decodeJSON(t, filepath.Join(dir, "options.json"), &of)
-	return g, st, planner.Options{Destroy: of.Destroy, RefreshOnly: of.RefreshOnly, Targets: of.Targets,
-		Excludes: of.Excludes, Replace: of.Replace, CreateBeforeDestroy: of.CreateBeforeDestroy}
+	g, st, o := planfixture.LoadCase(t, dir)
+	return g, st, planner.Options{Destroy: o.Destroy, RefreshOnly: o.RefreshOnly, Targets: o.Targets,
+		Excludes: o.Excludes, Replace: o.Replace, CreateBeforeDestroy: o.CreateBeforeDestroy}
 }
 
 // golden compares got with the golden file at path (testutil.Golden with
