@@ -8,7 +8,6 @@ package applyview
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -222,24 +222,9 @@ type JSON struct {
 // NewJSON returns the machine view writing to w; now stamps the events.
 func NewJSON(w io.Writer, now func() time.Time) *JSON { return &JSON{w: w, now: now} }
 
-// timestampLayout is Terraform's: microseconds and the zone offset.
-const timestampLayout = "2006-01-02T15:04:05.000000Z07:00"
-
 func (j *JSON) emit(level, message, typ string, fields map[string]any) error {
-	m := map[string]any{
-		"@level":     level,
-		"@message":   message,
-		"@module":    "xosplan.ui",
-		"@timestamp": j.now().Format(timestampLayout),
-		"type":       typ,
-	}
-	for k, v := range fields {
-		m[k] = v
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	line, err := uievent.Line(j.now(), level, message, typ, fields)
+	if err != nil {
 		return err
 	}
 	j.mu.Lock()
@@ -247,7 +232,7 @@ func (j *JSON) emit(level, message, typ string, fields map[string]any) error {
 	if j.err != nil {
 		return j.err
 	}
-	_, j.err = j.w.Write(buf.Bytes())
+	_, j.err = j.w.Write(line)
 	return j.err
 }
 

@@ -1,11 +1,10 @@
 package planview
 
 import (
-	"bytes"
-	"encoding/json"
 	"io"
 	"time"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/planner"
 )
@@ -26,27 +25,12 @@ func NewEvents(w io.Writer, now func() time.Time) *Events {
 	return &Events{w: w, now: now}
 }
 
-// timestampLayout is Terraform's: local time with microseconds and offset.
-const timestampLayout = "2006-01-02T15:04:05.000000Z07:00"
-
 func (e *Events) emit(level, message, typ string, fields map[string]any) error {
-	m := map[string]any{
-		"@level":     level,
-		"@message":   message,
-		"@module":    "xosplan.ui",
-		"@timestamp": e.now().Format(timestampLayout),
-		"type":       typ,
-	}
-	for k, v := range fields {
-		m[k] = v
-	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(m); err != nil {
+	line, err := uievent.Line(e.now(), level, message, typ, fields)
+	if err != nil {
 		return err
 	}
-	_, err := e.w.Write(buf.Bytes())
+	_, err = e.w.Write(line)
 	return err
 }
 
