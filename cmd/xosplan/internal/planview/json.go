@@ -356,40 +356,10 @@ func knownValue(v graph.Value, path string, d *differ) any {
 // unknownTree mirrors the value with true where it is unknown, leaving
 // out what is known (Terraform's after_unknown); nil when nothing is.
 func unknownTree(v graph.Value) any {
-	switch x := v.(type) {
-	case graph.Unknown:
+	if _, ok := v.(graph.Unknown); ok {
 		return true
-	case map[string]graph.Value:
-		var out map[string]any
-		for k, e := range x {
-			if t := unknownTree(e); t != nil {
-				if out == nil {
-					out = map[string]any{}
-				}
-				out[k] = t
-			}
-		}
-		if out == nil {
-			return nil
-		}
-		return out
-	case []graph.Value:
-		out := make([]any, len(x))
-		some := false
-		for i, e := range x {
-			out[i] = unknownTree(e)
-			if out[i] == nil {
-				out[i] = false
-			} else {
-				some = true
-			}
-		}
-		if !some {
-			return nil
-		}
-		return out
 	}
-	return nil
+	return markTree(v, func(_ string, e graph.Value) any { return unknownTree(e) })
 }
 
 // sensitiveTree mirrors the value with true at sensitive paths; nil when
@@ -405,11 +375,20 @@ func sensitiveTree(v graph.Value, path string, sensitive []string) any {
 	if path != "" && !d.hasSensitiveBelow(path) {
 		return nil
 	}
+	return markTree(v, func(seg string, e graph.Value) any { return sensitiveTree(e, join(path, seg), sensitive) })
+}
+
+// markTree is the walk that unknownTree and sensitiveTree share: the
+// mirror of a map or list whose elements are mark(segment, element), a
+// segment being the map key or the list index. A map keeps only its marked
+// keys; a list keeps every place, false where unmarked, so that indices
+// still line up. Nil when nothing below is marked, and for any other value.
+func markTree(v graph.Value, mark func(seg string, e graph.Value) any) any {
 	switch x := v.(type) {
 	case map[string]graph.Value:
 		var out map[string]any
 		for k, e := range x {
-			if t := sensitiveTree(e, join(path, k), sensitive); t != nil {
+			if t := mark(k, e); t != nil {
 				if out == nil {
 					out = map[string]any{}
 				}
@@ -424,7 +403,7 @@ func sensitiveTree(v graph.Value, path string, sensitive []string) any {
 		out := make([]any, len(x))
 		some := false
 		for i, e := range x {
-			out[i] = sensitiveTree(e, join(path, strconv.Itoa(i)), sensitive)
+			out[i] = mark(strconv.Itoa(i), e)
 			if out[i] == nil {
 				out[i] = false
 			} else {
