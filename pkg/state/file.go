@@ -112,14 +112,11 @@ func (f *File) Read(ctx context.Context) (*State, error) {
 // atomically (temp file, fsync, rename, fsync of the folder), keeps the
 // previous snapshot as path+".backup", and retires the apply journal.
 func (f *File) Write(ctx context.Context, s *State) error {
-	if err := ctx.Err(); err != nil {
+	unlock, err := f.lockIdle(ctx, "writing state "+f.path)
+	if err != nil {
 		return err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.journal != nil {
-		return fmt.Errorf("writing state %s: %w", f.path, ErrJournalOpen)
-	}
+	defer unlock()
 	cur, err := f.current()
 	if err != nil {
 		return err
@@ -164,11 +161,11 @@ func (f *File) Overwrite(ctx context.Context, s *State) error {
 	if _, err := Decode(assemble(FormatVersion, s.Serial, s.Lineage, res.join())); err != nil {
 		return fmt.Errorf("refusing to write an invalid state: %w", err)
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.journal != nil {
-		return fmt.Errorf("writing state %s: %w", f.path, ErrJournalOpen)
+	unlock, err := f.lockIdle(ctx, "writing state "+f.path)
+	if err != nil {
+		return err
 	}
+	defer unlock()
 	if err := f.commit(s.Serial, s.Lineage, res); err != nil {
 		return err
 	}
@@ -406,4 +403,19 @@ func randomHex(n int) string {
 	b := make([]byte, n)
 	_, _ = rand.Read(b) // crypto/rand.Read never fails on supported platforms
 	return fmt.Sprintf("%x", b)
+}
+
+// lockIdle takes f.mu for an operation that needs the apply journal
+// closed (writing, compacting, opening the journal) and returns the
+// unlock; op names the operation in the error.
+func (f *File) lockIdle(ctx context.Context, op string) (unlock func(), err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	if f.journal != nil {
+		f.mu.Unlock()
+		return nil, fmt.Errorf("%s: %w", op, ErrJournalOpen)
+	}
+	return f.mu.Unlock, nil
 }

@@ -247,14 +247,11 @@ type batch struct {
 // if any, cut off); a stale one is replaced. While the journal is open
 // this File refuses Write and Compact. The caller should hold the lock.
 func (f *File) OpenJournal(ctx context.Context) (*Journal, error) {
-	if err := ctx.Err(); err != nil {
+	unlock, err := f.lockIdle(ctx, "opening journal")
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.journal != nil {
-		return nil, fmt.Errorf("opening journal: %w", ErrJournalOpen)
-	}
+	defer unlock()
 	cur, err := f.current()
 	if err != nil {
 		return nil, err

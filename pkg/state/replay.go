@@ -174,14 +174,11 @@ func cmpAction(a string) string {
 // then the journal is removed. It returns what was loaded. The caller
 // holds the lock; a journal open through this File must be closed first.
 func (f *File) Compact(ctx context.Context) (*Loaded, error) {
-	if err := ctx.Err(); err != nil {
+	unlock, err := f.lockIdle(ctx, "compacting state")
+	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.journal != nil {
-		return nil, fmt.Errorf("compacting state: %w", ErrJournalOpen)
-	}
+	defer unlock()
 	l, err := f.load()
 	if err != nil {
 		return nil, err
