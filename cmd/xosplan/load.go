@@ -258,7 +258,13 @@ func isYAMLName(name string) bool {
 // toscaMarker finds a top-level tosca_definitions_version key: a file that
 // has one is TOSCA whatever else it holds, and tosca.Compile parses it
 // anyway, so detection skips a second parse of (possibly large) templates.
-var toscaMarker = regexp.MustCompile(`(?m)^tosca_definitions_version[ \t]*:`)
+// toscaMarker and manifestMarker find the top-level key that decides a
+// file's format without parsing it, so the front end's parse is the only
+// one (manifest.LooksLike is this same key).
+var (
+	toscaMarker    = regexp.MustCompile(`(?m)^tosca_definitions_version[ \t]*:`)
+	manifestMarker = regexp.MustCompile(`(?m)^application[ \t]*:`)
+)
 
 // detectFormat reads a file and says which front end takes it. Problems
 // reading or parsing it are returned as diagnostics (once: a file that
@@ -270,8 +276,11 @@ func detectFormat(path string) (string, diag.Diagnostics) {
 	if problem != nil {
 		return "", diags.Append(*problem)
 	}
-	if toscaMarker.Match(data) {
+	switch {
+	case toscaMarker.Match(data):
 		return formatTOSCA, nil
+	case manifestMarker.Match(data):
+		return formatManifest, nil
 	}
 	// Every document is read so that a multi-document stream of another
 	// tool (Kubernetes objects, say) met in a folder walk is an unknown
