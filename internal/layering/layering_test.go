@@ -29,17 +29,18 @@ var ours = []struct {
 	{"pkg/diag", nil},
 	{"internal/yamlsrc", []string{"pkg/diag"}},
 	{"internal/textdiff", nil},
+	{"internal/userfile", nil},
 	{"internal/layering", nil},
 	{"internal/testutil", nil},
 	{"internal/planfixture", []string{"pkg/graph", "pkg/state"}}, // not pkg/planner: its in-package tests use it
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
-	{"pkg/tosca", []string{"pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions"}},
-	{"pkg/manifest", []string{"pkg/graph", "pkg/diag", "internal/yamlsrc"}},
-	{"pkg/state", []string{"pkg/graph", "pkg/diag"}},
-	{"pkg/placement", []string{"pkg/diag", "internal/yamlsrc"}},
-	{"pkg/planner", []string{"pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
-	{"pkg/executor", []string{"pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
+	{"pkg/tosca", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions"}},
+	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
+	{"pkg/state", []string{"internal/userfile", "pkg/graph", "pkg/diag"}},
+	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
+	{"pkg/planner", []string{"internal/userfile", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
+	{"pkg/executor", []string{"internal/userfile", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
 	{"cmd/xosplan", []string{""}}, // anything of ours
 }
 
