@@ -293,7 +293,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true})
+	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true, InputsFile: r.f.inputs.file})
 	if r.op == applyview.OpDestroy {
 		// Destroy needs no configuration (the state records what to
 		// delete and where its scripts are): an empty folder is fine.
@@ -370,7 +370,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if len(files) == 0 {
 		return p, nil, nil, diags, nil
 	}
-	res := loadConfig(ctx, files, loadOptions{Inputs: inputs, RequireInputs: true})
+	res := loadConfig(ctx, files, loadOptions{Inputs: inputs, RequireInputs: true, InputsFile: r.f.inputs.file})
 	desired, _, mergeDiags := desiredGraph(res.Units)
 	all := res.Diags.Extend(mergeDiags)
 	if all.HasErrors() {

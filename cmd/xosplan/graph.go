@@ -33,7 +33,7 @@ sorted, so it only changes when the graph does.`,
 			if err != nil {
 				return usagef(cmd, "%v", err)
 			}
-			res := loadConfig(cmd.Context(), args, loadOptions{Inputs: inputs})
+			res := loadConfig(cmd.Context(), args, loadOptions{Inputs: inputs, InputsFile: f.inputs.file})
 			g, _, mergeDiags := desiredGraph(res.Units)
 			diags = diags.Extend(res.Diags, mergeDiags).Sort()
 			if diags.HasErrors() {

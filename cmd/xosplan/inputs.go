@@ -66,11 +66,18 @@ func (f *inputFlags) values() (map[string]any, diag.Diagnostics, error) {
 				vals[p.Key.Value] = p.Value.Interface()
 			}
 		}
+		// Any value in the file may be a secret, and which are is known
+		// only once the template is compiled: no line of it is ever shown.
+		for i := range diags {
+			diags[i].Sensitive = true
+		}
 	}
-	for _, v := range f.vars {
+	for i, v := range f.vars {
 		name, value, ok := strings.Cut(v, "=")
 		if !ok || strings.TrimSpace(name) == "" {
-			return nil, diags, fmt.Errorf("--var wants NAME=VALUE, got %q", v)
+			// The argument is not quoted: it may be a secret typed without
+			// its name.
+			return nil, diags, fmt.Errorf("--var wants NAME=VALUE: --var number %d has no NAME= before its value", i+1)
 		}
 		vals[strings.TrimSpace(name)] = varValue(value)
 	}

@@ -72,7 +72,7 @@ func TestInputValues(t *testing.T) {
 		{name: "syntax error", flags: inputFlags{file: badFile}, want: map[string]any{}, diagCode: "yaml.syntax"},
 		{name: "missing file", flags: inputFlags{file: filepath.Join(dir, "nope.yaml")}, want: nil, diagCode: codeNotFound},
 		{name: "folder", flags: inputFlags{file: dir}, want: nil, diagCode: codeNotRegular},
-		{name: "no equals", flags: inputFlags{vars: []string{"novalue"}}, err: `--var wants NAME=VALUE, got "novalue"`},
+		{name: "no equals", flags: inputFlags{vars: []string{"novalue"}}, err: "--var wants NAME=VALUE: --var number 1 has no NAME="},
 		{name: "no name", flags: inputFlags{vars: []string{"=1"}}, err: "--var wants NAME=VALUE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -46,6 +46,10 @@ type loadOptions struct {
 	// RequireInputs reports required TOSCA inputs that have no value and no
 	// default.
 	RequireInputs bool
+	// InputsFile is the --inputs file. It holds values, perhaps secrets,
+	// not configuration: when it lies in a folder being walked it is left
+	// out rather than reported as a file of unknown format.
+	InputsFile string
 }
 
 // configUnit is one compiled unit: a TOSCA service template (with its
@@ -83,6 +87,7 @@ type loadResult struct {
 func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResult {
 	var res loadResult
 	files, diags := findFiles(ctx, paths)
+	files = withoutFile(files, opts.InputsFile)
 	res.Diags = diags
 
 	type detected struct {
@@ -213,6 +218,22 @@ func findFiles(ctx context.Context, paths []string) ([]string, diag.Diagnostics)
 	return files, diags
 }
 
+// withoutFile returns files without the ones that are the file skip
+// names (the same file, whatever the spelling of its path).
+func withoutFile(files []string, skip string) []string {
+	if skip == "" {
+		return files
+	}
+	target, err := os.Stat(skip)
+	if err != nil {
+		return files
+	}
+	return slices.DeleteFunc(files, func(f string) bool {
+		fi, err := os.Stat(f)
+		return err == nil && os.SameFile(fi, target)
+	})
+}
+
 // walkFolder calls add for every YAML file under root, in lexical order,
 // until ctx is done.
 func walkFolder(ctx context.Context, root string, add func(string)) diag.Diagnostics {
@@ -304,7 +325,9 @@ func detectFormat(path string) (string, diag.Diagnostics) {
 			return formatProviders, diags
 		}
 	}
-	return "", diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: codeUnknownFormat, Range: docs[0].Range,
+	// Sensitive: a file that is not configuration may hold anything (an
+	// inputs file of secrets, say); no line of it is shown.
+	return "", diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: codeUnknownFormat, Range: docs[0].Range, Sensitive: true,
 		Summary: "neither a TOSCA template nor a manifest; skipped",
 		Detail: "A TOSCA file has tosca_definitions_version or TOSCA sections (topology_template, node_types, …); " +
 			"a manifest has a top-level application key; a provider inventory has a top-level providers list."})

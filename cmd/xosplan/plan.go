@@ -121,7 +121,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true})
+	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true, InputsFile: f.inputs.file})
 	diags = diags.Extend(res.Diags)
 	desired, files, mergeDiags := desiredGraph(res.Units)
 	diags = diags.Extend(mergeDiags)

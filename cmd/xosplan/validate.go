@@ -53,7 +53,7 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	res := loadConfig(cmd.Context(), paths, loadOptions{Inputs: inputs, RequireInputs: inputs != nil})
+	res := loadConfig(cmd.Context(), paths, loadOptions{Inputs: inputs, RequireInputs: inputs != nil, InputsFile: f.inputs.file})
 	diags = diags.Extend(res.Diags).Sort()
 	if err := renderDiagnostics(c, format, diags, f.strict); err != nil {
 		return err

@@ -70,13 +70,19 @@ func (r Range) String() string {
 // Code is stable across releases (tools and exceptions files match on it);
 // Summary is one line; Detail may span several. Path is the YAML path of the
 // node at fault, such as "topology_template.node_templates.web.properties.port".
+//
+// Sensitive marks a diagnostic whose source may hold a secret (a value of
+// a sensitive property or input, a line of an inputs file): its Summary
+// and Detail never quote the value, and renderers show no source line of
+// its Range.
 type Diagnostic struct {
-	Severity Severity
-	Code     string
-	Summary  string
-	Detail   string
-	Range    Range
-	Path     string
+	Severity  Severity
+	Code      string
+	Summary   string
+	Detail    string
+	Range     Range
+	Path      string
+	Sensitive bool
 }
 
 // Error renders the diagnostic as "file:line:col: severity: summary".

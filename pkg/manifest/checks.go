@@ -1,9 +1,11 @@
 package manifest
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
 )
 
 // check runs the per-component checks of one application after
@@ -80,7 +82,11 @@ func (r *resolver) configure(c *component) {
 		}
 		for _, leaf := range leavesOf(c, ifn, p) {
 			if bad, msg := fits(e.value, leaf.p.sig.Type); msg != "" {
-				r.errorf(bad.Range, e.yaml, CodeConfigType, "value of %q does not fit %s: %s", e.key, leaf.p.sig.String(pinConfiguration), msg)
+				// The message describes the value by its kind; a secret's
+				// source line is not shown either.
+				r.diags = r.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeConfigType, Range: bad.Range, Path: e.yaml,
+					Summary:   fmt.Sprintf("value of %q does not fit %s: %s", e.key, leaf.p.sig.String(pinConfiguration), msg),
+					Sensitive: isSensitive(e.key)})
 				break
 			}
 			setValue(leaf.c, leaf.iface+"."+leaf.p.name, e.value, leaf.c != c)

@@ -89,3 +89,33 @@ func render(ds diag.Diagnostics) string {
 	}
 	return b.String()
 }
+
+// TestSecretConfigurationOfTheWrongTypeShowsNoLine checks that a value
+// given to a configuration pin named like a secret that does not fit its
+// type is described by its kind alone and marked Sensitive, so that no
+// renderer shows its source line.
+func TestSecretConfigurationOfTheWrongTypeShowsNoLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.yml")
+	src := "application:\n  components:\n    factory:\n      type: scripted.ComponentFactory\n" +
+		"      configuration:\n        configuration.dbPassword: [hunter2list]\n        configuration.port: [8080]\n" +
+		"      interfaces:\n        configuration:\n          dbPassword: configuration(string)\n          port: configuration(int)\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := CompileEnvironment(context.Background(), []string{path}, Options{})
+	sensitive := map[string]bool{}
+	for _, d := range diags {
+		if d.Code != CodeConfigType {
+			continue
+		}
+		if strings.Contains(d.Summary, "hunter2list") {
+			t.Errorf("diagnostic quotes the secret: %s", d.Summary)
+		}
+		key := strings.Split(d.Summary, `"`)[1]
+		sensitive[key] = d.Sensitive
+	}
+	want := map[string]bool{"configuration.dbPassword": true, "configuration.port": false}
+	if len(sensitive) != 2 || sensitive["configuration.dbPassword"] != want["configuration.dbPassword"] || sensitive["configuration.port"] {
+		t.Errorf("sensitive per key = %v, want %v", sensitive, want)
+	}
+}

@@ -65,8 +65,12 @@ func (c *lineCache) line(file string, n int) ([]byte, bool) {
 
 // snippetOf returns the line a diagnostic starts on and its highlight. The
 // highlight runs to the range's end on the same line, or covers one
-// character when the range ends elsewhere or is a point.
+// character when the range ends elsewhere or is a point. A sensitive
+// diagnostic has none: its line may hold the secret it is about.
 func (c *lineCache) snippetOf(d diag.Diagnostic) (snippet, bool) {
+	if d.Sensitive {
+		return snippet{}, false
+	}
 	r := d.Range
 	text, ok := c.line(r.File, r.Start.Line)
 	if !ok || !utf8.Valid(text) {

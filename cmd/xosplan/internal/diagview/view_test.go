@@ -200,3 +200,24 @@ func TestLongLineSnippet(t *testing.T) {
 		t.Errorf("highlight = %q, want TARGET", got)
 	}
 }
+
+// TestSensitiveDiagnosticShowsNoSourceLine checks that no format shows
+// the source line of a diagnostic marked Sensitive, which may hold the
+// secret it is about, while its position is still reported.
+func TestSensitiveDiagnosticShowsNoSourceLine(t *testing.T) {
+	const secret = "eighty" // on line 7 of webFile
+	ds := diag.Diagnostics{{Severity: diag.Error, Code: "tosca.constraint", Summary: `property "port": the value does not satisfy "min_length: 8"`,
+		Range: diag.Range{File: webFile, Start: pos(7, 15, 0), End: pos(7, 23, 0)}, Sensitive: true}}
+	for _, f := range Formats() {
+		var b bytes.Buffer
+		if err := Render(&b, Format(f), ds, options(false, false)); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(b.String(), secret) {
+			t.Errorf("%s shows the source line %q:\n%s", f, secret, b.String())
+		}
+		if !strings.Contains(b.String(), "7") {
+			t.Errorf("%s lost the position:\n%s", f, b.String())
+		}
+	}
+}
