@@ -126,6 +126,9 @@ type compiler struct {
 	secretReads int
 	secretAt    map[string]bool
 	secretNode  map[*nodeTpl]bool
+	// inSecret is above zero while a value of a sensitive definition is
+	// checked: its diagnostics must not quote it (secrets.go).
+	inSecret int
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

@@ -14,6 +14,12 @@ package tosca
 // inputs in graph.Operation.Sensitive, which keeps them out of plans,
 // plan files and `state show`.
 //
+// A diagnostic about the value of a sensitive definition (compiler.inSecret
+// is set while one is checked) or about the value a sensitive input gives
+// names the definition and the rule it breaks but never quotes or
+// measures the value, and is marked diag.Diagnostic.Sensitive so that no
+// renderer shows its source line.
+//
 // Nothing here reports a diagnostic.
 
 import (

@@ -6,7 +6,9 @@ package tosca
 // Errors detected here:
 //   - a value that is not of its primitive type, scalar unit, version, range or timestamp
 //     (tosca.value)
-//   - a value that violates a constraint of its definition or data type (tosca.constraint)
+//   - a value that violates a constraint of its definition or data type (tosca.constraint),
+//     including the value a get_input reads, reported at the assignment with the input named
+//     in the detail
 //   - a list or map value of the wrong YAML kind, entries and keys checked by entry_schema and
 //     key_schema (tosca.value)
 //   - complex data type values: unknown fields, missing required fields (tosca.unknown_property,
@@ -16,7 +18,10 @@ package tosca
 //   - assignments to unsupported properties (tosca.status); deprecated ones are a warning
 
 import (
+	"fmt"
+
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
@@ -39,13 +44,15 @@ func (c *compiler) checkAssigned(d *propDef, n *yamlsrc.Node, path, what string,
 	if d != nil && d.prim == "string" && n != nil && n.Kind == yamlsrc.Scalar && !n.IsNull() {
 		if d.sensitive {
 			c.secretReads++
+			c.inSecret++
+			defer func() { c.inSecret-- }()
 		}
 		v, err := values.CoerceLenient("string", n)
 		if err != nil {
-			c.errorf(n.Range, path, CodeValue, "%s: %v", what, err)
+			c.mismatch(n, path, what, err.Error(), "the value is not a string")
 			return nil
 		}
-		c.checkConstraints(d.constraints, v, n, path, what)
+		c.checkConstraints(d.constraints, v, n.Range, path, what, "")
 		return v
 	}
 	return c.checkValueDepth(d, n, path, what, s, 0)
@@ -57,9 +64,16 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 	}
 	if d != nil && d.sensitive {
 		c.secretReads++
+		c.inSecret++
+		defer func() { c.inSecret-- }()
 	}
 	if fn, ok := functionName(n); ok {
-		return c.evalFunction(fn, n, path, s)
+		before := c.secretReads
+		v := c.evalFunction(fn, n, path, s)
+		if fn == "get_input" && d != nil {
+			c.checkInputRead(d, v, n, path, what, c.secretReads > before)
+		}
+		return v
 	}
 	if d == nil || depth > maxValueDepth {
 		return c.rawValue(n, path, s)
@@ -68,7 +82,7 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 	switch {
 	case d.prim == "list":
 		if n.Kind != yamlsrc.Sequence {
-			c.errorf(n.Range, path, CodeValue, "%s: %s is not a list", what, describeValue(n))
+			c.mismatch(n, path, what, describeValue(n)+" is not a list", "the value is not a list")
 			return nil
 		}
 		out := make([]graph.Value, len(n.Content))
@@ -78,7 +92,7 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 		v = out
 	case d.prim == "map":
 		if n.Kind != yamlsrc.Mapping {
-			c.errorf(n.Range, path, CodeValue, "%s: %s is not a map", what, describeValue(n))
+			c.mismatch(n, path, what, describeValue(n)+" is not a map", "the value is not a map")
 			return nil
 		}
 		out := make(map[string]graph.Value, len(n.Content)/2)
@@ -92,20 +106,21 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 	case d.prim != "":
 		cv, err := values.Coerce(d.prim, n)
 		if err != nil {
-			c.errorf(n.Range, path, CodeValue, "%s: %v", what, err)
+			c.mismatch(n, path, what, err.Error(), "the value is not of type "+d.prim)
 			return nil
 		}
 		v = cv
 	case d.dt != nil:
 		if n.Kind != yamlsrc.Mapping {
-			c.errorf(n.Range, path, CodeValue, "%s: %s is not a map (data type %q)", what, describeValue(n), d.dt.name)
+			c.mismatch(n, path, what, fmt.Sprintf("%s is not a map (data type %q)", describeValue(n), d.dt.name),
+				fmt.Sprintf("the value is not a map (data type %q)", d.dt.name))
 			return nil
 		}
 		v = c.assignFields(d.dt, n, path, what, s, depth+1)
 	default:
 		return c.rawValue(n, path, s)
 	}
-	c.checkConstraints(d.constraints, v, n, path, what)
+	c.checkConstraints(d.constraints, v, n.Range, path, what, "")
 	return v
 }
 
@@ -129,14 +144,84 @@ func (c *compiler) step(n *yamlsrc.Node, path string) bool {
 	return c.steps < maxValueSteps
 }
 
-// checkConstraints applies constraints to a known value.
-func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, n *yamlsrc.Node, path, what string) {
+// checkConstraints applies constraints to a known value; detail, when
+// set, says where the value came from. The value of a sensitive
+// definition is not quoted.
+func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at diag.Range, path, what, detail string) {
 	if len(cs) == 0 || graph.HasUnknown(v) {
 		return
 	}
+	secret := c.inSecret > 0
 	for _, con := range cs {
-		if err := con.Check(v); err != nil {
-			c.errorf(n.Range, path, CodeConstraint, "%s: %v", what, err)
+		check := con.Check
+		if secret {
+			check = con.CheckSecret
+		}
+		if err := check(v); err != nil {
+			c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeConstraint, Summary: what + ": " + err.Error(),
+				Detail: detail, Range: at, Path: path, Sensitive: secret})
+		}
+	}
+}
+
+// mismatch reports a value n that does not fit its definition: msg
+// describes it, hidden is said instead when the value is a secret.
+func (c *compiler) mismatch(n *yamlsrc.Node, path, what, msg, hidden string) {
+	if c.inSecret > 0 {
+		c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeValue, Summary: what + ": " + hidden,
+			Range: n.Range, Path: path, Sensitive: true})
+		return
+	}
+	c.errorf(n.Range, path, CodeValue, "%s: %s", what, msg)
+}
+
+// checkInputRead checks the value get_input (the call n) read against the
+// constraints of the definition d it is assigned to, and of d's entries
+// and fields, as a literal value is checked: an input's own definition
+// may constrain it less than the property it feeds. secret says the input
+// is sensitive.
+func (c *compiler) checkInputRead(d *propDef, v graph.Value, n *yamlsrc.Node, path, what string, secret bool) {
+	if v == nil || graph.HasUnknown(v) {
+		return
+	}
+	name := n.Content[1]
+	if name.Kind == yamlsrc.Sequence && len(name.Content) > 0 {
+		name = name.Content[0]
+	}
+	if secret {
+		c.inSecret++
+		defer func() { c.inSecret-- }()
+	}
+	c.checkRead(d, v, n.Range, path, what, "The value comes from input "+quote(name.Value)+".", 0)
+}
+
+// checkRead applies the constraints of d and of its entries and fields to
+// v, a value computed rather than written.
+func (c *compiler) checkRead(d *propDef, v graph.Value, at diag.Range, path, what, detail string, depth int) {
+	if d == nil || v == nil || depth > maxValueDepth {
+		return
+	}
+	if d.sensitive {
+		c.inSecret++
+		defer func() { c.inSecret-- }()
+	}
+	c.checkConstraints(d.constraints, v, at, path, what, detail)
+	switch x := v.(type) {
+	case []graph.Value:
+		for i, e := range x {
+			c.checkRead(d.entry, e, at, path+"["+itoa(int64(i))+"]", what, detail, depth+1)
+		}
+	case map[string]graph.Value:
+		if d.dt == nil || d.prim == "map" {
+			for _, k := range sortedKeys(x) {
+				c.checkRead(d.entry, x[k], at, joinPath(path, k), what, detail, depth+1)
+			}
+			return
+		}
+		for _, k := range sortedKeys(d.dt.props) {
+			if fv, ok := x[k]; ok {
+				c.checkRead(d.dt.props[k], fv, at, joinPath(path, k), what+" field "+quote(k), detail, depth+1)
+			}
 		}
 	}
 }

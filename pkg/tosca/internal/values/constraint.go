@@ -316,6 +316,17 @@ func backreference(p string) bool {
 // value and the clause, as in `the value 0 does not satisfy "in_range: [1,
 // 65535]"`.
 func (c *Constraint) Check(v graph.Value) error {
+	return c.check(v, false)
+}
+
+// CheckSecret is Check for a sensitive value: the error names the clause
+// but neither the value nor anything measured of it (its length), as in
+// `the value does not satisfy "min_length: 8"`.
+func (c *Constraint) CheckSecret(v graph.Value) error {
+	return c.check(v, true)
+}
+
+func (c *Constraint) check(v graph.Value, secret bool) error {
 	if c == nil || !c.parsed {
 		return fmt.Errorf("the constraint was not made by ParseConstraint")
 	}
@@ -323,10 +334,14 @@ func (c *Constraint) Check(v graph.Value) error {
 		return nil
 	}
 	ok, why, err := c.holds(v)
-	if err != nil {
+	switch {
+	case err != nil && secret:
+		return fmt.Errorf("the value cannot be checked against \"%s\"", c.String())
+	case err != nil:
 		return fmt.Errorf("the value %s cannot be checked against \"%s\": %w", shown(v), c.String(), err)
-	}
-	if !ok {
+	case !ok && secret:
+		return fmt.Errorf("the value does not satisfy \"%s\"", c.String())
+	case !ok:
 		return fmt.Errorf("the value %s%s does not satisfy \"%s\"", shown(v), why, c.String())
 	}
 	return nil

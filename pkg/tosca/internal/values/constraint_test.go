@@ -190,6 +190,35 @@ func TestCheckMessages(t *testing.T) {
 	}
 }
 
+func TestCheckSecretNamesTheClauseButNotTheValue(t *testing.T) {
+	tests := []struct {
+		typ, clause string
+		v           graph.Value
+		want        string
+	}{
+		{"string", "{min_length: 8}", "Sh0rt7", `the value does not satisfy "min_length: 8"`},
+		{"string", "{pattern: '[a-z]+'}", "TOPSECRET9", `the value does not satisfy "pattern: '[a-z]+'"`},
+		{"integer", "{greater_than: 0}", "s3cr3t-not-int", `the value cannot be checked against "greater_than: 0"`},
+		{"range", "{in_range: [1, 10]}", "s3cr3t-range", `the value cannot be checked against "in_range: [1, 10]"`},
+	}
+	for _, tt := range tests {
+		c, diags := ParseConstraint(node(t, tt.clause), tt.typ)
+		if c == nil {
+			t.Fatalf("%s: %v", tt.clause, diags)
+		}
+		err := c.CheckSecret(tt.v)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("CheckSecret(%v) = %v; want %q", tt.v, err, tt.want)
+		}
+		if err != nil && (strings.Contains(err.Error(), graph.Text(tt.v)) || strings.Contains(err.Error(), "length 6")) {
+			t.Errorf("CheckSecret(%v) = %v: quotes or measures the value", tt.v, err)
+		}
+		if ok := c.CheckSecret(tt.v) == nil; ok != (c.Check(tt.v) == nil) {
+			t.Errorf("CheckSecret and Check disagree on %v", tt.v)
+		}
+	}
+}
+
 func TestCheckUnknownPasses(t *testing.T) {
 	c, _ := ParseConstraint(node(t, "{in_range: [1, 10]}"), "integer")
 	u := graph.Unknown{Func: "attribute", Args: []graph.Value{"server", "port"}}
