@@ -277,7 +277,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return exitWith(exitError)
 	}
 	if desired != nil && len(desired.Outputs) > 0 && op == applyview.OpApply {
-		if err := r.outputs(ctx, backend, desired.Outputs); err != nil {
+		if err := r.outputs(ctx, backend, desired); err != nil {
 			return err
 		}
 	}
@@ -466,11 +466,11 @@ func scriptStateDir(statePath string) string {
 
 // outputs renders the configuration's outputs resolved against the state
 // just saved.
-func (r *applyRun) outputs(ctx context.Context, backend *state.File, outputs map[string]graph.Value) error {
+func (r *applyRun) outputs(ctx context.Context, backend *state.File, desired *graph.Graph) error {
 	st, err := backend.Read(ctx)
 	if err != nil {
 		return fmt.Errorf("reading state for the outputs: %w", err)
 	}
-	values, _ := executor.ResolveOutputs(outputs, st)
+	values, _ := executor.ResolveOutputs(desired, st)
 	return r.view.Outputs(values)
 }

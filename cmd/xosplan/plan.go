@@ -274,7 +274,8 @@ func writeTo(c *cli, path string, fn func(io.Writer) error) error {
 }
 
 // desiredGraph joins the compiled units into the one graph a plan covers:
-// every unit's resources and edges, and every file each was compiled from.
+// every unit's resources, edges and secrets, and every file each was
+// compiled from.
 // Two units defining the same address are an error, since the plan would
 // not know which one is meant.
 func desiredGraph(units []configUnit) (*graph.Graph, []string, diag.Diagnostics) {
@@ -292,6 +293,7 @@ func desiredGraph(units []configUnit) (*graph.Graph, []string, diag.Diagnostics)
 			continue
 		}
 		files = unionFiles(files, u.Graph.Sources)
+		g.Secrets = append(g.Secrets, u.Graph.Secrets...)
 		for _, r := range u.Graph.Resources() {
 			if prev, dup := owner[r.Address]; dup {
 				diags = diags.Errorf(r.Range, "", codeDuplicateAddress,

@@ -122,5 +122,6 @@ func refresherFor(reg executor.Registry, scriptRoot string, timeout time.Duratio
 		reg = executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Timeout: timeout})
 	}
 	wd, _ := os.Getwd()
-	return &executor.Refresher{Drivers: reg, ScriptRoot: scriptRoot, Timeout: timeout, WorkDir: wd, State: prior}
+	return &executor.Refresher{Drivers: reg, ScriptRoot: scriptRoot, Timeout: timeout, WorkDir: wd, State: prior,
+		Redactor: executor.NewRedactorFor(prior, nil)}
 }

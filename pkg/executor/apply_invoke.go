@@ -28,6 +28,8 @@ type InvokeOptions struct {
 // resource as it should now be recorded: the feedback the command
 // reported, with backend_code and the enacted spec unchanged, since a
 // command is not an apply. A failed command changes nothing recorded.
+// The secrets of cur are redacted from the output lines, the output tail
+// and the error (see Redactor).
 func Invoke(ctx context.Context, cur *state.State, addr, command string, args map[string]graph.Value, drivers Registry, opts InvokeOptions) (Outcome, *state.Resource, error) {
 	rec, ok := cur.Lookup(addr)
 	if !ok {
@@ -42,6 +44,11 @@ func Invoke(ctx context.Context, cur *state.State, addr, command string, args ma
 		return Outcome{}, nil, fmt.Errorf("%s (driver %s): %w", addr, rec.Driver.Name, ErrNoCommands)
 	}
 	prior := *rec
+	red := NewRedactorFor(cur, nil)
+	output := opts.Output
+	if output != nil {
+		output = func(line string) { opts.Output(red.String(line)) }
+	}
 	req := Request{
 		Action:     "command",
 		Address:    addr,
@@ -50,7 +57,8 @@ func Invoke(ctx context.Context, cur *state.State, addr, command string, args ma
 		Resolved:   rec.Feedback.Resolved,
 		ScriptRoot: opts.ScriptRoot,
 		Timeout:    opts.Timeout,
-		Output:     opts.Output,
+		Output:     output,
+		Redactor:   red,
 	}
 	if s, ok := rec.Feedback.Extra[ExtraScriptRoot].(string); ok && s != "" && req.ScriptRoot == "" {
 		req.ScriptRoot = s
@@ -68,6 +76,7 @@ func Invoke(ctx context.Context, cur *state.State, addr, command string, args ma
 		}
 	}
 	out, err := invokeSafely(ctx, inv, req, command, args)
+	out.Feedback, err = red.Feedback(out.Feedback), red.Error(err)
 	if err != nil {
 		return out, nil, err
 	}

@@ -24,6 +24,10 @@ type Refresher struct {
 	// State is the recorded state the resources come from; it supplies a
 	// scripted component's factory. Nil: no factory is passed.
 	State *state.State
+	// Redactor removes secrets from what the checks report (output,
+	// messages, errors); nil: those of the refreshed resource alone
+	// (NewRedactorFor(State, nil) knows every recorded one).
+	Redactor *Redactor
 }
 
 var _ planner.Refresher = (*Refresher)(nil)
@@ -39,6 +43,11 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 		return rec.Feedback, fmt.Errorf("no driver %q", rec.Driver.Name)
 	}
 	prior := *rec
+	red := r.Redactor
+	if red == nil {
+		red = NewRedactor()
+		red.AddResource(rec)
+	}
 	req := Request{
 		Action:     ActionHealth,
 		Address:    rec.Address,
@@ -48,6 +57,7 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 		ScriptRoot: r.ScriptRoot,
 		Timeout:    r.Timeout,
 		WorkDir:    r.WorkDir,
+		Redactor:   red,
 	}
 	if rec.Management == graph.Unmanaged {
 		req.Action = ActionRead
@@ -70,6 +80,7 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 		}
 	}
 	out, err := callDriver(ctx, d, req)
+	out.Feedback, err = red.Feedback(out.Feedback), red.Error(err)
 	if err != nil {
 		if ctx.Err() != nil {
 			return rec.Feedback, err
@@ -126,7 +137,7 @@ func (r *Refresher) discover(ctx context.Context, d Driver, req Request, rec *st
 	req.Action = ActionDiscover
 	out, err := callDriver(ctx, d, req)
 	if err != nil {
-		return nil, fmt.Errorf("discovery: %w", err)
+		return nil, fmt.Errorf("discovery: %w", req.Redactor.Error(err))
 	}
 	var managed map[string]graph.Value
 	if r.State != nil {

@@ -22,5 +22,11 @@
 // `plan --refresh-only`; applying a refresh-only plan records the drift it
 // found. Invoke runs a resource's custom command.
 //
+// What drivers report is shown and kept only through a Redactor that
+// knows the run's secrets (the plan's and the state's sensitive values,
+// the configuration's Secrets, values resolved from them at apply time):
+// output lines, the output tail, errors, the report and events never hold
+// a secret or its common encodings.
+//
 // The package returns data (a Report, Events); it never prints.
 package executor

@@ -60,6 +60,11 @@ type Request struct {
 	// Output receives progress and output lines as they arrive; it may be
 	// nil. It is called from one goroutine at a time per request.
 	Output func(line string)
+	// Redactor knows the secrets of the run; a driver passes what its
+	// subprocesses print through it before showing or keeping any of it
+	// (the walk redacts Output lines, errors and feedback text again, so
+	// a driver that forgets leaks nothing). nil redacts nothing.
+	Redactor *Redactor
 	// Factory is, for scripted components, the recorded state of the
 	// factory resource (its Resolved spec is the "configuration:" document
 	// the scripts receive, its Signals hold factory.instances and the

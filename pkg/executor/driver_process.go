@@ -40,6 +40,10 @@ type process struct {
 	onStdoutLine func(line string)
 	// maxTail bounds the combined output tail kept.
 	maxTail int
+	// redact removes secrets from what is shown and kept: output lines,
+	// the tail, the stderr of an error. Captured stdout and the lines
+	// onStdoutLine sees are the script's reply, and stay whole.
+	redact *Redactor
 }
 
 // processResult is what a finished subprocess left.
@@ -61,7 +65,7 @@ func (p process) run(ctx context.Context) (processResult, error) {
 		ctx, cancel = context.WithTimeout(parent, p.timeout)
 		defer cancel()
 	}
-	sink := &outputSink{p: &p}
+	sink := &outputSink{p: &p, shown: [2]redactStream{{r: p.redact}, {r: p.redact}}}
 	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
@@ -134,7 +138,9 @@ func (p process) run(ctx context.Context) (processResult, error) {
 }
 
 // outputSink splits a process's output into lines for the Output callback
-// and keeps a bounded tail and, optionally, the whole of stdout.
+// and keeps a bounded tail and, optionally, the whole of stdout. What is
+// shown and kept passes through the process's Redactor first; the reply
+// (captured stdout, onStdoutLine) does not.
 type outputSink struct {
 	p        *process
 	mu       sync.Mutex
@@ -142,7 +148,11 @@ type outputSink struct {
 	overflow bool
 	tail     tailBuffer
 	errTail  tailBuffer
-	partial  [2][]byte
+	// shown redacts stdout [0] and stderr [1]; partial holds the start
+	// of a line of each not yet ended, reply that of the raw stdout.
+	shown   [2]redactStream
+	partial [2][]byte
+	reply   []byte
 }
 
 func (s *outputSink) writer(stdout bool) *sinkWriter { return &sinkWriter{s: s, stdout: stdout} }
@@ -162,7 +172,6 @@ func (w *sinkWriter) Write(b []byte) (int, error) {
 		s.tail.max = max(s.p.maxTail, 1)
 		s.errTail.max = 2048
 	}
-	s.tail.write(b)
 	i := 1
 	if w.stdout {
 		i = 0
@@ -173,32 +182,50 @@ func (w *sinkWriter) Write(b []byte) (int, error) {
 				s.stdout.Write(b)
 			}
 		}
-	} else {
-		s.errTail.write(b)
-	}
-	buf := append(s.partial[i], b...)
-	for {
-		nl := bytes.IndexByte(buf, '\n')
-		if nl < 0 {
-			break
+		if s.p.onStdoutLine != nil {
+			s.reply = splitLines(append(s.reply, b...), s.replyLine)
 		}
-		s.line(w.stdout, string(buf[:nl]))
-		buf = buf[nl+1:]
 	}
-	if len(buf) > 64<<10 {
-		// A "line" this long is not one; pass it on in pieces.
-		s.line(w.stdout, string(buf))
-		buf = nil
-	}
-	s.partial[i] = append(s.partial[i][:0], buf...)
+	s.show(i, s.shown[i].write(b))
 	return len(b), nil
 }
 
-func (s *outputSink) line(stdout bool, l string) {
-	l = strings.TrimSuffix(l, "\r")
-	if stdout && s.p.onStdoutLine != nil && !s.overflow {
+// show keeps redacted output of stream i in the tails and passes its
+// finished lines on.
+func (s *outputSink) show(i int, b []byte) {
+	s.tail.write(b)
+	if i == 1 {
+		s.errTail.write(b)
+	}
+	s.partial[i] = splitLines(append(s.partial[i], b...), func(l string) { s.line(i == 0, l) })
+}
+
+// splitLines calls fn with each finished line of buf and returns the rest.
+func splitLines(buf []byte, fn func(string)) []byte {
+	rest := buf
+	for {
+		nl := bytes.IndexByte(rest, '\n')
+		if nl < 0 {
+			break
+		}
+		fn(strings.TrimSuffix(string(rest[:nl]), "\r"))
+		rest = rest[nl+1:]
+	}
+	if len(rest) > 64<<10 {
+		// A "line" this long is not one; pass it on in pieces.
+		fn(string(rest))
+		rest = nil
+	}
+	return append(buf[:0], rest...)
+}
+
+func (s *outputSink) replyLine(l string) {
+	if !s.overflow {
 		s.p.onStdoutLine(l)
 	}
+}
+
+func (s *outputSink) line(stdout bool, l string) {
 	if s.p.output != nil && (!stdout || s.p.echoStdout) {
 		s.p.output(l)
 	}
@@ -207,9 +234,18 @@ func (s *outputSink) line(stdout bool, l string) {
 func (s *outputSink) flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if len(s.reply) > 0 && s.p.onStdoutLine != nil {
+		s.replyLine(strings.TrimSuffix(string(s.reply), "\r"))
+		s.reply = nil
+	}
+	for i := range s.shown {
+		if b := s.shown[i].flush(); len(b) > 0 {
+			s.show(i, b)
+		}
+	}
 	for i, b := range s.partial {
 		if len(b) > 0 {
-			s.line(i == 0, string(b))
+			s.line(i == 0, strings.TrimSuffix(string(b), "\r"))
 			s.partial[i] = nil
 		}
 	}

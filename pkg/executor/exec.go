@@ -253,6 +253,7 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 		output:     output,
 		echoStdout: true,
 		maxTail:    e.opts.MaxOutput,
+		redact:     req.Redactor,
 	}.run(ctx)
 	outputs, perr := readOutputs(outPath)
 	if runErr != nil {

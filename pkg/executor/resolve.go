@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -232,11 +233,21 @@ func walkPath(v graph.Value, path []graph.Value) graph.Value {
 	return v
 }
 
-// ResolveOutputs resolves a configuration's outputs (graph.Graph.Outputs)
-// against recorded state, as they stand after an apply. An output that
-// cannot be resolved (it reads a resource that is not recorded) is left
-// out and its name returned in missing, sorted.
-func ResolveOutputs(outputs map[string]graph.Value, st *state.State) (values map[string]graph.Value, missing []string) {
+// Output is one resolved output of a configuration.
+type Output struct {
+	Value graph.Value
+	// Sensitive marks a secret: views print a marker, never the value.
+	Sensitive bool
+}
+
+// ResolveOutputs resolves the outputs of g (graph.Graph.Outputs) against
+// recorded state, as they stand after an apply. An output is Sensitive
+// when g lists it in SensitiveOutputs, when resolving it reads a value at
+// a sensitive path of a recorded resource, or when its value holds a
+// secret of g or st that a Redactor would replace. An output that cannot
+// be resolved (it reads a resource that is not recorded) is left out and
+// its name returned in missing, sorted.
+func ResolveOutputs(g *graph.Graph, st *state.State) (values map[string]Output, missing []string) {
 	byAddr := make(map[string]*state.Resource, len(st.Resources))
 	for i := range st.Resources {
 		byAddr[st.Resources[i].Address] = &st.Resources[i]
@@ -245,14 +256,83 @@ func ResolveOutputs(outputs map[string]graph.Value, st *state.State) (values map
 		r, ok := byAddr[addr]
 		return r, ok
 	}
-	values = map[string]graph.Value{}
-	for _, name := range sortedKeys(outputs) {
-		v, err := Resolve(outputs[name], lookup)
+	secret := map[string]bool{}
+	for _, name := range g.SensitiveOutputs {
+		secret[name] = true
+	}
+	red := NewRedactorFor(st, g)
+	values = map[string]Output{}
+	for _, name := range sortedKeys(g.Outputs) {
+		expr := g.Outputs[name]
+		v, err := Resolve(expr, lookup)
 		if err != nil {
 			missing = append(missing, name)
 			continue
 		}
-		values[name] = v
+		values[name] = Output{Value: v, Sensitive: secret[name] || readsSecret(expr, lookup) || holdsSecret(red, v)}
 	}
 	return values, missing
+}
+
+// readsSecret reports whether v reads an attribute that is, holds or lies
+// within a sensitive path of the resource it names.
+func readsSecret(v graph.Value, lookup Lookup) bool {
+	switch x := v.(type) {
+	case []graph.Value:
+		return slices.ContainsFunc(x, func(e graph.Value) bool { return readsSecret(e, lookup) })
+	case map[string]graph.Value:
+		for _, e := range x {
+			if readsSecret(e, lookup) {
+				return true
+			}
+		}
+	case graph.Unknown:
+		if slices.ContainsFunc(x.Args, func(e graph.Value) bool { return readsSecret(e, lookup) }) {
+			return true
+		}
+		if x.Func != "attribute" || len(x.Args) < 2 {
+			return false
+		}
+		addr, _ := x.Args[0].(string)
+		rec, ok := lookup(addr)
+		if !ok || len(rec.Sensitive) == 0 {
+			return false
+		}
+		parts := make([]string, 0, len(x.Args)-1)
+		for _, a := range x.Args[1:] {
+			parts = append(parts, graph.Text(a))
+		}
+		path := strings.Join(parts, ".")
+		candidates := []string{path, "properties." + path}
+		if len(parts) > 1 {
+			candidates = append(candidates, "capabilities."+parts[0]+".properties."+strings.Join(parts[1:], "."))
+		}
+		for _, p := range rec.Sensitive {
+			for _, c := range candidates {
+				if c == p || strings.HasPrefix(c, p+".") || strings.HasPrefix(p, c+".") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// holdsSecret reports whether some text in v holds a secret red knows.
+func holdsSecret(red *Redactor, v graph.Value) bool {
+	switch x := v.(type) {
+	case []graph.Value:
+		return slices.ContainsFunc(x, func(e graph.Value) bool { return holdsSecret(red, e) })
+	case map[string]graph.Value:
+		for _, e := range x {
+			if holdsSecret(red, e) {
+				return true
+			}
+		}
+		return false
+	case nil, bool:
+		return false
+	}
+	s := graph.Text(v)
+	return red.String(s) != s
 }

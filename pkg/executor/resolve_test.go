@@ -90,17 +90,58 @@ func TestResolveMapLeavesInputAlone(t *testing.T) {
 
 func TestResolveOutputs(t *testing.T) {
 	st := &state.State{Resources: []state.Resource{{Address: "host", Feedback: state.Feedback{Attributes: map[string]graph.Value{"ip": "10.0.0.9"}}}}}
-	outs := map[string]graph.Value{
+	g := graph.New()
+	g.Outputs = map[string]graph.Value{
 		"url":   graph.Unknown{Func: "concat", Args: []graph.Value{"http://", graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip"}}}},
 		"plain": int64(3),
 		"gone":  graph.Unknown{Func: "attribute", Args: []graph.Value{"nosuch", "ip"}},
 	}
-	got, missing := ResolveOutputs(outs, st)
-	if got["url"] != "http://10.0.0.9" || got["plain"] != int64(3) || len(got) != 2 {
+	got, missing := ResolveOutputs(g, st)
+	if got["url"].Value != "http://10.0.0.9" || got["plain"].Value != int64(3) || len(got) != 2 || got["url"].Sensitive || got["plain"].Sensitive {
 		t.Errorf("outputs %v", got)
 	}
 	if len(missing) != 1 || missing[0] != "gone" {
 		t.Errorf("missing %v", missing)
+	}
+}
+
+// TestOutputsDerivedFromSecretsAreSensitive checks every way an output
+// becomes sensitive: the configuration says so, it reads a sensitive
+// path of a recorded resource (a property, a capability property, a
+// Tonomi configuration key, a map holding a secret), or its value holds a
+// secret of the state or of the configuration.
+func TestOutputsDerivedFromSecretsAreSensitive(t *testing.T) {
+	attr := func(args ...graph.Value) graph.Unknown { return graph.Unknown{Func: "attribute", Args: args} }
+	st := &state.State{Resources: []state.Resource{
+		{Address: "db", Spec: map[string]graph.Value{
+			"properties":   map[string]graph.Value{"password": "pw-in-state", "name": "shop", "creds": map[string]graph.Value{"user": "u", "token": "tok-in-state"}},
+			"capabilities": map[string]graph.Value{"endpoint": map[string]graph.Value{"properties": map[string]graph.Value{"path": "/p4th-secret"}}},
+		}, Sensitive: []string{"capabilities.endpoint.properties.path", "properties.creds.token", "properties.password"},
+			Feedback: state.Feedback{Attributes: map[string]graph.Value{"copy": "pw-in-state", "ip": "10.0.0.1", "pin": "12"}}},
+		{Address: "app.factory", Spec: map[string]graph.Value{"configuration.dbPassword": "zz-tonomi"}, Sensitive: []string{"configuration.dbPassword"}},
+	}}
+	g := graph.New()
+	g.Outputs = map[string]graph.Value{
+		"declared":   attr("db", "ip"),
+		"password":   attr("db", "password"),
+		"capability": attr("db", "endpoint", "path"),
+		"creds":      attr("db", "creds"),
+		"token":      attr("db", "creds", "token"),
+		"tonomi":     attr("app.factory", "configuration.dbPassword"),
+		"copied":     attr("db", "copy"),
+		"joined":     graph.Unknown{Func: "concat", Args: []graph.Value{"pg://u:", "from-graph-secrets", "@", attr("db", "ip")}},
+		"name":       attr("db", "name"),
+		"user":       attr("db", "creds", "user"),
+		"short":      attr("db", "pin"),
+	}
+	g.SensitiveOutputs = []string{"declared"}
+	g.Secrets = []graph.Value{"from-graph-secrets", "12"}
+	got, _ := ResolveOutputs(g, st)
+	for name, want := range map[string]bool{"declared": true, "password": true, "capability": true, "creds": true, "token": true,
+		"tonomi": true, "copied": true, "joined": true, "name": false, "user": false, "short": false} {
+		if got[name].Sensitive != want {
+			t.Errorf("%s (%v): sensitive = %v, want %v", name, got[name].Value, got[name].Sensitive, want)
+		}
 	}
 }
 

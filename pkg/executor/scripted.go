@@ -508,6 +508,7 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 		maxStdout:     maxReplyBytes,
 		onStdoutLine:  rs.line,
 		maxTail:       s.opts.MaxOutput,
+		redact:        req.Redactor,
 	}.run(ctx)
 	if runErr == nil {
 		rs.finish()

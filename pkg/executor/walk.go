@@ -99,6 +99,9 @@ type walker struct {
 	// it (configured or recorded), whose instances the factory publishes.
 	members map[string][]string
 	emitMu  sync.Mutex
+	// redact knows the run's secrets; what drivers report passes through
+	// it before it reaches an event, the report or the journal.
+	redact *Redactor
 
 	slots     chan struct{}
 	driverSem map[string]chan struct{}
@@ -124,6 +127,7 @@ func newWalker(ctx context.Context, p *planner.Plan, prior *state.State, j Journ
 		driverSem: map[string]chan struct{}{},
 		stopping:  make(chan struct{}),
 		members:   map[string][]string{},
+		redact:    NewRedactorFor(prior, opts.Desired),
 	}
 	member := func(addr string, d graph.Driver) {
 		if fa, ok := d.Options[OptionFactoryAddress].(string); ok && fa != "" && d.Name == graph.DriverScripted {
@@ -143,6 +147,8 @@ func newWalker(ctx context.Context, p *planner.Plan, prior *state.State, j Journ
 		if _, recorded := w.prior[c.Address]; !recorded {
 			member(c.Address, c.Driver)
 		}
+		w.redact.AddPaths(c.After, c.Sensitive)
+		w.redact.AddOperations(c.Driver)
 	}
 	steps := p.Steps()
 	var missing []string
@@ -576,6 +582,7 @@ func (w *walker) work(t task) taskResult {
 	}
 	stopProgress := w.progress(n)
 	out, err := callDriver(w.driverCtx, drv.d, req)
+	out.Feedback, err = w.redact.Feedback(out.Feedback), w.redact.Error(err)
 	stopProgress()
 	w.inFlight.Add(-1)
 	if t.kind == taskRun {
@@ -714,6 +721,9 @@ func (w *walker) workBatch(group []task) []taskResult {
 		stops = append(stops, w.progress(t.n))
 	}
 	res := launchBatch(w.driverCtx, drv.d.(BatchDriver), reqs)
+	for i := range res {
+		res[i].Outcome.Feedback, res[i].Err = w.redact.Feedback(res[i].Outcome.Feedback), w.redact.Error(res[i].Err)
+	}
 	for _, stop := range stops {
 		stop()
 	}
@@ -763,6 +773,7 @@ func launchBatch(ctx context.Context, bd BatchDriver, reqs []Request) (res []Bat
 // resource again.
 func (w *walker) unrunnable(t task, req Request, err error) taskResult {
 	n := t.n
+	err = w.redact.Error(err)
 	n.attempts++
 	if n.started.IsZero() {
 		n.started = time.Now()
@@ -989,12 +1000,14 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 	if err != nil {
 		return req, namedDriver{}, err
 	}
+	req.Redactor = w.redact
 	req.Output = func(line string) {
-		w.emit(Event{Type: EventOutput, Address: req.Address, Action: n.action, Line: line})
+		w.emit(Event{Type: EventOutput, Address: req.Address, Action: n.action, Line: w.redact.String(line)})
 	}
 	if req.Action == ActionDelete {
 		if in, err := w.resolveInputs(req.Prior.Driver, w.lookup); err == nil {
 			req.Inputs = in
+			w.addSensitiveInputs(req.Prior.Driver, in)
 		}
 		req.Resolved = req.Prior.Feedback.Resolved
 	} else {
@@ -1015,6 +1028,10 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		if req.Inputs, err = w.resolveInputs(res.Driver, lookup); err != nil {
 			return req, namedDriver{}, err
 		}
+		// A secret joined at apply time with what another resource
+		// reported is known whole only now.
+		w.redact.AddPaths(req.Resolved, res.Sensitive)
+		w.addSensitiveInputs(res.Driver, req.Inputs)
 		if fa, ok := res.Driver.Options[OptionFactoryAddress].(string); ok {
 			if f, ok := w.lookup(fa); ok {
 				req.Factory = f
@@ -1046,6 +1063,16 @@ func (w *walker) resolveInputs(drv graph.Driver, lookup Lookup) (map[string]map[
 		out[key] = in
 	}
 	return out, nil
+}
+
+// addSensitiveInputs registers the resolved values of drv's sensitive
+// operation inputs with the walk's Redactor.
+func (w *walker) addSensitiveInputs(drv graph.Driver, resolved map[string]map[string]graph.Value) {
+	for key, in := range resolved {
+		for _, name := range drv.Operations[key].Sensitive {
+			w.redact.AddValue(in[name])
+		}
+	}
 }
 
 // workDir is the source folder of the configured resource, else the one

@@ -30,6 +30,14 @@ type Graph struct {
 	// Outputs holds the template's declared outputs (canonical values,
 	// possibly Unknown).
 	Outputs map[string]Value
+	// SensitiveOutputs names, sorted, the outputs whose values are
+	// secrets: declared sensitive, or derived from a secret.
+	SensitiveOutputs []string
+	// Secrets holds secret values the configuration was compiled with
+	// that a resource may not hold whole (a sensitive input read inside a
+	// concat known only at apply time): apply redacts them from what
+	// drivers print. They are never part of a plan or of state.
+	Secrets []Value
 }
 
 // New returns an empty graph.

@@ -61,7 +61,19 @@ func (c *compiler) render() *graph.Graph {
 	if len(t.outputs) > 0 {
 		g.Outputs = make(map[string]graph.Value, len(t.outputs))
 		for _, o := range t.outputs {
+			before := c.secretReads
 			g.Outputs[o.name] = c.rawValue(o.val, o.path+".value", &scope{at: o.val.Range, outputs: true})
+			if c.secretReads > before || c.definedSecret(o.n) {
+				g.SensitiveOutputs = append(g.SensitiveOutputs, o.name)
+			}
+		}
+		sort.Strings(g.SensitiveOutputs)
+	}
+	// A sensitive input may reach a resource only inside a value known at
+	// apply time (concat with an attribute): apply must know it whole.
+	for _, name := range sortedKeys(t.inputs) {
+		if in := t.inputs[name]; in.d.sensitive && in.val != nil {
+			g.Secrets = append(g.Secrets, in.val)
 		}
 	}
 	for _, f := range c.files {

@@ -166,3 +166,17 @@ func TestConstraintsCheckTheValueAnInputGives(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputsDerivedFromSecretsAreSensitive checks Graph.SensitiveOutputs
+// (outputs declared sensitive or computed from a secret) and
+// Graph.Secrets (the sensitive inputs' values, which apply redacts).
+func TestOutputsDerivedFromSecretsAreSensitive(t *testing.T) {
+	g, diags := Compile(context.Background(), filepath.Join("testdata", "secrets", "outputs.yaml"), Options{})
+	requireNoErrors(t, diags)
+	if want := []string{"declared", "from_input", "from_property", "joined"}; !reflect.DeepEqual(g.SensitiveOutputs, want) {
+		t.Errorf("sensitive outputs = %v, want %v", g.SensitiveOutputs, want)
+	}
+	if want := []graph.Value{"pw-default"}; !reflect.DeepEqual(g.Secrets, want) {
+		t.Errorf("secrets = %v, want %v", g.Secrets, want)
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
 // Operation says what the closing line calls the run.
@@ -38,8 +40,9 @@ type View interface {
 	// Report renders the end of the run.
 	Report(rep *executor.Report, op Operation) error
 	// Outputs renders the configuration's outputs after a successful
-	// apply (nothing when there are none).
-	Outputs(values map[string]graph.Value) error
+	// apply (nothing when there are none); a sensitive one is marked,
+	// never shown.
+	Outputs(values map[string]executor.Output) error
 }
 
 // Text renders for people.
@@ -304,15 +307,20 @@ func (j *JSON) Report(rep *executor.Report, op Operation) error {
 }
 
 // Outputs writes Terraform's "Outputs:" block: one "name = value" line
-// per output, sorted, values as JSON.
-func (t *Text) Outputs(values map[string]graph.Value) error {
+// per output, sorted, values as JSON, a sensitive one as
+// state.SensitiveMarker (the plan's wording).
+func (t *Text) Outputs(values map[string]executor.Output) error {
 	if len(values) == 0 {
 		return nil
 	}
 	var b bytes.Buffer
 	b.WriteString("\nOutputs:\n\n")
-	for _, name := range sortedNames(values) {
-		fmt.Fprintf(&b, "%s = %s\n", termsafe.String(name), graph.Render(values[name]))
+	for _, name := range slices.Sorted(maps.Keys(values)) {
+		shown := state.SensitiveMarker
+		if o := values[name]; !o.Sensitive {
+			shown = graph.Render(o.Value)
+		}
+		fmt.Fprintf(&b, "%s = %s\n", termsafe.String(name), shown)
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -320,23 +328,20 @@ func (t *Text) Outputs(values map[string]graph.Value) error {
 	return err
 }
 
-// Outputs writes one "outputs" event holding every output.
-func (j *JSON) Outputs(values map[string]graph.Value) error {
+// Outputs writes one "outputs" event holding every output as
+// {"sensitive": false, "value": …}, or as Terraform's -json does for a
+// sensitive one, {"sensitive": true} without the value.
+func (j *JSON) Outputs(values map[string]executor.Output) error {
 	if len(values) == 0 {
 		return nil
 	}
 	outs := map[string]any{}
-	for name, v := range values {
-		outs[name] = map[string]any{"value": v}
+	for name, o := range values {
+		if o.Sensitive {
+			outs[name] = map[string]any{"sensitive": true}
+		} else {
+			outs[name] = map[string]any{"sensitive": false, "value": o.Value}
+		}
 	}
 	return j.emit("info", "Outputs: "+fmt.Sprint(len(values)), "outputs", map[string]any{"outputs": outs})
-}
-
-func sortedNames(m map[string]graph.Value) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

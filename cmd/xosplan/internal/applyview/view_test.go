@@ -142,7 +142,7 @@ func TestControlCharactersShown(t *testing.T) {
 		if err := v.Report(rep, OpApply); err != nil {
 			t.Fatal(err)
 		}
-		if err := v.Outputs(map[string]graph.Value{"url\x1b[1m": "x\x1b"}); err != nil {
+		if err := v.Outputs(map[string]executor.Output{"url\x1b[1m": {Value: "x\x1b"}}); err != nil {
 			t.Fatal(err)
 		}
 		out := b.String()
@@ -157,5 +157,36 @@ func TestControlCharactersShown(t *testing.T) {
 		if i := strings.IndexFunc(out, func(r rune) bool { return r != '\n' && termsafe.IsControl(r) }); i >= 0 {
 			t.Errorf("color %v: output holds control character %q:\n%s", color, out[i], out)
 		}
+	}
+}
+
+// TestSensitiveOutputsAreMarkedNotShown checks both views: the text says
+// (sensitive value), the "outputs" event says sensitive: true and holds no
+// value, as Terraform's -json does; other outputs show their values.
+func TestSensitiveOutputsAreMarkedNotShown(t *testing.T) {
+	outs := map[string]executor.Output{
+		"dsn":  {Value: graph.Value("pg://admin:hunter2@db"), Sensitive: true},
+		"keys": {Value: []graph.Value{"hunter2"}, Sensitive: true},
+		"url":  {Value: "http://10.0.0.9"},
+	}
+	var text, js bytes.Buffer
+	if err := NewText(&text, false).Outputs(outs); err != nil {
+		t.Fatal(err)
+	}
+	if err := NewJSON(&js, func() time.Time { return time.Unix(0, 0).UTC() }).Outputs(outs); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"dsn = (sensitive value)\n", "keys = (sensitive value)\n", `url = "http://10.0.0.9"`} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	for _, want := range []string{`"dsn":{"sensitive":true}`, `"keys":{"sensitive":true}`, `"url":{"sensitive":false,"value":"http://10.0.0.9"}`} {
+		if !strings.Contains(js.String(), want) {
+			t.Errorf("JSON lacks %s:\n%s", want, js.String())
+		}
+	}
+	if strings.Contains(text.String()+js.String(), "hunter2") {
+		t.Errorf("a sensitive output is shown:\n%s%s", text.String(), js.String())
 	}
 }
