@@ -274,32 +274,44 @@ func ResolveOutputs(g *graph.Graph, st *state.State) (values map[string]Output, 
 	return values, missing
 }
 
-// readsSecret reports whether v reads an attribute that is, holds or lies
-// within a sensitive path of the resource it names.
-func readsSecret(v graph.Value, lookup Lookup) bool {
+// anyLeaf reports whether fn holds for a value in v that is neither a
+// list nor a map.
+func anyLeaf(v graph.Value, fn func(graph.Value) bool) bool {
 	switch x := v.(type) {
 	case []graph.Value:
-		return slices.ContainsFunc(x, func(e graph.Value) bool { return readsSecret(e, lookup) })
+		return slices.ContainsFunc(x, func(e graph.Value) bool { return anyLeaf(e, fn) })
 	case map[string]graph.Value:
 		for _, e := range x {
-			if readsSecret(e, lookup) {
+			if anyLeaf(e, fn) {
 				return true
 			}
 		}
-	case graph.Unknown:
-		if slices.ContainsFunc(x.Args, func(e graph.Value) bool { return readsSecret(e, lookup) }) {
-			return true
-		}
-		if x.Func != "attribute" || len(x.Args) < 2 {
+		return false
+	}
+	return fn(v)
+}
+
+// readsSecret reports whether v reads an attribute that is, holds or lies
+// within a sensitive path of the resource it names.
+func readsSecret(v graph.Value, lookup Lookup) bool {
+	return anyLeaf(v, func(l graph.Value) bool {
+		u, ok := l.(graph.Unknown)
+		if !ok {
 			return false
 		}
-		addr, _ := x.Args[0].(string)
+		if slices.ContainsFunc(u.Args, func(e graph.Value) bool { return readsSecret(e, lookup) }) {
+			return true
+		}
+		if u.Func != "attribute" || len(u.Args) < 2 {
+			return false
+		}
+		addr, _ := u.Args[0].(string)
 		rec, ok := lookup(addr)
 		if !ok || len(rec.Sensitive) == 0 {
 			return false
 		}
-		parts := make([]string, 0, len(x.Args)-1)
-		for _, a := range x.Args[1:] {
+		parts := make([]string, 0, len(u.Args)-1)
+		for _, a := range u.Args[1:] {
 			parts = append(parts, graph.Text(a))
 		}
 		path := strings.Join(parts, ".")
@@ -314,25 +326,18 @@ func readsSecret(v graph.Value, lookup Lookup) bool {
 				}
 			}
 		}
-	}
-	return false
+		return false
+	})
 }
 
 // holdsSecret reports whether some text in v holds a secret red knows.
 func holdsSecret(red *Redactor, v graph.Value) bool {
-	switch x := v.(type) {
-	case []graph.Value:
-		return slices.ContainsFunc(x, func(e graph.Value) bool { return holdsSecret(red, e) })
-	case map[string]graph.Value:
-		for _, e := range x {
-			if holdsSecret(red, e) {
-				return true
-			}
+	return anyLeaf(v, func(l graph.Value) bool {
+		switch l.(type) {
+		case nil, bool:
+			return false
 		}
-		return false
-	case nil, bool:
-		return false
-	}
-	s := graph.Text(v)
-	return red.String(s) != s
+		s := graph.Text(l)
+		return red.String(s) != s
+	})
 }
