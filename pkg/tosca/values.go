@@ -144,10 +144,10 @@ func (c *compiler) step(n *yamlsrc.Node, path string) bool {
 	return c.steps < maxValueSteps
 }
 
-// checkConstraints applies constraints to a known value; detail, when
-// set, says where the value came from. The value of a sensitive
-// definition is not quoted.
-func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at diag.Range, path, what, detail string) {
+// checkConstraints applies constraints to a known value; from, when set,
+// names the input it came from. The value of a sensitive definition is
+// not quoted.
+func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at diag.Range, path, what, from string) {
 	if len(cs) == 0 || graph.HasUnknown(v) {
 		return
 	}
@@ -158,8 +158,11 @@ func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at d
 			check = con.CheckSecret
 		}
 		if err := check(v); err != nil {
-			c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeConstraint, Summary: what + ": " + err.Error(),
-				Detail: detail, Range: at, Path: path, Sensitive: secret})
+			d := diag.Diagnostic{Severity: diag.Error, Code: CodeConstraint, Summary: what + ": " + err.Error(), Range: at, Path: path, Sensitive: secret}
+			if from != "" {
+				d.Detail = "The value comes from input " + quote(from) + "."
+			}
+			c.diags = c.diags.Append(d)
 		}
 	}
 }
@@ -192,12 +195,12 @@ func (c *compiler) checkInputRead(d *propDef, v graph.Value, n *yamlsrc.Node, pa
 		c.inSecret++
 		defer func() { c.inSecret-- }()
 	}
-	c.checkRead(d, v, n.Range, path, what, "The value comes from input "+quote(name.Value)+".", 0)
+	c.checkRead(d, v, n.Range, path, what, name.Value, 0)
 }
 
 // checkRead applies the constraints of d and of its entries and fields to
-// v, a value computed rather than written.
-func (c *compiler) checkRead(d *propDef, v graph.Value, at diag.Range, path, what, detail string, depth int) {
+// v, the value of the input named from.
+func (c *compiler) checkRead(d *propDef, v graph.Value, at diag.Range, path, what, from string, depth int) {
 	if d == nil || v == nil || depth > maxValueDepth {
 		return
 	}
@@ -205,22 +208,28 @@ func (c *compiler) checkRead(d *propDef, v graph.Value, at diag.Range, path, wha
 		c.inSecret++
 		defer func() { c.inSecret-- }()
 	}
-	c.checkConstraints(d.constraints, v, at, path, what, detail)
+	c.checkConstraints(d.constraints, v, at, path, what, from)
 	switch x := v.(type) {
 	case []graph.Value:
+		if d.entry == nil {
+			return
+		}
 		for i, e := range x {
-			c.checkRead(d.entry, e, at, path+"["+itoa(int64(i))+"]", what, detail, depth+1)
+			c.checkRead(d.entry, e, at, path+"["+itoa(int64(i))+"]", what, from, depth+1)
 		}
 	case map[string]graph.Value:
 		if d.dt == nil || d.prim == "map" {
+			if d.entry == nil {
+				return
+			}
 			for _, k := range sortedKeys(x) {
-				c.checkRead(d.entry, x[k], at, joinPath(path, k), what, detail, depth+1)
+				c.checkRead(d.entry, x[k], at, joinPath(path, k), what, from, depth+1)
 			}
 			return
 		}
 		for _, k := range sortedKeys(d.dt.props) {
 			if fv, ok := x[k]; ok {
-				c.checkRead(d.dt.props[k], fv, at, joinPath(path, k), what+" field "+quote(k), detail, depth+1)
+				c.checkRead(d.dt.props[k], fv, at, joinPath(path, k), what+" field "+quote(k), from, depth+1)
 			}
 		}
 	}
