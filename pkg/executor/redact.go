@@ -48,8 +48,9 @@ type Redactor struct {
 
 // patternSet is an immutable snapshot of the forms to replace.
 type patternSet struct {
-	list    []string // longest first
-	first   [256]bool
+	list []string // longest first
+	// byFirst holds the forms by their first byte, longest first.
+	byFirst [256][]string
 	longest int
 	// newline: some form holds a line break, so a stream cannot be cut
 	// at line ends.
@@ -98,7 +99,7 @@ func (r *Redactor) Add(secrets ...string) {
 	})
 	ps.list = slices.Compact(forms)
 	for _, f := range ps.list {
-		ps.first[f[0]] = true
+		ps.byFirst[f[0]] = append(ps.byFirst[f[0]], f)
 		ps.longest = max(ps.longest, len(f))
 		ps.newline = ps.newline || strings.ContainsAny(f, "\n\r")
 	}
@@ -326,10 +327,6 @@ func (ps *patternSet) redact(b []byte, final bool) (out []byte, consumed int, ch
 	}
 	last, i := 0, 0
 	for i < cut {
-		if !ps.first[b[i]] {
-			i++
-			continue
-		}
 		n := ps.match(b[i:])
 		if n == 0 {
 			i++
@@ -349,7 +346,7 @@ func (ps *patternSet) redact(b []byte, final bool) (out []byte, consumed int, ch
 
 // match returns the length of the longest form b starts with, 0 for none.
 func (ps *patternSet) match(b []byte) int {
-	for _, f := range ps.list {
+	for _, f := range ps.byFirst[b[0]] {
 		if len(f) <= len(b) && string(b[:len(f)]) == f {
 			return len(f)
 		}

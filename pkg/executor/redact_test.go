@@ -1,9 +1,11 @@
 package executor
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"net/url"
 	"strings"
 	"testing"
@@ -209,4 +211,29 @@ func FuzzRedactStream(f *testing.F) {
 			t.Errorf("in pieces of %d: %q, whole: %q", step, got, want)
 		}
 	})
+}
+
+// BenchmarkRedactStream redacts 1 MiB of script output holding a secret
+// every 100 lines, knowing 10 secrets, in 4 KiB reads.
+func BenchmarkRedactStream(b *testing.B) {
+	r := NewRedactor()
+	for i := range 10 {
+		r.Add(fmt.Sprintf("secret-number-%d-%s", i, testSecret))
+	}
+	var text bytes.Buffer
+	for i := 0; text.Len() < 1<<20; i++ {
+		if i%100 == 0 {
+			text.WriteString("password=secret-number-3-" + testSecret + "\n")
+		}
+		text.WriteString("a line of ordinary build output, 1234 files compiled\n")
+	}
+	in := text.Bytes()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		s := &redactStream{r: r}
+		for i := 0; i < len(in); i += 4096 {
+			s.write(in[i:min(i+4096, len(in))])
+		}
+		s.flush()
+	}
 }
