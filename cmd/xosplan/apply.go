@@ -232,9 +232,12 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		// left by a killed apply may hold everything this plan found done;
 		// fold it into the snapshot now, or the state would live in the
 		// journal alone.
-		if _, err := backend.Compact(context.WithoutCancel(ctx)); err != nil {
+		loaded, err := backend.Compact(context.WithoutCancel(ctx))
+		if err != nil {
 			return fmt.Errorf("saving state: %w", err)
 		}
+		// Nor may processes that killed apply started run on.
+		executor.EndLeftovers(loaded.Interrupted, r.view.Event)
 		if err := r.view.Report(&executor.Report{}, op); err != nil {
 			return err
 		}

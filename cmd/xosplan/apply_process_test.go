@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -246,4 +248,117 @@ func fileSize(path string) int64 {
 		return -1
 	}
 	return fi.Size()
+}
+
+// TestKill9LeavesNoScriptAndTheNextApplyEndsItsChildren kills xosplan with
+// SIGKILL while a script runs that has a child in the background: the
+// script dies with xosplan (Pdeathsig); its child, which only the process
+// group ties to the operation, is ended by the next apply before it runs
+// the operation again, which says so.
+func TestKill9LeavesNoScriptAndTheNextApplyEndsItsChildren(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Pdeathsig and recognising a leftover group need Linux")
+	}
+	dir := t.TempDir()
+	work := filepath.Join(dir, "work")
+	// The first run records itself and its child and waits; the run after
+	// the crash notes whether the child is still there.
+	script := `mkdir -p "$XOSPLAN_WORKDIR"; cd "$XOSPLAN_WORKDIR"
+if [ -f child ]; then
+  case "$(cat /proc/"$(cat child)"/stat 2>/dev/null)" in *") "[!Z]*) echo overlap > overlap;; esac
+  exit 0
+fi
+echo $$ > leader
+sleep 60 & echo $! > child.tmp; mv child.tmp child
+wait
+`
+	files := map[string]string{
+		"scripts/create.sh": script,
+		"stack.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    n:\n" +
+			"      type: tosca.nodes.Root\n      interfaces:\n        Standard:\n          operations:\n            create: scripts/create.sh\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"XOSPLAN_WORKDIR=" + work}
+	cmd := xosplanCmd(dir, env, "apply", "--auto-approve", "stack.yaml")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	journal := filepath.Join(dir, state.DefaultPath+state.JournalSuffix)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		j, _ := os.ReadFile(journal)
+		if _, err := os.Stat(filepath.Join(work, "child")); err == nil && bytes.Contains(j, []byte(`"process":`)) {
+			break
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			t.Fatalf("the script did not start, or its process group was not recorded:\n%s", out.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	leader, child := pidIn(t, filepath.Join(work, "leader")), pidIn(t, filepath.Join(work, "child"))
+	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
+	if !gone(leader, 10*time.Second) {
+		_ = syscall.Kill(leader, syscall.SIGKILL)
+		t.Fatalf("the script (pid %d) outlived the xosplan that ran it", leader)
+	}
+	if gone(child, 0) {
+		t.Fatal("the background child died with xosplan: there is no leftover to end")
+	}
+
+	code, text := runXosplan(t, dir, env, "apply", "--auto-approve", "stack.yaml")
+	if code != 0 {
+		t.Fatalf("apply after kill -9: exit %d\n%s", code, text)
+	}
+	if _, err := os.Stat(filepath.Join(work, "overlap")); err == nil {
+		t.Error("the operation ran again while the child of its killed run was still running")
+	}
+	if !gone(child, 10*time.Second) {
+		t.Errorf("the child (pid %d) of the killed run is still running", child)
+	}
+	if want := "n: ended the processes its interrupted create left running (process group " + strconv.Itoa(leader) + ")"; !strings.Contains(text, want) {
+		t.Errorf("the apply does not say it ended the leftover (%q):\n%s", want, text)
+	}
+}
+
+// pidIn reads the pid a script wrote to path.
+func pidIn(t *testing.T, path string) int {
+	t.Helper()
+	pid, err := strconv.Atoi(strings.TrimSpace(string(mustRead(t, path))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// gone reports whether process pid has ended (a zombie counts as ended)
+// within wait.
+func gone(pid int, wait time.Duration) bool {
+	deadline := time.Now().Add(wait)
+	for {
+		st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil {
+			return true
+		}
+		if f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:])); len(f) > 0 && f[0] == "Z" {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

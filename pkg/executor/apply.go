@@ -164,6 +164,7 @@ func Apply(ctx context.Context, p *planner.Plan, st Store, drivers Registry, opt
 	if err != nil {
 		return nil, fmt.Errorf("reading state: %w", err)
 	}
+	EndLeftovers(loaded.Interrupted, opts.Events)
 	j, err := st.OpenJournal(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("opening the apply journal: %w", err)
@@ -180,6 +181,27 @@ func Apply(ctx context.Context, p *planner.Plan, st Store, drivers Registry, opt
 		compactErr = fmt.Errorf("saving state: %w", compactErr)
 	}
 	return rep, errors.Join(walkErr, closeErr, compactErr)
+}
+
+// EndLeftovers ends the process groups that the operations of interrupted
+// intents (state.Loaded.Interrupted) left running when the xosplan that
+// ran them died: a group still running and provably the one recorded (its
+// start token matches) gets SIGTERM, then SIGKILL after a grace period,
+// and is reported as EventLeftover. Apply calls it before its walk, so an
+// operation never runs beside its own leftover; a caller that folds a
+// journal into the state without applying calls it itself.
+func EndLeftovers(interrupted []state.Record, events func(Event)) {
+	for _, rec := range interrupted {
+		p := rec.Process
+		if p == nil || !leftoverAlive(p.PGID, p.Start) {
+			continue
+		}
+		endGroup(p.PGID, defaultKillGrace)
+		if events != nil {
+			events(Event{Type: EventLeftover, Address: rec.Address, Action: rec.Action, Attempt: rec.Attempt,
+				Line: fmt.Sprintf("process group %d", p.PGID), Time: time.Now()})
+		}
+	}
 }
 
 // Walk runs the steps of p (planner.Plan.Steps) as a dependency DAG:

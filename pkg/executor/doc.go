@@ -16,7 +16,10 @@
 // before, the outcome after, durable before the walk moves on. A crash at
 // any moment therefore loses no completed operation; the next plan, made
 // from the snapshot with the journal replayed, shows what is left, and
-// re-applying converges.
+// re-applying converges. Each subprocess runs in a process group that ends
+// with its operation; the intent is repeated with that group once it has
+// started, so that the run after a crash ends what the crashed one left
+// running (EndLeftovers) before it runs anything.
 //
 // Refresher runs health checks (and factories' discovery) for refresh and
 // `plan --refresh-only`; applying a refresh-only plan records the drift it

@@ -65,6 +65,11 @@ type Request struct {
 	// (the walk redacts Output lines, errors and feedback text again, so
 	// a driver that forgets leaks nothing). nil redacts nothing.
 	Redactor *Redactor
+	// Started, when set, is called with the process group of every
+	// subprocess the driver starts for the request, right after the
+	// start: the walk records it, so that the run after a crash can end
+	// what this one left running.
+	Started func(state.Process)
 	// Factory is, for scripted components, the recorded state of the
 	// factory resource (its Resolved spec is the "configuration:" document
 	// the scripts receive, its Signals hold factory.instances and the
@@ -175,6 +180,10 @@ type DriverOptions struct {
 	PollInterval time.Duration
 }
 
+// defaultKillGrace is DriverOptions.KillGrace's default, and the grace a
+// leftover process group gets (EndLeftovers).
+const defaultKillGrace = 2 * time.Second
+
 func (o DriverOptions) withDefaults() DriverOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
@@ -186,7 +195,7 @@ func (o DriverOptions) withDefaults() DriverOptions {
 		o.PollInterval = 2 * time.Second
 	}
 	if o.KillGrace <= 0 {
-		o.KillGrace = 2 * time.Second
+		o.KillGrace = defaultKillGrace
 	}
 	return o
 }

@@ -5,10 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
 // ErrTimeout is wrapped by the error of an operation that ran past its
@@ -44,6 +48,9 @@ type process struct {
 	// the tail, the stderr of an error. Captured stdout and the lines
 	// onStdoutLine sees are the script's reply, and stay whole.
 	redact *Redactor
+	// started, when set, learns the process group right after the start
+	// (Request.Started).
+	started func(state.Process)
 }
 
 // processResult is what a finished subprocess left.
@@ -55,10 +62,17 @@ type processResult struct {
 }
 
 // run starts p in its own process group and waits for it. The returned
-// error is nil only for exit status 0. On timeout or cancellation the
-// whole group gets SIGTERM, then SIGKILL after the grace period, so no
-// grandchild outlives the call.
+// error is nil only for exit status 0. The group ends with the call:
+// on timeout or cancellation it gets SIGTERM, then SIGKILL after the
+// grace period; when the script exits, whatever it left running in its
+// group (a background child) gets the same, so nothing outlives the
+// operation and the call does not wait for such a child.
 func (p process) run(ctx context.Context) (processResult, error) {
+	// Pdeathsig (Linux) fires when the OS thread that started the child
+	// exits, not when xosplan does; the runtime may end an idle thread
+	// (one a goroutine left locked). Holding this thread until the child
+	// is reaped keeps the signal for xosplan's own death.
+	defer pinThread()()
 	parent := ctx
 	if p.timeout > 0 {
 		var cancel context.CancelFunc
@@ -66,48 +80,66 @@ func (p process) run(ctx context.Context) (processResult, error) {
 		defer cancel()
 	}
 	sink := &outputSink{p: &p, shown: [2]redactStream{{r: p.redact}, {r: p.redact}}}
-	cmd := exec.CommandContext(ctx, p.argv[0], p.argv[1:]...)
+	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Dir = p.dir
 	cmd.Env = p.env
 	if p.stdin != nil {
 		cmd.Stdin = bytes.NewReader(p.stdin)
 	}
-	cmd.Stdout = sink.writer(true)
-	cmd.Stderr = sink.writer(false)
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return terminateGroup(cmd, false) }
-	cmd.WaitDelay = p.grace
-	err := cmd.Start()
+	// Our own pipes, not exec's copying goroutines: Wait then returns when
+	// the script exits, and the group can be ended before its output is
+	// drained.
+	outR, outW, err := os.Pipe()
 	if err != nil {
 		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
 	}
-	killed := make(chan struct{})
-	stopKiller := make(chan struct{})
-	go func() {
-		// WaitDelay kills only the leader; a hung grandchild holding no
-		// pipe would survive it, so the group gets SIGKILL after the grace.
-		defer close(killed)
-		select {
-		case <-ctx.Done():
-			t := time.NewTimer(p.grace)
-			defer t.Stop()
-			select {
-			case <-t.C:
-				_ = terminateGroup(cmd, true)
-			case <-stopKiller:
-			}
-		case <-stopKiller:
-		}
-	}()
-	err = cmd.Wait()
-	if ctx.Err() != nil {
-		// Whatever is left of the group goes now.
-		_ = terminateGroup(cmd, true)
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(outR, outW)
+		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
 	}
-	close(stopKiller)
-	<-killed
+	defer closeAll(outR, errR)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	setProcessGroup(cmd)
+	// Bounds the copy of stdin to a group member that never reads it.
+	cmd.WaitDelay = p.grace
+	err = cmd.Start()
+	closeAll(outW, errW)
+	if err != nil {
+		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
+	}
+	pgid := cmd.Process.Pid
+	if p.started != nil {
+		p.started(state.Process{PID: pgid, PGID: pgid, Start: startToken(pgid)})
+	}
+	var readers sync.WaitGroup
+	readers.Go(func() { _, _ = io.Copy(sink.writer(true), outR) })
+	readers.Go(func() { _, _ = io.Copy(sink.writer(false), errR) })
+
+	exited := make(chan error, 1)
+	go func() { exited <- awaitExit(cmd) }()
+	var exitErr error
+	select {
+	case exitErr = <-exited:
+		// The script is done; what it left running in its group goes
+		// too. Signalling every time costs less than looking first.
+		signalPGID(pgid, false)
+	case <-ctx.Done():
+		signalGroup(cmd, false)
+		t := time.NewTimer(p.grace)
+		select {
+		case exitErr = <-exited:
+		case <-t.C:
+			signalGroup(cmd, true)
+			exitErr = <-exited
+		}
+		t.Stop()
+	}
+	err = reap(cmd, exitErr)
+	awaitGroupEnd(pgid, p.grace)
+	drainOutput(&readers, p.grace, outR, errR)
 	sink.flush()
-	res := processResult{stdout: sink.stdout.Bytes(), tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: cmd.ProcessState.ExitCode()}
+	res := processResult{stdout: sink.stdout.Bytes(), tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: exitCode(cmd)}
 	switch {
 	case parent.Err() != nil:
 		return res, fmt.Errorf("%s stopped: %w", p.argv[len(p.argv)-1], parent.Err())
@@ -128,14 +160,73 @@ func (p process) run(ctx context.Context) (processResult, error) {
 			return res, errors.New(msg)
 		}
 		if errors.Is(err, exec.ErrWaitDelay) {
-			// The script exited but left something holding its output
-			// open; what it printed is complete enough to use.
+			// The script exited but something held its stdin open; what
+			// it printed is complete.
 			return res, nil
 		}
 		return res, err
 	}
 	return res, nil
 }
+
+// drainOutput waits for the output readers to reach the end of the pipes.
+// Once the group is gone that is at once, unless a process that left the
+// group (setsid) still holds them: after grace the pipes are closed under
+// the readers.
+func drainOutput(readers *sync.WaitGroup, grace time.Duration, pipes ...*os.File) {
+	drained := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(drained)
+	}()
+	t := time.NewTimer(grace)
+	defer t.Stop()
+	select {
+	case <-drained:
+	case <-t.C:
+		closeAll(pipes...)
+		<-drained
+	}
+}
+
+func closeAll(files ...*os.File) {
+	for _, f := range files {
+		_ = f.Close()
+	}
+}
+
+func exitCode(cmd *exec.Cmd) int {
+	if cmd.ProcessState == nil {
+		return -1
+	}
+	return cmd.ProcessState.ExitCode()
+}
+
+// endGroup ends a process group: SIGTERM, then SIGKILL to what is left
+// after grace.
+func endGroup(pgid int, grace time.Duration) {
+	signalPGID(pgid, false)
+	awaitGroupEnd(pgid, grace)
+}
+
+// awaitGroupEnd gives a signalled group up to grace to end, then sends
+// SIGKILL to what is left. A group already empty costs one check.
+func awaitGroupEnd(pgid int, grace time.Duration) {
+	if !groupAlive(pgid) {
+		return
+	}
+	deadline := time.Now().Add(grace)
+	for time.Now().Before(deadline) {
+		time.Sleep(groupPoll)
+		if !groupAlive(pgid) {
+			return
+		}
+	}
+	signalPGID(pgid, true)
+}
+
+// groupPoll is how often awaitGroupEnd looks whether a group has ended.
+const groupPoll = 10 * time.Millisecond
 
 // outputSink splits a process's output into lines for the Output callback
 // and keeps a bounded tail and, optionally, the whole of stdout. What is

@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package executor
 
@@ -7,20 +7,20 @@ import (
 	"syscall"
 )
 
-// setProcessGroup makes the process the leader of a new group, so that a
-// timeout can kill it with everything it started.
-func setProcessGroup(cmd *exec.Cmd) {
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+// signalGroup signals the process group of cmd: SIGTERM, or SIGKILL when
+// kill, which also reaches the leader should it have left its group.
+func signalGroup(cmd *exec.Cmd, kill bool) {
+	signalPGID(cmd.Process.Pid, kill)
+	if kill {
+		_ = cmd.Process.Kill()
+	}
 }
 
-// terminateGroup signals the process group: SIGTERM, or SIGKILL when kill.
-func terminateGroup(cmd *exec.Cmd, kill bool) error {
-	if cmd.Process == nil {
-		return nil
-	}
+// signalPGID sends SIGTERM, or SIGKILL when kill, to group pgid.
+func signalPGID(pgid int, kill bool) {
 	sig := syscall.SIGTERM
 	if kill {
 		sig = syscall.SIGKILL
 	}
-	return syscall.Kill(-cmd.Process.Pid, sig)
+	_ = syscall.Kill(-pgid, sig)
 }

@@ -66,6 +66,10 @@ import (
 // operation's value for the same attribute wins. Attributes of the prior
 // apply are kept unless overwritten (delete drops them all).
 //
+// Each operation runs in a process group of its own that ends with it
+// (see process.run): a background child the script leaves is ended when
+// the script exits, and on Linux the script dies with xosplan.
+//
 // Exit status 0 is success. Otherwise the action fails with the exit
 // status and the last lines of stderr, and no later operation of the
 // action runs. The tail of stdout and stderr of every operation is kept
@@ -254,6 +258,7 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 		echoStdout: true,
 		maxTail:    e.opts.MaxOutput,
 		redact:     req.Redactor,
+		started:    req.Started,
 	}.run(ctx)
 	outputs, perr := readOutputs(outPath)
 	if runErr != nil {

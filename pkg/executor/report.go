@@ -135,6 +135,10 @@ const (
 	EventSkipped = "apply_skipped"
 	// EventNotStarted: the apply stopped before the step started.
 	EventNotStarted = "apply_not_started"
+	// EventLeftover: processes that Action of Address started in a run
+	// that died were still running and were ended before anything new
+	// ran; Line names the process group.
+	EventLeftover = "apply_leftover_ended"
 )
 
 // Event is one progress report of the walk. Events are delivered one at a
@@ -148,7 +152,8 @@ type Event struct {
 	Elapsed time.Duration
 	// Delay is, for EventRetry, the wait before the next attempt.
 	Delay time.Duration
-	// Line is, for EventOutput, the output line.
+	// Line is, for EventOutput, the output line; for EventLeftover, the
+	// process group ended.
 	Line string
 	// Error is the failure of EventRetry and EventErrored.
 	Error string

@@ -340,6 +340,22 @@ func (s *Scripted) missingError(t *target, action string, strays []string) error
 	return fmt.Errorf("the reply has no updates for instance %q", t.natural)
 }
 
+// startedFor returns the Started hook of a run serving targets (req alone
+// when there are none): one script run is the process of every instance
+// it serves.
+func startedFor(req Request, targets []*target) func(state.Process) {
+	if len(targets) == 0 {
+		return req.Started
+	}
+	return func(p state.Process) {
+		for _, t := range targets {
+			if t.req.Started != nil {
+				t.req.Started(p)
+			}
+		}
+	}
+}
+
 func opPath(req Request, key string) string {
 	d, _ := requestDriver(req)
 	return d.Operations[key].Implementation
@@ -509,6 +525,7 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 		onStdoutLine:  rs.line,
 		maxTail:       s.opts.MaxOutput,
 		redact:        req.Redactor,
+		started:       startedFor(req, targets),
 	}.run(ctx)
 	if runErr == nil {
 		rs.finish()

@@ -1004,6 +1004,16 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 	req.Output = func(line string) {
 		w.emit(Event{Type: EventOutput, Address: req.Address, Action: n.action, Line: w.redact.String(line)})
 	}
+	if t.kind == taskRun {
+		// The intent is repeated with the process group the operation
+		// started, so that the run after a crash finds what to end. A
+		// journal that fails here fails the outcome record too, which
+		// stops the walk.
+		addr, action, attempt := req.Address, req.Action, n.attempts+1
+		req.Started = func(p state.Process) {
+			_ = w.appendRecord(state.Record{Kind: state.RecordIntent, Address: addr, Action: action, Attempt: attempt, Process: &p})
+		}
+	}
 	if req.Action == ActionDelete {
 		if in, err := w.resolveInputs(req.Prior.Driver, w.lookup); err == nil {
 			req.Inputs = in

@@ -925,6 +925,20 @@ func (p *parser) status(s *Status) error {
 	})
 }
 
+func (p *parser) process(pr *Process) error {
+	return p.object(func(key []byte) error {
+		switch fieldName(key, "pid", "pgid", "start") {
+		case "pid":
+			return p.intInto(&pr.PID, "pid")
+		case "pgid":
+			return p.intInto(&pr.PGID, "pgid")
+		case "start":
+			return p.str(&pr.Start)
+		}
+		return p.skip()
+	})
+}
+
 func (p *parser) allocation(a *Allocation) error {
 	return p.structInto(func(key []byte) error {
 		switch fieldName(key, "provider", "resources") {
@@ -959,7 +973,7 @@ func parseRecord(data []byte) (Record, error) {
 	p := &parser{data: data}
 	var r Record
 	err := p.object(func(key []byte) error {
-		switch fieldName(key, "seq", "kind", "address", "action", "attempt", "resource", "removed", "time") {
+		switch fieldName(key, "seq", "kind", "address", "action", "attempt", "resource", "removed", "process", "time") {
 		case "seq":
 			return p.uinteger(&r.Seq, "seq")
 		case "kind":
@@ -986,6 +1000,12 @@ func parseRecord(data []byte) (Record, error) {
 			return p.resource(r.Resource)
 		case "removed":
 			return p.boolean(&r.Removed)
+		case "process":
+			if isNull, err := p.null(); isNull || err != nil {
+				return err
+			}
+			r.Process = &Process{}
+			return p.process(r.Process)
 		case "time":
 			return p.timestamp(&r.Time)
 		}

@@ -82,6 +82,7 @@ func FuzzParseRecord(f *testing.F) {
 		{Seq: 1, Kind: RecordIntent, Address: "a", Action: "create", Attempt: 2},
 		{Seq: 2, Kind: RecordOutcome, Address: r.Address, Resource: &r},
 		{Seq: 3, Kind: RecordOutcome, Address: "gone", Removed: true},
+		{Seq: 4, Kind: RecordIntent, Address: "a", Action: "create", Process: &Process{PID: 7, PGID: 7, Start: "b:1"}},
 	} {
 		line, err := encodeRecordLine(nil, &rec)
 		if err != nil {

@@ -46,8 +46,22 @@ type Record struct {
 	Resource *Resource `json:"resource,omitempty"`
 	// Removed is set in an outcome when the resource no longer exists.
 	Removed bool `json:"removed,omitempty"`
+	// Process is, in an intent, the process group the operation started;
+	// a later run ends it if no outcome followed.
+	Process *Process `json:"process,omitempty"`
 	// Time is when the record was made (UTC); Append fills it when zero.
 	Time time.Time `json:"time"`
+}
+
+// Process names the process group of a running operation: its leader's
+// pid (also the group id) and a token that tells that process apart from
+// a later one given the same pid.
+type Process struct {
+	PID  int `json:"pid"`
+	PGID int `json:"pgid"`
+	// Start is the leader's start time as the system counts it (on Linux
+	// the boot id and the start time in clock ticks); empty when unknown.
+	Start string `json:"start,omitempty"`
 }
 
 // journalBase is the first line of a journal: the snapshot it extends.
@@ -100,6 +114,15 @@ func encodeRecordLine(dst []byte, r *Record) ([]byte, error) {
 	}
 	if r.Removed {
 		o.key("removed").bool(true)
+	}
+	if pr := r.Process; pr != nil {
+		po := o.key("process").beginObject()
+		po.key("pid").int(int64(pr.PID))
+		po.key("pgid").int(int64(pr.PGID))
+		if pr.Start != "" {
+			po.key("start").str(pr.Start)
+		}
+		po.end()
 	}
 	o.key("time").time(r.Time)
 	o.end()

@@ -156,6 +156,28 @@ func TestReplay(t *testing.T) {
 	}
 }
 
+// The process group an operation started is read back with its intent,
+// and the latest intent of an address (the one naming the process) is the
+// one reported as interrupted, so that the next run can end that group.
+func TestInterruptedIntentKeepsItsProcessGroup(t *testing.T) {
+	f, _ := openTemp(t)
+	mustWrite(t, f, mustRead(t, f))
+	j := openJournal(t, f)
+	started := intent("app_00003", "create")
+	started.Process = &Process{PID: 4242, PGID: 4242, Start: "boot:123"}
+	appendAll(t, j, intent("app_00003", "create"), started)
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err := f.LoadWithJournal(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Interrupted) != 1 || l.Interrupted[0].Process == nil || *l.Interrupted[0].Process != *started.Process {
+		t.Fatalf("interrupted %+v, want the intent naming process group 4242", l.Interrupted)
+	}
+}
+
 func TestTornJournalTail(t *testing.T) {
 	tails := map[string]string{
 		"half a line":       `1234abcd {"seq":3,"kind":"outc`,

@@ -124,6 +124,8 @@ func (t *Text) Event(e executor.Event) {
 		line = fmt.Sprintf("%s: %s not started: the apply stopped", e.Address, e.Action)
 	case executor.EventOutput:
 		line = fmt.Sprintf("%s (%s): %s", e.Address, e.Action, e.Line)
+	case executor.EventLeftover:
+		line = leftoverMessage(e)
 	default:
 		return
 	}
@@ -138,6 +140,11 @@ func (t *Text) Event(e executor.Event) {
 	if t.err == nil {
 		_, t.err = io.WriteString(t.w, line+"\n")
 	}
+}
+
+// leftoverMessage says which processes of a crashed run were ended.
+func leftoverMessage(e executor.Event) string {
+	return fmt.Sprintf("%s: ended the processes its interrupted %s left running (%s)", e.Address, e.Action, e.Line)
 }
 
 func oneLine(s string) string {
@@ -273,6 +280,8 @@ func (j *JSON) Event(e executor.Event) {
 	case executor.EventOutput:
 		msg = fmt.Sprintf("%s (%s): %s", e.Address, e.Action, e.Line)
 		hook["output"] = e.Line
+	case executor.EventLeftover:
+		level, msg = "warn", leftoverMessage(e)
 	default:
 		return
 	}

@@ -21,9 +21,11 @@ func golden(t *testing.T, name string, got []byte) {
 	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
 }
 
-// events is an apply where db is retried and then fails, app is skipped,
-// web converges and applies, and cache is deleted.
+// events is an apply that first ends what db's create left running in a
+// run that died; then db is retried and fails, app is skipped, web
+// converges and applies, and cache is deleted.
 var events = []executor.Event{
+	{Type: executor.EventLeftover, Address: "db", Action: "create", Attempt: 1, Line: "process group 4242"},
 	{Type: executor.EventStart, Address: "db", Action: "create", Attempt: 1},
 	{Type: executor.EventStart, Address: "web", Action: "create", Attempt: 1},
 	{Type: executor.EventStart, Address: "cache", Action: "delete", Attempt: 1},
