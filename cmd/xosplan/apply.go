@@ -99,8 +99,9 @@ func newApplyCommand(c *cli) *cobra.Command {
 		Use:   "apply [flags] [PLANFILE | PATH...]",
 		Short: "Drive every resource to the state the configuration describes",
 		Long: `Apply carries out a plan. Given a plan file (written by plan --out) it applies it without
-asking, after checking that neither the state nor the input files changed since it was made.
-Given configuration paths (the current folder when none is given), it plans, shows the plan,
+asking, after making the plan again from the configuration it records (with the --var and
+--inputs given now) and checking that it is the same plan and that neither the state nor any
+input changed since it was made: an edited or stale plan file is refused. Given configuration paths (the current folder when none is given), it plans, shows the plan,
 and asks for confirmation unless --auto-approve is set.
 
 Actions run as soon as everything they depend on has succeeded, at most --parallelism at once.
@@ -296,66 +297,61 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true, InputsFile: r.f.inputs.file})
-	if r.op == applyview.OpDestroy {
+	spec := planSpec{paths: paths, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: planner.Options{
+		Destroy:  r.op == applyview.OpDestroy,
+		Targets:  r.f.targets,
+		Excludes: r.f.excludes,
+		Replace:  r.f.replace,
+	},
 		// Destroy needs no configuration (the state records what to
 		// delete and where its scripts are): an empty folder is fine.
-		res.Diags = slices.DeleteFunc(res.Diags, func(d diag.Diagnostic) bool { return d.Code == codeNoFiles })
+		allowNoFiles: r.op == applyview.OpDestroy,
 	}
-	diags = diags.Extend(res.Diags)
-	desired, files, mergeDiags := desiredGraph(res.Units)
-	diags = diags.Extend(mergeDiags)
-	if diags.HasErrors() {
-		return nil, nil, nil, diags, planFailed(r.c, r.events, diags)
+	if r.op != applyview.OpDestroy {
+		spec.opts.Placement, diags = r.f.placement.planOptions(ctx, r.c, diags)
 	}
-	if len(res.Units) == 0 && len(prior.Resources) > 0 && r.op == applyview.OpApply {
-		// An apply run in the wrong folder would plan to delete everything.
-		return nil, nil, nil, diags, fmt.Errorf("no configuration found in %s, but the state records %d resources; "+
-			"give the configuration's path, or run destroy to delete them", strings.Join(paths, ", "), len(prior.Resources))
-	}
-	digests, err := inputDigests(files, inputs)
+	p, desired, units, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
-	var placeOpts *planner.PlacementOptions
-	if r.op != applyview.OpDestroy {
-		placeOpts, diags = r.f.placement.planOptions(ctx, r.c, diags)
-	}
-	p, planDiags := planner.Diff(ctx, desired, prior, planner.Options{
-		Placement:    placeOpts,
-		Destroy:      r.op == applyview.OpDestroy,
-		Targets:      r.f.targets,
-		Excludes:     r.f.excludes,
-		Replace:      r.f.replace,
-		InputDigests: digests,
-	})
 	diags = diags.Extend(planDiags).Sort()
 	if p == nil || diags.HasErrors() {
 		return nil, nil, nil, diags, planFailed(r.c, r.events, diags)
 	}
-	return p, desired, manifestFolders(res.Units), diags, nil
+	if len(units) == 0 && len(prior.Resources) > 0 && r.op == applyview.OpApply {
+		// An apply run in the wrong folder would plan to delete everything.
+		return nil, nil, nil, diags, fmt.Errorf("no configuration found in %s, but the state records %d resources; "+
+			"give the configuration's path, or run destroy to delete them", strings.Join(paths, ", "), len(prior.Resources))
+	}
+	return p, desired, manifestFolders(units), diags, nil
 }
 
-// savedPlan reads a plan file and refuses it when stale. The input files
-// it names are compiled again (their digests must match): the
-// configuration supplies what a plan file leaves out, namely each
-// resource's source folder and the sensitive values it masks.
+// savedPlan reads a plan file and makes the plan again from what it
+// records: the same configuration paths compiled with the input values
+// given now, the same options, the same placement source, against the
+// state, which must still be the one the plan was made for. A stale plan
+// (the state, a file or an input value changed) is refused with the
+// reasons, and so is one that differs from the plan made again in
+// anything (an edited file), naming the first difference. What is
+// applied is the plan made again: it holds the sensitive values a plan
+// file leaves out.
 func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.State, inputs map[string]any, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
-	p, err := planner.ReadPlanFile(path)
+	saved, err := planner.ReadPlanFile(path)
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
-	var files, vars []string
-	for k := range p.InputDigests {
+	// The state first: that check needs no compiling, and says most.
+	if err := planner.CheckStale(saved, prior, saved.InputDigests); err != nil {
+		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
+	}
+	var vars []string
+	for k := range saved.InputDigests {
 		if name, ok := strings.CutPrefix(k, "var."); ok {
 			if _, given := inputs[name]; !given {
 				vars = append(vars, name)
 			}
-		} else {
-			files = append(files, k)
 		}
 	}
-	slices.Sort(files)
 	if len(vars) > 0 {
 		// A plan file keeps digests of input values, never the values (they
 		// may be secrets), so apply needs them again.
@@ -363,23 +359,32 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 		return nil, nil, nil, diags, fmt.Errorf("the plan was made with input values for %s: pass the same --var and --inputs to apply as to plan",
 			strings.Join(vars, ", "))
 	}
-	digests, err := inputDigests(files, inputs)
+	if len(saved.Configuration) == 0 {
+		return nil, nil, nil, diags, fmt.Errorf("%w: it names no configuration to make it again from; run plan again", planner.ErrBadPlanFile)
+	}
+	spec := planSpec{paths: saved.Configuration, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
+	place, err := r.f.placement.sourceFlags(saved.PlacementSource)
 	if err != nil {
-		return nil, nil, nil, diags, fmt.Errorf("%w: %w", planner.ErrStalePlan, err)
+		return nil, nil, nil, diags, err
 	}
-	if err := planner.CheckStale(p, prior, digests); err != nil {
-		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
+	spec.opts.Placement, diags = place.planOptions(ctx, r.c, diags)
+	if saved.Mode == planner.ModeRefreshOnly {
+		spec.opts.Refresher = refresherFor(nil, "", 0, prior)
 	}
-	if len(files) == 0 {
-		return p, nil, nil, diags, nil
+	p, desired, units, planDiags, err := makePlan(ctx, spec, prior)
+	if err != nil {
+		return nil, nil, nil, diags, err
 	}
-	res := loadConfig(ctx, files, loadOptions{Inputs: inputs, RequireInputs: true, InputsFile: r.f.inputs.file})
-	desired, _, mergeDiags := desiredGraph(res.Units)
-	all := res.Diags.Extend(mergeDiags)
-	if all.HasErrors() {
+	if all := diags.Extend(planDiags); p == nil || all.HasErrors() {
 		return nil, nil, nil, diags, planFailed(r.c, r.events, all)
 	}
-	return p, desired, manifestFolders(res.Units), diags, nil
+	if err := planner.CheckStale(saved, prior, p.InputDigests); err != nil {
+		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
+	}
+	if err := planner.Verify(saved, p); err != nil {
+		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
+	}
+	return p, desired, manifestFolders(units), diags, nil
 }
 
 // showPlan renders the plan about to be applied.

@@ -93,14 +93,30 @@ func (f placementFlags) planOptions(ctx context.Context, c *cli, diags diag.Diag
 		if cl == nil {
 			return nil, diags.Extend(d)
 		}
-		return &planner.PlacementOptions{Service: cl}, diags
+		return &planner.PlacementOptions{Service: cl, Source: planner.PlacementSource{API: f.url}}, diags
 	}
 	m, d := f.model()
 	diags = diags.Extend(d)
 	if m == nil {
 		return nil, diags
 	}
-	return &planner.PlacementOptions{Model: m}, diags
+	return &planner.PlacementOptions{Model: m, Source: planner.PlacementSource{Inventory: f.providers}}, diags
+}
+
+// sourceFlags returns the placement flags that make a saved plan's
+// placement again: its inventory file; or its Placement API, which must
+// be the one given to apply (with the token given to apply), since a plan
+// file names no backend to trust.
+func (f placementFlags) sourceFlags(src *planner.PlacementSource) (placementFlags, error) {
+	switch {
+	case src == nil:
+		return placementFlags{}, nil
+	case src.API != "" && f.url != src.API:
+		return placementFlags{}, fmt.Errorf("the plan was placed through the Placement API at %s: give apply the same --placement-url", src.API)
+	case src.API != "":
+		return placementFlags{url: f.url, token: f.token}, nil
+	}
+	return placementFlags{providers: src.Inventory}, nil
 }
 
 // placer returns what apply claims and releases placements with: nil when

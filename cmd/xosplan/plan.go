@@ -2,17 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -121,14 +126,6 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	res := loadConfig(ctx, paths, loadOptions{Inputs: inputs, RequireInputs: true, InputsFile: f.inputs.file})
-	diags = diags.Extend(res.Diags)
-	desired, files, mergeDiags := desiredGraph(res.Units)
-	diags = diags.Extend(mergeDiags)
-	if diags.HasErrors() {
-		return planFailed(c, events, diags)
-	}
-
 	backend, err := state.OpenFile(f.statePath, state.FileOptions{})
 	if err != nil {
 		return err
@@ -137,27 +134,23 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	digests, err := inputDigests(files, inputs)
-	if err != nil {
-		return err
-	}
-	var refresher planner.Refresher
-	if f.refreshOnly {
-		// The same health checks as `xosplan refresh`, with its defaults.
-		refresher = refresherFor(nil, "", 0, prior)
-	}
-	placeOpts, diags := f.placement.planOptions(ctx, c, diags)
-	p, planDiags := planner.Diff(ctx, desired, prior, planner.Options{
+	spec := planSpec{paths: paths, inputs: inputs, inputsFile: f.inputs.file, opts: planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
 		Targets:             f.targets,
 		Excludes:            f.excludes,
 		Replace:             f.replace,
 		CreateBeforeDestroy: f.createBeforeDestroy,
-		InputDigests:        digests,
-		Refresher:           refresher,
-		Placement:           placeOpts,
-	})
+	}}
+	if f.refreshOnly {
+		// The same health checks as `xosplan refresh`, with its defaults.
+		spec.opts.Refresher = refresherFor(nil, "", 0, prior)
+	}
+	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
+	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
+	if err != nil {
+		return err
+	}
 	diags = diags.Extend(planDiags).Sort()
 	if p == nil || diags.HasErrors() {
 		return planFailed(c, events, diags)
@@ -319,8 +312,71 @@ func unionFiles(a, b []string) []string {
 	return slices.Compact(out)
 }
 
+// planSpec is what a plan is made from besides the state: what plan's
+// flags say, or what a plan file recorded.
+type planSpec struct {
+	// paths are the configuration paths as given.
+	paths  []string
+	inputs map[string]any
+	// inputsFile is the --inputs file, which a folder walk leaves out.
+	inputsFile string
+	// opts are the planner's options; makePlan fills Configuration,
+	// InputDigests and (when empty) InputSalt.
+	opts planner.Options
+	// scriptRoot is where scripted components' scripts are; "" means the
+	// default beside the manifests.
+	scriptRoot string
+	// allowNoFiles accepts a configuration without files (destroy).
+	allowNoFiles bool
+}
+
+// makePlan compiles the configuration of spec and plans it against prior,
+// with the digests of every input (the files compiled, the scripts the
+// resources run, the placement inventory, the input values under the
+// plan's salt). The plan is nil when the diagnostics have errors; the
+// error is for the environment.
+func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, []configUnit, diag.Diagnostics, error) {
+	res := loadConfig(ctx, spec.paths, loadOptions{Inputs: spec.inputs, RequireInputs: true, InputsFile: spec.inputsFile})
+	diags := res.Diags
+	if spec.allowNoFiles {
+		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == codeNoFiles })
+	}
+	desired, files, mergeDiags := desiredGraph(res.Units)
+	diags = diags.Extend(mergeDiags)
+	if diags.HasErrors() {
+		return nil, nil, nil, diags, nil
+	}
+	opts := spec.opts
+	if opts.InputSalt == "" {
+		salt, err := planner.NewInputSalt()
+		if err != nil {
+			return nil, nil, nil, diags, err
+		}
+		opts.InputSalt = salt
+	}
+	if pl := opts.Placement; pl != nil && pl.Source.Inventory != "" && pl.Source.Inventory != demoProvidersName {
+		files = unionFiles(files, []string{pl.Source.Inventory})
+	}
+	digests, err := inputDigests(files, spec.inputs, opts.InputSalt)
+	if err != nil {
+		return nil, nil, nil, diags, err
+	}
+	root := spec.scriptRoot
+	if root == "" {
+		root = defaultScriptRoot(manifestFolders(res.Units))
+	}
+	maps.Copy(digests, scriptDigests(ctx, desired, root, spec.paths))
+	opts.InputDigests, opts.Configuration = digests, spec.paths
+	p, planDiags := planner.Diff(ctx, desired, prior, opts)
+	diags = diags.Extend(planDiags)
+	if diags.HasErrors() {
+		p = nil
+	}
+	return p, desired, res.Units, diags, nil
+}
+
 // inputDigests digests the input files and values for the plan file.
-func inputDigests(files []string, inputs map[string]any) (map[string]string, error) {
+func inputDigests(files []string, inputs map[string]any, salt string) (map[string]string, error) {
 	values := make(map[string]graph.Value, len(inputs))
 	for k, v := range inputs {
 		cv, err := graph.Canonicalize(v)
@@ -329,5 +385,44 @@ func inputDigests(files []string, inputs map[string]any) (map[string]string, err
 		}
 		values[k] = cv
 	}
-	return planner.Digests(files, values)
+	return planner.Digests(files, values, salt)
+}
+
+// scriptDigests digests the scripts the configured resources run, keyed
+// by their path (relative to the working folder when under it), so that a
+// plan names the scripts it reviewed. Only scripts inside the
+// configuration root are read, through userfile's checks: a template may
+// name any file as its implementation, and the digest of a small file
+// outside the project (a token, a host name) would give its content away
+// to a guesser. A script that cannot be read is left out; the driver
+// reports it when it runs.
+func scriptDigests(ctx context.Context, g *graph.Graph, scriptRoot string, paths []string) map[string]string {
+	out := map[string]string{}
+	wd, err := os.Getwd()
+	if err != nil {
+		return out
+	}
+	root, err := userfile.FindRoot(wd, paths)
+	if err != nil {
+		return out
+	}
+	for _, r := range g.Resources() {
+		for _, f := range executor.ScriptFiles(r, scriptRoot) {
+			key := f
+			if abs, err := filepath.Abs(f); err == nil {
+				if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
+					key = filepath.ToSlash(rel)
+				} else {
+					key = abs
+				}
+			}
+			if _, done := out[key]; done {
+				continue
+			}
+			if data, err := userfile.Read(ctx, f, userfile.Options{Root: root, MaxBytes: maxFileBytes}); err == nil {
+				out[key] = planner.Digest(data)
+			}
+		}
+	}
+	return out
 }

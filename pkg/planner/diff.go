@@ -30,8 +30,12 @@ type Options struct {
 	// CreateBeforeDestroy replaces every resource new-first, as if each
 	// type asked for it.
 	CreateBeforeDestroy bool
-	// InputDigests are copied into the plan (see Digests).
-	InputDigests map[string]string
+	// InputDigests are copied into the plan (see Digests), and so are
+	// Configuration (the paths compiled) and InputSalt (the salt the
+	// digests of input values were made with).
+	InputDigests  map[string]string
+	Configuration []string
+	InputSalt     string
 	// Refresher observes real objects for a refresh-only plan; with nil,
 	// no drift is observed.
 	Refresher Refresher
@@ -102,11 +106,22 @@ func Diff(ctx context.Context, desired *graph.Graph, prior *state.State, opts Op
 		Serial:        prior.Serial,
 		Mode:          ModeNormal,
 		InputDigests:  map[string]string{},
+		Configuration: slices.Clone(opts.Configuration),
+		InputSalt:     opts.InputSalt,
 		Targets:       sortedCopy(opts.Targets),
 		Excludes:      sortedCopy(opts.Excludes),
 		Replace:       sortedCopy(opts.Replace),
 		Changes:       []ResourceChange{},
 		Drift:         []ResourceDrift{},
+
+		CreateBeforeDestroy: opts.CreateBeforeDestroy,
+	}
+	if p.Configuration == nil {
+		p.Configuration = []string{}
+	}
+	if opts.Placement != nil && opts.Placement.Source != (PlacementSource{}) {
+		src := opts.Placement.Source
+		p.PlacementSource = &src
 	}
 	for k, v := range opts.InputDigests {
 		p.InputDigests[k] = v

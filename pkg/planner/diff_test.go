@@ -240,7 +240,7 @@ func TestStale(t *testing.T) {
 	if err := os.WriteFile(src, []byte("a: 1\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	digests, err := Digests([]string{src}, map[string]graph.Value{"region": "eu"})
+	digests, err := Digests([]string{src}, map[string]graph.Value{"region": "eu"}, testSalt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,10 +261,10 @@ func TestStale(t *testing.T) {
 	bumped.Serial++
 	other := *st
 	other.Lineage = "other"
-	if d := digests["var.region"]; !strings.HasPrefix(d, "pbkdf2-sha256:") || strings.Contains(d, "eu") {
+	if d := digests["var.region"]; !strings.HasPrefix(d, "argon2id:") || strings.Contains(d, "eu") {
 		t.Errorf("value digest %q", d)
 	}
-	other2, _ := Digests(nil, map[string]graph.Value{"region": "us"})
+	other2, _ := Digests(nil, map[string]graph.Value{"region": "us"}, testSalt)
 	if other2["var.region"] == digests["var.region"] {
 		t.Error("different values, same digest")
 	}
@@ -303,7 +303,7 @@ func TestDecodeRejects(t *testing.T) {
 	good := buf.String()
 	for name, data := range map[string]string{
 		"tampered": strings.Replace(good, `"port":8080`, `"port":8081`, 1),
-		"version":  strings.Replace(good, `"format_version":"1.0"`, `"format_version":"2.0"`, 1),
+		"version":  strings.Replace(good, `"format_version":"2.0"`, `"format_version":"1.0"`, 1),
 		"garbage":  "\x00\x01not json",
 		"empty":    "",
 		"action":   strings.Replace(good, `"action":"update"`, `"action":"explode"`, 1),

@@ -31,8 +31,13 @@
 //
 // Plan files hold no secrets: values at sensitive spec paths and the
 // operation inputs an operation lists as Sensitive are written as null,
-// and input values only as salted digests, so apply compiles the inputs
-// again (their digests must match) to get the values.
+// and input values only as argon2id digests under the plan's own salt
+// (Digests). Nor are they trusted: a plan records what it was made from
+// (Plan.Options, the configuration paths, the placement source), apply
+// makes it again from the configuration, the state and the input values
+// given to it, refuses it when stale (CheckStale) or when it is not the
+// saved plan in every field (Verify), and applies the plan made again,
+// which holds the sensitive values.
 //
 // The planning function is Diff, not Plan, because Plan names the result.
 package planner

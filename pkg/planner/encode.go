@@ -367,14 +367,29 @@ func encodePlan(p *Plan) ([]byte, error) {
 	o.key("serial")
 	e.b = strconv.AppendUint(e.b, p.Serial, 10)
 	o.str("mode", string(p.Mode))
+	if p.Configuration == nil {
+		o.null("configuration")
+	} else {
+		o.list("configuration", p.Configuration)
+	}
 	if p.InputDigests == nil {
 		o.null("input_digests")
 	} else {
 		o.key("input_digests").stringMap(p.InputDigests)
 	}
+	o.str("input_salt", p.InputSalt)
 	o.listOmit("targets", p.Targets)
 	o.listOmit("excludes", p.Excludes)
 	o.listOmit("replace", p.Replace)
+	if p.CreateBeforeDestroy {
+		o.key("create_before_destroy").value(true)
+	}
+	if src := p.PlacementSource; src != nil {
+		so := o.key("placement_source").begin()
+		so.strOmit("inventory", src.Inventory)
+		so.strOmit("api", src.API)
+		so.end()
+	}
 	o.key("resource_changes")
 	if p.Changes == nil {
 		e.b = append(e.b, "null"...)

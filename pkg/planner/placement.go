@@ -41,6 +41,8 @@ type PlacementOptions struct {
 	// plan consumes in its own tally over the candidates' provider
 	// summaries.
 	Service placement.Service
+	// Source names the backend for the plan (Plan.PlacementSource).
+	Source PlacementSource
 }
 
 // ConsumerID is the placement consumer that holds a resource's

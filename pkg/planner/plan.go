@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -9,7 +10,11 @@ import (
 
 // FormatVersion is the version of the plan data and plan file format this
 // package writes. A minor bump only adds fields; a major bump breaks readers.
-const FormatVersion = "1.0"
+// 2.0 records what the plan was made from (configuration, input_salt,
+// create_before_destroy, placement_source) so that apply makes it again,
+// and digests input values with argon2id under the plan's own salt; a 1.x
+// plan cannot be checked that way and is refused.
+const FormatVersion = "2.0"
 
 // Action is what apply does to one resource.
 type Action uint8
@@ -272,31 +277,73 @@ const (
 	ModeRefreshOnly Mode = "refresh-only"
 )
 
+// PlacementSource says where a plan's placement decisions came from, so
+// that apply can make them again. At most one field is set.
+type PlacementSource struct {
+	// Inventory is the provider inventory file as given to plan
+	// (--providers), or "demo" for the embedded one; the file's digest is
+	// among the plan's input digests.
+	Inventory string `json:"inventory,omitempty"`
+	// API is the Placement API endpoint (--placement-url).
+	API string `json:"api,omitempty"`
+}
+
 // Plan is the result of planning: plain data, safe to write to a plan file
 // and read back. The same inputs give the same Plan, byte for byte.
 type Plan struct {
 	FormatVersion string `json:"format_version"`
 	// PlanID is "sha256:" and the hex digest of the canonical plan JSON
-	// with PlanID empty (see ComputeID).
+	// with PlanID empty (see ComputeID). Apply makes the plan again from
+	// its configuration and requires the same ID (Verify), so an edited
+	// plan is refused whatever its ID says.
 	PlanID string `json:"plan_id"`
 	// Lineage and Serial identify the state snapshot planned against;
 	// both are zero when there was no state.
 	Lineage string `json:"lineage"`
 	Serial  uint64 `json:"serial"`
 	Mode    Mode   `json:"mode"`
-	// InputDigests maps every input file (and "var.NAME" for every input
-	// value) to "sha256:<hex>"; apply refuses the plan if one differs.
+	// Configuration lists the configuration paths the plan compiled
+	// (files or folders, as given); apply compiles them again.
+	Configuration []string `json:"configuration"`
+	// InputDigests maps every input file to "sha256:<hex>" of its content,
+	// and "var.NAME" for every input value to its argon2id digest under
+	// InputSalt (see Digests); apply refuses the plan if one differs.
 	InputDigests map[string]string `json:"input_digests"`
-	// Targets, Excludes and Replace repeat the options that shaped the plan.
-	Targets  []string `json:"targets,omitempty"`
-	Excludes []string `json:"excludes,omitempty"`
-	Replace  []string `json:"replace,omitempty"`
+	// InputSalt is the random salt of this plan's input value digests
+	// (hex), so that the same value gives another digest in another plan.
+	InputSalt string `json:"input_salt"`
+	// Targets, Excludes, Replace and CreateBeforeDestroy repeat the
+	// options that shaped the plan.
+	Targets             []string `json:"targets,omitempty"`
+	Excludes            []string `json:"excludes,omitempty"`
+	Replace             []string `json:"replace,omitempty"`
+	CreateBeforeDestroy bool     `json:"create_before_destroy,omitempty"`
+	// PlacementSource is where the placement decisions came from; nil
+	// when the plan was made without placement.
+	PlacementSource *PlacementSource `json:"placement_source,omitempty"`
 	// Changes lists one change per selected resource (no-ops included), in
 	// the order of each change's first step; Steps gives the full order.
 	Changes []ResourceChange `json:"resource_changes"`
 	// Drift lists what a refresh observed (refresh-only plans).
 	Drift   []ResourceDrift `json:"resource_drift"`
 	Summary Summary         `json:"summary"`
+}
+
+// Options returns the options that shaped p, for making the same plan
+// again: everything Diff records but the input digests, the refresher and
+// the placement backend, which the caller supplies (digests made with
+// InputSalt, the same health checks, the backend PlacementSource names).
+func (p *Plan) Options() Options {
+	return Options{
+		Destroy:             p.Mode == ModeDestroy,
+		RefreshOnly:         p.Mode == ModeRefreshOnly,
+		Targets:             slices.Clone(p.Targets),
+		Excludes:            slices.Clone(p.Excludes),
+		Replace:             slices.Clone(p.Replace),
+		CreateBeforeDestroy: p.CreateBeforeDestroy,
+		Configuration:       slices.Clone(p.Configuration),
+		InputSalt:           p.InputSalt,
+	}
 }
 
 // HasChanges reports whether applying the plan would change anything:

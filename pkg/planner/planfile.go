@@ -2,7 +2,7 @@ package planner
 
 import (
 	"bytes"
-	"crypto/pbkdf2"
+	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -11,9 +11,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"golang.org/x/crypto/argon2"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -26,6 +30,9 @@ var (
 	// ErrBadPlanFile: the file is not a plan this version can read, or its
 	// content does not match its plan_id.
 	ErrBadPlanFile = errors.New("not a valid plan file")
+	// ErrPlanMismatch: the plan file is not the plan its configuration and
+	// state give (it was edited); see Verify.
+	ErrPlanMismatch = errors.New("saved plan does not match its configuration")
 )
 
 // MaxPlanFileSize bounds what ReadPlanFile accepts.
@@ -151,6 +158,9 @@ func Decode(r io.Reader) (*Plan, error) {
 	if p.InputDigests == nil {
 		p.InputDigests = map[string]string{}
 	}
+	if p.Configuration == nil {
+		p.Configuration = []string{}
+	}
 	id, err := ComputeID(&p)
 	if err != nil {
 		return nil, err
@@ -229,19 +239,44 @@ func Digest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
-// valueDigestRounds is the PBKDF2 iteration count for input values: a
-// plan file is shared (CI artifacts), and a plain hash of a weak secret
-// passed with --var could be reversed by guessing; this makes each guess
-// cost as much as 50,000 hashes, while a few dozen inputs still digest in
-// well under a second.
-const valueDigestRounds = 50_000
+// Argon2id parameters of input value digests (RFC 9106, with the memory
+// OWASP recommends for one pass). A plan file is shared (a CI artifact),
+// and a value passed with --var may be a weak secret: every guess at it
+// costs 46 MiB and one pass over them (about 25 ms on a 2024 server
+// core), on top of the plan's own salt, which defeats precomputed tables
+// and makes every plan a new attack. A handful of inputs still digest in
+// well under a second, which plan and apply each pay once.
+const (
+	argonTime    = 1
+	argonMemory  = 46 * 1024 // KiB
+	argonThreads = 1
+	argonKeyLen  = 32
+	// maxDigestWorkers bounds the digests made at once, and with it the
+	// memory: argonMemory each.
+	maxDigestWorkers = 4
+	saltBytes        = 16
+)
+
+// NewInputSalt returns a fresh random salt for one plan's input value
+// digests (Options.InputSalt, Plan.InputSalt).
+func NewInputSalt() (string, error) {
+	b := make([]byte, saltBytes)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("making the input salt: %w", err)
+	}
+	return hex.EncodeToString(b), nil
+}
 
 // Digests returns the digest of every input file, keyed by its path as
-// given ("sha256:<hex>"), and of every input value, keyed "var.NAME"
-// ("pbkdf2-sha256:<hex>" of the value's canonical JSON, salted with the
-// name). Plan files keep these digests, never the values: they show that
-// a value changed without revealing it.
-func Digests(files []string, values map[string]graph.Value) (map[string]string, error) {
+// given ("sha256:<hex>" of its content), and of every input value, keyed
+// "var.NAME" ("argon2id:<hex>" of the value's canonical JSON, salted with
+// salt, as NewInputSalt makes it, and the name). Plan files keep these
+// digests, never the values: they show that a value changed without
+// revealing it, and a guess at one costs an argon2id pass per plan.
+// Every value goes through argon2id, marked sensitive or not: before
+// compiling nothing says which ones are secrets, and a value given with
+// --var often is one.
+func Digests(files []string, values map[string]graph.Value, salt string) (map[string]string, error) {
 	out := make(map[string]string, len(files)+len(values))
 	for _, f := range files {
 		data, err := os.ReadFile(f)
@@ -250,18 +285,48 @@ func Digests(files []string, values map[string]graph.Value) (map[string]string, 
 		}
 		out[f] = Digest(data)
 	}
-	for k, v := range values {
-		b, err := AppendJSON(nil, v)
-		if err != nil {
-			return nil, fmt.Errorf("digest of input %s: %w", k, err)
-		}
-		key, err := pbkdf2.Key(sha256.New, string(b), []byte("xosplan input value "+k), valueDigestRounds, sha256.Size)
-		if err != nil {
-			return nil, fmt.Errorf("digest of input %s: %w", k, err)
-		}
-		out["var."+k] = "pbkdf2-sha256:" + hex.EncodeToString(key)
+	if len(values) == 0 {
+		return out, nil
+	}
+	saltBin, err := hex.DecodeString(salt)
+	if err != nil || len(saltBin) < saltBytes {
+		return nil, fmt.Errorf("digest of input values: the salt must be at least %d random bytes in hex", saltBytes)
+	}
+	names := make([]string, 0, len(values))
+	for k := range values {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	sums := make([]string, len(names))
+	errs := make([]error, len(names))
+	sem := make(chan struct{}, min(maxDigestWorkers, max(runtime.GOMAXPROCS(0), 1)))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			sums[i], errs[i] = valueDigest(name, values[name], saltBin)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i, name := range names {
+		out["var."+name] = sums[i]
 	}
 	return out, nil
+}
+
+// valueDigest is the argon2id digest of one input value: the name goes
+// into the salt, so that two inputs holding the same value do not show it.
+func valueDigest(name string, v graph.Value, salt []byte) (string, error) {
+	b, err := AppendJSON(nil, v)
+	if err != nil {
+		return "", fmt.Errorf("digest of input %s: %w", name, err)
+	}
+	s := append(append(slices.Clip(salt), 0), name...)
+	return "argon2id:" + hex.EncodeToString(argon2.IDKey(b, s, argonTime, argonMemory, argonThreads, argonKeyLen)), nil
 }
 
 // StaleError lists why a saved plan no longer applies. It matches
@@ -325,4 +390,224 @@ func CheckStale(p *Plan, current *state.State, digests map[string]string) error 
 		return nil
 	}
 	return &StaleError{Reasons: reasons}
+}
+
+// MismatchError names the first difference between a saved plan and the
+// plan its configuration gives now (Verify). It matches ErrPlanMismatch
+// with errors.Is.
+type MismatchError struct {
+	// Address is the resource whose change differs; "" for a field of the
+	// plan itself.
+	Address string
+	// Field is the path of the first differing field: within the
+	// resource's change ("driver.operations[\"Standard.create\"].implementation"),
+	// or of the plan ("input_salt"); "" when the resource is in one plan
+	// only.
+	Field string
+	// Missing says, when Field is "", which plan lacks the resource: "the
+	// plan file" or "the plan made again".
+	Missing string
+}
+
+// Error names the resource and the field.
+func (e *MismatchError) Error() string {
+	msg := ErrPlanMismatch.Error() + ": "
+	switch {
+	case e.Address == "":
+		msg += e.Field + " differs"
+	case e.Field == "":
+		msg += fmt.Sprintf("resource %q is not in %s", e.Address, e.Missing)
+	default:
+		msg += fmt.Sprintf("resource %q: %s differs", e.Address, e.Field)
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, ErrPlanMismatch) true.
+func (e *MismatchError) Is(target error) bool { return target == ErrPlanMismatch }
+
+// Verify checks that saved, read from a plan file, is the plan that again
+// is: the plan made once more from the configuration and the state saved
+// was made from, with saved.Options() and input digests under its salt.
+// Both IDs are computed from the content (saved.PlanID is not taken on
+// trust); two plans have the same canonical JSON exactly when their IDs
+// are equal, and then saved.PlanID must be that ID too. Otherwise Verify
+// returns a *MismatchError naming the first difference. Values at
+// sensitive paths are null in both encodings: the input digests, which
+// CheckStale compares, stand for them.
+func Verify(saved, again *Plan) error {
+	want, err := ComputeID(again)
+	if err != nil {
+		return err
+	}
+	got, err := ComputeID(saved)
+	if err != nil {
+		return err
+	}
+	if got == want && saved.PlanID == want {
+		return nil
+	}
+	a, err := canonicalJSON(withoutID(saved))
+	if err != nil {
+		return err
+	}
+	b, err := canonicalJSON(withoutID(again))
+	if err != nil {
+		return err
+	}
+	var x, y map[string]any
+	if err := decodeGeneric(a, &x); err != nil {
+		return err
+	}
+	if err := decodeGeneric(b, &y); err != nil {
+		return err
+	}
+	return firstMismatch(x, y)
+}
+
+func withoutID(p *Plan) *Plan {
+	q := *p
+	q.PlanID = ""
+	return &q
+}
+
+func decodeGeneric(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	return dec.Decode(v)
+}
+
+// firstMismatch compares two plans decoded generically: the fields of the
+// plan in key order, the resource changes and drift matched by address.
+func firstMismatch(saved, again map[string]any) *MismatchError {
+	for _, k := range unionKeys(saved, again) {
+		switch k {
+		case "resource_changes", "resource_drift":
+			if m := listMismatch(saved[k], again[k]); m != nil {
+				return m
+			}
+		default:
+			if path, ok := difference(saved[k], again[k], fieldPath("", k)); ok {
+				return &MismatchError{Field: path}
+			}
+		}
+	}
+	// Nothing differs but what ComputeID saw: the file's ID itself.
+	return &MismatchError{Field: "plan_id"}
+}
+
+// listMismatch compares lists of {address, …} objects: first a resource in
+// one list only, then the first field that differs, then the order.
+func listMismatch(saved, again any) *MismatchError {
+	a, _ := saved.([]any)
+	b, _ := again.([]any)
+	byAddr := func(l []any) (map[string]map[string]any, []string) {
+		m := make(map[string]map[string]any, len(l))
+		var order []string
+		for _, e := range l {
+			o, _ := e.(map[string]any)
+			addr, _ := o["address"].(string)
+			m[addr] = o
+			order = append(order, addr)
+		}
+		return m, order
+	}
+	am, aOrder := byAddr(a)
+	bm, bOrder := byAddr(b)
+	for _, addr := range aOrder {
+		if _, ok := bm[addr]; !ok {
+			return &MismatchError{Address: addr, Missing: "the plan its configuration gives"}
+		}
+	}
+	for _, addr := range bOrder {
+		if _, ok := am[addr]; !ok {
+			return &MismatchError{Address: addr, Missing: "the plan file"}
+		}
+	}
+	for _, addr := range aOrder {
+		if path, ok := difference(am[addr], bm[addr], ""); ok {
+			return &MismatchError{Address: addr, Field: path}
+		}
+	}
+	for i := range aOrder {
+		if i >= len(bOrder) || aOrder[i] != bOrder[i] {
+			return &MismatchError{Address: aOrder[i], Field: "the order of the changes"}
+		}
+	}
+	return nil
+}
+
+// difference returns the path of the first place where a and b differ.
+func difference(a, b any, path string) (string, bool) {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok {
+			return orRoot(path), true
+		}
+		for _, k := range unionKeys(x, y) {
+			if p, ok := difference(x[k], y[k], fieldPath(path, k)); ok {
+				return p, true
+			}
+		}
+		return "", false
+	case []any:
+		y, ok := b.([]any)
+		if !ok {
+			return orRoot(path), true
+		}
+		for i := range min(len(x), len(y)) {
+			if p, ok := difference(x[i], y[i], path+"["+strconv.Itoa(i)+"]"); ok {
+				return p, true
+			}
+		}
+		if len(x) != len(y) {
+			return orRoot(path), true
+		}
+		return "", false
+	}
+	if a != b {
+		return orRoot(path), true
+	}
+	return "", false
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "the whole change"
+	}
+	return path
+}
+
+// fieldPath appends key k to a dotted path; a key that is not a plain
+// name (operation keys hold dots) is quoted in brackets.
+func fieldPath(path, k string) string {
+	plain := k != ""
+	for _, r := range k {
+		if !(r == '_' || r == '-' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			plain = false
+			break
+		}
+	}
+	switch {
+	case !plain:
+		return path + "[" + strconv.Quote(k) + "]"
+	case path == "":
+		return k
+	}
+	return path + "." + k
+}
+
+func unionKeys(a, b map[string]any) []string {
+	keys := make([]string, 0, len(a)+len(b))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	return keys
 }
