@@ -259,8 +259,6 @@ func TestKill9LeavesNoScriptAndTheNextApplyEndsItsChildren(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("Pdeathsig and recognising a leftover group need Linux")
 	}
-	dir := t.TempDir()
-	work := filepath.Join(dir, "work")
 	// The first run records itself and its child and waits; the run after
 	// the crash notes whether the child is still there.
 	script := `mkdir -p "$XOSPLAN_WORKDIR"; cd "$XOSPLAN_WORKDIR"
@@ -272,20 +270,12 @@ echo $$ > leader
 sleep 60 & echo $! > child.tmp; mv child.tmp child
 wait
 `
-	files := map[string]string{
+	dir := tree(t, map[string]string{
 		"scripts/create.sh": script,
 		"stack.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    n:\n" +
 			"      type: tosca.nodes.Root\n      interfaces:\n        Standard:\n          operations:\n            create: scripts/create.sh\n",
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
+	work := filepath.Join(dir, "work")
 	env := []string{"XOSPLAN_WORKDIR=" + work}
 	cmd := xosplanCmd(dir, env, "apply", "--auto-approve", "stack.yaml")
 	var out bytes.Buffer

@@ -20,20 +20,6 @@ func xosplanIn(args ...string) (int, string, string) {
 	return code, stdout.String(), stderr.String()
 }
 
-// writeFiles writes name → content under dir.
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 // forgeryStack is a template whose one node runs scripts/create.sh, with
 // another script beside it that the template never names.
 var forgeryStack = map[string]string{
@@ -63,8 +49,7 @@ topology_template:
 // configuration and refuses the file, naming the first difference,
 // before anything runs. The unedited file applies.
 func TestForgedPlanFileIsRefused(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, forgeryStack)
+	dir := tree(t, forgeryStack)
 	t.Chdir(dir)
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
@@ -149,8 +134,7 @@ func TestForgedPlanFileIsRefused(t *testing.T) {
 // The same input value digests differently in two plans, and apply still
 // notices that the value given to it is not the one planned with.
 func TestSameInputValueDigestsDifferentlyInEveryPlan(t *testing.T) {
-	dir := t.TempDir()
-	writeFiles(t, dir, forgeryStack)
+	dir := tree(t, forgeryStack)
 	t.Chdir(dir)
 	var digests []string
 	for _, name := range []string{"a.plan", "b.plan"} {

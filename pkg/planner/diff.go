@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -605,7 +604,8 @@ func ChangedPaths(before, after map[string]graph.Value) []string {
 	return out
 }
 
-func diffMaps(prefix string, a, b map[string]graph.Value, out *[]string) {
+// unionKeys returns the keys of a and b, each once, sorted.
+func unionKeys[V any](a, b map[string]V) []string {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)
@@ -615,8 +615,12 @@ func diffMaps(prefix string, a, b map[string]graph.Value, out *[]string) {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	slices.Sort(keys)
+	return keys
+}
+
+func diffMaps(prefix string, a, b map[string]graph.Value, out *[]string) {
+	for _, k := range unionKeys(a, b) {
 		x, inA := a[k]
 		y, inB := b[k]
 		p := k

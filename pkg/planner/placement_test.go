@@ -194,15 +194,7 @@ func TestPlacementPinnedInPlanFile(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags)
 	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, p); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := back.Change("a")
+	c, _ := fileRoundTrip(t, p).Change("a")
 	want := &PlacementDecision{Allocations: []state.Allocation{alloc("h1", 2)}, Query: "resources=MEMORY_MB:1024,VCPU:2&required=HW_CPU_X86_AVX2"}
 	if !reflect.DeepEqual(c.Placement, want) {
 		t.Fatalf("decoded placement %+v, want %+v", c.Placement, want)
