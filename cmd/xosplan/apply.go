@@ -207,10 +207,15 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return err
 	}
 	defer held.Unlock()
-	prior, err := backend.Read(ctx)
+	loaded, err := backend.LoadWithJournal(ctx)
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
+	prior := loaded.State
+	// Processes a killed apply left running end before anything runs,
+	// including the health checks that remaking a saved refresh-only plan
+	// runs, and whether or not this plan has steps.
+	executor.EndLeftovers(loaded.Interrupted, r.view.Event)
 
 	var p *planner.Plan
 	var desired *graph.Graph
@@ -233,12 +238,9 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		// left by a killed apply may hold everything this plan found done;
 		// fold it into the snapshot now, or the state would live in the
 		// journal alone.
-		loaded, err := backend.Compact(context.WithoutCancel(ctx))
-		if err != nil {
+		if _, err := backend.Compact(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("saving state: %w", err)
 		}
-		// Nor may processes that killed apply started run on.
-		executor.EndLeftovers(loaded.Interrupted, r.view.Event)
 		if err := r.view.Report(&executor.Report{}, op); err != nil {
 			return err
 		}
