@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/internal/typecmp"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -206,7 +207,9 @@ func loadModels(t *testing.T) (map[string]*model, map[string]bool) {
 		if v, _ := root.Get("tosca_definitions_version").String(); v != "tosca_simple_yaml_1_0" {
 			t.Errorf("%s: tosca_definitions_version %q, want tosca_simple_yaml_1_0 as XOS uses", name, v)
 		}
-		noDuplicates(t, name, root)
+		for _, d := range typecmp.RepeatedKeys(root) {
+			t.Errorf("%s:%d: duplicate key %q", name, d.Key.Range.Start.Line, d.Key.Value)
+		}
 		if name == commonFile {
 			for _, p := range root.Get("capability_types").Pairs() {
 				capTypes[p.Key.Value] = true
@@ -280,21 +283,4 @@ func loadCapabilityParents(t *testing.T) map[string]string {
 		}
 	}
 	return parents
-}
-
-// noDuplicates fails on any repeated mapping key: unlike XOS's generated
-// files, ours must load in strict TOSCA processors.
-func noDuplicates(t *testing.T, file string, n *yamlsrc.Node) {
-	t.Helper()
-	if n == nil {
-		return
-	}
-	if n.Kind == yamlsrc.Mapping {
-		for _, d := range n.DuplicateKeys() {
-			t.Errorf("%s:%d: duplicate key %q", file, d.Key.Range.Start.Line, d.Key.Value)
-		}
-	}
-	for _, c := range n.Content {
-		noDuplicates(t, file, c)
-	}
 }

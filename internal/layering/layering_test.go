@@ -16,8 +16,9 @@ import (
 )
 
 // testOnlyOurs lists packages of ours that any _test.go file may import and
-// no other file (outside themselves): helpers that call t.Fatal and t.Skip.
-var testOnlyOurs = []string{"internal/testutil", "internal/planfixture"}
+// no other file (outside themselves): helpers that call t.Fatal and t.Skip,
+// and typecmp, which compares type files for the tests of embedded types.
+var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp"}
 
 // ours lists, for each package of ours (matched by the longest path
 // prefix, relative to the module root), the packages of ours it may import.
@@ -32,6 +33,7 @@ var ours = []struct {
 	{"internal/userfile", nil},
 	{"internal/layering", nil},
 	{"internal/testutil", nil},
+	{"internal/typecmp", []string{"internal/yamlsrc"}},
 	{"internal/planfixture", []string{"pkg/graph", "pkg/state"}}, // not pkg/planner: its in-package tests use it
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},

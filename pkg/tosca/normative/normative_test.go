@@ -1,42 +1,16 @@
 package normative
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/internal/typecmp"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
-
-// sections are the type sections of a TOSCA service template.
-var sections = []string{
-	"data_types", "artifact_types", "capability_types", "interface_types",
-	"relationship_types", "node_types", "group_types", "policy_types",
-}
-
-// typeDef is what the comparison looks at in one type definition.
-type typeDef struct {
-	derivedFrom string
-	// props holds the property definitions as written, each field
-	// normalised to a string ("" when absent).
-	props map[string]propDef
-	// members holds the other declarations a type makes, as written (not
-	// inherited): "attribute <name>" → type, "capability <name>" → type,
-	// "requirement <name>" → capability[/node/relationship].
-	members map[string]string
-}
-
-// propDef is one property definition, each field normalised to text; a
-// field that is not written is absent from the map.
-type propDef map[string]string
-
-// typeSet is all types of a profile: section → type name → definition.
-type typeSet map[string]map[string]typeDef
 
 // reference is a copy of the normative types in the corpus and the version
 // of ours it is compared with.
@@ -185,22 +159,22 @@ func TestSelfConsistent(t *testing.T) {
 	for _, v := range append(Versions(), Profiles()...) {
 		name, data, _ := For(v)
 		set := parseTypes(t, name, data)
-		for _, sec := range sections {
+		for _, sec := range typecmp.Sections() {
 			for tn, td := range set[sec] {
-				if td.derivedFrom != "" && set[sec][td.derivedFrom].props == nil && !(sec == "data_types" && primitives[td.derivedFrom]) {
-					t.Errorf("%s: %s %s derives from undefined %q", v, sec, tn, td.derivedFrom)
+				if td.DerivedFrom != "" && set[sec][td.DerivedFrom].Props == nil && !(sec == "data_types" && primitives[td.DerivedFrom]) {
+					t.Errorf("%s: %s %s derives from undefined %q", v, sec, tn, td.DerivedFrom)
 				}
 				seen := map[string]bool{tn: true}
-				for p := td.derivedFrom; p != ""; p = set[sec][p].derivedFrom {
+				for p := td.DerivedFrom; p != ""; p = set[sec][p].DerivedFrom {
 					if seen[p] {
 						t.Errorf("%s: %s %s: derivation cycle through %s", v, sec, tn, p)
 						break
 					}
 					seen[p] = true
 				}
-				for pn, pd := range td.props {
+				for pn, pd := range td.Props {
 					for _, f := range []string{"type", "entry_schema"} {
-						if ty, ok := pd[f]; ok && !primitives[ty] && set["data_types"][ty].props == nil {
+						if ty, ok := pd[f]; ok && !primitives[ty] && set["data_types"][ty].Props == nil {
 							t.Errorf("%s: %s %s property %s: %s %q is not defined", v, sec, tn, pn, f, ty)
 						}
 					}
@@ -229,14 +203,14 @@ func TestAgainstReferences(t *testing.T) {
 			ours := parseTypes(t, name, data)
 			var unexpected []string
 			total := 0
-			for _, m := range compare(ours, theirs) {
+			for _, m := range typecmp.Compare(ours, theirs) {
 				total++
-				key := ref.name + "|" + m.key
+				key := ref.name + "|" + m.Key
 				if _, ok := known[key]; ok {
 					used[key] = true
 					continue
 				}
-				unexpected = append(unexpected, fmt.Sprintf("%s: %s", key, m.text))
+				unexpected = append(unexpected, fmt.Sprintf("%s: %s", key, m.Text))
 			}
 			t.Logf("%s vs %s: %d differences, %d listed as exceptions", ref.version, ref.name, total, total-len(unexpected))
 			for _, u := range unexpected {
@@ -254,234 +228,22 @@ func TestAgainstReferences(t *testing.T) {
 	}
 }
 
-type mismatch struct{ key, text string }
-
-// compare lists the differences between ours and theirs in a stable order.
-func compare(ours, theirs typeSet) []mismatch {
-	var out []mismatch
-	for _, sec := range sections {
-		names := map[string]bool{}
-		for n := range ours[sec] {
-			names[n] = true
-		}
-		for n := range theirs[sec] {
-			names[n] = true
-		}
-		for _, tn := range sortedKeys(names) {
-			o, inOurs := ours[sec][tn]
-			r, inTheirs := theirs[sec][tn]
-			base := sec + "|" + tn + "|"
-			switch {
-			case !inOurs:
-				out = append(out, mismatch{base + "|missing", "type defined by the reference only"})
-				continue
-			case !inTheirs:
-				out = append(out, mismatch{base + "|extra", "type defined by us only"})
-				continue
-			}
-			if o.derivedFrom != r.derivedFrom {
-				out = append(out, mismatch{base + "|derived_from", fmt.Sprintf("ours %q, reference %q", o.derivedFrom, r.derivedFrom)})
-			}
-			members := map[string]bool{}
-			for m := range o.members {
-				members[m] = true
-			}
-			for m := range r.members {
-				members[m] = true
-			}
-			for _, m := range sortedKeys(members) {
-				a, inA := o.members[m]
-				b, inB := r.members[m]
-				if inA != inB || a != b {
-					out = append(out, mismatch{base + m + "|member", fmt.Sprintf("ours %q (%v), reference %q (%v)", a, inA, b, inB)})
-				}
-			}
-			op, rp := effective(ours, sec, tn), effective(theirs, sec, tn)
-			// A difference inherited unchanged from the parent is reported
-			// at the parent only.
-			var pop, prp map[string]propDef
-			if o.derivedFrom != "" && o.derivedFrom == r.derivedFrom {
-				pop, prp = effective(ours, sec, o.derivedFrom), effective(theirs, sec, r.derivedFrom)
-			}
-			props := map[string]bool{}
-			for p := range op {
-				props[p] = true
-			}
-			for p := range rp {
-				props[p] = true
-			}
-			for _, pn := range sortedKeys(props) {
-				a, inA := op[pn]
-				b, inB := rp[pn]
-				pa, inPA := pop[pn]
-				pb, inPB := prp[pn]
-				if inA == inPA && inB == inPB && equalProp(a, pa) && equalProp(b, pb) {
-					continue
-				}
-				switch {
-				case !inA:
-					out = append(out, mismatch{base + pn + "|missing", "property defined by the reference only"})
-					continue
-				case !inB:
-					out = append(out, mismatch{base + pn + "|extra", "property defined by us only"})
-					continue
-				}
-				for _, f := range []string{"type", "required", "default", "entry_schema", "constraints"} {
-					if a[f] != b[f] {
-						out = append(out, mismatch{base + pn + "|" + f, fmt.Sprintf("ours %q, reference %q", a[f], b[f])})
-					}
-				}
-			}
-		}
-	}
-	return out
-}
-
-func equalProp(a, b propDef) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if w, ok := b[k]; !ok || w != v {
-			return false
-		}
-	}
-	return true
-}
-
-// effective returns the property definitions of a type with those of its
-// ancestors, a refinement overriding only the fields it writes, and
-// "required" defaulting to true as the spec says.
-func effective(set typeSet, sec, name string) map[string]propDef {
-	var chain []typeDef
-	seen := map[string]bool{}
-	for n := name; n != "" && !seen[n]; {
-		seen[n] = true
-		td, ok := set[sec][n]
-		if !ok {
-			break
-		}
-		chain = append(chain, td)
-		n = td.derivedFrom
-	}
-	out := map[string]propDef{}
-	for i := len(chain) - 1; i >= 0; i-- {
-		for pn, pd := range chain[i].props {
-			merged := propDef{}
-			for k, v := range out[pn] {
-				merged[k] = v
-			}
-			for k, v := range pd {
-				merged[k] = v
-			}
-			out[pn] = merged
-		}
-	}
-	for _, pd := range out {
-		if _, ok := pd["required"]; !ok {
-			pd["required"] = "true"
-		}
-	}
-	return out
-}
-
-// parseTypes reads the type sections of one TOSCA file.
-func parseTypes(t *testing.T, name string, data []byte) typeSet {
+// parseTypes reads the type sections of one TOSCA file, recording only the
+// type of each attribute, capability and requirement.
+func parseTypes(t *testing.T, name string, data []byte) typecmp.Set {
 	t.Helper()
-	set := typeSet{}
-	for _, sec := range sections {
-		set[sec] = map[string]typeDef{}
+	set := typecmp.NewSet()
+	if err := set.Add(name, data, typecmp.TypesOnly); err != nil {
+		t.Fatal(err)
 	}
-	addTypes(t, set, name, data)
 	return set
-}
-
-func addTypes(t *testing.T, set typeSet, name string, data []byte) {
-	t.Helper()
-	root, diags := yamlsrc.Parse(name, data, yamlsrc.Limits{})
-	if diags.HasErrors() {
-		t.Fatalf("%s: %v", name, diags)
-	}
-	for _, sec := range sections {
-		for _, p := range root.Get(sec).Pairs() {
-			td := typeDef{props: map[string]propDef{}, members: map[string]string{}}
-			td.derivedFrom, _ = p.Value.Get("derived_from").String()
-			for _, pp := range p.Value.Get("properties").Pairs() {
-				td.props[pp.Key.Value] = normProp(pp.Value)
-			}
-			for _, a := range p.Value.Get("attributes").Pairs() {
-				td.members["attribute "+a.Key.Value] = normProp(a.Value)["type"]
-			}
-			for _, c := range p.Value.Get("capabilities").Pairs() {
-				td.members["capability "+c.Key.Value] = normProp(c.Value)["type"]
-			}
-			for _, item := range p.Value.Get("requirements").Items() {
-				for _, r := range item.Pairs() {
-					var parts []string
-					for _, k := range []string{"capability", "node", "relationship"} {
-						v, _ := r.Value.Get(k).String()
-						parts = append(parts, v)
-					}
-					td.members["requirement "+r.Key.Value] = strings.Join(parts, "/")
-				}
-			}
-			set[sec][p.Key.Value] = td
-		}
-	}
-}
-
-// normProp normalises a property definition, accepting the short form
-// "name: type" that tosca-parser's copy uses once.
-func normProp(n *yamlsrc.Node) propDef {
-	pd := propDef{}
-	if n.Kind == yamlsrc.Scalar {
-		pd["type"] = n.Value
-		return pd
-	}
-	if s, ok := n.Get("type").String(); ok {
-		pd["type"] = s
-	}
-	if r := n.Get("required"); r != nil {
-		if b, ok := r.Bool(); ok {
-			pd["required"] = fmt.Sprint(b)
-		} else {
-			pd["required"] = r.Value
-		}
-	}
-	if d, ok := n.GetPair("default"); ok {
-		pd["default"] = canonical(d.Value)
-	}
-	if es := n.Get("entry_schema"); es != nil {
-		if es.Kind == yamlsrc.Scalar {
-			pd["entry_schema"] = es.Value
-		} else if s, ok := es.Get("type").String(); ok {
-			pd["entry_schema"] = s
-		}
-	}
-	if c := n.Get("constraints"); c != nil {
-		pd["constraints"] = canonical(c)
-	}
-	return pd
-}
-
-// canonical renders a YAML value as JSON with sorted keys, so that the same
-// value written differently ("[ 4, 6 ]" and "[4, 6]") compares equal.
-func canonical(n *yamlsrc.Node) string {
-	b, err := json.Marshal(n.Interface())
-	if err != nil {
-		return fmt.Sprintf("%v", n.Interface())
-	}
-	return string(b)
 }
 
 // loadReference reads every YAML file of a reference folder except
 // profile.yaml, which only imports the others.
-func loadReference(t *testing.T, dir string) typeSet {
+func loadReference(t *testing.T, dir string) typecmp.Set {
 	t.Helper()
-	set := typeSet{}
-	for _, sec := range sections {
-		set[sec] = map[string]typeDef{}
-	}
+	set := typecmp.NewSet()
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -495,18 +257,11 @@ func loadReference(t *testing.T, dir string) typeSet {
 		if err != nil {
 			t.Fatal(err)
 		}
-		addTypes(t, set, p, data)
+		if err := set.Add(p, data, typecmp.TypesOnly); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return set
-}
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // TestIntermediateVersions pins what separates 1.1 and 1.2 from 1.3 in type
@@ -517,8 +272,8 @@ func TestIntermediateVersions(t *testing.T) {
 	for _, v := range []string{"tosca_simple_yaml_1_1", "tosca_simple_yaml_1_2"} {
 		name, data, _ := For(v)
 		var got []string
-		for _, m := range compare(parseTypes(t, name, data), v13) {
-			got = append(got, m.key)
+		for _, m := range typecmp.Compare(parseTypes(t, name, data), v13) {
+			got = append(got, m.Key)
 		}
 		if want := "artifact_types|tosca.artifacts.template||missing"; strings.Join(got, ";") != want {
 			t.Errorf("%s vs 1.3: differences %q, want %q", v, got, want)
@@ -534,12 +289,12 @@ func TestNFVProfile(t *testing.T) {
 	name, data, _ = For("tosca_simple_profile_for_nfv_1_0_0")
 	nfv := parseTypes(t, name, data)
 	extra := 0
-	for _, m := range compare(nfv, v10) {
-		if strings.HasSuffix(m.key, "||extra") && strings.Contains(m.key, ".nfv.") {
+	for _, m := range typecmp.Compare(nfv, v10) {
+		if strings.HasSuffix(m.Key, "||extra") && strings.Contains(m.Key, ".nfv.") {
 			extra++
 			continue
 		}
-		t.Errorf("NFV profile differs from 1.0: %s: %s", m.key, m.text)
+		t.Errorf("NFV profile differs from 1.0: %s: %s", m.Key, m.Text)
 	}
 	if extra < 15 {
 		t.Errorf("only %d NFV types", extra)
