@@ -37,6 +37,7 @@ var ours = []struct {
 	{"internal/planfixture", []string{"pkg/graph", "pkg/state"}}, // not pkg/planner: its in-package tests use it
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
+	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests
 	{"pkg/tosca", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions"}},
 	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/state", []string{"internal/userfile", "pkg/graph", "pkg/diag"}},

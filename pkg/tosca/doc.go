@@ -17,6 +17,7 @@
 //	render.go        9  the graph.Graph
 //	xos.go          10  XOS compatibility (must-exist, lookup keys)
 //	profiles.go      2  embedded profile types (NFV 1.0)
+//	sol001.go        2  ETSI NFV-SOL 001 type libraries by forge URL or bare file name
 //
 // Every problem is a diag.Diagnostic with the file:line:col of the node at
 // fault, its YAML path and one of these stable codes:
@@ -33,7 +34,7 @@
 //	tosca.duplicate_key            a repeated mapping key (a warning outside topology_template)
 //	tosca.import_not_found         an imported file does not exist
 //	tosca.import_cycle             files import each other
-//	tosca.network_import           a URL or repository import (xosplan never uses the network)
+//	tosca.network_import           a URL or repository import (xosplan never uses the network; embedded ETSI SOL001 URLs excepted)
 //	tosca.unknown_repository       an import names an undeclared repository
 //	tosca.type_redefined           a type defined again in another file (warning)
 //	tosca.unknown_type             a type name that is not defined (or of another kind)
@@ -103,9 +104,23 @@
 //     (`version: 16.04`), as tosca-parser does; inputs and data type fields
 //     do not.
 //   - Imports resolve relative to the importing file, then the top-level
-//     file, then up to three folders above the importing file (tosca-parser's
+//     file, then (for the ETSI NFV-SOL 001 files) the embedded SOL001 types,
+//     then up to three folders above the importing file (tosca-parser's
 //     test layout; a tosca.import_fallback warning), then, for
 //     custom_types/<model>.yaml, the embedded XOS types.
+//   - ETSI NFV-SOL 001 type libraries (etsi_nfv_sol001_{common,vnfd,nsd,
+//     pnfd}_types.yaml), which VNF and NS packages import by forge URL or
+//     by bare name and expect the packaging step or the orchestrator to
+//     supply, come from package sol001: a forge URL of an embedded version
+//     is that file (no network import); a bare name not found beside the
+//     importer or the top-level file is the file of the version named by a
+//     SOL001 forge URL among the importer's imports, else by the
+//     metadata template_version of a SOL001 file already loaded (the
+//     package's own copy, or an embedded one), else 2.6.1 for
+//     tosca_simple_yaml_1_2 and older and the newest embedded version for
+//     1.3. A URL import of a file a package already holds a copy of (same
+//     name and template_version) reads that copy, so that no type is
+//     defined twice. Other URLs stay tosca.network_import errors.
 //   - tosca_simple_profile_for_nfv_1_0_0 is 1.0 plus the NFV profile's
 //     types (profiles/, written from the NFV 1.0 specification);
 //     tosca_simple_profile_for_mec_1_0_0 (accepted by tosca-parser) and the

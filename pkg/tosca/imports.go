@@ -170,7 +170,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 		c.errorf(at, path, CodeNetworkImport, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
 		return
 	}
-	if i := strings.Index(spec.file, "://"); i > 0 {
+	if i := strings.Index(spec.file, "://"); i > 0 && !embedsSOL001URL(spec.file) {
 		if strings.HasPrefix(spec.file, "file://") {
 			spec.file = strings.TrimPrefix(spec.file, "file://")
 		} else {
@@ -255,6 +255,9 @@ func (f *file) prefixes() []string {
 // to the top-level file, then (for XOS custom_types/<model>.yaml) among the
 // embedded XOS types. data is non-nil for an embedded file.
 func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
+	if embedsSOL001URL(name) {
+		return c.locateSOL001(from, name)
+	}
 	if filepath.IsAbs(name) {
 		if exists(name) {
 			return name, nil, true
@@ -272,6 +275,9 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 		if exists(p) {
 			return p, nil, true
 		}
+	}
+	if name, data, ok := c.locateSOL001(from, name); ok {
+		return name, data, true
 	}
 	// tosca-parser's own test data imports type files relative to the
 	// folder the tests run in, above the importing file; look up to three
