@@ -4,9 +4,11 @@ package pgbackend
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"os/user"
@@ -141,13 +143,51 @@ func freePort() (int, error) {
 	return addr.Port, nil
 }
 
-// open returns a backend on the test server for the state called name.
-func open(t *testing.T, name string, opts Options) *Backend {
+// newDatabase creates a database of its own for the calling test on the
+// test server, dropped when the test ends, and returns its DSN: tests
+// (and the repetitions of one test under -count) never see each other's
+// states or advisory locks.
+func newDatabase(t *testing.T) string {
 	t.Helper()
 	if testServer.skip != "" {
 		t.Skip(testServer.skip)
 	}
-	opts.DSN, opts.Name = testServer.dsn, name
+	ctx := context.Background()
+	var id [8]byte
+	_, _ = rand.Read(id[:]) // crypto/rand.Read never fails on supported platforms
+	name := fmt.Sprintf("xosplan_test_%x", id)
+	admin, err := pgx.Connect(ctx, testServer.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close(ctx)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		conn, err := pgx.Connect(ctx, testServer.dsn)
+		if err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+			return
+		}
+		defer conn.Close(ctx)
+		if _, err := conn.Exec(ctx, "DROP DATABASE IF EXISTS "+name+" WITH (FORCE)"); err != nil {
+			t.Errorf("dropping %s: %v", name, err)
+		}
+	})
+	u, err := url.Parse(testServer.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.Path = "/" + name
+	return u.String()
+}
+
+// open returns a backend for the state called name in the database at
+// dsn (from newDatabase).
+func open(t *testing.T, dsn, name string, opts Options) *Backend {
+	t.Helper()
+	opts.DSN, opts.Name = dsn, name
 	b, err := Open(context.Background(), opts)
 	if err != nil {
 		t.Fatal(err)

@@ -25,7 +25,8 @@ func res(addr string, port int64) state.Resource {
 // TestSerialRules walks one state through the write rules.
 func TestSerialRules(t *testing.T) {
 	ctx := context.Background()
-	b := open(t, t.Name(), Options{})
+	db := newDatabase(t)
+	b := open(t, db, t.Name(), Options{})
 	s, err := b.Read(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -81,7 +82,7 @@ func TestSerialRules(t *testing.T) {
 		t.Errorf("other lineage: %v", err)
 	}
 	// A second client that read the same serial loses the race.
-	b2 := open(t, t.Name(), Options{})
+	b2 := open(t, db, t.Name(), Options{})
 	first, _ := b.Read(ctx)
 	second, _ := b2.Read(ctx)
 	first.Resources = first.Resources[:1]
@@ -96,7 +97,8 @@ func TestSerialRules(t *testing.T) {
 
 func TestOperations(t *testing.T) {
 	ctx := context.Background()
-	b := open(t, t.Name(), Options{})
+	db := newDatabase(t)
+	b := open(t, db, t.Name(), Options{})
 	s, _ := b.Read(ctx)
 	s.Resources = []state.Resource{res("a", 1), res("b", 2)}
 	s.Lineage = "lin"
@@ -130,9 +132,10 @@ var lockedRE = regexp.MustCompile(`^state is locked by alice@ci \(operation appl
 
 func TestLocking(t *testing.T) {
 	ctx := context.Background()
-	holder := open(t, t.Name(), Options{})
-	other := open(t, t.Name(), Options{})
-	waiting := open(t, t.Name(), Options{LockTimeout: 150 * time.Millisecond})
+	db := newDatabase(t)
+	holder := open(t, db, t.Name(), Options{})
+	other := open(t, db, t.Name(), Options{})
+	waiting := open(t, db, t.Name(), Options{LockTimeout: 150 * time.Millisecond})
 
 	held, err := holder.Lock(ctx, state.LockInfo{Operation: "apply", Who: "alice@ci"})
 	if err != nil {
@@ -149,7 +152,7 @@ func TestLocking(t *testing.T) {
 		}
 	}
 	// Another state in the same database is not blocked.
-	elsewhere := open(t, t.Name()+"-other", Options{})
+	elsewhere := open(t, db, t.Name()+"-other", Options{})
 	h2, err := elsewhere.Lock(ctx, state.LockInfo{})
 	if err != nil {
 		t.Fatalf("an unrelated state is blocked: %v", err)
@@ -168,7 +171,8 @@ func TestLocking(t *testing.T) {
 
 func TestLockReleasedWithConnection(t *testing.T) {
 	ctx := context.Background()
-	crashing := open(t, t.Name(), Options{})
+	db := newDatabase(t)
+	crashing := open(t, db, t.Name(), Options{})
 	if _, err := crashing.Lock(ctx, state.LockInfo{Operation: "apply"}); err != nil {
 		t.Fatal(err)
 	}
@@ -178,7 +182,7 @@ func TestLockReleasedWithConnection(t *testing.T) {
 		_ = c.PgConn().Conn().Close()
 	}
 	crashing.mu.Unlock()
-	b := open(t, t.Name(), Options{LockTimeout: 10 * time.Second})
+	b := open(t, db, t.Name(), Options{LockTimeout: 10 * time.Second})
 	held, err := b.Lock(ctx, state.LockInfo{})
 	if err != nil {
 		t.Fatalf("the lock of a closed connection was kept: %v", err)
@@ -188,8 +192,9 @@ func TestLockReleasedWithConnection(t *testing.T) {
 
 func TestForceUnlock(t *testing.T) {
 	ctx := context.Background()
-	stuck := open(t, t.Name(), Options{})
-	b := open(t, t.Name(), Options{})
+	db := newDatabase(t)
+	stuck := open(t, db, t.Name(), Options{})
+	b := open(t, db, t.Name(), Options{})
 	if err := b.ForceUnlock(ctx, "x"); !errors.Is(err, state.ErrNotLocked) {
 		t.Errorf("force-unlock of nothing: %v", err)
 	}
