@@ -272,9 +272,11 @@ func (b *Backend) Lock(ctx context.Context, info state.LockInfo) (*state.HeldLoc
 			return nil // Close already ended the session, and the lock with it
 		}
 		_, derr := conn.Exec(rctx, `DELETE FROM xosplan_lock WHERE name = $1 AND info->>'ID' = $2`, b.name, info.ID)
-		// Closing the session releases the advisory lock even when the
-		// unlock statement could not run.
-		return errors.Join(derr, conn.Close(rctx))
+		// The server ends a closed session in its own time: unlock first,
+		// so that the lock is free when Unlock returns. Closing the
+		// session still releases it when the statement could not run.
+		_, uerr := conn.Exec(rctx, `SELECT pg_advisory_unlock($1)`, b.lockKey)
+		return errors.Join(derr, uerr, conn.Close(rctx))
 	}
 	if err != nil {
 		return nil, errors.Join(fmt.Errorf("recording the lock holder: %w", err), release())
