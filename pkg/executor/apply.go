@@ -211,8 +211,9 @@ func EndLeftovers(interrupted []state.Record, events func(Event)) {
 // Plan.Steps are kept (every delete finishes before the first create
 // starts, and the old half of a create-then-delete replacement goes last).
 //
-// Before each driver call an intent record is appended to j, after it the
-// outcome: the resource as recorded now (spec enacted, feedback,
+// Right before each driver call, once it holds its parallelism slot, an
+// intent record is appended to j (so that an intent without an outcome
+// always means a call that started); after it the outcome: the resource as recorded now (spec enacted, feedback,
 // backend_code/backend_status, attempts) or its removal. Nothing moves on
 // before its record is durable, so a crash loses no completed operation.
 // prior is the recorded state the plan was made against (nil for none).

@@ -537,13 +537,8 @@ func (w *walker) work(t task) taskResult {
 	if err != nil {
 		return w.unrunnable(t, req, err)
 	}
-	if t.kind == taskRun {
-		if w.isStopping() {
-			return taskResult{t: t, notStarted: true}
-		}
-		if err := w.appendRecord(state.Record{Kind: state.RecordIntent, Address: n.step.Address, Action: req.Action, Attempt: n.attempts + 1}); err != nil {
-			return taskResult{t: t, fatal: err}
-		}
+	if t.kind == taskRun && w.isStopping() {
+		return taskResult{t: t, notStarted: true}
 	}
 	acquired := w.acquire(drv.name)
 	if acquired && t.kind == taskRun && w.isStopping() {
@@ -552,11 +547,6 @@ func (w *walker) work(t task) taskResult {
 		acquired = false
 	}
 	if !acquired {
-		if t.kind == taskRun {
-			// The intent is on disk; say that nothing happened after all,
-			// so the resource is not marked as interrupted.
-			return w.abandon(t, req)
-		}
 		return taskResult{t: t, notStarted: true}
 	}
 	if t.kind == taskRun {
@@ -564,6 +554,11 @@ func (w *walker) work(t task) taskResult {
 		if err := w.claimPlacement(n); err != nil {
 			w.release(drv.name)
 			return w.unrunnable(t, req, err)
+		}
+		if err := w.appendIntent(n, req); err != nil {
+			w.abandonPlacement(n)
+			w.release(drv.name)
+			return taskResult{t: t, fatal: err}
 		}
 	}
 	if t.kind == taskRun {
@@ -658,7 +653,8 @@ func (w *walker) batchKey(t task) string {
 
 // workBatch runs a group of run tasks with equal batch keys as one
 // driver call (BatchDriver.LaunchBatch), each with its own intent and
-// outcome records. A group of one is an ordinary task.
+// outcome records, the intents written once the call holds its slot. A
+// group of one is an ordinary task.
 func (w *walker) workBatch(group []task) []taskResult {
 	if len(group) == 1 {
 		return []taskResult{w.work(group[0])}
@@ -677,14 +673,6 @@ func (w *walker) workBatch(group []task) []taskResult {
 			out = append(out, taskResult{t: t, notStarted: true})
 			continue
 		}
-		if err := w.appendRecord(state.Record{Kind: state.RecordIntent, Address: t.n.step.Address, Action: req.Action, Attempt: t.n.attempts + 1}); err != nil {
-			out = append(out, taskResult{t: t, fatal: err})
-			continue
-		}
-		if err := w.claimPlacement(t.n); err != nil {
-			out = append(out, w.unrunnable(t, req, err))
-			continue
-		}
 		tasks, reqs, drv = append(tasks, t), append(reqs, req), d
 	}
 	if len(tasks) == 0 {
@@ -696,10 +684,27 @@ func (w *walker) workBatch(group []task) []taskResult {
 		acquired = false
 	}
 	if !acquired {
-		for i, t := range tasks {
-			w.abandonPlacement(t.n)
-			out = append(out, w.abandon(t, reqs[i]))
+		for _, t := range tasks {
+			out = append(out, taskResult{t: t, notStarted: true})
 		}
+		return out
+	}
+	claimed, claimedReqs := tasks[:0:0], reqs[:0:0]
+	for i, t := range tasks {
+		if err := w.claimPlacement(t.n); err != nil {
+			out = append(out, w.unrunnable(t, reqs[i], err))
+			continue
+		}
+		if err := w.appendIntent(t.n, reqs[i]); err != nil {
+			w.abandonPlacement(t.n)
+			out = append(out, taskResult{t: t, fatal: err})
+			continue
+		}
+		claimed, claimedReqs = append(claimed, t), append(claimedReqs, reqs[i])
+	}
+	tasks, reqs = claimed, claimedReqs
+	if len(tasks) == 0 {
+		w.release(drv.name)
 		return out
 	}
 	for _, t := range tasks {
@@ -831,22 +836,11 @@ func orText(s, def string) string {
 	return s
 }
 
-// abandon records that a step whose intent was written never called its
-// driver: the resource is as it was.
-func (w *walker) abandon(t task, req Request) taskResult {
-	rec := state.Record{Kind: state.RecordOutcome, Address: t.n.step.Address, Action: req.Action}
-	w.mu.Lock()
-	if r, ok := w.records[t.n.step.Address]; ok {
-		c := *r
-		rec.Resource = &c
-	} else {
-		rec.Removed = true
-	}
-	w.mu.Unlock()
-	if err := w.appendRecord(rec); err != nil {
-		return taskResult{t: t, fatal: err}
-	}
-	return taskResult{t: t, notStarted: true}
+// appendIntent records that n's driver call is about to start. It is
+// written only once the call holds its slot, right before the call, so
+// that an intent without an outcome always means a call that started.
+func (w *walker) appendIntent(n *node, req Request) error {
+	return w.appendRecord(state.Record{Kind: state.RecordIntent, Address: n.step.Address, Action: req.Action, Attempt: n.attempts + 1})
 }
 
 func (w *walker) appendRecord(rec state.Record) error {

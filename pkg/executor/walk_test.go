@@ -568,3 +568,66 @@ func TestWalkReportsLongActions(t *testing.T) {
 		t.Fatalf("report %+v, %v", rep, err)
 	}
 }
+
+// intentWatch is a journal that tracks the intents whose driver call has
+// not returned yet, and a driver around fakeDriver that tells it when a
+// call returns: how many of them there are at any moment is how many
+// resources `state list` would report as interrupted were the process
+// killed then, less those whose call had ended.
+type intentWatch struct {
+	memJournal
+	drv *fakeDriver
+
+	mu          sync.Mutex
+	open        map[string]bool
+	maxOpen     int
+	neverCalled []string
+}
+
+func (j *intentWatch) Append(ctx context.Context, rec state.Record) (uint64, error) {
+	j.mu.Lock()
+	if rec.Kind == state.RecordIntent {
+		j.open[rec.Address] = true
+		j.maxOpen = max(j.maxOpen, len(j.open))
+	} else if j.open[rec.Address] {
+		j.neverCalled = append(j.neverCalled, rec.Address)
+	}
+	j.mu.Unlock()
+	return j.memJournal.Append(ctx, rec)
+}
+
+func (j *intentWatch) Apply(ctx context.Context, req Request) (Outcome, error) {
+	out, err := j.drv.Apply(ctx, req)
+	j.mu.Lock()
+	delete(j.open, req.Address)
+	j.mu.Unlock()
+	return out, err
+}
+
+// TestWalkWritesAnIntentOnlyOnceItHoldsASlot: with 24 ready creates and
+// 3 slots, never more than 3 intents wait for their driver call, so a
+// kill leaves as "interrupted" only the driver calls that had started
+// (not every ready action, as when intents were written before the slot
+// was taken).
+func TestWalkWritesAnIntentOnlyOnceItHoldsASlot(t *testing.T) {
+	var rs []res
+	for i := range 24 {
+		rs = append(rs, res{addr: fmt.Sprintf("r%02d", i)})
+	}
+	g := buildGraph(t, rs...)
+	f := newFake()
+	f.sleep = 2 * time.Millisecond
+	opts := fastOpts()
+	opts.Parallelism = 3
+	j := &intentWatch{drv: f, open: map[string]bool{}}
+	rep, err := Walk(context.Background(), planOf(t, g, nil, planner.Options{}), nil, j, Registry{fakeName: j}, opts)
+	if err != nil || !rep.OK() {
+		t.Fatalf("walk: %v, %+v", err, rep)
+	}
+	if j.maxOpen > opts.Parallelism {
+		t.Errorf("%d intents waited for their driver call at once with %d slots: intents written before their slot was taken", j.maxOpen, opts.Parallelism)
+	}
+	if len(j.neverCalled) > 0 {
+		t.Errorf("outcomes recorded without a driver call after an intent: %v", j.neverCalled)
+	}
+}
