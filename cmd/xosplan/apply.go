@@ -211,6 +211,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
+	warnTornJournal(c, loaded)
 	prior := loaded.State
 	// Processes a killed apply left running end before anything runs,
 	// including the health checks that remaking a saved refresh-only plan
@@ -276,7 +277,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	}
 	switch {
 	case applyErr != nil:
-		return applyErr
+		return stateRecovery(applyErr, backend.Path()+state.JournalSuffix, rep != nil)
 	case rep.Interrupted:
 		return &exitStatus{code: exitError, err: errors.New("interrupted: the state holds what finished; run apply again to complete")}
 	case !rep.OK():

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -93,6 +94,7 @@ Operations an interrupted apply left unfinished are listed after the resources.`
 			if err != nil {
 				return err
 			}
+			warnTornJournal(c, l)
 			entries := l.State.Entries()
 			if asJSON {
 				return stateWriteJSON(c.stdout, newStateListJSON(l))
@@ -200,18 +202,20 @@ func newStatePullCommand(c *cli, sf *stateFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "pull",
 		Short: "Print the current state file to stdout",
-		Long:  `Pull prints the state in its file format, with an interrupted apply's journal folded in; it prints nothing when there is no state.`,
-		Args:  stateExactArgs(0, "arguments"),
+		Long: `Pull prints the state in its file format, with an interrupted apply's journal folded in; it prints nothing when there is no state.
+When the journal is damaged, pull still prints what is readable (the snapshot with every intact
+record replayed), says what is damaged, and exits 1: check the output, then make it the state
+with push --force.`,
+		Args: stateExactArgs(0, "arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := sf.open()
 			if err != nil {
 				return err
 			}
 			data, err := state.Pull(cmd.Context(), b)
-			if err != nil {
-				return err
+			if _, werr := c.stdout.Write(data); werr != nil {
+				return errors.Join(err, werr)
 			}
-			_, err = c.stdout.Write(data)
 			return err
 		},
 	}
@@ -272,24 +276,65 @@ func stateReadFile(path string, n int64) ([]byte, error) {
 }
 
 func newStateForceUnlockCommand(c *cli, sf *stateFlags) *cobra.Command {
-	return &cobra.Command{
-		Use:   "force-unlock LOCK_ID",
+	var force bool
+	cmd := &cobra.Command{
+		Use:   "force-unlock [--force] LOCK_ID",
 		Short: "Release a state lock left by a stuck or vanished holder",
 		Long: `Force-unlock releases the state lock when LOCK_ID is the ID that "state is locked by …" named.
-A holder that is still running keeps working unprotected: use it only when that holder is
-gone or stuck. (A holder that crashed released its lock already.)`,
+
+A lock whose holder has ended is released at once. While the holder still runs on this host
+(the lock's flock says so), force-unlock refuses and names it: let it finish, or stop it. A
+holder on another host cannot be checked from here, so its lock is released only with --force.
+
+--force releases the lock anyway. Nothing is lost or corrupted then: the old holder keeps its
+apply journal to itself until it ends (other writers are told the journal is in use), starts no
+new operation, and fails at its next state write, leaving the operations it completed in the
+journal for the next command to replay.`,
+		Example: `  xosplan state force-unlock 6f1c3e0a-1b2c-4d5e-8f90-123456789abc
+  xosplan state force-unlock --force 6f1c3e0a-1b2c-4d5e-8f90-123456789abc`,
 		Args: stateExactArgs(1, "LOCK_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			b, err := sf.open()
 			if err != nil {
 				return err
 			}
-			if err := b.ForceUnlock(cmd.Context(), args[0]); err != nil {
+			if err := b.ForceUnlock(cmd.Context(), args[0], force); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "The state lock %s has been released.\n", args[0])
 			return nil
 		},
+	}
+	cmd.Flags().BoolVar(&force, "force", false, "release the lock even when its holder may still be running")
+	return cmd
+}
+
+// stateRecovery adds to an apply's error what became of its operations
+// when its state lock was forced away, another process changed the state,
+// or the journal was in use, and what to run next. journal is the
+// journal's path; ran says whether the walk started.
+func stateRecovery(err error, journal string, ran bool) error {
+	var conflict *state.ConflictError
+	switch {
+	case !errors.Is(err, state.ErrLockLost) && !errors.Is(err, state.ErrSerialConflict) && !errors.Is(err, state.ErrJournalBusy):
+		return err
+	case !ran:
+		return fmt.Errorf("%w; nothing was run: check with `xosplan state list`, then plan again", err)
+	case errors.As(err, &conflict) && !conflict.Journal:
+		return fmt.Errorf("%w; the operations this run completed are kept in the journal %s, recorded against serial %d, "+
+			"so no command replays them over serial %d: copy that file (one record per line) before the next apply replaces it, "+
+			"and check the state with `xosplan state list`", err, journal, conflict.ExpectedSerial, conflict.FoundSerial)
+	}
+	return fmt.Errorf("%w; every operation this run completed is kept in the journal %s, which the next command replays "+
+		"(or in the state itself, when the process that took the lock has written it since): "+
+		"check with `xosplan state list`, then run `xosplan plan`", err, journal)
+}
+
+// warnTornJournal says on stderr that a torn last journal record was
+// ignored.
+func warnTornJournal(c *cli, l *state.Loaded) {
+	if l.TornBytes > 0 {
+		fmt.Fprintf(c.stderr, "Warning: ignored the torn last record of the apply journal (%d bytes): a crash cut its write short, so it was never acknowledged\n", l.TornBytes)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
 	"time"
 )
@@ -30,7 +31,10 @@ type Backend interface {
 	// timeout and ctx allow; a held lock gives a *LockedError.
 	Lock(ctx context.Context, info LockInfo) (*HeldLock, error)
 	// ForceUnlock releases a lock held by someone else, if id names it.
-	ForceUnlock(ctx context.Context, id string) error
+	// Unless force is set it refuses (a *HolderRunningError, ErrLockInUse)
+	// while the holder may still be running: when it is known to run, or
+	// when its liveness cannot be checked.
+	ForceUnlock(ctx context.Context, id string, force bool) error
 }
 
 // Errors of state operations; compare with errors.Is.
@@ -38,8 +42,18 @@ var (
 	// ErrLineageMismatch: the state being written belongs to another
 	// lineage than the stored one.
 	ErrLineageMismatch = errors.New("state lineage mismatch")
-	// ErrSerialConflict: the stored state changed since the caller read it.
+	// ErrSerialConflict: the stored state changed since the caller read it
+	// (see ConflictError).
 	ErrSerialConflict = errors.New("state changed since it was read")
+	// ErrLockLost: the writer's lock was taken away (force-unlock) while it
+	// ran; see LockLostError.
+	ErrLockLost = errors.New("the state lock was lost")
+	// ErrLockInUse: force-unlock without force found a holder that may
+	// still be running; see HolderRunningError.
+	ErrLockInUse = errors.New("the lock holder may still be running")
+	// ErrJournalBusy: another live process is writing the apply journal
+	// (it lost the state lock to a force-unlock, or never took it).
+	ErrJournalBusy = errors.New("the apply journal is in use by another process")
 	// ErrStaleSerial: a pushed state is not newer than the stored one.
 	ErrStaleSerial = errors.New("pushed state is not newer than the stored state")
 	// ErrNotFound: no resource at the address.
@@ -67,17 +81,27 @@ type LockInfo struct {
 	Created time.Time
 	// Path is the state the lock protects; Lock fills it.
 	Path string
+	// PID and Host are the holder's process ID and host name; Lock fills
+	// them. force-unlock checks on this host whether that holder runs.
+	PID  int
+	Host string
 }
 
 // WithDefaults returns info with the fields a backend fills when the caller
-// left them empty: a random ID, "user@host" as Who, now (UTC) as Created,
-// and path as Path.
+// left them empty: a random ID, "user@host" as Who, this process and host
+// as PID and Host, now (UTC) as Created, and path as Path.
 func (info LockInfo) WithDefaults(path string, now time.Time) LockInfo {
 	if info.ID == "" {
 		info.ID = newLockID()
 	}
 	if info.Who == "" {
 		info.Who = whoAmI()
+	}
+	if info.PID == 0 {
+		info.PID = os.Getpid()
+	}
+	if info.Host == "" {
+		info.Host = hostName()
 	}
 	info.Created = now.UTC()
 	info.Path = path
@@ -151,3 +175,56 @@ func WithLock(ctx context.Context, b Backend, info LockInfo, fn func() error) er
 	err = fn()
 	return errors.Join(err, held.Unlock())
 }
+
+// ConflictError is a failed compare-and-swap: the state on disk is not the
+// one the writer read, so its write was refused and nothing was written.
+type ConflictError struct {
+	// Path names the state.
+	Path string
+	// ExpectedLineage and ExpectedSerial are what the writer read;
+	// FoundLineage and FoundSerial are on disk now.
+	ExpectedLineage, FoundLineage string
+	ExpectedSerial, FoundSerial   uint64
+	// Journal: the snapshot is the one read, but the apply journal beside
+	// it changed since (another process recorded operations).
+	Journal bool
+}
+
+// Error says what changed: "the state was changed by another process
+// (serial 7, expected 5)".
+func (e *ConflictError) Error() string {
+	var what string
+	switch {
+	case e.FoundLineage != e.ExpectedLineage:
+		what = fmt.Sprintf("lineage %q, expected %q", e.FoundLineage, e.ExpectedLineage)
+	case e.Journal:
+		what = fmt.Sprintf("serial %d, but its apply journal changed since it was read", e.FoundSerial)
+	default:
+		what = fmt.Sprintf("serial %d, expected %d", e.FoundSerial, e.ExpectedSerial)
+	}
+	return fmt.Sprintf("%s: the state %s was changed by another process (%s)", ErrSerialConflict, e.Path, what)
+}
+
+// Unwrap makes errors.Is(err, ErrSerialConflict) hold.
+func (e *ConflictError) Unwrap() error { return ErrSerialConflict }
+
+// LockLostError: the lock this process took on the state was removed
+// (force-unlock) while it ran, so it refused to write.
+type LockLostError struct {
+	// Path names the state.
+	Path string
+	// Now is the current holder, when there is one.
+	Now *LockInfo
+}
+
+// Error names the state and who holds its lock now.
+func (e *LockLostError) Error() string {
+	msg := fmt.Sprintf("%s: the lock this process held on %s was released by force-unlock", ErrLockLost, e.Path)
+	if e.Now != nil {
+		msg += fmt.Sprintf(" and is now held by %s (operation %s, ID %s)", e.Now.Who, e.Now.Operation, e.Now.ID)
+	}
+	return msg
+}
+
+// Unwrap makes errors.Is(err, ErrLockLost) hold.
+func (e *LockLostError) Unwrap() error { return ErrLockLost }

@@ -10,15 +10,30 @@
 //	xosplan.state.json.lock.info  who holds it: {ID, Operation, Who, Version, Created, Path}
 //	xosplan.state.json.journal    the apply journal: intent and outcome records
 //
-// Guarantees: a snapshot is replaced atomically (temp file, fsync, rename,
-// fsync of the folder), so a crash leaves the old or the new one; the same
-// content always encodes to the same bytes (Encode); serial grows by one
-// exactly when content changes; lineage never changes once written; a file
-// that does not decode is reported (ErrCorrupt, ErrVersion) and never
-// overwritten. Journal records are on disk before Append returns, concurrent
-// appends share fsyncs (group commit), a torn tail left by a crash is
-// ignored, and LoadWithJournal replays completed operations over the
-// snapshot and lists the interrupted ones.
+// A state named through symbolic links is the file they resolve to: its
+// lock, journal and backup live beside that file.
+//
+// Guarantees: the snapshot, its backup, the journal header and the lock
+// info are each replaced atomically by one helper (temp file, fsync,
+// rename, fsync of the folder), so a crash leaves the old or the new file,
+// and every write or fsync failure is returned; the same content always
+// encodes to the same bytes (Encode); serial grows by one exactly when
+// content changes; lineage never changes once written; a file that does
+// not decode is reported (ErrCorrupt, ErrVersion) and never overwritten.
+// Journal records are on disk before Append returns, concurrent appends
+// share fsyncs (group commit), a torn last line left by a crash is ignored
+// while damage before intact lines is an error (JournalDamageError), and
+// LoadWithJournal replays completed operations over the snapshot and lists
+// the interrupted ones.
+//
+// Writers cannot lose or corrupt each other's work, even when a
+// force-unlock hands the lock to a second process while the first still
+// runs: every change of the snapshot or the journal is made under a
+// flock(2) of the journal file, which a process writing its journal holds
+// until it closes it (ErrJournalBusy for the others), and is a
+// compare-and-swap on what the writer read (ConflictError) by a writer
+// that still holds its lock (ErrLockLost). force-unlock refuses while the
+// holder may still run unless forced (HolderRunningError).
 //
 // List, Show, Remove, Pull and Push are the `xosplan state` operations over
 // any Backend; the writing ones expect the caller to hold the lock

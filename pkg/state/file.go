@@ -38,23 +38,45 @@ type FileOptions struct {
 	LockTimeout time.Duration
 	// Now returns the current time; nil means time.Now. Tests set it.
 	Now func() time.Time
+	// fsys is where writes go; nil means the os package. Tests make it
+	// fail.
+	fsys fileSystem
 }
 
 // File is the local file backend (the default). The snapshot lives at its
-// path, the previous snapshot at path+".backup", the lock at path+".lock"
-// with path+".lock.info", and the apply journal at path+".journal".
+// path (symbolic links resolved), the previous snapshot at path+".backup",
+// the lock at path+".lock" with path+".lock.info", and the apply journal
+// at path+".journal".
 // A File is safe for concurrent use; separate processes coordinate through
-// the lock.
+// the lock, and every change of the snapshot or the journal is also made
+// under a flock(2) of the journal file with a compare-and-swap (see
+// guard), so that a force-unlock cannot let two writers corrupt either.
 type File struct {
 	path string
 	opts FileOptions
+	fsys fileSystem
 
 	mu sync.Mutex
 	// seen is what the last load or write found on disk; it lets Write
 	// tell a content change from a rewrite without decoding the file again.
 	seen *seenSnapshot
+	// read is what the last LoadWithJournal returned (or the last write
+	// stored): the state a caller's Write is based on.
+	read *seenSnapshot
+	// held is the state lock taken through this File, if any.
+	held *fileLock
 	// journal is the journal opened through this File, if any.
 	journal *Journal
+	// wrote is the journal this File last closed, until Compact folds it.
+	wrote *wroteJournal
+}
+
+// wroteJournal is a journal this File wrote: the snapshot it extends and
+// the file as it was closed.
+type wroteJournal struct {
+	lineage string
+	serial  uint64
+	info    fs.FileInfo
 }
 
 var _ Backend = (*File)(nil)
@@ -77,7 +99,11 @@ type seenSnapshot struct {
 
 // OpenFile returns the file backend for the state at path. The file need
 // not exist: a missing state reads as empty and is created by the first
-// write that has content. OpenFile reads nothing yet.
+// write that has content. When path is a symbolic link (or its folder
+// is), the state is the file it resolves to, and the lock, journal and
+// backup live beside that file: every name of one state shares one lock,
+// and a write replaces the file, not the link. OpenFile reads nothing
+// else.
 func OpenFile(path string, opts FileOptions) (*File, error) {
 	if path == "" {
 		return nil, errors.New("state path is empty")
@@ -86,13 +112,52 @@ func OpenFile(path string, opts FileOptions) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("state path %s: %w", path, err)
 	}
+	if abs, err = resolvePath(abs); err != nil {
+		return nil, fmt.Errorf("state path %s: %w", path, err)
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &File{path: abs, opts: opts}, nil
+	fsys := opts.fsys
+	if fsys == nil {
+		fsys = osFS{}
+	}
+	return &File{path: abs, opts: opts, fsys: fsys}, nil
 }
 
-// Path returns the absolute path of the state file.
+// maxLinks bounds the symbolic links followed, as the kernel does (ELOOP).
+const maxLinks = 40
+
+// resolvePath returns the file that the absolute path abs names once every
+// symbolic link is followed, including a last link to a file that does
+// not exist yet (the state a first write creates).
+func resolvePath(abs string) (string, error) {
+	for range maxLinks {
+		dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return abs, nil // a missing folder fails at the first write, with its name
+			}
+			return "", err
+		}
+		abs = filepath.Join(dir, filepath.Base(abs))
+		fi, err := os.Lstat(abs)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return abs, nil
+		}
+		target, err := os.Readlink(abs)
+		if err != nil {
+			return "", err
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(dir, target)
+		}
+		abs = filepath.Clean(target)
+	}
+	return "", fmt.Errorf("more than %d symbolic links", maxLinks)
+}
+
+// Path returns the absolute path of the state file, links resolved.
 func (f *File) Path() string { return f.path }
 
 func (f *File) now() time.Time { return f.opts.Now().UTC() }
@@ -111,12 +176,24 @@ func (f *File) Read(ctx context.Context) (*State, error) {
 // effective state last read; see Backend.Write. A write replaces the file
 // atomically (temp file, fsync, rename, fsync of the folder), keeps the
 // previous snapshot as path+".backup", and retires the apply journal.
+//
+// It is a compare-and-swap: under the guard (see guard) the snapshot on
+// disk must still have s's lineage and serial, and the journal must be
+// the one this File last loaded, else a *ConflictError
+// (ErrSerialConflict) says what changed; when the state lock was taken
+// through this File it must still be held (ErrLockLost). Nothing is
+// written then.
 func (f *File) Write(ctx context.Context, s *State) error {
 	unlock, err := f.lockIdle(ctx, "writing state "+f.path)
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	g, err := f.guard()
+	if err != nil {
+		return fmt.Errorf("writing state %s: %w", f.path, err)
+	}
+	defer g.release()
 	cur, err := f.current()
 	if err != nil {
 		return err
@@ -125,7 +202,10 @@ func (f *File) Write(ctx context.Context, s *State) error {
 		return fmt.Errorf("writing state %s: %w: stored %q, writing %q", f.path, ErrLineageMismatch, cur.lineage, s.Lineage)
 	}
 	if s.Serial != cur.serial {
-		return fmt.Errorf("writing state %s: %w: it was read at serial %d, it is now at serial %d", f.path, ErrSerialConflict, s.Serial, cur.serial)
+		return &ConflictError{Path: f.path, ExpectedLineage: cur.lineage, FoundLineage: cur.lineage, ExpectedSerial: s.Serial, FoundSerial: cur.serial}
+	}
+	if err := f.unchangedSinceRead(cur); err != nil {
+		return err
 	}
 	res, err := encodeResources(s.Resources)
 	if err != nil {
@@ -141,15 +221,33 @@ func (f *File) Write(ctx context.Context, s *State) error {
 			return err
 		}
 	}
-	if err := f.commit(cur.serial+1, lineage, res); err != nil {
+	if err := f.commit(g, cur.serial+1, lineage, res); err != nil {
 		return err
 	}
 	s.Version, s.Serial, s.Lineage = FormatVersion, cur.serial+1, lineage
 	return nil
 }
 
+// unchangedSinceRead returns a *ConflictError when cur, what is on disk
+// now, is not what this File last loaded for its caller: another process
+// wrote the snapshot, or recorded operations in the journal. The caller
+// holds f.mu.
+func (f *File) unchangedSinceRead(cur *seenSnapshot) error {
+	read := f.read
+	if read == nil {
+		return nil
+	}
+	if cur.lineage == read.lineage && cur.serial == read.serial && sameJournal(cur.journalInfo, read.journalInfo) {
+		return nil
+	}
+	return &ConflictError{Path: f.path, ExpectedLineage: read.lineage, FoundLineage: cur.lineage,
+		ExpectedSerial: read.serial, FoundSerial: cur.serial, Journal: cur.serial == read.serial}
+}
+
 // Overwrite stores s as it is, serial and lineage included, after checking
-// that it encodes to a valid state. It retires the apply journal.
+// that it encodes to a valid state. It retires the apply journal. When the
+// state lock was taken through this File it must still be held
+// (ErrLockLost).
 func (f *File) Overwrite(ctx context.Context, s *State) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -166,7 +264,12 @@ func (f *File) Overwrite(ctx context.Context, s *State) error {
 		return err
 	}
 	defer unlock()
-	if err := f.commit(s.Serial, s.Lineage, res); err != nil {
+	g, err := f.guard()
+	if err != nil {
+		return fmt.Errorf("writing state %s: %w", f.path, err)
+	}
+	defer g.release()
+	if err := f.commit(g, s.Serial, s.Lineage, res); err != nil {
 		return err
 	}
 	s.Version = FormatVersion
@@ -174,8 +277,8 @@ func (f *File) Overwrite(ctx context.Context, s *State) error {
 }
 
 // commit writes a snapshot, retires the journal and remembers what is on
-// disk. The caller holds f.mu.
-func (f *File) commit(serial uint64, lineage string, res chunks) error {
+// disk. The caller holds f.mu and the guard g.
+func (f *File) commit(g *commitGuard, serial uint64, lineage string, res chunks) error {
 	header := assemble(FormatVersion, serial, lineage, nil)
 	// assemble put the trailer after the empty resources; split it off so
 	// that the resources are written in place without copying them.
@@ -185,15 +288,15 @@ func (f *File) commit(serial uint64, lineage string, res chunks) error {
 	parts = append(parts, header)
 	parts = append(parts, res...)
 	parts = append(parts, trailer)
-	info, err := writeAtomic(f.path, parts...)
+	info, err := writeAtomic(f.fsys, f.path, true, parts...)
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
 	// The new serial already makes the journal stale; removing it only
 	// tidies up, so its failure is not the write's.
-	_ = os.Remove(f.path + JournalSuffix)
-	jinfo, _ := os.Stat(f.path + JournalSuffix) // nil once removed
-	f.seen = &seenSnapshot{info: info, serial: serial, lineage: lineage, snapshotRes: res, effectiveRes: res, journalInfo: jinfo}
+	g.remove()
+	f.seen = &seenSnapshot{info: info, serial: serial, lineage: lineage, snapshotRes: res, effectiveRes: res, journalInfo: journalStat(f.path + JournalSuffix)}
+	f.read, f.wrote = f.seen, nil
 	return nil
 }
 
@@ -201,13 +304,32 @@ func (f *File) commit(serial uint64, lineage string, res chunks) error {
 // snapshot nor the journal changed since they were last seen. The caller
 // holds f.mu.
 func (f *File) current() (*seenSnapshot, error) {
-	if f.seen != nil && unchanged(f.path, f.seen.info) && unchanged(f.path+JournalSuffix, f.seen.journalInfo) {
+	if f.seen != nil && unchanged(f.path, f.seen.info) && sameJournal(journalStat(f.path+JournalSuffix), f.seen.journalInfo) {
 		return f.seen, nil
 	}
 	if _, err := f.load(); err != nil {
 		return nil, err
 	}
 	return f.seen, nil
+}
+
+// journalStat describes the journal file, nil when there is none: an
+// empty file (one the guard created to lock it) counts as none.
+func journalStat(path string) fs.FileInfo {
+	info, err := os.Stat(path)
+	if err != nil || info.Size() == 0 {
+		return nil
+	}
+	return info
+}
+
+// sameJournal reports whether two journalStat results describe the same
+// journal, unchanged.
+func sameJournal(a, b fs.FileInfo) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return sameFile(a, b)
 }
 
 // unchanged reports whether the file at path is the one described by
@@ -276,115 +398,6 @@ func canonicalResources(s *State, data []byte) chunks {
 		return nil
 	}
 	return chunks{data[len(head) : len(data)-len(tail)]}
-}
-
-// writeAtomic replaces path with the concatenation of parts so that a
-// crash at any moment leaves either the old or the new file: write a temp
-// file in the same folder, fsync it, hard-link the old file to the backup,
-// rename the temp file over path, fsync the folder.
-func writeAtomic(path string, parts ...[]byte) (fs.FileInfo, error) {
-	dir, base := filepath.Split(path)
-	tmp, err := os.CreateTemp(dir, base+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	tmpName := tmp.Name()
-	ok := false
-	defer func() {
-		if !ok {
-			tmp.Close()
-			os.Remove(tmpName)
-		}
-	}()
-	for _, p := range parts {
-		if _, err := tmp.Write(p); err != nil {
-			return nil, err
-		}
-	}
-	if err := tmp.Sync(); err != nil {
-		return nil, err
-	}
-	info, err := tmp.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if err := tmp.Close(); err != nil {
-		return nil, err
-	}
-	if err := backup(path); err != nil {
-		return nil, fmt.Errorf("keeping a backup of the previous state: %w", err)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		return nil, err
-	}
-	ok = true
-	if err := syncDir(dir); err != nil {
-		return nil, err
-	}
-	return info, nil
-}
-
-// backup makes path+".backup" the current content of path, if any. A hard
-// link shares the already durable data instead of copying it; where links
-// are not possible the bytes are copied.
-func backup(path string) error {
-	dst := path + BackupSuffix
-	tmp := fmt.Sprintf("%s.tmp-%s", dst, randomHex(6))
-	err := os.Link(path, tmp)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	case err != nil:
-		data, rerr := os.ReadFile(path)
-		if errors.Is(rerr, fs.ErrNotExist) {
-			return nil
-		}
-		if rerr != nil {
-			return rerr
-		}
-		_, err = writeAtomicPlain(dst, data)
-		return err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
-}
-
-// writeAtomicPlain is writeAtomic without the backup step.
-func writeAtomicPlain(path string, data []byte) (fs.FileInfo, error) {
-	dir, base := filepath.Split(path)
-	tmp, err := os.CreateTemp(dir, base+".tmp-*")
-	if err != nil {
-		return nil, err
-	}
-	if _, err := tmp.Write(data); err == nil {
-		err = tmp.Sync()
-	}
-	info, serr := tmp.Stat()
-	err = errors.Join(err, serr, tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-		return nil, err
-	}
-	return info, syncDir(dir)
-}
-
-// syncDir makes a rename or creation in dir durable.
-func syncDir(dir string) error {
-	if dir == "" {
-		dir = "."
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	return errors.Join(err, d.Close())
 }
 
 // newLineage returns a random RFC 4122 version 4 UUID.

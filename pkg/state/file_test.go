@@ -243,3 +243,54 @@ func TestOverwriteValidates(t *testing.T) {
 		t.Errorf("an invalid overwrite created the file")
 	}
 }
+
+// TestSymlinkedStateSharesOneLock: a state named through a symbolic link
+// is the file the link resolves to: both names take the same lock (two
+// applies through them would each run every create), the journal and
+// backup live beside the real file, and a write keeps the link a link.
+func TestSymlinkedStateSharesOneLock(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real", DefaultPath)
+	if err := os.Mkdir(filepath.Dir(real), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json")
+	// A link to a state that does not exist yet: the first write creates
+	// the file it names.
+	if err := os.Symlink(filepath.Join("real", DefaultPath), link); err != nil {
+		t.Fatal(err)
+	}
+	viaLink, _ := OpenFile(link, FileOptions{})
+	viaReal, _ := OpenFile(real, FileOptions{})
+	held, err := viaLink.Lock(ctx, LockInfo{Operation: "apply"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := viaReal.Lock(ctx, LockInfo{Operation: "apply"}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a second writer through the real name took the lock: %v", err)
+	}
+	if viaLink.Path() != viaReal.Path() {
+		t.Errorf("the link resolves to %s, the file is %s", viaLink.Path(), viaReal.Path())
+	}
+	s := mustRead(t, viaLink)
+	s.Resources = []Resource{genResource(1)}
+	mustWrite(t, viaLink, s)
+	s.Resources = append(s.Resources, genResource(2))
+	mustWrite(t, viaLink, s)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the write replaced the link: %v", err)
+	}
+	for _, name := range []string{real, real + BackupSuffix} {
+		if _, err := os.Stat(name); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if _, err := os.Lstat(link + BackupSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a backup beside the link: %v", err)
+	}
+	if got := addresses(mustRead(t, viaReal)); len(got) != 2 {
+		t.Errorf("read through the real name: %v", got)
+	}
+	_ = held.Unlock()
+}

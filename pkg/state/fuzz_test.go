@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -104,6 +105,98 @@ func FuzzParseRecord(f *testing.F) {
 		sc, err := scanJournal(append(head, line...))
 		if err != nil || len(sc.records) != 1 || sc.records[0].Seq != rec.Seq || sc.records[0].Address != rec.Address {
 			t.Fatalf("a record does not survive the journal: %v", err)
+		}
+	})
+}
+
+// FuzzJournalCorruption damages a valid journal of n records (line 1 is
+// the header, line k+1 record k) in the middle: at is where the damage
+// starts, span how many bytes it covers, and mask what they are XORed
+// with (0 zeroes them, as a lost disk block does); cut instead truncates
+// the journal at at. The property: the scan never panics; it either reads
+// every record before the first damaged line and nothing else, which is
+// only allowed when no intact line follows the damage (a torn LAST
+// record), or it fails with a *JournalDamageError naming that first
+// damaged line. It never drops a complete record that precedes intact
+// ones.
+func FuzzJournalCorruption(f *testing.F) {
+	f.Add(uint8(10), uint16(900), uint8(1), byte(0x04), false) // a flipped byte in the middle
+	f.Add(uint8(10), uint16(65000), uint8(1), byte(0x01), false)
+	f.Add(uint8(3), uint16(5), uint8(1), byte(0x20), false)   // the header's checksum
+	f.Add(uint8(6), uint16(300), uint8(200), byte(0), false)  // zeroed bytes
+	f.Add(uint8(6), uint16(700), uint8(0), byte(0), true)     // a torn write
+	f.Add(uint8(1), uint16(0), uint8(255), byte(0xff), false) // everything
+	f.Fuzz(func(t *testing.T, n uint8, at uint16, span uint8, mask byte, cut bool) {
+		head := frameLine(nil, []byte(`{"kind":"base","version":1,"lineage":"l","serial":1}`))
+		data := bytes.Clone(head)
+		starts := []int{0}
+		var want []Record
+		for i := range int(n%24) + 1 {
+			r := genResource(i)
+			rec := Record{Seq: uint64(i + 1), Kind: RecordIntent, Address: r.Address, Action: "create", Attempt: 1}
+			if i%2 == 1 {
+				rec = Record{Seq: uint64(i + 1), Kind: RecordOutcome, Address: r.Address, Resource: &r}
+			}
+			starts = append(starts, len(data))
+			var err error
+			if data, err = encodeRecordLine(data, &rec); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, rec)
+		}
+		from := int(at) % len(data)
+		to := from + 1 // the damaged bytes are data[from:to]
+		if cut {
+			data, to = data[:from], len(data)
+		} else {
+			to = min(from+max(int(span), 1), len(data))
+			for i := from; i < to; i++ {
+				if mask == 0 {
+					data[i] = 0
+				} else {
+					data[i] ^= mask
+				}
+			}
+		}
+		first := 0 // the line holding the first damaged byte
+		for first+1 < len(starts) && starts[first+1] <= from {
+			first++
+		}
+		// An intact line survives the damage when it and the newline
+		// before it are untouched.
+		survivor := false
+		for _, s := range starts[1:] {
+			survivor = survivor || s > to
+		}
+		if cut {
+			survivor = false
+		}
+
+		sc, err := scanJournal(data)
+		if err != nil {
+			var dmg *JournalDamageError
+			if !errors.As(err, &dmg) || dmg.Line != first+1 || dmg.Offset != int64(starts[first]) {
+				t.Fatalf("error %v, want a *JournalDamageError at line %d (offset %d)", err, first+1, starts[first])
+			}
+			if !survivor {
+				t.Fatalf("damage with no intact line after it was reported, not read as a torn tail: %v", err)
+			}
+			return
+		}
+		if survivor {
+			t.Fatalf("damage at line %d that intact lines follow was read as a torn tail", first+1)
+		}
+		kept := max(first-1, 0) // records before the damaged line
+		if len(sc.records) != kept {
+			t.Fatalf("%d records read, want the %d before the damaged line %d", len(sc.records), kept, first+1)
+		}
+		for i, r := range sc.records {
+			if r.Seq != want[i].Seq || r.Kind != want[i].Kind || r.Address != want[i].Address {
+				t.Fatalf("record %d read as %+v, want %+v", i+1, r, want[i])
+			}
+		}
+		if sc.valid != int64(starts[first]) {
+			t.Fatalf("intact prefix %d bytes, want %d", sc.valid, starts[first])
 		}
 	})
 }

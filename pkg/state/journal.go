@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -71,16 +71,56 @@ type journalBase struct {
 	Version int        `json:"version"`
 	Lineage string     `json:"lineage"`
 	Serial  uint64     `json:"serial"`
+	// Holder, PID and Host name the process writing the journal (its
+	// state lock's ID), for the message of a writer it blocks. Journals
+	// of earlier versions have none.
+	Holder string `json:"holder,omitempty"`
+	PID    int    `json:"pid,omitempty"`
+	Host   string `json:"host,omitempty"`
 }
 
 // Errors of the journal; compare with errors.Is.
 var (
 	// ErrJournalClosed: Append after Close.
 	ErrJournalClosed = errors.New("journal is closed")
-	// ErrJournalCorrupt: a checksummed journal line does not decode, or
-	// records are out of order. A torn last line is not corruption.
+	// ErrJournalCorrupt: a journal line is damaged and intact lines follow
+	// it, a checksummed line does not decode, or a seq appears twice (see
+	// JournalDamageError). A torn last line is not corruption.
 	ErrJournalCorrupt = errors.New("journal is corrupt")
 )
+
+// JournalDamageError names a damaged journal line that is not the torn
+// last line a crash leaves: intact records follow it (they were
+// acknowledged, so the damaged one was too), or its checksum holds but it
+// does not decode. The journal is not replayed; Readable is what can
+// still be read.
+type JournalDamageError struct {
+	// Path names the journal.
+	Path string
+	// Line is the 1-based line (line 1 is the header, line n+1 record n);
+	// Offset is where it starts.
+	Line   int
+	Offset int64
+	// Reason says what is wrong with the line.
+	Reason string
+	// Readable is the snapshot with every intact record of the journal
+	// replayed (set by the file backend's loads; nil otherwise).
+	Readable *State
+}
+
+// Error names the line and the way to recover.
+func (e *JournalDamageError) Error() string {
+	what := fmt.Sprintf("record %d (line %d, byte offset %d)", e.Line-1, e.Line, e.Offset)
+	if e.Line == 1 {
+		what = fmt.Sprintf("the header (line 1, byte offset %d)", e.Offset)
+	}
+	return fmt.Sprintf("%s: %s of %s %s, so it is not a torn last record left by a crash, and nothing was replayed; "+
+		"`xosplan state pull` prints what is readable (the snapshot with every intact record replayed): check it, "+
+		"then make it the state with `xosplan state push --force`", ErrJournalCorrupt, what, cmp.Or(e.Path, "the journal"), e.Reason)
+}
+
+// Unwrap makes errors.Is(err, ErrJournalCorrupt) hold.
+func (e *JournalDamageError) Unwrap() error { return ErrJournalCorrupt }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
@@ -134,69 +174,125 @@ func encodeRecordLine(dst []byte, r *Record) ([]byte, error) {
 
 // journalScan is what a journal file holds.
 type journalScan struct {
-	base    *journalBase // nil: no valid first line
-	records []Record     // sorted by Seq
+	base *journalBase // nil: no valid first line
+	// headerEnd is where the first record line starts.
+	headerEnd int64
+	records   []Record // sorted by Seq
 	// valid is the length of the intact prefix; torn counts the bytes
 	// after it, left by a crash in the middle of a write.
 	valid, torn int64
 }
 
-// scanJournal parses a journal. It stops at the first line that lacks its
-// newline or fails its checksum: the writer only starts a batch after the
-// previous one is on disk, so nothing after a torn line was acknowledged.
-// A line whose checksum holds yet does not decode is ErrJournalCorrupt.
-func scanJournal(data []byte) (journalScan, error) {
+// scanJournal parses a journal. A damaged line (no newline, or a checksum
+// that fails) ends it when no intact line follows: that is the torn tail
+// of a write a crash cut short, never acknowledged. A damaged line that
+// intact ones follow cannot come from a crash (the writer only writes
+// after the previous write is on disk), and neither can a checksummed
+// line that does not decode: both are a *JournalDamageError.
+func scanJournal(data []byte) (journalScan, error) { return scanLines(data, false) }
+
+// scanReadable collects every intact record, skipping damaged lines: what
+// `state pull` shows of a damaged journal.
+func scanReadable(data []byte) journalScan {
+	sc, _ := scanLines(data, true)
+	return sc
+}
+
+func scanLines(data []byte, skipDamage bool) (journalScan, error) {
 	var sc journalScan
-	off := 0
+	off, line := 0, 0
 	for off < len(data) {
-		nl := bytes.IndexByte(data[off:], '\n')
-		if nl < 0 {
+		line++
+		payload, next, ok := frameAt(data, off)
+		switch {
+		case ok:
+		case skipDamage:
+			off = next
+			continue
+		case intactAfter(data, next):
+			return sc, &JournalDamageError{Line: line, Offset: int64(off), Reason: "is damaged (its checksum does not match) and intact records follow it"}
+		}
+		if !ok {
 			break
 		}
-		line := data[off : off+nl]
-		if len(line) < crcLen+2 || line[crcLen] != ' ' {
-			break
-		}
-		want, err := strconv.ParseUint(string(line[:crcLen]), 16, 32)
-		payload := line[crcLen+1:]
-		if err != nil || crc32.Checksum(payload, castagnoli) != uint32(want) {
-			break
-		}
-		lineNo := len(sc.records) + 1
-		if sc.base == nil {
+		if line == 1 {
 			var b journalBase
 			if err := json.Unmarshal(payload, &b); err != nil || b.Kind != recordBase {
-				return sc, fmt.Errorf("%w: line 1 is not a journal header", ErrJournalCorrupt)
+				if !skipDamage {
+					return sc, &JournalDamageError{Line: 1, Reason: "is not a journal header, yet its checksum holds"}
+				}
+			} else {
+				sc.base = &b
 			}
-			sc.base = &b
+			sc.headerEnd = int64(next)
 		} else {
 			rec, err := decodeRecord(payload)
-			if err != nil {
-				return sc, fmt.Errorf("%w: line %d: %w", ErrJournalCorrupt, lineNo+1, err)
+			switch {
+			case err == nil:
+				sc.records = append(sc.records, rec)
+			case !skipDamage:
+				return sc, &JournalDamageError{Line: line, Offset: int64(off), Reason: "does not decode (" + err.Error() + "), yet its checksum holds"}
 			}
-			sc.records = append(sc.records, rec)
 		}
-		off += nl + 1
+		off = next
 	}
 	sc.valid = int64(off)
 	sc.torn = int64(len(data) - off)
 	// Appenders encode outside the writer's lock, so lines may be slightly
 	// out of seq order; the order that matters is seq.
-	slices.SortStableFunc(sc.records, func(a, b Record) int {
-		switch {
-		case a.Seq < b.Seq:
-			return -1
-		case a.Seq > b.Seq:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(sc.records, func(a, b Record) int { return cmp.Compare(a.Seq, b.Seq) })
 	for i := 1; i < len(sc.records); i++ {
-		if sc.records[i].Seq == sc.records[i-1].Seq {
+		if sc.records[i].Seq != sc.records[i-1].Seq {
+			continue
+		}
+		if !skipDamage {
 			return sc, fmt.Errorf("%w: seq %d appears twice", ErrJournalCorrupt, sc.records[i].Seq)
 		}
+		sc.records = slices.Delete(sc.records, i, i+1)
+		i--
 	}
 	return sc, nil
+}
+
+// frameAt returns the payload of the line that starts at off when the line
+// is intact: it ends with a newline, and its checksum (8 lowercase hex
+// digits and a space before the payload) matches. next is where the
+// following line starts (len(data) when there is no newline).
+func frameAt(data []byte, off int) (payload []byte, next int, ok bool) {
+	nl := bytes.IndexByte(data[off:], '\n')
+	if nl < 0 {
+		return nil, len(data), false
+	}
+	line := data[off : off+nl]
+	next = off + nl + 1
+	if len(line) < crcLen+2 || line[crcLen] != ' ' {
+		return nil, next, false
+	}
+	var want uint32
+	for _, c := range line[:crcLen] {
+		switch {
+		case '0' <= c && c <= '9':
+			want = want<<4 | uint32(c-'0')
+		case 'a' <= c && c <= 'f':
+			want = want<<4 | uint32(c-'a'+10)
+		default:
+			return nil, next, false
+		}
+	}
+	payload = line[crcLen+1:]
+	return payload, next, crc32.Checksum(payload, castagnoli) == want
+}
+
+// intactAfter reports whether an intact line starts at or after off.
+func intactAfter(data []byte, off int) bool {
+	for off < len(data) {
+		_, next, ok := frameAt(data, off)
+		if ok {
+			return true
+		}
+		off = next
+	}
+	return false
 }
 
 func decodeRecord(payload []byte) (Record, error) {
@@ -238,12 +334,17 @@ type JournalStats struct {
 // records. Append returns only once its record is on disk. Appends from
 // concurrent goroutines are group-committed: while one write+fsync runs,
 // new records gather, and the next write+fsync covers them all. A
-// dedicated goroutine does the writing; Close stops it.
+// dedicated goroutine does the writing; Close stops it. While it is open
+// the journal file is flocked, so that no other process folds, replaces or
+// appends to it.
 type Journal struct {
-	file    *os.File
-	path    string
-	now     func() time.Time
-	onClose func()
+	file diskFile
+	path string
+	now  func() time.Time
+	// lockLost reports, before an intent is written, that the state lock
+	// was taken away (nil: no lock to check).
+	lockLost func() error
+	onClose  func(fs.FileInfo)
 
 	mu      sync.Mutex
 	nextSeq uint64
@@ -266,84 +367,107 @@ type batch struct {
 }
 
 // OpenJournal opens the apply journal beside the state. A journal left by
-// an interrupted apply of the current snapshot is continued (its torn tail,
-// if any, cut off); a stale one is replaced. While the journal is open
-// this File refuses Write and Compact. The caller should hold the lock.
+// an interrupted apply of the current snapshot is continued (its intact
+// records copied under a new header naming this process, a torn tail
+// dropped); a stale one is replaced; a damaged one is refused
+// (*JournalDamageError). While the journal is open this File refuses
+// Write and Compact. The caller should hold the lock: when it took it
+// through this File, OpenJournal fails with ErrLockLost if a force-unlock
+// took it away, with a *ConflictError if the state changed since this File
+// last loaded it, and with ErrJournalBusy while another live process
+// writes the journal.
 func (f *File) OpenJournal(ctx context.Context) (*Journal, error) {
 	unlock, err := f.lockIdle(ctx, "opening journal")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	g, err := f.guard()
+	if err != nil {
+		return nil, err
+	}
+	defer g.release()
 	cur, err := f.current()
 	if err != nil {
 		return nil, err
 	}
-	path := f.path + JournalSuffix
-	next := uint64(1)
-	data, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := f.unchangedSinceRead(cur); err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
-	sc, scanErr := scanJournal(data)
-	continuing := err == nil && scanErr == nil && sc.base != nil &&
-		sc.base.Lineage == cur.lineage && sc.base.Serial == cur.serial
-	if continuing {
-		if n := len(sc.records); n > 0 {
-			next = sc.records[n-1].Seq + 1
-		}
-		if sc.torn > 0 {
-			if err := truncateSync(path, sc.valid); err != nil {
-				return nil, fmt.Errorf("opening journal: cutting its torn tail: %w", err)
-			}
-		}
-	} else {
-		if scanErr != nil && sc.base != nil && sc.base.Lineage == cur.lineage && sc.base.Serial == cur.serial {
-			// A corrupt journal of the current snapshot holds records
-			// the state has not absorbed: refuse rather than discard them.
-			return nil, fmt.Errorf("opening journal %s: %w", path, scanErr)
-		}
-		head, err := json.Marshal(journalBase{Kind: recordBase, Version: FormatVersion, Lineage: cur.lineage, Serial: cur.serial})
-		if err != nil {
-			return nil, err
-		}
-		if _, err := writeAtomicPlain(path, frameLine(nil, head)); err != nil {
-			return nil, fmt.Errorf("creating journal: %w", err)
-		}
-	}
-	fh, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	data, err := readAll(g.fh, make([]byte, 0, 4096))
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
+	sc, scanErr := scanJournal(data)
+	current := sc.base != nil && sc.base.Lineage == cur.lineage && sc.base.Serial == cur.serial
+	if scanErr != nil && (current || sc.base == nil) {
+		// A damaged journal of the current snapshot holds records the
+		// state has not absorbed: refuse rather than discard them.
+		var dmg *JournalDamageError
+		if errors.As(scanErr, &dmg) {
+			dmg.Path = g.path
+		}
+		return nil, fmt.Errorf("opening journal: %w", scanErr)
+	}
+	base := journalBase{Kind: recordBase, Version: FormatVersion, Lineage: cur.lineage, Serial: cur.serial, PID: os.Getpid(), Host: hostName()}
+	if f.held != nil {
+		base.Holder = f.held.id
+	}
+	head, err := json.Marshal(base)
+	if err != nil {
+		return nil, err
+	}
+	parts := [][]byte{frameLine(nil, head)}
+	next := uint64(1)
+	if current {
+		parts = append(parts, data[sc.headerEnd:sc.valid])
+		if n := len(sc.records); n > 0 {
+			next = sc.records[n-1].Seq + 1
+		}
+	}
+	// The new journal is flocked before it takes the old one's place, so
+	// that it is never there unguarded.
+	fh, _, err := stage(f.fsys, g.path, parts)
+	if err == nil {
+		if err = flockNB(fh.Fd()); err != nil {
+			fh.Close()
+			os.Remove(fh.Name())
+		}
+	}
+	if err == nil {
+		if err = publish(f.fsys, fh.Name(), g.path); err != nil {
+			fh.Close()
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("creating journal: %w", err)
+	}
 	j := &Journal{
 		file:    fh,
-		path:    path,
+		path:    g.path,
 		now:     f.now,
 		nextSeq: next,
 		kick:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		exited:  make(chan struct{}),
 	}
-	j.onClose = func() {
+	if held := f.held; held != nil {
+		j.lockLost = func() error {
+			if held.stillHeld() {
+				return nil
+			}
+			return f.lostError()
+		}
+	}
+	j.onClose = func(info fs.FileInfo) {
 		f.mu.Lock()
 		f.journal = nil
+		f.wrote = &wroteJournal{lineage: cur.lineage, serial: cur.serial, info: info}
 		f.mu.Unlock()
 	}
 	f.journal = j
 	go j.writer()
 	return j, nil
-}
-
-func truncateSync(path string, size int64) error {
-	fh, err := os.OpenFile(path, os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	err = fh.Truncate(size)
-	if err == nil {
-		err = fh.Sync()
-	}
-	return errors.Join(err, fh.Close())
 }
 
 // Append assigns rec the next seq, writes it and returns the seq once the
@@ -372,6 +496,13 @@ func (j *Journal) AppendAll(ctx context.Context, recs ...Record) ([]uint64, erro
 	}
 	if len(recs) == 0 {
 		return nil, nil
+	}
+	if j.lockLost != nil && slices.ContainsFunc(recs, func(r Record) bool { return r.Kind == RecordIntent }) {
+		// Nothing new may start once another process may hold the lock;
+		// outcomes of what already ran are still recorded.
+		if err := j.lockLost(); err != nil {
+			return nil, err
+		}
 	}
 	j.mu.Lock()
 	if err := j.usable(); err != nil {
@@ -501,8 +632,8 @@ func (j *Journal) Stats() JournalStats {
 }
 
 // Close waits for records already appended to be written, stops the
-// writer goroutine and closes the file. It reports the first write error.
-// Calling Close again returns ErrJournalClosed.
+// writer goroutine and closes the file, which ends its flock. It reports
+// the first write error. Calling Close again returns ErrJournalClosed.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {
@@ -513,7 +644,8 @@ func (j *Journal) Close() error {
 	j.mu.Unlock()
 	close(j.stop)
 	<-j.exited
+	info, _ := j.file.Stat() // nil: Compact then cannot tell the journal is still this one
 	err := errors.Join(j.err, j.file.Close())
-	j.onClose()
+	j.onClose(info)
 	return err
 }

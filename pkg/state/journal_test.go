@@ -2,6 +2,7 @@ package state
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"math/rand/v2"
@@ -183,7 +184,7 @@ func TestTornJournalTail(t *testing.T) {
 		"half a line":       `1234abcd {"seq":3,"kind":"outc`,
 		"bad checksum":      "00000000 {\"seq\":3,\"kind\":\"intent\",\"address\":\"x\",\"time\":\"2026-01-01T00:00:00Z\"}\n",
 		"zeros":             "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00",
-		"garbage then good": "garbage\n",
+		"two damaged lines": "garbage\n1234abcd {\"seq\":3,\"kind\":\"outc",
 	}
 	for name, tail := range tails {
 		t.Run(name, func(t *testing.T) {
@@ -199,12 +200,6 @@ func TestTornJournalTail(t *testing.T) {
 				t.Fatal(err)
 			}
 			fh.WriteString(tail)
-			if name == "garbage then good" {
-				// A checksummed line after the torn one was never
-				// acknowledged: it is ignored as well.
-				line, _ := encodeRecordLine(nil, &Record{Seq: 9, Kind: RecordIntent, Address: "late", Time: time.Now()})
-				fh.Write(line)
-			}
 			fh.Close()
 			l, err := f.LoadWithJournal(context.Background())
 			if err != nil {
@@ -520,5 +515,108 @@ func TestAppendAllIsOneCommit(t *testing.T) {
 	}
 	if len(l.Interrupted) != 2 || l.Replayed != 1 {
 		t.Errorf("interrupted %v, replayed %d", l.Interrupted, l.Replayed)
+	}
+}
+
+// journalOfCreates writes a journal of n completed creates (an intent and
+// an outcome each, records 1..2n) over an empty state, and returns the
+// journal's bytes and where each of its lines starts.
+func journalOfCreates(t *testing.T, f *File, n int) ([]byte, []int) {
+	t.Helper()
+	j := openJournal(t, f)
+	for i := range n {
+		r := genResource(i)
+		appendAll(t, j, intent(r.Address, "create"), outcome(r))
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(f.Path() + JournalSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	starts := []int{0}
+	for i, c := range data[:len(data)-1] {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return data, starts
+}
+
+// TestDamagedJournalRecordBeforeIntactOnesIsAnError: a flipped byte in
+// the middle of a journal is not a torn tail: the load fails naming the
+// record and the way to recover instead of dropping the completed creates
+// after it (which the next apply would run again); apply refuses to open
+// it; pull shows what is readable, and pushing that recovers.
+func TestDamagedJournalRecordBeforeIntactOnesIsAnError(t *testing.T) {
+	ctx := context.Background()
+	f, path := openTemp(t)
+	s := mustRead(t, f)
+	s.Resources = []Resource{genResource(99)}
+	mustWrite(t, f, s)
+	data, starts := journalOfCreates(t, f, 10)
+	// Line 5 is record 4: the outcome of app_00001.
+	data[starts[4]+20] ^= 0x04
+	if err := os.WriteFile(path+JournalSuffix, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	_, err := f.LoadWithJournal(ctx)
+	var dmg *JournalDamageError
+	if !errors.As(err, &dmg) || !errors.Is(err, ErrJournalCorrupt) {
+		t.Fatalf("load of a journal damaged in the middle: %v, want a *JournalDamageError", err)
+	}
+	if dmg.Line != 5 || dmg.Offset != int64(starts[4]) {
+		t.Errorf("damage reported at line %d offset %d, want line 5 offset %d", dmg.Line, dmg.Offset, starts[4])
+	}
+	for _, want := range []string{"record 4 (line 5, byte offset", path + JournalSuffix, "xosplan state pull", "push --force"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("message %q does not say %q", err, want)
+		}
+	}
+	if _, err := f.OpenJournal(ctx); !errors.Is(err, ErrJournalCorrupt) {
+		t.Fatalf("OpenJournal of a damaged journal: %v", err)
+	}
+
+	pulled, err := Pull(ctx, f)
+	if !errors.As(err, &dmg) || pulled == nil {
+		t.Fatalf("pull of a damaged journal: %v, %d bytes", err, len(pulled))
+	}
+	readable, err := Decode(pulled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := addresses(readable); len(got) != 10 || slices.Contains(got, "app_00001") {
+		t.Errorf("readable state holds %v, want the snapshot's resource and the 9 creates whose outcome is intact", got)
+	}
+	if _, err := Push(ctx, f, pulled, true); err != nil {
+		t.Fatalf("push --force of what pull printed: %v", err)
+	}
+	l, err := f.LoadWithJournal(ctx)
+	if err != nil || len(l.State.Resources) != 10 || l.State.Serial != 2 {
+		t.Fatalf("after the push: %v, %d resources at serial %d", err, len(l.State.Resources), l.State.Serial)
+	}
+}
+
+// TestOnlyTheLastJournalLineMayBeTorn walks a flipped byte over every
+// line of a journal: only damage in the last line is a torn tail.
+func TestOnlyTheLastJournalLineMayBeTorn(t *testing.T) {
+	f, _ := openTemp(t)
+	data, starts := journalOfCreates(t, f, 3)
+	for line, start := range starts {
+		damaged := bytes.Clone(data)
+		damaged[start+crcLen+3] ^= 0x01
+		sc, err := scanJournal(damaged)
+		last := line == len(starts)-1
+		var dmg *JournalDamageError
+		switch {
+		case last && err != nil:
+			t.Errorf("line %d (the last): %v, want a torn tail", line+1, err)
+		case last && (len(sc.records) != len(starts)-2 || sc.valid != int64(start)):
+			t.Errorf("line %d (the last): %d records, valid %d, want %d and %d", line+1, len(sc.records), sc.valid, len(starts)-2, start)
+		case !last && (!errors.As(err, &dmg) || dmg.Line != line+1):
+			t.Errorf("line %d: %v, want damage at line %d", line+1, err, line+1)
+		}
 	}
 }

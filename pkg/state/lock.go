@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -20,6 +23,8 @@ type lockInfoFile struct {
 	Version   string    `json:"Version"`
 	Created   time.Time `json:"Created"`
 	Path      string    `json:"Path"`
+	PID       int       `json:"PID,omitempty"`
+	Host      string    `json:"Host,omitempty"`
 }
 
 // Lock takes the exclusive write lock on the state. The lock is an
@@ -48,10 +53,21 @@ func (f *File) Lock(ctx context.Context, info LockInfo) (*HeldLock, error) {
 		fl, err := tryLock(lockPath)
 		if err == nil {
 			info.Created = f.now()
-			if err := writeLockInfo(f.path+LockInfoSuffix, info); err != nil {
+			if err := f.writeLockInfo(info); err != nil {
 				return nil, errors.Join(fmt.Errorf("writing lock info: %w", err), fl.release(f.path+LockInfoSuffix, info.ID))
 			}
-			return NewHeldLock(info, func() error { return fl.release(f.path+LockInfoSuffix, info.ID) }), nil
+			fl.id = info.ID
+			f.mu.Lock()
+			f.held = fl
+			f.mu.Unlock()
+			return NewHeldLock(info, func() error {
+				f.mu.Lock()
+				if f.held == fl {
+					f.held = nil
+				}
+				f.mu.Unlock()
+				return fl.release(f.path+LockInfoSuffix, info.ID)
+			}), nil
 		}
 		if !errors.Is(err, errWouldBlock) {
 			return nil, fmt.Errorf("locking state %s: %w", f.path, err)
@@ -76,10 +92,16 @@ func (f *File) lockedError() error {
 	return &LockedError{Info: info}
 }
 
-// ForceUnlock removes the lock when id names its holder. A holder that is
-// still running keeps its (now detached) lock but no longer blocks anyone:
-// use it only when that holder is known to be gone or stuck.
-func (f *File) ForceUnlock(ctx context.Context, id string) error {
+// ForceUnlock releases the lock when id names its holder; see
+// Backend.ForceUnlock. A lock that no process of this host holds any more
+// (flock(2) is free) is released at once. A holder that flock(2) shows is
+// still running on this host, and a holder on another host, whose
+// liveness cannot be checked from here, give a *HolderRunningError
+// unless force is set. A holder whose lock is forced away keeps running
+// without it, but cannot corrupt anything: its next snapshot write or
+// journal intent fails with ErrLockLost, and while it writes its journal
+// every other writer gets ErrJournalBusy.
+func (f *File) ForceUnlock(ctx context.Context, id string, force bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -93,6 +115,22 @@ func (f *File) ForceUnlock(ctx context.Context, id string) error {
 	if info.ID != id {
 		return fmt.Errorf("force-unlock %s: %w: given %q, held as %q by %s", f.path, ErrLockMismatch, id, info.ID, info.Who)
 	}
+	local := info.host() == hostName()
+	free, err := flockPath(f.path+LockSuffix, false)
+	switch {
+	case err == nil:
+		defer free.Close()
+	case errors.Is(err, fs.ErrNotExist):
+	case errors.Is(err, errWouldBlock):
+		if !force {
+			return fmt.Errorf("force-unlock %s: %w", f.path, &HolderRunningError{Info: info, Local: local, Checked: true})
+		}
+	default:
+		return fmt.Errorf("force-unlock %s: %w", f.path, err)
+	}
+	if !force && (!local || !canTellLiveness) {
+		return fmt.Errorf("force-unlock %s: %w", f.path, &HolderRunningError{Info: info, Local: local})
+	}
 	// Unlinking the lock file lets the next writer lock a fresh one; the
 	// info goes first so that nobody reads a holder that no longer counts.
 	err = os.Remove(f.path + LockInfoSuffix)
@@ -105,13 +143,94 @@ func (f *File) ForceUnlock(ctx context.Context, id string) error {
 	return nil
 }
 
-func writeLockInfo(path string, info LockInfo) error {
+// HolderRunningError is why force-unlock refused without --force: the
+// holder is still running on this host (Checked), or it is on another
+// host or platform where its liveness cannot be checked.
+type HolderRunningError struct {
+	Info LockInfo
+	// Local: the holder is on this host.
+	Local bool
+	// Checked: flock(2) showed that a process holds the lock now.
+	Checked bool
+}
+
+// Error names the holder and what --force would do.
+func (e *HolderRunningError) Error() string {
+	op := cmp.Or(e.Info.Operation, "unknown")
+	holder := "an unknown process"
+	if e.Info.PID > 0 {
+		holder = "process " + strconv.Itoa(e.Info.PID)
+	}
+	where := "on this host"
+	if !e.Local {
+		where = "on " + cmp.Or(e.Info.host(), "an unknown host")
+	}
+	switch {
+	case e.Checked:
+		return fmt.Sprintf("%s: the lock is held by %s %s (operation %s, ID %s), which is still running; "+
+			"let it finish or stop it; --force releases the lock anyway, and that process then fails at its next state write",
+			ErrLockInUse, holder, where, op, e.Info.ID)
+	case e.Local:
+		return fmt.Sprintf("%s: the lock was taken by %s on this host (operation %s, ID %s), and this platform cannot tell whether it still runs; "+
+			"if it has ended, --force releases the lock", ErrLockInUse, holder, op, e.Info.ID)
+	}
+	return fmt.Sprintf("%s: the lock was taken by %s %s (operation %s, ID %s); whether it still runs cannot be checked from this host; "+
+		"if it has ended, --force releases the lock", ErrLockInUse, holder, where, op, e.Info.ID)
+}
+
+// Unwrap makes errors.Is(err, ErrLockInUse) hold.
+func (e *HolderRunningError) Unwrap() error { return ErrLockInUse }
+
+// host is the holder's host: Host, else what follows the @ of Who.
+func (info LockInfo) host() string {
+	if info.Host != "" {
+		return info.Host
+	}
+	if i := strings.LastIndexByte(info.Who, '@'); i >= 0 {
+		return info.Who[i+1:]
+	}
+	return ""
+}
+
+// writeLockInfo records the holder beside the lock.
+func (f *File) writeLockInfo(info LockInfo) error {
 	data, err := json.MarshalIndent(lockInfoFile(info), "", "  ")
 	if err != nil {
 		return err
 	}
-	_, err = writeAtomicPlain(path, append(data, '\n'))
+	_, err = writeAtomic(f.fsys, f.path+LockInfoSuffix, false, append(data, '\n'))
 	return err
+}
+
+// lockLost returns a *LockLostError when this File took the state lock
+// and no longer holds it (a force-unlock removed it), nil otherwise. The
+// caller holds f.mu.
+func (f *File) lockLost() error {
+	if f.held == nil || f.held.stillHeld() {
+		return nil
+	}
+	return f.lostError()
+}
+
+// lostError describes the lost lock and who, if anyone, holds the lock now.
+func (f *File) lostError() error {
+	e := &LockLostError{Path: f.path}
+	if info, err := readLockInfo(f.path + LockInfoSuffix); err == nil {
+		e.Now = &info
+	}
+	return e
+}
+
+// stillHeld reports whether the lock file path names is still the one
+// this holder locked: force-unlock removes it, and the next holder
+// creates another.
+func (l *fileLock) stillHeld() bool {
+	named, err := os.Stat(l.path)
+	if err != nil {
+		return false
+	}
+	held, err := l.fh.Stat()
+	return err == nil && os.SameFile(named, held)
 }
 
 func readLockInfo(path string) (LockInfo, error) {
@@ -156,11 +275,24 @@ func whoAmI() string {
 	} else if v := os.Getenv("USER"); v != "" {
 		name = v
 	}
+	return name + "@" + cmp.Or(hostName(), "unknown")
+}
+
+// hostName is this host's name, "" when unknown.
+func hostName() string {
 	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "unknown"
+	if err != nil {
+		return ""
 	}
-	return name + "@" + host
+	return host
+}
+
+// lockFlags are the flags flockPath opens a file with.
+func lockFlags(create bool) int {
+	if create {
+		return os.O_RDWR | os.O_CREATE
+	}
+	return os.O_RDWR
 }
 
 // errWouldBlock reports that another holder has the lock.

@@ -13,6 +13,8 @@ import (
 type fileLock struct {
 	fh   *os.File
 	path string
+	// id is the holder's lock ID, recorded in the journal it writes.
+	id string
 }
 
 // tryLock takes the lock without waiting; errWouldBlock means someone
@@ -28,11 +30,27 @@ func tryLock(path string) (*fileLock, error) {
 	return &fileLock{fh: fh, path: path}, nil
 }
 
+// flockPath opens path (creating it when create is set). Without flock(2)
+// it excludes nobody: the state lock alone keeps writers apart here.
+func flockPath(path string, create bool) (*os.File, error) {
+	return os.OpenFile(path, lockFlags(create), 0o600)
+}
+
+// flockNB cannot lock without flock(2).
+func flockNB(uintptr) error { return nil }
+
+// canTellLiveness: without flock(2) nothing tells whether a holder runs.
+const canTellLiveness = false
+
 // release removes the holder's info and the lock file.
 func (l *fileLock) release(infoPath, id string) error {
+	mine := l.stillHeld()
+	// An open file cannot be removed everywhere: close it first.
 	err := errors.Join(removeOwnInfo(infoPath, id), l.fh.Close())
-	if rerr := os.Remove(l.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
-		err = errors.Join(err, rerr)
+	if mine {
+		if rerr := os.Remove(l.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) {
+			err = errors.Join(err, rerr)
+		}
 	}
 	return err
 }

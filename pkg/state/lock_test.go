@@ -2,7 +2,9 @@ package state
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"regexp"
 	"strings"
@@ -140,20 +142,20 @@ func TestForceUnlock(t *testing.T) {
 	_, path := openTemp(t)
 	a, _ := OpenFile(path, FileOptions{})
 	b, _ := OpenFile(path, FileOptions{})
-	if err := b.ForceUnlock(ctx, "nothing"); !errors.Is(err, ErrNotLocked) {
+	if err := b.ForceUnlock(ctx, "nothing", true); !errors.Is(err, ErrNotLocked) {
 		t.Errorf("force-unlock without a lock: %v", err)
 	}
 	held, err := a.Lock(ctx, LockInfo{Operation: "apply"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ForceUnlock(ctx, "wrong-id"); !errors.Is(err, ErrLockMismatch) {
+	if err := b.ForceUnlock(ctx, "wrong-id", true); !errors.Is(err, ErrLockMismatch) {
 		t.Fatalf("force-unlock with a wrong ID: %v", err)
 	}
 	if _, err := b.Lock(ctx, LockInfo{}); !errors.Is(err, ErrLocked) {
 		t.Fatalf("a wrong ID released the lock: %v", err)
 	}
-	if err := b.ForceUnlock(ctx, held.Info.ID); err != nil {
+	if err := b.ForceUnlock(ctx, held.Info.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	mine, err := b.Lock(ctx, LockInfo{Operation: "repair"})
@@ -215,4 +217,86 @@ func TestLockAcrossProcesses(t *testing.T) {
 		t.Fatalf("after the child unlocked: %v", err)
 	}
 	_ = held.Unlock()
+}
+
+// TestForceUnlockRefusesAHolderStillRunningOnThisHost: flock(2) shows the
+// holder (another process here) is alive, so force-unlock names it and
+// refuses; --force releases it anyway.
+func TestForceUnlockRefusesAHolderStillRunningOnThisHost(t *testing.T) {
+	ctx := context.Background()
+	_, path := openTemp(t)
+	cmd, _, out := startChild(t, "lock", path)
+	id, _ := strings.CutPrefix(waitLine(t, out), "locked ")
+	f, _ := OpenFile(path, FileOptions{})
+	err := f.ForceUnlock(ctx, id, false)
+	var running *HolderRunningError
+	if !errors.As(err, &running) || !errors.Is(err, ErrLockInUse) || !running.Checked || !running.Local {
+		t.Fatalf("force-unlock of a running holder: %v, want a *HolderRunningError", err)
+	}
+	if want := fmt.Sprintf("held by process %d on this host (operation child-apply, ID %s), which is still running", cmd.Process.Pid, id); !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q does not say %q", err, want)
+	}
+	if _, err := f.Lock(ctx, LockInfo{}); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a refused force-unlock released the lock: %v", err)
+	}
+	if err := f.ForceUnlock(ctx, id, true); err != nil {
+		t.Fatalf("force-unlock --force: %v", err)
+	}
+	held, err := f.Lock(ctx, LockInfo{})
+	if err != nil {
+		t.Fatalf("lock after force-unlock --force: %v", err)
+	}
+	_ = held.Unlock()
+}
+
+// TestForceUnlockOfAHolderOnAnotherHostNeedsForce: whether a process of
+// another host still runs cannot be checked, free flock or not.
+func TestForceUnlockOfAHolderOnAnotherHostNeedsForce(t *testing.T) {
+	ctx := context.Background()
+	f, path := openTemp(t)
+	info := LockInfo{ID: "remote-1", Operation: "apply", Who: "ci@build-7", PID: 4242, Host: "build-7"}
+	if err := os.WriteFile(path+LockInfoSuffix, mustJSON(t, lockInfoFile(info)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := f.ForceUnlock(ctx, "remote-1", false)
+	var running *HolderRunningError
+	if !errors.As(err, &running) || running.Local || running.Checked {
+		t.Fatalf("force-unlock of another host's lock: %v, want a *HolderRunningError", err)
+	}
+	if want := "taken by process 4242 on build-7 (operation apply, ID remote-1); whether it still runs cannot be checked from this host"; !strings.Contains(err.Error(), want) {
+		t.Errorf("message %q does not say %q", err, want)
+	}
+	if err := f.ForceUnlock(ctx, "remote-1", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path + LockInfoSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock info left after force-unlock --force: %v", err)
+	}
+}
+
+// TestForceUnlockReleasesADeadHolderWithoutForce: the kernel released the
+// flock of a holder killed on this host; its info is just litter.
+func TestForceUnlockReleasesADeadHolderWithoutForce(t *testing.T) {
+	ctx := context.Background()
+	_, path := openTemp(t)
+	cmd, _, out := startChild(t, "lock", path)
+	id, _ := strings.CutPrefix(waitLine(t, out), "locked ")
+	_ = cmd.Process.Kill()
+	_ = cmd.Wait()
+	f, _ := OpenFile(path, FileOptions{})
+	if err := f.ForceUnlock(ctx, id, false); err != nil {
+		t.Fatalf("force-unlock of a dead holder: %v", err)
+	}
+	if _, err := os.Stat(path + LockInfoSuffix); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("lock info left: %v", err)
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }

@@ -103,16 +103,37 @@ func Remove(ctx context.Context, b Backend, addrs ...string) (*State, error) {
 }
 
 // Pull returns the current state as canonical state-file bytes (with the
-// apply journal folded in), or nil when no state was ever written.
+// apply journal folded in), or nil when no state was ever written. When
+// the journal is damaged (*JournalDamageError) it returns what is
+// readable, the snapshot with every intact record replayed, together
+// with that error: the way to recover is to check that and push it.
+//
+// A state that so far lives only in the journal of a first apply (no
+// snapshot yet) gets a fresh lineage, as its first write would, so that
+// what Pull prints is a state file Push accepts.
 func Pull(ctx context.Context, b Backend) ([]byte, error) {
 	s, err := b.Read(ctx)
-	if err != nil {
+	var dmg *JournalDamageError
+	if errors.As(err, &dmg) && dmg.Readable != nil {
+		s = dmg.Readable
+	} else if err != nil {
 		return nil, err
 	}
 	if s.Lineage == "" && s.Serial == 0 && len(s.Resources) == 0 {
-		return nil, nil
+		return nil, err
 	}
-	return Encode(s)
+	if s.Lineage == "" {
+		lineage, lerr := newLineage()
+		if lerr != nil {
+			return nil, errors.Join(err, lerr)
+		}
+		s.Lineage = lineage
+	}
+	data, eerr := Encode(s)
+	if eerr != nil {
+		return nil, errors.Join(err, eerr)
+	}
+	return data, err
 }
 
 // Push replaces the stored state with data after validating it (Decode).
@@ -121,17 +142,21 @@ func Pull(ctx context.Context, b Backend) ([]byte, error) {
 // (ErrStaleSerial). A forced push never lowers the serial: the pushed
 // state gets max(its serial, stored serial + 1), so that plans made against
 // the replaced state are stale. A forced push may also replace a stored
-// state that is corrupt (the file backend keeps it as the backup), never
-// one of an unknown format version. The caller holds the lock. Push returns
-// the state as stored.
+// state that is corrupt (the file backend keeps it as the backup) or
+// whose journal is damaged, never one of an unknown format version. The
+// caller holds the lock. Push returns the state as stored.
 func Push(ctx context.Context, b Backend, data []byte, force bool) (*State, error) {
 	in, err := Decode(data)
 	if err != nil {
 		return nil, fmt.Errorf("refusing to push: %w", err)
 	}
 	cur, err := b.Read(ctx)
+	var dmg *JournalDamageError
 	switch {
 	case err == nil:
+	case force && errors.As(err, &dmg) && dmg.Readable != nil:
+		// The snapshot is sound: its serial still rises.
+		cur = dmg.Readable
 	case force && !errors.Is(err, ErrVersion) && (errors.Is(err, ErrCorrupt) || errors.Is(err, ErrJournalCorrupt)):
 		cur = &State{}
 	default:

@@ -31,17 +31,24 @@ type Loaded struct {
 // LoadWithJournal reads the snapshot and replays the apply journal over it:
 // outcome records in seq order replace or remove their resource; intents
 // without a later outcome for the same address are reported as
-// interrupted. A torn journal tail is ignored, never an error; a journal of
-// another snapshot is ignored as stale. A corrupt or unknown-version
-// snapshot is an error, and so is a journal line whose checksum holds but
-// which does not decode (ErrJournalCorrupt): no crash writes one.
+// interrupted. A torn last journal line is ignored (TornBytes), never an
+// error; a journal of another snapshot is ignored as stale. A corrupt or
+// unknown-version snapshot is an error, and so is a damaged journal that
+// a crash cannot explain: a *JournalDamageError (ErrJournalCorrupt) whose
+// Readable holds what could still be read. What it returns is what a
+// later Write of this File compares with (see Write).
 func (f *File) LoadWithJournal(ctx context.Context) (*Loaded, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.load()
+	l, err := f.load()
+	if err != nil {
+		return nil, err
+	}
+	f.read = f.seen
+	return l, nil
 }
 
 // load reads snapshot and journal and refreshes f.seen. The caller holds
@@ -71,10 +78,23 @@ func (f *File) load() (*Loaded, error) {
 		if err != nil {
 			return nil, fmt.Errorf("reading journal %s: %w", jpath, err)
 		}
+		if len(jdata) == 0 {
+			break // created empty to be locked (see guard): no journal
+		}
 		seen.journalInfo = jinfo
 		sc, err := scanJournal(jdata)
 		current := sc.base != nil && sc.base.Lineage == s.Lineage && sc.base.Serial == s.Serial
+		var dmg *JournalDamageError
 		switch {
+		case errors.As(err, &dmg) && (current || sc.base == nil):
+			// Whether a journal with a damaged header is stale cannot be
+			// told; it is most likely current, since commits remove
+			// journals.
+			dmg.Path = jpath
+			readable := &Loaded{State: s}
+			replay(readable, scanReadable(jdata).records)
+			dmg.Readable = readable.State
+			return nil, fmt.Errorf("reading journal: %w", dmg)
 		case sc.base == nil && err == nil:
 			l.TornBytes = sc.torn // the header itself was torn: nothing was acknowledged
 		case !current:
@@ -173,17 +193,38 @@ func cmpAction(a string) string {
 // state differs from the snapshot it is written atomically with serial+1;
 // then the journal is removed. It returns what was loaded. The caller
 // holds the lock; a journal open through this File must be closed first.
+//
+// When this File wrote the journal, Compact checks that the snapshot is
+// still the one that journal extends and the journal still the one it
+// closed: otherwise another process changed the state meanwhile, and
+// Compact returns a *ConflictError and leaves the journal alone. Like
+// Write, it returns ErrLockLost when the lock taken through this File was
+// forced away; the journal then stays, and the next load replays it.
 func (f *File) Compact(ctx context.Context) (*Loaded, error) {
 	unlock, err := f.lockIdle(ctx, "compacting state")
 	if err != nil {
 		return nil, err
 	}
 	defer unlock()
+	g, err := f.guard()
+	if err != nil {
+		return nil, err
+	}
+	defer g.release()
 	l, err := f.load()
 	if err != nil {
 		return nil, err
 	}
+	if w := f.wrote; w != nil {
+		moved := l.State.Lineage != w.lineage || l.State.Serial != w.serial
+		if moved || w.info == nil || !sameJournal(f.seen.journalInfo, w.info) {
+			return nil, &ConflictError{Path: f.path, ExpectedLineage: w.lineage, FoundLineage: l.State.Lineage,
+				ExpectedSerial: w.serial, FoundSerial: l.State.Serial, Journal: !moved}
+		}
+	}
+	f.read = f.seen
 	if f.seen.journalInfo == nil {
+		f.wrote = nil
 		return l, nil
 	}
 	if !f.seen.snapshotRes.equal(f.seen.effectiveRes) {
@@ -193,15 +234,14 @@ func (f *File) Compact(ctx context.Context) (*Loaded, error) {
 				return nil, err
 			}
 		}
-		if err := f.commit(l.State.Serial+1, lineage, f.seen.effectiveRes); err != nil {
+		if err := f.commit(g, l.State.Serial+1, lineage, f.seen.effectiveRes); err != nil {
 			return nil, err
 		}
 		l.State.Serial, l.State.Lineage = l.State.Serial+1, lineage
 		return l, nil
 	}
-	if err := os.Remove(f.path + JournalSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("removing journal: %w", err)
-	}
+	g.remove()
 	f.seen.journalInfo = nil
+	f.wrote = nil
 	return l, nil
 }

@@ -202,6 +202,8 @@ type lockInfoRow struct {
 	Version   string    `json:"Version"`
 	Created   time.Time `json:"Created"`
 	Path      string    `json:"Path"`
+	PID       int       `json:"PID,omitempty"`
+	Host      string    `json:"Host,omitempty"`
 }
 
 // Lock takes the state's advisory lock on a connection of its own, kept
@@ -295,11 +297,13 @@ func (b *Backend) lockedError(ctx context.Context) error {
 	return &state.LockedError{Info: state.LockInfo(row)}
 }
 
-// ForceUnlock ends the session that holds the lock when id names it: an
-// advisory lock belongs to its session, and no other session can release
-// it. The holder's connection is terminated; its work stops at its next
-// statement.
-func (b *Backend) ForceUnlock(ctx context.Context, id string) error {
+// ForceUnlock releases the lock when id names it. An advisory lock
+// belongs to its session, and no other session can release it: while the
+// holder's session is connected, ForceUnlock refuses (a
+// *state.HolderRunningError) unless force is set, and then terminates that
+// session, so that the holder's work stops at its next statement. The
+// record of a holder whose session has ended is removed at once.
+func (b *Backend) ForceUnlock(ctx context.Context, id string, force bool) error {
 	var raw []byte
 	var pid int32
 	err := b.pool.QueryRow(ctx, `SELECT info, pid FROM xosplan_lock WHERE name = $1`, b.name).Scan(&raw, &pid)
@@ -316,14 +320,21 @@ func (b *Backend) ForceUnlock(ctx context.Context, id string) error {
 	if row.ID != id {
 		return fmt.Errorf("force-unlock %s: %w: given %q, held as %q by %s", b.where(), state.ErrLockMismatch, id, row.ID, row.Who)
 	}
-	// Only the session that still holds this advisory lock is ended: the
+	// Only the session that still holds this advisory lock counts: the
 	// recorded pid may belong to a session that reused it.
 	key := uint64(b.lockKey)
-	_, err = b.pool.Exec(ctx, `SELECT pg_terminate_backend(l.pid, 5000) FROM pg_locks l
-		WHERE l.locktype = 'advisory' AND l.granted AND l.pid = $1
-		AND l.classid = $2::bigint::oid AND l.objid = $3::bigint::oid AND l.objsubid = 1`,
-		pid, int64(key>>32), int64(key&0xffffffff))
-	if err != nil {
+	const holding = `FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.pid = $1
+		AND l.classid = $2::bigint::oid AND l.objid = $3::bigint::oid AND l.objsubid = 1`
+	if !force {
+		var running bool
+		if err := b.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 `+holding+`)`, pid, int64(key>>32), int64(key&0xffffffff)).Scan(&running); err != nil {
+			return fmt.Errorf("force-unlock %s: %w", b.where(), err)
+		}
+		if running {
+			return fmt.Errorf("force-unlock %s: database session %d: %w", b.where(), pid,
+				&state.HolderRunningError{Info: state.LockInfo(row), Checked: true, Local: false})
+		}
+	} else if _, err := b.pool.Exec(ctx, `SELECT pg_terminate_backend(l.pid, 5000) `+holding, pid, int64(key>>32), int64(key&0xffffffff)); err != nil {
 		return fmt.Errorf("force-unlock %s: %w", b.where(), err)
 	}
 	if _, err := b.pool.Exec(ctx, `DELETE FROM xosplan_lock WHERE name = $1 AND info->>'ID' = $2`, b.name, id); err != nil {

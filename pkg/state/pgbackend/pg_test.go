@@ -195,20 +195,24 @@ func TestForceUnlock(t *testing.T) {
 	db := newDatabase(t)
 	stuck := open(t, db, t.Name(), Options{})
 	b := open(t, db, t.Name(), Options{})
-	if err := b.ForceUnlock(ctx, "x"); !errors.Is(err, state.ErrNotLocked) {
+	if err := b.ForceUnlock(ctx, "x", true); !errors.Is(err, state.ErrNotLocked) {
 		t.Errorf("force-unlock of nothing: %v", err)
 	}
 	held, err := stuck.Lock(ctx, state.LockInfo{Operation: "apply", Who: "alice@ci"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.ForceUnlock(ctx, "wrong"); !errors.Is(err, state.ErrLockMismatch) {
+	if err := b.ForceUnlock(ctx, "wrong", true); !errors.Is(err, state.ErrLockMismatch) {
 		t.Errorf("wrong ID: %v", err)
 	}
 	if _, err := b.Lock(ctx, state.LockInfo{}); !errors.Is(err, state.ErrLocked) {
 		t.Fatalf("a wrong ID released the lock: %v", err)
 	}
-	if err := b.ForceUnlock(ctx, held.Info.ID); err != nil {
+	// The holder's session is connected: only --force ends it.
+	if err := b.ForceUnlock(ctx, held.Info.ID, false); !errors.Is(err, state.ErrLockInUse) {
+		t.Fatalf("force-unlock of a connected holder without force: %v", err)
+	}
+	if err := b.ForceUnlock(ctx, held.Info.ID, true); err != nil {
 		t.Fatal(err)
 	}
 	mine, err := b.Lock(ctx, state.LockInfo{Operation: "repair"})
