@@ -211,6 +211,11 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
+	if loaded.Busy != nil {
+		// Its unfinished operations still run: they are not leftovers to
+		// end, and nothing may run beside them.
+		return stateRecovery(loaded.Busy, backend.Path()+state.JournalSuffix, false)
+	}
 	warnTornJournal(c, loaded)
 	prior := loaded.State
 	// Processes a killed apply left running end before anything runs,

@@ -83,7 +83,8 @@ func newStateListCommand(c *cli, sf *stateFlags) *cobra.Command {
 		Short: "List recorded resources with their type and status",
 		Long: `List prints every recorded resource, sorted by address, with its type and a one-word status:
 ok, active, converging, pending (not applied, or interrupted by a crash) or error.
-Operations an interrupted apply left unfinished are listed after the resources.`,
+Operations an interrupted apply left unfinished are listed after the resources ("interrupted: …"),
+then those of an apply that still runs after a force-unlock took its lock ("running: …").`,
 		Args: stateExactArgs(0, "arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := sf.open()
@@ -111,10 +112,13 @@ Operations an interrupted apply left unfinished are listed after the resources.`
 			for _, r := range l.Interrupted {
 				fmt.Fprintf(c.stdout, "interrupted: %s %s (attempt %d) started %s\n", termsafe.String(r.Address), termsafe.String(r.Action), r.Attempt, r.Time.UTC().Format(time.RFC3339))
 			}
+			for _, r := range l.Running {
+				fmt.Fprintf(c.stdout, "running: %s %s (attempt %d) started %s\n", termsafe.String(r.Address), termsafe.String(r.Action), r.Attempt, r.Time.UTC().Format(time.RFC3339))
+			}
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {format_version, serial, lineage, resources[{address, type, management, status}], interrupted[]}")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {format_version, serial, lineage, resources[{address, type, management, status}], interrupted[], running[]}")
 	return cmd
 }
 
@@ -126,9 +130,13 @@ type stateListJSON struct {
 	Lineage       string                 `json:"lineage"`
 	Resources     []state.Entry          `json:"resources"`
 	Interrupted   []stateInterruptedJSON `json:"interrupted"`
+	// Running are the unfinished operations of an apply that still runs
+	// after a force-unlock took its lock.
+	Running []stateInterruptedJSON `json:"running"`
 }
 
-// stateInterruptedJSON is an operation a crashed apply left unfinished.
+// stateInterruptedJSON is an operation a crashed apply left unfinished, or
+// one still running.
 type stateInterruptedJSON struct {
 	Address string    `json:"address"`
 	Action  string    `json:"action"`
@@ -138,9 +146,14 @@ type stateInterruptedJSON struct {
 
 func newStateListJSON(l *state.Loaded) stateListJSON {
 	out := stateListJSON{FormatVersion: "1.0", Serial: l.State.Serial, Lineage: l.State.Lineage,
-		Resources: l.State.Entries(), Interrupted: []stateInterruptedJSON{}}
-	for _, r := range l.Interrupted {
-		out.Interrupted = append(out.Interrupted, stateInterruptedJSON{Address: r.Address, Action: r.Action, Attempt: r.Attempt, Started: r.Time.UTC()})
+		Resources: l.State.Entries(), Interrupted: operationsJSON(l.Interrupted), Running: operationsJSON(l.Running)}
+	return out
+}
+
+func operationsJSON(recs []state.Record) []stateInterruptedJSON {
+	out := []stateInterruptedJSON{}
+	for _, r := range recs {
+		out = append(out, stateInterruptedJSON{Address: r.Address, Action: r.Action, Attempt: r.Attempt, Started: r.Time.UTC()})
 	}
 	return out
 }

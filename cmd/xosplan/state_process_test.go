@@ -68,6 +68,11 @@ func TestForceUnlockDuringApplyRunsEveryCreateOnce(t *testing.T) {
 	if code, msg := runXosplan(t, dir, env, "state", "force-unlock", "--force", info.ID); code != 0 {
 		t.Fatalf("force-unlock --force: exit %d\n%s", code, msg)
 	}
+	// The apply still runs: its create is running, not interrupted, and
+	// nothing ends its process as a leftover of a crash.
+	if code, msg := runXosplan(t, dir, env, "state", "list"); code != 0 || !strings.Contains(msg, "\nrunning: n") || strings.Contains(msg, "interrupted:") {
+		t.Fatalf("state list while the apply runs: exit %d\n%s", code, msg)
+	}
 	done := strings.Fields(string(mustRead(t, filepath.Join(work, "runs.log"))))
 	if code, msg := runXosplan(t, dir, env, "state", "rm", done[0]); code != 1 || !strings.Contains(msg, "the apply journal is in use by another process") {
 		t.Fatalf("state rm while the apply runs: exit %d\n%s", code, msg)

@@ -213,9 +213,10 @@ func EndLeftovers(interrupted []state.Record, events func(Event)) {
 //
 // Right before each driver call, once it holds its parallelism slot, an
 // intent record is appended to j (so that an intent without an outcome
-// always means a call that started); after it the outcome: the resource as recorded now (spec enacted, feedback,
-// backend_code/backend_status, attempts) or its removal. Nothing moves on
-// before its record is durable, so a crash loses no completed operation.
+// always means a call that started); after it the outcome: the resource
+// as recorded now (spec enacted, feedback, backend_code/backend_status,
+// attempts) or its removal. Nothing moves on before its record is
+// durable, so a crash loses no completed operation.
 // prior is the recorded state the plan was made against (nil for none).
 //
 // Ready requests that one driver call can serve (a BatchDriver's equal

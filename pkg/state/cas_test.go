@@ -243,3 +243,33 @@ func TestCompactRefusesWhenTheSnapshotMovedUnderItsJournal(t *testing.T) {
 		t.Errorf("the journal holding the apply's operations was changed")
 	}
 }
+
+// TestJournalStillBeingWrittenListsRunningOperations: the unfinished
+// operations of a journal a live process still writes (one that lost its
+// lock) are running, not interrupted: the next apply must neither end
+// their processes as leftovers of a crash nor run beside them.
+func TestJournalStillBeingWrittenListsRunningOperations(t *testing.T) {
+	ctx := context.Background()
+	path, apply, _ := lockedApply(t)
+	j := openJournal(t, apply)
+	appendAll(t, j, intent("app_00001", "create"))
+
+	reader, _ := OpenFile(path, FileOptions{})
+	l, err := reader.LoadWithJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(l.Busy, ErrJournalBusy) || len(l.Interrupted) != 0 || len(l.Running) != 1 || l.Running[0].Address != "app_00001" {
+		t.Fatalf("load while the journal is written: busy %v, interrupted %v, running %v", l.Busy, l.Interrupted, l.Running)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l, err = reader.LoadWithJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Busy != nil || len(l.Running) != 0 || len(l.Interrupted) != 1 {
+		t.Fatalf("load once its writer ended: busy %v, interrupted %v, running %v", l.Busy, l.Interrupted, l.Running)
+	}
+}

@@ -63,6 +63,20 @@ func (g *commitGuard) release() {
 	_ = g.fh.Close()
 }
 
+// journalBusy returns a busyError when a live process holds the flock of
+// the journal at path, nil when none does (or there is no journal).
+func journalBusy(path string) error {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer fh.Close()
+	if errors.Is(flockNB(fh.Fd()), errWouldBlock) {
+		return busyError(path)
+	}
+	return nil
+}
+
 // busyError names the process that writes the journal at path, from the
 // journal's header.
 func busyError(path string) error {

@@ -26,6 +26,15 @@ type Loaded struct {
 	// StaleJournal is set when a journal was found that belongs to an
 	// older snapshot (it had been compacted); it was ignored.
 	StaleJournal bool
+	// Busy is set (an error wrapping ErrJournalBusy that names the
+	// process) when a live process still writes the journal: one that lost
+	// its lock to a force-unlock. Its unfinished operations are then
+	// listed in Running, not Interrupted: they are still under way, not
+	// left by a crash, and no writer may proceed until it ends.
+	Busy error
+	// Running lists, by seq, the intents without an outcome of a journal
+	// that is Busy; their resources are marked BackendPending.
+	Running []Record
 }
 
 // LoadWithJournal reads the snapshot and replays the apply journal over it:
@@ -36,18 +45,30 @@ type Loaded struct {
 // unknown-version snapshot is an error, and so is a damaged journal that
 // a crash cannot explain: a *JournalDamageError (ErrJournalCorrupt) whose
 // Readable holds what could still be read. What it returns is what a
-// later Write of this File compares with (see Write).
+// later Write of this File compares with (see Write). When a live process
+// still writes the journal, its unfinished operations are Running, not
+// Interrupted, and Busy says who writes it.
 func (f *File) LoadWithJournal(ctx context.Context) (*Loaded, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	busy := journalBusy(f.path + JournalSuffix)
 	l, err := f.load()
 	if err != nil {
 		return nil, err
 	}
 	f.read = f.seen
+	if busy != nil && len(l.Interrupted) > 0 {
+		l.Busy, l.Running, l.Interrupted = busy, l.Interrupted, nil
+		for _, rec := range l.Running {
+			if r, ok := l.State.Lookup(rec.Address); ok {
+				r.Feedback.BackendStatus = fmt.Sprintf("running: %s (attempt %d) started at %s has not finished",
+					cmpAction(rec.Action), rec.Attempt, rec.Time.UTC().Format(time.RFC3339))
+			}
+		}
+	}
 	return l, nil
 }
 
