@@ -78,8 +78,55 @@ func (r *Root) Resolve(path string) (string, error) {
 	if r.Contains(resolved) {
 		return resolved, nil
 	}
-	detail := "the configuration root is " + r.describe()
-	return "", &Error{Path: path, Reason: ErrOutsideRoot, Detail: detail}
+	return "", r.outside(path)
+}
+
+// Confine is Resolve for a name that need not exist (an implementation
+// script a template names, which is checked at compile time and only run
+// later): the longest part of the name that exists is resolved through its
+// links and the rest appended, and the result must be inside the root.
+func (r *Root) Confine(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	existing, rest := abs, ""
+	for {
+		if _, err := os.Lstat(existing); err == nil {
+			break
+		}
+		parent := filepath.Dir(existing)
+		if parent == existing {
+			break
+		}
+		rest = filepath.Join(filepath.Base(existing), rest)
+		existing = parent
+	}
+	resolved, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return "", &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
+	}
+	resolved = filepath.Join(resolved, rest)
+	if r.Contains(resolved) {
+		return resolved, nil
+	}
+	return "", r.outside(path)
+}
+
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// String names the root for messages: its first folder as given, and how
+// many others there are.
+func (r *Root) String() string { return r.describe() }
+
+func (r *Root) outside(path string) error {
+	return &Error{Path: path, Reason: ErrOutsideRoot, Detail: "the configuration root is " + r.describe()}
 }
 
 // Contains reports whether a resolved absolute name is inside the root.
@@ -129,11 +176,7 @@ func resolve(path string) (string, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return "", &fs.PathError{Op: "open", Path: path, Err: pe.Err}
-		}
-		return "", err
+		return "", &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
 	}
 	return resolved, nil
 }
@@ -143,25 +186,33 @@ func resolve(path string) (string, error) {
 // the nearest folder at or above it that holds .git (the repository it
 // lives in); else wd when wd contains it; else its own folder (the folder
 // itself for a folder). The folders found make one Root.
+//
+// A path is placed by its name, not by where its links lead: a file that
+// is a link out of the repository does not widen the root to the link's
+// target, it is refused when read.
 func FindRoot(wd string, paths []string) (*Root, error) {
 	r := &Root{files: map[string]bool{}}
-	wdResolved, _ := resolve(wd)
+	wdAbs, _ := filepath.Abs(wd)
 	for _, p := range paths {
-		resolved, err := resolve(p)
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return nil, err
+		}
+		fi, err := os.Stat(abs)
 		if err != nil {
 			// A missing path is reported by whoever reads it; it adds no
 			// folder.
 			continue
 		}
-		dir := resolved
-		if fi, err := os.Stat(resolved); err == nil && !fi.IsDir() {
-			dir = filepath.Dir(resolved)
+		dir := abs
+		if !fi.IsDir() {
+			dir = filepath.Dir(abs)
 		}
 		switch repo := repositoryOf(dir); {
 		case repo != "":
 			dir = repo
-		case wdResolved != "" && within(wdResolved, dir):
-			dir = wdResolved
+		case wdAbs != "" && within(wdAbs, dir):
+			dir = wdAbs
 		}
 		if err := r.AddDir(dir); err != nil {
 			return nil, err

@@ -256,3 +256,67 @@ func TestFindRoot(t *testing.T) {
 		})
 	}
 }
+
+func TestFindRootPlacesALinkByItsName(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	elsewhere := filepath.Join(base, "elsewhere")
+	for _, d := range []string{filepath.Join(repo, ".git"), elsewhere} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(elsewhere, "secret.yaml"), "SECRET=hunter2\n")
+	link := filepath.Join(repo, "stack.yaml")
+	if err := os.Symlink(filepath.Join(elsewhere, "secret.yaml"), link); err != nil {
+		t.Fatal(err)
+	}
+	dirLink := filepath.Join(repo, "config")
+	if err := os.Symlink(elsewhere, dirLink); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, dirLink} {
+		r, err := FindRoot(base, []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := filepath.EvalSymlinks(repo)
+		if got := r.Dirs(); len(got) != 1 || got[0] != want {
+			t.Fatalf("FindRoot(%s) = %v; want the repository %s", p, got, want)
+		}
+		if _, err := Read(context.Background(), link, Options{Root: r}); !errors.Is(err, ErrOutsideRoot) {
+			t.Fatalf("the link out of the repository was read: %v", err)
+		}
+	}
+}
+
+func TestConfineJudgesMissingNamesByWhatExists(t *testing.T) {
+	root, outside := tree(t)
+	r, err := NewRoot(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name string
+		path string
+		ok   bool
+	}{
+		{"an existing file", filepath.Join(root, "ok.yaml"), true},
+		{"a missing file inside", filepath.Join(root, "scripts", "create.sh"), true},
+		{"a missing file climbing out", filepath.Join(root, "..", "..", "bin", "create.sh"), false},
+		{"a missing absolute path", "/opt/scripts/create.sh", false},
+		{"a missing file below a linked folder out", filepath.Join(root, "dir-out", "create.sh"), false},
+		{"an existing file out", filepath.Join(outside, "secret"), false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := r.Confine(c.path)
+			if c.ok && err != nil {
+				t.Fatalf("Confine = %v", err)
+			}
+			if !c.ok && !errors.Is(err, ErrOutsideRoot) {
+				t.Fatalf("Confine = %v; want ErrOutsideRoot", err)
+			}
+		})
+	}
+}
