@@ -16,7 +16,7 @@ func TestFixturesCoverCodes(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, f := range fixtures {
-		_, diags := Compile(context.Background(), f, Options{})
+		_, diags := Compile(context.Background(), f, Options{Root: rootAt(t, "testdata")})
 		for _, d := range diags {
 			seen[d.Code] = true
 		}
@@ -29,6 +29,8 @@ func TestFixturesCoverCodes(t *testing.T) {
 		CodeTooDeep:             "TestAdversarial",
 		CodeTooLong:             "TestTextLimits",
 		CodeImplicitRequirement: "TestRequirementMatching",
+		CodeImportNotRegular:    "TestImportOfSpecialFileIsRefusedWithoutBlocking",
+		CodeImportTooLarge:      "TestImportTooLargeIsRefusedBeforeReading",
 	}
 	for _, code := range allCodes() {
 		if !seen[code] && elsewhere[code] == "" {
@@ -51,5 +53,7 @@ func allCodes() []string {
 		CodeCapabilityMismatch, CodeValidSource, CodeFunction, CodeDependencyCycle,
 		CodeSubstitution, CodeWorkflow, CodeLegacyType, CodeImportFallback, CodeTooComplex,
 		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
+		CodeImportOutsideRoot, CodeImportNotRegular, CodeImportTooLarge, CodeArtifactOutsideRoot,
+		CodeImplOutsideRoot,
 	}
 }

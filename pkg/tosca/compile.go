@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -19,6 +20,13 @@ type Options struct {
 	// default (plan sets it; validate sets it only when input values were
 	// given).
 	RequireInputs bool
+	// Root confines every file the template names: the files it imports
+	// (file:// URLs included), its artifacts and its operations'
+	// implementations must lie inside it once their links are resolved,
+	// and only regular files within the size limit are read. nil means
+	// the folder of the file given to Compile. The embedded type libraries
+	// are not files and are always allowed.
+	Root *userfile.Root
 }
 
 // topLevelSections are the keynames that mark a document as TOSCA.
@@ -78,6 +86,10 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 type compiler struct {
 	ctx  context.Context
 	opts Options
+	// fsRoot confines the files the template names (Options.Root, or the
+	// top-level file's folder); confined remembers the names checked.
+	fsRoot   *userfile.Root
+	confined map[confinedKey]bool
 
 	diags diag.Diagnostics
 
@@ -135,7 +147,7 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &compiler{ctx: ctx, opts: opts, files: map[string]*file{}, chainCache: map[*typeDef][]string{}}
+	c := &compiler{ctx: ctx, opts: opts, fsRoot: opts.Root, files: map[string]*file{}, chainCache: map[*typeDef][]string{}}
 	for k := range c.ns {
 		c.ns[k] = map[string]*typeDef{}
 	}

@@ -15,6 +15,7 @@ import (
 // may panic, and every diagnostic must have a code and a file.
 func TestWholeCorpus(t *testing.T) {
 	corpus := testutil.CorpusDir(t)
+	opts := Options{Root: rootAt(t, corpus)}
 	n := 0
 	err := filepath.WalkDir(corpus, func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
@@ -24,7 +25,7 @@ func TestWholeCorpus(t *testing.T) {
 			return nil
 		}
 		n++
-		_, diags := Compile(context.Background(), path, Options{})
+		_, diags := Compile(context.Background(), path, opts)
 		for _, dg := range diags {
 			if dg.Code == "" || dg.Range.File == "" {
 				t.Errorf("%s: diagnostic without code or file: %s", path, dg.Error())

@@ -17,13 +17,21 @@ func TestDeterministic(t *testing.T) {
 	paths := []string{filepath.Join("testdata", "golden", "webstack", "template.yaml")}
 	fixtures, _ := filepath.Glob(filepath.Join("testdata", "errors", "*.yaml"))
 	paths = append(paths, fixtures...)
+	opts := map[string]Options{}
 	if corpus := testutil.CorpusDirOrEmpty(); corpus != "" {
-		paths = append(paths, filepath.Join(corpus, "xos-recipes", "recipes", "07-helm-bbsim-16.yaml"))
+		recipe := filepath.Join(corpus, "xos-recipes", "recipes", "07-helm-bbsim-16.yaml")
+		paths = append(paths, recipe)
+		opts[recipe] = Options{Root: rootAt(t, corpus)}
 	}
+	inTestdata := Options{Root: rootAt(t, "testdata")}
 	for _, p := range paths {
+		o, ok := opts[p]
+		if !ok {
+			o = inTestdata
+		}
 		var first []byte
 		for i := 0; i < 3; i++ {
-			g, diags := Compile(context.Background(), p, Options{})
+			g, diags := Compile(context.Background(), p, o)
 			var b bytes.Buffer
 			for _, d := range diags {
 				fmt.Fprintf(&b, "%s [%s] %s %s\n", d.Error(), d.Code, d.Path, d.Detail)

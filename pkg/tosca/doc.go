@@ -34,6 +34,11 @@
 //	tosca.duplicate_key            a repeated mapping key (a warning outside topology_template)
 //	tosca.import_not_found         an imported file does not exist
 //	tosca.import_cycle             files import each other
+//	tosca.import_outside_root      an import that resolves (links followed) outside the configuration root
+//	tosca.import_not_regular       an import that names a FIFO, a device or another file that is not regular
+//	tosca.import_too_large         an imported file over the 16 MiB file limit
+//	tosca.artifact_outside_root    an artifact file that resolves outside the configuration root (warning)
+//	tosca.implementation_outside_root  an operation implementation or dependency that resolves outside the configuration root (warning; apply refuses to run it)
 //	tosca.network_import           a URL or repository import (xosplan never uses the network; embedded ETSI SOL001 URLs excepted)
 //	tosca.unknown_repository       an import names an undeclared repository
 //	tosca.type_redefined           a type defined again in another file (warning)
@@ -147,6 +152,11 @@ const (
 	CodeDuplicateKey           = "tosca.duplicate_key"
 	CodeImportNotFound         = "tosca.import_not_found"
 	CodeImportCycle            = "tosca.import_cycle"
+	CodeImportOutsideRoot      = "tosca.import_outside_root"
+	CodeImportNotRegular       = "tosca.import_not_regular"
+	CodeImportTooLarge         = "tosca.import_too_large"
+	CodeArtifactOutsideRoot    = "tosca.artifact_outside_root"
+	CodeImplOutsideRoot        = "tosca.implementation_outside_root"
 	CodeNetworkImport          = "tosca.network_import"
 	CodeUnknownRepository      = "tosca.unknown_repository"
 	CodeTypeRedefined          = "tosca.type_redefined"

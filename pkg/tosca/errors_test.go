@@ -31,7 +31,7 @@ func TestErrorFixtures(t *testing.T) {
 		}
 		n++
 		t.Run(strings.TrimSuffix(base, ".yaml"), func(t *testing.T) {
-			_, diags := Compile(context.Background(), f, Options{})
+			_, diags := Compile(context.Background(), f, Options{Root: rootAt(t, "testdata")})
 			files := []string{f}
 			helpers, _ := filepath.Glob(strings.TrimSuffix(f, ".yaml") + ".*.yaml")
 			files = append(files, helpers...)

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
@@ -29,7 +30,11 @@ func TestGolden(t *testing.T) {
 			if _, err := os.Stat(tc.path); err != nil {
 				t.Skipf("input not available: %v", err)
 			}
-			g, diags := Compile(context.Background(), tc.path, Options{})
+			var opts Options
+			if corpus != "" && strings.HasPrefix(tc.path, corpus) {
+				opts.Root = rootAt(t, corpus)
+			}
+			g, diags := Compile(context.Background(), tc.path, opts)
 			requireNoErrors(t, diags)
 			got := renderGraph(t, g, filepath.Dir(tc.path))
 			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name, "graph.json"), got, *update)

@@ -6,23 +6,36 @@ package tosca
 //   - an import entry of the wrong form, or without file (tosca.wrong_kind, tosca.missing_field,
 //     tosca.unknown_field)
 //   - an imported file that does not exist (tosca.import_not_found)
+//   - an import that resolves, once its links are followed, outside the configuration root
+//     (Options.Root), absolute paths and file:// URLs included (tosca.import_outside_root); one
+//     that is not a regular file: a FIFO, a device (tosca.import_not_regular); one over the
+//     16 MiB file limit (tosca.import_too_large). A refused file is never opened for reading, so
+//     no diagnostic can quote it.
+//   - as warnings, an operation implementation (or dependency) or an artifact file that resolves
+//     outside the configuration root (tosca.implementation_outside_root,
+//     tosca.artifact_outside_root); checked when the graph is rendered, from the folder the
+//     executor runs the operations in, which refuses to run such an implementation
 //   - a URL import, or an import through a repository: xosplan never uses the network
 //     (tosca.network_import); an import naming an undeclared repository (tosca.unknown_repository)
 //   - an import cycle, named in order (tosca.import_cycle)
 //   - everything phase 1 reports, for each imported file
 //
 // Relative paths resolve against the importing file's folder and then, as
-// tosca-parser does, against the top-level template's folder. XOS recipes
+// tosca-parser does, against the top-level template's folder (then up to
+// three folders above the importer, inside the root only). XOS recipes
 // import custom_types/<model>.yaml, which XOS generates at start-up; when
 // such a file is not on disk the embedded copy from custom_definitions is
 // used. Each file is parsed once, however often it is imported.
 
 import (
+	"errors"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 
 	customdefs "github.com/xosplan/xosplan/custom_definitions"
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/tosca/normative"
@@ -31,7 +44,20 @@ import (
 // loadRoot reads the top-level file, the normative types of its version
 // and every import. It returns nil when the root file cannot be used.
 func (c *compiler) loadRoot(path string) *file {
-	root := c.readFile(path, diag.Range{}, "")
+	if c.fsRoot == nil {
+		r, err := userfile.NewRoot(filepath.Dir(path))
+		if err != nil {
+			c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
+			return nil
+		}
+		c.fsRoot = r
+	}
+	data, err := c.readFile(path)
+	if err != nil {
+		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
+		return nil
+	}
+	root := c.parseData(path, data)
 	if root == nil {
 		return nil
 	}
@@ -170,21 +196,23 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 		c.errorf(at, path, CodeNetworkImport, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
 		return
 	}
-	if i := strings.Index(spec.file, "://"); i > 0 && !embedsSOL001URL(spec.file) {
-		if strings.HasPrefix(spec.file, "file://") {
-			spec.file = strings.TrimPrefix(spec.file, "file://")
-		} else {
+	written := spec.file
+	if strings.Contains(spec.file, "://") && !embedsSOL001URL(spec.file) {
+		local, ok := localURL(spec.file)
+		if !ok {
 			c.errorf(at, path, CodeNetworkImport, "import %q is a URL: xosplan does not use the network; download the file and import it by path", spec.file)
 			return
 		}
+		spec.file = local
 	}
 	name, data, found := c.locate(from, spec.file)
 	if !found {
 		c.errorf(at, path, CodeImportNotFound, "import %q not found", spec.file)
 		return
 	}
+	embedded := data != nil
 	key := name
-	if data == nil {
+	if !embedded {
 		key = fileKey(name)
 		// XOS resolves custom_types/ against its own folder of generated
 		// types, not the recipe's, so finding them above the recipe is
@@ -214,13 +242,17 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 		return
 	}
 	var root *yamlsrc.Node
+	if !embedded {
+		var err error
+		if data, err = c.readFile(name); err != nil {
+			c.importRefused(written, at, path, err)
+		}
+	}
 	if data != nil {
 		root = c.parseData(name, data)
-	} else {
-		root = c.readFile(name, at, path)
 	}
 	f := &file{name: name, key: key, dir: filepath.Dir(name), root: root}
-	if data != nil {
+	if embedded {
 		f.dir = ""
 	}
 	f.addPrefix(spec.prefix)
@@ -281,14 +313,15 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 	}
 	// tosca-parser's own test data imports type files relative to the
 	// folder the tests run in, above the importing file; look up to three
-	// folders up (reported as a warning by the caller).
+	// folders up (reported as a warning by the caller), never out of the
+	// root: a guess may not reach a file the template did not name.
 	for dir, i := from.dir, 0; dir != "" && i < 3; i++ {
 		parent := filepath.Dir(dir)
 		if parent == dir {
 			break
 		}
 		dir = parent
-		if p := filepath.Join(dir, name); exists(p) {
+		if p := filepath.Join(dir, name); exists(p) && c.inRoot(p) {
 			return p, nil, true
 		}
 	}
@@ -304,4 +337,93 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 func exists(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
+}
+
+// readFile reads a file a template names, with the checks of Options.Root:
+// inside the root after its links are resolved, a regular file, at most
+// the YAML file limit, read under the compile's context.
+func (c *compiler) readFile(name string) ([]byte, error) {
+	return userfile.Read(c.ctx, name, userfile.Options{Root: c.fsRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
+}
+
+// inRoot reports whether an existing file resolves inside the root.
+func (c *compiler) inRoot(p string) bool {
+	_, err := c.fsRoot.Resolve(p)
+	return err == nil
+}
+
+// importRefused reports an import that could not be read, at the import
+// entry. The refused file was not read, so nothing of it is quoted.
+func (c *compiler) importRefused(written string, at diag.Range, path string, err error) {
+	var ue *userfile.Error
+	switch {
+	case errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue):
+		c.errorf(at, path, CodeImportOutsideRoot, "import %q is outside the configuration root (%s); a template may import only files inside it", written, ue.Detail)
+	case errors.Is(err, userfile.ErrNotRegular) && errors.As(err, &ue):
+		c.errorf(at, path, CodeImportNotRegular, "import %q is not a regular file (%s)", written, ue.Detail)
+	case errors.Is(err, userfile.ErrTooLarge) && errors.As(err, &ue):
+		c.errorf(at, path, CodeImportTooLarge, "import %q is too large (%s)", written, ue.Detail)
+	default:
+		c.errorf(at, path, CodeRead, "cannot read import %q: %v", written, plainErr(err))
+	}
+}
+
+// localURL returns the path a file:// URL names, and false for any other
+// URL (a host other than localhost is the network too).
+func localURL(s string) (string, bool) {
+	u, err := url.Parse(s)
+	if err != nil || !strings.EqualFold(u.Scheme, "file") || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) {
+		return "", false
+	}
+	if u.Opaque != "" {
+		return u.Opaque, true
+	}
+	return filepath.FromSlash(u.Path), u.Path != ""
+}
+
+// confineNamed warns of a file a template names for the executor (an
+// artifact, an operation implementation) that resolves outside the root.
+// A warning, not an error: the executor is what refuses to run an
+// implementation outside the root (as it refuses a scripted component's
+// script outside its script root), xosplan never reads an artifact (it
+// only hands the name to scripts through get_artifact), and templates
+// written for other orchestrators name files on the target host
+// (/opt/xos/…, /opt/scripts/…) that validate must still accept.
+// A relative name is taken from base, the folder the executor runs the
+// resource's operations in; URLs are left alone (they are not fetched). A
+// name that does not exist is judged by the part of it that does, since
+// the file may be created before apply; each written name is checked
+// once however many templates share it.
+func (c *compiler) confineNamed(n *yamlsrc.Node, name, base, path, code, what string) {
+	if name == "" || n == nil {
+		return
+	}
+	if strings.Contains(name, "://") {
+		local, ok := localURL(name)
+		if !ok {
+			return
+		}
+		name = local
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(base, filepath.FromSlash(name))
+	}
+	if c.confined == nil {
+		c.confined = map[confinedKey]bool{}
+	}
+	k := confinedKey{n, name}
+	if c.confined[k] {
+		return
+	}
+	c.confined[k] = true
+	var ue *userfile.Error
+	if _, err := c.fsRoot.Confine(name); errors.As(err, &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
+		c.warnf(n.Range, path, code, "%s %q is outside the configuration root (%s); apply runs and reads only files inside it", what, n.Value, ue.Detail)
+	}
+}
+
+// confinedKey is one written name (its node) resolved from one folder.
+type confinedKey struct {
+	n    *yamlsrc.Node
+	name string
 }

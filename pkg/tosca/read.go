@@ -15,10 +15,13 @@ package tosca
 //     generator repeats tosca.relationships.BelongsToOne and PyYAML-based tools keep the last)
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -74,23 +77,16 @@ func normaliseVersion(v string) (string, bool) {
 	return "", false
 }
 
-// readFile reads and parses one file. Problems are diagnostics positioned
-// at importer (the import entry) when the file cannot be read.
-func (c *compiler) readFile(name string, at diag.Range, path string) *yamlsrc.Node {
-	data, err := os.ReadFile(name)
-	if err != nil {
-		if at.IsZero() {
-			at = diag.Range{File: name}
-		}
-		c.errorf(at, path, CodeRead, "cannot read %s: %v", name, plainErr(err))
-		return nil
-	}
-	return c.parseData(name, data)
-}
-
-// plainErr strips the path from *os.PathError so the message does not
-// repeat the file name.
+// plainErr strips the path from *os.PathError and *userfile.Error so the
+// message does not repeat the file name.
 func plainErr(err error) error {
+	var ue *userfile.Error
+	if errors.As(err, &ue) {
+		if ue.Detail == "" {
+			return ue.Reason
+		}
+		return fmt.Errorf("%w (%s)", ue.Reason, ue.Detail)
+	}
 	if pe, ok := err.(*os.PathError); ok {
 		return pe.Err
 	}

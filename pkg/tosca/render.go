@@ -26,6 +26,7 @@ package tosca
 
 import (
 	"math"
+	"path/filepath"
 	"sort"
 	"time"
 
@@ -157,6 +158,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		m := make(map[string]graph.Value, len(nt.artifacts))
 		for _, a := range nt.artifacts {
 			m[a.name] = a.file
+			c.confineNamed(a.fileNode, a.file, filepath.Dir(nt.key.File), nt.path+".artifacts."+a.name, CodeArtifactOutsideRoot, "artifact")
 		}
 		spec["artifacts"] = m
 	}
@@ -372,20 +374,32 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 			}
 		}
 	}
+	// The executor runs an implementation from the folder of the node
+	// template's file; that is where the root check starts too.
+	base := ""
+	if s != nil && s.node != nil {
+		base = filepath.Dir(s.node.key.File)
+	}
+	named := func(n *yamlsrc.Node, where string) string {
+		c.confineNamed(n, text(n), base, path+where, CodeImplOutsideRoot, "implementation")
+		return text(n)
+	}
 	switch {
 	case impl == nil || impl.IsNull():
 	case impl.Kind == yamlsrc.Scalar:
-		op.Implementation = impl.Value
+		op.Implementation = named(impl, ".implementation")
 	case impl.Kind == yamlsrc.Mapping:
-		op.Implementation = text(impl.Get("primary"))
-		if p := impl.Get("primary"); p != nil && p.Kind == yamlsrc.Mapping {
-			op.Implementation = text(p.Get("file"))
+		primary := impl.Get("primary")
+		if primary != nil && primary.Kind == yamlsrc.Mapping {
+			primary = primary.Get("file")
 		}
+		op.Implementation = named(primary, ".implementation.primary")
 		for _, d := range impl.Get("dependencies").Items() {
-			if d.Kind == yamlsrc.Scalar {
-				op.Dependencies = append(op.Dependencies, d.Value)
-			} else if f := d.Get("file"); f != nil {
-				op.Dependencies = append(op.Dependencies, f.Value)
+			if d.Kind != yamlsrc.Scalar {
+				d = d.Get("file")
+			}
+			if d != nil {
+				op.Dependencies = append(op.Dependencies, named(d, ".implementation.dependencies"))
 			}
 		}
 		if to := impl.Get("timeout"); to != nil {

@@ -190,6 +190,9 @@ type artifactDef struct {
 	n    *yamlsrc.Node
 	typ  *typeDef
 	file string
+	// fileNode is where file is written (the type's, for an artifact a
+	// template refines without naming a file).
+	fileNode *yamlsrc.Node
 }
 
 // declareAllTypes registers every type of every loaded file, normative
@@ -1080,17 +1083,17 @@ func (c *compiler) readArtifacts(n *yamlsrc.Node, path string, inherited map[str
 		a := &artifactDef{name: p.Key.Value, n: p.Value}
 		switch {
 		case p.Value.Kind == yamlsrc.Scalar && !p.Value.IsNull():
-			a.file = p.Value.Value
+			a.file, a.fileNode = p.Value.Value, p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
 			c.checkKeys(p.Value, ap, "artifact "+quote(a.name), artifactDefKeys()...)
-			a.file, _ = c.str(p.Value, ap, "file")
+			a.file, a.fileNode = c.str(p.Value, ap, "file")
 			if tn := p.Value.Get("type"); tn != nil {
 				a.typ = c.lookupRef(kArtifact, tn, ap+".type")
 			}
 			if p.Value.Get("file") == nil {
 				if prev := inherited[a.name]; prev != nil {
 					// A template may refine an artifact its type defines.
-					a.file = prev.file
+					a.file, a.fileNode = prev.file, prev.fileNode
 				} else {
 					c.errorf(p.Key.Range, ap, CodeMissingField, "artifact %q is missing required field \"file\"", a.name)
 				}

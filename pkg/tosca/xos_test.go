@@ -21,9 +21,10 @@ func TestXOSRecipes(t *testing.T) {
 	if err != nil || len(recipes) == 0 {
 		t.Fatalf("no recipes: %v", err)
 	}
+	opts := Options{Root: rootAt(t, corpus)}
 	for _, r := range recipes {
 		t.Run(filepath.Base(r), func(t *testing.T) {
-			g, diags := Compile(context.Background(), r, Options{})
+			g, diags := Compile(context.Background(), r, opts)
 			requireNoErrors(t, diags)
 			if g == nil || g.Len() == 0 {
 				t.Fatalf("empty graph")
@@ -70,7 +71,7 @@ func requireNoErrors(t *testing.T, diags diag.Diagnostics) {
 // requirements become depends_on edges.
 func TestXOSSemantics(t *testing.T) {
 	corpus := testutil.CorpusDir(t)
-	g, diags := Compile(context.Background(), filepath.Join(corpus, "xos-recipes", "recipes", "03-xostosca-link.yaml"), Options{})
+	g, diags := Compile(context.Background(), filepath.Join(corpus, "xos-recipes", "recipes", "03-xostosca-link.yaml"), Options{Root: rootAt(t, corpus)})
 	requireNoErrors(t, diags)
 	site, ok := g.Resource("mysite")
 	if !ok {
