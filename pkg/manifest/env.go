@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -16,6 +17,10 @@ import (
 type Options struct {
 	// Registry holds the component kinds; nil means DefaultRegistry().
 	Registry *Registry
+	// Root confines the manifest files: each must lie inside it once its
+	// links are resolved (a manifest in a folder that links out of the
+	// project is refused unread). nil means each file's own folder.
+	Root *userfile.Root
 }
 
 // environment is the set of applications compiled together.
@@ -43,7 +48,7 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 		if err := ctx.Err(); err != nil {
 			return nil, diags.Errorf(diag.Range{File: f}, "", CodeRead, "stopped before reading %s: %v", f, err).Sort()
 		}
-		data, err := os.ReadFile(f)
+		data, err := readManifest(ctx, f, opts.Root)
 		if err != nil {
 			diags = diags.Errorf(diag.Range{File: f}, "", CodeRead, "cannot read manifest: %v", err)
 			continue
@@ -52,6 +57,20 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 	}
 	g, ds := compileSources(reg, sources)
 	return g, diags.Extend(ds).Sort()
+}
+
+// readManifest reads one manifest through userfile: inside root (its own
+// folder when nil), a regular file within the YAML size limit. The error
+// names the file and the reason, never its content.
+func readManifest(ctx context.Context, file string, root *userfile.Root) ([]byte, error) {
+	if root == nil {
+		r, err := userfile.NewRoot(filepath.Dir(file))
+		if err != nil {
+			return nil, err
+		}
+		root = r
+	}
+	return userfile.Read(ctx, file, userfile.Options{Root: root, MaxBytes: yamlsrc.DefaultMaxFileBytes})
 }
 
 // source is one manifest's file name and content, or its parsed

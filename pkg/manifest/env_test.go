@@ -5,7 +5,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/xosplan/xosplan/pkg/diag"
 )
@@ -117,5 +119,48 @@ func TestSecretConfigurationOfTheWrongTypeShowsNoLine(t *testing.T) {
 	want := map[string]bool{"configuration.dbPassword": true, "configuration.port": false}
 	if len(sensitive) != 2 || sensitive["configuration.dbPassword"] != want["configuration.dbPassword"] || sensitive["configuration.port"] {
 		t.Errorf("sensitive per key = %v, want %v", sensitive, want)
+	}
+}
+
+// TestManifestOutsideRootIsRefusedUnread: a manifest that links out of
+// its root, a named pipe and a device are refused without being read (or
+// blocking), and no diagnostic quotes them.
+func TestManifestOutsideRootIsRefusedUnread(t *testing.T) {
+	base := t.TempDir()
+	env := filepath.Join(base, "env")
+	if err := os.Mkdir(env, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const marker = "MARKER_outside_the_root"
+	secret := filepath.Join(base, "secret.yml")
+	if err := os.WriteFile(secret, []byte("application:\n  "+marker+": [\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(env, "leak.yml")); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(env, "pipe.yml")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no named pipes: %v", err)
+	}
+	paths := []string{filepath.Join(env, "leak.yml"), fifo, "/dev/zero"}
+	done := make(chan diag.Diagnostics, 1)
+	go func() {
+		_, diags := CompileEnvironment(context.Background(), paths, Options{})
+		done <- diags
+	}()
+	var diags diag.Diagnostics
+	select {
+	case diags = <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("CompileEnvironment blocked on a named pipe or a device")
+	}
+	if len(diags) != len(paths) {
+		t.Fatalf("want one diagnostic per path, got %v", diags)
+	}
+	for _, d := range diags {
+		if d.Code != CodeRead || strings.Contains(d.Summary+d.Detail, marker) {
+			t.Errorf("want a %s that quotes nothing, got %s", CodeRead, d.Error())
+		}
 	}
 }
