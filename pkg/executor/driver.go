@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -159,6 +160,11 @@ type Limiter interface {
 type DriverOptions struct {
 	// ScriptRoot is the default root of scripted container paths.
 	ScriptRoot string
+	// Root confines the exec driver's implementations: the script an
+	// operation names must lie inside it once its links are resolved, as
+	// a scripted component's script must lie under its script root. nil
+	// means each resource's own folder (Request.WorkDir).
+	Root *userfile.Root
 	// StateDir is passed to scripts as XOSPLAN_STATE_DIR: a folder they may
 	// keep private state in. Empty: the variable is not set.
 	StateDir string

@@ -6,7 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -198,11 +199,11 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 	if err != nil {
 		return nil, "", err
 	}
-	script := op.Implementation
-	if !filepath.IsAbs(script) {
-		script = filepath.Join(dir, filepath.FromSlash(script))
+	script, err := e.implementation(dir, op.Implementation)
+	if err != nil {
+		return nil, "", err
 	}
-	argv, err := interpreter(script)
+	argv, err := interpreter(ctx, script)
 	if err != nil {
 		return nil, "", err
 	}
@@ -260,7 +261,7 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 		redact:     req.Redactor,
 		started:    req.Started,
 	}.run(ctx)
-	outputs, perr := readOutputs(outPath)
+	outputs, perr := readOutputs(ctx, outPath)
 	if runErr != nil {
 		return outputs, res.tail, runErr
 	}
@@ -270,8 +271,39 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 	return outputs, res.tail, nil
 }
 
+// ErrImplementationPath is wrapped by the error of an implementation that
+// resolves outside the configuration root (DriverOptions.Root).
+var ErrImplementationPath = errors.New("implementation outside the configuration root")
+
+// implementation returns the script an operation names, relative to dir,
+// after checking that it resolves (links followed) inside the
+// configuration root, DriverOptions.Root or else dir itself.
+func (e *Exec) implementation(dir, impl string) (string, error) {
+	script := impl
+	if !filepath.IsAbs(script) {
+		script = filepath.Join(dir, filepath.FromSlash(script))
+	}
+	root := e.opts.Root
+	if root == nil {
+		r, err := userfile.NewRoot(dir)
+		if err != nil {
+			return "", fmt.Errorf("implementation %s: %w", impl, err)
+		}
+		root = r
+	}
+	// A script that does not exist fails as it runs, as it always has; one
+	// that does not exist yet is judged by the folders that do.
+	if _, err := root.Confine(script); err != nil {
+		if errors.Is(err, userfile.ErrOutsideRoot) {
+			return "", fmt.Errorf("%s: %w (the configuration root is %s)", impl, ErrImplementationPath, root)
+		}
+		return "", fmt.Errorf("implementation: %w", err)
+	}
+	return script, nil
+}
+
 // interpreter returns the command line that runs script.
-func interpreter(script string) ([]string, error) {
+func interpreter(ctx context.Context, script string) ([]string, error) {
 	switch strings.ToLower(filepath.Ext(script)) {
 	case ".sh":
 		return []string{"sh", script}, nil
@@ -280,7 +312,9 @@ func interpreter(script string) ([]string, error) {
 	case ".py":
 		return []string{"python3", script}, nil
 	}
-	f, err := os.Open(script)
+	// Non-blocking and checked: a named pipe or a device named as an
+	// implementation is refused, not waited on.
+	f, _, err := userfile.Open(ctx, script, userfile.Options{})
 	if err != nil {
 		return nil, fmt.Errorf("implementation: %w", err)
 	}
@@ -352,19 +386,25 @@ func envValue(v graph.Value) (string, error) {
 // maxOutputsBytes bounds the outputs file a script writes.
 const maxOutputsBytes = 1 << 20
 
-// readOutputs reads an outputs file. A missing file has no outputs.
-func readOutputs(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
+// readOutputs reads an outputs file. A missing file has no outputs. The
+// script may have replaced the file: a link is refused (it would make
+// xosplan read, and quote in errors, a file the script named), and so is
+// anything but a regular file within maxOutputsBytes (a named pipe would
+// block the read past every timeout).
+func readOutputs(ctx context.Context, path string) (map[string]string, error) {
+	data, err := userfile.Read(ctx, path, userfile.Options{NoFollow: true, MaxBytes: maxOutputsBytes})
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return nil, nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxOutputsBytes+1))
-	if err != nil {
+	case err != nil:
+		var ue *userfile.Error
+		if errors.As(err, &ue) {
+			err = ue.Unwrap()
+			if ue.Detail != "" {
+				err = fmt.Errorf("%w (%s)", err, ue.Detail)
+			}
+		}
 		return nil, fmt.Errorf("reading $XOSPLAN_OUTPUTS: %w", err)
-	}
-	if len(data) > maxOutputsBytes {
-		return nil, fmt.Errorf("$XOSPLAN_OUTPUTS holds more than %d bytes", maxOutputsBytes)
 	}
 	return parseOutputs(data)
 }

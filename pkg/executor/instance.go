@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -304,17 +305,17 @@ func resolveScript(root, containerPath string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	p := filepath.Join(absRoot, filepath.FromSlash(strings.TrimLeft(containerPath, "/")))
-	realRoot, err := filepath.EvalSymlinks(absRoot)
+	confine, err := userfile.NewRoot(absRoot)
 	if err != nil {
 		return "", fmt.Errorf("script root: %w", err)
 	}
-	realP, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return "", fmt.Errorf("script %s: %w", containerPath, err)
-	}
-	if rel, err := filepath.Rel(realRoot, realP); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+	p := filepath.Join(absRoot, filepath.FromSlash(strings.TrimLeft(containerPath, "/")))
+	realP, err := confine.Resolve(p)
+	switch {
+	case errors.Is(err, userfile.ErrOutsideRoot):
 		return "", fmt.Errorf("%s: %w (through a symbolic link)", containerPath, ErrScriptPath)
+	case err != nil:
+		return "", fmt.Errorf("script %s: %w", containerPath, err)
 	}
 	if fi, err := os.Stat(realP); err != nil || fi.IsDir() {
 		return "", fmt.Errorf("script %s is not a file under %s", containerPath, root)

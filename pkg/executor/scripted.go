@@ -423,7 +423,7 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 	if err != nil {
 		return run, err
 	}
-	argv, err := interpreter(path)
+	argv, err := interpreter(ctx, path)
 	if err != nil {
 		return run, err
 	}
