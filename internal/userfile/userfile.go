@@ -91,24 +91,33 @@ func Open(ctx context.Context, path string, opts Options) (*os.File, fs.FileInfo
 		}
 		return nil, nil, err
 	}
-	fi, err := f.Stat()
+	fi, err := Check(f, path, opts)
 	if err != nil {
 		f.Close()
 		return nil, nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, nil, &Error{Path: path, Reason: ErrNotRegular, Detail: DescribeMode(fi.Mode())}
-	}
-	if max := opts.max(); fi.Size() > max {
-		f.Close()
-		return nil, nil, &Error{Path: path, Reason: ErrTooLarge, Detail: sizeDetail(fi.Size(), max)}
 	}
 	if err := clearNonblock(f); err != nil {
 		f.Close()
 		return nil, nil, err
 	}
 	return f, fi, nil
+}
+
+// Check makes the fstat checks of Open on a file opened elsewhere (the
+// state's journal, which its lock holder opens read-write to flock it):
+// a regular file of at most opts.MaxBytes. path names it in errors.
+func Check(f *os.File, path string, opts Options) (fs.FileInfo, error) {
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &Error{Path: path, Reason: ErrNotRegular, Detail: DescribeMode(fi.Mode())}
+	}
+	if max := opts.max(); fi.Size() > max {
+		return nil, &Error{Path: path, Reason: ErrTooLarge, Detail: sizeDetail(fi.Size(), max)}
+	}
+	return fi, nil
 }
 
 // Read returns the content of path after the checks of the package doc.

@@ -7,12 +7,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/xosplan/xosplan/internal/userfile"
 )
 
 // DefaultPath is the state file a command uses when --state is not given.
@@ -346,10 +347,17 @@ func sameFile(a, b fs.FileInfo) bool {
 	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
+// MaxFileBytes bounds the snapshot and the journal read from disk (and
+// what state push accepts): a state is data, not a stream.
+const MaxFileBytes = 1 << 30
+
 // readSnapshot reads and decodes the snapshot; a missing file is an empty
-// state with a nil FileInfo.
+// state with a nil FileInfo. Its callers (and those of the journal and
+// lock info reads) hold no context here; none is needed: the open cannot
+// block (a named pipe or a device is refused by fstat before a byte is
+// read) and the size is bounded, so the read is short.
 func (f *File) readSnapshot() (*State, []byte, fs.FileInfo, error) {
-	fh, err := os.Open(f.path)
+	fh, info, err := userfile.Open(context.Background(), f.path, userfile.Options{MaxBytes: MaxFileBytes})
 	if errors.Is(err, fs.ErrNotExist) {
 		return &State{Version: FormatVersion, Resources: []Resource{}}, nil, nil, nil
 	}
@@ -357,12 +365,7 @@ func (f *File) readSnapshot() (*State, []byte, fs.FileInfo, error) {
 		return nil, nil, nil, fmt.Errorf("reading state: %w", err)
 	}
 	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("reading state: %w", err)
-	}
-	data := make([]byte, 0, info.Size()+1)
-	data, err = readAll(fh, data)
+	data, err := userfile.ReadAll(context.Background(), fh, f.path, info.Size(), MaxFileBytes)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("reading state %s: %w", f.path, err)
 	}
@@ -371,22 +374,6 @@ func (f *File) readSnapshot() (*State, []byte, fs.FileInfo, error) {
 		return nil, nil, nil, fmt.Errorf("reading state %s: %w", f.path, err)
 	}
 	return s, data, info, nil
-}
-
-func readAll(r io.Reader, b []byte) ([]byte, error) {
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return b, err
-		}
-		if len(b) == cap(b) {
-			b = append(b, 0)[:len(b)]
-		}
-	}
 }
 
 // canonicalResources returns the resources part of a snapshot file when

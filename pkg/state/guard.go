@@ -2,12 +2,15 @@ package state
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
+
+	"github.com/xosplan/xosplan/internal/userfile"
 )
 
 // commitGuard is held while a process changes the snapshot or the
@@ -66,7 +69,9 @@ func (g *commitGuard) release() {
 // journalBusy returns a busyError when a live process holds the flock of
 // the journal at path, nil when none does (or there is no journal).
 func journalBusy(path string) error {
-	fh, err := os.Open(path)
+	// Not os.Open: a named pipe there would block the open for ever; it is
+	// refused (as no journal here) and reported by the read that follows.
+	fh, _, err := userfile.Open(context.Background(), path, userfile.Options{MaxBytes: MaxFileBytes})
 	if err != nil {
 		return nil
 	}
@@ -81,7 +86,7 @@ func journalBusy(path string) error {
 // journal's header.
 func busyError(path string) error {
 	holder := "another process"
-	if fh, err := os.Open(path); err == nil {
+	if fh, _, err := userfile.Open(context.Background(), path, userfile.Options{MaxBytes: MaxFileBytes}); err == nil {
 		head := make([]byte, 4096)
 		n, _ := io.ReadFull(fh, head)
 		fh.Close()

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -394,7 +395,13 @@ func (f *File) OpenJournal(ctx context.Context) (*Journal, error) {
 	if err := f.unchangedSinceRead(cur); err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
-	data, err := readAll(g.fh, make([]byte, 0, 4096))
+	// The guard opened the journal read-write to flock it: a named pipe
+	// or a device there is refused by its type, and the read is bounded.
+	jinfo, err := userfile.Check(g.fh, g.path, userfile.Options{MaxBytes: MaxFileBytes})
+	if err != nil {
+		return nil, fmt.Errorf("opening journal: %w", err)
+	}
+	data, err := userfile.ReadAll(ctx, g.fh, g.path, jinfo.Size(), MaxFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/xosplan/xosplan/internal/userfile"
 )
 
 // lockInfoFile is the JSON form of LockInfo in path+".lock.info", with the
@@ -233,8 +235,11 @@ func (l *fileLock) stillHeld() bool {
 	return err == nil && os.SameFile(named, held)
 }
 
+// maxLockInfoBytes bounds the lock info file: a few lines of JSON.
+const maxLockInfoBytes = 64 << 10
+
 func readLockInfo(path string) (LockInfo, error) {
-	data, err := os.ReadFile(path)
+	data, err := userfile.Read(context.Background(), path, userfile.Options{MaxBytes: maxLockInfoBytes})
 	if err != nil {
 		return LockInfo{}, err
 	}

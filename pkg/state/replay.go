@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/xosplan/xosplan/internal/userfile"
 )
 
 // Loaded is the state as LoadWithJournal found it.
@@ -89,13 +91,13 @@ func (f *File) load() (*Loaded, error) {
 	seen := &seenSnapshot{info: info, serial: s.Serial, lineage: s.Lineage, snapshotRes: snapRes, effectiveRes: snapRes}
 
 	jpath := f.path + JournalSuffix
-	jfile, err := os.Open(jpath)
+	jfile, jinfo, err := userfile.Open(context.Background(), jpath, userfile.Options{MaxBytes: MaxFileBytes})
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
 		return nil, fmt.Errorf("reading journal: %w", err)
 	default:
-		jinfo, jdata, err := readOpen(jfile)
+		jdata, err := readOpen(jfile, jinfo)
 		if err != nil {
 			return nil, fmt.Errorf("reading journal %s: %w", jpath, err)
 		}
@@ -136,14 +138,9 @@ func (f *File) load() (*Loaded, error) {
 	return l, nil
 }
 
-func readOpen(fh *os.File) (fs.FileInfo, []byte, error) {
+func readOpen(fh *os.File, info fs.FileInfo) ([]byte, error) {
 	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	data, err := readAll(fh, make([]byte, 0, info.Size()+1))
-	return info, data, err
+	return userfile.ReadAll(context.Background(), fh, fh.Name(), info.Size(), MaxFileBytes)
 }
 
 // replay applies records (sorted by seq) to l.State.
