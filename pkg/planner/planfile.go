@@ -2,6 +2,7 @@ package planner
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 
 	"golang.org/x/crypto/argon2"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -219,9 +221,11 @@ func WritePlanFile(path string, p *Plan) (err error) {
 	return nil
 }
 
-// ReadPlanFile reads and checks a plan file written by WritePlanFile.
+// ReadPlanFile reads and checks a plan file written by WritePlanFile. The
+// open cannot block and refuses anything but a regular file of at most
+// MaxPlanFileSize (links followed: the user names the file).
 func ReadPlanFile(path string) (*Plan, error) {
-	f, err := os.Open(path)
+	f, _, err := userfile.Open(context.Background(), path, userfile.Options{MaxBytes: MaxPlanFileSize})
 	if err != nil {
 		return nil, fmt.Errorf("reading plan file: %w", err)
 	}
@@ -279,7 +283,8 @@ func NewInputSalt() (string, error) {
 func Digests(files []string, values map[string]graph.Value, salt string) (map[string]string, error) {
 	out := make(map[string]string, len(files)+len(values))
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		// The configuration's files, read as the front ends read them.
+		data, err := userfile.Read(context.Background(), f, userfile.Options{MaxBytes: userfile.DefaultMaxBytes})
 		if err != nil {
 			return nil, fmt.Errorf("digest of input: %w", err)
 		}
