@@ -176,6 +176,11 @@ func resolve(path string) (string, error) {
 	}
 	resolved, err := filepath.EvalSymlinks(abs)
 	if err != nil {
+		// The system's error says it better ("too many levels of
+		// symbolic links" where EvalSymlinks says "too many links").
+		if _, serr := os.Stat(abs); serr != nil {
+			err = serr
+		}
 		return "", &fs.PathError{Op: "open", Path: path, Err: unwrapPath(err)}
 	}
 	return resolved, nil
