@@ -241,16 +241,16 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 		f.addPrefix(spec.prefix)
 		return
 	}
-	var root *yamlsrc.Node
 	if !embedded {
 		var err error
 		if data, err = c.readFile(name); err != nil {
+			// Not recorded as loaded: every entry that names the file
+			// gets its own diagnostic.
 			c.importRefused(written, at, path, err)
+			return
 		}
 	}
-	if data != nil {
-		root = c.parseData(name, data)
-	}
+	root := c.parseData(name, data)
 	f := &file{name: name, key: key, dir: filepath.Dir(name), root: root}
 	if embedded {
 		f.dir = ""
