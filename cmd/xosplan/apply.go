@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -43,10 +44,12 @@ type applyFlags struct {
 	excludes         []string
 	replace          []string
 	placement        placementFlags
+	root             rootFlag
 }
 
 func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	f.state.add(fs)
+	f.root.add(fs)
 	fs.IntVar(&f.parallelism, "parallelism", executor.DefaultParallelism, "run at most `N` actions at once")
 	fs.StringArrayVar(&f.driverLimits, "driver-parallelism", nil, "run at most N actions of one driver at once (`DRIVER=N`, e.g. exec=2; repeatable; default: no limit per driver, only --parallelism)")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "start nothing new after the first failure")
@@ -132,15 +135,11 @@ were applied.`,
 // configuration: a single regular file holding JSON (plan files are JSON;
 // configuration is YAML, which a TOSCA or manifest file never starts with
 // a brace).
-func isPlanFile(args []string) bool {
+func isPlanFile(ctx context.Context, args []string) bool {
 	if len(args) != 1 {
 		return false
 	}
-	fi, err := os.Stat(args[0])
-	if err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	fh, err := os.Open(args[0])
+	fh, _, err := userfile.Open(ctx, args[0], userfile.Options{MaxBytes: planner.MaxPlanFileSize})
 	if err != nil {
 		return false
 	}
@@ -152,8 +151,10 @@ func isPlanFile(args []string) bool {
 
 // applyRun is one apply, destroy or refresh in progress.
 type applyRun struct {
-	c      *cli
-	f      applyFlags
+	c *cli
+	f applyFlags
+	// root is the configuration root.
+	root   *userfile.Root
 	op     applyview.Operation
 	view   applyview.View
 	events *planview.Events
@@ -171,7 +172,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	fromFile := op == applyview.OpApply && isPlanFile(args)
+	fromFile := op == applyview.OpApply && isPlanFile(ctx, args)
 	if f.json && !f.autoApprove && !fromFile {
 		return usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
 	}
@@ -193,7 +194,17 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	} else {
 		r.view = applyview.NewText(c.stdout, c.useColor(c.stdout))
 	}
-	inputs, diags, err := f.inputs.values()
+	if !fromFile {
+		// A saved plan's root is found from the input files it names.
+		paths := args
+		if len(paths) == 0 {
+			paths = []string{"."}
+		}
+		if r.root, err = f.root.root(c, paths); err != nil {
+			return usagef(cmd, "%v", err)
+		}
+	}
+	inputs, diags, err := f.inputs.values(ctx, c)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
@@ -266,7 +277,11 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	if wd, err := os.Getwd(); err == nil {
 		opts.WorkDir = wd
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Timeout: f.timeout,
+	execRoot, err := f.root.executorRoot(c, r.root, prior)
+	if err != nil {
+		return err
+	}
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: f.timeout,
 		StateDir: scriptStateDir(backend.Path())})
 	claimer, err := f.placement.placer(ctx, c, prior)
 	if err != nil {
@@ -305,7 +320,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	spec := planSpec{paths: paths, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: planner.Options{
+	spec := planSpec{paths: paths, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: planner.Options{
 		Destroy:  r.op == applyview.OpDestroy,
 		Targets:  r.f.targets,
 		Excludes: r.f.excludes,
@@ -370,14 +385,19 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if len(saved.Configuration) == 0 {
 		return nil, nil, nil, diags, fmt.Errorf("%w: it names no configuration to make it again from; run plan again", planner.ErrBadPlanFile)
 	}
-	spec := planSpec{paths: saved.Configuration, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
+	// The configuration root is found from the paths the plan was made
+	// from, as plan found it (or is --root).
+	if r.root, err = r.f.root.root(r.c, saved.Configuration); err != nil {
+		return nil, nil, nil, diags, err
+	}
+	spec := planSpec{paths: saved.Configuration, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
 	place, err := r.f.placement.sourceFlags(saved.PlacementSource)
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
 	spec.opts.Placement, diags = place.planOptions(ctx, r.c, diags)
 	if saved.Mode == planner.ModeRefreshOnly {
-		spec.opts.Refresher = refresherFor(nil, "", 0, prior)
+		spec.opts.Refresher = refresherFor(nil, r.root, "", 0, prior)
 	}
 	p, desired, units, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 type graphFlags struct {
 	format string
 	inputs inputFlags
+	root   rootFlag
 }
 
 func newGraphCommand(c *cli) *cobra.Command {
@@ -29,11 +30,15 @@ sorted, so it only changes when the graph does.`,
 			if len(args) == 0 {
 				args = []string{"."}
 			}
-			inputs, diags, err := f.inputs.values()
+			root, err := f.root.root(c, args)
 			if err != nil {
 				return usagef(cmd, "%v", err)
 			}
-			res := loadConfig(cmd.Context(), args, loadOptions{Inputs: inputs, InputsFile: f.inputs.file})
+			inputs, diags, err := f.inputs.values(cmd.Context(), c)
+			if err != nil {
+				return usagef(cmd, "%v", err)
+			}
+			res := loadConfig(cmd.Context(), args, loadOptions{Inputs: inputs, InputsFile: f.inputs.file, Root: root})
 			g, _, mergeDiags := desiredGraph(res.Units)
 			diags = diags.Extend(res.Diags, mergeDiags).Sort()
 			if diags.HasErrors() {
@@ -52,5 +57,6 @@ sorted, so it only changes when the graph does.`,
 	}
 	cmd.Flags().StringVar(&f.format, "format", "dot", "output `FORMAT`: dot or mermaid")
 	f.inputs.add(cmd.Flags())
+	f.root.add(cmd.Flags())
 	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -39,14 +40,14 @@ func (f *inputFlags) given() bool { return f.file != "" || len(f.vars) > 0 }
 // `[80, 443]` a list, `""` or nothing the empty string. A value that is not
 // one YAML node (`a: b`, or a syntax error) is taken as the literal string,
 // since that is what a shell user typing it meant.
-func (f *inputFlags) values() (map[string]any, diag.Diagnostics, error) {
+func (f *inputFlags) values(ctx context.Context, c *cli) (map[string]any, diag.Diagnostics, error) {
 	if !f.given() {
 		return nil, nil, nil
 	}
 	var diags diag.Diagnostics
 	vals := map[string]any{}
 	if f.file != "" {
-		data, problem := readUserFile(f.file)
+		data, problem := c.readNamedFile(ctx, f.file)
 		if problem != nil {
 			return nil, diags.Append(*problem), nil
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -76,7 +77,7 @@ func TestInputValues(t *testing.T) {
 		{name: "no name", flags: inputFlags{vars: []string{"=1"}}, err: "--var wants NAME=VALUE"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, diags, err := tc.flags.values()
+			got, diags, err := tc.flags.values(context.Background(), &cli{sources: newSourceCache()})
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
 					t.Fatalf("error = %v, want %q", err, tc.err)

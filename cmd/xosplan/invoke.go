@@ -18,6 +18,7 @@ type invokeFlags struct {
 	args       []string
 	scriptRoot string
 	json       bool
+	root       rootFlag
 }
 
 func newInvokeCommand(c *cli) *cobra.Command {
@@ -49,6 +50,7 @@ Exit status: 0 success, 1 error or a failed command.`,
 	fs.StringArrayVar(&f.args, "arg", nil, "pass the argument `NAME=VALUE` (VALUE read as a YAML scalar; repeatable)")
 	fs.StringVar(&f.scriptRoot, "script-root", "", "the `FOLDER` container paths resolve under (default: the one the resource was applied with)")
 	fs.BoolVar(&f.json, "json", false, "print each result as one JSON object per line")
+	f.root.add(fs)
 	return cmd
 }
 
@@ -92,7 +94,11 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 		}
 		fmt.Fprintf(c.stdout, "%s: %s\n", termsafe.String(kind), termsafe.String(body))
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, StateDir: scriptStateDir(backend.Path())})
+	root, err := f.root.executorRoot(c, nil, cur)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend.Path())})
 	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: output})
 	if err != nil {
 		if out.Feedback.Output != "" && !f.json {

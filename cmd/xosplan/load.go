@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -50,6 +51,10 @@ type loadOptions struct {
 	// not configuration: when it lies in a folder being walked it is left
 	// out rather than reported as a file of unknown format.
 	InputsFile string
+	// Root is the configuration root: every configuration file, and every
+	// file one names, must lie inside it. nil: userfile.FindRoot of the
+	// paths from the working folder.
+	Root *userfile.Root
 }
 
 // configUnit is one compiled unit: a TOSCA service template (with its
@@ -81,11 +86,21 @@ type loadResult struct {
 // A path is a file (any name) or a folder, walked recursively for *.yaml and
 // *.yml files; hidden folders (.git …) are skipped and symbolic links to
 // folders are not followed, so a link loop cannot trap the walk. Unreadable
-// paths, special files and files over the size limit are diagnostics; the
-// other files are still compiled. Files are compiled in parallel, bounded
+// paths, special files, files over the size limit and files (or links)
+// outside the configuration root are diagnostics; the other files are
+// still compiled. Files are compiled in parallel, bounded
 // by GOMAXPROCS; the result does not depend on the order they finish in.
 func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResult {
 	var res loadResult
+	root := opts.Root
+	if root == nil {
+		wd, _ := os.Getwd()
+		var err error
+		if root, err = userfile.FindRoot(wd, paths); err != nil {
+			res.Diags = res.Diags.Errorf(diag.Range{}, "", codeUnreadable, "finding the configuration root: %v", err)
+			return res
+		}
+	}
 	files, diags := findFiles(ctx, paths)
 	files = withoutFile(files, opts.InputsFile)
 	res.Diags = diags
@@ -96,7 +111,7 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 	}
 	det := make([]detected, len(files))
 	parallel(ctx, len(files), func(i int) {
-		det[i].format, det[i].diags = detectFormat(files[i])
+		det[i].format, det[i].diags = detectFormat(ctx, root, files[i])
 	})
 	var toscaFiles, providerFiles []string
 	envs := map[string][]string{}
@@ -113,7 +128,7 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 	}
 	providerDiags := make([]diag.Diagnostics, len(providerFiles))
 	parallel(ctx, len(providerFiles), func(i int) {
-		data, problem := readUserFile(providerFiles[i])
+		data, problem := readUserFile(ctx, providerFiles[i], root)
 		if problem != nil {
 			providerDiags[i] = providerDiags[i].Append(*problem)
 			return
@@ -143,9 +158,9 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 		}()
 		switch u.Format {
 		case formatTOSCA:
-			u.Graph, unitDiags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs})
+			u.Graph, unitDiags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs, Root: root})
 		case formatManifest:
-			u.Graph, unitDiags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{})
+			u.Graph, unitDiags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{Root: root})
 		}
 	})
 	res.Diags = res.Diags.Extend(unitDiags...)
@@ -291,9 +306,9 @@ var (
 // reading or parsing it are returned as diagnostics (once: a file that
 // fails to parse goes to no front end), and a file that is neither format
 // gets a codeUnknownFormat warning.
-func detectFormat(path string) (string, diag.Diagnostics) {
+func detectFormat(ctx context.Context, root *userfile.Root, path string) (string, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	data, problem := readUserFile(path)
+	data, problem := readUserFile(ctx, path, root)
 	if problem != nil {
 		return "", diags.Append(*problem)
 	}

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -89,7 +90,8 @@ func TestParallel(t *testing.T) {
 
 func TestReadUserFile(t *testing.T) {
 	dir := tree(t, map[string]string{"ok.yaml": "a: 1\n"})
-	if data, problem := readUserFile(filepath.Join(dir, "ok.yaml")); problem != nil || string(data) != "a: 1\n" {
+	ctx := context.Background()
+	if data, problem := readUserFile(ctx, filepath.Join(dir, "ok.yaml"), nil); problem != nil || string(data) != "a: 1\n" {
 		t.Errorf("ok.yaml: %q, %v", data, problem)
 	}
 	big := filepath.Join(dir, "big.yaml")
@@ -102,10 +104,10 @@ func TestReadUserFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, problem := readUserFile(big); problem == nil || problem.Code != codeTooLarge {
+	if _, problem := readUserFile(ctx, big, nil); problem == nil || problem.Code != codeTooLarge {
 		t.Errorf("big.yaml: %v, want %s", problem, codeTooLarge)
 	}
-	if _, problem := readUserFile(dir); problem == nil || problem.Code != codeNotRegular {
+	if _, problem := readUserFile(ctx, dir, nil); problem == nil || problem.Code != codeNotRegular {
 		t.Errorf("folder: %v, want %s", problem, codeNotRegular)
 	}
 }
@@ -136,7 +138,12 @@ func TestLoadCorpusInParallel(t *testing.T) {
 	if _, err := os.Stat(recipes); err != nil {
 		t.Skipf("corpus not available: %v", err)
 	}
-	res := loadConfig(context.Background(), []string{recipes, filepath.Join(corpus, "tonomi")}, loadOptions{})
+	// The recipes import the XOS types from a folder beside theirs.
+	root, err := userfile.NewRoot(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := loadConfig(context.Background(), []string{recipes, filepath.Join(corpus, "tonomi")}, loadOptions{Root: root})
 	for _, d := range res.Diags {
 		if d.Severity == diag.Error {
 			t.Errorf("%s", d.Error())

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -126,11 +127,11 @@ func (f candidatesFlags) buildQuery(cmd *cobra.Command) (string, error) {
 }
 
 // loadProviders reads the inventory file, or the embedded demo cloud.
-func loadProviders(c *cli, path string) (*placement.Model, error) {
+func loadProviders(ctx context.Context, c *cli, path string) (*placement.Model, error) {
 	name, data := "demo-providers.yaml", placement.DemoProviders()
 	if path != "" {
 		var d *diag.Diagnostic
-		data, d = readUserFile(path)
+		data, d = c.readNamedFile(ctx, path)
 		if d != nil {
 			return nil, reportDiagnostics(c, diag.Diagnostics{*d})
 		}
@@ -193,7 +194,7 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 		}
 		svc = client
 	} else {
-		if m, err = loadProviders(c, f.providers); err != nil {
+		if m, err = loadProviders(cmd.Context(), c, f.providers); err != nil {
 			return err
 		}
 		svc = m
@@ -307,7 +308,7 @@ Exit status: 0, or 1 when a --validate name is invalid.`,
   xosplan placement traits --validate HW_CPU_X86_AVX2 --validate CUSTOM_GOLD`,
 		Args: exactArgsPlacement(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runPlacementTraits(c, providers, validate)
+			return runPlacementTraits(cmd.Context(), c, providers, validate)
 		},
 	}
 	cmd.Flags().StringSliceVar(&validate, "validate", nil, "check trait `NAME` (repeatable or comma-separated)")
@@ -315,7 +316,7 @@ Exit status: 0, or 1 when a --validate name is invalid.`,
 	return cmd
 }
 
-func runPlacementTraits(c *cli, providers string, validate []string) error {
+func runPlacementTraits(ctx context.Context, c *cli, providers string, validate []string) error {
 	standard := map[string]bool{}
 	for _, t := range placement.StandardTraits() {
 		standard[t] = true
@@ -323,7 +324,7 @@ func runPlacementTraits(c *cli, providers string, validate []string) error {
 	if len(validate) == 0 {
 		names := placement.StandardTraits()
 		if providers != "" {
-			m, err := loadProviders(c, providers)
+			m, err := loadProviders(ctx, c, providers)
 			if err != nil {
 				return err
 			}

@@ -41,11 +41,11 @@ func (f placementFlags) enabled() bool { return f.providers != "" || f.url != ""
 // model loads a fresh embedded model from the inventory file (or the demo
 // cloud); each plan and each apply gets its own, rebuilt from the file and
 // the state's allocations.
-func (f placementFlags) model() (*placement.Model, diag.Diagnostics) {
+func (f placementFlags) model(ctx context.Context, c *cli) (*placement.Model, diag.Diagnostics) {
 	name, data := "demo-providers.yaml", placement.DemoProviders()
 	if f.providers != demoProvidersName {
 		var d *diag.Diagnostic
-		if data, d = readUserFile(f.providers); d != nil {
+		if data, d = c.readNamedFile(ctx, f.providers); d != nil {
 			return nil, diag.Diagnostics{*d}
 		}
 		name = f.providers
@@ -95,7 +95,7 @@ func (f placementFlags) planOptions(ctx context.Context, c *cli, diags diag.Diag
 		}
 		return &planner.PlacementOptions{Service: cl, Source: planner.PlacementSource{API: f.url}}, diags
 	}
-	m, d := f.model()
+	m, d := f.model(ctx, c)
 	diags = diags.Extend(d)
 	if m == nil {
 		return nil, diags
@@ -141,7 +141,7 @@ func (f placementFlags) placer(ctx context.Context, c *cli, prior *state.State) 
 		}
 		return planner.NewClaimer(cl, lineage), nil
 	}
-	m, d := f.model()
+	m, d := f.model(ctx, c)
 	if m == nil {
 		return nil, d.Err()
 	}

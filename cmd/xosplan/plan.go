@@ -49,6 +49,7 @@ type planFlags struct {
 	replace             []string
 	inputs              inputFlags
 	placement           placementFlags
+	root                rootFlag
 }
 
 func newPlanCommand(c *cli) *cobra.Command {
@@ -95,6 +96,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	fs.StringArrayVar(&f.replace, "replace", nil, "replace `ADDRESS` even if it has not changed; repeatable")
 	f.inputs.add(fs)
 	f.placement.add(fs)
+	f.root.add(fs)
 	return cmd
 }
 
@@ -122,7 +124,11 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		}
 	}
 
-	inputs, diags, err := f.inputs.values()
+	root, err := f.root.root(c, paths)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	inputs, diags, err := f.inputs.values(ctx, c)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
@@ -134,7 +140,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	spec := planSpec{paths: paths, inputs: inputs, inputsFile: f.inputs.file, opts: planner.Options{
+	spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.inputs.file, opts: planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
 		Targets:             f.targets,
@@ -144,7 +150,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}}
 	if f.refreshOnly {
 		// The same health checks as `xosplan refresh`, with its defaults.
-		spec.opts.Refresher = refresherFor(nil, "", 0, prior)
+		spec.opts.Refresher = refresherFor(nil, root, "", 0, prior)
 	}
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
 	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
@@ -224,11 +230,10 @@ func renderDiagnosticsTo(c *cli, w io.Writer, diags diag.Diagnostics) error {
 		return nil
 	}
 	wd, _ := os.Getwd()
-	sources := newSourceCache()
 	var buf bytes.Buffer
 	if err := diagview.Render(&buf, diagview.Text, diags, diagview.Options{
 		Color:       c.useColor(w),
-		Sources:     sources.get,
+		Sources:     c.sources.get,
 		ToolVersion: version(),
 		BaseDir:     wd,
 	}); err != nil {
@@ -316,7 +321,9 @@ func unionFiles(a, b []string) []string {
 // flags say, or what a plan file recorded.
 type planSpec struct {
 	// paths are the configuration paths as given.
-	paths  []string
+	paths []string
+	// root is the configuration root; nil: userfile.FindRoot of paths.
+	root   *userfile.Root
 	inputs map[string]any
 	// inputsFile is the --inputs file, which a folder walk leaves out.
 	inputsFile string
@@ -336,7 +343,16 @@ type planSpec struct {
 // plan's salt). The plan is nil when the diagnostics have errors; the
 // error is for the environment.
 func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, []configUnit, diag.Diagnostics, error) {
-	res := loadConfig(ctx, spec.paths, loadOptions{Inputs: spec.inputs, RequireInputs: true, InputsFile: spec.inputsFile})
+	if spec.root == nil {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("finding the configuration root: %w", err)
+		}
+		if spec.root, err = userfile.FindRoot(wd, spec.paths); err != nil {
+			return nil, nil, nil, nil, fmt.Errorf("finding the configuration root: %w", err)
+		}
+	}
+	res := loadConfig(ctx, spec.paths, loadOptions{Inputs: spec.inputs, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root})
 	diags := res.Diags
 	if spec.allowNoFiles {
 		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == codeNoFiles })
@@ -365,7 +381,7 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 	if root == "" {
 		root = defaultScriptRoot(manifestFolders(res.Units))
 	}
-	maps.Copy(digests, scriptDigests(ctx, desired, root, spec.paths))
+	maps.Copy(digests, scriptDigests(ctx, desired, root, spec.root))
 	opts.InputDigests, opts.Configuration = digests, spec.paths
 	p, planDiags := planner.Diff(ctx, desired, prior, opts)
 	diags = diags.Extend(planDiags)
@@ -396,13 +412,9 @@ func inputDigests(files []string, inputs map[string]any, salt string) (map[strin
 // outside the project (a token, a host name) would give its content away
 // to a guesser. A script that cannot be read is left out; the driver
 // reports it when it runs.
-func scriptDigests(ctx context.Context, g *graph.Graph, scriptRoot string, paths []string) map[string]string {
+func scriptDigests(ctx context.Context, g *graph.Graph, scriptRoot string, root *userfile.Root) map[string]string {
 	out := map[string]string{}
 	wd, err := os.Getwd()
-	if err != nil {
-		return out
-	}
-	root, err := userfile.FindRoot(wd, paths)
 	if err != nil {
 		return out
 	}

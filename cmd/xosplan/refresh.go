@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -56,8 +57,12 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
-	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, f.scriptRoot, f.timeout, prior)})
+	root, err := f.root.executorRoot(c, nil, prior)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
+	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, f.scriptRoot, f.timeout, prior)})
 	var view applyview.View
 	if f.json {
 		events := planview.NewEvents(c.stdout, time.Now)
@@ -115,11 +120,12 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 
 // refresherFor returns the health checks that observe drift, for refresh
 // and for `plan --refresh-only` (planner.Options.Refresher): reg's drivers
-// (nil: the default ones), scripts found where each resource was applied
-// from unless scriptRoot is given, prior supplying factories.
-func refresherFor(reg executor.Registry, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
+// (nil: the default ones, exec implementations confined to root), scripts
+// found where each resource was applied from unless scriptRoot is given,
+// prior supplying factories.
+func refresherFor(reg executor.Registry, root *userfile.Root, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
 	if reg == nil {
-		reg = executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Timeout: timeout})
+		reg = executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: timeout})
 	}
 	wd, _ := os.Getwd()
 	return &executor.Refresher{Drivers: reg, ScriptRoot: scriptRoot, Timeout: timeout, WorkDir: wd, State: prior,

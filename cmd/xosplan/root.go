@@ -47,6 +47,8 @@ type cli struct {
 	getenv func(string) string
 	// noColor is the root's --no-color flag.
 	noColor bool
+	// sources holds the text of the files diagnostics show snippets of.
+	sources *sourceCache
 }
 
 // run executes one xosplan invocation and returns its exit status. It
@@ -59,7 +61,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			code = exitError
 		}
 	}()
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, sources: newSourceCache()}
 	root := newRootCommand(c)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -248,15 +248,14 @@ replaces a corrupt state (kept as the .backup file), never one of an unknown for
 			var data []byte
 			var err error
 			if args[0] == "-" {
-				data, err = io.ReadAll(io.LimitReader(c.stdin, stateMaxPushBytes+1))
+				data, err = userfile.ReadAll(cmd.Context(), c.stdin, "stdin", 0, state.MaxFileBytes)
 			} else {
-				data, err = stateReadFile(args[0], stateMaxPushBytes+1)
+				// A named pipe, a device or a file over the limit is
+				// refused before a byte is read.
+				data, err = userfile.Read(cmd.Context(), args[0], userfile.Options{MaxBytes: state.MaxFileBytes})
 			}
 			if err != nil {
 				return err
-			}
-			if len(data) > stateMaxPushBytes {
-				return fmt.Errorf("%s is larger than %d MiB", args[0], stateMaxPushBytes>>20)
 			}
 			b, err := sf.open()
 			if err != nil {
@@ -274,18 +273,6 @@ replaces a corrupt state (kept as the .backup file), never one of an unknown for
 	}
 	cmd.Flags().BoolVar(&force, "force", false, "replace the state even when its lineage differs or its serial is not newer")
 	return cmd
-}
-
-// stateMaxPushBytes bounds what push reads: a state is data, not a stream.
-const stateMaxPushBytes = 1 << 30
-
-func stateReadFile(path string, n int64) ([]byte, error) {
-	fh, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer fh.Close()
-	return io.ReadAll(io.LimitReader(fh, n))
 }
 
 func newStateForceUnlockCommand(c *cli, sf *stateFlags) *cobra.Command {

@@ -14,6 +14,7 @@ type validateFlags struct {
 	format string
 	strict bool
 	inputs inputFlags
+	root   rootFlag
 }
 
 func newValidateCommand(c *cli) *cobra.Command {
@@ -41,6 +42,7 @@ Exit status: 0 when valid (warnings allowed unless --strict), 1 on errors or a b
 	fs.StringVar(&f.format, "format", string(diagview.Text), "output `FORMAT`: text, json (Terraform's validate -json shape), sarif (2.1.0) or github (workflow commands)")
 	fs.BoolVar(&f.strict, "strict", false, "treat warnings as errors (exit 1 when there are any)")
 	f.inputs.add(fs)
+	f.root.add(fs)
 	return cmd
 }
 
@@ -49,11 +51,15 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err != nil {
 		return usagef(cmd, "--format: %v", err)
 	}
-	inputs, diags, err := f.inputs.values()
+	root, err := f.root.root(c, paths)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	res := loadConfig(cmd.Context(), paths, loadOptions{Inputs: inputs, RequireInputs: inputs != nil, InputsFile: f.inputs.file})
+	inputs, diags, err := f.inputs.values(cmd.Context(), c)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	res := loadConfig(cmd.Context(), paths, loadOptions{Inputs: inputs, RequireInputs: inputs != nil, InputsFile: f.inputs.file, Root: root})
 	diags = diags.Extend(res.Diags).Sort()
 	if err := renderDiagnostics(c, format, diags, f.strict); err != nil {
 		return err
@@ -71,11 +77,10 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 // read from the files they name.
 func renderDiagnostics(c *cli, format diagview.Format, diags diag.Diagnostics, strict bool) error {
 	wd, _ := os.Getwd()
-	sources := newSourceCache()
 	return diagview.Render(c.stdout, format, diags, diagview.Options{
 		Color:       c.useColor(c.stdout),
 		Strict:      strict,
-		Sources:     sources.get,
+		Sources:     c.sources.get,
 		ToolVersion: version(),
 		BaseDir:     wd,
 	})
