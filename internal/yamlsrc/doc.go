@@ -4,8 +4,10 @@
 // imports the YAML library; no other package sees that library's types.
 //
 // Guarantees: Parse never panics and never hangs on any input. Files larger
-// than Limits.MaxFileBytes, nesting deeper than Limits.MaxDepth, scalars
-// longer than Limits.MaxScalarBytes, collections longer than
+// than Limits.MaxFileBytes, files of more than Limits.MaxNodes nodes
+// (counted from the bytes before the YAML library builds its tree, for
+// every document, aliases or not), nesting deeper than Limits.MaxDepth,
+// scalars longer than Limits.MaxScalarBytes, collections longer than
 // Limits.MaxItems, recursive aliases and alias expansion beyond
 // Limits.MaxExpandedNodes are diagnostics. Merge keys (<<) are resolved.
 // Duplicate mapping keys are kept in order; DuplicateKeys finds them so

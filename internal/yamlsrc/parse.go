@@ -21,7 +21,8 @@ type Limits struct {
 	MaxDepth         int // default 256
 	MaxScalarBytes   int // default 4 MiB
 	MaxItems         int // entries of one mapping or sequence; default 1,000,000
-	MaxExpandedNodes int // nodes counted with aliases expanded; default 4,000,000
+	MaxNodes         int // nodes of the whole file as written (aliases once); default 4,000,000
+	MaxExpandedNodes int // nodes of one document with aliases expanded; default 4,000,000
 	MaxDocuments     int // documents in one stream; default 1,000
 }
 
@@ -31,6 +32,7 @@ const (
 	DefaultMaxDepth         = 256
 	DefaultMaxScalarBytes   = 4 << 20
 	DefaultMaxItems         = 1_000_000
+	DefaultMaxNodes         = 4_000_000
 	DefaultMaxExpandedNodes = 4_000_000
 	DefaultMaxDocuments     = 1_000
 )
@@ -45,6 +47,7 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxDepth, DefaultMaxDepth)
 	def(&l.MaxScalarBytes, DefaultMaxScalarBytes)
 	def(&l.MaxItems, DefaultMaxItems)
+	def(&l.MaxNodes, DefaultMaxNodes)
 	def(&l.MaxExpandedNodes, DefaultMaxExpandedNodes)
 	def(&l.MaxDocuments, DefaultMaxDocuments)
 	return l
@@ -57,6 +60,7 @@ const (
 	CodeBinary      = "yaml.not_text"
 	CodeTooDeep     = "yaml.too_deep"
 	CodeTooLong     = "yaml.too_long"
+	CodeTooMany     = "yaml.too_many_nodes"
 	CodeAliasBomb   = "yaml.alias_expansion"
 	CodeAliasCycle  = "yaml.alias_cycle"
 	CodeBadMerge    = "yaml.bad_merge"
@@ -85,12 +89,20 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 		return nil, diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeTooLarge,
 			"file is %d bytes; the limit is %d bytes (%d MiB)", len(data), lim.MaxFileBytes, lim.MaxFileBytes>>20)
 	}
-	idx := newLineIndex(data)
 	if bad := firstNonText(data); bad >= 0 {
-		p := idx.posOfByte(bad)
+		p := newLineIndex(data).posOfByte(bad)
 		return nil, diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeBinary,
 			"file is not UTF-8 text (byte 0x%02x at offset %d)", data[bad], bad)
 	}
+	// The YAML library builds a document's whole tree before anything of
+	// ours sees it, so the number of nodes is bounded from the bytes
+	// first (count.go).
+	if n, at := countNodes(data, lim.MaxNodes); n > lim.MaxNodes {
+		p := newLineIndex(data).posOfByte(at)
+		return nil, diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeTooMany,
+			"file holds more than %d YAML nodes (scalars, lists and maps; the count passed the limit here)", lim.MaxNodes)
+	}
+	idx := newLineIndex(data)
 	defer func() {
 		// The YAML library is not ours; whatever it does, the caller gets a
 		// diagnostic, never a panic.
@@ -101,6 +113,7 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 		}
 	}()
 	dec := yaml.NewDecoder(bytes.NewReader(data))
+	nodes := 0
 	for {
 		var raw yaml.Node
 		err := dec.Decode(&raw)
@@ -129,6 +142,11 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 		// document with aliases needs the expansion and cycle check, which
 		// runs before anyone walks the shared tree.
 		n := c.convert(root, 0)
+		// The scan above bounds what the library accepts; this count
+		// holds the limit whatever the scan misjudged.
+		if nodes += c.nodes; nodes > lim.MaxNodes && !c.diags.HasErrors() {
+			c.diags = c.diags.Errorf(c.rangeOf(root), "", CodeTooMany, "file holds more than %d YAML nodes", lim.MaxNodes)
+		}
 		if c.sawAlias && !c.diags.HasErrors() {
 			c.size, c.active = map[*yaml.Node]int{}, map[*yaml.Node]bool{}
 			if c.expandedSize(root, 0) > lim.MaxExpandedNodes && !c.diags.HasErrors() {
@@ -194,9 +212,11 @@ type converter struct {
 	// reach.
 	memo     map[*yaml.Node]*Node
 	sawAlias bool
-	size     map[*yaml.Node]int
-	active   map[*yaml.Node]bool
-	diags    diag.Diagnostics
+	// nodes counts the nodes converted (shared ones once).
+	nodes  int
+	size   map[*yaml.Node]int
+	active map[*yaml.Node]bool
+	diags  diag.Diagnostics
 }
 
 func (c *converter) rangeOf(n *yaml.Node) diag.Range {
@@ -261,6 +281,7 @@ func (c *converter) convert(n *yaml.Node, depth int) *Node {
 		}
 	}
 	out := &Node{Range: c.rangeOf(n), Tag: n.ShortTag()}
+	c.nodes++
 	if n.Anchor != "" {
 		c.memo[n] = out
 	}
