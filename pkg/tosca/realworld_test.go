@@ -39,6 +39,8 @@ var realworldFloors = map[string]int{
 func TestRealWorld(t *testing.T) {
 	base := testutil.CorpusDir(t, "realworld")
 	rows := readTSV(t, filepath.Join(base, "EXPECTED.tsv"))
+	// The projects' files import each other across their folders.
+	opts := Options{Root: rootAt(t, testutil.CorpusDir(t))}
 	type tally struct{ agree, total int }
 	counts := map[string]*tally{}
 	count := func(key string, ok bool) {
@@ -60,7 +62,7 @@ func TestRealWorld(t *testing.T) {
 		if len(r) > 3 {
 			note = r[3]
 		}
-		_, diags := Compile(context.Background(), filepath.Join(base, path), Options{})
+		_, diags := Compile(context.Background(), filepath.Join(base, path), opts)
 		var ok bool
 		switch expect {
 		case "valid":
