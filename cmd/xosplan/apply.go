@@ -385,9 +385,15 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if len(saved.Configuration) == 0 {
 		return nil, nil, nil, diags, fmt.Errorf("%w: it names no configuration to make it again from; run plan again", planner.ErrBadPlanFile)
 	}
-	// The configuration root is found from the paths the plan was made
-	// from, as plan found it (or is --root).
-	if r.root, err = r.f.root.root(r.c, saved.Configuration); err != nil {
+	// The plan file chooses what is compiled, so it may not choose where
+	// the root is: the root is --root, or the one the working folder lies in
+	// (its repository, else itself), and every configuration path the plan
+	// records must lie inside it. Otherwise an edited plan could point apply
+	// at any template on this machine.
+	if r.root, err = r.f.root.root(r.c, []string{"."}); err != nil {
+		return nil, nil, nil, diags, err
+	}
+	if err := confined(r.root, saved.Configuration); err != nil {
 		return nil, nil, nil, diags, err
 	}
 	spec := planSpec{paths: saved.Configuration, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
@@ -509,4 +515,19 @@ func (r *applyRun) outputs(ctx context.Context, backend *state.File, desired *gr
 	}
 	values, _ := executor.ResolveOutputs(desired, st)
 	return r.view.Outputs(values)
+}
+
+// confined checks that every configuration path a saved plan records lies
+// inside root (after resolving its links).
+func confined(root *userfile.Root, paths []string) error {
+	for _, p := range paths {
+		if _, err := root.Resolve(p); err != nil {
+			if errors.Is(err, userfile.ErrOutsideRoot) {
+				return fmt.Errorf("%w: it names configuration %s outside the configuration root (%s); apply a plan from the folder it was made in, or give --root",
+					planner.ErrBadPlanFile, p, strings.Join(root.Dirs(), ", "))
+			}
+			return fmt.Errorf("the plan's configuration %s: %w", p, plainError(err))
+		}
+	}
+	return nil
 }

@@ -155,3 +155,39 @@ func TestSameInputValueDigestsDifferentlyInEveryPlan(t *testing.T) {
 		t.Errorf("apply with another value: exit %d, %s", code, stderr)
 	}
 }
+
+// A plan file chooses the configuration apply compiles, so it may not
+// choose one outside the configuration root: a plan made from a template
+// elsewhere on the machine (valid in itself, with matching digests) is
+// refused before anything is compiled or run; --root holding it lets it
+// through.
+func TestPlanFileNamingConfigurationOutsideTheRootIsRefused(t *testing.T) {
+	outside := tree(t, map[string]string{
+		"stack.yaml":        forgeryStack["stack.yaml"],
+		"scripts/create.sh": `touch "$XOSPLAN_WORKDIR/evil"` + "\n",
+	})
+	dir := tree(t, forgeryStack)
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XOSPLAN_WORKDIR", work)
+	t.Chdir(dir)
+	planFile := filepath.Join(dir, "elsewhere.plan")
+	if code, _, stderr := xosplanIn("plan", "--root", outside, "--out", planFile, filepath.Join(outside, "stack.yaml")); code != 0 {
+		t.Fatalf("plan: exit %d: %s", code, stderr)
+	}
+	code, stdout, stderr := xosplanIn("apply", "elsewhere.plan")
+	if code == 0 || !strings.Contains(stderr, "outside the configuration root") {
+		t.Errorf("apply of a plan naming configuration outside the root: exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(work, "evil")); err == nil {
+		t.Fatal("the configuration outside the root was applied")
+	}
+	if code, stdout, stderr := xosplanIn("apply", "--root", outside, planFile); code != 0 {
+		t.Fatalf("with --root holding it: exit %d\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(work, "evil")); err != nil {
+		t.Fatal("with --root holding the configuration, the plan was not applied")
+	}
+}
