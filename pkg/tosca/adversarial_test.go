@@ -57,7 +57,6 @@ topology_template:
     a: {copy: b, type: tosca.nodes.Compute}
     b: {copy: a, type: tosca.nodes.Compute}
 `, CodeCopy},
-		{"self import", head + "imports: [ self.yaml ]\n", CodeImportCycle},
 		{"derivation cycle of three", head + `node_types:
   A: {derived_from: B}
   B: {derived_from: C}

@@ -43,7 +43,7 @@ func TestFixturesCoverCodes(t *testing.T) {
 func allCodes() []string {
 	return []string{
 		CodeCanceled, CodeRead, CodeWrongKind, CodeVersion, CodeMetadata, CodeUnknownField,
-		CodeMissingField, CodeDuplicateKey, CodeImportNotFound, CodeImportCycle, CodeNetworkImport,
+		CodeMissingField, CodeDuplicateKey, CodeImportNotFound, CodeNetworkImport,
 		CodeUnknownRepository, CodeTypeRedefined, CodeUnknownType, CodeUnknownParent,
 		CodeDerivationCycle, CodeNativeExtended, CodeIncompatibleRefinement, CodeStatus,
 		CodeOccurrences, CodeValue, CodeConstraint, CodeUnknownProperty, CodeMissingProperty,

@@ -2,6 +2,8 @@ package tosca
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/xosplan/xosplan/internal/userfile"
@@ -68,7 +70,7 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 		if err := c.ctx.Err(); err != nil {
 			c.errorf(diag.Range{File: path}, "", CodeCanceled, "compilation stopped: %v", err)
 		}
-		return nil, c.diags.Sort()
+		return nil, c.finish()
 	}
 	c.declareAllTypes()
 	c.resolveAllTypes()
@@ -78,7 +80,7 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 	c.resolveFunctions()
 	g := c.render()
 	c.checkCycles(g)
-	return g, c.diags.Sort()
+	return g, c.finish()
 }
 
 // compiler holds the state of one Compile call. Nothing is shared between
@@ -92,6 +94,16 @@ type compiler struct {
 	confined map[confinedKey]bool
 
 	diags diag.Diagnostics
+	// wd is the working folder, read once for display.
+	wd string
+	// followOns counts, by the index in diags of a root cause, the
+	// problems that follow from it and are not reported (follow.go).
+	followOns map[int]int
+	// unknownAt holds, by kind and name, the index in diags of the report
+	// of a type name that is not defined; importFailed is the index of the
+	// first import that could not be loaded, or -1.
+	unknownAt    map[unknownKey]int
+	importFailed int
 
 	// files by cleaned absolute path (or pseudo name for embedded ones);
 	// order lists them in load order (root first after normative).
@@ -147,7 +159,7 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &compiler{ctx: ctx, opts: opts, fsRoot: opts.Root, files: map[string]*file{}, chainCache: map[*typeDef][]string{}}
+	c := &compiler{ctx: ctx, opts: opts, fsRoot: opts.Root, files: map[string]*file{}, chainCache: map[*typeDef][]string{}, importFailed: -1}
 	for k := range c.ns {
 		c.ns[k] = map[string]*typeDef{}
 	}
@@ -170,6 +182,21 @@ func (c *compiler) lenientf(r diag.Range, path, code, format string, args ...any
 		return
 	}
 	c.errorf(r, path, code, format, args...)
+}
+
+// display names a file in a message: relative to the working folder when
+// it lies inside it, as the files of diagnostics are named.
+func (c *compiler) display(name string) string {
+	if !filepath.IsAbs(name) {
+		return name
+	}
+	if c.wd == "" {
+		c.wd, _ = os.Getwd()
+	}
+	if rel, err := filepath.Rel(c.wd, name); err == nil && filepath.IsLocal(rel) {
+		return rel
+	}
+	return name
 }
 
 // errorDetail appends an error with a multi-line detail.

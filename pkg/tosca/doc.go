@@ -33,7 +33,6 @@
 //	tosca.too_long                 a description or metadata value over 64 KiB
 //	tosca.duplicate_key            a repeated mapping key (a warning outside topology_template)
 //	tosca.import_not_found         an imported file does not exist
-//	tosca.import_cycle             files import each other
 //	tosca.import_outside_root      an import that resolves (links followed) outside the configuration root
 //	tosca.import_not_regular       an import that names a FIFO, a device or another file that is not regular
 //	tosca.import_too_large         an imported file over the 16 MiB file limit
@@ -151,7 +150,6 @@ const (
 	CodeTooLong                = "tosca.too_long"
 	CodeDuplicateKey           = "tosca.duplicate_key"
 	CodeImportNotFound         = "tosca.import_not_found"
-	CodeImportCycle            = "tosca.import_cycle"
 	CodeImportOutsideRoot      = "tosca.import_outside_root"
 	CodeImportNotRegular       = "tosca.import_not_regular"
 	CodeImportTooLarge         = "tosca.import_too_large"

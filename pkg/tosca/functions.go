@@ -19,6 +19,7 @@ package tosca
 //   - get_property cycles (a property that depends on itself)
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -293,7 +294,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 		return nil
 	}
 	if rt != nil {
-		if rt.typ != nil && rt.typ.props[name] == nil {
+		if rt.typ != nil && rt.typ.props[name] == nil && !c.lacks(rt.typ) {
 			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: relationship template %q has no property %q", rt.name, name)
 		}
 		return nil
@@ -319,6 +320,9 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 				ra := ras[idx]
 				prop := a[3].Value
 				if ra.relType == nil || ra.relType.props[prop] == nil {
+					if c.lacks(ra.relType) {
+						return nil
+					}
 					c.errorf(a[3].Range, path, CodeUnknownProperty, "get_property: the relationship of requirement %q of node template %q has no property %q", name, nt.name, prop)
 					return nil
 				}
@@ -336,26 +340,17 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 		}
 	}
 	if nt.typ.props[name] == nil && len(a) >= 3 {
-		if cd, owner := c.capOrReq(nt, name); cd != nil {
-			prop := a[2].Value
-			if cd.props[prop] == nil {
-				c.errorf(a[2].Range, path, CodeUnknownProperty, "get_property: capability %q of node template %q has no property %q", cd.name, owner.name, prop)
-				return nil
-			}
-			before := c.secretReads
-			v := c.capPropsOf(owner)[cd.name][prop]
-			c.secretReads = before
-			if c.secretNode[owner] {
-				c.readSecretAt(owner.path + ".capabilities." + cd.name + ".properties." + prop)
-			}
-			for _, r := range a[3:] {
-				v = c.index(v, r, path)
-			}
-			return v
+		if cd := nt.typ.caps[name]; cd != nil {
+			return c.capProperty(nt, cd, a[2], a[3:], path)
+		}
+		if ra, ok := c.requirementNamed(nt, name); ok {
+			return c.targetProperty(nt, ra, name, a[2], a[3:], path)
 		}
 	}
 	if nt.typ.props[name] == nil {
-		c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: node template %q has no property %q", nt.name, name)
+		if !c.lacks(nt.typ) {
+			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: node template %q has no property %q", nt.name, name)
+		}
 		return nil
 	}
 	v, _ := c.nodeProp(nt, name)
@@ -365,20 +360,69 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 	return v
 }
 
-// capOrReq finds a capability of nt by name, or the target capability of
-// its requirement of that name.
-func (c *compiler) capOrReq(nt *nodeTpl, name string) (*capDef, *nodeTpl) {
-	if cd := nt.typ.caps[name]; cd != nil {
-		return cd, nt
+// capProperty is get_property of the property prop (then the fields or
+// indices rest) of capability cd of owner.
+func (c *compiler) capProperty(owner *nodeTpl, cd *capDef, prop *yamlsrc.Node, rest []*yamlsrc.Node, path string) graph.Value {
+	if cd.props[prop.Value] == nil {
+		if !c.lacks(cd.typ) && !c.lacks(owner.typ) {
+			c.errorf(prop.Range, path, CodeUnknownProperty, "get_property: capability %q of node template %q has no property %q", cd.name, owner.name, prop.Value)
+		}
+		return nil
 	}
+	// Evaluating all of the capability's properties may read secrets;
+	// only this property's own count.
+	before := c.secretReads
+	v := c.capPropsOf(owner)[cd.name][prop.Value]
+	c.secretReads = before
+	if c.secretNode[owner] {
+		c.readSecretAt(owner.path + ".capabilities." + cd.name + ".properties." + prop.Value)
+	}
+	for _, r := range rest {
+		v = c.index(v, r, path)
+	}
+	return v
+}
+
+// requirementNamed returns the first assignment of nt's requirement name
+// that has a target; ok is true when nt has such a requirement at all
+// (assigned or only defined by its type).
+func (c *compiler) requirementNamed(nt *nodeTpl, name string) (*reqAssign, bool) {
+	found := nt.typ.reqDefOf(name) != nil
 	for _, ra := range nt.reqs {
-		if ra.name == name && ra.target != nil && ra.target.typ != nil {
-			if ra.targetCap != nil {
-				return ra.targetCap, ra.target
+		if ra.name == name {
+			found = true
+			if ra.target != nil && ra.target.typ != nil {
+				return ra, true
 			}
 		}
 	}
-	return nil, nil
+	return nil, found
+}
+
+// targetProperty is get_property of [entity, requirement, prop, rest…]:
+// the property of the node the requirement targets, or else of the
+// capability it targets there (TOSCA 1.3 §4.4.2; xOpera and Puccini look
+// up the target node). A requirement without a target yet (left to the
+// orchestrator) has no value at compile time.
+func (c *compiler) targetProperty(nt *nodeTpl, ra *reqAssign, req string, prop *yamlsrc.Node, rest []*yamlsrc.Node, path string) graph.Value {
+	if ra == nil {
+		return nil
+	}
+	target := ra.target
+	if target.typ.props[prop.Value] != nil {
+		v, _ := c.nodeProp(target, prop.Value)
+		for _, r := range rest {
+			v = c.index(v, r, path)
+		}
+		return v
+	}
+	if cd := ra.targetCap; cd != nil && cd.props[prop.Value] != nil {
+		return c.capProperty(target, cd, prop, rest, path)
+	}
+	if !c.lacks(target.typ) {
+		c.errorf(prop.Range, path, CodeUnknownProperty, "get_property: node template %q, the target of requirement %q of node template %q, has no property %q", target.name, req, nt.name, prop.Value)
+	}
+	return nil
 }
 
 func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) graph.Value {
@@ -391,46 +435,120 @@ func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) gra
 	if !ok {
 		return nil
 	}
-	rest := make([]graph.Value, 0, len(a))
-	addr := ""
 	switch {
 	case rt != nil:
-		if rt.typ != nil && rt.typ.attrs[name] == nil && rt.typ.props[name] == nil {
+		if rt.typ != nil && rt.typ.attrs[name] == nil && rt.typ.props[name] == nil && !c.lacks(rt.typ) {
 			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_attribute: relationship template %q has no attribute %q", rt.name, name)
 			return nil
 		}
-		addr = rt.name
+		return attributeRef(rt.name, a[1:])
 	case nt == nil:
 		return graph.Unknown{Func: "attribute", Args: []graph.Value{a[0].Value, name}}
 	case nt.typ == nil:
 		return nil
-	default:
-		addr = nt.name
-		if nt.typ.attrs[name] == nil && nt.typ.props[name] == nil && !c.capHasAttr(nt.typ, name) {
-			cd, _ := c.capOrReq(nt, name)
-			if cd == nil || len(a) < 3 {
-				c.errorf(a[1].Range, path, CodeUnknownProperty, "get_attribute: attribute %q was not found in node template %q", name, nt.name)
-				return nil
-			}
+	case nt.typ.attrs[name] != nil:
+		if len(a) > 2 && !c.checkAttrPath(nt.typ.attrs[name], a[2:], path) {
+			return nil
+		}
+		return attributeRef(nt.name, a[1:])
+	case nt.typ.props[name] != nil || c.capHasAttr(nt.typ, name):
+		return attributeRef(nt.name, a[1:])
+	}
+	if len(a) >= 3 {
+		if cd := nt.typ.caps[name]; cd != nil {
 			if cd.attrs[a[2].Value] == nil && cd.props[a[2].Value] == nil {
-				c.errorf(a[2].Range, path, CodeUnknownProperty, "get_attribute: capability %q of node template %q has no attribute %q", cd.name, nt.name, a[2].Value)
-				return nil
+				c.undeclaredAttr(nt, cd.typ, a[2], path, fmt.Sprintf("capability %q of node template %q", cd.name, nt.name))
 			}
-		} else if d := nt.typ.attrs[name]; d != nil && len(a) > 2 {
-			if !c.checkAttrPath(d, a[2:], path) {
-				return nil
+			return attributeRef(nt.name, a[1:])
+		}
+		if ra, ok := c.requirementNamed(nt, name); ok {
+			// [entity, requirement, attribute, …]: an attribute of the node
+			// the requirement targets, or else of the capability it
+			// targets there (TOSCA 1.3 §4.5.2).
+			if ra == nil {
+				return graph.Unknown{Func: "attribute", Args: []graph.Value{nt.name, name}}
 			}
+			target, attr := ra.target, a[2].Value
+			if target.typ.attrs[attr] != nil || target.typ.props[attr] != nil {
+				return attributeRef(target.name, a[2:])
+			}
+			if cd := ra.targetCap; cd != nil && (cd.attrs[attr] != nil || cd.props[attr] != nil) {
+				return attributeRef(target.name, append([]*yamlsrc.Node{{Kind: yamlsrc.Scalar, Value: cd.name}}, a[2:]...))
+			}
+			c.undeclaredAttr(target, target.typ, a[2], path, fmt.Sprintf("node template %q (the target of requirement %q of node template %q)", target.name, name, nt.name))
+			return attributeRef(target.name, a[2:])
 		}
 	}
-	rest = append(rest, addr)
-	for _, x := range a[1:] {
+	c.undeclaredAttr(nt, nt.typ, a[1], path, fmt.Sprintf("node template %q", nt.name))
+	return attributeRef(nt.name, a[1:])
+}
+
+// attributeRef is the apply-time reference to an attribute of the
+// resource addr along the path of names and indices.
+func attributeRef(addr string, path []*yamlsrc.Node) graph.Unknown {
+	args := make([]graph.Value, 0, len(path)+1)
+	args = append(args, addr)
+	for _, x := range path {
 		if i, ok := x.Int(); ok {
-			rest = append(rest, i)
+			args = append(args, i)
 		} else {
-			rest = append(rest, x.Value)
+			args = append(args, x.Value)
 		}
 	}
-	return graph.Unknown{Func: "attribute", Args: rest}
+	return graph.Unknown{Func: "attribute", Args: args}
+}
+
+// undeclaredAttr reports get_attribute of an attribute that no definition
+// of owner (of type t, a node or capability type) declares: an error,
+// unless an operation of the node maps an output to it (TOSCA 1.3
+// operation outputs, §3.6.17), which sets it at run time: then a warning.
+func (c *compiler) undeclaredAttr(nt *nodeTpl, t *typeDef, attr *yamlsrc.Node, path, what string) {
+	if c.lacks(t) || c.lacks(nt.typ) {
+		return
+	}
+	if c.outputSets(nt, attr.Value) {
+		c.warnf(attr.Range, path, CodeUnknownProperty, "get_attribute: %s declares no attribute %q; only an operation output sets it", what, attr.Value)
+		return
+	}
+	c.errorf(attr.Range, path, CodeUnknownProperty, "get_attribute: attribute %q was not found in %s", attr.Value, what)
+}
+
+// outputSets reports whether an operation of nt, as its type defines it or
+// the template assigns it, maps an output to the attribute (outputs:
+// {name: [SELF, attr]}).
+func (c *compiler) outputSets(nt *nodeTpl, attr string) bool {
+	maps := func(op *yamlsrc.Node) bool {
+		for _, p := range op.Get("outputs").Pairs() {
+			sel := p.Value
+			if items := sel.Items(); len(items) > 0 {
+				sel = items[len(items)-1]
+			}
+			if text(sel) == attr {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range nt.typ.ifaces {
+		for _, op := range d.ops {
+			if maps(op.n) {
+				return true
+			}
+		}
+	}
+	for _, p := range nt.ifacesN.Pairs() {
+		for _, q := range p.Value.Pairs() {
+			if maps(q.Value) {
+				return true
+			}
+			for _, r := range q.Value.Pairs() {
+				if q.Key.Value == "operations" && maps(r.Value) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // capHasAttr reports whether one of the type's capabilities defines an
@@ -642,7 +760,7 @@ func (c *compiler) fnNodesOfType(args *yamlsrc.Node, path string) graph.Value {
 	}
 	t := c.lookup(kNode, args.Value)
 	if t == nil {
-		c.errorf(args.Range, path, CodeUnknownType, "get_nodes_of_type: unknown node type %q", args.Value)
+		c.unknownType(kNode, args, path, false, "get_nodes_of_type: unknown node type %q", args.Value)
 		return nil
 	}
 	out := []graph.Value{}
@@ -671,7 +789,9 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 		k := n.Content[i]
 		d := defs[k.Value]
 		if d == nil {
-			c.errorf(k.Range, joinPath(path, k.Value), CodeUnknownProperty, "%s has no property %q", what, k.Value)
+			if !c.lacks(nt.typ) {
+				c.errorf(k.Range, joinPath(path, k.Value), CodeUnknownProperty, "%s has no property %q", what, k.Value)
+			}
 			continue
 		}
 		switch d.status {
@@ -755,9 +875,9 @@ func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
 		}
 		cp := nt.path + ".capabilities." + p.Key.Value
 		what := "capability " + quote(cd.name) + " of node template " + quote(nt.name)
-		props := c.assignProps(cd.props, p.Value.Get("properties"), cp+".properties", what, "property", s, true)
+		props := c.assignProps(cd.typ, cd.props, p.Value.Get("properties"), cp+".properties", what, "property", s, true)
 		if attrs := p.Value.Get("attributes"); attrs != nil {
-			c.assignProps(mergeDefs(cd.attrs, cd.props), attrs, cp+".attributes", what, "attribute", s, false)
+			c.assignProps(cd.typ, mergeDefs(cd.attrs, cd.props), attrs, cp+".attributes", what, "attribute", s, false)
 		}
 		nt.capProps[cd.name] = props
 	}
@@ -790,7 +910,7 @@ func (c *compiler) resolveFunctions() {
 		c.capPropsOf(nt)
 		if nt.attrsN != nil {
 			s := &scope{at: nt.key, node: nt}
-			nt.attrs = c.assignProps(mergeDefs(nt.typ.attrs, nt.typ.props), nt.attrsN, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, false)
+			nt.attrs = c.assignProps(nt.typ, mergeDefs(nt.typ.attrs, nt.typ.props), nt.attrsN, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, false)
 		}
 		for _, ra := range nt.reqs {
 			c.relPropsOf(ra)
@@ -806,6 +926,6 @@ func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
 	}
 	ra.relProps = map[string]graph.Value{}
 	s := &scope{at: ra.key, req: ra}
-	ra.relProps = c.assignProps(ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, true)
+	ra.relProps = c.assignProps(ra.relType, ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, true)
 	return ra.relProps
 }

@@ -17,7 +17,6 @@ package tosca
 //     executor runs the operations in, which refuses to run such an implementation
 //   - a URL import, or an import through a repository: xosplan never uses the network
 //     (tosca.network_import); an import naming an undeclared repository (tosca.unknown_repository)
-//   - an import cycle, named in order (tosca.import_cycle)
 //   - everything phase 1 reports, for each imported file
 //
 // Relative paths resolve against the importing file's folder and then, as
@@ -25,7 +24,8 @@ package tosca
 // three folders above the importer, inside the root only). XOS recipes
 // import custom_types/<model>.yaml, which XOS generates at start-up; when
 // such a file is not on disk the embedded copy from custom_definitions is
-// used. Each file is parsed once, however often it is imported.
+// used. Each file is parsed once, however often it is imported, and files
+// that import each other (a cycle) are loaded once each.
 
 import (
 	"errors"
@@ -71,7 +71,7 @@ func (c *compiler) loadRoot(path string) *file {
 	f := &file{name: path, key: fileKey(path), dir: filepath.Dir(path), root: root}
 	c.root = f
 	c.files[f.key] = f
-	c.loadFile(f, nil)
+	c.loadFile(f, true)
 	return f
 }
 
@@ -111,19 +111,16 @@ func (c *compiler) loadEmbedded(name string, data []byte, key, version string) {
 
 // loadFile checks a file's header and loads its imports depth first, then
 // appends the file to c.order (so that imported types are declared before
-// the types that use them). stack is the chain of importers.
-func (c *compiler) loadFile(f *file, stack []*file) {
-	f.loading = true
-	c.readHeader(f, stack == nil)
+// the types that use them). isRoot is set for the top-level file.
+func (c *compiler) loadFile(f *file, isRoot bool) {
+	c.readHeader(f, isRoot)
 	c.checkLimits(f)
-	stack = append(stack, f)
 	for i, it := range f.root.Get("imports").Items() {
 		if c.ctx.Err() != nil {
 			break
 		}
-		c.loadImport(f, it, "imports["+itoa(int64(i))+"]", stack)
+		c.loadImport(f, it, "imports["+itoa(int64(i))+"]")
 	}
-	f.loading = false
 	c.order = append(c.order, f)
 }
 
@@ -178,7 +175,7 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 	return spec, true
 }
 
-func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack []*file) {
+func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 	spec, ok := c.parseImport(it, path)
 	if !ok {
 		return
@@ -191,9 +188,11 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 		}
 		if repo == nil {
 			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which is not declared", spec.file, spec.repository)
+			c.failedImport()
 			return
 		}
 		c.errorf(at, path, CodeNetworkImport, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
+		c.failedImport()
 		return
 	}
 	written := spec.file
@@ -201,6 +200,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 		local, ok := localURL(spec.file)
 		if !ok {
 			c.errorf(at, path, CodeNetworkImport, "import %q is a URL: xosplan does not use the network; download the file and import it by path", spec.file)
+			c.failedImport()
 			return
 		}
 		spec.file = local
@@ -208,6 +208,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 	name, data, found := c.locate(from, spec.file)
 	if !found {
 		c.errorf(at, path, CodeImportNotFound, "import %q not found", spec.file)
+		c.failedImport()
 		return
 	}
 	embedded := data != nil
@@ -219,25 +220,15 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 		// expected there.
 		xos := strings.HasPrefix(filepath.ToSlash(spec.file), "custom_types/")
 		if !xos && !filepath.IsAbs(spec.file) && from.dir != "" && filepath.Clean(name) != filepath.Join(from.dir, spec.file) && (c.root.dir == "" || filepath.Clean(name) != filepath.Join(c.root.dir, spec.file)) {
-			c.warnf(at, path, CodeImportFallback, "import %q is not relative to the importing file; found %s (tosca-parser compatibility)", spec.file, name)
+			c.warnf(at, path, CodeImportFallback, "import %q is not relative to the importing file; found %s (tosca-parser compatibility)", spec.file, c.display(name))
 		}
 	}
 	if f, seen := c.files[key]; seen {
-		if f.loading {
-			chain := make([]string, 0, len(stack)+1)
-			start := 0
-			for i, s := range stack {
-				if s == f {
-					start = i
-				}
-			}
-			for _, s := range stack[start:] {
-				chain = append(chain, s.name)
-			}
-			chain = append(chain, f.name)
-			c.errorf(at, path, CodeImportCycle, "import cycle: %s", strings.Join(chain, " -> "))
-			return
-		}
+		// Each file is loaded once. A file still loading is one of the
+		// importer's own importers: files that import each other (a cycle)
+		// are allowed, since a TOSCA import only brings definitions into
+		// one namespace, and the types of every file in the cycle are
+		// declared before any is resolved.
 		f.addPrefix(spec.prefix)
 		return
 	}
@@ -247,6 +238,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 			// Not recorded as loaded: every entry that names the file
 			// gets its own diagnostic.
 			c.importRefused(written, at, path, err)
+			c.failedImport()
 			return
 		}
 	}
@@ -258,9 +250,10 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string, stack [
 	f.addPrefix(spec.prefix)
 	c.files[key] = f
 	if root == nil {
+		c.failedImport()
 		return
 	}
-	c.loadFile(f, stack)
+	c.loadFile(f, false)
 }
 
 // prefixes are kept per file; a file imported twice with two prefixes is

@@ -33,7 +33,7 @@ type file struct {
 	// name is the path used in diagnostics (as the user wrote it, joined
 	// with import paths), or a pseudo name for embedded definitions.
 	name string
-	// key identifies the file for "parsed once" and cycle detection.
+	// key identifies the file so that it is parsed once.
 	key string
 	// dir resolves relative imports; empty for embedded files.
 	dir  string
@@ -44,9 +44,6 @@ type file struct {
 	prefix string
 	// normative marks the embedded normative types.
 	normative bool
-	// loading is true while the file's imports are being loaded (cycle
-	// detection).
-	loading bool
 }
 
 // Supported tosca_definitions_version values.

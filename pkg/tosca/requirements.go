@@ -226,13 +226,13 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 			// a warning, and the requirement orders like DependsOn.
 			c.warnf(ra.relN.Range, ra.path+".relationship", CodeUnknownType, "requirement %q of node template %q names relationship %q, which is not declared; XOS reads it as a plain dependency", ra.name, nt.name, ra.relName)
 		} else {
-			c.errorf(ra.relN.Range, ra.path+".relationship", CodeUnknownType, "requirement %q of node template %q names relationship %q, which is neither a relationship template nor a relationship type", ra.name, nt.name, ra.relName)
+			c.unknownType(kRelationship, ra.relN, ra.path+".relationship", false, "requirement %q of node template %q names relationship %q, which is neither a relationship template nor a relationship type", ra.name, nt.name, ra.relName)
 		}
 	} else if d != nil {
 		ra.relType = d.relType
 	}
 	if ra.relBody != nil && ra.relType != nil {
-		c.readIfaceAssignments(ra.relType.ifaces, ra.relBody.Get("interfaces"), ra.path+".relationship.interfaces", "relationship of requirement "+quote(ra.name))
+		c.readIfaceAssignments(ra.relType, ra.relBody.Get("interfaces"), ra.path+".relationship.interfaces", "relationship of requirement "+quote(ra.name))
 	}
 	// Target node.
 	var target *nodeTpl

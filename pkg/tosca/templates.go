@@ -359,7 +359,7 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	c.readCapAssignments(nt)
 	c.readReqAssignments(nt, field(nt.n, src, "requirements"))
 	if nt.ifacesN != nil {
-		c.readIfaceAssignments(nt.typ.ifaces, nt.ifacesN, nt.path+".interfaces", what())
+		c.readIfaceAssignments(nt.typ, nt.ifacesN, nt.path+".interfaces", what())
 	}
 }
 
@@ -380,7 +380,7 @@ func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef 
 			return nil
 		}
 	}
-	c.errorf(tn.Range, path, CodeUnknownType, "unknown %s %q", k.word(), tn.Value)
+	c.unknownType(k, tn, path, false, "unknown %s %q", k.word(), tn.Value)
 	return nil
 }
 
@@ -416,6 +416,9 @@ func (c *compiler) readCapAssignments(nt *nodeTpl) {
 	for _, p := range n.Pairs() {
 		cp := joinPath(path, p.Key.Value)
 		if nt.typ.caps[p.Key.Value] == nil {
+			if c.lacks(nt.typ) {
+				continue
+			}
 			c.errorf(p.Key.Range, cp, CodeUnknownCapability, "node template %q has no capability %q (type %q)", nt.name, p.Key.Value, nt.typ.name)
 			continue
 		}
@@ -452,6 +455,9 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 		case v.Kind == yamlsrc.Scalar && !v.IsNull():
 			ra.nodeName, ra.nodeN = v.Value, v
 			if ra.def == nil {
+				if c.lacks(nt.typ) {
+					continue
+				}
 				c.errorf(k.Range, ra.path, CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
 				continue
 			}
@@ -480,6 +486,9 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 			}
 		case v.IsNull():
 			if ra.def == nil {
+				if c.lacks(nt.typ) {
+					continue
+				}
 				c.errorf(k.Range, ra.path, CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
 				continue
 			}
@@ -521,9 +530,10 @@ func (c *compiler) readNodeFilter(n *yamlsrc.Node, path string) {
 	}
 }
 
-// readIfaceAssignments checks interface assignments against the type's
-// interface definitions.
-func (c *compiler) readIfaceAssignments(defs map[string]*ifaceDef, n *yamlsrc.Node, path, owner string) {
+// readIfaceAssignments checks interface assignments against the
+// interface definitions of the type t.
+func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner string) {
+	defs := t.ifaces
 	if n.IsNull() {
 		return
 	}
@@ -535,7 +545,9 @@ func (c *compiler) readIfaceAssignments(defs map[string]*ifaceDef, n *yamlsrc.No
 		ip := joinPath(path, p.Key.Value)
 		d := defs[p.Key.Value]
 		if d == nil {
-			c.errorf(p.Key.Range, ip, CodeUnknownInterface, "%s has no interface %q", owner, p.Key.Value)
+			if !c.lacks(t) {
+				c.errorf(p.Key.Range, ip, CodeUnknownInterface, "%s has no interface %q", owner, p.Key.Value)
+			}
 			continue
 		}
 		if p.Value.IsNull() {
@@ -547,6 +559,9 @@ func (c *compiler) readIfaceAssignments(defs map[string]*ifaceDef, n *yamlsrc.No
 		}
 		check := func(q yamlsrc.Pair, op string) {
 			if d.ops[q.Key.Value] == nil {
+				if c.lacks(t) {
+					return
+				}
 				c.errorf(q.Key.Range, op, CodeUnknownOperation, "interface %q of %s has no operation %q", p.Key.Value, owner, q.Key.Value)
 				return
 			}
@@ -627,8 +642,8 @@ func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
 		what := "relationship template " + quote(rt.name)
 		if rt.typ, _ = c.readTemplateType(kRelationship, p.Value, rt.key, rt.path, what, relTplKeys()); rt.typ != nil {
 			s := &scope{at: rt.key, rel: rt}
-			c.assignProps(rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, true)
-			c.readIfaceAssignments(rt.typ.ifaces, p.Value.Get("interfaces"), rt.path+".interfaces", what)
+			c.assignProps(rt.typ, rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, true)
+			c.readIfaceAssignments(rt.typ, p.Value.Get("interfaces"), rt.path+".interfaces", what)
 		}
 	}
 }
@@ -676,8 +691,8 @@ func (c *compiler) readGroups(n *yamlsrc.Node) {
 			}
 		}
 		if g.typ != nil {
-			c.assignProps(g.typ.props, p.Value.Get("properties"), g.path+".properties", what, "property", &scope{at: g.key}, true)
-			c.readIfaceAssignments(g.typ.ifaces, p.Value.Get("interfaces"), g.path+".interfaces", what)
+			c.assignProps(g.typ, g.typ.props, p.Value.Get("properties"), g.path+".properties", what, "property", &scope{at: g.key}, true)
+			c.readIfaceAssignments(g.typ, p.Value.Get("interfaces"), g.path+".interfaces", what)
 		}
 	}
 }
@@ -778,7 +793,7 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 			if placement {
 				defs = placementDefs(defs)
 			}
-			pt.props = c.assignProps(defs, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, true)
+			pt.props = c.assignProps(pt.typ, defs, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, true)
 			if placement {
 				c.checkTraits(v.Get("properties"), pt.path+".properties")
 			}

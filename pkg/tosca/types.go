@@ -111,6 +111,10 @@ type typeDef struct {
 	// meaningless.
 	xos   bool
 	chain []string
+	// incomplete is 1 + the index in diags of what makes the type's
+	// definition incomplete (its parent, or an ancestor's, is unknown), 0
+	// for a complete type: a member it seems to lack is a follow-on.
+	incomplete int
 
 	props, attrs map[string]*propDef
 	caps         map[string]*capDef
@@ -235,7 +239,7 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 	t := &typeDef{kind: k, name: name, f: f, n: p.Value, key: p.Key.Range, path: path, xos: xos}
 	if prev, ok := c.ns[k][name]; ok && prev.name == name && !prev.f.normative && prev.f != f {
 		if !xos {
-			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.word(), name, prev.f.name)
+			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.word(), name, c.display(prev.f.name))
 		}
 	}
 	c.ns[k][name] = t
@@ -277,7 +281,7 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 		// Inside type definitions tosca-parser leaves capability, interface
 		// and artifact type names unresolved (XOS 3.x type files name
 		// capability types they never declare): a warning there.
-		c.lenientf(n.Range, path, CodeUnknownType, "unknown %s %q", k.word(), n.Value)
+		c.unknownType(k, n, path, true, "unknown %s %q", k.word(), n.Value)
 		return nil
 	}
 	c.resolveType(t)
@@ -324,7 +328,7 @@ func (c *compiler) resolveType(t *typeDef) {
 			p := c.lookup(t.kind, pn.Value)
 			switch {
 			case p == nil:
-				c.errorf(pn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.word(), t.name, t.kind.word(), pn.Value)
+				t.incomplete = 1 + c.unknownParent(t, pn)
 			case p.deriving:
 				c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from %q, which derives from it", t.kind.word(), t.name, pn.Value)
 			default:
@@ -336,6 +340,7 @@ func (c *compiler) resolveType(t *typeDef) {
 				t.parent = p
 				t.base = p.base
 				t.depth = p.depth + 1
+				t.incomplete = p.incomplete
 			}
 		}
 	}
@@ -506,14 +511,14 @@ func (c *compiler) typeList(k kind, n *yamlsrc.Node, path, what string) []*typeD
 			if n.Kind == yamlsrc.Sequence && i < len(n.Content) {
 				at = n.Content[i].Range
 			}
-			if what == "valid_target_types" {
-				// XOS type files name capability types declared in sibling
-				// files that a recipe imports alongside; tosca-parser does not
-				// resolve these names.
-				c.warnf(at, path, CodeUnknownType, "%s names unknown %s %q", what, k.word(), name)
-			} else {
-				c.errorf(at, path, CodeUnknownType, "%s names unknown %s %q", what, k.word(), name)
-			}
+			// XOS type files name capability types of valid_target_types
+			// declared in sibling files that a recipe imports alongside;
+			// tosca-parser does not resolve these names.
+			ref := &yamlsrc.Node{Kind: yamlsrc.Scalar, Value: name, Range: at}
+			saved := c.inTypes
+			c.inTypes = what == "valid_target_types"
+			c.unknownType(k, ref, path, true, "%s names unknown %s %q", what, k.word(), name)
+			c.inTypes = saved
 			continue
 		}
 		out = append(out, t)
@@ -646,7 +651,7 @@ func (c *compiler) setPropType(d *propDef, tn *yamlsrc.Node, path string) {
 	}
 	dt := c.lookup(kData, tn.Value)
 	if dt == nil {
-		c.errorf(tn.Range, path, CodeUnknownType, "unknown data type %q", tn.Value)
+		c.unknownType(kData, tn, path, false, "unknown data type %q", tn.Value)
 		return
 	}
 	c.resolveType(dt)

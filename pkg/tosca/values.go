@@ -243,6 +243,9 @@ func (c *compiler) assignFields(dt *typeDef, n *yamlsrc.Node, path, what string,
 		fd := dt.props[p.Key.Value]
 		fp := joinPath(path, p.Key.Value)
 		if fd == nil {
+			if c.lacks(dt) {
+				continue
+			}
 			c.errorf(p.Key.Range, fp, CodeUnknownProperty, "%s: data type %q has no field %q", what, dt.name, p.Key.Value)
 			continue
 		}
@@ -305,11 +308,11 @@ func describeValue(n *yamlsrc.Node) string {
 	return n.Describe()
 }
 
-// assignProps checks the assignments in n against defs and fills in
-// defaults. owner names the assigning entity in messages ("node template
-// \"web\""). Required properties without value or default are reported
-// when checkRequired is set.
-func (c *compiler) assignProps(defs map[string]*propDef, n *yamlsrc.Node, path, owner, noun string, s *scope, checkRequired bool) map[string]graph.Value {
+// assignProps checks the assignments in n against defs, the definitions
+// of the type t, and fills in defaults. owner names the assigning entity
+// in messages ("node template \"web\""). Required properties without
+// value or default are reported when checkRequired is set.
+func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.Node, path, owner, noun string, s *scope, checkRequired bool) map[string]graph.Value {
 	out := make(map[string]graph.Value, len(defs))
 	if !n.IsNull() && n.Kind != yamlsrc.Mapping {
 		c.errorf(n.Range, path, CodeWrongKind, "%ss of %s must be a map, found %s", noun, owner, n.Describe())
@@ -320,7 +323,9 @@ func (c *compiler) assignProps(defs map[string]*propDef, n *yamlsrc.Node, path, 
 		d := defs[k.Value]
 		pp := joinPath(path, k.Value)
 		if d == nil {
-			c.errorf(k.Range, pp, CodeUnknownProperty, "%s has no %s %q", owner, noun, k.Value)
+			if !c.lacks(t) {
+				c.errorf(k.Range, pp, CodeUnknownProperty, "%s has no %s %q", owner, noun, k.Value)
+			}
 			continue
 		}
 		switch d.status {
