@@ -135,6 +135,9 @@ type compiler struct {
 	substituted map[string]bool
 	// substitutes holds the node types that imported templates substitute.
 	substitutes map[*typeDef]bool
+	// satisfiers memoizes whether any node type satisfies a requirement
+	// definition (requirements.go).
+	satisfiers map[*reqDef]bool
 	// filterCons caches parsed node_filter constraints.
 	filterCons map[*yamlsrc.Node]*values.Constraint
 	// opWork memoizes hasOpWork per type.

@@ -97,9 +97,7 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 		}
 		switch {
 		case n == 0 && d.min > 0:
-			c.errorf(nt.key, nt.path+".requirements", CodeOccurrences,
-				"requirement %q of node template %q has a wrong number of occurrences: none assigned, %s needed, and no node template in the topology satisfies it",
-				d.name, nt.name, occText(d.min, d.max))
+			c.unassigned(nt, d)
 		case n < d.min || (d.max >= 0 && n > d.max):
 			at := nt.key
 			for _, ra := range nt.reqs {
@@ -107,11 +105,99 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 					at = ra.key
 				}
 			}
-			c.errorf(at, nt.path+".requirements", CodeOccurrences,
-				"requirement %q of node template %q has a wrong number of occurrences: %d assigned, %s allowed",
-				d.name, nt.name, n, occText(d.min, d.max))
+			msg := "requirement %q of node template %q has a wrong number of occurrences: %d assigned, %s allowed"
+			if d.occurrences {
+				c.errorf(at, nt.path+".requirements", CodeOccurrences, msg, d.name, nt.name, n, occText(d.min, d.max))
+				break
+			}
+			// The bound is the default [1, 1], not one the type's author
+			// wrote: Puccini and tosca-parser read it as a lower bound
+			// only, and templates assign such a requirement twice.
+			c.warnf(at, nt.path+".requirements", CodeOccurrences, msg+" (the default occurrences of a requirement definition)", d.name, nt.name, n, occText(d.min, d.max))
 		}
 	}
+}
+
+// unassigned reports a required requirement that no assignment and no
+// template of the topology fulfils. The orchestrator may fulfil it at
+// deploy time (TOSCA 1.3 §2.9, §3.8.2: a dangling requirement is matched
+// against what it manages or selects), so that is a warning, unless no
+// node type known to the template could satisfy it: then nothing can.
+func (c *compiler) unassigned(nt *nodeTpl, d *reqDef) {
+	path := nt.path + ".requirements"
+	if c.satisfiable(d) {
+		c.warnf(nt.key, path, CodeUnsatisfied,
+			"requirement %q of node template %q is not assigned and no node template in the topology satisfies it; the orchestrator must fulfil it (%s needed)",
+			d.name, nt.name, occText(d.min, d.max))
+		return
+	}
+	undefined := (d.capType == nil && d.capName != "") || (d.nodeType == nil && d.nodeName != "")
+	if c.lacks(nt.typ) || (undefined && c.importFailed >= 0) {
+		// An import that could not be loaded may define the name.
+		c.followOn(c.importFailed)
+		return
+	}
+	c.errorf(nt.key, path, CodeOccurrences,
+		"requirement %q of node template %q is not assigned, and no node type satisfies it: %s", d.name, nt.name, c.needs(d))
+}
+
+// satisfiable reports whether some declared node type (of the
+// definition's node type, if it names one) has a capability of the
+// definition's capability type, or the capability it names.
+func (c *compiler) satisfiable(d *reqDef) bool {
+	if d.capType == nil && d.nodeType == nil {
+		return false
+	}
+	if c.satisfiers == nil {
+		c.satisfiers = map[*reqDef]bool{}
+	}
+	if ok, seen := c.satisfiers[d]; seen {
+		return ok
+	}
+	ok := false
+	for _, t := range c.declared {
+		if t.kind != kNode || c.ns[kNode][t.name] != t || t.state != 2 {
+			continue
+		}
+		if d.nodeType != nil && !c.derives(t, d.nodeType) {
+			continue
+		}
+		if d.capType == nil || c.typeOffers(t, d.capName, d.capType) {
+			ok = true
+			break
+		}
+	}
+	c.satisfiers[d] = ok
+	return ok
+}
+
+// typeOffers reports whether node type t has the capability name or one of
+// capability type ct.
+func (c *compiler) typeOffers(t *typeDef, name string, ct *typeDef) bool {
+	if t.caps[name] != nil {
+		return true
+	}
+	for _, cd := range t.caps {
+		if cd.typ != nil && c.derives(cd.typ, ct) {
+			return true
+		}
+	}
+	return false
+}
+
+// needs describes what a requirement definition asks for.
+func (c *compiler) needs(d *reqDef) string {
+	switch {
+	case d.capType == nil && d.capName != "":
+		return "its capability type " + quote(d.capName) + " is not defined"
+	case d.nodeType == nil && d.nodeName != "":
+		return "its node type " + quote(d.nodeName) + " is not defined"
+	case d.nodeType != nil && d.capType != nil:
+		return "no " + quote(d.nodeType.name) + " has a capability of type " + quote(d.capType.name)
+	case d.capType != nil:
+		return "no node type has a capability of type " + quote(d.capType.name)
+	}
+	return "it names no capability"
 }
 
 // substitutable reports whether an imported service template substitutes
@@ -296,6 +382,10 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 	}
 	if capName != "" || capType != nil {
 		cd := c.capabilityFor(target, capName, capType)
+		if cd == nil && c.lacks(target.typ) {
+			ra.target = target
+			return
+		}
 		if cd == nil {
 			what := capName
 			if what == "" {

@@ -119,13 +119,16 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 	}
 	for _, p := range n.Pairs() {
 		mp := joinPath(path, p.Key.Value)
-		if nodeType != nil {
-			if what == "capability" && nodeType.caps[p.Key.Value] == nil {
-				c.errorf(p.Key.Range, mp, CodeSubstitution, "node type %q has no capability %q to map", nodeType.name, p.Key.Value)
+		if nodeType != nil && ((what == "capability" && nodeType.caps[p.Key.Value] == nil) || (what == "requirement" && nodeType.reqDefOf(p.Key.Value) == nil)) {
+			// The entry exposes nothing the substituted node has, so no
+			// substitution consults it, and the topology deploys on its
+			// own as written (Tacker deploys VNF flavours whose mappings
+			// name requirements their VNF type lacks): suspicious, not
+			// wrong in effect.
+			if !c.lacks(nodeType) {
+				c.warnf(p.Key.Range, mp, CodeSubstitution, "node type %q has no %s %q to map; the mapping is never used", nodeType.name, what, p.Key.Value)
 			}
-			if what == "requirement" && nodeType.reqDefOf(p.Key.Value) == nil {
-				c.errorf(p.Key.Range, mp, CodeSubstitution, "node type %q has no requirement %q to map", nodeType.name, p.Key.Value)
-			}
+			continue
 		}
 		v := p.Value
 		if v.Kind == yamlsrc.Mapping {
@@ -145,12 +148,13 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 			continue
 		}
 		name := v.Content[1].Value
-		switch what {
-		case "capability":
+		switch {
+		case c.lacks(nt.typ):
+		case what == "capability":
 			if nt.typ.caps[name] == nil {
 				c.errorf(v.Content[1].Range, mp, CodeSubstitution, "node template %q has no capability %q", nt.name, name)
 			}
-		case "requirement":
+		case what == "requirement":
 			found := nt.typ.reqDefOf(name) != nil
 			for _, ra := range nt.reqs {
 				found = found || ra.name == name

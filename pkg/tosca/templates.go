@@ -559,7 +559,7 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 		}
 		check := func(q yamlsrc.Pair, op string) {
 			if d.ops[q.Key.Value] == nil {
-				if c.lacks(t) {
+				if c.lacks(d.typ) || c.lacks(t) {
 					return
 				}
 				c.errorf(q.Key.Range, op, CodeUnknownOperation, "interface %q of %s has no operation %q", p.Key.Value, owner, q.Key.Value)
@@ -594,6 +594,10 @@ func implKeys() []string {
 func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
 	switch {
 	case n.IsNull(), n.Kind == yamlsrc.Scalar:
+	case n.Kind == yamlsrc.Sequence && len(n.Content) == 0:
+		// ETSI NFV-SOL 001 packages (Tacker) write `instantiate: []` for
+		// an operation with nothing to run: no implementation, as null.
+		c.warnf(n.Range, path, CodeWrongKind, "operation %q is an empty list; read as no implementation (write null or leave it out)", name)
 	case n.Kind == yamlsrc.Mapping:
 		c.checkKeys(n, path, "operation "+quote(name), opAssignKeys()...)
 		if impl := n.Get("implementation"); impl != nil && impl.Kind == yamlsrc.Mapping {

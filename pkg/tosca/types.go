@@ -170,6 +170,9 @@ type reqDef struct {
 	relName  string
 	relType  *typeDef
 	min, max int // max < 0: UNBOUNDED
+	// occurrences is set when the definition writes its occurrences
+	// (otherwise min and max are the default [1, 1]).
+	occurrences bool
 }
 
 type ifaceDef struct {
@@ -267,7 +270,8 @@ func (c *compiler) lookup(k kind, name string) *typeDef {
 	return c.ns[k][name]
 }
 
-// lookupRef resolves a type reference, reporting an unknown one.
+// lookupRef resolves a type reference, reporting an unknown one, for
+// which it returns a placeholder (see placeholder).
 func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 	if n.IsNull() {
 		return nil
@@ -281,10 +285,20 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 		// Inside type definitions tosca-parser leaves capability, interface
 		// and artifact type names unresolved (XOS 3.x type files name
 		// capability types they never declare): a warning there.
-		c.unknownType(k, n, path, true, "unknown %s %q", k.word(), n.Value)
-		return nil
+		at := c.unknownType(k, n, path, true, "unknown %s %q", k.word(), n.Value)
+		return c.placeholder(k, n.Value, at)
 	}
 	c.resolveType(t)
+	return t
+}
+
+// placeholder stands for a type name that is not defined, reported by
+// the diagnostic at index cause: an incomplete type without members, so
+// that what a definition or template of it seems to lack is a follow-on
+// of that report. It is never declared.
+func (c *compiler) placeholder(k kind, name string, cause int) *typeDef {
+	t := &typeDef{kind: k, name: name, state: 2, incomplete: cause + 1, chain: []string{name}}
+	c.inherit(t)
 	return t
 }
 
@@ -889,7 +903,7 @@ func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 				}
 			}
 			if oc := v.Get("occurrences"); oc != nil {
-				d.min, d.max, _ = c.readOccurrences(oc, rp+".occurrences")
+				d.min, d.max, d.occurrences = c.readOccurrences(oc, rp+".occurrences")
 			}
 		default:
 			c.errorf(v.Range, rp, CodeWrongKind, "requirement definition %q must be a capability type or a map, found %s", name, v.Describe())
