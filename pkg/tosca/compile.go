@@ -74,6 +74,7 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 	}
 	c.declareAllTypes()
 	c.resolveAllTypes()
+	c.checkCredentials()
 	c.readTopology(root)
 	c.matchRequirements()
 	c.checkTopology()
@@ -130,6 +131,10 @@ type compiler struct {
 	// tosca-parser's own test data) carry misspelt keynames there, so those
 	// problems are warnings. Unknown types and parents stay errors.
 	inTypes bool
+	// strictDefs is set while the property and attribute definitions of a
+	// group or capability type are read: a definition without type is an
+	// error there.
+	strictDefs bool
 	// substituted lists "template\x00requirement" pairs exposed by
 	// substitution mappings: they are satisfied outside the topology.
 	substituted map[string]bool

@@ -172,6 +172,9 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 	spec.file, spec.at = fn, fnode
 	spec.repository, _ = c.str(long, path, "repository")
 	spec.prefix, _ = c.str(long, path, "namespace_prefix")
+	if ns := long.Get("namespace_uri"); ns != nil {
+		c.checkNamespace(ns, joinPath(path, "namespace_uri"), "namespace_uri")
+	}
 	return spec, true
 }
 

@@ -17,6 +17,7 @@ package tosca
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
@@ -223,6 +224,9 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 	if n := root.Get("repositories"); n != nil {
 		c.readRepositories(n)
 	}
+	if n := root.Get("namespace"); n != nil {
+		c.checkNamespace(n, "namespace", "namespace")
+	}
 	for _, p := range root.Pairs() {
 		k := p.Key.Value
 		if strings.HasSuffix(k, "_types") || k == "topology_template" || k == "repositories" || k == "metadata" {
@@ -232,6 +236,45 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 		}
 		if k == "imports" && !p.Value.IsNull() && p.Value.Kind != yamlsrc.Sequence {
 			c.errorf(p.Key.Range, k, CodeWrongKind, "imports must be a list, found %s", p.Value.Describe())
+		}
+	}
+}
+
+// checkNamespace checks a namespace URI (a template's namespace, an
+// import's namespace_uri): a string, and a warning when it is not an
+// absolute URI (TOSCA 1.3 §3.9.3, §3.6.8).
+func (c *compiler) checkNamespace(n *yamlsrc.Node, path, what string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Scalar {
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a URI string, found %s", what, n.Describe())
+		return
+	}
+	if u, err := url.Parse(n.Value); err != nil || u.Scheme == "" {
+		c.warnf(n.Range, path, CodeValue, "%s %q is not an absolute URI", what, n.Value)
+	}
+}
+
+// checkCredentials checks the credential of every repository of the
+// loaded files against tosca.datatypes.Credential (token is required),
+// once the types are known. A credential is a secret: the checks do not
+// quote it.
+func (c *compiler) checkCredentials() {
+	cred := c.lookup(kData, "tosca.datatypes.Credential")
+	if cred == nil {
+		return
+	}
+	d := &propDef{name: "credential", typeName: cred.name, dt: cred, required: true, sensitive: true}
+	for _, f := range c.order {
+		if f.normative || f.root == nil {
+			continue
+		}
+		for _, p := range f.root.Get("repositories").Pairs() {
+			if cn := p.Value.Get("credential"); cn != nil && p.Value.Kind == yamlsrc.Mapping {
+				path := "repositories." + p.Key.Value + ".credential"
+				c.checkValue(d, cn, path, "credential of repository "+quote(p.Key.Value), nil)
+			}
 		}
 	}
 }

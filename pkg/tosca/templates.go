@@ -207,6 +207,12 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 			in.val = c.checkInputValue(d, v, p.Key.Range, path, s)
 			continue
 		}
+		if v, ok := p.Value.GetPair("value"); ok && !v.Value.IsNull() {
+			// A parameter definition's fixed value (TOSCA 1.2+), checked
+			// against its type like a default.
+			in.val = c.checkValue(d, v.Value, path+".value", "input "+quote(in.name)+" value", s)
+			continue
+		}
 		if d.hasDefault {
 			in.val = c.checkValue(d, d.def, path+".default", "input "+quote(in.name)+" default", s)
 			continue

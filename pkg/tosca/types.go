@@ -321,9 +321,9 @@ func (c *compiler) resolveType(t *typeDef) {
 		return
 	}
 	t.state = 1
-	saved := c.inTypes
-	c.inTypes = true
-	defer func() { t.state, c.inTypes = 2, saved }()
+	saved, savedStrict := c.inTypes, c.strictDefs
+	c.inTypes, c.strictDefs = true, false
+	defer func() { t.state, c.inTypes, c.strictDefs = 2, saved, savedStrict }()
 	t.deriving = true
 	n := t.n
 	if n.IsNull() {
@@ -460,6 +460,11 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	if t.kind == kData && (t.name == "tosca.datatypes.Credential" || (t.parent != nil && t.parent.sensitive)) {
 		t.sensitive = true
 	}
+	// Group and capability types come from few, carefully written files
+	// (the normative ones, profiles): there a definition without type is
+	// an error, as in templates; node and data type files in the wild
+	// (XOS) omit it and are read leniently.
+	c.strictDefs = t.kind == kGroup || t.kind == kCapability
 	if props := n.Get("properties"); props != nil {
 		if t.kind == kData && t.base != "" && len(props.Content) > 0 {
 			c.errorf(keyAt(n, "properties", props.Range), path+".properties", CodeNativeExtended, "data type %q derives from the primitive type %q and cannot add properties", t.name, t.base)
@@ -468,6 +473,10 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	}
 	if attrs := n.Get("attributes"); attrs != nil {
 		c.readPropDefs(t.attrs, attrs, path+".attributes", "attribute", false)
+	}
+	c.strictDefs = false
+	if t.kind == kArtifact {
+		c.checkFileExt(n.Get("file_ext"), path+".file_ext")
 	}
 	if t.kind == kData {
 		typ := t.base
@@ -507,6 +516,24 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	}
 	if tg := n.Get("targets"); tg != nil {
 		t.targets = c.typeList(kNode, tg, path+".targets", "targets")
+	}
+}
+
+// checkFileExt checks an artifact type's file_ext: a list of file
+// extensions (TOSCA 1.3 §3.7.4.1), each one name ("tar.gz" is one) without
+// a separator. A string ("jar,war") is not a list.
+func (c *compiler) checkFileExt(n *yamlsrc.Node, path string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Sequence {
+		c.errorf(n.Range, path, CodeWrongKind, "file_ext must be a list of file extensions, found %s", describeValue(n))
+		return
+	}
+	for _, it := range n.Content {
+		if it.Kind != yamlsrc.Scalar || it.IsNull() || it.Value == "" || strings.ContainsAny(it.Value, ",;/\\ \t") {
+			c.errorf(it.Range, path, CodeValue, "file_ext entry %s is not one file extension", describeValue(it))
+		}
 	}
 }
 
@@ -580,6 +607,8 @@ func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp b
 	case prev != nil:
 		d.typeName, d.prim, d.dt, d.entry, d.keyS = prev.typeName, prev.prim, prev.dt, prev.entry, prev.keyS
 		d.constraints = prev.constraints
+	case c.strictDefs:
+		c.errorf(key.Range, path, CodeMissingField, "%s definition %q is missing required field \"type\"", what, key.Value)
 	default:
 		c.lenientf(key.Range, path, CodeMissingField, "%s definition %q is missing required field \"type\"", what, key.Value)
 	}
