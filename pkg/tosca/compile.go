@@ -131,6 +131,9 @@ type compiler struct {
 	// tosca-parser's own test data) carry misspelt keynames there, so those
 	// problems are warnings. Unknown types and parents stay errors.
 	inTypes bool
+	// readingVersion is the tosca_definitions_version of the file whose
+	// type definitions are being read, "" for the root file (versions.go).
+	readingVersion string
 	// strictDefs is set while the property and attribute definitions of a
 	// group or capability type are read: a definition without type is an
 	// error there.

@@ -75,6 +75,7 @@
 //	tosca.workflow                 workflow steps with unknown targets, steps or activities
 //	tosca.legacy_type              a non-TOSCA integer type name (int, uint32, …) read as integer (warning)
 //	tosca.import_fallback          an import found only relative to a folder above the importing file (warning)
+//	tosca.newer_keyname            a keyname a later TOSCA version introduced, in a file of an older version (warning)
 //	tosca.too_complex              values that expand beyond the work budget (recursive defaults)
 //	tosca.too_deep                 a derivation chain longer than 256 types
 //
@@ -194,4 +195,5 @@ const (
 	CodeTooDeep                = "tosca.too_deep"
 	CodeValidTarget            = "tosca.valid_target_types"
 	CodeImplicitRequirement    = "tosca.implicit_requirement"
+	CodeNewerKeyname           = "tosca.newer_keyname"
 )

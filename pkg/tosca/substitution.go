@@ -69,6 +69,7 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 	if !c.checkKeys(sm, path, "substitution_mappings", substitutionKeys()...) {
 		return
 	}
+	c.checkNewer(sm, "substitution", path)
 	var nodeType *typeDef
 	if tn := sm.Get("node_type"); tn.IsNull() {
 		c.errorf(at, path, CodeMissingField, "substitution_mappings is missing required field \"node_type\"")

@@ -167,6 +167,7 @@ func (c *compiler) readTopology(root *file) {
 	}
 	t.n = tn
 	c.checkKeys(tn, "topology_template", "topology_template", topologyKeys()...)
+	c.checkNewer(tn, "topology", "topology_template")
 	const tp = "topology_template"
 	if d := tn.Get("description"); d != nil && !d.IsNull() && d.Kind != yamlsrc.Scalar {
 		c.errorf(d.Range, tp+".description", CodeWrongKind, "description must be a string, found %s", d.Describe())
@@ -563,6 +564,7 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 			c.errorf(p.Value.Range, ip, CodeWrongKind, "interface %q of %s must be a map, found %s", p.Key.Value, owner, p.Value.Describe())
 			continue
 		}
+		c.checkNewer(p.Value, "interface", ip)
 		check := func(q yamlsrc.Pair, op string) {
 			if d.ops[q.Key.Value] == nil {
 				if c.lacks(d.typ) || c.lacks(t) {
@@ -606,6 +608,8 @@ func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
 		c.warnf(n.Range, path, CodeWrongKind, "operation %q is an empty list; read as no implementation (write null or leave it out)", name)
 	case n.Kind == yamlsrc.Mapping:
 		c.checkKeys(n, path, "operation "+quote(name), opAssignKeys()...)
+		c.checkNewer(n, "operation", path)
+		c.checkNewer(n.Get("implementation"), "implementation", path+".implementation")
 		if impl := n.Get("implementation"); impl != nil && impl.Kind == yamlsrc.Mapping {
 			c.checkKeys(impl, path+".implementation", "implementation of operation "+quote(name), implKeys()...)
 		} else if impl != nil && impl.Kind == yamlsrc.Sequence {

@@ -321,9 +321,12 @@ func (c *compiler) resolveType(t *typeDef) {
 		return
 	}
 	t.state = 1
-	saved, savedStrict := c.inTypes, c.strictDefs
-	c.inTypes, c.strictDefs = true, false
-	defer func() { t.state, c.inTypes, c.strictDefs = 2, saved, savedStrict }()
+	saved, savedStrict, savedVersion := c.inTypes, c.strictDefs, c.readingVersion
+	c.inTypes, c.strictDefs, c.readingVersion = true, false, t.f.version
+	if t.f.normative {
+		c.readingVersion = version13
+	}
+	defer func() { t.state, c.inTypes, c.strictDefs, c.readingVersion = 2, saved, savedStrict, savedVersion }()
 	t.deriving = true
 	n := t.n
 	if n.IsNull() {
@@ -599,6 +602,7 @@ func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp b
 		return nil
 	}
 	c.checkKeys(n, path, what+" definition "+quote(key.Value), propDefKeys()...)
+	c.checkNewer(n, "definition", path)
 	d := &propDef{name: key.Value, n: n, key: key.Range, required: isProp}
 	tn := n.Get("type")
 	switch {
@@ -1062,7 +1066,9 @@ func (c *compiler) readOpDefs(into map[string]*opDef, n *yamlsrc.Node, path stri
 			d.impl = p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
 			c.checkKeys(p.Value, op, "operation definition "+quote(d.name), "description", "implementation", "inputs", "outputs", "metadata")
+			c.checkNewer(p.Value, "operation", op)
 			d.impl = p.Value.Get("implementation")
+			c.checkNewer(d.impl, "implementation", op+".implementation")
 			if ins := p.Value.Get("inputs"); ins != nil && ins.Kind == yamlsrc.Mapping {
 				d.inputs = map[string]*yamlsrc.Node{}
 				for _, q := range ins.Pairs() {
@@ -1075,6 +1081,7 @@ func (c *compiler) readOpDefs(into map[string]*opDef, n *yamlsrc.Node, path stri
 		}
 		into[d.name] = d
 	}
+	c.checkNewer(n, "interface", path)
 	for _, p := range n.Pairs() {
 		switch p.Key.Value {
 		case "operations", "notifications":
