@@ -452,24 +452,35 @@ func (c *compiler) filterConstraint(n *yamlsrc.Node) *values.Constraint {
 	return con
 }
 
+// filterEntries returns the property filters of a node_filter's
+// properties: the one-key maps of a list, or the entries of a map.
+func filterEntries(n *yamlsrc.Node) []yamlsrc.Pair {
+	if n != nil && n.Kind == yamlsrc.Mapping {
+		return n.Pairs()
+	}
+	var out []yamlsrc.Pair
+	for _, it := range n.Items() {
+		out = append(out, it.Pairs()...)
+	}
+	return out
+}
+
 // propsMatch checks a node_filter property list ([{name: constraint or
 // [constraints]}]) against property values.
 func (c *compiler) propsMatch(list *yamlsrc.Node, props map[string]graph.Value) bool {
-	for _, it := range list.Items() {
-		for _, p := range it.Pairs() {
-			v, ok := props[p.Key.Value]
-			if !ok {
+	for _, p := range filterEntries(list) {
+		v, ok := props[p.Key.Value]
+		if !ok {
+			return false
+		}
+		cs := []*yamlsrc.Node{p.Value}
+		if p.Value.Kind == yamlsrc.Sequence {
+			cs = p.Value.Content
+		}
+		for _, cn := range cs {
+			con := c.filterConstraint(cn)
+			if con == nil || con.Check(v) != nil {
 				return false
-			}
-			cs := []*yamlsrc.Node{p.Value}
-			if p.Value.Kind == yamlsrc.Sequence {
-				cs = p.Value.Content
-			}
-			for _, cn := range cs {
-				con := c.filterConstraint(cn)
-				if con == nil || con.Check(v) != nil {
-					return false
-				}
 			}
 		}
 	}

@@ -509,14 +509,14 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 
 // readNodeFilter checks a node filter's grammar: properties is a list of
 // one-key maps of constraints; capabilities a list of one-key maps with
-// properties.
+// properties. A map of properties is read as that list, with a warning:
+// the grammar (TOSCA 1.3 §3.6.5) says list, but the specification's own
+// examples (§2.9) write a map, and Puccini reads both.
 func (c *compiler) readNodeFilter(n *yamlsrc.Node, path string) {
 	if !c.checkKeys(n, path, "node_filter", "properties", "capabilities") {
 		return
 	}
-	if p := n.Get("properties"); p != nil && !p.IsNull() && p.Kind != yamlsrc.Sequence {
-		c.errorf(p.Range, path+".properties", CodeWrongKind, "properties of a node_filter must be a list, found %s", p.Describe())
-	}
+	c.filterProperties(n.Get("properties"), path+".properties")
 	if cp := n.Get("capabilities"); cp != nil && !cp.IsNull() {
 		if cp.Kind != yamlsrc.Sequence {
 			c.errorf(cp.Range, path+".capabilities", CodeWrongKind, "capabilities of a node_filter must be a list, found %s", cp.Describe())
@@ -528,12 +528,22 @@ func (c *compiler) readNodeFilter(n *yamlsrc.Node, path string) {
 					continue
 				}
 				if c.checkKeys(q.Value, path+".capabilities."+q.Key.Value, "node_filter capability "+quote(q.Key.Value), "properties") {
-					if pp := q.Value.Get("properties"); pp != nil && !pp.IsNull() && pp.Kind != yamlsrc.Sequence {
-						c.errorf(pp.Range, path+".capabilities."+q.Key.Value+".properties", CodeWrongKind, "properties of a node_filter must be a list, found %s", pp.Describe())
-					}
+					c.filterProperties(q.Value.Get("properties"), path+".capabilities."+q.Key.Value+".properties")
 				}
 			}
 		}
+	}
+}
+
+// filterProperties checks the properties of a node_filter or of one of
+// its capabilities (see readNodeFilter).
+func (c *compiler) filterProperties(p *yamlsrc.Node, path string) {
+	switch {
+	case p.IsNull(), p.Kind == yamlsrc.Sequence:
+	case p.Kind == yamlsrc.Mapping:
+		c.warnf(p.Range, path, CodeWrongKind, "properties of a node_filter should be a list of one-key maps (TOSCA 1.3 §3.6.5); this map is read as one")
+	default:
+		c.errorf(p.Range, path, CodeWrongKind, "properties of a node_filter must be a list, found %s", p.Describe())
 	}
 }
 
