@@ -142,6 +142,10 @@ func fits(n *yamlsrc.Node, t *valueType) (*yamlsrc.Node, string) {
 		if _, ok := n.Int(); !ok {
 			return n, "expected an integer, found " + n.Describe()
 		}
+	case tBool:
+		if _, ok := n.Bool(); !ok {
+			return n, "expected true or false, found " + n.Describe()
+		}
 	case tList:
 		if n.Kind != yamlsrc.Sequence {
 			return n, "expected a list, found " + n.Describe()

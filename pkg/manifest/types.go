@@ -17,11 +17,14 @@ const (
 	tUnit
 	tList
 	tMap
+	// tBool is not in the documented grammar, but deployable manifests
+	// declare boolean pins as bool.
+	tBool
 )
 
 var typeNames = map[string]typeKind{
 	"string": tString, "int": tInt, "object": tObject, "bytes": tBytes,
-	"unit": tUnit, "list": tList, "map": tMap,
+	"unit": tUnit, "list": tList, "map": tMap, "bool": tBool,
 }
 
 // valueType is a value type: a scalar kind, list<Elem> or map<Key, Elem>.
@@ -116,7 +119,7 @@ func (p *typeParser) parse(depth int) (*valueType, error) {
 	}
 	k, ok := typeNames[name]
 	if !ok {
-		return nil, fmt.Errorf("unknown type %q (expected string, int, object, bytes, unit, list<T> or map<K, V>)", name)
+		return nil, fmt.Errorf("unknown type %q (expected string, int, bool, object, bytes, unit, list<T> or map<K, V>)", name)
 	}
 	t := &valueType{Kind: k}
 	p.space()

@@ -21,6 +21,8 @@ func TestParsePinDecl(t *testing.T) {
 			want: "send-command(string command, int timeout => string stdOut, string stdErr => string stdOut, string stdErr, int exitCode)"},
 		{in: "send-command(map<string, object> creds, list<string> url)", want: "send-command(map<string, object> creds, list<string> url)"},
 		{in: "configuration(bytes)", want: "configuration(bytes)"},
+		{in: "publish-signal(bool)", want: "publish-signal(bool)"},
+		{in: "send-command(bool dryRun => list<bool> done)", want: "send-command(bool dryRun => list<bool> done)"},
 		{in: "configuration(float)", err: `unknown type "float"`},
 		{in: "configuration(list<string>>)", err: `unexpected ">"`},
 		{in: "configuration(map<string, int)", err: "missing '>'"},
