@@ -11,6 +11,7 @@ package tosca
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -109,6 +110,9 @@ func (c *compiler) finish() diag.Diagnostics {
 			d.Detail += "\n" + more
 		}
 	}
+	// Ordered by path first, so that of repeats reached by several paths
+	// (in map order) the one kept is always the same.
+	slices.SortStableFunc(c.diags, func(a, b diag.Diagnostic) int { return strings.Compare(a.Path, b.Path) })
 	ds := c.diags.Sort()
 	return slices.CompactFunc(ds, func(a, b diag.Diagnostic) bool {
 		return a.Range == b.Range && a.Severity == b.Severity && a.Code == b.Code && a.Summary == b.Summary

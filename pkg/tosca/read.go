@@ -199,7 +199,10 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 			c.errorf(vp.Value.Range, "tosca_definitions_version", CodeVersion,
 				"the template version %q is invalid; valid versions are %s", vp.Value.Value, strings.Join(supportedVersions(), ", "))
 		case root.Content[0] != vp.Key:
-			c.errorf(vp.Key.Range, "tosca_definitions_version", CodeVersion, "tosca_definitions_version must be the first line of the template")
+			// The specification asks for it first (TOSCA 1.3 §3.9.3.1),
+			// but a YAML mapping is unordered (YAML 1.2 §3.2.1.1): the
+			// version is declared all the same.
+			c.warnf(vp.Key.Range, "tosca_definitions_version", CodeVersion, "tosca_definitions_version should be the first line of the template")
 		}
 		f.version = v
 		if f.version == "" {
