@@ -100,11 +100,10 @@
 //   - A required requirement left unassigned is matched to the first
 //     template in the topology that satisfies it (a warning when several
 //     do), and the edge orders apply, unless it would close a dependency
-//     cycle (Puccini's functions example), in which case it is left out. A
-//     requirement given only by type that nothing satisfies is a warning
-//     (the orchestrator may select or substitute one). A target of another
-//     node type than the definition names is a warning; a target without
-//     the required capability is an error.
+//     cycle (Puccini's functions example), in which case it is left out.
+//     When nothing in the topology satisfies it, see the table below. A
+//     target of another node type than the definition names is a warning;
+//     a target without the required capability is an error.
 //   - A template's own string property accepts any scalar as text
 //     (`version: 16.04`), as tosca-parser does; inputs and data type fields
 //     do not.
@@ -136,6 +135,51 @@
 //     Puccini 1.0 examples use them).
 //   - A dependency cycle is an error even between peers (tosca-parser's HA
 //     example): the graph must be ordered to be applied.
+//
+// # Errors and warnings
+//
+// An error is a finding that makes a template wrong by the specification
+// (TOSCA Simple Profile in YAML 1.3 is the reference for 1.x) or
+// impossible to deploy; what an orchestrator may legitimately resolve at
+// deploy time, or what is merely suspicious, is a warning (validate
+// --strict fails on warnings too). One cause gives one message: an unknown
+// parent type, an import that could not be loaded and an undefined type
+// name are reported once, where written, and what follows from them is
+// counted in that diagnostic's detail ("N more problems follow from
+// this") instead of being reported (follow.go).
+//
+//	finding                                              severity  why
+//	unassigned requirement, a node type could satisfy it warning   §2.9, §3.8.2: the orchestrator fulfils dangling requirements (tosca.unsatisfied_requirement)
+//	unassigned requirement, no node type satisfies it    error     nothing the orchestrator manages or selects can fulfil it (tosca.occurrences)
+//	requirement given by type, nothing in the topology   warning   §3.8.2: the orchestrator selects or substitutes a node
+//	assignments over an occurrences bound written        error     §3.7.3: the type's author bounds the count
+//	assignments over the default [1, 1] nobody wrote     warning   §3.7.3 defaults to [1, 1], but Puccini and tosca-parser read it as a lower bound and published examples (the 1.3 tutorial) assign twice
+//	target without the required capability               error     §3.8.2: the relationship cannot be formed
+//	target of another node type than the definition      warning   deployed templates name a sibling type; the capability check still holds
+//	valid_target_types / valid_source_types excluded     error     §3.7.3, §3.7.2: normative restrictions of the relationship and capability types
+//	get_property/get_attribute [x, requirement, name]    —         §4.4.2, §4.5.2: read on the requirement's target node, then its target capability, as xOpera and Puccini do; an unassigned requirement has no value until deploy
+//	get_attribute of an attribute nothing declares       error     §4.5.2: the attribute must exist
+//	  ... that an operation output maps                  warning   §3.6.16 operation outputs set attributes at run time
+//	files that import each other (a cycle)               none      an import brings definitions into one namespace; each file loads once
+//	import not found, refused, over the network          error     the template is incomplete; names it may define are follow-ons
+//	unknown type, unknown parent type                    error     §3.7: a type must be defined; later references and members are follow-ons
+//	  ... a capability, interface or artifact type named inside type definitions: warning (XOS and tosca-parser test files), its members follow-ons
+//	property/attribute definition without type           error in group and capability types, in inputs and templates; warning in node and data types (XOS files omit it; tosca-parser accepts)
+//	repository credential without token                  error     tosca.datatypes.Credential (§5.3) requires token
+//	namespace or namespace_uri not a string              error     §3.9.3, §3.6.8: a URI string; one that is not an absolute URI is a warning
+//	input whose value or default does not fit its type   error     §3.6.14 parameter definitions
+//	artifact type file_ext not a list of extensions      error     §3.7.4.1: list of string
+//	keyname of a later version in an older file          warning   read as the later version does; the file does not conform to the version it declares (tosca.newer_keyname)
+//	tosca_definitions_version not the first key          warning   §3.9.3.1 asks for it first, but a YAML mapping is unordered (YAML 1.2 §3.2.1.1)
+//	node_filter properties written as a map              warning   §3.6.5 grammar is a list; the specification's own examples (§2.9) and Puccini use a map
+//	substitution mapping of a capability/requirement the node type lacks  warning  §3.8.13: never consulted, the topology deploys on its own (Tacker VNF flavours)
+//	substitution mapping of one the node type has, to a missing template or name  error  the substitution cannot be formed
+//	operation assigned an empty list                     warning   §3.6.17 allows a name or a map; SOL001 packages (Tacker) write [] for "nothing to run", read as no implementation; a non-empty list stays an error
+//	required property without value (SOL001 PlacementGroup description)  error  §3.6.10: required means a value must be given
+//	SOL001 types used without importing them             error     §3.9.3.1 imports: a type must be imported to be used (the embedded SOL001 files serve only what is imported)
+//	a type defined twice (in two files)                  warning   the last definition wins; values are checked against it
+//	dependency cycle among node templates                error     the graph must be ordered to be applied
+//	the same diagnostic reached by several YAML paths    once      an interface's inputs are evaluated for each of its operations
 package tosca
 
 // Diagnostic codes; see the package documentation.

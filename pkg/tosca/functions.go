@@ -501,7 +501,7 @@ func attributeRef(addr string, path []*yamlsrc.Node) graph.Unknown {
 // undeclaredAttr reports get_attribute of an attribute that no definition
 // of owner (of type t, a node or capability type) declares: an error,
 // unless an operation of the node maps an output to it (TOSCA 1.3
-// operation outputs, §3.6.17), which sets it at run time: then a warning.
+// operation outputs, §3.6.16), which sets it at run time: then a warning.
 func (c *compiler) undeclaredAttr(nt *nodeTpl, t *typeDef, attr *yamlsrc.Node, path, what string) {
 	if c.lacks(t) || c.lacks(nt.typ) {
 		return
