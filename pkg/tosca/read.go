@@ -268,16 +268,26 @@ func (c *compiler) checkCredentials() {
 	if cred == nil {
 		return
 	}
-	d := &propDef{name: "credential", typeName: cred.name, dt: cred, required: true, sensitive: true}
+	c.inSecret++
+	defer func() { c.inSecret-- }()
 	for _, f := range c.order {
 		if f.normative || f.root == nil {
 			continue
 		}
 		for _, p := range f.root.Get("repositories").Pairs() {
-			if cn := p.Value.Get("credential"); cn != nil && p.Value.Kind == yamlsrc.Mapping {
-				path := "repositories." + p.Key.Value + ".credential"
-				c.checkValue(d, cn, path, "credential of repository "+quote(p.Key.Value), nil)
+			cn := p.Value.Get("credential")
+			if cn.IsNull() || p.Value.Kind != yamlsrc.Mapping {
+				continue
 			}
+			path := "repositories." + p.Key.Value + ".credential"
+			what := "credential of repository " + quote(p.Key.Value)
+			// Checked field by field, never as a value: {token: …} is a
+			// credential here, not a call of the token function.
+			if cn.Kind != yamlsrc.Mapping {
+				c.mismatch(cn, path, what, "", "the value is not a map (data type \"tosca.datatypes.Credential\")")
+				continue
+			}
+			c.assignFields(cred, cn, path, what, &scope{at: cn.Range, inputsOnly: true}, 1)
 		}
 	}
 }

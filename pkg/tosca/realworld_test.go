@@ -23,11 +23,11 @@ const sol001Note = "not self-contained as stored: incomplete in repo: ETSI SOL00
 // says only that the SOL001 files are missing.
 var realworldFloors = map[string]int{
 	"ariatosca":       46,  // of 52
-	"poc-tosca-light": 32,  // of 40; 28 before issue 12
+	"poc-tosca-light": 33,  // of 40; 28 before issue 12
 	"tacker":          53,  // of 70; 11 before the SOL001 types were embedded, 41 before issue 12
 	"tcc":             117, // of 162; 116 before issue 12
 	"toscator":        42,  // of 89; 33 before issue 12
-	"(no note)":       250, // of 313; 234 before issue 12
+	"(no note)":       251, // of 313; 234 before issue 12
 	"(sol001)":        35,  // of 48; 0 before the SOL001 types, 30 before issue 12
 }
 
