@@ -80,34 +80,12 @@ func (p process) run(ctx context.Context) (processResult, error) {
 		defer cancel()
 	}
 	sink := &outputSink{p: &p, shown: [2]redactStream{{r: p.redact}, {r: p.redact}}}
-	cmd := exec.Command(p.argv[0], p.argv[1:]...)
-	cmd.Dir = p.dir
-	cmd.Env = p.env
-	if p.stdin != nil {
-		cmd.Stdin = bytes.NewReader(p.stdin)
-	}
-	// Our own pipes, not exec's copying goroutines: Wait then returns when
-	// the script exits, and the group can be ended before its output is
-	// drained.
-	outR, outW, err := os.Pipe()
+	cmd := p.command()
+	outR, errR, err := startPiped(cmd)
 	if err != nil {
-		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closeAll(outR, outW)
 		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
 	}
 	defer closeAll(outR, errR)
-	cmd.Stdout, cmd.Stderr = outW, errW
-	setProcessGroup(cmd)
-	// Bounds the copy of stdin to a group member that never reads it.
-	cmd.WaitDelay = p.grace
-	err = cmd.Start()
-	closeAll(outW, errW)
-	if err != nil {
-		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
-	}
 	pgid := cmd.Process.Pid
 	if p.started != nil {
 		p.started(state.Process{PID: pgid, PGID: pgid, Start: startToken(pgid)})
@@ -115,58 +93,109 @@ func (p process) run(ctx context.Context) (processResult, error) {
 	var readers sync.WaitGroup
 	readers.Go(func() { _, _ = io.Copy(sink.writer(true), outR) })
 	readers.Go(func() { _, _ = io.Copy(sink.writer(false), errR) })
-
-	exited := make(chan error, 1)
-	go func() { exited <- awaitExit(cmd) }()
-	var exitErr error
-	select {
-	case exitErr = <-exited:
-		// The script is done; what it left running in its group goes
-		// too. Signalling every time costs less than looking first.
-		signalPGID(pgid, false)
-	case <-ctx.Done():
-		signalGroup(cmd, false)
-		t := time.NewTimer(p.grace)
-		select {
-		case exitErr = <-exited:
-		case <-t.C:
-			signalGroup(cmd, true)
-			exitErr = <-exited
-		}
-		t.Stop()
-	}
-	err = reap(cmd, exitErr)
+	err = reap(cmd, p.await(ctx, cmd, pgid))
 	awaitGroupEnd(pgid, p.grace)
 	drainOutput(&readers, p.grace, outR, errR)
 	sink.flush()
 	res := processResult{stdout: sink.stdout.Bytes(), tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: exitCode(cmd)}
+	return res, p.failure(parent, ctx, sink, res, err)
+}
+
+// command is the command of p, in its own process group.
+func (p process) command() *exec.Cmd {
+	cmd := exec.Command(p.argv[0], p.argv[1:]...)
+	cmd.Dir = p.dir
+	cmd.Env = p.env
+	if p.stdin != nil {
+		cmd.Stdin = bytes.NewReader(p.stdin)
+	}
+	setProcessGroup(cmd)
+	// Bounds the copy of stdin to a group member that never reads it.
+	cmd.WaitDelay = p.grace
+	return cmd
+}
+
+// startPiped starts cmd with its stdout and stderr on pipes of our own,
+// not exec's copying goroutines: Wait then returns when the script exits,
+// and the group can be ended before its output is drained. The caller
+// closes the read ends it gets.
+func startPiped(cmd *exec.Cmd) (outR, errR *os.File, err error) {
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(outR, outW)
+		return nil, nil, err
+	}
+	cmd.Stdout, cmd.Stderr = outW, errW
+	err = cmd.Start()
+	closeAll(outW, errW)
+	if err != nil {
+		closeAll(outR, errR)
+		return nil, nil, err
+	}
+	return outR, errR, nil
+}
+
+// await waits for the script to exit and ends its group: when the script
+// exits, what it left running in its group goes too (signalling every
+// time costs less than looking first); when ctx ends first, the group
+// gets SIGTERM, then SIGKILL after the grace period.
+func (p process) await(ctx context.Context, cmd *exec.Cmd, pgid int) error {
+	exited := make(chan error, 1)
+	go func() { exited <- awaitExit(cmd) }()
+	select {
+	case err := <-exited:
+		signalPGID(pgid, false)
+		return err
+	case <-ctx.Done():
+	}
+	signalGroup(cmd, false)
+	t := time.NewTimer(p.grace)
+	defer t.Stop()
+	select {
+	case err := <-exited:
+		return err
+	case <-t.C:
+		signalGroup(cmd, true)
+		return <-exited
+	}
+}
+
+// failure is the error of a finished run, nil for exit status 0: the
+// caller's ctx (parent) ended, the timeout (ctx) passed, stdout went past
+// its limit, or the script failed (its exit status and the end of its
+// stderr).
+func (p process) failure(parent, ctx context.Context, sink *outputSink, res processResult, err error) error {
 	switch {
 	case parent.Err() != nil:
-		return res, fmt.Errorf("%s stopped: %w", p.argv[len(p.argv)-1], parent.Err())
+		return fmt.Errorf("%s stopped: %w", p.argv[len(p.argv)-1], parent.Err())
 	case ctx.Err() != nil:
-		return res, fmt.Errorf("%w after %s (process group killed)", ErrTimeout, p.timeout)
+		return fmt.Errorf("%w after %s (process group killed)", ErrTimeout, p.timeout)
 	case sink.overflow:
-		return res, fmt.Errorf("%w: more than %d bytes on stdout", ErrReplyTooLarge, p.maxStdout)
-	case err != nil:
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			msg := fmt.Sprintf("exit status %d", res.exitCode)
-			if res.exitCode < 0 {
-				msg = ee.Error()
-			}
-			if res.stderr != "" {
-				msg += ": " + res.stderr
-			}
-			return res, errors.New(msg)
-		}
-		if errors.Is(err, exec.ErrWaitDelay) {
-			// The script exited but something held its stdin open; what
-			// it printed is complete.
-			return res, nil
-		}
-		return res, err
+		return fmt.Errorf("%w: more than %d bytes on stdout", ErrReplyTooLarge, p.maxStdout)
+	case err == nil:
+		return nil
 	}
-	return res, nil
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		msg := fmt.Sprintf("exit status %d", res.exitCode)
+		if res.exitCode < 0 {
+			msg = ee.Error()
+		}
+		if res.stderr != "" {
+			msg += ": " + res.stderr
+		}
+		return errors.New(msg)
+	}
+	if errors.Is(err, exec.ErrWaitDelay) {
+		// The script exited but something held its stdin open; what it
+		// printed is complete.
+		return nil
+	}
+	return err
 }
 
 // drainOutput waits for the output readers to reach the end of the pipes.

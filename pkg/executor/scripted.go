@@ -413,23 +413,47 @@ func (s *Scripted) runScript(ctx context.Context, req Request, key string, doc m
 // runScriptWith is runScript where, when discover is non-nil, every
 // reported instance not among targets is new and added through it.
 func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, doc map[string]any, targets []*target, launch bool, discover func(id string) *target) (scriptRun, error) {
-	var run scriptRun
 	drv, err := requestDriver(req)
 	if err != nil {
-		return run, err
+		return scriptRun{}, err
 	}
 	op := drv.Operations[key]
+	p, err := s.scriptProcess(ctx, req, key, op, doc, targets)
+	if err != nil {
+		return scriptRun{}, err
+	}
+	m := newReplyMatch(key, targets, launch, discover, req.Output)
+	rs := &replyStream{file: "stdout of " + op.Implementation, onDoc: m.apply}
+	p.onStdoutLine = rs.line
+	res, runErr := p.run(ctx)
+	if runErr == nil {
+		rs.finish()
+	}
+	run := scriptRun{tail: res.tail, strays: m.strays}
+	if runErr != nil {
+		return run, runErr
+	}
+	if rs.diags.HasErrors() {
+		return run, fmt.Errorf("malformed reply: %w", rs.diags.Err())
+	}
+	return run, nil
+}
+
+// scriptProcess prepares the run of op's script for targets (req alone
+// when there are none) with doc on stdin: its interpreter, its
+// environment, its limits. The caller sets how stdout is read.
+func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, op graph.Operation, doc map[string]any, targets []*target) (process, error) {
 	path, err := resolveScript(s.root(req), op.Implementation)
 	if err != nil {
-		return run, err
+		return process{}, err
 	}
 	argv, err := interpreter(ctx, path)
 	if err != nil {
-		return run, err
+		return process{}, err
 	}
 	stdin, err := yamlsrc.Marshal(doc)
 	if err != nil {
-		return run, err
+		return process{}, err
 	}
 	addrs := make([]string, len(targets))
 	for i, t := range targets {
@@ -440,7 +464,7 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 	}
 	root, err := filepath.Abs(s.root(req))
 	if err != nil {
-		return run, err
+		return process{}, err
 	}
 	env := append(os.Environ(), s.opts.Env...)
 	env = append(env,
@@ -451,93 +475,109 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 	if s.opts.StateDir != "" {
 		env = append(env, "XOSPLAN_STATE_DIR="+s.opts.StateDir)
 	}
-	byNatural := map[string]*target{}
-	bySynthetic := map[string]*target{}
-	for _, t := range targets {
-		if t.natural != "" {
-			byNatural[t.natural] = t
-		}
-		bySynthetic[t.synthetic] = t
-	}
-	output := func(string) {}
-	if req.Output != nil {
-		output = req.Output
-	}
-	stray := map[string]bool{}
-	onDoc := func(d replyDoc) {
-		for _, iu := range d.instances {
-			t := byNatural[iu.id]
-			if launch {
-				if id := instanceIDOf(iu.updates); id != "" {
-					if bt := bySynthetic[id]; bt != nil {
-						t = bt
-					}
-				}
+	output := req.Output
+	return process{
+		argv:    argv,
+		dir:     root,
+		env:     env,
+		stdin:   stdin,
+		timeout: firstPositive(op.Timeout, req.Timeout, s.opts.Timeout),
+		grace:   s.opts.KillGrace,
+		output: func(l string) {
+			if output != nil {
+				output(key + ": " + l)
 			}
-			if t == nil && discover != nil {
-				t = discover(iu.id)
-			}
-			if t == nil {
-				// A few are named; a reply listing thousands must not
-				// flood the output or the error.
-				if !stray[iu.id] && len(run.strays) < maxStrayNotes {
-					stray[iu.id] = true
-					run.strays = append(run.strays, iu.id)
-					output(fmt.Sprintf("%s: ignoring instance %q, which this run did not ask about", key, truncate(iu.id, 80)))
-				}
-				continue
-			}
-			t.seen = true
-			if t.natural == "" || launch {
-				t.natural = iu.id
-				byNatural[iu.id] = t
-			}
-			if t.err != nil {
-				continue
-			}
-			for _, u := range iu.updates {
-				pushed, err := t.model.apply(u)
-				if err != nil {
-					t.err = fmt.Errorf("reply %s: %v", u.rng, err)
-					break
-				}
-				stream(u, pushed, t, output)
-			}
-			if t.err == nil {
-				if probs := t.model.check(); len(probs) > 0 {
-					t.err = fmt.Errorf("reply %s: %s", iu.rng, strings.Join(probs, "; "))
-				}
-			}
-		}
-	}
-	rs := &replyStream{file: "stdout of " + op.Implementation, onDoc: onDoc}
-	timeout := firstPositive(op.Timeout, req.Timeout, s.opts.Timeout)
-	res, runErr := process{
-		argv:          argv,
-		dir:           root,
-		env:           env,
-		stdin:         stdin,
-		timeout:       timeout,
-		grace:         s.opts.KillGrace,
-		output:        func(l string) { output(key + ": " + l) },
+		},
 		captureStdout: true,
 		maxStdout:     maxReplyBytes,
-		onStdoutLine:  rs.line,
 		maxTail:       s.opts.MaxOutput,
 		redact:        req.Redactor,
 		started:       startedFor(req, targets),
-	}.run(ctx)
-	if runErr == nil {
-		rs.finish()
+	}, nil
+}
+
+// replyMatch applies the instances of a script's reply to the targets
+// they are about, as the documents arrive: by instanceId for a launch
+// (the synthetic id the walk gave a new instance), else by natural id.
+type replyMatch struct {
+	key         string
+	launch      bool
+	discover    func(id string) *target
+	output      func(string)
+	byNatural   map[string]*target
+	bySynthetic map[string]*target
+	// strays names the first maxStrayNotes instances no target is about.
+	stray  map[string]bool
+	strays []string
+}
+
+func newReplyMatch(key string, targets []*target, launch bool, discover func(id string) *target, output func(string)) *replyMatch {
+	m := &replyMatch{key: key, launch: launch, discover: discover, output: output,
+		byNatural: map[string]*target{}, bySynthetic: map[string]*target{}, stray: map[string]bool{}}
+	if m.output == nil {
+		m.output = func(string) {}
 	}
-	run.tail = res.tail
-	if runErr != nil {
-		return run, runErr
+	for _, t := range targets {
+		if t.natural != "" {
+			m.byNatural[t.natural] = t
+		}
+		m.bySynthetic[t.synthetic] = t
 	}
-	if rs.diags.HasErrors() {
-		return run, fmt.Errorf("malformed reply: %w", rs.diags.Err())
+	return m
+}
+
+// apply applies one reply document.
+func (m *replyMatch) apply(d replyDoc) {
+	for _, iu := range d.instances {
+		t := m.target(iu)
+		if t == nil {
+			// A few are named; a reply listing thousands must not flood
+			// the output or the error.
+			if !m.stray[iu.id] && len(m.strays) < maxStrayNotes {
+				m.stray[iu.id] = true
+				m.strays = append(m.strays, iu.id)
+				m.output(fmt.Sprintf("%s: ignoring instance %q, which this run did not ask about", m.key, truncate(iu.id, 80)))
+			}
+			continue
+		}
+		t.seen = true
+		if t.natural == "" || m.launch {
+			t.natural = iu.id
+			m.byNatural[iu.id] = t
+		}
+		if t.err != nil {
+			continue
+		}
+		for _, u := range iu.updates {
+			pushed, err := t.model.apply(u)
+			if err != nil {
+				t.err = fmt.Errorf("reply %s: %v", u.rng, err)
+				break
+			}
+			stream(u, pushed, t, m.output)
+		}
+		if t.err == nil {
+			if probs := t.model.check(); len(probs) > 0 {
+				t.err = fmt.Errorf("reply %s: %s", iu.rng, strings.Join(probs, "; "))
+			}
+		}
 	}
-	return run, nil
+}
+
+// target is the target an instance of the reply is about, or nil.
+func (m *replyMatch) target(iu instanceUpdates) *target {
+	t := m.byNatural[iu.id]
+	if m.launch {
+		if id := instanceIDOf(iu.updates); id != "" {
+			if bt := m.bySynthetic[id]; bt != nil {
+				t = bt
+			}
+		}
+	}
+	if t == nil && m.discover != nil {
+		t = m.discover(iu.id)
+	}
+	return t
 }
 
 // instanceIDOf returns the instanceId an instance's updates set.
