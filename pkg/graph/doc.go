@@ -10,5 +10,6 @@
 // The graph store is github.com/dominikbraun/graph, kept behind this
 // package. Its StableTopologicalSort and cycle-preventing insertion are
 // quadratic, so neither is used: ordering and cycle finding are our own
-// linear-time walks over its adjacency.
+// linear-time walks over its adjacency. Kahn, the one topological sort of
+// the module, also orders the phases of a plan (pkg/planner).
 package graph

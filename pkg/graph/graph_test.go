@@ -47,6 +47,28 @@ func TestOrder(t *testing.T) {
 	}
 }
 
+func TestKahn(t *testing.T) {
+	tests := []struct {
+		name string
+		next [][]int
+		want []int
+		ok   bool
+	}{
+		{"ties by index", [][]int{{2}, {2}, nil}, []int{0, 1, 2}, true},
+		{"then by the order of a next list", [][]int{{2, 1}, nil, nil}, []int{0, 2, 1}, true},
+		{"a repeat waits twice and comes once", [][]int{{1, 1}, nil}, []int{0, 1}, true},
+		{"a cycle leaves its members out", [][]int{{1}, {0}, nil}, []int{2}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok := Kahn(tt.next)
+			if !slices.Equal(got, tt.want) || ok != tt.ok {
+				t.Errorf("Kahn = %v, %v; want %v, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
 func TestErrors(t *testing.T) {
 	g := build(t, []string{"a"}, nil)
 	if err := g.AddResource(&Resource{Address: "a"}); !errors.Is(err, ErrDuplicateResource) {

@@ -54,13 +54,25 @@ func (g *Graph) Order() ([]string, error) {
 // Order returns indices in dependency order, and false if a cycle leaves
 // some out. Ties break by index, which is address order.
 func (x *Index) Order() ([]int, bool) {
-	n := len(x.Addrs)
+	return Kahn(x.Dependents)
+}
+
+// Kahn orders the indices 0..len(next)-1 so that each comes after every
+// index whose next list holds it (what may come once that one has), and
+// returns false if a cycle leaves some out. It is Kahn's algorithm with a
+// FIFO seeded in index order, O(V+E): ties break by index, then by the
+// order of the next lists, so lists in index order (as an Index keeps
+// them) make the result independent of the order edges were added in. An
+// index listed twice in one list is waited for twice and released once.
+// The planner orders the phases of a plan with it.
+func Kahn(next [][]int) ([]int, bool) {
+	n := len(next)
 	pending := make([]int, n)
-	for i := range n {
-		pending[i] = len(x.Deps[i])
+	for _, ns := range next {
+		for _, d := range ns {
+			pending[d]++
+		}
 	}
-	// A FIFO seeded in index order, with sorted adjacency lists, makes the
-	// result independent of insertion order while staying linear.
 	out := make([]int, 0, n)
 	for i := range n {
 		if pending[i] == 0 {
@@ -68,7 +80,7 @@ func (x *Index) Order() ([]int, bool) {
 		}
 	}
 	for head := 0; head < len(out); head++ {
-		for _, d := range x.Dependents[out[head]] {
+		for _, d := range next[out[head]] {
 			pending[d]--
 			if pending[d] == 0 {
 				out = append(out, d)

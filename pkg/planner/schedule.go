@@ -3,6 +3,8 @@ package planner
 import (
 	"fmt"
 	"slices"
+
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // StepOp is one operation of the apply walk. A replacement is two steps.
@@ -110,9 +112,9 @@ func schedule(changes []ResourceChange) (scheduled, bool) {
 	}
 	prior := func(i int) []string { return changes[i].PriorDependencies }
 	current := func(i int) []string { return changes[i].Dependencies }
-	o1, ok1 := kahn(s1, idx, prior, true)
-	o2, ok2 := kahn(s2, idx, current, false)
-	o3, ok3 := kahn(s3, idx, prior, true)
+	o1, ok1 := phaseOrder(s1, idx, prior, true)
+	o2, ok2 := phaseOrder(s2, idx, current, false)
+	o3, ok3 := phaseOrder(s3, idx, prior, true)
 
 	out := scheduled{steps: make([]Step, 0, len(o1)+len(o2)+len(o3))}
 	seen := make([]bool, len(changes))
@@ -221,18 +223,17 @@ func inheritCreateBeforeDestroy(changes []ResourceChange) int {
 	return converted
 }
 
-// kahn orders members (sorted by address) so that each comes after its
-// dependencies among the members, or, with reverse, before them. Members
-// caught in a cycle are appended in address order and ok is false.
-func kahn(members []int, idx map[string]int, deps func(int) []string, reverse bool) ([]int, bool) {
+// phaseOrder orders members (change indices, sorted by address) so that
+// each comes after its dependencies among the members, or, with reverse,
+// before them (graph.Kahn; ties break by address). Members caught in a
+// cycle are appended in address order and ok is false.
+func phaseOrder(members []int, idx map[string]int, deps func(int) []string, reverse bool) ([]int, bool) {
 	local := make(map[int]int, len(members))
 	for k, i := range members {
 		local[i] = k
 	}
-	n := len(members)
-	pending := make([]int, n)
-	// next[k] lists what may start once member k is done.
-	next := make([][]int, n)
+	// next[k] lists the members that may come once member k has.
+	next := make([][]int, len(members))
 	for k, i := range members {
 		for _, d := range deps(i) {
 			j, ok := idx[d]
@@ -245,33 +246,19 @@ func kahn(members []int, idx map[string]int, deps func(int) []string, reverse bo
 			}
 			if reverse {
 				next[k] = append(next[k], l)
-				pending[l]++
 			} else {
 				next[l] = append(next[l], k)
-				pending[k]++
 			}
 		}
 	}
-	order := make([]int, 0, n)
-	for k := range n {
-		if pending[k] == 0 {
-			order = append(order, k)
-		}
-	}
-	for head := 0; head < len(order); head++ {
-		// Adjacency is in member order, which is address order, so the
-		// FIFO keeps the result deterministic.
-		for _, l := range next[order[head]] {
-			pending[l]--
-			if pending[l] == 0 {
-				order = append(order, l)
-			}
-		}
-	}
-	ok := len(order) == n
+	order, ok := graph.Kahn(next)
 	if !ok {
-		for k := range n {
-			if pending[k] > 0 {
+		placed := make([]bool, len(members))
+		for _, k := range order {
+			placed[k] = true
+		}
+		for k := range members {
+			if !placed[k] {
 				order = append(order, k)
 			}
 		}

@@ -1,0 +1,60 @@
+package planner
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestStepsOrderEachPhaseBreadthFirstByAddress: within a phase, a step
+// comes after its dependencies (a delete before them), steps that may run
+// in either order come in address order, and the members of a recorded
+// cycle come last, in address order.
+func TestStepsOrderEachPhaseBreadthFirstByAddress(t *testing.T) {
+	tests := []struct {
+		name    string
+		changes []ResourceChange
+		want    string
+	}{
+		{
+			name: "deletes before what they depended on",
+			changes: []ResourceChange{
+				{Address: "alpha", Action: Delete, PriorDependencies: []string{"base"}},
+				{Address: "app", Action: Delete, PriorDependencies: []string{"alpha", "zeta"}},
+				{Address: "base", Action: Delete},
+				{Address: "zeta", Action: Delete, PriorDependencies: []string{"base"}},
+			},
+			want: "delete app, delete alpha, delete zeta, delete base",
+		},
+		{
+			name: "creates after what they depend on",
+			changes: []ResourceChange{
+				{Address: "alpha", Action: Create, Dependencies: []string{"base"}},
+				{Address: "app", Action: Create, Dependencies: []string{"alpha", "zeta"}},
+				{Address: "base", Action: Create},
+				{Address: "zeta", Action: Create, Dependencies: []string{"base"}},
+			},
+			want: "create base, create alpha, create zeta, create app",
+		},
+		{
+			name: "a recorded cycle",
+			changes: []ResourceChange{
+				{Address: "a", Action: Delete, PriorDependencies: []string{"c"}},
+				{Address: "b", Action: Delete, PriorDependencies: []string{"a"}},
+				{Address: "c", Action: Delete, PriorDependencies: []string{"b"}},
+				{Address: "d", Action: Delete, PriorDependencies: []string{"a"}},
+			},
+			want: "delete d, delete a, delete b, delete c",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, s := range (&Plan{Changes: tt.changes}).Steps() {
+				got = append(got, s.Op.String()+" "+s.Address)
+			}
+			if g := strings.Join(got, ", "); g != tt.want {
+				t.Errorf("steps %s, want %s", g, tt.want)
+			}
+		})
+	}
+}
