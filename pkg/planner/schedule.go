@@ -76,40 +76,7 @@ func schedule(changes []ResourceChange) (scheduled, bool) {
 	for i := range changes {
 		idx[changes[i].Address] = i
 	}
-	late := lateDeletes(changes, idx)
-	var s1, s2, s3 []int
-	for i := range changes {
-		switch changes[i].Action {
-		case Delete:
-			if late[i] {
-				s3 = append(s3, i)
-			} else {
-				s1 = append(s1, i)
-			}
-		case Forget:
-			s1 = append(s1, i)
-		case DeleteThenCreate:
-			s1 = append(s1, i)
-			s2 = append(s2, i)
-		case CreateThenDelete:
-			s2 = append(s2, i)
-			s3 = append(s3, i)
-		default:
-			s2 = append(s2, i)
-		}
-	}
-	byAddr := func(a, b int) int {
-		switch {
-		case changes[a].Address < changes[b].Address:
-			return -1
-		case changes[a].Address > changes[b].Address:
-			return 1
-		}
-		return 0
-	}
-	for _, s := range [][]int{s1, s2, s3} {
-		slices.SortFunc(s, byAddr)
-	}
+	s1, s2, s3 := phases(changes, idx)
 	prior := func(i int) []string { return changes[i].PriorDependencies }
 	current := func(i int) []string { return changes[i].Dependencies }
 	o1, ok1 := phaseOrder(s1, idx, prior, true)
@@ -151,6 +118,45 @@ func schedule(changes []ResourceChange) (scheduled, bool) {
 		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: StepDelete, Change: i})
 	}
 	return out, ok1 && ok2 && ok3
+}
+
+// phases returns the change indices of each phase, in address order: a
+// replacement is in two.
+func phases(changes []ResourceChange, idx map[string]int) (s1, s2, s3 []int) {
+	late := lateDeletes(changes, idx)
+	for i := range changes {
+		switch changes[i].Action {
+		case Delete:
+			if late[i] {
+				s3 = append(s3, i)
+			} else {
+				s1 = append(s1, i)
+			}
+		case Forget:
+			s1 = append(s1, i)
+		case DeleteThenCreate:
+			s1 = append(s1, i)
+			s2 = append(s2, i)
+		case CreateThenDelete:
+			s2 = append(s2, i)
+			s3 = append(s3, i)
+		default:
+			s2 = append(s2, i)
+		}
+	}
+	byAddr := func(a, b int) int {
+		switch {
+		case changes[a].Address < changes[b].Address:
+			return -1
+		case changes[a].Address > changes[b].Address:
+			return 1
+		}
+		return 0
+	}
+	for _, s := range [][]int{s1, s2, s3} {
+		slices.SortFunc(s, byAddr)
+	}
+	return s1, s2, s3
 }
 
 // lateDeletes marks the deletes that must wait for phase 3: those that an
