@@ -2,6 +2,46 @@
 // actuate resources (exec for TOSCA operations, scripted for the Tonomi
 // script protocol, noop), retries, and the recording of feedback.
 //
+// # The apply pipeline
+//
+// What happens to a plan, and to each of its steps, in order, and the file
+// that does it:
+//
+//	leftovers      apply.go                 the process groups a killed run left are ended first (EndLeftovers)
+//	plan → steps   pkg/planner/schedule.go  Plan.Steps: three phases (deletes; creates, updates, reads; the old
+//	                                        halves of create-then-delete), each in dependency order
+//	DAG            walk.go                  steps become nodes with hard edges (dependencies) and soft ones
+//	                                        (phase barriers); a missing driver fails the walk before anything runs
+//	dispatch       walk_schedule.go         the dispatcher starts each step whose dependencies are done, with the
+//	                                        other ready steps one BatchDriver call can serve
+//	request        walk_request.go          action, prior record, Unknowns resolved from what ran first
+//	               resolve.go               (Resolve), new secrets told to the Redactor
+//	slot           walk_task.go             the driver's slot, then a global one (Parallelism); none is taken once
+//	                                        the walk stops
+//	claim          allocations.go           the planned placement, claimed holding the slot, in the walk's order
+//	intent         walk_record.go           journal record written holding the slot, right before the call: an
+//	                                        intent without an outcome always means a call that started
+//	driver call    walk_task.go             Driver.Apply or BatchDriver.LaunchBatch (a panic is a failure), counted
+//	               exec.go scripted.go      in flight and reported every ProgressInterval; each process group is
+//	               driver_process.go        recorded as it starts (Request.Started) and ends with its operation
+//	redaction      walk_task.go             what any driver reports (feedback, errors, output lines) passes
+//	               redact.go                through the Redactor, whatever the driver did itself
+//	outcome        walk_record.go           the resource as recorded now (spec enacted, feedback) or its removal,
+//	                                        durable before the walk moves on; later steps resolve from it
+//	retry          walk_schedule.go         a failure runs again after Options.Backoff, Retries times
+//	converging     walk_schedule.go         dependents wait; a health check every HealthInterval until active
+//	               walk_task.go             (checked); failed for good past ConvergeTimeout
+//	skip           walk_schedule.go         the dependents of a step that failed for good are skipped, naming it
+//	fail-fast      walk_task.go             nothing new starts after the first failure for good: the worker stops
+//	                                        the walk before its slot goes to a waiting step (settle)
+//	interrupt      walk_schedule.go         ctx ends: nothing new starts; running calls get Grace, then their
+//	                                        context is cancelled; their outcomes are recorded
+//	report         walk_schedule.go         every step's result, those never started included; a refresh-only
+//	               report.go                plan records its drift (apply_refresh.go)
+//	compaction     apply.go                 the journal is folded into the snapshot, whatever happened
+//
+// # Design
+//
 // The walk (Apply, Walk) follows the XOS synchronizer design: actuators
 // are idempotent and goal-oriented; each runs as soon as everything it
 // depends on has succeeded, in parallel where the dependencies allow and
