@@ -2,22 +2,38 @@
 // (versions 1.0 to 1.3, and XOS recipes) into the format-neutral resource
 // graph of package graph.
 //
-// The compiler runs in phases, one file each, in the manner of Puccini:
+// # Phases
 //
-//	read.go          1  grammar of a file: version, metadata, sections, keynames
-//	limits.go        1  names ≤ 255 characters without control characters, descriptions and metadata values ≤ 64 KiB
-//	imports.go       2  imports: relative files, cycles, no network, XOS custom types
-//	types.go         3  namespaces, derivation, inheritance and refinement
-//	values.go        4  values checked against definitions, canonicalized
-//	templates.go     5  topology: inputs, node/relationship templates, groups, policies, outputs
-//	substitution.go  5  substitution mappings and workflows
-//	requirements.go  6  requirement → capability matching and occurrences
-//	functions.go     7  intrinsic functions
-//	cycles.go        8  dependency cycles among node templates
-//	render.go        9  the graph.Graph
-//	xos.go          10  XOS compatibility (must-exist, lookup keys)
-//	profiles.go      2  embedded profile types (NFV 1.0)
-//	sol001.go        2  ETSI NFV-SOL 001 type libraries by forge URL or bare file name
+// Compile (compile.go) runs the compiler in phases, in the manner of
+// Puccini: each phase is a method of the compiler in a file of its own,
+// whose header comment lists what that file detects. In the order Compile
+// calls them (the phase column is the number in the file's header):
+//
+//	   Compile calls      file             phase  what it does
+//	1  loadRoot           imports.go        2     reads the top-level file, the normative types of its version
+//	                                              (normative/) and, depth first, every file it imports
+//	                      read.go           1     the grammar of each file: version, metadata, sections, keynames
+//	                      limits.go         1b    names of at most 255 characters without control characters,
+//	                                              descriptions and metadata values of at most 64 KiB
+//	                      profiles.go       2     embedded profile types (NFV 1.0), loaded as normative types
+//	                      sol001.go         2     ETSI NFV-SOL 001 type libraries by forge URL or bare file name
+//	2  declareAllTypes    types.go          3     namespaces: every type under each name it may be referenced by
+//	3  resolveAllTypes    types.go          3     derivation hierarchies, inheritance and refinement
+//	4  readTopology       templates.go      5     inputs, node and relationship templates, groups, policies,
+//	                                              outputs
+//	                      values.go         4     every value checked against its definition and canonicalized
+//	5  matchRequirements  requirements.go   6     requirement → capability matching and occurrences
+//	6  checkTopology      substitution.go   5     substitution mappings and workflows, once every template is known
+//	7  resolveFunctions   functions.go      7     intrinsic functions: get_input and get_property now, get_attribute
+//	                                              and get_operation_output as graph.Unknown for apply time
+//	                      secrets.go        –     which values carry a secret, counted as values are evaluated
+//	                                              (steps 4 and 7)
+//	8  render             render.go         9     the graph.Graph: resources, drivers, edges, placement requests;
+//	                                              implementations and artifacts confined to the configuration root
+//	                      arch.go           9     the os capability's architecture as a placement trait
+//	9  checkCycles        cycles.go         8     dependency cycles among node templates, found on the graph
+//	   (in 1–3, 5 and 8)  xos.go           10     XOS compatibility: custom_types, BelongsToOne, must-exist,
+//	                                              lookup keys
 //
 // Every problem is a diag.Diagnostic with the file:line:col of the node at
 // fault, its YAML path and one of these stable codes:
