@@ -19,6 +19,7 @@ func (w *walker) appendIntent(n *node, req Request) error {
 	return w.appendRecord(state.Record{Kind: state.RecordIntent, Address: n.step.Address, Action: req.Action, Attempt: n.attempts + 1})
 }
 
+// appendRecord appends rec to the journal and returns once it is durable.
 func (w *walker) appendRecord(rec state.Record) error {
 	if rec.Time.IsZero() {
 		rec.Time = w.opts.Now().UTC()

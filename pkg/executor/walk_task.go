@@ -125,6 +125,7 @@ func (w *walker) acquire(name string, run bool) bool {
 	return true
 }
 
+// release gives back the slots acquire took.
 func (w *walker) release(name string) {
 	<-w.slots
 	if sem := w.driverSem[name]; sem != nil {
