@@ -158,9 +158,9 @@ func loadConfig(ctx context.Context, paths []string, opts loadOptions) loadResul
 		}()
 		switch u.Format {
 		case formatTOSCA:
-			u.Graph, unitDiags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs, Root: root})
+			u.Graph, unitDiags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs, Root: root.Dirs()})
 		case formatManifest:
-			u.Graph, unitDiags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{Root: root})
+			u.Graph, unitDiags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{Root: root.Dirs()})
 		}
 	})
 	res.Diags = res.Diags.Extend(unitDiags...)

@@ -17,10 +17,13 @@ import (
 type Options struct {
 	// Registry holds the component kinds; nil means DefaultRegistry().
 	Registry *Registry
-	// Root confines the manifest files: each must lie inside it once its
-	// links are resolved (a manifest in a folder that links out of the
-	// project is refused unread). nil means each file's own folder.
-	Root *userfile.Root
+	// Root lists the folders of the configuration root, which confines
+	// the manifest files: each must lie inside one of them once its links
+	// are resolved (a manifest in a folder that links out of the project
+	// is refused unread). Empty means each file's own folder. (pkg/config
+	// finds the default root of a configuration; its Root.Dirs gives these
+	// folders.)
+	Root []string
 }
 
 // environment is the set of applications compiled together.
@@ -59,16 +62,17 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 	return g, diags.Extend(ds).Sort()
 }
 
-// readManifest reads one manifest through userfile: inside root (its own
-// folder when nil), a regular file within the YAML size limit. The error
-// names the file and the reason, never its content.
-func readManifest(ctx context.Context, file string, root *userfile.Root) ([]byte, error) {
-	if root == nil {
-		r, err := userfile.NewRoot(filepath.Dir(file))
-		if err != nil {
-			return nil, err
-		}
-		root = r
+// readManifest reads one manifest through userfile: inside the root made
+// of rootDirs (its own folder when there are none), a regular file within
+// the YAML size limit. The error names the file and the reason, never its
+// content.
+func readManifest(ctx context.Context, file string, rootDirs []string) ([]byte, error) {
+	if len(rootDirs) == 0 {
+		rootDirs = []string{filepath.Dir(file)}
+	}
+	root, err := userfile.NewRoot(rootDirs...)
+	if err != nil {
+		return nil, err
 	}
 	return userfile.Read(ctx, file, userfile.Options{Root: root, MaxBytes: yamlsrc.DefaultMaxFileBytes})
 }

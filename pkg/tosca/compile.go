@@ -22,13 +22,16 @@ type Options struct {
 	// default (plan sets it; validate sets it only when input values were
 	// given).
 	RequireInputs bool
-	// Root confines every file the template names: the files it imports
-	// (file:// URLs included), its artifacts and its operations'
-	// implementations must lie inside it once their links are resolved,
-	// and only regular files within the size limit are read. nil means
-	// the folder of the file given to Compile. The embedded type libraries
-	// are not files and are always allowed.
-	Root *userfile.Root
+	// Root lists the folders of the configuration root, which confines
+	// every file the template names: the files it imports (file:// URLs
+	// included), its artifacts and its operations' implementations must
+	// lie inside one of them once their links are resolved, and only
+	// regular files within the size limit are read. Messages name the
+	// first folder as written here. Empty means the folder of the file
+	// given to Compile. The embedded type libraries are not files and are
+	// always allowed. (pkg/config finds the default root of a
+	// configuration; its Root.Dirs gives these folders.)
+	Root []string
 }
 
 // topLevelSections are the keynames that mark a document as TOSCA.
@@ -89,8 +92,9 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 type compiler struct {
 	ctx  context.Context
 	opts Options
-	// fsRoot confines the files the template names (Options.Root, or the
-	// top-level file's folder); confined remembers the names checked.
+	// fsRoot confines the files the template names (built from
+	// Options.Root, or the top-level file's folder); confined remembers
+	// the names checked.
 	fsRoot   *userfile.Root
 	confined map[confinedKey]bool
 
@@ -170,7 +174,7 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &compiler{ctx: ctx, opts: opts, fsRoot: opts.Root, files: map[string]*file{}, chainCache: map[*typeDef][]string{}, importFailed: -1}
+	c := &compiler{ctx: ctx, opts: opts, files: map[string]*file{}, chainCache: map[*typeDef][]string{}, importFailed: -1}
 	for k := range c.ns {
 		c.ns[k] = map[string]*typeDef{}
 	}

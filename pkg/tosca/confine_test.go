@@ -11,19 +11,21 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
-// rootAt returns a configuration root made of dirs, for tests whose files
-// import across folders above their own (the corpus, the fixtures).
-func rootAt(t testing.TB, dirs ...string) *userfile.Root {
+// rootAt returns the configuration root folders dirs (Options.Root), for
+// tests whose files import across folders above their own (the corpus,
+// the fixtures), failing the test when one is not a folder: a mistyped
+// root would make every import look outside it.
+func rootAt(t testing.TB, dirs ...string) []string {
 	t.Helper()
-	r, err := userfile.NewRoot(dirs...)
-	if err != nil {
-		t.Fatal(err)
+	for _, d := range dirs {
+		if fi, err := os.Stat(d); err != nil || !fi.IsDir() {
+			t.Fatalf("root %s is not a folder (%v)", d, err)
+		}
 	}
-	return r
+	return dirs
 }
 
 // secretMarker lives only in files outside the configuration root: no
@@ -59,7 +61,7 @@ func writeFile(t *testing.T, path, content string) {
 // line 3, column 5) and returns its diagnostics, failing the test if the
 // compile does not return within a bound (a FIFO or a device must not
 // block it).
-func compileImporting(t *testing.T, root, spec string, r *userfile.Root) diag.Diagnostics {
+func compileImporting(t *testing.T, root, spec string, r []string) diag.Diagnostics {
 	t.Helper()
 	main := filepath.Join(root, "main.yaml")
 	writeFile(t, main, fmt.Sprintf("tosca_definitions_version: tosca_simple_yaml_1_3\nimports:\n  - %q\n", spec))

@@ -44,14 +44,16 @@ import (
 // loadRoot reads the top-level file, the normative types of its version
 // and every import. It returns nil when the root file cannot be used.
 func (c *compiler) loadRoot(path string) *file {
-	if c.fsRoot == nil {
-		r, err := userfile.NewRoot(filepath.Dir(path))
-		if err != nil {
-			c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
-			return nil
-		}
-		c.fsRoot = r
+	dirs := c.opts.Root
+	if len(dirs) == 0 {
+		dirs = []string{filepath.Dir(path)}
 	}
+	r, err := userfile.NewRoot(dirs...)
+	if err != nil {
+		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
+		return nil
+	}
+	c.fsRoot = r
 	data, err := c.readFile(path)
 	if err != nil {
 		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))

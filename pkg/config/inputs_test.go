@@ -1,0 +1,48 @@
+package config
+
+import (
+	"context"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func TestReadInputs(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"map.yaml":   "a: 1\nb: x\na: 2\n",
+		"in.json":    `{"a": [1, 2], "b": {"c": true}}`,
+		"list.yaml":  "- a\n",
+		"empty.yaml": "",
+		"bad.yaml":   "a: [\n",
+	})
+	for _, tc := range []struct {
+		file      string
+		want      map[string]any
+		code      string // the one code expected among the diagnostics; "" = none
+		sensitive bool
+	}{
+		{"map.yaml", map[string]any{"a": int64(2), "b": "x"}, CodeInputsDuplicate, true},
+		{"in.json", map[string]any{"a": []any{int64(1), int64(2)}, "b": map[string]any{"c": true}}, "", true},
+		{"empty.yaml", map[string]any{}, "", true},
+		{"list.yaml", map[string]any{}, CodeInputsNotMap, true},
+		{"bad.yaml", map[string]any{}, "yaml.syntax", true},
+		// A file that cannot be read shows nothing of it anyway.
+		{"nope.yaml", nil, CodeNotFound, false},
+		{".", nil, CodeNotRegular, false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			got, diags := ReadInputs(context.Background(), filepath.Join(dir, tc.file))
+			if !reflect.DeepEqual(got, tc.want) {
+				t.Errorf("values = %#v, want %#v", got, tc.want)
+			}
+			if tc.code == "" && len(diags) != 0 || tc.code != "" && (len(diags) != 1 || diags[0].Code != tc.code) {
+				t.Fatalf("diagnostics = %v, want %q", diags, tc.code)
+			}
+			for _, d := range diags {
+				if d.Sensitive != tc.sensitive {
+					t.Errorf("%s: Sensitive = %v, want %v", d.Code, d.Sensitive, tc.sensitive)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,216 @@
+package config
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/manifest"
+	"github.com/xosplan/xosplan/pkg/placement"
+	"github.com/xosplan/xosplan/pkg/tosca"
+)
+
+// Diagnostic codes of loading; the package documentation explains each.
+const (
+	CodeInternal = "load.internal_error"
+	CodeCanceled = "load.canceled"
+)
+
+// Options tune Load.
+type Options struct {
+	// Inputs are TOSCA input values; nil when none are given.
+	Inputs map[string]any
+	// RequireInputs reports required TOSCA inputs that have no value and no
+	// default.
+	RequireInputs bool
+	// InputsFile is the file the input values were read from. It holds
+	// values, perhaps secrets, not configuration: when it lies in a folder
+	// being walked it is left out rather than reported as a file of
+	// unknown format.
+	InputsFile string
+	// Root is the configuration root: every configuration file, and every
+	// file one names, must lie inside it. nil: FindRoot of the paths from
+	// the working folder.
+	Root *Root
+}
+
+// Unit is one compiled unit: a TOSCA service template (with its imports),
+// or the manifests of one folder, which form one environment.
+type Unit struct {
+	Format Format
+	// Files are the unit's own files as named in the paths or found by
+	// walking a folder (imports are not listed), sorted.
+	Files []string
+	// Graph is nil when errors prevented compiling.
+	Graph *graph.Graph
+}
+
+// Result is everything Load found.
+type Result struct {
+	// Units are ordered by their first file.
+	Units []Unit
+	// Diags are sorted.
+	Diags diag.Diagnostics
+}
+
+// Load finds the configuration files under paths, detects the format of
+// each, and compiles them: every TOSCA file on its own (tosca.Compile),
+// and the manifest files of each folder as one environment
+// (manifest.CompileEnvironment); provider inventories are checked. Manifest
+// files named one by one group by folder too, so that `env/*.yaml` and
+// `env` agree.
+//
+// A path is a file (any name) or a folder, walked recursively for *.yaml and
+// *.yml files; hidden folders (.git …) are skipped and symbolic links to
+// folders are not followed, so a link loop cannot trap the walk. Unreadable
+// paths, special files, files over the size limit and files (or links)
+// outside the configuration root are diagnostics; the other files are
+// still compiled. Files are compiled in parallel, bounded by GOMAXPROCS;
+// the result does not depend on the order they finish in. When ctx is
+// done no new file is started and a CodeCanceled diagnostic says so.
+func Load(ctx context.Context, paths []string, opts Options) Result {
+	var res Result
+	root := opts.Root
+	if root == nil {
+		wd, _ := os.Getwd()
+		var err error
+		if root, err = FindRoot(wd, paths); err != nil {
+			res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeUnreadable, "finding the configuration root: %v", err)
+			return res
+		}
+	}
+	files, diags := findFiles(ctx, paths)
+	files = withoutFile(files, opts.InputsFile)
+	res.Diags = diags
+
+	toscaFiles, envs, providerFiles, detectDiags := detectAll(ctx, root, files)
+	res.Diags = res.Diags.Extend(detectDiags, checkProviders(ctx, root, providerFiles))
+
+	units := make([]Unit, 0, len(toscaFiles)+len(envs))
+	for _, f := range toscaFiles {
+		units = append(units, Unit{Format: FormatTOSCA, Files: []string{f}})
+	}
+	for _, dir := range slices.Sorted(maps.Keys(envs)) {
+		units = append(units, Unit{Format: FormatManifest, Files: envs[dir]})
+	}
+	res.Diags = res.Diags.Extend(compileAll(ctx, root, units, opts))
+	if err := ctx.Err(); err != nil {
+		res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeCanceled, "stopped before every file was checked: %v", err)
+	}
+	slices.SortStableFunc(units, func(a, b Unit) int { return strings.Compare(a.Files[0], b.Files[0]) })
+	res.Units = units
+	res.Diags = res.Diags.Sort()
+	return res
+}
+
+// detectAll detects the format of every file, in parallel, and sorts them
+// by front end: TOSCA files, manifest files by folder, provider
+// inventories.
+func detectAll(ctx context.Context, root *Root, files []string) (toscaFiles []string, envs map[string][]string, providers []string, diags diag.Diagnostics) {
+	type detected struct {
+		format Format
+		diags  diag.Diagnostics
+	}
+	det := make([]detected, len(files))
+	parallel(ctx, len(files), func(i int) {
+		det[i].format, det[i].diags = detectFormat(ctx, root, files[i])
+	})
+	envs = map[string][]string{}
+	for i, f := range files {
+		diags = diags.Extend(det[i].diags)
+		switch det[i].format {
+		case FormatTOSCA:
+			toscaFiles = append(toscaFiles, f)
+		case FormatManifest:
+			envs[filepath.Dir(f)] = append(envs[filepath.Dir(f)], f)
+		case FormatProviders:
+			providers = append(providers, f)
+		}
+	}
+	return toscaFiles, envs, providers, diags
+}
+
+// checkProviders checks the provider inventories found among the
+// configuration.
+func checkProviders(ctx context.Context, root *Root, files []string) diag.Diagnostics {
+	diags := make([]diag.Diagnostics, len(files))
+	parallel(ctx, len(files), func(i int) {
+		data, problem := ReadFile(ctx, files[i], root)
+		if problem != nil {
+			diags[i] = diags[i].Append(*problem)
+			return
+		}
+		_, diags[i] = placement.LoadProviders(files[i], data)
+	})
+	var all diag.Diagnostics
+	return all.Extend(diags...)
+}
+
+// compileAll compiles the units in place, in parallel, and returns their
+// diagnostics.
+func compileAll(ctx context.Context, root *Root, units []Unit, opts Options) diag.Diagnostics {
+	diags := make([]diag.Diagnostics, len(units))
+	dirs := root.Dirs()
+	parallel(ctx, len(units), func(i int) {
+		u := &units[i]
+		defer func() {
+			// A front end that panics has a bug; the user still gets one
+			// line naming the file, and the other files are checked.
+			if r := recover(); r != nil {
+				u.Graph = nil
+				diags[i] = diags[i].Errorf(diag.Range{File: u.Files[0]}, "", CodeInternal,
+					"internal error while compiling %s: %v (this is a bug in xosplan; please report it with the file)", strings.Join(u.Files, ", "), r)
+			}
+		}()
+		switch u.Format {
+		case FormatTOSCA:
+			u.Graph, diags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs, Root: dirs})
+		case FormatManifest:
+			u.Graph, diags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{Root: dirs})
+		}
+	})
+	var all diag.Diagnostics
+	return all.Extend(diags...)
+}
+
+// parallel runs fn(0) … fn(n-1) on at most GOMAXPROCS goroutines and
+// returns when all have finished. Once ctx is done no new call starts.
+func parallel(ctx context.Context, n int, fn func(i int)) {
+	workers := min(n, runtime.GOMAXPROCS(0))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				fn(i)
+			}
+		})
+	}
+	for i := range n {
+		if ctx.Err() != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+}
+
+// ManifestFolders lists the folders of the manifest units, in unit order:
+// where scripted components' scripts are looked for by default.
+func (r Result) ManifestFolders() []string {
+	var out []string
+	for _, u := range r.Units {
+		if u.Format == FormatManifest && len(u.Files) > 0 {
+			out = append(out, filepath.Dir(u.Files[0]))
+		}
+	}
+	return out
+}

@@ -1,0 +1,123 @@
+package config
+
+import (
+	"context"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// TestLoadCorpusInParallel compiles the XOS recipes and the Tonomi
+// manifests of the shared corpus through the parallel loader (run it
+// under -race): every recipe must validate, and every unit must come back
+// in file order whatever order the workers finish in.
+func TestLoadCorpusInParallel(t *testing.T) {
+	corpus := testutil.CorpusDir(t)
+	recipes := filepath.Join(corpus, "xos-recipes", "recipes")
+	// The recipes import the XOS types from a folder beside theirs.
+	root, err := NewRoot(corpus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Load(context.Background(), []string{recipes, filepath.Join(corpus, "tonomi")}, Options{Root: root})
+	for _, d := range res.Diags {
+		if d.Severity == diag.Error {
+			t.Errorf("%s", d.Error())
+		}
+	}
+	var firsts []string
+	formats := map[Format]int{}
+	for _, u := range res.Units {
+		firsts = append(firsts, u.Files[0])
+		formats[u.Format]++
+	}
+	if !slices.IsSorted(firsts) {
+		t.Errorf("units out of order: %v", firsts)
+	}
+	if formats[FormatTOSCA] != 10 || formats[FormatManifest] != 1 {
+		t.Errorf("units by format = %v, want 10 TOSCA recipes and 1 manifest environment", formats)
+	}
+}
+
+const (
+	toscaApp  = "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    app:\n      type: tosca.nodes.Root\n"
+	tonomiApp = "application:\n  interfaces: {}\n  components: {}\n"
+)
+
+// TestLoadSortsFilesByFrontEnd loads a folder of every kind of file: each
+// TOSCA file is a unit, the manifests of one folder are one unit, a
+// provider inventory is checked but is no unit, an inputs file is left
+// out, and anything else is an unknown format.
+func TestLoadSortsFilesByFrontEnd(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"a.yaml":         toscaApp,
+		"b.yaml":         toscaApp,
+		"env/one.yaml":   tonomiApp,
+		"env/two.yaml":   tonomiApp,
+		"providers.yaml": "providers:\n  - name: host1\n    inventories: {VCPU: 4}\n",
+		"inputs.yaml":    "password: hunter2\n",
+		"k8s.yaml":       "kind: Pod\n",
+	})
+	res := Load(context.Background(), []string{dir}, Options{InputsFile: filepath.Join(dir, "inputs.yaml")})
+	var got []string
+	for _, u := range res.Units {
+		var rel []string
+		for _, f := range u.Files {
+			r, _ := filepath.Rel(dir, f)
+			rel = append(rel, filepath.ToSlash(r))
+		}
+		got = append(got, string(u.Format)+":"+strings.Join(rel, ","))
+	}
+	want := []string{"tosca:a.yaml", "tosca:b.yaml", "manifest:env/one.yaml,env/two.yaml"}
+	if !slices.Equal(got, want) {
+		t.Errorf("units = %v, want %v", got, want)
+	}
+	var codes []string
+	for _, d := range res.Diags {
+		codes = append(codes, filepath.Base(d.Range.File)+" "+d.Code)
+		if strings.Contains(d.Error(), "hunter2") {
+			t.Errorf("a diagnostic quotes the inputs file: %s", d.Error())
+		}
+	}
+	if want := []string{"k8s.yaml " + CodeUnknownFormat}; !slices.Equal(codes, want) {
+		t.Errorf("diagnostics = %v, want %v", codes, want)
+	}
+	if dirs := res.ManifestFolders(); !slices.Equal(dirs, []string{filepath.Join(dir, "env")}) {
+		t.Errorf("ManifestFolders = %v", dirs)
+	}
+}
+
+// TestLoadConfinesToTheRoot: a file named outside the root given is
+// refused unread, and the files inside are still compiled.
+func TestLoadConfinesToTheRoot(t *testing.T) {
+	dir := tree(t, map[string]string{"in/a.yaml": toscaApp, "out/b.yaml": toscaApp})
+	root, err := NewRoot(filepath.Join(dir, "in"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := Load(context.Background(), []string{filepath.Join(dir, "in"), filepath.Join(dir, "out", "b.yaml")}, Options{Root: root})
+	if len(res.Units) != 1 || res.Units[0].Graph == nil {
+		t.Errorf("units = %+v, want in/a.yaml compiled", res.Units)
+	}
+	if len(res.Diags) != 1 || res.Diags[0].Code != CodeOutsideRoot {
+		t.Errorf("diagnostics = %v, want one %s", res.Diags, CodeOutsideRoot)
+	}
+}
+
+// TestLoadStopsWhenCanceled: a canceled load starts no file and says so.
+func TestLoadStopsWhenCanceled(t *testing.T) {
+	dir := tree(t, map[string]string{"a.yaml": toscaApp})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res := Load(ctx, []string{dir}, Options{})
+	if len(res.Units) != 0 {
+		t.Errorf("units = %+v after cancel", res.Units)
+	}
+	if !slices.ContainsFunc(res.Diags, func(d diag.Diagnostic) bool { return d.Code == CodeCanceled }) {
+		t.Errorf("diagnostics = %v, want %s", res.Diags, CodeCanceled)
+	}
+}

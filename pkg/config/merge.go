@@ -1,0 +1,99 @@
+package config
+
+import (
+	"errors"
+	"slices"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Diagnostic codes of merging; the package documentation explains each.
+const (
+	CodeDuplicateAddress = "plan.duplicate_address"
+	CodeDanglingEdge     = "load.dangling_edge"
+)
+
+// Merge joins the compiled units into the one graph a plan covers: every
+// unit's resources, edges and secrets. It returns that graph (never nil),
+// every file it was compiled from (the units' own files and the files they
+// imported, sorted), and a diagnostic for every part it could not join.
+//
+// Two units defining the same address are an error (CodeDuplicateAddress,
+// at the second definition), since a plan would not know which one is
+// meant; the first definition is kept, and the second one's edges are left
+// out with it. An edge that names a resource the merged graph does not
+// hold is an error too (CodeDanglingEdge): nothing a unit compiled is
+// dropped without a diagnostic.
+func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
+	if len(r.Units) == 1 && r.Units[0].Graph != nil {
+		g := r.Units[0].Graph
+		return g, unionFiles(r.Units[0].Files, g.Sources), nil
+	}
+	var diags diag.Diagnostics
+	g := graph.New()
+	var files []string
+	// owner maps each address to the first file of the unit it was taken
+	// from.
+	owner := map[string]string{}
+	for _, u := range r.Units {
+		files = unionFiles(files, u.Files)
+		if u.Graph == nil {
+			continue
+		}
+		unit := u.Files[0]
+		files = unionFiles(files, u.Graph.Sources)
+		g.Secrets = append(g.Secrets, u.Graph.Secrets...)
+		for _, res := range u.Graph.Resources() {
+			if prev, dup := owner[res.Address]; dup {
+				diags = diags.Errorf(res.Range, "", CodeDuplicateAddress,
+					"resource %s is defined in both %s and %s; plan one of them, or rename one", res.Address, prev, unit)
+				continue
+			}
+			if err := g.AddResource(res); err != nil {
+				diags = diags.Errorf(res.Range, "", CodeInternal, "cannot add resource %s of %s to the configuration's graph: %v", res.Address, unit, err)
+				continue
+			}
+			owner[res.Address] = unit
+		}
+		for _, e := range u.Graph.Edges() {
+			if isOthers(owner, e.Source, unit) || isOthers(owner, e.Target, unit) {
+				// An end is another unit's definition of an address this
+				// unit defines too: reported as a duplicate above.
+				continue
+			}
+			if err := g.AddEdge(e); err != nil {
+				diags = diags.Append(edgeProblem(u, e, err))
+			}
+		}
+	}
+	g.Sources = files
+	return g, files, diags
+}
+
+// isOthers reports whether addr was taken from another unit than unit.
+func isOthers(owner map[string]string, addr, unit string) bool {
+	o, ok := owner[addr]
+	return ok && o != unit
+}
+
+// edgeProblem is the diagnostic of an edge of u that the merged graph
+// refused, at its source resource.
+func edgeProblem(u Unit, e graph.Edge, err error) diag.Diagnostic {
+	at := fileStart(u.Files[0])
+	if res, ok := u.Graph.Resource(e.Source); ok && !res.Range.IsZero() {
+		at = res.Range
+	}
+	code := CodeInternal
+	if errors.Is(err, graph.ErrUnknownResource) {
+		code = CodeDanglingEdge
+	}
+	return diag.Diagnostic{Severity: diag.Error, Code: code, Range: at,
+		Summary: "the dependency of " + e.Source + " on " + e.Target + " cannot be kept: " + err.Error()}
+}
+
+func unionFiles(a, b []string) []string {
+	out := append(slices.Clone(a), b...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
