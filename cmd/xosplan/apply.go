@@ -19,6 +19,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
 	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -154,7 +155,7 @@ type applyRun struct {
 	c *cli
 	f applyFlags
 	// root is the configuration root.
-	root   *userfile.Root
+	root   *config.Root
 	op     applyview.Operation
 	view   applyview.View
 	events *planview.Events
@@ -333,7 +334,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if r.op != applyview.OpDestroy {
 		spec.opts.Placement, diags = r.f.placement.planOptions(ctx, r.c, diags)
 	}
-	p, desired, units, planDiags, err := makePlan(ctx, spec, prior)
+	p, desired, res, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
@@ -341,12 +342,12 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if p == nil || diags.HasErrors() {
 		return nil, nil, nil, diags, planFailed(r.c, r.events, diags)
 	}
-	if len(units) == 0 && len(prior.Resources) > 0 && r.op == applyview.OpApply {
+	if len(res.Units) == 0 && len(prior.Resources) > 0 && r.op == applyview.OpApply {
 		// An apply run in the wrong folder would plan to delete everything.
 		return nil, nil, nil, diags, fmt.Errorf("no configuration found in %s, but the state records %d resources; "+
 			"give the configuration's path, or run destroy to delete them", strings.Join(paths, ", "), len(prior.Resources))
 	}
-	return p, desired, manifestFolders(units), diags, nil
+	return p, desired, res.ManifestFolders(), diags, nil
 }
 
 // savedPlan reads a plan file and makes the plan again from what it
@@ -403,9 +404,13 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	}
 	spec.opts.Placement, diags = place.planOptions(ctx, r.c, diags)
 	if saved.Mode == planner.ModeRefreshOnly {
-		spec.opts.Refresher = refresherFor(nil, r.root, "", 0, prior)
+		execRoot, err := driverRoot(r.root)
+		if err != nil {
+			return nil, nil, nil, diags, err
+		}
+		spec.opts.Refresher = refresherFor(nil, execRoot, "", 0, prior)
 	}
-	p, desired, units, planDiags, err := makePlan(ctx, spec, prior)
+	p, desired, res, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
@@ -418,7 +423,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if err := planner.Verify(saved, p); err != nil {
 		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
 	}
-	return p, desired, manifestFolders(units), diags, nil
+	return p, desired, res.ManifestFolders(), diags, nil
 }
 
 // showPlan renders the plan about to be applied.
@@ -467,17 +472,6 @@ func (r *applyRun) confirm(ctx context.Context) bool {
 	return strings.TrimSpace(line) == "yes"
 }
 
-// manifestFolders lists the folders of the manifest units.
-func manifestFolders(units []configUnit) []string {
-	var out []string
-	for _, u := range units {
-		if u.Format == formatManifest && len(u.Files) > 0 {
-			out = append(out, filepath.Dir(u.Files[0]))
-		}
-	}
-	return out
-}
-
 // defaultScriptRoot is the "scripts" folder beside the first manifest
 // folder that has one: examples/petclinic keeps /vm/launch.py as
 // scripts/vm/launch.py.
@@ -519,12 +513,12 @@ func (r *applyRun) outputs(ctx context.Context, backend *state.File, desired *gr
 
 // confined checks that every configuration path a saved plan records lies
 // inside root (after resolving its links).
-func confined(root *userfile.Root, paths []string) error {
+func confined(root *config.Root, paths []string) error {
 	for _, p := range paths {
 		if _, err := root.Resolve(p); err != nil {
-			if errors.Is(err, userfile.ErrOutsideRoot) {
+			if errors.Is(err, config.ErrOutsideRoot) {
 				return fmt.Errorf("%w: it names configuration %s outside the configuration root (%s); apply a plan from the folder it was made in, or give --root",
-					planner.ErrBadPlanFile, p, strings.Join(root.Dirs(), ", "))
+					planner.ErrBadPlanFile, p, strings.Join(root.ResolvedDirs(), ", "))
 			}
 			return fmt.Errorf("the plan's configuration %s: %w", p, plainError(err))
 		}

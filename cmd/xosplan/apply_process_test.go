@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -127,8 +128,8 @@ func checkConverged(t *testing.T, dir string, n int) {
 		t.Errorf("state holds %d resources, want %d", len(s.Resources), n)
 	}
 	// Plan in-process (a process per check would double the test's time).
-	res := loadConfig(context.Background(), []string{filepath.Join(dir, "stack.yaml")}, loadOptions{RequireInputs: true})
-	desired, _, diags := desiredGraph(res.Units)
+	res := config.Load(context.Background(), []string{filepath.Join(dir, "stack.yaml")}, config.Options{RequireInputs: true})
+	desired, _, diags := res.Merge()
 	if diags = res.Diags.Extend(diags); diags.HasErrors() {
 		t.Fatalf("compiling: %v", diags.Err())
 	}

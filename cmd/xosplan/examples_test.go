@@ -10,6 +10,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -24,7 +25,7 @@ func TestExamples(t *testing.T) {
 			t.Logf("%s: %v (skipped)", good, err)
 			continue
 		}
-		res := loadConfig(context.Background(), []string{dir}, loadOptions{})
+		res := config.Load(context.Background(), []string{dir}, config.Options{})
 		for _, d := range res.Diags {
 			t.Errorf("%s: %s", good, d.Error())
 		}
@@ -40,7 +41,7 @@ func TestExamples(t *testing.T) {
 
 	broken := filepath.Join(root, "broken", "broken.yaml")
 	want := expectations(t, broken)
-	res := loadConfig(context.Background(), []string{broken}, loadOptions{})
+	res := config.Load(context.Background(), []string{broken}, config.Options{})
 	got := map[int]diag.Severity{}
 	for _, d := range res.Diags {
 		if d.Range.File != broken {

@@ -10,85 +10,18 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/internal/userfile"
-	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/state"
 )
-
-// Diagnostic codes for files that cannot be read as configuration.
-const (
-	codeNotFound    = "load.not_found"
-	codeUnreadable  = "load.unreadable"
-	codeNotRegular  = "load.not_regular_file"
-	codeTooLarge    = "load.too_large"
-	codeOutsideRoot = "load.outside_root"
-	codeNoFiles     = "load.no_files"
-)
-
-// maxFileBytes is the size above which a file is refused before it is
-// read, the same limit yamlsrc applies to what it is given.
-const maxFileBytes = yamlsrc.DefaultMaxFileBytes
-
-// fileStart is the range of a file-level problem: the file's first
-// character, so that every output format can point somewhere.
-func fileStart(path string) diag.Range {
-	p := diag.Pos{Line: 1, Column: 1}
-	return diag.Range{File: path, Start: p, End: p}
-}
-
-// readUserFile reads a configuration file (root: the configuration root)
-// or a file the person running xosplan named with a flag (root nil:
-// --inputs, --providers). Every check is userfile's: a FIFO, a device, a
-// symlink loop, a file over maxFileBytes or, for configuration, a name
-// that resolves outside the root is a diagnostic that quotes nothing of
-// the file, never a hang, an out-of-memory or a read.
-func readUserFile(ctx context.Context, path string, root *userfile.Root) ([]byte, *diag.Diagnostic) {
-	data, err := userfile.Read(ctx, path, userfile.Options{Root: root, MaxBytes: maxFileBytes})
-	if err != nil {
-		return nil, fileProblem(path, err)
-	}
-	return data, nil
-}
 
 // readNamedFile reads a file the person running xosplan named with a flag
 // (--inputs, --providers): checked as every file is but not confined to
 // the configuration root, and one whose snippets diagnostics may show.
 func (c *cli) readNamedFile(ctx context.Context, path string) ([]byte, *diag.Diagnostic) {
 	c.sources.allow(path)
-	return readUserFile(ctx, path, nil)
-}
-
-// fileProblem turns an error of the file system or of userfile into a
-// diagnostic naming the path.
-func fileProblem(path string, err error) *diag.Diagnostic {
-	var ue *userfile.Error
-	if errors.As(err, &ue) {
-		d := diag.Diagnostic{Severity: diag.Error, Range: fileStart(path)}
-		switch {
-		case errors.Is(err, userfile.ErrNotRegular):
-			d.Code, d.Range = codeNotRegular, diag.Range{File: path}
-			d.Summary = fmt.Sprintf("%s is not a regular file (%s)", path, ue.Detail)
-		case errors.Is(err, userfile.ErrTooLarge):
-			d.Code, d.Summary = codeTooLarge, "file is "+ue.Detail
-		case errors.Is(err, userfile.ErrOutsideRoot):
-			d.Code, d.Range = codeOutsideRoot, diag.Range{File: path}
-			d.Summary = fmt.Sprintf("%s is outside the configuration root (%s); xosplan reads only configuration inside it (see --root)", path, ue.Detail)
-		default:
-			d.Code, d.Summary = codeUnreadable, ue.Error()
-		}
-		return &d
-	}
-	code := codeUnreadable
-	if errors.Is(err, fs.ErrNotExist) {
-		code = codeNotFound
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return &diag.Diagnostic{Severity: diag.Error, Code: code, Range: diag.Range{File: path},
-		Summary: fmt.Sprintf("cannot read %s: %v", path, err)}
+	return config.ReadFile(ctx, path, nil)
 }
 
 // rootFlag is --root, the configuration root of the commands that read
@@ -100,19 +33,13 @@ func (f *rootFlag) add(fs *pflag.FlagSet) {
 		"(default: the repository holding the configuration, else the working folder when it holds it, else each file's folder)")
 }
 
-// root returns --root, or the default root of paths (userfile.FindRoot
-// from the working folder), and makes it the root of the snippets c shows.
-func (f rootFlag) root(c *cli, paths []string) (*userfile.Root, error) {
-	var r *userfile.Root
+// root returns --root, or the default root of paths (config.FindRoot from
+// the working folder), and makes it the root of the snippets c shows.
+func (f rootFlag) root(c *cli, paths []string) (*config.Root, error) {
+	var r *config.Root
 	if f.dir != "" {
-		fi, err := os.Stat(f.dir)
-		if err == nil && !fi.IsDir() {
-			err = errors.New("not a folder")
-		}
-		if err == nil {
-			r, err = userfile.NewRoot(f.dir)
-		}
-		if err != nil {
+		var err error
+		if r, err = config.NewRoot(f.dir); err != nil {
 			return nil, fmt.Errorf("--root %s: %w", f.dir, plainError(err))
 		}
 	} else {
@@ -120,12 +47,22 @@ func (f rootFlag) root(c *cli, paths []string) (*userfile.Root, error) {
 		if err != nil {
 			return nil, fmt.Errorf("finding the configuration root: %w", err)
 		}
-		if r, err = userfile.FindRoot(wd, paths); err != nil {
+		if r, err = config.FindRoot(wd, paths); err != nil {
 			return nil, fmt.Errorf("finding the configuration root: %w", err)
 		}
 	}
 	c.sources.confine(r)
 	return r, nil
+}
+
+// driverRoot is root as the executor's drivers take it
+// (executor.DriverOptions.Root): the same folders, named the same in
+// messages (nil for nil).
+func driverRoot(root *config.Root) (*userfile.Root, error) {
+	if root == nil {
+		return nil, nil
+	}
+	return userfile.NewRoot(root.Dirs()...)
 }
 
 // executorRoot is the root the exec driver confines implementations to:
@@ -134,16 +71,12 @@ func (f rootFlag) root(c *cli, paths []string) (*userfile.Root, error) {
 // where a destroy run without configuration finds each resource's scripts:
 // the state is the user's own file, named like --state. nil when neither
 // gives a folder: each resource's own folder.
-func (f rootFlag) executorRoot(c *cli, root *userfile.Root, prior *state.State) (*userfile.Root, error) {
+func (f rootFlag) executorRoot(c *cli, root *config.Root, prior *state.State) (*userfile.Root, error) {
 	if root == nil && f.dir != "" {
 		var err error
 		if root, err = f.root(c, nil); err != nil {
 			return nil, err
 		}
-	}
-	var dirs []string
-	if root != nil {
-		dirs = root.Dirs()
 	}
 	var recorded []string
 	if prior != nil {
@@ -153,16 +86,20 @@ func (f rootFlag) executorRoot(c *cli, root *userfile.Root, prior *state.State) 
 			}
 		}
 	}
+	var dirs []string
+	if root != nil {
+		dirs = root.ResolvedDirs()
+	}
 	if len(recorded) > 0 {
 		wd, err := os.Getwd()
 		if err != nil {
 			return nil, fmt.Errorf("finding the configuration root: %w", err)
 		}
-		found, err := userfile.FindRoot(wd, recorded)
+		found, err := config.FindRoot(wd, recorded)
 		if err != nil {
 			return nil, fmt.Errorf("finding the configuration root: %w", err)
 		}
-		dirs = append(dirs, found.Dirs()...)
+		dirs = append(dirs, found.ResolvedDirs()...)
 	}
 	if len(dirs) == 0 {
 		return nil, nil
@@ -189,7 +126,7 @@ func plainError(err error) error {
 // configuration's. It is safe for concurrent use.
 type sourceCache struct {
 	mu    sync.Mutex
-	root  *userfile.Root
+	root  *config.Root
 	named map[string]bool
 	files map[string][]byte
 }
@@ -199,7 +136,7 @@ func newSourceCache() *sourceCache {
 }
 
 // confine sets the configuration root whose files may be shown.
-func (s *sourceCache) confine(r *userfile.Root) {
+func (s *sourceCache) confine(r *config.Root) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.root = r
@@ -226,8 +163,9 @@ func (s *sourceCache) get(path string) ([]byte, bool) {
 			root = nil
 		}
 		// Snippets are drawn after the work is done, with the checks of
-		// every read: the read cannot block and is bounded.
-		data, _ = userfile.Read(context.Background(), path, userfile.Options{Root: root, MaxBytes: maxFileBytes})
+		// every read (config.ReadFile's): the read cannot block and is
+		// bounded.
+		data, _ = config.ReadFile(context.Background(), path, root)
 	}
 	s.files[path] = data
 	return data, data != nil

@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/pkg/config"
 )
 
 // graphFlags are the flags of `xosplan graph`.
@@ -38,8 +39,8 @@ sorted, so it only changes when the graph does.`,
 			if err != nil {
 				return usagef(cmd, "%v", err)
 			}
-			res := loadConfig(cmd.Context(), args, loadOptions{Inputs: inputs, InputsFile: f.inputs.file, Root: root})
-			g, _, mergeDiags := desiredGraph(res.Units)
+			res := config.Load(cmd.Context(), args, config.Options{Inputs: inputs, InputsFile: f.inputs.file, Root: root})
+			g, _, mergeDiags := res.Merge()
 			diags = diags.Extend(res.Diags, mergeDiags).Sort()
 			if diags.HasErrors() {
 				return planFailed(c, nil, diags)

@@ -7,13 +7,8 @@ import (
 
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
-)
-
-// Diagnostic codes of input values.
-const (
-	codeInputsNotMap    = "inputs.not_a_map"
-	codeInputsDuplicate = "inputs.duplicate_key"
 )
 
 // inputFlags are the --inputs and --var flags, shared by every command that
@@ -32,9 +27,9 @@ func (f *inputFlags) add(fs *pflag.FlagSet) {
 // given reports whether any input value was supplied.
 func (f *inputFlags) given() bool { return f.file != "" || len(f.vars) > 0 }
 
-// values merges the --inputs file and the --var flags into one map (nil
-// when neither is given). Problems in the file are diagnostics; a --var
-// without "NAME=" is an error (a usage problem).
+// values merges the --inputs file (config.ReadInputs) and the --var flags
+// into one map (nil when neither is given). Problems in the file are
+// diagnostics; a --var without "NAME=" is an error (a usage problem).
 //
 // A --var value is read as YAML: `8080` is an integer, `true` a boolean,
 // `[80, 443]` a list, `""` or nothing the empty string. A value that is not
@@ -47,30 +42,9 @@ func (f *inputFlags) values(ctx context.Context, c *cli) (map[string]any, diag.D
 	var diags diag.Diagnostics
 	vals := map[string]any{}
 	if f.file != "" {
-		data, problem := c.readNamedFile(ctx, f.file)
-		if problem != nil {
-			return nil, diags.Append(*problem), nil
-		}
-		root, parseDiags := yamlsrc.Parse(f.file, data, yamlsrc.Limits{})
-		diags = diags.Extend(parseDiags)
-		switch {
-		case parseDiags.HasErrors():
-		case root.IsNull():
-			// An empty inputs file gives no values.
-		case root.Kind != yamlsrc.Mapping:
-			diags = diags.Errorf(root.Range, "", codeInputsNotMap, "an inputs file holds a map of input names to values, found %s", root.Describe())
-		default:
-			for _, dup := range root.DuplicateKeys() {
-				diags = diags.Warnf(dup.Key.Range, dup.Key.Value, codeInputsDuplicate, "input %q is given more than once; the last value wins", dup.Key.Value)
-			}
-			for _, p := range root.Pairs() {
-				vals[p.Key.Value] = p.Value.Interface()
-			}
-		}
-		// Any value in the file may be a secret, and which are is known
-		// only once the template is compiled: no line of it is ever shown.
-		for i := range diags {
-			diags[i].Sensitive = true
+		c.sources.allow(f.file)
+		if vals, diags = config.ReadInputs(ctx, f.file); vals == nil {
+			return nil, diags, nil
 		}
 	}
 	for i, v := range f.vars {

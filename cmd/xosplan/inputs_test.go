@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/pkg/config"
 )
 
 func TestVarValue(t *testing.T) {
@@ -65,14 +67,14 @@ func TestInputValues(t *testing.T) {
 		{name: "vars", flags: inputFlags{vars: []string{"a=1", "b=two", " c =", "d=x=y"}},
 			want: map[string]any{"a": int64(1), "b": "two", "c": "", "d": "x=y"}},
 		{name: "file then var", flags: inputFlags{file: mapFile, vars: []string{"b=y"}},
-			want: map[string]any{"a": int64(2), "b": "y"}, diagCode: codeInputsDuplicate},
+			want: map[string]any{"a": int64(2), "b": "y"}, diagCode: config.CodeInputsDuplicate},
 		{name: "json", flags: inputFlags{file: jsonFile},
 			want: map[string]any{"a": []any{int64(1), int64(2)}, "b": map[string]any{"c": true}}},
 		{name: "empty file", flags: inputFlags{file: emptyFile}, want: map[string]any{}},
-		{name: "list file", flags: inputFlags{file: listFile}, want: map[string]any{}, diagCode: codeInputsNotMap},
+		{name: "list file", flags: inputFlags{file: listFile}, want: map[string]any{}, diagCode: config.CodeInputsNotMap},
 		{name: "syntax error", flags: inputFlags{file: badFile}, want: map[string]any{}, diagCode: "yaml.syntax"},
-		{name: "missing file", flags: inputFlags{file: filepath.Join(dir, "nope.yaml")}, want: nil, diagCode: codeNotFound},
-		{name: "folder", flags: inputFlags{file: dir}, want: nil, diagCode: codeNotRegular},
+		{name: "missing file", flags: inputFlags{file: filepath.Join(dir, "nope.yaml")}, want: nil, diagCode: config.CodeNotFound},
+		{name: "folder", flags: inputFlags{file: dir}, want: nil, diagCode: config.CodeNotRegular},
 		{name: "no equals", flags: inputFlags{vars: []string{"novalue"}}, err: "--var wants NAME=VALUE: --var number 1 has no NAME="},
 		{name: "no name", flags: inputFlags{vars: []string{"=1"}}, err: "--var wants NAME=VALUE"},
 	} {

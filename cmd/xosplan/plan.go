@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
-	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -28,10 +28,6 @@ const exitChanges = 2
 
 // defaultStatePath is the file backend's state when --state is not given.
 const defaultStatePath = "xosplan.state.json"
-
-// codeDuplicateAddress marks two configuration units that define the same
-// resource address.
-const codeDuplicateAddress = "plan.duplicate_address"
 
 // planFlags are the flags of `xosplan plan`.
 type planFlags struct {
@@ -150,7 +146,11 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}}
 	if f.refreshOnly {
 		// The same health checks as `xosplan refresh`, with its defaults.
-		spec.opts.Refresher = refresherFor(nil, root, "", 0, prior)
+		execRoot, err := driverRoot(root)
+		if err != nil {
+			return err
+		}
+		spec.opts.Refresher = refresherFor(nil, execRoot, "", 0, prior)
 	}
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
 	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
@@ -271,59 +271,13 @@ func writeTo(c *cli, path string, fn func(io.Writer) error) error {
 	return nil
 }
 
-// desiredGraph joins the compiled units into the one graph a plan covers:
-// every unit's resources, edges and secrets, and every file each was
-// compiled from.
-// Two units defining the same address are an error, since the plan would
-// not know which one is meant.
-func desiredGraph(units []configUnit) (*graph.Graph, []string, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	if len(units) == 1 && units[0].Graph != nil {
-		g := units[0].Graph
-		return g, unionFiles(units[0].Files, g.Sources), nil
-	}
-	g := graph.New()
-	var files []string
-	owner := map[string]string{}
-	for _, u := range units {
-		files = unionFiles(files, u.Files)
-		if u.Graph == nil {
-			continue
-		}
-		files = unionFiles(files, u.Graph.Sources)
-		g.Secrets = append(g.Secrets, u.Graph.Secrets...)
-		for _, r := range u.Graph.Resources() {
-			if prev, dup := owner[r.Address]; dup {
-				diags = diags.Errorf(r.Range, "", codeDuplicateAddress,
-					"resource %s is defined in both %s and %s; plan one of them, or rename one", r.Address, prev, u.Files[0])
-				continue
-			}
-			owner[r.Address] = u.Files[0]
-			_ = g.AddResource(r)
-		}
-		for _, e := range u.Graph.Edges() {
-			if owner[e.Source] == u.Files[0] && owner[e.Target] == u.Files[0] {
-				_ = g.AddEdge(e)
-			}
-		}
-	}
-	g.Sources = files
-	return g, files, diags
-}
-
-func unionFiles(a, b []string) []string {
-	out := append(slices.Clone(a), b...)
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
 // planSpec is what a plan is made from besides the state: what plan's
 // flags say, or what a plan file recorded.
 type planSpec struct {
 	// paths are the configuration paths as given.
 	paths []string
-	// root is the configuration root; nil: userfile.FindRoot of paths.
-	root   *userfile.Root
+	// root is the configuration root; nil: config.FindRoot of paths.
+	root   *config.Root
 	inputs map[string]any
 	// inputsFile is the --inputs file, which a folder walk leaves out.
 	inputsFile string
@@ -340,46 +294,38 @@ type planSpec struct {
 // makePlan compiles the configuration of spec and plans it against prior,
 // with the digests of every input (the files compiled, the scripts the
 // resources run, the placement inventory, the input values under the
-// plan's salt). The plan is nil when the diagnostics have errors; the
-// error is for the environment.
-func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, []configUnit, diag.Diagnostics, error) {
-	if spec.root == nil {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, nil, nil, nil, fmt.Errorf("finding the configuration root: %w", err)
-		}
-		if spec.root, err = userfile.FindRoot(wd, spec.paths); err != nil {
-			return nil, nil, nil, nil, fmt.Errorf("finding the configuration root: %w", err)
-		}
-	}
-	res := loadConfig(ctx, spec.paths, loadOptions{Inputs: spec.inputs, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root})
+// plan's salt). It returns what config.Load found too. The plan is nil
+// when the diagnostics have errors; the error is for the environment.
+func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, config.Result, diag.Diagnostics, error) {
+	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root})
 	diags := res.Diags
 	if spec.allowNoFiles {
-		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == codeNoFiles })
+		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })
 	}
-	desired, files, mergeDiags := desiredGraph(res.Units)
+	desired, files, mergeDiags := res.Merge()
 	diags = diags.Extend(mergeDiags)
 	if diags.HasErrors() {
-		return nil, nil, nil, diags, nil
+		return nil, nil, res, diags, nil
 	}
 	opts := spec.opts
 	if opts.InputSalt == "" {
 		salt, err := planner.NewInputSalt()
 		if err != nil {
-			return nil, nil, nil, diags, err
+			return nil, nil, res, diags, err
 		}
 		opts.InputSalt = salt
 	}
-	if pl := opts.Placement; pl != nil && pl.Source.Inventory != "" && pl.Source.Inventory != demoProvidersName {
-		files = unionFiles(files, []string{pl.Source.Inventory})
+	if pl := opts.Placement; pl != nil && pl.Source.Inventory != "" && pl.Source.Inventory != demoProvidersName && !slices.Contains(files, pl.Source.Inventory) {
+		files = append(slices.Clone(files), pl.Source.Inventory)
+		slices.Sort(files)
 	}
 	digests, err := inputDigests(files, spec.inputs, opts.InputSalt)
 	if err != nil {
-		return nil, nil, nil, diags, err
+		return nil, nil, res, diags, err
 	}
 	root := spec.scriptRoot
 	if root == "" {
-		root = defaultScriptRoot(manifestFolders(res.Units))
+		root = defaultScriptRoot(res.ManifestFolders())
 	}
 	maps.Copy(digests, scriptDigests(ctx, desired, root, spec.root))
 	opts.InputDigests, opts.Configuration = digests, spec.paths
@@ -388,7 +334,7 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 	if diags.HasErrors() {
 		p = nil
 	}
-	return p, desired, res.Units, diags, nil
+	return p, desired, res, diags, nil
 }
 
 // inputDigests digests the input files and values for the plan file.
@@ -412,7 +358,7 @@ func inputDigests(files []string, inputs map[string]any, salt string) (map[strin
 // outside the project (a token, a host name) would give its content away
 // to a guesser. A script that cannot be read is left out; the driver
 // reports it when it runs.
-func scriptDigests(ctx context.Context, g *graph.Graph, scriptRoot string, root *userfile.Root) map[string]string {
+func scriptDigests(ctx context.Context, g *graph.Graph, scriptRoot string, root *config.Root) map[string]string {
 	out := map[string]string{}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -431,7 +377,7 @@ func scriptDigests(ctx context.Context, g *graph.Graph, scriptRoot string, root 
 			if _, done := out[key]; done {
 				continue
 			}
-			if data, err := userfile.Read(ctx, f, userfile.Options{Root: root, MaxBytes: maxFileBytes}); err == nil {
+			if data, problem := config.ReadFile(ctx, f, root); problem == nil {
 				out[key] = planner.Digest(data)
 			}
 		}

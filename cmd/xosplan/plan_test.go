@@ -10,6 +10,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -53,8 +54,8 @@ func BenchmarkPlanCommand(b *testing.B) {
 			if err := os.WriteFile(path, generateTemplate(n), 0o644); err != nil {
 				b.Fatal(err)
 			}
-			res := loadConfig(context.Background(), []string{path}, loadOptions{})
-			g, _, diags := desiredGraph(res.Units)
+			res := config.Load(context.Background(), []string{path}, config.Options{})
+			g, _, diags := res.Merge()
 			if diags = diags.Extend(res.Diags); diags.HasErrors() {
 				b.Fatal(diags.Err())
 			}

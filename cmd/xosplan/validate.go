@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
@@ -59,7 +60,7 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	res := loadConfig(cmd.Context(), paths, loadOptions{Inputs: inputs, RequireInputs: inputs != nil, InputsFile: f.inputs.file, Root: root})
+	res := config.Load(cmd.Context(), paths, config.Options{Inputs: inputs, RequireInputs: inputs != nil, InputsFile: f.inputs.file, Root: root})
 	diags = diags.Extend(res.Diags).Sort()
 	if err := renderDiagnostics(c, format, diags, f.strict); err != nil {
 		return err

@@ -45,7 +45,17 @@ var ours = []struct {
 	{"pkg/planner", []string{"internal/userfile", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
 	{"pkg/executor", []string{"internal/userfile", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/config", []string{"pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
-	{"cmd/xosplan", []string{""}}, // anything of ours
+	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
+}
+
+// forbidden lists imports that the rule of a package in ours allows but
+// that the package may not make (the package and the target are path
+// prefixes), with the reason.
+var forbidden = []struct{ pkg, target, why string }{
+	// A command loads configuration through pkg/config, as any library
+	// user does, so the CLI cannot hold a loader of its own.
+	{"cmd", "pkg/tosca", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	{"cmd", "pkg/manifest", "configuration is loaded through pkg/config (DESIGN.md §1)"},
 }
 
 // thirdParty lists each third-party module and the packages of ours that
@@ -203,6 +213,11 @@ func checkOurs(f goFile, target string) string {
 				return ""
 			}
 			return fmt.Sprintf("%s imports %s outside a _test.go file; it is a test helper package", f.pkg, target)
+		}
+	}
+	for _, fb := range forbidden {
+		if under(f.pkg, fb.pkg) && under(target, fb.target) {
+			return fmt.Sprintf("%s imports %s: %s", f.pkg, target, fb.why)
 		}
 	}
 	rulePkg, allowed, ok := ruleFor(f.pkg)
@@ -445,6 +460,13 @@ func TestRules(t *testing.T) {
 		{src("pkg/planner"), "pkg/executor", false, "rule for pkg/planner"},
 		{src("pkg/executor"), "cmd/xosplan/internal/diagview", false, "nothing outside cmd/ may import cmd/"},
 		{src("cmd/xosplan"), "pkg/executor", false, ""},
+		{src("cmd/xosplan"), "pkg/config", false, ""},
+		{src("cmd/xosplan"), "pkg/tosca", false, "configuration is loaded through pkg/config"},
+		{test("cmd/xosplan"), "pkg/manifest", false, "configuration is loaded through pkg/config"},
+		{src("cmd/xosplan/internal/diagview"), "pkg/tosca/normative", false, "configuration is loaded through pkg/config"},
+		{src("pkg/config"), "pkg/tosca", false, ""},
+		{src("pkg/config"), "pkg/planner", false, "rule for pkg/config"},
+		{src("pkg/tosca"), "pkg/config", false, "rule for pkg/tosca"},
 		{src("tools/gen"), "pkg/diag", false, "has no layering rule"},
 		{test("pkg/tosca"), "internal/testutil", false, ""},
 		{test("pkg/diag"), "internal/testutil", false, ""},

@@ -102,6 +102,10 @@ func FindRoot(wd string, paths []string) (*Root, error) {
 // take.
 func (r *Root) Dirs() []string { return slices.Clone(r.dirs) }
 
+// ResolvedDirs returns the root's folders absolute, with every link
+// resolved: what the names read are compared with.
+func (r *Root) ResolvedDirs() []string { return r.fs.Dirs() }
+
 // String names the root for messages: its first folder, and how many
 // others there are.
 func (r *Root) String() string { return r.fs.String() }
