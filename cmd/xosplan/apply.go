@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -150,51 +150,52 @@ func isPlanFile(ctx context.Context, args []string) bool {
 	return bytes.HasPrefix(bytes.TrimSpace(head[:n]), []byte("{"))
 }
 
-// applyRun is one apply, destroy or refresh in progress.
+// applyRun is one apply or destroy in progress.
 type applyRun struct {
 	c *cli
 	f applyFlags
 	// root is the configuration root.
-	root   *config.Root
-	op     applyview.Operation
-	view   applyview.View
-	events *planview.Events
+	root *config.Root
+	op   applyview.Operation
+	view views.Apply
+}
+
+// check checks the flags of an apply or destroy of args and returns the
+// executor's options from them, and whether args name a saved plan.
+func (f *applyFlags) check(cmd *cobra.Command, args []string, op applyview.Operation) (executor.Options, bool, error) {
+	if f.parallelism < 1 {
+		return executor.Options{}, false, usagef(cmd, "--parallelism must be at least 1")
+	}
+	if f.retries < 0 {
+		return executor.Options{}, false, usagef(cmd, "--retries cannot be negative")
+	}
+	opts, err := f.options()
+	if err != nil {
+		return executor.Options{}, false, usagef(cmd, "%v", err)
+	}
+	fromFile := op == applyview.OpApply && isPlanFile(cmd.Context(), args)
+	if f.json && !f.autoApprove && !fromFile {
+		return executor.Options{}, false, usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
+	}
+	return opts, fromFile, nil
 }
 
 func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyview.Operation) (err error) {
 	ctx := cmd.Context()
-	if f.parallelism < 1 {
-		return usagef(cmd, "--parallelism must be at least 1")
-	}
-	if f.retries < 0 {
-		return usagef(cmd, "--retries cannot be negative")
-	}
-	opts, err := f.options()
+	opts, fromFile, err := f.check(cmd, args, op)
 	if err != nil {
-		return usagef(cmd, "%v", err)
+		return err
 	}
-	fromFile := op == applyview.OpApply && isPlanFile(ctx, args)
-	if f.json && !f.autoApprove && !fromFile {
-		return usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
+	r := &applyRun{c: c, f: f, op: op, view: views.NewApply(f.json, c.streams())}
+	if err := r.view.Start(); err != nil {
+		return err
 	}
-	r := &applyRun{c: c, f: f, op: op}
-	if f.json {
-		r.events = planview.NewEvents(c.stdout, time.Now)
-		if err := r.events.Version(version()); err != nil {
-			return err
+	defer func() {
+		var st *exitStatus
+		if err != nil && !errors.As(err, &st) {
+			r.view.Error(err)
 		}
-		r.view = applyview.NewJSON(c.stdout, time.Now)
-		// A machine reading the event stream gets the failure there too,
-		// as a diagnostic event, not only on stderr.
-		defer func() {
-			var st *exitStatus
-			if err != nil && !errors.As(err, &st) {
-				_ = r.events.Diagnostics(diag.Diagnostics{{Severity: diag.Error, Code: "apply.failed", Summary: err.Error()}})
-			}
-		}()
-	} else {
-		r.view = applyview.NewText(c.stdout, c.useColor(c.stdout))
-	}
+	}()
 	if !fromFile {
 		// A saved plan's root is found from the input files it names.
 		paths := args
@@ -210,25 +211,11 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return usagef(cmd, "%v", err)
 	}
 
-	backend, err := f.state.open()
-	if err != nil {
-		return err
-	}
-	held, err := backend.Lock(ctx, stateLockInfo(string(op)))
+	backend, held, loaded, err := r.lockState(ctx)
 	if err != nil {
 		return err
 	}
 	defer held.Unlock()
-	loaded, err := backend.LoadWithJournal(ctx)
-	if err != nil {
-		return fmt.Errorf("reading state: %w", err)
-	}
-	if loaded.Busy != nil {
-		// Its unfinished operations still run: they are not leftovers to
-		// end, and nothing may run beside them.
-		return stateRecovery(loaded.Busy, backend.Path()+state.JournalSuffix, false)
-	}
-	warnTornJournal(c, loaded)
 	prior := loaded.State
 	// Processes a killed apply left running end before anything runs,
 	// including the health checks that remaking a saved refresh-only plan
@@ -247,7 +234,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return err
 	}
 	if !fromFile {
-		if err := r.showPlan(p, diags); err != nil {
+		if err := r.view.Plan(p, diags); err != nil {
 			return err
 		}
 	}
@@ -259,40 +246,71 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		if _, err := backend.Compact(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("saving state: %w", err)
 		}
-		if err := r.view.Report(&executor.Report{}, op); err != nil {
-			return err
-		}
-		return nil
+		return r.view.Report(&executor.Report{}, op)
 	}
-	if p.HasChanges() && !fromFile && !f.autoApprove {
-		if !r.confirm(ctx) {
-			fmt.Fprintf(c.stdout, "\n%s cancelled.\n", strings.ToUpper(string(op[:1]))+string(op[1:]))
-			return exitWith(exitError)
-		}
+	if p.HasChanges() && !fromFile && !f.autoApprove && !r.confirm(ctx) {
+		r.view.Cancelled(op)
+		return exitWith(exitError)
 	}
-	opts.Events = r.view.Event
-	opts.Desired = desired
 	if opts.ScriptRoot == "" {
 		opts.ScriptRoot = defaultScriptRoot(manifestDirs)
 	}
+	return r.execute(ctx, backend, p, desired, prior, opts)
+}
+
+// lockState opens the state backend, takes its lock (which the caller
+// releases) and loads the state with its journal, refusing a journal that
+// an apply still running uses.
+func (r *applyRun) lockState(ctx context.Context) (*state.File, *state.HeldLock, *state.Loaded, error) {
+	backend, err := r.f.state.open()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	held, err := backend.Lock(ctx, stateLockInfo(string(r.op)))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	loaded, err := backend.LoadWithJournal(ctx)
+	switch {
+	case err != nil:
+		err = fmt.Errorf("reading state: %w", err)
+	case loaded.Busy != nil:
+		// Its unfinished operations still run: they are not leftovers to
+		// end, and nothing may run beside them.
+		err = stateRecovery(loaded.Busy, backend.Path()+state.JournalSuffix, false)
+	}
+	if err != nil {
+		held.Unlock()
+		return nil, nil, nil, err
+	}
+	r.view.TornJournal(loaded.TornBytes)
+	return backend, held, loaded, nil
+}
+
+// execute carries out p, confirmed, and reports how it went.
+func (r *applyRun) execute(ctx context.Context, backend *state.File, p *planner.Plan, desired *graph.Graph, prior *state.State, opts executor.Options) error {
+	opts.Events = r.view.Event
+	opts.Desired = desired
 	if wd, err := os.Getwd(); err == nil {
 		opts.WorkDir = wd
 	}
-	execRoot, err := f.root.executorRoot(c, r.root, prior)
+	execRoot, err := r.f.root.executorRoot(r.c, r.root, prior)
 	if err != nil {
 		return err
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: f.timeout,
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
 		StateDir: scriptStateDir(backend.Path())})
-	claimer, err := f.placement.placer(ctx, c, prior)
+	claimer, err := r.f.placement.placer(ctx, r.c, prior)
 	if err != nil {
 		return err
 	}
 	opts.Placer = executorPlacer(claimer)
 	rep, applyErr := executor.Apply(ctx, p, backend, reg, opts)
-	reportPlacementErrors(c, claimer)
+	if claimer != nil {
+		r.view.PlacementWarnings(claimer.Errors())
+	}
 	if rep != nil {
-		if err := r.view.Report(rep, op); err != nil {
+		if err := r.view.Report(rep, r.op); err != nil {
 			return errors.Join(applyErr, err)
 		}
 	}
@@ -304,13 +322,12 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	case !rep.OK():
 		return exitWith(exitError)
 	}
-	if desired != nil && len(desired.Outputs) > 0 && op == applyview.OpApply {
+	if desired != nil && len(desired.Outputs) > 0 && r.op == applyview.OpApply {
 		if err := r.outputs(ctx, backend, desired); err != nil {
 			return err
 		}
 	}
-	switch {
-	case f.detailedExitcode && rep.Changes():
+	if r.f.detailedExitcode && rep.Changes() {
 		return exitWith(exitChanges)
 	}
 	return nil
@@ -340,7 +357,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	}
 	diags = diags.Extend(planDiags).Sort()
 	if p == nil || diags.HasErrors() {
-		return nil, nil, nil, diags, planFailed(r.c, r.events, diags)
+		return nil, nil, nil, diags, planFailed(r.view, diags)
 	}
 	if len(res.Units) == 0 && len(prior.Resources) > 0 && r.op == applyview.OpApply {
 		// An apply run in the wrong folder would plan to delete everything.
@@ -415,7 +432,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 		return nil, nil, nil, diags, err
 	}
 	if all := diags.Extend(planDiags); p == nil || all.HasErrors() {
-		return nil, nil, nil, diags, planFailed(r.c, r.events, all)
+		return nil, nil, nil, diags, planFailed(r.view, all)
 	}
 	if err := planner.CheckStale(saved, prior, p.InputDigests); err != nil {
 		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
@@ -426,50 +443,24 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	return p, desired, res.ManifestFolders(), diags, nil
 }
 
-// showPlan renders the plan about to be applied.
-func (r *applyRun) showPlan(p *planner.Plan, diags diag.Diagnostics) error {
-	if r.events != nil {
-		if err := r.events.Diagnostics(diags); err != nil {
-			return err
-		}
-		return r.events.Plan(p)
-	}
-	if err := planview.Text(r.c.stdout, p, planview.TextOptions{Color: r.c.useColor(r.c.stdout)}); err != nil {
-		return err
-	}
-	if len(diags) > 0 {
-		return renderDiagnosticsTo(r.c, r.c.stderr, diags)
-	}
-	return nil
-}
-
-// confirm asks on stdin, as Terraform does; only "yes" approves.
+// confirm asks whether to go on, through the view; the answer is a line
+// of stdin. It is read on its own goroutine so that an interrupt while
+// waiting cancels at once; that goroutine may stay blocked on stdin until
+// the process exits, which follows immediately.
 func (r *applyRun) confirm(ctx context.Context) bool {
-	w := r.c.stdout
-	if r.op == applyview.OpDestroy {
-		fmt.Fprint(w, "\nDo you really want to destroy all resources?\n"+
-			"  xosplan will destroy all your managed infrastructure, as shown above.\n"+
-			"  There is no undo. Only 'yes' will be accepted to confirm.\n\n  Enter a value: ")
-	} else {
-		fmt.Fprint(w, "\nDo you want to perform these actions?\n"+
-			"  xosplan will perform the actions described above.\n"+
-			"  Only 'yes' will be accepted to approve.\n\n  Enter a value: ")
-	}
-	// The answer is read on its own goroutine so that an interrupt while
-	// waiting cancels at once; that goroutine may stay blocked on stdin
-	// until the process exits, which follows immediately.
-	answer := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(r.c.stdin).ReadString('\n')
-		answer <- line
-	}()
-	var line string
-	select {
-	case line = <-answer:
-	case <-ctx.Done():
-	}
-	fmt.Fprintln(w)
-	return strings.TrimSpace(line) == "yes"
+	return r.view.Approve(r.op, func() string {
+		answer := make(chan string, 1)
+		go func() {
+			line, _ := bufio.NewReader(r.c.stdin).ReadString('\n')
+			answer <- line
+		}()
+		select {
+		case line := <-answer:
+			return line
+		case <-ctx.Done():
+			return ""
+		}
+	})
 }
 
 // defaultScriptRoot is the "scripts" folder beside the first manifest

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -282,7 +283,7 @@ echo $$ > leader
 sleep 60 & echo $! > child.tmp; mv child.tmp child
 wait
 `
-	dir := tree(t, map[string]string{
+	dir := testutil.Tree(t, map[string]string{
 		"scripts/create.sh": script,
 		"stack.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    n:\n" +
 			"      type: tosca.nodes.Root\n      interfaces:\n        Standard:\n          operations:\n            create: scripts/create.sh\n",

@@ -8,6 +8,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/config"
@@ -53,6 +54,24 @@ func (f rootFlag) root(c *cli, paths []string) (*config.Root, error) {
 	}
 	c.sources.confine(r)
 	return r, nil
+}
+
+// loadConfig loads the configuration at paths with the root (--root) and
+// the input values (--inputs, --var) the flags give, and returns it with
+// the diagnostics of the inputs file and of the configuration, sorted. Input
+// values are required (config.Options.RequireInputs) when requireGiven is
+// set and some were given. An error is a usage problem.
+func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, inputs inputFlags, requireGiven bool) (config.Result, diag.Diagnostics, error) {
+	r, err := root.root(c, paths)
+	if err != nil {
+		return config.Result{}, nil, usagef(cmd, "%v", err)
+	}
+	vals, diags, err := inputs.values(cmd.Context(), c)
+	if err != nil {
+		return config.Result{}, nil, usagef(cmd, "%v", err)
+	}
+	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals, RequireInputs: requireGiven && vals != nil, InputsFile: inputs.file, Root: r})
+	return res, diags.Extend(res.Diags).Sort(), nil
 }
 
 // driverRoot is root as the executor's drivers take it

@@ -2,8 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
-	"github.com/xosplan/xosplan/pkg/config"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 )
 
 // graphFlags are the flags of `xosplan graph`.
@@ -25,39 +24,31 @@ sorted, so it only changes when the graph does.`,
 		Example: `  xosplan graph stack/ | dot -Tsvg > graph.svg
   xosplan graph --format mermaid stack/`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if f.format != "dot" && f.format != "mermaid" {
-				return usagef(cmd, "--format: want dot or mermaid, got %q", f.format)
-			}
-			if len(args) == 0 {
-				args = []string{"."}
-			}
-			root, err := f.root.root(c, args)
-			if err != nil {
-				return usagef(cmd, "%v", err)
-			}
-			inputs, diags, err := f.inputs.values(cmd.Context(), c)
-			if err != nil {
-				return usagef(cmd, "%v", err)
-			}
-			res := config.Load(cmd.Context(), args, config.Options{Inputs: inputs, InputsFile: f.inputs.file, Root: root})
-			g, _, mergeDiags := res.Merge()
-			diags = diags.Extend(res.Diags, mergeDiags).Sort()
-			if diags.HasErrors() {
-				return planFailed(c, nil, diags)
-			}
-			if len(diags) > 0 {
-				if err := renderDiagnosticsTo(c, c.stderr, diags); err != nil {
-					return err
-				}
-			}
-			if f.format == "mermaid" {
-				return planview.Mermaid(c.stdout, g)
-			}
-			return planview.DOT(c.stdout, g)
+			return runGraph(cmd, c, f, args)
 		},
 	}
 	cmd.Flags().StringVar(&f.format, "format", "dot", "output `FORMAT`: dot or mermaid")
 	f.inputs.add(cmd.Flags())
 	f.root.add(cmd.Flags())
 	return cmd
+}
+
+func runGraph(cmd *cobra.Command, c *cli, f graphFlags, paths []string) error {
+	view, err := views.NewGraph(f.format, c.streams())
+	if err != nil {
+		return usagef(cmd, "--format: %v", err)
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	res, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, false)
+	if err != nil {
+		return err
+	}
+	g, _, mergeDiags := res.Merge()
+	diags = diags.Extend(mergeDiags).Sort()
+	if diags.HasErrors() {
+		return planFailed(view, diags)
+	}
+	return view.Graph(g, diags)
 }

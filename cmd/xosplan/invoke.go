@@ -1,13 +1,11 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
-	"sync"
 
 	"github.com/spf13/cobra"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -81,33 +79,19 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	var mu sync.Mutex
-	output := func(line string) {
-		mu.Lock()
-		defer mu.Unlock()
-		kind, body, _ := strings.Cut(line, " ")
-		if f.json {
-			if json.Valid([]byte(body)) {
-				fmt.Fprintf(c.stdout, "{\"type\":%q,\"result\":%s}\n", kind, body)
-			}
-			return
-		}
-		fmt.Fprintf(c.stdout, "%s: %s\n", termsafe.String(kind), termsafe.String(body))
-	}
+	view := views.NewInvoke(f.json, c.streams())
 	root, err := f.root.executorRoot(c, nil, cur)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend.Path())})
-	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: output})
+	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: view.Result})
 	if err != nil {
-		if out.Feedback.Output != "" && !f.json {
-			fmt.Fprintf(c.stderr, "%s\n", termsafe.Lines(strings.TrimRight(out.Feedback.Output, "\n")))
-		}
+		view.Output(out.Feedback.Output)
 		return err
 	}
-	if len(out.Results) == 0 && !f.json {
-		fmt.Fprintf(c.stdout, "%s: %s ran; the script reported no result yet\n", termsafe.String(addr), termsafe.String(command))
+	if len(out.Results) == 0 {
+		view.NoResult(addr, command)
 	}
 	for i := range cur.Resources {
 		if cur.Resources[i].Address == addr {

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"sort"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/placement"
 )
@@ -126,30 +121,31 @@ func (f candidatesFlags) buildQuery(cmd *cobra.Command) (string, error) {
 	return strings.Join(parts, "&"), nil
 }
 
-// loadProviders reads the inventory file, or the embedded demo cloud.
-func loadProviders(ctx context.Context, c *cli, path string) (*placement.Model, error) {
+// loadProviders reads the inventory file, or the embedded demo cloud, and
+// shows its problems on view; errors exit 1.
+func loadProviders(ctx context.Context, c *cli, view views.Inventory, path string) (*placement.Model, error) {
 	name, data := "demo-providers.yaml", placement.DemoProviders()
 	if path != "" {
 		var d *diag.Diagnostic
 		data, d = c.readNamedFile(ctx, path)
 		if d != nil {
-			return nil, reportDiagnostics(c, diag.Diagnostics{*d})
+			return nil, inventoryFailed(view, diag.Diagnostics{*d})
 		}
 		name = path
 	}
 	m, diags := placement.LoadProviders(name, data)
 	if len(diags) > 0 {
-		if err := reportDiagnostics(c, diags.Sort()); err != nil {
+		if err := inventoryFailed(view, diags.Sort()); err != nil {
 			return nil, err
 		}
 	}
 	return m, nil
 }
 
-// reportDiagnostics prints inventory problems the way validate does and
-// turns errors into exit status 1.
-func reportDiagnostics(c *cli, diags diag.Diagnostics) error {
-	if err := renderDiagnostics(c, diagview.Text, diags, false); err != nil {
+// inventoryFailed shows inventory problems the way validate does and turns
+// errors into exit status 1.
+func inventoryFailed(view views.Inventory, diags diag.Diagnostics) error {
+	if err := view.InventoryDiagnostics(diags); err != nil {
 		return err
 	}
 	if diags.HasErrors() {
@@ -159,8 +155,9 @@ func reportDiagnostics(c *cli, diags diag.Diagnostics) error {
 }
 
 func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error {
-	if f.format != "text" && f.format != "json" {
-		return usagef(cmd, "--format: %q is not one of text, json", f.format)
+	view, err := views.NewCandidates(f.format, c.streams())
+	if err != nil {
+		return usagef(cmd, "--format: %v", err)
 	}
 	v, err := placement.ParseVersion(f.microversion)
 	if err != nil || v.Minor > placement.LatestMinor {
@@ -194,7 +191,7 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 		}
 		svc = client
 	} else {
-		if m, err = loadProviders(cmd.Context(), c, f.providers); err != nil {
+		if m, err = loadProviders(cmd.Context(), c, view, f.providers); err != nil {
 			return err
 		}
 		svc = m
@@ -203,24 +200,11 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 	if err != nil {
 		return queryError(err)
 	}
-	if f.format == "json" {
-		data, err := res.PlacementJSON(v)
-		if err != nil {
-			return err
-		}
-		var out bytes.Buffer
-		if err := json.Indent(&out, data, "", "  "); err != nil {
-			return err
-		}
-		out.WriteByte('\n')
-		_, err = c.stdout.Write(out.Bytes())
-		return err
-	}
 	var why []placement.Exclusion
 	if m != nil {
 		why = m.Explain(q)
 	}
-	return writeCandidatesText(c.stdout, q, res, why)
+	return view.Candidates(q, v, res, why)
 }
 
 // queryError reports a refused query with Placement's status, as a user
@@ -231,66 +215,6 @@ func queryError(err error) error {
 		return &exitStatus{code: exitError, err: fmt.Errorf("query refused (%d): %s", pe.Status, pe.Detail)}
 	}
 	return err
-}
-
-func writeCandidatesText(w io.Writer, q placement.Query, res *placement.Candidates, why []placement.Exclusion) error {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "Query: %s\n", q.String())
-	switch n := len(res.Requests); n {
-	case 0:
-		fmt.Fprintln(tw, "No allocation candidates.")
-	case 1:
-		fmt.Fprintln(tw, "1 allocation candidate:")
-	default:
-		fmt.Fprintf(tw, "%d allocation candidates:\n", n)
-	}
-	for i, r := range res.Requests {
-		var parts []string
-		for j, a := range r.Resources {
-			if j == 0 || a.Provider != r.Resources[j-1].Provider {
-				parts = append(parts, a.Provider+": ")
-			} else {
-				parts[len(parts)-1] += ", "
-			}
-			parts[len(parts)-1] += fmt.Sprintf("%s %d", a.Class, a.Amount)
-		}
-		line := strings.Join(parts, "; ")
-		if len(r.Mappings) > 1 || (len(r.Mappings) == 1 && r.Mappings[0].Suffix != "") {
-			var groups []string
-			for _, g := range r.Mappings {
-				label := g.Suffix
-				if label == "" {
-					label = "(unsuffixed)"
-				}
-				groups = append(groups, label+"="+strings.Join(g.Providers, ","))
-			}
-			line += "   [" + strings.Join(groups, " ") + "]"
-		}
-		fmt.Fprintf(tw, "  %d. %s\n", i+1, line)
-	}
-	if res.Truncated {
-		fmt.Fprintf(tw, "Stopped after %d combinations (the cap); more candidates may exist.\n", res.Examined)
-	}
-	if len(res.Requests) == 0 && len(why) > 0 {
-		fmt.Fprintln(tw, "Why providers were excluded:")
-		for _, e := range why {
-			group := ""
-			if e.Group != "" {
-				group = " (group " + e.Group + ")"
-			}
-			fmt.Fprintf(tw, "  %s%s\t%s\t%s\n", e.Provider, group, e.Reason, e.Detail)
-		}
-	}
-	return tw.Flush()
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func newPlacementTraitsCommand(c *cli) *cobra.Command {
@@ -317,38 +241,38 @@ Exit status: 0, or 1 when a --validate name is invalid.`,
 }
 
 func runPlacementTraits(ctx context.Context, c *cli, providers string, validate []string) error {
-	standard := map[string]bool{}
-	for _, t := range placement.StandardTraits() {
-		standard[t] = true
-	}
+	view := views.NewTraits(c.streams())
 	if len(validate) == 0 {
 		names := placement.StandardTraits()
 		if providers != "" {
-			m, err := loadProviders(ctx, c, providers)
+			m, err := loadProviders(ctx, c, view, providers)
 			if err != nil {
 				return err
 			}
 			names = m.ListTraits(placement.TraitFilter{})
 		}
-		for _, t := range names {
-			fmt.Fprintln(c.stdout, t)
-		}
+		view.List(names)
 		return nil
+	}
+	standard := map[string]bool{}
+	for _, t := range placement.StandardTraits() {
+		standard[t] = true
 	}
 	bad := 0
 	for _, name := range validate {
+		verdict := views.TraitUnknown
 		switch {
 		case standard[name]:
-			fmt.Fprintf(c.stdout, "%s: standard trait\n", name)
+			verdict = views.TraitStandard
 		case placement.IsValidCustomTrait(name):
-			fmt.Fprintf(c.stdout, "%s: valid custom trait\n", name)
+			verdict = views.TraitCustom
 		case strings.HasPrefix(name, "CUSTOM_"):
-			bad++
-			fmt.Fprintf(c.stdout, "%s: invalid: a custom trait is CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters\n", name)
-		default:
-			bad++
-			fmt.Fprintf(c.stdout, "%s: invalid: not a standard trait of os-traits 3.9.0 and not CUSTOM_\n", name)
+			verdict = views.TraitBadCustom
 		}
+		if verdict == views.TraitBadCustom || verdict == views.TraitUnknown {
+			bad++
+		}
+		view.Checked(name, verdict)
 	}
 	if bad > 0 {
 		return &exitStatus{code: exitError, err: fmt.Errorf("%d of %d trait names are invalid", bad, len(validate))}

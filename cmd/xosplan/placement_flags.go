@@ -157,16 +157,3 @@ func executorPlacer(cl *planner.Claimer) executor.Placer {
 	}
 	return cl
 }
-
-// reportPlacementErrors prints what apply did with placements beyond the
-// plan: resources re-placed because their pinned hosts no longer fitted,
-// and releases that failed after finished deletes (the state is right, the
-// backend may still hold the allocation).
-func reportPlacementErrors(c *cli, cl *planner.Claimer) {
-	if cl == nil {
-		return
-	}
-	for _, err := range cl.Errors() {
-		fmt.Fprintf(c.stderr, "Warning: %v\n", err)
-	}
-}

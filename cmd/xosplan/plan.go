@@ -10,11 +10,10 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
@@ -112,12 +111,9 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if f.jsonOut == "-" {
 		human = c.stderr
 	}
-	var events *planview.Events
-	if f.json {
-		events = planview.NewEvents(c.stdout, time.Now)
-		if err := events.Version(version()); err != nil {
-			return err
-		}
+	view := views.NewPlan(f.json, human, c.streams())
+	if err := view.Start(); err != nil {
+		return err
 	}
 
 	root, err := f.root.root(c, paths)
@@ -136,6 +132,36 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
+	spec, err := f.spec(paths, root, inputs, prior)
+	if err != nil {
+		return err
+	}
+	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
+	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
+	if err != nil {
+		return err
+	}
+	diags = diags.Extend(planDiags).Sort()
+	if p == nil || diags.HasErrors() {
+		return planFailed(view, diags)
+	}
+	if err := savePlan(c, f, p); err != nil {
+		return err
+	}
+	if err := view.Plan(p, diags, f.out); err != nil {
+		return err
+	}
+	if ctx.Err() != nil {
+		return &exitStatus{code: exitError, err: errors.New("interrupted")}
+	}
+	if f.detailedExitcode && p.HasChanges() {
+		return exitWith(exitChanges)
+	}
+	return nil
+}
+
+// spec returns what the flags ask to plan of paths against prior.
+func (f planFlags) spec(paths []string, root *config.Root, inputs map[string]any, prior *state.State) (planSpec, error) {
 	spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.inputs.file, opts: planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
@@ -148,20 +174,32 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		// The same health checks as `xosplan refresh`, with its defaults.
 		execRoot, err := driverRoot(root)
 		if err != nil {
-			return err
+			return planSpec{}, err
 		}
 		spec.opts.Refresher = refresherFor(nil, execRoot, "", 0, prior)
 	}
-	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
-	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
-	if err != nil {
+	return spec, nil
+}
+
+// failureView is the part of a view that reports a configuration that
+// could not be planned or compiled.
+type failureView interface {
+	Failed(diags diag.Diagnostics) error
+}
+
+// planFailed renders the diagnostics of a plan (or graph) that could not
+// be made, and exits 1.
+func planFailed(view failureView, diags diag.Diagnostics) error {
+	if err := view.Failed(diags); err != nil {
 		return err
 	}
-	diags = diags.Extend(planDiags).Sort()
-	if p == nil || diags.HasErrors() {
-		return planFailed(c, events, diags)
-	}
+	return exitWith(exitError)
+}
 
+// savePlan writes the files plan's flags ask for: the plan file (--out),
+// the JSON plan (--json-out) and the pull-request comment
+// (--markdown-out).
+func savePlan(c *cli, f planFlags, p *planner.Plan) error {
 	if f.out != "" {
 		if err := planner.WritePlanFile(f.out, p); err != nil {
 			return err
@@ -178,76 +216,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 			return err
 		}
 	}
-	if events != nil {
-		if err := events.Diagnostics(diags); err != nil {
-			return err
-		}
-		if err := events.Plan(p); err != nil {
-			return err
-		}
-	} else {
-		if err := planview.Text(human, p, planview.TextOptions{Color: c.useColor(human)}); err != nil {
-			return err
-		}
-		if f.out != "" {
-			fmt.Fprintf(human, "\nSaved the plan to: %s\n\nTo perform exactly these actions, run:\n    xosplan apply %s\n", f.out, f.out)
-		}
-		if len(diags) > 0 {
-			if err := renderDiagnosticsTo(c, c.stderr, diags); err != nil {
-				return err
-			}
-		}
-	}
-	if ctx.Err() != nil {
-		return &exitStatus{code: exitError, err: errors.New("interrupted")}
-	}
-	if f.detailedExitcode && p.HasChanges() {
-		return exitWith(exitChanges)
-	}
 	return nil
-}
-
-// planFailed reports the diagnostics of a plan that could not be made and
-// exits 1.
-func planFailed(c *cli, events *planview.Events, diags diag.Diagnostics) error {
-	diags = diags.Sort()
-	if events != nil {
-		if e := events.Diagnostics(diags); e != nil {
-			return e
-		}
-	} else if e := renderDiagnosticsTo(c, c.stderr, diags); e != nil {
-		return e
-	}
-	return exitWith(exitError)
-}
-
-// renderDiagnosticsTo writes diagnostics as validate's text view does, to
-// w, without validate's closing verdict ("Success! The configuration is
-// valid…"), which would misreport a plan: diagview always ends its text
-// with that one line, so it is cut off here.
-func renderDiagnosticsTo(c *cli, w io.Writer, diags diag.Diagnostics) error {
-	if len(diags) == 0 {
-		return nil
-	}
-	wd, _ := os.Getwd()
-	var buf bytes.Buffer
-	if err := diagview.Render(&buf, diagview.Text, diags, diagview.Options{
-		Color:       c.useColor(w),
-		Sources:     c.sources.get,
-		ToolVersion: version(),
-		BaseDir:     wd,
-	}); err != nil {
-		return err
-	}
-	out := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
-	if i := bytes.LastIndexByte(out, '\n'); i >= 0 {
-		out = out[:i+1]
-	}
-	_, err := w.Write(bytes.TrimRight(out, "\n"))
-	if err == nil {
-		_, err = io.WriteString(w, "\n")
-	}
-	return err
 }
 
 // writeTo writes through fn to path, or to stdout for "-". A file is

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 )
@@ -49,7 +50,7 @@ topology_template:
 // configuration and refuses the file, naming the first difference,
 // before anything runs. The unedited file applies.
 func TestForgedPlanFileIsRefused(t *testing.T) {
-	dir := tree(t, forgeryStack)
+	dir := testutil.Tree(t, forgeryStack)
 	t.Chdir(dir)
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
@@ -134,7 +135,7 @@ func TestForgedPlanFileIsRefused(t *testing.T) {
 // The same input value digests differently in two plans, and apply still
 // notices that the value given to it is not the one planned with.
 func TestSameInputValueDigestsDifferentlyInEveryPlan(t *testing.T) {
-	dir := tree(t, forgeryStack)
+	dir := testutil.Tree(t, forgeryStack)
 	t.Chdir(dir)
 	var digests []string
 	for _, name := range []string{"a.plan", "b.plan"} {
@@ -162,11 +163,11 @@ func TestSameInputValueDigestsDifferentlyInEveryPlan(t *testing.T) {
 // refused before anything is compiled or run; --root holding it lets it
 // through.
 func TestPlanFileNamingConfigurationOutsideTheRootIsRefused(t *testing.T) {
-	outside := tree(t, map[string]string{
+	outside := testutil.Tree(t, map[string]string{
 		"stack.yaml":        forgeryStack["stack.yaml"],
 		"scripts/create.sh": `touch "$XOSPLAN_WORKDIR/evil"` + "\n",
 	})
-	dir := tree(t, forgeryStack)
+	dir := testutil.Tree(t, forgeryStack)
 	work := filepath.Join(dir, "work")
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -63,33 +63,12 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, f.scriptRoot, f.timeout, prior)})
-	var view applyview.View
-	if f.json {
-		events := planview.NewEvents(c.stdout, time.Now)
-		if err := events.Version(version()); err != nil {
-			return err
-		}
-		if err := events.Diagnostics(diags); err != nil {
-			return err
-		}
-		if p != nil {
-			if err := events.Plan(p); err != nil {
-				return err
-			}
-		}
-		view = applyview.NewJSON(c.stdout, time.Now)
-	} else {
-		if p != nil {
-			if err := planview.Text(c.stdout, p, planview.TextOptions{Color: c.useColor(c.stdout)}); err != nil {
-				return err
-			}
-		}
-		if len(diags) > 0 {
-			if err := renderDiagnosticsTo(c, c.stderr, diags); err != nil {
-				return err
-			}
-		}
-		view = applyview.NewText(c.stdout, c.useColor(c.stdout))
+	view := views.NewApply(f.json, c.streams())
+	if err := view.Start(); err != nil {
+		return err
+	}
+	if err := view.Plan(p, diags); err != nil {
+		return err
 	}
 	if p == nil {
 		return exitWith(exitError)

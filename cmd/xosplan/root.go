@@ -8,8 +8,10 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 )
 
 // commands lists every xosplan subcommand (help lists them sorted by
@@ -195,6 +197,13 @@ func minArgs(n int, what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
+}
+
+// streams returns what the views of this invocation write to.
+func (c *cli) streams() *views.Streams {
+	wd, _ := os.Getwd()
+	return &views.Streams{Stdout: c.stdout, Stderr: c.stderr, Color: c.useColor, Sources: c.sources.get,
+		Version: version(), BaseDir: wd, Now: time.Now}
 }
 
 // useColor reports whether output to w may be coloured: only on a terminal

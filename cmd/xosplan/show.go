@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -50,10 +50,7 @@ func showPlan(c *cli, f showFlags, path string) error {
 	if err != nil {
 		return err
 	}
-	if f.json {
-		return planview.JSON(c.stdout, p)
-	}
-	return planview.Text(c.stdout, p, planview.TextOptions{Color: c.useColor(c.stdout)})
+	return views.NewShow(f.json, c.streams()).Plan(p)
 }
 
 func showState(cmd *cobra.Command, c *cli, f showFlags) error {
@@ -65,8 +62,5 @@ func showState(cmd *cobra.Command, c *cli, f showFlags) error {
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	if f.json {
-		return planview.StateJSON(c.stdout, st)
-	}
-	return planview.StateText(c.stdout, st, planview.TextOptions{Color: c.useColor(c.stdout)})
+	return views.NewShow(f.json, c.streams()).State(st)
 }

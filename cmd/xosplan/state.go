@@ -1,16 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -95,67 +92,13 @@ then those of an apply that still runs after a force-unlock took its lock ("runn
 			if err != nil {
 				return err
 			}
-			warnTornJournal(c, l)
-			entries := l.State.Entries()
-			if asJSON {
-				return stateWriteJSON(c.stdout, newStateListJSON(l))
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			for _, e := range entries {
-				// Addresses and types come from the state file: shown,
-				// never obeyed by the terminal.
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", termsafe.String(e.Address), termsafe.String(e.Type), e.Status)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			for _, r := range l.Interrupted {
-				fmt.Fprintf(c.stdout, "interrupted: %s %s (attempt %d) started %s\n", termsafe.String(r.Address), termsafe.String(r.Action), r.Attempt, r.Time.UTC().Format(time.RFC3339))
-			}
-			for _, r := range l.Running {
-				fmt.Fprintf(c.stdout, "running: %s %s (attempt %d) started %s\n", termsafe.String(r.Address), termsafe.String(r.Action), r.Attempt, r.Time.UTC().Format(time.RFC3339))
-			}
-			return nil
+			view := views.NewStateList(asJSON, c.streams())
+			view.TornJournal(l.TornBytes)
+			return view.List(l)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {format_version, serial, lineage, resources[{address, type, management, status}], interrupted[], running[]}")
 	return cmd
-}
-
-// stateListJSON is the versioned output of `state list --json`; its arrays
-// are never null.
-type stateListJSON struct {
-	FormatVersion string                 `json:"format_version"`
-	Serial        uint64                 `json:"serial"`
-	Lineage       string                 `json:"lineage"`
-	Resources     []state.Entry          `json:"resources"`
-	Interrupted   []stateInterruptedJSON `json:"interrupted"`
-	// Running are the unfinished operations of an apply that still runs
-	// after a force-unlock took its lock.
-	Running []stateInterruptedJSON `json:"running"`
-}
-
-// stateInterruptedJSON is an operation a crashed apply left unfinished, or
-// one still running.
-type stateInterruptedJSON struct {
-	Address string    `json:"address"`
-	Action  string    `json:"action"`
-	Attempt int       `json:"attempt"`
-	Started time.Time `json:"started"`
-}
-
-func newStateListJSON(l *state.Loaded) stateListJSON {
-	out := stateListJSON{FormatVersion: "1.0", Serial: l.State.Serial, Lineage: l.State.Lineage,
-		Resources: l.State.Entries(), Interrupted: operationsJSON(l.Interrupted), Running: operationsJSON(l.Running)}
-	return out
-}
-
-func operationsJSON(recs []state.Record) []stateInterruptedJSON {
-	out := []stateInterruptedJSON{}
-	for _, r := range recs {
-		out = append(out, stateInterruptedJSON{Address: r.Address, Action: r.Action, Attempt: r.Attempt, Started: r.Time.UTC()})
-	}
-	return out
 }
 
 func newStateShowCommand(c *cli, sf *stateFlags) *cobra.Command {
@@ -172,13 +115,7 @@ func newStateShowCommand(c *cli, sf *stateFlags) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			red := r.Redacted()
-			out, err := state.EncodeResource(&red)
-			if err != nil {
-				return err
-			}
-			_, err = c.stdout.Write(out)
-			return err
+			return views.NewState(c.streams()).Resource(r)
 		},
 	}
 }
@@ -201,10 +138,7 @@ when any address is not in the state.`,
 				if err != nil {
 					return err
 				}
-				for _, a := range args {
-					fmt.Fprintf(c.stdout, "Removed %s\n", termsafe.String(a))
-				}
-				fmt.Fprintf(c.stdout, "Successfully removed %d resource(s); state serial is now %d.\n", len(args), s.Serial)
+				views.NewState(c.streams()).Removed(args, s.Serial)
 				return nil
 			})
 		},
@@ -226,7 +160,7 @@ with push --force.`,
 				return err
 			}
 			data, err := state.Pull(cmd.Context(), b)
-			if _, werr := c.stdout.Write(data); werr != nil {
+			if werr := views.NewState(c.streams()).Pulled(data); werr != nil {
 				return errors.Join(err, werr)
 			}
 			return err
@@ -266,7 +200,7 @@ replaces a corrupt state (kept as the .backup file), never one of an unknown for
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(c.stdout, "Pushed %d resource(s); state serial is now %d (lineage %s).\n", len(s.Resources), s.Serial, s.Lineage)
+				views.NewState(c.streams()).Pushed(s)
 				return nil
 			})
 		},
@@ -301,7 +235,7 @@ journal for the next command to replay.`,
 			if err := b.ForceUnlock(cmd.Context(), args[0], force); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "The state lock %s has been released.\n", args[0])
+			views.NewState(c.streams()).Unlocked(args[0])
 			return nil
 		},
 	}
@@ -328,19 +262,4 @@ func stateRecovery(err error, journal string, ran bool) error {
 	return fmt.Errorf("%w; every operation this run completed is kept in the journal %s, which the next command replays "+
 		"(or in the state itself, when the process that took the lock has written it since): "+
 		"check with `xosplan state list`, then run `xosplan plan`", err, journal)
-}
-
-// warnTornJournal says on stderr that a torn last journal record was
-// ignored.
-func warnTornJournal(c *cli, l *state.Loaded) {
-	if l.TornBytes > 0 {
-		fmt.Fprintf(c.stderr, "Warning: ignored the torn last record of the apply journal (%d bytes): a crash cut its write short, so it was never acknowledged\n", l.TornBytes)
-	}
-}
-
-func stateWriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
 }

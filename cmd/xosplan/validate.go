@@ -2,12 +2,10 @@ package main
 
 import (
 	"errors"
-	"os"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
-	"github.com/xosplan/xosplan/pkg/config"
-	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 )
 
 // validateFlags are the flags of `xosplan validate`.
@@ -52,17 +50,12 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err != nil {
 		return usagef(cmd, "--format: %v", err)
 	}
-	root, err := f.root.root(c, paths)
+	view := views.NewValidate(format, f.strict, c.streams())
+	_, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, true)
 	if err != nil {
-		return usagef(cmd, "%v", err)
+		return err
 	}
-	inputs, diags, err := f.inputs.values(cmd.Context(), c)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	res := config.Load(cmd.Context(), paths, config.Options{Inputs: inputs, RequireInputs: inputs != nil, InputsFile: f.inputs.file, Root: root})
-	diags = diags.Extend(res.Diags).Sort()
-	if err := renderDiagnostics(c, format, diags, f.strict); err != nil {
+	if err := view.Diagnostics(diags); err != nil {
 		return err
 	}
 	if cmd.Context().Err() != nil {
@@ -72,17 +65,4 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 		return exitWith(exitError)
 	}
 	return nil
-}
-
-// renderDiagnostics writes diagnostics to stdout in format, with snippets
-// read from the files they name.
-func renderDiagnostics(c *cli, format diagview.Format, diags diag.Diagnostics, strict bool) error {
-	wd, _ := os.Getwd()
-	return diagview.Render(c.stdout, format, diags, diagview.Options{
-		Color:       c.useColor(c.stdout),
-		Strict:      strict,
-		Sources:     c.sources.get,
-		ToolVersion: version(),
-		BaseDir:     wd,
-	})
 }

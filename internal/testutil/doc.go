@@ -1,5 +1,6 @@
 // Package testutil holds the helpers that xosplan's tests share: finding
-// the module root and the shared test corpus beside it, comparing output
+// the module root and the shared test corpus beside it, writing a tree of
+// files to a temporary folder, comparing output
 // with golden files (rewritten only on request), and reading the inline
 // `# ERROR: <substring>` / `# WARNING: <substring>` markers of fixtures.
 //

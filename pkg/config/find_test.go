@@ -7,26 +7,12 @@ import (
 	"slices"
 	"sync/atomic"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
-// tree writes files (path → content) under a temporary folder and returns it.
-func tree(t *testing.T, files map[string]string) string {
-	t.Helper()
-	dir := t.TempDir()
-	for name, content := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
-
 func TestFindFiles(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := testutil.Tree(t, map[string]string{
 		"b.yaml":          "",
 		"a.yml":           "",
 		"C.YAML":          "",
@@ -86,7 +72,7 @@ func TestParallel(t *testing.T) {
 }
 
 func TestReadFile(t *testing.T) {
-	dir := tree(t, map[string]string{"ok.yaml": "a: 1\n", "in/c.yaml": "c: 1\n"})
+	dir := testutil.Tree(t, map[string]string{"ok.yaml": "a: 1\n", "in/c.yaml": "c: 1\n"})
 	ctx := context.Background()
 	if data, problem := ReadFile(ctx, filepath.Join(dir, "ok.yaml"), nil); problem != nil || string(data) != "a: 1\n" {
 		t.Errorf("ok.yaml: %q, %v", data, problem)
@@ -129,7 +115,7 @@ func TestUnreadableFolder(t *testing.T) {
 	if os.Geteuid() == 0 {
 		t.Skip("permissions do not apply to root")
 	}
-	dir := tree(t, map[string]string{"locked/a.yaml": "a: 1\n"})
+	dir := testutil.Tree(t, map[string]string{"locked/a.yaml": "a: 1\n"})
 	locked := filepath.Join(dir, "locked")
 	if err := os.Chmod(locked, 0); err != nil {
 		t.Fatal(err)

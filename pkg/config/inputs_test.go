@@ -5,10 +5,12 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 func TestReadInputs(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := testutil.Tree(t, map[string]string{
 		"map.yaml":   "a: 1\nb: x\na: 2\n",
 		"in.json":    `{"a": [1, 2], "b": {"c": true}}`,
 		"list.yaml":  "- a\n",

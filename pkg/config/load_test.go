@@ -53,7 +53,7 @@ const (
 // provider inventory is checked but is no unit, an inputs file is left
 // out, and anything else is an unknown format.
 func TestLoadSortsFilesByFrontEnd(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := testutil.Tree(t, map[string]string{
 		"a.yaml":         toscaApp,
 		"b.yaml":         toscaApp,
 		"env/one.yaml":   tonomiApp,
@@ -94,7 +94,7 @@ func TestLoadSortsFilesByFrontEnd(t *testing.T) {
 // TestLoadConfinesToTheRoot: a file named outside the root given is
 // refused unread, and the files inside are still compiled.
 func TestLoadConfinesToTheRoot(t *testing.T) {
-	dir := tree(t, map[string]string{"in/a.yaml": toscaApp, "out/b.yaml": toscaApp})
+	dir := testutil.Tree(t, map[string]string{"in/a.yaml": toscaApp, "out/b.yaml": toscaApp})
 	root, err := NewRoot(filepath.Join(dir, "in"))
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +110,7 @@ func TestLoadConfinesToTheRoot(t *testing.T) {
 
 // TestLoadStopsWhenCanceled: a canceled load starts no file and says so.
 func TestLoadStopsWhenCanceled(t *testing.T) {
-	dir := tree(t, map[string]string{"a.yaml": toscaApp})
+	dir := testutil.Tree(t, map[string]string{"a.yaml": toscaApp})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res := Load(ctx, []string{dir}, Options{})

@@ -5,13 +5,15 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // TestMergeReportsTheSecondDefinitionOfAnAddress: two templates defining
 // the same address merge into a graph holding the first definition, with
 // one positioned error at the second, and with the files of both.
 func TestMergeReportsTheSecondDefinitionOfAnAddress(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := testutil.Tree(t, map[string]string{
 		"a.yaml": toscaApp,
 		"b.yaml": toscaApp + "    db:\n      type: tosca.nodes.Root\n      requirements:\n        - dependency: app\n",
 	})
@@ -43,7 +45,7 @@ func TestMergeReportsTheSecondDefinitionOfAnAddress(t *testing.T) {
 // TestMergeJoinsUnits: resources and edges of different units merge into
 // one graph, whose sources are the files of every unit.
 func TestMergeJoinsUnits(t *testing.T) {
-	dir := tree(t, map[string]string{
+	dir := testutil.Tree(t, map[string]string{
 		"a.yaml":       toscaApp,
 		"b.yaml":       "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    web:\n      type: tosca.nodes.Root\n    db:\n      type: tosca.nodes.Root\n      requirements:\n        - dependency: web\n",
 		"env/one.yaml": tonomiApp,
@@ -70,7 +72,7 @@ func TestMergeJoinsUnits(t *testing.T) {
 // TestMergeOfOneUnitIsItsGraph: one compiled unit is the graph as its
 // front end made it.
 func TestMergeOfOneUnitIsItsGraph(t *testing.T) {
-	dir := tree(t, map[string]string{"a.yaml": toscaApp})
+	dir := testutil.Tree(t, map[string]string{"a.yaml": toscaApp})
 	res := Load(context.Background(), []string{filepath.Join(dir, "a.yaml")}, Options{})
 	g, files, diags := res.Merge()
 	if g != res.Units[0].Graph || len(diags) != 0 || !slices.Contains(files, filepath.Join(dir, "a.yaml")) {

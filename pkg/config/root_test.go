@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 func TestFindRoot(t *testing.T) {
@@ -92,7 +94,7 @@ func TestFindRootPlacesALinkByItsName(t *testing.T) {
 }
 
 func TestNewRootRefusesWhatIsNotAFolder(t *testing.T) {
-	dir := tree(t, map[string]string{"file.yaml": "a: 1\n"})
+	dir := testutil.Tree(t, map[string]string{"file.yaml": "a: 1\n"})
 	if _, err := NewRoot(filepath.Join(dir, "file.yaml")); !errors.Is(err, ErrNotFolder) {
 		t.Errorf("a file as root: %v, want ErrNotFolder", err)
 	}

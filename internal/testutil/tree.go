@@ -1,4 +1,4 @@
-package main
+package testutil
 
 import (
 	"os"
@@ -6,8 +6,9 @@ import (
 	"testing"
 )
 
-// tree writes files (path → content) under a temporary folder and returns it.
-func tree(t *testing.T, files map[string]string) string {
+// Tree writes files (slash-separated path → content) under a new temporary
+// folder, creating the folders they need, and returns that folder.
+func Tree(t testing.TB, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
 	for name, content := range files {

@@ -1,0 +1,86 @@
+package views
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/planner"
+)
+
+// Plan is the view of `xosplan plan`: the human plan, or (--json) one
+// JSON event per line.
+type Plan interface {
+	// Start begins the output, before any work (the JSON version event).
+	Start() error
+	// Failed renders the diagnostics of a plan that could not be made.
+	Failed(diags diag.Diagnostics) error
+	// Plan renders the plan made with the diagnostics found making it, and
+	// where the plan file was saved ("" when it was not).
+	Plan(p *planner.Plan, diags diag.Diagnostics, savedTo string) error
+}
+
+// NewPlan returns the JSON view (json) or the human one, which writes the
+// plan to human (stdout, or stderr when stdout carries the JSON plan) and
+// diagnostics to stderr.
+func NewPlan(json bool, human io.Writer, s *Streams) Plan {
+	if json {
+		return newPlanJSON(s)
+	}
+	return &planText{s: s, w: human}
+}
+
+// planText renders plans for people: the plan on w, diagnostics on stderr.
+type planText struct {
+	s *Streams
+	w io.Writer
+}
+
+func (v *planText) Start() error { return nil }
+
+func (v *planText) Failed(diags diag.Diagnostics) error {
+	return v.s.problems(v.s.Stderr, diags.Sort())
+}
+
+func (v *planText) Plan(p *planner.Plan, diags diag.Diagnostics, savedTo string) error {
+	if err := v.plan(p); err != nil {
+		return err
+	}
+	if savedTo != "" {
+		fmt.Fprintf(v.w, "\nSaved the plan to: %s\n\nTo perform exactly these actions, run:\n    xosplan apply %s\n", savedTo, savedTo)
+	}
+	return v.s.problems(v.s.Stderr, diags)
+}
+
+// plan writes p (nothing for nil).
+func (v *planText) plan(p *planner.Plan) error {
+	if p == nil {
+		return nil
+	}
+	return planview.Text(v.w, p, planview.TextOptions{Color: v.s.Color(v.w)})
+}
+
+// planJSON renders plans as JSON event lines on stdout.
+type planJSON struct {
+	s      *Streams
+	events *planview.Events
+}
+
+func newPlanJSON(s *Streams) *planJSON {
+	return &planJSON{s: s, events: planview.NewEvents(s.Stdout, s.Now)}
+}
+
+func (v *planJSON) Start() error { return v.events.Version(v.s.Version) }
+
+func (v *planJSON) Failed(diags diag.Diagnostics) error { return v.events.Diagnostics(diags.Sort()) }
+
+func (v *planJSON) Plan(p *planner.Plan, diags diag.Diagnostics, _ string) error {
+	if err := v.events.Diagnostics(diags); err != nil {
+		return err
+	}
+	if p == nil {
+		return nil
+	}
+	return v.events.Plan(p)
+}
