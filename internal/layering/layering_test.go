@@ -31,6 +31,7 @@ var ours = []struct {
 	{"internal/yamlsrc", []string{"pkg/diag"}},
 	{"internal/textdiff", nil},
 	{"internal/userfile", nil},
+	{"internal/canonjson", []string{"pkg/graph"}},
 	{"internal/layering", nil},
 	{"internal/testutil", nil},
 	{"internal/typecmp", []string{"internal/yamlsrc"}},
@@ -40,9 +41,9 @@ var ours = []struct {
 	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests
 	{"pkg/tosca", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions"}},
 	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
-	{"pkg/state", []string{"internal/userfile", "pkg/graph", "pkg/diag"}},
+	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
-	{"pkg/planner", []string{"internal/userfile", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
+	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
 	{"pkg/executor", []string{"internal/userfile", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/config", []string{"pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -59,15 +60,13 @@ func encodeResources(rs []Resource) (chunks, error) {
 	for c := range workers {
 		wg.Go(func() {
 			lo, hi := c*per, min((c+1)*per, len(norm))
-			e := encoder{b: make([]byte, 0, (hi-lo)*3072), depth: 2}
+			w := newWriter(make([]byte, 0, (hi-lo)*3072), true)
+			// The elements of the resources array, inside the state object.
+			list := w.ResumeArray(2, lo > 0)
 			for i := lo; i < hi; i++ {
-				if i > 0 {
-					e.b = append(e.b, ',')
-				}
-				e.newline()
-				e.resource(&norm[i])
+				writeResource(list.Next(), &norm[i])
 			}
-			parts[c], errs[c] = e.b, e.err
+			parts[c], errs[c] = w.Buf, w.Err()
 		})
 	}
 	wg.Wait()
@@ -127,7 +126,7 @@ const chunkMin = 512
 func assemble(version int, serial uint64, lineage string, resources []byte) []byte {
 	out := make([]byte, 0, len(resources)+128)
 	out = fmt.Appendf(out, "{\n  \"version\": %d,\n  \"serial\": %d,\n  \"lineage\": ", version, serial)
-	out = appendString(out, lineage, false)
+	out = canonjson.AppendString(out, lineage, 0)
 	out = append(out, ",\n  \"resources\": "...)
 	out = append(out, resources...)
 	out = append(out, "\n}\n"...)
@@ -242,10 +241,10 @@ func describeParseError(data []byte, err error) string {
 // indented from column 0 and ending in a newline.
 func EncodeResource(r *Resource) ([]byte, error) {
 	n := normalizeForEncode(*r)
-	e := encoder{b: make([]byte, 0, 2048)}
-	e.resource(&n)
-	if e.err != nil {
-		return nil, fmt.Errorf("encoding resource %s: %w", r.Address, e.err)
+	w := newWriter(make([]byte, 0, 2048), true)
+	writeResource(&w, &n)
+	if err := w.Err(); err != nil {
+		return nil, fmt.Errorf("encoding resource %s: %w", r.Address, err)
 	}
-	return append(e.b, '\n'), nil
+	return append(w.Buf, '\n'), nil
 }

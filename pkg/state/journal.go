@@ -138,39 +138,39 @@ func frameLine(dst, payload []byte) []byte {
 
 // encodeRecordLine renders a record as one framed journal line.
 func encodeRecordLine(dst []byte, r *Record) ([]byte, error) {
-	e := encoder{b: make([]byte, 0, 256), compact: true}
-	o := e.beginObject()
-	o.key("seq").uint(r.Seq)
-	o.key("kind").str(string(r.Kind))
-	o.key("address").str(r.Address)
+	w := newWriter(make([]byte, 0, 256), false)
+	o := w.BeginObject()
+	o.Field("seq").Uint(r.Seq)
+	o.Field("kind").String(string(r.Kind))
+	o.Field("address").String(r.Address)
 	if r.Action != "" {
-		o.key("action").str(r.Action)
+		o.Field("action").String(r.Action)
 	}
 	if r.Attempt != 0 {
-		o.key("attempt").int(int64(r.Attempt))
+		o.Field("attempt").Int(int64(r.Attempt))
 	}
 	if r.Resource != nil {
 		res := normalizeForEncode(*r.Resource)
-		o.key("resource").resource(&res)
+		writeResource(o.Field("resource"), &res)
 	}
 	if r.Removed {
-		o.key("removed").bool(true)
+		o.Field("removed").Bool(true)
 	}
 	if pr := r.Process; pr != nil {
-		po := o.key("process").beginObject()
-		po.key("pid").int(int64(pr.PID))
-		po.key("pgid").int(int64(pr.PGID))
+		po := o.Field("process").BeginObject()
+		po.Field("pid").Int(int64(pr.PID))
+		po.Field("pgid").Int(int64(pr.PGID))
 		if pr.Start != "" {
-			po.key("start").str(pr.Start)
+			po.Field("start").String(pr.Start)
 		}
-		po.end()
+		po.End()
 	}
-	o.key("time").time(r.Time)
-	o.end()
-	if e.err != nil {
-		return dst, fmt.Errorf("encoding journal record for %s: %w", r.Address, e.err)
+	writeTime(o.Field("time"), r.Time)
+	o.End()
+	if err := w.Err(); err != nil {
+		return dst, fmt.Errorf("encoding journal record for %s: %w", r.Address, err)
 	}
-	return frameLine(dst, e.b), nil
+	return frameLine(dst, w.Buf), nil
 }
 
 // journalScan is what a journal file holds.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 )
@@ -169,136 +170,97 @@ func buildJSON(p *planner.Plan) (*jsonPlan, error) {
 	return out, jw.err
 }
 
+// jsonFormat is how the JSON plan writes its strings: as plan files do
+// (planner.AppendJSON writes its values), backspace and form feed as
+// \u0008 and \u000c. The parts it has always left to encoding/json (input
+// digests, replace paths, placement, summary) have \b and \f instead; both
+// read back the same.
+const jsonFormat = canonjson.HexControl | canonjson.ListsNeverNull
+
 // appendJSON writes the plan as encoding/json would (struct field order,
 // the same omissions, no HTML escaping) without reflection, which cost
 // seconds on 100,000 changes; TestJSONMatchesEncodingJSON holds it to that.
 func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
-	var err error
-	str := func(s string) {
-		if err == nil {
-			b, err = planner.AppendJSON(b, s)
-		}
-	}
-	key := func(first bool, k string) {
-		if !first {
-			b = append(b, ',')
-		}
-		str(k)
-		b = append(b, ':')
-	}
-	strs := func(list []string) {
-		b = append(b, '[')
-		for i, s := range list {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			str(s)
-		}
-		b = append(b, ']')
-	}
+	w := canonjson.Writer{Buf: b, Format: jsonFormat}
+	// marshal writes v as encoding/json with SetEscapeHTML(false) does: a
+	// placement query holds "&".
 	marshal := func(v any) {
-		if err != nil {
-			return
-		}
-		// As encoding/json with SetEscapeHTML(false) writes it: a
-		// placement query holds "&".
 		var m bytes.Buffer
 		enc := json.NewEncoder(&m)
 		enc.SetEscapeHTML(false)
-		err = enc.Encode(v)
-		b = append(b, bytes.TrimSuffix(m.Bytes(), []byte("\n"))...)
+		if err := enc.Encode(v); err != nil {
+			w.Fail(err)
+		}
+		w.Raw(bytes.TrimSuffix(m.Bytes(), []byte("\n")))
 	}
-	b = append(b, '{')
-	key(true, "format_version")
-	str(p.FormatVersion)
-	key(false, "plan_id")
-	str(p.PlanID)
-	key(false, "lineage")
-	str(p.Lineage)
-	key(false, "serial")
-	b = strconv.AppendUint(b, p.Serial, 10)
-	key(false, "mode")
-	str(string(p.Mode))
-	key(false, "input_digests")
-	marshal(p.InputDigests)
-	key(false, "targets")
-	strs(p.Targets)
-	key(false, "excludes")
-	strs(p.Excludes)
-	key(false, "replace")
-	strs(p.Replace)
+	o := w.BeginObject()
+	o.Field("format_version").String(p.FormatVersion)
+	o.Field("plan_id").String(p.PlanID)
+	o.Field("lineage").String(p.Lineage)
+	o.Field("serial").Uint(p.Serial)
+	o.Field("mode").String(string(p.Mode))
+	w.Format = 0
+	o.Field("input_digests").StringMap(p.InputDigests)
+	w.Format = jsonFormat
+	o.Field("targets").Strings(p.Targets)
+	o.Field("excludes").Strings(p.Excludes)
+	o.Field("replace").Strings(p.Replace)
 	for _, list := range []struct {
 		name    string
 		changes []jsonChange
 	}{{"resource_changes", p.ResourceChanges}, {"resource_drift", p.ResourceDrift}} {
-		key(false, list.name)
-		b = append(b, '[')
+		changes := o.Field(list.name).BeginArray()
 		for i := range list.changes {
 			c := &list.changes[i]
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b = append(b, '{')
-			key(true, "address")
-			str(c.Address)
-			key(false, "type")
-			str(c.Type)
+			co := changes.Next().BeginObject()
+			co.Field("address").String(c.Address)
+			co.Field("type").String(c.Type)
 			if c.Management != "" {
-				key(false, "management")
-				str(string(c.Management))
+				co.Field("management").String(string(c.Management))
 			}
-			key(false, "change")
-			b = append(b, '{')
-			key(true, "actions")
-			strs(c.Change.Actions)
-			for _, raw := range []struct {
-				name string
-				v    json.RawMessage
-			}{{"before", c.Change.Before}, {"after", c.Change.After}, {"after_unknown", c.Change.AfterUnknown},
-				{"before_sensitive", c.Change.BeforeSensitive}, {"after_sensitive", c.Change.AfterSensitive}} {
-				key(false, raw.name)
-				b = append(b, raw.v...)
+			body := co.Field("change").BeginObject()
+			body.Field("actions").Strings(c.Change.Actions)
+			body.Field("before").Raw(c.Change.Before)
+			body.Field("after").Raw(c.Change.After)
+			body.Field("after_unknown").Raw(c.Change.AfterUnknown)
+			body.Field("before_sensitive").Raw(c.Change.BeforeSensitive)
+			body.Field("after_sensitive").Raw(c.Change.AfterSensitive)
+			body.Field("changed_paths").Strings(c.Change.ChangedPaths)
+			w.Format = 0
+			paths := body.Field("replace_paths").BeginArray()
+			for _, segments := range c.Change.ReplacePaths {
+				paths.Next().Value(segments)
 			}
-			key(false, "changed_paths")
-			strs(c.Change.ChangedPaths)
-			key(false, "replace_paths")
-			marshal(c.Change.ReplacePaths)
-			b = append(b, '}')
+			paths.End()
+			w.Format = jsonFormat
+			body.End()
 			if c.ActionReason != "" {
-				key(false, "action_reason")
-				str(c.ActionReason)
+				co.Field("action_reason").String(c.ActionReason)
 			}
 			if len(c.ForcedBy) > 0 {
-				key(false, "forced_by")
-				strs(c.ForcedBy)
+				co.Field("forced_by").Strings(c.ForcedBy)
 			}
-			key(false, "dependencies")
-			strs(c.Dependencies)
+			co.Field("dependencies").Strings(c.Dependencies)
 			if c.Placement != nil {
-				key(false, "placement")
+				co.Field("placement")
 				marshal(c.Placement)
 			}
-			b = append(b, '}')
+			co.End()
 		}
-		b = append(b, ']')
+		changes.End()
 	}
-	key(false, "summary")
+	o.Field("summary")
 	marshal(p.Summary)
-	key(false, "apply_order")
-	b = append(b, '[')
-	for i, s := range p.Steps {
-		if i > 0 {
-			b = append(b, ',')
-		}
-		b = append(b, '{')
-		key(true, "address")
-		str(s.Address)
-		key(false, "action")
-		str(s.Action)
-		b = append(b, '}')
+	steps := o.Field("apply_order").BeginArray()
+	for _, s := range p.Steps {
+		so := steps.Next().BeginObject()
+		so.Field("address").String(s.Address)
+		so.Field("action").String(s.Action)
+		so.End()
 	}
-	b = append(b, ']', '}')
-	return b, err
+	steps.End()
+	o.End()
+	return w.Buf, w.Err()
 }
 
 func nonNil(s []string) []string {
