@@ -305,11 +305,11 @@ func (w *Writer) BeginArray() Array {
 	return Array{w: w, empty: true}
 }
 
-// ResumeArray returns an array whose opening bracket, and earlier
-// elements when started, were written elsewhere (pieces of one array
-// encoded in parallel); depth is the nesting level of its elements, 1 for
-// those of a top-level array. Its End must not be called: the piece that
-// holds the opening bracket writes the closing one.
+// ResumeArray continues, in a writer of its own, an array whose opening
+// bracket, and earlier elements when started, another writer wrote: the
+// pieces, appended in order, make one array (pieces of a long array
+// encoded in parallel). depth is the nesting level of its elements, 1 for
+// those of a top-level array.
 func (w *Writer) ResumeArray(depth int, started bool) Array {
 	w.depth = depth
 	return Array{w: w, empty: !started}
