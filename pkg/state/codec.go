@@ -228,13 +228,13 @@ func validate(s *State) error {
 
 // describeParseError adds the line and column of the offending byte.
 func describeParseError(data []byte, err error) string {
-	var se *syntaxError
-	if !errors.As(err, &se) || se.off >= len(data) {
+	var se *canonjson.SyntaxError
+	if !errors.As(err, &se) || se.Offset >= len(data) {
 		return err.Error()
 	}
-	line := 1 + bytes.Count(data[:se.off], []byte("\n"))
-	col := se.off - bytes.LastIndexByte(data[:se.off], '\n')
-	return fmt.Sprintf("line %d, column %d: %s", line, col, se.msg)
+	line := 1 + bytes.Count(data[:se.Offset], []byte("\n"))
+	col := se.Offset - bytes.LastIndexByte(data[:se.Offset], '\n')
+	return fmt.Sprintf("line %d, column %d: %s", line, col, se.Msg)
 }
 
 // EncodeResource renders one resource the way the state file holds it,

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -410,43 +411,23 @@ func TestDecodeDeepNesting(t *testing.T) {
 	}
 }
 
-func TestElementBounds(t *testing.T) {
-	cases := []struct {
-		in           string
-		starts, ends []int
-		ok           bool
-	}{
-		{`[1, "a,]", {"k": [1, 2]}, [3]]`, []int{1, 4, 11, 26}, []int{2, 9, 24, 29}, true},
-		{` [ {} ] `, []int{3}, []int{6}, true},
-		{`[]`, nil, nil, false},
-		{`[1,]`, nil, nil, false},
-		{`[,1]`, nil, nil, false},
-		{`[1, "open]`, nil, nil, false},
-		{`[{]`, nil, nil, false},
-		{`[1, 2`, nil, nil, false},
-		{`[{}}]`, nil, nil, false},
-	}
-	for _, c := range cases {
-		starts, ends, ok := elementBounds([]byte(c.in), strings.IndexByte(c.in, '['), 2)
-		if ok != c.ok || !slices.Equal(starts, c.starts) || !slices.Equal(ends, c.ends) {
-			t.Errorf("%s: starts %v ends %v ok %v, want %v %v %v", c.in, starts, ends, ok, c.starts, c.ends, c.ok)
-		}
-	}
-	// A large canonical state takes the parallel path.
+// TestLargeStateTakesTheParallelPath: a large canonical state is read in
+// parallel.
+func TestLargeStateTakesTheParallelPath(t *testing.T) {
 	if runtime.GOMAXPROCS(0) < 2 {
 		t.Skip("one CPU: the parallel path is off")
 	}
 	large, _ := Encode(genState(1200))
-	p := &parser{data: large}
+	p := &parser{canonjson.NewReader(large)}
 	var s State
 	took := false
-	err := p.object(func(key []byte) error {
+	err := p.Object(func(key []byte) error {
 		if string(key) == "resources" {
 			done, err := p.parallelResources(&s)
 			took = done
 			return err
 		}
-		return p.skip()
+		return p.Skip()
 	})
 	if err != nil || !took || len(s.Resources) != 1200 {
 		t.Errorf("parallel path: err %v, taken %v, %d resources", err, took, len(s.Resources))
