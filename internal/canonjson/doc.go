@@ -5,7 +5,7 @@
 // resources must stay well under 0.2 s.
 //
 // Canonical means what encoding/json writes with SetEscapeHTML(false):
-// map keys sorted (Writer.Value, ValueMap, StringMap, IntMap, PushKeys),
+// map keys sorted (Writer.Value, Map, PushKeys),
 // struct fields in the order the caller writes them; integers in decimal;
 // floats in their shortest form, in exponent form outside [1e-6, 1e21)
 // ("1e-7", "1e+21"), NaN and infinities refused; strings with ", \ and the

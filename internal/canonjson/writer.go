@@ -111,7 +111,7 @@ func (w *Writer) Value(v graph.Value) {
 		}
 		a.End()
 	case map[string]graph.Value:
-		w.ValueMap(x)
+		Map(w, x)
 	case graph.Unknown:
 		w.unknown(x)
 	default:
@@ -147,9 +147,9 @@ func (w *Writer) unknown(u graph.Unknown) {
 	w.Format = format
 }
 
-// ValueMap writes an object of canonical values with its keys sorted; nil
-// is null.
-func (w *Writer) ValueMap(m map[string]graph.Value) {
+// Map writes m as an object with its keys sorted; nil is null. Values
+// are written by String, Int, or, of any other type, by Value.
+func Map[V any](w *Writer, m map[string]V) {
 	if m == nil {
 		w.Null()
 		return
@@ -157,44 +157,26 @@ func (w *Writer) ValueMap(m map[string]graph.Value) {
 	keys := PushKeys(w, m)
 	o := w.BeginObject()
 	for _, k := range keys {
-		o.Key(k).Value(m[k])
+		e, v := o.Key(k), m[k]
+		// A switch on the pointer: converting v itself to an interface
+		// would allocate each string and integer.
+		switch p := any(&v).(type) {
+		case *string:
+			e.String(*p)
+		case *int64:
+			e.Int(*p)
+		case *graph.Value:
+			e.Value(*p)
+		default:
+			e.Value(v)
+		}
 	}
 	o.End()
 	w.PopKeys(keys)
 }
 
-// StringMap writes an object of strings with its keys sorted; nil is null.
-func (w *Writer) StringMap(m map[string]string) {
-	if m == nil {
-		w.Null()
-		return
-	}
-	keys := PushKeys(w, m)
-	o := w.BeginObject()
-	for _, k := range keys {
-		o.Key(k).String(m[k])
-	}
-	o.End()
-	w.PopKeys(keys)
-}
-
-// IntMap writes an object of integers with its keys sorted; nil is null.
-func (w *Writer) IntMap(m map[string]int64) {
-	if m == nil {
-		w.Null()
-		return
-	}
-	keys := PushKeys(w, m)
-	o := w.BeginObject()
-	for _, k := range keys {
-		o.Key(k).Int(m[k])
-	}
-	o.End()
-	w.PopKeys(keys)
-}
-
-// PushKeys returns m's keys, sorted, for writing m as an object; PopKeys
-// must be given them once it is written. The keys live in scratch space
+// PushKeys returns m's keys, sorted, for writing m as an object (when Map
+// does not fit); PopKeys must be given them once it is written. The keys live in scratch space
 // that nested maps use as a stack: a state has tens of thousands of maps,
 // and a slice per map was a tenth of the encoding time.
 func PushKeys[V any](w *Writer, m map[string]V) []string {

@@ -58,11 +58,11 @@ func writeDriver(w *canonjson.Writer, d *graph.Driver) {
 			omitEmptyString(&oo, "implementation", op.Implementation)
 			omitEmpty(&oo, "dependencies", op.Dependencies)
 			if len(op.Inputs) > 0 {
-				oo.Field("inputs").ValueMap(redactInputs(op.Inputs, op.Sensitive))
+				canonjson.Map(oo.Field("inputs"), redactInputs(op.Inputs, op.Sensitive))
 			}
 			omitEmpty(&oo, "sensitive", op.Sensitive)
 			if len(op.Outputs) > 0 {
-				oo.Field("outputs").StringMap(op.Outputs)
+				canonjson.Map(oo.Field("outputs"), op.Outputs)
 			}
 			if op.Timeout != 0 {
 				oo.Field("timeout").Int(int64(op.Timeout))
@@ -73,7 +73,7 @@ func writeDriver(w *canonjson.Writer, d *graph.Driver) {
 		e.PopKeys(keys)
 	}
 	if len(d.Options) > 0 {
-		o.Field("options").ValueMap(d.Options)
+		canonjson.Map(o.Field("options"), d.Options)
 	}
 	o.End()
 }
@@ -108,8 +108,8 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 	omitEmpty(&o, "changed_paths", c.ChangedPaths)
 	omitEmpty(&o, "reason_paths", c.ReasonPaths)
 	omitEmpty(&o, "forced_by", c.ForcedBy)
-	o.Field("before").ValueMap(before)
-	o.Field("after").ValueMap(after)
+	canonjson.Map(o.Field("before"), before)
+	canonjson.Map(o.Field("after"), after)
 	omitEmpty(&o, "dependencies", c.Dependencies)
 	omitEmpty(&o, "prior_dependencies", c.PriorDependencies)
 	writeDriver(o.Field("driver"), &c.Driver)
@@ -124,7 +124,7 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 			for _, a := range c.Placement.Allocations {
 				ao := allocs.Next().BeginObject()
 				ao.Field("provider").String(a.Provider)
-				ao.Field("resources").IntMap(a.Resources)
+				canonjson.Map(ao.Field("resources"), a.Resources)
 				ao.End()
 			}
 			allocs.End()
@@ -160,7 +160,7 @@ func encodePlan(p *Plan) ([]byte, error) {
 	} else {
 		o.Field("configuration").Strings(p.Configuration)
 	}
-	o.Field("input_digests").StringMap(p.InputDigests)
+	canonjson.Map(o.Field("input_digests"), p.InputDigests)
 	o.Field("input_salt").String(p.InputSalt)
 	omitEmpty(&o, "targets", p.Targets)
 	omitEmpty(&o, "excludes", p.Excludes)
@@ -196,8 +196,8 @@ func encodePlan(p *Plan) ([]byte, error) {
 			} else {
 				do.Field("paths").Strings(d.Paths)
 			}
-			do.Field("before").ValueMap(d.Before)
-			do.Field("after").ValueMap(d.After)
+			canonjson.Map(do.Field("before"), d.Before)
+			canonjson.Map(do.Field("after"), d.After)
 			do.End()
 		}
 		list.End()

@@ -44,7 +44,7 @@ func writeResource(w *canonjson.Writer, r *Resource) {
 	if len(r.Dependencies) > 0 {
 		o.Field("dependencies").Strings(r.Dependencies)
 	}
-	o.Field("spec").ValueMap(r.Spec)
+	canonjson.Map(o.Field("spec"), r.Spec)
 	if len(r.Sensitive) > 0 {
 		o.Field("sensitive").Strings(r.Sensitive)
 	}
@@ -66,7 +66,7 @@ func writeDriver(w *canonjson.Writer, d *graph.Driver) {
 		e.PopKeys(keys)
 	}
 	if len(d.Options) > 0 {
-		o.Field("options").ValueMap(d.Options)
+		canonjson.Map(o.Field("options"), d.Options)
 	}
 	o.End()
 }
@@ -80,13 +80,13 @@ func writeOperation(w *canonjson.Writer, op graph.Operation) {
 		o.Field("dependencies").Strings(op.Dependencies)
 	}
 	if len(op.Inputs) > 0 {
-		o.Field("inputs").ValueMap(op.Inputs)
+		canonjson.Map(o.Field("inputs"), op.Inputs)
 	}
 	if len(op.Sensitive) > 0 {
 		o.Field("sensitive").Strings(op.Sensitive)
 	}
 	if len(op.Outputs) > 0 {
-		o.Field("outputs").StringMap(op.Outputs)
+		canonjson.Map(o.Field("outputs"), op.Outputs)
 	}
 	if op.Timeout != 0 {
 		o.Field("timeout").Int(int64(op.Timeout))
@@ -97,13 +97,13 @@ func writeOperation(w *canonjson.Writer, op graph.Operation) {
 func writeFeedback(w *canonjson.Writer, f *Feedback) {
 	o := w.BeginObject()
 	if len(f.Resolved) > 0 {
-		o.Field("resolved").ValueMap(f.Resolved)
+		canonjson.Map(o.Field("resolved"), f.Resolved)
 	}
 	if len(f.Attributes) > 0 {
-		o.Field("attributes").ValueMap(f.Attributes)
+		canonjson.Map(o.Field("attributes"), f.Attributes)
 	}
 	if len(f.Signals) > 0 {
-		o.Field("signals").ValueMap(f.Signals)
+		canonjson.Map(o.Field("signals"), f.Signals)
 	}
 	if f.InstanceID != "" {
 		o.Field("instance_id").String(f.InstanceID)
@@ -131,13 +131,13 @@ func writeFeedback(w *canonjson.Writer, f *Feedback) {
 		for _, a := range f.Allocations {
 			ao := list.Next().BeginObject()
 			ao.Field("provider").String(a.Provider)
-			ao.Field("resources").IntMap(a.Resources)
+			canonjson.Map(ao.Field("resources"), a.Resources)
 			ao.End()
 		}
 		list.End()
 	}
 	if len(f.Extra) > 0 {
-		o.Field("extra").ValueMap(f.Extra)
+		canonjson.Map(o.Field("extra"), f.Extra)
 	}
 	if !f.Created.IsZero() {
 		writeTime(o.Field("created"), f.Created)

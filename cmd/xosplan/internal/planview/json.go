@@ -200,7 +200,7 @@ func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
 	o.Field("serial").Uint(p.Serial)
 	o.Field("mode").String(string(p.Mode))
 	w.Format = 0
-	o.Field("input_digests").StringMap(p.InputDigests)
+	canonjson.Map(o.Field("input_digests"), p.InputDigests)
 	w.Format = jsonFormat
 	o.Field("targets").Strings(p.Targets)
 	o.Field("excludes").Strings(p.Excludes)
