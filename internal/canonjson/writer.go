@@ -213,50 +213,64 @@ func (w *Writer) newline() {
 	}
 }
 
-// Object is an object being written.
-type Object struct {
+// members is an object or array being written: whether it has a member
+// yet decides the commas and, with Indent, the line breaks.
+type members struct {
 	w     *Writer
 	empty bool
 }
 
-// BeginObject writes the opening brace of an object.
-func (w *Writer) BeginObject() Object {
-	w.Buf = append(w.Buf, '{')
+func (w *Writer) open(opening byte) members {
+	w.Buf = append(w.Buf, opening)
 	w.depth++
-	return Object{w: w, empty: true}
+	return members{w: w, empty: true}
 }
+
+func (m *members) next() *Writer {
+	w := m.w
+	if !m.empty {
+		w.Buf = append(w.Buf, ',')
+	}
+	m.empty = false
+	w.newline()
+	return w
+}
+
+func (m *members) close(closing byte) {
+	w := m.w
+	w.depth--
+	if !m.empty {
+		w.newline()
+	}
+	w.Buf = append(w.Buf, closing)
+}
+
+// Object is an object being written.
+type Object struct{ members }
+
+// BeginObject writes the opening brace of an object.
+func (w *Writer) BeginObject() Object { return Object{w.open('{')} }
 
 // Key starts a member named k, which is escaped under the writer's Format,
 // and returns the writer for its value.
 func (o *Object) Key(k string) *Writer {
-	w := o.member()
+	w := o.next()
 	w.String(k)
-	return o.colon()
+	return w.colon()
 }
 
 // Field starts a member named name, which must hold no character that
 // JSON escapes (a Go constant such as a struct field's name), so that it
 // is copied without looking at it.
 func (o *Object) Field(name string) *Writer {
-	w := o.member()
+	w := o.next()
 	w.Buf = append(w.Buf, '"')
 	w.Buf = append(w.Buf, name...)
 	w.Buf = append(w.Buf, '"')
-	return o.colon()
+	return w.colon()
 }
 
-func (o *Object) member() *Writer {
-	w := o.w
-	if !o.empty {
-		w.Buf = append(w.Buf, ',')
-	}
-	o.empty = false
-	w.newline()
-	return w
-}
-
-func (o *Object) colon() *Writer {
-	w := o.w
+func (w *Writer) colon() *Writer {
 	w.Buf = append(w.Buf, ':')
 	if w.Indent {
 		w.Buf = append(w.Buf, ' ')
@@ -265,27 +279,13 @@ func (o *Object) colon() *Writer {
 }
 
 // End writes the closing brace.
-func (o *Object) End() {
-	w := o.w
-	w.depth--
-	if !o.empty {
-		w.newline()
-	}
-	w.Buf = append(w.Buf, '}')
-}
+func (o *Object) End() { o.close('}') }
 
 // Array is an array being written.
-type Array struct {
-	w     *Writer
-	empty bool
-}
+type Array struct{ members }
 
 // BeginArray writes the opening bracket of an array.
-func (w *Writer) BeginArray() Array {
-	w.Buf = append(w.Buf, '[')
-	w.depth++
-	return Array{w: w, empty: true}
-}
+func (w *Writer) BeginArray() Array { return Array{w.open('[')} }
 
 // ResumeArray continues, in a writer of its own, an array whose opening
 // bracket, and earlier elements when started, another writer wrote: the
@@ -294,26 +294,11 @@ func (w *Writer) BeginArray() Array {
 // those of a top-level array.
 func (w *Writer) ResumeArray(depth int, started bool) Array {
 	w.depth = depth
-	return Array{w: w, empty: !started}
+	return Array{members{w: w, empty: !started}}
 }
 
 // Next starts an element and returns the writer for it.
-func (a *Array) Next() *Writer {
-	w := a.w
-	if !a.empty {
-		w.Buf = append(w.Buf, ',')
-	}
-	a.empty = false
-	w.newline()
-	return w
-}
+func (a *Array) Next() *Writer { return a.next() }
 
 // End writes the closing bracket.
-func (a *Array) End() {
-	w := a.w
-	w.depth--
-	if !a.empty {
-		w.newline()
-	}
-	w.Buf = append(w.Buf, ']')
-}
+func (a *Array) End() { a.close(']') }
