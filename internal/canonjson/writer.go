@@ -133,6 +133,8 @@ func (w *Writer) Value(v graph.Value) {
 	}
 }
 
+// unknown writes an Unknown; its content is HTML-escaped under
+// EscapeHTMLInUnknowns.
 func (w *Writer) unknown(u graph.Unknown) {
 	format := w.Format
 	if format&EscapeHTMLInUnknowns != 0 {
@@ -175,10 +177,11 @@ func Map[V any](w *Writer, m map[string]V) {
 	w.PopKeys(keys)
 }
 
-// PushKeys returns m's keys, sorted, for writing m as an object (when Map
-// does not fit); PopKeys must be given them once it is written. The keys live in scratch space
-// that nested maps use as a stack: a state has tens of thousands of maps,
-// and a slice per map was a tenth of the encoding time.
+// PushKeys returns m's keys, sorted, for writing m as an object where Map
+// does not fit; PopKeys must be given them once it is written. The keys
+// live in scratch space that nested maps use as a stack: a state has tens
+// of thousands of maps, and a slice per map was a tenth of the encoding
+// time.
 func PushKeys[V any](w *Writer, m map[string]V) []string {
 	start := len(w.keys)
 	for k := range m {

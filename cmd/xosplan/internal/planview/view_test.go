@@ -218,6 +218,26 @@ func TestJSONMatchesEncodingJSON(t *testing.T) {
 	}
 }
 
+// The JSON plan writes backspace and form feed as plan files do (\u0008,
+// \u000c) in what it writes itself, and as encoding/json does (\b, \f) in
+// the parts it has always left to encoding/json: its bytes stay what they
+// were.
+func TestJSONPlanKeepsItsControlEscapes(t *testing.T) {
+	p := &planner.Plan{PlanID: "id", InputDigests: map[string]string{"var.x\b": "d\f"}, Changes: []planner.ResourceChange{{
+		Address: "a\b", Type: "t", Action: planner.DeleteThenCreate, Reason: planner.ReasonSpecChanged, ReasonPaths: []string{"k\b"},
+		Before: map[string]graph.Value{"k\b": "u"}, After: map[string]graph.Value{"k\b": "v\f"},
+	}}}
+	var buf bytes.Buffer
+	if err := JSON(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"input_digests":{"var.x\b":"d\f"}`, `"address":"a\u0008"`, `"after":{"k\u0008":"v\u000c"}`, `"replace_paths":[["k\b"]]`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the JSON plan lacks %s:\n%s", want, buf.String())
+		}
+	}
+}
+
 func TestPlacementNote(t *testing.T) {
 	pd := &planner.PlacementDecision{Allocations: []state.Allocation{
 		{Provider: "cn1", Resources: map[string]int64{"VCPU": 2, "MEMORY_MB": 1024}},
