@@ -418,7 +418,7 @@ func TestLargeStateTakesTheParallelPath(t *testing.T) {
 		t.Skip("one CPU: the parallel path is off")
 	}
 	large, _ := Encode(genState(1200))
-	p := &parser{canonjson.NewReader(large)}
+	p := &parser{*canonjson.NewReader(large)}
 	var s State
 	took := false
 	err := p.Object(func(key []byte) error {

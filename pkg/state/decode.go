@@ -23,7 +23,7 @@ import (
 // reads them (which, unlike encoding/json, refuses numbers beyond
 // float64's range).
 type parser struct {
-	*canonjson.Reader
+	canonjson.Reader
 }
 
 // The typed readers below decode into a destination the way encoding/json
@@ -235,7 +235,7 @@ func (p *parser) parallelResources(s *State) (done bool, err error) {
 			break
 		}
 		wg.Go(func() {
-			q := &parser{p.Inside()}
+			q := &parser{*p.Inside()}
 			for i := lo; i < hi; i++ {
 				q.Seek(starts[i])
 				if err := q.resource(&res[i]); err != nil {
@@ -462,7 +462,7 @@ func (p *parser) allocation(a *Allocation) error {
 
 // parseState parses a whole state file; the error carries a byte offset.
 func parseState(data []byte) (*State, error) {
-	p := &parser{canonjson.NewReader(data)}
+	p := &parser{*canonjson.NewReader(data)}
 	var s State
 	if err := p.state(&s); err != nil {
 		return nil, err
@@ -475,7 +475,7 @@ func parseState(data []byte) (*State, error) {
 
 // record parses one journal record payload.
 func parseRecord(data []byte) (Record, error) {
-	p := &parser{canonjson.NewReader(data)}
+	p := &parser{*canonjson.NewReader(data)}
 	var r Record
 	err := p.Object(func(key []byte) error {
 		switch fieldName(key, "seq", "kind", "address", "action", "attempt", "resource", "removed", "process", "time") {
