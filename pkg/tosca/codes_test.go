@@ -54,6 +54,6 @@ func allCodes() []string {
 		CodeSubstitution, CodeWorkflow, CodeLegacyType, CodeImportFallback, CodeTooComplex,
 		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
 		CodeImportOutsideRoot, CodeImportNotRegular, CodeImportTooLarge, CodeArtifactOutsideRoot,
-		CodeImplOutsideRoot, CodeNewerKeyname,
+		CodeImplOutsideRoot, CodeNewerKeyname, CodeNonNormativeType,
 	}
 }

@@ -32,6 +32,16 @@ type Options struct {
 	// always allowed. (pkg/config finds the default root of a
 	// configuration; its Root.Dirs gives these folders.)
 	Root []string
+	// ImportMap maps the URLs templates import to local files, which are
+	// read instead: an import of a URL (or of a file from a repository,
+	// by the repository's url joined with the file) found here exactly
+	// as written reads the file it maps to (a relative name is taken from
+	// the working folder). The mapping is the user's permission to read
+	// that file: the compile's configuration root allows it
+	// (userfile.Root.AllowFile), inside Root or not; the files it imports
+	// in turn are confined to Root. A URL not in the map is a
+	// tosca.network_import error: xosplan never fetches.
+	ImportMap map[string]string
 }
 
 // topLevelSections are the keynames that mark a document as TOSCA.
@@ -75,6 +85,7 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 		}
 		return nil, c.finish()
 	}
+	c.loadNonNormative()
 	c.declareAllTypes()
 	c.resolveAllTypes()
 	c.checkCredentials()

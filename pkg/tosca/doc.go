@@ -9,31 +9,33 @@
 // whose header comment lists what that file detects. In the order Compile
 // calls them (the phase column is the number in the file's header):
 //
-//	   Compile calls      file             phase  what it does
-//	1  loadRoot           imports.go        2     reads the top-level file, the normative types of its version
-//	                                              (normative/) and, depth first, every file it imports
-//	                      read.go           1     the grammar of each file: version, metadata, sections, keynames
-//	                      limits.go         1b    names of at most 255 characters without control characters,
-//	                                              descriptions and metadata values of at most 64 KiB
-//	                      profiles.go       2     embedded profile types (NFV 1.0), loaded as normative types
-//	                      sol001.go         2     ETSI NFV-SOL 001 type libraries by forge URL or bare file name
-//	2  declareAllTypes    types.go          3     namespaces: every type under each name it may be referenced by
-//	3  resolveAllTypes    types.go          3     derivation hierarchies, inheritance and refinement
-//	4  readTopology       templates.go      5     inputs, node and relationship templates, groups, policies,
-//	                                              outputs
-//	                      values.go         4     every value checked against its definition and canonicalized
-//	5  matchRequirements  requirements.go   6     requirement → capability matching and occurrences
-//	6  checkTopology      substitution.go   5     substitution mappings and workflows, once every template is known
-//	7  resolveFunctions   functions.go      7     intrinsic functions: get_input and get_property now, get_attribute
-//	                                              and get_operation_output as graph.Unknown for apply time
-//	                      secrets.go        –     which values carry a secret, counted as values are evaluated
-//	                                              (steps 4 and 7)
-//	8  render             render.go         9     the graph.Graph: resources, drivers, edges, placement requests;
-//	                                              implementations and artifacts confined to the configuration root
-//	                      arch.go           9     the os capability's architecture as a placement trait
-//	9  checkCycles        cycles.go         8     dependency cycles among node templates, found on the graph
-//	   (in 1–3, 5 and 8)  xos.go           10     XOS compatibility: custom_types, BelongsToOne, must-exist,
-//	                                              lookup keys
+//	    Compile calls      file             phase  what it does
+//	1   loadRoot           imports.go        2     reads the top-level file, the normative types of its version
+//	                                               (normative/) and, depth first, every file it imports
+//	                       read.go           1     the grammar of each file: version, metadata, sections, keynames
+//	                       limits.go         1b    names of at most 255 characters without control characters,
+//	                                               descriptions and metadata values of at most 64 KiB
+//	                       profiles.go       2     embedded profile types (NFV 1.0), loaded as normative types
+//	                       sol001.go         2     ETSI NFV-SOL 001 type libraries by forge URL or bare file name
+//	2   loadNonNormative   nonnormative.go   2     the Simple Profile's non-normative types (MySQL, Apache, Docker…),
+//	                                               when a template names one that no file it loads defines
+//	3   declareAllTypes    types.go          3     namespaces: every type under each name it may be referenced by
+//	4   resolveAllTypes    types.go          3     derivation hierarchies, inheritance and refinement
+//	5   readTopology       templates.go      5     inputs, node and relationship templates, groups, policies,
+//	                                               outputs
+//	                       values.go         4     every value checked against its definition and canonicalized
+//	6   matchRequirements  requirements.go   6     requirement → capability matching and occurrences
+//	7   checkTopology      substitution.go   5     substitution mappings and workflows, once every template is known
+//	8   resolveFunctions   functions.go      7     intrinsic functions: get_input and get_property now, get_attribute
+//	                                               and get_operation_output as graph.Unknown for apply time
+//	                       secrets.go        –     which values carry a secret, counted as values are evaluated
+//	                                               (steps 5 and 8)
+//	9   render             render.go         9     the graph.Graph: resources, drivers, edges, placement requests;
+//	                                               implementations and artifacts confined to the configuration root
+//	                       arch.go           9     the os capability's architecture as a placement trait
+//	10  checkCycles        cycles.go         8     dependency cycles among node templates, found on the graph
+//	    (in 1, 3, 4, 6, 9) xos.go           10     XOS compatibility: custom_types, BelongsToOne, must-exist,
+//	                                               lookup keys
 //
 // Every problem is a diag.Diagnostic with the file:line:col of the node at
 // fault, its YAML path and one of these stable codes:
@@ -92,6 +94,7 @@
 //	tosca.legacy_type              a non-TOSCA integer type name (int, uint32, …) read as integer (warning)
 //	tosca.import_fallback          an import found only relative to a folder above the importing file (warning)
 //	tosca.newer_keyname            a keyname a later TOSCA version introduced, in a file of an older version (warning)
+//	tosca.nonnormative_type        a non-normative type of the Simple Profile, which xosplan supplies (warning)
 //	tosca.too_complex              values that expand beyond the work budget (recursive defaults)
 //	tosca.too_deep                 a derivation chain longer than 256 types
 //
@@ -140,7 +143,25 @@
 //     tosca_simple_yaml_1_2 and older and the newest embedded version for
 //     1.3. A URL import of a file a package already holds a copy of (same
 //     name and template_version) reads that copy, so that no type is
-//     defined twice. Other URLs stay tosca.network_import errors.
+//     defined twice. Other URLs stay tosca.network_import errors, unless
+//     Options.ImportMap maps them (or a repository's url joined with the
+//     file) to a local file, which is read instead, inside the
+//     configuration root or not: the mapping is the user's permission,
+//     for that file only. An import whose repository is a URL rather
+//     than the name of a declared repository is a network import too.
+//   - The non-normative types of the Simple Profile (its chapter
+//     "Non-normative type definitions": tosca.nodes.DBMS.MySQL,
+//     Database.MySQL, WebServer.Apache, WebServer.Nodejs,
+//     WebApplication.WordPress, Container.Application.Docker,
+//     Container.Runtime.Docker, tosca.capabilities.Container.Docker and
+//     the Docker, ISO and QCOW2 image artifact types), which the
+//     specification's examples and the templates written from them use
+//     without a definition, are supplied from normative/ when a template
+//     names one that no file it loads defines, with a
+//     tosca.nonnormative_type warning where it is first named: the
+//     template then depends on the orchestrator's definition (tosca-parser
+//     ships the Docker ones, most orchestrators none). A template's own
+//     definition replaces them silently, as it does normative types.
 //   - tosca_simple_profile_for_nfv_1_0_0 is 1.0 plus the NFV profile's
 //     types (profiles/, written from the NFV 1.0 specification);
 //     tosca_simple_profile_for_mec_1_0_0 (accepted by tosca-parser) and the
@@ -173,7 +194,9 @@
 //	target without the required capability               error     §3.8.2: the relationship cannot be formed
 //	target of another node type than the definition      warning   deployed templates name a sibling type; the capability check still holds
 //	valid_target_types / valid_source_types excluded     error     §3.7.3, §3.7.2: normative restrictions of the relationship and capability types
-//	get_property/get_attribute [x, requirement, name]    —         §4.4.2, §4.5.2: read on the requirement's target node, then its target capability, as xOpera and Puccini do; an unassigned requirement has no value until deploy
+//	get_property/get_attribute [x, requirement, name]    —         §4.4.2, §4.5.2: read on the requirement's target node (xOpera), then the capability it targets (the specification's example), then get_property on its relationship (Puccini)
+//	  ... found on none of them                          error     the function cannot be evaluated
+//	  ... of an unassigned requirement                   warning   no value until the orchestrator fulfils it; a warning only when no type the definition names (node, capability, relationship) declares the name, since the node selected may be of a subtype
 //	get_attribute of an attribute nothing declares       error     §4.5.2: the attribute must exist
 //	  ... that an operation output maps                  warning   §3.6.16 operation outputs set attributes at run time
 //	files that import each other (a cycle)               none      an import brings definitions into one namespace; each file loads once
@@ -181,6 +204,7 @@
 //	unknown type, unknown parent type                    error     §3.7: a type must be defined; later references and members are follow-ons
 //	  ... a capability, interface or artifact type named inside type definitions: warning (XOS and tosca-parser test files), its members follow-ons
 //	property/attribute definition without type           error in group and capability types, in inputs and templates; warning in node and data types (XOS files omit it; tosca-parser accepts)
+//	capability or schema definition without type         warning inside type definitions, as a property definition without type (Winery's test files write an empty capability, an entry_schema of constraints only); a schema in the topology: error
 //	repository credential without token                  error     tosca.datatypes.Credential (§5.3) requires token
 //	namespace or namespace_uri not a string              error     §3.9.3, §3.6.8: a URI string; one that is not an absolute URI is a warning
 //	input whose value or default does not fit its type   error     §3.6.14 parameter definitions
@@ -190,8 +214,13 @@
 //	node_filter properties written as a map              warning   §3.6.5 grammar is a list; the specification's own examples (§2.9) and Puccini use a map
 //	substitution mapping of a capability/requirement the node type lacks  warning  §3.8.13: never consulted, the topology deploys on its own (Tacker VNF flavours)
 //	substitution mapping of one the node type has, to a missing template or name  error  the substitution cannot be formed
+//	substitution mapping written as an empty list        warning   maps nothing (SOL001 container packages write [] for a VNF requirement they do not fulfil)
+//	input and substituted property that do not match by name  warning  §2.10, §3.8.13: matching by name is tosca-parser's convention (MissingRequiredInputError), not grammar (1.2 added the properties mapping, which turns the check off); the specification's own database example breaks it; the topology deploys with its inputs
 //	operation assigned an empty list                     warning   §3.6.17 allows a name or a map; SOL001 packages (Tacker) write [] for "nothing to run", read as no implementation; a non-empty list stays an error
-//	required property without value (SOL001 PlacementGroup description)  error  §3.6.10: required means a value must be given
+//	required property without value or default           error     §3.6.10: required means a value must be given: node and relationship templates, capabilities, policies (tosca-parser checks node templates and policies: a scaling policy's increment)
+//	  ... of a group                                     warning   a group names members, neither deployed nor acted on; tosca-parser (Tacker, Heat) does not check its properties, and SOL001 packages Tacker deploys leave PlacementGroup's description out
+//	a non-normative type the template does not define   warning   supplied from the specification's definitions; another orchestrator may define it otherwise or not at all (tosca.nonnormative_type)
+//	import of a URL, or with a URL as its repository     error     tosca.network_import, unless Options.ImportMap maps the URL to a local file
 //	SOL001 types used without importing them             error     §3.9.3.1 imports: a type must be imported to be used (the embedded SOL001 files serve only what is imported)
 //	a type defined twice (in two files)                  warning   the last definition wins; values are checked against it
 //	dependency cycle among node templates                error     the graph must be ordered to be applied
@@ -256,4 +285,5 @@ const (
 	CodeValidTarget            = "tosca.valid_target_types"
 	CodeImplicitRequirement    = "tosca.implicit_requirement"
 	CodeNewerKeyname           = "tosca.newer_keyname"
+	CodeNonNormativeType       = "tosca.nonnormative_type"
 )

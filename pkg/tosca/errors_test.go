@@ -3,6 +3,7 @@ package tosca
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -16,7 +17,8 @@ import (
 // diagnostics with the `# ERROR: <substring>` and `# WARNING: <substring>`
 // comments written on the offending lines: every comment must be matched
 // by a diagnostic of that severity on that line whose summary contains the
-// substring, and every error must be expected. Helper files a fixture
+// substring, and every error must be expected; in a fixture that says
+// "# every warning is marked", every warning too. Helper files a fixture
 // imports are named <fixture>.<part>.yaml and carry their own comments.
 func TestErrorFixtures(t *testing.T) {
 	fixtures, err := filepath.Glob(filepath.Join("testdata", "errors", "*.yaml"))
@@ -58,20 +60,24 @@ func TestErrorFixtures(t *testing.T) {
 					}
 				}
 			}
+			allWarnings := marksEveryWarning(t, f)
 			keys := sortedKeys(got)
 			sort.Strings(keys)
 			for _, k := range keys {
 				for _, d := range got[k] {
-					if d.Severity != diag.Error {
+					if d.Severity != diag.Error && !allWarnings {
 						continue
 					}
 					expected := false
 					for _, w := range want[k] {
 						sev, sub, _ := strings.Cut(w, ": ")
-						expected = expected || (sev == "error" && strings.Contains(d.Summary, sub))
+						expected = expected || (sev == d.Severity.String() && strings.Contains(d.Summary, sub))
 					}
 					if !expected {
-						t.Errorf("%s: unexpected error %q [%s]", k, d.Summary, d.Code)
+						t.Errorf("%s: unexpected %s %q [%s]", k, d.Severity, d.Summary, d.Code)
+					}
+					if d.Severity != diag.Error {
+						continue
 					}
 					if d.Code == "" || !strings.Contains(d.Code, ".") {
 						t.Errorf("%s: diagnostic without a dotted code: %q", k, d.Summary)
@@ -111,4 +117,15 @@ func expectations(t *testing.T, file string) map[string][]string {
 		out[k] = append(out[k], m.Severity+": "+m.Text)
 	}
 	return out
+}
+
+// marksEveryWarning reports whether a fixture says that its comments mark
+// every warning it gives, not only every error.
+func marksEveryWarning(t *testing.T, file string) bool {
+	t.Helper()
+	data, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Contains(string(data), "\n# every warning is marked\n")
 }

@@ -25,6 +25,11 @@ func TestOneCauseGivesOneErrorCountingWhatFollows(t *testing.T) {
 		// b's type, then the input's.
 		{"follow_unknown_data_type.yaml", "2 more problems follow from this."},
 		{"follow_interface_inputs_once.yaml", ""},
+		// The inputs the unknown substituted node type seems to lack.
+		{"follow_substitution_unknown_type.yaml", "1 more problem follows from this."},
+		// The property the incomplete node type of an unassigned
+		// requirement seems not to declare.
+		{"follow_dangling_requirement.yaml", "1 more problem follows from this."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.fixture, func(t *testing.T) {

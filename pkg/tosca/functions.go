@@ -11,7 +11,10 @@ package tosca
 //   - wrong argument counts and kinds for every function
 //   - get_input of an undeclared input (tosca.unknown_input)
 //   - get_property / get_attribute naming an unknown template, capability, requirement,
-//     property or attribute (tosca.unknown_template, tosca.unknown_property)
+//     property or attribute (tosca.unknown_template, tosca.unknown_property); of [entity,
+//     requirement, name], a name neither the target node, the capability targeted there nor
+//     (get_property) the relationship has; as a warning, of a requirement not yet assigned,
+//     a name no type its definition names declares
 //   - HOST where no HostedOn relationship leads to a host, and HOST in outputs
 //   - SOURCE / TARGET outside a relationship context
 //   - get_operation_output naming an unknown interface or operation
@@ -326,16 +329,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 					c.errorf(a[3].Range, path, CodeUnknownProperty, "get_property: the relationship of requirement %q of node template %q has no property %q", name, nt.name, prop)
 					return nil
 				}
-				// Evaluating all of the relationship's properties may
-				// read secrets; only this property's own count.
-				before := c.secretReads
-				v := c.relPropsOf(ra)[prop]
-				c.secretReads = before
-				c.readSecretAt(ra.path + ".relationship.properties." + prop)
-				for _, r := range a[4:] {
-					v = c.index(v, r, path)
-				}
-				return v
+				return c.relProperty(ra, prop, a[4:], path)
 			}
 		}
 	}
@@ -372,7 +366,15 @@ func (c *compiler) capProperty(owner *nodeTpl, cd *capDef, prop *yamlsrc.Node, r
 	// Evaluating all of the capability's properties may read secrets;
 	// only this property's own count.
 	before := c.secretReads
-	v := c.capPropsOf(owner)[cd.name][prop.Value]
+	props, ok := c.capPropsOf(owner)[cd.name]
+	if !ok && owner.capProps != nil {
+		// A capability the template does not assign has its type's
+		// defaults.
+		s := &scope{at: owner.key, node: owner}
+		props = c.assignProps(cd.typ, cd.props, nil, owner.path+".capabilities."+cd.name+".properties", "capability "+quote(cd.name)+" of node template "+quote(owner.name), "property", s, ignoreMissing)
+		owner.capProps[cd.name] = props
+	}
+	v := props[prop.Value]
 	c.secretReads = before
 	if c.secretNode[owner] {
 		c.readSecretAt(owner.path + ".capabilities." + cd.name + ".properties." + prop.Value)
@@ -399,13 +401,30 @@ func (c *compiler) requirementNamed(nt *nodeTpl, name string) (*reqAssign, bool)
 	return nil, found
 }
 
-// targetProperty is get_property of [entity, requirement, prop, rest…]:
-// the property of the node the requirement targets, or else of the
-// capability it targets there (TOSCA 1.3 §4.4.2; xOpera and Puccini look
-// up the target node). A requirement without a target yet (left to the
-// orchestrator) has no value at compile time.
+// relProperty is the value of the property prop (then the fields or
+// indices rest) that requirement assignment ra gives its relationship.
+func (c *compiler) relProperty(ra *reqAssign, prop string, rest []*yamlsrc.Node, path string) graph.Value {
+	// Evaluating all of the relationship's properties may read secrets;
+	// only this property's own count.
+	before := c.secretReads
+	v := c.relPropsOf(ra)[prop]
+	c.secretReads = before
+	c.readSecretAt(ra.path + ".relationship.properties." + prop)
+	for _, r := range rest {
+		v = c.index(v, r, path)
+	}
+	return v
+}
+
+// targetProperty is get_property of [entity, requirement, prop, rest…]
+// (TOSCA 1.3 §4.4.2): the property of the node the requirement targets
+// (xOpera), or else of the capability it targets there (the
+// specification's example), or else of its relationship (Puccini). A
+// requirement without a target yet (the orchestrator fulfils it) has no
+// value at compile time (danglingRead).
 func (c *compiler) targetProperty(nt *nodeTpl, ra *reqAssign, req string, prop *yamlsrc.Node, rest []*yamlsrc.Node, path string) graph.Value {
 	if ra == nil {
+		c.danglingRead(nt, req, prop, path, "get_property")
 		return nil
 	}
 	target := ra.target
@@ -419,10 +438,40 @@ func (c *compiler) targetProperty(nt *nodeTpl, ra *reqAssign, req string, prop *
 	if cd := ra.targetCap; cd != nil && cd.props[prop.Value] != nil {
 		return c.capProperty(target, cd, prop, rest, path)
 	}
-	if !c.lacks(target.typ) {
-		c.errorf(prop.Range, path, CodeUnknownProperty, "get_property: node template %q, the target of requirement %q of node template %q, has no property %q", target.name, req, nt.name, prop.Value)
+	if ra.relType != nil && ra.relType.props[prop.Value] != nil {
+		return c.relProperty(ra, prop.Value, rest, path)
+	}
+	if !c.lacks(target.typ) && !c.lacks(ra.relType) {
+		c.errorf(prop.Range, path, CodeUnknownProperty, "get_property: node template %q, the target of requirement %q of node template %q, has no property %q, nor has the capability it targets or the relationship", target.name, req, nt.name, prop.Value)
 	}
 	return nil
+}
+
+// danglingRead checks get_property or get_attribute (fn) of [entity,
+// requirement, name] on a requirement of nt without a target, which the
+// orchestrator fulfils at deploy time: the value is not known before. A
+// name that neither the node type, the capability type nor the
+// relationship type of the requirement's definition declares is a
+// warning, not an error: the node the orchestrator picks may be of a
+// subtype that declares it.
+func (c *compiler) danglingRead(nt *nodeTpl, req string, name *yamlsrc.Node, path, fn string) {
+	rd := nt.typ.reqDefOf(req)
+	if rd == nil || (rd.nodeType == nil && rd.capType == nil) {
+		return
+	}
+	attr := fn == "get_attribute"
+	for _, t := range []*typeDef{rd.nodeType, rd.capType, rd.relType} {
+		switch {
+		case t == nil:
+		case c.lacks(t), t.props[name.Value] != nil, attr && t.attrs[name.Value] != nil:
+			return
+		}
+	}
+	noun := "property"
+	if attr {
+		noun = "attribute"
+	}
+	c.warnf(name.Range, path, CodeUnknownProperty, "%s: requirement %q of node template %q is not assigned, and the types its definition names declare no %s %q; the node the orchestrator selects must declare it", fn, req, nt.name, noun, name.Value)
 }
 
 func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) graph.Value {
@@ -466,6 +515,7 @@ func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) gra
 			// the requirement targets, or else of the capability it
 			// targets there (TOSCA 1.3 §4.5.2).
 			if ra == nil {
+				c.danglingRead(nt, name, a[2], path, "get_attribute")
 				return graph.Unknown{Func: "attribute", Args: []graph.Value{nt.name, name}}
 			}
 			target, attr := ra.target, a[2].Value
@@ -875,9 +925,9 @@ func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
 		}
 		cp := nt.path + ".capabilities." + p.Key.Value
 		what := "capability " + quote(cd.name) + " of node template " + quote(nt.name)
-		props := c.assignProps(cd.typ, cd.props, p.Value.Get("properties"), cp+".properties", what, "property", s, true)
+		props := c.assignProps(cd.typ, cd.props, p.Value.Get("properties"), cp+".properties", what, "property", s, errorMissing)
 		if attrs := p.Value.Get("attributes"); attrs != nil {
-			c.assignProps(cd.typ, mergeDefs(cd.attrs, cd.props), attrs, cp+".attributes", what, "attribute", s, false)
+			c.assignProps(cd.typ, mergeDefs(cd.attrs, cd.props), attrs, cp+".attributes", what, "attribute", s, ignoreMissing)
 		}
 		nt.capProps[cd.name] = props
 	}
@@ -910,22 +960,32 @@ func (c *compiler) resolveFunctions() {
 		c.capPropsOf(nt)
 		if nt.attrsN != nil {
 			s := &scope{at: nt.key, node: nt}
-			nt.attrs = c.assignProps(nt.typ, mergeDefs(nt.typ.attrs, nt.typ.props), nt.attrsN, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, false)
+			nt.attrs = c.assignProps(nt.typ, mergeDefs(nt.typ.attrs, nt.typ.props), nt.attrsN, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, ignoreMissing)
 		}
 		for _, ra := range nt.reqs {
-			c.relPropsOf(ra)
+			if ra.relBody != nil {
+				c.relPropsOf(ra)
+			}
 		}
 	}
 }
 
 // relPropsOf evaluates once the properties a requirement assigns to its
-// relationship (long form), with the type's defaults.
+// relationship (long form), with the type's defaults; for a relationship
+// named by its type alone, the type's defaults. A relationship template's
+// values are its own (nil here).
 func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
-	if ra.relProps != nil || ra.relBody == nil || ra.relType == nil {
+	if ra.relProps != nil || ra.relType == nil || (ra.relBody == nil && ra.relTpl != nil) {
 		return ra.relProps
 	}
 	ra.relProps = map[string]graph.Value{}
 	s := &scope{at: ra.key, req: ra}
-	ra.relProps = c.assignProps(ra.relType, ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, true)
+	missing := errorMissing
+	if ra.relBody == nil {
+		// Nothing can be assigned: what is required without default is
+		// the orchestrator's to supply, not a fault of the assignment.
+		missing = ignoreMissing
+	}
+	ra.relProps = c.assignProps(ra.relType, ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, missing)
 	return ra.relProps
 }

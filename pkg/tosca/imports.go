@@ -15,8 +15,10 @@ package tosca
 //     outside the configuration root (tosca.implementation_outside_root,
 //     tosca.artifact_outside_root); checked when the graph is rendered, from the folder the
 //     executor runs the operations in, which refuses to run such an implementation
-//   - a URL import, or an import through a repository: xosplan never uses the network
-//     (tosca.network_import); an import naming an undeclared repository (tosca.unknown_repository)
+//   - a URL import, or an import through a repository (or through a URL written as its
+//     repository): xosplan never uses the network (tosca.network_import), unless
+//     Options.ImportMap maps the URL to a local file; an import naming an undeclared repository
+//     (tosca.unknown_repository)
 //   - everything phase 1 reports, for each imported file
 //
 // Relative paths resolve against the importing file's folder and then, as
@@ -29,6 +31,7 @@ package tosca
 
 import (
 	"errors"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -191,21 +194,34 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 		if repo == nil {
 			repo = from.root.Get("repositories").Get(spec.repository)
 		}
-		if repo == nil {
+		switch {
+		case repo != nil:
+			u := repositoryURL(repo, spec.file)
+			if local, ok := c.opts.ImportMap[u]; ok {
+				c.loadMapped(spec, u, local, path)
+				return
+			}
+			c.networkImport(at, path, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
+		case strings.Contains(spec.repository, "://"):
+			// A URL where the name of a declared repository belongs
+			// (TOSCA 1.3 §3.6.8): what it asks for is the network all
+			// the same.
+			c.networkImport(at, path, "import %q is fetched from %q: xosplan does not use the network; download the file and import it by path (repository names a declared repository, not a URL)", spec.file, spec.repository)
+		default:
 			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which is not declared", spec.file, spec.repository)
 			c.failedImport()
-			return
 		}
-		c.errorf(at, path, CodeNetworkImport, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
-		c.failedImport()
+		return
+	}
+	if local, ok := c.opts.ImportMap[spec.file]; ok {
+		c.loadMapped(spec, spec.file, local, path)
 		return
 	}
 	written := spec.file
 	if strings.Contains(spec.file, "://") && !embedsSOL001URL(spec.file) {
 		local, ok := localURL(spec.file)
 		if !ok {
-			c.errorf(at, path, CodeNetworkImport, "import %q is a URL: xosplan does not use the network; download the file and import it by path", spec.file)
-			c.failedImport()
+			c.networkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", spec.file)
 			return
 		}
 		spec.file = local
@@ -228,6 +244,67 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 			c.warnf(at, path, CodeImportFallback, "import %q is not relative to the importing file; found %s (tosca-parser compatibility)", spec.file, c.display(name))
 		}
 	}
+	c.loadFound(spec, written, name, key, data, embedded, false, path)
+}
+
+// networkImport reports an import that only the network could satisfy;
+// the names it may define are its follow-ons.
+func (c *compiler) networkImport(at diag.Range, path, format string, args ...any) {
+	c.errorDetail(at, path, CodeNetworkImport, "A local copy of the file is read instead when the import map (Options.ImportMap) maps the URL to it.", format, args...)
+	c.failedImport()
+}
+
+// repositoryURL is the URL an import of file from the repository
+// definition repo names: the repository's url (short or long form)
+// joined with the file, which may be a URL of its own.
+func repositoryURL(repo *yamlsrc.Node, file string) string {
+	base := repo.Value
+	if repo.Kind == yamlsrc.Mapping {
+		base = text(repo.Get("url"))
+	}
+	if strings.Contains(file, "://") || base == "" {
+		return file
+	}
+	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(file, "/")
+}
+
+// loadMapped loads the local file an import map entry gives for the URL
+// u. The mapping is the user's explicit permission to read that one file,
+// so the compile's root allows it (userfile.Root.AllowFile) wherever it
+// lies; it is read with every other check of an import (links resolved, a
+// regular file, the size limit, the context). The file's own imports are
+// confined to the root as usual.
+func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
+	name, err := filepath.Abs(local)
+	if err != nil {
+		name = filepath.Clean(local)
+	}
+	key := fileKey(name)
+	if f, seen := c.files[key]; seen {
+		f.addPrefix(spec.prefix)
+		return
+	}
+	var data []byte
+	if err = c.fsRoot.AllowFile(name); err == nil {
+		data, err = c.readFile(name)
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.display(name))
+		} else {
+			c.importRefused(u, spec.at.Range, path, err)
+		}
+		c.failedImport()
+		return
+	}
+	c.loadFound(spec, u, name, key, data, false, true, path)
+}
+
+// loadFound loads the file an import resolved to, unless it is loaded
+// already: data is its content when embedded (an embedded file has no
+// folder) or read already, else it is read now through the root.
+func (c *compiler) loadFound(spec importSpec, written, name, key string, data []byte, embedded, read bool, path string) {
+	at := spec.at.Range
 	if f, seen := c.files[key]; seen {
 		// Each file is loaded once. A file still loading is one of the
 		// importer's own importers: files that import each other (a cycle)
@@ -237,7 +314,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 		f.addPrefix(spec.prefix)
 		return
 	}
-	if !embedded {
+	if !embedded && !read {
 		var err error
 		if data, err = c.readFile(name); err != nil {
 			// Not recorded as loaded: every entry that names the file

@@ -83,9 +83,12 @@ func (w *limitWalk) pop()            { w.keys = w.keys[:len(w.keys)-1] }
 
 // path renders the keys as the YAML paths of other diagnostics do
 // (a.b[0].c).
-func (w *limitWalk) path() string {
+func (w *limitWalk) path() string { return pathOf(w.keys) }
+
+// pathOf renders keys (keynames and sequence indices) as a YAML path.
+func pathOf(keys []pathKey) string {
 	var b strings.Builder
-	for _, k := range w.keys {
+	for _, k := range keys {
 		switch {
 		case k.index >= 0:
 			b.WriteString("[" + itoa(int64(k.index)) + "]")

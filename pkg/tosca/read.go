@@ -43,8 +43,9 @@ type file struct {
 	version string
 	// prefix is the namespace_prefix the file was imported with.
 	prefix string
-	// normative marks the embedded normative types.
-	normative bool
+	// normative marks the embedded normative types; nonNormative the
+	// embedded non-normative ones among them (nonnormative.go).
+	normative, nonNormative bool
 }
 
 // Supported tosca_definitions_version values.

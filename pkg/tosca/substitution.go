@@ -6,9 +6,15 @@ package tosca
 // Errors detected here:
 //   - substitution_mappings without node_type, naming an unknown node type, templates,
 //     capabilities or requirements that do not exist (tosca.substitution, tosca.unknown_type)
-//   - a substituted node type's required property without default that the topology has no
-//     input for, and an input without default that the node type has no property for
-//     (tosca.substitution; tosca-parser's MissingRequiredInputError)
+//   - as warnings, where no properties mapping is written: a substituted node type's required
+//     property without default that the topology has no input of the same name for, and an
+//     input without default that the node type has no property of its name for (tosca.substitution;
+//     tosca-parser's MissingRequiredInputError). Matching inputs to properties by name is a
+//     convention of TOSCA 1.0 and 1.1 tools, not a rule of the specification (1.2 added the
+//     properties mapping to say it), and the specification's own example (1.3 §2.10, the database
+//     substitution) breaks it: a substituting node then cannot pass those values, but the
+//     topology still deploys with the inputs it is given.
+//   - a capability or requirement mapping written as an empty list maps nothing: a warning
 //   - workflow steps whose target is not a node template or group, on_success / on_failure
 //     naming missing steps, activities of an unknown kind or without their argument, and
 //     wrong keynames (tosca.workflow, tosca.unknown_field, tosca.wrong_kind)
@@ -36,11 +42,13 @@ func (c *compiler) checkTopology() {
 		if nodeType == nil {
 			continue
 		}
+		if c.lacks(nodeType) {
+			continue
+		}
 		inputs := itn.Get("inputs")
 		for _, name := range sortedKeys(nodeType.props) {
 			if d := nodeType.props[name]; d.required && !d.hasDefault && inputs.Get(name) == nil {
-				c.errorf(keyAt(itn, "substitution_mappings", sm.Range), "topology_template.substitution_mappings", CodeSubstitution,
-					"substitution_mappings with node_type %q is missing required input definition of property %q", nodeType.name, name)
+				c.unmappedProperty(keyAt(itn, "substitution_mappings", sm.Range), nodeType, name)
 			}
 		}
 	}
@@ -85,27 +93,30 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 	}
 	c.checkMappings(sm.Get("capabilities"), path+".capabilities", "capability", nodeType)
 	c.checkMappings(sm.Get("requirements"), path+".requirements", "requirement", nodeType)
-	if nodeType == nil {
+	if nodeType == nil || sm.Get("properties") != nil || c.lacks(nodeType) {
 		return
 	}
-	hasMappedProps := sm.Get("properties") != nil
 	for _, name := range sortedKeys(nodeType.props) {
 		d := nodeType.props[name]
-		if hasMappedProps || !d.required || d.hasDefault {
+		if !d.required || d.hasDefault {
 			continue
 		}
 		if _, ok := c.topo.inputs[name]; !ok {
-			c.errorf(at, path, CodeSubstitution, "substitution_mappings with node_type %q is missing required input definition of property %q", nodeType.name, name)
+			c.unmappedProperty(at, nodeType, name)
 		}
 	}
-	if !hasMappedProps {
-		for _, name := range sortedKeys(c.topo.inputs) {
-			in := c.topo.inputs[name]
-			if nodeType.props[name] == nil && !in.d.hasDefault && in.d.required {
-				c.errorf(in.d.key, "topology_template.inputs."+name, CodeSubstitution, "input %q has no default and node type %q of the substitution mappings has no property to supply it", name, nodeType.name)
-			}
+	for _, name := range sortedKeys(c.topo.inputs) {
+		in := c.topo.inputs[name]
+		if nodeType.props[name] == nil && !in.d.hasDefault && in.d.required {
+			c.warnf(in.d.key, "topology_template.inputs."+name, CodeSubstitution, "input %q has no default and node type %q of the substitution mappings has no property %q to supply it; a substituted node cannot pass its value (write a properties mapping, TOSCA 1.2 and later)", name, nodeType.name, name)
 		}
 	}
+}
+
+// unmappedProperty warns of a required property of the substituted node
+// type that no input of the same name receives (see the file's header).
+func (c *compiler) unmappedProperty(at diag.Range, nodeType *typeDef, name string) {
+	c.warnf(at, "topology_template.substitution_mappings", CodeSubstitution, "substitution_mappings with node_type %q has no input %q for the required property of that name; a substituted node's value for it is not passed to the topology (write a properties mapping, TOSCA 1.2 and later)", nodeType.name, name)
 }
 
 // checkMappings checks capability or requirement mappings:
@@ -135,6 +146,13 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 		if v.Kind == yamlsrc.Mapping {
 			// TOSCA 1.3 long form: mapping: [node, name] under a key.
 			v = v.Get("mapping")
+		}
+		if v != nil && v.Kind == yamlsrc.Sequence && len(v.Content) == 0 {
+			// SOL001 container packages (Tacker's CNFs) write [] for a
+			// VNF requirement no connection point of theirs fulfils:
+			// nothing is mapped, so nothing can be wrong in effect.
+			c.warnf(v.Range, mp, CodeSubstitution, "%s mapping %q is an empty list and maps nothing", what, p.Key.Value)
+			continue
 		}
 		if v == nil || v.Kind != yamlsrc.Sequence || len(v.Content) != 2 {
 			c.errorf(p.Value.Range, mp, CodeSubstitution, "%s mapping %q must be a list of a node template name and a %s name", what, p.Key.Value, what)

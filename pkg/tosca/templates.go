@@ -19,8 +19,9 @@ package tosca
 //     (tosca.unknown_template, tosca.group_members, tosca.policy_targets)
 //   - outputs without value (tosca.missing_field)
 //   - substitution mappings naming unknown node types, templates, capabilities or
-//     requirements, and node types whose required properties have no input
-//     (tosca.substitution)
+//     requirements (tosca.substitution; details in substitution.go)
+//   - a required property without value or default (tosca.missing_property): an error for
+//     node and relationship templates, capabilities and policies, a warning for groups
 //   - workflows: steps whose target, on_success or on_failure do not exist, activities of an
 //     unknown kind (tosca.workflow)
 //   - required inputs without value or default when Options.RequireInputs is set
@@ -666,7 +667,7 @@ func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
 		what := "relationship template " + quote(rt.name)
 		if rt.typ, _ = c.readTemplateType(kRelationship, p.Value, rt.key, rt.path, what, relTplKeys()); rt.typ != nil {
 			s := &scope{at: rt.key, rel: rt}
-			c.assignProps(rt.typ, rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, true)
+			c.assignProps(rt.typ, rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, errorMissing)
 			c.readIfaceAssignments(rt.typ, p.Value.Get("interfaces"), rt.path+".interfaces", what)
 		}
 	}
@@ -715,7 +716,7 @@ func (c *compiler) readGroups(n *yamlsrc.Node) {
 			}
 		}
 		if g.typ != nil {
-			c.assignProps(g.typ, g.typ.props, p.Value.Get("properties"), g.path+".properties", what, "property", &scope{at: g.key}, true)
+			c.assignProps(g.typ, g.typ.props, p.Value.Get("properties"), g.path+".properties", what, "property", &scope{at: g.key}, warnMissing)
 			c.readIfaceAssignments(g.typ, p.Value.Get("interfaces"), g.path+".interfaces", what)
 		}
 	}
@@ -817,7 +818,7 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 			if placement {
 				defs = placementDefs(defs)
 			}
-			pt.props = c.assignProps(pt.typ, defs, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, true)
+			pt.props = c.assignProps(pt.typ, defs, v.Get("properties"), pt.path+".properties", what, "property", &scope{at: pt.key}, errorMissing)
 			if placement {
 				c.checkTraits(v.Get("properties"), pt.path+".properties")
 			}

@@ -14,6 +14,7 @@ package tosca
 //   - a data type derived from a primitive that adds properties (tosca.native_type_extended)
 //   - a refinement that changes a property's type incompatibly (tosca.incompatible_refinement)
 //   - malformed property, capability, requirement, interface, operation and artifact definitions
+//     (a capability or schema definition without type is a warning inside type definitions)
 //     (tosca.wrong_kind, tosca.missing_field, tosca.unknown_field, tosca.occurrences)
 //
 // Normative types of the root template's version are declared first, so a
@@ -238,6 +239,11 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 				k, xos = kCapability, true
 			}
 		}
+	}
+	if f.nonNormative && c.ns[k][name] != nil {
+		// The version's normative file defines it already (1.0's
+		// tosca-parser extras): that definition stays.
+		return
 	}
 	t := &typeDef{kind: k, name: name, f: f, n: p.Value, key: p.Key.Range, path: path, xos: xos}
 	if prev, ok := c.ns[k][name]; ok && prev.name == name && !prev.f.normative && prev.f != f {
@@ -748,7 +754,10 @@ func (c *compiler) readSchema(n *yamlsrc.Node, path string) *propDef {
 		c.checkKeys(n, path, "schema definition", "type", "description", "constraints", "entry_schema", "key_schema")
 		tn := n.Get("type")
 		if tn == nil || tn.IsNull() {
-			c.errorf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
+			// Inside type definitions a warning, as a property definition
+			// without type (Winery's tests write constraints alone):
+			// entries are unchecked.
+			c.lenientf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
 			return nil
 		}
 		c.setPropType(d, tn, path+".type")
@@ -816,6 +825,9 @@ func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 		case p.Value.Kind == yamlsrc.Mapping:
 			c.checkKeys(p.Value, cp, "capability definition "+quote(d.name), capDefKeys()...)
 			tn = p.Value.Get("type")
+		case p.Value.IsNull():
+			// An empty definition (a type left out, or a value lost to
+			// indentation): read as one without type below.
 		default:
 			c.errorf(p.Value.Range, cp, CodeWrongKind, "capability definition %q must be a type name or a map, found %s", d.name, p.Value.Describe())
 			continue
@@ -826,7 +838,9 @@ func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 		case prev != nil:
 			d.typ = prev.typ
 		default:
-			c.errorf(p.Key.Range, cp, CodeMissingField, "capability definition %q is missing required field \"type\"", d.name)
+			// Grammar inside type definitions, as a property definition
+			// without type: the capability offers nothing to match.
+			c.lenientf(p.Key.Range, cp, CodeMissingField, "capability definition %q is missing required field \"type\"", d.name)
 		}
 		if d.typ != nil {
 			d.props, d.attrs = d.typ.props, d.typ.attrs

@@ -308,11 +308,31 @@ func describeValue(n *yamlsrc.Node) string {
 	return n.Describe()
 }
 
+// missingRequired says what a required property left without value or
+// default is.
+type missingRequired uint8
+
+const (
+	// ignoreMissing: nothing (attributes, which the orchestrator sets).
+	ignoreMissing missingRequired = iota
+	// warnMissing: a warning, for groups. A group names a set of
+	// members for policies and workflows; it is neither deployed nor
+	// acted on itself, tosca-parser (Tacker, Heat) does not check its
+	// properties, and the SOL001 packages Tacker deploys leave
+	// PlacementGroup's required description out. Policies are acted on
+	// (a scaling policy's increment), so they stay errorMissing, as
+	// tosca-parser has them.
+	warnMissing
+	// errorMissing: an error (TOSCA 1.3 §3.6.10: required unless said
+	// otherwise); the operations of what is deployed read the value.
+	errorMissing
+)
+
 // assignProps checks the assignments in n against defs, the definitions
 // of the type t, and fills in defaults. owner names the assigning entity
-// in messages ("node template \"web\""). Required properties without
-// value or default are reported when checkRequired is set.
-func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.Node, path, owner, noun string, s *scope, checkRequired bool) map[string]graph.Value {
+// in messages ("node template \"web\""). missing says what a required
+// property without value or default is.
+func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.Node, path, owner, noun string, s *scope, missing missingRequired) map[string]graph.Value {
 	out := make(map[string]graph.Value, len(defs))
 	if !n.IsNull() && n.Kind != yamlsrc.Mapping {
 		c.errorf(n.Range, path, CodeWrongKind, "%ss of %s must be a map, found %s", noun, owner, n.Describe())
@@ -351,12 +371,16 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 			before := c.secretReads
 			out[name] = c.checkValue(d, d.def, joinPath(path, name), noun+" "+quote(name), s)
 			c.noteSecret(joinPath(path, name), before)
-		case d.required && checkRequired && d.status != "unsupported":
+		case d.required && missing != ignoreMissing && d.status != "unsupported":
 			at := rangeOf(n)
 			if n == nil {
 				at = s.at
 			}
-			c.errorf(at, path, CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
+			if missing == warnMissing {
+				c.warnf(at, path, CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
+			} else {
+				c.errorf(at, path, CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
+			}
 		}
 	}
 	return out

@@ -16,6 +16,12 @@
 // NFV profile's (tosca.nodes.nfv.VNF, VDU, CP, VL, …) in one file, so that a
 // compiler loads that one file instead of the 1.0 file.
 //
+// NonNormative holds the Simple Profile's non-normative types (MySQL,
+// Apache, WordPress, Node.js, Docker: the specification's chapter
+// "Non-normative type definitions"), which the compiler loads only for a
+// template that names one without defining it (pkg/tosca, nonnormative.go);
+// normative_test.go compares them with the TOSCA TC's own rendering.
+//
 // Shorthand names are not declared in the files: the compiler derives them.
 // A normative type "tosca.<section>.<rest>" has the shorthand name <rest>
 // with a leading "network." or "lifecycle." segment dropped (tosca.nodes.Compute

@@ -15,6 +15,8 @@ var (
 	v1_3 string
 	//go:embed tosca_simple_profile_for_nfv_1_0_0.yaml
 	nfv1_0_0 string
+	//go:embed tosca_simple_yaml_non_normative.yaml
+	nonNormative string
 )
 
 // definitions pairs a tosca_definitions_version value with its file.
@@ -77,4 +79,32 @@ func names(profile bool) []string {
 		}
 	}
 	return out
+}
+
+// NonNormative returns the non-normative types of the Simple Profile (its
+// chapter "Non-normative type definitions": MySQL, Apache, WordPress,
+// Node.js, Docker), written in tosca_simple_yaml_1_3 and valid for every
+// 1.x version. name is a pseudo file name for diagnostics; data is a fresh
+// copy the caller may keep or modify.
+func NonNormative() (name string, data []byte) {
+	return "<normative>/tosca_simple_yaml_non_normative.yaml", []byte(nonNormative)
+}
+
+// NonNormativeTypes lists the full names of the types NonNormative
+// defines, in the order the file defines them. The slice is new on each
+// call.
+func NonNormativeTypes() []string {
+	return []string{
+		"tosca.artifacts.Deployment.Image.Container.Docker",
+		"tosca.artifacts.Deployment.Image.VM.ISO",
+		"tosca.artifacts.Deployment.Image.VM.QCOW2",
+		"tosca.capabilities.Container.Docker",
+		"tosca.nodes.Container.Application.Docker",
+		"tosca.nodes.Container.Runtime.Docker",
+		"tosca.nodes.DBMS.MySQL",
+		"tosca.nodes.Database.MySQL",
+		"tosca.nodes.WebApplication.WordPress",
+		"tosca.nodes.WebServer.Apache",
+		"tosca.nodes.WebServer.Nodejs",
+	}
 }

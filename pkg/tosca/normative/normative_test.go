@@ -300,3 +300,66 @@ func TestNFVProfile(t *testing.T) {
 		t.Errorf("only %d NFV types", extra)
 	}
 }
+
+// TestNonNormativeAgainstTheTCProfile compares the non-normative types
+// with the TOSCA TC's rendering of the specification's definitions in
+// tosca-community-contributions (realworld/tcc/profiles/org/oasis-open/
+// non-normative/1.3), whole definitions and effective properties, each
+// side over its 1.3 normative types: no difference. It also checks that
+// NonNormativeTypes lists exactly the file's types, in its order.
+func TestNonNormativeAgainstTheTCProfile(t *testing.T) {
+	corpus := testutil.CorpusDir(t)
+	ours := typecmp.NewSet()
+	name, data, _ := For("tosca_simple_yaml_1_3")
+	if err := ours.Add(name, data, typecmp.Definitions); err != nil {
+		t.Fatal(err)
+	}
+	nnName, nnData := NonNormative()
+	if err := ours.Add(nnName, nnData, typecmp.Definitions); err != nil {
+		t.Fatal(err)
+	}
+	theirs := typecmp.NewSet()
+	for _, p := range []string{
+		filepath.Join(corpus, "tosca", "normative-types", "oasis-simple-1.3"),
+		filepath.Join(corpus, "realworld", "tcc", "profiles", "org", "oasis-open", "non-normative", "1.3"),
+	} {
+		entries, err := os.ReadDir(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if e.Name() == "profile.yaml" || !strings.HasSuffix(e.Name(), ".yaml") {
+				continue
+			}
+			d, err := os.ReadFile(filepath.Join(p, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := theirs.Add(e.Name(), d, typecmp.Definitions); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	listed := map[string]bool{}
+	for _, n := range NonNormativeTypes() {
+		listed[n] = true
+	}
+	for _, m := range typecmp.Compare(ours, theirs) {
+		if tn := strings.Split(m.Key, "|")[1]; listed[tn] {
+			t.Errorf("%s: %s", m.Key, m.Text)
+		}
+	}
+	root, diags := yamlsrc.Parse(nnName, nnData, yamlsrc.Limits{})
+	if len(diags) != 0 {
+		t.Fatal(diags)
+	}
+	var inFile []string
+	for _, sec := range typecmp.Sections() {
+		for _, p := range root.Get(sec).Pairs() {
+			inFile = append(inFile, p.Key.Value)
+		}
+	}
+	if got, want := strings.Join(inFile, ","), strings.Join(NonNormativeTypes(), ","); got != want {
+		t.Errorf("the file defines %s\nNonNormativeTypes lists %s", got, want)
+	}
+}
