@@ -218,6 +218,7 @@
 //	input and substituted property that do not match by name  warning  §2.10, §3.8.13: matching by name is tosca-parser's convention (MissingRequiredInputError), not grammar (1.2 added the properties mapping, which turns the check off); the specification's own database example breaks it; the topology deploys with its inputs
 //	operation assigned an empty list                     warning   §3.6.17 allows a name or a map; SOL001 packages (Tacker) write [] for "nothing to run", read as no implementation; a non-empty list stays an error
 //	required property without value or default           error     §3.6.10: required means a value must be given: node and relationship templates, capabilities, policies (tosca-parser checks node templates and policies: a scaling policy's increment)
+//	  ... of a node template to select or substitute     none      §3.8.3 directives: the inventory or the substituting topology (its inputs' defaults) gives the values
 //	  ... of a group                                     warning   a group names members, neither deployed nor acted on; tosca-parser (Tacker, Heat) does not check its properties, and SOL001 packages Tacker deploys leave PlacementGroup's description out
 //	a non-normative type the template does not define   warning   supplied from the specification's definitions; another orchestrator may define it otherwise or not at all (tosca.nonnormative_type)
 //	import of a URL, or with a URL as its repository     error     tosca.network_import, unless Options.ImportMap maps the URL to a local file

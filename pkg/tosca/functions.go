@@ -852,7 +852,10 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 		}
 		c.nodeProp(nt, k.Value)
 	}
-	checkRequired := !contains(nt.directives, "select")
+	// An abstract node the orchestrator selects from its inventory, or
+	// replaces by a substituting topology (whose inputs have their own
+	// defaults), gets its values there (TOSCA 1.3 §3.8.3 directives).
+	checkRequired := !contains(nt.directives, "select") && !contains(nt.directives, "substitute")
 	for name, d := range defs {
 		if _, ok := c.nodeProp(nt, name); !ok && d.required && checkRequired && d.status != "unsupported" {
 			at := nt.key
