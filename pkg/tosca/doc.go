@@ -186,8 +186,8 @@
 // this") instead of being reported (follow.go).
 //
 //	finding                                              severity  why
-//	unassigned requirement, a node type could satisfy it warning   §2.9, §3.8.2: the orchestrator fulfils dangling requirements (tosca.unsatisfied_requirement)
-//	unassigned requirement, no node type satisfies it    error     nothing the orchestrator manages or selects can fulfil it (tosca.occurrences)
+//	unassigned requirement                               warning   §2.9, §3.8.2: the orchestrator fulfils dangling requirements (tosca.unsatisfied_requirement), with its own node types too: 1.3's normative Container.Application requires a tosca.capabilities.Storage no normative node type offers
+//	  ... naming a capability or node type nothing defines  error  nothing can fulfil it (tosca.occurrences)
 //	requirement given by type, nothing in the topology   warning   §3.8.2: the orchestrator selects or substitutes a node
 //	assignments over an occurrences bound written        error     §3.7.3: the type's author bounds the count
 //	assignments over the default [1, 1] nobody wrote     warning   §3.7.3 defaults to [1, 1], but Puccini and tosca-parser read it as a lower bound and published examples (the 1.3 tutorial) assign twice

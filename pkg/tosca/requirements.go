@@ -121,8 +121,12 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 // unassigned reports a required requirement that no assignment and no
 // template of the topology fulfils. The orchestrator may fulfil it at
 // deploy time (TOSCA 1.3 §2.9, §3.8.2: a dangling requirement is matched
-// against what it manages or selects), so that is a warning, unless no
-// node type known to the template could satisfy it: then nothing can.
+// against what it manages or selects), so that is a warning, even when
+// none of the node types the template knows offers what it asks for: the
+// orchestrator's own types may (TOSCA 1.3's normative
+// tosca.nodes.Container.Application requires a tosca.capabilities.Storage
+// that no normative node type offers). Only a requirement that names a
+// type nothing defines cannot be fulfilled: an error.
 func (c *compiler) unassigned(nt *nodeTpl, d *reqDef) {
 	path := nt.path + ".requirements"
 	if c.satisfiable(d) {
@@ -135,6 +139,12 @@ func (c *compiler) unassigned(nt *nodeTpl, d *reqDef) {
 	if c.lacks(nt.typ) || (undefined && c.importFailed >= 0) {
 		// An import that could not be loaded may define the name.
 		c.followOn(c.importFailed)
+		return
+	}
+	if !undefined && (d.capType != nil || d.nodeType != nil) {
+		c.warnf(nt.key, path, CodeUnsatisfied,
+			"requirement %q of node template %q is not assigned, and no node type this template knows satisfies it (%s); the orchestrator must fulfil it with a node type of its own (%s needed)",
+			d.name, nt.name, c.needs(d), occText(d.min, d.max))
 		return
 	}
 	c.errorf(nt.key, path, CodeOccurrences,
