@@ -14,16 +14,9 @@ import (
 	"github.com/xosplan/xosplan/internal/testutil"
 )
 
-// realPlacement starts Debian's python3-placement on 127.0.0.1 (sqlite,
-// noauth2) through testdata/realplacement/serve.py and returns a Client.
-// The test is skipped when the package is not installed. The server exits
-// when the test ends (its stdin is closed), so it never outlives the test.
-func realPlacement(t *testing.T) *Client {
-	c, _ := realPlacementURL(t)
-	return c
-}
-
-// realPlacementURL is realPlacement also returning the service's URL.
+// realPlacementURL starts Debian's python3-placement on 127.0.0.1 (see
+// testutil.RealPlacement) and returns a Client for it and its URL. The
+// test is skipped when the package is not installed.
 func realPlacementURL(t *testing.T) (*Client, string) {
 	t.Helper()
 	url := testutil.RealPlacement(t)

@@ -72,14 +72,6 @@ type provider struct {
 	children   int
 }
 
-func (p *provider) available(rc string) int64 {
-	inv, ok := p.inv[rc]
-	if !ok {
-		return 0
-	}
-	return inv.Capacity() - p.used[rc]
-}
-
 // fits reports whether the provider can take amount of rc on top of
 // extra already counted in the same candidate.
 func (p *provider) fits(rc string, amount, extra int64) bool {

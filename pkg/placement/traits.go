@@ -63,14 +63,8 @@ var standardResourceClasses = []string{
 	"VGPU_DISPLAY_HEAD",
 }
 
-// StandardResourceClasses returns the standard resource classes, sorted.
-func StandardResourceClasses() []string {
-	out := append([]string(nil), standardResourceClasses...)
-	sort.Strings(out)
-	return out
-}
-
-// IsStandardResourceClass reports whether rc is one of StandardResourceClasses.
+// IsStandardResourceClass reports whether rc is a standard resource class
+// of os-resource-classes 1.1.0.
 func IsStandardResourceClass(rc string) bool {
 	for _, s := range standardResourceClasses {
 		if s == rc {

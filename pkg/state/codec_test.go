@@ -116,7 +116,7 @@ func TestEncoderMatchesJSON(t *testing.T) {
 			for i := range rs {
 				norm[i] = normalizeForEncode(rs[i])
 			}
-			if norm == nil || len(norm) == 0 {
+			if len(norm) == 0 {
 				norm = []Resource{}
 			}
 			var want bytes.Buffer

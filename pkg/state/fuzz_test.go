@@ -145,7 +145,7 @@ func FuzzJournalCorruption(f *testing.F) {
 			want = append(want, rec)
 		}
 		from := int(at) % len(data)
-		to := from + 1 // the damaged bytes are data[from:to]
+		var to int // the damaged bytes are data[from:to]
 		if cut {
 			data, to = data[:from], len(data)
 		} else {

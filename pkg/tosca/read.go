@@ -373,16 +373,6 @@ func (c *compiler) checkKeysOf(n *yamlsrc.Node, path string, what func() string,
 	return true
 }
 
-// requireKey reports a missing required keyname; pos is where to point.
-func (c *compiler) requireKey(n *yamlsrc.Node, pos diag.Range, path, what, key string) *yamlsrc.Node {
-	v := n.Get(key)
-	if v == nil || v.IsNull() {
-		c.errorf(pos, path, CodeMissingField, "%s is missing required field %q", what, key)
-		return nil
-	}
-	return v
-}
-
 // str returns a string-valued keyname, reporting a non-string.
 func (c *compiler) str(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Node) {
 	v := n.Get(key)

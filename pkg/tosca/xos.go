@@ -103,8 +103,7 @@ func (c *compiler) applyXOS(nt *nodeTpl, r *graph.Resource) {
 	}
 	model := nt.typ.name[strings.LastIndexByte(nt.typ.name, '.')+1:]
 	lookup := map[string]graph.Value{}
-	var add func(key string)
-	add = func(key string) {
+	add := func(key string) {
 		if v, ok := props[key]; ok && v != nil {
 			lookup[key] = v
 			return

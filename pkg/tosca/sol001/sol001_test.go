@@ -212,8 +212,7 @@ func checkReferences(t *testing.T, file string, root *yamlsrc.Node, known typecm
 			t.Errorf("%s: %s names %s %q, which is not defined", file, where, strings.TrimSuffix(sec, "s"), name)
 		}
 	}
-	var props func(n *yamlsrc.Node, where string)
-	props = func(n *yamlsrc.Node, where string) {
+	props := func(n *yamlsrc.Node, where string) {
 		for _, p := range n.Pairs() {
 			ty, _ := p.Value.Get("type").String()
 			want("data_types", ty, where+"."+p.Key.Value)
