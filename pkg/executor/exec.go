@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -340,7 +341,7 @@ func operationInputs(req Request, key string, op graph.Operation) (map[string]gr
 		return in, nil
 	}
 	var out map[string]graph.Value
-	for _, name := range sortedKeys(op.Inputs) {
+	for _, name := range slices.Sorted(maps.Keys(op.Inputs)) {
 		v := op.Inputs[name]
 		if graph.HasUnknown(v) {
 			if req.Action != ActionDelete {
@@ -501,14 +502,4 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return strings.ToValidUTF8(s[:n], "") + "…"
-}
-
-// sortedKeys returns m's keys in order.
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

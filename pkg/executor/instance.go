@@ -5,8 +5,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/userfile"
@@ -118,7 +120,7 @@ func (m instanceModel) feedback(naturalID string, mappings map[string]map[string
 	}
 	ifs, _ := m["interfaces"].(map[string]graph.Value)
 	ifStatus := map[string]graph.Value{}
-	for _, name := range sortedKeys(ifs) {
+	for _, name := range slices.Sorted(maps.Keys(ifs)) {
 		iface, _ := ifs[name].(map[string]graph.Value)
 		sigs, _ := iface["signals"].(map[string]graph.Value)
 		for pin, v := range sigs {
@@ -153,7 +155,7 @@ func (m instanceModel) trim() {
 		m["activityLog"] = append([]graph.Value(nil), log[len(log)-maxLogEntries:]...)
 	}
 	if cmds, ok := m["commands"].(map[string]graph.Value); ok && len(cmds) > maxCommands {
-		keys := sortedKeys(cmds)
+		keys := slices.Sorted(maps.Keys(cmds))
 		for _, k := range keys[:len(keys)-maxCommands] {
 			delete(cmds, k)
 		}
@@ -163,7 +165,7 @@ func (m instanceModel) trim() {
 // collectReferences flattens a components tree into path → reference.
 func collectReferences(prefix string, v graph.Value, mappings map[string]map[string]string, out map[string]graph.Value) {
 	comps, _ := v.(map[string]graph.Value)
-	for _, name := range sortedKeys(comps) {
+	for _, name := range slices.Sorted(maps.Keys(comps)) {
 		c, _ := comps[name].(map[string]graph.Value)
 		path := name
 		if prefix != "" {

@@ -2,7 +2,9 @@ package executor
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -368,7 +370,7 @@ func (m instanceModel) check() []string {
 			probs = append(probs, fmt.Sprintf("%s.flags must be a map, found %s", path, describe(st["flags"])))
 			return
 		}
-		for _, k := range sortedKeys(flags) {
+		for _, k := range slices.Sorted(maps.Keys(flags)) {
 			switch k {
 			case "active", "converging", "failed":
 				if _, ok := flags[k].(bool); !ok {
@@ -387,7 +389,7 @@ func (m instanceModel) check() []string {
 		if !ok {
 			probs = append(probs, fmt.Sprintf("interfaces must be a map, found %s", describe(v)))
 		}
-		for _, name := range sortedKeys(ifs) {
+		for _, name := range slices.Sorted(maps.Keys(ifs)) {
 			iface, ok := ifs[name].(map[string]graph.Value)
 			if !ok {
 				if ifs[name] != nil {
@@ -428,7 +430,7 @@ func checkComponents(path string, v graph.Value) []string {
 		return []string{fmt.Sprintf("%s must be a map of component names, found %s", path, describe(v))}
 	}
 	var probs []string
-	for _, name := range sortedKeys(comps) {
+	for _, name := range slices.Sorted(maps.Keys(comps)) {
 		p := path + "." + name
 		c, ok := comps[name].(map[string]graph.Value)
 		if !ok {

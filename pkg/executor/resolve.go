@@ -3,6 +3,7 @@ package executor
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -262,7 +263,7 @@ func ResolveOutputs(g *graph.Graph, st *state.State) (values map[string]Output, 
 	}
 	red := NewRedactorFor(st, g)
 	values = map[string]Output{}
-	for _, name := range sortedKeys(g.Outputs) {
+	for _, name := range slices.Sorted(maps.Keys(g.Outputs)) {
 		expr := g.Outputs[name]
 		v, err := Resolve(expr, lookup)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -119,7 +120,7 @@ func (j *memJournal) state(prior *state.State) *state.State {
 	if prior != nil {
 		out.Lineage, out.Serial = prior.Lineage, prior.Serial
 	}
-	for _, a := range sortedKeys(byAddr) {
+	for _, a := range slices.Sorted(maps.Keys(byAddr)) {
 		out.Resources = append(out.Resources, byAddr[a])
 	}
 	return out

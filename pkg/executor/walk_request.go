@@ -2,7 +2,9 @@ package executor
 
 import (
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -143,7 +145,7 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 // resolveInputs resolves the inputs of every operation of drv.
 func (w *walker) resolveInputs(drv graph.Driver, lookup Lookup) (map[string]map[string]graph.Value, error) {
 	var out map[string]map[string]graph.Value
-	for _, key := range sortedKeys(drv.Operations) {
+	for _, key := range slices.Sorted(maps.Keys(drv.Operations)) {
 		op := drv.Operations[key]
 		if len(op.Inputs) == 0 {
 			continue

@@ -2,7 +2,9 @@ package placement
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 )
 
 // Allocations is what one consumer holds: provider name -> resource class
@@ -80,12 +82,12 @@ func (m *Model) PutAllocations(consumerID string, allocs Allocations, o WriteOpt
 			return conflict(CodeConcurrentUpdate, "consumer generation conflict - expected %d but got %d", old.generation, *o.Generation)
 		}
 	}
-	for _, pn := range sortedKeys(allocs) {
+	for _, pn := range slices.Sorted(maps.Keys(allocs)) {
 		p, ok := m.providers[pn]
 		if !ok {
 			return badRequest("Allocation for resource provider '%s' that does not exist.", pn)
 		}
-		for _, rc := range sortedKeys(allocs[pn]) {
+		for _, rc := range slices.Sorted(maps.Keys(allocs[pn])) {
 			n := allocs[pn][rc]
 			if !m.classExists(rc) {
 				return badRequest("Unable to allocate inventory for consumer %s: No such resource class %s.", consumerID, rc)
@@ -118,9 +120,9 @@ func (m *Model) PutAllocations(consumerID string, allocs Allocations, o WriteOpt
 	if exists {
 		mark(old.allocs)
 	}
-	for _, pn := range sortedKeys(touched) {
+	for _, pn := range slices.Sorted(maps.Keys(touched)) {
 		p := m.providers[pn]
-		for _, rc := range sortedKeys(touched[pn]) {
+		for _, rc := range slices.Sorted(maps.Keys(touched[pn])) {
 			before := p.used[rc]
 			after := before + allocs[pn][rc]
 			if exists {

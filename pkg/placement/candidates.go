@@ -2,6 +2,8 @@ package placement
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -73,12 +75,12 @@ func (r AllocationRequest) MappingsMap() map[string][]string {
 // suffix, provider lists sorted.
 func NewAllocationRequest(allocs Allocations, mappings map[string][]string) AllocationRequest {
 	var r AllocationRequest
-	for _, p := range sortedKeys(allocs) {
-		for _, rc := range sortedKeys(allocs[p]) {
+	for _, p := range slices.Sorted(maps.Keys(allocs)) {
+		for _, rc := range slices.Sorted(maps.Keys(allocs[p])) {
 			r.Resources = append(r.Resources, Amount{p, rc, allocs[p][rc]})
 		}
 	}
-	for _, sfx := range sortedKeys(mappings) {
+	for _, sfx := range slices.Sorted(maps.Keys(mappings)) {
 		l := append([]string(nil), mappings[sfx]...)
 		sort.Strings(l)
 		r.Mappings = append(r.Mappings, GroupMapping{sfx, l})
@@ -175,7 +177,7 @@ func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 	s := &search{ctx: ctx, q: q, max: m.maxCombinations, seen: map[string]bool{},
 		isoUsed: map[*provider]bool{}, dedupeAll: !q.Version.AtLeast(34) && len(q.Groups) > 1}
 	for _, g := range q.Groups {
-		s.rcs = append(s.rcs, sortedKeys(g.Resources))
+		s.rcs = append(s.rcs, slices.Sorted(maps.Keys(g.Resources)))
 	}
 	if s.max <= 0 {
 		s.max = DefaultMaxCombinations
@@ -278,7 +280,7 @@ func (m *Model) checkNames(q Query) error {
 		return badRequest("No such trait(s): %s.", strings.Join(unknown, ", "))
 	}
 	for _, g := range q.Groups {
-		for _, rc := range sortedKeys(g.Resources) {
+		for _, rc := range slices.Sorted(maps.Keys(g.Resources)) {
 			if !m.classExists(rc) {
 				key := "resources" + g.Suffix
 				return badRequest("Invalid resource class in %s parameter: No such resource class %s.", key, rc)
@@ -751,7 +753,7 @@ func (m *Model) summarize(s *search, ix *index) *Candidates {
 }
 
 func summaryOf(p *provider, only map[string]bool) ProviderSummary {
-	ps := ProviderSummary{Resources: make(map[string]ResourceSummary, len(p.inv)), Traits: p.sortedTraits(), Root: p.root.name}
+	ps := ProviderSummary{Resources: make(map[string]ResourceSummary, len(p.inv)), Traits: slices.Sorted(maps.Keys(p.traits)), Root: p.root.name}
 	if p.parent != nil {
 		ps.Parent = p.parent.name
 	}

@@ -3,8 +3,10 @@ package placement
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -272,7 +274,7 @@ func TestDifferentialRealPlacement(t *testing.T) {
 				want[requestKey(x, withMappings)] = 1
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
-				t.Errorf("%s: candidates differ\nmodel:   %v\nservice: %v\ncloud:\n%s", label, sortedKeys(got), sortedKeys(want), describeCloud(m))
+				t.Errorf("%s: candidates differ\nmodel:   %v\nservice: %v\ncloud:\n%s", label, slices.Sorted(maps.Keys(got)), slices.Sorted(maps.Keys(want)), describeCloud(m))
 				continue
 			}
 			if a, b := summaryKeyAt(mine.Summaries, v), summaryKeyAt(theirs.Summaries, v); a != b {
@@ -291,7 +293,7 @@ func describeCloud(m *Model) string {
 	var b strings.Builder
 	for _, p := range m.Providers() {
 		fmt.Fprintf(&b, "  %s parent=%q traits=%v aggs=%v used=%v\n", p.Name, p.Parent, p.Traits, p.Aggregates, p.Usages)
-		for _, rc := range sortedKeys(p.Inventories) {
+		for _, rc := range slices.Sorted(maps.Keys(p.Inventories)) {
 			fmt.Fprintf(&b, "      %s %+v\n", rc, p.Inventories[rc])
 		}
 	}

@@ -1,6 +1,7 @@
 package placement
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -81,8 +82,6 @@ func (p *provider) fits(rc string, amount, extra int64) bool {
 	}
 	return p.used[rc]+extra+amount <= inv.Capacity()
 }
-
-func (p *provider) sortedTraits() []string { return sortedKeys(p.traits) }
 
 type consumer struct {
 	project, user string
@@ -379,7 +378,7 @@ func (m *Model) SetInventories(name string, generation int64, invs map[string]In
 	if err != nil {
 		return 0, err
 	}
-	for _, rc := range sortedKeys(invs) {
+	for _, rc := range slices.Sorted(maps.Keys(invs)) {
 		if !m.classExists(rc) {
 			return 0, badRequest("Unknown resource class in inventory for resource provider %s: No such resource class %s.", name, rc)
 		}
@@ -477,7 +476,7 @@ func (m *Model) ProviderTraits(name string) ([]string, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	return p.sortedTraits(), p.generation, nil
+	return slices.Sorted(maps.Keys(p.traits)), p.generation, nil
 }
 
 // SetProviderTraits replaces the provider's traits. Every trait must exist
@@ -658,7 +657,7 @@ func (m *Model) Providers() []ProviderInfo {
 func infoOf(p *provider) ProviderInfo {
 	pi := ProviderInfo{Name: p.name, UUID: p.uuid, Root: p.root.name, Generation: p.generation,
 		Inventories: map[string]Inventory{}, Usages: map[string]int64{},
-		Traits: p.sortedTraits(), Aggregates: sortedKeys(p.aggs)}
+		Traits: slices.Sorted(maps.Keys(p.traits)), Aggregates: slices.Sorted(maps.Keys(p.aggs))}
 	if p.parent != nil {
 		pi.Parent = p.parent.name
 	}
@@ -669,15 +668,6 @@ func infoOf(p *provider) ProviderInfo {
 		pi.Usages[rc] = u
 	}
 	return pi
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 func sameSet(a, b map[string]bool) bool {

@@ -2,8 +2,10 @@ package placement
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,7 +108,7 @@ func ParseQuery(raw string, v Version) (Query, error) {
 		}
 		return g
 	}
-	for _, key := range sortedKeys(values) {
+	for _, key := range slices.Sorted(maps.Keys(values)) {
 		vals := values[key]
 		switch key {
 		case "group_policy":
@@ -288,7 +290,7 @@ func isDigits(s string) bool {
 
 // sortedSuffixes orders "" first, numeric suffixes by value, then the rest.
 func sortedSuffixes(groups map[string]*RequestGroup) []string {
-	keys := sortedKeys(groups)
+	keys := slices.Sorted(maps.Keys(groups))
 	sort.SliceStable(keys, func(i, j int) bool {
 		a, b := keys[i], keys[j]
 		if (a == "") != (b == "") {
@@ -434,7 +436,7 @@ func (q Query) String() string {
 		s := g.Suffix
 		if len(g.Resources) > 0 {
 			var res []string
-			for _, rc := range sortedKeys(g.Resources) {
+			for _, rc := range slices.Sorted(maps.Keys(g.Resources)) {
 				res = append(res, fmt.Sprintf("%s:%d", rc, g.Resources[rc]))
 			}
 			parts = append(parts, "resources"+s+"="+strings.Join(res, ","))

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -116,7 +118,7 @@ func (m *Model) exclusion(p *provider, g RequestGroup, q Query) (string, string)
 	if !aggsOK(p, g, root, root) {
 		return "aggregate", "not in the required aggregates (or in a forbidden one)"
 	}
-	for _, rc := range sortedKeys(g.Resources) {
+	for _, rc := range slices.Sorted(maps.Keys(g.Resources)) {
 		amt := g.Resources[rc]
 		inv, ok := p.inv[rc]
 		switch {

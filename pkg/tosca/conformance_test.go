@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,7 +78,7 @@ func TestConformance(t *testing.T) {
 		}
 	}
 	pct := 100 * float64(agree) / float64(total)
-	for _, src := range sortedKeys(bySource) {
+	for _, src := range slices.Sorted(maps.Keys(bySource)) {
 		t.Logf("  %-22s %3d/%3d", src, bySource[src][0], bySource[src][1])
 	}
 	t.Logf("undisputed rows: %d/%d agree", undisputedAgree, undisputed)

@@ -3,8 +3,10 @@ package tosca
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -48,7 +50,7 @@ func TestErrorFixtures(t *testing.T) {
 				k := fmt.Sprintf("%s:%d", filepath.Clean(d.Range.File), d.Range.Start.Line)
 				got[k] = append(got[k], d)
 			}
-			for _, k := range sortedKeys(want) {
+			for _, k := range slices.Sorted(maps.Keys(want)) {
 				for _, w := range want[k] {
 					sev, sub, _ := strings.Cut(w, ": ")
 					ok := false
@@ -61,7 +63,7 @@ func TestErrorFixtures(t *testing.T) {
 				}
 			}
 			allWarnings := marksEveryWarning(t, f)
-			keys := sortedKeys(got)
+			keys := slices.Sorted(maps.Keys(got))
 			sort.Strings(keys)
 			for _, k := range keys {
 				for _, d := range got[k] {

@@ -17,8 +17,10 @@ package tosca
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -462,7 +464,7 @@ func nodeOf(v any, r diag.Range) *yamlsrc.Node {
 		return n
 	case map[string]any:
 		n := &yamlsrc.Node{Kind: yamlsrc.Mapping, Tag: yamlsrc.TagMap, Range: r}
-		for _, k := range sortedKeys(x) {
+		for _, k := range slices.Sorted(maps.Keys(x)) {
 			n.Content = append(n.Content, nodeOf(k, r), nodeOf(x[k], r))
 		}
 		return n

@@ -3,7 +3,9 @@ package tosca
 import (
 	"context"
 	"fmt"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -135,7 +137,7 @@ func TestRealWorld(t *testing.T) {
 			t.Errorf("exceptions.tsv: %s is not a judged row of EXPECTED.tsv", path)
 		}
 	}
-	for _, key := range sortedKeys(counts) {
+	for _, key := range slices.Sorted(maps.Keys(counts)) {
 		c := counts[key]
 		t.Logf("  %-16s %3d/%3d agree raw, %3d/%3d with exceptions", key, c.raw, c.total, c.excepted, c.total)
 		floor, ok := realworldFloors[key]

@@ -25,8 +25,10 @@ package tosca
 // (arch.go).
 
 import (
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -72,7 +74,7 @@ func (c *compiler) render() *graph.Graph {
 	}
 	// A sensitive input may reach a resource only inside a value known at
 	// apply time (concat with an attribute): apply must know it whole.
-	for _, name := range sortedKeys(t.inputs) {
+	for _, name := range slices.Sorted(maps.Keys(t.inputs)) {
 		if in := t.inputs[name]; in.d.sensitive && in.val != nil {
 			g.Secrets = append(g.Secrets, in.val)
 		}
@@ -187,16 +189,16 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 	var out []string
 	derived := c.secretNode[nt]
 	if caps, ok := spec["capabilities"].(map[string]graph.Value); ok && derived {
-		for _, name := range sortedKeys(caps) {
+		for _, name := range slices.Sorted(maps.Keys(caps)) {
 			props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
-			for _, p := range sortedKeys(props) {
+			for _, p := range slices.Sorted(maps.Keys(props)) {
 				if c.secretAt[nt.path+".capabilities."+name+".properties."+p] {
 					out = append(out, "capabilities."+name+".properties."+p)
 				}
 			}
 		}
 	}
-	for _, name := range sortedKeys(nt.typ.props) {
+	for _, name := range slices.Sorted(maps.Keys(nt.typ.props)) {
 		if nt.typ.props[name].sensitive || (derived && c.secretAt[nt.path+".properties."+name]) {
 			out = append(out, "properties."+name)
 		}
@@ -244,7 +246,7 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 	s := &scope{at: nt.key, node: nt}
 	// Sorted, so that two interfaces with the same short name resolve the
 	// same way every time.
-	for _, name := range sortedKeys(nt.typ.ifaces) {
+	for _, name := range slices.Sorted(maps.Keys(nt.typ.ifaces)) {
 		d := nt.typ.ifaces[name]
 		short := c.ifaceShortName(name, d)
 		if !isLifecycle(short) {
@@ -268,7 +270,7 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			continue
 		}
 		rs := &scope{at: ra.key, req: ra, node: nt}
-		for _, name := range sortedKeys(rel.ifaces) {
+		for _, name := range slices.Sorted(maps.Keys(rel.ifaces)) {
 			d := rel.ifaces[name]
 			if c.ifaceShortName(name, d) != "Configure" {
 				continue
@@ -343,11 +345,11 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	impl := od.impl
 	var assigned []yamlsrc.Pair
 	var inputs []yamlsrc.Pair
-	for _, k := range sortedKeys(ifaceInputs) {
+	for _, k := range slices.Sorted(maps.Keys(ifaceInputs)) {
 		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: ifaceInputs[k]})
 	}
 	inputs = append(inputs, assignedIfaceInputs.Pairs()...)
-	for _, k := range sortedKeys(od.inputs) {
+	for _, k := range slices.Sorted(maps.Keys(od.inputs)) {
 		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: od.inputs[k]})
 	}
 	if an != nil {

@@ -22,6 +22,8 @@ package tosca
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"maps"
+	"slices"
 )
 
 // checkTopology runs the checks that need the whole topology.
@@ -46,7 +48,7 @@ func (c *compiler) checkTopology() {
 			continue
 		}
 		inputs := itn.Get("inputs")
-		for _, name := range sortedKeys(nodeType.props) {
+		for _, name := range slices.Sorted(maps.Keys(nodeType.props)) {
 			if d := nodeType.props[name]; d.required && !d.hasDefault && inputs.Get(name) == nil {
 				c.unmappedProperty(keyAt(itn, "substitution_mappings", sm.Range), nodeType, name)
 			}
@@ -96,7 +98,7 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 	if nodeType == nil || sm.Get("properties") != nil || c.lacks(nodeType) {
 		return
 	}
-	for _, name := range sortedKeys(nodeType.props) {
+	for _, name := range slices.Sorted(maps.Keys(nodeType.props)) {
 		d := nodeType.props[name]
 		if !d.required || d.hasDefault {
 			continue
@@ -105,7 +107,7 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 			c.unmappedProperty(at, nodeType, name)
 		}
 	}
-	for _, name := range sortedKeys(c.topo.inputs) {
+	for _, name := range slices.Sorted(maps.Keys(c.topo.inputs)) {
 		in := c.topo.inputs[name]
 		if nodeType.props[name] == nil && !in.d.hasDefault && in.d.required {
 			c.warnf(in.d.key, "topology_template.inputs."+name, CodeSubstitution, "input %q has no default and node type %q of the substitution mappings has no property %q to supply it; a substituted node cannot pass its value (write a properties mapping, TOSCA 1.2 and later)", name, nodeType.name, name)

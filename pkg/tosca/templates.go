@@ -28,6 +28,8 @@ package tosca
 //     (tosca.missing_input); input values that do not match their definition (tosca.value)
 
 import (
+	"maps"
+	"slices"
 	"strconv"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -223,7 +225,7 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 			c.errorf(p.Key.Range, path, CodeMissingInput, "required input %q has no value and no default", in.name)
 		}
 	}
-	for _, name := range sortedKeys(given) {
+	for _, name := range slices.Sorted(maps.Keys(given)) {
 		if _, ok := c.topo.inputs[name]; !ok && n != nil {
 			c.warnf(n.Range, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
 		}

@@ -19,6 +19,8 @@ package tosca
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -222,12 +224,12 @@ func (c *compiler) checkRead(d *propDef, v graph.Value, at diag.Range, path, wha
 			if d.entry == nil {
 				return
 			}
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				c.checkRead(d.entry, x[k], at, joinPath(path, k), what, from, depth+1)
 			}
 			return
 		}
-		for _, k := range sortedKeys(d.dt.props) {
+		for _, k := range slices.Sorted(maps.Keys(d.dt.props)) {
 			if fv, ok := x[k]; ok {
 				c.checkRead(d.dt.props[k], fv, at, joinPath(path, k), what+" field "+quote(k), from, depth+1)
 			}
@@ -251,7 +253,7 @@ func (c *compiler) assignFields(dt *typeDef, n *yamlsrc.Node, path, what string,
 		}
 		out[p.Key.Value] = c.checkValueDepth(fd, p.Value, fp, what+" field "+quote(p.Key.Value), s, depth)
 	}
-	for _, name := range sortedKeys(dt.props) {
+	for _, name := range slices.Sorted(maps.Keys(dt.props)) {
 		if _, set := out[name]; set {
 			continue
 		}

@@ -4,7 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -55,10 +56,10 @@ func StateText(w io.Writer, st *state.State, opts TextOptions) error {
 		if fb.InstanceID != "" {
 			r.line("    # instance_id = ", strconv.Quote(fb.InstanceID))
 		}
-		for _, k := range sortedKeys(fb.Attributes) {
+		for _, k := range slices.Sorted(maps.Keys(fb.Attributes)) {
 			r.line("    # attributes.", k, " = ", scalar(fb.Attributes[k]))
 		}
-		for _, k := range sortedKeys(fb.Signals) {
+		for _, k := range slices.Sorted(maps.Keys(fb.Signals)) {
 			r.line("    # signals.", k, " = ", scalar(fb.Signals[k]))
 		}
 		if !fb.Enacted.IsZero() {
@@ -100,18 +101,9 @@ func statusWord(s state.Status) string {
 	return word
 }
 
-func sortedKeys(m map[string]graph.Value) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 // plainMap writes "key = value" lines, aligned, nested maps as blocks.
 func (r *renderer) plainMap(d *differ, indent int, prefix string, m map[string]graph.Value) {
-	keys := sortedKeys(m)
+	keys := slices.Sorted(maps.Keys(m))
 	label := func(k string) string {
 		if prefix != "" {
 			return strconv.Quote(k)
@@ -224,7 +216,7 @@ func expression(v graph.Value) string {
 		}
 		return "[" + strings.Join(parts, ", ") + "]"
 	case map[string]graph.Value:
-		keys := sortedKeys(x)
+		keys := slices.Sorted(maps.Keys(x))
 		parts := make([]string, len(keys))
 		for i, k := range keys {
 			parts[i] = strconv.Quote(k) + ": " + expression(x[k])
