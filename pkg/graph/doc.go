@@ -7,9 +7,13 @@
 // and executor never look at a source format again. The package knows
 // nothing of TOSCA or Tonomi.
 //
-// The graph store is github.com/dominikbraun/graph, kept behind this
-// package. Its StableTopologicalSort and cycle-preventing insertion are
-// quadratic, so neither is used: ordering and cycle finding are our own
-// linear-time walks over its adjacency. Kahn, the one topological sort of
-// the module, also orders the phases of a plan (pkg/planner).
+// github.com/dominikbraun/graph, kept behind this package, is the store of
+// resources: it holds them by address, refuses a second resource at an
+// address, and refuses an edge whose ends it does not hold. Nothing walks
+// it. Its StableTopologicalSort and cycle-preventing insertion are
+// quadratic and its traversals work on maps, so ordering and cycle finding
+// are linear-time walks over an Index: sorted, integer adjacency lists
+// built from the graph's own list of edges (which, unlike the store, keeps
+// every edge between two resources). Kahn, the one topological sort of the
+// module, also orders the phases of a plan (pkg/planner).
 package graph

@@ -21,7 +21,8 @@ var (
 type Graph struct {
 	store dgraph.Graph[string, *Resource]
 	// edges keeps every edge, including repeats of the same pair, in
-	// insertion order; the store keeps one edge per pair for adjacency.
+	// insertion order; the store keeps one edge per pair and is used only
+	// to check that both ends exist.
 	edges []Edge
 	// addrs lists the addresses in insertion order.
 	addrs []string
@@ -110,18 +111,6 @@ func (g *Graph) Edges() []Edge {
 func compareEdges(a, b Edge) int {
 	return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target),
 		cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
-}
-
-// Dependencies returns the edges leaving addr (what it depends on), sorted.
-func (g *Graph) Dependencies(addr string) []Edge {
-	var out []Edge
-	for _, e := range g.edges {
-		if e.Source == addr {
-			out = append(out, e)
-		}
-	}
-	slices.SortStableFunc(out, compareEdges)
-	return out
 }
 
 // Index is a read-only adjacency view of a graph, built once in O(V+E)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -30,9 +29,14 @@ func build(t testing.TB, names []string, edges [][2]string) *Graph {
 
 func TestOrder(t *testing.T) {
 	g := build(t, []string{"web", "db", "host", "app"}, [][2]string{{"web", "host"}, {"db", "host"}, {"app", "web"}, {"app", "db"}, {"app", "db"}})
-	got, err := g.Order()
-	if err != nil {
-		t.Fatal(err)
+	x := g.Index()
+	order, ok := x.Order()
+	if !ok {
+		t.Fatal("no order")
+	}
+	var got []string
+	for _, i := range order {
+		got = append(got, x.Addrs[i])
 	}
 	want := []string{"host", "db", "web", "app"}
 	if !slices.Equal(got, want) {
@@ -40,10 +44,6 @@ func TestOrder(t *testing.T) {
 	}
 	if len(g.Edges()) != 5 {
 		t.Errorf("repeated edge lost: %d", len(g.Edges()))
-	}
-	lv := g.Index().Levels()
-	if len(lv) != 3 || len(lv[1]) != 2 {
-		t.Errorf("levels %v", lv)
 	}
 }
 
@@ -81,41 +81,21 @@ func TestErrors(t *testing.T) {
 
 func TestCycles(t *testing.T) {
 	g := build(t, []string{"a", "b", "c", "d", "e", "s"}, [][2]string{{"b", "c"}, {"c", "d"}, {"d", "b"}, {"a", "b"}, {"e", "a"}, {"s", "s"}})
-	_, err := g.Order()
-	var ce *CycleError
-	if !errors.As(err, &ce) {
-		t.Fatalf("want CycleError, got %v", err)
+	if _, ok := g.Index().Order(); ok {
+		t.Error("a cyclic graph has an order")
 	}
-	if len(ce.Cycles) != 2 {
-		t.Fatalf("cycles %v", ce.Cycles)
+	cycles := g.Cycles()
+	if len(cycles) != 2 {
+		t.Fatalf("cycles %v", cycles)
 	}
-	if got := CyclePath(ce.Cycles[0]); got != "b -> c -> d -> b" {
+	if got := CyclePath(cycles[0]); got != "b -> c -> d -> b" {
 		t.Errorf("cycle %q", got)
 	}
-	if ce.Cycles[0][0].Range.Start.Line != 1 {
-		t.Errorf("edge position lost: %+v", ce.Cycles[0][0].Range)
+	if cycles[0][0].Range.Start.Line != 1 {
+		t.Errorf("edge position lost: %+v", cycles[0][0].Range)
 	}
-	if got := CyclePath(ce.Cycles[1]); got != "s -> s" {
+	if got := CyclePath(cycles[1]); got != "s -> s" {
 		t.Errorf("self cycle %q", got)
-	}
-	if !strings.Contains(err.Error(), "b -> c -> d -> b") {
-		t.Error(err)
-	}
-}
-
-func TestClosure(t *testing.T) {
-	g := build(t, []string{"a", "b", "c", "d"}, [][2]string{{"a", "b"}, {"b", "c"}, {"d", "c"}})
-	x := g.Index()
-	fw, _ := x.Closure([]string{"a"}, true)
-	if !slices.Equal(fw, []string{"a", "b", "c"}) {
-		t.Errorf("forward %v", fw)
-	}
-	bw, _ := x.Closure([]string{"c"}, false)
-	if !slices.Equal(bw, []string{"a", "b", "c", "d"}) {
-		t.Errorf("backward %v", bw)
-	}
-	if _, err := x.Closure([]string{"nope"}, true); !errors.Is(err, ErrUnknownResource) {
-		t.Error(err)
 	}
 }
 
@@ -157,8 +137,8 @@ func BenchmarkOrder(b *testing.B) {
 		}
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := g.Order(); err != nil {
-					b.Fatal(err)
+				if _, ok := g.Index().Order(); !ok {
+					b.Fatal("no order")
 				}
 				if len(g.Cycles()) != 0 {
 					b.Fatal("cycle")

@@ -1,25 +1,9 @@
 package graph
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 )
-
-// CycleError reports dependency cycles; each cycle lists its edges in
-// order, the last edge's target being the first edge's source.
-type CycleError struct {
-	Cycles [][]Edge
-}
-
-// Error names each cycle as "a -> b -> c -> a".
-func (e *CycleError) Error() string {
-	parts := make([]string, len(e.Cycles))
-	for i, c := range e.Cycles {
-		parts[i] = CyclePath(c)
-	}
-	return "dependency cycle: " + strings.Join(parts, "; ")
-}
 
 // CyclePath renders a cycle's edges as "a -> b -> a".
 func CyclePath(cycle []Edge) string {
@@ -32,23 +16,6 @@ func CyclePath(cycle []Edge) string {
 	}
 	names = append(names, cycle[len(cycle)-1].Target)
 	return strings.Join(names, " -> ")
-}
-
-// Order returns every address so that each comes after everything it
-// depends on, breadth first from the resources that depend on nothing
-// (Kahn's algorithm with a FIFO seeded in address order: deterministic and
-// O(V+E) after the one sort of addresses). On a cycle it returns a *CycleError.
-func (g *Graph) Order() ([]string, error) {
-	x := g.Index()
-	order, ok := x.Order()
-	if !ok {
-		return nil, &CycleError{Cycles: g.Cycles()}
-	}
-	out := make([]string, len(order))
-	for i, id := range order {
-		out[i] = x.Addrs[id]
-	}
-	return out, nil
 }
 
 // Order returns indices in dependency order, and false if a cycle leaves
@@ -88,29 +55,6 @@ func Kahn(next [][]int) ([]int, bool) {
 		}
 	}
 	return out, len(out) == n
-}
-
-// Levels groups indices into waves: everything in a wave depends only on
-// earlier waves. It is nil when the graph has a cycle.
-func (x *Index) Levels() [][]int {
-	order, ok := x.Order()
-	if !ok {
-		return nil
-	}
-	level := make([]int, len(x.Addrs))
-	var waves [][]int
-	for _, i := range order {
-		l := 0
-		for _, d := range x.Deps[i] {
-			l = max(l, level[d]+1)
-		}
-		level[i] = l
-		for len(waves) <= l {
-			waves = append(waves, nil)
-		}
-		waves[l] = append(waves[l], i)
-	}
-	return waves
 }
 
 // Cycles finds every dependency cycle: one cycle per strongly connected
@@ -257,43 +201,4 @@ func (x *Index) SCCs() [][]int {
 	}
 	slices.SortFunc(comps, func(a, b []int) int { return a[0] - b[0] })
 	return comps
-}
-
-// Closure returns the addresses reachable from the given ones by
-// following dependencies (forward = true) or dependents (forward = false),
-// including the starting addresses, sorted.
-func (x *Index) Closure(start []string, forward bool) ([]string, error) {
-	seen := make([]bool, len(x.Addrs))
-	var queue []int
-	for _, a := range start {
-		i, ok := x.IDs[a]
-		if !ok {
-			return nil, fmt.Errorf("%w: %s", ErrUnknownResource, a)
-		}
-		if !seen[i] {
-			seen[i] = true
-			queue = append(queue, i)
-		}
-	}
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		next := x.Dependents[i]
-		if forward {
-			next = x.Deps[i]
-		}
-		for _, j := range next {
-			if !seen[j] {
-				seen[j] = true
-				queue = append(queue, j)
-			}
-		}
-	}
-	var out []string
-	for i, s := range seen {
-		if s {
-			out = append(out, x.Addrs[i])
-		}
-	}
-	return out, nil
 }
