@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/placementtest"
 	"github.com/xosplan/xosplan/pkg/placement"
 )
 
@@ -17,7 +18,7 @@ func TestPlacementCandidatesURL(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
-	srv := httptest.NewServer(placement.NewHandler(m))
+	srv := httptest.NewServer(placementtest.NewHandler(m))
 	defer srv.Close()
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), []string{"placement", "candidates", "--placement-url", srv.URL,

@@ -17,8 +17,9 @@ import (
 
 // testOnlyOurs lists packages of ours that any _test.go file may import and
 // no other file (outside themselves): helpers that call t.Fatal and t.Skip,
-// and typecmp, which compares type files for the tests of embedded types.
-var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp"}
+// typecmp, which compares type files for the tests of embedded types, and
+// placementtest, which serves a placement.Model over Placement's REST API.
+var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest"}
 
 // ours lists, for each package of ours (matched by the longest path
 // prefix, relative to the module root), the packages of ours it may import.
@@ -36,6 +37,7 @@ var ours = []struct {
 	{"internal/testutil", nil},
 	{"internal/typecmp", []string{"internal/yamlsrc"}},
 	{"internal/planfixture", []string{"pkg/graph", "pkg/state"}}, // not pkg/planner: its in-package tests use it
+	{"internal/placementtest", []string{"pkg/placement"}},
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
 	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests

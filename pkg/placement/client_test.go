@@ -1,32 +1,35 @@
-package placement
+package placement_test
 
 import (
 	"context"
 	"errors"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/placementtest"
+	"github.com/xosplan/xosplan/pkg/placement"
 )
 
 // TestClientAgainstHandler drives the Client against the embedded model
-// served by NewHandler on 127.0.0.1: the same cloud pushed through the REST
+// served by placementtest.NewHandler on 127.0.0.1: the same cloud pushed through the REST
 // API answers the same queries as the model it came from.
 func TestClientAgainstHandler(t *testing.T) {
-	backing := NewModel()
-	srv := httptest.NewServer(NewHandler(backing))
+	backing := placement.NewModel()
+	srv := httptest.NewServer(placementtest.NewHandler(backing))
 	defer srv.Close()
 	ctx := context.Background()
-	c, err := NewClient(ctx, srv.URL, ClientOptions{Token: "admin"})
+	c, err := placement.NewClient(ctx, srv.URL, placement.ClientOptions{Token: "admin"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Version() != Latest() {
-		t.Errorf("negotiated %s, want %s", c.Version(), Latest())
+	if c.Version() != placement.Latest() {
+		t.Errorf("negotiated %s, want %s", c.Version(), placement.Latest())
 	}
-	demo, diags := LoadProviders("demo.yaml", DemoProviders())
+	demo, diags := placement.LoadProviders("demo.yaml", placement.DemoProviders())
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
-	must(t, c.Push(ctx, demo))
+	placement.Must(t, c.Push(ctx, demo))
 	for _, raw := range []string{
 		"resources=VCPU:2,MEMORY_MB:4096,DISK_GB:20&required=HW_ARCH_X86_64",
 		"resources=VCPU:1&member_of=rack2&required=!HW_ARCH_AARCH64",
@@ -34,59 +37,59 @@ func TestClientAgainstHandler(t *testing.T) {
 		"resources=DISK_GB:10&in_tree=gpu-1",
 		"resources=VCPU:100",
 	} {
-		q, err := ParseQuery(raw, Latest())
-		must(t, err)
+		q, err := placement.ParseQuery(raw, placement.Latest())
+		placement.Must(t, err)
 		want, err := demo.Candidates(ctx, q)
-		must(t, err)
+		placement.Must(t, err)
 		got, err := c.Candidates(ctx, q)
-		must(t, err)
+		placement.Must(t, err)
 		if a, b := keysOf(got), keysOf(want); a != b {
 			t.Errorf("%s:\nclient %s\nmodel  %s", raw, a, b)
 		}
-		if a, b := summaryKey(got.Summaries), summaryKey(want.Summaries); a != b {
+		if a, b := placement.SummaryKey(got.Summaries), placement.SummaryKey(want.Summaries); a != b {
 			t.Errorf("%s: summaries\nclient %s\nmodel  %s", raw, a, b)
 		}
 	}
 	// Claim, conflict, release through the API.
-	alloc := Allocations{"compute-2": {"VCPU": 2}}
-	must(t, c.Claim(ctx, "vm1", alloc, nil))
-	if err := c.Claim(ctx, "vm1", alloc, nil); !errors.Is(err, ErrGenerationConflict) {
+	alloc := placement.Allocations{"compute-2": {"VCPU": 2}}
+	placement.Must(t, c.Claim(ctx, "vm1", alloc, nil))
+	if err := c.Claim(ctx, "vm1", alloc, nil); !errors.Is(err, placement.ErrGenerationConflict) {
 		t.Errorf("second claim without generation: %v", err)
 	}
 	one := int64(1)
-	must(t, c.Claim(ctx, "vm1", Allocations{"compute-2": {"VCPU": 3}}, &one))
-	if err := c.Claim(ctx, "vm2", Allocations{"compute-2": {"VCPU": 1000}}, nil); !errors.Is(err, ErrConflict) {
+	placement.Must(t, c.Claim(ctx, "vm1", placement.Allocations{"compute-2": {"VCPU": 3}}, &one))
+	if err := c.Claim(ctx, "vm2", placement.Allocations{"compute-2": {"VCPU": 1000}}, nil); !errors.Is(err, placement.ErrConflict) {
 		t.Errorf("claim beyond capacity: %v", err)
 	}
-	if err := c.Claim(ctx, "vm2", Allocations{"nowhere": {"VCPU": 1}}, nil); !errors.Is(err, ErrBadRequest) {
+	if err := c.Claim(ctx, "vm2", placement.Allocations{"nowhere": {"VCPU": 1}}, nil); !errors.Is(err, placement.ErrBadRequest) {
 		t.Errorf("claim on an unknown provider: %v", err)
 	}
-	must(t, c.Release(ctx, "vm1"))
-	must(t, c.Release(ctx, "vm1"))
-	must(t, c.Remove(ctx, demo))
+	placement.Must(t, c.Release(ctx, "vm1"))
+	placement.Must(t, c.Release(ctx, "vm1"))
+	placement.Must(t, c.Remove(ctx, demo))
 	if ps := backing.Providers(); len(ps) != 0 {
 		t.Errorf("%d providers left after Remove", len(ps))
 	}
 }
 
 func TestNameUUID(t *testing.T) {
-	a, b := NameUUID("aggregate", "rack1"), NameUUID("aggregate", "rack1")
+	a, b := placement.NameUUID("aggregate", "rack1"), placement.NameUUID("aggregate", "rack1")
 	if a != b || len(a) != 36 || a[14] != '5' {
 		t.Errorf("NameUUID not stable or not a v5-style UUID: %s %s", a, b)
 	}
-	if NameUUID("provider", "rack1") == a {
+	if placement.NameUUID("provider", "rack1") == a {
 		t.Error("kinds must not collide")
 	}
 	const u = "5E9A2B5C-0000-4000-8000-000000000001"
-	if NameUUID("provider", u) != "5e9a2b5c-0000-4000-8000-000000000001" {
+	if placement.NameUUID("provider", u) != "5e9a2b5c-0000-4000-8000-000000000001" {
 		t.Error("a UUID must map to itself")
 	}
 }
 
-func keysOf(c *Candidates) string {
+func keysOf(c *placement.Candidates) string {
 	var out []string
 	for _, r := range c.Requests {
-		out = append(out, requestKey(r, true))
+		out = append(out, placement.RequestKey(r, true))
 	}
-	return joinSorted(out)
+	return placement.JoinSorted(out)
 }

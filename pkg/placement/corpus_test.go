@@ -1,4 +1,4 @@
-package placement
+package placement_test
 
 import (
 	"bufio"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/placement"
 )
 
 // exceptions reads testdata/exceptions.tsv: scenario id TAB reason.
@@ -65,12 +66,12 @@ func TestCorpus(t *testing.T) {
 			if diags.HasErrors() {
 				t.Fatal(diags.Err())
 			}
-			m := NewModel()
+			m := placement.NewModel()
 			if root.Get("kind") != nil {
 				runSequence(t, m, root)
 				return
 			}
-			if d := addProviders(m, root.Get("providers"), "providers"); d.HasErrors() {
+			if d := placement.AddProviders(m, root.Get("providers"), "providers"); d.HasErrors() {
 				t.Fatal(d.Err())
 			}
 			runCandidates(t, m, root)
@@ -84,21 +85,21 @@ func TestCorpus(t *testing.T) {
 	fmt.Printf("placement corpus: %d/%d scenarios pass, %d listed as exceptions\n", passed, total, excepted)
 }
 
-func runCandidates(t *testing.T, m *Model, root *yamlsrc.Node) {
+func runCandidates(t *testing.T, m *placement.Model, root *yamlsrc.Node) {
 	mvText, _ := root.Get("microversion").String()
-	v, err := ParseVersion(mvText)
+	v, err := placement.ParseVersion(mvText)
 	if err != nil {
 		t.Fatal(err)
 	}
 	query, _ := root.Get("request").Get("query").String()
 	exp := root.Get("expect")
 	status, _ := exp.Get("status").Int()
-	q, err := ParseQuery(unbrace(query), v)
-	var res *Candidates
+	q, err := placement.ParseQuery(unbrace(query), v)
+	var res *placement.Candidates
 	if err == nil {
 		res, err = m.Candidates(context.Background(), q)
 	}
-	if got := StatusOf(err); int64(got) != status {
+	if got := placement.StatusOf(err); int64(got) != status {
 		t.Fatalf("status %d, want %d (err %v)", got, status, err)
 	}
 	if err != nil {
@@ -116,7 +117,7 @@ func runCandidates(t *testing.T, m *Model, root *yamlsrc.Node) {
 	withMappings := v.AtLeast(34)
 	got := map[string]int{}
 	for _, r := range res.Requests {
-		got[requestKey(r, withMappings)]++
+		got[placement.RequestKey(r, withMappings)]++
 	}
 	if unl := exp.Get("candidates_unlimited"); unl != nil {
 		allowed := map[string]bool{}
@@ -149,7 +150,7 @@ func runCandidates(t *testing.T, m *Model, root *yamlsrc.Node) {
 }
 
 func expectedKey(c *yamlsrc.Node, withMappings bool) string {
-	allocs, mappings := Allocations{}, map[string][]string{}
+	allocs, mappings := placement.Allocations{}, map[string][]string{}
 	for _, p := range c.Get("allocations").Pairs() {
 		res := map[string]int64{}
 		for _, rp := range p.Value.Pairs() {
@@ -161,13 +162,13 @@ func expectedKey(c *yamlsrc.Node, withMappings bool) string {
 	for _, p := range c.Get("mappings").Pairs() {
 		mappings[p.Key.Value] = strs(p.Value)
 	}
-	return requestKey(NewAllocationRequest(allocs, mappings), withMappings)
+	return placement.RequestKey(placement.NewAllocationRequest(allocs, mappings), withMappings)
 }
 
 // checkSummaries compares provider summaries; exact requires the same set
 // of providers, otherwise (a limited answer) only the providers both sides
 // have are compared and ours must cover the providers we returned.
-func checkSummaries(t *testing.T, res *Candidates, want *yamlsrc.Node, exact bool) {
+func checkSummaries(t *testing.T, res *placement.Candidates, want *yamlsrc.Node, exact bool) {
 	t.Helper()
 	if want == nil {
 		return

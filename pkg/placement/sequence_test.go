@@ -1,4 +1,4 @@
-package placement
+package placement_test
 
 import (
 	"encoding/json"
@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/placementtest"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/placement"
 )
 
 // runSequence replays an API-sequence scenario: the starting providers are
@@ -17,15 +19,15 @@ import (
 // then one inventory class at a time, then each consumer's allocations —
 // every write bumping generations as upstream), then each step goes
 // through the HTTP handler and its status, error text and JSON are checked.
-func runSequence(t *testing.T, m *Model, root *yamlsrc.Node) {
+func runSequence(t *testing.T, m *placement.Model, root *yamlsrc.Node) {
 	for _, p := range root.Get("providers").Items() {
 		name, _ := p.Get("name").String()
 		parent, _ := p.Get("parent").String()
-		if err := m.AddProvider(ProviderSpec{Name: name, Parent: parent}); err != nil {
+		if err := m.AddProvider(placement.ProviderSpec{Name: name, Parent: parent}); err != nil {
 			t.Fatal(err)
 		}
 		for _, pair := range p.Get("inventories").Pairs() {
-			inv, d := readInventory(pair.Value, "")
+			inv, d := placement.ReadInventory(pair.Value, "")
 			if d.HasErrors() {
 				t.Fatal(d.Err())
 			}
@@ -36,7 +38,7 @@ func runSequence(t *testing.T, m *Model, root *yamlsrc.Node) {
 	}
 	for _, c := range root.Get("consumer_allocations").Items() {
 		id, _ := c.Get("consumer").String()
-		allocs := Allocations{}
+		allocs := placement.Allocations{}
 		for _, pp := range c.Get("allocations").Pairs() {
 			res := map[string]int64{}
 			for _, rp := range pp.Value.Pairs() {
@@ -44,12 +46,12 @@ func runSequence(t *testing.T, m *Model, root *yamlsrc.Node) {
 			}
 			allocs[pp.Key.Value] = res
 		}
-		if err := m.PutAllocations(id, allocs, WriteOptions{}); err != nil {
+		if err := m.PutAllocations(id, allocs, placement.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	defMV, _ := root.Get("microversion_default").String()
-	h := NewHandler(m)
+	h := placementtest.NewHandler(m)
 	for i, step := range root.Get("steps").Items() {
 		name, _ := step.Get("name").String()
 		req := step.Get("request")

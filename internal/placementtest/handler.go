@@ -1,6 +1,7 @@
-package placement
+package placementtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,8 @@ import (
 	"net/http"
 	"sort"
 	"strings"
+
+	"github.com/xosplan/xosplan/pkg/placement"
 )
 
 // NewHandler exposes a Model through Placement's REST API (the subset the
@@ -17,9 +20,9 @@ import (
 // and Placement's status codes and error bodies. Provider names stand
 // where Placement has UUIDs. It lets the Model be driven exactly as the
 // real service is, which is how the corpus API sequences are replayed.
-func NewHandler(m *Model) http.Handler { return &handler{m: m} }
+func NewHandler(m *placement.Model) http.Handler { return &handler{m: m} }
 
-type handler struct{ m *Model }
+type handler struct{ m *placement.Model }
 
 // maxBody bounds a request body; Placement's own bodies are small.
 const maxBody = 4 << 20
@@ -27,17 +30,17 @@ const maxBody = 4 << 20
 type apiReq struct {
 	w     http.ResponseWriter
 	r     *http.Request
-	v     Version
+	v     placement.Version
 	parts []string
 	body  map[string]any
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	v := Version{1, 0}
+	v := placement.Version{Major: 1, Minor: 0}
 	if hv := r.Header.Get("OpenStack-API-Version"); hv != "" {
-		pv, err := ParseVersion(strings.TrimSpace(strings.TrimPrefix(hv, "placement")))
-		if err != nil || pv.Minor > LatestMinor {
-			writeError(w, &Error{Status: http.StatusNotAcceptable, Code: CodeUndefined, Detail: fmt.Sprintf("Invalid microversion %q.", hv)})
+		pv, err := placement.ParseVersion(strings.TrimSpace(strings.TrimPrefix(hv, "placement")))
+		if err != nil || pv.Minor > placement.LatestMinor {
+			writeError(w, &placement.Error{Status: http.StatusNotAcceptable, Code: placement.CodeUndefined, Detail: fmt.Sprintf("Invalid microversion %q.", hv)})
 			return
 		}
 		v = pv
@@ -74,13 +77,13 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 func writeError(w http.ResponseWriter, err error) {
-	e, ok := err.(*Error)
+	e, ok := err.(*placement.Error)
 	if !ok {
-		e = &Error{Status: http.StatusInternalServerError, Code: CodeUndefined, Detail: err.Error()}
+		e = &placement.Error{Status: http.StatusInternalServerError, Code: placement.CodeUndefined, Detail: err.Error()}
 	}
 	code := e.Code
 	if code == "" {
-		code = CodeUndefined
+		code = placement.CodeUndefined
 	}
 	body, _ := marshal(map[string]any{"errors": []any{map[string]any{
 		"status": e.Status, "title": http.StatusText(e.Status), "detail": e.Detail, "code": code}}})
@@ -89,10 +92,30 @@ func writeError(w http.ResponseWriter, err error) {
 	_, _ = w.Write(body)
 }
 
+func badRequest(format string, args ...any) *placement.Error {
+	return &placement.Error{Status: http.StatusBadRequest, Code: placement.CodeUndefined, Detail: fmt.Sprintf(format, args...)}
+}
+
+func notFound(format string, args ...any) *placement.Error {
+	return &placement.Error{Status: http.StatusNotFound, Code: placement.CodeUndefined, Detail: fmt.Sprintf(format, args...)}
+}
+
+// marshal encodes without HTML escaping, as placement's own JSON does:
+// Placement does not escape and clients compare text.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}
+
 func errNotFoundRoute() error { return notFound("The resource could not be found.") }
 
 func methodNotAllowed() error {
-	return &Error{Status: http.StatusMethodNotAllowed, Code: CodeUndefined, Detail: "The method specified is not allowed for this resource."}
+	return &placement.Error{Status: http.StatusMethodNotAllowed, Code: placement.CodeUndefined, Detail: "The method specified is not allowed for this resource."}
 }
 
 // resolve maps a provider UUID in a path or body to the model's name;
@@ -163,16 +186,16 @@ func (h *handler) versions(q *apiReq) (int, any, error) {
 		return 0, nil, methodNotAllowed()
 	}
 	return http.StatusOK, map[string]any{"versions": []any{map[string]any{
-		"id": "v1.0", "min_version": "1.0", "max_version": Latest().String(), "status": "CURRENT"}}}, nil
+		"id": "v1.0", "min_version": "1.0", "max_version": placement.Latest().String(), "status": "CURRENT"}}}, nil
 }
 
 func (h *handler) resourceClass(q *apiReq, name string) (int, any, error) {
 	switch q.r.Method {
 	case http.MethodPut:
-		if IsStandardResourceClass(name) {
+		if placement.IsStandardResourceClass(name) {
 			return 0, nil, badRequest("Cannot update standard resource class %s", name)
 		}
-		if !IsValidCustomResourceClass(name) {
+		if !placement.IsValidCustomResourceClass(name) {
 			return 0, nil, badRequest("JSON does not validate: %q does not match '^CUSTOM_[A-Z0-9_]+$'", name)
 		}
 		if err := h.m.EnsureCustomResourceClass(name); err != nil {
@@ -187,7 +210,7 @@ func (h *handler) candidates(q *apiReq) (int, any, error) {
 	if q.r.Method != http.MethodGet {
 		return 0, nil, methodNotAllowed()
 	}
-	query, err := ParseQuery(q.r.URL.RawQuery, q.v)
+	query, err := placement.ParseQuery(q.r.URL.RawQuery, q.v)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -211,7 +234,7 @@ func (h *handler) listTraits(q *apiReq) (int, any, error) {
 	if q.r.Method != http.MethodGet {
 		return 0, nil, methodNotAllowed()
 	}
-	var f TraitFilter
+	var f placement.TraitFilter
 	vals := q.r.URL.Query()
 	if name := vals.Get("name"); name != "" {
 		switch {
@@ -288,7 +311,7 @@ func (h *handler) providers(q *apiReq) (int, any, error) {
 		if name == "" {
 			return 0, nil, badRequest("JSON does not validate: 'name' is a required property")
 		}
-		if err := h.m.AddProvider(ProviderSpec{Name: name, UUID: uuid, Parent: parent}); err != nil {
+		if err := h.m.AddProvider(placement.ProviderSpec{Name: name, UUID: uuid, Parent: parent}); err != nil {
 			return 0, nil, err
 		}
 		for _, p := range h.m.Providers() {
@@ -300,7 +323,7 @@ func (h *handler) providers(q *apiReq) (int, any, error) {
 	return 0, nil, methodNotAllowed()
 }
 
-func providerJSON(p ProviderInfo) map[string]any {
+func providerJSON(p placement.ProviderInfo) map[string]any {
 	id := p.Name
 	if p.UUID != "" {
 		id = p.UUID
@@ -375,7 +398,7 @@ func (h *handler) providerTraits(q *apiReq, name string) (int, any, error) {
 		}
 		newGen, err := h.m.SetProviderTraits(name, gen, traits)
 		if err != nil {
-			if e, ok := err.(*Error); ok && e.Code == CodeConcurrentUpdate {
+			if e, ok := err.(*placement.Error); ok && e.Code == placement.CodeConcurrentUpdate {
 				e.Detail = "Resource provider's generation already changed. Please update the generation and try again."
 			}
 			return 0, nil, err
@@ -397,7 +420,7 @@ func names(raw []any, what string) ([]string, error) {
 	var out []string
 	for _, x := range raw {
 		s, ok := x.(string)
-		if !ok || s == "" || len(s) > MaxNameLength {
+		if !ok || s == "" || len(s) > placement.MaxNameLength {
 			return nil, badRequest("JSON does not validate: %v is not %s", x, what)
 		}
 		out = append(out, s)
@@ -446,8 +469,8 @@ func (h *handler) aggregates(q *apiReq, name string) (int, any, error) {
 
 // readInventoryBody validates an inventory body as Placement's JSON schema
 // does and fills the REST defaults.
-func readInventoryBody(body map[string]any) (Inventory, error) {
-	inv := DefaultInventory(0)
+func readInventoryBody(body map[string]any) (placement.Inventory, error) {
+	inv := placement.DefaultInventory(0)
 	total, ok := body["total"]
 	if !ok {
 		return inv, badRequest("JSON does not validate: 'total' is a required property")
@@ -470,8 +493,8 @@ func readInventoryBody(body map[string]any) (Inventory, error) {
 			return inv, badRequest("JSON does not validate: %v is not of type 'integer'  Failed validating 'type' in schema['properties']['%s']", f.v, f.key)
 		case n < f.min:
 			return inv, badRequest("JSON does not validate: %d is less than the minimum of %d  Failed validating 'minimum' in schema['properties']['%s']", n, f.min, f.key)
-		case n > MaxInt:
-			return inv, badRequest("JSON does not validate: %d is greater than the maximum of %d  Failed validating 'maximum' in schema['properties']['%s']", n, MaxInt, f.key)
+		case n > placement.MaxInt:
+			return inv, badRequest("JSON does not validate: %d is greater than the maximum of %d  Failed validating 'maximum' in schema['properties']['%s']", n, placement.MaxInt, f.key)
 		}
 		*f.dst = n
 	}
@@ -492,13 +515,13 @@ func readInventoryBody(body map[string]any) (Inventory, error) {
 	return inv, nil
 }
 
-func inventoryJSON(inv Inventory, gen int64) map[string]any {
+func inventoryJSON(inv placement.Inventory, gen int64) map[string]any {
 	return map[string]any{"total": inv.Total, "reserved": inv.Reserved, "min_unit": inv.MinUnit,
 		"max_unit": inv.MaxUnit, "step_size": inv.StepSize, "allocation_ratio": inv.AllocationRatio,
 		"resource_provider_generation": gen}
 }
 
-func inventoriesJSON(invs map[string]Inventory, gen int64) map[string]any {
+func inventoriesJSON(invs map[string]placement.Inventory, gen int64) map[string]any {
 	out := map[string]any{}
 	for rc, inv := range invs {
 		j := inventoryJSON(inv, gen)
@@ -542,7 +565,7 @@ func (h *handler) inventories(q *apiReq, name string) (int, any, error) {
 		if !ok {
 			return 0, nil, badRequest("JSON does not validate: 'inventories' is a required property")
 		}
-		invs := map[string]Inventory{}
+		invs := map[string]placement.Inventory{}
 		for rc, b := range raw {
 			bm, ok := b.(map[string]any)
 			if !ok {
@@ -655,9 +678,9 @@ func (h *handler) allocations(q *apiReq, consumerID string) (int, any, error) {
 
 // readAllocationBody accepts the list form (before 1.12) and the dict form
 // (1.12+), with project/user (1.8+) and consumer_generation (1.28+).
-func readAllocationBody(body map[string]any, v Version) (Allocations, WriteOptions, error) {
-	opts := WriteOptions{}
-	allocs := Allocations{}
+func readAllocationBody(body map[string]any, v placement.Version) (placement.Allocations, placement.WriteOptions, error) {
+	opts := placement.WriteOptions{}
+	allocs := placement.Allocations{}
 	addRes := func(rp string, res any) error {
 		rm, ok := res.(map[string]any)
 		if !ok {
