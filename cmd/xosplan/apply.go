@@ -421,11 +421,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	}
 	spec.opts.Placement, diags = place.planOptions(ctx, r.c, diags)
 	if saved.Mode == planner.ModeRefreshOnly {
-		execRoot, err := driverRoot(r.root)
-		if err != nil {
-			return nil, nil, nil, diags, err
-		}
-		spec.opts.Refresher = refresherFor(nil, execRoot, "", 0, prior)
+		spec.opts.Refresher = refresherFor(nil, r.root.Dirs(), "", 0, prior)
 	}
 	p, desired, res, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
-	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
@@ -74,23 +73,14 @@ func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, input
 	return res, diags.Extend(res.Diags).Sort(), nil
 }
 
-// driverRoot is root as the executor's drivers take it
-// (executor.DriverOptions.Root): the same folders, named the same in
-// messages (nil for nil).
-func driverRoot(root *config.Root) (*userfile.Root, error) {
-	if root == nil {
-		return nil, nil
-	}
-	return userfile.NewRoot(root.Dirs()...)
-}
-
-// executorRoot is the root the exec driver confines implementations to:
-// root (--root, or the configuration root when the command has one), and
-// the repositories (else the folders) of the work folders prior records,
-// where a destroy run without configuration finds each resource's scripts:
-// the state is the user's own file, named like --state. nil when neither
-// gives a folder: each resource's own folder.
-func (f rootFlag) executorRoot(c *cli, root *config.Root, prior *state.State) (*userfile.Root, error) {
+// executorRoot returns the folders the exec driver confines implementations
+// to (executor.DriverOptions.Root): those of root (--root, or the
+// configuration root when the command has one), and the repositories (else
+// the folders) of the work folders prior records, where a destroy run
+// without configuration finds each resource's scripts: the state is the
+// user's own file, named like --state. nil when neither gives a folder:
+// each resource's own folder.
+func (f rootFlag) executorRoot(c *cli, root *config.Root, prior *state.State) ([]string, error) {
 	if root == nil && f.dir != "" {
 		var err error
 		if root, err = f.root(c, nil); err != nil {
@@ -120,10 +110,7 @@ func (f rootFlag) executorRoot(c *cli, root *config.Root, prior *state.State) (*
 		}
 		dirs = append(dirs, found.ResolvedDirs()...)
 	}
-	if len(dirs) == 0 {
-		return nil, nil
-	}
-	return userfile.NewRoot(dirs...)
+	return dirs, nil
 }
 
 // plainError strips the path of a *fs.PathError, which the message names

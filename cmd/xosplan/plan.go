@@ -132,10 +132,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return fmt.Errorf("reading state: %w", err)
 	}
-	spec, err := f.spec(paths, root, inputs, prior)
-	if err != nil {
-		return err
-	}
+	spec := f.spec(paths, root, inputs, prior)
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
 	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
@@ -161,7 +158,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 }
 
 // spec returns what the flags ask to plan of paths against prior.
-func (f planFlags) spec(paths []string, root *config.Root, inputs map[string]any, prior *state.State) (planSpec, error) {
+func (f planFlags) spec(paths []string, root *config.Root, inputs map[string]any, prior *state.State) planSpec {
 	spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.inputs.file, opts: planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
@@ -172,13 +169,9 @@ func (f planFlags) spec(paths []string, root *config.Root, inputs map[string]any
 	}}
 	if f.refreshOnly {
 		// The same health checks as `xosplan refresh`, with its defaults.
-		execRoot, err := driverRoot(root)
-		if err != nil {
-			return planSpec{}, err
-		}
-		spec.opts.Refresher = refresherFor(nil, execRoot, "", 0, prior)
+		spec.opts.Refresher = refresherFor(nil, root.Dirs(), "", 0, prior)
 	}
-	return spec, nil
+	return spec
 }
 
 // failureView is the part of a view that reports a configuration that

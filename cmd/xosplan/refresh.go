@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -102,7 +101,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 // (nil: the default ones, exec implementations confined to root), scripts
 // found where each resource was applied from unless scriptRoot is given,
 // prior supplying factories.
-func refresherFor(reg executor.Registry, root *userfile.Root, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
+func refresherFor(reg executor.Registry, root []string, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
 	if reg == nil {
 		reg = executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: timeout})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -160,11 +159,14 @@ type Limiter interface {
 type DriverOptions struct {
 	// ScriptRoot is the default root of scripted container paths.
 	ScriptRoot string
-	// Root confines the exec driver's implementations: the script an
-	// operation names must lie inside it once its links are resolved, as
-	// a scripted component's script must lie under its script root. nil
-	// means each resource's own folder (Request.WorkDir).
-	Root *userfile.Root
+	// Root lists the folders of the configuration root, which confines the
+	// exec driver's implementations: the script an operation names must
+	// lie inside one of them once its links are resolved, as a scripted
+	// component's script must lie under its script root. Messages name the
+	// first folder as written here. Empty means each resource's own folder
+	// (Request.WorkDir). (pkg/config finds the default root of a
+	// configuration; its Root.Dirs gives these folders.)
+	Root []string
 	// StateDir is passed to scripts as XOSPLAN_STATE_DIR: a folder they may
 	// keep private state in. Empty: the variable is not set.
 	StateDir string

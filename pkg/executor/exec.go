@@ -284,13 +284,13 @@ func (e *Exec) implementation(dir, impl string) (string, error) {
 	if !filepath.IsAbs(script) {
 		script = filepath.Join(dir, filepath.FromSlash(script))
 	}
-	root := e.opts.Root
-	if root == nil {
-		r, err := userfile.NewRoot(dir)
-		if err != nil {
-			return "", fmt.Errorf("implementation %s: %w", impl, err)
-		}
-		root = r
+	dirs := e.opts.Root
+	if len(dirs) == 0 {
+		dirs = []string{dir}
+	}
+	root, err := userfile.NewRoot(dirs...)
+	if err != nil {
+		return "", fmt.Errorf("implementation %s: %w", impl, err)
 	}
 	// A script that does not exist fails as it runs, as it always has; one
 	// that does not exist yet is judged by the folders that do.

@@ -73,11 +73,7 @@ func TestExecImplementationOutsideRootIsNotRun(t *testing.T) {
 	// With the project as root, a script above the stack's folder but in
 	// the project runs, as real projects lay them out.
 	opts := testOpts("")
-	r, err := userfile.NewRoot(project)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts.Root = r
+	opts.Root = []string{project}
 	if _, err := applyBounded(t, NewExec(opts), stack, "../scripts/create.sh"); err != nil {
 		t.Fatalf("a script inside the project root was refused: %v", err)
 	}
