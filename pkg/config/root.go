@@ -98,8 +98,8 @@ func FindRoot(wd string, paths []string) (*Root, error) {
 }
 
 // Dirs returns the root's folders as they were given (NewRoot) or found
-// (FindRoot, absolute): what tosca.Options.Root and manifest.Options.Root
-// take.
+// (FindRoot, absolute): what tosca.Options.Root, manifest.Options.Root and
+// executor.DriverOptions.Root take.
 func (r *Root) Dirs() []string { return slices.Clone(r.dirs) }
 
 // ResolvedDirs returns the root's folders absolute, with every link
