@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // TestMain makes the test binary double as the xosplan command, so that
@@ -20,7 +21,9 @@ func TestMain(m *testing.M) {
 
 // TestScripts runs testdata/script/*.txtar. Each script may use $EXAMPLES,
 // the repository's examples folder. `go test -run TestScripts/NAME` runs
-// one script; set TESTWORK=1 to keep its work folder.
+// one script; set TESTWORK=1 to keep its work folder, and XOSPLAN_UPDATE=1
+// to rewrite, in the scripts, the files that cmp finds different
+// (testutil.Update).
 func TestScripts(t *testing.T) {
 	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
 	if err != nil {
@@ -33,6 +36,7 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		TestWork:            os.Getenv("TESTWORK") != "",
+		UpdateScripts:       testutil.Update(t),
 		RequireExplicitExec: true,
 	})
 }

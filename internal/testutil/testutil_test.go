@@ -56,25 +56,53 @@ type recorder struct {
 func (r *recorder) Errorf(string, ...any) { r.failed = true }
 func (r *recorder) Fatalf(string, ...any) { r.failed = true; runtime.Goexit() }
 
-// TestGolden writes a golden file with update set, then compares against it;
-// a mismatch and a missing file must fail.
-func TestGolden(t *testing.T) {
+// TestGoldenIsRewrittenWhenTheEnvironmentAsks writes a golden file with
+// XOSPLAN_UPDATE=1, then compares against it with the variable unset; a
+// mismatch and a missing file must fail.
+func TestGoldenIsRewrittenWhenTheEnvironmentAsks(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "out.golden")
-	Golden(t, path, []byte("one\n"), true)
+	t.Setenv(UpdateVar, "1")
+	Golden(t, path, []byte("one\n"))
 	if data, err := os.ReadFile(path); err != nil || string(data) != "one\n" {
 		t.Fatalf("update wrote %q, %v", data, err)
 	}
-	Golden(t, path, []byte("one\n"), false)
+	os.Unsetenv(UpdateVar) // t.Setenv restores it
+	Golden(t, path, []byte("one\n"))
 	for _, tc := range []struct{ path, got string }{{path, "two\n"}, {path, ""}, {path + ".missing", "one\n"}} {
-		r := &recorder{TB: t}
-		done := make(chan struct{})
-		// Golden may call Fatalf, which ends its goroutine.
-		go func() { defer close(done); Golden(r, tc.path, []byte(tc.got), false) }()
-		<-done
-		if !r.failed {
+		if !fails(t, func(tb testing.TB) { Golden(tb, tc.path, []byte(tc.got)) }) {
 			t.Errorf("Golden accepted %q against %s", tc.got, tc.path)
 		}
 	}
+}
+
+// TestUpdateReadsTheEnvironment: only 1 or true rewrite; a value that is
+// neither a yes nor a no fails rather than silently comparing.
+func TestUpdateReadsTheEnvironment(t *testing.T) {
+	for _, tc := range []struct {
+		value       string
+		want, fails bool
+	}{
+		{"", false, false}, {"0", false, false}, {"false", false, false},
+		{"1", true, false}, {"true", true, false}, {"yes", false, true},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			t.Setenv(UpdateVar, tc.value)
+			var got bool
+			if failed := fails(t, func(tb testing.TB) { got = Update(tb) }); failed != tc.fails || got != tc.want {
+				t.Errorf("%s=%q: Update = %v, failed %v; want %v, failed %v", UpdateVar, tc.value, got, failed, tc.want, tc.fails)
+			}
+		})
+	}
+}
+
+// fails reports whether f fails the test it is given.
+func fails(t *testing.T, f func(testing.TB)) bool {
+	r := &recorder{TB: t}
+	done := make(chan struct{})
+	// f may call Fatalf, which ends its goroutine.
+	go func() { defer close(done); f(r) }()
+	<-done
+	return r.failed
 }
 
 func TestModuleRootAndCorpus(t *testing.T) {

@@ -3,7 +3,6 @@ package manifest
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,8 +10,6 @@ import (
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // relCorpus returns the corpus folder relative to the test's directory, so
 // that Sources in golden files do not depend on where the checkout is.
@@ -46,7 +43,7 @@ func TestGolden(t *testing.T) {
 				t.Fatal(diags.Err())
 			}
 			got := renderGraph(t, g)
-			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name+".json"), got, *update)
+			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name+".json"), got)
 			if cycles := g.Cycles(); len(cycles) > 0 {
 				t.Errorf("compiled graph has dependency cycles: %v", cycles)
 			}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -70,7 +71,7 @@ func TestCases(t *testing.T) {
 		t.Run(filepath.Base(dir), func(t *testing.T) {
 			g, st, opts := loadCase(t, dir)
 			p, diags := Diff(context.Background(), g, st, opts)
-			golden(t, filepath.Join(dir, "expected.txt"), []byte(describe(p, diags)))
+			testutil.Golden(t, filepath.Join(dir, "expected.txt"), []byte(describe(p, diags)))
 			if p == nil {
 				return
 			}

@@ -3,7 +3,6 @@ package tosca
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,11 +12,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // TestGolden compiles representative templates and compares the graph,
 // rendered as deterministic JSON, with testdata/golden/<case>/graph.json.
-// Rewrite with -update.
+// Rewrite with XOSPLAN_UPDATE=1 (testutil.Golden).
 func TestGolden(t *testing.T) {
 	corpus := testutil.CorpusDirOrEmpty()
 	cases := []struct{ name, path string }{
@@ -37,7 +34,7 @@ func TestGolden(t *testing.T) {
 			g, diags := Compile(context.Background(), tc.path, opts)
 			requireNoErrors(t, diags)
 			got := renderGraph(t, g, filepath.Dir(tc.path))
-			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name, "graph.json"), got, *update)
+			testutil.Golden(t, filepath.Join("testdata", "golden", tc.name, "graph.json"), got)
 		})
 	}
 }

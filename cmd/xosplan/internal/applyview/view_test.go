@@ -2,7 +2,6 @@ package applyview
 
 import (
 	"bytes"
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,11 +13,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	testutil.Golden(t, filepath.Join("testdata", name), got, *update)
+	testutil.Golden(t, filepath.Join("testdata", name), got)
 }
 
 // events is an apply that first ends what db's create left running in a

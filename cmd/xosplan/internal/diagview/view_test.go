@@ -3,7 +3,6 @@ package diagview
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,8 +12,6 @@ import (
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 const webFile = "testdata/src/web.yaml"
 
@@ -82,7 +79,7 @@ func TestGolden(t *testing.T) {
 				if err := Render(&buf, Format(f), c.diags, options(c.strict, c.color)); err != nil {
 					t.Fatal(err)
 				}
-				testutil.Golden(t, filepath.Join("testdata", "golden", c.name+"."+f), buf.Bytes(), *update)
+				testutil.Golden(t, filepath.Join("testdata", "golden", c.name+"."+f), buf.Bytes())
 			})
 		}
 	}

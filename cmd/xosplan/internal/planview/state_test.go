@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -23,8 +24,8 @@ func TestStateViews(t *testing.T) {
 	if err := StateJSON(&js, st); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "state", "show.txt"), text.Bytes())
-	golden(t, filepath.Join("testdata", "state", "show.json"), js.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "state", "show.txt"), text.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "state", "show.json"), js.Bytes())
 	for _, b := range [][]byte{text.Bytes(), js.Bytes()} {
 		if bytes.Contains(b, []byte("s3cret")) {
 			t.Error("a sensitive value was shown")

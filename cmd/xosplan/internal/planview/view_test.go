@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,8 +16,6 @@ import (
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files")
-
 // The inputs of every case are the planner's fixtures; this package keeps
 // only the expected renderings, in testdata/<case>/.
 var casesDir = filepath.Join("..", "..", "..", "..", "pkg", "planner", "testdata", "cases")
@@ -30,13 +27,6 @@ func loadCase(t testing.TB, dir string) (*graph.Graph, *state.State, planner.Opt
 	g, st, o := planfixture.LoadCase(t, dir)
 	return g, st, planner.Options{Destroy: o.Destroy, RefreshOnly: o.RefreshOnly, Targets: o.Targets,
 		Excludes: o.Excludes, Replace: o.Replace, CreateBeforeDestroy: o.CreateBeforeDestroy}
-}
-
-// golden compares got with the golden file at path (testutil.Golden with
-// this package's -update flag).
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	testutil.Golden(t, path, got, *update)
 }
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 1, 2, 3, 456789000, time.UTC) }
@@ -58,7 +48,7 @@ func TestGolden(t *testing.T) {
 				if err := NewEvents(&ev, fixedNow).Diagnostics(diags); err != nil {
 					t.Fatal(err)
 				}
-				golden(t, filepath.Join(out, "events.jsonl"), ev.Bytes())
+				testutil.Golden(t, filepath.Join(out, "events.jsonl"), ev.Bytes())
 				return
 			}
 			var text, js, ev bytes.Buffer
@@ -79,10 +69,10 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			md := Markdown(p, MarkdownOptions{})
-			golden(t, filepath.Join(out, "plan.txt"), text.Bytes())
-			golden(t, filepath.Join(out, "plan.json"), js.Bytes())
-			golden(t, filepath.Join(out, "events.jsonl"), ev.Bytes())
-			golden(t, filepath.Join(out, "plan.md"), []byte(md))
+			testutil.Golden(t, filepath.Join(out, "plan.txt"), text.Bytes())
+			testutil.Golden(t, filepath.Join(out, "plan.json"), js.Bytes())
+			testutil.Golden(t, filepath.Join(out, "events.jsonl"), ev.Bytes())
+			testutil.Golden(t, filepath.Join(out, "plan.md"), []byte(md))
 			for _, b := range [][]byte{text.Bytes(), js.Bytes(), ev.Bytes(), []byte(md)} {
 				if bytes.Contains(b, []byte("s3cret")) {
 					t.Error("a sensitive value was rendered")
@@ -150,7 +140,7 @@ func TestColor(t *testing.T) {
 	if !strings.Contains(color.String(), "\x1b[") {
 		t.Error("no escape codes with colour")
 	}
-	golden(t, filepath.Join("testdata", "replace_cascade", "plan.color.txt"), color.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "replace_cascade", "plan.color.txt"), color.Bytes())
 }
 
 func TestGraphViews(t *testing.T) {
@@ -162,8 +152,8 @@ func TestGraphViews(t *testing.T) {
 	if err := Mermaid(&mm, g); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, filepath.Join("testdata", "graph", "graph.dot"), dot.Bytes())
-	golden(t, filepath.Join("testdata", "graph", "graph.mmd"), mm.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "graph", "graph.dot"), dot.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "graph", "graph.mmd"), mm.Bytes())
 	odd := graph.New()
 	_ = odd.AddResource(&graph.Resource{Address: `a"b\c`, Type: "x<y>|#"})
 	dot.Reset()
