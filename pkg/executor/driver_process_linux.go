@@ -52,7 +52,8 @@ func awaitExit(cmd *exec.Cmd) error {
 // reap collects the exit status awaitExit left.
 func reap(cmd *exec.Cmd, _ error) error { return cmd.Wait() }
 
-// procStat is what groupAlive and endLeftover read of /proc/PID/stat.
+// procStat is what groupAlive, startToken and leftoverAlive read of
+// /proc/PID/stat.
 type procStat struct {
 	state byte
 	pgrp  int

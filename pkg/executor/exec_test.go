@@ -122,7 +122,7 @@ func TestExecFaults(t *testing.T) {
 		script  string // file name under scripts/; its body follows
 		body    string
 		op      graph.Operation
-		runs    int    // Apply calls; all but the last must fail when failsBefore
+		runs    int    // Apply calls; all but the last must fail
 		want    string // error substring of the last run; "" = success
 		timeout time.Duration
 		check   func(t *testing.T, o Outcome, dir string)

@@ -223,7 +223,7 @@ func dropNil(m map[string]graph.Value) map[string]graph.Value {
 	return out
 }
 
-// lifecycleOps are the operation keys the exec driver runs.
+// isLifecycle reports whether iface holds operations the exec driver runs.
 func isLifecycle(iface string) bool { return iface == "Standard" || iface == "Configure" }
 
 // renderDriver collects the Standard and Configure operations of a node

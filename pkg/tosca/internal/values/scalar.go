@@ -85,7 +85,7 @@ type scalarValue struct {
 // canonical renders "<number> <unit>".
 func (s scalarValue) canonical() string { return s.number + " " + s.unit.name }
 
-// parseScalar reads "<number> <unit>" (space optional, surrounding space
+// parse reads "<number> <unit>" (space optional, surrounding space
 // ignored). Errors name the value and the type.
 func (k *scalarKind) parse(text string) (scalarValue, error) {
 	s := strings.TrimSpace(text)
