@@ -28,7 +28,6 @@ type handler struct{ m *placement.Model }
 const maxBody = 4 << 20
 
 type apiReq struct {
-	w     http.ResponseWriter
 	r     *http.Request
 	v     placement.Version
 	parts []string
@@ -46,7 +45,7 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		v = pv
 	}
 	w.Header().Set("OpenStack-API-Version", "placement "+v.String())
-	q := &apiReq{w: w, r: r, v: v, parts: strings.Split(strings.Trim(r.URL.Path, "/"), "/")}
+	q := &apiReq{r: r, v: v, parts: strings.Split(strings.Trim(r.URL.Path, "/"), "/")}
 	if r.Method == http.MethodPut || r.Method == http.MethodPost {
 		data, err := io.ReadAll(io.LimitReader(r.Body, maxBody))
 		if err == nil && len(strings.TrimSpace(string(data))) > 0 {

@@ -36,17 +36,17 @@ type process struct {
 	// output receives each line of stdout (when echoStdout) and stderr.
 	output     func(line string)
 	echoStdout bool
-	// captureStdout keeps stdout whole, up to maxStdout bytes.
-	captureStdout bool
-	maxStdout     int
+	// maxStdout, when positive, bounds stdout (a scripted component's
+	// reply): a script that writes more fails with ErrReplyTooLarge.
+	maxStdout int
 	// onStdoutLine sees each stdout line as it arrives (the scripted
 	// driver splits YAML documents with it to stream command results).
 	onStdoutLine func(line string)
 	// maxTail bounds the combined output tail kept.
 	maxTail int
 	// redact removes secrets from what is shown and kept: output lines,
-	// the tail, the stderr of an error. Captured stdout and the lines
-	// onStdoutLine sees are the script's reply, and stay whole.
+	// the tail, the stderr of an error. The lines onStdoutLine sees are
+	// the script's reply, and stay whole.
 	redact *Redactor
 	// started, when set, learns the process group right after the start
 	// (Request.Started).
@@ -55,7 +55,6 @@ type process struct {
 
 // processResult is what a finished subprocess left.
 type processResult struct {
-	stdout   []byte
 	tail     string // last maxTail bytes of stdout and stderr, interleaved
 	stderr   string // last lines of stderr, for error messages
 	exitCode int
@@ -97,7 +96,7 @@ func (p process) run(ctx context.Context) (processResult, error) {
 	awaitGroupEnd(pgid, p.grace)
 	drainOutput(&readers, p.grace, outR, errR)
 	sink.flush()
-	res := processResult{stdout: sink.stdout.Bytes(), tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: exitCode(cmd)}
+	res := processResult{tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: exitCode(cmd)}
 	return res, p.failure(parent, ctx, sink, res, err)
 }
 
@@ -262,12 +261,13 @@ const groupPoll = 10 * time.Millisecond
 // shown and kept passes through the process's Redactor first; the reply
 // (captured stdout, onStdoutLine) does not.
 type outputSink struct {
-	p        *process
-	mu       sync.Mutex
-	stdout   bytes.Buffer
-	overflow bool
-	tail     tailBuffer
-	errTail  tailBuffer
+	p  *process
+	mu sync.Mutex
+	// stdoutBytes counts stdout, for maxStdout.
+	stdoutBytes int
+	overflow    bool
+	tail        tailBuffer
+	errTail     tailBuffer
 	// shown redacts stdout [0] and stderr [1]; partial holds the start
 	// of a line of each not yet ended, reply that of the raw stdout.
 	shown   [2]redactStream
@@ -295,12 +295,9 @@ func (w *sinkWriter) Write(b []byte) (int, error) {
 	i := 1
 	if w.stdout {
 		i = 0
-		if s.p.captureStdout {
-			if s.stdout.Len()+len(b) > s.p.maxStdout {
-				s.overflow = true
-			} else {
-				s.stdout.Write(b)
-			}
+		if s.p.maxStdout > 0 {
+			s.stdoutBytes += len(b)
+			s.overflow = s.overflow || s.stdoutBytes > s.p.maxStdout
 		}
 		if s.p.onStdoutLine != nil {
 			s.reply = splitLines(append(s.reply, b...), s.replyLine)

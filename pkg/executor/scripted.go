@@ -488,11 +488,10 @@ func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, o
 				output(key + ": " + l)
 			}
 		},
-		captureStdout: true,
-		maxStdout:     maxReplyBytes,
-		maxTail:       s.opts.MaxOutput,
-		redact:        req.Redactor,
-		started:       startedFor(req, targets),
+		maxStdout: maxReplyBytes,
+		maxTail:   s.opts.MaxOutput,
+		redact:    req.Redactor,
+		started:   startedFor(req, targets),
 	}, nil
 }
 

@@ -43,7 +43,8 @@ type Options struct {
 	ImportMap map[string]string
 }
 
-// topLevelSections are the keynames that mark a document as TOSCA.
+// isTopLevelSection reports whether k is a keyname that marks a document
+// as TOSCA.
 func isTopLevelSection(k string) bool {
 	switch k {
 	case "tosca_definitions_version", "topology_template", "node_types", "capability_types",
@@ -134,9 +135,6 @@ type compiler struct {
 	ns [numKinds]map[string]*typeDef
 	// declared lists every declared type in declaration order.
 	declared []*typeDef
-	// dataTypeCache memoizes resolved property types ("list", "map",
-	// "string", data type names).
-	chainCache map[*typeDef][]string
 
 	topo *topology
 
@@ -184,7 +182,7 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	c := &compiler{ctx: ctx, opts: opts, files: map[string]*file{}, chainCache: map[*typeDef][]string{}, importFailed: -1}
+	c := &compiler{ctx: ctx, opts: opts, files: map[string]*file{}, importFailed: -1}
 	for k := range c.ns {
 		c.ns[k] = map[string]*typeDef{}
 	}

@@ -72,7 +72,6 @@ type nodeTpl struct {
 	propsN, attrsN, capsN, ifacesN *yamlsrc.Node
 	reqs                           []*reqAssign
 	artifacts                      []*artifactDef
-	nodeFilter                     *yamlsrc.Node
 
 	// props are evaluated lazily (get_property may reach across
 	// templates); state 0 pending, 1 evaluating, 2 done.
@@ -360,7 +359,6 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	}
 	if nf := field(nt.n, src, "node_filter"); nf != nil {
 		c.readNodeFilter(nf, nt.path+".node_filter")
-		nt.nodeFilter = nf
 	}
 	if nt.typ == nil {
 		return
