@@ -202,7 +202,7 @@ func splitPath(p string) ([]string, error) {
 	return parts, nil
 }
 
-// Severities of activity log entries.
+// severities are the severities of activity log entries.
 var severities = map[string]bool{"TRACE": true, "DEBUG": true, "INFO": true, "WARNING": true, "ERROR": true}
 
 // normalizeSeverity returns the severity as the protocol reads it: any

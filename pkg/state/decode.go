@@ -473,7 +473,7 @@ func parseState(data []byte) (*State, error) {
 	return &s, nil
 }
 
-// record parses one journal record payload.
+// parseRecord parses one journal record payload.
 func parseRecord(data []byte) (Record, error) {
 	p := &parser{*canonjson.NewReader(data)}
 	var r Record

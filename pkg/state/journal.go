@@ -125,9 +125,10 @@ func (e *JournalDamageError) Unwrap() error { return ErrJournalCorrupt }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
-// A journal line is "<crc32c of payload, 8 hex digits> <payload JSON>\n".
-// The payload never holds a newline (JSON escapes it), so a line that lacks
-// its newline or whose checksum fails was torn by a crash.
+// crcLen is the length of a journal line's checksum: a line is
+// "<crc32c of payload, 8 hex digits> <payload JSON>\n". The payload never
+// holds a newline (JSON escapes it), so a line that lacks its newline or
+// whose checksum fails was torn by a crash.
 const crcLen = 8
 
 func frameLine(dst, payload []byte) []byte {

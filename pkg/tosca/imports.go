@@ -338,8 +338,9 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 	c.loadFile(f, false)
 }
 
-// prefixes are kept per file; a file imported twice with two prefixes is
-// reachable through both.
+// addPrefix adds p to the namespace prefixes the file is imported with:
+// prefixes are kept per file, so a file imported twice with two prefixes
+// is reachable through both.
 func (f *file) addPrefix(p string) {
 	if p == "" || contains(f.prefixes(), p) {
 		return

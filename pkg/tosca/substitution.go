@@ -191,7 +191,9 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 // package-level slice can be changed.
 func workflowKeys() []string {
 	return []string{"description", "metadata", "inputs", "preconditions", "steps", "implementation", "outputs"}
-} // stepKeys lists keynames the grammar allows; a function so that no
+}
+
+// stepKeys lists keynames the grammar allows; a function so that no
 // package-level slice can be changed.
 func stepKeys() []string {
 	return []string{"target", "target_relationship", "operation_host", "filter", "activities", "on_success", "on_failure"}

@@ -604,7 +604,9 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 // package-level slice can be changed.
 func opAssignKeys() []string {
 	return []string{"description", "implementation", "inputs", "outputs", "metadata"}
-} // implKeys lists keynames the grammar allows; a function so that no
+}
+
+// implKeys lists keynames the grammar allows; a function so that no
 // package-level slice can be changed.
 func implKeys() []string {
 	return []string{"primary", "dependencies", "timeout", "operation_host"}

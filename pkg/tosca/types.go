@@ -65,7 +65,7 @@ func (k kind) normPrefix() string {
 		"tosca.relationships.", "tosca.nodes.", "tosca.groups.", "tosca.policies."}[k]
 }
 
-// keysOf lists the keynames a type definition of the kind may use.
+// keys lists the keynames a type definition of the kind may use.
 func (k kind) keys() []string {
 	common := []string{"derived_from", "version", "metadata", "description"}
 	switch k {
