@@ -13,6 +13,7 @@ package typecmp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -134,7 +135,7 @@ func readType(n *yamlsrc.Node, sec string, mode Mode) Type {
 			for _, op := range p.Value.Pairs() {
 				member("operation "+op.Key.Value, op.Value, "")
 			}
-		case contains(fieldKeys(), k):
+		case slices.Contains(fieldKeys(), k):
 			member("field "+k, p.Value, "")
 		}
 	}
@@ -150,15 +151,6 @@ func readType(n *yamlsrc.Node, sec string, mode Mode) Type {
 		}
 	}
 	return td
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // normProp normalises a property definition, accepting the short form

@@ -430,7 +430,7 @@ func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, elig
 			c := &groupCand{items: s.itemSlab.take(len(rcs)), providers: s.provSlab.take(len(rcs))[:0]}
 			for j, rc := range rcs {
 				c.items[j] = item{pick[j], rc, g.Resources[rc]}
-				if !containsProvider(c.providers, pick[j]) {
+				if !slices.Contains(c.providers, pick[j]) {
 					c.providers = append(c.providers, pick[j])
 				}
 			}
@@ -476,15 +476,6 @@ func (s *slab[T]) take(n int) []T {
 	out := s.buf[:n:n]
 	s.buf = s.buf[n:]
 	return out
-}
-
-func containsProvider(l []*provider, p *provider) bool {
-	for _, x := range l {
-		if x == p {
-			return true
-		}
-	}
-	return false
 }
 
 // combine picks one candidate per group, depth first, pruning on merged
@@ -572,7 +563,7 @@ func (s *search) emit(anchor string) {
 	sharing := false
 	for _, c := range s.chosen {
 		for _, p := range c.providers {
-			if !containsProvider(used, p) {
+			if !slices.Contains(used, p) {
 				used = append(used, p)
 				sharing = sharing || p.traits[SharesViaAggregate]
 			}

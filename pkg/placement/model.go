@@ -501,7 +501,7 @@ func (m *Model) SetProviderTraits(name string, generation int64, traits []string
 		sort.Sort(sort.Reverse(sort.StringSlice(unknown)))
 		return 0, badRequest("No such trait %s", strings.Join(unknown, ", "))
 	}
-	if !sameSet(set, p.traits) {
+	if !maps.Equal(set, p.traits) {
 		p.traits = set
 		m.written(p)
 	}
@@ -535,7 +535,7 @@ func (m *Model) SetProviderAggregates(name string, generation int64, aggs []stri
 	for _, a := range aggs {
 		set[a] = true
 	}
-	if !sameSet(set, p.aggs) {
+	if !maps.Equal(set, p.aggs) {
 		p.aggs = set
 		m.written(p)
 	}
@@ -668,16 +668,4 @@ func infoOf(p *provider) ProviderInfo {
 		pi.Usages[rc] = u
 	}
 	return pi
-}
-
-func sameSet(a, b map[string]bool) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k := range a {
-		if !b[k] {
-			return false
-		}
-	}
-	return true
 }

@@ -23,6 +23,7 @@ package tosca
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -855,7 +856,7 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 	// An abstract node the orchestrator selects from its inventory, or
 	// replaces by a substituting topology (whose inputs have their own
 	// defaults), gets its values there (TOSCA 1.3 §3.8.3 directives).
-	checkRequired := !contains(nt.directives, "select") && !contains(nt.directives, "substitute")
+	checkRequired := !slices.Contains(nt.directives, "select") && !slices.Contains(nt.directives, "substitute")
 	for name, d := range defs {
 		if _, ok := c.nodeProp(nt, name); !ok && d.required && checkRequired && d.status != "unsupported" {
 			at := nt.key
@@ -886,7 +887,7 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	if d == nil {
 		return nil, false
 	}
-	if contains(nt.evaluating, name) {
+	if slices.Contains(nt.evaluating, name) {
 		c.errorf(nt.key, nt.path+".properties."+name, CodeFunction, "property %q of node template %q depends on itself through get_property", name, nt.name)
 		return nil, true
 	}

@@ -35,6 +35,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	customdefs "github.com/xosplan/xosplan/custom_definitions"
@@ -152,7 +153,7 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 		return spec, false
 	}
 	long, at := it, it.Range
-	if len(it.Content) == 2 && !contains(longImportKeys(), it.Content[0].Value) {
+	if len(it.Content) == 2 && !slices.Contains(longImportKeys(), it.Content[0].Value) {
 		at = it.Content[0].Range
 		// TOSCA 1.0 named form: `- name: file` or `- name: {file: …}`.
 		path = joinPath(path, it.Content[0].Value)
@@ -342,7 +343,7 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 // prefixes are kept per file, so a file imported twice with two prefixes
 // is reachable through both.
 func (f *file) addPrefix(p string) {
-	if p == "" || contains(f.prefixes(), p) {
+	if p == "" || slices.Contains(f.prefixes(), p) {
 		return
 	}
 	if f.prefix == "" {

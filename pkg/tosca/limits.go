@@ -17,6 +17,7 @@ package tosca
 // a long name raises nothing more than its own diagnostic.
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -131,7 +132,7 @@ func (w *limitWalk) metadata(md *yamlsrc.Node) {
 // imports checks the names of 1.0-style named imports (- name: file).
 func (w *limitWalk) imports(list *yamlsrc.Node) {
 	for i, it := range list.Items() {
-		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 || contains(longImportKeys(), it.Content[0].Value) {
+		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 || slices.Contains(longImportKeys(), it.Content[0].Value) {
 			continue
 		}
 		w.pushIndex(i)
@@ -260,7 +261,7 @@ func (w *limitWalk) entityPair(k, v *yamlsrc.Node, defs bool) {
 // others name operations.
 func (w *limitWalk) iface(n *yamlsrc.Node, defs bool) {
 	eachPair(n, func(k, v *yamlsrc.Node) {
-		if contains(ifaceMetaKeys(), k.Value) {
+		if slices.Contains(ifaceMetaKeys(), k.Value) {
 			w.entityPair(k, v, defs)
 			return
 		}

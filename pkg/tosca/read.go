@@ -368,7 +368,7 @@ func (c *compiler) checkKeysOf(n *yamlsrc.Node, path string, what func() string,
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
-		if !contains(allowed, k.Value) {
+		if !slices.Contains(allowed, k.Value) {
 			c.lenientf(k.Range, joinPath(path, k.Value), CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
 		}
 	}
@@ -410,15 +410,6 @@ func (c *compiler) strList(v *yamlsrc.Node, path, what string) []string {
 		out = append(out, it.Value)
 	}
 	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func quote(s string) string { return `"` + s + `"` }

@@ -174,7 +174,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	}
 	r.Driver = c.renderDriver(nt)
 	r.Sensitive = c.secretPaths(nt, spec)
-	if contains(nt.directives, "select") {
+	if slices.Contains(nt.directives, "select") {
 		r.Management = graph.Unmanaged
 	}
 	c.applyXOS(nt, r)

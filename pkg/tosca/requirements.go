@@ -27,6 +27,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
+	"slices"
 )
 
 func (c *compiler) matchRequirements() {
@@ -65,7 +66,7 @@ func (c *compiler) matchRequirements() {
 // requirement with its occurrences; a missing required one is matched
 // against the topology first.
 func (c *compiler) checkOccurrences(nt *nodeTpl) {
-	if len(nt.typ.reqs) == 0 || contains(nt.directives, "select") || contains(nt.directives, "substitute") || c.substitutable(nt.typ) {
+	if len(nt.typ.reqs) == 0 || slices.Contains(nt.directives, "select") || slices.Contains(nt.directives, "substitute") || c.substitutable(nt.typ) {
 		return
 	}
 	var counts map[string]int

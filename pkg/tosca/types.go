@@ -24,6 +24,7 @@ package tosca
 // "p:Name" and "p.Name".
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -1103,7 +1104,7 @@ func (c *compiler) readOpDefs(into map[string]*opDef, n *yamlsrc.Node, path stri
 				add(q, joinPath(path, p.Key.Value+"."+q.Key.Value))
 			}
 		default:
-			if !contains(ifaceMetaKeys(), p.Key.Value) {
+			if !slices.Contains(ifaceMetaKeys(), p.Key.Value) {
 				add(p, joinPath(path, p.Key.Value))
 			}
 		}
