@@ -67,24 +67,26 @@ var (
 )
 
 // LockInfo describes a lock holder. It is written beside the lock so that
-// anyone blocked by it can see who holds it.
+// anyone blocked by it can see who holds it, as JSON with the field names
+// Terraform users know (the file backend's path+".lock.info", the
+// PostgreSQL backend's lock row).
 type LockInfo struct {
 	// ID identifies the lock for force-unlock; Lock fills it when empty.
-	ID string
+	ID string `json:"ID"`
 	// Operation is the command holding the lock ("apply", "state rm").
-	Operation string
+	Operation string `json:"Operation"`
 	// Who is "user@host"; Lock fills it when empty.
-	Who string
+	Who string `json:"Who"`
 	// Version is the xosplan version of the holder.
-	Version string
+	Version string `json:"Version"`
 	// Created is when the lock was taken (UTC); Lock fills it.
-	Created time.Time
+	Created time.Time `json:"Created"`
 	// Path is the state the lock protects; Lock fills it.
-	Path string
+	Path string `json:"Path"`
 	// PID and Host are the holder's process ID and host name; Lock fills
 	// them. force-unlock checks on this host whether that holder runs.
-	PID  int
-	Host string
+	PID  int    `json:"PID,omitempty"`
+	Host string `json:"Host,omitempty"`
 }
 
 // WithDefaults returns info with the fields a backend fills when the caller

@@ -16,19 +16,6 @@ import (
 	"github.com/xosplan/xosplan/internal/userfile"
 )
 
-// lockInfoFile is the JSON form of LockInfo in path+".lock.info", with the
-// field names Terraform users know.
-type lockInfoFile struct {
-	ID        string    `json:"ID"`
-	Operation string    `json:"Operation"`
-	Who       string    `json:"Who"`
-	Version   string    `json:"Version"`
-	Created   time.Time `json:"Created"`
-	Path      string    `json:"Path"`
-	PID       int       `json:"PID,omitempty"`
-	Host      string    `json:"Host,omitempty"`
-}
-
 // Lock takes the exclusive write lock on the state. The lock is an
 // advisory lock on path+".lock" (flock(2) where available, so that the
 // kernel releases the lock of a crashed holder); the holder's info goes to
@@ -196,7 +183,7 @@ func (info LockInfo) host() string {
 
 // writeLockInfo records the holder beside the lock.
 func (f *File) writeLockInfo(info LockInfo) error {
-	data, err := json.MarshalIndent(lockInfoFile(info), "", "  ")
+	data, err := json.MarshalIndent(info, "", "  ")
 	if err != nil {
 		return err
 	}
@@ -243,11 +230,11 @@ func readLockInfo(path string) (LockInfo, error) {
 	if err != nil {
 		return LockInfo{}, err
 	}
-	var li lockInfoFile
+	var li LockInfo
 	if err := json.Unmarshal(data, &li); err != nil {
 		return LockInfo{}, fmt.Errorf("lock info %s is not valid JSON: %w", path, err)
 	}
-	return LockInfo(li), nil
+	return li, nil
 }
 
 // removeOwnInfo removes the info file if it still names id: after a

@@ -255,7 +255,7 @@ func TestForceUnlockOfAHolderOnAnotherHostNeedsForce(t *testing.T) {
 	ctx := context.Background()
 	f, path := openTemp(t)
 	info := LockInfo{ID: "remote-1", Operation: "apply", Who: "ci@build-7", PID: 4242, Host: "build-7"}
-	if err := os.WriteFile(path+LockInfoSuffix, mustJSON(t, lockInfoFile(info)), 0o600); err != nil {
+	if err := os.WriteFile(path+LockInfoSuffix, mustJSON(t, info), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	err := f.ForceUnlock(ctx, "remote-1", false)

@@ -194,18 +194,6 @@ func (b *Backend) Overwrite(ctx context.Context, s *state.State) error {
 	return nil
 }
 
-// lockInfoRow is LockInfo as stored in xosplan_lock.info.
-type lockInfoRow struct {
-	ID        string    `json:"ID"`
-	Operation string    `json:"Operation"`
-	Who       string    `json:"Who"`
-	Version   string    `json:"Version"`
-	Created   time.Time `json:"Created"`
-	Path      string    `json:"Path"`
-	PID       int       `json:"PID,omitempty"`
-	Host      string    `json:"Host,omitempty"`
-}
-
 // Lock takes the state's advisory lock on a connection of its own, kept
 // until Unlock, and records the holder in xosplan_lock. A held lock gives
 // a *state.LockedError naming the holder after the wait that Options and
@@ -257,7 +245,7 @@ func (b *Backend) Lock(ctx context.Context, info state.LockInfo) (*state.HeldLoc
 		delay = min(delay*2, 250*time.Millisecond)
 	}
 	info.Created = time.Now().UTC()
-	row, _ := json.Marshal(lockInfoRow(info)) // plain strings and a time always marshal
+	row, _ := json.Marshal(info) // plain strings and a time always marshal
 	_, err = conn.Exec(ctx, `INSERT INTO xosplan_lock (name, info, pid) VALUES ($1, $2, pg_backend_pid())
 		ON CONFLICT (name) DO UPDATE SET info = $2, pid = pg_backend_pid()`, b.name, row)
 	b.mu.Lock()
@@ -290,11 +278,11 @@ func (b *Backend) lockedError(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	var raw []byte
-	var row lockInfoRow
+	var row state.LockInfo
 	if err := b.pool.QueryRow(ctx, `SELECT info FROM xosplan_lock WHERE name = $1`, b.name).Scan(&raw); err == nil {
 		_ = json.Unmarshal(raw, &row) // a damaged row still yields "locked by an unknown holder"
 	}
-	return &state.LockedError{Info: state.LockInfo(row)}
+	return &state.LockedError{Info: row}
 }
 
 // ForceUnlock releases the lock when id names it. An advisory lock
@@ -313,7 +301,7 @@ func (b *Backend) ForceUnlock(ctx context.Context, id string, force bool) error 
 	if err != nil {
 		return fmt.Errorf("force-unlock %s: %w", b.where(), err)
 	}
-	var row lockInfoRow
+	var row state.LockInfo
 	if err := json.Unmarshal(raw, &row); err != nil {
 		return fmt.Errorf("force-unlock %s: the lock record is damaged: %w", b.where(), err)
 	}
