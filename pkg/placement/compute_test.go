@@ -6,37 +6,6 @@ import (
 	"testing"
 )
 
-func TestArchTrait(t *testing.T) {
-	for _, tc := range []struct{ arch, trait string }{
-		{"x86_64", "HW_ARCH_X86_64"}, {"AMD64", "HW_ARCH_X86_64"}, {"aarch64", "HW_ARCH_AARCH64"},
-		{"arm64", "HW_ARCH_AARCH64"}, {"ppc64le", "HW_ARCH_PPC64LE"}, {"s390x", "HW_ARCH_S390X"},
-		{"i386", "HW_ARCH_I686"}, {"z80", ""},
-	} {
-		got, ok := ArchTrait(tc.arch)
-		if got != tc.trait || ok != (tc.trait != "") {
-			t.Errorf("ArchTrait(%q) = %q, %v; want %q", tc.arch, got, ok, tc.trait)
-		}
-	}
-}
-
-func TestComputeRequestQuery(t *testing.T) {
-	q, err := ComputeRequest{VCPUs: 2, MemoryMB: 2048, Architecture: "x86_64", Forbidden: []string{"COMPUTE_STATUS_DISABLED"},
-		MemberOf: [][]string{{"rack1", "rack2"}}}.Query()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := "resources=MEMORY_MB:2048,VCPU:2&required=HW_ARCH_X86_64,!COMPUTE_STATUS_DISABLED&member_of=in:rack1,rack2"
-	if q.String() != want {
-		t.Errorf("query %q, want %q", q.String(), want)
-	}
-	if _, err := (ComputeRequest{}).Query(); err == nil {
-		t.Error("an empty request must be refused")
-	}
-	if _, err := (ComputeRequest{VCPUs: 1, Architecture: "z80"}).Query(); err == nil {
-		t.Error("an unknown architecture must be refused")
-	}
-}
-
 // conflictOnce is a Service whose first claim loses a race.
 type conflictOnce struct {
 	*Model
@@ -58,7 +27,7 @@ func TestPlaceReplacesAfterConflict(t *testing.T) {
 	if diags.HasErrors() {
 		t.Fatal(diags.Err())
 	}
-	q, err := ComputeRequest{VCPUs: 4, MemoryMB: 4096, Architecture: "x86_64", Forbidden: []string{"COMPUTE_STATUS_DISABLED"}}.Query()
+	q, err := ParseQuery("resources=VCPU:4,MEMORY_MB:4096&required=HW_ARCH_X86_64,!COMPUTE_STATUS_DISABLED", Latest())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,6 @@ package tosca
 // The os capability's architecture as a placement trait (part of phase 9,
 // render).
 //
-// pkg/placement knows the same mapping (placement.ArchTrait) but the
-// layering keeps tosca from importing it, so the table lives here too.
-//
 // Warnings detected here:
 //   - an architecture with no standard HW_ARCH_* trait (tosca.value); the
 //     request then asks for no architecture rather than for a trait no

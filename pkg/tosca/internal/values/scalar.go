@@ -143,7 +143,7 @@ func formatNumber(written string, f float64) string {
 }
 
 // ScalarUnit parses a canonical or written scalar-unit value of the given
-// kind (any spelling IsScalarUnit accepts) and returns its magnitude in the
+// kind (any spelling Canonical accepts) and returns its magnitude in the
 // kind's base unit: bytes, seconds, Hz or bit/s.
 func ScalarUnit(typ string, s string) (float64, error) {
 	k, ok := scalarKinds[Canonical(typ)]
@@ -155,13 +155,4 @@ func ScalarUnit(typ string, s string) (float64, error) {
 		return 0, err
 	}
 	return v.magnitude, nil
-}
-
-// BaseUnit returns the unit ScalarUnit's magnitudes are expressed in for a
-// scalar-unit type ("B", "s", "Hz", "bps"), or "" for another type.
-func BaseUnit(typ string) string {
-	if k, ok := scalarKinds[Canonical(typ)]; ok {
-		return k.base
-	}
-	return ""
 }

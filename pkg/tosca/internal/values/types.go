@@ -50,13 +50,6 @@ func Canonical(typ string) string {
 	return typ
 }
 
-// IsScalarUnit reports whether typ names one of the four scalar-unit types
-// (in any spelling IsPrimitive accepts).
-func IsScalarUnit(typ string) bool {
-	_, ok := scalarKinds[Canonical(typ)]
-	return ok
-}
-
 // isOrdered reports whether values of the canonical type have an order
 // that Compare knows.
 func isOrdered(typ string) bool {
