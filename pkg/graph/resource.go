@@ -148,6 +148,10 @@ const (
 	Binding    EdgeKind = "binding"
 	Contains   EdgeKind = "contains"
 	Reference  EdgeKind = "reference"
+	// Reads: the source's spec or operation inputs read the target's
+	// properties, attributes, operation outputs or signals, and no other
+	// edge joins the two. Name is where the source reads it.
+	Reads EdgeKind = "reads"
 )
 
 // Edge says Source depends on Target: Target is actuated first and
@@ -156,8 +160,9 @@ type Edge struct {
 	Source string   `json:"source"`
 	Target string   `json:"target"`
 	Kind   EdgeKind `json:"kind"`
-	// Name is the requirement or binding that made the edge.
+	// Name is the requirement or binding that made the edge (for Reads,
+	// where the source reads the target).
 	Name string `json:"name,omitempty"`
-	// Range is where the requirement or binding is written.
+	// Range is where the requirement, binding or read is written.
 	Range diag.Range `json:"-"`
 }

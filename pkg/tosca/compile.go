@@ -176,6 +176,10 @@ type compiler struct {
 	// inSecret is above zero while a value of a sensitive definition is
 	// checked: its diagnostics must not quote it (secrets.go).
 	inSecret int
+	// reads lists, in evaluation order, every get_property,
+	// get_attribute and get_operation_output by which a node template
+	// names another one (functions.go); render makes them edges.
+	reads []readRef
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

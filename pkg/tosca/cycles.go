@@ -5,7 +5,9 @@ package tosca
 // Errors detected here:
 //   - each dependency cycle, named in order ("a -> b -> c -> a"), positioned at the first
 //     requirement of the cycle, with every hop and its requirement's file:line:col in the
-//     detail (tosca.dependency_cycle)
+//     detail (tosca.dependency_cycle); a hop may be a read (get_property, get_attribute or
+//     get_operation_output naming another template), which orders the reader after what it
+//     reads as a requirement does
 //
 // Cycles are found on the compiled graph with Tarjan's algorithm
 // (graph.Cycles, O(V+E)): one diagnostic per strongly connected component.
@@ -28,6 +30,10 @@ func (c *compiler) checkCycles(g *graph.Graph) {
 		for i, e := range cyc {
 			if i > 0 {
 				detail.WriteByte('\n')
+			}
+			if e.Kind == graph.Reads {
+				detail.WriteString(e.Source + " reads " + e.Target + " (" + e.Name + " at " + e.Range.String() + ")")
+				continue
 			}
 			detail.WriteString(e.Source + " requires " + e.Target + " (requirement " + quote(e.Name) + " at " + e.Range.String() + ")")
 		}

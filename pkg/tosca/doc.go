@@ -88,7 +88,7 @@
 //	tosca.valid_target_types       a relationship type cannot target the matched capability's type
 //	tosca.implicit_requirement     an unassigned requirement matched to the first of several templates (warning)
 //	tosca.function                 a malformed or unresolvable function call
-//	tosca.dependency_cycle         node templates that depend on each other, named in order
+//	tosca.dependency_cycle         node templates that depend on each other (requirements, or reads of each other's values), named in order
 //	tosca.substitution             substitution mappings that do not fit their node type or topology
 //	tosca.workflow                 workflow steps with unknown targets, steps or activities
 //	tosca.legacy_type              a non-TOSCA integer type name (int, uint32, …) read as integer (warning)
@@ -172,6 +172,15 @@
 //     Puccini 1.0 examples use them).
 //   - A dependency cycle is an error even between peers (tosca-parser's HA
 //     example): the graph must be ordered to be applied.
+//   - A node template that names another in get_property, get_attribute
+//     or get_operation_output (in a property, attribute, operation input or
+//     relationship operation) is applied after it, as if it required it: a
+//     graph.Reads edge, added only where no requirement joins the two
+//     already. The edges take part in cycle finding, so two templates that
+//     read each other are a dependency cycle. SELF, SOURCE, TARGET and
+//     HOST add none (they name the template itself or what its
+//     requirements order it after), nor do outputs, which no resource
+//     reads.
 //
 // # Errors and warnings
 //

@@ -225,6 +225,9 @@ func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr strin
 		return h, nil, true
 	}
 	if nt := c.topo.nodes[n.Value]; nt != nil {
+		if fn != "get_artifact" {
+			c.noteRead(s, nt, path, n.Range)
+		}
 		return nt, nil, true
 	}
 	if rt := c.topo.rels[n.Value]; rt != nil {
@@ -232,6 +235,32 @@ func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr strin
 	}
 	c.errorf(n.Range, path, CodeUnknownTemplate, "%s: node template %q was not found", fn, n.Value)
 	return nil, nil, false
+}
+
+// readRef is a node template's value naming another node template: the
+// reader is applied after what it reads (render.go adds the edge).
+type readRef struct {
+	reader, target *nodeTpl
+	// where is the path of the value within the reader; at is the
+	// position of the target's name.
+	where string
+	at    diag.Range
+}
+
+// noteRead records that the value at path, evaluated in s, names target
+// by its name. A node template reading itself, and a value that belongs
+// to no node template (an output), read nothing that orders anything.
+// SELF, SOURCE, TARGET and HOST are not recorded: they name the template
+// itself or what its requirements already order it after.
+func (c *compiler) noteRead(s *scope, target *nodeTpl, path string, at diag.Range) {
+	reader := s.node
+	if reader == nil && s.req != nil {
+		reader = s.req.src
+	}
+	if reader == nil || reader == target {
+		return
+	}
+	c.reads = append(c.reads, readRef{reader: reader, target: target, where: strings.TrimPrefix(path, reader.path+"."), at: at})
 }
 
 // sourceOf returns the node template that holds the requirement.

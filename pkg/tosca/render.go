@@ -25,6 +25,7 @@ package tosca
 // (arch.go).
 
 import (
+	"cmp"
 	"maps"
 	"math"
 	"path/filepath"
@@ -60,6 +61,7 @@ func (c *compiler) render() *graph.Graph {
 		c.addEdges(fresh, dropped)
 		g = fresh
 	}
+	c.addReads(g)
 	c.applyPlacementPolicies(g)
 	if len(t.outputs) > 0 {
 		g.Outputs = make(map[string]graph.Value, len(t.outputs))
@@ -120,6 +122,36 @@ func (c *compiler) addEdges(g *graph.Graph, skip map[*reqAssign]bool) map[*reqAs
 		}
 	}
 	return dropped
+}
+
+// addReads adds a graph.Reads edge from each node template to each one
+// it names in get_property, get_attribute or get_operation_output, unless
+// an edge already leads there: what a template reads must be applied
+// first, whether or not a requirement says so. Each edge is placed at the
+// first read in the file (then by path), so that the graph does not
+// depend on the order values were evaluated in.
+func (c *compiler) addReads(g *graph.Graph) {
+	if len(c.reads) == 0 {
+		return
+	}
+	type pair struct{ src, dst string }
+	linked := map[pair]bool{}
+	for _, e := range g.Edges() {
+		linked[pair{e.Source, e.Target}] = true
+	}
+	reads := slices.Clone(c.reads)
+	slices.SortStableFunc(reads, func(a, b readRef) int {
+		return cmp.Or(cmp.Compare(a.reader.name, b.reader.name), cmp.Compare(a.target.name, b.target.name),
+			cmp.Compare(a.at.File, b.at.File), cmp.Compare(a.at.Start.Byte, b.at.Start.Byte), cmp.Compare(a.where, b.where))
+	})
+	for _, r := range reads {
+		k := pair{r.reader.name, r.target.name}
+		if linked[k] || r.reader.typ == nil || r.target.typ == nil {
+			continue
+		}
+		linked[k] = true
+		_ = g.AddEdge(graph.Edge{Source: k.src, Target: k.dst, Kind: graph.Reads, Name: r.where, Range: r.at})
+	}
 }
 
 func (c *compiler) edgeKind(ra *reqAssign) graph.EdgeKind {
