@@ -64,16 +64,7 @@ func Invoke(ctx context.Context, cur *state.State, addr, command string, args ma
 		req.ScriptRoot = s
 	}
 	if fa, ok := rec.Driver.Options[OptionFactoryAddress].(string); ok {
-		if f, ok := cur.Lookup(fa); ok {
-			c := *f
-			c.Feedback.Signals = map[string]graph.Value{SignalFactoryInstances: FactoryInstances(cur.Resources, fa)}
-			for k, v := range f.Feedback.Signals {
-				if k != SignalFactoryInstances {
-					c.Feedback.Signals[k] = v
-				}
-			}
-			req.Factory = &c
-		}
+		req.Factory = scriptFactory(fa, StateLookup(cur))
 	}
 	out, err := invokeSafely(ctx, inv, req, command, args)
 	out.Feedback, err = red.Feedback(out.Feedback), red.Error(err)

@@ -69,15 +69,7 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 		req.ScriptRoot = s
 	}
 	if fa, ok := rec.Driver.Options[OptionFactoryAddress].(string); ok && r.State != nil {
-		if f, ok := r.State.Lookup(fa); ok {
-			c := *f
-			c.Feedback.Signals = maps.Clone(c.Feedback.Signals)
-			if c.Feedback.Signals == nil {
-				c.Feedback.Signals = map[string]graph.Value{}
-			}
-			c.Feedback.Signals[SignalFactoryInstances] = FactoryInstances(r.State.Resources, fa)
-			req.Factory = &c
-		}
+		req.Factory = scriptFactory(fa, StateLookup(r.State))
 	}
 	out, err := callDriver(ctx, d, req)
 	out.Feedback, err = red.Feedback(out.Feedback), red.Error(err)

@@ -71,11 +71,12 @@ type Request struct {
 	// what this one left running.
 	Started func(state.Process)
 	// Factory is, for scripted components, the recorded state of the
-	// factory resource (its Resolved spec is the "configuration:" document
-	// the scripts receive, its Signals hold factory.instances and the
-	// consume-signal mappings used to resolve component references). nil
-	// when the factory is not known; the scripts then get an empty
-	// configuration.
+	// factory resource as it stands now (its Resolved spec is the
+	// "configuration:" document the scripts receive, resolved again from
+	// the current records, so that its consume-signal mappings, which
+	// resolve component references, are those of the instances recorded
+	// now; its Signals hold factory.instances). nil when the factory is
+	// not known; the scripts then get an empty configuration.
 	Factory *state.Resource
 }
 

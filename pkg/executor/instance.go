@@ -137,11 +137,7 @@ func (m instanceModel) feedback(naturalID string, mappings map[string]map[string
 	if len(ifStatus) > 0 {
 		fb.Attributes[AttrInterfaceStatus] = ifStatus
 	}
-	refs := map[string]graph.Value{}
-	collectReferences("", m["components"], mappings, refs)
-	if len(refs) > 0 {
-		fb.Attributes[AttrComponents] = refs
-	}
+	fb.Attributes = resolveReferences(fb.Attributes, m, mappings)
 	if len(fb.Attributes) == 0 {
 		fb.Attributes = nil
 	}
@@ -160,6 +156,23 @@ func (m instanceModel) trim() {
 			delete(cmds, k)
 		}
 	}
+}
+
+// resolveReferences returns attrs with the component references of model
+// resolved again through mappings; attrs itself is not modified. Without
+// references in model, attrs is returned as it is.
+func resolveReferences(attrs map[string]graph.Value, model instanceModel, mappings map[string]map[string]string) map[string]graph.Value {
+	refs := map[string]graph.Value{}
+	collectReferences("", model["components"], mappings, refs)
+	if len(refs) == 0 {
+		return attrs
+	}
+	out := maps.Clone(attrs)
+	if out == nil {
+		out = map[string]graph.Value{}
+	}
+	out[AttrComponents] = refs
+	return out
 }
 
 // collectReferences flattens a components tree into path → reference.
@@ -235,6 +248,75 @@ func FactoryInstances(recorded []state.Resource, factoryAddress string) map[stri
 		out[r.Feedback.InstanceID] = id
 	}
 	return out
+}
+
+// factoryOf returns the address of the factory a scripted component's
+// driver names, or "".
+func factoryOf(d graph.Driver) string {
+	if d.Name != graph.DriverScripted {
+		return ""
+	}
+	fa, _ := d.Options[OptionFactoryAddress].(string)
+	return fa
+}
+
+// withInstances returns a copy of the factory record f whose Signals hold
+// its SignalFactoryInstances mapping, computed from members (the records
+// of its components): no script of the factory reports it.
+func withInstances(f *state.Resource, members []state.Resource) *state.Resource {
+	c := *f
+	c.Feedback.Signals = maps.Clone(c.Feedback.Signals)
+	if c.Feedback.Signals == nil {
+		c.Feedback.Signals = map[string]graph.Value{}
+	}
+	c.Feedback.Signals[SignalFactoryInstances] = FactoryInstances(members, f.Address)
+	return &c
+}
+
+// StateLookup returns a Lookup over the records of st, as the walk's own
+// lookup reads them: a factory comes with its SignalFactoryInstances
+// signal, computed from the recorded components that name it.
+func StateLookup(st *state.State) Lookup {
+	if st == nil {
+		return func(string) (*state.Resource, bool) { return nil, false }
+	}
+	byAddr := make(map[string]*state.Resource, len(st.Resources))
+	members := map[string][]state.Resource{}
+	for i := range st.Resources {
+		r := &st.Resources[i]
+		byAddr[r.Address] = r
+		if fa := factoryOf(r.Driver); fa != "" {
+			members[fa] = append(members[fa], *r)
+		}
+	}
+	return func(addr string) (*state.Resource, bool) {
+		r, ok := byAddr[addr]
+		if ok && len(members[addr]) > 0 {
+			return withInstances(r, members[addr]), true
+		}
+		return r, ok
+	}
+}
+
+// scriptFactory returns the factory at addr as its components' scripts
+// see it now: with its factory.instances signal (lookup computes it), and
+// its spec resolved again through lookup, so that a consume-signal pin
+// bound to another factory's factory.instances maps the instances
+// recorded now rather than those of the factory's last apply: a reference
+// resolves as soon as its mapping has arrived. A spec that cannot be
+// resolved keeps the resolution recorded. Nil when addr is not recorded.
+func scriptFactory(addr string, lookup Lookup) *state.Resource {
+	f, ok := lookup(addr)
+	if !ok {
+		return nil
+	}
+	c := *f
+	if graph.HasUnknown(f.Spec) {
+		if resolved, err := ResolveMap(f.Spec, lookup); err == nil {
+			c.Feedback.Resolved = resolved
+		}
+	}
+	return &c
 }
 
 // OptionFactory is the graph.Driver.Options key of a scripted component's

@@ -242,21 +242,15 @@ type Output struct {
 }
 
 // ResolveOutputs resolves the outputs of g (graph.Graph.Outputs) against
-// recorded state, as they stand after an apply. An output is Sensitive
+// recorded state, as they stand after an apply, a factory's
+// factory.instances included (StateLookup). An output is Sensitive
 // when g lists it in SensitiveOutputs, when resolving it reads a value at
 // a sensitive path of a recorded resource, or when its value holds a
 // secret of g or st that a Redactor would replace. An output that cannot
 // be resolved (it reads a resource that is not recorded) is left out and
 // its name returned in missing, sorted.
 func ResolveOutputs(g *graph.Graph, st *state.State) (values map[string]Output, missing []string) {
-	byAddr := make(map[string]*state.Resource, len(st.Resources))
-	for i := range st.Resources {
-		byAddr[st.Resources[i].Address] = &st.Resources[i]
-	}
-	lookup := func(addr string) (*state.Resource, bool) {
-		r, ok := byAddr[addr]
-		return r, ok
-	}
+	lookup := StateLookup(st)
 	secret := map[string]bool{}
 	for _, name := range g.SensitiveOutputs {
 		secret[name] = true

@@ -201,10 +201,13 @@ func (s *Scripted) prepare(i int, req Request) (*target, *BatchResult) {
 	if !drv.HasOperation(key) {
 		switch req.Action {
 		case ActionHealth, ActionRead:
-			// Nothing to ask: the recorded state stands.
+			// Nothing to ask: the recorded state stands, but for the
+			// component references, which resolve through the
+			// factory's mappings as they are now.
 			var fb state.Feedback
 			if req.Prior != nil {
 				fb = req.Prior.Feedback
+				fb.Attributes = resolveReferences(fb.Attributes, t.model, factoryMappings(req.Factory))
 			}
 			fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok (no health check script)"
 			return nil, &BatchResult{Outcome: Outcome{Feedback: fb}}

@@ -132,7 +132,7 @@ func newWalker(ctx context.Context, p *planner.Plan, prior *state.State, j Journ
 // addMember notes the resource at addr as a member of the factory its
 // driver names, if it is a scripted component.
 func (w *walker) addMember(addr string, d graph.Driver) {
-	if fa, ok := d.Options[OptionFactoryAddress].(string); ok && fa != "" && d.Name == graph.DriverScripted {
+	if fa := factoryOf(d); fa != "" {
 		w.members[fa] = append(w.members[fa], addr)
 	}
 }

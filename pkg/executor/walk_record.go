@@ -63,13 +63,7 @@ func (w *walker) lookup(addr string) (*state.Resource, bool) {
 			recs = append(recs, *mr)
 		}
 	}
-	c := *r
-	c.Feedback.Signals = maps.Clone(c.Feedback.Signals)
-	if c.Feedback.Signals == nil {
-		c.Feedback.Signals = map[string]graph.Value{}
-	}
-	c.Feedback.Signals[SignalFactoryInstances] = FactoryInstances(recs, addr)
-	return &c, true
+	return withInstances(r, recs), true
 }
 
 // outcomeRecord builds the journal record of a driver call (or of a

@@ -130,9 +130,7 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		w.redact.AddPaths(req.Resolved, res.Sensitive)
 		w.addSensitiveInputs(res.Driver, req.Inputs)
 		if fa, ok := res.Driver.Options[OptionFactoryAddress].(string); ok {
-			if f, ok := w.lookup(fa); ok {
-				req.Factory = f
-			}
+			req.Factory = scriptFactory(fa, w.lookup)
 		}
 	}
 	d, ok := w.drivers.Lookup(drvName)

@@ -72,6 +72,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 	// publisher: through a resolved reference.Service to the application
 	// that provides it.
 	signals := map[*graph.Resource]map[string][]graph.Value{}
+	var reads []signalRead
 	for _, l := range env.links {
 		addEdge(l.consumer.c, l.provider.c, graph.Binding, l.via.text, l.via.rng)
 		if l.consumer.p == nil || l.consumer.p.kind != pinConsume {
@@ -88,6 +89,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 		for _, src := range env.publishers(l.provider) {
 			if r := resources[src.c]; r != nil {
 				signals[res][key] = append(signals[res][key], graph.Unknown{Func: "signal", Args: []graph.Value{r.Address, src.iface, src.p.name}})
+				reads = append(reads, signalRead{consumer: l.consumer.c, publisher: src, key: key, rng: l.via.rng})
 			}
 		}
 	}
@@ -116,12 +118,67 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 			}
 		})
 	}
+	addReads(g, reads, resources, env.factoryMembers())
 	for _, cyc := range g.Cycles() {
 		diags = diags.Errorf(cyc[0].Range, "", CodeDependencyCycle,
 			"bindings form a dependency cycle, so no component can be applied first: %s", graph.CyclePath(cyc))
 	}
 	env.outputs(g, resources)
 	return g, diags
+}
+
+// signalRead is a consumed signal: the consumer's spec reads the
+// publisher's pin at key.
+type signalRead struct {
+	consumer  *component
+	publisher pinRef
+	key       string
+	rng       diag.Range
+}
+
+// addReads orders each consumer of a signal after what it reads, with a
+// graph.Reads edge where no edge joins the two yet: after the publisher
+// (a binding may reach it only through a reference.Service or an
+// endpoint), and, for a factory's factory.instances, after every
+// component of that factory too, since the signal maps their ids and is
+// complete only once they are applied.
+func addReads(g *graph.Graph, reads []signalRead, resources map[*component]*graph.Resource, members map[*component][]*component) {
+	type pair struct{ src, dst string }
+	linked := map[pair]bool{}
+	for _, e := range g.Edges() {
+		linked[pair{e.Source, e.Target}] = true
+	}
+	add := func(r signalRead, dst *component) {
+		s, d := resources[r.consumer], resources[dst]
+		if s == nil || d == nil || s == d || linked[pair{s.Address, d.Address}] {
+			return
+		}
+		linked[pair{s.Address, d.Address}] = true
+		// Both ends are in the graph, so AddEdge cannot fail.
+		_ = g.AddEdge(graph.Edge{Source: s.Address, Target: d.Address, Kind: graph.Reads, Name: r.key, Range: r.rng})
+	}
+	for _, r := range reads {
+		add(r, r.publisher.c)
+		if r.publisher.c.kind == KindComponentFactory && r.publisher.iface == "factory" && r.publisher.p.name == "instances" {
+			for _, m := range members[r.publisher.c] {
+				add(r, m)
+			}
+		}
+	}
+}
+
+// factoryMembers maps each factory to the components whose factory.name
+// finds it, in the order of the environment.
+func (env *environment) factoryMembers() map[*component][]*component {
+	out := map[*component][]*component{}
+	for _, app := range env.apps {
+		walkComponents(app.root, func(c *component) {
+			if c.factory != nil {
+				out[c.factory] = append(out[c.factory], c)
+			}
+		})
+	}
+	return out
 }
 
 // outputs exposes each application's top-level published signals as
