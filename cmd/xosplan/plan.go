@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
@@ -289,7 +290,7 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 	if root == "" {
 		root = defaultScriptRoot(res.ManifestFolders())
 	}
-	maps.Copy(digests, scriptDigests(ctx, desired, root, spec.root))
+	maps.Copy(digests, digestOperations(ctx, desired, root, spec.root))
 	opts.InputDigests, opts.Configuration = digests, spec.paths
 	p, planDiags := planner.Diff(ctx, desired, prior, opts)
 	diags = diags.Extend(planDiags)
@@ -312,36 +313,74 @@ func inputDigests(files []string, inputs map[string]any, salt string) (map[strin
 	return planner.Digests(files, values, salt)
 }
 
-// scriptDigests digests the scripts the configured resources run, keyed
-// by their path (relative to the working folder when under it), so that a
-// plan names the scripts it reviewed. Only scripts inside the
-// configuration root are read, through userfile's checks: a template may
-// name any file as its implementation, and the digest of a small file
-// outside the project (a token, a host name) would give its content away
-// to a guesser. A script that cannot be read is left out; the driver
-// reports it when it runs.
-func scriptDigests(ctx context.Context, g *graph.Graph, scriptRoot string, root *config.Root) map[string]string {
+// digestOperations digests the scripts and artifacts the configured
+// resources run: it returns their digests keyed by path (relative to the
+// working folder when under it), so that a plan names the scripts it
+// reviewed, and records in each operation the digest of what it runs
+// (graph.Operation.Digest), which the planner compares with the one
+// enacted. Only files inside the configuration root are read, through
+// userfile's checks: a template may name any file as its implementation,
+// and the digest of a small file outside the project (a token, a host
+// name) would give its content away to a guesser. A file that cannot be
+// read is left out, and so is the digest of the operation that runs it;
+// the driver reports the file when it runs.
+func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, root *config.Root) map[string]string {
 	out := map[string]string{}
 	wd, err := os.Getwd()
 	if err != nil {
 		return out
 	}
+	unreadable := map[string]bool{}
+	digest := func(f string) (string, bool) {
+		key := f
+		if abs, err := filepath.Abs(f); err == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
+				key = filepath.ToSlash(rel)
+			} else {
+				key = abs
+			}
+		}
+		if d, done := out[key]; done {
+			return d, true
+		}
+		if unreadable[key] {
+			return "", false
+		}
+		data, problem := config.ReadFile(ctx, f, root)
+		if problem != nil {
+			unreadable[key] = true
+			return "", false
+		}
+		out[key] = planner.Digest(data)
+		return out[key], true
+	}
 	for _, r := range g.Resources() {
-		for _, f := range executor.ScriptFiles(r, scriptRoot) {
-			key := f
-			if abs, err := filepath.Abs(f); err == nil {
-				if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
-					key = filepath.ToSlash(rel)
-				} else {
-					key = abs
+		var ops map[string]graph.Operation
+		for _, k := range slices.Sorted(maps.Keys(r.Driver.Operations)) {
+			op := r.Driver.Operations[k]
+			files, complete := executor.OperationFiles(r, op, scriptRoot)
+			sums := make([]string, 0, len(files))
+			for _, f := range files {
+				if d, ok := digest(f); ok {
+					sums = append(sums, d)
 				}
 			}
-			if _, done := out[key]; done {
+			if !complete || len(sums) != len(files) || len(sums) == 0 {
 				continue
 			}
-			if data, problem := config.ReadFile(ctx, f, root); problem == nil {
-				out[key] = planner.Digest(data)
+			op.Digest = sums[0]
+			if len(sums) > 1 {
+				op.Digest = planner.Digest([]byte(strings.Join(sums, "\n")))
 			}
+			if ops == nil {
+				// The graph's operations may be shared; this resource
+				// gets its own map.
+				ops = maps.Clone(r.Driver.Operations)
+			}
+			ops[k] = op
+		}
+		if ops != nil {
+			r.Driver.Operations = ops
 		}
 	}
 	return out

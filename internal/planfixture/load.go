@@ -62,10 +62,18 @@ func canonicalMap(m map[string]graph.Value) map[string]graph.Value {
 	return v
 }
 
+// canonicalDriver canonicalizes the operation inputs of d in place.
+func canonicalDriver(d *graph.Driver) {
+	for k, op := range d.Operations {
+		op.Inputs = canonicalMap(op.Inputs)
+		d.Operations[k] = op
+	}
+}
+
 // LoadCase reads desired.json (optional: empty configuration), state.json
 // (optional: nil state) and options.json (optional: zero Options) of a case
-// folder, with specs canonicalized. Any unreadable or invalid file fails
-// the test.
+// folder, with specs and operation inputs canonicalized. Any unreadable or
+// invalid file fails the test.
 func LoadCase(t testing.TB, dir string) (*graph.Graph, *state.State, Options) {
 	t.Helper()
 	g := graph.New()
@@ -73,6 +81,7 @@ func LoadCase(t testing.TB, dir string) (*graph.Graph, *state.State, Options) {
 	if decodeJSON(t, filepath.Join(dir, "desired.json"), &ir) {
 		for _, r := range ir.Resources {
 			r.Spec = canonicalMap(r.Spec)
+			canonicalDriver(&r.Driver)
 			if err := g.AddResource(r); err != nil {
 				t.Fatal(err)
 			}
@@ -89,6 +98,7 @@ func LoadCase(t testing.TB, dir string) (*graph.Graph, *state.State, Options) {
 	if decodeJSON(t, filepath.Join(dir, "state.json"), &s) {
 		for i := range s.Resources {
 			s.Resources[i].Spec = canonicalMap(s.Resources[i].Spec)
+			canonicalDriver(&s.Resources[i].Driver)
 		}
 		st = &s
 	}

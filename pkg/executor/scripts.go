@@ -8,21 +8,35 @@ import (
 )
 
 // ScriptFiles returns the files the drivers would run for the configured
-// resource r, as they find them: an exec implementation under the folder
-// of r's source file (the working folder when r has none), a scripted
-// component's scripts under scriptRoot. Each file is listed once, sorted.
-// A script the driver would refuse (outside its root, missing, no root
-// given) is left out: running it fails anyway. A plan digests these files
-// so that apply refuses it when a script changed since.
+// resource r, as they find them (OperationFiles of each operation), each
+// listed once, sorted. A plan digests these files so that apply refuses it
+// when a script changed since.
 func ScriptFiles(r *graph.Resource, scriptRoot string) []string {
 	var out []string
 	for _, op := range r.Driver.Operations {
-		if op.Implementation == "" {
-			continue
-		}
+		files, _ := OperationFiles(r, op, scriptRoot)
+		out = append(out, files...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// OperationFiles returns the files op of the configured resource r runs,
+// as the driver finds them: its implementation, then its dependencies in
+// order; for exec, under the folder of r's source file (the working
+// folder when r has none); for a scripted component, under scriptRoot.
+// complete is false when some file named is left out because the driver
+// would refuse it (outside its root, missing, no root given): running it
+// fails anyway. An operation without an implementation runs nothing.
+func OperationFiles(r *graph.Resource, op graph.Operation, scriptRoot string) (files []string, complete bool) {
+	if op.Implementation == "" {
+		return nil, true
+	}
+	complete = true
+	for _, name := range append([]string{op.Implementation}, op.Dependencies...) {
 		switch r.Driver.Name {
 		case graph.DriverExec:
-			p := filepath.FromSlash(op.Implementation)
+			p := filepath.FromSlash(name)
 			if !filepath.IsAbs(p) {
 				dir := "."
 				if r.Range.File != "" {
@@ -30,13 +44,16 @@ func ScriptFiles(r *graph.Resource, scriptRoot string) []string {
 				}
 				p = filepath.Join(dir, p)
 			}
-			out = append(out, p)
+			files = append(files, p)
 		case graph.DriverScripted:
-			if p, err := resolveScript(scriptRoot, op.Implementation); err == nil {
-				out = append(out, p)
+			if p, err := resolveScript(scriptRoot, name); err == nil {
+				files = append(files, p)
+			} else {
+				complete = false
 			}
+		default:
+			complete = false
 		}
 	}
-	slices.Sort(out)
-	return slices.Compact(out)
+	return files, complete
 }

@@ -61,15 +61,20 @@ func (w *walker) skeleton(t task) (Request, string, error) {
 		req.Prior = prior
 	case n.step.Op == planner.StepCreate:
 		req.Action = ActionCreate
+		if n.change.Reruns() {
+			// The create runs again over the recorded object (its last
+			// apply failed, or a health check found it failed): the
+			// actuators are idempotent, and goal-oriented repair runs the
+			// whole actuator rather than guess which part failed. Prior
+			// stays, so the object keeps its id.
+			req.Prior = prior
+		}
 	case n.step.Op == planner.StepUpdate:
 		req.Action = ActionUpdate
 		req.Prior = prior
-		// An update because the last apply failed (or of a resource that
-		// never succeeded) runs the create: the actuators are idempotent,
-		// and goal-oriented repair runs the whole actuator rather than
-		// guess which part failed. Prior stays, so the object keeps its
-		// id.
-		if prior == nil || prior.Feedback.Enacted.IsZero() || n.change.Reason == planner.ReasonLastApplyFailed {
+		// An update of a resource that was never enacted (a record
+		// written by hand) runs the create.
+		if prior == nil || prior.Feedback.Enacted.IsZero() {
 			req.Action = ActionCreate
 		}
 	case n.step.Op == planner.StepRead:

@@ -352,15 +352,18 @@ func TestWalkReplace(t *testing.T) {
 	}
 }
 
-func TestWalkUpdateOfNeverEnactedRunsCreate(t *testing.T) {
+// TestWalkNeverEnactedIsPlannedAndRunAsCreate: a resource whose create
+// failed is planned as a create again (the plan says what runs), and the
+// walk runs it with the recorded object as its prior.
+func TestWalkNeverEnactedIsPlannedAndRunAsCreate(t *testing.T) {
 	g := buildGraph(t, res{addr: "a", drv: graph.DriverNoop})
 	f := newFake()
 	f.alwaysFail["a"] = true
 	_, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
 	st := j.state(nil)
 	p := planOf(t, g, st, planner.Options{})
-	if c, _ := p.Change("a"); c.Action != planner.Update {
-		t.Fatalf("planned %v, want an update of the failed resource", c.Action)
+	if c, _ := p.Change("a"); c.Action != planner.Create || c.Reason != planner.ReasonLastApplyFailed {
+		t.Fatalf("planned %v because %v, want the create again because the last apply failed", c.Action, c.Reason)
 	}
 	f = newFake()
 	rep, _ := walkFake(t, f, p, st, fastOpts())
@@ -370,7 +373,7 @@ func TestWalkUpdateOfNeverEnactedRunsCreate(t *testing.T) {
 	if calls := f.callList(); strings.Join(calls, " ") != "a:create" {
 		t.Errorf("calls %v, want the create that never finished", calls)
 	}
-	if got := stepResults(rep)["a:update"]; got.Result != ResultApplied {
+	if got := stepResults(rep)["a:create"]; got.Result != ResultApplied {
 		t.Errorf("report: %+v", got)
 	}
 }

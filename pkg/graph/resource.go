@@ -62,6 +62,13 @@ type Operation struct {
 	Implementation string `json:"implementation,omitempty"`
 	// Dependencies are further files the implementation needs.
 	Dependencies []string `json:"dependencies,omitempty"`
+	// Digest is "sha256:<hex>" of what the operation runs: of the
+	// implementation file's content, or, with dependencies, of the
+	// digests of the implementation and each dependency in order, one a
+	// line. Empty when a file could not be read within the configuration
+	// root (or before the configuration's files were digested): then the
+	// content is not compared.
+	Digest string `json:"digest,omitempty"`
 	// Inputs are passed to the implementation (environment variables for
 	// exec, the stdin document for scripted); values may be Unknown.
 	Inputs map[string]Value `json:"inputs,omitempty"`

@@ -359,6 +359,14 @@ func (u *universe) newChange(i int) ResourceChange {
 	}
 	if c.Before != nil && c.After != nil {
 		c.ChangedPaths = ChangedPaths(c.Before, c.After)
+		// A record without a driver (written by hand) says nothing
+		// about its operations.
+		if r := u.rec[i]; r.Driver.Name != "" {
+			c.OperationPaths = OperationPaths(r.Driver.Operations, u.cfg[i].Driver.Operations)
+			if c.OperationPaths != nil {
+				c.PriorOperations = r.Driver.Operations
+			}
+		}
 	}
 	return c
 }
@@ -384,6 +392,7 @@ func (u *universe) destroyChanges(selected []bool) []ResourceChange {
 		c := u.newChange(i)
 		// A destroy plan shows what goes away, not the configured values.
 		c.After, c.ChangedPaths, c.PriorType = nil, nil, ""
+		c.OperationPaths, c.PriorOperations = nil, nil
 		c.Type, c.Driver, c.Management = u.rec[i].Type, u.rec[i].Driver, u.rec[i].Management
 		c.Action, c.Reason = Delete, ReasonDestroyRequested
 		// Unmanaged now or when recorded: never ours to delete.
@@ -420,7 +429,7 @@ func (u *universe) changes(ctx context.Context, selected []bool, opts Options, d
 		c := u.newChange(i)
 		g, r := u.cfg[i], u.rec[i]
 		cbd := opts.CreateBeforeDestroy || g.CreateBeforeDestroy
-		c.Action, c.Reason, c.ReasonPaths = decide(g, r, c.ChangedPaths, replace[g.Address], cbd)
+		c.Action, c.Reason, c.ReasonPaths = decide(g, r, c.ChangedPaths, c.OperationPaths, replace[g.Address], cbd)
 		if replace[g.Address] && c.Reason != ReasonReplaceRequested {
 			diags = diags.Warnf(diag.Range{}, "", CodeReplaceIgnore,
 				"--replace %s has no effect: it is %s", g.Address, replaceIgnoredWhy(g, r))
@@ -458,9 +467,16 @@ func replaceIgnoredWhy(g *graph.Resource, r *state.Resource) string {
 }
 
 // decide is the one place that chooses a configured resource's own action
-// and reason from its desired and recorded forms; dependencies are
-// considered afterwards (forceByDependencies).
-func decide(g *graph.Resource, r *state.Resource, changed []string, replaceRequested, cbd bool) (Action, Reason, []string) {
+// and reason from its desired and recorded forms (changed: the spec paths
+// that differ; opChanged: the operation paths); dependencies are
+// considered afterwards (forceByDependencies). An operation change is
+// applied as a spec change is: in place when the driver can, else by
+// replacement. A resource whose last apply did not succeed, or that a
+// health check found failed since, is created again when its driver could
+// update it, because the walk then runs the whole actuator (goal-oriented
+// repair, the recorded object keeping its ids), not the update: the plan
+// says what will run.
+func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, replaceRequested, cbd bool) (Action, Reason, []string) {
 	if g.Management == graph.Unmanaged {
 		// A record made while the resource was managed is read again, so
 		// that the state stops treating it as ours (destroy then forgets it).
@@ -473,34 +489,54 @@ func decide(g *graph.Resource, r *state.Resource, changed []string, replaceReque
 		// A resource that was only read before is not ours yet: create it.
 		return Create, ReasonNotInState, nil
 	}
+	inPlace := canUpdateInPlace(g.Driver)
+	declared := len(changed) > 0 || len(opChanged) > 0
 	switch {
 	case replaceRequested:
 		return replacement(cbd), ReasonReplaceRequested, nil
 	case r.Type != g.Type:
 		return replacement(cbd), ReasonTypeChanged, nil
-	case len(changed) > 0 && canUpdateInPlace(g.Driver):
-		return Update, ReasonSpecChanged, changed
-	case len(changed) > 0:
+	case declared && !inPlace:
 		return replacement(cbd), ReasonCannotUpdate, changed
-	case !r.Succeeded() && canUpdateInPlace(g.Driver):
-		return Update, ReasonLastApplyFailed, nil
-	case !r.Succeeded():
-		return replacement(cbd), ReasonLastApplyFailed, nil
+	case !r.Succeeded() && !inPlace:
+		return replacement(cbd), failureReason(r), nil
+	case !r.Succeeded() && (!declared || r.Feedback.Enacted.IsZero()):
+		// Never enacted: the walk creates it, whatever changed since.
+		return Create, failureReason(r), nil
+	case len(changed) > 0:
+		return Update, ReasonSpecChanged, changed
+	case len(opChanged) > 0:
+		reason, paths := operationReason(opChanged, r.Driver.Operations, g.Driver.Operations)
+		return Update, reason, paths
 	}
 	return NoOp, ReasonNone, nil
+}
+
+// failureReason says why a resource that did not succeed runs again:
+// ReasonInstanceFailed when its last apply succeeded (it was enacted, and
+// no attempt came after) and a health check since recorded it failed,
+// ReasonLastApplyFailed otherwise.
+func failureReason(r *state.Resource) Reason {
+	fb := r.Feedback
+	if fb.BackendCode == state.BackendError && !fb.Enacted.IsZero() && !fb.LastAttempt.After(fb.Enacted) {
+		return ReasonInstanceFailed
+	}
+	return ReasonLastApplyFailed
 }
 
 // forceByDependencies applies the rules for dependencies: a resource now
 // hosted on (or contained in) another resource than the one recorded
 // moves, so it is replaced; one hosted on a replaced (or re-created)
 // resource is replaced with it, because it lives on the old one; one whose
-// spec reads a replaced resource's feedback (an Unknown reference) is
-// updated in place when its driver can, else replaced, because the values
-// it was given will change. Other dependents are left alone. Deps are
-// decided first, so the rules cascade.
+// spec or operation inputs read a replaced resource's feedback (an
+// Unknown reference) is updated in place when its driver can, else
+// replaced, because the values it was given will change. Other dependents
+// are left alone, and so are the dependents of a resource whose create
+// runs again over the recorded object (ResourceChange.Reruns): it is not
+// a new object. Deps are decided first, so the rules cascade.
 func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceChange, at []int, cbd bool) {
 	g := u.cfg[i]
-	if g.Management == graph.Unmanaged || u.rec[i] == nil || c.Action == Create {
+	if g.Management == graph.Unmanaged || u.rec[i] == nil || c.Action == Create && !c.Reruns() {
 		return
 	}
 	var refs []string
@@ -522,7 +558,7 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 		}
 		// A dependency created anew (recorded state lost it) is a new object
 		// for its dependents, as a replaced one is.
-		if at[d] < 0 || !(out[at[d]].Action.IsReplace() || out[at[d]].Action == Create) {
+		if at[d] < 0 || !(out[at[d]].Action.IsReplace() || out[at[d]].Action == Create && !out[at[d]].Reruns()) {
 			continue
 		}
 		switch {
@@ -535,7 +571,7 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 			}
 		default:
 			if !refsDone {
-				refs, refsDone = specRefs(g.Spec), true
+				refs, refsDone = unionSorted(specRefs(g.Spec), operationRefs(g.Driver.Operations)), true
 			}
 			if _, found := slices.BinarySearch(refs, dep); !found {
 				continue
@@ -547,7 +583,7 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 				}
 			}
 			if c.Reason == ReasonDependencyReplaced {
-				c.ReasonPaths = unionSorted(c.ReasonPaths, keysReading(g.Spec, dep))
+				c.ReasonPaths = unionSorted(c.ReasonPaths, unionSorted(keysReading(g.Spec, dep), inputsReading(g.Driver.Operations, dep)))
 			}
 		}
 		if c.Reason == ReasonDependencyReplaced {

@@ -34,6 +34,9 @@ func describe(p *Plan, diags diag.Diagnostics) string {
 			if len(c.ForcedBy) > 0 {
 				fmt.Fprintf(&b, " forced_by=%s", strings.Join(c.ForcedBy, ","))
 			}
+			if len(c.OperationPaths) > 0 {
+				fmt.Fprintf(&b, " operation_paths=%s", strings.Join(c.OperationPaths, ","))
+			}
 			b.WriteString("\n")
 		}
 		b.WriteString("steps:\n")

@@ -9,19 +9,26 @@
 //
 //   - whether a resource needs action (decide): its desired spec differs
 //     from the enacted one (graph.Equal; Unknowns compare as expressions),
-//     its type changed, or its last apply did not succeed (backend_code is
-//     not ok); feedback never causes an action (XOS: updated > enacted).
-//     Unmanaged resources are only ever read: when not recorded yet, when
-//     their spec changed or their last read failed;
+//     so do its operations (inputs, output mappings, implementation path,
+//     dependencies and content digest: operations.go), its type changed,
+//     or its last apply did not succeed (backend_code is not ok, also after
+//     a health check found it failed); feedback never causes an action
+//     (XOS: updated > enacted). A record without digests (written before
+//     they were kept) compares no content, so upgrading plans nothing.
+//     A resource that did not succeed is created again when its driver
+//     could update it, since the walk then runs the whole actuator: the
+//     plan says what will run. Unmanaged resources are only ever read:
+//     when not recorded yet, when their spec changed or their last read
+//     failed;
 //   - whether a change can be applied in place (canUpdateInPlace): the
 //     driver's answer; anything else replaces the resource, delete first
 //     unless the resource or --create-before-destroy asks otherwise;
 //   - what a dependency's change does to its dependents
 //     (forceByDependencies): a resource hosted on a replaced (or
 //     re-created) resource is replaced with it, one moved to another host
-//     is replaced, one whose spec reads a replaced resource's feedback is
-//     updated (or replaced when its driver cannot update); other
-//     dependents are left alone;
+//     is replaced, one whose spec or operation inputs read a replaced
+//     resource's feedback is updated (or replaced when its driver cannot
+//     update); other dependents are left alone;
 //   - the apply order (Plan.Steps): deletes before what they depended on,
 //     creates and updates after what they depend on, the old half of
 //     create-before-destroy replacements last; create-before-destroy is

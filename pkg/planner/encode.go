@@ -49,33 +49,39 @@ func writeDriver(w *canonjson.Writer, d *graph.Driver) {
 	o := w.BeginObject()
 	o.Field("name").String(d.Name)
 	if len(d.Operations) > 0 {
-		e := o.Field("operations")
-		keys := canonjson.PushKeys(e, d.Operations)
-		ops := e.BeginObject()
-		for _, k := range keys {
-			op := d.Operations[k]
-			oo := ops.Key(k).BeginObject()
-			omitEmptyString(&oo, "implementation", op.Implementation)
-			omitEmpty(&oo, "dependencies", op.Dependencies)
-			if len(op.Inputs) > 0 {
-				canonjson.Map(oo.Field("inputs"), redactInputs(op.Inputs, op.Sensitive))
-			}
-			omitEmpty(&oo, "sensitive", op.Sensitive)
-			if len(op.Outputs) > 0 {
-				canonjson.Map(oo.Field("outputs"), op.Outputs)
-			}
-			if op.Timeout != 0 {
-				oo.Field("timeout").Int(int64(op.Timeout))
-			}
-			oo.End()
-		}
-		ops.End()
-		e.PopKeys(keys)
+		writeOperations(o.Field("operations"), d.Operations)
 	}
 	if len(d.Options) > 0 {
 		canonjson.Map(o.Field("options"), d.Options)
 	}
 	o.End()
+}
+
+// writeOperations writes operations as encoding/json would, sensitive
+// input values as null.
+func writeOperations(e *canonjson.Writer, operations map[string]graph.Operation) {
+	keys := canonjson.PushKeys(e, operations)
+	ops := e.BeginObject()
+	for _, k := range keys {
+		op := operations[k]
+		oo := ops.Key(k).BeginObject()
+		omitEmptyString(&oo, "implementation", op.Implementation)
+		omitEmpty(&oo, "dependencies", op.Dependencies)
+		omitEmptyString(&oo, "digest", op.Digest)
+		if len(op.Inputs) > 0 {
+			canonjson.Map(oo.Field("inputs"), redactInputs(op.Inputs, op.Sensitive))
+		}
+		omitEmpty(&oo, "sensitive", op.Sensitive)
+		if len(op.Outputs) > 0 {
+			canonjson.Map(oo.Field("outputs"), op.Outputs)
+		}
+		if op.Timeout != 0 {
+			oo.Field("timeout").Int(int64(op.Timeout))
+		}
+		oo.End()
+	}
+	ops.End()
+	e.PopKeys(keys)
 }
 
 // redactInputs returns inputs with the values of the sensitive names
@@ -106,6 +112,7 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 	o.Field("action").String(c.Action.String())
 	o.Field("action_reason").String(c.Reason.String())
 	omitEmpty(&o, "changed_paths", c.ChangedPaths)
+	omitEmpty(&o, "operation_paths", c.OperationPaths)
 	omitEmpty(&o, "reason_paths", c.ReasonPaths)
 	omitEmpty(&o, "forced_by", c.ForcedBy)
 	canonjson.Map(o.Field("before"), before)
@@ -114,6 +121,9 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 	omitEmpty(&o, "prior_dependencies", c.PriorDependencies)
 	writeDriver(o.Field("driver"), &c.Driver)
 	o.Field("management").String(string(c.Management))
+	if len(c.PriorOperations) > 0 {
+		writeOperations(o.Field("prior_operations"), c.PriorOperations)
+	}
 	omitEmpty(&o, "sensitive", c.Sensitive)
 	if c.Placement != nil {
 		p := o.Field("placement").BeginObject()

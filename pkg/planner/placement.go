@@ -211,9 +211,8 @@ func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.
 			recorded = r.Feedback.Allocations
 		}
 		q, qerr := PlacementQuery(res.Request)
-		switch c.Action {
-		case Create, DeleteThenCreate, CreateThenDelete:
-		case Update, NoOp:
+		switch {
+		case c.Action == Update || c.Action == NoOp || c.Reruns():
 			if len(recorded) == 0 {
 				// Created before placement was in use: it runs wherever
 				// it runs; nothing to claim.
@@ -232,6 +231,7 @@ func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.
 				c.Placement.Query = q.String()
 			}
 			continue
+		case c.Action == Create || c.Action.IsReplace():
 		default:
 			continue
 		}

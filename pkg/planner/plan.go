@@ -134,9 +134,21 @@ const (
 	// ReasonHostChanged: the resource is now hosted on (or contained in)
 	// another resource, in ForcedBy, than when it was enacted; it moves.
 	ReasonHostChanged
+	// ReasonOperationChanged: what an operation is given changed (an
+	// input value, an output mapping, an operation added or removed); the
+	// operation paths are in ReasonPaths ("Standard.configure.inputs.greeting").
+	ReasonOperationChanged
+	// ReasonImplementationChanged: only what operations run changed (the
+	// script or artifact path, its content, its dependencies); the
+	// operation keys are in ReasonPaths ("Standard.create").
+	ReasonImplementationChanged
+	// ReasonInstanceFailed: the last apply succeeded, but a health check
+	// since found the object failed (backend_code error); the actuator
+	// runs its create again (a scripted component is launched again).
+	ReasonInstanceFailed
 
 	// lastReason bounds the valid reasons.
-	lastReason = ReasonHostChanged
+	lastReason = ReasonInstanceFailed
 )
 
 // String returns the reason's stable name, as action_reason in JSON plans.
@@ -166,6 +178,12 @@ func (r Reason) String() string {
 		return "read_because_unmanaged"
 	case ReasonHostChanged:
 		return "replace_because_host_changed"
+	case ReasonOperationChanged:
+		return "operation_changed"
+	case ReasonImplementationChanged:
+		return "implementation_changed"
+	case ReasonInstanceFailed:
+		return "instance_failed"
 	}
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
@@ -215,10 +233,18 @@ type ResourceChange struct {
 	// ChangedPaths lists every dot path whose value differs between Before
 	// and After (list elements by index), sorted.
 	ChangedPaths []string `json:"changed_paths,omitempty"`
+	// OperationPaths lists, sorted, the paths at which the configured
+	// operations differ from those recorded (see OperationPaths); nil
+	// when they are the same or the resource is not both configured and
+	// recorded.
+	OperationPaths []string `json:"operation_paths,omitempty"`
 	// ReasonPaths are the paths the reason is about: the changed paths for
-	// ReasonSpecChanged, the paths forcing replacement for
-	// ReasonCannotUpdate, the top-level keys whose values read a replaced
-	// dependency for ReasonDependencyReplaced.
+	// ReasonSpecChanged, the spec paths that changed for
+	// ReasonCannotUpdate (none when only operations did), the top-level
+	// keys and the operation inputs ("Standard.create.inputs.token") whose
+	// values read a replaced dependency for ReasonDependencyReplaced, the
+	// operation paths for ReasonOperationChanged, the operation keys for
+	// ReasonImplementationChanged.
 	ReasonPaths []string `json:"reason_paths,omitempty"`
 	// ForcedBy lists the replaced dependencies that forced this change.
 	ForcedBy []string `json:"forced_by,omitempty"`
@@ -236,10 +262,22 @@ type ResourceChange struct {
 	// plan file, its operations' Sensitive inputs are nil.
 	Driver     graph.Driver     `json:"driver"`
 	Management graph.Management `json:"management"`
+	// PriorOperations are the recorded operations when OperationPaths is
+	// not empty (what the change is from), nil otherwise; in a plan file,
+	// their Sensitive inputs are nil.
+	PriorOperations map[string]graph.Operation `json:"prior_operations,omitempty"`
 	// Sensitive lists the spec paths never to render, recorded or desired.
 	Sensitive []string `json:"sensitive,omitempty"`
 	// Placement is filled by the placement step; nil when not placed.
 	Placement *PlacementDecision `json:"placement,omitempty"`
+}
+
+// Reruns reports whether the change runs the create of a resource that
+// is recorded already, because its last apply did not succeed or a health
+// check found it failed: the actuator runs whole again over the recorded
+// object, which keeps its ids and its placement. It is not a new object.
+func (c *ResourceChange) Reruns() bool {
+	return c.Action == Create && (c.Reason == ReasonLastApplyFailed || c.Reason == ReasonInstanceFailed)
 }
 
 // ResourceDrift is a difference between recorded feedback and what a

@@ -146,6 +146,7 @@ func Decode(r io.Reader) (*Plan, error) {
 		c.Before = decodeMap(c.Before)
 		c.After = decodeMap(c.After)
 		decodeDriver(&c.Driver)
+		decodeOperations(c.PriorOperations)
 	}
 	for i := range p.Drift {
 		p.Drift[i].Before = decodeMap(p.Drift[i].Before)
@@ -186,9 +187,13 @@ func decodeMap(m map[string]graph.Value) map[string]graph.Value {
 
 func decodeDriver(d *graph.Driver) {
 	d.Options = decodeMap(d.Options)
-	for k, op := range d.Operations {
+	decodeOperations(d.Operations)
+}
+
+func decodeOperations(ops map[string]graph.Operation) {
+	for k, op := range ops {
 		op.Inputs = decodeMap(op.Inputs)
-		d.Operations[k] = op
+		ops[k] = op
 	}
 }
 

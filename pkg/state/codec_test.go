@@ -36,6 +36,7 @@ func fullResource() Resource {
 			Operations: map[string]graph.Operation{"launch": {
 				Implementation: "/vm/launch.py",
 				Dependencies:   []string{"/vm/lib.py"},
+				Digest:         "sha256:0123456789abcdef",
 				Inputs:         map[string]graph.Value{"n": int64(3), "key": "k3y"},
 				Sensitive:      []string{"key"},
 				Outputs:        map[string]string{"ip": "address", "b": ""},

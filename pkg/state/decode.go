@@ -355,11 +355,13 @@ func (p *parser) driver(d *graph.Driver) error {
 
 func (p *parser) operation(op *graph.Operation) error {
 	return p.structInto(func(key []byte) error {
-		switch fieldName(key, "implementation", "dependencies", "inputs", "sensitive", "outputs", "timeout") {
+		switch fieldName(key, "implementation", "dependencies", "digest", "inputs", "sensitive", "outputs", "timeout") {
 		case "implementation":
 			return p.str(&op.Implementation)
 		case "dependencies":
 			return p.stringList(&op.Dependencies)
+		case "digest":
+			return p.str(&op.Digest)
 		case "inputs":
 			return p.valueMap(&op.Inputs)
 		case "sensitive":

@@ -79,6 +79,9 @@ func writeOperation(w *canonjson.Writer, op graph.Operation) {
 	if len(op.Dependencies) > 0 {
 		o.Field("dependencies").Strings(op.Dependencies)
 	}
+	if op.Digest != "" {
+		o.Field("digest").String(op.Digest)
+	}
 	if len(op.Inputs) > 0 {
 		canonjson.Map(o.Field("inputs"), op.Inputs)
 	}

@@ -101,6 +101,9 @@ func (e *Events) Plan(p *planner.Plan) error {
 		if len(c.ForcedBy) > 0 {
 			change["forced_by"] = c.ForcedBy
 		}
+		if len(c.OperationPaths) > 0 {
+			change["operation_paths"] = c.OperationPaths
+		}
 		if err := e.emit("info", eventMessage(c), "planned_change", map[string]any{"change": change}); err != nil {
 			return err
 		}

@@ -13,8 +13,13 @@ import (
 )
 
 // JSONFormatVersion is the version of the JSON plan written by JSON. A
-// minor bump only adds fields.
-const JSONFormatVersion = "1.0"
+// minor bump only adds fields: 1.1 adds operation_paths and the reasons
+// operation_changed, implementation_changed and instance_failed.
+const JSONFormatVersion = "1.1"
+
+// StateJSONFormatVersion is the version of the JSON state written by
+// StateJSON, which 1.1 of the plan left as it was.
+const StateJSONFormatVersion = "1.0"
 
 type jsonPlan struct {
 	FormatVersion   string            `json:"format_version"`
@@ -38,14 +43,17 @@ type jsonStep struct {
 }
 
 type jsonChange struct {
-	Address      string                     `json:"address"`
-	Type         string                     `json:"type"`
-	Management   graph.Management           `json:"management,omitempty"`
-	Change       jsonChangeBody             `json:"change"`
-	ActionReason string                     `json:"action_reason,omitempty"`
-	ForcedBy     []string                   `json:"forced_by,omitempty"`
-	Dependencies []string                   `json:"dependencies"`
-	Placement    *planner.PlacementDecision `json:"placement,omitempty"`
+	Address      string           `json:"address"`
+	Type         string           `json:"type"`
+	Management   graph.Management `json:"management,omitempty"`
+	Change       jsonChangeBody   `json:"change"`
+	ActionReason string           `json:"action_reason,omitempty"`
+	ForcedBy     []string         `json:"forced_by,omitempty"`
+	// OperationPaths are the operation paths that changed
+	// (planner.ResourceChange.OperationPaths).
+	OperationPaths []string                   `json:"operation_paths,omitempty"`
+	Dependencies   []string                   `json:"dependencies"`
+	Placement      *planner.PlacementDecision `json:"placement,omitempty"`
 }
 
 type jsonChangeBody struct {
@@ -145,10 +153,11 @@ func buildJSON(p *planner.Plan) (*jsonPlan, error) {
 				ChangedPaths:    nonNil(c.ChangedPaths),
 				ReplacePaths:    replacePaths,
 			},
-			ActionReason: c.Reason.String(),
-			ForcedBy:     c.ForcedBy,
-			Dependencies: nonNil(c.Dependencies),
-			Placement:    c.Placement,
+			ActionReason:   c.Reason.String(),
+			ForcedBy:       c.ForcedBy,
+			OperationPaths: c.OperationPaths,
+			Dependencies:   nonNil(c.Dependencies),
+			Placement:      c.Placement,
 		})
 	}
 	for i := range p.Drift {
@@ -239,6 +248,9 @@ func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
 			}
 			if len(c.ForcedBy) > 0 {
 				co.Field("forced_by").Strings(c.ForcedBy)
+			}
+			if len(c.OperationPaths) > 0 {
+				co.Field("operation_paths").Strings(c.OperationPaths)
 			}
 			co.Field("dependencies").Strings(c.Dependencies)
 			if c.Placement != nil {

@@ -84,6 +84,9 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 			head.WriteString("- `" + c.Address + "`")
 			if c.Reason != planner.ReasonNone && c.Reason != planner.ReasonNotInState && c.Reason != planner.ReasonSpecChanged {
 				head.WriteString(" — " + c.Reason.String())
+				if c.Reason == planner.ReasonOperationChanged || c.Reason == planner.ReasonImplementationChanged {
+					head.WriteString(": `" + strings.Join(c.ReasonPaths, "`, `") + "`")
+				}
 			}
 			head.WriteString("\n")
 		}

@@ -134,6 +134,7 @@ func safePlan(p *planner.Plan) *planner.Plan {
 		c := p.Changes[i]
 		c.Address, c.Type, c.PriorType = s.str(c.Address), s.str(c.Type), s.str(c.PriorType)
 		c.ChangedPaths, c.ReasonPaths, c.ForcedBy = s.strs(c.ChangedPaths), s.strs(c.ReasonPaths), s.strs(c.ForcedBy)
+		c.OperationPaths = s.strs(c.OperationPaths)
 		c.Dependencies, c.PriorDependencies, c.Sensitive = s.strs(c.Dependencies), s.strs(c.PriorDependencies), s.strs(c.Sensitive)
 		c.Before, c.After = s.values(c.Before), s.values(c.After)
 		if pd := c.Placement; pd != nil {

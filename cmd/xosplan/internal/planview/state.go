@@ -159,7 +159,7 @@ func StateJSON(w io.Writer, st *state.State) error {
 		Lineage       string              `json:"lineage"`
 		Serial        uint64              `json:"serial"`
 		Resources     []jsonStateResource `json:"resources"`
-	}{FormatVersion: JSONFormatVersion, Lineage: st.Lineage, Serial: st.Serial, Resources: []jsonStateResource{}}
+	}{FormatVersion: StateJSONFormatVersion, Lineage: st.Lineage, Serial: st.Serial, Resources: []jsonStateResource{}}
 	var jw jsonWriter
 	for i := range st.Resources {
 		res := &st.Resources[i]

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/internal/textdiff"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -189,6 +190,12 @@ func header(c *planner.ResourceChange) (string, string) {
 	switch c.Action {
 	case planner.Create:
 		head = a + " will be created"
+		if c.Reruns() {
+			head = a + " will be created again"
+			if c.Driver.Name == graph.DriverScripted {
+				head = a + " will be launched again"
+			}
+		}
 	case planner.Read:
 		head = a + " will be read during apply"
 	case planner.Update:
@@ -217,6 +224,12 @@ func header(c *planner.ResourceChange) (string, string) {
 		}
 	case planner.ReasonLastApplyFailed:
 		because = "its last apply did not succeed"
+	case planner.ReasonInstanceFailed:
+		because = "its last health check found it failed"
+	case planner.ReasonOperationChanged:
+		because = "its operations changed: " + strings.Join(c.ReasonPaths, ", ")
+	case planner.ReasonImplementationChanged:
+		because = "the implementation of " + strings.Join(c.ReasonPaths, ", ") + " changed"
 	case planner.ReasonTypeChanged:
 		because = "its type changed from " + c.PriorType + " to " + c.Type
 	case planner.ReasonCannotUpdate:
@@ -283,7 +296,53 @@ func (r *renderer) change(c *planner.ResourceChange) {
 		after = nil
 	}
 	r.mapBody(d, 6, "", before, after, before != nil, after != nil, false)
+	r.operations(c)
 	r.line("    }")
+}
+
+// operations shows, in an update or replacement, the operations whose
+// definition changed (OperationPaths) or whose inputs read a replaced
+// dependency, in the form planner.OperationValues gives them: an
+// "operations" map of operation keys, unchanged ones counted, sensitive
+// inputs masked. Text reaches it converted (safePlan) but for the
+// operations, converted here, keys and paths alike.
+func (r *renderer) operations(c *planner.ResourceChange) {
+	if c.Action != planner.Update && !c.Action.IsReplace() {
+		return
+	}
+	changed := c.OperationPaths
+	if c.Reason == planner.ReasonDependencyReplaced {
+		for _, p := range c.ReasonPaths {
+			if readsInput(p, c.Driver.Operations) {
+				changed = append(slices.Clone(changed), p)
+			}
+		}
+	}
+	if len(changed) == 0 {
+		return
+	}
+	prior := c.PriorOperations
+	if prior == nil {
+		prior = c.Driver.Operations
+	}
+	before, _ := safeMap(planner.OperationValues(prior))
+	after, _ := safeMap(planner.OperationValues(c.Driver.Operations))
+	var s sanitizer
+	d := newDiffer(s.strs(planner.OperationSensitivePaths(prior, c.Driver.Operations)), changed, nil)
+	r.line(pad(6), r.sym("~"), " operations = {")
+	r.mapBody(d, 10, "", before, after, true, true, true)
+	r.line(pad(8), "}")
+}
+
+// readsInput reports whether p, a path of ResourceChange.ReasonPaths as
+// safePlan converted it, is the path of an input of one of ops.
+func readsInput(p string, ops map[string]graph.Operation) bool {
+	for k := range ops {
+		if strings.HasPrefix(p, termsafe.String(k)+".inputs.") {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *renderer) drift(p *planner.Plan) {
@@ -348,6 +407,12 @@ func (d *differ) isChanged(path string) bool {
 		}
 	}
 	return false
+}
+
+// hasChangedBelow reports whether some changed path lies under path.
+func (d *differ) hasChangedBelow(path string) bool {
+	i := sort.SearchStrings(d.changed, path+".")
+	return i < len(d.changed) && strings.HasPrefix(d.changed[i], path+".")
 }
 
 func (d *differ) forces(path string) bool { return slices.Contains(d.forcing, path) }
@@ -547,7 +612,7 @@ func (r *renderer) changed(d *differ, path, key string, b, a graph.Value) entry 
 	if d.isSensitive(path) {
 		return entry{sym: "~", key: key, single: sensitiveValue + note}
 	}
-	if graph.HasUnknown(a) && graph.Equal(b, a) && !d.hasSensitiveBelow(path) {
+	if graph.HasUnknown(a) && graph.Equal(b, a) && !d.hasSensitiveBelow(path) && !d.hasChangedBelow(path) {
 		// Unchanged expression, new value: it reads a replaced dependency.
 		return entry{sym: "~", key: key, single: "(known after apply)" + note}
 	}
