@@ -86,9 +86,10 @@ func (w *walker) abandonPlacement(n *node) {
 
 // recordedAllocations is what the state records for n after a driver call
 // that leaves a new record: what was claimed, else the plan's decision,
-// else (an update without a decision) what the resource held. After a
-// failure the claim was given back (Undo): the resource holds what it held
-// before, nothing for a create.
+// else (an update, or a create run again over the recorded object, without
+// a decision) what the resource held. After a failure the claim was given
+// back (Undo): the resource holds what it held before, nothing for a new
+// object.
 func (w *walker) recordedAllocations(n *node, cur *state.Resource, failed bool) []state.Allocation {
 	if w.opts.Placer != nil {
 		if held, ok := w.opts.Placer.Held(n.step.Address); ok && !failed {
@@ -100,7 +101,7 @@ func (w *walker) recordedAllocations(n *node, cur *state.Resource, failed bool) 
 		return w.priorAllocations(n)
 	case n.change.Placement != nil:
 		return n.change.Placement.Allocations
-	case cur != nil && n.step.Op == planner.StepUpdate:
+	case cur != nil && (n.step.Op == planner.StepUpdate || n.step.Op == planner.StepCreate && n.change.Reruns()):
 		return cur.Feedback.Allocations
 	}
 	return nil

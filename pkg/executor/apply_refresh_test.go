@@ -116,3 +116,45 @@ func TestInvoke(t *testing.T) {
 		t.Errorf("a driver without commands: %v", err)
 	}
 }
+
+// TestRefreshResolvesReferencesWhoseMappingArrived: a component reference
+// recorded before its factory's mapping held the referenced instance
+// resolves at the next refresh, even without a health-check script: the
+// factory's consume-signal pin is resolved again from the records as they
+// are now, not as they were at the factory's last apply.
+func TestRefreshResolvesReferencesWhoseMappingArrived(t *testing.T) {
+	ok := state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Active: true}}
+	factory := func(addr string, spec map[string]graph.Value, resolved map[string]graph.Value) state.Resource {
+		fb := ok
+		fb.Resolved = resolved
+		return state.Resource{Address: addr, Type: "scripted.ComponentFactory", Management: graph.Managed,
+			Driver: graph.Driver{Name: graph.DriverScripted}, Spec: spec, Feedback: fb}
+	}
+	member := func(addr, fa, natural string, model map[string]graph.Value, attrs map[string]graph.Value) state.Resource {
+		fb := ok
+		fb.InstanceID, fb.Attributes = natural, attrs
+		fb.Extra = map[string]graph.Value{ExtraInstanceID: "synthetic-" + natural, ExtraModel: model}
+		return state.Resource{Address: addr, Type: "scripted.Component", Management: graph.Managed,
+			Driver: graph.Driver{Name: graph.DriverScripted, Options: map[string]graph.Value{OptionFactoryAddress: fa},
+				Operations: map[string]graph.Operation{graph.OpLaunch: {Implementation: "/p/launch.py"}, graph.OpDestroy: {Implementation: "/p/destroy.py"}}},
+			Feedback: fb}
+	}
+	ref := map[string]graph.Value{"mapping": "vms.vm-by-id", "key": "i-1"}
+	model := map[string]graph.Value{"components": map[string]graph.Value{"vm": map[string]graph.Value{"reference": ref}}}
+	st := &state.State{Resources: []state.Resource{
+		factory("P.factory", map[string]graph.Value{"vms.vm-by-id": graph.Unknown{Func: "signal", Args: []graph.Value{"VM.factory", "factory", "instances"}}},
+			map[string]graph.Value{"vms.vm-by-id": map[string]graph.Value{}}),
+		member("P.p", "P.factory", "p-1", model, map[string]graph.Value{AttrComponents: map[string]graph.Value{"vm": ref}}),
+		factory("VM.factory", map[string]graph.Value{}, nil),
+		member("VM.vm", "VM.factory", "i-1", map[string]graph.Value{}, nil),
+	}}
+	rf := &Refresher{Drivers: Registry{graph.DriverScripted: NewScripted(DriverOptions{})}, State: st}
+	fb, err := rf.Refresh(context.Background(), &st.Resources[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _ := fb.Attributes[AttrComponents].(map[string]graph.Value)["vm"].(map[string]graph.Value)
+	if got["instance"] != "synthetic-i-1" {
+		t.Errorf("reference after refresh: %v, want instance synthetic-i-1", got)
+	}
+}

@@ -378,6 +378,38 @@ func TestWalkNeverEnactedIsPlannedAndRunAsCreate(t *testing.T) {
 	}
 }
 
+// TestWalkInstanceFailedRunsCreateOverTheRecord: a resource whose health
+// check found it failed after a successful apply is planned as a create
+// again (instance_failed), and the walk runs that create with the record
+// as its prior, keeping what the record holds (allocations, creation
+// time), as a repair and not a new object.
+func TestWalkInstanceFailedRunsCreateOverTheRecord(t *testing.T) {
+	g := buildGraph(t, res{addr: "a", drv: graph.DriverNoop})
+	f := newFake()
+	_, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
+	st := j.state(nil)
+	r := &st.Resources[0]
+	created := r.Feedback.Created
+	r.Feedback.BackendCode, r.Feedback.Status = state.BackendError, state.Status{Failed: true, Message: "gone"}
+	r.Feedback.Allocations = []state.Allocation{{Provider: "cn1", Resources: map[string]int64{"VCPU": 1}}}
+	p := planOf(t, g, st, planner.Options{})
+	if c, _ := p.Change("a"); c.Action != planner.Create || c.Reason != planner.ReasonInstanceFailed || !c.Reruns() {
+		t.Fatalf("planned %v because %v, want the create again because the instance failed", c.Action, c.Reason)
+	}
+	f = newFake()
+	rep, j2 := walkFake(t, f, p, st, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("report %+v", rep)
+	}
+	if req := f.requests["a:create"]; req.Prior == nil || req.Prior.Feedback.Status.Message != "gone" {
+		t.Errorf("the create ran without the record as its prior: %+v", req.Prior)
+	}
+	after := j2.state(st).Resources[0].Feedback
+	if len(after.Allocations) != 1 || !after.Created.Equal(created) || after.BackendCode != state.BackendOK {
+		t.Errorf("recorded %+v, want the allocations and creation time kept", after)
+	}
+}
+
 func TestWalkCancel(t *testing.T) {
 	g := buildGraph(t, res{addr: "a"}, res{addr: "b", deps: []string{"a"}}, res{addr: "c", deps: []string{"b"}})
 	f := newFake()
