@@ -2,24 +2,9 @@ package executor
 
 import (
 	"path/filepath"
-	"slices"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 )
-
-// ScriptFiles returns the files the drivers would run for the configured
-// resource r, as they find them (OperationFiles of each operation), each
-// listed once, sorted. A plan digests these files so that apply refuses it
-// when a script changed since.
-func ScriptFiles(r *graph.Resource, scriptRoot string) []string {
-	var out []string
-	for _, op := range r.Driver.Operations {
-		files, _ := OperationFiles(r, op, scriptRoot)
-		out = append(out, files...)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
 
 // OperationFiles returns the files op of the configured resource r runs,
 // as the driver finds them: its implementation, then its dependencies in
@@ -27,7 +12,9 @@ func ScriptFiles(r *graph.Resource, scriptRoot string) []string {
 // folder when r has none); for a scripted component, under scriptRoot.
 // complete is false when some file named is left out because the driver
 // would refuse it (outside its root, missing, no root given): running it
-// fails anyway. An operation without an implementation runs nothing.
+// fails anyway. An operation without an implementation runs nothing. A
+// plan digests these files, so that apply refuses it when one changed
+// since, and the operation's digest is compared with the one enacted.
 func OperationFiles(r *graph.Resource, op graph.Operation, scriptRoot string) (files []string, complete bool) {
 	if op.Implementation == "" {
 		return nil, true
