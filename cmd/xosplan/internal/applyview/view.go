@@ -119,7 +119,7 @@ func (t *Text) Event(e executor.Event) {
 	case executor.EventConverging:
 		line = fmt.Sprintf("%s: Still converging after %s; waiting for a health check to report it active", e.Address, Elapsed(e.Elapsed))
 	case executor.EventSkipped:
-		line = fmt.Sprintf("%s: %s skipped: it depends on %s, which failed", e.Address, e.Action, e.Cause)
+		line = fmt.Sprintf("%s: %s skipped: %s", e.Address, e.Action, skipReason(e.Action, e.Cause))
 	case executor.EventNotStarted:
 		line = fmt.Sprintf("%s: %s not started: the apply stopped", e.Address, e.Action)
 	case executor.EventOutput:
@@ -196,7 +196,7 @@ func (t *Text) Report(rep *executor.Report, op Operation) error {
 				detail = ": " + oneLine(s.Error)
 			case executor.ResultSkipped:
 				label = "skipped    "
-				detail = ": depends on " + s.Cause + ", which failed"
+				detail = ": " + strings.TrimPrefix(skipReason(s.Action, s.Cause), "it ")
 			case executor.ResultNotStarted:
 				label = "not started"
 			case executor.ResultApplied:
@@ -273,7 +273,7 @@ func (j *JSON) Event(e executor.Event) {
 	case executor.EventConverging:
 		msg = e.Address + ": converging; waiting for a health check"
 	case executor.EventSkipped:
-		level, msg = "warn", fmt.Sprintf("%s: skipped: it depends on %s, which failed", e.Address, e.Cause)
+		level, msg = "warn", fmt.Sprintf("%s: skipped: %s", e.Address, skipReason(e.Action, e.Cause))
 		hook["cause"] = e.Cause
 	case executor.EventNotStarted:
 		level, msg = "warn", e.Address+": not started"
@@ -353,4 +353,15 @@ func (j *JSON) Outputs(values map[string]executor.Output) error {
 		}
 	}
 	return j.emit("info", "Outputs: "+fmt.Sprint(len(values)), "outputs", map[string]any{"outputs": outs})
+}
+
+// skipReason says why a step was skipped, cause ("ADDRESS (ACTION)") being
+// the step whose failure held it up. Deletes run in reverse: a delete
+// waits for the deletes of what depends on it, so the failed step is a
+// dependent, not a dependency.
+func skipReason(action, cause string) string {
+	if action == executor.ActionDelete && strings.HasSuffix(cause, " ("+executor.ActionDelete+")") {
+		return cause + ", which depends on it, failed"
+	}
+	return "it depends on " + cause + ", which failed"
 }

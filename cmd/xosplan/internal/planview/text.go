@@ -240,7 +240,12 @@ func header(c *planner.ResourceChange) (string, string) {
 		because = "it moves to " + strings.Join(c.ForcedBy, ", ")
 	}
 	if c.Action == planner.Forget {
-		because = "it is unmanaged and " + because + "; nothing is deleted"
+		// A destroy gives no reason of its own to join.
+		if because == "" {
+			because = "it is unmanaged; nothing is deleted"
+		} else {
+			because = "it is unmanaged and " + because + "; nothing is deleted"
+		}
 	}
 	return head, because
 }

@@ -241,3 +241,29 @@ func TestPlacementNote(t *testing.T) {
 		t.Error("note without allocations")
 	}
 }
+
+// TestEveryReasonLineIsWhole: no "(because …)" note of any planner case
+// has a hole where a reason should be (a forgotten resource of a destroy
+// once read "it is unmanaged and ; nothing is deleted").
+func TestEveryReasonLineIsWhole(t *testing.T) {
+	dirs, err := filepath.Glob(filepath.Join(casesDir, "*"))
+	if err != nil || len(dirs) == 0 {
+		t.Fatalf("no cases in %s: %v", casesDir, err)
+	}
+	for _, dir := range dirs {
+		g, st, opts := loadCase(t, dir)
+		p, _ := planner.Diff(context.Background(), g, st, opts)
+		if p == nil {
+			continue
+		}
+		var text bytes.Buffer
+		if err := Text(&text, p, TextOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(text.String(), "\n") {
+			if strings.Contains(l, "(because") && (strings.Contains(l, " ;") || strings.Contains(l, "and ;") || strings.HasSuffix(l, "because )")) {
+				t.Errorf("%s: %q", filepath.Base(dir), l)
+			}
+		}
+	}
+}
