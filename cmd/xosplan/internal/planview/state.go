@@ -130,11 +130,24 @@ func (r *renderer) plainMap(d *differ, indent int, prefix string, m map[string]g
 		if graph.HasUnknown(v) {
 			text = expression(v)
 		}
-		if d.isSensitive(path) || d.hasSensitiveBelow(path) {
+		// An empty map or list holds no secret, whatever may lie below
+		// its path once it has entries.
+		if d.isSensitive(path) || (d.hasSensitiveBelow(path) && !isEmptyCollection(v)) {
 			text = sensitiveValue
 		}
 		r.line(pad(indent), key, pad(width-len(key)), " = ", text)
 	}
+}
+
+// isEmptyCollection reports whether v is a map or list without entries.
+func isEmptyCollection(v graph.Value) bool {
+	switch x := v.(type) {
+	case map[string]graph.Value:
+		return len(x) == 0
+	case []graph.Value:
+		return len(x) == 0
+	}
+	return false
 }
 
 type jsonStateResource struct {

@@ -3,6 +3,7 @@ package planview
 import (
 	"bytes"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
@@ -45,5 +46,34 @@ func TestStateViews(t *testing.T) {
 		if err := StateText(&empty, c.st, TextOptions{}); err != nil || empty.String() != c.want {
 			t.Errorf("%s: %q %v, want %q", c.name, empty.String(), err, c.want)
 		}
+	}
+}
+
+// TestStateTextShowsEmptyMapsAsEmpty: an empty map or list whose paths
+// below are sensitive shows as {} or [], not as "(sensitive value)":
+// there is nothing in it to hide. A filled one stays masked.
+func TestStateTextShowsEmptyMapsAsEmpty(t *testing.T) {
+	st := &state.State{Version: state.FormatVersion, Serial: 1, Lineage: "l", Resources: []state.Resource{{
+		Address: "repo", Type: "t", Management: graph.Managed,
+		Spec: map[string]graph.Value{
+			"credential": map[string]graph.Value{},
+			"keys":       []graph.Value{},
+			"filled":     map[string]graph.Value{"token": "s3cret"},
+			"token":      map[string]graph.Value{},
+		},
+		Sensitive: []string{"credential.token", "keys.0", "filled.token", "token"},
+	}}}
+	var text bytes.Buffer
+	if err := StateText(&text, st, TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(strings.Fields(text.String()), " ")
+	for _, want := range []string{"credential = {}", "keys = []", "} keys = [] token = (sensitive value)", `"token" = (sensitive value)`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("want %q in:\n%s", want, text.String())
+		}
+	}
+	if bytes.Contains(text.Bytes(), []byte("s3cret")) {
+		t.Errorf("a sensitive value was shown:\n%s", text.String())
 	}
 }
