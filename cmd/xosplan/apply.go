@@ -273,7 +273,6 @@ func (r *applyRun) lockState(ctx context.Context) (*state.File, *state.HeldLock,
 	loaded, err := backend.LoadWithJournal(ctx)
 	switch {
 	case err != nil:
-		err = fmt.Errorf("reading state: %w", err)
 	case loaded.Busy != nil:
 		// Its unfinished operations still run: they are not leftovers to
 		// end, and nothing may run beside them.

@@ -77,7 +77,7 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 	defer held.Unlock()
 	cur, err := backend.Read(ctx)
 	if err != nil {
-		return fmt.Errorf("reading state: %w", err)
+		return err
 	}
 	view := views.NewInvoke(f.json, c.streams())
 	root, err := f.root.executorRoot(c, nil, cur)

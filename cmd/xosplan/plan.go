@@ -131,7 +131,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}
 	prior, err := backend.Read(ctx)
 	if err != nil {
-		return fmt.Errorf("reading state: %w", err)
+		return err
 	}
 	spec := f.spec(paths, root, inputs, prior)
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -54,7 +53,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	defer held.Unlock()
 	prior, err := backend.Read(ctx)
 	if err != nil {
-		return fmt.Errorf("reading state: %w", err)
+		return err
 	}
 	root, err := f.root.executorRoot(c, nil, prior)
 	if err != nil {

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -60,7 +58,7 @@ func showState(cmd *cobra.Command, c *cli, f showFlags) error {
 	}
 	st, err := backend.Read(cmd.Context())
 	if err != nil {
-		return fmt.Errorf("reading state: %w", err)
+		return err
 	}
 	return views.NewShow(f.json, c.streams()).State(st)
 }
