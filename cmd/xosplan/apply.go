@@ -380,6 +380,11 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
+	// Before anything is compared: in another folder every check below
+	// fails, each in its own words, none of them saying why.
+	if err := madeHere(saved); err != nil {
+		return nil, nil, nil, diags, err
+	}
 	// The state first: that check needs no compiling, and says most.
 	if err := planner.CheckStale(saved, prior, saved.InputDigests); err != nil {
 		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
@@ -495,6 +500,37 @@ func (r *applyRun) outputs(ctx context.Context, backend *state.File, desired *gr
 	}
 	values, _ := executor.ResolveOutputs(desired, st)
 	return r.view.Outputs(values)
+}
+
+// madeHere checks that a saved plan was made in the working folder: its
+// configuration paths and input files are named relative to the folder
+// plan ran in, so elsewhere some path it compiled is missing, or none of
+// the files it read is there.
+func madeHere(saved *planner.Plan) error {
+	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
+	var missing string
+	for _, p := range saved.Configuration {
+		if !exists(p) {
+			missing = p
+			break
+		}
+	}
+	if missing == "" {
+		var files []string
+		for k := range saved.InputDigests {
+			if !strings.HasPrefix(k, "var.") {
+				files = append(files, k)
+			}
+		}
+		slices.Sort(files)
+		if len(files) == 0 || slices.ContainsFunc(files, exists) {
+			return nil
+		}
+		missing = files[0]
+	}
+	wd, _ := os.Getwd()
+	return fmt.Errorf("the plan was made in another folder: its input %s is not in this one (%s); "+
+		"apply a plan in the folder plan ran in, e.g. xosplan -chdir=DIR apply PLANFILE", missing, wd)
 }
 
 // confined checks that every configuration path a saved plan records lies
