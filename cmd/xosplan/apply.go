@@ -333,7 +333,7 @@ func (r *applyRun) execute(ctx context.Context, backend *state.File, p *planner.
 }
 
 // newPlan compiles the configuration and plans it against prior.
-func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.State, inputs map[string]any, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
+func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.State, inputs inputValues, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
@@ -375,7 +375,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 // anything (an edited file), naming the first difference. What is
 // applied is the plan made again: it holds the sensitive values a plan
 // file leaves out.
-func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.State, inputs map[string]any, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
+func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.State, inputs inputValues, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
 	saved, err := planner.ReadPlanFile(path)
 	if err != nil {
 		return nil, nil, nil, diags, err
@@ -392,7 +392,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	var vars []string
 	for k := range saved.InputDigests {
 		if name, ok := strings.CutPrefix(k, "var."); ok {
-			if _, given := inputs[name]; !given {
+			if _, given := inputs.vals[name]; !given {
 				vars = append(vars, name)
 			}
 		}

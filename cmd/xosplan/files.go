@@ -69,7 +69,8 @@ func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, input
 	if err != nil {
 		return config.Result{}, nil, usagef(cmd, "%v", err)
 	}
-	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals, RequireInputs: requireGiven && vals != nil, InputsFile: inputs.file, Root: r})
+	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals.vals, InputRanges: vals.ranges,
+		RequireInputs: requireGiven && vals.vals != nil, InputsFile: inputs.file, Root: r})
 	return res, diags.Extend(res.Diags).Sort(), nil
 }
 

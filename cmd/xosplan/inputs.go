@@ -27,6 +27,15 @@ func (f *inputFlags) add(fs *pflag.FlagSet) {
 // given reports whether any input value was supplied.
 func (f *inputFlags) given() bool { return f.file != "" || len(f.vars) > 0 }
 
+// inputValues are the input values of --inputs and --var, and where each
+// was given (config.Options.InputRanges): its place in the inputs file, or
+// none for a --var.
+type inputValues struct {
+	// vals is nil when no value is given.
+	vals   map[string]any
+	ranges map[string]diag.Range
+}
+
 // values merges the --inputs file (config.ReadInputs) and the --var flags
 // into one map (nil when neither is given). Problems in the file are
 // diagnostics; a --var without "NAME=" is an error (a usage problem).
@@ -35,16 +44,16 @@ func (f *inputFlags) given() bool { return f.file != "" || len(f.vars) > 0 }
 // `[80, 443]` a list, `""` or nothing the empty string. A value that is not
 // one YAML node (`a: b`, or a syntax error) is taken as the literal string,
 // since that is what a shell user typing it meant.
-func (f *inputFlags) values(ctx context.Context, c *cli) (map[string]any, diag.Diagnostics, error) {
+func (f *inputFlags) values(ctx context.Context, c *cli) (inputValues, diag.Diagnostics, error) {
 	if !f.given() {
-		return nil, nil, nil
+		return inputValues{}, nil, nil
 	}
 	var diags diag.Diagnostics
-	vals := map[string]any{}
+	in := inputValues{vals: map[string]any{}, ranges: map[string]diag.Range{}}
 	if f.file != "" {
 		c.sources.allow(f.file)
-		if vals, diags = config.ReadInputs(ctx, f.file); vals == nil {
-			return nil, diags, nil
+		if in.vals, in.ranges, diags = config.ReadInputs(ctx, f.file); in.vals == nil {
+			return inputValues{}, diags, nil
 		}
 	}
 	for i, v := range f.vars {
@@ -52,11 +61,13 @@ func (f *inputFlags) values(ctx context.Context, c *cli) (map[string]any, diag.D
 		if !ok || strings.TrimSpace(name) == "" {
 			// The argument is not quoted: it may be a secret typed without
 			// its name.
-			return nil, diags, fmt.Errorf("--var wants NAME=VALUE: --var number %d has no NAME= before its value", i+1)
+			return inputValues{}, diags, fmt.Errorf("--var wants NAME=VALUE: --var number %d has no NAME= before its value", i+1)
 		}
-		vals[strings.TrimSpace(name)] = varValue(value)
+		name = strings.TrimSpace(name)
+		in.vals[name] = varValue(value)
+		in.ranges[name] = diag.Range{}
 	}
-	return vals, diags, nil
+	return in, diags, nil
 }
 
 // varValue reads one --var value (see inputFlags.values).

@@ -159,7 +159,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 }
 
 // spec returns what the flags ask to plan of paths against prior.
-func (f planFlags) spec(paths []string, root *config.Root, inputs map[string]any, prior *state.State) planSpec {
+func (f planFlags) spec(paths []string, root *config.Root, inputs inputValues, prior *state.State) planSpec {
 	spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.inputs.file, opts: planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
@@ -241,7 +241,7 @@ type planSpec struct {
 	paths []string
 	// root is the configuration root; nil: config.FindRoot of paths.
 	root   *config.Root
-	inputs map[string]any
+	inputs inputValues
 	// inputsFile is the --inputs file, which a folder walk leaves out.
 	inputsFile string
 	// opts are the planner's options; makePlan fills Configuration,
@@ -260,7 +260,7 @@ type planSpec struct {
 // plan's salt). It returns what config.Load found too. The plan is nil
 // when the diagnostics have errors; the error is for the environment.
 func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, config.Result, diag.Diagnostics, error) {
-	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root})
+	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs.vals, InputRanges: spec.inputs.ranges, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root})
 	diags := res.Diags
 	if spec.allowNoFiles {
 		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })
@@ -282,7 +282,7 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 		files = append(slices.Clone(files), pl.Source.Inventory)
 		slices.Sort(files)
 	}
-	digests, err := inputDigests(files, spec.inputs, opts.InputSalt)
+	digests, err := inputDigests(files, spec.inputs.vals, opts.InputSalt)
 	if err != nil {
 		return nil, nil, res, diags, err
 	}

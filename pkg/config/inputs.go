@@ -18,18 +18,20 @@ const (
 // input names to values; an empty file gives no values. The file is one
 // the person running xosplan named, so it is read with ReadFile's checks
 // but not confined to a root. The values are nil when the file cannot be
-// read, and hold what could be read otherwise.
+// read, and hold what could be read otherwise; ranges holds where each
+// value is (Options.InputRanges), so that a problem with one is reported
+// in the file, not at the template.
 //
 // Every diagnostic is Sensitive: any value in the file may be a secret,
 // and which are is known only once a template is compiled, so no line of
-// it is ever shown.
-func ReadInputs(ctx context.Context, path string) (map[string]any, diag.Diagnostics) {
-	var diags diag.Diagnostics
+// it is ever shown (Load marks the compilers' diagnostics in the file so
+// too).
+func ReadInputs(ctx context.Context, path string) (vals map[string]any, ranges map[string]diag.Range, diags diag.Diagnostics) {
 	data, problem := ReadFile(ctx, path, nil)
 	if problem != nil {
-		return nil, diags.Append(*problem)
+		return nil, nil, diags.Append(*problem)
 	}
-	vals := map[string]any{}
+	vals, ranges = map[string]any{}, map[string]diag.Range{}
 	root, parseDiags := yamlsrc.Parse(path, data, yamlsrc.Limits{})
 	diags = diags.Extend(parseDiags)
 	switch {
@@ -44,10 +46,11 @@ func ReadInputs(ctx context.Context, path string) (map[string]any, diag.Diagnost
 		}
 		for _, p := range root.Pairs() {
 			vals[p.Key.Value] = p.Value.Interface()
+			ranges[p.Key.Value] = p.Value.Range
 		}
 	}
 	for i := range diags {
 		diags[i].Sensitive = true
 	}
-	return vals, diags
+	return vals, ranges, diags
 }

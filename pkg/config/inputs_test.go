@@ -33,9 +33,20 @@ func TestReadInputs(t *testing.T) {
 		{".", nil, CodeNotRegular, false},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
-			got, diags := ReadInputs(context.Background(), filepath.Join(dir, tc.file))
+			path := filepath.Join(dir, tc.file)
+			got, ranges, diags := ReadInputs(context.Background(), path)
 			if !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("values = %#v, want %#v", got, tc.want)
+			}
+			// Each value's place, so that a problem with it is reported
+			// there: the last of duplicates, whose value wins.
+			for k := range got {
+				if r := ranges[k]; r.File != path || r.Start.Line == 0 {
+					t.Errorf("range of %s = %v", k, r)
+				}
+			}
+			if tc.file == "map.yaml" && ranges["a"].Start.Line != 3 {
+				t.Errorf("range of a = %v, want line 3", ranges["a"])
 			}
 			if tc.code == "" && len(diags) != 0 || tc.code != "" && (len(diags) != 1 || diags[0].Code != tc.code) {
 				t.Fatalf("diagnostics = %v, want %q", diags, tc.code)

@@ -27,6 +27,10 @@ const (
 type Options struct {
 	// Inputs are TOSCA input values; nil when none are given.
 	Inputs map[string]any
+	// InputRanges says where each input value was given (see
+	// tosca.Options.InputRanges): ReadInputs returns those of an inputs
+	// file.
+	InputRanges map[string]diag.Range
 	// RequireInputs reports required TOSCA inputs that have no value and no
 	// default.
 	RequireInputs bool
@@ -100,7 +104,7 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 	for _, dir := range slices.Sorted(maps.Keys(envs)) {
 		units = append(units, Unit{Format: FormatManifest, Files: envs[dir]})
 	}
-	res.Diags = res.Diags.Extend(compileAll(ctx, root, units, opts))
+	res.Diags = res.Diags.Extend(inInputsFile(compileAll(ctx, root, units, opts), opts.InputsFile))
 	if err := ctx.Err(); err != nil {
 		res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeCanceled, "stopped before every file was checked: %v", err)
 	}
@@ -171,13 +175,29 @@ func compileAll(ctx context.Context, root *Root, units []Unit, opts Options) dia
 		}()
 		switch u.Format {
 		case FormatTOSCA:
-			u.Graph, diags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs, Root: dirs})
+			u.Graph, diags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, InputRanges: opts.InputRanges, RequireInputs: opts.RequireInputs, Root: dirs})
 		case FormatManifest:
 			u.Graph, diags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{Root: dirs})
 		}
 	})
 	var all diag.Diagnostics
 	return all.Extend(diags...)
+}
+
+// inInputsFile marks the diagnostics placed in the inputs file Sensitive,
+// as ReadInputs marks its own: a compiler that reports a given value where
+// it was given does not know that every value of that file may be a
+// secret.
+func inInputsFile(diags diag.Diagnostics, inputsFile string) diag.Diagnostics {
+	if inputsFile == "" {
+		return diags
+	}
+	for i := range diags {
+		if diags[i].Range.File == inputsFile {
+			diags[i].Sensitive = true
+		}
+	}
+	return diags
 }
 
 // parallel runs fn(0) … fn(n-1) on at most GOMAXPROCS goroutines and

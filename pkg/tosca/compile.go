@@ -21,6 +21,13 @@ type Options struct {
 	// default (plan sets it; validate sets it only when input values were
 	// given).
 	RequireInputs bool
+	// InputRanges says where each of Inputs was given: its value in an
+	// inputs file, or a zero Range for a value of the command line (--var),
+	// which has no position. A given value that does not fit its input,
+	// and one given for an input the template does not declare, are
+	// reported there, not at the template, which holds no such value; a
+	// name without an entry is reported at the template.
+	InputRanges map[string]diag.Range
 	// Root lists the folders of the configuration root, which confines
 	// every file the template names: the files it imports (file:// URLs
 	// included), its artifacts and its operations' implementations must

@@ -207,7 +207,11 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 		c.topo.inputs[in.name] = in
 		s := &scope{at: p.Key.Range, inputsOnly: true}
 		if v, ok := given[in.name]; ok {
-			in.val = c.checkInputValue(d, v, p.Key.Range, path, s)
+			at := p.Key.Range
+			if r, ok := c.opts.InputRanges[in.name]; ok {
+				at = r
+			}
+			in.val = c.checkInputValue(d, v, at, path, s)
 			continue
 		}
 		if v, ok := p.Value.GetPair("value"); ok && !v.Value.IsNull() {
@@ -226,6 +230,12 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 	}
 	for _, name := range slices.Sorted(maps.Keys(given)) {
 		if _, ok := c.topo.inputs[name]; !ok && n != nil {
+			if r, ok := c.opts.InputRanges[name]; ok {
+				// Reported where the value is, which may serve several
+				// templates: the message names this one.
+				c.warnf(r, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template %s does not declare", name, c.root.name)
+				continue
+			}
 			c.warnf(n.Range, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
 		}
 	}
