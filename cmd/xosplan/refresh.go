@@ -61,7 +61,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, f.scriptRoot, f.timeout, prior)})
-	view := views.NewApply(f.json, c.streams())
+	view := views.NewRefresh(f.json, c.streams())
 	if err := view.Start(); err != nil {
 		return err
 	}
@@ -80,6 +80,9 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	// failed: each resource's feedback is independent.
 	rep, err := executor.Apply(ctx, p, backend, reg, opts)
 	if rep != nil {
+		// Each check that could not run is an error diagnostic.
+		failedChecks, _ := diags.Count()
+		rep.Checked = len(prior.Resources) - failedChecks
 		if verr := view.Report(rep, applyview.OpRefresh); verr != nil {
 			return errors.Join(err, verr)
 		}

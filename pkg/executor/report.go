@@ -56,6 +56,11 @@ type Report struct {
 	// Refreshed counts the resources whose observed feedback a
 	// refresh-only plan recorded.
 	Refreshed int `json:"refreshed"`
+	// Checked counts the resources whose real object a refresh checked
+	// without error. The checks run while the refresh-only plan is made
+	// (planner.Options.Refresher), so whoever ran them sets it; Apply
+	// leaves it zero.
+	Checked int `json:"checked,omitempty"`
 	// Failed, Skipped and NotStarted count the steps that did not apply.
 	Failed     int `json:"failed"`
 	Skipped    int `json:"skipped"`

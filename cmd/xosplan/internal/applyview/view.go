@@ -162,7 +162,9 @@ func ClosingLine(rep *executor.Report, op Operation) string {
 	case OpDestroy:
 		counts = fmt.Sprintf("Resources: %d destroyed", rep.Destroyed)
 	case OpRefresh:
-		counts = fmt.Sprintf("Resources: %d refreshed", rep.Refreshed)
+		// Every check counts, not only those that found drift: "0
+		// refreshed" after checking everything read as if nothing was.
+		counts = fmt.Sprintf("Resources: %d checked, %d changed outside xosplan", rep.Checked, rep.Refreshed)
 	}
 	if rep.Forgotten > 0 {
 		counts += fmt.Sprintf(", %d forgotten", rep.Forgotten)
@@ -308,11 +310,15 @@ func (j *JSON) Report(rep *executor.Report, op Operation) error {
 	if !rep.OK() {
 		level = "error"
 	}
-	return j.emit(level, ClosingLine(rep, op), "change_summary", map[string]any{"changes": map[string]any{
+	changes := map[string]any{
 		"add": rep.Added, "change": rep.Changed, "remove": rep.Destroyed, "read": rep.Read,
 		"forget": rep.Forgotten, "refresh": rep.Refreshed, "failed": rep.Failed, "skipped": rep.Skipped,
 		"not_started": rep.NotStarted, "operation": string(op),
-	}})
+	}
+	if op == OpRefresh {
+		changes["checked"] = rep.Checked
+	}
+	return j.emit(level, ClosingLine(rep, op), "change_summary", map[string]any{"changes": changes})
 }
 
 // Outputs writes Terraform's "Outputs:" block: one "name = value" line

@@ -88,7 +88,7 @@ func TestClosingLine(t *testing.T) {
 		{okReport, OpApply, "Apply complete! Resources: 3 added, 1 changed, 2 destroyed."},
 		{&executor.Report{}, OpApply, "Apply complete! Resources: 0 added, 0 changed, 0 destroyed."},
 		{&executor.Report{Destroyed: 4, Forgotten: 1}, OpDestroy, "Destroy complete! Resources: 4 destroyed, 1 forgotten."},
-		{&executor.Report{Refreshed: 2}, OpRefresh, "Refresh complete! Resources: 2 refreshed."},
+		{&executor.Report{Checked: 4, Refreshed: 2}, OpRefresh, "Refresh complete! Resources: 4 checked, 2 changed outside xosplan."},
 		{failedReport, OpApply, "Apply failed! Resources: 1 added, 0 changed, 1 destroyed; 1 failed, 1 skipped, 1 not started."},
 		{&executor.Report{NotStarted: 3, Interrupted: true}, OpDestroy, "Destroy interrupted! Resources: 0 destroyed; 0 failed, 0 skipped, 3 not started."},
 	}

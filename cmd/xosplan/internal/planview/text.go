@@ -18,6 +18,10 @@ import (
 type TextOptions struct {
 	// Color adds ANSI colours; the command decides (terminal, NO_COLOR).
 	Color bool
+	// Recording says that the command records the drift of a refresh-only
+	// plan itself (xosplan refresh) rather than offering the plan to
+	// apply.
+	Recording bool
 }
 
 // legendIntroEnd is the line after which the legend of symbols follows, up
@@ -62,7 +66,7 @@ func SummaryLine(p *planner.Plan) string {
 // a changed one shows as "(sensitive value)".
 func Text(w io.Writer, p *planner.Plan, opts TextOptions) error {
 	p = safePlan(p) // control characters as symbols (safe.go)
-	r := &renderer{color: opts.Color}
+	r := &renderer{color: opts.Color, recording: opts.Recording}
 	r.plan(p)
 	_, err := w.Write(r.buf.Bytes())
 	return err
@@ -79,8 +83,9 @@ const (
 )
 
 type renderer struct {
-	buf   bytes.Buffer
-	color bool
+	buf       bytes.Buffer
+	color     bool
+	recording bool
 }
 
 func (r *renderer) paint(code, s string) string {
@@ -365,6 +370,11 @@ func (r *renderer) drift(p *planner.Plan) {
 		r.line("    }")
 	}
 	r.line()
+	if r.recording {
+		r.line("xosplan will not take any actions to undo these: it records the updated")
+		r.line("values in the xosplan state without changing any remote objects.")
+		return
+	}
 	r.line("This is a refresh-only plan, so xosplan will not take any actions to undo")
 	r.line("these. If you were expecting these changes then you can apply this plan to")
 	r.line("record the updated values in the xosplan state without changing any remote")

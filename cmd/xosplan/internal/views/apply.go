@@ -46,6 +46,16 @@ func NewApply(json bool, s *Streams) Apply {
 	return &applyText{Text: applyview.NewText(s.Stdout, s.Color(s.Stdout)), plan: planText{s: s, w: s.Stdout}, s: s}
 }
 
+// NewRefresh returns the view of `xosplan refresh`: Apply's, except that
+// the drift shown is being recorded, not offered as a plan to apply.
+func NewRefresh(json bool, s *Streams) Apply {
+	v := NewApply(json, s)
+	if t, ok := v.(*applyText); ok {
+		t.plan.recording = true
+	}
+	return v
+}
+
 type applyText struct {
 	*applyview.Text
 	plan planText

@@ -35,6 +35,9 @@ func NewPlan(json bool, human io.Writer, s *Streams) Plan {
 type planText struct {
 	s *Streams
 	w io.Writer
+	// recording: the command records a refresh-only plan's drift itself
+	// (planview.TextOptions.Recording).
+	recording bool
 }
 
 func (v *planText) Start() error { return nil }
@@ -58,7 +61,7 @@ func (v *planText) plan(p *planner.Plan) error {
 	if p == nil {
 		return nil
 	}
-	return planview.Text(v.w, p, planview.TextOptions{Color: v.s.Color(v.w)})
+	return planview.Text(v.w, p, planview.TextOptions{Color: v.s.Color(v.w), Recording: v.recording})
 }
 
 // planJSON renders plans as JSON event lines on stdout.
