@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -55,7 +56,7 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	fs.StringArrayVar(&f.driverLimits, "driver-parallelism", nil, "run at most N actions of one driver at once (`DRIVER=N`, e.g. exec=2; repeatable; default: no limit per driver, only --parallelism)")
 	fs.BoolVar(&f.failFast, "fail-fast", false, "start nothing new after the first failure")
 	fs.IntVar(&f.retries, "retries", executor.DefaultRetries, "run a failed action again up to `N` times, at increasing intervals")
-	fs.StringVar(&f.scriptRoot, "script-root", "", "the `FOLDER` scripted components' container paths (/vm/launch.py) resolve under (default: the scripts folder beside the manifests)")
+	addScriptRoot(fs, &f.scriptRoot)
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound every operation without its own timeout (`DURATION`; default 10m)")
 	fs.DurationVar(&f.grace, "grace", executor.DefaultGrace, "after an interrupt, how long (`DURATION`) running actions may go on before they are cancelled")
 	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of human text")
@@ -75,16 +76,22 @@ func (f *applyFlags) options() (executor.Options, error) {
 		retries = -1 // executor.Options: 0 means the default
 	}
 	var per map[string]int
+	drivers := executor.NewRegistry(executor.DriverOptions{})
 	for _, l := range f.driverLimits {
 		name, n, ok := strings.Cut(l, "=")
+		name = strings.TrimSpace(name)
 		v, err := strconv.Atoi(strings.TrimSpace(n))
-		if !ok || err != nil || v < 1 || strings.TrimSpace(name) == "" {
+		if !ok || err != nil || v < 1 || name == "" {
 			return executor.Options{}, fmt.Errorf("--driver-parallelism wants DRIVER=N with N at least 1, got %q", l)
+		}
+		// A misspelt name would limit nothing, silently.
+		if _, known := drivers.Lookup(name); !known {
+			return executor.Options{}, fmt.Errorf("--driver-parallelism %s: there is no driver %q (drivers: %s)", l, name, strings.Join(slices.Sorted(maps.Keys(drivers)), ", "))
 		}
 		if per == nil {
 			per = map[string]int{}
 		}
-		per[strings.TrimSpace(name)] = v
+		per[name] = v
 	}
 	return executor.Options{
 		Parallelism: f.parallelism,
@@ -425,7 +432,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	}
 	spec.opts.Placement, diags = place.planOptions(ctx, r.c, diags)
 	if saved.Mode == planner.ModeRefreshOnly {
-		spec.opts.Refresher = refresherFor(nil, r.root.Dirs(), "", 0, prior)
+		spec.opts.Refresher = refresherFor(nil, r.root.Dirs(), r.f.scriptRoot, 0, prior)
 	}
 	p, desired, res, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
@@ -461,6 +468,14 @@ func (r *applyRun) confirm(ctx context.Context) bool {
 			return ""
 		}
 	})
+}
+
+// addScriptRoot declares --script-root, which every command that runs or
+// digests scripted components' scripts takes: plan (whose digests name
+// the scripts, and whose --refresh-only runs health checks), apply,
+// destroy and refresh.
+func addScriptRoot(fs *pflag.FlagSet, dst *string) {
+	fs.StringVar(dst, "script-root", "", "the `FOLDER` scripted components' container paths (/vm/launch.py) resolve under (default: the scripts folder beside the manifests)")
 }
 
 // defaultScriptRoot is the "scripts" folder beside the first manifest

@@ -43,6 +43,7 @@ type planFlags struct {
 	targets             []string
 	excludes            []string
 	replace             []string
+	scriptRoot          string
 	inputs              inputFlags
 	placement           placementFlags
 	root                rootFlag
@@ -90,6 +91,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	fs.StringArrayVar(&f.targets, "target", nil, "plan only `ADDRESS` and what it depends on (destroy: what depends on it); repeatable")
 	fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out `ADDRESS` and what depends on it; repeatable")
 	fs.StringArrayVar(&f.replace, "replace", nil, "replace `ADDRESS` even if it has not changed; repeatable")
+	addScriptRoot(fs, &f.scriptRoot)
 	f.inputs.add(fs)
 	f.placement.add(fs)
 	f.root.add(fs)
@@ -160,7 +162,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 
 // spec returns what the flags ask to plan of paths against prior.
 func (f planFlags) spec(paths []string, root *config.Root, inputs inputValues, prior *state.State) planSpec {
-	spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.inputs.file, opts: planner.Options{
+	spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.inputs.file, scriptRoot: f.scriptRoot, opts: planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
 		Targets:             f.targets,
@@ -170,7 +172,7 @@ func (f planFlags) spec(paths []string, root *config.Root, inputs inputValues, p
 	}}
 	if f.refreshOnly {
 		// The same health checks as `xosplan refresh`, with its defaults.
-		spec.opts.Refresher = refresherFor(nil, root.Dirs(), "", 0, prior)
+		spec.opts.Refresher = refresherFor(nil, root.Dirs(), f.scriptRoot, 0, prior)
 	}
 	return spec
 }

@@ -3,11 +3,14 @@ package main
 import (
 	"errors"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/pkg/config"
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -16,23 +19,22 @@ import (
 func newRefreshCommand(c *cli) *cobra.Command {
 	var f applyFlags
 	cmd := &cobra.Command{
-		Use:   "refresh [flags]",
+		Use:   "refresh [flags] [PATH...]",
 		Short: "Check the real objects and record what changed outside xosplan",
 		Long: `Refresh runs the health check (managed resources) or read (unmanaged ones) of every
 recorded resource, shows what changed since the last apply, and records the observed feedback
 in the state. It never changes a real object. A managed resource whose health check reports it
 failed is recorded as failed, so that the next plan runs its actuator again.
 
+The configuration (PATHs as plan reads them, the current folder when none is given; it may
+be empty) says where scripts are: scripted components' health checks run from the scripts
+folder beside its manifests (or --script-root), and exec implementations must lie inside its
+root. Without one, each resource's scripts are found where it was last applied from.
+
 Exit status: 0 success, 1 error or a check that could not run; with --detailed-exitcode, 2
 when drift was recorded.`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef(cmd, "refresh takes no arguments; it checks what the state records")
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRefresh(cmd, c, f)
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRefresh(cmd, c, f, args)
 		},
 	}
 	f.add(cmd.Flags(), false)
@@ -40,8 +42,34 @@ when drift was recorded.`,
 	return cmd
 }
 
-func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
+func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error {
 	ctx := cmd.Context()
+	opts, err := f.options()
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	view := views.NewRefresh(f.json, c.streams())
+	if err := view.Start(); err != nil {
+		return err
+	}
+	configRoot, err := f.root.root(c, paths)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	res := config.Load(ctx, paths, config.Options{Root: configRoot})
+	// Like destroy, refresh needs no configuration: the state says what
+	// to check.
+	configDiags := slices.DeleteFunc(res.Diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })
+	if configDiags.HasErrors() {
+		return planFailed(view, configDiags)
+	}
+	scriptRoot := f.scriptRoot
+	if scriptRoot == "" {
+		scriptRoot = defaultScriptRoot(res.ManifestFolders())
+	}
 	backend, err := f.state.open()
 	if err != nil {
 		return err
@@ -55,25 +83,17 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags) error {
 	if err != nil {
 		return err
 	}
-	root, err := f.root.executorRoot(c, nil, prior)
+	root, err := f.root.executorRoot(c, configRoot, prior)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
-	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, f.scriptRoot, f.timeout, prior)})
-	view := views.NewRefresh(f.json, c.streams())
-	if err := view.Start(); err != nil {
-		return err
-	}
-	if err := view.Plan(p, diags); err != nil {
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
+	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, scriptRoot, f.timeout, prior)})
+	if err := view.Plan(p, configDiags.Extend(diags)); err != nil {
 		return err
 	}
 	if p == nil {
 		return exitWith(exitError)
-	}
-	opts, err := f.options()
-	if err != nil {
-		return usagef(cmd, "%v", err)
 	}
 	opts.Events = view.Event
 	// The drift that could be observed is recorded even when some checks

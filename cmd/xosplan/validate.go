@@ -19,10 +19,10 @@ type validateFlags struct {
 func newValidateCommand(c *cli) *cobra.Command {
 	var f validateFlags
 	cmd := &cobra.Command{
-		Use:   "validate [flags] PATH...",
+		Use:   "validate [flags] [PATH...]",
 		Short: "Check TOSCA templates, XOS recipes and manifests without touching anything",
-		Long: `Validate checks files and folders (walked for *.yaml and *.yml) and reports every problem
-with its position. Each file's format is detected: TOSCA templates compile one by one; the
+		Long: `Validate checks files and folders (walked for *.yaml and *.yml; the current folder when
+none is given) and reports every problem with its position. Each file's format is detected: TOSCA templates compile one by one; the
 manifest files of one folder form one environment. A file of neither format is a warning.
 
 Required TOSCA inputs without a default are checked only when --inputs or --var give values;
@@ -32,8 +32,10 @@ Exit status: 0 when valid (warnings allowed unless --strict), 1 on errors or a b
 		Example: `  xosplan validate examples/webstack
   xosplan validate --format json template.yaml
   xosplan validate --var db_password=s3cret --inputs prod.yaml stack/`,
-		Args: minArgs(1, "PATH"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				args = []string{"."}
+			}
 			return runValidate(cmd, c, f, args)
 		},
 	}
