@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -29,6 +28,8 @@ func commands(c *cli) []*cobra.Command {
 		newInvokeCommand(c),
 		newStateCommand(c),
 		newPlacementCommand(c),
+		newVersionCommand(c),
+		newCompletionCommand(c),
 	}
 }
 
@@ -49,6 +50,8 @@ type cli struct {
 	getenv func(string) string
 	// noColor is the root's --no-color flag.
 	noColor bool
+	// chdir is the root's -chdir=DIR.
+	chdir chdirFlag
 	// sources holds the text of the files diagnostics show snippets of.
 	sources *sourceCache
 }
@@ -65,7 +68,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}()
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, sources: newSourceCache()}
 	root := newRootCommand(c)
-	root.SetArgs(args)
+	root.SetArgs(terraformSpellings(root, args))
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
@@ -97,7 +100,11 @@ func newRootCommand(c *cli) *cobra.Command {
 		Short: "Validate, plan and apply TOSCA service templates, XOS recipes and Tonomi manifests",
 		Long: `xosplan compiles declarative service descriptions (TOSCA Simple Profile in YAML 1.0-1.3
 service templates, XOS recipes and Tonomi-style application manifests) into one resource
-graph, plans the changes against recorded state, and applies them.`,
+graph, plans the changes against recorded state, and applies them.
+
+Long flags take one dash or two, as Terraform users type them: -out=FILE and --out=FILE,
+-auto-approve, -var NAME=VALUE, -json, -detailed-exitcode. -chdir=DIR, before the command,
+runs it as if started in DIR: xosplan -chdir=infra plan -out=plan.bin.`,
 		Version:       version(),
 		SilenceErrors: true,
 		SilenceUsage:  true,
@@ -120,10 +127,13 @@ graph, plans the changes against recorded state, and applies them.`,
 	root.SetIn(c.stdin)
 	root.SetOut(c.stdout)
 	root.SetErr(c.stderr)
-	root.SetVersionTemplate("xosplan {{.Version}}\n")
+	// --version prints what `xosplan version` prints.
+	root.SetVersionTemplate(buildInfo().VersionText())
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SuggestionsMinimumDistance = 2
 	root.PersistentFlags().BoolVar(&c.noColor, "no-color", false, "never colour the output (NO_COLOR in the environment does the same)")
+	c.chdir.add(root.PersistentFlags())
+	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return c.chdir.apply(cmd) }
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return &usageError{cmd: cmd.CommandPath(), err: err}
 	})
@@ -131,27 +141,6 @@ graph, plans the changes against recorded state, and applies them.`,
 		root.AddCommand(sub)
 	}
 	return root
-}
-
-// version reports the module version the binary was built from ("dev" for
-// a build from a work tree) and the Go version.
-func version() string {
-	v, goVersion := "dev", ""
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		goVersion = bi.GoVersion
-		if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-			v = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				v += "+" + s.Value[:12]
-			}
-		}
-	}
-	if goVersion != "" {
-		v += " (" + goVersion + ")"
-	}
-	return v
 }
 
 // exitStatus is an error that sets the exit status. A nil err means the
