@@ -17,7 +17,7 @@ type Backend interface {
 	// Read returns the current state. A backend that has never been
 	// written returns an empty state: serial 0, no lineage, no resources.
 	Read(ctx context.Context) (*State, error)
-	// Write stores s when its resources differ from the current ones, with
+	// Write stores s when its resources or outputs differ from the current ones, with
 	// serial one higher; otherwise it stores nothing. s must come from this
 	// backend's Read: its lineage must match (or both be empty) and its
 	// serial must be the current one, else ErrLineageMismatch or

@@ -35,7 +35,11 @@ func Encode(s *State) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return assemble(s.Version, s.Serial, s.Lineage, res.join()), nil
+	outs, err := encodeOutputs(s.Outputs)
+	if err != nil {
+		return nil, err
+	}
+	return assemble(s.Version, s.Serial, s.Lineage, res.join(), outs), nil
 }
 
 // encodeResources renders the resources list as it appears inside the
@@ -120,17 +124,34 @@ func (c chunks) equal(d chunks) bool {
 // chunkMin is the least number of resources worth a goroutine.
 const chunkMin = 512
 
-// assemble builds the file bytes from a header and pre-encoded resources.
-// Its output equals json.MarshalIndent(State{…}, "", "  ") plus a newline;
-// a test holds it to that.
-func assemble(version int, serial uint64, lineage string, resources []byte) []byte {
-	out := make([]byte, 0, len(resources)+128)
+// assemble builds the file bytes from a header, pre-encoded resources and
+// the pre-encoded outputs member (encodeOutputs; nil for none). Its output
+// equals json.MarshalIndent(State{…}, "", "  ") plus a newline; a test
+// holds it to that.
+func assemble(version int, serial uint64, lineage string, resources, outputs []byte) []byte {
+	out := header(version, serial, lineage, len(resources)+len(outputs)+8)
+	out = append(out, resources...)
+	return append(out, trailer(outputs)...)
+}
+
+// header is the file up to the resources array, with room for more bytes.
+func header(version int, serial uint64, lineage string, more int) []byte {
+	out := make([]byte, 0, 128+more)
 	out = fmt.Appendf(out, "{\n  \"version\": %d,\n  \"serial\": %d,\n  \"lineage\": ", version, serial)
 	out = canonjson.AppendString(out, lineage, 0)
-	out = append(out, ",\n  \"resources\": "...)
-	out = append(out, resources...)
-	out = append(out, "\n}\n"...)
-	return out
+	return append(out, ",\n  \"resources\": "...)
+}
+
+// trailer is the file after the resources array: the outputs member, if
+// any, and the closing brace.
+func trailer(outputs []byte) []byte {
+	if outputs == nil {
+		return []byte("\n}\n")
+	}
+	out := make([]byte, 0, len(outputs)+4)
+	out = append(out, ',')
+	out = append(out, outputs...)
+	return append(out, "\n}\n"...)
 }
 
 // normalizeForEncode returns a shallow copy of r whose absent collections

@@ -105,10 +105,14 @@ func TestEncoderMatchesJSON(t *testing.T) {
 		"generated": {genResource(1), genResource(2), genResource(3)},
 		"minimal":   {{Address: "a", Type: "t", Management: graph.Managed, Spec: map[string]graph.Value{}}},
 		"many":      genState(2*chunkMin + 7).Resources,
+		"outputs":   {genResource(1)},
 	}
 	for name, rs := range cases {
 		t.Run(name, func(t *testing.T) {
 			s := &State{Version: FormatVersion, Serial: 7, Lineage: "lin<&>", Resources: rs}
+			if name == "outputs" {
+				s.Outputs = fullOutputs()
+			}
 			got, err := Encode(s)
 			if err != nil {
 				t.Fatal(err)
@@ -124,13 +128,28 @@ func TestEncoderMatchesJSON(t *testing.T) {
 			enc := json.NewEncoder(&want)
 			enc.SetEscapeHTML(false)
 			enc.SetIndent("", "  ")
-			if err := enc.Encode(State{Version: s.Version, Serial: s.Serial, Lineage: s.Lineage, Resources: norm}); err != nil {
+			if err := enc.Encode(State{Version: s.Version, Serial: s.Serial, Lineage: s.Lineage, Resources: norm, Outputs: s.Outputs}); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want.Bytes()) {
 				t.Errorf("encoder and encoding/json differ\n%s", firstDifference(got, want.Bytes()))
 			}
 		})
+	}
+}
+
+// fullOutputs are outputs of every kind of value, sensitive and not.
+func fullOutputs() map[string]Output {
+	return map[string]Output{
+		"url":    {Value: "http://x/<a>&b"},
+		"n":      {Value: int64(3)},
+		"f":      {Value: 1.5},
+		"b":      {Value: true},
+		"null":   {Value: nil},
+		"list":   {Value: []graph.Value{int64(1), "two"}},
+		"map":    {Value: map[string]graph.Value{"k": []graph.Value{}}},
+		"secret": {Value: "s3cret", Sensitive: true},
+		"é<&>":   {Value: "key escaped"},
 	}
 }
 
@@ -165,7 +184,7 @@ func TestEncodeRejectsNonJSONValues(t *testing.T) {
 }
 
 func TestRoundTrip(t *testing.T) {
-	in := &State{Version: FormatVersion, Serial: 4, Lineage: "l", Resources: []Resource{genResource(2), fullResource(), genResource(1)}}
+	in := &State{Version: FormatVersion, Serial: 4, Lineage: "l", Resources: []Resource{genResource(2), fullResource(), genResource(1)}, Outputs: fullOutputs()}
 	in.Resources[1].Spec["s"] = "valid UTF-8 only here: é"
 	data, err := Encode(in)
 	if err != nil {
@@ -194,6 +213,11 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if got := full.Driver.Operations["launch"].Inputs["n"]; got != int64(3) {
 		t.Errorf("operation input: %#v", got)
+	}
+	for k, v := range fullOutputs() {
+		if got := out.Outputs[k]; got.Sensitive != v.Sensitive || !graph.Equal(got.Value, v.Value) {
+			t.Errorf("output %s: got %#v, want %#v", k, got, v)
+		}
 	}
 	again, err := Encode(out)
 	if err != nil {
@@ -301,6 +325,10 @@ func decodeStd(data []byte) (*State, error) {
 		decodeMap(fb.Signals)
 		decodeMap(fb.Extra)
 	}
+	for k, o := range s.Outputs {
+		o.Value = graph.DecodeValue(o.Value)
+		s.Outputs[k] = o
+	}
 	return checkDecoded(&s)
 }
 
@@ -343,7 +371,7 @@ func compareDecoders(t *testing.T, data []byte) {
 }
 
 func TestDecodersAgree(t *testing.T) {
-	full, _ := Encode(&State{Version: 1, Serial: 1, Lineage: "l", Resources: []Resource{fullResource(), genResource(3)}})
+	full, _ := Encode(&State{Version: 1, Serial: 1, Lineage: "l", Resources: []Resource{fullResource(), genResource(3)}, Outputs: fullOutputs()})
 	cases := map[string]string{
 		"full":                string(full),
 		"case-insensitive":    `{"VERSION": 1, "Serial": 2, "lineage": "l", "Resources": [{"ADDRESS": "a", "management": "managed", "Spec": {"K": 1}}]}`,
@@ -355,6 +383,7 @@ func TestDecodersAgree(t *testing.T) {
 		"numbers":             `{"version": 1, "serial": 18446744073709551615, "lineage": "l", "resources": [{"address": "a", "management": "managed", "spec": {"big": 92233720368547758070, "neg": -0, "e": 1E+2, "f": 1.5e-300, "i": -9223372036854775808}}]}`,
 		"strings":             "{\"version\": 1, \"serial\": 1, \"lineage\": \"\\ud83d\\ude00 \\ud800 \\udc00x \\u00e9 \xff\xfe \\/\", \"resources\": []}",
 		"escaped keys":        `{"vers\u0069on": 1, "serial": 1, "lineage": "l", "resources": []}`,
+		"outputs":             `{"version": 1, "serial": 1, "lineage": "l", "resources": [], "OUTPUTS": {"a": {"Value": [1, {"x": null}], "sensitive": true, "type": "string"}, "b": null, "c": {"value": {"$unknown": {"func": "attribute", "args": ["a", "ip"]}}}}, "outputs": {"d": {}}}`,
 	}
 	large, _ := Encode(genState(1200))
 	if len(large) < 2*parallelMin {

@@ -187,7 +187,7 @@ func fieldName(key []byte, known ...string) string {
 
 func (p *parser) state(s *State) error {
 	return p.Object(func(key []byte) error {
-		switch fieldName(key, "version", "serial", "lineage", "resources") {
+		switch fieldName(key, "version", "serial", "lineage", "resources", "outputs") {
 		case "version":
 			return p.intInto(&s.Version, "version")
 		case "serial":
@@ -201,6 +201,22 @@ func (p *parser) state(s *State) error {
 				}
 			}
 			return sliceInto(p, &s.Resources, p.resource)
+		case "outputs":
+			return mapInto(p, &s.Outputs, p.output)
+		}
+		return p.Skip()
+	})
+}
+
+func (p *parser) output(o *Output) error {
+	return p.structInto(func(key []byte) error {
+		switch fieldName(key, "value", "sensitive") {
+		case "value":
+			v, err := p.Value()
+			o.Value = v
+			return err
+		case "sensitive":
+			return p.boolean(&o.Sensitive)
 		}
 		return p.Skip()
 	})

@@ -4,7 +4,7 @@
 //
 // The file backend (File) keeps, beside the state file:
 //
-//	xosplan.state.json            the snapshot: {version, serial, lineage, resources[…]}
+//	xosplan.state.json            the snapshot: {version, serial, lineage, resources[…], outputs{…}}
 //	xosplan.state.json.backup     the previous snapshot
 //	xosplan.state.json.lock       the lock (flock(2); the kernel frees a crashed holder's)
 //	xosplan.state.json.lock.info  who holds it: {ID, Operation, Who, Version, Created, Path}
@@ -39,10 +39,15 @@
 // any Backend; the writing ones expect the caller to hold the lock
 // (WithLock).
 //
+// Outputs (State.Outputs) are what the last successful apply resolved the
+// configuration's outputs to; a state without them is written with no
+// "outputs" key, byte for byte as before they were recorded, so the format
+// version stays 1 and older states read as states without outputs.
+//
 // Secrets: as Terraform's, the state holds sensitive values in clear —
-// spec values at a resource's Sensitive paths and the operation inputs an
-// operation lists as Sensitive — because deletes and later applies run
-// with them; the file backend writes every file with mode 0600. Anything
+// spec values at a resource's Sensitive paths, the operation inputs an
+// operation lists as Sensitive, and sensitive outputs — because deletes
+// and later applies run with them; the file backend writes every file with mode 0600. Anything
 // that shows a resource to a person goes through Resource.Redacted, which
 // masks both.
 package state

@@ -52,6 +52,40 @@ func writeResource(w *canonjson.Writer, r *Resource) {
 	o.End()
 }
 
+// encodeOutputs renders the "outputs" member of the state object, as it
+// follows the resources (",\n  \"outputs\": {…}" without the comma), or
+// nil when there are none: a state without outputs is written as before
+// outputs were recorded.
+func encodeOutputs(outputs map[string]Output) ([]byte, error) {
+	if len(outputs) == 0 {
+		return nil, nil
+	}
+	w := newWriter(nil, true)
+	// The member is written inside an object of its own, so that the
+	// writer indents it as the state object's member; the braces are
+	// cut off.
+	top := w.BeginObject()
+	e := top.Field("outputs")
+	keys := canonjson.PushKeys(e, outputs)
+	o := e.BeginObject()
+	for _, k := range keys {
+		out := outputs[k]
+		ow := o.Key(k).BeginObject()
+		ow.Field("value").Value(out.Value)
+		if out.Sensitive {
+			ow.Field("sensitive").Bool(true)
+		}
+		ow.End()
+	}
+	o.End()
+	e.PopKeys(keys)
+	top.End()
+	if err := w.Err(); err != nil {
+		return nil, fmt.Errorf("encoding state outputs: %w", err)
+	}
+	return w.Buf[1 : len(w.Buf)-2], nil
+}
+
 func writeDriver(w *canonjson.Writer, d *graph.Driver) {
 	o := w.BeginObject()
 	o.Field("name").String(d.Name)

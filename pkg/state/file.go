@@ -94,6 +94,9 @@ type seenSnapshot struct {
 	// effectiveRes is the canonical encoding of the resources after the
 	// journal's outcomes; the same slice as snapshotRes without a journal.
 	effectiveRes chunks
+	// outputs is the snapshot's outputs member (encodeOutputs), nil for
+	// none; the journal never changes outputs.
+	outputs []byte
 	// journalInfo describes the journal file last seen (nil: none).
 	journalInfo fs.FileInfo
 }
@@ -212,7 +215,11 @@ func (f *File) Write(ctx context.Context, s *State) error {
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
-	if res.equal(cur.effectiveRes) {
+	outs, err := encodeOutputs(s.Outputs)
+	if err != nil {
+		return fmt.Errorf("writing state %s: %w", f.path, err)
+	}
+	if res.equal(cur.effectiveRes) && bytes.Equal(outs, cur.outputs) {
 		s.Version = FormatVersion
 		return nil
 	}
@@ -222,7 +229,7 @@ func (f *File) Write(ctx context.Context, s *State) error {
 			return err
 		}
 	}
-	if err := f.commit(g, cur.serial+1, lineage, res); err != nil {
+	if err := f.commit(g, cur.serial+1, lineage, res, outs); err != nil {
 		return err
 	}
 	s.Version, s.Serial, s.Lineage = FormatVersion, cur.serial+1, lineage
@@ -257,7 +264,11 @@ func (f *File) Overwrite(ctx context.Context, s *State) error {
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
-	if _, err := Decode(assemble(FormatVersion, s.Serial, s.Lineage, res.join())); err != nil {
+	outs, err := encodeOutputs(s.Outputs)
+	if err != nil {
+		return fmt.Errorf("writing state %s: %w", f.path, err)
+	}
+	if _, err := Decode(assemble(FormatVersion, s.Serial, s.Lineage, res.join(), outs)); err != nil {
 		return fmt.Errorf("refusing to write an invalid state: %w", err)
 	}
 	unlock, err := f.lockIdle(ctx, "writing state "+f.path)
@@ -270,25 +281,23 @@ func (f *File) Overwrite(ctx context.Context, s *State) error {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
 	defer g.release()
-	if err := f.commit(g, s.Serial, s.Lineage, res); err != nil {
+	if err := f.commit(g, s.Serial, s.Lineage, res, outs); err != nil {
 		return err
 	}
 	s.Version = FormatVersion
 	return nil
 }
 
-// commit writes a snapshot, retires the journal and remembers what is on
-// disk. The caller holds f.mu and the guard g.
-func (f *File) commit(g *commitGuard, serial uint64, lineage string, res chunks) error {
-	header := assemble(FormatVersion, serial, lineage, nil)
-	// assemble put the trailer after the empty resources; split it off so
-	// that the resources are written in place without copying them.
-	trailer := header[len(header)-3:]
-	header = header[:len(header)-3]
+// commit writes a snapshot of res and outs (encodeOutputs), retires the
+// journal and remembers what is on disk. The caller holds f.mu and the
+// guard g.
+func (f *File) commit(g *commitGuard, serial uint64, lineage string, res chunks, outs []byte) error {
+	// The resources are written in place, between header and trailer,
+	// without copying them.
 	parts := make([][]byte, 0, len(res)+2)
-	parts = append(parts, header)
+	parts = append(parts, header(FormatVersion, serial, lineage, 0))
 	parts = append(parts, res...)
-	parts = append(parts, trailer)
+	parts = append(parts, trailer(outs))
 	info, err := writeAtomic(f.fsys, f.path, true, parts...)
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
@@ -296,7 +305,7 @@ func (f *File) commit(g *commitGuard, serial uint64, lineage string, res chunks)
 	// The new serial already makes the journal stale; removing it only
 	// tidies up, so its failure is not the write's.
 	g.remove()
-	f.seen = &seenSnapshot{info: info, serial: serial, lineage: lineage, snapshotRes: res, effectiveRes: res, journalInfo: journalStat(f.path + JournalSuffix)}
+	f.seen = &seenSnapshot{info: info, serial: serial, lineage: lineage, snapshotRes: res, effectiveRes: res, outputs: outs, journalInfo: journalStat(f.path + JournalSuffix)}
 	f.read, f.wrote = f.seen, nil
 	return nil
 }
@@ -377,10 +386,10 @@ func (f *File) readSnapshot() (*State, []byte, fs.FileInfo, error) {
 }
 
 // canonicalResources returns the resources part of a snapshot file when
-// the file is in canonical form, or nil.
-func canonicalResources(s *State, data []byte) chunks {
-	header := assemble(s.Version, s.Serial, s.Lineage, nil)
-	head, tail := header[:len(header)-3], header[len(header)-3:]
+// the file is in canonical form, or nil; outs is the snapshot's outputs
+// member (encodeOutputs).
+func canonicalResources(s *State, data, outs []byte) chunks {
+	head, tail := header(s.Version, s.Serial, s.Lineage, 0), trailer(outs)
 	if !bytes.HasPrefix(data, head) || !bytes.HasSuffix(data, tail) || len(data) < len(head)+len(tail) {
 		return nil
 	}

@@ -78,6 +78,15 @@ func TestSerialRules(t *testing.T) {
 		{"feedback change", func(s *State) { s.Resources[0].Feedback.BackendStatus = "changed" }, 3, true},
 		{"spec change", func(s *State) { s.Resources[1].Spec["port"] = int64(1) }, 4, true},
 		{"removal", func(s *State) { s.Resources = s.Resources[:1] }, 5, true},
+		// Outputs are content: recorded, changed and removed with a serial.
+		{"outputs recorded", func(s *State) {
+			s.Outputs = map[string]Output{"url": {Value: "http://x"}, "token": {Value: "s3cret", Sensitive: true}}
+		}, 6, true},
+		{"same outputs", func(s *State) {
+			s.Outputs = map[string]Output{"token": {Value: "s3cret", Sensitive: true}, "url": {Value: "http://x"}}
+		}, 6, false},
+		{"output changed", func(s *State) { s.Outputs["url"] = Output{Value: "http://y"} }, 7, true},
+		{"outputs removed", func(s *State) { s.Outputs = nil }, 8, true},
 	}
 	var lineage string
 	for _, st := range steps {
@@ -293,4 +302,57 @@ func TestSymlinkedStateSharesOneLock(t *testing.T) {
 		t.Errorf("read through the real name: %v", got)
 	}
 	_ = held.Unlock()
+}
+
+// TestOutputsSurviveJournalCompaction: the outputs of the snapshot are
+// kept when an apply's journal is folded into it, and read back as
+// written, sensitive ones in clear.
+func TestOutputsSurviveJournalCompaction(t *testing.T) {
+	ctx := context.Background()
+	f, path := openTemp(t)
+	s := mustRead(t, f)
+	s.Resources = []Resource{genResource(1)}
+	s.Outputs = map[string]Output{"url": {Value: "http://x"}, "list": {Value: []graph.Value{int64(1), "b"}}, "key": {Value: "k3y", Sensitive: true}}
+	mustWrite(t, f, s)
+	j, err := f.OpenJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := genResource(2)
+	if _, err := j.Append(ctx, Record{Kind: RecordOutcome, Address: r.Address, Action: "create", Resource: &r}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := OpenFile(path, FileOptions{})
+	got := mustRead(t, g)
+	if len(got.Resources) != 2 || got.Serial != s.Serial+1 {
+		t.Fatalf("compacted state: serial %d, %d resources", got.Serial, len(got.Resources))
+	}
+	if len(got.Outputs) != 3 || got.Outputs["url"].Value != "http://x" || got.Outputs["key"] != (Output{Value: "k3y", Sensitive: true}) ||
+		!graph.Equal(got.Outputs["list"].Value, []graph.Value{int64(1), "b"}) {
+		t.Errorf("outputs after compaction: %#v", got.Outputs)
+	}
+}
+
+// TestStateWithoutOutputsIsWrittenAsBefore: a state written before
+// outputs were recorded reads without them and writes back byte for byte,
+// with no "outputs" key and no new serial.
+func TestStateWithoutOutputsIsWrittenAsBefore(t *testing.T) {
+	old := []byte("{\n  \"version\": 1,\n  \"serial\": 3,\n  \"lineage\": \"l\",\n  \"resources\": []\n}\n")
+	s, err := Decode(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Outputs != nil {
+		t.Errorf("outputs = %#v, want none", s.Outputs)
+	}
+	again, err := Encode(s)
+	if err != nil || !bytes.Equal(again, old) {
+		t.Errorf("re-encoded as %q (%v)", again, err)
+	}
 }

@@ -20,6 +20,19 @@ type State struct {
 	Lineage string `json:"lineage"`
 	// Resources are sorted by address.
 	Resources []Resource `json:"resources"`
+	// Outputs are the configuration's outputs as the last successful apply
+	// resolved them, by name; nil (and no "outputs" key in the file) when
+	// there are none. A state written before outputs were recorded reads
+	// as one without them.
+	Outputs map[string]Output `json:"outputs,omitempty"`
+}
+
+// Output is one recorded output. Like sensitive spec values, a sensitive
+// output is kept in clear (the state file is private, mode 0600); what
+// shows it to a person masks it.
+type Output struct {
+	Value     graph.Value `json:"value"`
+	Sensitive bool        `json:"sensitive,omitempty"`
 }
 
 // Backend codes, as XOS records them.

@@ -81,14 +81,18 @@ func (f *File) load() (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	snapRes := canonicalResources(s, data)
+	outs, err := encodeOutputs(s.Outputs)
+	if err != nil {
+		return nil, fmt.Errorf("reading state %s: %w", f.path, err)
+	}
+	snapRes := canonicalResources(s, data, outs)
 	if snapRes == nil {
 		if snapRes, err = encodeResources(s.Resources); err != nil {
 			return nil, fmt.Errorf("reading state %s: %w", f.path, err)
 		}
 	}
 	l := &Loaded{State: s}
-	seen := &seenSnapshot{info: info, serial: s.Serial, lineage: s.Lineage, snapshotRes: snapRes, effectiveRes: snapRes}
+	seen := &seenSnapshot{info: info, serial: s.Serial, lineage: s.Lineage, snapshotRes: snapRes, effectiveRes: snapRes, outputs: outs}
 
 	jpath := f.path + JournalSuffix
 	jfile, jinfo, err := userfile.Open(context.Background(), jpath, userfile.Options{MaxBytes: MaxFileBytes})
@@ -252,7 +256,7 @@ func (f *File) Compact(ctx context.Context) (*Loaded, error) {
 				return nil, err
 			}
 		}
-		if err := f.commit(g, l.State.Serial+1, lineage, f.seen.effectiveRes); err != nil {
+		if err := f.commit(g, l.State.Serial+1, lineage, f.seen.effectiveRes, f.seen.outputs); err != nil {
 			return nil, err
 		}
 		l.State.Serial, l.State.Lineage = l.State.Serial+1, lineage

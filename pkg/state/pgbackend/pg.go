@@ -144,15 +144,15 @@ func (b *Backend) Write(ctx context.Context, s *state.State) error {
 	}
 	// Encoding with the stored header and comparing the bytes compares
 	// the content.
-	same, err := state.Encode(&state.State{Version: state.FormatVersion, Serial: uint64(curSerial), Lineage: curLineage, Resources: s.Resources})
+	same, err := state.Encode(&state.State{Version: state.FormatVersion, Serial: uint64(curSerial), Lineage: curLineage, Resources: s.Resources, Outputs: s.Outputs})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", b.where(), err)
 	}
-	if (exists && bytes.Equal(same, curData)) || (!exists && len(s.Resources) == 0) {
+	if (exists && bytes.Equal(same, curData)) || (!exists && len(s.Resources) == 0 && len(s.Outputs) == 0) {
 		s.Version = state.FormatVersion
 		return nil
 	}
-	next := &state.State{Version: state.FormatVersion, Serial: uint64(curSerial) + 1, Lineage: lineage, Resources: s.Resources}
+	next := &state.State{Version: state.FormatVersion, Serial: uint64(curSerial) + 1, Lineage: lineage, Resources: s.Resources, Outputs: s.Outputs}
 	data, err := state.Encode(next)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", b.where(), err)
