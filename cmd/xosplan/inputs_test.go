@@ -89,8 +89,16 @@ func TestInputValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got, tc.want) {
-				t.Errorf("values = %#v, want %#v", got, tc.want)
+			if !reflect.DeepEqual(got.vals, tc.want) {
+				t.Errorf("values = %#v, want %#v", got.vals, tc.want)
+			}
+			// Each value says where it was given: a --var nowhere, a
+			// value of the file in it.
+			for name := range got.vals {
+				r, ok := got.ranges[name]
+				if !ok || (r.File != "" && r.File != tc.flags.file) {
+					t.Errorf("range of %s = %v (given: %v)", name, r, ok)
+				}
 			}
 			found := tc.diagCode == ""
 			for _, d := range diags {
