@@ -253,7 +253,11 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		if _, err := backend.Compact(context.WithoutCancel(ctx)); err != nil {
 			return fmt.Errorf("saving state: %w", err)
 		}
-		return r.view.Report(&executor.Report{}, op)
+		if err := r.view.Report(&executor.Report{}, op); err != nil {
+			return err
+		}
+		// The outputs may have changed without any resource.
+		return r.recordOutputs(ctx, backend, desired)
 	}
 	if p.HasChanges() && !fromFile && !f.autoApprove && !r.confirm(ctx) {
 		r.view.Cancelled(op)
@@ -328,10 +332,8 @@ func (r *applyRun) execute(ctx context.Context, backend *state.File, p *planner.
 	case !rep.OK():
 		return exitWith(exitError)
 	}
-	if desired != nil && len(desired.Outputs) > 0 && r.op == applyview.OpApply {
-		if err := r.outputs(ctx, backend, desired); err != nil {
-			return err
-		}
+	if err := r.recordOutputs(ctx, backend, desired); err != nil {
+		return err
 	}
 	if r.f.detailedExitcode && rep.Changes() {
 		return exitWith(exitChanges)
@@ -506,14 +508,16 @@ func scriptStateDir(statePath string) string {
 	return dir
 }
 
-// outputs renders the configuration's outputs resolved against the state
-// just saved.
-func (r *applyRun) outputs(ctx context.Context, backend *state.File, desired *graph.Graph) error {
-	st, err := backend.Read(ctx)
+// recordOutputs records the outputs of desired after an apply or destroy
+// that succeeded (executor.RecordOutputs), and shows an apply's.
+func (r *applyRun) recordOutputs(ctx context.Context, backend *state.File, desired *graph.Graph) error {
+	values, _, err := executor.RecordOutputs(ctx, backend, desired)
 	if err != nil {
-		return fmt.Errorf("reading state for the outputs: %w", err)
+		return err
 	}
-	values, _ := executor.ResolveOutputs(desired, st)
+	if r.op != applyview.OpApply {
+		return nil
+	}
 	return r.view.Outputs(values)
 }
 

@@ -23,6 +23,7 @@ func commands(c *cli) []*cobra.Command {
 		newApplyCommand(c),
 		newDestroyCommand(c),
 		newShowCommand(c),
+		newOutputCommand(c),
 		newGraphCommand(c),
 		newRefreshCommand(c),
 		newInvokeCommand(c),

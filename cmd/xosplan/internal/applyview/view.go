@@ -10,16 +10,14 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"maps"
-	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
 	"github.com/xosplan/xosplan/pkg/executor"
-	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -328,15 +326,13 @@ func (t *Text) Outputs(values map[string]executor.Output) error {
 	if len(values) == 0 {
 		return nil
 	}
+	outs := make(map[string]state.Output, len(values))
+	for name, o := range values {
+		outs[name] = state.Output(o)
+	}
 	var b bytes.Buffer
 	b.WriteString("\nOutputs:\n\n")
-	for _, name := range slices.Sorted(maps.Keys(values)) {
-		shown := state.SensitiveMarker
-		if o := values[name]; !o.Sensitive {
-			shown = graph.Render(o.Value)
-		}
-		fmt.Fprintf(&b, "%s = %s\n", termsafe.String(name), shown)
-	}
+	b.Write(planview.OutputLines(outs, false))
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	_, err := t.w.Write(b.Bytes())

@@ -18,8 +18,9 @@ import (
 const JSONFormatVersion = "1.1"
 
 // StateJSONFormatVersion is the version of the JSON state written by
-// StateJSON, which 1.1 of the plan left as it was.
-const StateJSONFormatVersion = "1.0"
+// StateJSON, which 1.1 of the plan left as it was. A minor bump only adds
+// fields: 1.1 adds outputs.
+const StateJSONFormatVersion = "1.1"
 
 type jsonPlan struct {
 	FormatVersion   string            `json:"format_version"`

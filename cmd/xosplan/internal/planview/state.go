@@ -30,6 +30,7 @@ func StateText(w io.Writer, st *state.State, opts TextOptions) error {
 	}
 	if len(st.Resources) == 0 {
 		r.line("The state has no resources (serial ", strconv.FormatUint(st.Serial, 10), ", lineage ", st.Lineage, ").")
+		r.outputs(st.Outputs)
 		_, err := w.Write(r.buf.Bytes())
 		return err
 	}
@@ -71,8 +72,21 @@ func StateText(w io.Writer, st *state.State, opts TextOptions) error {
 		}
 		r.line("}")
 	}
+	r.outputs(st.Outputs)
 	_, err := w.Write(r.buf.Bytes())
 	return err
+}
+
+// outputs writes the "Outputs:" block of the recorded outputs, sensitive
+// ones masked; nothing for none.
+func (r *renderer) outputs(outs map[string]state.Output) {
+	if len(outs) == 0 {
+		return
+	}
+	r.line()
+	r.line("Outputs:")
+	r.line()
+	r.buf.Write(OutputLines(outs, false))
 }
 
 func backendWord(code int) string {
@@ -161,8 +175,9 @@ type jsonStateResource struct {
 }
 
 // StateJSON writes the recorded state as JSON for `xosplan show --json`:
-// format_version, lineage, serial and the resources, with values at
-// sensitive paths left out of spec and of the resolved feedback.
+// format_version, lineage, serial, the resources, with values at
+// sensitive paths left out of spec and of the resolved feedback, and the
+// outputs (OutputsJSON, sensitive ones without their value).
 func StateJSON(w io.Writer, st *state.State) error {
 	if st == nil {
 		st = &state.State{}
@@ -172,7 +187,8 @@ func StateJSON(w io.Writer, st *state.State) error {
 		Lineage       string              `json:"lineage"`
 		Serial        uint64              `json:"serial"`
 		Resources     []jsonStateResource `json:"resources"`
-	}{FormatVersion: StateJSONFormatVersion, Lineage: st.Lineage, Serial: st.Serial, Resources: []jsonStateResource{}}
+		Outputs       map[string]any      `json:"outputs"`
+	}{FormatVersion: StateJSONFormatVersion, Lineage: st.Lineage, Serial: st.Serial, Resources: []jsonStateResource{}, Outputs: OutputsJSON(st.Outputs, false)}
 	var jw jsonWriter
 	for i := range st.Resources {
 		res := &st.Resources[i]

@@ -18,6 +18,12 @@ func TestStateViews(t *testing.T) {
 			st.Resources[i].Feedback.Resolved = map[string]graph.Value{"password": "s3cret", "name": "app"}
 		}
 	}
+	// show includes the recorded outputs, a sensitive one masked.
+	st.Outputs = map[string]state.Output{
+		"url":      {Value: "http://10.0.0.3/"},
+		"ports":    {Value: []graph.Value{int64(80), int64(443)}},
+		"password": {Value: "s3cret", Sensitive: true},
+	}
 	var text, js bytes.Buffer
 	if err := StateText(&text, st, TextOptions{}); err != nil {
 		t.Fatal(err)
