@@ -57,21 +57,22 @@ func (f rootFlag) root(c *cli, paths []string) (*config.Root, error) {
 
 // loadConfig loads the configuration at paths with the root (--root) and
 // the input values (--inputs, --var) the flags give, and returns it with
-// the diagnostics of the inputs file and of the configuration, sorted. Input
-// values are required (config.Options.RequireInputs) when requireGiven is
-// set and some were given. An error is a usage problem.
-func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, inputs inputFlags, requireGiven bool) (config.Result, diag.Diagnostics, error) {
+// the root and the diagnostics of the inputs file and of the
+// configuration, sorted. Input values are required
+// (config.Options.RequireInputs) when requireGiven is set and some were
+// given. An error is a usage problem.
+func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, inputs inputFlags, requireGiven bool) (config.Result, *config.Root, diag.Diagnostics, error) {
 	r, err := root.root(c, paths)
 	if err != nil {
-		return config.Result{}, nil, usagef(cmd, "%v", err)
+		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
 	}
 	vals, diags, err := inputs.values(cmd.Context(), c)
 	if err != nil {
-		return config.Result{}, nil, usagef(cmd, "%v", err)
+		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
 	}
 	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals.vals, InputRanges: vals.ranges,
 		RequireInputs: requireGiven && vals.vals != nil, InputsFile: inputs.file, Root: r})
-	return res, diags.Extend(res.Diags).Sort(), nil
+	return res, r, diags.Extend(res.Diags).Sort(), nil
 }
 
 // executorRoot returns the folders the exec driver confines implementations

@@ -41,7 +41,7 @@ func runGraph(cmd *cobra.Command, c *cli, f graphFlags, paths []string) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	res, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, false)
+	res, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, false)
 	if err != nil {
 		return err
 	}

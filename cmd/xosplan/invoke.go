@@ -10,6 +10,24 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
+// assignments reads the NAME=VALUE values of a repeatable flag (--arg,
+// --attr), each VALUE read as --var reads it (varValue).
+func assignments(flag string, list []string) (map[string]graph.Value, error) {
+	out := map[string]graph.Value{}
+	for _, a := range list {
+		name, value, ok := strings.Cut(a, "=")
+		if !ok || strings.TrimSpace(name) == "" {
+			return nil, fmt.Errorf("%s wants NAME=VALUE, got %q", flag, a)
+		}
+		v, err := graph.Canonicalize(varValue(value))
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %v", flag, name, err)
+		}
+		out[strings.TrimSpace(name)] = v
+	}
+	return out, nil
+}
+
 // invokeFlags are the flags of `xosplan invoke`.
 type invokeFlags struct {
 	state      stateFlags
@@ -54,17 +72,9 @@ Exit status: 0 success, 1 error or a failed command.`,
 
 func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) error {
 	ctx := cmd.Context()
-	args := map[string]graph.Value{}
-	for _, a := range f.args {
-		name, value, ok := strings.Cut(a, "=")
-		if !ok || strings.TrimSpace(name) == "" {
-			return usagef(cmd, "--arg wants NAME=VALUE, got %q", a)
-		}
-		v, err := graph.Canonicalize(varValue(value))
-		if err != nil {
-			return usagef(cmd, "--arg %s: %v", name, err)
-		}
-		args[strings.TrimSpace(name)] = v
+	args, err := assignments("--arg", f.args)
+	if err != nil {
+		return usagef(cmd, "%v", err)
 	}
 	backend, err := f.state.open()
 	if err != nil {

@@ -24,6 +24,7 @@ func commands(c *cli) []*cobra.Command {
 		newDestroyCommand(c),
 		newShowCommand(c),
 		newOutputCommand(c),
+		newImportCommand(c),
 		newGraphCommand(c),
 		newRefreshCommand(c),
 		newInvokeCommand(c),

@@ -9,6 +9,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -49,13 +51,14 @@ or waits up to --lock-timeout.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef(cmd, "%s needs a subcommand: list, show, rm, pull, push or force-unlock", cmd.CommandPath())
+			return usagef(cmd, "%s needs a subcommand: list, show, discovered, rm, pull, push or force-unlock", cmd.CommandPath())
 		},
 	}
 	sf.add(cmd.PersistentFlags())
 	cmd.AddCommand(
 		newStateListCommand(c, &sf),
 		newStateShowCommand(c, &sf),
+		newStateDiscoveredCommand(c, &sf),
 		newStateRmCommand(c, &sf),
 		newStatePullCommand(c, &sf),
 		newStatePushCommand(c, &sf),
@@ -118,6 +121,69 @@ func newStateShowCommand(c *cli, sf *stateFlags) *cobra.Command {
 			return views.NewState(c.streams()).Resource(r)
 		},
 	}
+}
+
+func newStateDiscoveredCommand(c *cli, sf *stateFlags) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "discovered [FACTORY]",
+		Short: "List the instances factories discovered that xosplan does not manage",
+		Long: `Discovered lists, for every factory (or FACTORY alone), the instances its discovery script
+reported at the last refresh that no recorded component manages: FACTORY, ID (the natural id
+xosplan import takes), NAME and STATUS, sorted. Run xosplan refresh to discover again.`,
+		Example: `  xosplan refresh && xosplan state discovered
+  xosplan import VM.vm "$(xosplan state discovered --json 'VM Factory.factory' | jq -r '.discovered[0].id')"`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef(cmd, "%s takes at most one FACTORY", cmd.CommandPath())
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := sf.open()
+			if err != nil {
+				return err
+			}
+			st, err := b.Read(cmd.Context())
+			if err != nil {
+				return err
+			}
+			found, err := discoveries(st, args)
+			if err != nil {
+				return err
+			}
+			return views.NewStateDiscovered(asJSON, c.streams()).List(found)
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON: {format_version, discovered[{factory, id, name, status}]}")
+	return cmd
+}
+
+// discoveries returns what the factories of st (or the one named in only)
+// discovered, by factory address and then id.
+func discoveries(st *state.State, only []string) ([]views.Discovered, error) {
+	var out []views.Discovered
+	for i := range st.Resources {
+		r := &st.Resources[i]
+		if len(only) > 0 && r.Address != only[0] {
+			continue
+		}
+		if !r.Driver.HasOperation(graph.OpDiscovery) {
+			if len(only) > 0 {
+				return nil, fmt.Errorf("%s is not a factory: it has no discovery script", only[0])
+			}
+			continue
+		}
+		for _, d := range executor.FactoryDiscoveries(r) {
+			out = append(out, views.Discovered{Factory: r.Address, DiscoveredInstance: d})
+		}
+	}
+	if len(only) > 0 {
+		if _, ok := st.Lookup(only[0]); !ok {
+			return nil, fmt.Errorf("%w: %s", state.ErrNotFound, only[0])
+		}
+	}
+	return out, nil
 }
 
 func newStateRmCommand(c *cli, sf *stateFlags) *cobra.Command {

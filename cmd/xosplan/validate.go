@@ -53,7 +53,7 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 		return usagef(cmd, "--format: %v", err)
 	}
 	view := views.NewValidate(format, f.strict, c.streams())
-	_, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, true)
+	_, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, true)
 	if err != nil {
 		return err
 	}

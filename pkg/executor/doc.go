@@ -63,7 +63,10 @@
 //
 // Refresher runs health checks (and factories' discovery) for refresh and
 // `plan --refresh-only`; applying a refresh-only plan records the drift it
-// found. Invoke runs a resource's custom command.
+// found. Invoke runs a resource's custom command. Import adopts an
+// existing object as a configured resource (a factory's discovered
+// instance, confirmed by its health check). RecordOutputs records the
+// configuration's outputs after a successful apply.
 //
 // What drivers report is shown and kept only through a Redactor that
 // knows the run's secrets (the plan's and the state's sensitive values,

@@ -178,10 +178,8 @@ func (w *walker) addSensitiveInputs(drv graph.Driver, resolved map[string]map[st
 // workDir is the source folder of the configured resource, else the one
 // recorded when it was applied, else Options.WorkDir.
 func (w *walker) workDir(res *graph.Resource, prior *state.Resource) string {
-	if res != nil && res.Range.File != "" {
-		if abs, err := filepath.Abs(filepath.Dir(res.Range.File)); err == nil {
-			return abs
-		}
+	if d := sourceDir(res); d != "" {
+		return d
 	}
 	if prior != nil {
 		if s, ok := prior.Feedback.Extra[ExtraWorkDir].(string); ok && s != "" {
@@ -189,4 +187,17 @@ func (w *walker) workDir(res *graph.Resource, prior *state.Resource) string {
 		}
 	}
 	return w.opts.WorkDir
+}
+
+// sourceDir is the folder of the file res was configured in, absolute
+// ("" for none): where its operations run.
+func sourceDir(res *graph.Resource) string {
+	if res == nil || res.Range.File == "" {
+		return ""
+	}
+	abs, err := filepath.Abs(filepath.Dir(res.Range.File))
+	if err != nil {
+		return ""
+	}
+	return abs
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
+	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -97,6 +98,53 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// Discovered is one instance a factory discovered.
+type Discovered struct {
+	Factory string `json:"factory"`
+	executor.DiscoveredInstance
+}
+
+// StateDiscovered is the view of `xosplan state discovered`: a table for
+// people, or (--json) one versioned JSON document.
+type StateDiscovered interface {
+	// List renders the instances, sorted by factory and id.
+	List(found []Discovered) error
+}
+
+// NewStateDiscovered returns the JSON view (json) or the human one.
+func NewStateDiscovered(json bool, s *Streams) StateDiscovered {
+	if json {
+		return stateDiscoveredJSON{s}
+	}
+	return stateDiscoveredText{s}
+}
+
+type stateDiscoveredText struct{ s *Streams }
+
+func (v stateDiscoveredText) List(found []Discovered) error {
+	if len(found) == 0 {
+		v.s.warn("no discovered instances: xosplan refresh runs the factories' discovery scripts")
+		return nil
+	}
+	tw := tabwriter.NewWriter(v.s.Stdout, 0, 4, 2, ' ', 0)
+	for _, d := range found {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termsafe.String(d.Factory), termsafe.String(d.ID), termsafe.String(d.Name), termsafe.String(d.Status))
+	}
+	return tw.Flush()
+}
+
+type stateDiscoveredJSON struct{ s *Streams }
+
+func (v stateDiscoveredJSON) List(found []Discovered) error {
+	if found == nil {
+		found = []Discovered{}
+	}
+	return writeIndentedJSON(v.s.Stdout, struct {
+		FormatVersion string       `json:"format_version"`
+		Discovered    []Discovered `json:"discovered"`
+	}{"1.0", found})
 }
 
 // State is the view of the other state subcommands, each of which has one

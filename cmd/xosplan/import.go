@@ -1,0 +1,135 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/pkg/executor"
+)
+
+// importFlags are the flags of `xosplan import`.
+type importFlags struct {
+	state      stateFlags
+	root       rootFlag
+	inputs     inputFlags
+	scriptRoot string
+	timeout    time.Duration
+	attrs      []string
+}
+
+func newImportCommand(c *cli) *cobra.Command {
+	var f importFlags
+	cmd := &cobra.Command{
+		Use:   "import [flags] ADDRESS ID [PATH...]",
+		Short: "Adopt an existing object into the state as a configured resource",
+		Long: `Import adopts an object that exists already as the resource ADDRESS of the configuration
+(PATHs as plan reads them, the current folder when none is given), as terraform import does:
+the resource is recorded as managed, with its configured spec as enacted (as Tonomi adopts a
+discovered instance with its component's manifest), so the next plan changes the object only
+where the configuration does, and destroy deletes it.
+
+For a scripted component, ID is the instance's natural id within its factory, as the factory's
+discovery script reports it (xosplan refresh records those on the factory; xosplan state
+discovered lists them). The component's health check must report the instance active or
+converging; what it reports is recorded. A component without a health check must be among
+its factory's recorded discoveries. An exec or noop resource cannot be asked about: it is
+recorded with ID as its instance id and the attributes given with --attr, which is what
+resources that depend on it read.
+
+ADDRESS must be configured and not yet recorded, managed, and not a factory; values the
+resource reads from others must be recorded (apply or import those first). The state lock is
+held throughout; nothing is recorded when the object cannot be confirmed.`,
+		Example: `  xosplan state discovered 'VM Factory.factory'
+  xosplan import VM.vm i-0123456789 examples/petclinic
+  xosplan import --attr ip=10.0.0.5 --var db_password=… db db-42 stack/`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) < 2 {
+				return usagef(cmd, "import needs an ADDRESS and the ID of the object to adopt")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runImport(cmd, c, f, args[0], args[1], args[2:])
+		},
+	}
+	fs := cmd.Flags()
+	f.state.add(fs)
+	f.root.add(fs)
+	f.inputs.add(fs)
+	addScriptRoot(fs, &f.scriptRoot)
+	fs.DurationVar(&f.timeout, "timeout", 0, "bound the health check (`DURATION`; default 10m)")
+	fs.StringArrayVar(&f.attrs, "attr", nil, "record the attribute `NAME=VALUE` of an exec or noop resource (VALUE read as a YAML scalar; repeatable)")
+	return cmd
+}
+
+func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths []string) error {
+	ctx := cmd.Context()
+	attrs, err := assignments("--attr", f.attrs)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	if len(attrs) == 0 {
+		attrs = nil
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	view := views.NewImport(c.streams())
+	res, root, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, true)
+	if err != nil {
+		return err
+	}
+	desired, _, mergeDiags := res.Merge()
+	if diags = diags.Extend(mergeDiags).Sort(); diags.HasErrors() {
+		return planFailed(view, diags)
+	}
+	if err := view.Diagnostics(diags); err != nil {
+		return err
+	}
+	scriptRoot := f.scriptRoot
+	if scriptRoot == "" {
+		scriptRoot = defaultScriptRoot(res.ManifestFolders())
+	}
+
+	backend, err := f.state.open()
+	if err != nil {
+		return err
+	}
+	held, err := backend.Lock(ctx, stateLockInfo("import"))
+	if err != nil {
+		return err
+	}
+	defer held.Unlock()
+	cur, err := backend.Read(ctx)
+	if err != nil {
+		return err
+	}
+	execRoot, err := f.root.executorRoot(c, root, cur)
+	if err != nil {
+		return err
+	}
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
+	wd, _ := os.Getwd()
+	view.Importing(addr, id)
+	rec, err := executor.Import(ctx, desired, cur, addr, id, reg, executor.ImportOptions{
+		ScriptRoot: scriptRoot, WorkDir: wd, Timeout: f.timeout, Attributes: attrs})
+	if err != nil {
+		return err
+	}
+	cur.Resources = append(cur.Resources, *rec)
+	// The factory's discovery no longer reports it as unmanaged.
+	if fa, ok := rec.Driver.Options[executor.OptionFactoryAddress].(string); ok {
+		for i := range cur.Resources {
+			if cur.Resources[i].Address == fa {
+				cur.Resources[i] = executor.WithoutDiscovered(&cur.Resources[i], id)
+			}
+		}
+	}
+	if err := backend.Write(ctx, cur); err != nil {
+		return fmt.Errorf("recording the import: %w", err)
+	}
+	return view.Imported(rec)
+}
