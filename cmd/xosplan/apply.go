@@ -70,7 +70,7 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	}
 }
 
-func (f *applyFlags) options() (executor.Options, error) {
+func (f *applyFlags) options(c *cli) (executor.Options, error) {
 	retries := f.retries
 	if retries == 0 {
 		retries = -1 // executor.Options: 0 means the default
@@ -99,6 +99,7 @@ func (f *applyFlags) options() (executor.Options, error) {
 		Retries:     retries,
 		FailFast:    f.failFast,
 		Grace:       f.grace,
+		Abort:       c.abort,
 		ScriptRoot:  f.scriptRoot,
 		Timeout:     f.timeout,
 	}, nil
@@ -169,14 +170,14 @@ type applyRun struct {
 
 // check checks the flags of an apply or destroy of args and returns the
 // executor's options from them, and whether args name a saved plan.
-func (f *applyFlags) check(cmd *cobra.Command, args []string, op applyview.Operation) (executor.Options, bool, error) {
+func (f *applyFlags) check(cmd *cobra.Command, c *cli, args []string, op applyview.Operation) (executor.Options, bool, error) {
 	if f.parallelism < 1 {
 		return executor.Options{}, false, usagef(cmd, "--parallelism must be at least 1")
 	}
 	if f.retries < 0 {
 		return executor.Options{}, false, usagef(cmd, "--retries cannot be negative")
 	}
-	opts, err := f.options()
+	opts, err := f.options(c)
 	if err != nil {
 		return executor.Options{}, false, usagef(cmd, "%v", err)
 	}
@@ -189,7 +190,7 @@ func (f *applyFlags) check(cmd *cobra.Command, args []string, op applyview.Opera
 
 func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyview.Operation) (err error) {
 	ctx := cmd.Context()
-	opts, fromFile, err := f.check(cmd, args, op)
+	opts, fromFile, err := f.check(cmd, c, args, op)
 	if err != nil {
 		return err
 	}

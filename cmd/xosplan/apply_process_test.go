@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -39,10 +38,7 @@ func TestXosplanProcess(t *testing.T) {
 			break
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess(args, os.Stdin, os.Stdout, os.Stderr))
 }
 
 // xosplanCmd returns the command running xosplan with args in dir.
@@ -363,5 +359,99 @@ func gone(pid int, wait time.Duration) bool {
 			return false
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestInterruptsAreAcknowledgedAndSaySo interrupts an apply whose script
+// runs for a minute, with a real process and real signals: the first
+// interrupt is acknowledged at once and, once the grace period ends,
+// stops the script with "interrupted", not "context canceled"; with a
+// long grace period, a second interrupt is acknowledged and stops the
+// script at once, ending its process group, and the state is saved.
+func TestInterruptsAreAcknowledgedAndSaySo(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc to see the script end")
+	}
+	for _, tc := range []struct {
+		name    string
+		grace   string
+		signals int
+		want    []string
+	}{
+		{"one interrupt", "1s", 1, []string{"Interrupt received.", "Gracefully shutting down",
+			"stopped: interrupted: the grace period (1s) ended (its process group was ended)", "Apply interrupted!"}},
+		{"two interrupts", "1m", 2, []string{"Interrupt received.", "Two interrupts received. Stopping running scripts now",
+			"stopped: interrupted again: stopped at once (its process group was ended)", "Apply interrupted!"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := testutil.Tree(t, map[string]string{
+				"slow.sh": "echo $$ > started.tmp; mv started.tmp started\nsleep 60\n",
+				"stack.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    n:\n" +
+					"      type: tosca.nodes.Root\n      interfaces:\n        Standard:\n          create: slow.sh\n",
+			})
+			logPath := filepath.Join(t.TempDir(), "out")
+			logFile, err := os.Create(logPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer logFile.Close()
+			cmd := xosplanCmd(dir, nil, "apply", "--auto-approve", "--retries", "0", "--grace", tc.grace, "stack.yaml")
+			cmd.Stdout, cmd.Stderr = logFile, logFile
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan error, 1)
+			go func() { exited <- cmd.Wait() }()
+			defer func() {
+				_ = cmd.Process.Kill()
+				<-exited
+			}()
+			waitFor := func(what string, ok func() bool) {
+				t.Helper()
+				for deadline := time.Now().Add(30 * time.Second); !ok(); time.Sleep(10 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						t.Fatalf("%s did not happen within 30s:\n%s", what, mustRead(t, logPath))
+					}
+				}
+			}
+			started := filepath.Join(dir, "started")
+			waitFor("the script's start", func() bool { _, err := os.Stat(started); return err == nil })
+			script := pidIn(t, started)
+			for i := range tc.signals {
+				if err := cmd.Process.Signal(os.Interrupt); err != nil {
+					t.Fatal(err)
+				}
+				want := []string{"Interrupt received.", "Two interrupts received."}[i]
+				waitFor("the acknowledgement of interrupt "+strconv.Itoa(i+1), func() bool {
+					return bytes.Contains(mustRead(t, logPath), []byte(want))
+				})
+			}
+			var err2 error
+			select {
+			case err2 = <-exited:
+				exited <- err2
+			case <-time.After(20 * time.Second):
+				t.Fatalf("xosplan did not stop within 20s of the last interrupt:\n%s", mustRead(t, logPath))
+			}
+			if ee, ok := err2.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+				t.Errorf("exit: %v, want status 1", err2)
+			}
+			text := string(mustRead(t, logPath))
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("output lacks %q:\n%s", w, text)
+				}
+			}
+			if strings.Contains(text, "context canceled") {
+				t.Errorf("output says \"context canceled\" where it should say interrupted:\n%s", text)
+			}
+			if !gone(script, 10*time.Second) {
+				_ = syscall.Kill(script, syscall.SIGKILL)
+				t.Errorf("the script (pid %d) outlived the apply", script)
+			}
+			if _, err := state.Decode(mustRead(t, filepath.Join(dir, state.DefaultPath))); err != nil {
+				t.Errorf("state not saved: %v", err)
+			}
+		})
 	}
 }

@@ -5,10 +5,14 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync"
 	"syscall"
+
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 )
 
 // Compiling a large template allocates many short-lived nodes; with Go's
@@ -28,12 +32,46 @@ func main() {
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(memoryLimit)
 	}
-	// The first SIGINT/SIGTERM cancels the context so that commands stop
-	// starting new work and save what they must; a second one kills the
-	// process, as the default handler would.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	context.AfterFunc(ctx, stop)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
+	os.Exit(runProcess(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// runProcess runs one invocation with the process's interrupts, as
+// Terraform handles them. The first SIGINT or SIGTERM is acknowledged and
+// cancels the command's context: nothing new starts, running actions get
+// their grace period, the state is saved. The second is acknowledged and
+// stops running actions at once (their process groups are ended; their
+// outcomes are still recorded). A third is left to the default handler,
+// which ends the process.
+func runProcess(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, interrupt := context.WithCancelCause(context.Background())
+	abortCtx, abort := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	view := views.NewInterrupts(stderr)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for n := 1; n <= 2; n++ {
+			select {
+			case <-sigs:
+			case <-done:
+				return
+			}
+			if n == 1 {
+				view.First()
+				interrupt(errInterrupted)
+				continue
+			}
+			view.Second()
+			signal.Reset(os.Interrupt, syscall.SIGTERM)
+			abort()
+		}
+	})
+	code := runAbortable(ctx, abortCtx, args, stdin, stdout, stderr)
+	signal.Stop(sigs)
+	close(done)
+	wg.Wait()
+	interrupt(nil)
+	abort()
+	return code
 }

@@ -44,7 +44,7 @@ when drift was recorded.`,
 
 func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error {
 	ctx := cmd.Context()
-	opts, err := f.options()
+	opts, err := f.options(c)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}

@@ -56,19 +56,35 @@ type cli struct {
 	chdir chdirFlag
 	// sources holds the text of the files diagnostics show snippets of.
 	sources *sourceCache
+	// abort ends at a second interrupt: running actions stop at once
+	// (executor.Options.Abort); nil: never.
+	abort context.Context
 }
+
+// errInterrupted is the cause with which an interrupt cancels a command's
+// context, so that what stops says "interrupted", not "context canceled".
+var errInterrupted = errors.New("interrupted")
+
+// errStopped completes the message of a command an interrupt stopped.
+var errStopped = errors.New("the command stopped before it finished")
 
 // run executes one xosplan invocation and returns its exit status. It
 // never panics and never prints a stack trace: every failure is one line
 // on stderr.
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runAbortable(ctx, nil, args, stdin, stdout, stderr)
+}
+
+// runAbortable is run where abort ends at a second interrupt (see
+// runProcess).
+func runAbortable(ctx, abort context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if r := recover(); r != nil {
 			fmt.Fprintf(stderr, "Error: internal error: %v (this is a bug in xosplan; please report it with the command line)\n", r)
 			code = exitError
 		}
 	}()
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, sources: newSourceCache()}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, sources: newSourceCache(), abort: abort}
 	root := newRootCommand(c)
 	root.SetArgs(terraformSpellings(root, args))
 	err := root.ExecuteContext(ctx)
@@ -76,6 +92,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return exitOK
 	}
 	var st *exitStatus
+	if errors.Is(context.Cause(ctx), errInterrupted) && errors.Is(err, context.Canceled) && !errors.As(err, &st) {
+		// Whatever stopped with "context canceled", an interrupt is why.
+		err = fmt.Errorf("%w: %w", errInterrupted, errStopped)
+	}
 	if errors.As(err, &st) {
 		if st.err != nil {
 			printError(stderr, st.err)

@@ -66,6 +66,11 @@ type Options struct {
 	// Grace is how long running driver calls may go on after ctx ends
 	// before they are cancelled (default 10 s).
 	Grace time.Duration
+	// Abort, when it ends, cancels the running driver calls at once,
+	// without waiting for Grace (a second interrupt); nil: never. Their
+	// processes end with their process groups, and their outcomes are
+	// recorded as after Grace.
+	Abort context.Context
 	// ProgressInterval is how often a running driver call is reported
 	// as still running (EventProgress; default 10 s, negative: never).
 	ProgressInterval time.Duration

@@ -15,6 +15,12 @@ import (
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
+// ErrInterrupted is the cause of the cancellation of running driver calls
+// after an interrupt (the grace period ended, or a second interrupt came):
+// their errors wrap it, so that they say "interrupted", not "context
+// canceled".
+var ErrInterrupted = errors.New("interrupted")
+
 // ErrTimeout is wrapped by the error of an operation that ran past its
 // timeout and was killed.
 var ErrTimeout = errors.New("operation timed out")
@@ -170,7 +176,9 @@ func (p process) await(ctx context.Context, cmd *exec.Cmd, pgid int) error {
 func (p process) failure(parent, ctx context.Context, sink *outputSink, res processResult, err error) error {
 	switch {
 	case parent.Err() != nil:
-		return fmt.Errorf("%s stopped: %w", p.argv[len(p.argv)-1], parent.Err())
+		// The cause says why: an interrupt (ErrInterrupted), or the
+		// caller's own.
+		return fmt.Errorf("%s stopped: %w (its process group was ended)", p.argv[len(p.argv)-1], context.Cause(parent))
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w after %s (process group killed)", ErrTimeout, p.timeout)
 	case sink.overflow:

@@ -86,8 +86,10 @@ type walker struct {
 	stopping chan struct{} // closed when nothing new may start
 	stopOnce sync.Once
 
-	driverCtx    context.Context
-	cancelDriver context.CancelFunc
+	driverCtx context.Context
+	// cancelDriver cancels the running driver calls, saying why (an
+	// ErrInterrupted), which their errors report.
+	cancelDriver context.CancelCauseFunc
 }
 
 func newWalker(ctx context.Context, p *planner.Plan, prior *state.State, j Journal, drivers Registry, opts Options) (*walker, error) {
@@ -125,7 +127,7 @@ func newWalker(ctx context.Context, p *planner.Plan, prior *state.State, j Journ
 		return nil, err
 	}
 	w.build(steps)
-	w.driverCtx, w.cancelDriver = context.WithCancel(context.WithoutCancel(ctx))
+	w.driverCtx, w.cancelDriver = context.WithCancelCause(context.WithoutCancel(ctx))
 	return w, nil
 }
 

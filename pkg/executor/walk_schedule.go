@@ -57,7 +57,13 @@ func (w *walker) run(ctx context.Context) (*Report, error) {
 		timerFired: make(chan task),
 		keyed:      map[string]int{},
 	}
-	defer w.cancelDriver()
+	defer w.cancelDriver(context.Canceled)
+	if w.opts.Abort != nil {
+		stop := context.AfterFunc(w.opts.Abort, func() {
+			w.cancelDriver(fmt.Errorf("%w again: stopped at once", ErrInterrupted))
+		})
+		defer stop()
+	}
 	d.seed()
 	d.loop(ctx)
 	d.workers.Wait()
@@ -109,7 +115,10 @@ func (d *dispatcher) loop(ctx context.Context) {
 			ctxDone = nil
 			d.interrupted = true
 			d.w.stop()
-			d.grace = time.AfterFunc(d.w.opts.Grace, d.w.cancelDriver)
+			grace := d.w.opts.Grace
+			d.grace = time.AfterFunc(grace, func() {
+				d.w.cancelDriver(fmt.Errorf("%w: the grace period (%s) ended", ErrInterrupted, grace))
+			})
 		}
 	}
 }
