@@ -284,6 +284,29 @@ func (m instanceModel) apply(u update) (pushed []graph.Value, err error) {
 }
 
 // logEntries checks activity log entries and normalises their severity.
+// appendedBy returns the entries u appends to the activity log or to a
+// command's results, as applying it returns them, without applying it:
+// nil when it appends none or would fail.
+func appendedBy(u update) []graph.Value {
+	list, _ := u.value.([]graph.Value)
+	switch {
+	case len(u.path) == 1 && u.path[0] == "activityLog" && (u.op == opPushAll || u.op == opReplace || u.op == opSet):
+		entries, err := logEntries(list)
+		if err != nil {
+			return nil
+		}
+		return entries
+	case u.op == opPushAll && len(u.path) == 2 && u.path[0] == "commands":
+		for _, r := range list {
+			if _, ok := r.(map[string]graph.Value); !ok {
+				return nil
+			}
+		}
+		return list
+	}
+	return nil
+}
+
 func logEntries(list []graph.Value) ([]graph.Value, error) {
 	out := make([]graph.Value, 0, len(list))
 	for i, e := range list {

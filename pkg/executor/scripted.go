@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -425,10 +426,19 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 	if err != nil {
 		return scriptRun{}, err
 	}
-	m := newReplyMatch(key, targets, launch, discover, req.Output)
-	rs := &replyStream{file: "stdout of " + op.Implementation, onDoc: m.apply}
+	rs := &replyStream{file: "stdout of " + op.Implementation, output: req.Output, last: time.Now()}
+	if rs.output == nil {
+		rs.output = func(string) {}
+	}
+	m := newReplyMatch(key, targets, launch, discover, rs.show)
+	rs.onDoc = m.apply
+	if discover == nil {
+		rs.preview = m.preview
+	}
 	p.onStdoutLine = rs.line
+	stopWatch := rs.watch()
 	res, runErr := p.run(ctx)
+	stopWatch()
 	if runErr == nil {
 		rs.finish()
 	}
@@ -601,48 +611,196 @@ func instanceIDOf(ups []update) string {
 // stream passes what an update appended to the Output callback, and
 // collects the results of the command being invoked.
 func stream(u update, pushed []graph.Value, t *target, output func(string)) {
+	for _, l := range streamed(u, pushed, t) {
+		output(l)
+	}
+	if isCommandResults(u, t) {
+		for _, r := range pushed {
+			m, _ := r.(map[string]graph.Value)
+			t.results = append(t.results, commandResult(m))
+		}
+	}
+}
+
+// streamed returns the lines the entries an update appended show: the
+// activity log's, and the results of the command being invoked.
+func streamed(u update, pushed []graph.Value, t *target) []string {
+	var out []string
 	switch {
 	case len(u.path) == 1 && u.path[0] == "activityLog":
 		for _, e := range pushed {
 			m, _ := e.(map[string]graph.Value)
-			output(fmt.Sprintf("[%s] %s: %s", m["severity"], t.req.Address, m["message"]))
+			out = append(out, fmt.Sprintf("[%s] %s: %s", m["severity"], t.req.Address, m["message"]))
 		}
-	case len(u.path) == 2 && u.path[0] == "commands" && u.op == opPushAll && u.path[1] == t.commandID && t.commandID != "":
+	case isCommandResults(u, t):
 		for _, r := range pushed {
 			m, _ := r.(map[string]graph.Value)
-			cr := CommandResult{Values: map[string]graph.Value{}}
-			for k, v := range m {
-				if k == "$intermediate" {
-					cr.Intermediate, _ = v.(bool)
-					continue
-				}
-				cr.Values[k] = v
-			}
-			t.results = append(t.results, cr)
+			cr := commandResult(m)
 			b, _ := json.Marshal(cr.Values)
 			kind := "result"
 			if cr.Intermediate {
 				kind = "intermediate"
 			}
-			output(kind + " " + string(b))
+			out = append(out, kind+" "+string(b))
 		}
 	}
+	return out
+}
+
+// isCommandResults reports whether u appends results of the command t
+// invokes.
+func isCommandResults(u update, t *target) bool {
+	return len(u.path) == 2 && u.path[0] == "commands" && u.op == opPushAll && u.path[1] == t.commandID && t.commandID != ""
+}
+
+func commandResult(m map[string]graph.Value) CommandResult {
+	cr := CommandResult{Values: map[string]graph.Value{}}
+	for k, v := range m {
+		if k == "$intermediate" {
+			cr.Intermediate, _ = v.(bool)
+			continue
+		}
+		cr.Values[k] = v
+	}
+	return cr
+}
+
+// preview returns the lines a reply document would stream once applied
+// (stream), without applying it: instances are matched as apply matches
+// them, except that none is discovered.
+func (m *replyMatch) preview(d replyDoc) []string {
+	var out []string
+	for _, iu := range d.instances {
+		t := m.byNatural[iu.id]
+		if m.launch {
+			if bt := m.bySynthetic[instanceIDOf(iu.updates)]; bt != nil {
+				t = bt
+			}
+		}
+		if t == nil || t.err != nil {
+			continue
+		}
+		for _, u := range iu.updates {
+			out = append(out, streamed(u, appendedBy(u), t)...)
+		}
+	}
+	return out
 }
 
 // replyStream splits a script's stdout into YAML documents as lines
 // arrive, so that each document is applied (and its command results
-// streamed) as soon as it is complete.
+// streamed) as soon as it is complete: when "---" starts the next one,
+// "..." ends it, or the script ends.
+//
+// A script that writes a document and then works on (a command that
+// reports "rebooting", then reboots) may start the next document only
+// when it has more to say, so a document is also previewed once the
+// script has written nothing for replyIdle: when what it wrote so far
+// parses, the lines applying it would stream (command results, activity
+// log) are shown then, and not again when it is applied. Only the
+// display runs ahead: the instance model changes when the document is
+// known to be complete, so a script that pauses in the middle of a
+// document loses nothing (at worst a result it was still writing shows
+// early in part, then again whole).
 type replyStream struct {
-	file    string
-	onDoc   func(replyDoc)
+	file  string
+	onDoc func(replyDoc)
+	// output shows streamed lines; preview, when set, returns those a
+	// document would stream.
+	output  func(string)
+	preview func(replyDoc) []string
+
+	mu      sync.Mutex
 	buf     bytes.Buffer
 	line0   int // line number of buf's first line, 1-based
 	lines   int
 	diags   diag.Diagnostics
 	stopped bool
+	// last is when the last line arrived; shown are the lines previewed of
+	// the document in buf, skip those of the documents being applied,
+	// which show does not show again.
+	last  time.Time
+	shown []string
+	skip  []string
+	// previewed is how much of buf the last preview read: a script that
+	// stays quiet is not previewed again.
+	previewed int
+}
+
+// show shows a line that applying a document streams, unless the preview
+// showed it already: from the first line that differs from the preview's
+// (a result the script was still writing), every line is shown. It runs
+// within flush.
+func (r *replyStream) show(l string) {
+	if len(r.skip) > 0 && r.skip[0] == l {
+		r.skip = r.skip[1:]
+		return
+	}
+	r.skip = nil
+	r.output(l)
+}
+
+// replyIdle is how long a script writes nothing before the document it
+// wrote so far is previewed.
+const replyIdle = 150 * time.Millisecond
+
+// watch previews the buffered document whenever the script has been quiet
+// for replyIdle, until the returned function is called (which waits for
+// the watcher to end).
+func (r *replyStream) watch() (stop func()) {
+	if r.preview == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		tick := time.NewTicker(replyIdle / 3)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				r.idle()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// idle previews the buffered document when the script has been quiet for
+// replyIdle and has written more since the last preview.
+func (r *replyStream) idle() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped || r.buf.Len() == r.previewed || time.Since(r.last) < replyIdle || strings.TrimSpace(r.buf.String()) == "" {
+		return
+	}
+	r.previewed = r.buf.Len()
+	docs, diags := parseReplyDocs(r.file, r.buf.Bytes())
+	if diags.HasErrors() {
+		return // not a whole document yet
+	}
+	var lines []string
+	for _, d := range docs {
+		lines = append(lines, r.preview(d)...)
+	}
+	for i, l := range lines {
+		if i < len(r.shown) && r.shown[i] == l {
+			continue
+		}
+		r.output(l)
+	}
+	r.shown = lines
 }
 
 func (r *replyStream) line(l string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.last = time.Now()
 	r.lines++
 	if r.stopped {
 		return
@@ -662,14 +820,18 @@ func (r *replyStream) line(l string) {
 }
 
 func (r *replyStream) finish() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if !r.stopped && strings.TrimSpace(r.buf.String()) != "" {
 		r.flush()
 	}
 }
 
+// flush applies the buffered documents. The caller holds r.mu.
 func (r *replyStream) flush() {
-	data := r.buf.Bytes()
+	data := bytes.Clone(r.buf.Bytes())
 	r.buf.Reset()
+	r.skip, r.shown, r.previewed = r.shown, nil, 0
 	docs, diags := parseReplyDocs(r.file, data)
 	for i := range diags {
 		// Positions count from the start of the whole output.
@@ -695,6 +857,7 @@ func (r *replyStream) flush() {
 	for _, d := range docs {
 		r.onDoc(d)
 	}
+	r.skip = nil
 }
 
 func shift(rng *diag.Range, n int) {

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -434,5 +435,52 @@ func TestScriptedDiscoveryAndInvokeErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("invoke %s: %v, want %q", tc.cmd, err, tc.want)
 		}
+	}
+}
+
+// TestCommandResultsStreamBeforeTheScriptEnds: a command script that
+// reports an intermediate result and then works on before it starts its
+// next document has that result shown while it works, once, not when it
+// ends. The script waits (up to 10 s) for the test to see the result; a
+// result held back until the end would be seen only after that wait.
+func TestCommandResultsStreamBeforeTheScriptEnds(t *testing.T) {
+	root := t.TempDir()
+	seen := filepath.Join(t.TempDir(), "seen")
+	writeScript(t, root, "c/cmd.sh", `in=$(cat)
+cid=$(printf '%s\n' "$in" | awk '/commands:/ { getline; sub(/^ */, ""); sub(/:.*/, ""); gsub(/"/, ""); print; exit }')
+printf 'instances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        - {"$intermediate": true, "state": "rebooting"}\n' "$cid"
+i=0
+while [ ! -e "$SEEN" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
+printf -- '---\ninstances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        - {"state": "rebooted", "waited": %s}\n' "$cid" "$i"
+`)
+	opts := testOpts(root)
+	opts.Env = []string{"SEEN=" + seen}
+	d := NewScripted(opts)
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/cmd.sh", graph.OpCommandPrefix + "control.reboot": "/c/cmd.sh"}, nil)
+	prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: "n-1"}})
+	var mu sync.Mutex
+	var shown []string
+	output := func(l string) {
+		mu.Lock()
+		defer mu.Unlock()
+		shown = append(shown, l)
+		if strings.HasPrefix(l, "intermediate ") {
+			if err := os.WriteFile(seen, nil, 0o644); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	out, err := d.Invoke(context.Background(), Request{Address: r.Address, Resource: r, Prior: prior, Output: output}, "control.reboot", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) != 2 || !out.Results[0].Intermediate || out.Results[1].Values["waited"] == int64(200) {
+		t.Errorf("results %+v: the intermediate one was not shown before the script's next document", out.Results)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []string{`intermediate {"state":"rebooting"}`, `result {"state":"rebooted","waited":`}
+	if len(shown) != 2 || shown[0] != want[0] || !strings.HasPrefix(shown[1], want[1]) {
+		t.Errorf("shown %q, want each result once: %q", shown, want)
 	}
 }
