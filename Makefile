@@ -70,8 +70,11 @@ fuzz:
 # The main job on the bundled examples: validate them all (and show the
 # diagnostics of the deliberately broken one), then run the whole loop on
 # copies under $(DEMO): plan, apply, re-plan with no changes, a change (one
-# property edited, one node removed) and its apply, destroy. Scripts work under $(DEMO)/work; nothing outside bin/
-# is touched.
+# property edited, one node removed) and its apply, destroy. Scripts work
+# under $(DEMO) (webstack's in $(DEMO)/work, petclinic's instances in
+# $(DEMO)/registry); nothing outside $(DEMO) is written, examples/ least of
+# all (demo_writes_only_its_folder.txtar). The petclinic scripts need
+# python3.
 DEMO := bin/demo
 XOSPLAN := ./$(BIN) --no-color
 
@@ -104,10 +107,11 @@ demo-loop: build
 	grep '^listen' $(DEMO)/work/web/server.conf; echo; \
 	echo "== webstack: destroy"; $(XOSPLAN) destroy --auto-approve --state $$st $(DEMO)/webstack; echo
 	@if [ -d examples/petclinic ]; then set -e; st=$(DEMO)/petclinic.state.json; \
+		cp -R examples/petclinic $(DEMO)/petclinic; export XOSPLAN_REGISTRY="$$PWD/$(DEMO)/registry"; \
 		echo "== petclinic: apply, plan again, destroy"; \
-		$(XOSPLAN) apply --auto-approve --state $$st examples/petclinic; echo; \
-		$(XOSPLAN) plan --detailed-exitcode --state $$st examples/petclinic; echo; \
-		$(XOSPLAN) destroy --auto-approve --state $$st examples/petclinic; echo; \
+		$(XOSPLAN) apply --auto-approve --state $$st $(DEMO)/petclinic; echo; \
+		$(XOSPLAN) plan --detailed-exitcode --state $$st $(DEMO)/petclinic; echo; \
+		$(XOSPLAN) destroy --auto-approve --state $$st $(DEMO)/petclinic; echo; \
 	fi
 	@if [ -f examples/placement/providers.yaml ]; then \
 		echo "== placement: where the compute lands"; \

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -118,5 +121,34 @@ func TestMachineFormatsOfBrokenExample(t *testing.T) {
 
 	if n := bytes.Count(validate("github"), []byte("\n::")) + 1; n != want {
 		t.Errorf("%d GitHub commands, want %d", n, want)
+	}
+}
+
+// TestQuickStartNamesWhatTheDemoRuns: the README's quick start names every
+// interpreter the examples' scripts need, since make demo runs them all
+// (it said only Go and make were needed while the demo needs python3).
+func TestQuickStartNamesWhatTheDemoRuns(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, quick, ok := strings.Cut(string(readme), "## Quick start")
+	if !ok {
+		t.Fatal("README.md has no Quick start section")
+	}
+	quick, _, _ = strings.Cut(quick, "\n## ")
+	need := map[string]string{".py": "python3", ".sh": "sh"}
+	err = filepath.WalkDir(filepath.Join("..", "..", "examples"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if interp, ok := need[filepath.Ext(path)]; ok && !regexp.MustCompile("`"+interp+"`").MatchString(quick) {
+			t.Errorf("the examples run %s (%s), which the quick start does not name", interp, path)
+			delete(need, filepath.Ext(path))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }

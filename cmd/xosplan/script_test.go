@@ -20,19 +20,21 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script may use $EXAMPLES,
-// the repository's examples folder. `go test -run TestScripts/NAME` runs
-// one script; set TESTWORK=1 to keep its work folder, and XOSPLAN_UPDATE=1
-// to rewrite, in the scripts, the files that cmp finds different
-// (testutil.Update).
+// the repository's examples folder, and $ROOT, the repository. `go test
+// -run TestScripts/NAME` runs one script; set TESTWORK=1 to keep its work
+// folder, and XOSPLAN_UPDATE=1 to rewrite, in the scripts, the files that
+// cmp finds different (testutil.Update).
 func TestScripts(t *testing.T) {
-	examples, err := filepath.Abs(filepath.Join("..", "..", "examples"))
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
+	examples := filepath.Join(root, "examples")
 	testscript.Run(t, testscript.Params{
 		Dir: filepath.Join("testdata", "script"),
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
+			env.Setenv("ROOT", root)
 			return nil
 		},
 		TestWork:            os.Getenv("TESTWORK") != "",
