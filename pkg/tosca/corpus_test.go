@@ -3,8 +3,10 @@ package tosca
 import (
 	"context"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
@@ -37,4 +39,44 @@ func TestWholeCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("%d files compiled", n)
+}
+
+// TestCompilesShareTheEmbeddedTypesSafely: compiles running at once share
+// the one parse of the embedded normative types (parseEmbedded) and get
+// the same graph and diagnostics as a compile alone; the race detector
+// checks that nothing writes to the shared trees.
+func TestCompilesShareTheEmbeddedTypesSafely(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "stack.yaml")
+	src := "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n" +
+		"    host:\n      type: tosca.nodes.Compute\n    db:\n      type: tosca.nodes.Database\n      properties: { name: x }\n" +
+		"      requirements: [ { host: dbms } ]\n    dbms:\n      type: tosca.nodes.DBMS\n      requirements: [ { host: host } ]\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	render := func() string {
+		g, diags := Compile(context.Background(), path, Options{})
+		var b strings.Builder
+		for _, d := range diags {
+			b.WriteString(d.Error() + "\n")
+		}
+		if g != nil {
+			for _, r := range g.Resources() {
+				b.WriteString(r.Address + " " + r.Type + " " + strings.Join(r.TypeChain, ",") + "\n")
+			}
+		}
+		return b.String()
+	}
+	want := render()
+	got := make([]string, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = render() })
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Errorf("compile %d differs:\n%s\nwant:\n%s", i, g, want)
+		}
+	}
 }

@@ -106,7 +106,7 @@ func (c *compiler) loadProfile(version string) {
 // loadEmbedded adds an embedded type file, read as TOSCA version, to the
 // files in load order; its types are normative (not the user's to fix).
 func (c *compiler) loadEmbedded(name string, data []byte, key, version string) {
-	root := c.parseData(name, data)
+	root := c.parseEmbedded(key, name, data)
 	if root == nil {
 		return
 	}
@@ -325,7 +325,12 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 			return
 		}
 	}
-	root := c.parseData(name, data)
+	var root *yamlsrc.Node
+	if embedded {
+		root = c.parseEmbedded(key, name, data)
+	} else {
+		root = c.parseData(name, data)
+	}
 	f := &file{name: name, key: key, dir: filepath.Dir(name), root: root}
 	if embedded {
 		f.dir = ""

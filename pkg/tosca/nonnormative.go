@@ -68,7 +68,7 @@ func (c *compiler) loadNonNormative() {
 		return
 	}
 	name, data := normative.NonNormative()
-	root := c.parseData(name, data)
+	root := c.parseEmbedded("normative:non-normative", name, data)
 	if root == nil {
 		return
 	}

@@ -15,6 +15,7 @@ package tosca
 //     generator repeats tosca.relationships.BelongsToOne and PyYAML-based tools keep the last)
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"maps"
@@ -23,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -111,6 +113,41 @@ func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
 	var stack []string
 	c.checkDuplicates(root, 0, true, &stack)
 	return root
+}
+
+// embeddedParse is the parse of an embedded type file: the data parsed,
+// its tree, which the compiler only reads, and what parsing it reported.
+type embeddedParse struct {
+	data  []byte
+	root  *yamlsrc.Node
+	diags diag.Diagnostics
+}
+
+// embeddedParses holds the parse of each embedded file, by key, made once
+// per process: the files are constant, and parsing the normative types
+// again was nearly half of compiling a small template (and of validating
+// a folder of them). Only what a parse of constant data returns is kept,
+// and the trees are never written to, so compiles running at once share
+// them safely.
+var embeddedParses sync.Map
+
+// parseEmbedded is parseData for the embedded file key: data parsed once
+// (embeddedParses), its diagnostics reported to every compile that loads
+// it. Data other than what was parsed under the key is parsed anew.
+func (c *compiler) parseEmbedded(key, name string, data []byte) *yamlsrc.Node {
+	p, ok := embeddedParses.Load(key)
+	if !ok {
+		sub := &compiler{ctx: c.ctx}
+		root := sub.parseData(name, data)
+		p, _ = embeddedParses.LoadOrStore(key, &embeddedParse{data: data, root: root, diags: sub.diags})
+	}
+	ep := p.(*embeddedParse)
+	if !bytes.Equal(ep.data, data) {
+		return c.parseData(name, data)
+	}
+	// Copied: a caller may change its diagnostics in place.
+	c.diags = append(c.diags, ep.diags...)
+	return ep.root
 }
 
 // checkDuplicates reports repeated mapping keys. Outside topology_template
