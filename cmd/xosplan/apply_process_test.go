@@ -45,7 +45,7 @@ func TestXosplanProcess(t *testing.T) {
 func xosplanCmd(dir string, env []string, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestXosplanProcess$", "--"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = append(append(os.Environ(), envProcess+"=1"), env...)
+	cmd.Env = append(testutil.ChildEnv(append(os.Environ(), envProcess+"=1")), env...)
 	return cmd
 }
 

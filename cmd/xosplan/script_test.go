@@ -35,6 +35,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("EXAMPLES", examples)
 			env.Setenv("ROOT", root)
+			env.Setenv("GORACE", testutil.GORACE())
 			return nil
 		},
 		TestWork:            os.Getenv("TESTWORK") != "",

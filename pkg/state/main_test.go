@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // The tests re-execute their own binary to get a second process: a lock
@@ -29,7 +31,7 @@ func TestMain(m *testing.M) {
 func startChild(t *testing.T, mode, path string) (*exec.Cmd, io.WriteCloser, *bufio.Reader) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), childEnv+"="+mode, "XOSPLAN_STATE_TEST_PATH="+path)
+	cmd.Env = testutil.ChildEnv(append(os.Environ(), childEnv+"="+mode, "XOSPLAN_STATE_TEST_PATH="+path))
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
