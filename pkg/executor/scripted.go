@@ -426,7 +426,7 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 	if err != nil {
 		return scriptRun{}, err
 	}
-	rs := &replyStream{file: "stdout of " + op.Implementation, output: req.Output, last: time.Now()}
+	rs := &replyStream{file: "stdout of " + op.Implementation, output: req.Output}
 	if rs.output == nil {
 		rs.output = func(string) {}
 	}
@@ -716,12 +716,14 @@ type replyStream struct {
 	lines   int
 	diags   diag.Diagnostics
 	stopped bool
-	// last is when the last line arrived; shown are the lines previewed of
-	// the document in buf, skip those of the documents being applied,
-	// which show does not show again.
-	last  time.Time
-	shown []string
-	skip  []string
+	// quiet counts the watcher's ticks without a new line since lines was
+	// quietLines; shown are the lines previewed of the document in buf,
+	// skip those of the documents being applied, which show does not show
+	// again.
+	quiet      int
+	quietLines int
+	shown      []string
+	skip       []string
 	// previewed is how much of buf the last preview read: a script that
 	// stays quiet is not previewed again.
 	previewed int
@@ -744,6 +746,14 @@ func (r *replyStream) show(l string) {
 // wrote so far is previewed.
 const replyIdle = 150 * time.Millisecond
 
+// idleTicks is how many times the watcher looks within replyIdle.
+const idleTicks = 3
+
+// maxPreviewBytes bounds the document previewed: one that large is no
+// progress report, and parsing it at every pause (a script slowed down
+// while it writes megabytes) would cost more than showing it late.
+const maxPreviewBytes = 64 << 10
+
 // watch previews the buffered document whenever the script has been quiet
 // for replyIdle, until the returned function is called (which waits for
 // the watcher to end).
@@ -754,7 +764,7 @@ func (r *replyStream) watch() (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		tick := time.NewTicker(replyIdle / 3)
+		tick := time.NewTicker(replyIdle / idleTicks)
 		defer tick.Stop()
 		for {
 			select {
@@ -776,7 +786,14 @@ func (r *replyStream) watch() (stop func()) {
 func (r *replyStream) idle() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.stopped || r.buf.Len() == r.previewed || time.Since(r.last) < replyIdle || strings.TrimSpace(r.buf.String()) == "" {
+	if r.lines != r.quietLines {
+		r.quietLines, r.quiet = r.lines, 0
+		return
+	}
+	if r.quiet++; r.quiet < idleTicks {
+		return
+	}
+	if r.stopped || r.buf.Len() == r.previewed || r.buf.Len() > maxPreviewBytes || strings.TrimSpace(r.buf.String()) == "" {
 		return
 	}
 	r.previewed = r.buf.Len()
@@ -800,7 +817,6 @@ func (r *replyStream) idle() {
 func (r *replyStream) line(l string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.last = time.Now()
 	r.lines++
 	if r.stopped {
 		return
