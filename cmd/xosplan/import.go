@@ -94,19 +94,11 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 		scriptRoot = defaultScriptRoot(res.ManifestFolders())
 	}
 
-	backend, err := f.state.open()
-	if err != nil {
-		return err
-	}
-	held, err := backend.Lock(ctx, stateLockInfo("import"))
+	backend, held, cur, err := f.state.lockAndRead(ctx, "import")
 	if err != nil {
 		return err
 	}
 	defer held.Unlock()
-	cur, err := backend.Read(ctx)
-	if err != nil {
-		return err
-	}
 	execRoot, err := f.root.executorRoot(c, root, cur)
 	if err != nil {
 		return err

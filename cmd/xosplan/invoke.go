@@ -76,19 +76,11 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	backend, err := f.state.open()
-	if err != nil {
-		return err
-	}
-	held, err := backend.Lock(ctx, stateLockInfo("invoke"))
+	backend, held, cur, err := f.state.lockAndRead(ctx, "invoke")
 	if err != nil {
 		return err
 	}
 	defer held.Unlock()
-	cur, err := backend.Read(ctx)
-	if err != nil {
-		return err
-	}
 	view := views.NewInvoke(f.json, c.streams())
 	root, err := f.root.executorRoot(c, nil, cur)
 	if err != nil {

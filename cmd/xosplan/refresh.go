@@ -70,19 +70,11 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 	if scriptRoot == "" {
 		scriptRoot = defaultScriptRoot(res.ManifestFolders())
 	}
-	backend, err := f.state.open()
-	if err != nil {
-		return err
-	}
-	held, err := backend.Lock(ctx, stateLockInfo("refresh"))
+	backend, held, prior, err := f.state.lockAndRead(ctx, "refresh")
 	if err != nil {
 		return err
 	}
 	defer held.Unlock()
-	prior, err := backend.Read(ctx)
-	if err != nil {
-		return err
-	}
 	root, err := f.root.executorRoot(c, configRoot, prior)
 	if err != nil {
 		return usagef(cmd, "%v", err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"time"
@@ -29,6 +30,25 @@ func (f *stateFlags) add(fs *pflag.FlagSet) {
 // open returns the file backend the flags name.
 func (f *stateFlags) open() (*state.File, error) {
 	return state.OpenFile(f.path, state.FileOptions{LockTimeout: f.lockTimeout})
+}
+
+// lockAndRead opens the state backend the flags name, takes its lock for
+// operation (the caller releases it) and reads the state.
+func (f *stateFlags) lockAndRead(ctx context.Context, operation string) (*state.File, *state.HeldLock, *state.State, error) {
+	backend, err := f.open()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	held, err := backend.Lock(ctx, stateLockInfo(operation))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cur, err := backend.Read(ctx)
+	if err != nil {
+		held.Unlock()
+		return nil, nil, nil, err
+	}
+	return backend, held, cur, nil
 }
 
 // stateLockInfo describes this invocation to anyone it blocks.

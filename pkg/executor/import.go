@@ -118,7 +118,7 @@ func Import(ctx context.Context, g *graph.Graph, cur *state.State, addr, id stri
 // the instance id and returns the feedback it reports; without a health
 // check, the instance must be among its factory's recorded discoveries.
 func confirmInstance(ctx context.Context, g *graph.Graph, cur *state.State, rec *state.Resource, id string, req Request, drivers Registry) (state.Feedback, error) {
-	factory := factoryOf(g, cur, rec)
+	factory := importFactory(g, cur, rec)
 	if !rec.Driver.HasOperation(graph.OpHealthCheck) {
 		if factory != nil && slices.Contains(DiscoveredIDs(factory), id) {
 			return state.Feedback{InstanceID: id, Status: state.Status{Active: true}}, nil
@@ -148,23 +148,16 @@ func confirmInstance(ctx context.Context, g *graph.Graph, cur *state.State, rec 
 	return fb, nil
 }
 
-// factoryOf returns the factory of a scripted component: its record, with
-// the instances the factory serves (SignalFactoryInstances), or, before
-// the factory was ever applied, its configured form.
-func factoryOf(g *graph.Graph, cur *state.State, rec *state.Resource) *state.Resource {
+// importFactory returns the factory of a scripted component as its
+// scripts see it (scriptFactory), or, before the factory was ever applied,
+// its configured form.
+func importFactory(g *graph.Graph, cur *state.State, rec *state.Resource) *state.Resource {
 	fa, ok := rec.Driver.Options[OptionFactoryAddress].(string)
 	if !ok {
 		return nil
 	}
-	if f, ok := cur.Lookup(fa); ok {
-		c := *f
-		c.Feedback.Signals = map[string]graph.Value{SignalFactoryInstances: FactoryInstances(cur.Resources, fa)}
-		for k, v := range f.Feedback.Signals {
-			if k != SignalFactoryInstances {
-				c.Feedback.Signals[k] = v
-			}
-		}
-		return &c
+	if f := scriptFactory(fa, StateLookup(cur)); f != nil {
+		return f
 	}
 	if r, ok := g.Resource(fa); ok {
 		return &state.Resource{Address: fa, Type: r.Type, Driver: r.Driver, Spec: r.Spec}

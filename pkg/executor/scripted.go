@@ -761,24 +761,7 @@ func (r *replyStream) watch() (stop func()) {
 	if r.preview == nil {
 		return func() {}
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(replyIdle / idleTicks)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				r.idle()
-			}
-		}
-	})
-	return func() {
-		close(done)
-		wg.Wait()
-	}
+	return every(replyIdle/idleTicks, r.idle)
 }
 
 // idle previews the buffered document when the script has been quiet for

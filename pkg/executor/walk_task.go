@@ -381,19 +381,27 @@ func (w *walker) progress(n *node) func() {
 	if w.opts.ProgressInterval <= 0 || w.opts.Events == nil {
 		return func() {}
 	}
+	start := time.Now()
+	return every(w.opts.ProgressInterval, func() {
+		w.emit(Event{Type: EventProgress, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: time.Since(start)})
+	})
+}
+
+// every calls fn every interval, on a goroutine of its own, until the
+// returned function is called, which waits for that goroutine to end.
+func every(interval time.Duration, fn func()) (stop func()) {
 	done := make(chan struct{})
 	exited := make(chan struct{})
-	start := time.Now()
 	go func() {
 		defer close(exited)
-		tick := time.NewTicker(w.opts.ProgressInterval)
+		tick := time.NewTicker(interval)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
-				w.emit(Event{Type: EventProgress, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: time.Since(start)})
+				fn()
 			}
 		}
 	}()
