@@ -34,8 +34,9 @@
 //	skip           walk_schedule.go         the dependents of a step that failed for good are skipped, naming it
 //	fail-fast      walk_task.go             nothing new starts after the first failure for good: the worker stops
 //	                                        the walk before its slot goes to a waiting step (settle)
-//	interrupt      walk_schedule.go         ctx ends: nothing new starts; running calls get Grace, then their
-//	                                        context is cancelled; their outcomes are recorded
+//	interrupt      walk_schedule.go         ctx ends: nothing new starts; running calls get Grace (none once
+//	                                        Options.Abort ends), then their context is cancelled with an
+//	                                        ErrInterrupted cause; their outcomes are recorded
 //	report         walk_schedule.go         every step's result, those never started included; a refresh-only
 //	               report.go                plan records its drift (apply_refresh.go)
 //	compaction     apply.go                 the journal is folded into the snapshot, whatever happened
