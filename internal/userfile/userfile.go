@@ -156,7 +156,7 @@ func ReadAll(ctx context.Context, r io.Reader, path string, sizeHint, max int64)
 		}
 	}
 	if int64(len(buf)) > max {
-		return nil, &Error{Path: path, Reason: ErrTooLarge, Detail: fmt.Sprintf("larger than the limit of %s", sizeText(max))}
+		return nil, &Error{Path: path, Reason: ErrTooLarge, Detail: fmt.Sprintf("larger than the limit of %s", SizeText(max))}
 	}
 	return buf, nil
 }
@@ -181,12 +181,15 @@ func DescribeMode(m fs.FileMode) string {
 }
 
 func sizeDetail(size, max int64) string {
-	return fmt.Sprintf("%d bytes; the limit is %s", size, sizeText(max))
+	return fmt.Sprintf("%d bytes; the limit is %s", size, SizeText(max))
 }
 
-// sizeText writes a limit in MiB or KiB when it is a whole number of them.
-func sizeText(n int64) string {
+// SizeText writes a size limit for messages: its bytes, and in GiB, MiB
+// or KiB when it is a whole number of them ("16777216 bytes (16 MiB)").
+func SizeText(n int64) string {
 	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d bytes (%d GiB)", n, n>>30)
 	case n >= 1<<20 && n%(1<<20) == 0:
 		return fmt.Sprintf("%d bytes (%d MiB)", n, n>>20)
 	case n >= 1<<10 && n%(1<<10) == 0:

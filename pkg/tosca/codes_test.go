@@ -31,6 +31,8 @@ func TestFixturesCoverCodes(t *testing.T) {
 		CodeImplicitRequirement: "TestRequirementMatching",
 		CodeImportNotRegular:    "TestImportOfSpecialFileIsRefusedWithoutBlocking",
 		CodeImportTooLarge:      "TestImportTooLargeIsRefusedBeforeReading",
+		CodeArtifactNotFound:    "TestSelfContainedPackageNamesOnlyItsFiles",
+		CodeImplNotFound:        "TestSelfContainedPackageNamesOnlyItsFiles",
 	}
 	for _, code := range allCodes() {
 		if !seen[code] && elsewhere[code] == "" {
@@ -54,6 +56,6 @@ func allCodes() []string {
 		CodeSubstitution, CodeWorkflow, CodeLegacyType, CodeImportFallback, CodeTooComplex,
 		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
 		CodeImportOutsideRoot, CodeImportNotRegular, CodeImportTooLarge, CodeArtifactOutsideRoot,
-		CodeImplOutsideRoot, CodeNewerKeyname, CodeNonNormativeType,
+		CodeImplOutsideRoot, CodeNewerKeyname, CodeNonNormativeType, CodeArtifactNotFound, CodeImplNotFound,
 	}
 }

@@ -48,6 +48,41 @@ type Options struct {
 	// in turn are confined to Root. A URL not in the map is a
 	// tosca.network_import error: xosplan never fetches.
 	ImportMap map[string]string
+	// Files, when not nil, holds the files of a CSAR archive (pkg/config
+	// opens one): every name the compile makes that Files contains (the
+	// name given to Compile, and what its imports, artifacts and
+	// operations name relative to it) is read from Files, and that is all
+	// it can read besides the embedded type libraries and ImportMap's
+	// files. Root still confines the names Files does not contain; empty,
+	// it allows none.
+	Files Files
+	// SelfContained says the template is the entry definitions of a CSAR
+	// (an archive, or a folder laid out as one), whose package holds every
+	// file it names: an artifact file or an operation implementation given
+	// by a relative path that names no file of the package (taken from the
+	// folder of the file it is written in) is an error
+	// (tosca.artifact_not_found, tosca.implementation_not_found), unless
+	// the implementation names an artifact of its node.
+	SelfContained bool
+}
+
+// Files is a tree of files that a compile reads in place of the file
+// system (Options.Files), such as the members of a CSAR archive. Its
+// names are those the compile makes: the name given to Compile, its
+// folder joined with relative paths. Its methods are safe for concurrent
+// use.
+type Files interface {
+	// Contains reports whether name lies inside the tree, whether or not
+	// a file has that name.
+	Contains(name string) bool
+	// Exists reports whether name is a file of the tree.
+	Exists(name string) bool
+	// ReadFile returns the content of the file name, refusing one larger
+	// than max bytes; an error wrapping fs.ErrNotExist when the tree has
+	// no such file. It stops when ctx is done. No error quotes content.
+	ReadFile(ctx context.Context, name string, max int64) ([]byte, error)
+	// String names the tree in messages (an archive's file name).
+	String() string
 }
 
 // isTopLevelSection reports whether k is a keyname that marks a document

@@ -56,6 +56,8 @@
 //	tosca.import_too_large         an imported file over the 16 MiB file limit
 //	tosca.artifact_outside_root    an artifact file that resolves outside the configuration root (warning)
 //	tosca.implementation_outside_root  an operation implementation or dependency that resolves outside the configuration root (warning; apply refuses to run it)
+//	tosca.artifact_not_found       in a CSAR (Options.SelfContained), a relative artifact file that is no file of the package
+//	tosca.implementation_not_found  in a CSAR, a relative implementation or dependency that is neither an artifact of its node nor a file of the package
 //	tosca.network_import           a URL or repository import (xosplan never uses the network; embedded ETSI SOL001 URLs excepted)
 //	tosca.unknown_repository       an import names an undeclared repository
 //	tosca.type_redefined           a type defined again in another file (warning)
@@ -255,6 +257,8 @@ const (
 	CodeImportTooLarge         = "tosca.import_too_large"
 	CodeArtifactOutsideRoot    = "tosca.artifact_outside_root"
 	CodeImplOutsideRoot        = "tosca.implementation_outside_root"
+	CodeArtifactNotFound       = "tosca.artifact_not_found"
+	CodeImplNotFound           = "tosca.implementation_not_found"
 	CodeNetworkImport          = "tosca.network_import"
 	CodeUnknownRepository      = "tosca.unknown_repository"
 	CodeTypeRedefined          = "tosca.type_redefined"

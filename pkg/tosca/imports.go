@@ -49,7 +49,7 @@ import (
 // and every import. It returns nil when the root file cannot be used.
 func (c *compiler) loadRoot(path string) *file {
 	dirs := c.opts.Root
-	if len(dirs) == 0 {
+	if len(dirs) == 0 && c.opts.Files == nil {
 		dirs = []string{filepath.Dir(path)}
 	}
 	r, err := userfile.NewRoot(dirs...)
@@ -373,7 +373,7 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 		return c.locateSOL001(from, name)
 	}
 	if filepath.IsAbs(name) {
-		if exists(name) {
+		if c.exists(name) {
 			return name, nil, true
 		}
 		return "", nil, false
@@ -386,7 +386,7 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 		tried = append(tried, filepath.Join(c.root.dir, name))
 	}
 	for _, p := range tried {
-		if exists(p) {
+		if c.exists(p) {
 			return p, nil, true
 		}
 	}
@@ -403,7 +403,7 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 			break
 		}
 		dir = parent
-		if p := filepath.Join(dir, name); exists(p) && c.inRoot(p) {
+		if p := filepath.Join(dir, name); c.exists(p) && c.inRoot(p) {
 			return p, nil, true
 		}
 	}
@@ -416,20 +416,49 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 	return "", nil, false
 }
 
-func exists(p string) bool {
+// inFiles reports whether name is one of Options.Files's names.
+func (c *compiler) inFiles(name string) bool {
+	return c.opts.Files != nil && c.opts.Files.Contains(name)
+}
+
+// exists reports whether a file (not a folder) has the name p: in
+// Options.Files when it contains p, else on disk.
+func (c *compiler) exists(p string) bool {
+	if c.inFiles(p) {
+		return c.opts.Files.Exists(p)
+	}
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
 }
 
-// readFile reads a file a template names, with the checks of Options.Root:
-// inside the root after its links are resolved, a regular file, at most
-// the YAML file limit, read under the compile's context.
+// readFile reads a file a template names: from Options.Files when it
+// contains the name, else with the checks of Options.Root (inside the
+// root after its links are resolved, a regular file); at most the YAML
+// file limit, read under the compile's context.
 func (c *compiler) readFile(name string) ([]byte, error) {
-	return userfile.Read(c.ctx, name, userfile.Options{Root: c.fsRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
+	if c.inFiles(name) {
+		return c.opts.Files.ReadFile(c.ctx, name, yamlsrc.DefaultMaxFileBytes)
+	}
+	data, err := userfile.Read(c.ctx, name, userfile.Options{Root: c.fsRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
+	return data, c.outsideFiles(err)
 }
 
-// inRoot reports whether an existing file resolves inside the root.
+// outsideFiles says, in a refusal of a name outside the root when the
+// compile reads an archive, that the archive is what confines it.
+func (c *compiler) outsideFiles(err error) error {
+	var ue *userfile.Error
+	if c.opts.Files != nil && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
+		return &userfile.Error{Path: ue.Path, Reason: ue.Reason, Detail: "the configuration root is the archive " + c.opts.Files.String()}
+	}
+	return err
+}
+
+// inRoot reports whether an existing file resolves inside the root (or is
+// one of Options.Files).
 func (c *compiler) inRoot(p string) bool {
+	if c.inFiles(p) {
+		return true
+	}
 	_, err := c.fsRoot.Resolve(p)
 	return err == nil
 }
@@ -498,10 +527,56 @@ func (c *compiler) confineNamed(n *yamlsrc.Node, name, base, path, code, what st
 		return
 	}
 	c.confined[k] = true
+	if c.inFiles(name) {
+		return
+	}
 	var ue *userfile.Error
-	if _, err := c.fsRoot.Confine(name); errors.As(err, &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
+	if _, err := c.fsRoot.Confine(name); errors.As(c.outsideFiles(err), &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
 		c.warnf(n.Range, path, code, "%s %q is outside the configuration root (%s); apply runs and reads only files inside it", what, n.Value, ue.Detail)
 	}
+}
+
+// checkPackaged reports, in a self-contained package
+// (Options.SelfContained), an artifact file or an operation
+// implementation n names by a relative path that is no file of the
+// package, taken from the folder of the file it is written in. An
+// implementation (impl set) may name an artifact of its node instead. A
+// URL is not fetched, an absolute path names a file of the target host,
+// and a name outside the root has confineNamed's warning: none is judged
+// here. Each written name is reported once.
+func (c *compiler) checkPackaged(n *yamlsrc.Node, impl bool, artifacts []*artifactDef, path string) {
+	name := text(n)
+	if !c.opts.SelfContained || n == nil || name == "" || strings.Contains(name, "://") || filepath.IsAbs(filepath.FromSlash(name)) {
+		return
+	}
+	for _, a := range artifacts {
+		if impl && a.name == name {
+			return
+		}
+	}
+	// Embedded type files name no files of the package.
+	if f := c.files[fileKey(n.Range.File)]; f == nil || f.dir == "" {
+		return
+	}
+	p := filepath.Join(filepath.Dir(n.Range.File), filepath.FromSlash(name))
+	k := confinedKey{n, "\x00packaged"}
+	if c.confined[k] || c.exists(p) {
+		return
+	}
+	if !c.inFiles(p) {
+		if _, err := c.fsRoot.Confine(p); err != nil {
+			return
+		}
+	}
+	if c.confined == nil {
+		c.confined = map[confinedKey]bool{}
+	}
+	c.confined[k] = true
+	if impl {
+		c.errorf(n.Range, path, CodeImplNotFound, "implementation %q is neither an artifact of the node nor a file of the package (%s)", name, c.display(p))
+		return
+	}
+	c.errorf(n.Range, path, CodeArtifactNotFound, "artifact file %q is not a file of the package (%s)", name, c.display(p))
 }
 
 // confinedKey is one written name (its node) resolved from one folder.

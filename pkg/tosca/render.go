@@ -193,6 +193,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		for _, a := range nt.artifacts {
 			m[a.name] = a.file
 			c.confineNamed(a.fileNode, a.file, filepath.Dir(nt.key.File), nt.path+".artifacts."+a.name, CodeArtifactOutsideRoot, "artifact")
+			c.checkPackaged(a.fileNode, false, nil, nt.path+".artifacts."+a.name)
 		}
 		spec["artifacts"] = m
 	}
@@ -411,11 +412,14 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	// The executor runs an implementation from the folder of the node
 	// template's file; that is where the root check starts too.
 	base := ""
+	var artifacts []*artifactDef
 	if s != nil && s.node != nil {
 		base = filepath.Dir(s.node.key.File)
+		artifacts = s.node.artifacts
 	}
 	named := func(n *yamlsrc.Node, where string) string {
 		c.confineNamed(n, text(n), base, path+where, CodeImplOutsideRoot, "implementation")
+		c.checkPackaged(n, true, artifacts, path+where)
 		return text(n)
 	}
 	switch {
