@@ -40,7 +40,23 @@ func fileStart(path string) diag.Range {
 // MaxFileBytes or, with a root, a name that resolves outside it is a
 // diagnostic that quotes nothing of the file, never a hang, an
 // out-of-memory or a read.
+//
+// A member of a CSAR archive, named PKG.csar!/path (diag.MemberName), is
+// read from the archive, which is opened as Load opens it (confined to
+// root, every entry checked, within the default ArchiveLimits).
 func ReadFile(ctx context.Context, path string, root *Root) ([]byte, *diag.Diagnostic) {
+	if archivePath, member, ok := diag.SplitMember(path); ok {
+		a, problem := openArchive(ctx, archivePath, root, ArchiveLimits{})
+		if problem != nil {
+			return nil, problem
+		}
+		defer a.close()
+		data, err := a.readFile(ctx, member, MaxFileBytes)
+		if err != nil {
+			return nil, fileProblem(path, err)
+		}
+		return data, nil
+	}
 	opts := userfile.Options{MaxBytes: MaxFileBytes}
 	if root != nil {
 		opts.Root = root.fs
@@ -73,8 +89,11 @@ func fileProblem(path string, err error) *diag.Diagnostic {
 		return &d
 	}
 	code := CodeUnreadable
-	if errors.Is(err, fs.ErrNotExist) {
+	switch _, _, member := diag.SplitMember(path); {
+	case errors.Is(err, fs.ErrNotExist):
 		code = CodeNotFound
+	case member:
+		code = CodeUnreadableArchive
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {

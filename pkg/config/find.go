@@ -11,41 +11,50 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
-// findFiles expands the paths given into a sorted list of distinct files,
-// with a diagnostic for every path that cannot be used. It stops walking
-// when ctx is done.
-func findFiles(ctx context.Context, paths []string) ([]string, diag.Diagnostics) {
-	var diags diag.Diagnostics
+// findFiles expands the paths given into sorted lists of distinct files
+// and CSAR packages (archives named, and folders laid out as unpacked
+// CSARs, named or met in a walk), with a diagnostic for every path that
+// cannot be used. It stops walking when ctx is done.
+func findFiles(ctx context.Context, paths []string) (files, packages []string, diags diag.Diagnostics) {
 	seen := map[string]bool{}
-	var files []string
-	add := func(f string) {
-		f = filepath.Clean(f)
-		if !seen[f] {
-			seen[f] = true
-			files = append(files, f)
+	adder := func(list *[]string) func(string) {
+		return func(f string) {
+			f = filepath.Clean(f)
+			if !seen[f] {
+				seen[f] = true
+				*list = append(*list, f)
+			}
 		}
 	}
+	add, addPackage := adder(&files), adder(&packages)
 	for _, p := range paths {
 		fi, err := os.Stat(p)
-		if err != nil {
+		switch {
+		case err != nil:
 			diags = diags.Append(*fileProblem(p, err))
 			continue
-		}
-		if !fi.IsDir() {
+		case !fi.IsDir() && diag.IsArchiveName(p):
+			addPackage(p)
+			continue
+		case !fi.IsDir():
 			// A named file is taken whatever its extension; ReadFile
 			// reports special files.
 			add(p)
 			continue
+		case isPackageFolder(p):
+			addPackage(p)
+			continue
 		}
-		before := len(files)
-		walkDiags := walkFolder(ctx, p, add)
+		before := len(files) + len(packages)
+		walkDiags := walkFolder(ctx, p, add, addPackage)
 		diags = diags.Extend(walkDiags)
-		if len(files) == before && len(walkDiags) == 0 {
+		if len(files)+len(packages) == before && len(walkDiags) == 0 {
 			diags = diags.Warnf(diag.Range{File: p}, "", CodeNoFiles, "no *.yaml or *.yml files in folder %s", p)
 		}
 	}
 	slices.Sort(files)
-	return files, diags
+	slices.Sort(packages)
+	return files, packages, diags
 }
 
 // withoutFile returns files without the ones that are the file skip
@@ -65,9 +74,11 @@ func withoutFile(files []string, skip string) []string {
 }
 
 // walkFolder calls add for every YAML file under root, in lexical order,
-// until ctx is done. Hidden folders (.git …) are skipped and symbolic
-// links to folders are not followed, so a link loop cannot trap the walk.
-func walkFolder(ctx context.Context, root string, add func(string)) diag.Diagnostics {
+// until ctx is done, and addPackage for every folder below it laid out as
+// an unpacked CSAR, whose files are then the package's, not walked.
+// Hidden folders (.git …) are skipped and symbolic links to folders are
+// not followed, so a link loop cannot trap the walk.
+func walkFolder(ctx context.Context, root string, add, addPackage func(string)) diag.Diagnostics {
 	var diags diag.Diagnostics
 	// The walk function never returns an error: each problem is a
 	// diagnostic and the walk goes on.
@@ -83,7 +94,12 @@ func walkFolder(ctx context.Context, root string, add func(string)) diag.Diagnos
 			return nil
 		}
 		if d.IsDir() {
-			if path != root && strings.HasPrefix(d.Name(), ".") {
+			switch {
+			case path == root:
+			case strings.HasPrefix(d.Name(), "."):
+				return fs.SkipDir
+			case isPackageFolder(path):
+				addPackage(path)
 				return fs.SkipDir
 			}
 			return nil

@@ -43,6 +43,13 @@ type Options struct {
 	// file one names, must lie inside it. nil: FindRoot of the paths from
 	// the working folder.
 	Root *Root
+	// ImportMap maps URLs that TOSCA templates import to local files read
+	// instead (tosca.Options.ImportMap): the user's permission to read
+	// those files, inside the root or not. A relative file is taken from
+	// the working folder.
+	ImportMap map[string]string
+	// Archive bounds what is read of each CSAR archive.
+	Archive ArchiveLimits
 }
 
 // Unit is one compiled unit: a TOSCA service template (with its imports),
@@ -50,8 +57,13 @@ type Options struct {
 type Unit struct {
 	Format Format
 	// Files are the unit's own files as named in the paths or found by
-	// walking a folder (imports are not listed), sorted.
+	// walking a folder (imports are not listed), sorted; for a CSAR, its
+	// entry definitions (PKG.csar!/path for an archive's member).
 	Files []string
+	// Package is the CSAR the unit is the entry definitions of, as named
+	// or found: an archive (PKG.csar, PKG.zip) or a folder laid out as an
+	// unpacked CSAR; "" for other units.
+	Package string
 	// Graph is nil when errors prevented compiling.
 	Graph *graph.Graph
 }
@@ -90,21 +102,29 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 			return res
 		}
 	}
-	files, diags := findFiles(ctx, paths)
+	files, packages, diags := findFiles(ctx, paths)
 	files = withoutFile(files, opts.InputsFile)
 	res.Diags = diags
 
 	toscaFiles, envs, providerFiles, detectDiags := detectAll(ctx, root, files)
 	res.Diags = res.Diags.Extend(detectDiags, checkProviders(ctx, root, providerFiles))
+	packageUnits, archives, packageDiags := loadPackages(ctx, root, packages, opts.Archive)
+	defer func() {
+		for _, a := range archives {
+			a.close()
+		}
+	}()
+	res.Diags = res.Diags.Extend(packageDiags)
 
-	units := make([]Unit, 0, len(toscaFiles)+len(envs))
+	units := make([]Unit, 0, len(toscaFiles)+len(envs)+len(packageUnits))
 	for _, f := range toscaFiles {
 		units = append(units, Unit{Format: FormatTOSCA, Files: []string{f}})
 	}
 	for _, dir := range slices.Sorted(maps.Keys(envs)) {
 		units = append(units, Unit{Format: FormatManifest, Files: envs[dir]})
 	}
-	res.Diags = res.Diags.Extend(inInputsFile(compileAll(ctx, root, units, opts), opts.InputsFile))
+	units = append(units, packageUnits...)
+	res.Diags = res.Diags.Extend(inInputsFile(compileAll(ctx, root, units, archives, opts), opts.InputsFile))
 	if err := ctx.Err(); err != nil {
 		res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeCanceled, "stopped before every file was checked: %v", err)
 	}
@@ -157,9 +177,51 @@ func checkProviders(ctx context.Context, root *Root, files []string) diag.Diagno
 	return all.Extend(diags...)
 }
 
+// loadPackages finds the entry definitions of each CSAR package, in
+// parallel, and returns a unit for each that has one, the archives opened
+// (by path; the caller closes them) and every problem of the packages.
+func loadPackages(ctx context.Context, root *Root, packages []string, limits ArchiveLimits) ([]Unit, map[string]*archive, diag.Diagnostics) {
+	type loaded struct {
+		unit    *Unit
+		archive *archive
+		diags   diag.Diagnostics
+	}
+	out := make([]loaded, len(packages))
+	parallel(ctx, len(packages), func(i int) {
+		p := &out[i]
+		var files packageFiles = &folderPackage{dir: packages[i], root: root, limits: limits}
+		if diag.IsArchiveName(packages[i]) {
+			a, problem := openArchive(ctx, packages[i], root, limits)
+			if problem != nil {
+				p.diags = p.diags.Append(*problem)
+				return
+			}
+			p.archive, files = a, a
+		}
+		entry, diags := csarEntry(ctx, files)
+		p.diags = diags
+		if entry != "" {
+			p.unit = &Unit{Format: FormatTOSCA, Files: []string{files.name(entry)}, Package: packages[i]}
+		}
+	})
+	var units []Unit
+	archives := map[string]*archive{}
+	var diags diag.Diagnostics
+	for i, p := range out {
+		diags = diags.Extend(p.diags)
+		if p.archive != nil {
+			archives[packages[i]] = p.archive
+		}
+		if p.unit != nil {
+			units = append(units, *p.unit)
+		}
+	}
+	return units, archives, diags
+}
+
 // compileAll compiles the units in place, in parallel, and returns their
-// diagnostics.
-func compileAll(ctx context.Context, root *Root, units []Unit, opts Options) diag.Diagnostics {
+// diagnostics. The units of archives read their files from archives.
+func compileAll(ctx context.Context, root *Root, units []Unit, archives map[string]*archive, opts Options) diag.Diagnostics {
 	diags := make([]diag.Diagnostics, len(units))
 	dirs := root.Dirs()
 	parallel(ctx, len(units), func(i int) {
@@ -175,7 +237,13 @@ func compileAll(ctx context.Context, root *Root, units []Unit, opts Options) dia
 		}()
 		switch u.Format {
 		case FormatTOSCA:
-			u.Graph, diags[i] = tosca.Compile(ctx, u.Files[0], tosca.Options{Inputs: opts.Inputs, InputRanges: opts.InputRanges, RequireInputs: opts.RequireInputs, Root: dirs})
+			topts := tosca.Options{Inputs: opts.Inputs, InputRanges: opts.InputRanges, RequireInputs: opts.RequireInputs, Root: dirs, ImportMap: opts.ImportMap, SelfContained: u.Package != ""}
+			if a := archives[u.Package]; a != nil {
+				// Nothing outside the archive is readable from inside it
+				// but the embedded types and the import map's files.
+				topts.Files, topts.Root = a, nil
+			}
+			u.Graph, diags[i] = tosca.Compile(ctx, u.Files[0], topts)
 		case FormatManifest:
 			u.Graph, diags[i] = manifest.CompileEnvironment(ctx, u.Files, manifest.Options{Root: dirs})
 		}

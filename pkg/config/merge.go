@@ -17,7 +17,8 @@ const (
 // Merge joins the compiled units into the one graph a plan covers: every
 // unit's resources, edges and secrets. It returns that graph (never nil),
 // every file it was compiled from (the units' own files and the files they
-// imported, sorted), and a diagnostic for every part it could not join.
+// imported, sorted; a CSAR archive once, for all its members), and a
+// diagnostic for every part it could not join.
 //
 // Two units defining the same address are an error (CodeDuplicateAddress,
 // at the second definition), since a plan would not know which one is
@@ -92,8 +93,15 @@ func edgeProblem(u Unit, e graph.Edge, err error) diag.Diagnostic {
 		Summary: "the dependency of " + e.Source + " on " + e.Target + " cannot be kept: " + err.Error()}
 }
 
+// unionFiles returns the files of a and b, sorted, each once; the members
+// of an archive are the archive's file.
 func unionFiles(a, b []string) []string {
 	out := append(slices.Clone(a), b...)
+	for i, f := range out {
+		if archive, _, ok := diag.SplitMember(f); ok {
+			out[i] = archive
+		}
+	}
 	slices.Sort(out)
 	return slices.Compact(out)
 }
