@@ -42,6 +42,7 @@ type applyFlags struct {
 	detailedExitcode bool
 	json             bool
 	inputs           inputFlags
+	imports          importMapFlags
 	targets          []string
 	excludes         []string
 	replace          []string
@@ -66,6 +67,7 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 		fs.StringArrayVar(&f.targets, "target", nil, "apply only `ADDRESS` and what it depends on (destroy: what depends on it); repeatable")
 		fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out `ADDRESS` and what depends on it; repeatable")
 		f.inputs.add(fs)
+		f.imports.add(fs)
 		f.placement.add(fs)
 	}
 }
@@ -164,8 +166,10 @@ type applyRun struct {
 	f applyFlags
 	// root is the configuration root.
 	root *config.Root
-	op   applyview.Operation
-	view views.Apply
+	// importMap maps imported URLs to local files (--import-map).
+	importMap map[string]string
+	op        applyview.Operation
+	view      views.Apply
 }
 
 // check checks the flags of an apply or destroy of args and returns the
@@ -213,11 +217,19 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		if r.root, err = f.root.root(c, paths); err != nil {
 			return usagef(cmd, "%v", err)
 		}
+		if err := refuseArchives(paths); err != nil {
+			return err
+		}
 	}
 	inputs, diags, err := f.inputs.values(ctx, c)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
+	importMap, mapDiags, err := f.imports.values(ctx, c)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	r.importMap, diags = importMap, diags.Extend(mapDiags)
 
 	backend, held, loaded, err := r.lockState(ctx)
 	if err != nil {
@@ -347,7 +359,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	spec := planSpec{paths: paths, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: planner.Options{
+	spec := planSpec{paths: paths, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, scriptRoot: r.f.scriptRoot, opts: planner.Options{
 		Destroy:  r.op == applyview.OpDestroy,
 		Targets:  r.f.targets,
 		Excludes: r.f.excludes,
@@ -417,6 +429,9 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if len(saved.Configuration) == 0 {
 		return nil, nil, nil, diags, fmt.Errorf("%w: it names no configuration to make it again from; run plan again", planner.ErrBadPlanFile)
 	}
+	if err := refuseArchives(saved.Configuration); err != nil {
+		return nil, nil, nil, diags, err
+	}
 	// The plan file chooses what is compiled, so it may not choose where
 	// the root is: the root is --root, or the one the working folder lies in
 	// (its repository, else itself), and every configuration path the plan
@@ -428,7 +443,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if err := confined(r.root, saved.Configuration); err != nil {
 		return nil, nil, nil, diags, err
 	}
-	spec := planSpec{paths: saved.Configuration, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
+	spec := planSpec{paths: saved.Configuration, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
 	place, err := r.f.placement.sourceFlags(saved.PlacementSource)
 	if err != nil {
 		return nil, nil, nil, diags, err
@@ -563,6 +578,20 @@ func confined(root *config.Root, paths []string) error {
 					planner.ErrBadPlanFile, p, strings.Join(root.ResolvedDirs(), ", "))
 			}
 			return fmt.Errorf("the plan's configuration %s: %w", p, plainError(err))
+		}
+	}
+	return nil
+}
+
+// refuseArchives refuses a CSAR archive among the configuration paths of
+// an apply or destroy: the exec driver runs an operation's implementation
+// from the folder of its template, and an archive's members are not files
+// it could run. validate, plan and graph read archives; apply wants the
+// package unpacked, which is the same configuration as a folder.
+func refuseArchives(paths []string) error {
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && diag.IsArchiveName(p) {
+			return fmt.Errorf("%s is a CSAR archive, whose operations cannot run from inside it: unpack it into a folder (unzip %s -d DIR) and apply the folder", p, p)
 		}
 	}
 	return nil

@@ -55,13 +55,13 @@ func (f rootFlag) root(c *cli, paths []string) (*config.Root, error) {
 	return r, nil
 }
 
-// loadConfig loads the configuration at paths with the root (--root) and
-// the input values (--inputs, --var) the flags give, and returns it with
-// the root and the diagnostics of the inputs file and of the
-// configuration, sorted. Input values are required
+// loadConfig loads the configuration at paths with the root (--root), the
+// input values (--inputs, --var) and the import map (--import-map) the
+// flags give, and returns it with the root and the diagnostics of the inputs and import
+// map files and of the configuration, sorted. Input values are required
 // (config.Options.RequireInputs) when requireGiven is set and some were
 // given. An error is a usage problem.
-func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, inputs inputFlags, requireGiven bool) (config.Result, *config.Root, diag.Diagnostics, error) {
+func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, inputs inputFlags, imports importMapFlags, requireGiven bool) (config.Result, *config.Root, diag.Diagnostics, error) {
 	r, err := root.root(c, paths)
 	if err != nil {
 		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
@@ -70,9 +70,13 @@ func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, input
 	if err != nil {
 		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
 	}
+	importMap, mapDiags, err := imports.values(cmd.Context(), c)
+	if err != nil {
+		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
+	}
 	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals.vals, InputRanges: vals.ranges,
-		RequireInputs: requireGiven && vals.vals != nil, InputsFile: inputs.file, Root: r})
-	return res, r, diags.Extend(res.Diags).Sort(), nil
+		RequireInputs: requireGiven && vals.vals != nil, InputsFile: inputs.file, Root: r, ImportMap: importMap})
+	return res, r, diags.Extend(mapDiags, res.Diags).Sort(), nil
 }
 
 // executorRoot returns the folders the exec driver confines implementations

@@ -7,9 +7,10 @@ import (
 
 // graphFlags are the flags of `xosplan graph`.
 type graphFlags struct {
-	format string
-	inputs inputFlags
-	root   rootFlag
+	format  string
+	inputs  inputFlags
+	imports importMapFlags
+	root    rootFlag
 }
 
 func newGraphCommand(c *cli) *cobra.Command {
@@ -29,6 +30,7 @@ sorted, so it only changes when the graph does.`,
 	}
 	cmd.Flags().StringVar(&f.format, "format", "dot", "output `FORMAT`: dot or mermaid")
 	f.inputs.add(cmd.Flags())
+	f.imports.add(cmd.Flags())
 	f.root.add(cmd.Flags())
 	return cmd
 }
@@ -41,7 +43,7 @@ func runGraph(cmd *cobra.Command, c *cli, f graphFlags, paths []string) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	res, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, false)
+	res, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, f.imports, false)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ type importFlags struct {
 	state      stateFlags
 	root       rootFlag
 	inputs     inputFlags
+	imports    importMapFlags
 	scriptRoot string
 	timeout    time.Duration
 	attrs      []string
@@ -59,6 +60,7 @@ held throughout; nothing is recorded when the object cannot be confirmed.`,
 	f.state.add(fs)
 	f.root.add(fs)
 	f.inputs.add(fs)
+	f.imports.add(fs)
 	addScriptRoot(fs, &f.scriptRoot)
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound the health check (`DURATION`; default 10m)")
 	fs.StringArrayVar(&f.attrs, "attr", nil, "record the attribute `NAME=VALUE` of an exec or noop resource (VALUE read as a YAML scalar; repeatable)")
@@ -78,7 +80,7 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 		paths = []string{"."}
 	}
 	view := views.NewImport(c.streams())
-	res, root, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, true)
+	res, root, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, f.imports, true)
 	if err != nil {
 		return err
 	}

@@ -45,6 +45,7 @@ type planFlags struct {
 	replace             []string
 	scriptRoot          string
 	inputs              inputFlags
+	imports             importMapFlags
 	placement           placementFlags
 	root                rootFlag
 }
@@ -93,6 +94,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	fs.StringArrayVar(&f.replace, "replace", nil, "replace `ADDRESS` even if it has not changed; repeatable")
 	addScriptRoot(fs, &f.scriptRoot)
 	f.inputs.add(fs)
+	f.imports.add(fs)
 	f.placement.add(fs)
 	f.root.add(fs)
 	return cmd
@@ -127,6 +129,11 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
+	importMap, mapDiags, err := f.imports.values(ctx, c)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	diags = diags.Extend(mapDiags)
 	backend, err := state.OpenFile(f.statePath, state.FileOptions{})
 	if err != nil {
 		return err
@@ -136,6 +143,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		return err
 	}
 	spec := f.spec(paths, root, inputs, prior)
+	spec.importMap = importMap
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
 	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
@@ -246,6 +254,8 @@ type planSpec struct {
 	inputs inputValues
 	// inputsFile is the --inputs file, which a folder walk leaves out.
 	inputsFile string
+	// importMap maps imported URLs to local files (--import-map).
+	importMap map[string]string
 	// opts are the planner's options; makePlan fills Configuration,
 	// InputDigests and (when empty) InputSalt.
 	opts planner.Options
@@ -262,7 +272,7 @@ type planSpec struct {
 // plan's salt). It returns what config.Load found too. The plan is nil
 // when the diagnostics have errors; the error is for the environment.
 func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, config.Result, diag.Diagnostics, error) {
-	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs.vals, InputRanges: spec.inputs.ranges, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root})
+	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs.vals, InputRanges: spec.inputs.ranges, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root, ImportMap: spec.importMap})
 	diags := res.Diags
 	if spec.allowNoFiles {
 		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })

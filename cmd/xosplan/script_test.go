@@ -1,7 +1,10 @@
 package main
 
 import (
+	"archive/zip"
+	"bytes"
 	"context"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -41,5 +44,40 @@ func TestScripts(t *testing.T) {
 		TestWork:            os.Getenv("TESTWORK") != "",
 		UpdateScripts:       testutil.Update(t),
 		RequireExplicitExec: true,
+		Cmds:                map[string]func(*testscript.TestScript, bool, []string){"zip": zipFolder},
 	})
+}
+
+// zipFolder is the scripts' `zip ARCHIVE FOLDER`: it writes the files below
+// FOLDER (sorted, names relative to it) into the zip archive ARCHIVE, so
+// that a script holds a CSAR as text.
+func zipFolder(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: zip ARCHIVE FOLDER")
+	}
+	dir := ts.MkAbs(args[1])
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		fw, err := w.Create(filepath.ToSlash(rel))
+		if err != nil {
+			return err
+		}
+		_, err = fw.Write(data)
+		return err
+	})
+	ts.Check(err)
+	ts.Check(w.Close())
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), buf.Bytes(), 0o644))
 }

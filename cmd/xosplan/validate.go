@@ -10,10 +10,11 @@ import (
 
 // validateFlags are the flags of `xosplan validate`.
 type validateFlags struct {
-	format string
-	strict bool
-	inputs inputFlags
-	root   rootFlag
+	format  string
+	strict  bool
+	inputs  inputFlags
+	imports importMapFlags
+	root    rootFlag
 }
 
 func newValidateCommand(c *cli) *cobra.Command {
@@ -43,6 +44,7 @@ Exit status: 0 when valid (warnings allowed unless --strict), 1 on errors or a b
 	fs.StringVar(&f.format, "format", string(diagview.Text), "output `FORMAT`: text, json (Terraform's validate -json shape), sarif (2.1.0) or github (workflow commands)")
 	fs.BoolVar(&f.strict, "strict", false, "treat warnings as errors (exit 1 when there are any)")
 	f.inputs.add(fs)
+	f.imports.add(fs)
 	f.root.add(fs)
 	return cmd
 }
@@ -53,7 +55,7 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 		return usagef(cmd, "--format: %v", err)
 	}
 	view := views.NewValidate(format, f.strict, c.streams())
-	_, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, true)
+	_, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, f.imports, true)
 	if err != nil {
 		return err
 	}

@@ -251,7 +251,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 // networkImport reports an import that only the network could satisfy;
 // the names it may define are its follow-ons.
 func (c *compiler) networkImport(at diag.Range, path, format string, args ...any) {
-	c.errorDetail(at, path, CodeNetworkImport, "A local copy of the file is read instead when the import map (Options.ImportMap) maps the URL to it.", format, args...)
+	c.errorDetail(at, path, CodeNetworkImport, "A local copy of the file is read instead when the import map maps the URL to it (the command line's --import-map URL=FILE, Options.ImportMap).", format, args...)
 	c.failedImport()
 }
 

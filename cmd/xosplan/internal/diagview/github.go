@@ -18,7 +18,13 @@ func renderGitHub(w io.Writer, ds diag.Diagnostics, opt Options) error {
 	for _, d := range ds {
 		bw.WriteString("::" + d.Severity.String())
 		var props []string
-		if r := d.Range; r.File != "" {
+		msg := d.Summary
+		if archive, _, ok := diag.SplitMember(d.Range.File); ok {
+			// An annotation can only name a file of the repository: the
+			// archive, with the member's position leading the message.
+			props = append(props, "file="+escapeProperty(archive))
+			msg = d.Range.String() + ": " + msg
+		} else if r := d.Range; r.File != "" {
 			props = append(props, "file="+escapeProperty(r.File))
 			if r.Start.Line > 0 {
 				props = append(props, "line="+strconv.Itoa(r.Start.Line), "col="+strconv.Itoa(max(r.Start.Column, 1)))
@@ -36,7 +42,6 @@ func renderGitHub(w io.Writer, ds diag.Diagnostics, opt Options) error {
 		if len(props) > 0 {
 			bw.WriteString(" " + strings.Join(props, ","))
 		}
-		msg := d.Summary
 		if d.Detail != "" {
 			msg += "\n" + d.Detail
 		}

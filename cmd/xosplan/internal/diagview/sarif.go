@@ -56,11 +56,21 @@ type sarifMessage struct {
 }
 
 type sarifResult struct {
-	RuleID    string          `json:"ruleId"`
-	RuleIndex int             `json:"ruleIndex"`
-	Level     string          `json:"level"`
-	Message   sarifMessage    `json:"message"`
-	Locations []sarifLocation `json:"locations,omitempty"`
+	RuleID     string          `json:"ruleId"`
+	RuleIndex  int             `json:"ruleIndex"`
+	Level      string          `json:"level"`
+	Message    sarifMessage    `json:"message"`
+	Locations  []sarifLocation `json:"locations,omitempty"`
+	Properties *sarifMember    `json:"properties,omitempty"`
+}
+
+// sarifMember is the property bag of a result about a member of a CSAR
+// archive: code-scanning services place results on the files of the
+// repository, so the location is the archive, and the member and its
+// region (which the message starts with too) are properties.
+type sarifMember struct {
+	Member string       `json:"archiveMember"`
+	Region *sarifRegion `json:"memberRegion,omitempty"`
 }
 
 type sarifLocation struct {
@@ -126,15 +136,14 @@ func renderSARIF(w io.Writer, ds diag.Diagnostics, opt Options) error {
 			text += "\n\n" + d.Detail
 		}
 		res := sarifResult{RuleID: id, RuleIndex: idx, Level: sarifLevel(d.Severity), Message: sarifMessage{Text: text}}
-		if d.Range.File != "" {
-			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: artifactOf(d.Range.File, opt.BaseDir)}}
-			if s := d.Range.Start; s.Line > 0 {
-				reg := &sarifRegion{StartLine: s.Line, StartColumn: max(s.Column, 1)}
-				if e := d.Range.End; e.Line >= s.Line && (e.Line > s.Line || e.Column > s.Column) {
-					reg.EndLine, reg.EndColumn = e.Line, max(e.Column, 1)
-				}
-				loc.PhysicalLocation.Region = reg
+		if file := d.Range.File; file != "" {
+			reg := regionOf(d.Range)
+			if archive, member, ok := diag.SplitMember(file); ok {
+				res.Properties = &sarifMember{Member: member, Region: reg}
+				res.Message.Text = d.Range.String() + ": " + text
+				file, reg = archive, nil
 			}
+			loc := sarifLocation{PhysicalLocation: sarifPhysical{ArtifactLocation: artifactOf(file, opt.BaseDir), Region: reg}}
 			res.Locations = []sarifLocation{loc}
 		}
 		results = append(results, res)
@@ -147,6 +156,19 @@ func renderSARIF(w io.Writer, ds diag.Diagnostics, opt Options) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(log)
+}
+
+// regionOf is the SARIF region of a range, nil when it has no position.
+func regionOf(r diag.Range) *sarifRegion {
+	s := r.Start
+	if s.Line <= 0 {
+		return nil
+	}
+	reg := &sarifRegion{StartLine: s.Line, StartColumn: max(s.Column, 1)}
+	if e := r.End; e.Line >= s.Line && (e.Line > s.Line || e.Column > s.Column) {
+		reg.EndLine, reg.EndColumn = e.Line, max(e.Column, 1)
+	}
+	return reg
 }
 
 func sarifLevel(s diag.Severity) string {

@@ -51,6 +51,14 @@ var cases = []struct {
 		{Severity: diag.Warning, Code: "tosca.point", Summary: "a point without an end",
 			Range: diag.Range{File: "/abs/b.yaml", Start: pos(2, 4, 7)}},
 	}},
+	{name: "archive", diags: diag.Diagnostics{
+		{Severity: diag.Error, Code: "tosca.unknown_type", Summary: `unknown node type "tosca.nodes.Nope"`,
+			Range: diag.Range{File: "pkg.csar!/web.yaml", Start: pos(5, 13, 0), End: pos(5, 29, 0)}, Path: "topology_template.node_templates.web.type"},
+		{Severity: diag.Error, Code: "csar.symlink", Summary: "the archive entry Scripts/run.sh is a symbolic link; xosplan reads no archive that holds one",
+			Range: diag.Range{File: "pkg.csar!/Scripts/run.sh"}},
+		{Severity: diag.Error, Code: "csar.not_zip", Summary: "pkg.csar is not a valid zip archive (not a valid zip file); a CSAR is a zip file",
+			Range: diag.Range{File: "pkg.csar"}},
+	}},
 	{name: "color", color: true, diags: diag.Diagnostics{
 		{Severity: diag.Error, Code: "tosca.unknown_type", Summary: `unknown node type "tosca.nodes.Nope"`,
 			Range: diag.Range{File: webFile, Start: pos(5, 13, 0), End: pos(5, 29, 0)}},
@@ -59,7 +67,12 @@ var cases = []struct {
 	}},
 }
 
+// testSources reads the files diagnostics name; a member of pkg.csar is
+// the file of its name in testdata/src.
 func testSources(file string) ([]byte, bool) {
+	if archive, member, ok := diag.SplitMember(file); ok && archive == "pkg.csar" {
+		file = filepath.Join("testdata", "src", member)
+	}
 	data, err := os.ReadFile(file)
 	return data, err == nil
 }

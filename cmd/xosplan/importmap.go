@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"github.com/xosplan/xosplan/pkg/config"
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// importMapFlags are --import-map and --import-map-file, shared by every
+// command that compiles configuration (validate, plan, apply, destroy,
+// graph).
+type importMapFlags struct {
+	entries []string
+	files   []string
+}
+
+func (f *importMapFlags) add(fs *pflag.FlagSet) {
+	fs.StringArrayVar(&f.entries, "import-map", nil, "read the local `URL=FILE` wherever a template imports URL (repeatable; wins over --import-map-file)")
+	fs.StringArrayVar(&f.files, "import-map-file", nil, "read URL mappings from `FILE`, a YAML or JSON map of URL to local file (relative to FILE's folder; repeatable)")
+}
+
+// values returns the import map the flags give (nil when none is given):
+// each --import-map-file in turn, then the --import-map entries, a later
+// mapping of a URL winning. FILE of an entry is taken from the working
+// folder. The files mapped, and the map files, are the person's own: their
+// lines may be shown in diagnostics. Problems in a map file are
+// diagnostics; an entry without URL= or FILE is an error (a usage
+// problem).
+func (f *importMapFlags) values(ctx context.Context, c *cli) (map[string]string, diag.Diagnostics, error) {
+	if len(f.entries)+len(f.files) == 0 {
+		return nil, nil, nil
+	}
+	var diags diag.Diagnostics
+	out := map[string]string{}
+	for _, file := range f.files {
+		c.sources.allow(file)
+		m, more := config.ReadImportMap(ctx, file)
+		diags = diags.Extend(more)
+		for u, local := range m {
+			out[u] = local
+		}
+	}
+	for _, e := range f.entries {
+		// A URL may hold "=" in its query; a file name rarely does.
+		i := strings.LastIndex(e, "=")
+		if i <= 0 || i == len(e)-1 {
+			return nil, diags, fmt.Errorf("--import-map wants URL=FILE, got %q", e)
+		}
+		out[e[:i]] = e[i+1:]
+	}
+	for _, local := range out {
+		if abs, err := filepath.Abs(local); err == nil {
+			c.sources.allow(abs)
+		}
+	}
+	return out, diags, nil
+}
