@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"hash"
@@ -277,7 +278,12 @@ func topEntry(ctx context.Context, files packageFiles, noMeta bool) (string, dia
 		if err != nil {
 			return "", diags.Append(*fileProblem(files.name(entry), err))
 		}
-		if loc := tosca10.FindIndex(data); loc != nil {
+		// The pattern anchors on a line start, which a byte order mark
+		// hides.
+		text := bytes.TrimPrefix(data, []byte("\ufeff"))
+		if loc := tosca10.FindIndex(text); loc != nil {
+			shift := len(data) - len(text)
+			loc[0], loc[1] = loc[0]+shift, loc[1]+shift
 			line := 1 + strings.Count(string(data[:loc[0]]), "\n")
 			r := lineRange(files.name(entry), line, loc[0], string(data[loc[0]:loc[1]]))
 			return "", diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeNoMeta, Range: r, Detail: misplacedMeta(files),
@@ -306,15 +312,15 @@ func misplacedMeta(files packageFiles) string {
 }
 
 // isPackageFolder reports whether dir is laid out as an unpacked CSAR: it
-// holds TOSCA-Metadata/TOSCA.meta or TOSCA.meta (whatever they are; the
-// package's reading reports a link or a special file).
+// holds TOSCA-Metadata/TOSCA.meta, or TOSCA.meta and is not itself the
+// TOSCA-Metadata folder of one (whatever the files are; the package's
+// reading reports a link or a special file).
 func isPackageFolder(dir string) bool {
-	for _, m := range []string{metaInFolder, metaAtTop} {
-		if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(m))); err == nil {
-			return true
-		}
+	exists := func(m string) bool {
+		_, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(m)))
+		return err == nil
 	}
-	return false
+	return exists(metaInFolder) || exists(metaAtTop) && filepath.Base(dir) != path.Dir(metaInFolder)
 }
 
 // folderPackage is a folder laid out as an unpacked CSAR. Its files are

@@ -215,6 +215,8 @@ func TestPackagesAsArchivesAndFolders(t *testing.T) {
 			want: []found{{CodeNoEntry, ".", 0}}},
 		{name: "top_files_none", archiveOnly: true, files: map[string]string{"Definitions/main.yaml": fixtureTop, "tosca-metadata/TOSCA.meta": fixtureMeta},
 			want: []found{{CodeNoEntry, ".", 0}}},
+		{name: "top_file_tosca_1_0_after_a_byte_order_mark", archiveOnly: true, files: map[string]string{"main.yaml": "\ufefftosca_definitions_version: tosca_simple_yaml_1_0\n"},
+			want: []found{{CodeNoMeta, "main.yaml", 1}}},
 		{name: "top_file_tosca_1_0", archiveOnly: true, files: map[string]string{"main.yaml": "# a comment\ntosca_definitions_version: 'tosca_simple_yaml_1_0' # the oldest\n"},
 			want: []found{{CodeNoMeta, "main.yaml", 2}}},
 	}
@@ -305,5 +307,17 @@ func TestFolderPackageFilesSkipHiddenAndLinks(t *testing.T) {
 	got := (&folderPackage{dir: dir}).allFiles()
 	if !slices.Equal(got, []string{"a.yaml", "b/c.yaml"}) {
 		t.Errorf("allFiles = %v", got)
+	}
+}
+
+// TestMetadataFolderIsNoPackage checks that the TOSCA-Metadata folder of a
+// package, which holds TOSCA.meta at its top, is not taken for a package
+// of its own, while a folder holding TOSCA.meta at its top is one.
+func TestMetadataFolderIsNoPackage(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{"pkg/" + metaInFolder: fixtureMeta, "top/" + metaAtTop: fixtureMeta})
+	for p, want := range map[string]bool{"pkg": true, "pkg/TOSCA-Metadata": false, "top": true, ".": false} {
+		if got := isPackageFolder(filepath.Join(dir, filepath.FromSlash(p))); got != want {
+			t.Errorf("isPackageFolder(%s) = %v, want %v", p, got, want)
+		}
 	}
 }

@@ -248,6 +248,31 @@ func Digest(data []byte) string {
 	return "sha256:" + hex.EncodeToString(sum[:])
 }
 
+// MaxInputFileBytes is the largest input file a plan digests: a CSAR
+// archive within pkg/config's default limit (a configuration file is at
+// most 16 MiB).
+const MaxInputFileBytes = 256 << 20
+
+// fileDigest is Digest of the file at path, read as the front ends read
+// their files (userfile's checks) and hashed as it is read, so that an
+// archive is never held in memory.
+func fileDigest(path string) (string, error) {
+	f, _, err := userfile.Open(context.Background(), path, userfile.Options{MaxBytes: MaxInputFileBytes})
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, io.LimitReader(f, MaxInputFileBytes+1))
+	switch {
+	case err != nil:
+		return "", err
+	case n > MaxInputFileBytes:
+		return "", &userfile.Error{Path: path, Reason: userfile.ErrTooLarge, Detail: "it grew past the limit of " + userfile.SizeText(MaxInputFileBytes) + " while read"}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
 // Argon2id parameters of input value digests (RFC 9106, with the memory
 // OWASP recommends for one pass). A plan file is shared (a CI artifact),
 // and a value passed with --var may be a weak secret: every guess at it
@@ -288,12 +313,11 @@ func NewInputSalt() (string, error) {
 func Digests(files []string, values map[string]graph.Value, salt string) (map[string]string, error) {
 	out := make(map[string]string, len(files)+len(values))
 	for _, f := range files {
-		// The configuration's files, read as the front ends read them.
-		data, err := userfile.Read(context.Background(), f, userfile.Options{MaxBytes: userfile.DefaultMaxBytes})
+		d, err := fileDigest(f)
 		if err != nil {
 			return nil, fmt.Errorf("digest of input: %w", err)
 		}
-		out[f] = Digest(data)
+		out[f] = d
 	}
 	if len(values) == 0 {
 		return out, nil

@@ -4,6 +4,7 @@ package planner
 
 import (
 	"errors"
+	"os"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -38,5 +39,33 @@ func TestSpecialPlanAndInputFilesAreRefusedWithoutBlocking(t *testing.T) {
 		case <-time.After(20 * time.Second):
 			t.Fatalf("%s: reading blocked", path)
 		}
+	}
+}
+
+// TestDigestsReadAnArchiveOverTheFileLimit digests an input of 17 MiB, a
+// CSAR archive (a configuration file is at most 16 MiB): it is hashed as
+// read, as a file holding the same bytes in memory would be, and a file
+// over MaxInputFileBytes is refused before it is read.
+func TestDigestsReadAnArchiveOverTheFileLimit(t *testing.T) {
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "pkg.csar")
+	if err := os.WriteFile(archive, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(archive, 17<<20); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Digests([]string{archive}, nil, "")
+	if err != nil {
+		t.Fatalf("Digests: %v", err)
+	}
+	if want := Digest(make([]byte, 17<<20)); got[archive] != want {
+		t.Errorf("digest = %s, want %s", got[archive], want)
+	}
+	if err := os.Truncate(archive, MaxInputFileBytes+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Digests([]string{archive}, nil, ""); !errors.Is(err, userfile.ErrTooLarge) {
+		t.Errorf("Digests of a file over the limit = %v, want ErrTooLarge", err)
 	}
 }
