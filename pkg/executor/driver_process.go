@@ -48,6 +48,9 @@ type process struct {
 	// onStdoutLine sees each stdout line as it arrives (the scripted
 	// driver splits YAML documents with it to stream command results).
 	onStdoutLine func(line string)
+	// captureStdout keeps stdout whole, up to maxStdout, for
+	// processResult.stdout (RunProgram).
+	captureStdout bool
 	// maxTail bounds the combined output tail kept.
 	maxTail int
 	// redact removes secrets from what is shown and kept: output lines,
@@ -61,6 +64,8 @@ type process struct {
 
 // processResult is what a finished subprocess left.
 type processResult struct {
+	// stdout is what the process printed, kept with captureStdout.
+	stdout   []byte
 	tail     string // last maxTail bytes of stdout and stderr, interleaved
 	stderr   string // last lines of stderr, for error messages
 	exitCode int
@@ -102,7 +107,7 @@ func (p process) run(ctx context.Context) (processResult, error) {
 	awaitGroupEnd(pgid, p.grace)
 	drainOutput(&readers, p.grace, outR, errR)
 	sink.flush()
-	res := processResult{tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: exitCode(cmd)}
+	res := processResult{stdout: sink.stdout, tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: exitCode(cmd)}
 	return res, p.failure(parent, ctx, sink, res, err)
 }
 
@@ -281,6 +286,9 @@ type outputSink struct {
 	shown   [2]redactStream
 	partial [2][]byte
 	reply   []byte
+	// stdout is the raw stdout kept with captureStdout, never past
+	// maxStdout.
+	stdout []byte
 }
 
 func (s *outputSink) writer(stdout bool) *sinkWriter { return &sinkWriter{s: s, stdout: stdout} }
@@ -309,6 +317,9 @@ func (w *sinkWriter) Write(b []byte) (int, error) {
 		}
 		if s.p.onStdoutLine != nil {
 			s.reply = splitLines(append(s.reply, b...), s.replyLine)
+		}
+		if s.p.captureStdout && !s.overflow {
+			s.stdout = append(s.stdout, b...)
 		}
 	}
 	s.show(i, s.shown[i].write(b))

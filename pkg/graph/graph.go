@@ -26,6 +26,8 @@ type Graph struct {
 	edges []Edge
 	// addrs lists the addresses in insertion order.
 	addrs []string
+	// policies lists the model policies in insertion order.
+	policies []Policy
 	// Sources lists the files the graph was compiled from, sorted.
 	Sources []string
 	// Outputs holds the template's declared outputs (canonical values,

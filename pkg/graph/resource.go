@@ -125,6 +125,9 @@ type Resource struct {
 	Request *PlacementRequest `json:"placement,omitempty"`
 	// CreateBeforeDestroy asks for replacement as create, then delete.
 	CreateBeforeDestroy bool `json:"create_before_destroy,omitempty"`
+	// DerivedBy names the model policy (Policy.Name) that derived the
+	// resource; empty for a resource the configuration declares.
+	DerivedBy string `json:"derived_by,omitempty"`
 	// Range is where the resource is declared.
 	Range diag.Range `json:"-"`
 }

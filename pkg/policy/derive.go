@@ -1,0 +1,349 @@
+package policy
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Options tune Derive. The zero value of each field but Root means its
+// default.
+type Options struct {
+	// Root lists the folders of the configuration root: a policy's
+	// executable must resolve (links followed) to a regular file inside
+	// one of them. Empty refuses every policy.
+	Root []string
+	// Timeout bounds one run of a policy without a timeout of its own
+	// (default 1 minute).
+	Timeout time.Duration
+	// MaxOutput bounds what one run prints on stdout (default 16 MiB, the
+	// limit of a configuration file).
+	MaxOutput int
+	// MaxResources bounds the resources one run derives (default 10,000).
+	MaxResources int
+	// MaxRounds bounds the rounds of the fixed point (default 10).
+	MaxRounds int
+}
+
+// Defaults of Options.
+const (
+	DefaultTimeout      = time.Minute
+	DefaultMaxOutput    = 16 << 20
+	DefaultMaxResources = 10_000
+	DefaultMaxRounds    = 10
+)
+
+func (o Options) withDefaults() Options {
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = DefaultMaxOutput
+	}
+	if o.MaxResources <= 0 {
+		o.MaxResources = DefaultMaxResources
+	}
+	if o.MaxRounds <= 0 {
+		o.MaxRounds = DefaultMaxRounds
+	}
+	return o
+}
+
+// Derive runs g's policies to their fixed point and returns the graph a
+// plan covers: g's declared resources, edges and policies, and every
+// resource and edge the policies derive, each marked with its policy
+// (Resource.DerivedBy). Resources g holds already marked as derived are
+// left out and derived again, so that Derive of its own result gives the
+// same graph. A graph without policies is returned as it is. When the
+// diagnostics have errors the graph is g's declared part alone, not to be
+// planned. Derive never reads the recorded state: a policy sees
+// declarative state only (the package documentation says what).
+func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, diag.Diagnostics) {
+	policies := g.Policies()
+	if len(policies) == 0 {
+		return g, nil
+	}
+	opts = opts.withDefaults()
+	d := &deriver{g: g, opts: opts, policies: policies, outputs: map[string]output{}, inputs: map[string][]byte{}}
+	cur, diags := d.build()
+	if diags.HasErrors() {
+		return cur, diags
+	}
+	for round := 1; round <= opts.MaxRounds; round++ {
+		var changed []graph.Policy
+		for _, p := range d.order() {
+			if err := ctx.Err(); err != nil {
+				return d.declared(), diags.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
+			}
+			rs, es := inputOf(cur, p)
+			in, err := encodeInput(p, rs, es)
+			if err != nil {
+				return d.declared(), diags.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
+			}
+			if prev, ran := d.inputs[p.Name]; ran && bytes.Equal(prev, in) {
+				continue
+			}
+			d.inputs[p.Name] = in
+			out, problem := d.run(ctx, p, in, rs)
+			if problem != nil {
+				return d.declared(), diags.Append(*problem)
+			}
+			if prev, ran := d.outputs[p.Name]; ran && bytes.Equal(prev.canonical, out.canonical) {
+				continue
+			}
+			d.outputs[p.Name] = out
+			changed = append(changed, p)
+			next, buildDiags := d.build()
+			if buildDiags.HasErrors() {
+				return d.declared(), diags.Extend(buildDiags)
+			}
+			cur = next
+		}
+		if len(changed) == 0 {
+			for _, cycle := range cur.Cycles() {
+				p, _ := cur.Policy(cycleOwner(cur, cycle))
+				diags = diags.Errorf(p.Range, "", CodeDependencyCycle, "the edges policy %s derived close a dependency cycle: %s", p.Name, graph.CyclePath(cycle))
+			}
+			if diags.HasErrors() {
+				return d.declared(), diags
+			}
+			return cur, diags
+		}
+		if round == opts.MaxRounds {
+			names := make([]string, len(changed))
+			for i, p := range changed {
+				names[i] = p.Name
+			}
+			return d.declared(), diags.Errorf(changed[0].Range, "", CodeNoFixedPoint,
+				"model policies %s still changed what they derive after %d rounds: a cycle that does not terminate; a policy must derive the same resources from its own output (a policy that reads the types it derives must reach a state where it adds nothing)",
+				strings.Join(names, ", "), opts.MaxRounds)
+		}
+	}
+	return cur, diags
+}
+
+// deriver holds the work of one Derive.
+type deriver struct {
+	g        *graph.Graph
+	opts     Options
+	policies []graph.Policy
+	// outputs holds each policy's last output; inputs the input of its
+	// last run.
+	outputs map[string]output
+	inputs  map[string][]byte
+}
+
+// declared returns the declared part of g, with its policies.
+func (d *deriver) declared() *graph.Graph {
+	out, _ := d.assemble(nil)
+	return out
+}
+
+// build returns the declared part of g with every policy's last output.
+func (d *deriver) build() (*graph.Graph, diag.Diagnostics) {
+	return d.assemble(d.outputs)
+}
+
+func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	out := graph.New()
+	out.Sources, out.Outputs, out.SensitiveOutputs, out.Secrets = d.g.Sources, d.g.Outputs, d.g.SensitiveOutputs, d.g.Secrets
+	for _, r := range d.g.Resources() {
+		if r.DerivedBy == "" {
+			_ = out.AddResource(r)
+		}
+	}
+	for _, e := range d.g.Edges() {
+		if _, ok := out.Resource(e.Source); ok {
+			if _, ok := out.Resource(e.Target); ok {
+				_ = out.AddEdge(e)
+			}
+		}
+	}
+	for _, p := range d.policies {
+		_ = out.AddPolicy(p)
+	}
+	for _, p := range d.policies {
+		o, ok := outputs[p.Name]
+		if !ok {
+			continue
+		}
+		for _, dr := range o.resources {
+			if err := out.AddResource(dr.res); err != nil {
+				prev, _ := out.Resource(dr.res.Address)
+				owner := "a resource the configuration declares"
+				if prev != nil && prev.DerivedBy != "" {
+					owner = "a resource policy " + prev.DerivedBy + " derives"
+				}
+				diags = diags.Errorf(p.Range, "", CodeAddressConflict, "policy %s derives %s, which is already %s; rename the policy or what it derives", p.Name, dr.res.Address, owner)
+			}
+		}
+	}
+	if diags.HasErrors() {
+		return out, diags
+	}
+	for _, p := range d.policies {
+		for _, e := range outputs[p.Name].edges {
+			_ = out.AddEdge(e)
+		}
+	}
+	return out, nil
+}
+
+// order returns the policies in dependency order by their last outputs: a
+// policy that reads a resource another derives runs after it. Policies
+// that read each other's resources (a cycle) keep name order among
+// themselves; the rounds settle them.
+func (d *deriver) order() []graph.Policy {
+	n := len(d.policies)
+	next := make([][]int, n)
+	for i, a := range d.policies {
+		for j, b := range d.policies {
+			if i != j && reads(b, d.outputs[a.Name]) {
+				next[i] = append(next[i], j)
+			}
+		}
+	}
+	idx, ok := graph.Kahn(next)
+	if !ok {
+		placed := make([]bool, n)
+		for _, i := range idx {
+			placed[i] = true
+		}
+		for i := range n {
+			if !placed[i] {
+				idx = append(idx, i)
+			}
+		}
+	}
+	out := make([]graph.Policy, n)
+	for k, i := range idx {
+		out[k] = d.policies[i]
+	}
+	return out
+}
+
+// reads reports whether policy p reads a resource of o.
+func reads(p graph.Policy, o output) bool {
+	types := typesOf(p)
+	for _, dr := range o.resources {
+		if slices.Contains(p.Targets, dr.res.Address) || readsType(dr.res, types) {
+			return true
+		}
+	}
+	return false
+}
+
+// run runs p once on in and returns its output, its resources completed
+// (their policy, position, driver) and its edges checked against what it
+// may read (rs).
+func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*graph.Resource) (output, *diag.Diagnostic) {
+	problem := func(code, format string, args ...any) *diag.Diagnostic {
+		return &diag.Diagnostic{Severity: diag.Error, Code: code, Range: p.Range, Summary: fmt.Sprintf(format, args...)}
+	}
+	exe, err := d.confine(ctx, p.Implementation)
+	if err != nil {
+		return output{}, problem(CodeOutsideRoot, "policy %s cannot run: %v", p.Name, err)
+	}
+	timeout := p.Timeout
+	if timeout <= 0 {
+		timeout = d.opts.Timeout
+	}
+	res, err := executor.RunProgram(ctx, executor.Program{
+		Path:      exe,
+		Dir:       filepath.Dir(exe),
+		Env:       []string{"PATH=" + os.Getenv("PATH"), "XOSPLAN_POLICY=" + p.Name},
+		Stdin:     in,
+		Timeout:   timeout,
+		MaxStdout: d.opts.MaxOutput,
+	})
+	switch {
+	case errors.Is(err, executor.ErrTimeout):
+		return output{}, problem(CodeTimeout, "policy %s ran past its timeout of %s; its process group was killed", p.Name, timeout)
+	case errors.Is(err, executor.ErrReplyTooLarge):
+		return output{}, problem(CodeOutputTooLarge, "policy %s printed more than %s on stdout", p.Name, userfile.SizeText(int64(d.opts.MaxOutput)))
+	case ctx.Err() != nil:
+		return output{}, problem(CodeCanceled, "policy %s stopped: %v", p.Name, context.Cause(ctx))
+	case err != nil:
+		return output{}, problem(CodeFailed, "policy %s failed: %v", p.Name, err)
+	}
+	out, err := parseOutput(res.Stdout, p.Name+".", d.opts.MaxResources)
+	if err != nil {
+		return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: %v", p.Name, err)
+	}
+	readable := make(map[string]*graph.Resource, len(rs)+len(out.resources))
+	for _, r := range rs {
+		readable[r.Address] = r
+	}
+	for _, dr := range out.resources {
+		r := dr.res
+		r.DerivedBy, r.Range = p.Name, p.Range
+		if dr.driverFrom != "" {
+			from, ok := readable[dr.driverFrom]
+			if !ok {
+				return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: %s takes its driver from %s, which is not a resource the policy reads", p.Name, r.Address, dr.driverFrom)
+			}
+			r.Driver = from.Driver
+			if r.Type == "" {
+				r.Type, r.TypeChain = from.Type, from.TypeChain
+			}
+		}
+		if len(r.TypeChain) == 0 {
+			r.TypeChain = []string{r.Type}
+		}
+	}
+	for _, dr := range out.resources {
+		readable[dr.res.Address] = dr.res
+	}
+	for i, e := range out.edges {
+		if readable[e.Target] == nil {
+			return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: edges[%d]: target %s is neither a resource the policy reads nor one it derives", p.Name, i, e.Target)
+		}
+		out.edges[i].Range = p.Range
+	}
+	return out, nil
+}
+
+// confine returns the executable exe once it is known to be a regular
+// file inside the configuration root (links followed), checked without
+// blocking on a named pipe.
+func (d *deriver) confine(ctx context.Context, exe string) (string, error) {
+	if len(d.opts.Root) == 0 {
+		return "", errors.New("no configuration root to confine it to")
+	}
+	root, err := userfile.NewRoot(d.opts.Root...)
+	if err != nil {
+		return "", err
+	}
+	resolved, err := root.Confine(exe)
+	if err != nil {
+		return "", err
+	}
+	f, _, err := userfile.Open(ctx, resolved, userfile.Options{})
+	if err != nil {
+		return "", err
+	}
+	f.Close()
+	return resolved, nil
+}
+
+// cycleOwner names the first policy that derived a resource of cycle.
+func cycleOwner(g *graph.Graph, cycle []graph.Edge) string {
+	for _, e := range cycle {
+		if r, ok := g.Resource(e.Source); ok && r.DerivedBy != "" {
+			return r.DerivedBy
+		}
+	}
+	return ""
+}

@@ -1,0 +1,118 @@
+package policy
+
+import (
+	"github.com/xosplan/xosplan/internal/canonjson"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// InputFormatVersion is the format_version of the document a policy reads.
+const InputFormatVersion = "1.0"
+
+// inputOf returns the resources and edges policy p reads in g: its
+// targets, every resource whose type is or derives from one of the
+// types in its "types" property, and the edges between them.
+func inputOf(g *graph.Graph, p graph.Policy) ([]*graph.Resource, []graph.Edge) {
+	types := typesOf(p)
+	in := map[string]bool{}
+	for _, a := range p.Targets {
+		in[a] = true
+	}
+	var rs []*graph.Resource
+	for _, r := range g.Resources() {
+		if in[r.Address] || readsType(r, types) {
+			in[r.Address] = true
+			rs = append(rs, r)
+		}
+	}
+	var es []graph.Edge
+	for _, e := range g.Edges() {
+		if in[e.Source] && in[e.Target] {
+			es = append(es, e)
+		}
+	}
+	return rs, es
+}
+
+// typesOf returns the type names of p's "types" property (TOSCA
+// compiles it checked: a list of strings).
+func typesOf(p graph.Policy) []string {
+	list, _ := p.Properties["types"].([]graph.Value)
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func readsType(r *graph.Resource, types []string) bool {
+	for _, t := range types {
+		if r.DerivesFrom(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// encodeInput writes the document policy p reads: canonical JSON, so
+// that the same graph gives the same bytes, holding declarative state
+// only.
+//
+//	{"format_version": "1.0",
+//	 "policy": {"name": …, "address_prefix": "<name>.", "properties": {…}},
+//	 "resources": [{"address", "type", "type_chain", "management", "spec", "derived_by"}…],
+//	 "edges": [{"source", "target", "kind", "name"}…]}
+//
+// Resources are sorted by address, edges by source, target, kind and
+// name; spec leaves out "attributes" (TOSCA attribute values are runtime
+// state); a value known only at apply time is {"$unknown": …}.
+func encodeInput(p graph.Policy, rs []*graph.Resource, es []graph.Edge) ([]byte, error) {
+	w := &canonjson.Writer{Format: canonjson.ListsNeverNull}
+	o := w.BeginObject()
+	o.Key("format_version").String(InputFormatVersion)
+	po := o.Key("policy").BeginObject()
+	po.Key("name").String(p.Name)
+	po.Key("address_prefix").String(p.Name + ".")
+	props := p.Properties
+	if props == nil {
+		props = map[string]graph.Value{}
+	}
+	canonjson.Map(po.Key("properties"), props)
+	po.End()
+	ra := o.Key("resources").BeginArray()
+	for _, r := range rs {
+		ro := ra.Next().BeginObject()
+		ro.Key("address").String(r.Address)
+		ro.Key("type").String(r.Type)
+		chain := r.TypeChain
+		if chain == nil {
+			chain = []string{r.Type}
+		}
+		ro.Key("type_chain").Strings(chain)
+		ro.Key("management").String(string(r.Management))
+		spec := make(map[string]graph.Value, len(r.Spec))
+		for k, v := range r.Spec {
+			if k != "attributes" {
+				spec[k] = v
+			}
+		}
+		canonjson.Map(ro.Key("spec"), spec)
+		ro.Key("derived_by").String(r.DerivedBy)
+		ro.End()
+	}
+	ra.End()
+	ea := o.Key("edges").BeginArray()
+	for _, e := range es {
+		eo := ea.Next().BeginObject()
+		eo.Key("source").String(e.Source)
+		eo.Key("target").String(e.Target)
+		eo.Key("kind").String(string(e.Kind))
+		eo.Key("name").String(e.Name)
+		eo.End()
+	}
+	ea.End()
+	o.End()
+	w.Buf = append(w.Buf, '\n')
+	return w.Buf, w.Err()
+}
