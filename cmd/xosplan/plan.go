@@ -20,6 +20,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/policy"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -282,6 +283,11 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 	if diags.HasErrors() {
 		return nil, nil, res, diags, nil
 	}
+	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.opts.Destroy)
+	diags = diags.Extend(deriveDiags)
+	if diags.HasErrors() {
+		return nil, nil, res, diags, nil
+	}
 	opts := spec.opts
 	if opts.InputSalt == "" {
 		salt, err := planner.NewInputSalt()
@@ -310,6 +316,41 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 		p = nil
 	}
 	return p, desired, res, diags, nil
+}
+
+// derive runs the model policies of the configuration (pkg/policy) and
+// returns the desired graph with what they derive, and the input files
+// with the policies' executables added, so that a plan file goes stale
+// when a policy changes and a saved plan's re-plan derives from the same
+// programs. This is the one place the desired graph of plan, apply (a
+// saved plan too) and a synchronizer gets its derived resources. A
+// destroy plans the deletion of what the state records and runs none.
+func derive(ctx context.Context, desired *graph.Graph, files []string, root *config.Root, destroy bool) (*graph.Graph, []string, diag.Diagnostics) {
+	policies := desired.Policies()
+	if destroy || len(policies) == 0 {
+		return desired, files, nil
+	}
+	var dirs []string
+	if root != nil {
+		dirs = root.Dirs()
+	}
+	derived, diags := policy.Derive(ctx, desired, policy.Options{Root: dirs})
+	files = slices.Clone(files)
+	wd, _ := os.Getwd()
+	for _, p := range policies {
+		// Named as the configuration's files are: relative to the
+		// working folder when under it, so that a plan file does not
+		// depend on where the checkout is.
+		f := p.Implementation
+		if rel, err := filepath.Rel(wd, f); err == nil && filepath.IsLocal(rel) {
+			f = filepath.ToSlash(rel)
+		}
+		if !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	slices.Sort(files)
+	return derived, files, diags
 }
 
 // inputDigests digests the input files and values for the plan file.

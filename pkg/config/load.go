@@ -70,6 +70,10 @@ type Unit struct {
 
 // Result is everything Load found.
 type Result struct {
+	// Root is the configuration root the files were confined to
+	// (Options.Root, else the one FindRoot found); nil when it could not
+	// be found. Model policies run only from inside it.
+	Root *Root
 	// Units are ordered by their first file.
 	Units []Unit
 	// Diags are sorted.
@@ -102,6 +106,7 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 			return res
 		}
 	}
+	res.Root = root
 	files, packages, diags := findFiles(ctx, paths)
 	files = withoutFile(files, opts.InputsFile)
 	res.Diags = diags

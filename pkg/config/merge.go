@@ -15,7 +15,7 @@ const (
 )
 
 // Merge joins the compiled units into the one graph a plan covers: every
-// unit's resources, edges and secrets. It returns that graph (never nil),
+// unit's resources, edges, model policies and secrets. It returns that graph (never nil),
 // every file it was compiled from (the units' own files and the files they
 // imported, sorted; a CSAR archive once, for all its members), and a
 // diagnostic for every part it could not join.
@@ -56,6 +56,12 @@ func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
 				continue
 			}
 			owner[res.Address] = unit
+		}
+		for _, p := range u.Graph.Policies() {
+			if err := g.AddPolicy(p); err != nil {
+				diags = diags.Errorf(p.Range, "", CodeDuplicateAddress,
+					"model policy %s is defined in two files; the addresses it derives start with its name, which must be unique", p.Name)
+			}
 		}
 		for _, e := range u.Graph.Edges() {
 			if isOthers(owner, e.Source, unit) || isOthers(owner, e.Target, unit) {

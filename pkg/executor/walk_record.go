@@ -157,6 +157,7 @@ func (w *walker) enacted(n *node, req Request, cur *state.Resource, out Outcome,
 	r := state.Resource{
 		Address: n.step.Address, Type: res.Type, TypeChain: res.TypeChain, Management: res.Management,
 		Driver: res.Driver, Dependencies: n.change.Dependencies, Spec: res.Spec, Sensitive: res.Sensitive,
+		DerivedBy: res.DerivedBy,
 	}
 	if r.Spec == nil {
 		r.Spec = map[string]graph.Value{}

@@ -342,6 +342,7 @@ func (u *universe) newChange(i int) ResourceChange {
 		c.Driver = r.Driver
 		c.Management = r.Management
 		c.Sensitive = r.Sensitive
+		c.DerivedBy = r.DerivedBy
 	}
 	if g := u.cfg[i]; g != nil {
 		if c.Type != "" && c.Type != g.Type {
@@ -356,6 +357,7 @@ func (u *universe) newChange(i int) ResourceChange {
 		c.Driver = g.Driver
 		c.Management = g.Management
 		c.Sensitive = unionSorted(c.Sensitive, g.Sensitive)
+		c.DerivedBy = g.DerivedBy
 	}
 	if c.Before != nil && c.After != nil {
 		c.ChangedPaths = ChangedPaths(c.Before, c.After)

@@ -115,6 +115,7 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 	omitEmpty(&o, "operation_paths", c.OperationPaths)
 	omitEmpty(&o, "reason_paths", c.ReasonPaths)
 	omitEmpty(&o, "forced_by", c.ForcedBy)
+	omitEmptyString(&o, "derived_by", c.DerivedBy)
 	canonjson.Map(o.Field("before"), before)
 	canonjson.Map(o.Field("after"), after)
 	omitEmpty(&o, "dependencies", c.Dependencies)

@@ -248,6 +248,10 @@ type ResourceChange struct {
 	ReasonPaths []string `json:"reason_paths,omitempty"`
 	// ForcedBy lists the replaced dependencies that forced this change.
 	ForcedBy []string `json:"forced_by,omitempty"`
+	// DerivedBy names the model policy that derives the resource (the
+	// recorded one for a resource no longer configured); empty for a
+	// declared resource.
+	DerivedBy string `json:"derived_by,omitempty"`
 	// Before is the enacted spec (nil when not recorded); After the desired
 	// spec (nil when deleted), which may hold graph.Unknown values. In a
 	// plan file, values at Sensitive paths are replaced by nil.

@@ -52,6 +52,7 @@ func fullResource() Resource {
 			"u":      graph.Unknown{Func: "concat", Args: []graph.Value{"http://", graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip<&>"}}, map[string]graph.Value{"k&": "v>"}}},
 		},
 		Sensitive: []string{"spec.password"},
+		DerivedBy: "interfaces",
 		Feedback: Feedback{
 			Resolved:      map[string]graph.Value{"s": "x"},
 			Attributes:    map[string]graph.Value{"ip": "10.0.0.1"},

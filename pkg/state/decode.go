@@ -328,7 +328,7 @@ func (p *parser) structInto(member func(key []byte) error) error {
 
 func (p *parser) resource(r *Resource) error {
 	return p.structInto(func(key []byte) error {
-		switch fieldName(key, "address", "type", "type_chain", "management", "driver", "dependencies", "spec", "sensitive", "feedback") {
+		switch fieldName(key, "address", "type", "type_chain", "management", "driver", "dependencies", "spec", "sensitive", "derived_by", "feedback") {
 		case "address":
 			return p.str(&r.Address)
 		case "type":
@@ -348,6 +348,8 @@ func (p *parser) resource(r *Resource) error {
 			return p.valueMap(&r.Spec)
 		case "sensitive":
 			return p.stringList(&r.Sensitive)
+		case "derived_by":
+			return p.str(&r.DerivedBy)
 		case "feedback":
 			return p.feedback(&r.Feedback)
 		}

@@ -48,6 +48,9 @@ func writeResource(w *canonjson.Writer, r *Resource) {
 	if len(r.Sensitive) > 0 {
 		o.Field("sensitive").Strings(r.Sensitive)
 	}
+	if r.DerivedBy != "" {
+		o.Field("derived_by").String(r.DerivedBy)
+	}
 	writeFeedback(o.Field("feedback"), &r.Feedback)
 	o.End()
 }

@@ -57,6 +57,9 @@ type Resource struct {
 	// Declarative state.
 	Spec      map[string]graph.Value `json:"spec"`
 	Sensitive []string               `json:"sensitive,omitempty"`
+	// DerivedBy names the model policy that derived the resource
+	// (graph.Resource.DerivedBy); empty for a declared one.
+	DerivedBy string `json:"derived_by,omitempty"`
 	// Feedback state.
 	Feedback Feedback `json:"feedback"`
 }

@@ -32,6 +32,8 @@
 //	                                               (steps 5 and 8)
 //	9   render             render.go         9     the graph.Graph: resources, drivers, edges, placement requests;
 //	                                               implementations and artifacts confined to the configuration root
+//	                       modelpolicy.go    9     xosplan.policies.ModelPolicy policies as graph.Policy, their executable
+//	                                               a regular file inside the root
 //	                       arch.go           9     the os capability's architecture as a placement trait
 //	10  checkCycles        cycles.go         8     dependency cycles among node templates, found on the graph
 //	    (in 1, 3, 4, 6, 9) xos.go           10     XOS compatibility: custom_types, BelongsToOne, must-exist,
@@ -83,6 +85,7 @@
 //	tosca.unknown_template         a reference to a node template (or group) that does not exist
 //	tosca.group_members            group members repeated, missing or of a disallowed type
 //	tosca.policy_targets           policy targets of a disallowed type
+//	tosca.policy_implementation    a model policy's implementation that is a URL, missing, not a regular file, outside the configuration root or inside an archive (it runs at plan time)
 //	tosca.unsatisfied_requirement  no node template satisfies a requirement given by type (warning)
 //	tosca.node_mismatch            a requirement's target is not of the node type it names (warning)
 //	tosca.capability_mismatch      a requirement's target lacks the required capability
@@ -284,6 +287,7 @@ const (
 	CodeUnknownTemplate        = "tosca.unknown_template"
 	CodeGroupMembers           = "tosca.group_members"
 	CodePolicyTargets          = "tosca.policy_targets"
+	CodePolicyImplementation   = "tosca.policy_implementation"
 	CodeUnsatisfied            = "tosca.unsatisfied_requirement"
 	CodeNodeMismatch           = "tosca.node_mismatch"
 	CodeCapabilityMismatch     = "tosca.capability_mismatch"

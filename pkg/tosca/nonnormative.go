@@ -30,6 +30,9 @@ type nonNormativeRef struct {
 	k    kind
 	n    *yamlsrc.Node
 	path string
+	// own marks xosplan's own types (normative.Xosplan), supplied without
+	// a warning.
+	own bool
 }
 
 // loadNonNormative loads the non-normative types when a loaded file names
@@ -64,15 +67,39 @@ func (c *compiler) loadNonNormative() {
 			w.walk(f.root.Content[i+1], section, strings.HasSuffix(section, "_types"))
 		}
 	}
-	if len(w.refs) == 0 {
+	var warned []nonNormativeRef
+	own := false
+	for _, r := range w.refs {
+		if r.own {
+			own = true
+		} else {
+			warned = append(warned, r)
+		}
+	}
+	if own {
+		name, data := normative.Xosplan()
+		c.loadEmbeddedTypes("normative:xosplan", name, data)
+	}
+	if len(warned) == 0 {
 		return
 	}
 	name, data := normative.NonNormative()
-	root := c.parseEmbedded("normative:non-normative", name, data)
-	if root == nil {
+	if !c.loadEmbeddedTypes("normative:non-normative", name, data) {
 		return
 	}
-	f := &file{name: name, key: "normative:non-normative", root: root, version: version13, normative: true, nonNormative: true}
+	for _, r := range warned {
+		c.warnf(r.n.Range, r.path, CodeNonNormativeType, "%s %q is not a normative TOSCA type: xosplan supplies the definition the TOSCA Simple Profile gives for it (non-normative types); another orchestrator may define it otherwise or not at all, so import a definition of your own to be sure", r.k.word(), r.full)
+	}
+}
+
+// loadEmbeddedTypes loads an embedded type file after the normative
+// types, as normative types that a template's own definitions replace.
+func (c *compiler) loadEmbeddedTypes(key, name string, data []byte) bool {
+	root := c.parseEmbedded(key, name, data)
+	if root == nil {
+		return false
+	}
+	f := &file{name: name, key: key, root: root, version: version13, normative: true, nonNormative: true}
 	c.files[f.key] = f
 	at := 0
 	for i, g := range c.order {
@@ -81,9 +108,7 @@ func (c *compiler) loadNonNormative() {
 		}
 	}
 	c.order = append(c.order[:at], append([]*file{f}, c.order[at:]...)...)
-	for _, r := range w.refs {
-		c.warnf(r.n.Range, r.path, CodeNonNormativeType, "%s %q is not a normative TOSCA type: xosplan supplies the definition the TOSCA Simple Profile gives for it (non-normative types); another orchestrator may define it otherwise or not at all, so import a definition of your own to be sure", r.k.word(), r.full)
-	}
+	return true
 }
 
 // definedInFiles reports whether a loaded file defines a type of kind k
@@ -123,6 +148,9 @@ func nonNormativeAliases() map[string]nonNormativeRef {
 	}
 	for alias := range shared {
 		delete(out, alias)
+	}
+	for _, full := range normative.XosplanTypes() {
+		out[full] = nonNormativeRef{full: full, k: kPolicy, own: true}
 	}
 	return out
 }

@@ -63,6 +63,7 @@ func (c *compiler) render() *graph.Graph {
 	}
 	c.addReads(g)
 	c.applyPlacementPolicies(g)
+	c.renderModelPolicies(g)
 	if len(t.outputs) > 0 {
 		g.Outputs = make(map[string]graph.Value, len(t.outputs))
 		for _, o := range t.outputs {

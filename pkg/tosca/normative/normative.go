@@ -17,6 +17,8 @@ var (
 	nfv1_0_0 string
 	//go:embed tosca_simple_yaml_non_normative.yaml
 	nonNormative string
+	//go:embed xosplan_types.yaml
+	xosplanTypes string
 )
 
 // definitions pairs a tosca_definitions_version value with its file.
@@ -107,4 +109,18 @@ func NonNormativeTypes() []string {
 		"tosca.nodes.WebServer.Apache",
 		"tosca.nodes.WebServer.Nodejs",
 	}
+}
+
+// Xosplan returns xosplan's own types (xosplan.policies.ModelPolicy),
+// written in tosca_simple_yaml_1_3 and valid for every 1.x version, which
+// the compiler loads when a template names one without defining it. name
+// is a pseudo file name for diagnostics; data is a fresh copy.
+func Xosplan() (name string, data []byte) {
+	return "<normative>/xosplan_types.yaml", []byte(xosplanTypes)
+}
+
+// XosplanTypes lists the full names of the types Xosplan defines. The
+// slice is new on each call.
+func XosplanTypes() []string {
+	return []string{"xosplan.policies.ModelPolicy"}
 }

@@ -101,6 +101,9 @@ func (e *Events) Plan(p *planner.Plan) error {
 		if len(c.ForcedBy) > 0 {
 			change["forced_by"] = c.ForcedBy
 		}
+		if c.DerivedBy != "" {
+			change["derived_by"] = c.DerivedBy
+		}
 		if len(c.OperationPaths) > 0 {
 			change["operation_paths"] = c.OperationPaths
 		}

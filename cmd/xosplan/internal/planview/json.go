@@ -14,8 +14,9 @@ import (
 
 // JSONFormatVersion is the version of the JSON plan written by JSON. A
 // minor bump only adds fields: 1.1 adds operation_paths and the reasons
-// operation_changed, implementation_changed and instance_failed.
-const JSONFormatVersion = "1.1"
+// operation_changed, implementation_changed and instance_failed; 1.2
+// adds derived_by (the model policy that derives a resource).
+const JSONFormatVersion = "1.2"
 
 // StateJSONFormatVersion is the version of the JSON state written by
 // StateJSON, which 1.1 of the plan left as it was. A minor bump only adds
@@ -50,6 +51,8 @@ type jsonChange struct {
 	Change       jsonChangeBody   `json:"change"`
 	ActionReason string           `json:"action_reason,omitempty"`
 	ForcedBy     []string         `json:"forced_by,omitempty"`
+	// DerivedBy names the model policy that derives the resource.
+	DerivedBy string `json:"derived_by,omitempty"`
 	// OperationPaths are the operation paths that changed
 	// (planner.ResourceChange.OperationPaths).
 	OperationPaths []string                   `json:"operation_paths,omitempty"`
@@ -156,6 +159,7 @@ func buildJSON(p *planner.Plan) (*jsonPlan, error) {
 			},
 			ActionReason:   c.Reason.String(),
 			ForcedBy:       c.ForcedBy,
+			DerivedBy:      c.DerivedBy,
 			OperationPaths: c.OperationPaths,
 			Dependencies:   nonNil(c.Dependencies),
 			Placement:      c.Placement,
@@ -249,6 +253,9 @@ func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
 			}
 			if len(c.ForcedBy) > 0 {
 				co.Field("forced_by").Strings(c.ForcedBy)
+			}
+			if c.DerivedBy != "" {
+				co.Field("derived_by").String(c.DerivedBy)
 			}
 			if len(c.OperationPaths) > 0 {
 				co.Field("operation_paths").Strings(c.OperationPaths)

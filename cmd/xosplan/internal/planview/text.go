@@ -217,10 +217,16 @@ func header(c *planner.ResourceChange) (string, string) {
 			head = a + " must be replaced"
 		}
 	}
+	if c.DerivedBy != "" {
+		head += ", derived by policy " + c.DerivedBy
+	}
 	var because string
 	switch c.Reason {
 	case planner.ReasonNoResourceConfig:
 		because = a + " is not in configuration"
+		if c.DerivedBy != "" {
+			because = "policy " + c.DerivedBy + " no longer derives it"
+		}
 	case planner.ReasonDependencyReplaced:
 		if c.Action.IsReplace() {
 			because = "it is hosted on or reads " + strings.Join(c.ForcedBy, ", ") + ", which is replaced or created"
