@@ -11,6 +11,8 @@ type application struct {
 	name string
 	file string
 	root *component
+	// policies are the application's model policies (policies.go).
+	policies []*policyDecl
 }
 
 // component is a node of the composite tree. The application's root is a

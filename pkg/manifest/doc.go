@@ -73,6 +73,11 @@
 //     a cycle of them is an error, since nothing could be applied first.
 //     Top-level published signals become graph outputs
 //     ("application.interface.pin").
+//   - `policies:` on the application (an xosplan extension) declares
+//     model policies, compiled to graph.Policy named
+//     "<application>.<entry>" (policies.go); their implementations must
+//     be regular files inside the configuration root, since they run at
+//     plan time.
 //   - Discovery schedules use the Quartz syntax the platform uses (6 or 7
 //     fields, seconds first; one of day-of-month and day-of-week is "?").
 //
@@ -116,6 +121,7 @@
 //	manifest.unknown_workflow          a trigger, propagateStatus or schedule naming an undeclared workflow
 //	manifest.submodule_mismatch        a reference.Submodule whose interfaces do not mirror its application's
 //	manifest.dependency_cycle          bindings that make components depend on each other in a cycle
+//	manifest.policy_implementation     a model policy's implementation that is a URL, missing, not a regular file or outside the configuration root
 package manifest
 
 // Diagnostic codes; doc.go's table explains each.
@@ -155,4 +161,5 @@ const (
 	CodeDependencyCycle         = "manifest.dependency_cycle"
 	CodeUnknownWorkflow         = "manifest.unknown_workflow"
 	CodeSubmoduleMismatch       = "manifest.submodule_mismatch"
+	CodePolicyImplementation    = "manifest.policy_implementation"
 )

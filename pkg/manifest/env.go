@@ -58,7 +58,7 @@ func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*gra
 		}
 		sources = append(sources, source{file: f, data: data})
 	}
-	g, ds := compileSources(reg, sources)
+	g, ds := compileSources(reg, sources, opts.Root)
 	return g, diags.Extend(ds).Sort()
 }
 
@@ -86,7 +86,7 @@ type source struct {
 }
 
 // compileSources is CompileEnvironment after the files are read.
-func compileSources(reg *Registry, sources []source) (*graph.Graph, diag.Diagnostics) {
+func compileSources(reg *Registry, sources []source, rootDirs []string) (*graph.Graph, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	env := &environment{byName: map[string]*application{}}
 	for _, src := range sources {
@@ -124,7 +124,7 @@ func compileSources(reg *Registry, sources []source) (*graph.Graph, diag.Diagnos
 	}
 	diags = diags.Extend(env.connect())
 	g, ds := env.compile()
-	return g, diags.Extend(ds)
+	return g, diags.Extend(ds, env.addPolicies(g, rootDirs))
 }
 
 // expandPaths turns the arguments into a sorted, duplicate-free list of

@@ -163,9 +163,11 @@ func (l *loader) component(c *component, n *yamlsrc.Node) {
 			l.components(c, p.Value, path)
 		case "bindings":
 			l.bindings(c, p.Value, path)
+		case "policies":
+			l.policies(c, p.Key, p.Value, path)
 		default:
 			l.diags = l.diags.Errorf(p.Key.Range, path, CodeUnknownKey,
-				"unknown key %q in %s (expected type, interfaces, required, configuration, components or bindings)", key, c.describe())
+				"unknown key %q in %s (expected type, interfaces, required, configuration, components, bindings or, for the application, policies)", key, c.describe())
 		}
 	}
 	if c.kind != "" {
