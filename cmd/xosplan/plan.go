@@ -283,7 +283,7 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 	if diags.HasErrors() {
 		return nil, nil, res, diags, nil
 	}
-	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.opts.Destroy)
+	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.opts.Destroy || spec.opts.RefreshOnly)
 	diags = diags.Extend(deriveDiags)
 	if diags.HasErrors() {
 		return nil, nil, res, diags, nil
@@ -323,11 +323,12 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 // with the policies' executables added, so that a plan file goes stale
 // when a policy changes and a saved plan's re-plan derives from the same
 // programs. This is the one place the desired graph of plan, apply (a
-// saved plan too) and a synchronizer gets its derived resources. A
-// destroy plans the deletion of what the state records and runs none.
-func derive(ctx context.Context, desired *graph.Graph, files []string, root *config.Root, destroy bool) (*graph.Graph, []string, diag.Diagnostics) {
+// saved plan too) and a synchronizer gets its derived resources. skip is
+// for a destroy, which deletes what the state records, and a refresh-only
+// plan, which plans no action: neither runs a policy.
+func derive(ctx context.Context, desired *graph.Graph, files []string, root *config.Root, skip bool) (*graph.Graph, []string, diag.Diagnostics) {
 	policies := desired.Policies()
-	if destroy || len(policies) == 0 {
+	if skip || len(policies) == 0 {
 		return desired, files, nil
 	}
 	var dirs []string
