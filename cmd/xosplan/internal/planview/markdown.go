@@ -82,6 +82,9 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 				break
 			}
 			head.WriteString("- `" + c.Address + "`")
+			if c.DerivedBy != "" {
+				head.WriteString(" (derived by policy `" + c.DerivedBy + "`)")
+			}
 			if c.Reason != planner.ReasonNone && c.Reason != planner.ReasonNotInState && c.Reason != planner.ReasonSpecChanged {
 				head.WriteString(" — " + c.Reason.String())
 				if c.Reason == planner.ReasonOperationChanged || c.Reason == planner.ReasonImplementationChanged {
