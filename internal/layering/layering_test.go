@@ -47,7 +47,7 @@ var ours = []struct {
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
 	{"pkg/executor", []string{"internal/userfile", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
-	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/graph", "pkg/diag"}},
+	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
 	{"pkg/config", []string{"pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }

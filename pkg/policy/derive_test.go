@@ -326,12 +326,14 @@ func TestCanceledDeriveRunsNothing(t *testing.T) {
 	}
 }
 
-func TestPolicyReadsNoFeedbackState(t *testing.T) {
+func TestPolicyReadsNoFeedbackStateNorSecrets(t *testing.T) {
 	dir := t.TempDir()
 	g := networks(t, "n1")
 	r, _ := g.Resource("n1")
 	r.Spec["attributes"] = map[string]graph.Value{"instance_id": "i-123", "ip": "10.0.0.7"}
 	r.Spec["properties"].(map[string]graph.Value)["gateway"] = graph.Unknown{Func: "attribute", Args: []graph.Value{"other", "ip"}}
+	r.Spec["properties"].(map[string]graph.Value)["psk"] = "s3cr3t-psk"
+	r.Sensitive = []string{"properties.psk"}
 	if err := g.AddEdge(graph.Edge{Source: "n1", Target: "other", Kind: graph.HostedOn}); err != nil {
 		t.Fatal(err)
 	}
@@ -342,7 +344,7 @@ func TestPolicyReadsNoFeedbackState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, banned := range []string{"attributes", "instance_id", "i-123", "10.0.0.7", "feedback", "status", "backend"} {
+	for _, banned := range []string{"attributes", "instance_id", "i-123", "10.0.0.7", "feedback", "status", "backend", "s3cr3t-psk"} {
 		if strings.Contains(string(data), banned) {
 			t.Errorf("the policy's input holds %q:\n%s", banned, data)
 		}
@@ -365,6 +367,9 @@ func TestPolicyReadsNoFeedbackState(t *testing.T) {
 	}
 	if len(doc.Resources) != 2 || doc.Resources[0]["address"] != "n1" || len(doc.Edges) != 1 {
 		t.Errorf("input resources %v edges %v", doc.Resources, doc.Edges)
+	}
+	if !strings.Contains(string(data), `"psk":null`) {
+		t.Errorf("a sensitive value is not null:\n%s", data)
 	}
 	if !strings.Contains(string(data), `"gateway":{"$unknown":{"func":"attribute","args":["other","ip"]}}`) {
 		t.Errorf("a value known at apply time is not an $unknown:\n%s", data)

@@ -16,8 +16,10 @@
 // resources the policy reads (its targets, and every resource, declared
 // or derived, whose type is or derives from one of its types property),
 // with their address, type, type chain, management, spec (without
-// attribute values: in TOSCA an attribute is runtime state) and the
-// policy that derived them, and the edges between them. Derive never sees
+// attribute values: in TOSCA an attribute is runtime state; null at its
+// sensitive paths: a secret never reaches a policy, which could copy it
+// into a derived resource that plans would show) and the policy that
+// derived them, and the edges between them. Derive never sees
 // the recorded state, so no feedback (attributes, instance ids, status)
 // can reach a policy: the XOS separation that keeps a policy from looping
 // on what an actuator reported. The document is canonical JSON

@@ -3,6 +3,7 @@ package policy
 import (
 	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
 )
 
 // InputFormatVersion is the format_version of the document a policy reads.
@@ -66,7 +67,9 @@ func readsType(r *graph.Resource, types []string) bool {
 //
 // Resources are sorted by address, edges by source, target, kind and
 // name; spec leaves out "attributes" (TOSCA attribute values are runtime
-// state); a value known only at apply time is {"$unknown": …}.
+// state) and holds null at the resource's sensitive paths, so that no
+// secret reaches a policy, nor through it a derived resource that a plan
+// would show; a value known only at apply time is {"$unknown": …}.
 func encodeInput(p graph.Policy, rs []*graph.Resource, es []graph.Edge) ([]byte, error) {
 	w := &canonjson.Writer{Format: canonjson.ListsNeverNull}
 	o := w.BeginObject()
@@ -92,7 +95,7 @@ func encodeInput(p graph.Policy, rs []*graph.Resource, es []graph.Edge) ([]byte,
 		ro.Key("type_chain").Strings(chain)
 		ro.Key("management").String(string(r.Management))
 		spec := make(map[string]graph.Value, len(r.Spec))
-		for k, v := range r.Spec {
+		for k, v := range planner.Redact(r.Spec, r.Sensitive) {
 			if k != "attributes" {
 				spec[k] = v
 			}
