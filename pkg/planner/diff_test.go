@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -340,4 +341,49 @@ func FuzzDecode(f *testing.F) {
 		}
 		_ = p.Steps()
 	})
+}
+
+func TestChangesNameThePolicyThatDerivesTheResource(t *testing.T) {
+	g := graph.New()
+	for _, r := range []*graph.Resource{
+		{Address: "net", Type: "net", Management: graph.Managed, Spec: map[string]graph.Value{}},
+		{Address: "p.net-if", Type: "iface", Management: graph.Managed, Spec: map[string]graph.Value{}, DerivedBy: "p"},
+	} {
+		if err := g.AddResource(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prior := &state.State{Lineage: "l", Resources: []state.Resource{
+		{Address: "p.gone-if", Type: "iface", Management: graph.Managed, Spec: map[string]graph.Value{}, DerivedBy: "p",
+			Feedback: state.Feedback{BackendCode: state.BackendOK}},
+	}}
+	p, diags := Diff(context.Background(), g, prior, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := map[string]string{}
+	for _, c := range p.Changes {
+		got[c.Address] = c.Action.String() + " " + c.DerivedBy
+	}
+	want := map[string]string{"net": "create ", "p.net-if": "create p", "p.gone-if": "delete p"}
+	if !maps.Equal(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
+	}
+	// The plan file keeps it, and a plan read back is the same plan.
+	var buf bytes.Buffer
+	if err := Encode(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(p, back); err != nil {
+		t.Errorf("read back: %v", err)
+	}
+	for _, c := range back.Changes {
+		if c.Address == "p.net-if" && c.DerivedBy != "p" {
+			t.Errorf("the plan file lost derived_by: %+v", c)
+		}
+	}
 }
