@@ -4,7 +4,10 @@
 // component cycle finding.
 //
 // Both front ends (pkg/tosca, pkg/manifest) compile to this IR; the planner
-// and executor never look at a source format again. The package knows
+// and executor never look at a source format again. A graph also carries
+// the configuration's model policies (Policy), which pkg/policy runs
+// before planning; the resources they derive name their policy
+// (Resource.DerivedBy). The package knows
 // nothing of TOSCA or Tonomi.
 //
 // github.com/dominikbraun/graph, kept behind this package, is the store of
