@@ -281,14 +281,10 @@ func TestPolicyProblemsAreDiagnosticsNamingThePolicy(t *testing.T) {
 			g := networks(t, "n1", "p.b")
 			addPolicy(t, g, graph.Policy{Name: "p", Implementation: writePolicy(t, dir, "p", tc.body), Targets: []string{"n1"}})
 			tc.opts.Root = []string{dir}
-			start := time.Now()
 			out, diags := Derive(context.Background(), g, tc.opts)
 			assertCode(t, diags, tc.code, "policy p")
 			if got := derivedAddrs(out); len(got) != 0 {
 				t.Errorf("derived %v despite the error", got)
-			}
-			if time.Since(start) > 20*time.Second {
-				t.Errorf("took %s", time.Since(start))
 			}
 		})
 	}
