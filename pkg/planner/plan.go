@@ -13,7 +13,10 @@ import (
 // 2.0 records what the plan was made from (configuration, input_salt,
 // create_before_destroy, placement_source) so that apply makes it again,
 // and digests input values with argon2id under the plan's own salt; a 1.x
-// plan cannot be checked that way and is refused.
+// plan cannot be checked that way and is refused. A change's derived_by
+// came without a bump: it is left out when empty, so a plan without
+// derived resources is byte for byte what 2.0 wrote (its plan ID too),
+// and a reader that does not know it ignores it.
 const FormatVersion = "2.0"
 
 // Action is what apply does to one resource.
