@@ -28,16 +28,32 @@ fmt-check:
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet $(PKGS)
+	$(GO) vet $(PKGS) ./.ci/withpg
+
+# One throw-away PostgreSQL 15 serves the whole run (.ci/withpg
+# starts it on 127.0.0.1, sets XOSPLAN_TEST_PG and stops it by its PID
+# after); without it the PostgreSQL tests skip, saying why.
+WITHPG := $(GO) run ./.ci/withpg
 
 test: lint test-deps
-	$(GO) test $(TESTFLAGS) $(PKGS)
+	$(WITHPG) $(GO) test $(TESTFLAGS) $(PKGS)
 
 # The differential placement test (pkg/placement) runs Debian's real
 # Placement service on 127.0.0.1, started and stopped by the test itself.
 # Install it when it is missing and we are root with apt; otherwise that
 # one test skips with a message saying why.
+# The PostgreSQL state backend's tests run against PostgreSQL 15, installed
+# the same way when it is missing.
 test-deps:
+	@if [ ! -x /usr/lib/postgresql/15/bin/initdb ]; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing postgresql-15 (the server the PostgreSQL state backend is tested against)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15) >/dev/null \
+				|| echo "warning: could not install postgresql-15; the PostgreSQL tests will skip"; \
+		else \
+			echo "PostgreSQL 15 is not installed and cannot be installed here; the PostgreSQL tests will skip"; \
+		fi; \
+	fi
 	@if ! dpkg -s python3-placement >/dev/null 2>&1; then \
 		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
 			echo "installing python3-placement (the real Placement service for the differential test)"; \
@@ -50,12 +66,12 @@ test-deps:
 
 # The concurrent paths several times under the race detector.
 race:
-	$(GO) test -race -count=3 -timeout 20m $(PKGS)
+	$(WITHPG) $(GO) test -race -count=3 -timeout 20m $(PKGS)
 
 # Short benchmark runs (one iteration each) with in-process inputs;
 # BENCHTIME=1s or 5x for steadier figures.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+	$(WITHPG) $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
 
 # Every Fuzz target for FUZZTIME each (go test -fuzz takes one target at a
 # time, in one package).

@@ -18,8 +18,9 @@ import (
 // testOnlyOurs lists packages of ours that any _test.go file may import and
 // no other file (outside themselves): helpers that call t.Fatal and t.Skip,
 // typecmp, which compares type files for the tests of embedded types, and
-// placementtest, which serves a placement.Model over Placement's REST API.
-var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest"}
+// placementtest, which serves a placement.Model over Placement's REST API,
+// and pgtest, which runs throw-away PostgreSQL servers.
+var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest", "internal/pgtest"}
 
 // ours lists, for each package of ours (matched by the longest path
 // prefix, relative to the module root), the packages of ours it may import.
@@ -38,6 +39,7 @@ var ours = []struct {
 	{"internal/typecmp", []string{"internal/yamlsrc"}},
 	{"internal/planfixture", []string{"pkg/graph", "pkg/state"}}, // not pkg/planner: its in-package tests use it
 	{"internal/placementtest", []string{"pkg/placement"}},
+	{"internal/pgtest", nil},
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
 	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests
@@ -76,7 +78,7 @@ var thirdParty = []struct {
 	{module: "github.com/spf13/cobra", allowed: []string{"cmd/xosplan"}},
 	{module: "github.com/spf13/pflag", allowed: []string{"cmd/xosplan"}},
 	{module: "github.com/sergi/go-diff", allowed: []string{"internal/textdiff"}},
-	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state"}},
+	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state", "internal/pgtest"}},
 	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}}, // argon2id of plan input values
 	{module: "github.com/santhosh-tekuri/jsonschema", testOnly: true},
 	{module: "github.com/rogpeppe/go-internal", testOnly: true},
