@@ -19,8 +19,9 @@ import (
 // no other file (outside themselves): helpers that call t.Fatal and t.Skip,
 // typecmp, which compares type files for the tests of embedded types, and
 // placementtest, which serves a placement.Model over Placement's REST API,
-// and pgtest, which runs throw-away PostgreSQL servers.
-var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest", "internal/pgtest"}
+// pgtest, which runs throw-away PostgreSQL servers, and statetest, the
+// conformance suite of state backends.
+var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest", "internal/pgtest", "pkg/state/statetest"}
 
 // ours lists, for each package of ours (matched by the longest path
 // prefix, relative to the module root), the packages of ours it may import.

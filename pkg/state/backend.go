@@ -230,3 +230,46 @@ func (e *LockLostError) Error() string {
 
 // Unwrap makes errors.Is(err, ErrLockLost) hold.
 func (e *LockLostError) Unwrap() error { return ErrLockLost }
+
+// Store is a Backend that keeps an apply journal: what apply, destroy and
+// the state commands work on. *File and the PostgreSQL backend implement
+// it.
+type Store interface {
+	Backend
+	// LoadWithJournal returns the snapshot with the journal's completed
+	// operations replayed over it, and the interrupted ones.
+	LoadWithJournal(ctx context.Context) (*Loaded, error)
+	// OpenJournal opens (or continues) the apply journal.
+	OpenJournal(ctx context.Context) (*Journal, error)
+	// Compact folds the journal into the snapshot.
+	Compact(ctx context.Context) (*Loaded, error)
+	// Location names the state in messages: a file's path, or a
+	// database and workspace, never with a password.
+	Location() string
+	// JournalLocation names where the apply journal is kept.
+	JournalLocation() string
+	// Close releases what the store holds open (connections); a lock
+	// still held is released with them.
+	Close() error
+}
+
+var _ Store = (*File)(nil)
+
+// Location is the state file's path.
+func (f *File) Location() string { return f.path }
+
+// JournalLocation is the journal file's path.
+func (f *File) JournalLocation() string { return f.path + JournalSuffix }
+
+// Close does nothing: a File holds nothing open between calls.
+func (f *File) Close() error { return nil }
+
+// ReplayJournal applies journal records (in seq order) over s, as
+// LoadWithJournal does for a file's journal: outcomes replace or remove
+// their resource, intents without a later outcome are Interrupted. A
+// backend keeping its journal elsewhere (database rows) loads with it.
+func ReplayJournal(s *State, records []Record) *Loaded {
+	l := &Loaded{State: s}
+	replay(l, records)
+	return l
+}

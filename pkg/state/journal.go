@@ -139,6 +139,15 @@ func frameLine(dst, payload []byte) []byte {
 
 // encodeRecordLine renders a record as one framed journal line.
 func encodeRecordLine(dst []byte, r *Record) ([]byte, error) {
+	payload, err := encodeRecord(r)
+	if err != nil {
+		return dst, err
+	}
+	return frameLine(dst, payload), nil
+}
+
+// encodeRecord renders a record as its canonical JSON, on one line.
+func encodeRecord(r *Record) ([]byte, error) {
 	w := newWriter(make([]byte, 0, 256), false)
 	o := w.BeginObject()
 	o.Field("seq").Uint(r.Seq)
@@ -169,9 +178,9 @@ func encodeRecordLine(dst []byte, r *Record) ([]byte, error) {
 	writeTime(o.Field("time"), r.Time)
 	o.End()
 	if err := w.Err(); err != nil {
-		return dst, fmt.Errorf("encoding journal record for %s: %w", r.Address, err)
+		return nil, fmt.Errorf("encoding journal record for %s: %w", r.Address, err)
 	}
-	return frameLine(dst, w.Buf), nil
+	return w.Buf, nil
 }
 
 // journalScan is what a journal file holds.
@@ -297,6 +306,11 @@ func intactAfter(data []byte, off int) bool {
 	return false
 }
 
+// DecodeRecord parses a record that encodeRecord wrote (a journal line's
+// payload, a journal row of a database backend) and checks it as a
+// journal load does.
+func DecodeRecord(payload []byte) (Record, error) { return decodeRecord(payload) }
+
 func decodeRecord(payload []byte) (Record, error) {
 	r, err := parseRecord(payload)
 	if err != nil {
@@ -332,21 +346,20 @@ type JournalStats struct {
 	Bytes   int64  // bytes written
 }
 
-// Journal is the apply journal: an append-only file of intent and outcome
-// records. Append returns only once its record is on disk. Appends from
-// concurrent goroutines are group-committed: while one write+fsync runs,
-// new records gather, and the next write+fsync covers them all. A
-// dedicated goroutine does the writing; Close stops it. While it is open
-// the journal file is flocked, so that no other process folds, replaces or
-// appends to it.
+// Journal is the apply journal: an append-only sequence of intent and
+// outcome records. Append returns only once its record is durable.
+// Appends from concurrent goroutines are group-committed: while one
+// commit runs, new records gather, and the next commit covers them all. A
+// dedicated goroutine does the committing; Close stops it. The records go
+// to a JournalSink: the file backend's is a file beside the state, flocked
+// while it is open so that no other process folds, replaces or appends to
+// it; a database backend's is rows.
 type Journal struct {
-	file diskFile
-	path string
+	sink JournalSink
 	now  func() time.Time
 	// lockLost reports, before an intent is written, that the state lock
 	// was taken away (nil: no lock to check).
 	lockLost func() error
-	onClose  func(fs.FileInfo)
 
 	mu      sync.Mutex
 	nextSeq uint64
@@ -362,10 +375,96 @@ type Journal struct {
 
 // batch is one group commit: every appender in it waits on done.
 type batch struct {
-	buf  []byte
-	n    int
-	done chan struct{}
-	err  error
+	entries []JournalEntry
+	done    chan struct{}
+	err     error
+}
+
+// JournalEntry is one record as a JournalSink stores it.
+type JournalEntry struct {
+	Seq     uint64
+	Kind    RecordKind
+	Address string
+	// Payload is the record's canonical JSON, on one line; DecodeRecord
+	// reads it back.
+	Payload []byte
+}
+
+// JournalSink is where a Journal's group commits go.
+type JournalSink interface {
+	// Commit makes entries (in seq order) durable before it returns.
+	// After a failure the Journal commits nothing more: what was stored
+	// is unknown.
+	Commit(entries []JournalEntry) error
+	// Close ends the sink's hold on the journal; the Journal calls it once,
+	// after its last Commit.
+	Close() error
+}
+
+// JournalOptions tune NewJournal.
+type JournalOptions struct {
+	// Next is the first seq Append assigns (1 when zero): one more than
+	// the last record of a journal being continued.
+	Next uint64
+	// Now returns the time records are stamped with; nil means time.Now.
+	Now func() time.Time
+	// LockLost, when set, is called before records holding an intent are
+	// written; an error from it refuses them (nothing new may start once
+	// another process may hold the lock).
+	LockLost func() error
+}
+
+// NewJournal starts a journal committing to sink; Close stops it. Backends
+// outside this package build their journals with it.
+func NewJournal(sink JournalSink, opts JournalOptions) *Journal {
+	if opts.Next == 0 {
+		opts.Next = 1
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	j := &Journal{
+		sink:     sink,
+		now:      opts.Now,
+		lockLost: opts.LockLost,
+		nextSeq:  opts.Next,
+		kick:     make(chan struct{}, 1),
+		stop:     make(chan struct{}),
+		exited:   make(chan struct{}),
+	}
+	go j.writer()
+	return j
+}
+
+// fileSink writes a journal's records as checksummed lines of a file.
+type fileSink struct {
+	fh      diskFile
+	path    string
+	buf     []byte
+	onClose func(fs.FileInfo)
+}
+
+func (s *fileSink) Commit(entries []JournalEntry) error {
+	buf := s.buf[:0]
+	for _, e := range entries {
+		buf = frameLine(buf, e.Payload)
+	}
+	s.buf = buf
+	if _, err := s.fh.Write(buf); err != nil {
+		return fmt.Errorf("writing journal %s: %w", s.path, err)
+	}
+	if err := s.fh.Sync(); err != nil {
+		return fmt.Errorf("writing journal %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Close closes the file, which ends its flock.
+func (s *fileSink) Close() error {
+	info, _ := s.fh.Stat() // nil: Compact then cannot tell the journal is still this one
+	err := s.fh.Close()
+	s.onClose(info)
+	return err
 }
 
 // OpenJournal opens the apply journal beside the state. A journal left by
@@ -450,32 +549,23 @@ func (f *File) OpenJournal(ctx context.Context) (*Journal, error) {
 	if err != nil {
 		return nil, fmt.Errorf("creating journal: %w", err)
 	}
-	j := &Journal{
-		file:    fh,
-		path:    g.path,
-		now:     f.now,
-		nextSeq: next,
-		kick:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		exited:  make(chan struct{}),
-	}
+	opts := JournalOptions{Next: next, Now: f.now}
 	if held := f.held; held != nil {
-		j.lockLost = func() error {
+		opts.LockLost = func() error {
 			if held.stillHeld() {
 				return nil
 			}
 			return f.lostError()
 		}
 	}
-	j.onClose = func(info fs.FileInfo) {
+	sink := &fileSink{fh: fh, path: g.path, onClose: func(info fs.FileInfo) {
 		f.mu.Lock()
 		f.journal = nil
 		f.wrote = &wroteJournal{lineage: cur.lineage, serial: cur.serial, info: info}
 		f.mu.Unlock()
-	}
-	f.journal = j
-	go j.writer()
-	return j, nil
+	}}
+	f.journal = NewJournal(sink, opts)
+	return f.journal, nil
 }
 
 // Append assigns rec the next seq, writes it and returns the seq once the
@@ -522,7 +612,7 @@ func (j *Journal) AppendAll(ctx context.Context, recs ...Record) ([]uint64, erro
 	j.mu.Unlock()
 
 	seqs := make([]uint64, len(recs))
-	var lines []byte
+	entries := make([]JournalEntry, len(recs))
 	for i, rec := range recs {
 		rec.Seq = first + uint64(i)
 		seqs[i] = rec.Seq
@@ -530,10 +620,11 @@ func (j *Journal) AppendAll(ctx context.Context, recs ...Record) ([]uint64, erro
 			rec.Time = j.now()
 		}
 		rec.Time = rec.Time.UTC()
-		var err error
-		if lines, err = encodeRecordLine(lines, &rec); err != nil {
+		payload, err := encodeRecord(&rec)
+		if err != nil {
 			return nil, err
 		}
+		entries[i] = JournalEntry{Seq: rec.Seq, Kind: rec.Kind, Address: rec.Address, Payload: payload}
 	}
 
 	j.mu.Lock()
@@ -546,8 +637,7 @@ func (j *Journal) AppendAll(ctx context.Context, recs ...Record) ([]uint64, erro
 		b = &batch{done: make(chan struct{})}
 		j.cur = b
 	}
-	b.buf = append(b.buf, lines...)
-	b.n += len(recs)
+	b.entries = append(b.entries, entries...)
 	j.mu.Unlock()
 	select {
 	case j.kick <- struct{}{}:
@@ -606,23 +696,22 @@ func (j *Journal) flush() {
 		if b == nil {
 			return
 		}
-		err, synced := failed, false
+		err := failed
 		if err == nil {
-			_, err = j.file.Write(b.buf)
-			if err == nil {
-				err, synced = j.file.Sync(), true
-			}
-			if err != nil {
-				err = fmt.Errorf("writing journal %s: %w", j.path, err)
-			}
+			// Appenders encode outside the lock, so a batch may hold
+			// their records slightly out of seq order.
+			slices.SortFunc(b.entries, func(x, y JournalEntry) int { return cmp.Compare(x.Seq, y.Seq) })
+			err = j.sink.Commit(b.entries)
 		}
 		j.mu.Lock()
-		if synced {
+		if failed == nil {
 			j.stats.Syncs++
 		}
 		if err == nil {
-			j.stats.Records += uint64(b.n)
-			j.stats.Bytes += int64(len(b.buf))
+			j.stats.Records += uint64(len(b.entries))
+			for _, e := range b.entries {
+				j.stats.Bytes += int64(len(e.Payload) + crcLen + 2)
+			}
 		} else if j.err == nil {
 			j.err = err
 		}
@@ -640,8 +729,9 @@ func (j *Journal) Stats() JournalStats {
 }
 
 // Close waits for records already appended to be written, stops the
-// writer goroutine and closes the file, which ends its flock. It reports
-// the first write error. Calling Close again returns ErrJournalClosed.
+// writer goroutine and closes the sink (the file backend's file, which
+// ends its flock). It reports the first write error. Calling Close again
+// returns ErrJournalClosed.
 func (j *Journal) Close() error {
 	j.mu.Lock()
 	if j.closed {
@@ -652,8 +742,5 @@ func (j *Journal) Close() error {
 	j.mu.Unlock()
 	close(j.stop)
 	<-j.exited
-	info, _ := j.file.Stat() // nil: Compact then cannot tell the journal is still this one
-	err := errors.Join(j.err, j.file.Close())
-	j.onClose(info)
-	return err
+	return errors.Join(j.err, j.sink.Close())
 }

@@ -4,6 +4,7 @@ package pgbackend
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/pgtest"
@@ -16,15 +17,24 @@ func newDatabase(t *testing.T) string {
 	return pgtest.NewDatabase(t)
 }
 
-// open returns a backend for the workspace name in the database at dsn
-// (from newDatabase).
+// open returns a backend for the workspace name, created when missing,
+// in the database at dsn (from newDatabase).
 func open(t *testing.T, dsn, name string, opts Options) *Backend {
 	t.Helper()
-	opts.DSN, opts.Name = dsn, name
-	b, err := Open(context.Background(), opts)
+	ctx := context.Background()
+	def, err := Open(ctx, Options{DSN: dsn})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(b.Close)
+	defer def.Close()
+	if err := def.CreateWorkspace(ctx, name); err != nil && !errors.Is(err, ErrWorkspaceExists) {
+		t.Fatal(err)
+	}
+	opts.DSN, opts.Name = dsn, name
+	b, err := Open(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
 	return b
 }

@@ -1,33 +1,31 @@
-// Package pgbackend stores xosplan state in PostgreSQL, for teams that share
-// one state: the snapshot in a table (with the previous one kept as a
-// backup), serial and lineage checked in the database, and the write lock a
-// session-level advisory lock, which PostgreSQL releases when the holder's
-// connection ends however it ends. It implements state.Backend; pgx stays
-// inside this package.
 package pgbackend
 
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
+// DefaultWorkspace is the workspace used when none is named; it always
+// exists.
+const DefaultWorkspace = "default"
+
 // Options configure a backend.
 type Options struct {
-	// DSN is a PostgreSQL connection string (URL or key=value form).
+	// DSN is a PostgreSQL connection string (URL or key=value form); what
+	// it leaves out comes from the PG* environment variables.
 	DSN string
-	// Name tells apart the states kept in one database; "default" when
-	// empty.
+	// Name is the workspace; DefaultWorkspace when empty. Any other must
+	// have been created (CreateWorkspace) before it is used.
 	Name string
 	// LockTimeout is how long Lock waits for a held lock, polling with
 	// backoff; zero means until ctx's deadline when it has one, else try
@@ -35,298 +33,518 @@ type Options struct {
 	LockTimeout time.Duration
 }
 
-// Backend is a state.Backend over PostgreSQL. It is safe for concurrent
-// use; Close releases its connections.
+// Errors of workspaces; compare with errors.Is.
+var (
+	// ErrNoWorkspace: the workspace named does not exist.
+	ErrNoWorkspace = errors.New("no such workspace")
+	// ErrWorkspaceExists: CreateWorkspace of a workspace that exists.
+	ErrWorkspaceExists = errors.New("the workspace already exists")
+	// ErrWorkspaceNotEmpty: DeleteWorkspace of a workspace that records
+	// resources, without force.
+	ErrWorkspaceNotEmpty = errors.New("the workspace is not empty")
+	// ErrDefaultWorkspace: DeleteWorkspace of the default workspace.
+	ErrDefaultWorkspace = errors.New("the default workspace cannot be deleted")
+)
+
+// Backend is a state.Store over PostgreSQL, for one workspace. It is safe
+// for concurrent use; Close releases its connections.
 type Backend struct {
-	pool    *pgxpool.Pool
-	name    string
-	lockKey int64
-	opts    Options
+	pool *pgxpool.Pool
+	name string
+	opts Options
+	// password is masked in every error.
+	password string
+	// loc is Location's value.
+	loc string
+	// schemaKey is the first half of every advisory lock key: a hash of
+	// the schema the tables live in.
+	schemaKey int32
 
 	mu sync.Mutex
-	// lockConns are the connections of the locks held, closed by Close.
-	lockConns map[*pgx.Conn]bool
+	// held is the lock taken through this Backend: its session, on which
+	// this Backend's writes go while it holds the lock.
+	held *session
+	// read is what the last load saw; a write compares the database with it.
+	read *mark
+	// journal is the journal open through this Backend, if any.
+	journal *state.Journal
+	// wrote is the journal this Backend last closed, until Compact.
+	wrote *mark
 }
 
-var _ state.Backend = (*Backend)(nil)
+// mark is a point in a workspace's history: the snapshot and the last
+// journal record.
+type mark struct {
+	lineage string
+	serial  uint64
+	lastSeq uint64
+}
 
-// schema is created on Open when missing. data holds the canonical state
-// file bytes, so that what is stored is what `state pull` prints.
-const schema = `
-CREATE TABLE IF NOT EXISTS xosplan_state (
-	name     text PRIMARY KEY,
-	lineage  text NOT NULL,
-	serial   bigint NOT NULL CHECK (serial >= 0),
-	data     bytea NOT NULL,
-	previous bytea,
-	updated  timestamptz NOT NULL DEFAULT now()
-);
-CREATE TABLE IF NOT EXISTS xosplan_lock (
-	name text PRIMARY KEY,
-	info jsonb NOT NULL,
-	pid  integer NOT NULL
-);`
+// session is the connection of a held lock. Everything done on it is
+// under mu: a pgx.Conn serves one statement at a time.
+type session struct {
+	mu   sync.Mutex
+	conn *pgx.Conn
+	info state.LockInfo
+	key  int32
+}
 
-// Open connects to the database and creates the tables when missing.
+var _ state.Store = (*Backend)(nil)
+
+// querier is what a statement runs on: the pool, a connection or a
+// transaction.
+type querier interface {
+	Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error)
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}
+
+// Open connects to the database, migrates its schema on first use and
+// returns the backend of the workspace opts names. A workspace other than
+// the default one must exist (ErrNoWorkspace).
 func Open(ctx context.Context, opts Options) (*Backend, error) {
 	if opts.Name == "" {
-		opts.Name = "default"
+		opts.Name = DefaultWorkspace
 	}
-	pool, err := pgxpool.New(ctx, opts.DSN)
+	if err := CheckWorkspaceName(opts.Name); err != nil {
+		return nil, err
+	}
+	cfg, err := pgxpool.ParseConfig(opts.DSN)
 	if err != nil {
-		return nil, fmt.Errorf("connecting to the state database: %w", err)
+		return nil, mask(fmt.Errorf("the state database's connection string: %w", err), "")
 	}
-	if _, err := pool.Exec(ctx, schema); err != nil {
+	cc := cfg.ConnConfig
+	b := &Backend{name: opts.Name, opts: opts, password: cc.Password,
+		loc: location(cc.User, cc.Host, cc.Port, cc.Database)}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, b.fail("connecting to", err)
+	}
+	b.pool = pool
+	if err := pool.QueryRow(ctx, `SELECT hashtext('xosplan:' || current_schema())`).Scan(&b.schemaKey); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("creating the state tables: %w", err)
+		return nil, b.fail("connecting to", err)
 	}
-	h := fnv.New64a()
-	h.Write([]byte("xosplan state " + opts.Name))
-	return &Backend{pool: pool, name: opts.Name, lockKey: int64(h.Sum64()), opts: opts, lockConns: map[*pgx.Conn]bool{}}, nil
+	if err := b.migrate(ctx); err != nil {
+		pool.Close()
+		return nil, b.fail("migrating", err)
+	}
+	if _, err := b.workspaceID(ctx, pool); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return b, nil
 }
+
+// fail wraps err of doing what ("reading", "writing") to the state, with
+// the password masked.
+func (b *Backend) fail(what string, err error) error {
+	var se *SchemaError
+	if errors.As(err, &se) || errors.Is(err, state.ErrSerialConflict) || errors.Is(err, state.ErrLineageMismatch) || errors.Is(err, state.ErrLockLost) {
+		return mask(err, b.password)
+	}
+	return mask(fmt.Errorf("%s %s: %w", what, b.Location(), err), b.password)
+}
+
+// Location names the database and workspace, without a password:
+// "postgres://user@host:5432/db (workspace prod)".
+func (b *Backend) Location() string { return fmt.Sprintf("%s (workspace %s)", b.loc, b.name) }
+
+// JournalLocation names the workspace's journal rows.
+func (b *Backend) JournalLocation() string {
+	return fmt.Sprintf("the xosplan_journal rows of workspace %s in %s", b.name, b.loc)
+}
+
+// Workspace is the workspace's name.
+func (b *Backend) Workspace() string { return b.name }
 
 // Close closes the connections; a lock still held is released with them.
-func (b *Backend) Close() {
+func (b *Backend) Close() error {
 	b.mu.Lock()
-	conns := b.lockConns
-	b.lockConns = map[*pgx.Conn]bool{}
+	held := b.held
+	b.held = nil
 	b.mu.Unlock()
-	for c := range conns {
-		_ = c.Close(context.Background())
+	if held != nil {
+		held.mu.Lock()
+		_ = held.conn.Close(context.Background())
+		held.mu.Unlock()
 	}
 	b.pool.Close()
-}
-
-func (b *Backend) where() string { return "postgres state " + b.name }
-
-// Read returns the stored state, or an empty one (serial 0, no lineage)
-// when none was written.
-func (b *Backend) Read(ctx context.Context) (*state.State, error) {
-	var data []byte
-	err := b.pool.QueryRow(ctx, `SELECT data FROM xosplan_state WHERE name = $1`, b.name).Scan(&data)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return &state.State{Version: state.FormatVersion, Resources: []state.Resource{}}, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", b.where(), err)
-	}
-	s, err := state.Decode(data)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", b.where(), err)
-	}
-	return s, nil
-}
-
-// Write stores s as the next snapshot when its content differs from the
-// stored one; see state.Backend. The update is conditional on the serial
-// and lineage read, so a concurrent writer makes it fail with
-// state.ErrSerialConflict instead of being overwritten.
-func (b *Backend) Write(ctx context.Context, s *state.State) error {
-	var curLineage string
-	var curSerial int64
-	var curData []byte
-	err := b.pool.QueryRow(ctx, `SELECT lineage, serial, data FROM xosplan_state WHERE name = $1`, b.name).Scan(&curLineage, &curSerial, &curData)
-	exists := err == nil
-	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("writing %s: %w", b.where(), err)
-	}
-	if exists && s.Lineage != curLineage {
-		return fmt.Errorf("writing %s: %w: stored %q, writing %q", b.where(), state.ErrLineageMismatch, curLineage, s.Lineage)
-	}
-	if s.Serial != uint64(curSerial) {
-		return fmt.Errorf("writing %s: %w: it was read at serial %d, it is now at serial %d", b.where(), state.ErrSerialConflict, s.Serial, curSerial)
-	}
-	lineage := s.Lineage
-	if lineage == "" {
-		if lineage, err = state.NewLineage(); err != nil {
-			return err
-		}
-	}
-	// Encoding with the stored header and comparing the bytes compares
-	// the content.
-	same, err := state.Encode(&state.State{Version: state.FormatVersion, Serial: uint64(curSerial), Lineage: curLineage, Resources: s.Resources, Outputs: s.Outputs})
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", b.where(), err)
-	}
-	if (exists && bytes.Equal(same, curData)) || (!exists && len(s.Resources) == 0 && len(s.Outputs) == 0) {
-		s.Version = state.FormatVersion
-		return nil
-	}
-	next := &state.State{Version: state.FormatVersion, Serial: uint64(curSerial) + 1, Lineage: lineage, Resources: s.Resources, Outputs: s.Outputs}
-	data, err := state.Encode(next)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", b.where(), err)
-	}
-	var tag interface{ RowsAffected() int64 }
-	if exists {
-		tag, err = b.pool.Exec(ctx, `UPDATE xosplan_state SET serial = $2, data = $3, previous = data, updated = now()
-			WHERE name = $1 AND serial = $4 AND lineage = $5`, b.name, int64(next.Serial), data, curSerial, curLineage)
-	} else {
-		tag, err = b.pool.Exec(ctx, `INSERT INTO xosplan_state (name, lineage, serial, data) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (name) DO NOTHING`, b.name, lineage, int64(next.Serial), data)
-	}
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", b.where(), err)
-	}
-	if tag.RowsAffected() != 1 {
-		return fmt.Errorf("writing %s: %w: another writer stored a new state meanwhile", b.where(), state.ErrSerialConflict)
-	}
-	s.Version, s.Serial, s.Lineage = state.FormatVersion, next.Serial, lineage
 	return nil
 }
 
-// Overwrite stores s as it is, after checking that it is a valid state.
-func (b *Backend) Overwrite(ctx context.Context, s *state.State) error {
-	s.Version = state.FormatVersion
-	data, err := state.Encode(s)
+// workspaceID returns the workspace's id, or ErrNoWorkspace.
+func (b *Backend) workspaceID(ctx context.Context, q querier) (int32, error) {
+	var id int32
+	err := q.QueryRow(ctx, `SELECT id FROM xosplan_workspace WHERE name = $1`, b.name).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return 0, fmt.Errorf("%w: %s has no workspace %q; create it with `xosplan workspace new %s`", ErrNoWorkspace, b.loc, b.name, b.name)
+	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", b.where(), err)
+		return 0, b.fail("reading", err)
+	}
+	return id, nil
+}
+
+// snapshot is a workspace's state as one transaction saw it.
+type snapshot struct {
+	exists  bool
+	lineage string
+	serial  uint64
+	data    []byte
+	state   *state.State
+	records []state.Record
+}
+
+func (s *snapshot) mark() *mark {
+	m := &mark{lineage: s.lineage, serial: s.serial}
+	if n := len(s.records); n > 0 {
+		m.lastSeq = s.records[n-1].Seq
+	}
+	return m
+}
+
+// load reads the snapshot and the journal rows in q (a transaction, so
+// that both are of one moment).
+func (b *Backend) load(ctx context.Context, q querier) (*snapshot, error) {
+	var s snapshot
+	var serial int64
+	err := q.QueryRow(ctx, `SELECT lineage, serial, data FROM xosplan_state WHERE workspace = $1`, b.name).Scan(&s.lineage, &serial, &s.data)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		s.state = &state.State{Version: state.FormatVersion, Resources: []state.Resource{}}
+	case err != nil:
+		return nil, err
+	default:
+		s.exists, s.serial = true, uint64(serial)
+		if s.state, err = state.Decode(s.data); err != nil {
+			return nil, fmt.Errorf("the snapshot of workspace %s: %w", b.name, err)
+		}
+	}
+	rows, err := q.Query(ctx, `SELECT seq, record FROM xosplan_journal WHERE workspace = $1 ORDER BY seq`, b.name)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		var payload []byte
+		if err := rows.Scan(&seq, &payload); err != nil {
+			return nil, err
+		}
+		rec, err := state.DecodeRecord(payload)
+		if err == nil && rec.Seq != uint64(seq) {
+			err = fmt.Errorf("its record says seq %d", rec.Seq)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%w: journal row %d of workspace %s: %v", state.ErrJournalCorrupt, seq, b.name, err)
+		}
+		s.records = append(s.records, rec)
+	}
+	return &s, rows.Err()
+}
+
+// db is where this Backend's statements go: the session of the lock it
+// holds (so that a holder whose lock was forced away cannot write), else
+// the pool. release must be called when done.
+func (b *Backend) db() (q interface {
+	querier
+	Begin(ctx context.Context) (pgx.Tx, error)
+}, held *session, release func()) {
+	b.mu.Lock()
+	held = b.held
+	b.mu.Unlock()
+	if held == nil {
+		return b.pool, nil, func() {}
+	}
+	held.mu.Lock()
+	return held.conn, held, held.mu.Unlock
+}
+
+// inTx runs fn in a transaction on db(); what: "reading", "writing".
+func (b *Backend) inTx(ctx context.Context, what string, fn func(tx pgx.Tx) error) error {
+	q, held, release := b.db()
+	defer release()
+	err := pgx.BeginFunc(ctx, q, fn)
+	if err != nil && held != nil && held.conn.IsClosed() {
+		return b.lost(ctx, err)
+	}
+	if err != nil {
+		return b.fail(what, err)
+	}
+	return nil
+}
+
+// lost explains a write that failed because the lock's session ended:
+// force-unlock took the lock (a *state.LockLostError naming the holder
+// now), or the database went away.
+func (b *Backend) lost(ctx context.Context, cause error) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	now, err := b.lockRow(ctx)
+	if err != nil {
+		return b.fail("writing", fmt.Errorf("the connection holding the state lock ended (%w), and the database cannot be reached: %v", cause, err))
+	}
+	b.mu.Lock()
+	held := b.held
+	b.mu.Unlock()
+	if now != nil && held != nil && now.ID == held.info.ID {
+		return b.fail("writing", fmt.Errorf("the connection holding the state lock ended: %w", cause))
+	}
+	return &state.LockLostError{Path: b.Location(), Now: now}
+}
+
+// Read returns the effective state: the snapshot with the journal's
+// completed operations replayed over it (see LoadWithJournal).
+func (b *Backend) Read(ctx context.Context) (*state.State, error) {
+	l, err := b.LoadWithJournal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return l.State, nil
+}
+
+// LoadWithJournal reads the snapshot and the journal rows in one
+// transaction and replays the journal over the snapshot; what it returns
+// is what a later Write of this Backend compares with.
+func (b *Backend) LoadWithJournal(ctx context.Context) (*state.Loaded, error) {
+	var snap *snapshot
+	err := b.inTx(ctx, "reading", func(tx pgx.Tx) error {
+		var err error
+		snap, err = b.load(ctx, tx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.read = snap.mark()
+	b.mu.Unlock()
+	return state.ReplayJournal(snap.state, snap.records), nil
+}
+
+// lockWorkspace locks the workspace's row in tx: FOR UPDATE for a change
+// of the snapshot, which then excludes journal appends (FOR SHARE).
+func (b *Backend) lockWorkspace(ctx context.Context, tx pgx.Tx) error {
+	var one int
+	err := tx.QueryRow(ctx, `SELECT 1 FROM xosplan_workspace WHERE name = $1 FOR UPDATE`, b.name).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%w: %q was deleted", ErrNoWorkspace, b.name)
+	}
+	return err
+}
+
+// unchangedSince returns a *state.ConflictError when cur is not the state
+// m describes.
+func (b *Backend) unchangedSince(m *mark, cur *snapshot) error {
+	if m == nil {
+		return nil
+	}
+	now := cur.mark()
+	if *now == *m {
+		return nil
+	}
+	return &state.ConflictError{Path: b.Location(), ExpectedLineage: m.lineage, FoundLineage: now.lineage,
+		ExpectedSerial: m.serial, FoundSerial: now.serial, Journal: now.serial == m.serial && now.lineage == m.lineage}
+}
+
+// Write stores s as the next snapshot when its content differs from the
+// effective state; see state.Backend. It is a compare-and-swap in one
+// transaction: the workspace's snapshot must still have s's lineage and
+// serial, and snapshot and journal must be those this Backend last
+// loaded, else a *state.ConflictError and nothing is written. The
+// previous snapshot is kept as the backup; the journal is absorbed.
+func (b *Backend) Write(ctx context.Context, s *state.State) error {
+	if err := b.idle(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	read := b.read
+	b.mu.Unlock()
+	var stored *snapshot
+	var changed bool
+	err := b.inTx(ctx, "writing", func(tx pgx.Tx) error {
+		if err := b.lockWorkspace(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := b.load(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if cur.exists && s.Lineage != cur.lineage {
+			return fmt.Errorf("%w: stored %q, writing %q", state.ErrLineageMismatch, cur.lineage, s.Lineage)
+		}
+		if s.Serial != cur.serial {
+			return &state.ConflictError{Path: b.Location(), ExpectedLineage: cur.lineage, FoundLineage: cur.lineage, ExpectedSerial: s.Serial, FoundSerial: cur.serial}
+		}
+		if err := b.unchangedSince(read, cur); err != nil {
+			return err
+		}
+		effective, err := content(state.ReplayJournal(cur.state, cur.records).State)
+		if err != nil {
+			return err
+		}
+		next := &state.State{Version: state.FormatVersion, Serial: cur.serial, Lineage: cur.lineage, Resources: s.Resources, Outputs: s.Outputs}
+		proposed, err := content(next)
+		if err != nil || bytes.Equal(effective, proposed) || (!cur.exists && len(s.Resources) == 0 && len(s.Outputs) == 0) {
+			stored = &snapshot{exists: cur.exists, lineage: cur.lineage, serial: cur.serial}
+			stored.records = cur.records
+			return err
+		}
+		next.Serial++
+		if next.Lineage == "" {
+			if next.Lineage = s.Lineage; next.Lineage == "" {
+				if next.Lineage, err = state.NewLineage(); err != nil {
+					return err
+				}
+			}
+		}
+		changed = true
+		stored = &snapshot{exists: true, lineage: next.Lineage, serial: next.Serial}
+		return b.store(ctx, tx, cur, next)
+	})
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	b.read, b.wrote = stored.mark(), nil
+	b.mu.Unlock()
+	if changed {
+		s.Serial, s.Lineage = stored.serial, stored.lineage
+	}
+	s.Version = state.FormatVersion
+	return nil
+}
+
+// content is the canonical encoding of s's resources and outputs under a
+// fixed header: equal content encodes to equal bytes.
+func content(s *state.State) ([]byte, error) {
+	return state.Encode(&state.State{Version: state.FormatVersion, Resources: s.Resources, Outputs: s.Outputs})
+}
+
+// store writes next as the workspace's snapshot in tx, the current one
+// becoming the backup, and removes the journal rows next absorbs.
+func (b *Backend) store(ctx context.Context, tx pgx.Tx, cur *snapshot, next *state.State) error {
+	data, err := state.Encode(next)
+	if err != nil {
+		return err
 	}
 	if _, err := state.Decode(data); err != nil {
 		return fmt.Errorf("refusing to write an invalid state: %w", err)
 	}
-	_, err = b.pool.Exec(ctx, `INSERT INTO xosplan_state (name, lineage, serial, data) VALUES ($1, $2, $3, $4)
-		ON CONFLICT (name) DO UPDATE SET lineage = $2, serial = $3, data = $4, previous = xosplan_state.data, updated = now()`,
-		b.name, s.Lineage, int64(s.Serial), data)
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", b.where(), err)
+	var prev []byte
+	if cur.exists {
+		prev = cur.data
 	}
-	return nil
+	if _, err := tx.Exec(ctx, `INSERT INTO xosplan_state (workspace, lineage, serial, data, previous) VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (workspace) DO UPDATE SET lineage = $2, serial = $3, data = $4, previous = $5, updated = now()`,
+		b.name, next.Lineage, int64(next.Serial), data, prev); err != nil {
+		return err
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM xosplan_journal WHERE workspace = $1`, b.name)
+	return err
 }
 
-// Lock takes the state's advisory lock on a connection of its own, kept
-// until Unlock, and records the holder in xosplan_lock. A held lock gives
-// a *state.LockedError naming the holder after the wait that Options and
-// ctx allow.
-func (b *Backend) Lock(ctx context.Context, info state.LockInfo) (*state.HeldLock, error) {
-	info = info.WithDefaults(b.where(), time.Now())
-	_, hasDeadline := ctx.Deadline()
-	once := b.opts.LockTimeout <= 0 && !hasDeadline
-	if b.opts.LockTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, b.opts.LockTimeout)
-		defer cancel()
+// Overwrite stores s as it is, serial and lineage included, after checking
+// that it is a valid state; the journal is dropped (s replaces everything).
+func (b *Backend) Overwrite(ctx context.Context, s *state.State) error {
+	if err := b.idle(); err != nil {
+		return err
 	}
-	// The lock lives as long as its session, so it gets a connection of
-	// its own rather than one the pool could hand to someone else.
-	conn, err := pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig.Copy())
+	s.Version = state.FormatVersion
+	err := b.inTx(ctx, "writing", func(tx pgx.Tx) error {
+		if err := b.lockWorkspace(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := b.load(ctx, tx)
+		if err != nil && !errors.Is(err, state.ErrCorrupt) {
+			return err
+		}
+		if cur == nil {
+			// A corrupt snapshot is replaced, and kept as the backup.
+			cur = &snapshot{}
+			_ = tx.QueryRow(ctx, `SELECT data FROM xosplan_state WHERE workspace = $1`, b.name).Scan(&cur.data)
+			cur.exists = cur.data != nil
+		}
+		return b.store(ctx, tx, cur, s)
+	})
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, b.lockedError(context.WithoutCancel(ctx))
-		}
-		return nil, fmt.Errorf("locking %s: %w", b.where(), err)
+		return err
 	}
-	drop := func() { _ = conn.Close(context.WithoutCancel(ctx)) }
-	delay := 10 * time.Millisecond
-	for {
-		var got bool
-		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, b.lockKey).Scan(&got); err != nil {
-			drop()
-			if ctx.Err() != nil {
-				return nil, b.lockedError(context.WithoutCancel(ctx))
-			}
-			return nil, fmt.Errorf("locking %s: %w", b.where(), err)
-		}
-		if got {
-			break
-		}
-		if once {
-			drop()
-			return nil, b.lockedError(ctx)
-		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			drop()
-			return nil, b.lockedError(context.WithoutCancel(ctx))
-		case <-t.C:
-		}
-		delay = min(delay*2, 250*time.Millisecond)
-	}
-	info.Created = time.Now().UTC()
-	row, _ := json.Marshal(info) // plain strings and a time always marshal
-	_, err = conn.Exec(ctx, `INSERT INTO xosplan_lock (name, info, pid) VALUES ($1, $2, pg_backend_pid())
-		ON CONFLICT (name) DO UPDATE SET info = $2, pid = pg_backend_pid()`, b.name, row)
 	b.mu.Lock()
-	b.lockConns[conn] = true
+	b.read, b.wrote = &mark{lineage: s.Lineage, serial: s.Serial}, nil
 	b.mu.Unlock()
-	release := func() error {
-		rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		b.mu.Lock()
-		open := b.lockConns[conn]
-		delete(b.lockConns, conn)
-		b.mu.Unlock()
-		if !open {
-			return nil // Close already ended the session, and the lock with it
-		}
-		_, derr := conn.Exec(rctx, `DELETE FROM xosplan_lock WHERE name = $1 AND info->>'ID' = $2`, b.name, info.ID)
-		// The server ends a closed session in its own time: unlock first,
-		// so that the lock is free when Unlock returns. Closing the
-		// session still releases it when the statement could not run.
-		_, uerr := conn.Exec(rctx, `SELECT pg_advisory_unlock($1)`, b.lockKey)
-		return errors.Join(derr, uerr, conn.Close(rctx))
-	}
-	if err != nil {
-		return nil, errors.Join(fmt.Errorf("recording the lock holder: %w", err), release())
-	}
-	return state.NewHeldLock(info, release), nil
+	return nil
 }
 
-func (b *Backend) lockedError(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	var raw []byte
-	var row state.LockInfo
-	if err := b.pool.QueryRow(ctx, `SELECT info FROM xosplan_lock WHERE name = $1`, b.name).Scan(&raw); err == nil {
-		_ = json.Unmarshal(raw, &row) // a damaged row still yields "locked by an unknown holder"
-	}
-	return &state.LockedError{Info: row}
-}
-
-// ForceUnlock releases the lock when id names it. An advisory lock
-// belongs to its session, and no other session can release it: while the
-// holder's session is connected, ForceUnlock refuses (a
-// *state.HolderRunningError) unless force is set, and then terminates that
-// session, so that the holder's work stops at its next statement. The
-// record of a holder whose session has ended is removed at once.
-func (b *Backend) ForceUnlock(ctx context.Context, id string, force bool) error {
-	var raw []byte
-	var pid int32
-	err := b.pool.QueryRow(ctx, `SELECT info, pid FROM xosplan_lock WHERE name = $1`, b.name).Scan(&raw, &pid)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("force-unlock %s: %w", b.where(), state.ErrNotLocked)
-	}
-	if err != nil {
-		return fmt.Errorf("force-unlock %s: %w", b.where(), err)
-	}
-	var row state.LockInfo
-	if err := json.Unmarshal(raw, &row); err != nil {
-		return fmt.Errorf("force-unlock %s: the lock record is damaged: %w", b.where(), err)
-	}
-	if row.ID != id {
-		return fmt.Errorf("force-unlock %s: %w: given %q, held as %q by %s", b.where(), state.ErrLockMismatch, id, row.ID, row.Who)
-	}
-	// Only the session that still holds this advisory lock counts: the
-	// recorded pid may belong to a session that reused it.
-	key := uint64(b.lockKey)
-	const holding = `FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted AND l.pid = $1
-		AND l.classid = $2::bigint::oid AND l.objid = $3::bigint::oid AND l.objsubid = 1`
-	if !force {
-		var running bool
-		if err := b.pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 `+holding+`)`, pid, int64(key>>32), int64(key&0xffffffff)).Scan(&running); err != nil {
-			return fmt.Errorf("force-unlock %s: %w", b.where(), err)
-		}
-		if running {
-			return fmt.Errorf("force-unlock %s: database session %d: %w", b.where(), pid,
-				&state.HolderRunningError{Info: state.LockInfo(row), Checked: true, Local: false})
-		}
-	} else if _, err := b.pool.Exec(ctx, `SELECT pg_terminate_backend(l.pid, 5000) `+holding, pid, int64(key>>32), int64(key&0xffffffff)); err != nil {
-		return fmt.Errorf("force-unlock %s: %w", b.where(), err)
-	}
-	if _, err := b.pool.Exec(ctx, `DELETE FROM xosplan_lock WHERE name = $1 AND info->>'ID' = $2`, b.name, id); err != nil {
-		return fmt.Errorf("force-unlock %s: %w", b.where(), err)
+// idle refuses a snapshot write while a journal is open through this
+// Backend.
+func (b *Backend) idle() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.journal != nil {
+		return fmt.Errorf("writing %s: %w", b.Location(), state.ErrJournalOpen)
 	}
 	return nil
+}
+
+// Compact folds the journal rows into the snapshot (serial+1, the old
+// snapshot kept as the backup) when they change it, and removes them; it
+// returns what was loaded. When this Backend wrote the journal, the
+// snapshot must still be the journal's base and the journal the one it
+// closed, else a *state.ConflictError and nothing changes.
+func (b *Backend) Compact(ctx context.Context) (*state.Loaded, error) {
+	if err := b.idle(); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	wrote := b.wrote
+	b.mu.Unlock()
+	var l *state.Loaded
+	var after *mark
+	err := b.inTx(ctx, "compacting", func(tx pgx.Tx) error {
+		if err := b.lockWorkspace(ctx, tx); err != nil {
+			return err
+		}
+		cur, err := b.load(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if err := b.unchangedSince(wrote, cur); err != nil {
+			return err
+		}
+		before, err := content(cur.state)
+		if err != nil {
+			return err
+		}
+		l = state.ReplayJournal(cur.state, cur.records)
+		after = &mark{lineage: cur.lineage, serial: cur.serial}
+		if len(cur.records) == 0 {
+			return nil
+		}
+		folded, err := content(l.State)
+		if err != nil {
+			return err
+		}
+		if bytes.Equal(before, folded) {
+			_, err := tx.Exec(ctx, `DELETE FROM xosplan_journal WHERE workspace = $1`, b.name)
+			return err
+		}
+		next := &state.State{Version: state.FormatVersion, Serial: cur.serial + 1, Lineage: cur.lineage, Resources: l.State.Resources, Outputs: l.State.Outputs}
+		if next.Lineage == "" {
+			if next.Lineage, err = state.NewLineage(); err != nil {
+				return err
+			}
+		}
+		after = &mark{lineage: next.Lineage, serial: next.Serial}
+		l.State.Serial, l.State.Lineage = next.Serial, next.Lineage
+		return b.store(ctx, tx, cur, next)
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.read, b.wrote = after, nil
+	b.mu.Unlock()
+	return l, nil
 }

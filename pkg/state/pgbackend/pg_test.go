@@ -178,9 +178,7 @@ func TestLockReleasedWithConnection(t *testing.T) {
 	}
 	// A holder that dies drops its connection without unlocking.
 	crashing.mu.Lock()
-	for c := range crashing.lockConns {
-		_ = c.PgConn().Conn().Close()
-	}
+	_ = crashing.held.conn.PgConn().Conn().Close()
 	crashing.mu.Unlock()
 	b := open(t, db, t.Name(), Options{LockTimeout: 10 * time.Second})
 	held, err := b.Lock(ctx, state.LockInfo{})
