@@ -235,6 +235,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	if err != nil {
 		return err
 	}
+	defer backend.Close()
 	defer held.Unlock()
 	prior := loaded.State
 	// Processes a killed apply left running end before anything runs,
@@ -285,13 +286,14 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 // lockState opens the state backend, takes its lock (which the caller
 // releases) and loads the state with its journal, refusing a journal that
 // an apply still running uses.
-func (r *applyRun) lockState(ctx context.Context) (*state.File, *state.HeldLock, *state.Loaded, error) {
-	backend, err := r.f.state.open()
+func (r *applyRun) lockState(ctx context.Context) (state.Store, *state.HeldLock, *state.Loaded, error) {
+	backend, err := r.f.state.open(ctx, r.c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	held, err := backend.Lock(ctx, stateLockInfo(string(r.op)))
 	if err != nil {
+		backend.Close()
 		return nil, nil, nil, err
 	}
 	loaded, err := backend.LoadWithJournal(ctx)
@@ -300,10 +302,11 @@ func (r *applyRun) lockState(ctx context.Context) (*state.File, *state.HeldLock,
 	case loaded.Busy != nil:
 		// Its unfinished operations still run: they are not leftovers to
 		// end, and nothing may run beside them.
-		err = stateRecovery(loaded.Busy, backend.Path()+state.JournalSuffix, false)
+		err = stateRecovery(loaded.Busy, backend.JournalLocation(), false)
 	}
 	if err != nil {
 		held.Unlock()
+		backend.Close()
 		return nil, nil, nil, err
 	}
 	r.view.TornJournal(loaded.TornBytes)
@@ -311,7 +314,7 @@ func (r *applyRun) lockState(ctx context.Context) (*state.File, *state.HeldLock,
 }
 
 // execute carries out p, confirmed, and reports how it went.
-func (r *applyRun) execute(ctx context.Context, backend *state.File, p *planner.Plan, desired *graph.Graph, prior *state.State, opts executor.Options) error {
+func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.Plan, desired *graph.Graph, prior *state.State, opts executor.Options) error {
 	opts.Events = r.view.Event
 	opts.Desired = desired
 	if wd, err := os.Getwd(); err == nil {
@@ -322,7 +325,7 @@ func (r *applyRun) execute(ctx context.Context, backend *state.File, p *planner.
 		return err
 	}
 	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
-		StateDir: scriptStateDir(backend.Path())})
+		StateDir: scriptStateDir(backend)})
 	claimer, err := r.f.placement.placer(ctx, r.c, prior)
 	if err != nil {
 		return err
@@ -339,7 +342,7 @@ func (r *applyRun) execute(ctx context.Context, backend *state.File, p *planner.
 	}
 	switch {
 	case applyErr != nil:
-		return stateRecovery(applyErr, backend.Path()+state.JournalSuffix, rep != nil)
+		return stateRecovery(applyErr, backend.JournalLocation(), rep != nil)
 	case rep.Interrupted:
 		return &exitStatus{code: exitError, err: errors.New("interrupted: the state holds what finished; run apply again to complete")}
 	case !rep.OK():
@@ -514,10 +517,16 @@ func defaultScriptRoot(dirs []string) string {
 
 // scriptStateDir is the folder scripts may keep private state in
 // (XOSPLAN_STATE_DIR): ".xosplan" beside the state file, as Terraform keeps
-// ".terraform". It is created when missing; when it cannot be, scripts get
-// no such folder rather than the apply failing.
-func scriptStateDir(statePath string) string {
-	dir := filepath.Join(filepath.Dir(statePath), ".xosplan")
+// ".terraform", or in the working folder when the state is in a database.
+// It is created when missing; when it cannot be, scripts get no such
+// folder rather than the apply failing.
+func scriptStateDir(backend state.Store) string {
+	dir := ".xosplan"
+	if f, ok := backend.(*state.File); ok {
+		dir = filepath.Join(filepath.Dir(f.Path()), ".xosplan")
+	} else if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return ""
 	}
@@ -526,7 +535,7 @@ func scriptStateDir(statePath string) string {
 
 // recordOutputs records the outputs of desired after an apply or destroy
 // that succeeded (executor.RecordOutputs), and shows an apply's.
-func (r *applyRun) recordOutputs(ctx context.Context, backend *state.File, desired *graph.Graph) error {
+func (r *applyRun) recordOutputs(ctx context.Context, backend state.Store, desired *graph.Graph) error {
 	values, _, err := executor.RecordOutputs(ctx, backend, desired)
 	if err != nil {
 		return err

@@ -96,16 +96,17 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 		scriptRoot = defaultScriptRoot(res.ManifestFolders())
 	}
 
-	backend, held, cur, err := f.state.lockAndRead(ctx, "import")
+	backend, held, cur, err := f.state.lockAndRead(ctx, c, "import")
 	if err != nil {
 		return err
 	}
+	defer backend.Close()
 	defer held.Unlock()
 	execRoot, err := f.root.executorRoot(c, root, cur)
 	if err != nil {
 		return err
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
 	wd, _ := os.Getwd()
 	view.Importing(addr, id)
 	rec, err := executor.Import(ctx, desired, cur, addr, id, reg, executor.ImportOptions{

@@ -76,17 +76,18 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	backend, held, cur, err := f.state.lockAndRead(ctx, "invoke")
+	backend, held, cur, err := f.state.lockAndRead(ctx, c, "invoke")
 	if err != nil {
 		return err
 	}
+	defer backend.Close()
 	defer held.Unlock()
 	view := views.NewInvoke(f.json, c.streams())
 	root, err := f.root.executorRoot(c, nil, cur)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend.Path())})
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend)})
 	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: view.Result})
 	if err != nil {
 		view.Output(out.Feedback.Output)

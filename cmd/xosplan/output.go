@@ -14,7 +14,7 @@ import (
 
 // outputFlags are the flags of `xosplan output`.
 type outputFlags struct {
-	statePath     string
+	state         stateFlags
 	json          bool
 	raw           bool
 	showSensitive bool
@@ -50,7 +50,7 @@ Exit status: 0 success (also when there are no outputs), 1 error (no such output
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.statePath, "state", defaultStatePath, "the state `FILE`")
+	f.state.addRead(fs)
 	fs.BoolVar(&f.json, "json", false, "print JSON, as terraform output -json does")
 	fs.BoolVar(&f.raw, "raw", false, "print the value of one string, number or boolean output as it is")
 	fs.BoolVar(&f.showSensitive, "show-sensitive", false, "print sensitive values instead of masking them")
@@ -69,10 +69,11 @@ func runOutput(cmd *cobra.Command, c *cli, f outputFlags, args []string) error {
 	case f.raw:
 		format = "raw"
 	}
-	backend, err := state.OpenFile(f.statePath, state.FileOptions{})
+	backend, err := f.state.open(cmd.Context(), c)
 	if err != nil {
 		return err
 	}
+	defer backend.Close()
 	st, err := backend.Read(cmd.Context())
 	if err != nil {
 		return err

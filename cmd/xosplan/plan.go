@@ -27,12 +27,9 @@ import (
 // exitChanges is --detailed-exitcode's "the plan has changes".
 const exitChanges = 2
 
-// defaultStatePath is the file backend's state when --state is not given.
-const defaultStatePath = "xosplan.state.json"
-
 // planFlags are the flags of `xosplan plan`.
 type planFlags struct {
-	statePath           string
+	state               stateFlags
 	out                 string
 	jsonOut             string
 	markdownOut         string
@@ -81,7 +78,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.statePath, "state", defaultStatePath, "the state `FILE`")
+	f.state.addRead(fs)
 	fs.StringVar(&f.out, "out", "", "write the plan to `FILE` for `xosplan apply FILE`")
 	fs.StringVar(&f.jsonOut, "json-out", "", "write the JSON plan to `FILE` (- for stdout)")
 	fs.StringVar(&f.markdownOut, "markdown-out", "", "write a pull-request comment to `FILE`")
@@ -135,10 +132,11 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		return usagef(cmd, "%v", err)
 	}
 	diags = diags.Extend(mapDiags)
-	backend, err := state.OpenFile(f.statePath, state.FileOptions{})
+	backend, err := f.state.open(ctx, c)
 	if err != nil {
 		return err
 	}
+	defer backend.Close()
 	prior, err := backend.Read(ctx)
 	if err != nil {
 		return err

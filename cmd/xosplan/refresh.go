@@ -70,16 +70,17 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 	if scriptRoot == "" {
 		scriptRoot = defaultScriptRoot(res.ManifestFolders())
 	}
-	backend, held, prior, err := f.state.lockAndRead(ctx, "refresh")
+	backend, held, prior, err := f.state.lockAndRead(ctx, c, "refresh")
 	if err != nil {
 		return err
 	}
+	defer backend.Close()
 	defer held.Unlock()
 	root, err := f.root.executorRoot(c, configRoot, prior)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend.Path())})
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, scriptRoot, f.timeout, prior)})
 	if err := view.Plan(p, configDiags.Extend(diags)); err != nil {
 		return err

@@ -29,6 +29,7 @@ func commands(c *cli) []*cobra.Command {
 		newRefreshCommand(c),
 		newInvokeCommand(c),
 		newStateCommand(c),
+		newWorkspaceCommand(c),
 		newPlacementCommand(c),
 		newVersionCommand(c),
 		newCompletionCommand(c),

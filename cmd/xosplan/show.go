@@ -4,13 +4,12 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/planner"
-	"github.com/xosplan/xosplan/pkg/state"
 )
 
 // showFlags are the flags of `xosplan show`.
 type showFlags struct {
-	statePath string
-	json      bool
+	state stateFlags
+	json  bool
 }
 
 func newShowCommand(c *cli) *cobra.Command {
@@ -38,7 +37,7 @@ the feedback last observed. Sensitive values are never shown.`,
 		},
 	}
 	fs := cmd.Flags()
-	fs.StringVar(&f.statePath, "state", defaultStatePath, "the state `FILE` shown when no plan file is given")
+	f.state.addRead(fs)
 	fs.BoolVar(&f.json, "json", false, "print JSON: the JSON plan, or the state with sensitive values masked")
 	return cmd
 }
@@ -52,10 +51,11 @@ func showPlan(c *cli, f showFlags, path string) error {
 }
 
 func showState(cmd *cobra.Command, c *cli, f showFlags) error {
-	backend, err := state.OpenFile(f.statePath, state.FileOptions{})
+	backend, err := f.state.open(cmd.Context(), c)
 	if err != nil {
 		return err
 	}
+	defer backend.Close()
 	st, err := backend.Read(cmd.Context())
 	if err != nil {
 		return err

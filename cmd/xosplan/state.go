@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,39 +14,65 @@ import (
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend"
 )
 
 // stateFlags choose the state backend; every command that reads or writes
 // recorded state adds them.
 type stateFlags struct {
 	path        string
+	workspace   string
 	lockTimeout time.Duration
 }
 
+// addRead declares --state and --workspace, for commands that only read.
+func (f *stateFlags) addRead(fs *pflag.FlagSet) {
+	fs.StringVar(&f.path, "state", "", "the state: a `FILE`, or a PostgreSQL connection string (postgres://USER@HOST/DB or host=… dbname=…; "+
+		"the password is better kept in PGPASSWORD or ~/.pgpass); default $XOSPLAN_STATE, else "+state.DefaultPath)
+	fs.StringVar(&f.workspace, "workspace", "", "the `NAME` of the environment in a PostgreSQL state (default $XOSPLAN_WORKSPACE, else default)")
+}
+
 func (f *stateFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.path, "state", state.DefaultPath, "the state `FILE`")
+	f.addRead(fs)
 	fs.DurationVar(&f.lockTimeout, "lock-timeout", 0, "how long to wait for the state lock (`DURATION` such as 30s; 0 fails at once when it is held)")
 }
 
-// open returns the file backend the flags name.
-func (f *stateFlags) open() (*state.File, error) {
-	return state.OpenFile(f.path, state.FileOptions{LockTimeout: f.lockTimeout})
+// where returns the state the flags (or the environment) name, and the
+// workspace.
+func (f *stateFlags) where(c *cli) (string, string) {
+	return cmp.Or(f.path, c.getenv("XOSPLAN_STATE"), state.DefaultPath), cmp.Or(f.workspace, c.getenv("XOSPLAN_WORKSPACE"))
+}
+
+// open returns the backend the flags name: the PostgreSQL backend for a
+// connection string, else the file backend. The caller closes it.
+func (f *stateFlags) open(ctx context.Context, c *cli) (state.Store, error) {
+	path, workspace := f.where(c)
+	if pgbackend.IsConnString(path) {
+		return pgbackend.Open(ctx, pgbackend.Options{DSN: path, Name: workspace, LockTimeout: f.lockTimeout})
+	}
+	if workspace != "" && workspace != pgbackend.DefaultWorkspace {
+		return nil, fmt.Errorf("--workspace %s needs a PostgreSQL state (--state postgres://…): a state file holds one environment, so give each its own --state FILE", workspace)
+	}
+	return state.OpenFile(path, state.FileOptions{LockTimeout: f.lockTimeout})
 }
 
 // lockAndRead opens the state backend the flags name, takes its lock for
-// operation (the caller releases it) and reads the state.
-func (f *stateFlags) lockAndRead(ctx context.Context, operation string) (*state.File, *state.HeldLock, *state.State, error) {
-	backend, err := f.open()
+// operation (the caller releases it, then closes the backend) and reads
+// the state.
+func (f *stateFlags) lockAndRead(ctx context.Context, c *cli, operation string) (state.Store, *state.HeldLock, *state.State, error) {
+	backend, err := f.open(ctx, c)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	held, err := backend.Lock(ctx, stateLockInfo(operation))
 	if err != nil {
+		backend.Close()
 		return nil, nil, nil, err
 	}
 	cur, err := backend.Read(ctx)
 	if err != nil {
 		held.Unlock()
+		backend.Close()
 		return nil, nil, nil, err
 	}
 	return backend, held, cur, nil
@@ -71,7 +98,7 @@ or waits up to --lock-timeout.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef(cmd, "%s needs a subcommand: list, show, discovered, rm, pull, push or force-unlock", cmd.CommandPath())
+			return usagef(cmd, "%s needs a subcommand: list, show, discovered, rm, pull, push, force-unlock or migrate", cmd.CommandPath())
 		},
 	}
 	sf.add(cmd.PersistentFlags())
@@ -83,6 +110,7 @@ or waits up to --lock-timeout.`,
 		newStatePullCommand(c, &sf),
 		newStatePushCommand(c, &sf),
 		newStateForceUnlockCommand(c, &sf),
+		newStateMigrateCommand(c, &sf),
 	)
 	return cmd
 }
@@ -107,10 +135,11 @@ Operations an interrupted apply left unfinished are listed after the resources (
 then those of an apply that still runs after a force-unlock took its lock ("running: …").`,
 		Args: stateExactArgs(0, "arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := sf.open()
+			b, err := sf.open(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			l, err := b.LoadWithJournal(cmd.Context())
 			if err != nil {
 				return err
@@ -130,10 +159,11 @@ func newStateShowCommand(c *cli, sf *stateFlags) *cobra.Command {
 		Short: "Print one recorded resource as JSON, sensitive values masked",
 		Args:  stateExactArgs(1, "ADDRESS"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := sf.open()
+			b, err := sf.open(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			r, err := state.Show(cmd.Context(), b, args[0])
 			if err != nil {
 				return err
@@ -160,10 +190,11 @@ xosplan import takes), NAME and STATUS, sorted. Run xosplan refresh to discover 
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := sf.open()
+			b, err := sf.open(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			st, err := b.Read(cmd.Context())
 			if err != nil {
 				return err
@@ -215,10 +246,11 @@ plan proposes to create them again if the configuration still has them. Nothing 
 when any address is not in the state.`,
 		Args: minArgs(1, "ADDRESS"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := sf.open()
+			b, err := sf.open(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			return state.WithLock(cmd.Context(), b, stateLockInfo("state rm"), func() error {
 				s, err := state.Remove(cmd.Context(), b, args...)
 				if err != nil {
@@ -241,10 +273,11 @@ record replayed), says what is damaged, and exits 1: check the output, then make
 with push --force.`,
 		Args: stateExactArgs(0, "arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			b, err := sf.open()
+			b, err := sf.open(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			data, err := state.Pull(cmd.Context(), b)
 			if werr := views.NewState(c.streams()).Pulled(data); werr != nil {
 				return errors.Join(err, werr)
@@ -277,10 +310,11 @@ replaces a corrupt state (kept as the .backup file), never one of an unknown for
 			if err != nil {
 				return err
 			}
-			b, err := sf.open()
+			b, err := sf.open(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			return state.WithLock(cmd.Context(), b, stateLockInfo("state push"), func() error {
 				s, err := state.Push(cmd.Context(), b, data, force)
 				if err != nil {
@@ -314,10 +348,11 @@ journal for the next command to replay.`,
   xosplan state force-unlock --force 6f1c3e0a-1b2c-4d5e-8f90-123456789abc`,
 		Args: stateExactArgs(1, "LOCK_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := sf.open()
+			b, err := sf.open(cmd.Context(), c)
 			if err != nil {
 				return err
 			}
+			defer b.Close()
 			if err := b.ForceUnlock(cmd.Context(), args[0], force); err != nil {
 				return err
 			}

@@ -178,3 +178,33 @@ func Push(ctx context.Context, b Backend, data []byte, force bool) (*State, erro
 	}
 	return in, nil
 }
+
+// ErrDestinationNotEmpty: Migrate found a state at its destination.
+var ErrDestinationNotEmpty = errors.New("the destination already holds a state")
+
+// Migrate copies the state of from to to, lineage and serial included:
+// `xosplan state migrate` moving a state between a file and a database.
+// An apply journal of from is folded into its snapshot first (Compact), so
+// that what is copied is a snapshot with nothing pending. to must hold no
+// state (serial 0), unless force. The caller holds both locks.
+func Migrate(ctx context.Context, from, to Store, force bool) (*State, error) {
+	l, err := from.Compact(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", from.Location(), err)
+	}
+	s := l.State
+	if s.Serial == 0 && len(s.Resources) == 0 {
+		return nil, fmt.Errorf("%s holds no state to migrate", from.Location())
+	}
+	cur, err := to.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if cur.Serial != 0 && !force {
+		return nil, fmt.Errorf("%w: %s is at serial %d (lineage %s); give --force to replace it", ErrDestinationNotEmpty, to.Location(), cur.Serial, cur.Lineage)
+	}
+	if err := to.Overwrite(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
