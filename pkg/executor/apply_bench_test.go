@@ -8,9 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend"
 )
 
 // wideGraph returns n resources of driver drv in chains of depth: wide
@@ -45,20 +47,29 @@ func (s sleepDriver) Apply(ctx context.Context, req Request) (Outcome, error) {
 // benchApply applies g to a fresh file state once per iteration, with the
 // journal on, and reports the time per action and the fsyncs.
 func benchApply(b *testing.B, g *graph.Graph, reg Registry, opts Options, ideal time.Duration) {
+	benchApplyTo(b, g, reg, opts, ideal, func(i int) state.Store {
+		st, err := state.OpenFile(filepath.Join(b.TempDir(), fmt.Sprintf("s%d.json", i)), state.FileOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	})
+}
+
+// benchApplyTo is benchApply on the fresh, empty state fresh(i) returns.
+func benchApplyTo(b *testing.B, g *graph.Graph, reg Registry, opts Options, ideal time.Duration, fresh func(i int) state.Store) {
 	ctx := context.Background()
 	p := planOf(b, g, nil, planner.Options{})
 	steps := len(p.Steps())
 	b.ResetTimer()
 	for i := range b.N {
 		b.StopTimer()
-		st, err := state.OpenFile(filepath.Join(b.TempDir(), fmt.Sprintf("s%d.json", i)), state.FileOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
+		st := fresh(i)
 		b.StartTimer()
 		start := time.Now()
 		rep, err := Apply(ctx, p, st, reg, opts)
 		el := time.Since(start)
+		_ = st.Close()
 		if err != nil || !rep.OK() {
 			b.Fatalf("apply: %v (%d failed)", err, rep.Failed)
 		}
@@ -74,6 +85,30 @@ func benchApply(b *testing.B, g *graph.Graph, reg Registry, opts Options, ideal 
 // under 3 s).
 func BenchmarkApplyNoop10k(b *testing.B) {
 	benchApply(b, wideGraph(b, 10000, 10, graph.DriverNoop), Registry{graph.DriverNoop: Noop{}}, Options{}, 0)
+}
+
+// BenchmarkApplyNoop10kPostgres: the same apply with the state (snapshot
+// and journal rows) in PostgreSQL on loopback (goal: under 10 s); skipped
+// without the test server (XOSPLAN_TEST_PG).
+func BenchmarkApplyNoop10kPostgres(b *testing.B) {
+	db := pgtest.NewDatabase(b)
+	benchApplyTo(b, wideGraph(b, 10000, 10, graph.DriverNoop), Registry{graph.DriverNoop: Noop{}}, Options{}, 0, func(i int) state.Store {
+		ctx := context.Background()
+		def, err := pgbackend.Open(ctx, pgbackend.Options{DSN: db})
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer def.Close()
+		name := fmt.Sprintf("bench%d", i)
+		if err := def.CreateWorkspace(ctx, name); err != nil {
+			b.Fatal(err)
+		}
+		st, err := pgbackend.Open(ctx, pgbackend.Options{DSN: db, Name: name})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return st
+	})
 }
 
 // BenchmarkApplySleep1k: 1,000 actions of 50 ms at parallelism 10 on a

@@ -12,14 +12,14 @@ import (
 
 // newDatabase creates a database of its own for the calling test on the
 // shared test server (see pgtest.NewDatabase) and returns its URL.
-func newDatabase(t *testing.T) string {
+func newDatabase(t testing.TB) string {
 	t.Helper()
 	return pgtest.NewDatabase(t)
 }
 
 // open returns a backend for the workspace name, created when missing,
 // in the database at dsn (from newDatabase).
-func open(t *testing.T, dsn, name string, opts Options) *Backend {
+func open(t testing.TB, dsn, name string, opts Options) *Backend {
 	t.Helper()
 	ctx := context.Background()
 	def, err := Open(ctx, Options{DSN: dsn})
