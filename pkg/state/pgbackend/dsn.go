@@ -10,11 +10,13 @@ import (
 )
 
 // keywordRE matches the start of a libpq key=value connection string.
-var keywordRE = regexp.MustCompile(`^\s*(host|hostaddr|port|dbname|user|password|passfile|sslmode|sslrootcert|sslcert|sslkey|service|connect_timeout|application_name|options|target_session_attrs)\s*=`)
+var keywordRE = regexp.MustCompile(`^\s*[A-Za-z_]+\s*=`)
 
 // IsConnString reports whether s names a PostgreSQL state rather than a
 // file: a postgres:// or postgresql:// URL, or a libpq key=value string
-// starting with a libpq keyword ("host=db dbname=xosplan").
+// ("host=db dbname=xosplan"). Any KEY= start counts, so that a string
+// with a password and a keyword this code does not know is still treated
+// (and masked) as a connection string, never named as a missing file.
 func IsConnString(s string) bool {
 	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://") || keywordRE.MatchString(s)
 }

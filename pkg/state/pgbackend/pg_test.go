@@ -225,3 +225,50 @@ func TestForceUnlock(t *testing.T) {
 	}
 	_ = mine.Unlock()
 }
+
+// TestHolderWhoseLockWasForcedAwayCannotWrite: the holder writes on its
+// lock's session, which a forced force-unlock terminates, so neither its
+// journal appends nor its snapshot writes get through: ErrLockLost naming
+// the new holder.
+func TestHolderWhoseLockWasForcedAwayCannotWrite(t *testing.T) {
+	ctx := context.Background()
+	db := newDatabase(t)
+	stuck := open(t, db, "ci", Options{})
+	held, err := stuck.Lock(ctx, state.LockInfo{Operation: "apply", Who: "alice@ci"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := stuck.LoadWithJournal(ctx); err != nil {
+		t.Fatal(err)
+	}
+	j, err := stuck.OpenJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := j.Append(ctx, state.Record{Kind: state.RecordIntent, Address: "a", Action: "create"}); err != nil {
+		t.Fatal(err)
+	}
+	rescuer := open(t, db, "ci", Options{})
+	if err := rescuer.ForceUnlock(ctx, held.Info.ID, true); err != nil {
+		t.Fatal(err)
+	}
+	mine, err := rescuer.Lock(ctx, state.LockInfo{Operation: "repair", Who: "bob@laptop"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Unlock()
+	r := res("a", 1)
+	_, err = j.Append(ctx, state.Record{Kind: state.RecordOutcome, Address: "a", Resource: &r})
+	var lost *state.LockLostError
+	if !errors.As(err, &lost) || lost.Now == nil || lost.Now.Who != "bob@laptop" {
+		t.Fatalf("an append after the lock was forced away: %v", err)
+	}
+	_ = j.Close()
+	if _, err := stuck.Compact(ctx); !errors.Is(err, state.ErrLockLost) {
+		t.Fatalf("a compact after the lock was forced away: %v", err)
+	}
+	l, err := rescuer.LoadWithJournal(ctx)
+	if err != nil || len(l.Interrupted) != 1 || l.Replayed != 0 {
+		t.Fatalf("the new holder sees %+v (%v), want the one intent interrupted", l, err)
+	}
+}
