@@ -36,8 +36,14 @@
 // holder may still run unless forced (HolderRunningError).
 //
 // List, Show, Remove, Pull and Push are the `xosplan state` operations over
-// any Backend; the writing ones expect the caller to hold the lock
-// (WithLock).
+// any Backend, Migrate copies a state between two Stores; the writing ones
+// expect the caller to hold the lock (WithLock).
+//
+// Store is what apply and the state commands work on: a Backend with the
+// apply journal. A Journal group-commits its records to a JournalSink: the
+// file backend's checksummed lines, or the rows of pgbackend, the
+// PostgreSQL backend (a state for a team, with workspaces). Both pass the
+// conformance suite in statetest.
 //
 // Outputs (State.Outputs) are what the last successful apply resolved the
 // configuration's outputs to; a state without them is written with no
