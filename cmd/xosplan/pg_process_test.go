@@ -275,6 +275,7 @@ func TestPostgresKilledServerLosesNoAcknowledgedOperation(t *testing.T) {
 		acked = queryStrings(db, `SELECT address FROM xosplan_journal WHERE kind = 'outcome' ORDER BY seq`)
 		return len(acked) >= 3
 	})
+	t.Logf("kill -9 of PostgreSQL (pid %d) with %d outcomes acknowledged", srv.PID(), len(acked))
 	srv.Kill()
 	killed := time.Now()
 	done := make(chan error, 1)

@@ -126,7 +126,7 @@ func (s *Server) command(ctx context.Context, name string, args ...string) *exec
 func (s *Server) start(ctx context.Context) error {
 	// Not CommandContext: the server outlives the start's context.
 	cmd := s.command(context.WithoutCancel(ctx), "postgres", "-D", s.data(), "-h", "127.0.0.1", "-p", strconv.Itoa(s.Port), "-k", s.dir,
-		"-c", "fsync=off", "-c", "max_connections=100", "-c", "shared_buffers=16MB", "-c", "log_min_messages=warning")
+		"-c", "fsync=off", "-c", "max_connections=200", "-c", "shared_buffers=16MB", "-c", "log_min_messages=warning")
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting postgres: %w", err)

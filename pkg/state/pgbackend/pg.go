@@ -155,9 +155,6 @@ func (b *Backend) JournalLocation() string {
 	return fmt.Sprintf("the xosplan_journal rows of workspace %s in %s", b.name, b.loc)
 }
 
-// Workspace is the workspace's name.
-func (b *Backend) Workspace() string { return b.name }
-
 // Close closes the connections; a lock still held is released with them.
 func (b *Backend) Close() error {
 	b.mu.Lock()
