@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -165,24 +163,12 @@ func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
 	}
 }
 
-// queryStrings returns the first column of a query's rows, nil when the
-// query fails (a server that is down).
+// queryStrings returns the first column of a query's rows as text, nil
+// when the query fails (a server that is down).
 func queryStrings(dsn, sql string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		return nil
-	}
-	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, sql)
-	if err != nil {
-		return nil
-	}
-	out, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil
-	}
+	out, _ := pgtest.Query(ctx, dsn, sql)
 	return out
 }
 

@@ -65,3 +65,18 @@ func CreateDatabase(t testing.TB, dsn string) string {
 	u.Path = "/" + name
 	return u.String()
 }
+
+// Query runs sql on the database at dsn and returns the first column of
+// its rows as text.
+func Query(ctx context.Context, dsn, sql string) ([]string, error) {
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	rows, err := conn.Query(ctx, sql)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, pgx.RowTo[string])
+}

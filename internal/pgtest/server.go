@@ -136,7 +136,9 @@ func (s *Server) start(ctx context.Context) error {
 	s.cmd, s.done = cmd, done
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		if _, err := os.Stat(filepath.Join(s.dir, ".s.PGSQL."+strconv.Itoa(s.Port))); err == nil && dialable(s.Port) {
+		// The socket appears before the server accepts sessions (after a
+		// crash it first recovers): wait for a query to answer.
+		if _, err := os.Stat(filepath.Join(s.dir, ".s.PGSQL."+strconv.Itoa(s.Port))); err == nil && dialable(s.Port) && s.answers(ctx) {
 			return nil
 		}
 		select {
@@ -153,6 +155,15 @@ func (s *Server) start(ctx context.Context) error {
 			return errors.New("postgres did not listen within 30 s")
 		}
 	}
+}
+
+// answers reports whether the server runs a query.
+func (s *Server) answers(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	dsn := fmt.Sprintf("postgres://xosplan@127.0.0.1:%d/postgres?sslmode=disable", s.Port)
+	_, err := Query(ctx, dsn, `SELECT 'ok'`)
+	return err == nil
 }
 
 func dialable(port int) bool {

@@ -28,47 +28,72 @@ func (f *File) Lock(ctx context.Context, info LockInfo) (*HeldLock, error) {
 	}
 	info = info.WithDefaults(f.path, f.now())
 	lockPath := f.path + LockSuffix
+	var fl *fileLock
+	got, err := PollLock(ctx, f.opts.LockTimeout, func(context.Context) (bool, error) {
+		l, err := tryLock(lockPath)
+		if errors.Is(err, errWouldBlock) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("locking state %s: %w", f.path, err)
+		}
+		fl = l
+		return true, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !got {
+		return nil, f.lockedError()
+	}
+	info.Created = f.now()
+	if err := f.writeLockInfo(info); err != nil {
+		return nil, errors.Join(fmt.Errorf("writing lock info: %w", err), fl.release(f.path+LockInfoSuffix, info.ID))
+	}
+	fl.id = info.ID
+	f.mu.Lock()
+	f.held = fl
+	f.mu.Unlock()
+	return NewHeldLock(info, func() error {
+		f.mu.Lock()
+		if f.held == fl {
+			f.held = nil
+		}
+		f.mu.Unlock()
+		return fl.release(f.path+LockInfoSuffix, info.ID)
+	}), nil
+}
 
+// PollLock calls try until it takes a lock (true), fails, or the wait
+// ends with the lock still held (false, nil): try once when timeout is
+// zero and ctx has no deadline, else until timeout or ctx's end, with
+// backoff from 10 ms to 250 ms between tries. try gets the context of the
+// wait; a try cut short by its end counts as not taken. Every backend's
+// Lock waits this way, so that --lock-timeout means the same for all.
+func PollLock(ctx context.Context, timeout time.Duration, try func(ctx context.Context) (bool, error)) (bool, error) {
 	_, hasDeadline := ctx.Deadline()
-	once := f.opts.LockTimeout <= 0 && !hasDeadline
-	if f.opts.LockTimeout > 0 {
+	once := timeout <= 0 && !hasDeadline
+	if timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, f.opts.LockTimeout)
+		ctx, cancel = context.WithTimeout(ctx, timeout)
 		defer cancel()
 	}
-
 	delay := 10 * time.Millisecond
 	for {
-		fl, err := tryLock(lockPath)
-		if err == nil {
-			info.Created = f.now()
-			if err := f.writeLockInfo(info); err != nil {
-				return nil, errors.Join(fmt.Errorf("writing lock info: %w", err), fl.release(f.path+LockInfoSuffix, info.ID))
-			}
-			fl.id = info.ID
-			f.mu.Lock()
-			f.held = fl
-			f.mu.Unlock()
-			return NewHeldLock(info, func() error {
-				f.mu.Lock()
-				if f.held == fl {
-					f.held = nil
-				}
-				f.mu.Unlock()
-				return fl.release(f.path+LockInfoSuffix, info.ID)
-			}), nil
-		}
-		if !errors.Is(err, errWouldBlock) {
-			return nil, fmt.Errorf("locking state %s: %w", f.path, err)
-		}
-		if once {
-			return nil, f.lockedError()
+		got, err := try(ctx)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return false, nil
+		case err != nil || got:
+			return got, err
+		case once:
+			return false, nil
 		}
 		t := time.NewTimer(delay)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return nil, f.lockedError()
+			return false, nil
 		case <-t.C:
 		}
 		delay = min(delay*2, 250*time.Millisecond)

@@ -23,14 +23,12 @@ const commitTimeout = time.Minute
 // the lock's session when the lock was taken through this Backend, so that
 // a holder whose lock was forced away cannot append (state.ErrLockLost).
 func (b *Backend) OpenJournal(ctx context.Context) (*state.Journal, error) {
-	if err := b.idle(); err != nil {
+	read, _, err := b.idle()
+	if err != nil {
 		return nil, err
 	}
-	b.mu.Lock()
-	read := b.read
-	b.mu.Unlock()
 	var base *mark
-	err := b.inTx(ctx, "opening the journal of", func(tx pgx.Tx) error {
+	err = b.inTx(ctx, "opening the journal of", func(tx pgx.Tx) error {
 		cur, err := b.load(ctx, tx)
 		if err != nil {
 			return err

@@ -19,59 +19,42 @@ import (
 // holder after the wait that Options and ctx allow.
 func (b *Backend) Lock(ctx context.Context, info state.LockInfo) (*state.HeldLock, error) {
 	info = info.WithDefaults(b.Location(), time.Now())
-	_, hasDeadline := ctx.Deadline()
-	once := b.opts.LockTimeout <= 0 && !hasDeadline
-	if b.opts.LockTimeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, b.opts.LockTimeout)
-		defer cancel()
-	}
 	key, err := b.workspaceID(ctx, b.pool)
 	if err != nil {
 		return nil, err
 	}
-	// The lock lives as long as its session, so it gets a connection of
-	// its own rather than one the pool could hand to someone else.
-	conn, err := pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig.Copy())
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, b.lockedError(context.WithoutCancel(ctx))
+	var conn *pgx.Conn
+	got, err := state.PollLock(ctx, b.opts.LockTimeout, func(ctx context.Context) (bool, error) {
+		if conn == nil {
+			// The lock lives as long as its session, so it gets a
+			// connection of its own rather than one the pool could hand
+			// to someone else.
+			c, err := pgx.ConnectConfig(ctx, b.pool.Config().ConnConfig.Copy())
+			if err != nil {
+				return false, b.fail("locking", err)
+			}
+			conn = c
 		}
-		return nil, b.fail("locking", err)
-	}
-	drop := func() { _ = conn.Close(context.WithoutCancel(ctx)) }
-	delay := 10 * time.Millisecond
-	for {
 		var got bool
 		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, b.schemaKey, key).Scan(&got); err != nil {
-			drop()
-			if ctx.Err() != nil {
-				return nil, b.lockedError(context.WithoutCancel(ctx))
-			}
-			return nil, b.fail("locking", err)
+			return false, b.fail("locking", err)
 		}
-		if got {
-			break
+		return got, nil
+	})
+	if !got {
+		if conn != nil {
+			_ = conn.Close(context.WithoutCancel(ctx))
 		}
-		if once {
-			drop()
-			return nil, b.lockedError(ctx)
+		if err != nil {
+			return nil, err
 		}
-		t := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			drop()
-			return nil, b.lockedError(context.WithoutCancel(ctx))
-		case <-t.C:
-		}
-		delay = min(delay*2, 250*time.Millisecond)
+		return nil, b.lockedError(context.WithoutCancel(ctx))
 	}
 	info.Created = time.Now().UTC()
 	row, _ := json.Marshal(info) // plain strings, numbers and a time always marshal
 	if _, err := conn.Exec(ctx, `INSERT INTO xosplan_lock (workspace, info, pid) VALUES ($1, $2, pg_backend_pid())
 		ON CONFLICT (workspace) DO UPDATE SET info = $2, pid = pg_backend_pid()`, b.name, row); err != nil {
-		drop()
+		_ = conn.Close(context.WithoutCancel(ctx))
 		return nil, b.fail("recording the lock holder of", err)
 	}
 	held := &session{conn: conn, info: info, key: key}

@@ -331,6 +331,15 @@ func (b *Backend) lockWorkspace(ctx context.Context, tx pgx.Tx) error {
 	return err
 }
 
+// lockedLoad locks the workspace row for a change (lockWorkspace), then
+// loads its snapshot and journal.
+func (b *Backend) lockedLoad(ctx context.Context, tx pgx.Tx) (*snapshot, error) {
+	if err := b.lockWorkspace(ctx, tx); err != nil {
+		return nil, err
+	}
+	return b.load(ctx, tx)
+}
+
 // unchangedSince returns a *state.ConflictError when cur is not the state
 // m describes.
 func (b *Backend) unchangedSince(m *mark, cur *snapshot) error {
@@ -352,19 +361,14 @@ func (b *Backend) unchangedSince(m *mark, cur *snapshot) error {
 // loaded, else a *state.ConflictError and nothing is written. The
 // previous snapshot is kept as the backup; the journal is absorbed.
 func (b *Backend) Write(ctx context.Context, s *state.State) error {
-	if err := b.idle(); err != nil {
+	read, _, err := b.idle()
+	if err != nil {
 		return err
 	}
-	b.mu.Lock()
-	read := b.read
-	b.mu.Unlock()
 	var stored *snapshot
 	var changed bool
-	err := b.inTx(ctx, "writing", func(tx pgx.Tx) error {
-		if err := b.lockWorkspace(ctx, tx); err != nil {
-			return err
-		}
-		cur, err := b.load(ctx, tx)
+	err = b.inTx(ctx, "writing", func(tx pgx.Tx) error {
+		cur, err := b.lockedLoad(ctx, tx)
 		if err != nil {
 			return err
 		}
@@ -445,7 +449,7 @@ func (b *Backend) store(ctx context.Context, tx pgx.Tx, cur *snapshot, next *sta
 // Overwrite stores s as it is, serial and lineage included, after checking
 // that it is a valid state; the journal is dropped (s replaces everything).
 func (b *Backend) Overwrite(ctx context.Context, s *state.State) error {
-	if err := b.idle(); err != nil {
+	if _, _, err := b.idle(); err != nil {
 		return err
 	}
 	s.Version = state.FormatVersion
@@ -474,15 +478,15 @@ func (b *Backend) Overwrite(ctx context.Context, s *state.State) error {
 	return nil
 }
 
-// idle refuses a snapshot write while a journal is open through this
-// Backend.
-func (b *Backend) idle() error {
+// idle returns the marks of the last load (read) and of the journal last
+// closed (wrote), refusing while a journal is open through this Backend.
+func (b *Backend) idle() (read, wrote *mark, err error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.journal != nil {
-		return fmt.Errorf("writing %s: %w", b.Location(), state.ErrJournalOpen)
+		return nil, nil, fmt.Errorf("writing %s: %w", b.Location(), state.ErrJournalOpen)
 	}
-	return nil
+	return b.read, b.wrote, nil
 }
 
 // Compact folds the journal rows into the snapshot (serial+1, the old
@@ -491,19 +495,14 @@ func (b *Backend) idle() error {
 // snapshot must still be the journal's base and the journal the one it
 // closed, else a *state.ConflictError and nothing changes.
 func (b *Backend) Compact(ctx context.Context) (*state.Loaded, error) {
-	if err := b.idle(); err != nil {
+	_, wrote, err := b.idle()
+	if err != nil {
 		return nil, err
 	}
-	b.mu.Lock()
-	wrote := b.wrote
-	b.mu.Unlock()
 	var l *state.Loaded
 	var after *mark
-	err := b.inTx(ctx, "compacting", func(tx pgx.Tx) error {
-		if err := b.lockWorkspace(ctx, tx); err != nil {
-			return err
-		}
-		cur, err := b.load(ctx, tx)
+	err = b.inTx(ctx, "compacting", func(tx pgx.Tx) error {
+		cur, err := b.lockedLoad(ctx, tx)
 		if err != nil {
 			return err
 		}

@@ -69,10 +69,7 @@ func (b *Backend) Delete(ctx context.Context, info state.LockInfo, force bool) e
 		return err
 	}
 	err = b.inTx(ctx, "deleting", func(tx pgx.Tx) error {
-		if err := b.lockWorkspace(ctx, tx); err != nil {
-			return err
-		}
-		cur, err := b.load(ctx, tx)
+		cur, err := b.lockedLoad(ctx, tx)
 		if err != nil && !force {
 			return err
 		}

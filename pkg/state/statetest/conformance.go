@@ -67,6 +67,17 @@ func Res(addr string, port int64) state.Resource {
 	}
 }
 
+// seed opens a handle on the state, writes rs as its content, and returns
+// the handle and the state written.
+func seed(t *testing.T, sub Subject, rs ...state.Resource) (state.Store, *state.State) {
+	t.Helper()
+	st := open(t, sub)
+	s := read(t, st)
+	s.Resources = rs
+	write(t, st, s)
+	return st, s
+}
+
 func read(t *testing.T, st state.Store) *state.State {
 	t.Helper()
 	s, err := st.Read(context.Background())
@@ -134,10 +145,7 @@ func serialRules(t *testing.T, sub Subject) {
 
 func lostRace(t *testing.T, sub Subject) {
 	ctx := context.Background()
-	st := open(t, sub)
-	s := read(t, st)
-	s.Resources = []state.Resource{Res("a", 1)}
-	write(t, st, s)
+	seed(t, sub, Res("a", 1))
 	first, second := open(t, sub), open(t, sub)
 	a, b := read(t, first), read(t, second)
 	a.Resources = append(a.Resources, Res("from-first", 1))
@@ -156,10 +164,7 @@ func lostRace(t *testing.T, sub Subject) {
 
 func staleWrites(t *testing.T, sub Subject) {
 	ctx := context.Background()
-	st := open(t, sub)
-	s := read(t, st)
-	s.Resources = []state.Resource{Res("a", 1)}
-	write(t, st, s)
+	st, s := seed(t, sub, Res("a", 1))
 	s.Resources[0].Spec["port"] = int64(2)
 	write(t, st, s)
 	stale := *read(t, open(t, sub))
@@ -206,10 +211,7 @@ func applyPart(t *testing.T, st state.Store, done, running string) {
 
 func journalReplay(t *testing.T, sub Subject) {
 	ctx := context.Background()
-	st := open(t, sub)
-	s := read(t, st)
-	s.Resources = []state.Resource{Res("old", 1)}
-	write(t, st, s)
+	st, _ := seed(t, sub, Res("old", 1))
 	applyPart(t, st, "new", "old")
 
 	l, err := open(t, sub).LoadWithJournal(ctx)
@@ -240,10 +242,7 @@ func journalReplay(t *testing.T, sub Subject) {
 
 func compactAndBackup(t *testing.T, sub Subject) {
 	ctx := context.Background()
-	st := open(t, sub)
-	s := read(t, st)
-	s.Resources = []state.Resource{Res("old", 1)}
-	write(t, st, s)
+	st, _ := seed(t, sub, Res("old", 1))
 	if b := sub.Backup(t); b != nil && len(b.Resources) != 0 {
 		t.Errorf("backup after the first write holds %v", addresses(b))
 	}
@@ -314,10 +313,7 @@ func openJournalConflict(t *testing.T, sub Subject) {
 }
 
 func specAndFeedback(t *testing.T, sub Subject) {
-	st := open(t, sub)
-	s := read(t, st)
-	s.Resources = []state.Resource{Res("z", 3), Res("m", 2), Res("a", 1)}
-	write(t, st, s)
+	seed(t, sub, Res("z", 3), Res("m", 2), Res("a", 1))
 	first, second := read(t, open(t, sub)), read(t, open(t, sub))
 	if !slices.Equal(addresses(first), []string{"a", "m", "z"}) {
 		t.Errorf("resources read as %v, want sorted by address", addresses(first))
@@ -340,10 +336,7 @@ func specAndFeedback(t *testing.T, sub Subject) {
 }
 
 func outputs(t *testing.T, sub Subject) {
-	st := open(t, sub)
-	s := read(t, st)
-	s.Resources = []state.Resource{Res("a", 1)}
-	write(t, st, s)
+	st, s := seed(t, sub, Res("a", 1))
 	s.Outputs = map[string]state.Output{"url": {Value: "http://a"}, "token": {Value: "t0ps3cret", Sensitive: true}}
 	write(t, st, s)
 	if s.Serial != 2 {
