@@ -302,7 +302,7 @@ func (r *applyRun) lockState(ctx context.Context) (state.Store, *state.HeldLock,
 	case loaded.Busy != nil:
 		// Its unfinished operations still run: they are not leftovers to
 		// end, and nothing may run beside them.
-		err = stateRecovery(loaded.Busy, backend.JournalLocation(), false)
+		err = stateRecovery(loaded.Busy, backend, false)
 	}
 	if err != nil {
 		held.Unlock()
@@ -342,7 +342,7 @@ func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.
 	}
 	switch {
 	case applyErr != nil:
-		return stateRecovery(applyErr, backend.JournalLocation(), rep != nil)
+		return stateRecovery(applyErr, backend, rep != nil)
 	case rep.Interrupted:
 		return &exitStatus{code: exitError, err: errors.New("interrupted: the state holds what finished; run apply again to complete")}
 	case !rep.OK():

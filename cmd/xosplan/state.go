@@ -343,7 +343,12 @@ holder on another host cannot be checked from here, so its lock is released only
 --force releases the lock anyway. Nothing is lost or corrupted then: the old holder keeps its
 apply journal to itself until it ends (other writers are told the journal is in use), starts no
 new operation, and fails at its next state write, leaving the operations it completed in the
-journal for the next command to replay.`,
+journal for the next command to replay.
+
+With a PostgreSQL state the lock is a session lock of the holder's database connection: it goes
+when the holder ends, however it ends, so force-unlock is only needed for a holder that still
+runs. Without --force it refuses while that connection is open; --force ends the connection, and
+the holder, whose writes go over it, cannot write anything more.`,
 		Example: `  xosplan state force-unlock 6f1c3e0a-1b2c-4d5e-8f90-123456789abc
   xosplan state force-unlock --force 6f1c3e0a-1b2c-4d5e-8f90-123456789abc`,
 		Args: stateExactArgs(1, "LOCK_ID"),
@@ -366,15 +371,24 @@ journal for the next command to replay.`,
 
 // stateRecovery adds to an apply's error what became of its operations
 // when its state lock was forced away, another process changed the state,
-// or the journal was in use, and what to run next. journal is the
-// journal's path; ran says whether the walk started.
-func stateRecovery(err error, journal string, ran bool) error {
+// or the journal was in use, and what to run next. ran says whether the
+// walk started.
+func stateRecovery(err error, backend state.Store, ran bool) error {
 	var conflict *state.ConflictError
+	journal := backend.JournalLocation()
+	_, isFile := backend.(*state.File)
 	switch {
 	case !errors.Is(err, state.ErrLockLost) && !errors.Is(err, state.ErrSerialConflict) && !errors.Is(err, state.ErrJournalBusy):
 		return err
 	case !ran:
 		return fmt.Errorf("%w; nothing was run: check with `xosplan state list`, then plan again", err)
+	case !isFile && errors.Is(err, state.ErrLockLost):
+		return fmt.Errorf("%w; every operation this run recorded before is kept in %s, which the next command replays: "+
+			"check with `xosplan state list`, then run `xosplan plan`", err, journal)
+	case !isFile:
+		// A database journal's rows extend the current snapshot only:
+		// the writer that changed it has absorbed what it read of them.
+		return fmt.Errorf("%w; check what the state records now with `xosplan state list`, then run `xosplan plan`", err)
 	case errors.As(err, &conflict) && !conflict.Journal:
 		return fmt.Errorf("%w; the operations this run completed are kept in the journal %s, recorded against serial %d, "+
 			"so no command replays them over serial %d: copy that file (one record per line) before the next apply replaces it, "+

@@ -45,4 +45,10 @@
 //
 // Credentials: a connection string's password never appears in any error
 // or Location; errors of pgx are wrapped with the password masked.
+//
+// Every table is prefixed xosplan_ and the schema versions are this
+// package's own, so that a job queue keeping its tables in the same
+// database (River's river_* tables and their migrations, for the
+// synchronizer's work distribution) can live beside them and share the
+// connection pool.
 package pgbackend

@@ -34,6 +34,14 @@ func (b *Backend) Lock(ctx context.Context, info state.LockInfo) (*state.HeldLoc
 				return false, b.fail("locking", err)
 			}
 			conn = c
+			// The server notices a holder whose host vanished by TCP
+			// keepalives, by default after two hours: ask for them every
+			// minute, so that such a lock goes within about two (a
+			// socket connection ignores these).
+			if _, err := conn.Exec(ctx, `SELECT set_config('tcp_keepalives_idle', '60', false),
+				set_config('tcp_keepalives_interval', '10', false), set_config('tcp_keepalives_count', '6', false)`); err != nil {
+				return false, b.fail("locking", err)
+			}
 		}
 		var got bool
 		if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1, $2)`, b.schemaKey, key).Scan(&got); err != nil {

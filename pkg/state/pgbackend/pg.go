@@ -114,6 +114,11 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		return nil, mask(fmt.Errorf("the state database's connection string: %w", err), "")
 	}
 	cc := cfg.ConnConfig
+	if cc.ConnectTimeout == 0 {
+		// libpq waits for ever by default; a pipeline should hear of an
+		// unreachable database (connect_timeout still wins).
+		cc.ConnectTimeout = 30 * time.Second
+	}
 	b := &Backend{name: opts.Name, opts: opts, password: cc.Password,
 		loc: location(cc.User, cc.Host, cc.Port, cc.Database)}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
