@@ -463,11 +463,13 @@ func (b *Backend) Overwrite(ctx context.Context, s *state.State) error {
 			return err
 		}
 		cur, err := b.load(ctx, tx)
-		if err != nil && !errors.Is(err, state.ErrCorrupt) {
+		if err != nil && !errors.Is(err, state.ErrCorrupt) && !errors.Is(err, state.ErrJournalCorrupt) {
 			return err
 		}
-		if cur == nil {
-			// A corrupt snapshot is replaced, and kept as the backup.
+		if err != nil {
+			// A corrupt snapshot or journal is replaced (push --force of
+			// what state pull could read); the snapshot is kept as the
+			// backup.
 			cur = &snapshot{}
 			_ = tx.QueryRow(ctx, `SELECT data FROM xosplan_state WHERE workspace = $1`, b.name).Scan(&cur.data)
 			cur.exists = cur.data != nil

@@ -6,8 +6,11 @@ import (
 	"context"
 	"errors"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -271,4 +274,55 @@ func TestHolderWhoseLockWasForcedAwayCannotWrite(t *testing.T) {
 	if err != nil || len(l.Interrupted) != 1 || l.Replayed != 0 {
 		t.Fatalf("the new holder sees %+v (%v), want the one intent interrupted", l, err)
 	}
+}
+
+// TestCorruptSnapshotIsReportedAndReplacedByAForcedPush: a snapshot that
+// does not decode is an error (never overwritten by a plain write), and
+// push --force replaces it, keeping it as the backup.
+func TestCorruptSnapshotIsReportedAndReplacedByAForcedPush(t *testing.T) {
+	ctx := context.Background()
+	db := newDatabase(t)
+	b := open(t, db, "ci", Options{})
+	s, _ := b.Read(ctx)
+	s.Resources = []state.Resource{res("a", 1)}
+	if err := b.Write(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	exec(t, db, `UPDATE xosplan_state SET data = '{"version": 1, "serial": 1, broken'::bytea`)
+	if _, err := b.Read(ctx); !errors.Is(err, state.ErrCorrupt) {
+		t.Fatalf("reading a corrupt snapshot: %v", err)
+	}
+	good, err := state.Encode(&state.State{Version: state.FormatVersion, Serial: 7, Lineage: "l", Resources: []state.Resource{res("b", 2)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := state.Push(ctx, b, good, false); !errors.Is(err, state.ErrCorrupt) {
+		t.Fatalf("a push without force over a corrupt snapshot: %v", err)
+	}
+	if _, err := state.Push(ctx, b, good, true); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.Read(ctx)
+	if err != nil || got.Serial != 7 || got.Resources[0].Address != "b" {
+		t.Fatalf("after push --force: %+v %v", got, err)
+	}
+	prev := queryOne(t, db, `SELECT convert_from(previous, 'UTF8') FROM xosplan_state`)
+	if !strings.Contains(prev, "broken") {
+		t.Errorf("the corrupt snapshot was not kept as the backup: %q", prev)
+	}
+}
+
+func queryOne(t *testing.T, dsn, sql string) string {
+	t.Helper()
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var v string
+	if err := conn.QueryRow(ctx, sql).Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
 }
