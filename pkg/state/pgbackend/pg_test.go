@@ -10,8 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
+	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -314,15 +313,9 @@ func TestCorruptSnapshotIsReportedAndReplacedByAForcedPush(t *testing.T) {
 
 func queryOne(t *testing.T, dsn, sql string) string {
 	t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dsn)
-	if err != nil {
-		t.Fatal(err)
+	vs, err := pgtest.Query(context.Background(), dsn, sql)
+	if err != nil || len(vs) != 1 {
+		t.Fatalf("%s: %v %v", sql, vs, err)
 	}
-	defer conn.Close(ctx)
-	var v string
-	if err := conn.QueryRow(ctx, sql).Scan(&v); err != nil {
-		t.Fatal(err)
-	}
-	return v
+	return vs[0]
 }
