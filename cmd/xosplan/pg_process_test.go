@@ -273,12 +273,14 @@ func TestPostgresKilledServerLosesNoAcknowledgedOperation(t *testing.T) {
 	}
 	t.Logf("xosplan ended %s after kill -9 of PostgreSQL; %d outcomes acknowledged before", time.Since(killed).Round(time.Millisecond), len(acked))
 	msg := out.String()
-	if err == nil || !strings.Contains(msg, "Error:") || !strings.Contains(msg, "postgres://") {
+	if err == nil || strings.Count(msg, "Error:") != 1 || !strings.Contains(msg, "the connection to the state database holding the lock was lost") ||
+		!strings.Contains(msg, "run apply again") {
 		t.Fatalf("xosplan did not report the lost database clearly (%v):\n%s", err, msg)
 	}
 	if strings.Contains(msg, "goroutine ") || strings.Contains(msg, "panic") {
 		t.Fatalf("a stack trace:\n%s", msg)
 	}
+	t.Logf("xosplan said: %s", msg[strings.LastIndex(msg, "Error:"):])
 	if err := srv.Restart(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -369,6 +369,22 @@ the holder, whose writes go over it, cannot write anything more.`,
 	return cmd
 }
 
+// firstMatching returns the first error of err's tree (errors.Join lists
+// included, depth first) that is target, or nil.
+func firstMatching(err, target error) error {
+	if !errors.Is(err, target) {
+		return nil
+	}
+	if joined, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range joined.Unwrap() {
+			if m := firstMatching(e, target); m != nil {
+				return m
+			}
+		}
+	}
+	return err
+}
+
 // stateRecovery adds to an apply's error what became of its operations
 // when its state lock was forced away, another process changed the state,
 // or the journal was in use, and what to run next. ran says whether the
@@ -377,6 +393,12 @@ func stateRecovery(err error, backend state.Store, ran bool) error {
 	var conflict *state.ConflictError
 	journal := backend.JournalLocation()
 	_, isFile := backend.(*state.File)
+	if lost := firstMatching(err, pgbackend.ErrConnectionLost); lost != nil {
+		// The journal, closing it and saving the state all fail alike:
+		// the first says it.
+		return fmt.Errorf("%w; every operation recorded before is kept in %s: once the database answers again, "+
+			"check with `xosplan state list`, then run apply again, which re-plans what was interrupted", lost, journal)
+	}
 	switch {
 	case !errors.Is(err, state.ErrLockLost) && !errors.Is(err, state.ErrSerialConflict) && !errors.Is(err, state.ErrJournalBusy):
 		return err

@@ -44,6 +44,10 @@ var (
 	ErrWorkspaceNotEmpty = errors.New("the workspace is not empty")
 	// ErrDefaultWorkspace: DeleteWorkspace of the default workspace.
 	ErrDefaultWorkspace = errors.New("the default workspace cannot be deleted")
+	// ErrConnectionLost: the connection holding the lock ended without a
+	// force-unlock (the database went away, or the network): nothing more
+	// was written.
+	ErrConnectionLost = errors.New("the connection to the state database holding the lock was lost")
 )
 
 // Backend is a state.Store over PostgreSQL, for one workspace. It is safe
@@ -285,13 +289,13 @@ func (b *Backend) lost(ctx context.Context, cause error) error {
 	defer cancel()
 	now, err := b.lockRow(ctx)
 	if err != nil {
-		return b.fail("writing", fmt.Errorf("the connection holding the state lock ended (%w), and the database cannot be reached: %v", cause, err))
+		return b.fail("writing", fmt.Errorf("%w (%w), and it cannot be reached: %v", ErrConnectionLost, cause, err))
 	}
 	b.mu.Lock()
 	held := b.held
 	b.mu.Unlock()
 	if now != nil && held != nil && now.ID == held.info.ID {
-		return b.fail("writing", fmt.Errorf("the connection holding the state lock ended: %w", cause))
+		return b.fail("writing", fmt.Errorf("%w: %w", ErrConnectionLost, cause))
 	}
 	return &state.LockLostError{Path: b.Location(), Now: now}
 }
