@@ -27,7 +27,7 @@ type stateFlags struct {
 
 // addRead declares --state and --workspace, for commands that only read.
 func (f *stateFlags) addRead(fs *pflag.FlagSet) {
-	fs.StringVar(&f.path, "state", "", "the state: a `FILE`, or a PostgreSQL connection string (postgres://USER@HOST/DB or host=… dbname=…; "+
+	fs.StringVar(&f.path, "state", "", "the `STATE`: a file, or a PostgreSQL connection string (postgres://USER@HOST/DB or host=… dbname=…; "+
 		"the password is better kept in PGPASSWORD or ~/.pgpass); default $XOSPLAN_STATE, else "+state.DefaultPath)
 	fs.StringVar(&f.workspace, "workspace", "", "the `NAME` of the environment in a PostgreSQL state (default $XOSPLAN_WORKSPACE, else default)")
 }
