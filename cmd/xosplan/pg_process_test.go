@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -404,5 +405,39 @@ func TestPostgresWorkspacesAndMigrateKeepLineage(t *testing.T) {
 	run(true, "workspace", "delete", "--force", "staging")
 	if out := run(true, "workspace", "list"); out != "* default\n  prod\n" {
 		t.Errorf("workspace list after delete:\n%s", fmt.Sprint(out))
+	}
+}
+
+// TestPostgresConnectionStringForms: a key=value string and a URL that
+// leaves host, port, user and sslmode to the PG* variables reach the same
+// state as the full URL.
+func TestPostgresConnectionStringForms(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	u, err := url.Parse(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := strings.TrimPrefix(u.Path, "/")
+	dir := writeStack(t, 2, "0")
+	env := []string{"XOSPLAN_WORKDIR=" + filepath.Join(dir, "work")}
+	if code, out := runXosplan(t, dir, env, "apply", "--auto-approve", "--state", db, "stack.yaml"); code != 0 {
+		t.Fatalf("apply: exit %d\n%s", code, out)
+	}
+	forms := []struct {
+		state string
+		env   []string
+	}{
+		{fmt.Sprintf("host=%s port=%s user=xosplan dbname=%s sslmode=disable", u.Hostname(), u.Port(), name), nil},
+		{"postgres:///" + name, []string{"PGHOST=" + u.Hostname(), "PGPORT=" + u.Port(), "PGUSER=xosplan", "PGSSLMODE=disable"}},
+		{"", []string{"XOSPLAN_STATE=postgresql://xosplan@" + u.Host + "/" + name + "?sslmode=disable"}},
+	}
+	for _, f := range forms {
+		args := []string{"plan", "--detailed-exitcode", "stack.yaml"}
+		if f.state != "" {
+			args = append(args, "--state", f.state)
+		}
+		if code, out := runXosplan(t, dir, append(slices.Clone(env), f.env...), args...); code != 0 || !strings.Contains(out, "No changes.") {
+			t.Errorf("plan with --state %q %v: exit %d\n%s", f.state, f.env, code, out)
+		}
 	}
 }
