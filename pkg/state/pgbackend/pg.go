@@ -394,7 +394,7 @@ func (b *Backend) Write(ctx context.Context, s *state.State) error {
 		if err != nil {
 			return err
 		}
-		next := &state.State{Version: state.FormatVersion, Serial: cur.serial, Lineage: cur.lineage, Resources: s.Resources, Outputs: s.Outputs}
+		next := withHeader(s, cur.serial, cur.lineage)
 		proposed, err := content(next)
 		if err != nil || bytes.Equal(effective, proposed) || (!cur.exists && len(s.Resources) == 0 && len(s.Outputs) == 0) {
 			stored = &snapshot{exists: cur.exists, lineage: cur.lineage, serial: cur.serial}
@@ -426,10 +426,18 @@ func (b *Backend) Write(ctx context.Context, s *state.State) error {
 	return nil
 }
 
-// content is the canonical encoding of s's resources and outputs under a
-// fixed header: equal content encodes to equal bytes.
+// content is the canonical encoding of s under a fixed header: equal
+// content encodes to equal bytes.
 func content(s *state.State) ([]byte, error) {
-	return state.Encode(&state.State{Version: state.FormatVersion, Resources: s.Resources, Outputs: s.Outputs})
+	return state.Encode(withHeader(s, 0, ""))
+}
+
+// withHeader is a copy of s (every part of its content, whatever the
+// format holds) with the given serial and lineage.
+func withHeader(s *state.State, serial uint64, lineage string) *state.State {
+	c := *s
+	c.Version, c.Serial, c.Lineage = state.FormatVersion, serial, lineage
+	return &c
 }
 
 // store writes next as the workspace's snapshot in tx, the current one
@@ -537,7 +545,7 @@ func (b *Backend) Compact(ctx context.Context) (*state.Loaded, error) {
 			_, err := tx.Exec(ctx, `DELETE FROM xosplan_journal WHERE workspace = $1`, b.name)
 			return err
 		}
-		next := &state.State{Version: state.FormatVersion, Serial: cur.serial + 1, Lineage: cur.lineage, Resources: l.State.Resources, Outputs: l.State.Outputs}
+		next := withHeader(l.State, cur.serial+1, cur.lineage)
 		if next.Lineage == "" {
 			if next.Lineage, err = state.NewLineage(); err != nil {
 				return err
