@@ -4,6 +4,8 @@ go 1.26
 
 require (
 	github.com/dominikbraun/graph v0.23.0
+	github.com/sourcegraph/jsonrpc2 v0.2.0
+	github.com/tliron/glsp v0.2.2
 	go.yaml.in/yaml/v3 v3.0.6
 )
 

@@ -26,6 +26,7 @@ func commands(c *cli) []*cobra.Command {
 		newOutputCommand(c),
 		newImportCommand(c),
 		newGraphCommand(c),
+		newLSPCommand(c),
 		newRefreshCommand(c),
 		newInvokeCommand(c),
 		newStateCommand(c),

@@ -44,14 +44,16 @@ var ours = []struct {
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
 	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests
-	{"pkg/tosca", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions"}},
-	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
+	{"pkg/symbols", []string{"pkg/diag"}},
+	{"pkg/tosca", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
+	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
 	{"pkg/executor", []string{"internal/userfile", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
-	{"pkg/config", []string{"pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
+	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
+	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
 
@@ -82,6 +84,8 @@ var thirdParty = []struct {
 	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state", "internal/pgtest"}},
 	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}}, // argon2id of plan input values
 	{module: "github.com/santhosh-tekuri/jsonschema", testOnly: true},
+	{module: "github.com/tliron/glsp", allowed: []string{"pkg/lsp"}},
+	{module: "github.com/sourcegraph/jsonrpc2", allowed: []string{"pkg/lsp"}},
 	{module: "github.com/rogpeppe/go-internal", testOnly: true},
 }
 

@@ -75,6 +75,10 @@ func (r Range) String() string {
 // a sensitive property or input, a line of an inputs file): its Summary
 // and Detail never quote the value, and renderers show no source line of
 // its Range.
+//
+// Related lists other places that explain the problem (each hop of a
+// dependency cycle, say), in the order a reader follows them; Detail
+// says the same in text, so a renderer may show either.
 type Diagnostic struct {
 	Severity  Severity
 	Code      string
@@ -83,6 +87,20 @@ type Diagnostic struct {
 	Range     Range
 	Path      string
 	Sensitive bool
+	Related   []Related
+}
+
+// Related is one place that explains a diagnostic, with what it says
+// about it.
+type Related struct {
+	Range   Range
+	Message string
+}
+
+// equal reports whether two diagnostics are the same in every field.
+func equal(a, b Diagnostic) bool {
+	return a.Severity == b.Severity && a.Code == b.Code && a.Summary == b.Summary && a.Detail == b.Detail &&
+		a.Range == b.Range && a.Path == b.Path && a.Sensitive == b.Sensitive && slices.Equal(a.Related, b.Related)
 }
 
 // Error renders the diagnostic as "file:line:col: severity: summary".
@@ -152,7 +170,7 @@ func (ds Diagnostics) Count() (errs, warnings int) {
 // deterministic whatever order the checks ran in.
 func (ds Diagnostics) Sort() Diagnostics {
 	slices.SortStableFunc(ds, compare)
-	return slices.CompactFunc(ds, func(a, b Diagnostic) bool { return a == b })
+	return slices.CompactFunc(ds, equal)
 }
 
 func compare(a, b Diagnostic) int {

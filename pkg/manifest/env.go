@@ -24,10 +24,26 @@ type Options struct {
 	// finds the default root of a configuration; its Root.Dirs gives these
 	// folders.)
 	Root []string
+	// Files, when not nil, holds files read in place of the file system
+	// (the unsaved buffers of an editor): a manifest it contains is read
+	// from it, unconfined, since its text is the caller's own; any other
+	// is read from disk inside Root.
+	Files Files
+}
+
+// Files is a set of files a compile reads in place of the file system
+// (Options.Files). Its methods are safe for concurrent use.
+type Files interface {
+	// Contains reports whether name is one of its files.
+	Contains(name string) bool
+	// ReadFile returns the content of the file name, refusing one larger
+	// than max bytes. It stops when ctx is done. No error quotes content.
+	ReadFile(ctx context.Context, name string, max int64) ([]byte, error)
 }
 
 // environment is the set of applications compiled together.
 type environment struct {
+	reg    *Registry
 	apps   []*application // sorted by name
 	byName map[string]*application
 	links  []link
@@ -41,25 +57,41 @@ type environment struct {
 // whenever at least one manifest could be read, even with errors, so
 // that callers can show what was understood; diagnostics are sorted.
 func CompileEnvironment(ctx context.Context, paths []string, opts Options) (*graph.Graph, diag.Diagnostics) {
+	_, g, diags := compileEnvironment(ctx, paths, opts)
+	return g, diags
+}
+
+// compileEnvironment is CompileEnvironment, with the environment (nil
+// when no manifest could be read) and the registry it used.
+func compileEnvironment(ctx context.Context, paths []string, opts Options) (*environment, *graph.Graph, diag.Diagnostics) {
 	reg := opts.Registry
 	if reg == nil {
 		reg = DefaultRegistry()
 	}
-	files, diags := expandPaths(paths)
+	files, diags := expandPaths(paths, opts.Files)
 	var sources []source
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return nil, diags.Errorf(diag.Range{File: f}, "", CodeRead, "stopped before reading %s: %v", f, err).Sort()
+			return nil, nil, diags.Errorf(diag.Range{File: f}, "", CodeRead, "stopped before reading %s: %v", f, err).Sort()
 		}
-		data, err := readManifest(ctx, f, opts.Root)
+		var data []byte
+		var err error
+		if opts.Files != nil && opts.Files.Contains(f) {
+			data, err = opts.Files.ReadFile(ctx, f, yamlsrc.DefaultMaxFileBytes)
+		} else {
+			data, err = readManifest(ctx, f, opts.Root)
+		}
 		if err != nil {
 			diags = diags.Errorf(diag.Range{File: f}, "", CodeRead, "cannot read manifest: %v", err)
 			continue
 		}
 		sources = append(sources, source{file: f, data: data})
 	}
-	g, ds := compileSources(reg, sources, opts.Root)
-	return g, diags.Extend(ds).Sort()
+	env, g, ds := compileSources(reg, sources, opts.Root)
+	if env != nil {
+		env.reg = reg
+	}
+	return env, g, diags.Extend(ds).Sort()
 }
 
 // readManifest reads one manifest through userfile: inside the root made
@@ -85,8 +117,9 @@ type source struct {
 	root *yamlsrc.Node
 }
 
-// compileSources is CompileEnvironment after the files are read.
-func compileSources(reg *Registry, sources []source, rootDirs []string) (*graph.Graph, diag.Diagnostics) {
+// compileSources is CompileEnvironment after the files are read; it
+// returns the environment too, nil when no manifest could be read.
+func compileSources(reg *Registry, sources []source, rootDirs []string) (*environment, *graph.Graph, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	env := &environment{byName: map[string]*application{}}
 	for _, src := range sources {
@@ -111,7 +144,7 @@ func compileSources(reg *Registry, sources []source, rootDirs []string) (*graph.
 		env.apps = append(env.apps, app)
 	}
 	if len(env.apps) == 0 {
-		return nil, diags
+		return nil, nil, diags
 	}
 	slices.SortFunc(env.apps, func(a, b *application) int { return strings.Compare(a.name, b.name) })
 	for _, app := range env.apps {
@@ -124,12 +157,12 @@ func compileSources(reg *Registry, sources []source, rootDirs []string) (*graph.
 	}
 	diags = diags.Extend(env.connect())
 	g, ds := env.compile()
-	return g, diags.Extend(ds, env.addPolicies(g, rootDirs))
+	return env, g, diags.Extend(ds, env.addPolicies(g, rootDirs))
 }
 
 // expandPaths turns the arguments into a sorted, duplicate-free list of
-// manifest files.
-func expandPaths(paths []string) ([]string, diag.Diagnostics) {
+// manifest files. A path that buffers contains is a file, on disk or not.
+func expandPaths(paths []string, buffers Files) ([]string, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	var files []string
 	seen := map[string]bool{}
@@ -144,6 +177,10 @@ func expandPaths(paths []string) ([]string, diag.Diagnostics) {
 		}
 	}
 	for _, p := range paths {
+		if buffers != nil && buffers.Contains(p) {
+			add(p)
+			continue
+		}
 		st, err := os.Stat(p)
 		if err != nil {
 			diags = diags.Errorf(diag.Range{File: p}, "", CodeRead, "cannot read %s: %v", p, err)

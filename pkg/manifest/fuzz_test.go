@@ -29,7 +29,7 @@ func FuzzManifest(f *testing.F) {
 			{{file: "fuzz.yml", data: data}},
 			{{file: "PetClinic.yml", data: data}, {file: "PetClinic Factory.yml", data: factory}},
 		} {
-			g, diags := compileSources(reg, srcs, nil)
+			_, g, diags := compileSources(reg, srcs, nil)
 			for _, d := range diags {
 				if d.Range.File == "" || d.Range.Start.Line < 1 || d.Range.Start.Column < 1 {
 					t.Fatalf("diagnostic without a position: %+v", d)

@@ -119,7 +119,11 @@ func LooksLike(root *yamlsrc.Node) bool {
 // Diagnostics are sorted. Compile never panics on bad input and never
 // touches the network.
 func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag.Diagnostics) {
-	c := newCompiler(ctx, opts)
+	return newCompiler(ctx, opts).compile(path)
+}
+
+// compile runs the phases (see Compile).
+func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 	root := c.loadRoot(path)
 	if root == nil || c.ctx.Err() != nil {
 		if err := c.ctx.Err(); err != nil {
@@ -222,6 +226,9 @@ type compiler struct {
 	// get_attribute and get_operation_output by which a node template
 	// names another one (functions.go); render makes them edges.
 	reads []readRef
+	// idx records names as they resolve for CompileIndexed; nil for
+	// Compile.
+	idx *indexer
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

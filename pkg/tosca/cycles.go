@@ -5,7 +5,7 @@ package tosca
 // Errors detected here:
 //   - each dependency cycle, named in order ("a -> b -> c -> a"), positioned at the first
 //     requirement of the cycle, with every hop and its requirement's file:line:col in the
-//     detail (tosca.dependency_cycle); a hop may be a read (get_property, get_attribute or
+//     detail and as related places (tosca.dependency_cycle); a hop may be a read (get_property, get_attribute or
 //     get_operation_output naming another template), which orders the reader after what it
 //     reads as a requirement does
 //
@@ -15,6 +15,7 @@ package tosca
 import (
 	"strings"
 
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -27,18 +28,21 @@ func (c *compiler) checkCycles(g *graph.Graph) {
 			continue
 		}
 		var detail strings.Builder
+		related := make([]diag.Related, 0, len(cyc))
 		for i, e := range cyc {
 			if i > 0 {
 				detail.WriteByte('\n')
 			}
+			hop := e.Source + " requires " + e.Target + " (requirement " + quote(e.Name)
 			if e.Kind == graph.Reads {
-				detail.WriteString(e.Source + " reads " + e.Target + " (" + e.Name + " at " + e.Range.String() + ")")
-				continue
+				hop = e.Source + " reads " + e.Target + " (" + e.Name
 			}
-			detail.WriteString(e.Source + " requires " + e.Target + " (requirement " + quote(e.Name) + " at " + e.Range.String() + ")")
+			detail.WriteString(hop + " at " + e.Range.String() + ")")
+			related = append(related, diag.Related{Range: e.Range, Message: hop + ")"})
 		}
 		first := cyc[0]
 		c.errorDetail(first.Range, "topology_template.node_templates."+first.Source+".requirements", CodeDependencyCycle,
 			detail.String(), "dependency cycle: %s", graph.CyclePath(cyc))
+		c.diags[len(c.diags)-1].Related = related
 	}
 }

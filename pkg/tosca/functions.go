@@ -67,7 +67,11 @@ func (c *compiler) fnErr(n *yamlsrc.Node, path, format string, args ...any) grap
 }
 
 // evalFunction evaluates one function call.
-func (c *compiler) evalFunction(fn string, n *yamlsrc.Node, path string, s *scope) graph.Value {
+func (c *compiler) evalFunction(fn string, n *yamlsrc.Node, path string, s *scope) (v graph.Value) {
+	if c.idx != nil {
+		before := c.secretReads
+		defer func() { c.noteCall(fn, n, v, c.inSecret > 0 || c.secretReads > before) }()
+	}
 	if s == nil {
 		s = &scope{at: n.Range}
 	}
@@ -122,6 +126,7 @@ func (c *compiler) fnGetInput(args *yamlsrc.Node, path string, s *scope) graph.V
 		c.errorf(name.Range, path, CodeUnknownInput, "unknown input %q", name.Value)
 		return nil
 	}
+	c.noteInput(name, in)
 	if in.d.sensitive {
 		c.secretReads++
 	}
@@ -225,6 +230,7 @@ func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr strin
 		return h, nil, true
 	}
 	if nt := c.topo.nodes[n.Value]; nt != nil {
+		c.noteNode(n, nt)
 		if fn != "get_artifact" {
 			c.noteRead(s, nt, path, n.Range)
 		}

@@ -282,6 +282,7 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 	}
 	key := fileKey(name)
 	if f, seen := c.files[key]; seen {
+		c.noteImport(spec.at.Range, name, false)
 		f.addPrefix(spec.prefix)
 		return
 	}
@@ -306,6 +307,7 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 // folder) or read already, else it is read now through the root.
 func (c *compiler) loadFound(spec importSpec, written, name, key string, data []byte, embedded, read bool, path string) {
 	at := spec.at.Range
+	c.noteImport(at, name, embedded)
 	if f, seen := c.files[key]; seen {
 		// Each file is loaded once. A file still loading is one of the
 		// importer's own importers: files that import each other (a cycle)

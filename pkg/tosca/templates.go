@@ -390,6 +390,7 @@ func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef 
 	}
 	t := c.lookup(k, tn.Value)
 	if t != nil {
+		c.noteType(tn, t)
 		return t
 	}
 	for other := kind(0); other < numKinds; other++ {

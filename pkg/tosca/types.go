@@ -296,6 +296,7 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 		return c.placeholder(k, n.Value, at)
 	}
 	c.resolveType(t)
+	c.noteType(n, t)
 	return t
 }
 
@@ -362,6 +363,7 @@ func (c *compiler) resolveType(t *typeDef) {
 					break
 				}
 				t.parent = p
+				c.noteType(pn, p)
 				t.base = p.base
 				t.depth = p.depth + 1
 				t.incomplete = p.incomplete
@@ -709,6 +711,7 @@ func (c *compiler) setPropType(d *propDef, tn *yamlsrc.Node, path string) {
 		return
 	}
 	c.resolveType(dt)
+	c.noteType(tn, dt)
 	d.dt = dt
 	d.prim = dt.base
 	d.constraints = dt.constraints

@@ -1,0 +1,47 @@
+// Package lsp is xosplan's language server: it speaks the Language Server
+// Protocol (3.16/3.17, over any stream; `xosplan lsp` gives it standard
+// input and output) for TOSCA templates, XOS recipes and Tonomi manifests.
+// It holds no compiler of its own: every answer comes from
+// config.CompileDocument, the compile `validate` runs, with the editor's
+// unsaved buffers read instead of the files on disk, and from the symbol
+// index (package symbols) that compile returns.
+//
+// # What it answers
+//
+//   - Diagnostics, published for a document when it is opened and after
+//     every change once changes pause (Options.Debounce), for the changed
+//     document and every open document whose last compile read it (a
+//     template importing a type file being edited). Each carries the
+//     compiler's code, severity, range and related places (each hop of a
+//     dependency cycle). A problem in an imported file that is not open is
+//     shown at the import that reads it.
+//   - Hover: a type's derivation chain and description; a property's,
+//     attribute's, requirement's or capability's definition; a template's
+//     type; what a function call resolves to at compile time (a sensitive
+//     value is never shown).
+//   - Go to definition and find references of types, templates,
+//     requirement targets, imports (the file), inputs, manifest
+//     components and pins, and bind() targets; references are gathered
+//     from the compiles of every open document.
+//   - Completion: keynames valid at the cursor for the file's TOSCA
+//     version, type names after type: and derived_from:, the property,
+//     attribute, requirement and capability names of a template's type,
+//     template names in requirements and functions, input names in
+//     get_input, function names; manifest keys, component types, pin kinds
+//     and types, bind() targets.
+//   - Document symbols: types with their members, templates, inputs,
+//     outputs, groups, policies, components and pins.
+//
+// # Decisions
+//
+// Documents are synchronised incrementally; positions are UTF-16 code
+// units as the protocol's default encoding says. A request answers from
+// the last compile of its document, which may be one debounce period
+// behind the text. Only file: URIs are served (an untitled buffer has no
+// folder to resolve imports from). The cursor's place for completion is
+// read from the indentation of the lines above it, since text being typed
+// rarely parses. A handler or compile that panics (a bug) answers with an
+// error or publishes nothing, and logs one line to Options.Log and
+// window/logMessage; the server carries on. Serve starts one compile
+// goroutine and waits for it before it returns.
+package lsp

@@ -1,0 +1,329 @@
+package lsp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sourcegraph/jsonrpc2"
+	protocol "github.com/tliron/glsp/protocol_3_16"
+	"github.com/xosplan/xosplan/internal/testutil"
+)
+
+// client is the editor's side of a session with Serve over a pipe.
+type client struct {
+	t     *testing.T
+	conn  *jsonrpc2.Conn
+	diags chan published
+	early []published
+	logs  chan string
+	done  chan error
+}
+
+// published is a publishDiagnostics notification as the client reads
+// it: the diagnostics as plain JSON values (glsp's IntegerOrString does
+// not decode a code).
+type published struct {
+	URI         string `json:"uri"`
+	Diagnostics []any  `json:"diagnostics"`
+}
+
+// waitLimit bounds every wait of a test for the server: a hang fails the
+// test instead of the run.
+const waitLimit = 20 * time.Second
+
+// startServer runs Serve on one end of a pipe and returns a client on
+// the other; the server is stopped and joined when the test ends.
+func startServer(t *testing.T, opts Options) *client {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	serverSide, clientSide := net.Pipe()
+	c := &client{t: t, diags: make(chan published, 64), logs: make(chan string, 64), done: make(chan error, 1)}
+	if opts.Debounce == 0 {
+		opts.Debounce = time.Millisecond
+	}
+	go func() { c.done <- Serve(ctx, serverSide, opts) }()
+	c.conn = jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(clientSide, jsonrpc2.VSCodeObjectCodec{}),
+		jsonrpc2.HandlerWithError(func(_ context.Context, _ *jsonrpc2.Conn, req *jsonrpc2.Request) (any, error) {
+			switch req.Method {
+			case protocol.ServerTextDocumentPublishDiagnostics:
+				var p published
+				if err := json.Unmarshal(*req.Params, &p); err == nil {
+					c.diags <- p
+				}
+			case protocol.ServerWindowLogMessage:
+				var p protocol.LogMessageParams
+				if err := json.Unmarshal(*req.Params, &p); err == nil {
+					select {
+					case c.logs <- p.Message:
+					default:
+					}
+				}
+			}
+			return nil, nil
+		}))
+	t.Cleanup(func() {
+		cancel()
+		c.conn.Close()
+		select {
+		case <-c.done:
+		case <-time.After(waitLimit):
+			t.Error("the server did not stop")
+		}
+	})
+	return c
+}
+
+func (c *client) call(method string, params, result any) error {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	return c.conn.Call(ctx, method, params, result)
+}
+
+func (c *client) mustCall(method string, params, result any) {
+	c.t.Helper()
+	if err := c.call(method, params, result); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+func (c *client) notify(method string, params any) {
+	c.t.Helper()
+	if err := c.conn.Notify(context.Background(), method, params); err != nil {
+		c.t.Fatalf("%s: %v", method, err)
+	}
+}
+
+// diagnosticsFor waits for the next diagnostics published for uri;
+// those of other documents are kept for their turn.
+func (c *client) diagnosticsFor(uri string) published {
+	c.t.Helper()
+	for i, p := range c.early {
+		if p.URI == uri {
+			c.early = append(c.early[:i], c.early[i+1:]...)
+			return p
+		}
+	}
+	timeout := time.After(waitLimit)
+	for {
+		select {
+		case p := <-c.diags:
+			if p.URI == uri {
+				return p
+			}
+			c.early = append(c.early, p)
+		case <-timeout:
+			c.t.Fatalf("no diagnostics for %s", uri)
+		}
+	}
+}
+
+func (c *client) initialize() protocol.InitializeResult {
+	c.t.Helper()
+	var res protocol.InitializeResult
+	c.mustCall(protocol.MethodInitialize, protocol.InitializeParams{}, &res)
+	c.notify(protocol.MethodInitialized, protocol.InitializedParams{})
+	return res
+}
+
+func (c *client) open(path string, text string) protocol.DocumentUri {
+	c.t.Helper()
+	uri := uriOf(path)
+	c.notify(protocol.MethodTextDocumentDidOpen, protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{URI: uri, LanguageID: "yaml", Version: 1, Text: text}})
+	return uri
+}
+
+func pos(uri string, line, char int) protocol.TextDocumentPositionParams {
+	return protocol.TextDocumentPositionParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}, Position: protocol.Position{Line: protocol.UInteger(line), Character: protocol.UInteger(char)}}
+}
+
+// workspace copies testdata/workspace to a temporary folder, so that the
+// files' URIs do not depend on where the module lies.
+func workspace(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	entries, err := os.ReadDir("testdata/workspace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join("testdata/workspace", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// transcript records what a session answered, for the golden file.
+type transcript struct {
+	dir     string
+	entries []entry
+}
+
+type entry struct {
+	Step   string `json:"step"`
+	Result any    `json:"result"`
+}
+
+func (tr *transcript) add(step string, result any) {
+	tr.entries = append(tr.entries, entry{step, result})
+}
+
+// bytes renders the transcript with the workspace folder as WORKSPACE.
+func (tr *transcript) bytes(t *testing.T) []byte {
+	t.Helper()
+	data, err := json.MarshalIndent(tr.entries, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data = bytes.ReplaceAll(data, []byte(uriOf(tr.dir)), []byte("file:///WORKSPACE"))
+	data = bytes.ReplaceAll(data, []byte(tr.dir), []byte("WORKSPACE"))
+	return append(data, '\n')
+}
+
+func labels(list protocol.CompletionList) []string {
+	out := make([]string, 0, len(list.Items))
+	for _, it := range list.Items {
+		out = append(out, it.Label)
+	}
+	return out
+}
+
+// TestProtocolSession drives a whole session through the protocol —
+// initialize, didOpen, diagnostics, hover, definition, references,
+// completion, documentSymbol, didChange, shutdown and exit — and compares
+// what the server answered with testdata/session.golden.json.
+func TestProtocolSession(t *testing.T) {
+	dir := workspace(t)
+	c := startServer(t, Options{})
+	tr := &transcript{dir: dir}
+	init := c.initialize()
+	tr.add("initialize", init.Capabilities)
+
+	read := func(name string) string {
+		data, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	service := c.open(filepath.Join(dir, "service.yaml"), read("service.yaml"))
+	tr.add("diagnostics service.yaml", c.diagnosticsFor(service).Diagnostics)
+	cycle := c.open(filepath.Join(dir, "cycle.yaml"), read("cycle.yaml"))
+	tr.add("diagnostics cycle.yaml (a cycle with its hops, an unknown type)", c.diagnosticsFor(cycle).Diagnostics)
+
+	for _, h := range []struct {
+		what       string
+		line, char int
+	}{
+		{"hover type name example.App", 25, 15},
+		{"hover normative type name tosca.nodes.Compute", 12, 20},
+		{"hover property port of a template", 27, 9},
+		{"hover function get_input", 21, 18},
+		{"hover function get_property", 33, 18},
+		{"hover requirement database", 30, 12},
+		{"hover input definition db_port", 7, 6},
+	} {
+		var res *protocol.Hover
+		c.mustCall(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: pos(service, h.line, h.char)}, &res)
+		tr.add(h.what, res)
+	}
+	for _, d := range []struct {
+		what       string
+		line, char int
+	}{
+		{"definition of type example.App (in types.yaml)", 25, 15},
+		{"definition of requirement target db", 30, 21},
+		{"definition of import types.yaml", 3, 6},
+		{"definition of get_input's input", 21, 28},
+		{"definition of a template named by get_property", 33, 32},
+		{"definition of an embedded type (none)", 12, 20},
+	} {
+		var res any
+		c.mustCall(protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocumentPositionParams: pos(service, d.line, d.char)}, &res)
+		tr.add(d.what, res)
+	}
+	var serverRefs, inputRefs []protocol.Location
+	c.mustCall(protocol.MethodTextDocumentReferences, protocol.ReferenceParams{TextDocumentPositionParams: pos(service, 11, 6), Context: protocol.ReferenceContext{IncludeDeclaration: true}}, &serverRefs)
+	tr.add("references of template server, with its declaration", serverRefs)
+	c.mustCall(protocol.MethodTextDocumentReferences, protocol.ReferenceParams{TextDocumentPositionParams: pos(service, 7, 6)}, &inputRefs)
+	tr.add("references of input db_port", inputRefs)
+
+	var symbols []protocol.DocumentSymbol
+	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: service}}, &symbols)
+	tr.add("documentSymbol service.yaml", symbols)
+
+	// Edits: the requirement now names a template that does not exist,
+	// and a property is being typed in app.
+	edited := strings.Replace(read("service.yaml"), "- database: db\n", "- database: dbx\n", 1)
+	edited = strings.Replace(edited, "        port: 9090\n", "        port: 9090\n        \n", 1)
+	c.notify(protocol.MethodTextDocumentDidChange, protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: service}, Version: 2},
+		ContentChanges: []any{protocol.TextDocumentContentChangeEventWhole{Text: edited}}})
+	tr.add("diagnostics after didChange (unsaved buffer)", c.diagnosticsFor(service).Diagnostics)
+
+	for _, cp := range []struct {
+		what       string
+		line, char int
+	}{
+		{"completion of a template's property names", 28, 8},
+		{"completion of keynames in a node template", 26, 6},
+		{"completion of requirement targets", 31, 21},
+		{"completion of input names in get_input", 21, 28},
+		{"completion of top-level keynames", 1, 0},
+	} {
+		var list protocol.CompletionList
+		c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: pos(service, cp.line, cp.char)}, &list)
+		tr.add(cp.what, labels(list))
+	}
+	var list protocol.CompletionList
+	c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: pos(service, 25, 14)}, &list)
+	got := labels(list)
+	if len(got) < 10 || !contains(got, "example.App") || !contains(got, "tosca.nodes.Compute") {
+		t.Errorf("completion after type: offers %d names, want the node types example.App and tosca.nodes.Compute among them", len(got))
+	}
+
+	// A change to an open imported file recompiles the template that
+	// imports it, from the unsaved buffer.
+	types := c.open(filepath.Join(dir, "types.yaml"), read("types.yaml"))
+	c.diagnosticsFor(types)
+	c.diagnosticsFor(service)
+	c.notify(protocol.MethodTextDocumentDidChange, protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: types}, Version: 2},
+		ContentChanges: []any{protocol.TextDocumentContentChangeEvent{Range: &protocol.Range{Start: protocol.Position{Line: 7, Character: 6}, End: protocol.Position{Line: 7, Character: 10}}, Text: "http_port"}}})
+	tr.add("diagnostics of types.yaml after an incremental change", c.diagnosticsFor(types).Diagnostics)
+	tr.add("diagnostics of service.yaml, which imports it", c.diagnosticsFor(service).Diagnostics)
+
+	c.mustCall(protocol.MethodShutdown, nil, nil)
+	c.notify(protocol.MethodExit, nil)
+	select {
+	case err := <-c.done:
+		if err != nil {
+			t.Errorf("Serve after shutdown and exit: %v", err)
+		}
+		c.done <- err
+	case <-time.After(waitLimit):
+		t.Fatal("Serve did not return after exit")
+	}
+	testutil.Golden(t, "testdata/session.golden.json", tr.bytes(t))
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

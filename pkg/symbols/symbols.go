@@ -1,0 +1,239 @@
+// Package symbols holds the index of names that a front end (pkg/tosca,
+// pkg/manifest) builds as it compiles: each definition with where its name
+// is written, and every place that names it. Editors answer hover, go to
+// definition, find references, completion and the outline from it (xosplan
+// lsp), without a second reading of the YAML. The front ends fill it; this
+// package only stores and searches it, and imports nothing of ours but
+// pkg/diag.
+package symbols
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// Kind says what a Symbol names.
+type Kind uint8
+
+// The kinds of symbols: TOSCA's, then the manifests'.
+const (
+	Type Kind = iota + 1
+	NodeTemplate
+	RelationshipTemplate
+	Group
+	Policy
+	Input
+	Output
+	Property
+	Attribute
+	Requirement
+	Capability
+	File
+	Application
+	Component
+	Interface
+	Pin
+	ComponentKind
+)
+
+// String names the kind as a message or an editor's outline shows it.
+func (k Kind) String() string {
+	names := [...]string{"", "type", "node template", "relationship template", "group", "policy", "input",
+		"output", "property", "attribute", "requirement", "capability", "file", "application", "component",
+		"interface", "pin", "component type"}
+	if int(k) < len(names) {
+		return names[k]
+	}
+	return ""
+}
+
+// Symbol is one named definition.
+type Symbol struct {
+	Kind Kind
+	// Name is the name as written where it is defined (a component's
+	// dot-joined path below its application; a pin's interface.pin).
+	Name string
+	// Container is what a member belongs to: the type of a property,
+	// attribute, requirement or capability; the component of an
+	// interface or pin; "" otherwise.
+	Container string
+	// Parent is the type a type derives from, "" for none.
+	Parent string
+	// Range is where the name is written. An embedded definition (the
+	// normative types, the component kinds of the registry) has a pseudo
+	// file name, or none, and Embedded set.
+	Range    diag.Range
+	Embedded bool
+	// Type is, for a type, its kind ("node type", "data type", …); for a
+	// template, member or component, the name of its type.
+	Type string
+	// Detail is what an editor shows on hover, in Markdown. It never holds
+	// a sensitive value.
+	Detail string
+}
+
+// Reference is one place that names a symbol (an index in Symbols).
+type Reference struct {
+	Range  diag.Range
+	Symbol int
+}
+
+// Call is one function call of a value and what it resolves to at
+// compile time.
+type Call struct {
+	// Range is where the function's name is written.
+	Range diag.Range
+	// Function is its name (get_input, get_property, …).
+	Function string
+	// Result says what the call resolves to, in Markdown: the value when
+	// it is known at compile time (a sensitive value is not shown), else
+	// that it is known at apply time.
+	Result string
+}
+
+// Index is what a compile found of the names of its files.
+type Index struct {
+	// Version is the TOSCA root file's tosca_definitions_version
+	// (normalised); "" for manifests.
+	Version string
+	// Files lists the files the compile read that are not embedded, the
+	// file it was given first: a change to any of them changes its result.
+	Files []string
+	// Symbols are the definitions in declaration order; References and
+	// Calls are sorted by position.
+	Symbols    []Symbol
+	References []Reference
+	Calls      []Call
+}
+
+// SymbolAt returns the index in Symbols of the symbol named or defined at
+// the position (1-based line and column, counted in code points) of file,
+// and whether there is one. A reference wins over a definition.
+func (x *Index) SymbolAt(file string, line, col int) (int, bool) {
+	for _, r := range x.References {
+		if Within(r.Range, file, line, col) {
+			return r.Symbol, true
+		}
+	}
+	for i, s := range x.Symbols {
+		if !s.Embedded && Within(s.Range, file, line, col) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// CallAt returns the function call whose name is written at the position.
+func (x *Index) CallAt(file string, line, col int) (Call, bool) {
+	for _, c := range x.Calls {
+		if Within(c.Range, file, line, col) {
+			return c, true
+		}
+	}
+	return Call{}, false
+}
+
+// ReferencesTo lists where the symbol is named, sorted by position.
+func (x *Index) ReferencesTo(sym int) []diag.Range {
+	var out []diag.Range
+	for _, r := range x.References {
+		if r.Symbol == sym {
+			out = append(out, r.Range)
+		}
+	}
+	return out
+}
+
+// Names lists, sorted and without duplicates, the names of the symbols of
+// a kind whose Type is typ ("" for any).
+func (x *Index) Names(kind Kind, typ string) []string {
+	var out []string
+	for _, s := range x.Symbols {
+		if s.Kind == kind && (typ == "" || s.Type == typ) {
+			out = append(out, s.Name)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Lookup returns the first symbol of the kind with the name.
+func (x *Index) Lookup(kind Kind, name string) (Symbol, bool) {
+	for _, s := range x.Symbols {
+		if s.Kind == kind && s.Name == name {
+			return s, true
+		}
+	}
+	return Symbol{}, false
+}
+
+// Members lists the members of a kind (Property, Requirement, …) that the
+// type typeName defines or inherits through Parent, sorted by name; a
+// member a type redefines is its own.
+func (x *Index) Members(typeName string, kind Kind) []Symbol {
+	seen := map[string]bool{}
+	var out []Symbol
+	for _, t := range x.chain(typeName) {
+		for _, s := range x.Symbols {
+			if s.Kind == kind && s.Container == t && !seen[s.Name] {
+				seen[s.Name] = true
+				out = append(out, s)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b Symbol) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// maxChain bounds a derivation chain (the compiler refuses longer ones).
+const maxChain = 256
+
+// chain lists typeName and its ancestors.
+func (x *Index) chain(typeName string) []string {
+	var out []string
+	for name := typeName; name != "" && len(out) < maxChain; {
+		out = append(out, name)
+		s, _ := x.Lookup(Type, name)
+		name = s.Parent
+	}
+	return out
+}
+
+// Within reports whether the position lies in r: on its first line,
+// between its start and end columns (its start alone when it has no end
+// on that line).
+func Within(r diag.Range, file string, line, col int) bool {
+	if r.File != file || r.Start.Line != line {
+		return false
+	}
+	end := r.End.Column
+	if r.End.Line != line || end < r.Start.Column {
+		end = r.Start.Column
+	}
+	return col >= r.Start.Column && col <= end
+}
+
+// Sort orders the references and calls by position and keeps one of each
+// position: a front end may record a name twice when it evaluates a value
+// twice.
+func (x *Index) Sort() {
+	x.References = sortUnique(x.References, func(r Reference) diag.Range { return r.Range })
+	x.Calls = sortUnique(x.Calls, func(c Call) diag.Range { return c.Range })
+}
+
+func sortUnique[T any](s []T, at func(T) diag.Range) []T {
+	slices.SortStableFunc(s, func(a, b T) int { return comparePos(at(a), at(b)) })
+	return slices.CompactFunc(s, func(a, b T) bool { return at(a) == at(b) })
+}
+
+func comparePos(a, b diag.Range) int {
+	if c := strings.Compare(a.File, b.File); c != 0 {
+		return c
+	}
+	if a.Start.Line != b.Start.Line {
+		return a.Start.Line - b.Start.Line
+	}
+	return a.Start.Column - b.Start.Column
+}

@@ -1,0 +1,148 @@
+package tosca
+
+import (
+	"slices"
+	"strings"
+)
+
+// Places of the grammar that Keynames knows, named by the YAML path that
+// leads to them with names replaced by "*": "" (the service template),
+// "topology_template", "topology_template.node_templates.*", "node_types.*",
+// "node_types.*.properties.*", and so on.
+const (
+	PlaceServiceTemplate = ""
+	PlaceTopology        = "topology_template"
+)
+
+// Keynames lists, sorted, the keynames the grammar of a TOSCA version
+// (a tosca_definitions_version value; "" for the newest xosplan reads)
+// allows at a place, named by the YAML path of the map whose keys they
+// are with each name replaced by "*" (see PlaceServiceTemplate): those a
+// later version introduced are left out. A place the grammar does not
+// name, or whose keys are names (node_templates), gives nil. The lists
+// are the compiler's own, so an editor's completion offers exactly what
+// Compile accepts.
+func Keynames(version, place string) []string {
+	v, ok := normaliseVersion(version)
+	if !ok {
+		v = version13
+	}
+	var keys []string
+	where := ""
+	switch place {
+	case PlaceServiceTemplate:
+		keys = topLevelKeys()
+	case PlaceTopology:
+		keys, where = topologyKeys(), "topology"
+	case "topology_template.node_templates.*":
+		keys = nodeTplKeys()
+	case "topology_template.node_templates.*.requirements.*":
+		keys = reqAssignKeys()
+	case "topology_template.relationship_templates.*":
+		keys = relTplKeys()
+	case "topology_template.groups.*":
+		keys = groupKeys()
+	case "topology_template.policies.*":
+		keys = policyKeys()
+	case "topology_template.outputs.*":
+		keys = outputKeys()
+	case "topology_template.inputs.*":
+		keys, where = propDefKeys(), "definition"
+	case "topology_template.substitution_mappings":
+		keys, where = substitutionKeys(), "substitution"
+	case "imports.*":
+		keys = longImportKeys()
+	default:
+		keys, where = typeKeynames(place)
+	}
+	if keys == nil {
+		return nil
+	}
+	keys = slices.DeleteFunc(slices.Clone(keys), func(k string) bool {
+		for _, n := range newerKeynames() {
+			if n.where == where && n.key == k && n.since > v {
+				return true
+			}
+		}
+		return false
+	})
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// typeKeynames handles the places inside type definitions:
+// <kind>_types.*, and their property, capability and requirement
+// definitions.
+func typeKeynames(place string) ([]string, string) {
+	parts := strings.Split(place, ".")
+	if len(parts) < 2 || parts[1] != "*" {
+		return nil, ""
+	}
+	var k kind
+	found := false
+	for i := kind(0); i < numKinds; i++ {
+		if i.section() == parts[0] {
+			k, found = i, true
+		}
+	}
+	if !found {
+		return nil, ""
+	}
+	switch rest := strings.Join(parts[2:], "."); rest {
+	case "":
+		if k == kInterface {
+			return ifaceMetaKeys(), "interface"
+		}
+		return k.keys(), ""
+	case "properties.*", "attributes.*":
+		return propDefKeys(), "definition"
+	case "capabilities.*":
+		return capDefKeys(), ""
+	case "requirements.*":
+		return reqDefKeys(), ""
+	case "artifacts.*":
+		return artifactDefKeys(), ""
+	}
+	return nil, ""
+}
+
+// Functions lists the intrinsic functions a value may call (those
+// evalFunction knows), sorted.
+func Functions() []string {
+	return []string{"concat", "get_artifact", "get_attribute", "get_input", "get_nodes_of_type",
+		"get_operation_output", "get_property", "join", "token"}
+}
+
+// TypeSection is the section of a service template that holds the types
+// a template or definition names after type: or derived_from: at the
+// place (as in Keynames), and the kind of those types as Symbol.Type
+// gives it ("node type", …); "" when the place names no type.
+func TypeSection(place string) string {
+	switch {
+	case place == "topology_template.node_templates.*":
+		return kNode.word()
+	case place == "topology_template.relationship_templates.*", place == "topology_template.node_templates.*.requirements.*.relationship":
+		return kRelationship.word()
+	case place == "topology_template.groups.*":
+		return kGroup.word()
+	case place == "topology_template.policies.*":
+		return kPolicy.word()
+	case strings.HasSuffix(place, ".properties.*"), strings.HasSuffix(place, ".attributes.*"), place == "topology_template.inputs.*", strings.HasSuffix(place, "entry_schema"):
+		return kData.word()
+	case strings.HasSuffix(place, ".capabilities.*"):
+		return kCapability.word()
+	case strings.HasSuffix(place, ".artifacts.*"):
+		return kArtifact.word()
+	case strings.HasSuffix(place, ".interfaces.*"):
+		return kInterface.word()
+	}
+	parts := strings.Split(place, ".")
+	if len(parts) == 2 && parts[1] == "*" {
+		for k := kind(0); k < numKinds; k++ {
+			if k.section() == parts[0] {
+				return k.word()
+			}
+		}
+	}
+	return ""
+}
