@@ -18,7 +18,7 @@ import (
 
 // client is the editor's side of a session with Serve over a pipe.
 type client struct {
-	t     *testing.T
+	t     testing.TB
 	conn  *jsonrpc2.Conn
 	diags chan published
 	early []published
@@ -40,7 +40,7 @@ const waitLimit = 20 * time.Second
 
 // startServer runs Serve on one end of a pipe and returns a client on
 // the other; the server is stopped and joined when the test ends.
-func startServer(t *testing.T, opts Options) *client {
+func startServer(t testing.TB, opts Options) *client {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	serverSide, clientSide := net.Pipe()
@@ -326,4 +326,60 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// TestProtocolManifest drives a session on a Tonomi manifest: its
+// diagnostics, hover of a component type, definition and references of
+// bind() targets and binding ends, completion of component types and pin
+// kinds, and its outline, compared with testdata/manifest.golden.json.
+func TestProtocolManifest(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/manifests/shop.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "shop.yml")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startServer(t, Options{})
+	c.initialize()
+	tr := &transcript{dir: dir}
+	uri := c.open(path, string(data))
+	tr.add("diagnostics", c.diagnosticsFor(uri).Diagnostics)
+	var kindHover, targetHover *protocol.Hover
+	c.mustCall(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: pos(uri, 9, 14)}, &kindHover)
+	tr.add("hover component type workflow.Instance", kindHover)
+	c.mustCall(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: pos(uri, 3, 20)}, &targetHover)
+	tr.add("hover bind() target web#input.size", targetHover)
+	for _, d := range []struct {
+		what       string
+		line, char int
+	}{
+		{"definition of bind() target web#output.url (the pin)", 5, 20},
+		{"definition of binding end db (the component)", 21, 8},
+	} {
+		var res any
+		c.mustCall(protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocumentPositionParams: pos(uri, d.line, d.char)}, &res)
+		tr.add(d.what, res)
+	}
+	var refs []protocol.Location
+	c.mustCall(protocol.MethodTextDocumentReferences, protocol.ReferenceParams{TextDocumentPositionParams: pos(uri, 8, 5), Context: protocol.ReferenceContext{IncludeDeclaration: true}}, &refs)
+	tr.add("references of component web", refs)
+	for _, cp := range []struct {
+		what       string
+		line, char int
+	}{
+		{"completion of component types", 9, 12},
+		{"completion of pin kinds", 12, 16},
+		{"completion of component keys", 10, 6},
+	} {
+		var list protocol.CompletionList
+		c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: pos(uri, cp.line, cp.char)}, &list)
+		tr.add(cp.what, labels(list))
+	}
+	var symbols []protocol.DocumentSymbol
+	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}, &symbols)
+	tr.add("documentSymbol", symbols)
+	testutil.Golden(t, "testdata/manifest.golden.json", tr.bytes(t))
 }

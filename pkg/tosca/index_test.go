@@ -1,0 +1,165 @@
+package tosca
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/symbols"
+)
+
+// TestCompileIndexedNamesWhatTheCompilerResolved checks the index of
+// testdata/index: where each name is defined, what each use names, and
+// what function calls resolve to.
+func TestCompileIndexedNamesWhatTheCompilerResolved(t *testing.T) {
+	const svc, types = "testdata/index/service.yaml", "testdata/index/types.yaml"
+	g, x, diags := CompileIndexed(context.Background(), svc, Options{})
+	if diags.HasErrors() || g == nil {
+		t.Fatalf("compile: %v", diags.Err())
+	}
+	g2, diags2 := Compile(context.Background(), svc, Options{})
+	if g2.Len() != g.Len() || len(diags2) != len(diags) {
+		t.Errorf("CompileIndexed differs from Compile")
+	}
+	if x.Version != version13 || strings.Join(x.Files, " ") != svc+" "+types {
+		t.Errorf("Version %q, Files %v", x.Version, x.Files)
+	}
+	tests := []struct {
+		file      string
+		line, col int
+		want      string // kind name @ definition
+	}{
+		{svc, 4, 6, "file testdata/index/types.yaml @ testdata/index/types.yaml:1:1"},
+		{svc, 26, 15, "type example.App @ testdata/index/types.yaml:4:3"},
+		{svc, 17, 18, "node template server @ testdata/index/service.yaml:12:5"},
+		{svc, 22, 30, "input db_port @ testdata/index/service.yaml:8:5"},
+		{svc, 28, 9, "property port @ testdata/index/types.yaml:8:7"},
+		{svc, 31, 12, "requirement database @ testdata/index/types.yaml:14:9"},
+		{svc, 34, 32, "node template db @ testdata/index/service.yaml:18:5"},
+		{svc, 12, 5, "node template server @ testdata/index/service.yaml:12:5"},
+		{types, 16, 20, "type tosca.nodes.Database @ <normative>/tosca_simple_yaml_1_3.yaml"},
+		{types, 9, 15, ""},
+	}
+	for _, tc := range tests {
+		got := ""
+		if i, ok := x.SymbolAt(tc.file, tc.line, tc.col); ok {
+			s := x.Symbols[i]
+			got = fmt.Sprintf("%s %s @ %s", s.Kind, s.Name, s.Range)
+			if s.Embedded {
+				got = fmt.Sprintf("%s %s @ %s", s.Kind, s.Name, s.Range.File)
+			}
+		}
+		if got != tc.want {
+			t.Errorf("%s:%d:%d names %q, want %q", tc.file, tc.line, tc.col, got, tc.want)
+		}
+	}
+	if c, ok := x.CallAt(svc, 22, 18); !ok || c.Function != "get_input" || c.Result != "`5432`" {
+		t.Errorf("get_input call: %+v", c)
+	}
+	server, _ := x.SymbolAt(svc, 12, 5)
+	if refs := x.ReferencesTo(server); len(refs) != 2 {
+		t.Errorf("server is named %d times, want 2: %v", len(refs), refs)
+	}
+	props := x.Members("example.App", symbols.Property)
+	var names []string
+	for _, p := range props {
+		names = append(names, p.Name)
+	}
+	if strings.Join(names, " ") != "admin_credential component_version port" {
+		t.Errorf("Members(example.App) = %v", names)
+	}
+	app, _ := x.Lookup(symbols.Type, "example.App")
+	if !strings.Contains(app.Detail, "derived from: `tosca.nodes.SoftwareComponent` → `tosca.nodes.Root`") || !strings.Contains(app.Detail, "An application.") {
+		t.Errorf("hover of example.App: %q", app.Detail)
+	}
+}
+
+// TestIndexNeverShowsASensitiveValue proves that what a function call
+// resolves to is not shown when it reads a secret, nor a sensitive
+// default.
+func TestIndexNeverShowsASensitiveValue(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "t.yaml")
+	writeFile(t, path, `tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  inputs:
+    password:
+      type: string
+      default: hunter2-secret
+      metadata: { sensitive: true }
+  node_templates:
+    db:
+      type: tosca.nodes.Database
+      properties:
+        name: orders
+        password: { get_input: password }
+`)
+	_, x, _ := CompileIndexed(context.Background(), path, Options{})
+	for _, s := range x.Symbols {
+		if strings.Contains(s.Detail, "hunter2") {
+			t.Errorf("symbol %s shows the secret: %q", s.Name, s.Detail)
+		}
+	}
+	for _, c := range x.Calls {
+		if strings.Contains(c.Result, "hunter2") {
+			t.Errorf("call %s shows the secret: %q", c.Function, c.Result)
+		}
+	}
+}
+
+func TestKeynamesFollowTheVersion(t *testing.T) {
+	for _, tc := range []struct {
+		version, place, want, notWant string
+	}{
+		{"tosca_simple_yaml_1_3", PlaceTopology, "workflows", ""},
+		{"tosca_simple_yaml_1_0", PlaceTopology, "outputs", "workflows"},
+		{"tosca_simple_yaml_1_2", "node_types.*.properties.*", "constraints", "key_schema"},
+		{"", "topology_template.node_templates.*", "requirements", ""},
+		{"", "topology_template.node_templates.*.requirements.*", "node_filter", ""},
+		{"", "node_types.*", "derived_from", "members"},
+	} {
+		got := Keynames(tc.version, tc.place)
+		if !strings.Contains(" "+strings.Join(got, " ")+" ", " "+tc.want+" ") || tc.notWant != "" && strings.Contains(strings.Join(got, " "), tc.notWant) {
+			t.Errorf("Keynames(%q, %q) = %v; want %q without %q", tc.version, tc.place, got, tc.want, tc.notWant)
+		}
+	}
+	if Keynames("", "topology_template.node_templates") != nil {
+		t.Error("a place whose keys are names has no keynames")
+	}
+	if TypeSection("topology_template.node_templates.*") != "node type" || TypeSection("capability_types.*") != "capability type" {
+		t.Error("TypeSection")
+	}
+}
+
+// TestDependencyCycleListsEachHopAsRelated proves that a cycle's
+// diagnostic carries each hop as a related place, for editors.
+func TestDependencyCycleListsEachHopAsRelated(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	writeFile(t, path, `tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  node_templates:
+    a:
+      type: tosca.nodes.Root
+      requirements:
+        - dependency: b
+    b:
+      type: tosca.nodes.Root
+      requirements:
+        - dependency: a
+`)
+	_, diags := Compile(context.Background(), path, Options{})
+	var got []string
+	for _, d := range diags {
+		if d.Code == CodeDependencyCycle {
+			for _, r := range d.Related {
+				got = append(got, fmt.Sprintf("%d:%d %s", r.Range.Start.Line, r.Range.Start.Column, r.Message))
+			}
+		}
+	}
+	want := `7:11 a requires b (requirement "dependency")|11:11 b requires a (requirement "dependency")`
+	if strings.Join(got, "|") != want {
+		t.Errorf("related = %q, want %q", strings.Join(got, "|"), want)
+	}
+}
