@@ -27,6 +27,7 @@ func commands(c *cli) []*cobra.Command {
 		newImportCommand(c),
 		newGraphCommand(c),
 		newLSPCommand(c),
+		newSchemaCommand(c),
 		newRefreshCommand(c),
 		newInvokeCommand(c),
 		newStateCommand(c),

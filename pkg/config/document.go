@@ -183,3 +183,16 @@ func folderManifests(ctx context.Context, dir string, root *Root, buffers Buffer
 	slices.Sort(out)
 	return out
 }
+
+// JSONSchema returns the JSON Schema (draft 2020-12) of a file format,
+// FormatTOSCA (a TOSCA 1.x service template) or FormatManifest, for
+// editors without a language server; an error for another format.
+func JSONSchema(f Format) ([]byte, error) {
+	switch f {
+	case FormatTOSCA:
+		return tosca.JSONSchema()
+	case FormatManifest:
+		return manifest.JSONSchema(nil)
+	}
+	return nil, fmt.Errorf("no JSON Schema for format %q", f)
+}
