@@ -39,9 +39,10 @@ test: lint test-deps
 	$(WITHPG) $(GO) test $(TESTFLAGS) $(PKGS)
 
 # The differential placement test (pkg/placement) runs Debian's real
-# Placement service on 127.0.0.1, started and stopped by the test itself.
-# Install it when it is missing and we are root with apt; otherwise that
-# one test skips with a message saying why.
+# Placement service on 127.0.0.1, started and stopped by the test itself,
+# and the language server's end-to-end test (lsp_neovim.txtar) runs
+# Debian's Neovim headless. Install them when they are missing and we are
+# root with apt; otherwise those tests skip with a message saying why.
 # The PostgreSQL state backend's tests run against PostgreSQL 15, installed
 # the same way when it is missing.
 test-deps:
@@ -61,6 +62,15 @@ test-deps:
 				|| echo "warning: could not install python3-placement; the differential test will skip"; \
 		else \
 			echo "python3-placement is not installed and cannot be installed here; the differential test will skip"; \
+		fi; \
+	fi
+	@if ! command -v nvim >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing neovim (the editor of the language server's end-to-end test)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim) >/dev/null \
+				|| echo "warning: could not install neovim; the editor test will skip"; \
+		else \
+			echo "neovim is not installed and cannot be installed here; the editor test will skip"; \
 		fi; \
 	fi
 
