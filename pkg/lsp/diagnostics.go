@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -13,9 +14,19 @@ import (
 
 // compilePending compiles every pending document against a snapshot of
 // the open buffers and publishes its diagnostics. A compile that
-// panics is logged and publishes nothing; the others go on.
+// panics is logged and publishes nothing; the others go on. When a change
+// stops the batch (schedule), what is left of it is pending again and
+// publishes nothing stale.
 func (s *server) compilePending() {
+	ctx, cancel := context.WithCancel(s.ctx)
+	defer cancel()
 	s.mu.Lock()
+	s.running = cancel
+	defer func() {
+		s.mu.Lock()
+		s.running = nil
+		s.mu.Unlock()
+	}()
 	paths := slices.Sorted(maps.Keys(s.pending))
 	clear(s.pending)
 	buffers := make(config.Buffers, len(s.docs))
@@ -26,15 +37,22 @@ func (s *server) compilePending() {
 		texts[p] = &cp
 	}
 	s.mu.Unlock()
-	for _, path := range paths {
-		if s.ctx.Err() != nil {
-			return
-		}
+	for i, path := range paths {
 		d := texts[path]
 		if d == nil {
 			continue
 		}
-		res, ok := s.compile(path, buffers)
+		res, ok := s.compile(ctx, path, buffers)
+		if ctx.Err() != nil {
+			s.mu.Lock()
+			for _, p := range paths[i:] {
+				if s.docs[p] != nil {
+					s.pending[p] = true
+				}
+			}
+			s.mu.Unlock()
+			return
+		}
 		if !ok {
 			continue
 		}
@@ -52,14 +70,14 @@ func (s *server) compilePending() {
 
 // compile compiles one document; ok is false when the compiler panicked
 // (a bug, logged).
-func (s *server) compile(path string, buffers config.Buffers) (doc config.Document, ok bool) {
+func (s *server) compile(ctx context.Context, path string, buffers config.Buffers) (doc config.Document, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error while compiling %s: %v (this is a bug in xosplan; please report it with the file)", path, r)
 			ok = false
 		}
 	}()
-	return config.CompileDocument(s.ctx, path, config.DocumentOptions{Root: s.opts.Root, Buffers: buffers, ImportMap: s.opts.ImportMap}), true
+	return config.CompileDocument(ctx, path, config.DocumentOptions{Root: s.opts.Root, Buffers: buffers, ImportMap: s.opts.ImportMap}), true
 }
 
 // convert turns the diagnostics of a compile that lie in path into LSP

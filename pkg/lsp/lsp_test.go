@@ -31,6 +31,7 @@ type client struct {
 // not decode a code).
 type published struct {
 	URI         string `json:"uri"`
+	Version     int    `json:"version"`
 	Diagnostics []any  `json:"diagnostics"`
 }
 
@@ -382,4 +383,44 @@ func TestProtocolManifest(t *testing.T) {
 	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}, &symbols)
 	tr.add("documentSymbol", symbols)
 	testutil.Golden(t, "testdata/manifest.golden.json", tr.bytes(t))
+}
+
+// TestRapidChangesPublishTheLastVersion proves that changes arriving
+// while a compile runs stop it, and that the last diagnostics published
+// are those of the last version: the first versions have an error, the
+// last has none.
+func TestRapidChangesPublishTheLastVersion(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	valid := genTemplate(1000, 80)
+	c := startServer(t, Options{Debounce: time.Millisecond})
+	c.initialize()
+	uri := c.open(path, strings.Replace(valid, "port: 80,", "port: 70000,", 1))
+	const last = 8
+	for v := 2; v <= last; v++ {
+		text := strings.Replace(valid, "port: 80,", "port: 7000"+string(rune('0'+v))+",", 1)
+		if v == last {
+			text = valid
+		}
+		c.notify(protocol.MethodTextDocumentDidChange, protocol.DidChangeTextDocumentParams{
+			TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: protocol.Integer(v)},
+			ContentChanges: []any{protocol.TextDocumentContentChangeEventWhole{Text: text}}})
+		time.Sleep(time.Duration(v) * time.Millisecond)
+	}
+	for {
+		p := c.diagnosticsFor(uri)
+		if p.Version == last {
+			if len(p.Diagnostics) != 0 {
+				t.Errorf("the last version has diagnostics: %v", p.Diagnostics)
+			}
+			break
+		}
+		if p.Version > last {
+			t.Fatalf("version %d published", p.Version)
+		}
+	}
+	select {
+	case p := <-c.diags:
+		t.Errorf("published after the last version: version %d", p.Version)
+	case <-time.After(100 * time.Millisecond):
+	}
 }

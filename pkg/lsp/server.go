@@ -97,6 +97,9 @@ type server struct {
 	pending map[string]bool
 	timer   *time.Timer
 	kick    chan struct{}
+	// running cancels the compiles under way, whose results a change
+	// makes stale; nil when none runs.
+	running context.CancelFunc
 
 	shutdown, exited bool
 }
@@ -266,7 +269,8 @@ func (s *server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParam
 }
 
 // schedule marks the document at path, if open, and every open document
-// whose last compile read path, for compiling once changes pause.
+// whose last compile read path, for compiling once changes pause, and
+// stops the compiles under way: they read text that is no longer current.
 func (s *server) schedule(path string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -280,6 +284,9 @@ func (s *server) schedule(path string) {
 	}
 	if len(s.pending) == 0 {
 		return
+	}
+	if s.running != nil {
+		s.running()
 	}
 	if s.timer != nil {
 		s.timer.Stop()

@@ -5,11 +5,14 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/pkg/symbols"
 )
 
 // FuzzManifest compiles arbitrary bytes as a manifest, alone and beside
-// the PetClinic factory: it must never panic, and every diagnostic must
-// carry a file and a line. Seeds: the corpus (read at test time) and
+// the PetClinic factory, and indexes its names: it must never panic,
+// every diagnostic must carry a file and a line, and every reference must
+// name a symbol. Seeds: the corpus (read at test time) and
 // testdata/fuzz/FuzzManifest.
 func FuzzManifest(f *testing.F) {
 	for _, file := range corpusFiles(f) {
@@ -29,7 +32,17 @@ func FuzzManifest(f *testing.F) {
 			{{file: "fuzz.yml", data: data}},
 			{{file: "PetClinic.yml", data: data}, {file: "PetClinic Factory.yml", data: factory}},
 		} {
-			_, g, diags := compileSources(reg, srcs, nil)
+			env, g, diags := compileSources(reg, srcs, nil)
+			if env != nil {
+				env.reg = reg
+				x := &symbols.Index{}
+				env.index(x)
+				for _, r := range x.References {
+					if r.Symbol < 0 || r.Symbol >= len(x.Symbols) {
+						t.Fatalf("reference to symbol %d of %d", r.Symbol, len(x.Symbols))
+					}
+				}
+			}
 			for _, d := range diags {
 				if d.Range.File == "" || d.Range.Start.Line < 1 || d.Range.Start.Column < 1 {
 					t.Fatalf("diagnostic without a position: %+v", d)

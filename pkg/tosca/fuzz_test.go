@@ -10,8 +10,9 @@ import (
 )
 
 // FuzzLoad compiles arbitrary bytes as a service template: whatever the
-// input, Compile must return (no panic, no hang) and every diagnostic must
-// carry a code. Seeds are small files of the TOSCA and XOS corpora, read at
+// input, Compile (through CompileIndexed, which also builds the symbol
+// index) must return (no panic, no hang), every diagnostic must carry a
+// code and every reference must name a symbol. Seeds are small files of the TOSCA and XOS corpora, read at
 // test time, and the error fixtures.
 func FuzzLoad(f *testing.F) {
 	var seeds []string
@@ -41,10 +42,15 @@ func FuzzLoad(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Skip(err)
 		}
-		_, diags := Compile(context.Background(), path, Options{})
+		_, x, diags := CompileIndexed(context.Background(), path, Options{})
 		for _, d := range diags {
 			if d.Code == "" {
 				t.Fatalf("diagnostic without code: %s", d.Error())
+			}
+		}
+		for _, r := range x.References {
+			if r.Symbol < 0 || r.Symbol >= len(x.Symbols) {
+				t.Fatalf("reference to symbol %d of %d", r.Symbol, len(x.Symbols))
 			}
 		}
 	})
