@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -264,6 +265,9 @@ func TestProtocolSession(t *testing.T) {
 	var symbols []protocol.DocumentSymbol
 	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: service}}, &symbols)
 	tr.add("documentSymbol service.yaml", symbols)
+	var tokens protocol.SemanticTokens
+	c.mustCall(protocol.MethodTextDocumentSemanticTokensFull, protocol.SemanticTokensParams{TextDocument: protocol.TextDocumentIdentifier{URI: service}}, &tokens)
+	tr.add("semanticTokens service.yaml (decoded: line:char length type modifiers)", decodeTokens(tokens.Data))
 
 	// Edits: the requirement now names a template that does not exist,
 	// and a property is being typed in app.
@@ -423,4 +427,24 @@ func TestRapidChangesPublishTheLastVersion(t *testing.T) {
 		t.Errorf("published after the last version: version %d", p.Version)
 	case <-time.After(100 * time.Millisecond):
 	}
+}
+
+// decodeTokens turns the protocol's relative encoding of semantic tokens
+// back into absolute positions, for a golden file a reader can check.
+func decodeTokens(data []protocol.UInteger) []string {
+	var out []string
+	var line, char protocol.UInteger
+	for i := 0; i+4 < len(data); i += 5 {
+		if data[i] > 0 {
+			char = 0
+		}
+		line += data[i]
+		char += data[i+1]
+		mod := ""
+		if data[i+4] == tokenDeclaration {
+			mod = " declaration"
+		}
+		out = append(out, fmt.Sprintf("%d:%d %d %s%s", line, char, data[i+2], tokenTypes[data[i+3]], mod))
+	}
+	return out
 }

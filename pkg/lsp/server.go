@@ -178,17 +178,18 @@ func (s *server) handlers() *protocol.Handler {
 			s.mu.Unlock()
 			return nil
 		},
-		SetTrace:                   func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
-		CancelRequest:              func(*glsp.Context, *protocol.CancelParams) error { return nil },
-		TextDocumentDidOpen:        s.didOpen,
-		TextDocumentDidChange:      s.didChange,
-		TextDocumentDidClose:       s.didClose,
-		TextDocumentDidSave:        func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
-		TextDocumentHover:          s.hover,
-		TextDocumentDefinition:     s.definition,
-		TextDocumentReferences:     s.references,
-		TextDocumentCompletion:     s.completion,
-		TextDocumentDocumentSymbol: s.documentSymbol,
+		SetTrace:                       func(*glsp.Context, *protocol.SetTraceParams) error { return nil },
+		CancelRequest:                  func(*glsp.Context, *protocol.CancelParams) error { return nil },
+		TextDocumentDidOpen:            s.didOpen,
+		TextDocumentDidChange:          s.didChange,
+		TextDocumentDidClose:           s.didClose,
+		TextDocumentDidSave:            func(*glsp.Context, *protocol.DidSaveTextDocumentParams) error { return nil },
+		TextDocumentHover:              s.hover,
+		TextDocumentDefinition:         s.definition,
+		TextDocumentReferences:         s.references,
+		TextDocumentCompletion:         s.completion,
+		TextDocumentDocumentSymbol:     s.documentSymbol,
+		TextDocumentSemanticTokensFull: s.semanticTokens,
 		WorkspaceDidChangeWatchedFiles: func(_ *glsp.Context, p *protocol.DidChangeWatchedFilesParams) error {
 			for _, ch := range p.Changes {
 				if path, ok := pathOf(ch.URI); ok {
@@ -205,6 +206,7 @@ func (s *server) handlers() *protocol.Handler {
 func (s *server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any, error) {
 	caps := s.proto.CreateServerCapabilities()
 	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "[", "{", "(", "#", ",", "."}}
+	caps.SemanticTokensProvider = &protocol.SemanticTokensOptions{Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: []string{"declaration"}}, Full: true}
 	version := s.opts.Version
 	return protocol.InitializeResult{Capabilities: caps, ServerInfo: &protocol.InitializeResultServerInfo{Name: "xosplan", Version: &version}}, nil
 }
