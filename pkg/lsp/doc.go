@@ -31,6 +31,13 @@
 //     and types, bind() targets.
 //   - Document symbols: types with their members, templates, inputs,
 //     outputs, groups, policies, components and pins.
+//   - Semantic tokens: each name the compiler resolved, by what it names
+//     (type, template, input, property, function, …), declarations
+//     marked.
+//
+// A client that can watch files is asked to report changed YAML files, so
+// that a template is checked again when a file it imports changes on disk
+// outside the editor.
 //
 // # Decisions
 //

@@ -59,6 +59,14 @@ func startServer(t testing.TB, opts Options) *client {
 				if err := json.Unmarshal(*req.Params, &p); err == nil {
 					c.diags <- p
 				}
+			case string(protocol.ServerClientRegisterCapability):
+				var p protocol.RegistrationParams
+				if err := json.Unmarshal(*req.Params, &p); err == nil && len(p.Registrations) > 0 {
+					select {
+					case c.logs <- "register " + p.Registrations[0].Method:
+					default:
+					}
+				}
 			case protocol.ServerWindowLogMessage:
 				var p protocol.LogMessageParams
 				if err := json.Unmarshal(*req.Params, &p); err == nil {
@@ -447,4 +455,47 @@ func decodeTokens(data []protocol.UInteger) []string {
 		out = append(out, fmt.Sprintf("%d:%d %d %s%s", line, char, data[i+2], tokenTypes[data[i+3]], mod))
 	}
 	return out
+}
+
+// TestDiskChangeOfAnImportRechecksTheTemplate proves that the server asks
+// a client that can watch files to report YAML files changed on disk, and
+// that such a change to a file a template imports checks the template
+// again.
+func TestDiskChangeOfAnImportRechecksTheTemplate(t *testing.T) {
+	dir := workspace(t)
+	c := startServer(t, Options{})
+	var res protocol.InitializeResult
+	params := map[string]any{"capabilities": map[string]any{"workspace": map[string]any{"didChangeWatchedFiles": map[string]any{"dynamicRegistration": true}}}}
+	c.mustCall(protocol.MethodInitialize, params, &res)
+	c.notify(protocol.MethodInitialized, protocol.InitializedParams{})
+	select {
+	case got := <-c.logs:
+		if got != "register "+protocol.MethodWorkspaceDidChangeWatchedFiles {
+			t.Errorf("first message %q, want the registration of file watching", got)
+		}
+	case <-time.After(waitLimit):
+		t.Fatal("no registration of file watching")
+	}
+	svcPath := filepath.Join(dir, "service.yaml")
+	data, err := os.ReadFile(svcPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := c.open(svcPath, string(data))
+	if d := c.diagnosticsFor(uri); len(d.Diagnostics) != 0 {
+		t.Fatalf("service.yaml: %v", d.Diagnostics)
+	}
+	typesPath := filepath.Join(dir, "types.yaml")
+	types, err := os.ReadFile(typesPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(typesPath, []byte(strings.Replace(string(types), "example.App:", "example.Application:", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.notify(protocol.MethodWorkspaceDidChangeWatchedFiles, protocol.DidChangeWatchedFilesParams{Changes: []protocol.FileEvent{{URI: uriOf(typesPath), Type: protocol.FileChangeTypeChanged}}})
+	d := c.diagnosticsFor(uri)
+	if len(d.Diagnostics) == 0 || !strings.Contains(fmt.Sprint(d.Diagnostics), "tosca.unknown_type") {
+		t.Errorf("after the import changed on disk: %v", d.Diagnostics)
+	}
 }

@@ -102,6 +102,8 @@ type server struct {
 	running context.CancelFunc
 
 	shutdown, exited bool
+	// watch is set when the client can watch files for the server.
+	watch bool
 }
 
 // document is one open text document.
@@ -168,10 +170,8 @@ func (s *server) handle(ctx context.Context, conn *jsonrpc2.Conn, req *jsonrpc2.
 
 func (s *server) handlers() *protocol.Handler {
 	h := &protocol.Handler{
-		Initialize: s.initialize,
-		Initialized: func(*glsp.Context, *protocol.InitializedParams) error {
-			return nil
-		},
+		Initialize:  s.initialize,
+		Initialized: s.initialized,
 		Shutdown: func(*glsp.Context) error {
 			s.mu.Lock()
 			s.shutdown = true
@@ -203,12 +203,36 @@ func (s *server) handlers() *protocol.Handler {
 	return h
 }
 
-func (s *server) initialize(_ *glsp.Context, _ *protocol.InitializeParams) (any, error) {
+func (s *server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any, error) {
+	if ws := p.Capabilities.Workspace; ws != nil && ws.DidChangeWatchedFiles != nil && ws.DidChangeWatchedFiles.DynamicRegistration != nil {
+		s.mu.Lock()
+		s.watch = *ws.DidChangeWatchedFiles.DynamicRegistration
+		s.mu.Unlock()
+	}
 	caps := s.proto.CreateServerCapabilities()
 	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "[", "{", "(", "#", ",", "."}}
 	caps.SemanticTokensProvider = &protocol.SemanticTokensOptions{Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: []string{"declaration"}}, Full: true}
 	version := s.opts.Version
 	return protocol.InitializeResult{Capabilities: caps, ServerInfo: &protocol.InitializeResultServerInfo{Name: "xosplan", Version: &version}}, nil
+}
+
+// initialized asks a client that can watch files to report changes to
+// YAML files on disk, so that a template is checked again when a file it
+// imports changes outside the editor (a checkout, another tool). The
+// request is not waited for: the handler runs on the connection's read
+// loop, which must go on to read the answer.
+func (s *server) initialized(_ *glsp.Context, _ *protocol.InitializedParams) error {
+	s.mu.Lock()
+	watch, conn := s.watch, s.conn
+	s.mu.Unlock()
+	if !watch {
+		return nil
+	}
+	_, err := conn.DispatchCall(s.ctx, string(protocol.ServerClientRegisterCapability), protocol.RegistrationParams{Registrations: []protocol.Registration{{
+		ID: "xosplan-yaml-files", Method: protocol.MethodWorkspaceDidChangeWatchedFiles,
+		RegisterOptions: protocol.DidChangeWatchedFilesRegistrationOptions{Watchers: []protocol.FileSystemWatcher{{GlobPattern: "**/*.{yaml,yml}"}}},
+	}}})
+	return err
 }
 
 func (s *server) didOpen(_ *glsp.Context, p *protocol.DidOpenTextDocumentParams) error {
