@@ -109,14 +109,7 @@ func isMemberSection(s string) bool {
 }
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	path, ok := pathOf(p.TextDocument.URI)
-	if !ok {
-		return nil, nil
-	}
-	s.mu.Lock()
-	d := s.docs[path]
-	res, compiled := s.results[path]
-	s.mu.Unlock()
+	d, res, compiled := s.document(p.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -177,17 +170,8 @@ func toscaItems(c cursor, x *symbols.Index) []protocol.CompletionItem {
 	if c.key == "" {
 		pl := place(c.path)
 		n := len(c.path)
-		switch {
-		case n == 5 && c.path[0] == "topology_template" && c.path[1] == "node_templates":
-			tpl, _ := x.Lookup(symbols.NodeTemplate, c.path[2])
-			typ := tpl.Type
-			switch c.path[3] {
-			case "properties":
-				return members(x.Members(typ, symbols.Property), protocol.CompletionItemKindProperty, ": ")
-			case "attributes":
-				return members(x.Members(typ, symbols.Attribute), protocol.CompletionItemKindProperty, ": ")
-			}
-		case n == 4 && c.path[0] == "topology_template" && c.path[1] == "node_templates":
+		// In a section of a template: the names its type defines.
+		if n == 4 && c.path[0] == "topology_template" && c.path[1] == "node_templates" {
 			tpl, _ := x.Lookup(symbols.NodeTemplate, c.path[2])
 			typ := tpl.Type
 			switch c.path[3] {

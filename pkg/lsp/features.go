@@ -20,17 +20,23 @@ type at struct {
 	line, col int
 }
 
-// lookup finds the document and compile of a position request; ok is
-// false when the document is not open or not compiled yet.
-func (s *server) lookup(p protocol.TextDocumentPositionParams) (at, bool) {
-	path, ok := pathOf(p.TextDocument.URI)
+// document returns the open document of a URI (nil when it is not open)
+// and its last compile (compiled is false before the first).
+func (s *server) document(uri protocol.DocumentUri) (d *document, res config.Document, compiled bool) {
+	path, ok := pathOf(uri)
 	if !ok {
-		return at{}, false
+		return nil, res, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	d := s.docs[path]
-	res, compiled := s.results[path]
+	res, compiled = s.results[path]
+	return s.docs[path], res, compiled
+}
+
+// lookup finds the document and compile of a position request; ok is
+// false when the document is not open or not compiled yet.
+func (s *server) lookup(p protocol.TextDocumentPositionParams) (at, bool) {
+	d, res, compiled := s.document(p.TextDocument.URI)
 	if d == nil || !compiled {
 		return at{}, false
 	}
@@ -152,17 +158,11 @@ func outlineKind(k symbols.Kind) (protocol.SymbolKind, bool) {
 }
 
 func (s *server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParams) (any, error) {
-	path, ok := pathOf(p.TextDocument.URI)
-	if !ok {
-		return nil, nil
-	}
-	s.mu.Lock()
-	d := s.docs[path]
-	res, compiled := s.results[path]
-	s.mu.Unlock()
+	d, res, compiled := s.document(p.TextDocument.URI)
 	if d == nil || !compiled {
 		return []protocol.DocumentSymbol{}, nil
 	}
+	path := d.path
 	out := []protocol.DocumentSymbol{}
 	// Members follow their container in declaration order; they nest
 	// under the last container of their name.

@@ -42,17 +42,11 @@ type token struct {
 }
 
 func (s *server) semanticTokens(_ *glsp.Context, p *protocol.SemanticTokensParams) (*protocol.SemanticTokens, error) {
-	path, ok := pathOf(p.TextDocument.URI)
-	if !ok {
-		return nil, nil
-	}
-	s.mu.Lock()
-	d := s.docs[path]
-	res, compiled := s.results[path]
-	s.mu.Unlock()
+	d, res, compiled := s.document(p.TextDocument.URI)
 	if d == nil || !compiled {
 		return &protocol.SemanticTokens{Data: []protocol.UInteger{}}, nil
 	}
+	path := d.path
 	x := res.Index
 	var toks []token
 	add := func(r diag.Range, typ, mods int) {

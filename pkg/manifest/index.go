@@ -82,16 +82,9 @@ func (env *environment) index(x *symbols.Index) {
 	x.Sort()
 }
 
-func (b *indexBuilder) add(s symbols.Symbol) int {
-	b.x.Symbols = append(b.x.Symbols, s)
-	return len(b.x.Symbols) - 1
-}
+func (b *indexBuilder) add(s symbols.Symbol) int { return b.x.Add(s) }
 
-func (b *indexBuilder) ref(at diag.Range, sym int) {
-	if at.File != "" && !at.Start.IsZero() {
-		b.x.References = append(b.x.References, symbols.Reference{Range: at, Symbol: sym})
-	}
-}
+func (b *indexBuilder) ref(at diag.Range, sym int) { b.x.Refer(at, sym) }
 
 // define adds the symbols of c's subtree, pins before children.
 func (b *indexBuilder) define(c *component) {

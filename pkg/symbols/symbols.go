@@ -108,6 +108,21 @@ type Index struct {
 	Calls      []Call
 }
 
+// Add appends a symbol and returns its index in Symbols.
+func (x *Index) Add(s Symbol) int {
+	x.Symbols = append(x.Symbols, s)
+	return len(x.Symbols) - 1
+}
+
+// Refer records that the symbol at index sym is named at r; a range
+// without a file or a position (a name the compiler made up) names
+// nothing an editor can show and is left out.
+func (x *Index) Refer(r diag.Range, sym int) {
+	if r.File != "" && !r.Start.IsZero() {
+		x.References = append(x.References, Reference{Range: r, Symbol: sym})
+	}
+}
+
 // SymbolAt returns the index in Symbols of the symbol named or defined at
 // the position (1-based line and column, counted in code points) of file,
 // and whether there is one. A reference wins over a definition.

@@ -118,14 +118,17 @@ type symbolBuilder struct {
 	files   map[string]int
 }
 
-func (b *symbolBuilder) add(s symbols.Symbol) int {
-	b.x.Symbols = append(b.x.Symbols, s)
-	return len(b.x.Symbols) - 1
-}
+func (b *symbolBuilder) add(s symbols.Symbol) int { return b.x.Add(s) }
 
-func (b *symbolBuilder) ref(at diag.Range, sym int) {
-	if at.File != "" && !at.Start.IsZero() {
-		b.x.References = append(b.x.References, symbols.Reference{Range: at, Symbol: sym})
+func (b *symbolBuilder) ref(at diag.Range, sym int) { b.x.Refer(at, sym) }
+
+// resolve records the references the compile noted to what the index
+// numbered.
+func resolve[T comparable](x *symbols.Index, refs []refTo[T], numbered map[T]int) {
+	for _, r := range refs {
+		if i, ok := numbered[r.to]; ok {
+			x.Refer(r.at, i)
+		}
 	}
 }
 
@@ -152,26 +155,10 @@ func (c *compiler) buildIndex() *symbols.Index {
 	if c.topo != nil {
 		c.indexTopology(b)
 	}
-	for _, r := range c.idx.types {
-		if i, ok := b.types[r.to]; ok {
-			b.ref(r.at, i)
-		}
-	}
-	for _, r := range c.idx.nodes {
-		if i, ok := b.nodes[r.to]; ok {
-			b.ref(r.at, i)
-		}
-	}
-	for _, r := range c.idx.inputs {
-		if i, ok := b.inputs[r.to]; ok {
-			b.ref(r.at, i)
-		}
-	}
-	for _, r := range c.idx.imports {
-		if i, ok := b.files[r.to]; ok {
-			b.ref(r.at, i)
-		}
-	}
+	resolve(x, c.idx.types, b.types)
+	resolve(x, c.idx.nodes, b.nodes)
+	resolve(x, c.idx.inputs, b.inputs)
+	resolve(x, c.idx.imports, b.files)
 	x.Calls = c.idx.calls
 	x.Sort()
 	return x
