@@ -202,6 +202,29 @@ func (tr *transcript) bytes(t *testing.T) []byte {
 	return append(data, '\n')
 }
 
+// probe is a position to ask about, and what the transcript calls it.
+type probe struct {
+	what       string
+	line, char int
+}
+
+// ask sends a position request (hover, definition, completion…) for each
+// probe of the document uri and records the answers, as show renders
+// them, in the transcript.
+func ask[R any](c *client, tr *transcript, method, uri string, probes []probe, show func(R) any) {
+	c.t.Helper()
+	for _, p := range probes {
+		var r R
+		c.mustCall(method, pos(uri, p.line, p.char), &r)
+		tr.add(p.what, show(r))
+	}
+}
+
+func same[R any](r R) any { return r }
+
+// completionLabels shows a completion answer by its labels.
+func completionLabels(list protocol.CompletionList) any { return labels(list) }
+
 func labels(list protocol.CompletionList) []string {
 	out := make([]string, 0, len(list.Items))
 	for _, it := range list.Items {
@@ -233,10 +256,7 @@ func TestProtocolSession(t *testing.T) {
 	cycle := c.open(filepath.Join(dir, "cycle.yaml"), read("cycle.yaml"))
 	tr.add("diagnostics cycle.yaml (a cycle with its hops, an unknown type)", c.diagnosticsFor(cycle).Diagnostics)
 
-	for _, h := range []struct {
-		what       string
-		line, char int
-	}{
+	ask(c, tr, protocol.MethodTextDocumentHover, service, []probe{
 		{"hover type name example.App", 25, 15},
 		{"hover normative type name tosca.nodes.Compute", 12, 20},
 		{"hover property port of a template", 27, 9},
@@ -244,26 +264,15 @@ func TestProtocolSession(t *testing.T) {
 		{"hover function get_property", 33, 18},
 		{"hover requirement database", 30, 12},
 		{"hover input definition db_port", 7, 6},
-	} {
-		var res *protocol.Hover
-		c.mustCall(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: pos(service, h.line, h.char)}, &res)
-		tr.add(h.what, res)
-	}
-	for _, d := range []struct {
-		what       string
-		line, char int
-	}{
+	}, same[*protocol.Hover])
+	ask(c, tr, protocol.MethodTextDocumentDefinition, service, []probe{
 		{"definition of type example.App (in types.yaml)", 25, 15},
 		{"definition of requirement target db", 30, 21},
 		{"definition of import types.yaml", 3, 6},
 		{"definition of get_input's input", 21, 28},
 		{"definition of a template named by get_property", 33, 32},
 		{"definition of an embedded type (none)", 12, 20},
-	} {
-		var res any
-		c.mustCall(protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocumentPositionParams: pos(service, d.line, d.char)}, &res)
-		tr.add(d.what, res)
-	}
+	}, same[any])
 	var serverRefs, inputRefs []protocol.Location
 	c.mustCall(protocol.MethodTextDocumentReferences, protocol.ReferenceParams{TextDocumentPositionParams: pos(service, 11, 6), Context: protocol.ReferenceContext{IncludeDeclaration: true}}, &serverRefs)
 	tr.add("references of template server, with its declaration", serverRefs)
@@ -286,20 +295,13 @@ func TestProtocolSession(t *testing.T) {
 		ContentChanges: []any{protocol.TextDocumentContentChangeEventWhole{Text: edited}}})
 	tr.add("diagnostics after didChange (unsaved buffer)", c.diagnosticsFor(service).Diagnostics)
 
-	for _, cp := range []struct {
-		what       string
-		line, char int
-	}{
+	ask(c, tr, protocol.MethodTextDocumentCompletion, service, []probe{
 		{"completion of a template's property names", 28, 8},
 		{"completion of keynames in a node template", 26, 6},
 		{"completion of requirement targets", 31, 21},
 		{"completion of input names in get_input", 21, 28},
 		{"completion of top-level keynames", 1, 0},
-	} {
-		var list protocol.CompletionList
-		c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: pos(service, cp.line, cp.char)}, &list)
-		tr.add(cp.what, labels(list))
-	}
+	}, completionLabels)
 	var list protocol.CompletionList
 	c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: pos(service, 25, 14)}, &list)
 	got := labels(list)
@@ -360,37 +362,22 @@ func TestProtocolManifest(t *testing.T) {
 	tr := &transcript{dir: dir}
 	uri := c.open(path, string(data))
 	tr.add("diagnostics", c.diagnosticsFor(uri).Diagnostics)
-	var kindHover, targetHover *protocol.Hover
-	c.mustCall(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: pos(uri, 9, 14)}, &kindHover)
-	tr.add("hover component type workflow.Instance", kindHover)
-	c.mustCall(protocol.MethodTextDocumentHover, protocol.HoverParams{TextDocumentPositionParams: pos(uri, 3, 20)}, &targetHover)
-	tr.add("hover bind() target web#input.size", targetHover)
-	for _, d := range []struct {
-		what       string
-		line, char int
-	}{
+	ask(c, tr, protocol.MethodTextDocumentHover, uri, []probe{
+		{"hover component type workflow.Instance", 9, 14},
+		{"hover bind() target web#input.size", 3, 20},
+	}, same[*protocol.Hover])
+	ask(c, tr, protocol.MethodTextDocumentDefinition, uri, []probe{
 		{"definition of bind() target web#output.url (the pin)", 5, 20},
 		{"definition of binding end db (the component)", 21, 8},
-	} {
-		var res any
-		c.mustCall(protocol.MethodTextDocumentDefinition, protocol.DefinitionParams{TextDocumentPositionParams: pos(uri, d.line, d.char)}, &res)
-		tr.add(d.what, res)
-	}
+	}, same[any])
 	var refs []protocol.Location
 	c.mustCall(protocol.MethodTextDocumentReferences, protocol.ReferenceParams{TextDocumentPositionParams: pos(uri, 8, 5), Context: protocol.ReferenceContext{IncludeDeclaration: true}}, &refs)
 	tr.add("references of component web", refs)
-	for _, cp := range []struct {
-		what       string
-		line, char int
-	}{
+	ask(c, tr, protocol.MethodTextDocumentCompletion, uri, []probe{
 		{"completion of component types", 9, 12},
 		{"completion of pin kinds", 12, 16},
 		{"completion of component keys", 10, 6},
-	} {
-		var list protocol.CompletionList
-		c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: pos(uri, cp.line, cp.char)}, &list)
-		tr.add(cp.what, labels(list))
-	}
+	}, completionLabels)
 	var symbols []protocol.DocumentSymbol
 	c.mustCall(protocol.MethodTextDocumentDocumentSymbol, protocol.DocumentSymbolParams{TextDocument: protocol.TextDocumentIdentifier{URI: uri}}, &symbols)
 	tr.add("documentSymbol", symbols)
