@@ -218,7 +218,11 @@ func toscaItems(c cursor, x *symbols.Index) []protocol.CompletionItem {
 			return names(x.Names(symbols.Type, "relationship type"), protocol.CompletionItemKindClass, "relationship type")
 		}
 		if kind := tosca.TypeSection(pl); kind != "" {
-			return names(x.Names(symbols.Type, kind), protocol.CompletionItemKindClass, kind)
+			out := names(x.Names(symbols.Type, kind), protocol.CompletionItemKindClass, kind)
+			if kind == "data type" && c.key == "type" {
+				out = append(names(tosca.PrimitiveTypes(), protocol.CompletionItemKindTypeParameter, "primitive type"), out...)
+			}
+			return out
 		}
 	case n == 4 && c.path[0] == "topology_template" && c.path[3] == "requirements":
 		return templates()

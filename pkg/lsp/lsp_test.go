@@ -301,6 +301,7 @@ func TestProtocolSession(t *testing.T) {
 		{"completion of requirement targets", 31, 21},
 		{"completion of input names in get_input", 21, 28},
 		{"completion of top-level keynames", 1, 0},
+		{"completion of an input's type (primitives, then data types)", 8, 12},
 	}, completionLabels)
 	var list protocol.CompletionList
 	c.mustCall(protocol.MethodTextDocumentCompletion, protocol.CompletionParams{TextDocumentPositionParams: pos(service, 25, 14)}, &list)

@@ -163,3 +163,11 @@ topology_template:
 		t.Errorf("related = %q, want %q", strings.Join(got, "|"), want)
 	}
 }
+
+func TestPrimitiveTypesAreWhatDefinitionsAccept(t *testing.T) {
+	for _, p := range PrimitiveTypes() {
+		if !isPrimitive(p) {
+			t.Errorf("%q is not a type a definition accepts", p)
+		}
+	}
+}

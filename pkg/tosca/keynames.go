@@ -3,6 +3,8 @@ package tosca
 import (
 	"slices"
 	"strings"
+
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
 // Places of the grammar that Keynames knows, named by the YAML path that
@@ -112,6 +114,11 @@ func Functions() []string {
 	return []string{"concat", "get_artifact", "get_attribute", "get_input", "get_nodes_of_type",
 		"get_operation_output", "get_property", "join", "token"}
 }
+
+// PrimitiveTypes lists the type names a property, attribute, input or
+// schema definition may give besides data types: the primitive types and
+// the list and map collections, sorted.
+func PrimitiveTypes() []string { return values.Primitives() }
 
 // TypeSection is the section of a service template that holds the types
 // a template or definition names after type: or derived_from: at the

@@ -40,6 +40,13 @@ func IsPrimitive(typ string) bool {
 	return false
 }
 
+// Primitives lists the primitive type names IsPrimitive accepts, in
+// their canonical spelling, and the list and map collections, sorted.
+func Primitives() []string {
+	return []string{Boolean, Float, Integer, "list", "map", Null, Range, ScalarBitrate, ScalarFrequency,
+		ScalarSize, ScalarTime, String, Timestamp, Version}
+}
+
 // Canonical returns the canonical name of a primitive type name
 // ("tosca:integer" → "integer"). A name that IsPrimitive rejects is
 // returned unchanged.
