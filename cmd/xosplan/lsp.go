@@ -69,10 +69,17 @@ func runLSP(cmd *cobra.Command, c *cli, f lspFlags) error {
 }
 
 // stdio joins standard input and output into the stream the server
-// speaks over; closing it closes neither.
+// speaks over. Closing it closes standard input, so that the server's
+// reader stops when an interrupt ends the server before the editor
+// closes its end; standard output stays open for the last lines.
 type stdio struct {
 	io.Reader
 	io.Writer
 }
 
-func (stdio) Close() error { return nil }
+func (s stdio) Close() error {
+	if c, ok := s.Reader.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
+}
