@@ -81,6 +81,16 @@
 //   - Discovery schedules use the Quartz syntax the platform uses (6 or 7
 //     fields, seconds first; one of day-of-month and day-of-week is "?").
 //
+// # For editors
+//
+// CompileEnvironmentIndexed runs CompileEnvironment and returns, with its
+// results unchanged, a symbols.Index of the environment (index.go): its
+// files, applications, components, declared pins and the registry's
+// component types, and what names them (component types, bind() targets,
+// binding ends). Options.Files reads an editor's unsaved buffers in place
+// of the files on disk. PinKinds and PinTypes list the pin grammar for
+// completion; JSONSchema (schema.go) is the JSON Schema of a manifest.
+//
 // # Diagnostic codes
 //
 // Every problem is a diag.Diagnostic with one of these codes, and with

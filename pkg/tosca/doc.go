@@ -187,6 +187,21 @@
 //     requirements order it after), nor do outputs, which no resource
 //     reads.
 //
+// # For editors
+//
+// CompileIndexed runs Compile and returns, with its results unchanged, a
+// symbols.Index of the names the compile resolved (index.go): every type
+// with its own properties, attributes, requirements and capabilities,
+// every template, input and output, every file read, and each place that
+// names one of them — recorded where the compiler resolves the name
+// (lookupRef, templateType, derived_from, data types, imports, get_input,
+// the entity of get_property and friends) and completed from the
+// topology (property keys, requirement assignments and their targets) —
+// with what each function call resolves to (never a sensitive value).
+// Keynames, Functions, PrimitiveTypes and TypeSection (keynames.go) give
+// the grammar's own lists for completion, and JSONSchema (schema.go) a
+// JSON Schema of the file format built from them.
+//
 // # Errors and warnings
 //
 // An error is a finding that makes a template wrong by the specification
