@@ -34,6 +34,16 @@
 // JSON map whose every diagnostic is sensitive, since any value in it may
 // be a secret.
 //
+// # Documents of an editor
+//
+// CompileDocument compiles the unit one file belongs to as Load compiles
+// it — a TOSCA file with its imports, a manifest with the manifests of its
+// folder — reading the files an editor holds open (Buffers) from their
+// unsaved text, and returns the diagnostics with the symbol index of the
+// front end (package symbols), whose Files say what the result depends on.
+// It is what the language server (pkg/lsp) calls on every change.
+// JSONSchema gives the JSON Schema of a format, for editors without it.
+//
 // # CSAR packages
 //
 // A path that is a file named *.csar or *.zip is a CSAR archive (TOSCA
