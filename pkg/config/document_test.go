@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -49,5 +50,29 @@ func TestCompileDocumentReadsUnsavedBuffers(t *testing.T) {
 	doc = CompileDocument(ctx, other, DocumentOptions{Root: root, Buffers: Buffers{other: []byte("a: [1\n")}})
 	if doc.Format != "" || !doc.Diags.HasErrors() {
 		t.Errorf("broken YAML of no format: %q, %v", doc.Format, doc.Diags)
+	}
+}
+
+// TestCompileDocumentRefusesAnImportOutsideTheRootAsValidateDoes proves
+// that with an editor's buffers an import outside the root is refused
+// with the root's message, not the one of an archive.
+func TestCompileDocumentRefusesAnImportOutsideTheRootAsValidateDoes(t *testing.T) {
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "types.yaml"), []byte("tosca_definitions_version: tosca_simple_yaml_1_3\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	svc := filepath.Join(dir, "svc.yaml")
+	text := "tosca_definitions_version: tosca_simple_yaml_1_3\nimports: [" + filepath.Join(outside, "types.yaml") + "]\n"
+	root, err := NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := CompileDocument(context.Background(), svc, DocumentOptions{Root: root, Buffers: Buffers{svc: []byte(text)}})
+	if len(doc.Diags) != 1 || doc.Diags[0].Code != "tosca.import_outside_root" {
+		t.Fatalf("diagnostics %v", doc.Diags)
+	}
+	if msg := doc.Diags[0].Summary + doc.Diags[0].Detail; strings.Contains(msg, "archive") || strings.Contains(msg, "buffers") {
+		t.Errorf("the refusal speaks of an archive: %q", msg)
 	}
 }

@@ -446,10 +446,12 @@ func (c *compiler) readFile(name string) ([]byte, error) {
 }
 
 // outsideFiles says, in a refusal of a name outside the root when the
-// compile reads an archive, that the archive is what confines it.
+// compile reads an archive (Files with no Root beside it), that the
+// archive is what confines it. Files beside a Root (an editor's buffers)
+// confine nothing: the refusal is the root's.
 func (c *compiler) outsideFiles(err error) error {
 	var ue *userfile.Error
-	if c.opts.Files != nil && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
+	if c.opts.Files != nil && len(c.opts.Root) == 0 && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
 		return &userfile.Error{Path: ue.Path, Reason: ue.Reason, Detail: "the configuration root is the archive " + c.opts.Files.String()}
 	}
 	return err
