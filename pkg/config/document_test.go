@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/pkg/diag"
 )
 
 // TestCompileDocumentReadsUnsavedBuffers proves that a document and the
@@ -74,5 +77,54 @@ func TestCompileDocumentRefusesAnImportOutsideTheRootAsValidateDoes(t *testing.T
 	}
 	if msg := doc.Diags[0].Summary + doc.Diags[0].Detail; strings.Contains(msg, "archive") || strings.Contains(msg, "buffers") {
 		t.Errorf("the refusal speaks of an archive: %q", msg)
+	}
+}
+
+// TestCompileDocumentSaysWhatLoadSays proves that an editor is told what
+// validate says of a file: for each error fixture of pkg/tosca and each
+// Tonomi manifest of the corpus (with its folder, as one environment),
+// the diagnostics CompileDocument gives for the file are those Load gives,
+// but for the warning of a file of neither format.
+func TestCompileDocumentSaysWhatLoadSays(t *testing.T) {
+	ctx := context.Background()
+	fixtures, err := filepath.Glob(filepath.Join("..", "tosca", "testdata", "errors", "*.yaml"))
+	if err != nil || len(fixtures) < 100 {
+		t.Fatalf("%d fixtures: %v", len(fixtures), err)
+	}
+	tonomi := testutil.CorpusDir(t, "tonomi")
+	manifests, _ := filepath.Glob(filepath.Join(tonomi, "*.yml"))
+	root, err := FindRoot(".", append([]string{tonomi}, fixtures...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inFile := func(ds diag.Diagnostics, f string) []string {
+		var out []string
+		for _, d := range ds {
+			if d.Range.File == f {
+				out = append(out, d.Error()+" ["+d.Code+"]")
+			}
+		}
+		return out
+	}
+	folder := Load(ctx, []string{tonomi}, Options{Root: root})
+	for _, f := range append(fixtures, manifests...) {
+		abs, err := filepath.Abs(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := folder.Diags
+		if !slices.Contains(manifests, f) {
+			want = Load(ctx, []string{abs}, Options{Root: root}).Diags
+		}
+		got := CompileDocument(ctx, abs, DocumentOptions{Root: root}).Diags
+		w, g := inFile(want, abs), inFile(got, abs)
+		if len(w) == 1 && strings.HasSuffix(w[0], "["+CodeUnknownFormat+"]") {
+			// A YAML file of another format says nothing in an
+			// editor: it is not ours to lint.
+			w = nil
+		}
+		if !slices.Equal(w, g) {
+			t.Errorf("%s:\nvalidate: %q\neditor:   %q", f, w, g)
+		}
 	}
 }
