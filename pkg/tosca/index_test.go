@@ -198,3 +198,40 @@ func TestCompileIndexedAgreesWithCompileOnTheCorpus(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexNamesTheTypesOfLongFormRequirements checks that a template's
+// requirement written in the long form names its relationship type, and
+// a requirement naming a node type names that type.
+func TestIndexNamesTheTypesOfLongFormRequirements(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	writeFile(t, path, `tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  node_templates:
+    db:
+      type: tosca.nodes.Database
+      properties: { name: orders }
+      requirements:
+        - host:
+            node: tosca.nodes.DBMS
+            relationship: tosca.relationships.HostedOn
+    dbms:
+      type: tosca.nodes.DBMS
+      requirements:
+        - host: server
+    server:
+      type: tosca.nodes.Compute
+`)
+	_, x, diags := CompileIndexed(context.Background(), path, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	for _, tc := range []struct {
+		line, col int
+		want      string
+	}{{9, 20, "tosca.nodes.DBMS"}, {10, 30, "tosca.relationships.HostedOn"}} {
+		i, ok := x.SymbolAt(path, tc.line, tc.col)
+		if !ok || x.Symbols[i].Name != tc.want {
+			t.Errorf("%d:%d names %v, want %s", tc.line, tc.col, x.Symbols[i].Name, tc.want)
+		}
+	}
+}

@@ -317,6 +317,7 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 			ra.relTpl, ra.relType = rt, rt.typ
 		} else if ty := c.lookup(kRelationship, ra.relName); ty != nil {
 			ra.relType = ty
+			c.noteType(ra.relN, ty)
 		} else if c.xosTopology() {
 			// In an XOS recipe, XOS's engine reads relationship names itself
 			// (XOS 3.x's tosca.relationships.SameHost is declared nowhere):
@@ -341,6 +342,9 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 		target = c.topo.nodes[nodeName]
 	case c.lookup(kNode, nodeName) != nil:
 		cands = c.topo.byType[c.lookup(kNode, nodeName)]
+		if explicitNode {
+			c.noteType(ra.nodeN, c.lookup(kNode, nodeName))
+		}
 	default:
 		at := ra.key
 		if ra.nodeN != nil {
@@ -355,6 +359,9 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 		ct := capType
 		if ct == nil && capName != "" {
 			ct = c.lookup(kCapability, capName)
+			if ra.capName != "" {
+				c.noteType(ra.capN, ct)
+			}
 		}
 		if ct == nil {
 			// A capability name without a node: left to the orchestrator.
