@@ -257,8 +257,13 @@ func manifestItems(c cursor, x *symbols.Index) []protocol.CompletionItem {
 	n := len(c.path)
 	if c.key == "" {
 		if n == 1 && c.path[0] == "application" || n >= 3 && c.path[n-2] == "components" {
+			keys := manifestKeys
+			if n == 1 {
+				// Model policies belong to the application alone.
+				keys = append(slices.Clone(keys), "policies")
+			}
 			out := []protocol.CompletionItem{}
-			for _, k := range manifestKeys {
+			for _, k := range keys {
 				out = append(out, item(k, protocol.CompletionItemKindKeyword, "keyname", k+": "))
 			}
 			return out

@@ -78,6 +78,7 @@ func (env *environment) index(x *symbols.Index) {
 	slices.Sort(x.Files)
 	for _, app := range env.apps {
 		b.refer(app.root)
+		b.policies(app)
 	}
 	x.Sort()
 }
@@ -113,6 +114,23 @@ func (b *indexBuilder) define(c *component) {
 	}
 	for _, ch := range c.children {
 		b.define(ch)
+	}
+}
+
+// policies adds the application's model policies, and refers their
+// targets to the components they name and their types to the registry's.
+func (b *indexBuilder) policies(app *application) {
+	for _, d := range app.policies {
+		detail := fmt.Sprintf("**model policy** `%s` of application `%s`\n\nimplementation: `%s`", d.name, app.name, d.impl)
+		if d.timeout > 0 {
+			detail += fmt.Sprintf("\n\ntimeout: %s", d.timeout)
+		}
+		b.add(symbols.Symbol{Kind: symbols.Policy, Name: d.name, Container: app.name, Range: d.rng, Detail: detail})
+		for _, t := range d.targets {
+			if tc := follow(app.root, strings.Split(t.name, ".")); tc != nil {
+				b.ref(t.rng, b.comps[tc])
+			}
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,7 +30,11 @@ func (m memFiles) ReadFile(_ context.Context, name string, _ int64) ([]byte, err
 // components, declared pins, and what component types, bind() targets and
 // binding ends name.
 func TestCompileEnvironmentIndexedNamesComponentsPinsAndTargets(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "shop.yml")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "shop.yml")
+	if err := os.WriteFile(filepath.Join(dir, "watch.sh"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	files := memFiles{path: `application:
   interfaces:
     output:
@@ -47,6 +52,10 @@ func TestCompileEnvironmentIndexedNamesComponentsPinsAndTargets(t *testing.T) {
           url: consume-signal(string)
   bindings:
     - [db, web]
+  policies:
+    watch:
+      implementation: watch.sh
+      targets: [web]
 `}
 	_, x, diags := CompileEnvironmentIndexed(context.Background(), []string{path}, Options{Files: files})
 	if diags.HasErrors() {
@@ -63,6 +72,8 @@ func TestCompileEnvironmentIndexedNamesComponentsPinsAndTargets(t *testing.T) {
 		{7, 13, "component type workflow.Instance in  @ 0:0"},
 		{17, 8, "component db in shop @ 11:5"},
 		{17, 12, "component web in shop @ 6:5"},
+		{19, 5, "policy watch in shop @ 19:5"},
+		{21, 18, "component web in shop @ 6:5"},
 	} {
 		got := ""
 		if i, ok := x.SymbolAt(path, tc.line, tc.col); ok {

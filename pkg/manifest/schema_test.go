@@ -52,6 +52,11 @@ func TestJSONSchemaAcceptsEveryCorpusManifest(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join(testutil.CorpusDir(t, "tonomi"), "*.yml"))
 	examples, _ := filepath.Glob(filepath.Join(testutil.ModuleRoot(t), "examples", "*", "*.yml"))
 	files = append(files, examples...)
+	policy := filepath.Join(t.TempDir(), "net.yml")
+	if err := os.WriteFile(policy, []byte("application:\n  components:\n    lan: {type: workflow.Instance}\n  policies:\n    monitors:\n      implementation: policies/monitor.sh\n      targets: [lan]\n      timeout: 30\n      configuration: {interval: 60}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, policy)
 	if len(files) < 30 {
 		t.Fatalf("only %d manifests found", len(files))
 	}
@@ -68,6 +73,7 @@ func TestJSONSchemaAcceptsEveryCorpusManifest(t *testing.T) {
 		"application:\n  componets: {}\n",
 		"application: {}\nextra: 1\n",
 		"application:\n  bindings:\n    - [a, b, c]\n",
+		"application:\n  components:\n    a:\n      policies: {}\n",
 	} {
 		if s.Validate(valueOf([]byte(bad))) == nil {
 			t.Errorf("the schema accepts %q", bad)

@@ -445,13 +445,20 @@ func (c *compiler) readFile(name string) ([]byte, error) {
 	return data, c.outsideFiles(err)
 }
 
+// fromArchive reports whether the compile reads an archive: Files with no
+// Root beside it, so that nothing outside the archive is readable. Files
+// beside a Root (an editor's buffers, config.CompileDocument) only stand
+// in for some files of the configuration, which is otherwise on disk.
+func (c *compiler) fromArchive() bool {
+	return c.opts.Files != nil && len(c.opts.Root) == 0
+}
+
 // outsideFiles says, in a refusal of a name outside the root when the
-// compile reads an archive (Files with no Root beside it), that the
-// archive is what confines it. Files beside a Root (an editor's buffers)
-// confine nothing: the refusal is the root's.
+// compile reads an archive, that the archive is what confines it; beside
+// a Root the refusal is the root's.
 func (c *compiler) outsideFiles(err error) error {
 	var ue *userfile.Error
-	if c.opts.Files != nil && len(c.opts.Root) == 0 && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
+	if c.fromArchive() && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
 		return &userfile.Error{Path: ue.Path, Reason: ue.Reason, Detail: "the configuration root is the archive " + c.opts.Files.String()}
 	}
 	return err

@@ -96,7 +96,7 @@ func (c *compiler) policyExecutable(pt *policyTpl, impl string, at diag.Range, p
 	if !filepath.IsAbs(exe) {
 		exe = filepath.Join(filepath.Dir(pt.key.File), exe)
 	}
-	if c.inFiles(exe) || c.opts.Files != nil {
+	if c.fromArchive() {
 		return fail("nothing runs from inside an archive; unpack it to plan it with policies")
 	}
 	abs, err := filepath.Abs(exe)
