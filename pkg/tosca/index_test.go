@@ -235,3 +235,45 @@ topology_template:
 		}
 	}
 }
+
+// TestIndexNamesTemplatesInGroupsPoliciesCopiesAndSubstitutions checks
+// that find-references of a template sees it where groups, policies,
+// copy and substitution mappings name it.
+func TestIndexNamesTemplatesInGroupsPoliciesCopiesAndSubstitutions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	writeFile(t, path, `tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  substitution_mappings:
+    node_type: tosca.nodes.Compute
+    capabilities:
+      host: [web, host]
+  node_templates:
+    web:
+      type: tosca.nodes.Compute
+    web2:
+      copy: web
+  groups:
+    g:
+      type: tosca.groups.Root
+      members: [web]
+  policies:
+    - p:
+        type: tosca.policies.Placement
+        targets: [web]
+`)
+	_, x, diags := CompileIndexed(context.Background(), path, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	web, ok := x.SymbolAt(path, 8, 5)
+	if !ok || x.Symbols[web].Name != "web" {
+		t.Fatal("no symbol for web")
+	}
+	var got []string
+	for _, r := range x.ReferencesTo(web) {
+		got = append(got, fmt.Sprintf("%d:%d", r.Start.Line, r.Start.Column))
+	}
+	if want := "6:14 11:13 15:17 19:19"; strings.Join(got, " ") != want {
+		t.Errorf("web is named at %v, want %s", got, want)
+	}
+}

@@ -165,6 +165,7 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 			c.errorf(v.Content[0].Range, mp, CodeUnknownTemplate, "%s mapping %q names node template %q, which does not exist", what, p.Key.Value, v.Content[0].Value)
 			continue
 		}
+		c.noteNode(v.Content[0], nt)
 		if nt.typ == nil {
 			continue
 		}

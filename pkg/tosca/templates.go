@@ -286,6 +286,7 @@ func (c *compiler) copySource(nt *nodeTpl, depth int) *yamlsrc.Node {
 		return nil
 	}
 	other := c.topo.nodes[cp.Value]
+	c.noteNode(cp, other)
 	switch {
 	case other == nil:
 		c.errorf(cp.Range, nt.path+".copy", CodeCopy, "node template %q copies %q, which is not a node template", nt.name, cp.Value)
@@ -719,6 +720,9 @@ func (c *compiler) readGroups(n *yamlsrc.Node) {
 					c.errorf(at, g.path+".members", CodeUnknownTemplate, "group %q member %q is not a node template", g.name, name)
 					continue
 				}
+				if i < len(m.Content) {
+					c.noteNode(m.Content[i], nt)
+				}
 				if g.typ != nil && len(g.typ.members) > 0 && nt.typ != nil && !c.derivesAny(nt.typ, g.typ.members) {
 					c.errorf(at, g.path+".members", CodeGroupMembers, "group %q member %q has type %q, which the group type %q does not allow", g.name, name, nt.typ.name, g.typ.name)
 				}
@@ -812,6 +816,9 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 					at = tg.Content[j].Range
 				}
 				if nt := c.topo.nodes[name]; nt != nil {
+					if j < len(tg.Content) {
+						c.noteNode(tg.Content[j], nt)
+					}
 					if pt.typ != nil && len(pt.typ.targets) > 0 && nt.typ != nil && !c.derivesAny(nt.typ, pt.typ.targets) {
 						c.errorf(at, pt.path+".targets", CodePolicyTargets, "policy %q target %q has type %q, which the policy type %q does not allow", pt.name, name, nt.typ.name, pt.typ.name)
 					}
