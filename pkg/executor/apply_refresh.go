@@ -28,6 +28,10 @@ type Refresher struct {
 	// messages, errors); nil: those of the refreshed resource alone
 	// (NewRedactorFor(State, nil) knows every recorded one).
 	Redactor *Redactor
+	// NoDiscovery runs a factory's health check without its discovery
+	// script, keeping the instances discovered last (a synchronizer runs
+	// discovery on the factory's own schedule).
+	NoDiscovery bool
 }
 
 var _ planner.Refresher = (*Refresher)(nil)
@@ -96,7 +100,14 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 		fb.Output = out.Feedback.Output
 	}
 	fb.Extra = mergeExtra(fb.Extra, out.Feedback.Extra)
-	if rec.Driver.HasOperation(graph.OpDiscovery) && ctx.Err() == nil {
+	if found, ok := rec.Feedback.Attributes[AttrDiscovered]; ok && r.NoDiscovery {
+		fb.Attributes = maps.Clone(fb.Attributes)
+		if fb.Attributes == nil {
+			fb.Attributes = map[string]graph.Value{}
+		}
+		fb.Attributes[AttrDiscovered] = found
+	}
+	if rec.Driver.HasOperation(graph.OpDiscovery) && !r.NoDiscovery && ctx.Err() == nil {
 		found, err := r.discover(ctx, d, req, rec)
 		if err != nil {
 			return rec.Feedback, err

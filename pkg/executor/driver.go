@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -229,3 +230,17 @@ func (r Registry) Lookup(name string) (Driver, bool) {
 	d, ok := r[name]
 	return d, ok
 }
+
+// ErrNeedsChange is matched (errors.Is) by a failure that no retry can
+// mend, only a change of the configuration or of the files it names: a
+// script or implementation that is missing or lies outside its root. A
+// synchronizer waits for a change rather than retrying it.
+var ErrNeedsChange = errors.New("cannot succeed until the configuration changes")
+
+// needsChangeError marks err as ErrNeedsChange without changing its text.
+type needsChangeError struct{ err error }
+
+func (e *needsChangeError) Error() string   { return e.err.Error() }
+func (e *needsChangeError) Unwrap() []error { return []error{e.err, ErrNeedsChange} }
+
+func needsChange(err error) error { return &needsChangeError{err: err} }

@@ -202,9 +202,12 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 	}
 	script, err := e.implementation(dir, op.Implementation)
 	if err != nil {
-		return nil, "", err
+		return nil, "", needsChange(err)
 	}
 	argv, err := interpreter(ctx, script)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "", needsChange(err)
+	}
 	if err != nil {
 		return nil, "", err
 	}

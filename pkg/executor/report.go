@@ -36,6 +36,9 @@ type StepResult struct {
 	// Cause is, for a skipped step, the address and action of the failed
 	// step that held it ("db (create)"); only the root failure is named.
 	Cause string `json:"cause,omitempty"`
+	// Err is the failure of a failed step, for errors.Is (ErrNeedsChange,
+	// ErrTimeout); Error is its text.
+	Err error `json:"-"`
 	// Elapsed is the time from the first driver call to the end.
 	Elapsed time.Duration `json:"elapsed_ns,omitempty"`
 }

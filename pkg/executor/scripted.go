@@ -458,7 +458,9 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, op graph.Operation, doc map[string]any, targets []*target) (process, error) {
 	path, err := resolveScript(s.root(req), op.Implementation)
 	if err != nil {
-		return process{}, err
+		// A script that is missing or outside the root stays so until
+		// the configuration or the scripts change.
+		return process{}, needsChange(err)
 	}
 	argv, err := interpreter(ctx, path)
 	if err != nil {

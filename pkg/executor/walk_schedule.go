@@ -189,7 +189,7 @@ func (d *dispatcher) handle(r taskResult) {
 			d.fatal = r.fatal
 		}
 		d.w.stop()
-		n.result.Error = r.fatal.Error()
+		n.result.Error, n.result.Err = r.fatal.Error(), r.fatal
 		d.finish(n, ResultFailed)
 	case r.notStarted && r.t.kind == taskHealth:
 		d.fail(n, errStoppedConverging)
@@ -260,7 +260,7 @@ func (d *dispatcher) wake(t task) {
 // fail ends n as failed for good; with FailFast nothing new starts.
 func (d *dispatcher) fail(n *node, err error) {
 	n.lastErr = err
-	n.result.Error = err.Error()
+	n.result.Error, n.result.Err = err.Error(), err
 	d.w.emit(Event{Type: EventErrored, Address: n.step.Address, Action: n.action, Attempt: n.attempts,
 		Elapsed: n.elapsed(), Error: err.Error()})
 	d.finish(n, ResultFailed)

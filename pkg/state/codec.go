@@ -35,7 +35,7 @@ func Encode(s *State) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs, err := encodeOutputs(s.Outputs)
+	outs, err := encodeTail(s)
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +125,7 @@ func (c chunks) equal(d chunks) bool {
 const chunkMin = 512
 
 // assemble builds the file bytes from a header, pre-encoded resources and
-// the pre-encoded outputs member (encodeOutputs; nil for none). Its output
+// the pre-encoded outputs and sync members (encodeTail; nil for none). Its output
 // equals json.MarshalIndent(State{…}, "", "  ") plus a newline; a test
 // holds it to that.
 func assemble(version int, serial uint64, lineage string, resources, outputs []byte) []byte {
@@ -142,7 +142,7 @@ func header(version int, serial uint64, lineage string, more int) []byte {
 	return append(out, ",\n  \"resources\": "...)
 }
 
-// trailer is the file after the resources array: the outputs member, if
+// trailer is the file after the resources array: the outputs and sync members, if
 // any, and the closing brace.
 func trailer(outputs []byte) []byte {
 	if outputs == nil {

@@ -187,7 +187,7 @@ func fieldName(key []byte, known ...string) string {
 
 func (p *parser) state(s *State) error {
 	return p.Object(func(key []byte) error {
-		switch fieldName(key, "version", "serial", "lineage", "resources", "outputs") {
+		switch fieldName(key, "version", "serial", "lineage", "resources", "outputs", "sync") {
 		case "version":
 			return p.intInto(&s.Version, "version")
 		case "serial":
@@ -203,6 +203,22 @@ func (p *parser) state(s *State) error {
 			return sliceInto(p, &s.Resources, p.resource)
 		case "outputs":
 			return mapInto(p, &s.Outputs, p.output)
+		case "sync":
+			return p.syncInfo(&s.Sync)
+		}
+		return p.Skip()
+	})
+}
+
+func (p *parser) syncInfo(dst **SyncInfo) error {
+	if isNull, err := p.Null(); isNull || err != nil {
+		return err
+	}
+	info := &SyncInfo{}
+	*dst = info
+	return p.Object(func(key []byte) error {
+		if fieldName(key, "last_resync") == "last_resync" {
+			return p.timestamp(&info.LastResync)
 		}
 		return p.Skip()
 	})

@@ -4,7 +4,7 @@
 //
 // The file backend (File) keeps, beside the state file:
 //
-//	xosplan.state.json            the snapshot: {version, serial, lineage, resources[…], outputs{…}}
+//	xosplan.state.json            the snapshot: {version, serial, lineage, resources[…], outputs{…}, sync{…}}
 //	xosplan.state.json.backup     the previous snapshot
 //	xosplan.state.json.lock       the lock (flock(2); the kernel frees a crashed holder's)
 //	xosplan.state.json.lock.info  who holds it: {ID, Operation, Who, Version, Created, Path}
@@ -48,7 +48,10 @@
 // Outputs (State.Outputs) are what the last successful apply resolved the
 // configuration's outputs to; a state without them is written with no
 // "outputs" key, byte for byte as before they were recorded, so the format
-// version stays 1 and older states read as states without outputs.
+// version stays 1 and older states read as states without outputs. The
+// same holds for Sync (State.Sync), the time a running `xosplan sync` last
+// checked every resource, so that a restart does not check them all at
+// once.
 //
 // Secrets: as Terraform's, the state holds sensitive values in clear —
 // spec values at a resource's Sensitive paths, the operation inputs an

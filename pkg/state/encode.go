@@ -55,33 +55,40 @@ func writeResource(w *canonjson.Writer, r *Resource) {
 	o.End()
 }
 
-// encodeOutputs renders the "outputs" member of the state object, as it
-// follows the resources (",\n  \"outputs\": {…}" without the comma), or
-// nil when there are none: a state without outputs is written as before
-// outputs were recorded.
-func encodeOutputs(outputs map[string]Output) ([]byte, error) {
-	if len(outputs) == 0 {
+// encodeTail renders the members of the state object that follow the
+// resources, outputs then sync (",\n  \"outputs\": {…}" without the
+// leading comma), or nil when there are none: a state without them is
+// written as before they were recorded.
+func encodeTail(s *State) ([]byte, error) {
+	if len(s.Outputs) == 0 && s.Sync == nil {
 		return nil, nil
 	}
 	w := newWriter(nil, true)
-	// The member is written inside an object of its own, so that the
-	// writer indents it as the state object's member; the braces are
+	// The members are written inside an object of their own, so that the
+	// writer indents them as the state object's members; the braces are
 	// cut off.
 	top := w.BeginObject()
-	e := top.Field("outputs")
-	keys := canonjson.PushKeys(e, outputs)
-	o := e.BeginObject()
-	for _, k := range keys {
-		out := outputs[k]
-		ow := o.Key(k).BeginObject()
-		ow.Field("value").Value(out.Value)
-		if out.Sensitive {
-			ow.Field("sensitive").Bool(true)
+	if len(s.Outputs) > 0 {
+		e := top.Field("outputs")
+		keys := canonjson.PushKeys(e, s.Outputs)
+		o := e.BeginObject()
+		for _, k := range keys {
+			out := s.Outputs[k]
+			ow := o.Key(k).BeginObject()
+			ow.Field("value").Value(out.Value)
+			if out.Sensitive {
+				ow.Field("sensitive").Bool(true)
+			}
+			ow.End()
 		}
-		ow.End()
+		o.End()
+		e.PopKeys(keys)
 	}
-	o.End()
-	e.PopKeys(keys)
+	if s.Sync != nil {
+		o := top.Field("sync").BeginObject()
+		writeTime(o.Field("last_resync"), s.Sync.LastResync.UTC())
+		o.End()
+	}
 	top.End()
 	if err := w.Err(); err != nil {
 		return nil, fmt.Errorf("encoding state outputs: %w", err)

@@ -94,7 +94,7 @@ type seenSnapshot struct {
 	// effectiveRes is the canonical encoding of the resources after the
 	// journal's outcomes; the same slice as snapshotRes without a journal.
 	effectiveRes chunks
-	// outputs is the snapshot's outputs member (encodeOutputs), nil for
+	// outputs is the snapshot's outputs and sync members (encodeTail), nil for
 	// none; the journal never changes outputs.
 	outputs []byte
 	// journalInfo describes the journal file last seen (nil: none).
@@ -215,7 +215,7 @@ func (f *File) Write(ctx context.Context, s *State) error {
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
-	outs, err := encodeOutputs(s.Outputs)
+	outs, err := encodeTail(s)
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
@@ -264,7 +264,7 @@ func (f *File) Overwrite(ctx context.Context, s *State) error {
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
-	outs, err := encodeOutputs(s.Outputs)
+	outs, err := encodeTail(s)
 	if err != nil {
 		return fmt.Errorf("writing state %s: %w", f.path, err)
 	}
@@ -288,7 +288,7 @@ func (f *File) Overwrite(ctx context.Context, s *State) error {
 	return nil
 }
 
-// commit writes a snapshot of res and outs (encodeOutputs), retires the
+// commit writes a snapshot of res and outs (encodeTail), retires the
 // journal and remembers what is on disk. The caller holds f.mu and the
 // guard g.
 func (f *File) commit(g *commitGuard, serial uint64, lineage string, res chunks, outs []byte) error {
@@ -387,7 +387,7 @@ func (f *File) readSnapshot() (*State, []byte, fs.FileInfo, error) {
 
 // canonicalResources returns the resources part of a snapshot file when
 // the file is in canonical form, or nil; outs is the snapshot's outputs
-// member (encodeOutputs).
+// member (encodeTail).
 func canonicalResources(s *State, data, outs []byte) chunks {
 	head, tail := header(s.Version, s.Serial, s.Lineage, 0), trailer(outs)
 	if !bytes.HasPrefix(data, head) || !bytes.HasSuffix(data, tail) || len(data) < len(head)+len(tail) {

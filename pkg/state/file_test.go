@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -354,5 +355,50 @@ func TestStateWithoutOutputsIsWrittenAsBefore(t *testing.T) {
 	again, err := Encode(s)
 	if err != nil || !bytes.Equal(again, old) {
 		t.Errorf("re-encoded as %q (%v)", again, err)
+	}
+}
+
+// TestSyncRecordSurvivesCompactionAndRoundTrips: the synchronizer's last
+// resync time is written after the outputs, read back as written, kept
+// when an apply's journal is folded into the snapshot, and a state
+// without it still has no "sync" key.
+func TestSyncRecordSurvivesCompactionAndRoundTrips(t *testing.T) {
+	ctx := context.Background()
+	f, path := openTemp(t)
+	s := mustRead(t, f)
+	at := time.Date(2026, 11, 25, 10, 0, 0, 0, time.UTC)
+	s.Resources = []Resource{genResource(1)}
+	s.Outputs = map[string]Output{"url": {Value: "http://x"}}
+	s.Sync = &SyncInfo{LastResync: at}
+	mustWrite(t, f, s)
+	j, err := f.OpenJournal(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := genResource(2)
+	if _, err := j.Append(ctx, Record{Kind: RecordOutcome, Address: r.Address, Action: "create", Resource: &r}); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Compact(ctx); err != nil {
+		t.Fatal(err)
+	}
+	g, _ := OpenFile(path, FileOptions{})
+	got := mustRead(t, g)
+	if got.Sync == nil || !got.Sync.LastResync.Equal(at) || len(got.Outputs) != 1 {
+		t.Fatalf("after compaction: sync %#v, outputs %#v", got.Sync, got.Outputs)
+	}
+	data, err := Encode(got)
+	if err != nil || !bytes.Contains(data, []byte("\"sync\": {\n    \"last_resync\": \"2026-11-25T10:00:00Z\"\n  }\n}\n")) {
+		t.Errorf("encoded as %s (%v)", data, err)
+	}
+	if again, err := Decode(data); err != nil || again.Sync == nil || !again.Sync.LastResync.Equal(at) {
+		t.Errorf("decoded again: %#v (%v)", again, err)
+	}
+	got.Sync, got.Outputs = nil, nil
+	if data, _ := Encode(got); bytes.Contains(data, []byte("sync")) {
+		t.Errorf("a state without a sync record names one: %s", data)
 	}
 }

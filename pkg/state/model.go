@@ -25,6 +25,17 @@ type State struct {
 	// there are none. A state written before outputs were recorded reads
 	// as one without them.
 	Outputs map[string]Output `json:"outputs,omitempty"`
+	// Sync is what a running `xosplan sync` keeps across restarts; nil
+	// (and no "sync" key in the file) when none recorded anything, so a
+	// state written before it reads as one without it.
+	Sync *SyncInfo `json:"sync,omitempty"`
+}
+
+// SyncInfo is the synchronizer's record in the state.
+type SyncInfo struct {
+	// LastResync is when the synchronizer last finished checking every
+	// resource; a restart schedules the next full check from it.
+	LastResync time.Time `json:"last_resync"`
 }
 
 // Output is one recorded output. Like sensitive spec values, a sensitive

@@ -81,7 +81,7 @@ func (f *File) load() (*Loaded, error) {
 	if err != nil {
 		return nil, err
 	}
-	outs, err := encodeOutputs(s.Outputs)
+	outs, err := encodeTail(s)
 	if err != nil {
 		return nil, fmt.Errorf("reading state %s: %w", f.path, err)
 	}
