@@ -11,7 +11,8 @@
 // resolve.go resolves bind() targets and bindings and checks directions
 // and types; checks.go holds the per-kind checks (scripted components,
 // factories, configuration values, required interfaces); cron.go checks
-// discovery schedules; env.go joins manifests into an environment;
+// discovery schedules and schedule.go says when one fires next
+// (ParseSchedule, for the synchronizer); env.go joins manifests into an environment;
 // compile.go builds the graph.
 //
 // # Addresses
