@@ -3,6 +3,7 @@ package manifest
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -193,6 +194,12 @@ func (r *resolver) checkScripted(c *component) {
 	}
 	if len(missing) > 0 {
 		r.errorf(c.rng, c.yaml, CodeScriptedMissingScript, "scripted.Component %q needs %s", c.name, strings.Join(missing, " and "))
+	}
+	if s, v := stringValue(c, "factory.healthCheckInterval"); v != nil {
+		if d, err := time.ParseDuration(s); err != nil || d < time.Second {
+			r.errorf(v.Range, valuePath(c, "factory.healthCheckInterval"), CodeBadHealthInterval,
+				"factory.healthCheckInterval %q is not a duration of at least a second (such as 30s or 5m)", s)
+		}
 	}
 	if cs := c.values["factory.commandScripts"]; cs != nil {
 		for _, p := range cs.Pairs() {

@@ -19,6 +19,10 @@ const (
 	OptionApplication = "application"
 	// OptionSchedule is a factory's discovery schedule (Quartz cron).
 	OptionSchedule = "schedule"
+	// OptionHealthInterval is a scripted.Component's
+	// factory.healthCheckInterval: how often `xosplan sync` runs its
+	// health check (a Go duration).
+	OptionHealthInterval = "health_interval"
 	// OptionLocator is a reference.Submodule's __locator.application-id.
 	OptionLocator = "application_id"
 	// OptionProvider is the application a reference.Service resolved to.
@@ -288,6 +292,9 @@ func resource(c *component) *graph.Resource {
 		}
 		if s := str("factory.name"); s != "" {
 			opts[OptionFactory] = s
+		}
+		if s := str("factory.healthCheckInterval"); s != "" {
+			opts[OptionHealthInterval] = s
 		}
 		if c.factory != nil {
 			opts[OptionFactoryAddress] = c.factory.address()

@@ -121,6 +121,7 @@
 //	manifest.factory_partial_discovery some but not all of component.application/discoveryScript/discoverySchedule
 //	manifest.bad_schedule              a discovery schedule that is not a Quartz cron expression
 //	manifest.schedule_too_frequent     (warning) a schedule firing more often than once a minute
+//	manifest.bad_health_interval       a factory.healthCheckInterval that is not a duration of a second or more
 //	manifest.required_unbound          a required interface that nothing binds
 //	manifest.factory_not_found         (warning) factory.name names no application of the environment
 //	manifest.not_a_factory             factory.name names an application without a factory
@@ -161,6 +162,7 @@ const (
 	CodeFactoryPartialDiscovery = "manifest.factory_partial_discovery"
 	CodeBadSchedule             = "manifest.bad_schedule"
 	CodeScheduleTooFrequent     = "manifest.schedule_too_frequent"
+	CodeBadHealthInterval       = "manifest.bad_health_interval"
 	CodeRequiredUnbound         = "manifest.required_unbound"
 	CodeFactoryNotFound         = "manifest.factory_not_found"
 	CodeNotAFactory             = "manifest.not_a_factory"

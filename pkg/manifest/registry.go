@@ -128,6 +128,9 @@ func DefaultRegistry() *Registry {
 			"factory": {
 				"name": str, "launchScript": str, "destroyScript": str, "healthCheckScript": str,
 				"reconfigurationScript": str, "commandScripts": "configuration(map<string, string>)",
+				// xosplan's own: how often `xosplan sync` runs the health
+				// check (a Go duration such as 5m).
+				"healthCheckInterval": str,
 			},
 		}},
 		{Name: KindComponentFactory, Driver: graph.DriverScripted, Interfaces: map[string]map[string]string{
