@@ -54,6 +54,7 @@ var ours = []struct {
 	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
+	{"pkg/sync", []string{"pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
 
@@ -82,7 +83,9 @@ var thirdParty = []struct {
 	{module: "github.com/spf13/pflag", allowed: []string{"cmd/xosplan"}},
 	{module: "github.com/sergi/go-diff", allowed: []string{"internal/textdiff"}},
 	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state", "internal/pgtest"}},
-	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}}, // argon2id of plan input values
+	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}},              // argon2id of plan input values
+	{module: "github.com/prometheus/client_golang", allowed: []string{"pkg/sync"}}, // the synchronizer's /metrics
+	{module: "github.com/fsnotify/fsnotify", allowed: []string{"pkg/sync"}},        // the synchronizer's file watch
 	{module: "github.com/santhosh-tekuri/jsonschema", testOnly: true},
 	{module: "github.com/tliron/glsp", allowed: []string{"pkg/lsp"}},
 	{module: "github.com/sourcegraph/jsonrpc2", allowed: []string{"pkg/lsp"}},

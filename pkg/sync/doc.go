@@ -1,0 +1,31 @@
+// Package sync is xosplan's long-running synchronizer (`xosplan sync`):
+// it keeps the recorded state and the real objects at the goal the
+// configuration describes, as the XOS synchronizers, Tonomi's health
+// checks and discovery, and ORC's controllers do.
+//
+// The Engine (engine.go) runs one loop that does everything due, one
+// thing at a time, then waits on its Clock until the next scheduled time
+// or a trigger (Trigger, ConfigurationChanged, Check):
+//
+//	reconcile   reconcile.go  the goal (Options.Goal, made by the code `plan` makes its desired graph with) is
+//	                          planned against the state by planner.Diff and applied by executor.Apply: the same
+//	                          reasons, journal and crash safety as plan and apply
+//	retry       reconcile.go  a failed resource is retried after RetryBase, doubling up to RetryMax, with jitter,
+//	                          left out of reconciles until then (the planner leaves out what depends on it, which
+//	                          waits on it: waiting is not an error); independent resources go on
+//	needs change reconcile.go a failure that only a change can mend (executor.ErrNeedsChange: a missing script),
+//	                          and an invalid configuration, wait for the configuration to change
+//	converging  reconcile.go  a converging resource holds its dependents until a health check says it is active
+//	health      check.go      every resource whose driver has a health check is checked every HealthInterval
+//	                          (OptionHealthInterval per resource), jittered, through the refresh-only plan
+//	                          `xosplan refresh` makes; the drift is recorded and the next reconcile repairs it
+//	discovery   check.go      a factory with a discovery script runs it on its Quartz schedule
+//	                          (manifest.ParseSchedule); what it finds is recorded on the factory as refresh does
+//	resync      check.go      every resource is checked and the configuration compiled again every Resync,
+//	                          jittered; the time is kept in the state (state.SyncInfo), so a restart waits its turn
+//
+// Status, Resource and Subscribe show what the engine does; api.go serves
+// them over HTTP (Handler) with the Prometheus metrics (metrics.go);
+// watch.go turns file changes into ConfigurationChanged. The package
+// returns data and logs through log/slog; it never prints.
+package sync

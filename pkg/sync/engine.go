@@ -1,0 +1,537 @@
+package sync
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	stdsync "sync"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/manifest"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Defaults of Options.
+const (
+	DefaultRetryBase      = 30 * time.Second
+	DefaultRetryMax       = time.Hour
+	DefaultHealthInterval = time.Minute
+	DefaultResync         = 10 * time.Hour
+)
+
+// OptionHealthInterval is the driver option (a Go duration, "5m") that
+// overrides the health-check interval of one resource; pkg/manifest
+// writes it from a component's factory.healthCheckInterval.
+const OptionHealthInterval = manifest.OptionHealthInterval
+
+// jitterFraction is how far a scheduled time may move either way, so
+// that many resources failing or starting together do not act together.
+const jitterFraction = 0.1
+
+// Goal is the configuration a reconcile drives the system to, made by the
+// code that `xosplan plan` makes its desired graph with (Options.Goal).
+type Goal struct {
+	// Desired is the compiled configuration.
+	Desired *graph.Graph
+	// Plan holds the planner options plan would use: the input digests,
+	// configuration paths, salt and placement. The engine adds Excludes.
+	Plan planner.Options
+	// ScriptRoot and Drivers are what apply would run the plan with.
+	ScriptRoot string
+	Drivers    executor.Registry
+	// Placer claims placements as apply's does; nil claims nothing.
+	Placer executor.Placer
+}
+
+// GoalFunc builds the goal from the configuration. Diagnostics with errors
+// mean the configuration is invalid: the engine waits for it to change.
+// The error is for the environment, and is retried.
+type GoalFunc func(ctx context.Context) (*Goal, diag.Diagnostics, error)
+
+// Store is the state backend the engine works on, whose lock the caller
+// holds for the engine's lifetime: pkg/state's *File.
+type Store interface {
+	executor.Store
+	executor.OutputStore
+}
+
+// Options configure an Engine. Goal, Store and Drivers are required.
+type Options struct {
+	Goal  GoalFunc
+	Store Store
+	// Drivers run health checks when there is no goal yet (an invalid
+	// configuration); otherwise the goal's drivers run everything.
+	Drivers executor.Registry
+	// Apply is the template of every apply's options (parallelism,
+	// grace, abort, timeouts); the engine sets Events, Desired,
+	// ScriptRoot, Placer and Retries (none: it retries itself).
+	Apply executor.Options
+	// Timeout bounds each health check and discovery; WorkDir is the
+	// working folder of a resource that recorded none.
+	Timeout time.Duration
+	WorkDir string
+	// Clock is RealClock() when nil.
+	Clock Clock
+	// RetryBase is the wait before the first retry of a failed resource,
+	// doubled on every failure up to RetryMax, with jitter.
+	RetryBase, RetryMax time.Duration
+	// HealthInterval is the wait between two health checks of a resource
+	// (OptionHealthInterval overrides it per resource), with jitter.
+	HealthInterval time.Duration
+	// Resync is the longest time between two checks of every resource and
+	// two compiles of the configuration, with jitter; the last one is
+	// kept in the state (state.SyncInfo).
+	Resync time.Duration
+	// Rand returns a number in [0, 1) for jitter; nil: math/rand.
+	Rand func() float64
+	// Logger receives the engine's log; nil: none.
+	Logger *slog.Logger
+	// Events receives every event, one at a time; nil: none.
+	Events func(Event)
+	// Metrics, when set, is kept up to date.
+	Metrics *Metrics
+}
+
+func (o Options) withDefaults() Options {
+	if o.Clock == nil {
+		o.Clock = RealClock()
+	}
+	if o.RetryBase <= 0 {
+		o.RetryBase = DefaultRetryBase
+	}
+	if o.RetryMax <= 0 {
+		o.RetryMax = DefaultRetryMax
+	}
+	o.RetryMax = max(o.RetryMax, o.RetryBase)
+	if o.HealthInterval <= 0 {
+		o.HealthInterval = DefaultHealthInterval
+	}
+	if o.Resync <= 0 {
+		o.Resync = DefaultResync
+	}
+	if o.Rand == nil {
+		o.Rand = rand.Float64
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	return o
+}
+
+// Engine is the synchronizer: it reconciles the recorded state with the
+// goal whenever something may have changed, retries failed resources at
+// growing intervals, runs health checks, discovery and resyncs on their
+// schedules. Run drives it; the other methods are safe to call from any
+// goroutine while it runs.
+type Engine struct {
+	opts Options
+	// wake is signalled (never blocking) when there is new work.
+	wake chan struct{}
+	// onIdle, when set (tests), is called each time the engine waits, with
+	// the time it next wakes by itself (zero: never).
+	onIdle func(ctx context.Context, next time.Time)
+
+	events broker
+
+	mu stdsync.Mutex // guards what follows
+	// goal is the last valid goal; dirty: the configuration may have
+	// changed since; fingerprint identifies its inputs.
+	goal        *Goal
+	reverse     map[string][]string
+	dirty       bool
+	fingerprint string
+	// configDiags are the diagnostics of the last goal built.
+	configDiags diag.Diagnostics
+	// reasons are why the next reconcile runs; checks are the resources
+	// whose health check was asked for.
+	reasons map[string]bool
+	checks  map[string]bool
+	// goalRetry is when a goal that failed for the environment is built
+	// again.
+	goalRetry time.Time
+	tracked   map[string]*tracked
+	recorded  *state.State
+	// nextResync and lastResync schedule the full checks.
+	nextResync, lastResync time.Time
+	// run is the engine's own summary.
+	run runInfo
+}
+
+// tracked is what the engine knows of one resource beyond the state.
+type tracked struct {
+	failures     int
+	nextRetry    time.Time
+	lastError    string
+	needsChange  string // the fingerprint it failed with; "" for none
+	waitingOn    string
+	waitReason   string
+	nextCheck    time.Time
+	lastCheck    time.Time
+	interval     time.Duration
+	checkable    bool
+	schedule     *manifest.Schedule
+	nextDiscover time.Time
+	activity     []Activity
+}
+
+// runInfo summarises the engine's reconciles.
+type runInfo struct {
+	started       time.Time
+	ready         bool
+	reconciling   bool
+	reconciles    int
+	lastReconcile time.Time
+	lastSuccess   time.Time
+	lastOutcome   string
+	lastError     string
+}
+
+// Reconcile outcomes (Status.LastOutcome, the metrics' outcome label).
+const (
+	OutcomeNoChanges = "no_changes"
+	OutcomeApplied   = "applied"
+	OutcomeFailed    = "failed"
+	OutcomeInvalid   = "invalid_configuration"
+	OutcomeError     = "error"
+	OutcomeStopped   = "interrupted"
+)
+
+// New returns an engine with opts; Run starts it.
+func New(opts Options) *Engine {
+	return &Engine{opts: opts.withDefaults(), wake: make(chan struct{}, 1), reasons: map[string]bool{}, checks: map[string]bool{},
+		tracked: map[string]*tracked{}, dirty: true}
+}
+
+// Trigger asks for a reconcile as soon as the engine is free; reason says
+// why (a webhook, a signal).
+func (e *Engine) Trigger(reason string) {
+	e.mu.Lock()
+	e.reasons[reason] = true
+	e.mu.Unlock()
+	e.signal()
+}
+
+// ConfigurationChanged says that the configuration files (or the scripts
+// they name) may have changed: the next reconcile compiles them again.
+func (e *Engine) ConfigurationChanged(reason string) {
+	e.mu.Lock()
+	e.dirty = true
+	e.reasons[reason] = true
+	e.mu.Unlock()
+	e.signal()
+}
+
+// ErrUnknownResource is returned for an address the state does not
+// record.
+var ErrUnknownResource = errors.New("no such resource in the state")
+
+// Check asks for the health check of the recorded resource at addr as
+// soon as the engine is free.
+func (e *Engine) Check(addr string) error {
+	e.mu.Lock()
+	if e.recorded == nil || !slices.ContainsFunc(e.recorded.Resources, func(r state.Resource) bool { return r.Address == addr }) {
+		e.mu.Unlock()
+		return ErrUnknownResource
+	}
+	e.checks[addr] = true
+	e.mu.Unlock()
+	e.signal()
+	return nil
+}
+
+func (e *Engine) signal() {
+	select {
+	case e.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run reconciles until ctx ends, then returns nil once what runs has
+// finished (an apply in progress stops as apply's does on an interrupt:
+// nothing new starts, running actions get Apply.Grace, the state is
+// saved). The error is for a state that cannot be read at the start.
+func (e *Engine) Run(ctx context.Context) error {
+	prior, err := e.load(ctx)
+	if err != nil {
+		return err
+	}
+	now := e.opts.Clock.Now()
+	e.mu.Lock()
+	e.run.started = now
+	e.reasons["start"] = true
+	if prior.Sync != nil {
+		e.lastResync = prior.Sync.LastResync
+	}
+	e.nextResync = e.firstResync(now)
+	e.mu.Unlock()
+	e.track(prior, now)
+	for ctx.Err() == nil {
+		e.step(ctx)
+		if ctx.Err() != nil {
+			break
+		}
+		next := e.nextWake()
+		var fire <-chan time.Time
+		var timer Timer
+		if !next.IsZero() {
+			timer = e.opts.Clock.NewTimer(next.Sub(e.opts.Clock.Now()))
+			fire = timer.C()
+		}
+		if e.onIdle != nil {
+			e.onIdle(ctx, next)
+		}
+		select {
+		case <-ctx.Done():
+		case <-e.wake:
+		case <-fire:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+	}
+	e.opts.Logger.Info("sync stopped")
+	return nil
+}
+
+// firstResync schedules the first full check from the one recorded: a
+// restart waits for its turn rather than checking everything at once; a
+// state without one, or overdue, gets it spread over a tenth of the
+// period.
+func (e *Engine) firstResync(now time.Time) time.Time {
+	if !e.lastResync.IsZero() {
+		if due := e.lastResync.Add(e.jitter(e.opts.Resync)); due.After(now) {
+			return due
+		}
+	}
+	return now.Add(time.Duration(e.opts.Rand() * float64(e.opts.Resync/10)))
+}
+
+// jitter returns d moved by up to jitterFraction either way.
+func (e *Engine) jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (1 - jitterFraction + 2*jitterFraction*e.opts.Rand()))
+}
+
+// backoff is the wait before the retry after the n-th failure.
+func (e *Engine) backoff(n int) time.Duration {
+	return e.jitter(executor.DoublingBackoff(e.opts.RetryBase, e.opts.RetryMax)(n))
+}
+
+// step does everything that is due: asked-for and scheduled health
+// checks, discovery, the resync, and a reconcile when anything asks
+// for one.
+func (e *Engine) step(ctx context.Context) {
+	now := e.opts.Clock.Now()
+	e.mu.Lock()
+	var due []string
+	for addr, t := range e.tracked {
+		if e.checks[addr] || (t.checkable && !t.nextCheck.IsZero() && !t.nextCheck.After(now)) {
+			due = append(due, addr)
+		}
+	}
+	clear(e.checks)
+	var discover []string
+	for addr, t := range e.tracked {
+		if t.schedule != nil && !t.nextDiscover.IsZero() && !t.nextDiscover.After(now) {
+			discover = append(discover, addr)
+		}
+	}
+	resync := !e.nextResync.After(now)
+	if resync {
+		e.dirty = true
+		e.reasons["resync"] = true
+	}
+	if !e.goalRetry.IsZero() && !e.goalRetry.After(now) {
+		e.goalRetry = time.Time{}
+		e.reasons["retry"] = true
+	}
+	for _, t := range e.tracked {
+		if !t.nextRetry.IsZero() && !t.nextRetry.After(now) {
+			e.reasons["retry"] = true
+			break
+		}
+	}
+	e.mu.Unlock()
+	slices.Sort(due)
+	slices.Sort(discover)
+	if resync {
+		// Every resource, whatever its schedule.
+		due = nil
+	}
+	if len(due) > 0 || resync {
+		if e.check(ctx, due, false) {
+			e.mu.Lock()
+			e.reasons["drift"] = true
+			e.mu.Unlock()
+		}
+	}
+	for _, addr := range discover {
+		if ctx.Err() != nil {
+			return
+		}
+		e.check(ctx, []string{addr}, true)
+	}
+	e.mu.Lock()
+	reasons := slices.Sorted(maps.Keys(e.reasons))
+	clear(e.reasons)
+	e.mu.Unlock()
+	if len(reasons) > 0 && ctx.Err() == nil {
+		e.reconcile(ctx, strings.Join(reasons, ","))
+	}
+	if resync && ctx.Err() == nil {
+		e.recordResync(ctx)
+	}
+}
+
+// nextWake is the earliest time something is due, or zero.
+func (e *Engine) nextWake() time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	next := e.nextResync
+	earlier := func(t time.Time) {
+		if !t.IsZero() && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	earlier(e.goalRetry)
+	for _, t := range e.tracked {
+		if t.needsChange == "" {
+			earlier(t.nextRetry)
+		}
+		if t.checkable {
+			earlier(t.nextCheck)
+		}
+		if t.schedule != nil {
+			earlier(t.nextDiscover)
+		}
+	}
+	return next
+}
+
+// load reads the state with the journal an interrupted apply left.
+func (e *Engine) load(ctx context.Context) (*state.State, error) {
+	loaded, err := e.opts.Store.LoadWithJournal(ctx)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.recorded = loaded.State
+	e.mu.Unlock()
+	return loaded.State, nil
+}
+
+// track brings the per-resource schedules in line with the recorded
+// state: a resource new to it is checked within one interval (spread, so
+// that a restart does not check everything at once), a factory that
+// discovers gets its next firing, and a resource gone is forgotten.
+func (e *Engine) track(st *state.State, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	seen := make(map[string]bool, len(st.Resources))
+	for i := range st.Resources {
+		r := &st.Resources[i]
+		seen[r.Address] = true
+		t := e.tracked[r.Address]
+		if t == nil {
+			t = &tracked{}
+			e.tracked[r.Address] = t
+		}
+		t.interval = e.opts.HealthInterval
+		if s, ok := r.Driver.Options[OptionHealthInterval].(string); ok {
+			if d, err := time.ParseDuration(s); err == nil && d > 0 {
+				t.interval = d
+			}
+		}
+		t.checkable = r.Driver.HasOperation(graph.OpHealthCheck)
+		if t.checkable && t.nextCheck.IsZero() {
+			t.nextCheck = now.Add(time.Duration(e.opts.Rand() * float64(t.interval)))
+		}
+		if !t.checkable {
+			t.nextCheck = time.Time{}
+		}
+		expr, _ := r.Driver.Options[manifest.OptionSchedule].(string)
+		switch {
+		case expr == "" || !r.Driver.HasOperation(graph.OpDiscovery):
+			t.schedule, t.nextDiscover = nil, time.Time{}
+		case t.schedule == nil:
+			// The configuration was validated; a schedule that does not
+			// parse never fires.
+			if s, err := manifest.ParseSchedule(expr); err == nil {
+				t.schedule, t.nextDiscover = s, s.Next(now)
+			}
+		}
+	}
+	for addr, t := range e.tracked {
+		if !seen[addr] && e.goal != nil {
+			if _, ok := e.goal.Desired.Resource(addr); ok {
+				// Configured but not recorded (yet, or it failed before
+				// anything was recorded): keep its retry schedule.
+				t.checkable, t.schedule = false, nil
+				continue
+			}
+		}
+		if !seen[addr] {
+			delete(e.tracked, addr)
+		}
+	}
+}
+
+// fingerprintOf identifies a goal's inputs: the digests of the files
+// compiled, the scripts its resources run and the input values.
+func fingerprintOf(g *Goal) string {
+	h := sha256.New()
+	for _, k := range slices.Sorted(maps.Keys(g.Plan.InputDigests)) {
+		h.Write([]byte(k + "=" + g.Plan.InputDigests[k] + "\n"))
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// reverseEdges maps each address of g to those that depend on it.
+func reverseEdges(g *graph.Graph) map[string][]string {
+	x := g.Index()
+	out := make(map[string][]string, len(x.Addrs))
+	for i, deps := range x.Dependents {
+		for _, d := range deps {
+			out[x.Addrs[i]] = append(out[x.Addrs[i]], x.Addrs[d])
+		}
+	}
+	return out
+}
+
+// record keeps a bounded activity log per resource and passes the event
+// on.
+func (e *Engine) emit(ev Event) {
+	if ev.Time.IsZero() {
+		ev.Time = e.opts.Clock.Now()
+	}
+	if ev.Address != "" {
+		e.mu.Lock()
+		t := e.tracked[ev.Address]
+		if t == nil {
+			t = &tracked{}
+			e.tracked[ev.Address] = t
+		}
+		if len(t.activity) == maxActivity {
+			copy(t.activity, t.activity[1:])
+			t.activity = t.activity[:maxActivity-1]
+		}
+		t.activity = append(t.activity, ev.activity())
+		e.mu.Unlock()
+	}
+	e.events.publish(ev)
+	if e.opts.Events != nil {
+		e.opts.Events(ev)
+	}
+}
+
+// maxActivity bounds each resource's activity log.
+const maxActivity = 20

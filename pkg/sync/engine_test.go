@@ -1,0 +1,405 @@
+package sync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	stdsync "sync"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// fakeDriver actuates resources in memory: each address may be told to
+// fail its next n actions (or to fail as a missing script does), and its
+// object may vanish, which its health check then reports.
+type fakeDriver struct {
+	clock *fakeClock
+	mu    stdsync.Mutex
+	fail  map[string]int
+	needs map[string]bool
+	gone  map[string]bool
+	calls []call
+}
+
+type call struct {
+	action, addr string
+	at           time.Duration // since the fake clock's start
+}
+
+var clockStart = newFakeClock().Now()
+
+func (d *fakeDriver) Apply(_ context.Context, req executor.Request) (executor.Outcome, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.calls = append(d.calls, call{req.Action, req.Address, d.clock.Now().Sub(clockStart)})
+	ok := executor.Outcome{Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "ok", Status: state.Status{Active: true}}}
+	switch req.Action {
+	case executor.ActionHealth:
+		if d.gone[req.Address] {
+			return executor.Outcome{Feedback: state.Feedback{Status: state.Status{Failed: true, Message: "instance vanished"}}}, nil
+		}
+		return ok, nil
+	case executor.ActionDelete:
+		delete(d.gone, req.Address)
+		return executor.Outcome{Gone: true}, nil
+	}
+	bad := executor.Outcome{Feedback: state.Feedback{BackendCode: state.BackendError}}
+	if d.needs[req.Address] {
+		return bad, fmt.Errorf("script /x/launch.py is missing: %w", executor.ErrNeedsChange)
+	}
+	if d.fail[req.Address] > 0 {
+		d.fail[req.Address]--
+		return bad, errors.New("the cloud said no")
+	}
+	delete(d.gone, req.Address)
+	return ok, nil
+}
+
+// callsOf lists the action@time of each call for addr (of the given
+// actions only, when some are given).
+func (d *fakeDriver) callsOf(addr string, actions ...string) []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, c := range d.calls {
+		if c.addr == addr && (len(actions) == 0 || slices.Contains(actions, c.action)) {
+			out = append(out, fmt.Sprintf("%s@%s", c.action, c.at))
+		}
+	}
+	return out
+}
+
+// stack is a goal of resources on the fake driver: deps maps an address
+// to those it depends on. digest stands for the configuration's inputs.
+type stack struct {
+	mu     stdsync.Mutex
+	addrs  []string
+	deps   map[string][]string
+	digest string
+	errs   bool
+	drv    executor.Registry
+}
+
+func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.errs {
+		var diags diag.Diagnostics
+		return nil, diags.Errorf(diag.Range{}, "", "test.bad", "broken"), nil
+	}
+	g := graph.New()
+	for _, a := range s.addrs {
+		_ = g.AddResource(&graph.Resource{Address: a, Type: "T", Management: graph.Managed, Spec: map[string]graph.Value{"v": s.digest},
+			Driver: graph.Driver{Name: "fake", Operations: map[string]graph.Operation{
+				graph.OpLaunch: {Implementation: "/x/launch.py"}, graph.OpHealthCheck: {Implementation: "/x/health.py"}}}})
+	}
+	for a, ds := range s.deps {
+		for _, d := range ds {
+			_ = g.AddEdge(graph.Edge{Source: a, Target: d, Kind: graph.DependsOn})
+		}
+	}
+	return &Goal{Desired: g, Drivers: s.drv, Plan: planner.Options{InputDigests: map[string]string{"stack.yaml": s.digest}}}, nil, nil
+}
+
+// harness runs an engine on the fake clock; idle receives the engine's
+// next wake-up each time it waits.
+type harness struct {
+	t     *testing.T
+	clock *fakeClock
+	drv   *fakeDriver
+	stack *stack
+	e     *Engine
+	store *state.File
+	idle  chan time.Time
+	stop  func()
+}
+
+func newHarness(t *testing.T, addrs []string, deps map[string][]string, tune func(*Options)) *harness {
+	t.Helper()
+	clock := newFakeClock()
+	drv := &fakeDriver{clock: clock, fail: map[string]int{}, needs: map[string]bool{}, gone: map[string]bool{}}
+	reg := executor.Registry{"fake": drv}
+	st := &stack{addrs: addrs, deps: deps, digest: "v1", drv: reg}
+	path := filepath.Join(t.TempDir(), "xosplan.state.json")
+	store, err := state.OpenFile(path, state.FileOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := store.Lock(context.Background(), state.LockInfo{Operation: "sync"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = held.Unlock() })
+	opts := Options{Goal: st.goal, Store: store, Drivers: reg, Clock: clock, Rand: func() float64 { return 0.5 },
+		Apply: executor.Options{ProgressInterval: -1}}
+	if tune != nil {
+		tune(&opts)
+	}
+	return &harness{t: t, clock: clock, drv: drv, stack: st, store: store, e: New(opts), idle: make(chan time.Time)}
+}
+
+// start runs the engine and returns its first idle wake-up time.
+func (h *harness) start() time.Time {
+	ctx, cancel := context.WithCancel(context.Background())
+	h.e.onIdle = func(ctx context.Context, next time.Time) {
+		select {
+		case h.idle <- next:
+		case <-ctx.Done():
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.e.Run(ctx) }()
+	var once stdsync.Once
+	h.stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				h.t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	h.t.Cleanup(h.stop)
+	return h.wait()
+}
+
+func (h *harness) wait() time.Time {
+	h.t.Helper()
+	select {
+	case next := <-h.idle:
+		return next
+	case <-time.After(30 * time.Second):
+		h.t.Fatal("the engine did not become idle")
+		return time.Time{}
+	}
+}
+
+// advanceTo moves the fake time to at (the engine's next wake-up) and
+// waits for the engine to be idle again.
+func (h *harness) advanceTo(at time.Time) time.Time {
+	h.t.Helper()
+	h.clock.set(at)
+	return h.wait()
+}
+
+func (h *harness) status(addr string) ResourceStatus {
+	rs, _ := h.e.Resource(addr)
+	return rs
+}
+
+// TestFailedResourceIsRetriedAtGrowingIntervalsWhileOthersApply: db fails
+// three times; it is retried 30 s, 60 s and 120 s (the jitter at its
+// middle) after each failure, app (which needs it) waits and names it,
+// cache (independent) is applied at once, and app is applied in the
+// reconcile where db finally succeeds.
+func TestFailedResourceIsRetriedAtGrowingIntervalsWhileOthersApply(t *testing.T) {
+	h := newHarness(t, []string{"app", "cache", "db"}, map[string][]string{"app": {"db"}}, func(o *Options) { o.HealthInterval = 100 * time.Hour })
+	h.drv.fail["db"] = 3
+	next := h.start()
+	if got := h.drv.callsOf("cache"); len(got) != 1 || got[0] != "create@0s" {
+		t.Fatalf("cache: %v, want created at once", got)
+	}
+	rs := h.status("app")
+	if rs.WaitingOn != "db" || h.drv.callsOf("app") != nil {
+		t.Fatalf("app: waiting on %q (%s), calls %v; want waiting on db, not run", rs.WaitingOn, rs.Waiting, h.drv.callsOf("app"))
+	}
+	if db := h.status("db"); db.Failures != 1 || db.NextRetry == nil || db.LastError == "" {
+		t.Fatalf("db: %+v", db)
+	}
+	for _, want := range []time.Duration{30 * time.Second, 90 * time.Second, 210 * time.Second} {
+		if got := next.Sub(clockStart); got != want {
+			t.Fatalf("next wake-up at %s, want %s", got, want)
+		}
+		next = h.advanceTo(next)
+	}
+	// A failed create is replaced: delete, then create, as apply does.
+	if got, want := h.drv.callsOf("db", "create"), []string{"create@0s", "create@30s", "create@1m30s", "create@3m30s"}; !slices.Equal(got, want) {
+		t.Errorf("db calls %v, want %v", got, want)
+	}
+	if got := h.drv.callsOf("app"); len(got) != 1 || got[0] != "create@3m30s" {
+		t.Errorf("app calls %v, want one create when db succeeded", got)
+	}
+	if rs := h.status("app"); rs.WaitingOn != "" || rs.Status != "active" {
+		t.Errorf("app after db succeeded: %+v", rs)
+	}
+	if got := h.drv.callsOf("cache"); len(got) != 1 {
+		t.Errorf("cache ran again: %v", got)
+	}
+}
+
+// TestRetryIntervalStopsGrowingAtRetryMax: the doubling stops at
+// --retry-max.
+func TestRetryIntervalStopsGrowingAtRetryMax(t *testing.T) {
+	h := newHarness(t, []string{"db"}, nil, func(o *Options) {
+		o.RetryBase, o.RetryMax, o.HealthInterval = 30*time.Second, 100*time.Second, 100*time.Hour
+	})
+	h.drv.fail["db"] = 5
+	next := h.start()
+	var gaps []time.Duration
+	prev := h.clock.Now()
+	for range 4 {
+		gaps = append(gaps, next.Sub(prev))
+		prev = next
+		next = h.advanceTo(next)
+	}
+	if want := []time.Duration{30 * time.Second, 60 * time.Second, 100 * time.Second, 100 * time.Second}; !slices.Equal(gaps, want) {
+		t.Errorf("retry intervals %v, want %v", gaps, want)
+	}
+}
+
+// TestFailureThatNeedsAChangeWaitsForIt: a missing script is not retried
+// on a timer; the resource and its dependent wait, and the next change of
+// the configuration runs it again.
+func TestFailureThatNeedsAChangeWaitsForIt(t *testing.T) {
+	h := newHarness(t, []string{"app", "db"}, map[string][]string{"app": {"db"}}, func(o *Options) { o.HealthInterval = time.Hour })
+	h.drv.needs["db"] = true
+	h.start()
+	// Hours pass: health checks and nothing else.
+	for range 3 {
+		h.advanceTo(h.clock.Now().Add(time.Hour))
+	}
+	if got := h.drv.callsOf("db", "create"); len(got) != 1 {
+		t.Fatalf("db was retried without a change: %v", got)
+	}
+	if rs := h.status("db"); rs.NextRetry != nil || rs.Waiting == "" {
+		t.Errorf("db: %+v, want waiting for a change and no retry", rs)
+	}
+	if rs := h.status("app"); rs.WaitingOn != "db" {
+		t.Errorf("app waits on %q", rs.WaitingOn)
+	}
+	// A trigger without a change does not run it either.
+	h.e.Trigger("webhook")
+	h.wait()
+	if got := h.drv.callsOf("db", "create"); len(got) != 1 {
+		t.Fatalf("db was retried on a trigger without a change: %v", got)
+	}
+	h.drv.mu.Lock()
+	h.drv.needs["db"] = false
+	h.drv.mu.Unlock()
+	h.stack.mu.Lock()
+	h.stack.digest = "v2"
+	h.stack.mu.Unlock()
+	h.e.ConfigurationChanged("file changed")
+	h.wait()
+	if got := h.drv.callsOf("app"); len(got) != 1 {
+		t.Errorf("app after the change: %v", got)
+	}
+	if rs := h.status("db"); rs.Status != "active" || rs.Waiting != "" {
+		t.Errorf("db after the change: %+v", rs)
+	}
+}
+
+// TestInvalidConfigurationWaitsForAChange: diagnostics with errors stop
+// reconciles until the configuration changes; nothing is applied.
+func TestInvalidConfigurationWaitsForAChange(t *testing.T) {
+	h := newHarness(t, []string{"db"}, nil, nil)
+	h.stack.errs = true
+	if next := h.start(); next.Sub(clockStart) > 10*time.Hour+time.Minute {
+		t.Errorf("next wake-up %s", next.Sub(clockStart))
+	}
+	st := h.e.Status()
+	if st.LastOutcome != OutcomeInvalid || len(st.Diagnostics) != 1 || st.Ready {
+		t.Fatalf("status: %+v", st)
+	}
+	h.e.Trigger("webhook")
+	h.wait()
+	if h.drv.callsOf("db") != nil {
+		t.Fatal("an invalid configuration was applied")
+	}
+	h.stack.mu.Lock()
+	h.stack.errs = false
+	h.stack.mu.Unlock()
+	h.e.ConfigurationChanged("file changed")
+	h.wait()
+	if got := h.drv.callsOf("db"); len(got) != 1 || !h.e.Status().Ready {
+		t.Errorf("after the fix: calls %v, status %+v", got, h.e.Status())
+	}
+}
+
+// TestVanishedInstanceIsRepairedAfterItsHealthCheck: the health check
+// runs on its interval (a per-resource override for one), finds the
+// object gone, and the reconcile that follows creates it again.
+func TestVanishedInstanceIsRepairedAfterItsHealthCheck(t *testing.T) {
+	h := newHarness(t, []string{"db", "web"}, nil, func(o *Options) { o.HealthInterval = time.Minute })
+	h.start()
+	h.drv.mu.Lock()
+	h.drv.gone["db"] = true
+	h.drv.mu.Unlock()
+	// The first checks are spread over the first interval (half of it
+	// with this Rand), then come every interval.
+	h.advanceTo(clockStart.Add(30 * time.Second))
+	// The failed instance is replaced, as apply replaces it.
+	if got := h.drv.callsOf("db"); !slices.Equal(got, []string{"create@0s", "health@30s", "delete@30s", "create@30s"}) {
+		t.Fatalf("db calls %v, want a health check then a replacement", got)
+	}
+	if got := h.drv.callsOf("web"); !slices.Equal(got, []string{"create@0s", "health@30s"}) {
+		t.Errorf("web calls %v", got)
+	}
+	if rs := h.status("db"); rs.Status != "active" || rs.LastCheck == nil || rs.NextCheck == nil || rs.NextCheck.Sub(clockStart) != 90*time.Second {
+		t.Errorf("db after the repair: %+v", rs)
+	}
+	var drift bool
+	for _, a := range h.status("db").Activity {
+		drift = drift || a.Type == EventDrift
+	}
+	if !drift {
+		t.Errorf("db's activity has no drift: %+v", h.status("db").Activity)
+	}
+}
+
+// TestCheckOnRequestRunsAtOnce: POST /v1/resources/{addr}/check's path.
+func TestCheckOnRequestRunsAtOnce(t *testing.T) {
+	h := newHarness(t, []string{"db"}, nil, func(o *Options) { o.HealthInterval = time.Hour })
+	h.start()
+	if err := h.e.Check("nope"); !errors.Is(err, ErrUnknownResource) {
+		t.Errorf("Check(nope) = %v", err)
+	}
+	if err := h.e.Check("db"); err != nil {
+		t.Fatal(err)
+	}
+	h.wait()
+	if got := h.drv.callsOf("db"); !slices.Equal(got, []string{"create@0s", "health@0s"}) {
+		t.Errorf("db calls %v", got)
+	}
+}
+
+// TestResyncIsPersistedAndARestartWaitsForItsTurn: the full check runs
+// within a tenth of --resync on a state that never had one, its time is
+// kept in the state, and an engine started afterwards schedules the next
+// one from it rather than at once.
+func TestResyncIsPersistedAndARestartWaitsForItsTurn(t *testing.T) {
+	h := newHarness(t, []string{"db"}, nil, func(o *Options) { o.HealthInterval = 100 * time.Hour; o.Resync = 10 * time.Hour })
+	next := h.start()
+	// Rand 0.5: half of a tenth of 10 h.
+	if got := next.Sub(clockStart); got != 30*time.Minute {
+		t.Fatalf("first resync at %s, want 30m", got)
+	}
+	next = h.advanceTo(next)
+	st, err := h.store.Read(context.Background())
+	if err != nil || st.Sync == nil || !st.Sync.LastResync.Equal(clockStart.Add(30*time.Minute)) {
+		t.Fatalf("state's sync record: %+v (%v)", st.Sync, err)
+	}
+	if got := next.Sub(clockStart); got != 30*time.Minute+10*time.Hour {
+		t.Errorf("next resync at %s", got)
+	}
+	if got := h.drv.callsOf("db"); !slices.Equal(got, []string{"create@0s", "health@30m0s"}) {
+		t.Errorf("db calls %v", got)
+	}
+	h.stop()
+
+	// A restart two hours later: the next resync is 10 h after the last.
+	again := New(h.e.opts)
+	h.e = again
+	h.clock.set(clockStart.Add(150 * time.Minute))
+	next = h.start()
+	if got := next.Sub(clockStart); got != 30*time.Minute+10*time.Hour {
+		t.Errorf("after a restart, next resync at %s", got)
+	}
+}

@@ -1,0 +1,178 @@
+package sync
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Status is the engine's state as the API shows it.
+type Status struct {
+	Started time.Time `json:"started"`
+	// Ready: a reconcile succeeded since the start.
+	Ready         bool       `json:"ready"`
+	Reconciling   bool       `json:"reconciling"`
+	Reconciles    int        `json:"reconciles"`
+	LastReconcile *time.Time `json:"last_reconcile,omitempty"`
+	LastSuccess   *time.Time `json:"last_success,omitempty"`
+	LastOutcome   string     `json:"last_outcome,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+	LastResync    *time.Time `json:"last_resync,omitempty"`
+	NextResync    *time.Time `json:"next_resync,omitempty"`
+	// RetryQueue counts the resources waiting for a retry.
+	RetryQueue int `json:"retry_queue"`
+	// Diagnostics are the configuration's, from its last compile.
+	Diagnostics []Diagnostic     `json:"diagnostics"`
+	Resources   []ResourceStatus `json:"resources"`
+}
+
+// Diagnostic is one configuration diagnostic in a Status.
+type Diagnostic struct {
+	Severity string `json:"severity"`
+	Code     string `json:"code"`
+	Summary  string `json:"summary"`
+	At       string `json:"at,omitempty"`
+}
+
+// Flags are a resource's status flags as its actuator reported them.
+type Flags struct {
+	Active     bool `json:"active"`
+	Converging bool `json:"converging"`
+	Failed     bool `json:"failed"`
+}
+
+// ResourceStatus is one resource in a Status.
+type ResourceStatus struct {
+	Address string `json:"address"`
+	Type    string `json:"type,omitempty"`
+	Driver  string `json:"driver,omitempty"`
+	// Status is the state's status text (active, converging, error,
+	// pending, ok), or "not_created" for a configured resource the state
+	// does not record yet.
+	Status        string     `json:"status"`
+	Flags         Flags      `json:"flags"`
+	BackendCode   int        `json:"backend_code"`
+	BackendStatus string     `json:"backend_status,omitempty"`
+	LastEnacted   *time.Time `json:"last_enacted,omitempty"`
+	LastCheck     *time.Time `json:"last_check,omitempty"`
+	NextCheck     *time.Time `json:"next_check,omitempty"`
+	NextRetry     *time.Time `json:"next_retry,omitempty"`
+	NextDiscovery *time.Time `json:"next_discovery,omitempty"`
+	Failures      int        `json:"failures,omitempty"`
+	LastError     string     `json:"last_error,omitempty"`
+	// WaitingOn names the resource this one waits for; Waiting says why
+	// it (or what it waits on) waits. Waiting is not an error.
+	WaitingOn string `json:"waiting_on,omitempty"`
+	Waiting   string `json:"waiting,omitempty"`
+	// Discovered lists a factory's instances that xosplan does not manage
+	// (adopt one with `xosplan import`).
+	Discovered any `json:"discovered,omitempty"`
+	// Activity is the resource's recent activity, oldest first (in
+	// Resource's answer only).
+	Activity []Activity `json:"activity,omitempty"`
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+// Status returns the engine's state now, resources sorted by address.
+func (e *Engine) Status() Status {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	s := Status{Started: e.run.started.UTC(), Ready: e.run.ready, Reconciling: e.run.reconciling, Reconciles: e.run.reconciles,
+		LastReconcile: timePtr(e.run.lastReconcile), LastSuccess: timePtr(e.run.lastSuccess), LastOutcome: e.run.lastOutcome,
+		LastError: e.run.lastError, LastResync: timePtr(e.lastResync), NextResync: timePtr(e.nextResync),
+		Diagnostics: []Diagnostic{}, Resources: []ResourceStatus{}}
+	for _, d := range e.configDiags {
+		sev := "warning"
+		if d.Severity == diag.Error {
+			sev = "error"
+		}
+		s.Diagnostics = append(s.Diagnostics, Diagnostic{Severity: sev, Code: d.Code, Summary: d.Summary, At: d.Range.String()})
+	}
+	for _, t := range e.tracked {
+		if !t.nextRetry.IsZero() && t.needsChange == "" {
+			s.RetryQueue++
+		}
+	}
+	seen := map[string]bool{}
+	if e.recorded != nil {
+		for i := range e.recorded.Resources {
+			r := &e.recorded.Resources[i]
+			seen[r.Address] = true
+			s.Resources = append(s.Resources, e.resourceStatus(r.Address, r, false))
+		}
+	}
+	if e.goal != nil {
+		for _, a := range e.goal.Desired.Addresses() {
+			if !seen[a] {
+				s.Resources = append(s.Resources, e.resourceStatus(a, nil, false))
+			}
+		}
+	}
+	slices.SortFunc(s.Resources, func(a, b ResourceStatus) int { return strings.Compare(a.Address, b.Address) })
+	return s
+}
+
+// Resource returns one resource's status with its activity log; false
+// when neither the state nor the configuration has it.
+func (e *Engine) Resource(addr string) (ResourceStatus, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.recorded != nil {
+		for i := range e.recorded.Resources {
+			if r := &e.recorded.Resources[i]; r.Address == addr {
+				return e.resourceStatus(addr, r, true), true
+			}
+		}
+	}
+	if e.goal != nil {
+		if _, ok := e.goal.Desired.Resource(addr); ok {
+			return e.resourceStatus(addr, nil, true), true
+		}
+	}
+	return ResourceStatus{}, false
+}
+
+// resourceStatus builds one entry; the caller holds e.mu.
+func (e *Engine) resourceStatus(addr string, r *state.Resource, activity bool) ResourceStatus {
+	rs := ResourceStatus{Address: addr, Status: "not_created"}
+	if r != nil {
+		fb := &r.Feedback
+		rs.Type, rs.Driver, rs.Status = r.Type, r.Driver.Name, r.StatusText()
+		rs.Flags = Flags{Active: fb.Status.Active, Converging: fb.Status.Converging, Failed: fb.Status.Failed}
+		rs.BackendCode, rs.BackendStatus = fb.BackendCode, fb.BackendStatus
+		rs.LastEnacted = timePtr(fb.Enacted)
+		if found, ok := fb.Attributes[executor.AttrDiscovered]; ok {
+			rs.Discovered = found
+		}
+	} else if e.goal != nil {
+		if g, ok := e.goal.Desired.Resource(addr); ok {
+			rs.Type, rs.Driver = g.Type, g.Driver.Name
+		}
+	}
+	if t := e.tracked[addr]; t != nil {
+		rs.LastCheck, rs.NextCheck = timePtr(t.lastCheck), timePtr(t.nextCheck)
+		if t.needsChange == "" {
+			rs.NextRetry = timePtr(t.nextRetry)
+		}
+		if t.schedule != nil {
+			rs.NextDiscovery = timePtr(t.nextDiscover)
+		}
+		rs.Failures, rs.LastError = t.failures, t.lastError
+		rs.WaitingOn, rs.Waiting = t.waitingOn, t.waitReason
+		if activity {
+			rs.Activity = slices.Clone(t.activity)
+		}
+	}
+	return rs
+}
