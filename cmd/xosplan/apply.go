@@ -53,13 +53,9 @@ type applyFlags struct {
 func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 	f.state.add(fs)
 	f.root.add(fs)
-	fs.IntVar(&f.parallelism, "parallelism", executor.DefaultParallelism, "run at most `N` actions at once")
-	fs.StringArrayVar(&f.driverLimits, "driver-parallelism", nil, "run at most N actions of one driver at once (`DRIVER=N`, e.g. exec=2; repeatable; default: no limit per driver, only --parallelism)")
+	f.addRun(fs)
 	fs.BoolVar(&f.failFast, "fail-fast", false, "start nothing new after the first failure")
 	fs.IntVar(&f.retries, "retries", executor.DefaultRetries, "run a failed action again up to `N` times, at increasing intervals")
-	addScriptRoot(fs, &f.scriptRoot)
-	fs.DurationVar(&f.timeout, "timeout", 0, "bound every operation without its own timeout (`DURATION`; default 10m)")
-	fs.DurationVar(&f.grace, "grace", executor.DefaultGrace, "after an interrupt, how long (`DURATION`) running actions may go on before they are cancelled")
 	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of human text")
 	if planning {
 		fs.BoolVar(&f.autoApprove, "auto-approve", false, "apply without asking for confirmation")
@@ -70,6 +66,15 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 		f.imports.add(fs)
 		f.placement.add(fs)
 	}
+}
+
+// addRun declares the flags of how actions run, which sync shares.
+func (f *applyFlags) addRun(fs *pflag.FlagSet) {
+	fs.IntVar(&f.parallelism, "parallelism", executor.DefaultParallelism, "run at most `N` actions at once")
+	fs.StringArrayVar(&f.driverLimits, "driver-parallelism", nil, "run at most N actions of one driver at once (`DRIVER=N`, e.g. exec=2; repeatable; default: no limit per driver, only --parallelism)")
+	addScriptRoot(fs, &f.scriptRoot)
+	fs.DurationVar(&f.timeout, "timeout", 0, "bound every operation without its own timeout (`DURATION`; default 10m)")
+	fs.DurationVar(&f.grace, "grace", executor.DefaultGrace, "after an interrupt, how long (`DURATION`) running actions may go on before they are cancelled")
 }
 
 func (f *applyFlags) options(c *cli) (executor.Options, error) {

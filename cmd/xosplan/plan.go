@@ -271,6 +271,25 @@ type planSpec struct {
 // plan's salt). It returns what config.Load found too. The plan is nil
 // when the diagnostics have errors; the error is for the environment.
 func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, config.Result, diag.Diagnostics, error) {
+	desired, opts, res, diags, err := makeGoal(ctx, spec)
+	if err != nil || desired == nil {
+		return nil, nil, res, diags, err
+	}
+	p, planDiags := planner.Diff(ctx, desired, prior, opts)
+	diags = diags.Extend(planDiags)
+	if diags.HasErrors() {
+		p = nil
+	}
+	return p, desired, res, diags, nil
+}
+
+// makeGoal compiles the configuration of spec into the desired graph and
+// the planner options a plan of it takes (spec's, with the configuration
+// paths, the salt and the digests of every input): what plan diffs
+// against the state, and what `xosplan sync` reconciles to. The graph is
+// nil when the diagnostics have errors; the error is for the environment.
+func makeGoal(ctx context.Context, spec planSpec) (*graph.Graph, planner.Options, config.Result, diag.Diagnostics, error) {
+	opts := spec.opts
 	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs.vals, InputRanges: spec.inputs.ranges, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root, ImportMap: spec.importMap})
 	diags := res.Diags
 	if spec.allowNoFiles {
@@ -279,18 +298,17 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 	desired, files, mergeDiags := res.Merge()
 	diags = diags.Extend(mergeDiags)
 	if diags.HasErrors() {
-		return nil, nil, res, diags, nil
+		return nil, opts, res, diags, nil
 	}
 	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.opts.Destroy || spec.opts.RefreshOnly)
 	diags = diags.Extend(deriveDiags)
 	if diags.HasErrors() {
-		return nil, nil, res, diags, nil
+		return nil, opts, res, diags, nil
 	}
-	opts := spec.opts
 	if opts.InputSalt == "" {
 		salt, err := planner.NewInputSalt()
 		if err != nil {
-			return nil, nil, res, diags, err
+			return nil, opts, res, diags, err
 		}
 		opts.InputSalt = salt
 	}
@@ -300,20 +318,20 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 	}
 	digests, err := inputDigests(files, spec.inputs.vals, opts.InputSalt)
 	if err != nil {
-		return nil, nil, res, diags, err
+		return nil, opts, res, diags, err
 	}
-	root := spec.scriptRoot
-	if root == "" {
-		root = defaultScriptRoot(res.ManifestFolders())
-	}
-	maps.Copy(digests, digestOperations(ctx, desired, root, spec.root))
+	maps.Copy(digests, digestOperations(ctx, desired, spec.effectiveScriptRoot(res), spec.root))
 	opts.InputDigests, opts.Configuration = digests, spec.paths
-	p, planDiags := planner.Diff(ctx, desired, prior, opts)
-	diags = diags.Extend(planDiags)
-	if diags.HasErrors() {
-		p = nil
+	return desired, opts, res, diags, nil
+}
+
+// effectiveScriptRoot is --script-root, or the scripts folder beside the
+// manifests res found.
+func (spec planSpec) effectiveScriptRoot(res config.Result) string {
+	if spec.scriptRoot != "" {
+		return spec.scriptRoot
 	}
-	return p, desired, res, diags, nil
+	return defaultScriptRoot(res.ManifestFolders())
 }
 
 // derive runs the model policies of the configuration (pkg/policy) and

@@ -29,6 +29,8 @@ func commands(c *cli) []*cobra.Command {
 		newLSPCommand(c),
 		newSchemaCommand(c),
 		newRefreshCommand(c),
+		newSyncCommand(c),
+		newStatusCommand(c),
 		newInvokeCommand(c),
 		newStateCommand(c),
 		newWorkspaceCommand(c),

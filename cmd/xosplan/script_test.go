@@ -3,7 +3,6 @@ package main
 import (
 	"archive/zip"
 	"bytes"
-	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -18,7 +17,9 @@ import (
 // a separate build step.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"xosplan": func() { os.Exit(run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		// As main runs it: interrupts are handled (sync scripts send
+		// SIGINT).
+		"xosplan": func() { os.Exit(runProcess(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

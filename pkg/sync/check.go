@@ -59,11 +59,11 @@ func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool 
 		}
 	}
 	e.mu.Unlock()
-	for _, d := range dropTargeting(diags) {
-		e.opts.Logger.Warn("health check could not run", "code", d.Code, "summary", d.Summary)
-	}
 	if p == nil || ctx.Err() != nil {
 		return false
+	}
+	for _, d := range dropTargeting(diags) {
+		e.opts.Logger.Warn("health check could not run", "code", d.Code, "summary", d.Summary, "detail", d.Detail)
 	}
 	if m := e.opts.Metrics; m != nil {
 		m.checks.Add(float64(len(e.checkedAddrs(prior, addrs, discover))))

@@ -1,0 +1,407 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	stdsync "sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/planner"
+	xsync "github.com/xosplan/xosplan/pkg/sync"
+)
+
+// defaultListen is where sync's API listens unless --listen says
+// otherwise: loopback only.
+const defaultListen = "127.0.0.1:8420"
+
+// syncFlags are the flags of `xosplan sync`.
+type syncFlags struct {
+	apply          applyFlags
+	retryBase      time.Duration
+	retryMax       time.Duration
+	healthInterval time.Duration
+	resync         time.Duration
+	debounce       time.Duration
+	poll           time.Duration
+	listen         string
+	listenFile     string
+	tokenFile      string
+	logFormat      string
+}
+
+func newSyncCommand(c *cli) *cobra.Command {
+	var f syncFlags
+	cmd := &cobra.Command{
+		Use:   "sync [flags] [PATH...]",
+		Short: "Keep the real objects at the configuration's goal, continuously",
+		Long: `Sync runs until it is interrupted and keeps the resources at the goal the configuration
+(PATHs as plan reads them; the current folder when none is given) describes:
+
+- A reconcile plans the configuration against the state and applies what differs, exactly as
+  plan and apply do (the same reasons, the same journal). It runs at the start, when a file
+  of the configuration or a script it names changes (file notifications, debounced, backed by
+  a poll every --poll-interval), on SIGHUP, on POST /v1/sync, after a health check found
+  drift, and when a retry is due.
+- A resource that fails is retried after --retry-base, doubling up to --retry-max (with
+  jitter), while independent resources go on; what depends on it waits and names it. A
+  failure no retry can mend (a missing script) and a configuration with errors wait for the
+  configuration to change.
+- Every resource with a health check is checked every --health-interval (a scripted
+  component's factory.healthCheckInterval overrides it), jittered; a failed or missing
+  instance is repaired by the next reconcile. A factory with discovery settings runs its
+  discovery script on its Quartz schedule and records what it finds. Every resource is
+  checked and the configuration compiled again every --resync; the time of the last one is
+  kept in the state, so a restart does not check everything at once.
+
+Sync holds the state lock for its whole run: apply, destroy and a second sync refuse while it
+runs; plan still works. Its API listens on --listen (loopback by default): GET /v1/status,
+GET /v1/resources/{address}, GET /v1/events (server-sent events), POST /v1/sync,
+POST /v1/resources/{address}/check, GET /healthz, GET /readyz and GET /metrics. A token
+(--api-token-file) is required for every request that is not a GET, and for every request
+when the listener is not on a loopback address. xosplan status asks a running sync.
+
+Logs go to stderr, text or JSON (--log-format json). On SIGINT or SIGTERM nothing new starts,
+running actions get --grace to finish, the state is saved, and sync exits 0.`,
+		Example: `  xosplan sync examples/petclinic
+  xosplan sync --health-interval 30s --log-format json --listen 127.0.0.1:9000 stack/
+  curl -X POST -H "Authorization: Bearer $(cat token)" http://127.0.0.1:8420/v1/sync`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSync(cmd, c, f, args)
+		},
+	}
+	fs := cmd.Flags()
+	f.apply.state.add(fs)
+	f.apply.root.add(fs)
+	f.apply.addRun(fs)
+	f.apply.inputs.add(fs)
+	f.apply.imports.add(fs)
+	f.apply.placement.add(fs)
+	fs.DurationVar(&f.retryBase, "retry-base", xsync.DefaultRetryBase, "wait `DURATION` before retrying a failed resource, doubled after each failure")
+	fs.DurationVar(&f.retryMax, "retry-max", xsync.DefaultRetryMax, "never wait longer than `DURATION` between two retries")
+	fs.DurationVar(&f.healthInterval, "health-interval", xsync.DefaultHealthInterval, "run each resource's health check every `DURATION`")
+	fs.DurationVar(&f.resync, "resync", xsync.DefaultResync, "check every resource and compile the configuration again at least every `DURATION`")
+	fs.DurationVar(&f.debounce, "debounce", 500*time.Millisecond, "wait for files to stay unchanged `DURATION` before reconciling")
+	fs.DurationVar(&f.poll, "poll-interval", xsync.DefaultPoll, "also compare the files every `DURATION`, where notifications do not arrive (0: never)")
+	fs.StringVar(&f.listen, "listen", defaultListen, "serve the API on `ADDRESS` (host:port; empty: no API)")
+	fs.StringVar(&f.listenFile, "listen-file", "", "write the address the API listens on to `FILE` (for --listen with port 0)")
+	fs.StringVar(&f.tokenFile, "api-token-file", "", "require the token in `FILE` (Authorization: Bearer TOKEN) for requests that are not GETs, and for all on a non-loopback listener")
+	fs.StringVar(&f.logFormat, "log-format", "text", "write the log as `FORMAT`: text or json")
+	return cmd
+}
+
+func (f *syncFlags) check(cmd *cobra.Command) error {
+	switch {
+	case f.apply.parallelism < 1:
+		return usagef(cmd, "--parallelism must be at least 1")
+	case f.logFormat != "text" && f.logFormat != "json":
+		return usagef(cmd, "--log-format must be text or json, not %q", f.logFormat)
+	case f.retryBase <= 0 || f.retryMax < f.retryBase:
+		return usagef(cmd, "--retry-base must be positive and --retry-max at least --retry-base")
+	case f.healthInterval < time.Second || f.resync < time.Second:
+		return usagef(cmd, "--health-interval and --resync must be at least 1s")
+	case f.poll < 0 || f.debounce < 0:
+		return usagef(cmd, "--poll-interval and --debounce cannot be negative")
+	}
+	return nil
+}
+
+func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
+	ctx := cmd.Context()
+	if err := f.check(cmd); err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		paths = []string{"."}
+	}
+	opts, err := f.apply.options(c)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	root, err := f.apply.root.root(c, paths)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	if err := refuseArchives(paths); err != nil {
+		return err
+	}
+	token, err := readToken(ctx, f.tokenFile)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	loopback := isLoopback(f.listen)
+	if f.listen != "" && !loopback && token == "" {
+		return usagef(cmd, "--listen %s is not a loopback address: give --api-token-file, whose token every request must then carry", f.listen)
+	}
+	inputs, diags, err := f.apply.inputs.values(ctx, c)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	importMap, mapDiags, err := f.apply.imports.values(ctx, c)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	diags = diags.Extend(mapDiags)
+	placeOpts, diags := f.apply.placement.planOptions(ctx, c, diags)
+	if diags.HasErrors() {
+		return planFailed(views.NewPlan(false, c.stderr, c.streams()), diags)
+	}
+	logger := newSyncLogger(c.stderr, f.logFormat)
+
+	backend, err := f.apply.state.open(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
+	held, err := backend.Lock(ctx, stateLockInfo("sync"))
+	if err != nil {
+		return err
+	}
+	defer held.Unlock()
+	loaded, err := backend.LoadWithJournal(ctx)
+	if err == nil && loaded.Busy != nil {
+		err = stateRecovery(loaded.Busy, backend, false)
+	}
+	if err != nil {
+		return err
+	}
+	prior := loaded.State
+	execRoot, err := f.apply.root.executorRoot(c, root, prior)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	claimer, err := f.apply.placement.placer(ctx, c, prior)
+	if err != nil {
+		return err
+	}
+	salt, err := planner.NewInputSalt()
+	if err != nil {
+		return err
+	}
+	stateDir := scriptStateDir(backend)
+	registry := func(scriptRoot string) executor.Registry {
+		return executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.apply.timeout, StateDir: stateDir})
+	}
+	goal := func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
+		spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.apply.inputs.file, importMap: importMap,
+			scriptRoot: f.apply.scriptRoot, opts: planner.Options{Placement: placeOpts, InputSalt: salt}}
+		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)
+		goalDiags = diags.Extend(goalDiags)
+		if err != nil || desired == nil {
+			return nil, goalDiags, err
+		}
+		scriptRoot := spec.effectiveScriptRoot(res)
+		return &xsync.Goal{Desired: desired, Plan: planOpts, ScriptRoot: scriptRoot, Drivers: registry(scriptRoot),
+			Placer: executorPlacer(claimer)}, goalDiags, nil
+	}
+	wd, _ := os.Getwd()
+	metrics := xsync.NewMetrics()
+	engine := xsync.New(xsync.Options{Goal: goal, Store: backend, Drivers: registry(f.apply.scriptRoot), Apply: opts,
+		Timeout: f.apply.timeout, WorkDir: wd, RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval,
+		Resync: f.resync, Logger: logger, Events: logApplyEvent(logger), Metrics: metrics})
+
+	var wg stdsync.WaitGroup
+	defer wg.Wait()
+	runCtx, stop := context.WithCancel(ctx)
+	defer stop()
+	if f.listen != "" {
+		srv, ln, err := listenAPI(runCtx, engine, f, token, loopback, metrics)
+		if err != nil {
+			return err
+		}
+		logger.Info("API listening", "address", ln.Addr().String())
+		wg.Go(func() {
+			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				logger.Error("API stopped", "error", err.Error())
+			}
+		})
+		wg.Go(func() {
+			<-runCtx.Done()
+			shutdown, cancel := context.WithTimeout(context.WithoutCancel(runCtx), 5*time.Second)
+			defer cancel()
+			_ = srv.Shutdown(shutdown)
+		})
+	}
+	watchPaths := paths
+	if f.apply.scriptRoot != "" {
+		watchPaths = append(watchPaths, f.apply.scriptRoot)
+	}
+	statePath, _ := filepath.Abs(backend.Location())
+	wg.Go(func() {
+		_ = xsync.Watch(runCtx, watchPaths, xsync.WatchOptions{Debounce: f.debounce, Poll: pollOption(f.poll),
+			Ignore: func(p string) bool {
+				abs, err := filepath.Abs(p)
+				return err == nil && (strings.HasPrefix(abs, statePath) || strings.HasPrefix(abs, stateDir))
+			}}, engine.ConfigurationChanged)
+	})
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	wg.Go(func() {
+		for {
+			select {
+			case <-runCtx.Done():
+				return
+			case <-hup:
+				engine.ConfigurationChanged("SIGHUP")
+			}
+		}
+	})
+	logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", backend.Location())
+	err = engine.Run(ctx)
+	stop()
+	return err
+}
+
+// pollOption maps --poll-interval (0: never) to WatchOptions.Poll.
+func pollOption(d time.Duration) time.Duration {
+	if d == 0 {
+		return -1
+	}
+	return d
+}
+
+// listenAPI opens the API's listener and server; the server's requests
+// end with ctx (event streams included).
+func listenAPI(ctx context.Context, e *xsync.Engine, f syncFlags, token string, loopback bool, m *xsync.Metrics) (*http.Server, net.Listener, error) {
+	ln, err := net.Listen("tcp", f.listen)
+	if err != nil {
+		return nil, nil, fmt.Errorf("API: %w", err)
+	}
+	if f.listenFile != "" {
+		if err := os.WriteFile(f.listenFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
+			ln.Close()
+			return nil, nil, fmt.Errorf("writing --listen-file: %w", err)
+		}
+	}
+	h := xsync.Handler(e, xsync.APIOptions{Token: token, WritesOnly: loopback, Encode: encodeSyncEvent, Metrics: m})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	return srv, ln, nil
+}
+
+// isLoopback reports whether a listen address is on a loopback interface
+// only (an empty host listens on every interface).
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// maxTokenBytes bounds an API token file.
+const maxTokenBytes = 4096
+
+// readToken reads the API token from path ("" for none): the file's
+// content without surrounding space.
+func readToken(ctx context.Context, path string) (string, error) {
+	if path == "" {
+		return "", nil
+	}
+	data, err := userfile.Read(ctx, path, userfile.Options{MaxBytes: maxTokenBytes})
+	if err != nil {
+		return "", fmt.Errorf("--api-token-file: %w", plainError(err))
+	}
+	token := strings.TrimSpace(string(data))
+	if token == "" || strings.ContainsAny(token, "\r\n") {
+		return "", fmt.Errorf("--api-token-file %s must hold one non-empty line", path)
+	}
+	return token, nil
+}
+
+// newSyncLogger returns sync's logger on w.
+func newSyncLogger(w io.Writer, format string) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if format == "json" {
+		return slog.New(slog.NewJSONHandler(w, opts))
+	}
+	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// logApplyEvent logs what the apply walks do, one line per step start
+// and end (the scripts' output lines stay in the activity log and the
+// event stream). Everything an event holds was redacted by the walk.
+func logApplyEvent(logger *slog.Logger) func(xsync.Event) {
+	return func(ev xsync.Event) {
+		x := ev.Apply
+		if x == nil {
+			return
+		}
+		attrs := []any{"address", x.Address, "action", x.Action}
+		switch x.Type {
+		case executor.EventStart:
+			logger.Info("action started", attrs...)
+		case executor.EventComplete:
+			logger.Info("action complete", append(attrs, "elapsed", x.Elapsed.Round(time.Millisecond))...)
+		case executor.EventConverging:
+			logger.Info("converging", attrs...)
+		case executor.EventErrored:
+			logger.Warn("action failed", append(attrs, "error", x.Error)...)
+		case executor.EventSkipped:
+			logger.Info("waiting", append(attrs, "on", x.Cause)...)
+		}
+	}
+}
+
+// encodeSyncEvent renders an event for GET /v1/events: an apply's events
+// exactly as `apply --json` prints them, the engine's own in the same
+// envelope (uievent).
+func encodeSyncEvent(ev xsync.Event) ([]byte, bool) {
+	if ev.Apply != nil {
+		var buf bytes.Buffer
+		applyview.NewJSON(&buf, func() time.Time { return ev.Time }).Event(*ev.Apply)
+		return buf.Bytes(), buf.Len() > 0
+	}
+	level, msg := "info", ""
+	fields := map[string]any{}
+	if ev.Address != "" {
+		fields["hook"] = map[string]any{"resource": map[string]any{"addr": ev.Address}}
+	}
+	switch ev.Type {
+	case xsync.EventReconcileStart:
+		msg = "reconcile started (" + ev.Message + ")"
+		fields["reason"] = ev.Message
+	case xsync.EventReconcileEnd:
+		msg = "reconcile ended: " + ev.Outcome
+		fields["outcome"] = ev.Outcome
+		fields["elapsed_seconds"] = ev.Elapsed.Seconds()
+		if ev.Message != "" {
+			fields["error"] = ev.Message
+			level = "warn"
+		}
+		if rep := ev.Report; rep != nil {
+			fields["changes"] = map[string]any{"add": rep.Added, "change": rep.Changed, "remove": rep.Destroyed,
+				"failed": rep.Failed, "skipped": rep.Skipped, "not_started": rep.NotStarted}
+		}
+	case xsync.EventDrift:
+		level, msg = "warn", ev.Address+": "+ev.Message
+	case xsync.EventDiscovery:
+		msg = fmt.Sprintf("%s: discovery found %d unmanaged instances", ev.Address, ev.Count)
+		fields["unmanaged_instances"] = ev.Count
+	default:
+		return nil, false
+	}
+	line, err := uievent.Line(ev.Time, level, msg, ev.Type, fields)
+	return line, err == nil
+}
