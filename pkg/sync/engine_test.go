@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	stdsync "sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/manifest"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -50,6 +52,9 @@ func (d *fakeDriver) Apply(_ context.Context, req executor.Request) (executor.Ou
 	case executor.ActionDelete:
 		delete(d.gone, req.Address)
 		return executor.Outcome{Gone: true}, nil
+	case executor.ActionDiscover:
+		return executor.Outcome{Discovered: []executor.Discovered{{NaturalID: "i-handmade", Name: "handmade",
+			Feedback: state.Feedback{Status: state.Status{Active: true}}}}}, nil
 	}
 	bad := executor.Outcome{Feedback: state.Feedback{BackendCode: state.BackendError}}
 	if d.needs[req.Address] {
@@ -85,6 +90,8 @@ type stack struct {
 	deps   map[string][]string
 	digest string
 	errs   bool
+	// schedules gives a factory its discovery schedule.
+	schedules map[string]string
 	drv    executor.Registry
 }
 
@@ -100,6 +107,11 @@ func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
 		_ = g.AddResource(&graph.Resource{Address: a, Type: "T", Management: graph.Managed, Spec: map[string]graph.Value{"v": s.digest},
 			Driver: graph.Driver{Name: "fake", Operations: map[string]graph.Operation{
 				graph.OpLaunch: {Implementation: "/x/launch.py"}, graph.OpHealthCheck: {Implementation: "/x/health.py"}}}})
+	}
+	for a, expr := range s.schedules {
+		r, _ := g.Resource(a)
+		r.Driver.Options = map[string]graph.Value{manifest.OptionSchedule: expr}
+		r.Driver.Operations = map[string]graph.Operation{graph.OpLaunch: {Implementation: "/x/launch.py"}, graph.OpDiscovery: {Implementation: "/x/discover.py"}}
 	}
 	for a, ds := range s.deps {
 		for _, d := range ds {
@@ -401,5 +413,33 @@ func TestResyncIsPersistedAndARestartWaitsForItsTurn(t *testing.T) {
 	next = h.start()
 	if got := next.Sub(clockStart); got != 30*time.Minute+10*time.Hour {
 		t.Errorf("after a restart, next resync at %s", got)
+	}
+}
+
+// TestDiscoveryRunsOnTheFactorySchedule: a factory's discovery runs at
+// each firing of its Quartz schedule (every 10 seconds here), and what it
+// finds is recorded on the factory and shown in its status.
+func TestDiscoveryRunsOnTheFactorySchedule(t *testing.T) {
+	h := newHarness(t, []string{"factory"}, nil, func(o *Options) { o.HealthInterval = 100 * time.Hour })
+	h.stack.schedules = map[string]string{"factory": "*/10 * * * * ?"}
+	next := h.start()
+	if got := next.Sub(clockStart); got != 10*time.Second {
+		t.Fatalf("first discovery at %s, want 10s", got)
+	}
+	next = h.advanceTo(next)
+	next = h.advanceTo(next)
+	if got := h.drv.callsOf("factory", "discover"); !slices.Equal(got, []string{"discover@10s", "discover@20s"}) {
+		t.Errorf("discoveries %v", got)
+	}
+	if got := next.Sub(clockStart); got != 30*time.Second {
+		t.Errorf("next discovery at %s", got)
+	}
+	rs := h.status("factory")
+	if !strings.Contains(fmt.Sprint(rs.Discovered), "i-handmade") || rs.NextDiscovery == nil {
+		t.Errorf("factory status: %+v", rs)
+	}
+	st, err := h.store.Read(context.Background())
+	if err != nil || !strings.Contains(fmt.Sprint(st.Resources[0].Feedback.Attributes[executor.AttrDiscovered]), "i-handmade") {
+		t.Errorf("recorded: %+v (%v)", st.Resources, err)
 	}
 }
