@@ -92,7 +92,7 @@ type stack struct {
 	errs   bool
 	// schedules gives a factory its discovery schedule.
 	schedules map[string]string
-	drv    executor.Registry
+	drv       executor.Registry
 }
 
 func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {

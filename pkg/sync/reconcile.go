@@ -103,11 +103,7 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 		e.retryGoal(now)
 		return OutcomeError, nil, err
 	}
-	excludes := e.blocked(goal, prior, now)
-	opts := goal.Plan
-	opts.Excludes = excludes
-	p, diags := planner.Diff(ctx, goal.Desired, prior, opts)
-	diags = dropTargeting(diags)
+	p, excludes, diags := e.plan(ctx, goal, prior, now)
 	if p == nil || diags.HasErrors() {
 		e.setDiags(diags)
 		if ctx.Err() != nil {
@@ -152,6 +148,16 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 		return OutcomeError, rep, err
 	}
 	return OutcomeApplied, rep, nil
+}
+
+// plan makes the reconcile's plan: the goal against prior, less what
+// waits (blocked), which it returns too.
+func (e *Engine) plan(ctx context.Context, goal *Goal, prior *state.State, now time.Time) (*planner.Plan, []string, diag.Diagnostics) {
+	excludes := e.blocked(goal, prior, now)
+	opts := goal.Plan
+	opts.Excludes = excludes
+	p, diags := planner.Diff(ctx, goal.Desired, prior, opts)
+	return p, excludes, dropTargeting(diags)
 }
 
 // currentGoal returns the goal, compiled again when the configuration may
