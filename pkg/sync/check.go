@@ -17,10 +17,17 @@ import (
 // was found changed (failed, gone, converging no more), which the next
 // reconcile repairs.
 func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool {
-	prior, err := e.load(ctx)
-	if err != nil {
-		e.opts.Logger.Warn("health checks skipped", "error", err.Error())
-		return false
+	// The state changes only through this engine, which holds its lock:
+	// the copy read last is current.
+	e.mu.Lock()
+	prior := e.recorded
+	e.mu.Unlock()
+	if prior == nil {
+		var err error
+		if prior, err = e.load(ctx); err != nil {
+			e.opts.Logger.Warn("health checks skipped", "error", err.Error())
+			return false
+		}
 	}
 	e.mu.Lock()
 	drivers, scriptRoot := e.opts.Drivers, ""
@@ -51,7 +58,7 @@ func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool 
 		if t := e.tracked[a]; t != nil {
 			t.lastCheck = now
 			if t.checkable && !discover {
-				t.nextCheck = now.Add(e.jitter(t.interval))
+				t.nextCheck = wholeSecond(now.Add(e.jitter(t.interval)))
 			}
 			if discover && t.schedule != nil {
 				t.nextDiscover = t.schedule.Next(now)

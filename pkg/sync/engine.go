@@ -453,7 +453,7 @@ func (e *Engine) track(st *state.State, now time.Time) {
 		}
 		t.checkable = r.Driver.HasOperation(graph.OpHealthCheck)
 		if t.checkable && t.nextCheck.IsZero() {
-			t.nextCheck = now.Add(time.Duration(e.opts.Rand() * float64(t.interval)))
+			t.nextCheck = wholeSecond(now.Add(time.Duration(e.opts.Rand() * float64(t.interval))))
 		}
 		if !t.checkable {
 			t.nextCheck = time.Time{}
@@ -483,6 +483,16 @@ func (e *Engine) track(st *state.State, now time.Time) {
 			delete(e.tracked, addr)
 		}
 	}
+}
+
+// wholeSecond rounds a check's time up to a whole second, so that the
+// checks of many resources spread over an interval run in batches, at
+// most one a second, rather than one wake-up each.
+func wholeSecond(t time.Time) time.Time {
+	if r := t.Truncate(time.Second); !r.Equal(t) {
+		return r.Add(time.Second)
+	}
+	return t
 }
 
 // fingerprintOf identifies a goal's inputs: the digests of the files
