@@ -16,7 +16,7 @@ DEADCODE_VERSION    ?= v0.52.0
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 DEADCODE    := $(GO) run golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
-.PHONY: all build test test-deps fmt-check vet staticcheck deadcode race bench fuzz demo demo-validate demo-loop lint clean
+.PHONY: all build test test-deps fmt-check vet staticcheck deadcode race bench fuzz demo demo-validate demo-loop demo-sync lint clean
 
 all: build test
 
@@ -104,7 +104,7 @@ fuzz:
 DEMO := bin/demo
 XOSPLAN := ./$(BIN) --no-color
 
-demo: build demo-validate demo-loop
+demo: build demo-validate demo-loop demo-sync
 
 demo-validate: build
 	@for ex in examples/webstack examples/xos examples/petclinic examples/placement; do \
@@ -142,6 +142,35 @@ demo-loop: build
 	@if [ -f examples/placement/providers.yaml ]; then \
 		echo "== placement: where the compute lands"; \
 		$(XOSPLAN) plan --state $(DEMO)/placement.state.json --providers examples/placement/providers.yaml examples/placement; \
+	fi
+
+# A short xosplan sync on a copy of petclinic under $(DEMO)/sync: it
+# starts and launches everything, applies an edited manifest (the VM's
+# instance type), repairs a VM deleted behind its back after its next
+# health check (every 2 s here), shows its status and stops on SIGINT.
+# Each wait gives up after 60 s; the sync is stopped whatever happens.
+demo-sync: build
+	@if [ -d examples/petclinic ]; then \
+		d=$(DEMO)/sync; rm -rf $$d && mkdir -p $$d && cp -R examples/petclinic $$d/petclinic; \
+		export XOSPLAN_REGISTRY="$$PWD/$$d/registry"; \
+		waitfor() { i=0; until sh -c "$$1" >/dev/null 2>&1; do i=$$((i+1)); \
+			if [ $$i -gt 300 ]; then echo "timed out: $$2"; return 1; fi; sleep 0.2; done; echo "$$2"; }; \
+		echo "== sync: start on petclinic (health checks every 2s)"; \
+		$(XOSPLAN) sync --state $$d/state.json --health-interval 2s --debounce 200ms --listen 127.0.0.1:0 \
+			--listen-file $$d/addr $$d/petclinic 2> $$d/sync.log & pid=$$!; \
+		trap 'kill -INT $$pid 2>/dev/null' EXIT; \
+		waitfor "grep -q 'reconcile ended' $$d/sync.log" "first reconcile ended" && \
+		$(XOSPLAN) status --listen-file $$d/addr && \
+		echo "== sync: VM.yml: m1.small -> m1.large (applied without a command)" && \
+		sed -e 's/m1.small/m1.large/' examples/petclinic/VM.yml > $$d/petclinic/VM.yml.new && \
+		mv $$d/petclinic/VM.yml.new $$d/petclinic/VM.yml && \
+		waitfor "grep -q m1.large $$d/registry/vm/*.json" "the VM was reconfigured to m1.large" && \
+		echo "== sync: the VM is deleted behind its back" && rm $$d/registry/vm/*.json && \
+		waitfor "grep -q m1.large $$d/registry/vm/*.json" "the next health check found it gone and the VM was launched again" && \
+		$(XOSPLAN) status --listen-file $$d/addr; st=$$?; \
+		echo "== sync: stop (SIGINT)"; kill -INT $$pid; wait $$pid; code=$$?; trap - EXIT; \
+		grep -E 'reconcile ended|drift found|action complete|sync stopped' $$d/sync.log | sed -e 's/^time=[^ ]* //'; \
+		echo "sync exited with status $$code"; [ $$st -eq 0 ] && [ $$code -eq 0 ]; \
 	fi
 
 # lint fails on any finding, and when a linter cannot be fetched or run:
