@@ -484,3 +484,23 @@ printf -- '---\ninstances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        -
 		t.Errorf("shown %q, want each result once: %q", shown, want)
 	}
 }
+
+// TestMissingScriptNeedsAChangeAndAFailingOneDoesNot: a launch script
+// that is not there, or that escapes the root, fails with ErrNeedsChange
+// (a synchronizer waits for a change rather than retrying it); a script
+// that runs and fails does not.
+func TestMissingScriptNeedsAChangeAndAFailingOneDoesNot(t *testing.T) {
+	root := t.TempDir()
+	writeScript(t, root, "c/fail.sh", "exit 3")
+	d := NewScripted(testOpts(root))
+	for _, tc := range []struct {
+		script string
+		needs  bool
+	}{{"/c/missing.sh", true}, {"/../x.sh", true}, {"/c/fail.sh", false}} {
+		r := scriptedResource("A.c", map[string]string{graph.OpLaunch: tc.script, graph.OpDestroy: tc.script}, nil)
+		_, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: r.Address, Resource: r})
+		if err == nil || errors.Is(err, ErrNeedsChange) != tc.needs {
+			t.Errorf("%s: %v, want ErrNeedsChange %v", tc.script, err, tc.needs)
+		}
+	}
+}
