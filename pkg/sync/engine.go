@@ -161,6 +161,9 @@ type Engine struct {
 	goalRetry time.Time
 	tracked   map[string]*tracked
 	recorded  *state.State
+	// converging are the resources that held their dependents in the
+	// last reconcile.
+	converging []string
 	// nextResync and lastResync schedule the full checks.
 	nextResync, lastResync time.Time
 	// run is the engine's own summary.

@@ -28,6 +28,8 @@ type fakeDriver struct {
 	fail  map[string]int
 	needs map[string]bool
 	gone  map[string]bool
+	// converging: the health check reports the object still converging.
+	converging map[string]bool
 	calls []call
 }
 
@@ -47,6 +49,9 @@ func (d *fakeDriver) Apply(_ context.Context, req executor.Request) (executor.Ou
 	case executor.ActionHealth:
 		if d.gone[req.Address] {
 			return executor.Outcome{Feedback: state.Feedback{Status: state.Status{Failed: true, Message: "instance vanished"}}}, nil
+		}
+		if d.converging[req.Address] {
+			return executor.Outcome{Feedback: state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Converging: true}}}, nil
 		}
 		return ok, nil
 	case executor.ActionDelete:
@@ -90,8 +95,10 @@ type stack struct {
 	deps   map[string][]string
 	digest string
 	errs   bool
-	// schedules gives a factory its discovery schedule.
+	// schedules gives a factory its discovery schedule; specs overrides
+	// the digest in one resource's spec.
 	schedules map[string]string
+	specs     map[string]string
 	drv       executor.Registry
 }
 
@@ -104,7 +111,11 @@ func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
 	}
 	g := graph.New()
 	for _, a := range s.addrs {
-		_ = g.AddResource(&graph.Resource{Address: a, Type: "T", Management: graph.Managed, Spec: map[string]graph.Value{"v": s.digest},
+		v := s.digest
+		if o, ok := s.specs[a]; ok {
+			v = o
+		}
+		_ = g.AddResource(&graph.Resource{Address: a, Type: "T", Management: graph.Managed, Spec: map[string]graph.Value{"v": v},
 			Driver: graph.Driver{Name: "fake", Operations: map[string]graph.Operation{
 				graph.OpLaunch: {Implementation: "/x/launch.py"}, graph.OpHealthCheck: {Implementation: "/x/health.py"}}}})
 	}
@@ -137,7 +148,7 @@ type harness struct {
 func newHarness(t *testing.T, addrs []string, deps map[string][]string, tune func(*Options)) *harness {
 	t.Helper()
 	clock := newFakeClock()
-	drv := &fakeDriver{clock: clock, fail: map[string]int{}, needs: map[string]bool{}, gone: map[string]bool{}}
+	drv := &fakeDriver{clock: clock, fail: map[string]int{}, needs: map[string]bool{}, gone: map[string]bool{}, converging: map[string]bool{}}
 	reg := executor.Registry{"fake": drv}
 	st := &stack{addrs: addrs, deps: deps, digest: "v1", drv: reg}
 	path := filepath.Join(t.TempDir(), "xosplan.state.json")
@@ -441,5 +452,41 @@ func TestDiscoveryRunsOnTheFactorySchedule(t *testing.T) {
 	st, err := h.store.Read(context.Background())
 	if err != nil || !strings.Contains(fmt.Sprint(st.Resources[0].Feedback.Attributes[executor.AttrDiscovered]), "i-handmade") {
 		t.Errorf("recorded: %+v (%v)", st.Resources, err)
+	}
+}
+
+// TestConvergingResourceHoldsItsDependents: a health check finds db
+// converging again (ORC: not ready); a change of app, which depends on
+// it, waits without error, naming db, until the next health check finds
+// db active, and is applied in the reconcile that follows.
+func TestConvergingResourceHoldsItsDependents(t *testing.T) {
+	h := newHarness(t, []string{"app", "db"}, map[string][]string{"app": {"db"}}, func(o *Options) { o.HealthInterval = time.Minute })
+	h.start()
+	h.drv.mu.Lock()
+	h.drv.converging["db"] = true
+	h.drv.mu.Unlock()
+	h.advanceTo(clockStart.Add(30 * time.Second))
+	if rs := h.status("db"); rs.Status != "converging" {
+		t.Fatalf("db after its check: %+v", rs)
+	}
+	// app changes; db does not (its spec is its own).
+	h.stack.mu.Lock()
+	h.stack.specs = map[string]string{"app": "v2"}
+	h.stack.mu.Unlock()
+	h.e.ConfigurationChanged("edit")
+	h.wait()
+	if got := h.drv.callsOf("app", "create"); len(got) != 1 {
+		t.Fatalf("app was replaced while db converges: %v", got)
+	}
+	if rs := h.status("app"); rs.WaitingOn != "db" || rs.LastError != "" {
+		t.Errorf("app: %+v, want waiting on db without error", rs)
+	}
+	h.drv.mu.Lock()
+	h.drv.converging["db"] = false
+	h.drv.mu.Unlock()
+	h.advanceTo(clockStart.Add(90 * time.Second))
+	// The fake driver cannot update in place: the change is a replacement.
+	if got := h.drv.callsOf("app", "create"); !slices.Equal(got, []string{"create@0s", "create@1m30s"}) {
+		t.Errorf("app creates %v, want the replacement when db became active", got)
 	}
 }

@@ -134,6 +134,7 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 	}
 	if st, err := e.load(context.WithoutCancel(ctx)); err == nil {
 		e.track(st, after)
+		e.releaseConverged(st)
 	}
 	switch {
 	case applyErr != nil:
@@ -263,9 +264,11 @@ func (e *Engine) blocked(goal *Goal, prior *state.State, now time.Time) []string
 			block(addr, "the retry of "+addr, true)
 		}
 	}
+	e.converging = e.converging[:0]
 	for i := range prior.Resources {
 		r := &prior.Resources[i]
 		if r.Feedback.Status.Converging && !r.Feedback.Status.Failed {
+			e.converging = append(e.converging, r.Address)
 			block(r.Address, r.Address+" to become active", false)
 		}
 	}
@@ -299,6 +302,23 @@ func (e *Engine) markDependents(addr, why string, self bool, excludes *[]string)
 				t.waitingOn, t.waitReason = addr, "waits for "+why
 			}
 			queue = append(queue, d)
+		}
+	}
+}
+
+// releaseConverged asks for another reconcile when a resource that held
+// its dependents (converging) became active in this one: they start now,
+// not at the next trigger.
+func (e *Engine) releaseConverged(st *state.State) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, addr := range e.converging {
+		for i := range st.Resources {
+			if r := &st.Resources[i]; r.Address == addr && !r.Feedback.Status.Converging {
+				e.reasons["converged"] = true
+				e.signal()
+				return
+			}
 		}
 	}
 }
