@@ -30,7 +30,7 @@ type fakeDriver struct {
 	gone  map[string]bool
 	// converging: the health check reports the object still converging.
 	converging map[string]bool
-	calls []call
+	calls      []call
 }
 
 type call struct {
