@@ -305,16 +305,10 @@ func TestSymlinkedStateSharesOneLock(t *testing.T) {
 	_ = held.Unlock()
 }
 
-// TestOutputsSurviveJournalCompaction: the outputs of the snapshot are
-// kept when an apply's journal is folded into it, and read back as
-// written, sensitive ones in clear.
-func TestOutputsSurviveJournalCompaction(t *testing.T) {
-	ctx := context.Background()
-	f, path := openTemp(t)
-	s := mustRead(t, f)
-	s.Resources = []Resource{genResource(1)}
-	s.Outputs = map[string]Output{"url": {Value: "http://x"}, "list": {Value: []graph.Value{int64(1), "b"}}, "key": {Value: "k3y", Sensitive: true}}
-	mustWrite(t, f, s)
+// compactOneMore journals the create of one more resource and folds the
+// journal into the snapshot.
+func compactOneMore(ctx context.Context, t *testing.T, f *File) {
+	t.Helper()
 	j, err := f.OpenJournal(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -329,6 +323,19 @@ func TestOutputsSurviveJournalCompaction(t *testing.T) {
 	if _, err := f.Compact(ctx); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestOutputsSurviveJournalCompaction: the outputs of the snapshot are
+// kept when an apply's journal is folded into it, and read back as
+// written, sensitive ones in clear.
+func TestOutputsSurviveJournalCompaction(t *testing.T) {
+	ctx := context.Background()
+	f, path := openTemp(t)
+	s := mustRead(t, f)
+	s.Resources = []Resource{genResource(1)}
+	s.Outputs = map[string]Output{"url": {Value: "http://x"}, "list": {Value: []graph.Value{int64(1), "b"}}, "key": {Value: "k3y", Sensitive: true}}
+	mustWrite(t, f, s)
+	compactOneMore(ctx, t, f)
 	g, _ := OpenFile(path, FileOptions{})
 	got := mustRead(t, g)
 	if len(got.Resources) != 2 || got.Serial != s.Serial+1 {
@@ -371,20 +378,7 @@ func TestSyncRecordSurvivesCompactionAndRoundTrips(t *testing.T) {
 	s.Outputs = map[string]Output{"url": {Value: "http://x"}}
 	s.Sync = &SyncInfo{LastResync: at}
 	mustWrite(t, f, s)
-	j, err := f.OpenJournal(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r := genResource(2)
-	if _, err := j.Append(ctx, Record{Kind: RecordOutcome, Address: r.Address, Action: "create", Resource: &r}); err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Compact(ctx); err != nil {
-		t.Fatal(err)
-	}
+	compactOneMore(ctx, t, f)
 	g, _ := OpenFile(path, FileOptions{})
 	got := mustRead(t, g)
 	if got.Sync == nil || !got.Sync.LastResync.Equal(at) || len(got.Outputs) != 1 {

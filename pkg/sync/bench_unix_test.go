@@ -5,7 +5,6 @@ package sync
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"testing"
@@ -54,15 +53,7 @@ func benchGoalOn(n, changed int, drv executor.Driver) GoalFunc {
 // its lock held until the benchmark ends.
 func benchState(b *testing.B, n int, drv executor.Driver) *state.File {
 	b.Helper()
-	store, err := state.OpenFile(filepath.Join(b.TempDir(), "xosplan.state.json"), state.FileOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	held, err := store.Lock(context.Background(), state.LockInfo{Operation: "bench"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { _ = held.Unlock() })
+	store := lockedStore(b)
 	e := New(Options{Goal: benchGoalOn(n, 0, drv), Store: store, Apply: executor.Options{ProgressInterval: -1}})
 	goal, _, _ := e.opts.Goal(context.Background())
 	e.goal = goal

@@ -145,22 +145,29 @@ type harness struct {
 	stop  func()
 }
 
+// lockedStore returns a new state file whose lock is held until the test
+// ends, as sync holds it.
+func lockedStore(tb testing.TB) *state.File {
+	tb.Helper()
+	store, err := state.OpenFile(filepath.Join(tb.TempDir(), "xosplan.state.json"), state.FileOptions{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	held, err := store.Lock(context.Background(), state.LockInfo{Operation: "sync"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = held.Unlock() })
+	return store
+}
+
 func newHarness(t *testing.T, addrs []string, deps map[string][]string, tune func(*Options)) *harness {
 	t.Helper()
 	clock := newFakeClock()
 	drv := &fakeDriver{clock: clock, fail: map[string]int{}, needs: map[string]bool{}, gone: map[string]bool{}, converging: map[string]bool{}}
 	reg := executor.Registry{"fake": drv}
 	st := &stack{addrs: addrs, deps: deps, digest: "v1", drv: reg}
-	path := filepath.Join(t.TempDir(), "xosplan.state.json")
-	store, err := state.OpenFile(path, state.FileOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	held, err := store.Lock(context.Background(), state.LockInfo{Operation: "sync"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = held.Unlock() })
+	store := lockedStore(t)
 	opts := Options{Goal: st.goal, Store: store, Drivers: reg, Clock: clock, Rand: func() float64 { return 0.5 },
 		Apply: executor.Options{ProgressInterval: -1}}
 	if tune != nil {
