@@ -204,10 +204,12 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 	if err != nil {
 		return nil, "", needsChange(err)
 	}
-	argv, err := interpreter(ctx, script)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, "", needsChange(err)
+	// Checked here, not left to the shell: a missing script is a failure
+	// only a change mends (ErrNeedsChange), not an exit status.
+	if _, err := os.Stat(script); errors.Is(err, fs.ErrNotExist) {
+		return nil, "", needsChange(fmt.Errorf("implementation %s: %w", op.Implementation, fs.ErrNotExist))
 	}
+	argv, err := interpreter(ctx, script)
 	if err != nil {
 		return nil, "", err
 	}

@@ -5,6 +5,7 @@ package executor
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -169,7 +170,7 @@ func TestExecFaults(t *testing.T) {
 				}
 			}},
 		{name: "no way to run", script: "playbook.yml", runs: 1, body: "- hosts: all\n", want: "no #! line"},
-		{name: "missing implementation", script: "", runs: 1, op: graph.Operation{Implementation: "scripts/nope.sh"}, want: "exit status"},
+		{name: "missing implementation", script: "", runs: 1, op: graph.Operation{Implementation: "scripts/nope.sh"}, want: "implementation scripts/nope.sh: file does not exist"},
 		{name: "unresolved input", script: "in.sh", runs: 1, body: "true", want: "input ip is not resolved",
 			op: graph.Operation{Inputs: map[string]graph.Value{"ip": graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip"}}}}},
 		{name: "bad input name", script: "in.sh", runs: 1, body: "true", want: "cannot be an environment variable",
@@ -405,4 +406,18 @@ func FuzzOutputs(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestMissingImplementationNeedsAChange: an implementation that does not
+// exist fails with ErrNeedsChange before anything runs (it used to fail
+// as the shell's exit status, which a synchronizer would retry forever).
+func TestMissingImplementationNeedsAChange(t *testing.T) {
+	dir := t.TempDir()
+	e := NewExec(DriverOptions{Root: []string{dir}})
+	r := &graph.Resource{Address: "late", Type: "tosca.nodes.Root", Management: graph.Managed,
+		Driver: graph.Driver{Name: graph.DriverExec, Operations: map[string]graph.Operation{"Standard.create": {Implementation: "scripts/late.sh"}}}}
+	_, err := e.Apply(context.Background(), Request{Action: ActionCreate, Address: "late", Resource: r, WorkDir: dir})
+	if !errors.Is(err, ErrNeedsChange) || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("error %v: want ErrNeedsChange and fs.ErrNotExist", err)
+	}
 }
