@@ -101,7 +101,7 @@ func TestAPIAnswersWithStatusResourceAndEvents(t *testing.T) {
 	if err := h.e.Check("db"); err != nil {
 		t.Fatal(err)
 	}
-	h.e.Trigger("test")
+	h.e.ConfigurationChanged("test")
 	h.wait()
 	var got []string
 	for len(got) < 2 {

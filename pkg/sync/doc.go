@@ -5,7 +5,7 @@
 //
 // The Engine (engine.go) runs one loop that does everything due, one
 // thing at a time, then waits on its Clock until the next scheduled time
-// or a trigger (Trigger, ConfigurationChanged, Check):
+// or a trigger (ConfigurationChanged, Check):
 //
 //	reconcile   reconcile.go  the goal (Options.Goal, made by the code `plan` makes its desired graph with) is
 //	                          planned against the state by planner.Diff and applied by executor.Apply: the same

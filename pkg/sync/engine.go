@@ -215,17 +215,10 @@ func New(opts Options) *Engine {
 		tracked: map[string]*tracked{}, dirty: true}
 }
 
-// Trigger asks for a reconcile as soon as the engine is free; reason says
-// why (a webhook, a signal).
-func (e *Engine) Trigger(reason string) {
-	e.mu.Lock()
-	e.reasons[reason] = true
-	e.mu.Unlock()
-	e.signal()
-}
-
-// ConfigurationChanged says that the configuration files (or the scripts
-// they name) may have changed: the next reconcile compiles them again.
+// ConfigurationChanged asks for a reconcile as soon as the engine is
+// free, which compiles the configuration again first: its files (or the
+// scripts they name) may have changed. reason says why (a file, a
+// webhook, a signal).
 func (e *Engine) ConfigurationChanged(reason string) {
 	e.mu.Lock()
 	e.dirty = true

@@ -304,8 +304,8 @@ func TestFailureThatNeedsAChangeWaitsForIt(t *testing.T) {
 	if rs := h.status("app"); rs.WaitingOn != "db" {
 		t.Errorf("app waits on %q", rs.WaitingOn)
 	}
-	// A trigger without a change does not run it either.
-	h.e.Trigger("webhook")
+	// A trigger whose compile finds no change does not run it either.
+	h.e.ConfigurationChanged("webhook")
 	h.wait()
 	if got := h.drv.callsOf("db", "create"); len(got) != 1 {
 		t.Fatalf("db was retried on a trigger without a change: %v", got)
@@ -338,7 +338,7 @@ func TestInvalidConfigurationWaitsForAChange(t *testing.T) {
 	if st.LastOutcome != OutcomeInvalid || len(st.Diagnostics) != 1 || st.Ready {
 		t.Fatalf("status: %+v", st)
 	}
-	h.e.Trigger("webhook")
+	h.e.ConfigurationChanged("webhook")
 	h.wait()
 	if h.drv.callsOf("db") != nil {
 		t.Fatal("an invalid configuration was applied")
