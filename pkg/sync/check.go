@@ -159,6 +159,9 @@ func (e *Engine) recordResync(ctx context.Context) {
 		st.Sync = &state.SyncInfo{LastResync: now.UTC().Truncate(time.Second)}
 		err = e.opts.Store.Write(ctx, st)
 	}
+	if err == nil {
+		_, err = e.load(ctx)
+	}
 	if err != nil {
 		e.opts.Logger.Warn("recording the resync time failed", "error", err.Error())
 	}

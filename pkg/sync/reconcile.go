@@ -113,7 +113,21 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 	}
 	e.forgetSettled(p, excludes)
 	if len(p.Steps()) == 0 {
-		e.track(prior, now)
+		// As apply with nothing to run: a journal a killed run left is
+		// folded into the snapshot, and the outputs may have changed
+		// without any resource.
+		bg := context.WithoutCancel(ctx)
+		if _, err := e.opts.Store.Compact(bg); err != nil {
+			return OutcomeError, nil, fmt.Errorf("saving state: %w", err)
+		}
+		if _, _, err := executor.RecordOutputs(bg, e.opts.Store, goal.Desired); err != nil {
+			return OutcomeError, nil, err
+		}
+		st, err := e.load(bg)
+		if err != nil {
+			return OutcomeError, nil, err
+		}
+		e.track(st, now)
 		return OutcomeNoChanges, nil, nil
 	}
 	aopts := e.opts.Apply
@@ -146,6 +160,10 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 		return OutcomeFailed, rep, nil
 	}
 	if _, _, err := executor.RecordOutputs(context.WithoutCancel(ctx), e.opts.Store, goal.Desired); err != nil {
+		return OutcomeError, rep, err
+	}
+	// The copy health checks read must be the state as written.
+	if _, err := e.load(context.WithoutCancel(ctx)); err != nil {
 		return OutcomeError, rep, err
 	}
 	return OutcomeApplied, rep, nil
