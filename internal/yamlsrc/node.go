@@ -56,6 +56,9 @@ type Node struct {
 	// Quoted is true for a scalar written in quotes or block style: it is
 	// a string whatever it looks like.
 	Quoted bool
+	// Anchor is the name of the anchor (&name) written on the node, "" for
+	// none: TOSCA 2.0's dsl_definitions exist to hold anchors.
+	Anchor string
 	// Content holds the pairs of a mapping (key, value, key, value, …)
 	// or the items of a sequence.
 	Content []*Node

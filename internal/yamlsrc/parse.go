@@ -280,7 +280,7 @@ func (c *converter) convert(n *yaml.Node, depth int) *Node {
 			return out
 		}
 	}
-	out := &Node{Range: c.rangeOf(n), Tag: n.ShortTag()}
+	out := &Node{Range: c.rangeOf(n), Tag: n.ShortTag(), Anchor: n.Anchor}
 	c.nodes++
 	if n.Anchor != "" {
 		c.memo[n] = out

@@ -64,6 +64,17 @@ type Options struct {
 	// (tosca.artifact_not_found, tosca.implementation_not_found), unless
 	// the implementation names an artifact of its node.
 	SelfContained bool
+	// ProfilePath lists the folders searched for the TOSCA 2.0 profiles a
+	// template imports by name (files declaring `profile: NAME`; see
+	// NewProfileIndex), in search order, before the profiles xosplan
+	// embeds (org.oasis-open.simple:2.0). Their files may be read wherever
+	// they lie: the path is the user's choice. Ignored when Profiles is
+	// set.
+	ProfilePath []string
+	// Profiles is an index of the search path built once
+	// (NewProfileIndex) and shared by the compiles of a run; nil: Compile
+	// indexes ProfilePath itself.
+	Profiles *ProfileIndex
 }
 
 // Files is a tree of files that a compile reads in place of the file
@@ -125,6 +136,10 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 // compile runs the phases (see Compile).
 func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 	root := c.loadRoot(path)
+	if c.v2 != nil {
+		// A TOSCA 2.0 service template: its own front end (v2.go).
+		return c.compile2(root), c.finish()
+	}
 	if root == nil || c.ctx.Err() != nil {
 		if err := c.ctx.Err(); err != nil {
 			c.errorf(diag.Range{File: path}, "", CodeCanceled, "compilation stopped: %v", err)
@@ -229,6 +244,8 @@ type compiler struct {
 	// idx records names as they resolve for CompileIndexed; nil for
 	// Compile.
 	idx *indexer
+	// v2 holds the state of a TOSCA 2.0 compile (v2.go); nil for 1.x.
+	v2 *state2
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

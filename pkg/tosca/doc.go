@@ -100,6 +100,8 @@
 //	tosca.import_fallback          an import found only relative to a folder above the importing file (warning)
 //	tosca.newer_keyname            a keyname a later TOSCA version introduced, in a file of an older version (warning)
 //	tosca.nonnormative_type        a non-normative type of the Simple Profile, which xosplan supplies (warning)
+//	tosca.profile                  (2.0) an unknown profile (the message names the search path), a profile name that is not a string, a profile file that defines a service template
+//	tosca.legacy_keyname           (2.0) a TOSCA 1.x keyname that 2.0 dropped or renamed, read as 1.x reads it (warning)
 //	tosca.too_complex              values that expand beyond the work budget (recursive defaults)
 //	tosca.too_deep                 a derivation chain longer than 256 types
 //
@@ -319,4 +321,6 @@ const (
 	CodeImplicitRequirement    = "tosca.implicit_requirement"
 	CodeNewerKeyname           = "tosca.newer_keyname"
 	CodeNonNormativeType       = "tosca.nonnormative_type"
+	CodeProfile                = "tosca.profile"
+	CodeLegacyKeyname          = "tosca.legacy_keyname"
 )

@@ -63,10 +63,15 @@ func (c *compiler) loadRoot(path string) *file {
 		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
 		return nil
 	}
-	root := c.parseData(path, data)
+	root := c.parseYAML(path, data)
 	if root == nil {
 		return nil
 	}
+	if text(root.Get("tosca_definitions_version")) == version20 {
+		return c.loadRoot2(path, root)
+	}
+	var stack []string
+	c.checkDuplicates(root, 0, true, &stack)
 	c.version = version13
 	written := text(root.Get("tosca_definitions_version"))
 	if v, ok := normaliseVersion(written); ok {

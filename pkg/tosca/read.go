@@ -97,6 +97,18 @@ func plainErr(err error) error {
 }
 
 func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
+	root := c.parseYAML(name, data)
+	if root != nil {
+		var stack []string
+		c.checkDuplicates(root, 0, true, &stack)
+	}
+	return root
+}
+
+// parseYAML parses a file that must hold one YAML map, reporting what
+// stops that; repeated keys are the caller's to check (their severity
+// depends on the TOSCA version).
+func (c *compiler) parseYAML(name string, data []byte) *yamlsrc.Node {
 	root, ds := yamlsrc.Parse(name, data, yamlsrc.Limits{})
 	c.diags = c.diags.Extend(ds)
 	if ds.HasErrors() {
@@ -110,8 +122,6 @@ func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
 		c.errorf(root.Range, "", CodeWrongKind, "a service template must be a map, found %s", root.Describe())
 		return nil
 	}
-	var stack []string
-	c.checkDuplicates(root, 0, true, &stack)
 	return root
 }
 

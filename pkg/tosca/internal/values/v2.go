@@ -1,0 +1,158 @@
+package values
+
+import (
+	"encoding/base64"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// Primitive types that TOSCA 2.0 adds to those of 1.x (§9.1.1).
+const (
+	Bytes = "bytes"
+	Nil   = "nil"
+)
+
+// IsPrimitiveV2 reports whether typ names a built-in primitive or special
+// type of TOSCA 2.0 (§9.1) that CoerceV2 checks: string, integer, float,
+// boolean, bytes, nil, timestamp and version. list, map and scalar are the
+// compiler's (collections and unit types need their schemas).
+func IsPrimitiveV2(typ string) bool {
+	switch typ {
+	case String, Integer, Float, Boolean, Bytes, Nil, Timestamp, Version:
+		return true
+	}
+	return false
+}
+
+// rfc3339 is RFC 3339's date-time production: a full date, "T" (either
+// case), a full time with an optional fraction, and a zone that is "Z" or
+// a numeric offset (TOSCA 2.0 §9.1.2.1).
+var rfc3339 = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(\.[0-9]+)?([Zz]|[-+][0-9]{2}:[0-9]{2})$`)
+
+// CoerceV2 checks a YAML node against a primitive type of TOSCA 2.0 and
+// returns its canonical graph.Value. The rules are those of §9.1, stricter
+// than 1.x's (Coerce):
+//
+//	string     a YAML string: quoted, or plain text that YAML does not read
+//	           as another type (§9.1.1.1: "0.1" needs quotes)
+//	integer    a YAML integer in int64 range (decimal, 0x, 0o)
+//	float      a YAML float, or a YAML integer (§9.1.1.3)
+//	boolean    the unquoted words true and false only (§9.1.1.4)
+//	bytes      a YAML string holding standard Base64 (empty allowed), never
+//	           the !!binary tag (§9.1.1.5); canonical as written
+//	nil        null only (§9.1.1.6); canonical nil
+//	timestamp  an RFC 3339 date-time ("T" separator, "Z" or an offset); the
+//	           unknown offset -00:00 is UTC; canonical RFC 3339 (§9.1.2.1)
+//	version    as Coerce
+//
+// A null node is accepted only by nil: strings and bytes cannot be null
+// (§9.1.1.1, §9.1.1.5).
+func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
+	if n == nil {
+		n = &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagNull}
+	}
+	if typ == Nil {
+		if n.IsNull() {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("%s is not null (the only value of type nil)", display(n))
+	}
+	if n.Kind != yamlsrc.Scalar || n.IsNull() {
+		if !IsPrimitiveV2(typ) {
+			return nil, fmt.Errorf("%q is not a primitive type", typ)
+		}
+		return nil, notA(n, typ)
+	}
+	switch typ {
+	case String:
+		if isText(n) {
+			return n.Value, nil
+		}
+	case Integer:
+		return coerceInteger(n)
+	case Float:
+		return coerceFloat(n)
+	case Boolean:
+		if !n.Quoted && n.Tag == yamlsrc.TagBool && (n.Value == "true" || n.Value == "false") {
+			return n.Value == "true", nil
+		}
+		if n.Tag == yamlsrc.TagBool {
+			return nil, fmt.Errorf("%s is not a boolean: TOSCA 2.0 booleans are the lowercase words true and false", display(n))
+		}
+	case Bytes:
+		if n.Tag == yamlsrc.TagBinary {
+			return nil, fmt.Errorf("%s is not bytes: the YAML !!binary type is not accepted; write the Base64 text as a string", display(n))
+		}
+		if isText(n) {
+			if _, err := base64.StdEncoding.DecodeString(n.Value); err != nil {
+				return nil, fmt.Errorf("%s is not bytes: it is not Base64 text", display(n))
+			}
+			return n.Value, nil
+		}
+	case Timestamp:
+		if isText(n) || n.Tag == yamlsrc.TagTimestamp {
+			return ParseTimestampV2(n.Value)
+		}
+	case Version:
+		return coerce(Version, n, false)
+	default:
+		return nil, fmt.Errorf("%q is not a primitive type", typ)
+	}
+	return nil, notA(n, typ)
+}
+
+// isText reports whether a scalar is a YAML string (quoted, or plain text
+// with the string tag; a plain date reads as text in YAML 1.2).
+func isText(n *yamlsrc.Node) bool {
+	return n.Tag == yamlsrc.TagStr || (n.Quoted && n.Tag != yamlsrc.TagBinary) || n.Tag == yamlsrc.TagTimestamp
+}
+
+// ParseTimestampV2 reads an RFC 3339 date-time (TOSCA 2.0 §9.1.2.1) and
+// returns it in canonical RFC 3339 form, the written offset kept (-00:00,
+// the unknown offset, becomes UTC).
+func ParseTimestampV2(s string) (string, error) {
+	m := rfc3339.FindStringSubmatch(s)
+	if m == nil {
+		return "", fmt.Errorf("%s is not a valid timestamp: TOSCA 2.0 timestamps are RFC 3339 date-times such as 2001-12-14T21:59:43.10-05:00", quote(s))
+	}
+	norm := strings.ToUpper(s[:10]) + "T" + s[11:]
+	norm = strings.TrimSuffix(norm, "z")
+	if strings.HasSuffix(norm, "-00:00") {
+		norm = strings.TrimSuffix(norm, "-00:00") + "Z"
+	} else if m[8] == "z" {
+		norm += "Z"
+	}
+	t, err := time.Parse(time.RFC3339Nano, norm)
+	if err != nil {
+		return "", fmt.Errorf("%s is not a valid timestamp: no such date or time", quote(s))
+	}
+	return formatTimestamp(t), nil
+}
+
+// Length returns the length $length measures (TOSCA 2.0 §10.2.3.1): the
+// number of Unicode characters of a string, of entries of a list or map.
+func Length(v graph.Value) (int64, error) {
+	return length(v)
+}
+
+// CompareVersions orders two written or canonical versions (see Compare).
+func CompareVersions(a, b string) (int, error) {
+	return Compare(Version, a, b)
+}
+
+// CompareTimestamps orders two canonical or written timestamps by instant.
+func CompareTimestamps(a, b string) (int, error) {
+	return Compare(Timestamp, a, b)
+}
+
+// Display renders a node for a message as diagnostics quote values: a
+// scalar's text quoted, null as null, a collection as the YAML it holds
+// (shortened).
+func Display(n *yamlsrc.Node) string {
+	return display(n)
+}

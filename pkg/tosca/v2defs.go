@@ -1,0 +1,472 @@
+package tosca
+
+// Phase 3 (2.0) — the entity definitions of types: properties,
+// attributes, parameters and schemas (§9.3–§9.7), capabilities (§8.2),
+// requirements (§8.4), interfaces and operations (§11.2, §11.4),
+// artifacts (§12.2). Errors are those listed in v2types.go.
+
+import (
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+)
+
+func propKeys2(isProp bool) []string {
+	if isProp {
+		return []string{"type", "description", "metadata", "required", "default", "value", "validation", "key_schema", "entry_schema", "mapping"}
+	}
+	return []string{"type", "description", "metadata", "default", "validation", "key_schema", "entry_schema"}
+}
+
+func legacyPropKey(key string) string {
+	switch key {
+	case "constraints":
+		return "TOSCA 2.0 writes validation clauses (§9.10)"
+	case "status":
+		return "TOSCA 2.0 property definitions have no status"
+	}
+	return ""
+}
+
+// readPropDefs2 reads a map of property (isProp) or attribute
+// definitions into into, refining what it holds already.
+func (c *compiler) readPropDefs2(f *file, into map[string]*prop2, n *yamlsrc.Node, path string, isProp bool) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		if d := c.readPropDef2(f, p.Key.Value, p.Value, path+"."+p.Key.Value, isProp, into[p.Key.Value]); d != nil {
+			into[p.Key.Value] = d
+		}
+	}
+}
+
+func lastKey(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if path[i] == '.' {
+			return path[i+1:]
+		}
+	}
+	return path
+}
+
+// readPropDef2 reads one definition; prev is the inherited one it refines.
+func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path string, isProp bool, prev *prop2) *prop2 {
+	if n.Kind != yamlsrc.Mapping && prev != nil && prev.typ != nil && prev.typ.base != "" && prev.typ.base != "map" {
+		// The short notation of a refinement: the value it gives to the
+		// definition it refines (§8.2.1, property-definition-short).
+		d := *prev
+		d.n, d.def = n, n
+		c.checkDefValue2(&d, n, path)
+		return &d
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(rangeOf(n), path, CodeWrongKind, "definition %q must be a map, found %s", name, n.Describe())
+		return nil
+	}
+	c.keys2(n, path, func() string { return "definition " + quote(name) }, propKeys2(isProp), legacyPropKey)
+	c.metadata2(n, path)
+	d := &prop2{name: name, n: n, required: true, f: f}
+	if prev != nil {
+		cp := *prev
+		d = &cp
+		d.n = n
+		d.validation = append([]*yamlsrc.Node(nil), prev.validation...)
+	}
+	tn := n.Get("type")
+	switch {
+	case tn != nil && !tn.IsNull():
+		t := c.typeRef2(f, kData, tn, path+".type")
+		if t == nil {
+			return nil
+		}
+		if t.name == "scalar" && t.parent == nil {
+			c.errorf(tn.Range, path+".type", CodeValue, "scalar is abstract: a definition names a scalar type derived from it (§9.1.2.2)")
+			return nil
+		}
+		if prev != nil && prev.typ != nil && !c.derives2(t, prev.typ) {
+			c.errorf(tn.Range, path+".type", CodeIncompatibleRefinement, "%q refines a definition of type %q with type %q, which does not derive from it", name, prev.typ.name, t.name)
+		}
+		d.typ = t
+	case prev == nil:
+		if _, written := n.GetPair("type"); written {
+			c.errorf(n.Get("type").Range, path+".type", CodeMissingField, "definition %q has an empty type", name)
+		} else {
+			c.errorf(n.Range, path, CodeMissingField, "definition %q is missing required field \"type\"", name)
+		}
+		return nil
+	}
+	if es := n.Get("entry_schema"); es != nil {
+		d.entry = c.refineSchema2(f, es, path+".entry_schema", d.entry)
+	}
+	if ks := n.Get("key_schema"); ks != nil {
+		d.keyS = c.refineSchema2(f, ks, path+".key_schema", d.keyS)
+	}
+	if req, set := c.bool2(n, path, "required"); set {
+		d.required = req
+	}
+	if v := n.Get("validation"); v != nil {
+		d.validation = append(d.validation, v)
+		c.checkExpr2(f, v, path+".validation", true)
+	}
+	if vp, ok := n.GetPair("value"); ok {
+		if prev != nil && prev.value != nil {
+			c.errorf(vp.Key.Range, path+".value", CodeIncompatibleRefinement, "%q has the fixed value %s in the definition it refines; a value cannot be changed", name, describeValue(prev.value))
+		}
+		d.value = vp.Value
+		c.checkDefValue2(d, vp.Value, path+".value")
+	}
+	if dp, ok := n.GetPair("default"); ok {
+		d.def = dp.Value
+		if !dp.Value.IsNull() {
+			c.checkDefValue2(d, dp.Value, path+".default")
+		}
+	}
+	return d
+}
+
+// checkDefValue2 checks a default or fixed value against its definition.
+func (c *compiler) checkDefValue2(d *prop2, v *yamlsrc.Node, path string) {
+	if d.typ == nil {
+		return
+	}
+	ev := &eval2{c: c, f: d.f}
+	c.checkValue2(ev, d, v, path)
+}
+
+// refineSchema2 reads a schema of a definition that refines another: it
+// may leave out the type it inherits from prev.
+func (c *compiler) refineSchema2(f *file, n *yamlsrc.Node, path string, prev *prop2) *prop2 {
+	if prev == nil || n.Kind != yamlsrc.Mapping || n.Get("type") != nil {
+		return c.readSchema2(f, n, path)
+	}
+	c.keys2(n, path, func() string { return "schema" }, []string{"type", "description", "metadata", "validation", "key_schema", "entry_schema"}, legacyPropKey)
+	d := *prev
+	d.n = n
+	d.validation = append([]*yamlsrc.Node(nil), prev.validation...)
+	if v := n.Get("validation"); v != nil {
+		d.validation = append(d.validation, v)
+		c.checkExpr2(f, v, path+".validation", true)
+	}
+	return &d
+}
+
+// readSchema2 reads an entry or key schema: a type name, or a map with
+// type, description, validation and schemas (§9.3).
+func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
+	if n.IsNull() {
+		c.errorf(rangeOf(n), path, CodeMissingField, "a schema names a type")
+		return nil
+	}
+	d := &prop2{name: lastKey(path), n: n, required: true, f: f}
+	tn := n
+	if n.Kind == yamlsrc.Mapping {
+		c.keys2(n, path, func() string { return "schema" }, []string{"type", "description", "metadata", "validation", "key_schema", "entry_schema"}, legacyPropKey)
+		tn = n.Get("type")
+		if v := n.Get("validation"); v != nil {
+			d.validation = append(d.validation, v)
+			c.checkExpr2(f, v, path+".validation", true)
+		}
+		if es := n.Get("entry_schema"); es != nil {
+			d.entry = c.readSchema2(f, es, path+".entry_schema")
+		}
+		if ks := n.Get("key_schema"); ks != nil {
+			d.keyS = c.readSchema2(f, ks, path+".key_schema")
+		}
+	}
+	t := c.typeRef2(f, kData, tn, path+".type")
+	if t == nil {
+		return nil
+	}
+	if t.name == "scalar" && t.parent == nil {
+		c.errorf(tn.Range, path, CodeValue, "scalar is abstract: a schema names a scalar type derived from it (§9.1.2.2)")
+		return nil
+	}
+	d.typ = t
+	return d
+}
+
+// readCapDefs2 reads a node type's capability definitions.
+func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "capabilities must be a map, found %s", n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		name, cp := p.Key.Value, path+"."+p.Key.Value
+		prev := t.caps[name]
+		d := &cap2{name: name, n: p.Value, props: map[string]*prop2{}, attrs: map[string]*prop2{}}
+		tn := p.Value
+		if p.Value.Kind == yamlsrc.Mapping {
+			c.keys2(p.Value, cp, func() string { return "capability " + quote(name) }, []string{"type", "description", "metadata", "properties", "attributes", "valid_source_node_types", "valid_relationship_types", "occurrences"}, nil)
+			c.metadata2(p.Value, cp)
+			tn = p.Value.Get("type")
+		}
+		if prev != nil && tn.IsNull() {
+			d.typ = prev.typ
+		} else if d.typ = c.typeRef2(t.f, kCapability, tn, cp+".type"); d.typ == nil {
+			continue
+		}
+		clone2(d.props, d.typ.props)
+		clone2(d.attrs, d.typ.attrs)
+		if prev != nil {
+			clone2(d.props, prev.props)
+			clone2(d.attrs, prev.attrs)
+		}
+		if p.Value.Kind == yamlsrc.Mapping {
+			if pn := p.Value.Get("properties"); pn != nil {
+				c.readPropDefs2(t.f, d.props, pn, cp+".properties", true)
+			}
+			if an := p.Value.Get("attributes"); an != nil {
+				c.readPropDefs2(t.f, d.attrs, an, cp+".attributes", false)
+			}
+			c.typeNames2(t.f, kNode, p.Value.Get("valid_source_node_types"), cp+".valid_source_node_types")
+			c.typeNames2(t.f, kRelationship, p.Value.Get("valid_relationship_types"), cp+".valid_relationship_types")
+		}
+		t.caps[name] = d
+	}
+}
+
+// readReqDefs2 reads a node type's requirement definitions: a list of
+// single-entry maps (§8.4).
+func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Sequence {
+		c.errorf(n.Range, path, CodeWrongKind, "requirements must be a list, found %s", n.Describe())
+		return
+	}
+	for i, it := range n.Content {
+		ip := path + "[" + itoa(int64(i)) + "]"
+		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
+			c.errorf(it.Range, ip, CodeWrongKind, "a requirement definition is a map with one entry, found %s", it.Describe())
+			continue
+		}
+		name, body := it.Content[0].Value, it.Content[1]
+		rp := path + "." + name
+		var prev *req2
+		idx := -1
+		for j, r := range t.reqs {
+			if r.name == name {
+				prev, idx = r, j
+			}
+		}
+		d := &req2{name: name, n: body, min: 1, max: 1}
+		if prev != nil {
+			cp := *prev
+			d = &cp
+			d.n = body
+		}
+		switch {
+		case body.IsString():
+			d.capType = c.typeRef2(t.f, kCapability, body, rp)
+		case body.Kind == yamlsrc.Mapping:
+			c.keys2(body, rp, func() string { return "requirement " + quote(name) }, []string{"description", "metadata", "relationship", "node", "capability", "node_filter", "count_range"}, legacyReqKey)
+			c.metadata2(body, rp)
+			if cn := body.Get("capability"); cn != nil {
+				d.capType = c.findType2(t.f, kCapability, cn.Value)
+				if d.capType == nil || !cn.IsString() {
+					c.typeRef2(t.f, kCapability, cn, rp+".capability")
+				}
+			} else if prev == nil {
+				c.errorf(it.Content[0].Range, rp, CodeMissingField, "requirement %q is missing required field \"capability\"", name)
+			}
+			if nn := body.Get("node"); nn != nil {
+				d.nodeType = c.typeRef2(t.f, kNode, nn, rp+".node")
+			}
+			if rn := body.Get("relationship"); rn != nil {
+				tn := rn
+				if rn.Kind == yamlsrc.Mapping {
+					tn = rn.Get("type")
+					c.keys2(rn, rp+".relationship", func() string { return "relationship definition" }, []string{"type", "description", "metadata", "properties", "attributes", "interfaces"}, nil)
+				}
+				if !(tn.IsNull() && prev != nil) {
+					d.relType = c.typeRef2(t.f, kRelationship, tn, rp+".relationship")
+				}
+			}
+			if cr, ok := body.GetPair("count_range"); ok {
+				if lo, hi, ok := c.readRange2(cr.Value, rp+".count_range"); ok {
+					d.min, d.max, d.countRange = lo, hi, true
+				}
+			} else if oc, ok := body.GetPair("occurrences"); ok {
+				if lo, hi, ok := c.readRange2(oc.Value, rp+".occurrences"); ok {
+					d.min, d.max, d.countRange = lo, hi, true
+				}
+			}
+			if nf := body.Get("node_filter"); nf != nil {
+				c.checkExpr2(t.f, nf, rp+".node_filter", true)
+			}
+		default:
+			c.errorf(body.Range, rp, CodeWrongKind, "requirement %q must be a capability type name or a map, found %s", name, body.Describe())
+			continue
+		}
+		if idx >= 0 {
+			t.reqs[idx] = d
+		} else {
+			t.reqs = append(t.reqs, d)
+		}
+	}
+}
+
+func legacyReqKey(key string) string {
+	if key == "occurrences" {
+		return "TOSCA 2.0 names it count_range (§8.4)"
+	}
+	return ""
+}
+
+// readRange2 reads a [lower, upper] range of non-negative integers, the
+// upper bound possibly UNBOUNDED.
+func (c *compiler) readRange2(n *yamlsrc.Node, path string) (int64, int64, bool) {
+	if n.Kind != yamlsrc.Sequence || len(n.Content) != 2 {
+		c.errorf(rangeOf(n), path, CodeOccurrences, "a range is a list of two bounds, found %s", n.Describe())
+		return 0, 0, false
+	}
+	lo, ok := n.Content[0].Int()
+	if !ok || lo < 0 {
+		c.errorf(n.Content[0].Range, path, CodeOccurrences, "the lower bound must be a non-negative integer, found %s", n.Content[0].Describe())
+		return 0, 0, false
+	}
+	hiN := n.Content[1]
+	if hiN.Value == "UNBOUNDED" && !hiN.Quoted {
+		return lo, -1, true
+	}
+	hi, ok := hiN.Int()
+	if !ok || hi < lo {
+		c.errorf(hiN.Range, path, CodeOccurrences, "the upper bound must be an integer not below the lower bound, or UNBOUNDED, found %s", hiN.Describe())
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
+
+// readIfaceDefs2 reads interface definitions (§11.2).
+func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.Node, path string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		name, ip := p.Key.Value, path+"."+p.Key.Value
+		if p.Value.Kind != yamlsrc.Mapping {
+			c.errorf(rangeOf(p.Value), ip, CodeWrongKind, "interface %q must be a map, found %s", name, p.Value.Describe())
+			continue
+		}
+		c.keys2(p.Value, ip, func() string { return "interface " + quote(name) }, []string{"type", "description", "metadata", "inputs", "operations", "notifications"}, nil)
+		prev := into[name]
+		d := &iface2{name: name, inputs: map[string]*prop2{}, ops: map[string]*op2{}}
+		tn := p.Value.Get("type")
+		if prev != nil && tn.IsNull() {
+			d.typ = prev.typ
+		} else if d.typ = c.typeRef2(f, kInterface, tn, ip+".type"); d.typ == nil {
+			continue
+		}
+		clone2(d.ops, d.typ.ops)
+		if prev != nil {
+			clone2(d.inputs, prev.inputs)
+			clone2(d.ops, prev.ops)
+		}
+		if in := p.Value.Get("inputs"); in != nil {
+			c.readPropDefs2(f, d.inputs, in, ip+".inputs", true)
+		}
+		c.readOpDefs2(f, d.ops, p.Value.Get("operations"), ip+".operations")
+		into[name] = d
+	}
+}
+
+// readOpDefs2 reads operation (or notification) definitions: a map of
+// names to an implementation or a map (§11.4).
+func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, path string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		name, op := p.Key.Value, path+"."+p.Key.Value
+		d := &op2{name: name, n: p.Value, inputs: map[string]*prop2{}}
+		if prev := into[name]; prev != nil {
+			clone2(d.inputs, prev.inputs)
+			d.impl = prev.impl
+		}
+		switch {
+		case p.Value.IsNull():
+		case p.Value.IsString():
+			d.impl = p.Value
+		case p.Value.Kind == yamlsrc.Mapping:
+			c.keys2(p.Value, op, func() string { return "operation " + quote(name) }, []string{"description", "metadata", "implementation", "inputs", "outputs"}, nil)
+			if im := p.Value.Get("implementation"); im != nil {
+				d.impl = im
+				c.checkImpl2(im, op+".implementation")
+			}
+			if in := p.Value.Get("inputs"); in != nil {
+				c.readPropDefs2(f, d.inputs, in, op+".inputs", true)
+			}
+		default:
+			c.errorf(p.Value.Range, op, CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, p.Value.Describe())
+			continue
+		}
+		into[name] = d
+	}
+}
+
+// checkImpl2 checks an implementation: an artifact name or file, or a
+// map with primary and dependencies (§11.8).
+func (c *compiler) checkImpl2(n *yamlsrc.Node, path string) {
+	switch {
+	case n.IsNull(), n.IsString():
+	case n.Kind == yamlsrc.Mapping:
+		c.keys2(n, path, func() string { return "implementation" }, []string{"primary", "dependencies", "timeout", "operation_host"}, nil)
+	default:
+		c.errorf(n.Range, path, CodeWrongKind, "an implementation is an artifact or a map, found %s", n.Describe())
+	}
+}
+
+func artifactKeys2() []string {
+	return []string{"type", "file", "repository", "description", "metadata", "artifact_version", "checksum", "checksum_algorithm", "properties", "deploy_path"}
+}
+
+// readArtifactDefs2 reads a node type's artifact definitions (§12.2).
+func (c *compiler) readArtifactDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "artifacts must be a map, found %s", n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		c.checkArtifact2(t.f, p, path+"."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
+		t.artifacts[p.Key.Value] = p.Value
+	}
+}
+
+// checkArtifact2 checks one artifact definition; refining one already
+// defined may leave type and file out.
+func (c *compiler) checkArtifact2(f *file, p yamlsrc.Pair, path string, refines bool) {
+	name := p.Key.Value
+	if p.Value.Kind != yamlsrc.Mapping {
+		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "artifact %q must be a map, found %s", name, p.Value.Describe())
+		return
+	}
+	c.keys2(p.Value, path, func() string { return "artifact " + quote(name) }, artifactKeys2(), nil)
+	c.metadata2(p.Value, path)
+	if tn := p.Value.Get("type"); tn != nil || !refines {
+		c.typeRef2(f, kArtifact, tn, path+".type")
+	}
+	if fn := p.Value.Get("file"); fn == nil && !refines {
+		c.errorf(p.Key.Range, path, CodeMissingField, "artifact %q is missing required field \"file\"", name)
+	} else if fn != nil && !fn.IsString() {
+		c.errorf(fn.Range, path+".file", CodeWrongKind, "file must be a string, found %s", fn.Describe())
+	}
+}

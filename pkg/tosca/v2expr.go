@@ -1,0 +1,217 @@
+package tosca
+
+// Phase 7 (2.0) — functions (§10): the $name syntax with its $$ escape
+// and $name$suffix keys (§10.1), the static check of every call (a
+// built-in, or a custom function the file sees, with the arguments its
+// signature or the built-in takes), and the evaluation of what can be
+// known at compile time: validation clauses, $get_input, $concat and the
+// other pure functions. What only the orchestrator knows ($get_attribute,
+// $get_artifact, $available_allocation, custom functions) is a
+// graph.Unknown.
+//
+// Errors detected here:
+//   - a call of a function that is neither built-in nor declared in functions, a function name
+//     that is empty, arguments of the wrong number or kind for a built-in (tosca.function)
+//   - $get_input of an input the service template does not declare (tosca.unknown_input)
+
+import (
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// funcCall2 reports whether n is a function call and returns the
+// function's name and its arguments (nil for the string form).
+func funcCall2(n *yamlsrc.Node) (string, *yamlsrc.Node, bool) {
+	if n == nil {
+		return "", nil, false
+	}
+	switch n.Kind {
+	case yamlsrc.Scalar:
+		if n.IsString() && strings.HasPrefix(n.Value, "$") && !strings.HasPrefix(n.Value, "$$") {
+			return n.Value[1:], nil, true
+		}
+	case yamlsrc.Mapping:
+		if len(n.Content) == 2 {
+			k := n.Content[0]
+			if k.Kind == yamlsrc.Scalar && strings.HasPrefix(k.Value, "$") && !strings.HasPrefix(k.Value, "$$") {
+				name, _, _ := strings.Cut(k.Value[1:], "$")
+				return name, n.Content[1], true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// unescape2 returns a literal string with its escaping $ removed.
+func unescape2(s string) string {
+	if strings.HasPrefix(s, "$$") {
+		return s[1:]
+	}
+	return s
+}
+
+// builtinArity2 gives the argument counts of the built-in functions
+// (§10.2): min and max (-1: any); ok is false for an unknown name.
+func builtinArity2(name string) (lo, hi int, ok bool) {
+	switch name {
+	case "get_input", "get_property", "get_attribute", "get_artifact":
+		return 1, -1, true
+	case "value":
+		return 0, -1, true
+	case "node_index", "relationship_index":
+		return 0, 0, true
+	case "available_allocation":
+		return 1, -1, true
+	case "and", "or":
+		return 0, -1, true
+	case "not", "length", "round", "floor", "ceil":
+		return 1, 1, true
+	case "xor", "equal", "greater_than", "greater_or_equal", "less_than", "less_or_equal", "valid_values",
+		"matches", "has_suffix", "has_prefix", "contains", "has_entry", "has_key", "has_all_entries",
+		"has_all_keys", "has_any_entry", "has_any_key", "difference", "quotient", "remainder":
+		return 2, 2, true
+	case "concat", "union", "intersection", "sum", "product":
+		return 1, -1, true
+	case "join":
+		return 1, 2, true
+	case "token":
+		return 3, 3, true
+	}
+	return 0, 0, false
+}
+
+// argList2 returns the arguments of a call as a list: a list's items,
+// nothing for none, or the one argument that is not a list.
+func argList2(args *yamlsrc.Node) []*yamlsrc.Node {
+	switch {
+	case args == nil || args.IsNull():
+		return nil
+	case args.Kind == yamlsrc.Sequence:
+		return args.Content
+	}
+	return []*yamlsrc.Node{args}
+}
+
+// checkExpr2 checks every function call in a value (static checks only;
+// validation tells whether $value may be used).
+func (c *compiler) checkExpr2(f *file, n *yamlsrc.Node, path string, validation bool) {
+	c.walkExpr2(f, n, path, validation, 0)
+}
+
+func (c *compiler) walkExpr2(f *file, n *yamlsrc.Node, path string, validation bool, depth int) {
+	if n == nil || depth > maxValueDepth {
+		return
+	}
+	if name, args, ok := funcCall2(n); ok {
+		c.checkCall2(f, n, name, args, path)
+		for i, a := range argList2(args) {
+			c.walkExpr2(f, a, path+"["+itoa(int64(i))+"]", validation, depth+1)
+		}
+		return
+	}
+	switch n.Kind {
+	case yamlsrc.Mapping:
+		for _, p := range n.Pairs() {
+			c.walkExpr2(f, p.Value, joinPath(path, p.Key.Value), validation, depth+1)
+		}
+	case yamlsrc.Sequence:
+		for i, it := range n.Content {
+			c.walkExpr2(f, it, path+"["+itoa(int64(i))+"]", validation, depth+1)
+		}
+	}
+}
+
+// checkCall2 checks one call: a known function with an acceptable number
+// of arguments.
+func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamlsrc.Node, path string) {
+	if c.v2.checked[n] {
+		return
+	}
+	c.v2.checked[n] = true
+	if name == "" {
+		c.errorf(n.Range, path, CodeFunction, "a function call names no function after $ (write $$ for a literal $)")
+		return
+	}
+	if d := c.findFunc2(f, name); d != nil {
+		c.checkSignature2(d, n, args, path)
+		return
+	}
+	lo, hi, ok := builtinArity2(name)
+	if !ok {
+		c.errorDetail(n.Range, path, CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
+			"unknown function $%s: it is neither built-in nor declared in functions", name)
+		return
+	}
+	got := len(argList2(args))
+	if got < lo || (hi >= 0 && got > hi) {
+		want := itoa(int64(lo))
+		switch {
+		case hi < 0:
+			want = "at least " + want
+		case hi != lo:
+			want += " to " + itoa(int64(hi))
+		}
+		c.errorf(n.Range, path, CodeFunction, "$%s takes %s argument(s), found %d", name, want, got)
+	}
+}
+
+// eval2 is the context an expression is evaluated in.
+type eval2 struct {
+	c *compiler
+	// f is the file whose names the expression sees.
+	f *file
+	// value is what $value stands for; hasValue tells whether it is bound.
+	value    graph.Value
+	hasValue bool
+	// typ is the type of $value, for comparisons of scalars, versions and
+	// timestamps written as strings.
+	typ *typeDef2
+	// node is the node template the expression belongs to, nil outside one.
+	node *node2
+}
+
+// unknown2 is the value of a call only apply time resolves.
+func unknown2(name string, args []graph.Value) graph.Value {
+	return graph.Unknown{Func: name, Args: args}
+}
+
+func isUnknown2(v graph.Value) bool {
+	_, ok := v.(graph.Unknown)
+	return ok
+}
+
+// eval evaluates a value: functions are called, literals read (with $$
+// unescaped).
+func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
+	if n == nil || depth > maxValueDepth {
+		return nil
+	}
+	if name, args, ok := funcCall2(n); ok {
+		var vals []graph.Value
+		for _, a := range argList2(args) {
+			vals = append(vals, ev.eval(a, depth+1))
+		}
+		return ev.call(name, args, vals)
+	}
+	switch n.Kind {
+	case yamlsrc.Mapping:
+		m := make(map[string]graph.Value, len(n.Content)/2)
+		for _, p := range n.Pairs() {
+			m[unescape2(p.Key.Value)] = ev.eval(p.Value, depth+1)
+		}
+		return m
+	case yamlsrc.Sequence:
+		s := make([]graph.Value, len(n.Content))
+		for i, it := range n.Content {
+			s[i] = ev.eval(it, depth+1)
+		}
+		return s
+	}
+	v := n.Interface()
+	if s, ok := v.(string); ok {
+		return unescape2(s)
+	}
+	return v
+}

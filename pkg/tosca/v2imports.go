@@ -1,0 +1,347 @@
+package tosca
+
+// Phase 2 (2.0) — imports: the files and profiles a TOSCA 2.0 file brings
+// in (§6.8).
+//
+// Errors detected here:
+//   - an import entry of the wrong form: with both url and profile or neither, a repository with
+//     a profile or with a URL that has a scheme, unknown keynames, a namespace that is not a name
+//     (tosca.wrong_kind, tosca.missing_field, tosca.unknown_field)
+//   - an imported file that does not exist, or outside the configuration root, special or too
+//     large (tosca.import_not_found, tosca.import_outside_root, tosca.import_not_regular,
+//     tosca.import_too_large)
+//   - an import over the network: a URL with a scheme other than file, or through a repository
+//     (tosca.network_import), unless Options.ImportMap maps it to a local file; an undeclared
+//     repository (tosca.unknown_repository)
+//   - a profile no profile of the search path or the embedded ones declares (tosca.profile)
+//   - everything phase 1 reports, for each imported file
+//
+// A url is read relative to the importing file's folder; a url with a
+// leading "/" from the root of the repository that holds the importing
+// file (§6.8.2.2): the configuration root (its first folder) for the
+// template's files, the search folder a profile was found in for a
+// profile's files. Each file is loaded once however often it is imported,
+// and files that import each other are loaded once each; the namespace an
+// import gives is recorded per importing file (v2scope.go).
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// loadFile2 checks a 2.0 file's grammar and loads its imports depth first,
+// then records it (imported definitions are declared before the ones
+// that use them).
+func (c *compiler) loadFile2(f *file, isRoot bool) {
+	c.readHeader2(f, isRoot)
+	if !f.normative {
+		c.checkLimits(f)
+	}
+	c.scope2(f)
+	if in := f.root.Get("imports"); in != nil && in.Kind == yamlsrc.Sequence {
+		for i, it := range in.Content {
+			if c.ctx.Err() != nil {
+				break
+			}
+			c.loadImport2(f, it, "imports["+itoa(int64(i))+"]")
+		}
+	}
+	c.order = append(c.order, f)
+	c.v2.files = append(c.v2.files, f)
+}
+
+// importKeys2 lists the keynames of an import definition (§6.8.1).
+func importKeys2() []string {
+	return []string{"url", "profile", "repository", "namespace", "description", "metadata"}
+}
+
+func legacyImport(key string) string {
+	switch key {
+	case "file":
+		return "TOSCA 2.0 names it url (§6.8.1)"
+	case "namespace_prefix":
+		return "TOSCA 2.0 names it namespace (§6.8.1)"
+	case "namespace_uri":
+		return "TOSCA 2.0 has no namespace URIs"
+	}
+	return ""
+}
+
+// import2 is one parsed import definition.
+type import2 struct {
+	url, profile, repository, namespace string
+	at                                  *yamlsrc.Node
+}
+
+// parseImport2 reads an import definition: a url string, or a map.
+func (c *compiler) parseImport2(it *yamlsrc.Node, path string) (import2, bool) {
+	imp := import2{at: it}
+	switch {
+	case it.IsString() && it.Value != "":
+		imp.url = it.Value
+		return imp, true
+	case it.Kind != yamlsrc.Mapping:
+		c.errorf(it.Range, path, CodeWrongKind, "an import must be a url or a map, found %s", it.Describe())
+		return imp, false
+	}
+	c.keys2(it, path, func() string { return "import" }, importKeys2(), legacyImport)
+	c.metadata2(it, path)
+	var urlN, profN *yamlsrc.Node
+	imp.url, urlN = c.str2(it, path, "url")
+	if urlN == nil {
+		// The 1.x spelling, read with the warning keys2 gave.
+		imp.url, urlN = c.str2(it, path, "file")
+	}
+	imp.profile, profN = c.str2(it, path, "profile")
+	imp.repository, _ = c.str2(it, path, "repository")
+	var nsN *yamlsrc.Node
+	imp.namespace, nsN = c.str2(it, path, "namespace")
+	if nsN == nil {
+		imp.namespace, nsN = c.str2(it, path, "namespace_prefix")
+	}
+	if nsN != nil && (imp.namespace == "" || strings.ContainsAny(imp.namespace, ": \t")) {
+		c.errorf(nsN.Range, path+".namespace", CodeWrongKind, "namespace %q is not a name (no colon or space)", imp.namespace)
+		imp.namespace = ""
+	}
+	switch {
+	case urlN != nil && profN != nil:
+		c.errorf(it.Range, path, CodeWrongKind, "an import names either a url or a profile, not both (§6.8.1)")
+		return imp, false
+	case urlN == nil && profN == nil:
+		c.errorf(it.Range, path, CodeMissingField, "import is missing required field \"url\" or \"profile\"")
+		return imp, false
+	case profN != nil && imp.repository != "":
+		c.errorf(it.Range, path, CodeWrongKind, "an import of a profile names no repository (§6.8.1)")
+		return imp, false
+	case urlN != nil && imp.repository != "" && strings.Contains(imp.url, "://"):
+		c.errorf(urlN.Range, path+".url", CodeWrongKind, "url %q has a scheme, so it names no repository (§6.8.2.2)", imp.url)
+		return imp, false
+	}
+	if urlN != nil {
+		imp.at = urlN
+	} else {
+		imp.at = profN
+	}
+	return imp, true
+}
+
+// loadImport2 loads one import of from.
+func (c *compiler) loadImport2(from *file, it *yamlsrc.Node, path string) {
+	imp, ok := c.parseImport2(it, path)
+	if !ok {
+		c.failedImport()
+		return
+	}
+	var g *file
+	if imp.profile != "" {
+		g = c.loadProfile2(imp.profile, imp.at, path)
+	} else {
+		g = c.loadURL2(from, imp, path)
+	}
+	if g != nil {
+		s := c.scope2(from)
+		s.imports = append(s.imports, nsImport{ns: imp.namespace, f: g})
+	}
+}
+
+// loadURL2 loads the file an import's url names.
+func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
+	at := imp.at.Range
+	if imp.repository != "" {
+		repo := from.root.Get("repositories").Get(imp.repository)
+		if repo == nil {
+			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which is not declared", imp.url, imp.repository)
+			c.failedImport()
+			return nil
+		}
+		u := repositoryURL(repo, imp.url)
+		if local, ok := c.opts.ImportMap[u]; ok {
+			return c.loadMapped2(imp, u, local, path)
+		}
+		c.networkImport(at, path, "import %q is fetched from repository %q (%s): xosplan does not use the network; download the file and import it by path", imp.url, imp.repository, u)
+		return nil
+	}
+	if local, ok := c.opts.ImportMap[imp.url]; ok {
+		return c.loadMapped2(imp, imp.url, local, path)
+	}
+	name := imp.url
+	if strings.Contains(name, "://") {
+		local, ok := localURL(name)
+		if !ok {
+			c.networkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", imp.url)
+			return nil
+		}
+		name = local
+	} else if strings.HasPrefix(name, "/") {
+		// From the root of the repository that holds the importing file.
+		name = filepath.Join(c.v2.repoRoot[from], filepath.FromSlash(strings.TrimLeft(name, "/")))
+	} else if from.dir == "" {
+		// An embedded profile's sibling.
+		return c.loadEmbeddedSibling2(from, imp, path)
+	} else {
+		name = filepath.Join(from.dir, filepath.FromSlash(name))
+	}
+	key := fileKey(name)
+	if g, seen := c.files[key]; seen {
+		return g
+	}
+	data, err := c.readFile(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			c.errorf(at, path, CodeImportNotFound, "import %q not found", imp.url)
+		} else {
+			c.importRefused(imp.url, at, path, err)
+		}
+		c.failedImport()
+		return nil
+	}
+	return c.loadParsed2(name, key, data, c.v2.repoRoot[from], false)
+}
+
+// loadMapped2 loads the local file an import map entry gives for the URL
+// u (see loadMapped: the mapping is the user's permission for the file).
+func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
+	name, err := filepath.Abs(local)
+	if err != nil {
+		name = filepath.Clean(local)
+	}
+	key := fileKey(name)
+	if g, seen := c.files[key]; seen {
+		return g
+	}
+	var data []byte
+	if err = c.fsRoot.AllowFile(name); err == nil {
+		data, err = c.readFile(name)
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			c.errorf(imp.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.display(name))
+		} else {
+			c.importRefused(u, imp.at.Range, path, err)
+		}
+		c.failedImport()
+		return nil
+	}
+	return c.loadParsed2(name, key, data, filepath.Dir(name), false)
+}
+
+// loadParsed2 parses a file's data and loads it as a 2.0 file; repo is
+// the root its "/" urls are read from. It returns nil when the file is
+// not a YAML map (reported).
+func (c *compiler) loadParsed2(name, key string, data []byte, repo string, embedded bool) *file {
+	var root *yamlsrc.Node
+	if embedded {
+		root = c.parseData(name, data)
+	} else {
+		root = c.parseYAML(name, data)
+		if root != nil {
+			var stack []string
+			c.checkDuplicates(root, 0, false, &stack)
+		}
+	}
+	f := &file{name: name, key: key, dir: filepath.Dir(name), root: root, normative: embedded}
+	if embedded {
+		f.dir = ""
+	}
+	c.files[key] = f
+	if root == nil {
+		c.failedImport()
+		return nil
+	}
+	c.v2.repoRoot[f] = repo
+	c.loadFile2(f, false)
+	return f
+}
+
+// loadProfile2 loads a profile by name: from the search path, else from
+// the embedded profiles (profilepath.go).
+func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *file {
+	if f, ok := c.v2.profiles[name]; ok {
+		return f
+	}
+	var f *file
+	if e, ok := c.v2.index.lookup(name); ok {
+		key := fileKey(e.path)
+		if g, seen := c.files[key]; seen {
+			f = g
+		} else {
+			data, err := c.readFile(e.path)
+			if err != nil {
+				c.importRefused(e.path, at.Range, path, err)
+				c.failedImport()
+				return nil
+			}
+			f = c.loadParsed2(e.path, key, data, e.dir, false)
+		}
+	} else if fname, data, ok := embeddedProfile(name); ok {
+		key := "profile:" + fname
+		if g, seen := c.files[key]; seen {
+			f = g
+		} else {
+			f = c.loadParsed2(fname, key, data, "", true)
+		}
+	} else {
+		c.unknownProfile(name, at, path)
+		c.failedImport()
+		return nil
+	}
+	if f != nil {
+		c.v2.profiles[name] = f
+	}
+	return f
+}
+
+// loadEmbeddedSibling2 loads a file an embedded profile imports by a
+// relative url.
+func (c *compiler) loadEmbeddedSibling2(from *file, imp import2, path string) *file {
+	name := filepath.ToSlash(filepath.Join(filepath.Dir(from.name), imp.url))
+	key := "profile:" + name
+	if g, seen := c.files[key]; seen {
+		return g
+	}
+	data, ok := embeddedProfileFile(name)
+	if !ok {
+		c.errorf(imp.at.Range, path, CodeImportNotFound, "import %q not found", imp.url)
+		c.failedImport()
+		return nil
+	}
+	return c.loadParsed2(name, key, data, "", true)
+}
+
+// unknownProfile reports a profile that nothing declares, naming where
+// xosplan looked.
+func (c *compiler) unknownProfile(name string, at *yamlsrc.Node, path string) {
+	where := "the profile search path is empty (set it with --profile-path or XOSPLAN_PROFILE_PATH)"
+	if dirs := c.v2.index.Dirs(); len(dirs) > 0 {
+		shown := make([]string, len(dirs))
+		for i, d := range dirs {
+			shown[i] = c.display(d)
+		}
+		where = "no file of the profile search path declares it (" + strings.Join(shown, ", ") + ")"
+	}
+	c.errorDetail(rangeOf(at), path, CodeProfile, "xosplan embeds "+strings.Join(embeddedProfileNames(), " and ")+".",
+		"unknown profile %q: %s", name, where)
+}
+
+// setupProfiles2 makes the profile index of the compile: Options.Profiles,
+// else one built from Options.ProfilePath. The search folders are the
+// user's: their files may be read wherever they lie.
+func (c *compiler) setupProfiles2(root *file) {
+	x := c.opts.Profiles
+	if x == nil && len(c.opts.ProfilePath) > 0 {
+		var err error
+		x, err = NewProfileIndex(c.ctx, c.opts.ProfilePath)
+		if err != nil {
+			c.errorf(diag.Range{File: root.name}, "", CodeRead, "reading the profile search path: %v", plainErr(err))
+		}
+	}
+	c.v2.index = x
+	for _, d := range x.Dirs() {
+		_ = c.fsRoot.AddDir(d)
+	}
+}

@@ -1,0 +1,341 @@
+package tosca
+
+// Phase 1 (2.0) — read: the grammar of a TOSCA 2.0 file (§6).
+//
+// Errors detected here (codes in doc.go):
+//   - tosca_definitions_version missing, not tosca_2_0, or not the first key (§6.1: it MUST be the
+//     first line) (tosca.version)
+//   - keynames the 2.0 grammar does not define (tosca.unknown_field); keynames of TOSCA 1.x that
+//     2.0 dropped or renamed: an error where 2.0 has a replacement the file must use
+//     (topology_template), a warning where xosplan reads them as 1.x did (tosca.legacy_keyname)
+//   - a section of the wrong YAML kind, or written without a value where it defines entities
+//     (types, repositories, functions, imports, the service template and its sections): an
+//     empty section is {} or [] (tosca.wrong_kind)
+//   - a profile that also defines a service template (§6.7.1), a profile name that is not a
+//     string (tosca.profile)
+//   - description not a string; metadata of a type, template or definition not a map
+//     (tosca.wrong_kind, tosca.metadata); the file's own metadata not a map is a warning
+//   - a dsl_definitions entry without an anchor (§6.3) (tosca.missing_field)
+//   - repositories without url, of the wrong kind (tosca.missing_field, tosca.wrong_kind)
+//   - duplicate keys anywhere (tosca.duplicate_key: §6.8.4, §6.9.1 make every repeated name an
+//     error in 2.0)
+
+import (
+	"path/filepath"
+	"slices"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+)
+
+// loadRoot2 starts a 2.0 compile at the top-level file, already parsed:
+// it sets up the 2.0 state and the profile index, then loads the file and
+// its imports.
+func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
+	c.v2 = &state2{
+		scopes:   map[*file]*scope2{},
+		repoRoot: map[*file]string{},
+		profiles: map[string]*file{},
+		checked:  map[*yamlsrc.Node]bool{},
+	}
+	c.version = version20
+	var stack []string
+	c.checkDuplicates(root, 0, false, &stack)
+	f := &file{name: path, key: fileKey(path), dir: filepath.Dir(path), root: root, version: version20}
+	c.root = f
+	c.files[f.key] = f
+	// A url with a leading "/" starts at the root of the repository that
+	// holds the file (§6.8.2.2): a CSAR's root, else the folder of the
+	// top-level template, whose tree is the service's repository.
+	repo := f.dir
+	if c.opts.Files != nil && len(c.opts.Root) > 0 {
+		repo = c.opts.Root[0]
+	}
+	c.v2.repoRoot[f] = repo
+	c.setupProfiles2(f)
+	c.loadFile2(f, true)
+	return f
+}
+
+// topLevelKeys2 lists the keynames of a TOSCA 2.0 file (§6.1); a function
+// so that no package-level slice can be changed.
+func topLevelKeys2() []string {
+	return []string{
+		"tosca_definitions_version", "description", "metadata", "dsl_definitions", "artifact_types",
+		"data_types", "capability_types", "interface_types", "relationship_types", "node_types",
+		"group_types", "policy_types", "repositories", "functions", "profile", "imports", "service_template",
+	}
+}
+
+// legacyTopLevel maps the top-level keynames of TOSCA 1.x that 2.0 does
+// not have to what a 2.0 file writes instead.
+func legacyTopLevel(key string) string {
+	switch key {
+	case "topology_template":
+		return "TOSCA 2.0 names it service_template (§6.9)"
+	case "namespace":
+		return "TOSCA 2.0 gives namespaces on imports (§6.8.4)"
+	case "template_name", "template_author", "template_version":
+		return "TOSCA 2.0 writes it under metadata (§5.3.1)"
+	}
+	return ""
+}
+
+// entitySections2 reports whether a top-level keyname holds definitions,
+// which a keyname written without a value leaves undefined: an error
+// (an empty section is {} or []).
+func entitySections2(key string) bool {
+	switch key {
+	case "artifact_types", "data_types", "capability_types", "interface_types", "relationship_types",
+		"node_types", "group_types", "policy_types", "repositories", "functions", "imports", "service_template":
+		return true
+	}
+	return false
+}
+
+// readHeader2 checks the file-level grammar of a 2.0 file.
+func (c *compiler) readHeader2(f *file, isRoot bool) {
+	root := f.root
+	vp, ok := root.GetPair("tosca_definitions_version")
+	switch {
+	case !ok:
+		c.errorf(diag.Range{File: f.name, Start: root.Range.Start}, "", CodeVersion, "the file is missing required field \"tosca_definitions_version\"")
+	case vp.Value.Kind != yamlsrc.Scalar || vp.Value.Value != version20:
+		what := "the template version %q is not tosca_2_0"
+		if !isRoot {
+			what = "the imported file's version %q is not tosca_2_0: a TOSCA 2.0 file imports TOSCA 2.0 files and profiles"
+		}
+		c.errorf(vp.Value.Range, "tosca_definitions_version", CodeVersion, what, vp.Value.Value)
+	case root.Content[0] != vp.Key:
+		c.errorf(vp.Key.Range, "tosca_definitions_version", CodeVersion, "tosca_definitions_version must be the first line of a TOSCA file (§6.1)")
+	}
+	f.version = version20
+	for _, p := range root.Pairs() {
+		k := p.Key.Value
+		switch {
+		case slices.Contains(topLevelKeys2(), k):
+		case legacyTopLevel(k) != "":
+			c.errorf(p.Key.Range, k, CodeUnknownField, "%q is not a keyname of a TOSCA 2.0 file: %s", k, legacyTopLevel(k))
+			continue
+		default:
+			c.errorf(p.Key.Range, k, CodeUnknownField, "a TOSCA 2.0 file has no keyname %q", k)
+			continue
+		}
+		if entitySections2(k) {
+			want := yamlsrc.Mapping
+			if k == "imports" {
+				want = yamlsrc.Sequence
+			}
+			c.section2(p, k, want)
+		}
+	}
+	if p, ok := root.GetPair("description"); ok {
+		c.description2(p, "description")
+	}
+	if md, ok := root.GetPair("metadata"); ok && !md.Value.IsNull() {
+		if md.Value.Kind != yamlsrc.Mapping {
+			// §5.3.1: metadata "MAY be ignored" and "SHOULD NOT affect
+			// runtime behavior"; the TC's suite accepts a file whose
+			// metadata is a note.
+			c.warnf(md.Key.Range, "metadata", CodeMetadata, "metadata should be a map, found %s; it is ignored", md.Value.Describe())
+		} else {
+			c.readMetadata(md.Value, "metadata", true)
+		}
+	}
+	if pn, ok := root.GetPair("profile"); ok {
+		c.readProfileName2(f, pn)
+	}
+	if dn := root.Get("dsl_definitions"); dn != nil {
+		c.readDSL2(dn)
+	}
+	if rn := root.Get("repositories"); rn != nil && rn.Kind == yamlsrc.Mapping {
+		c.readRepositories2(rn)
+	}
+	if st, ok := root.GetPair("service_template"); ok && st.Value.Kind == yamlsrc.Mapping {
+		c.checkServiceTemplateKeys2(st.Value)
+	}
+}
+
+// section2 checks that a section holds the kind it should, and that it
+// is not written without a value. It reports whether the section can be
+// read.
+func (c *compiler) section2(p yamlsrc.Pair, path string, want yamlsrc.Kind) bool {
+	switch {
+	case p.Value.IsNull():
+		c.errorf(p.Key.Range, path, CodeWrongKind, "%s has no value; an empty %s is written %s, or the keyname left out", p.Key.Value, want, emptyOf(want))
+		return false
+	case p.Value.Kind != want:
+		c.errorf(p.Key.Range, path, CodeWrongKind, "%s must be a %s, found %s", p.Key.Value, want, p.Value.Describe())
+		return false
+	}
+	return true
+}
+
+func emptyOf(k yamlsrc.Kind) string {
+	if k == yamlsrc.Sequence {
+		return "[]"
+	}
+	return "{}"
+}
+
+// description2 checks a description: a string (or null).
+func (c *compiler) description2(p yamlsrc.Pair, path string) {
+	if !p.Value.IsNull() && !p.Value.IsString() {
+		c.errorf(p.Key.Range, path, CodeWrongKind, "description must be a string, found %s", p.Value.Describe())
+	}
+}
+
+// metadata2 checks the metadata of a type, template or definition: a map
+// of any values (§5.3.1).
+func (c *compiler) metadata2(n *yamlsrc.Node, path string) {
+	p, ok := n.GetPair("metadata")
+	if !ok || p.Value.IsNull() || p.Value.Kind == yamlsrc.Mapping {
+		return
+	}
+	c.errorf(p.Value.Range, joinPath(path, "metadata"), CodeMetadata, "metadata must be a map, found %s", p.Value.Describe())
+}
+
+// readProfileName2 checks the profile keyname: a name, in a file that
+// defines no service template (§6.7.1).
+func (c *compiler) readProfileName2(f *file, p yamlsrc.Pair) {
+	if p.Value.Kind != yamlsrc.Scalar || !p.Value.IsString() || p.Value.Value == "" {
+		c.errorf(p.Key.Range, "profile", CodeProfile, "profile must be a name, found %s", p.Value.Describe())
+		return
+	}
+	if st, ok := f.root.GetPair("service_template"); ok {
+		c.errorf(st.Key.Range, "service_template", CodeProfile, "file declares profile %q and a service template; a TOSCA file that defines a profile must not define a service template (§6.7.1)", p.Value.Value)
+	}
+}
+
+// readDSL2 checks dsl_definitions: each entry holds the anchor its
+// aliases refer to (§6.3).
+func (c *compiler) readDSL2(n *yamlsrc.Node) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, "dsl_definitions", CodeWrongKind, "dsl_definitions must be a map, found %s", n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		if p.Value.Anchor == "" {
+			c.errorf(p.Key.Range, "dsl_definitions."+p.Key.Value, CodeMissingField, "dsl definition %q has no anchor (&name): nothing can refer to it (§6.3)", p.Key.Value)
+		}
+	}
+}
+
+// repositoryKeys2 lists the keynames of a repository definition (§6.5).
+func repositoryKeys2() []string { return []string{"description", "metadata", "url"} }
+
+// readRepositories2 checks repository definitions: a URL, or a map with
+// url (§6.5). A 1.x credential is read as 1.x did, with a warning.
+func (c *compiler) readRepositories2(n *yamlsrc.Node) {
+	for _, p := range n.Pairs() {
+		path := "repositories." + p.Key.Value
+		switch {
+		case p.Value.IsString():
+		case p.Value.Kind == yamlsrc.Mapping:
+			c.keys2(p.Value, path, func() string { return "repository " + quote(p.Key.Value) }, repositoryKeys2(), legacyRepository)
+			c.metadata2(p.Value, path)
+			if u := p.Value.Get("url"); u.IsNull() {
+				c.errorf(p.Key.Range, path, CodeMissingField, "repository %q is missing required field \"url\"", p.Key.Value)
+			} else if !u.IsString() {
+				c.errorf(u.Range, path+".url", CodeWrongKind, "url must be a string, found %s", u.Describe())
+			}
+		default:
+			c.errorf(p.Value.Range, path, CodeWrongKind, "repository %q must be a URL or a map, found %s", p.Key.Value, p.Value.Describe())
+		}
+	}
+}
+
+func legacyRepository(key string) string {
+	if key == "credential" {
+		return "TOSCA 2.0 repository definitions have no credential (§6.5)"
+	}
+	return ""
+}
+
+// serviceTemplateKeys2 lists the keynames of a service template (§6.9.1).
+func serviceTemplateKeys2() []string {
+	return []string{"description", "metadata", "inputs", "outputs", "node_templates", "relationship_templates",
+		"groups", "policies", "substitution_mappings", "workflows", "functions"}
+}
+
+// checkServiceTemplateKeys2 checks the keynames and section kinds of a
+// service template.
+func (c *compiler) checkServiceTemplateKeys2(st *yamlsrc.Node) {
+	const path = "service_template"
+	c.keys2(st, path, func() string { return "the service template" }, serviceTemplateKeys2(), nil)
+	c.metadata2(st, path)
+	if p, ok := st.GetPair("description"); ok {
+		c.description2(p, path+".description")
+	}
+	for _, p := range st.Pairs() {
+		switch k := p.Key.Value; k {
+		case "policies":
+			c.section2(p, path+"."+k, yamlsrc.Sequence)
+		case "inputs", "outputs", "node_templates", "relationship_templates", "groups", "substitution_mappings", "workflows", "functions":
+			c.section2(p, path+"."+k, yamlsrc.Mapping)
+		}
+	}
+	if _, ok := st.GetPair("node_templates"); !ok {
+		c.errorf(st.Range, path, CodeMissingField, "the service template is missing required field \"node_templates\" (§6.9.1)")
+	}
+}
+
+// keys2 reports every keyname of the map n that the 2.0 grammar does not
+// allow there. legacy, when set, names the 1.x keynames 2.0 dropped and
+// why: those are warnings (xosplan reads them as 1.x did). It returns
+// false when n is not a map (reported, unless null).
+func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allowed []string, legacy func(string) string) bool {
+	if n.IsNull() {
+		return false
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", what(), n.Describe())
+		return false
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind == yamlsrc.Scalar && slices.Contains(allowed, k.Value) {
+			continue
+		}
+		if legacy != nil && k.Kind == yamlsrc.Scalar {
+			if why := legacy(k.Value); why != "" {
+				c.warnf(k.Range, joinPath(path, k.Value), CodeLegacyKeyname, "%q in %s is a TOSCA 1.x keyname: %s; read as TOSCA 1.3 reads it", k.Value, what(), why)
+				continue
+			}
+		}
+		c.errorf(k.Range, joinPath(path, k.Value), CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
+	}
+	return true
+}
+
+// str2 returns a string keyname's value, reporting one that is not a
+// string; nil when absent or null.
+func (c *compiler) str2(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Node) {
+	v := n.Get(key)
+	if v.IsNull() {
+		return "", nil
+	}
+	if v.Kind != yamlsrc.Scalar || !v.IsString() {
+		c.errorf(v.Range, joinPath(path, key), CodeWrongKind, "%s must be a string, found %s", key, v.Describe())
+		return "", nil
+	}
+	return v.Value, v
+}
+
+// bool2 reads a boolean keyname (required, optional, variadic): a YAML
+// boolean. ok is false when absent or not a boolean (reported).
+func (c *compiler) bool2(n *yamlsrc.Node, path, key string) (val, set bool) {
+	v := n.Get(key)
+	if v.IsNull() {
+		return false, false
+	}
+	b, ok := v.Bool()
+	if !ok {
+		c.errorf(v.Range, joinPath(path, key), CodeWrongKind, "%s must be true or false, found %s", key, v.Describe())
+		return false, false
+	}
+	return b, true
+}

@@ -1,0 +1,240 @@
+package tosca
+
+// Phase 9 (2.0) — render: the graph.Graph of a 2.0 service template, as
+// for 1.x (render.go).
+//
+//   - Each node template is one resource at its name; with count, one per
+//     representation at name[i] (§14.1), so that plan and apply address
+//     each.
+//   - Each requirement assigned a node template is an edge from every
+//     representation of the source to every representation of the
+//     target, its kind from the relationship type's name (HostedOn,
+//     ConnectsTo, AttachesTo, RoutesTo, else depends_on); a requirement
+//     fulfilled by a node type is left to the orchestrator.
+//   - The operations of the interfaces named or typed Standard are
+//     exec-driver operations "Standard.<operation>" (the simple profile's
+//     lifecycle), their implementation confined to the configuration root.
+//   - An allocation (§8.5.5) is a placement request of the source
+//     representation: num_cpus → VCPU, mem_size → MEMORY_MB, disk_size →
+//     DISK_GB (sizes read as "<number> <unit>" in bytes).
+//   - Values that only apply time knows ($get_attribute, …) stay
+//     graph.Unknown in the spec.
+
+import (
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// addresses2 lists the resource addresses of a node template's
+// representations.
+func addresses2(nd *node2) []string {
+	if _, counted := nd.n.GetPair("count"); !counted {
+		return []string{nd.name}
+	}
+	out := make([]string, nd.count)
+	for i := range out {
+		out[i] = nd.name + "[" + itoa(int64(i)) + "]"
+	}
+	return out
+}
+
+func (c *compiler) render2() *graph.Graph {
+	if c.diags.HasErrors() {
+		return nil
+	}
+	g := graph.New()
+	topo := c.v2.topo
+	for _, f := range c.files {
+		if f.dir != "" || f == c.root {
+			g.Sources = append(g.Sources, f.name)
+		}
+	}
+	slices.Sort(g.Sources)
+	for _, nd := range topo.nodes {
+		for i, addr := range addresses2(nd) {
+			nd.index = int64(i)
+			r := c.renderNode2(nd, addr)
+			if err := g.AddResource(r); err != nil {
+				c.errorf(nd.key, nd.path, CodeUnknownTemplate, "node template %q: %v", nd.name, err)
+			}
+		}
+		nd.index = nil
+	}
+	for _, nd := range topo.nodes {
+		for _, ra := range nd.reqs {
+			if ra.target == nil {
+				continue
+			}
+			kind := edgeKind2(ra.relType)
+			for _, src := range addresses2(nd) {
+				for _, dst := range addresses2(ra.target) {
+					if src == dst {
+						continue
+					}
+					_ = g.AddEdge(graph.Edge{Source: src, Target: dst, Kind: kind, Name: ra.name, Range: ra.key})
+				}
+			}
+		}
+	}
+	if len(topo.outputs) > 0 {
+		g.Outputs = topo.outputs
+	}
+	return g
+}
+
+// edgeKind2 maps a relationship type to an edge kind by its chain.
+func edgeKind2(t *typeDef2) graph.EdgeKind {
+	if t == nil {
+		return graph.DependsOn
+	}
+	for _, name := range t.chain {
+		short := name[strings.LastIndex(name, ":")+1:]
+		switch short {
+		case "HostedOn":
+			return graph.HostedOn
+		case "ConnectsTo":
+			return graph.ConnectsTo
+		case "AttachesTo":
+			return graph.AttachesTo
+		case "RoutesTo":
+			return graph.RoutesTo
+		}
+	}
+	return graph.DependsOn
+}
+
+func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
+	spec := map[string]graph.Value{"properties": dropNil(nd.props)}
+	if len(nd.caps) > 0 {
+		m := map[string]graph.Value{}
+		for name, p := range nd.caps {
+			if len(p) > 0 {
+				m[name] = map[string]graph.Value{"properties": dropNil(p)}
+			}
+		}
+		if len(m) > 0 {
+			spec["capabilities"] = m
+		}
+	}
+	if len(nd.attrs) > 0 {
+		spec["attributes"] = dropNil(nd.attrs)
+	}
+	if _, counted := nd.n.GetPair("count"); counted {
+		spec["node_index"] = nd.index
+	}
+	r := &graph.Resource{
+		Address:    addr,
+		Type:       nd.typ.name,
+		TypeChain:  slices.Clone(nd.typ.chain),
+		Spec:       spec,
+		Management: graph.Managed,
+		Range:      nd.key,
+	}
+	for _, d := range nd.n.Get("directives").Items() {
+		if d.Value == "select" {
+			r.Management = graph.Unmanaged
+		}
+	}
+	r.Driver = c.renderDriver2(nd)
+	r.Request = c.allocationRequest2(nd)
+	return r
+}
+
+// renderDriver2 collects the Standard interface's operations.
+func (c *compiler) renderDriver2(nd *node2) graph.Driver {
+	drv := graph.Driver{Name: graph.DriverNoop}
+	ops := map[string]graph.Operation{}
+	base := filepath.Dir(nd.key.File)
+	for _, name := range sortedKeys2(nd.typ.ifaces) {
+		d := nd.typ.ifaces[name]
+		if name != "Standard" && (d.typ == nil || !slices.ContainsFunc(d.typ.chain, func(s string) bool { return s == "Standard" || strings.HasSuffix(s, ":Standard") })) {
+			continue
+		}
+		assigned := nd.n.Get("interfaces").Get(name).Get("operations")
+		for _, opName := range sortedKeys2(d.ops) {
+			od := d.ops[opName]
+			impl, at := od.impl, od.n
+			var inputs *yamlsrc.Node
+			if an := assigned.Get(opName); an != nil {
+				at = an
+				if an.IsString() {
+					impl = an
+				} else if im := an.Get("implementation"); im != nil {
+					impl = im
+				}
+				inputs = an.Get("inputs")
+			}
+			if impl != nil && impl.Kind == yamlsrc.Mapping {
+				impl = impl.Get("primary")
+			}
+			if impl == nil || !impl.IsString() {
+				continue
+			}
+			path := nd.path + ".interfaces." + name + ".operations." + opName
+			c.confineNamed(impl, impl.Value, base, path+".implementation", CodeImplOutsideRoot, "implementation")
+			op := graph.Operation{Implementation: impl.Value, Range: rangeOf(at)}
+			if inputs != nil && inputs.Kind == yamlsrc.Mapping {
+				ev := &eval2{c: c, f: c.root, node: nd}
+				op.Inputs = map[string]graph.Value{}
+				for _, p := range inputs.Pairs() {
+					op.Inputs[p.Key.Value] = ev.eval(p.Value, 0)
+				}
+			}
+			ops["Standard."+opName] = op
+		}
+	}
+	if len(ops) > 0 {
+		drv.Name = graph.DriverExec
+		drv.Operations = ops
+	}
+	return drv
+}
+
+// allocationRequest2 turns the allocations of a node template's
+// requirements into one placement request.
+func (c *compiler) allocationRequest2(nd *node2) *graph.PlacementRequest {
+	req := &graph.PlacementRequest{Resources: map[string]int64{}}
+	ev := &eval2{c: c, f: c.root, node: nd}
+	for _, ra := range nd.reqs {
+		props := ra.alloc.Get("properties")
+		for _, p := range props.Pairs() {
+			v := ev.eval(p.Value, 0)
+			switch p.Key.Value {
+			case "num_cpus":
+				if n, ok := v.(int64); ok {
+					req.Resources["VCPU"] += n
+				}
+			case "mem_size":
+				if b, ok := bytesOf2(v); ok {
+					req.Resources["MEMORY_MB"] += int64(math.Ceil(b / 1e6))
+				}
+			case "disk_size":
+				if b, ok := bytesOf2(v); ok {
+					req.Resources["DISK_GB"] += int64(math.Ceil(b / 1e9))
+				}
+			}
+		}
+	}
+	if len(req.Resources) == 0 {
+		return nil
+	}
+	return req
+}
+
+// bytesOf2 reads a size "<number> <unit>" in bytes (B, kB, KiB, MB, MiB,
+// GB, GiB, TB, TiB).
+func bytesOf2(v graph.Value) (float64, bool) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, false
+	}
+	size := &scalarDef2{units: map[string]float64{"B": 1, "kB": 1e3, "KB": 1e3, "KiB": 1 << 10, "MB": 1e6, "MiB": 1 << 20,
+		"GB": 1e9, "GiB": 1 << 30, "TB": 1e12, "TiB": 1 << 40}, canonical: "B"}
+	_, b, _, msg := parseScalar2(size, s)
+	return b, msg == ""
+}

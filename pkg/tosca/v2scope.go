@@ -1,0 +1,132 @@
+package tosca
+
+// Namespaces of TOSCA 2.0 (§6.8.4): the names a file sees are its own
+// definitions, those of the files it imports without a namespace (and,
+// transitively, what those see), and those of a file imported with a
+// namespace, written ns:name.
+
+import (
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+)
+
+// nsImport is one import of a file: the namespace it was given ("" for
+// none) and the file loaded.
+type nsImport struct {
+	ns string
+	f  *file
+}
+
+// scope2 is what one 2.0 file declares and imports.
+type scope2 struct {
+	imports []nsImport
+	types   [numKinds]map[string]*typeDef2
+	funcs   map[string]*funcDef2
+}
+
+// scope2 returns the scope of a file, creating it on first use.
+func (c *compiler) scope2(f *file) *scope2 {
+	s, ok := c.v2.scopes[f]
+	if !ok {
+		s = &scope2{funcs: map[string]*funcDef2{}}
+		for k := range s.types {
+			s.types[k] = map[string]*typeDef2{}
+		}
+		c.v2.scopes[f] = s
+	}
+	return s
+}
+
+// findType2 resolves a type name as the file f sees it: a built-in data
+// type, the file's own types, those of its imports without namespace,
+// and ns:name through an import with that namespace.
+func (c *compiler) findType2(f *file, k kind, name string) *typeDef2 {
+	if k == kData {
+		if t := c.v2.builtins[name]; t != nil {
+			return t
+		}
+	}
+	return c.findIn2(f, k, name, map[*file]bool{})
+}
+
+func (c *compiler) findIn2(f *file, k kind, name string, seen map[*file]bool) *typeDef2 {
+	if f == nil || seen[f] {
+		return nil
+	}
+	seen[f] = true
+	s := c.scope2(f)
+	if t := s.types[k][name]; t != nil {
+		return t
+	}
+	if ns, rest, ok := strings.Cut(name, ":"); ok {
+		for _, im := range s.imports {
+			if im.ns == ns {
+				if t := c.findIn2(im.f, k, rest, map[*file]bool{}); t != nil {
+					return t
+				}
+			}
+		}
+	}
+	for _, im := range s.imports {
+		if im.ns == "" {
+			if t := c.findIn2(im.f, k, name, seen); t != nil {
+				return t
+			}
+		}
+	}
+	return nil
+}
+
+// findFunc2 resolves a custom function name as the file f sees it.
+func (c *compiler) findFunc2(f *file, name string) *funcDef2 {
+	return c.findFuncIn2(f, name, map[*file]bool{})
+}
+
+func (c *compiler) findFuncIn2(f *file, name string, seen map[*file]bool) *funcDef2 {
+	if f == nil || seen[f] {
+		return nil
+	}
+	seen[f] = true
+	s := c.scope2(f)
+	if d := s.funcs[name]; d != nil {
+		return d
+	}
+	if ns, rest, ok := strings.Cut(name, ":"); ok {
+		for _, im := range s.imports {
+			if im.ns == ns {
+				if d := c.findFuncIn2(im.f, rest, map[*file]bool{}); d != nil {
+					return d
+				}
+			}
+		}
+	}
+	for _, im := range s.imports {
+		if im.ns == "" {
+			if d := c.findFuncIn2(im.f, name, seen); d != nil {
+				return d
+			}
+		}
+	}
+	return nil
+}
+
+// typeRef2 resolves a type name written at n, reporting one that is not
+// a string or names no type of the kind. It returns nil then.
+func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *typeDef2 {
+	if n == nil || n.Kind != yamlsrc.Scalar || !n.IsString() || n.Value == "" {
+		if n == nil || n.IsNull() {
+			c.errorf(rangeOf(n), path, CodeMissingField, "a %s name is required here", k.word())
+		} else {
+			c.errorf(n.Range, path, CodeWrongKind, "a %s name must be a string, found %s", k.word(), n.Describe())
+		}
+		return nil
+	}
+	t := c.findType2(f, k, n.Value)
+	if t == nil {
+		c.unknownType(k, n, path, false, "unknown %s %q", k.word(), n.Value)
+	} else if k == kData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
+		c.warnf(n.Range, path, CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)
+	}
+	return t
+}

@@ -1,0 +1,635 @@
+package tosca
+
+// Phase 5 (2.0) — the service template (§6.9, §7.2, §7.4, §8.3, §8.5,
+// §9.4, §9.6, §11.3, §11.5, §14, §16): inputs, node templates with count,
+// their properties, attributes, capabilities, requirements, interfaces
+// and artifacts, relationship templates, groups, policies and outputs.
+//
+// Errors detected here:
+//   - a template or definition that is not a map, keynames the grammar does not define
+//     (tosca.wrong_kind, tosca.unknown_field)
+//   - a template without type, or of an unknown type (tosca.missing_field, tosca.unknown_type)
+//   - properties and attributes the type does not define, required properties without value
+//     or default, a value given to a property with a fixed value (tosca.unknown_property,
+//     tosca.missing_property, tosca.value)
+//   - capabilities, requirements, interfaces and operations the type does not define
+//     (tosca.unknown_capability, tosca.unknown_requirement, tosca.unknown_interface,
+//     tosca.unknown_operation)
+//   - a requirement whose node is neither a node template nor a node type, whose relationship
+//     is neither a relationship template nor type, whose count or optional is of the wrong
+//     kind (tosca.unknown_template, tosca.unknown_type, tosca.value)
+//   - count that is not a non-negative integer (tosca.value)
+//   - input values for undeclared inputs (tosca.unknown_input), required inputs without value
+//     with Options.RequireInputs (tosca.missing_input)
+//   - group members that are no node template or not of the member types, policy targets
+//     that are no node template or group (tosca.group_members, tosca.policy_targets)
+
+import (
+	"slices"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// topology2 is the service template read.
+type topology2 struct {
+	st      *yamlsrc.Node
+	inputs  map[string]graph.Value
+	nodes   []*node2
+	byName  map[string]*node2
+	rels    map[string]*yamlsrc.Node
+	relType map[string]*typeDef2
+	outputs map[string]graph.Value
+	groups  map[string]*yamlsrc.Node
+}
+
+// node2 is a node template.
+type node2 struct {
+	name  string
+	typ   *typeDef2
+	n     *yamlsrc.Node
+	key   diag.Range
+	path  string
+	count int64
+	// index is $node_index while a representation is evaluated.
+	index graph.Value
+	props map[string]graph.Value
+	attrs map[string]graph.Value
+	caps  map[string]map[string]graph.Value
+	reqs  []*reqAssign2
+}
+
+// reqAssign2 is a requirement assignment of a node template.
+type reqAssign2 struct {
+	name     string
+	def      *req2
+	n        *yamlsrc.Node
+	key      diag.Range
+	path     string
+	target   *node2
+	relType  *typeDef2
+	count    int64
+	optional bool
+	alloc    *yamlsrc.Node
+}
+
+func nodeTemplateKeys2() []string {
+	return []string{"type", "description", "metadata", "directives", "properties", "attributes", "requirements",
+		"capabilities", "interfaces", "artifacts", "count", "node_filter", "copy"}
+}
+
+// readTopology2 reads the service template of the root file.
+func (c *compiler) readTopology2(root *file) {
+	st := root.root.Get("service_template")
+	topo := &topology2{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node2{},
+		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, outputs: map[string]graph.Value{},
+		groups: map[string]*yamlsrc.Node{}}
+	c.v2.topo = topo
+	if st == nil || st.Kind != yamlsrc.Mapping {
+		return
+	}
+	c.readInputs2(root, st.Get("inputs"))
+	if rt := st.Get("relationship_templates"); rt != nil && rt.Kind == yamlsrc.Mapping {
+		for _, p := range rt.Pairs() {
+			c.readRelTemplate2(root, p)
+		}
+	}
+	nt := st.Get("node_templates")
+	if nt != nil && nt.Kind == yamlsrc.Mapping {
+		for _, p := range nt.Pairs() {
+			path := "service_template.node_templates." + p.Key.Value
+			if p.Value.Kind != yamlsrc.Mapping {
+				c.errorf(rangeOf(p.Value), path, CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+				continue
+			}
+			c.keys2(p.Value, path, func() string { return "node template " + quote(p.Key.Value) }, nodeTemplateKeys2(), nil)
+			c.metadata2(p.Value, path)
+			nd := &node2{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
+			tn := p.Value.Get("type")
+			if tn == nil {
+				c.errorf(p.Key.Range, path, CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
+				continue
+			}
+			if nd.typ = c.typeRef2(root, kNode, tn, path+".type"); nd.typ == nil {
+				continue
+			}
+			topo.nodes = append(topo.nodes, nd)
+			topo.byName[nd.name] = nd
+		}
+	}
+	for _, nd := range topo.nodes {
+		if c.ctx.Err() != nil {
+			return
+		}
+		c.readNode2(root, nd)
+	}
+	if gs := st.Get("groups"); gs != nil && gs.Kind == yamlsrc.Mapping {
+		for _, p := range gs.Pairs() {
+			c.readGroup2(root, p)
+		}
+	}
+	if ps := st.Get("policies"); ps != nil && ps.Kind == yamlsrc.Sequence {
+		for i, it := range ps.Content {
+			c.readPolicy2(root, it, "service_template.policies["+itoa(int64(i))+"]")
+		}
+	}
+	c.readOutputs2(root, st.Get("outputs"))
+	c.readSubstitution2(root, st.Get("substitution_mappings"))
+	c.readWorkflows2(root, st.Get("workflows"))
+}
+
+func paramKeys2() []string {
+	return []string{"type", "description", "metadata", "required", "default", "value", "validation", "key_schema", "entry_schema", "mapping"}
+}
+
+// readInputs2 reads input definitions and the values given for them.
+func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
+	topo := c.v2.topo
+	defs := map[string]*prop2{}
+	if n != nil && n.Kind == yamlsrc.Mapping {
+		for _, p := range n.Pairs() {
+			path := "service_template.inputs." + p.Key.Value
+			if p.Value.Kind != yamlsrc.Mapping {
+				c.errorf(rangeOf(p.Value), path, CodeWrongKind, "input %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+				continue
+			}
+			if d := c.readParam2(f, p.Key.Value, p.Value, path); d != nil {
+				defs[p.Key.Value] = d
+			}
+		}
+	}
+	for _, name := range sortedKeys2(c.opts.Inputs) {
+		if defs[name] == nil {
+			c.errorf(diag.Range{File: f.name}, "service_template.inputs", CodeUnknownInput, "a value is given for input %q, which the service template does not declare", name)
+		}
+	}
+	for _, name := range sortedKeys2(defs) {
+		d := defs[name]
+		ev := &eval2{c: c, f: f}
+		path := "service_template.inputs." + name
+		switch {
+		case c.opts.Inputs != nil && c.opts.Inputs[name] != nil:
+			vn := nodeOf(c.opts.Inputs[name], d.n.Range)
+			topo.inputs[name] = c.checkValue2(ev, d, vn, path)
+		case d.value != nil:
+			topo.inputs[name] = ev.eval(d.value, 0)
+		case d.def != nil && !d.def.IsNull():
+			topo.inputs[name] = ev.eval(d.def, 0)
+		default:
+			if d.required && c.opts.RequireInputs {
+				c.errorf(d.n.Range, path, CodeMissingInput, "input %q is required and has no value or default", name)
+			}
+			topo.inputs[name] = unknown2("get_input", []graph.Value{name})
+		}
+	}
+}
+
+// readParam2 reads a parameter definition (§9.7): as a property
+// definition whose type may be left out.
+func (c *compiler) readParam2(f *file, name string, n *yamlsrc.Node, path string) *prop2 {
+	if n.Get("type") == nil {
+		c.keys2(n, path, func() string { return "parameter " + quote(name) }, paramKeys2(), legacyPropKey)
+		d := &prop2{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default")}
+		if req, set := c.bool2(n, path, "required"); set {
+			d.required = req
+		}
+		c.checkExpr2(f, n.Get("value"), path+".value", false)
+		return d
+	}
+	return c.readPropDef2(f, name, n, path, true, nil)
+}
+
+// readOutputs2 reads output parameters: their values are evaluated when
+// known, Unknown otherwise.
+func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
+	if n == nil || n.Kind != yamlsrc.Mapping {
+		return
+	}
+	for _, p := range n.Pairs() {
+		path := "service_template.outputs." + p.Key.Value
+		if p.Value.Kind != yamlsrc.Mapping {
+			c.errorf(rangeOf(p.Value), path, CodeWrongKind, "output %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+			continue
+		}
+		d := c.readParam2(f, p.Key.Value, p.Value, path)
+		if d == nil {
+			continue
+		}
+		ev := &eval2{c: c, f: f}
+		if v := p.Value.Get("value"); v != nil {
+			c.checkExpr2(f, v, path+".value", false)
+			c.v2.topo.outputs[p.Key.Value] = ev.eval(v, 0)
+		}
+	}
+}
+
+// readRelTemplate2 reads a relationship template (§7.4).
+func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair) {
+	path := "service_template.relationship_templates." + p.Key.Value
+	if p.Value.Kind != yamlsrc.Mapping {
+		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "relationship template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+		return
+	}
+	c.keys2(p.Value, path, func() string { return "relationship template " + quote(p.Key.Value) },
+		[]string{"type", "description", "metadata", "properties", "attributes", "interfaces", "copy"}, nil)
+	t := c.typeRef2(f, kRelationship, p.Value.Get("type"), path+".type")
+	if t == nil {
+		return
+	}
+	c.v2.topo.rels[p.Key.Value] = p.Value
+	c.v2.topo.relType[p.Key.Value] = t
+	ev := &eval2{c: c, f: f}
+	c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
+	c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
+	c.assignIfaces2(ev, t.ifaces, p.Value.Get("interfaces"), path+".interfaces")
+}
+
+// assignProps2 checks property (or attribute) assignments against their
+// definitions and returns the values, defaults included.
+func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.Node, path, owner string, isProp bool) map[string]graph.Value {
+	out := map[string]graph.Value{}
+	noun := "property"
+	if !isProp {
+		noun = "attribute"
+	}
+	if n != nil && !n.IsNull() && n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
+		n = nil
+	}
+	for _, p := range n.Pairs() {
+		d := defs[p.Key.Value]
+		pp := joinPath(path, p.Key.Value)
+		if d == nil {
+			if c.importFailed >= 0 {
+				// The import that failed may have defined it.
+				c.followOn(c.importFailed)
+			} else {
+				c.errorf(p.Key.Range, pp, CodeUnknownProperty, "%s has no %s %q", owner, noun, p.Key.Value)
+			}
+			continue
+		}
+		v := c.checkValue2(ev, d, p.Value, pp)
+		if d.value != nil && v != nil && !isUnknown2(v) {
+			fixed := c.checkValue2(ev, d, d.value, pp)
+			if r, ok := ev.compare(v, fixed); !ok || r != 0 {
+				c.errorf(p.Value.Range, pp, CodeValue, "%s %q has the fixed value %s; it cannot be assigned %s", noun, p.Key.Value, describeValue(d.value), describeValue(p.Value))
+			}
+		}
+		out[p.Key.Value] = v
+	}
+	for _, name := range sortedKeys2(defs) {
+		if _, ok := n.GetPair(name); ok {
+			continue
+		}
+		d := defs[name]
+		switch {
+		case d.value != nil:
+			out[name] = c.checkValue2(ev, d, d.value, joinPath(path, name))
+		case d.def != nil && !d.def.IsNull():
+			out[name] = c.checkValue2(ev, d, d.def, joinPath(path, name))
+		case isProp && d.required:
+			at := ev.c.v2.topo.st
+			if n != nil {
+				at = n
+			}
+			c.errorf(rangeOf(at), path, CodeMissingProperty, "%s is missing required property %q, which has no default", owner, name)
+		}
+	}
+	return out
+}
+
+// readNode2 reads a node template's assignments.
+func (c *compiler) readNode2(f *file, nd *node2) {
+	n, t := nd.n, nd.typ
+	ev := &eval2{c: c, f: f, node: nd}
+	owner := "node template " + quote(nd.name)
+	if cn, ok := n.GetPair("count"); ok {
+		c.checkExpr2(f, cn.Value, nd.path+".count", false)
+		switch v := ev.eval(cn.Value, 0).(type) {
+		case int64:
+			if v < 0 {
+				c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count must not be negative, found %d", v)
+			} else {
+				nd.count = v
+			}
+		case graph.Unknown:
+		default:
+			c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count must be a non-negative integer, found %s", cn.Value.Describe())
+		}
+	}
+	if dn := n.Get("directives"); dn != nil && !dn.IsNull() && dn.Kind != yamlsrc.Sequence {
+		c.errorf(dn.Range, nd.path+".directives", CodeWrongKind, "directives must be a list, found %s", dn.Describe())
+	}
+	if nf := n.Get("node_filter"); nf != nil {
+		c.checkExpr2(f, nf, nd.path+".node_filter", false)
+	}
+	if cp := n.Get("copy"); cp != nil && c.v2.topo.byName[text(cp)] == nil {
+		c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names %s, which is no node template", describeValue(cp))
+	}
+	nd.props = c.assignProps2(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable2(n))
+	nd.attrs = c.assignProps2(ev, t.attrs, n.Get("attributes"), nd.path+".attributes", owner, false)
+	nd.caps = map[string]map[string]graph.Value{}
+	assigned := n.Get("capabilities")
+	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
+		c.errorf(assigned.Range, nd.path+".capabilities", CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
+		assigned = nil
+	}
+	for _, p := range assigned.Pairs() {
+		if t.caps[p.Key.Value] == nil {
+			c.errorf(p.Key.Range, nd.path+".capabilities."+p.Key.Value, CodeUnknownCapability, "node type %q has no capability %q", t.name, p.Key.Value)
+		}
+	}
+	for _, name := range sortedKeys2(t.caps) {
+		cd := t.caps[name]
+		body := assigned.Get(name)
+		cp := nd.path + ".capabilities." + name
+		if body != nil && !body.IsNull() {
+			c.keys2(body, cp, func() string { return "capability " + quote(name) }, []string{"properties", "attributes", "directives", "type"}, nil)
+		}
+		co := "capability " + quote(name) + " of " + owner
+		nd.caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
+		c.assignProps2(ev, cd.attrs, body.Get("attributes"), cp+".attributes", co, false)
+	}
+	c.readReqAssigns2(f, nd)
+	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
+	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
+		if an.Kind != yamlsrc.Mapping {
+			c.errorf(an.Range, nd.path+".artifacts", CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
+		} else {
+			for _, p := range an.Pairs() {
+				c.checkArtifact2(f, p, nd.path+".artifacts."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
+			}
+		}
+	}
+}
+
+// selectable2 reports whether a node template is selected from the
+// orchestrator's inventory or substituted, so that its required
+// properties need no value here (§7.2.1).
+func (c *compiler) selectable2(n *yamlsrc.Node) bool {
+	for _, d := range n.Get("directives").Items() {
+		if d.Value == "select" || d.Value == "substitute" {
+			return true
+		}
+	}
+	return false
+}
+
+// assignIfaces2 checks interface assignments against their definitions.
+func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.Node, path string) {
+	if n == nil || n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		ip := path + "." + p.Key.Value
+		d := defs[p.Key.Value]
+		if d == nil {
+			c.errorf(p.Key.Range, ip, CodeUnknownInterface, "no interface %q is defined here", p.Key.Value)
+			continue
+		}
+		if !c.keys2(p.Value, ip, func() string { return "interface " + quote(p.Key.Value) }, []string{"inputs", "operations", "notifications", "description", "metadata", "type"}, nil) {
+			continue
+		}
+		if in := p.Value.Get("inputs"); in != nil {
+			c.checkExpr2(ev.f, in, ip+".inputs", false)
+		}
+		for _, key := range []string{"operations", "notifications"} {
+			ops := p.Value.Get(key)
+			if ops == nil || ops.IsNull() {
+				continue
+			}
+			if ops.Kind != yamlsrc.Mapping {
+				c.errorf(ops.Range, ip+"."+key, CodeWrongKind, "%s must be a map, found %s", key, ops.Describe())
+				continue
+			}
+			for _, op := range ops.Pairs() {
+				opPath := ip + "." + key + "." + op.Key.Value
+				if key == "operations" && d.ops[op.Key.Value] == nil {
+					c.errorf(op.Key.Range, opPath, CodeUnknownOperation, "interface %q has no operation %q", p.Key.Value, op.Key.Value)
+					continue
+				}
+				switch {
+				case op.Value.IsNull(), op.Value.IsString():
+				case op.Value.Kind == yamlsrc.Mapping:
+					c.keys2(op.Value, opPath, func() string { return "operation " + quote(op.Key.Value) }, []string{"implementation", "inputs", "outputs", "description", "metadata"}, nil)
+					if im := op.Value.Get("implementation"); im != nil {
+						c.checkImpl2(im, opPath+".implementation")
+					}
+					c.checkExpr2(ev.f, op.Value.Get("inputs"), opPath+".inputs", false)
+				default:
+					c.errorf(op.Value.Range, opPath, CodeWrongKind, "operation %q must be an implementation or a map, found %s", op.Key.Value, op.Value.Describe())
+				}
+			}
+		}
+	}
+}
+
+func reqAssignKeys2() []string {
+	return []string{"node", "capability", "relationship", "allocation", "count", "node_filter", "directives", "optional"}
+}
+
+// readReqAssigns2 reads a node template's requirement assignments (§8.5).
+func (c *compiler) readReqAssigns2(f *file, nd *node2) {
+	rn := nd.n.Get("requirements")
+	if rn == nil || rn.IsNull() {
+		return
+	}
+	if rn.Kind != yamlsrc.Sequence {
+		c.errorf(rn.Range, nd.path+".requirements", CodeWrongKind, "requirements must be a list, found %s", rn.Describe())
+		return
+	}
+	topo := c.v2.topo
+	ev := &eval2{c: c, f: f, node: nd}
+	for i, it := range rn.Content {
+		ip := nd.path + ".requirements[" + itoa(int64(i)) + "]"
+		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
+			c.errorf(it.Range, ip, CodeWrongKind, "a requirement assignment is a map with one entry, found %s", it.Describe())
+			continue
+		}
+		name, body := it.Content[0].Value, it.Content[1]
+		rp := nd.path + ".requirements." + name
+		ra := &reqAssign2{name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
+		for _, d := range nd.typ.reqs {
+			if d.name == name {
+				ra.def = d
+			}
+		}
+		if ra.def == nil {
+			c.errorf(it.Content[0].Range, rp, CodeUnknownRequirement, "node type %q has no requirement %q", nd.typ.name, name)
+			continue
+		}
+		ra.relType = ra.def.relType
+		nodeN := body
+		if body.Kind == yamlsrc.Mapping {
+			c.keys2(body, rp, func() string { return "requirement " + quote(name) }, reqAssignKeys2(), nil)
+			nodeN = body.Get("node")
+			if cn := body.Get("count"); cn != nil {
+				if v, ok := cn.Int(); ok && v >= 0 {
+					ra.count = v
+				} else if _, _, isCall := funcCall2(cn); isCall {
+					c.checkExpr2(f, cn, rp+".count", false)
+				} else {
+					c.errorf(cn.Range, rp+".count", CodeValue, "count must be a non-negative integer, found %s", cn.Describe())
+				}
+			}
+			if on := body.Get("optional"); on != nil {
+				if b, ok := on.Bool(); ok {
+					ra.optional = b
+				} else {
+					c.errorf(on.Range, rp+".optional", CodeValue, "optional must be true or false, found %s", on.Describe())
+				}
+			}
+			if cn := body.Get("capability"); cn != nil && !cn.IsString() {
+				c.errorf(cn.Range, rp+".capability", CodeWrongKind, "capability must name a capability or capability type, found %s", cn.Describe())
+			}
+			if rel := body.Get("relationship"); rel != nil {
+				c.readReqRelationship2(ev, ra, rel, rp+".relationship")
+			}
+			if nf := body.Get("node_filter"); nf != nil {
+				c.checkExpr2(f, nf, rp+".node_filter", false)
+			}
+			if al := body.Get("allocation"); al != nil {
+				ra.alloc = al
+				c.checkExpr2(f, al, rp+".allocation", false)
+			}
+		} else if !body.IsString() && !(body.Kind == yamlsrc.Sequence && len(body.Content) == 2) {
+			c.errorf(body.Range, rp, CodeWrongKind, "requirement %q must name a node template or node type, or be a map, found %s", name, body.Describe())
+			continue
+		}
+		if nodeN != nil && !nodeN.IsNull() {
+			target := nodeN
+			if nodeN.Kind == yamlsrc.Sequence && len(nodeN.Content) > 0 {
+				// [template, index] names one representation (§8.5.2).
+				target = nodeN.Content[0]
+			}
+			if tn := topo.byName[text(target)]; tn != nil {
+				ra.target = tn
+			} else if c.findType2(f, kNode, text(target)) == nil {
+				c.errorf(target.Range, rp+".node", CodeUnknownTemplate, "requirement %q names %s, which is neither a node template nor a node type", name, describeValue(target))
+			}
+		}
+		nd.reqs = append(nd.reqs, ra)
+	}
+}
+
+// readReqRelationship2 reads the relationship of a requirement
+// assignment: a relationship template or type name, or a map.
+func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.Node, path string) {
+	topo := c.v2.topo
+	if n.IsString() {
+		if t := topo.relType[n.Value]; t != nil {
+			ra.relType = t
+			return
+		}
+		ra.relType = c.typeRef2(ev.f, kRelationship, n, path)
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "relationship must name a relationship template or type, or be a map, found %s", n.Describe())
+		return
+	}
+	c.keys2(n, path, func() string { return "relationship" }, []string{"type", "properties", "attributes", "interfaces", "description", "metadata"}, nil)
+	t := ra.relType
+	if tn := n.Get("type"); tn != nil {
+		t = c.typeRef2(ev.f, kRelationship, tn, path+".type")
+	}
+	if t == nil {
+		return
+	}
+	ra.relType = t
+	owner := "relationship of requirement " + quote(ra.name)
+	c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
+	c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", owner, false)
+	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
+}
+
+// readGroup2 reads a group definition (§16.2).
+func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
+	path := "service_template.groups." + p.Key.Value
+	if p.Value.Kind != yamlsrc.Mapping {
+		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "group %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+		return
+	}
+	c.keys2(p.Value, path, func() string { return "group " + quote(p.Key.Value) }, []string{"type", "description", "metadata", "properties", "attributes", "members"}, nil)
+	c.v2.topo.groups[p.Key.Value] = p.Value
+	t := c.typeRef2(f, kGroup, p.Value.Get("type"), path+".type")
+	if t == nil {
+		return
+	}
+	ev := &eval2{c: c, f: f}
+	owner := "group " + quote(p.Key.Value)
+	c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
+	c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", owner, false)
+	ms := p.Value.Get("members")
+	if ms == nil || ms.IsNull() {
+		return
+	}
+	if ms.Kind != yamlsrc.Sequence {
+		c.errorf(ms.Range, path+".members", CodeWrongKind, "members must be a list, found %s", ms.Describe())
+		return
+	}
+	var seen []string
+	for i, m := range ms.Content {
+		mp := path + ".members[" + itoa(int64(i)) + "]"
+		nd := c.v2.topo.byName[text(m)]
+		switch {
+		case nd == nil:
+			c.errorf(m.Range, mp, CodeGroupMembers, "group member %s is no node template", describeValue(m))
+		case slices.Contains(seen, nd.name):
+			c.errorf(m.Range, mp, CodeGroupMembers, "group member %q is listed twice", nd.name)
+		case len(t.members) > 0 && !slices.ContainsFunc(t.members, func(mt *typeDef2) bool { return c.derives2(nd.typ, mt) }):
+			c.errorf(m.Range, mp, CodeGroupMembers, "node template %q of type %q is not of a member type of group type %q", nd.name, nd.typ.name, t.name)
+		}
+		if nd != nil {
+			seen = append(seen, nd.name)
+		}
+	}
+}
+
+// readPolicy2 reads a policy definition (§16.4): a map with one entry.
+func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
+	if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
+		c.errorf(it.Range, ip, CodeWrongKind, "a policy definition is a map with one entry, found %s", it.Describe())
+		return
+	}
+	name, body := it.Content[0].Value, it.Content[1]
+	path := "service_template.policies." + name
+	if !c.keys2(body, path, func() string { return "policy " + quote(name) }, []string{"type", "description", "metadata", "properties", "targets", "triggers"}, nil) {
+		return
+	}
+	t := c.typeRef2(f, kPolicy, body.Get("type"), path+".type")
+	if t == nil {
+		return
+	}
+	ev := &eval2{c: c, f: f}
+	c.assignProps2(ev, t.props, body.Get("properties"), path+".properties", "policy "+quote(name), true)
+	for i, tg := range body.Get("targets").Items() {
+		nd, grp := c.v2.topo.byName[text(tg)], c.v2.topo.groups[text(tg)]
+		if nd == nil && grp == nil {
+			c.errorf(tg.Range, path+".targets["+itoa(int64(i))+"]", CodePolicyTargets, "policy target %s is no node template or group", describeValue(tg))
+		}
+	}
+	if tr := body.Get("triggers"); tr != nil && !tr.IsNull() {
+		if tr.Kind != yamlsrc.Mapping {
+			c.errorf(tr.Range, path+".triggers", CodeWrongKind, "triggers must be a map, found %s", tr.Describe())
+			return
+		}
+		for _, p := range tr.Pairs() {
+			tp := path + ".triggers." + p.Key.Value
+			if !c.keys2(p.Value, tp, func() string { return "trigger " + quote(p.Key.Value) }, []string{"description", "metadata", "event", "condition", "action"}, nil) {
+				continue
+			}
+			for _, req := range []string{"event", "action"} {
+				if p.Value.Get(req) == nil {
+					c.errorf(p.Key.Range, tp, CodeMissingField, "trigger %q is missing required field %q", p.Key.Value, req)
+				}
+			}
+			c.checkExpr2(f, p.Value.Get("condition"), tp+".condition", false)
+		}
+	}
+}

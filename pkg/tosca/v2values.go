@@ -1,0 +1,199 @@
+package tosca
+
+// Phase 4 (2.0) — values (§9): every value checked against its
+// definition and canonicalized, and the validation clauses of the
+// definition and of its type's ancestors evaluated with $value bound.
+//
+// Errors detected here:
+//   - a value that does not fit its type: the strict primitives of §9.1 (values.CoerceV2),
+//     scalars without a number or a unit of their type or whose number does not fit the
+//     scalar's data type, lists and maps of the wrong kind, entries and keys that do not fit
+//     their schemas (tosca.value)
+//   - a field of a complex data type that the type does not define, a required one missing
+//     (tosca.unknown_property, tosca.missing_property)
+//   - a validation clause that evaluates to false (tosca.constraint)
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
+)
+
+// checkValue2 checks a value against a definition and returns it
+// canonical; a function call is checked and evaluated, its result
+// checked when known.
+func (c *compiler) checkValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string) graph.Value {
+	return c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, n, path, 0)
+}
+
+func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, validation []*yamlsrc.Node, n *yamlsrc.Node, path string, depth int) graph.Value {
+	if depth > maxValueDepth || !c.step(n, path) {
+		return nil
+	}
+	if _, _, ok := funcCall2(n); ok {
+		c.checkExpr2(ev.f, n, path, false)
+		v := ev.eval(n, 0)
+		return v
+	}
+	if t == nil {
+		return ev.eval(n, 0)
+	}
+	if entry == nil {
+		entry = t.entry
+	}
+	if keyS == nil {
+		keyS = t.keyS
+	}
+	var v graph.Value
+	switch {
+	case t.scalar != nil:
+		s, ok := n.String()
+		if !ok || n.Kind != yamlsrc.Scalar || !n.IsString() {
+			c.errorf(rangeOf(n), path, CodeValue, "%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", describeValue(n), t.name)
+			return nil
+		}
+		num, canon, _, msg := parseScalar2(t.scalar, s)
+		if msg != "" {
+			c.errorf(n.Range, path, CodeValue, "%s is not a scalar of type %q: %s (units: %s)", describeValue(n), t.name, msg, unitList2(t.scalar))
+			return nil
+		}
+		if dt := t.scalar.dataType; dt != nil {
+			var nv graph.Value = num
+			if dt.base == "integer" {
+				if num != float64(int64(num)) {
+					c.errorf(n.Range, path, CodeValue, "%s is not a scalar of type %q: its number must be an integer", describeValue(n), t.name)
+					return nil
+				}
+				nv = int64(num)
+			}
+			if !c.validate2(ev, dt, dt.validation, nv, n, path) {
+				return nil
+			}
+		}
+		v = formatScalar2(t.scalar, canon)
+	case t.base == "list":
+		if n.Kind != yamlsrc.Sequence {
+			c.errorf(rangeOf(n), path, CodeValue, "%s is not a list", describeValue(n))
+			return nil
+		}
+		out := make([]graph.Value, len(n.Content))
+		for i, it := range n.Content {
+			out[i] = c.schemaValue2(ev, entry, it, path+"["+itoa(int64(i))+"]", depth)
+		}
+		v = out
+	case t.base == "map":
+		if n.Kind != yamlsrc.Mapping {
+			c.errorf(rangeOf(n), path, CodeValue, "%s is not a map", describeValue(n))
+			return nil
+		}
+		out := make(map[string]graph.Value, len(n.Content)/2)
+		for _, p := range n.Pairs() {
+			if keyS != nil && keyS.typ != nil {
+				if _, _, isCall := funcCall2(p.Key); !isCall {
+					c.checkValueDepth2(ev, keyS.typ, nil, nil, keyS.validation, p.Key, joinPath(path, p.Key.Value), depth+1)
+				}
+			}
+			out[unescape2(p.Key.Value)] = c.schemaValue2(ev, entry, p.Value, joinPath(path, p.Key.Value), depth)
+		}
+		v = out
+	case t.base == "":
+		v = c.complexValue2(ev, t, n, path, depth)
+		if v == nil {
+			return nil
+		}
+	default:
+		cv, err := values.CoerceV2(t.base, n)
+		if err != nil {
+			c.errorf(rangeOf(n), path, CodeValue, "%s", err.Error())
+			return nil
+		}
+		v = cv
+	}
+	if !c.validate2(ev, t, t.validation, v, n, path) || !c.validate2(ev, t, validation, v, n, path) {
+		return nil
+	}
+	return v
+}
+
+func unitList2(s *scalarDef2) string {
+	var out []string
+	for u := range s.units {
+		out = append(out, u)
+	}
+	if len(s.prefixes) > 0 {
+		return "prefixes of " + quote(joinSorted(out))
+	}
+	return joinSorted(out)
+}
+
+// schemaValue2 checks an entry of a list or map against its schema
+// (none: any value).
+func (c *compiler) schemaValue2(ev *eval2, s *prop2, n *yamlsrc.Node, path string, depth int) graph.Value {
+	if s == nil || s.typ == nil {
+		return ev.eval(n, 0)
+	}
+	return c.checkValueDepth2(ev, s.typ, s.entry, s.keyS, s.validation, n, path, depth+1)
+}
+
+// complexValue2 checks the fields of a complex data type's value.
+func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path string, depth int) graph.Value {
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(rangeOf(n), path, CodeValue, "%s is not a value of data type %q, which is a map of its properties", describeValue(n), t.name)
+		return nil
+	}
+	out := map[string]graph.Value{}
+	for _, p := range n.Pairs() {
+		d := t.props[p.Key.Value]
+		if d == nil {
+			c.errorf(p.Key.Range, joinPath(path, p.Key.Value), CodeUnknownProperty, "data type %q has no property %q", t.name, p.Key.Value)
+			continue
+		}
+		out[p.Key.Value] = c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, p.Value, joinPath(path, p.Key.Value), depth+1)
+	}
+	for _, name := range sortedKeys2(t.props) {
+		d := t.props[name]
+		if _, ok := n.GetPair(name); ok {
+			continue
+		}
+		switch {
+		case d.value != nil:
+			out[name] = ev.eval(d.value, 0)
+		case d.def != nil && !d.def.IsNull():
+			out[name] = ev.eval(d.def, 0)
+		case d.required:
+			c.errorf(n.Range, path, CodeMissingProperty, "value of data type %q is missing required property %q", t.name, name)
+		}
+	}
+	return out
+}
+
+// validate2 evaluates validation clauses on a value; it reports whether
+// they hold (an Unknown result holds: apply time decides).
+func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v graph.Value, n *yamlsrc.Node, path string) bool {
+	if len(clauses) == 0 || isUnknown2(v) {
+		return true
+	}
+	vev := &eval2{c: c, f: ev.f, value: v, hasValue: true, typ: t, node: ev.node}
+	for _, cl := range clauses {
+		r := vev.eval(cl, 0)
+		if b, ok := r.(bool); ok && !b {
+			c.errorf(rangeOf(n), path, CodeConstraint, "%s does not satisfy the validation clause %s", describeValue(n), describeValue(cl))
+			return false
+		}
+	}
+	return true
+}
+
+// sortedKeys2 returns a map's keys in order, for deterministic messages.
+func sortedKeys2[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+func joinSorted(s []string) string {
+	slices.Sort(s)
+	return strings.Join(s, ", ")
+}
