@@ -110,6 +110,8 @@ demo-validate: build
 	@for ex in examples/webstack examples/xos examples/petclinic examples/placement; do \
 		if [ -d $$ex ]; then echo "== xosplan validate $$ex"; $(XOSPLAN) validate $$ex || exit 1; echo; fi; \
 	done
+	@echo "== xosplan validate examples/tosca2 (TOSCA 2.0; its profile on the search path)"
+	@$(XOSPLAN) validate --profile-path examples/tosca2/profiles examples/tosca2 || exit 1; echo
 	@echo "== xosplan validate examples/broken (expected to fail)"
 	@if $(XOSPLAN) validate examples/broken; then \
 		echo "examples/broken unexpectedly validated"; exit 1; \
@@ -138,6 +140,19 @@ demo-loop: build
 		$(XOSPLAN) apply --auto-approve --state $$st $(DEMO)/petclinic; echo; \
 		$(XOSPLAN) plan --detailed-exitcode --state $$st $(DEMO)/petclinic; echo; \
 		$(XOSPLAN) destroy --auto-approve --state $$st $(DEMO)/petclinic; echo; \
+	fi
+	@if [ -d examples/tosca2 ]; then set -e; st=$(DEMO)/tosca2.state.json; \
+		cp -R examples/tosca2 $(DEMO)/tosca2; export XOSPLAN_WORKDIR="$$PWD/$(DEMO)/work2"; \
+		t2="--profile-path $(DEMO)/tosca2/profiles --state $$st $(DEMO)/tosca2/stack.yaml"; \
+		echo "== tosca2 (TOSCA 2.0): plan"; $(XOSPLAN) plan $$t2; echo; \
+		echo "== tosca2: apply"; $(XOSPLAN) apply --auto-approve $$t2; echo; \
+		echo "== tosca2: replicas 2 -> 3 (web[2] added) and a new greeting (web[0], web[1] updated), plan and apply"; \
+		sed -e 's/^      default: 2$$/      default: 3/' -e 's/^      default: Hello from TOSCA 2.0$$/      default: Hello again/' \
+			examples/tosca2/stack.yaml > $(DEMO)/tosca2/stack.yaml; \
+		$(XOSPLAN) plan $$t2; echo; \
+		$(XOSPLAN) apply --auto-approve $$t2; echo; \
+		cat $(DEMO)/work2/web/2/site.conf; echo; \
+		echo "== tosca2: destroy"; $(XOSPLAN) destroy --auto-approve $$t2; echo; \
 	fi
 	@if [ -f examples/placement/providers.yaml ]; then \
 		echo "== placement: where the compute lands"; \

@@ -173,8 +173,10 @@ type applyRun struct {
 	root *config.Root
 	// importMap maps imported URLs to local files (--import-map).
 	importMap map[string]string
-	op        applyview.Operation
-	view      views.Apply
+	// profilePath lists the TOSCA 2.0 profile folders (--profile-path).
+	profilePath []string
+	op          applyview.Operation
+	view        views.Apply
 }
 
 // check checks the flags of an apply or destroy of args and returns the
@@ -235,6 +237,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return usagef(cmd, "%v", err)
 	}
 	r.importMap, diags = importMap, diags.Extend(mapDiags)
+	r.profilePath = f.imports.profilePath(c)
 
 	backend, held, loaded, err := r.lockState(ctx)
 	if err != nil {
@@ -367,7 +370,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	spec := planSpec{paths: paths, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, scriptRoot: r.f.scriptRoot, opts: planner.Options{
+	spec := planSpec{paths: paths, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, profilePath: r.profilePath, scriptRoot: r.f.scriptRoot, opts: planner.Options{
 		Destroy:  r.op == applyview.OpDestroy,
 		Targets:  r.f.targets,
 		Excludes: r.f.excludes,
@@ -451,7 +454,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	if err := confined(r.root, saved.Configuration); err != nil {
 		return nil, nil, nil, diags, err
 	}
-	spec := planSpec{paths: saved.Configuration, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
+	spec := planSpec{paths: saved.Configuration, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, profilePath: r.profilePath, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
 	place, err := r.f.placement.sourceFlags(saved.PlacementSource)
 	if err != nil {
 		return nil, nil, nil, diags, err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sync"
 
 	"github.com/spf13/cobra"
@@ -75,7 +76,8 @@ func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, input
 		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
 	}
 	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals.vals, InputRanges: vals.ranges,
-		RequireInputs: requireGiven && vals.vals != nil, InputsFile: inputs.file, Root: r, ImportMap: importMap})
+		RequireInputs: requireGiven && vals.vals != nil, InputsFile: inputs.file, Root: r, ImportMap: importMap,
+		ProfilePath: imports.profilePath(c)})
 	return res, r, diags.Extend(mapDiags, res.Diags).Sort(), nil
 }
 
@@ -135,11 +137,13 @@ func plainError(err error) error {
 // and the files the person running xosplan named with a flag: a diagnostic
 // about a refused import, or anything else outside, never has a snippet,
 // so no output format can show a line of a file that is not the
-// configuration's. It is safe for concurrent use.
+// configuration's, and the files of the folders the person named (the
+// profile search path). It is safe for concurrent use.
 type sourceCache struct {
 	mu    sync.Mutex
 	root  *config.Root
 	named map[string]bool
+	dirs  []string
 	files map[string][]byte
 }
 
@@ -161,6 +165,25 @@ func (s *sourceCache) allow(path string) {
 	s.named[path] = true
 }
 
+// allowDir lets the files of a folder the person named with a flag (a
+// profile folder) be shown.
+func (s *sourceCache) allowDir(dir string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dirs = append(s.dirs, dir)
+}
+
+// inNamedDir reports whether path lies in a folder allowDir named; the
+// caller holds the lock.
+func (s *sourceCache) inNamedDir(path string) bool {
+	for _, d := range s.dirs {
+		if rel, err := filepath.Rel(d, path); err == nil && filepath.IsLocal(rel) {
+			return true
+		}
+	}
+	return false
+}
+
 // get returns the content of path, reading it if needed.
 func (s *sourceCache) get(path string) ([]byte, bool) {
 	s.mu.Lock()
@@ -169,9 +192,10 @@ func (s *sourceCache) get(path string) ([]byte, bool) {
 		return data, data != nil
 	}
 	var data []byte
-	if s.named[path] || s.root != nil {
+	named := s.named[path] || s.inNamedDir(path)
+	if named || s.root != nil {
 		root := s.root
-		if s.named[path] {
+		if named {
 			root = nil
 		}
 		// Snippets are drawn after the work is done, with the checks of

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/pflag"
@@ -11,17 +12,42 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
-// importMapFlags are --import-map and --import-map-file, shared by every
-// command that compiles configuration (validate, plan, apply, destroy,
-// graph).
+// importMapFlags are the flags that say where imports are read from:
+// --import-map and --import-map-file, and --profile-path (with
+// XOSPLAN_PROFILE_PATH) for TOSCA 2.0 profiles, shared by every command
+// that compiles configuration (validate, plan, apply, destroy, graph).
 type importMapFlags struct {
-	entries []string
-	files   []string
+	entries  []string
+	files    []string
+	profiles []string
 }
+
+// profilePathEnv names the environment variable that lists profile
+// folders, colon-separated, searched after the --profile-path ones.
+const profilePathEnv = "XOSPLAN_PROFILE_PATH"
 
 func (f *importMapFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.entries, "import-map", nil, "read the local `URL=FILE` wherever a template imports URL (repeatable; wins over --import-map-file)")
 	fs.StringArrayVar(&f.files, "import-map-file", nil, "read URL mappings from `FILE`, a YAML or JSON map of URL to local file (relative to FILE's folder; repeatable)")
+	fs.StringArrayVar(&f.profiles, "profile-path", nil, "search `DIR` for the TOSCA 2.0 profiles templates import by name (files declaring profile: NAME; repeatable, searched in order, before "+profilePathEnv+")")
+}
+
+// profilePath returns the profile search path: the --profile-path
+// folders, then those of XOSPLAN_PROFILE_PATH. The folders are the
+// person's own: the profiles in them may be read wherever they lie.
+func (f *importMapFlags) profilePath(c *cli) []string {
+	out := slices.Clone(f.profiles)
+	for _, d := range filepath.SplitList(c.getenv(profilePathEnv)) {
+		if d != "" {
+			out = append(out, d)
+		}
+	}
+	for _, d := range out {
+		if abs, err := filepath.Abs(d); err == nil {
+			c.sources.allowDir(abs)
+		}
+	}
+	return out
 }
 
 // values returns the import map the flags give (nil when none is given):

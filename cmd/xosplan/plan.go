@@ -143,6 +143,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}
 	spec := f.spec(paths, root, inputs, prior)
 	spec.importMap = importMap
+	spec.profilePath = f.imports.profilePath(c)
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
 	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
@@ -255,6 +256,8 @@ type planSpec struct {
 	inputsFile string
 	// importMap maps imported URLs to local files (--import-map).
 	importMap map[string]string
+	// profilePath lists the TOSCA 2.0 profile folders (--profile-path).
+	profilePath []string
 	// opts are the planner's options; makePlan fills Configuration,
 	// InputDigests and (when empty) InputSalt.
 	opts planner.Options
@@ -290,7 +293,7 @@ func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.
 // nil when the diagnostics have errors; the error is for the environment.
 func makeGoal(ctx context.Context, spec planSpec) (*graph.Graph, planner.Options, config.Result, diag.Diagnostics, error) {
 	opts := spec.opts
-	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs.vals, InputRanges: spec.inputs.ranges, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root, ImportMap: spec.importMap})
+	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs.vals, InputRanges: spec.inputs.ranges, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root, ImportMap: spec.importMap, ProfilePath: spec.profilePath})
 	diags := res.Diags
 	if spec.allowNoFiles {
 		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })

@@ -48,6 +48,10 @@ type Options struct {
 	// those files, inside the root or not. A relative file is taken from
 	// the working folder.
 	ImportMap map[string]string
+	// ProfilePath lists the folders searched for the TOSCA 2.0 profiles
+	// templates import by name (tosca.NewProfileIndex), indexed once per
+	// Load; their files may be read wherever they lie.
+	ProfilePath []string
 	// Archive bounds what is read of each CSAR archive.
 	Archive ArchiveLimits
 }
@@ -129,7 +133,14 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 		units = append(units, Unit{Format: FormatManifest, Files: envs[dir]})
 	}
 	units = append(units, packageUnits...)
-	res.Diags = res.Diags.Extend(inInputsFile(compileAll(ctx, root, units, archives, opts), opts.InputsFile))
+	var profiles *tosca.ProfileIndex
+	if len(opts.ProfilePath) > 0 {
+		var err error
+		if profiles, err = tosca.NewProfileIndex(ctx, opts.ProfilePath); err != nil {
+			res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeUnreadable, "reading the profile search path: %v", err)
+		}
+	}
+	res.Diags = res.Diags.Extend(inInputsFile(compileAll(ctx, root, units, archives, profiles, opts), opts.InputsFile))
 	if err := ctx.Err(); err != nil {
 		res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeCanceled, "stopped before every file was checked: %v", err)
 	}
@@ -225,8 +236,9 @@ func loadPackages(ctx context.Context, root *Root, packages []string, limits Arc
 }
 
 // compileAll compiles the units in place, in parallel, and returns their
-// diagnostics. The units of archives read their files from archives.
-func compileAll(ctx context.Context, root *Root, units []Unit, archives map[string]*archive, opts Options) diag.Diagnostics {
+// diagnostics. The units of archives read their files from archives;
+// TOSCA templates find the profiles they import by name in profiles.
+func compileAll(ctx context.Context, root *Root, units []Unit, archives map[string]*archive, profiles *tosca.ProfileIndex, opts Options) diag.Diagnostics {
 	diags := make([]diag.Diagnostics, len(units))
 	dirs := root.Dirs()
 	parallel(ctx, len(units), func(i int) {
@@ -242,7 +254,7 @@ func compileAll(ctx context.Context, root *Root, units []Unit, archives map[stri
 		}()
 		switch u.Format {
 		case FormatTOSCA:
-			topts := tosca.Options{Inputs: opts.Inputs, InputRanges: opts.InputRanges, RequireInputs: opts.RequireInputs, Root: dirs, ImportMap: opts.ImportMap, SelfContained: u.Package != ""}
+			topts := tosca.Options{Inputs: opts.Inputs, InputRanges: opts.InputRanges, RequireInputs: opts.RequireInputs, Root: dirs, ImportMap: opts.ImportMap, SelfContained: u.Package != "", Profiles: profiles}
 			if a := archives[u.Package]; a != nil {
 				// Nothing outside the archive is readable from inside it
 				// but the embedded types and the import map's files.

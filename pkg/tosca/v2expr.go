@@ -193,7 +193,7 @@ func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
 		for _, a := range argList2(args) {
 			vals = append(vals, ev.eval(a, depth+1))
 		}
-		return ev.call(name, args, vals)
+		return ev.call(n, name, vals)
 	}
 	switch n.Kind {
 	case yamlsrc.Mapping:

@@ -19,7 +19,7 @@ import (
 )
 
 // call evaluates one call with its evaluated arguments.
-func (ev *eval2) call(name string, args *yamlsrc.Node, vals []graph.Value) graph.Value {
+func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Value {
 	switch name {
 	case "value":
 		if !ev.hasValue {
@@ -29,7 +29,7 @@ func (ev *eval2) call(name string, args *yamlsrc.Node, vals []graph.Value) graph
 	case "get_input":
 		return ev.getInput(vals)
 	case "node_index":
-		if ev.node != nil {
+		if ev.node != nil && ev.node.index != nil {
 			return ev.node.index
 		}
 		return unknown2(name, vals)
@@ -46,7 +46,9 @@ func (ev *eval2) call(name string, args *yamlsrc.Node, vals []graph.Value) graph
 		return unknown2(name, vals)
 	}
 	switch name {
-	case "get_property", "get_attribute", "get_artifact", "relationship_index", "available_allocation":
+	case "get_property", "get_attribute", "get_artifact":
+		return ev.query(n, name, vals)
+	case "relationship_index", "available_allocation":
 		return unknown2(name, vals)
 	}
 	v, ok := ev.pure(name, vals)

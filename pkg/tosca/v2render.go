@@ -56,8 +56,13 @@ func (c *compiler) render2() *graph.Graph {
 	}
 	slices.Sort(g.Sources)
 	for _, nd := range topo.nodes {
+		_, counted := nd.n.GetPair("count")
 		for i, addr := range addresses2(nd) {
 			nd.index = int64(i)
+			if counted {
+				// $node_index gives each representation its own values.
+				c.nodeValues2(c.root, nd)
+			}
 			r := c.renderNode2(nd, addr)
 			if err := g.AddResource(r); err != nil {
 				c.errorf(nd.key, nd.path, CodeUnknownTemplate, "node template %q: %v", nd.name, err)

@@ -182,5 +182,5 @@ func parseScalar2(s *scalarDef2, text string) (num, canon float64, unit string, 
 
 // formatScalar2 renders a quantity in the canonical unit.
 func formatScalar2(s *scalarDef2, canon float64) string {
-	return strconv.FormatFloat(canon, 'g', -1, 64) + " " + s.canonicalUnit()
+	return strconv.FormatFloat(canon, 'f', -1, 64) + " " + s.canonicalUnit()
 }

@@ -32,6 +32,11 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
+// maxCount2 bounds the representations of one node template: each is a
+// resource to plan and apply, and a template from a pull request must not
+// make the compile build millions of them.
+const maxCount2 = 10_000
+
 // topology2 is the service template read.
 type topology2 struct {
 	st      *yamlsrc.Node
@@ -123,6 +128,10 @@ func (c *compiler) readTopology2(root *file) {
 			return
 		}
 		c.readNode2(root, nd)
+	}
+	// Values last: a path may follow any template's requirements.
+	for _, nd := range topo.nodes {
+		c.nodeValues2(root, nd)
 	}
 	if gs := st.Get("groups"); gs != nil && gs.Kind == yamlsrc.Mapping {
 		for _, p := range gs.Pairs() {
@@ -303,14 +312,16 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 func (c *compiler) readNode2(f *file, nd *node2) {
 	n, t := nd.n, nd.typ
 	ev := &eval2{c: c, f: f, node: nd}
-	owner := "node template " + quote(nd.name)
 	if cn, ok := n.GetPair("count"); ok {
 		c.checkExpr2(f, cn.Value, nd.path+".count", false)
 		switch v := ev.eval(cn.Value, 0).(type) {
 		case int64:
-			if v < 0 {
+			switch {
+			case v < 0:
 				c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count must not be negative, found %d", v)
-			} else {
+			case v > maxCount2:
+				c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount2)
+			default:
 				nd.count = v
 			}
 		case graph.Unknown:
@@ -327,9 +338,29 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 	if cp := n.Get("copy"); cp != nil && c.v2.topo.byName[text(cp)] == nil {
 		c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names %s, which is no node template", describeValue(cp))
 	}
+	c.readReqAssigns2(f, nd)
+	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
+	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
+		if an.Kind != yamlsrc.Mapping {
+			c.errorf(an.Range, nd.path+".artifacts", CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
+		} else {
+			for _, p := range an.Pairs() {
+				c.checkArtifact2(f, p, nd.path+".artifacts."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
+			}
+		}
+	}
+}
+
+// nodeValues2 checks and evaluates a node template's properties,
+// attributes and capability properties, for the representation nd.index
+// ($node_index) when the template has a count.
+func (c *compiler) nodeValues2(f *file, nd *node2) {
+	n, t := nd.n, nd.typ
+	ev := &eval2{c: c, f: f, node: nd}
+	owner := "node template " + quote(nd.name)
 	nd.props = c.assignProps2(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable2(n))
 	nd.attrs = c.assignProps2(ev, t.attrs, n.Get("attributes"), nd.path+".attributes", owner, false)
-	nd.caps = map[string]map[string]graph.Value{}
+	caps := map[string]map[string]graph.Value{}
 	assigned := n.Get("capabilities")
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.errorf(assigned.Range, nd.path+".capabilities", CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
@@ -348,20 +379,10 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 			c.keys2(body, cp, func() string { return "capability " + quote(name) }, []string{"properties", "attributes", "directives", "type"}, nil)
 		}
 		co := "capability " + quote(name) + " of " + owner
-		nd.caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
+		caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
 		c.assignProps2(ev, cd.attrs, body.Get("attributes"), cp+".attributes", co, false)
 	}
-	c.readReqAssigns2(f, nd)
-	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
-	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
-		if an.Kind != yamlsrc.Mapping {
-			c.errorf(an.Range, nd.path+".artifacts", CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
-		} else {
-			for _, p := range an.Pairs() {
-				c.checkArtifact2(f, p, nd.path+".artifacts."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
-			}
-		}
-	}
+	nd.caps = caps
 }
 
 // selectable2 reports whether a node template is selected from the
