@@ -104,6 +104,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	if ks := n.Get("key_schema"); ks != nil {
 		d.keyS = c.refineSchema2(f, ks, path+".key_schema", d.keyS)
 	}
+	c.checkSchemas2(d, n, path)
 	if req, set := c.bool2(n, path, "required"); set {
 		d.required = req
 	}
@@ -125,6 +126,27 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 		}
 	}
 	return d
+}
+
+// checkSchemas2 checks that a definition of a collection type has its
+// entry schema (its type's, or its own) and that other types have none;
+// a key schema is for maps only (§9.3).
+func (c *compiler) checkSchemas2(d *prop2, n *yamlsrc.Node, path string) {
+	if d.typ == nil {
+		return
+	}
+	base := d.typ.base
+	ep, hasEntry := n.GetPair("entry_schema")
+	kp, hasKey := n.GetPair("key_schema")
+	switch {
+	case (base == "list" || base == "map") && d.entry == nil && d.typ.entry == nil && !hasEntry:
+		c.errorf(rangeOf(n), path, CodeMissingField, "%q is a %s, so its definition needs an entry_schema (§9.3)", d.name, d.typ.name)
+	case base != "list" && base != "map" && hasEntry:
+		c.errorf(ep.Key.Range, path+".entry_schema", CodeUnknownField, "%q is not a list or map: entry_schema is not allowed (§9.3)", d.name)
+	}
+	if hasKey && base != "map" {
+		c.errorf(kp.Key.Range, path+".key_schema", CodeUnknownField, "%q is not a map: key_schema is not allowed (§9.3)", d.name)
+	}
 }
 
 // checkDefValue2 checks a default or fixed value against its definition.
@@ -257,7 +279,8 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 				prev, idx = r, j
 			}
 		}
-		d := &req2{name: name, n: body, min: 1, max: 1}
+		// count_range defaults to [0, UNBOUNDED] (§8.4).
+		d := &req2{name: name, n: body, min: 0, max: -1}
 		if prev != nil {
 			cp := *prev
 			d = &cp
@@ -292,6 +315,9 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			}
 			if cr, ok := body.GetPair("count_range"); ok {
 				if lo, hi, ok := c.readRange2(cr.Value, rp+".count_range"); ok {
+					if prev != nil && prev.countRange && (lo < prev.min || (prev.max >= 0 && (hi < 0 || hi > prev.max))) {
+						c.errorf(cr.Value.Range, rp+".count_range", CodeIncompatibleRefinement, "requirement %q refines count_range %s to %s, which is not within it (§8.4.1)", name, rangeText2(prev.min, prev.max), rangeText2(lo, hi))
+					}
 					d.min, d.max, d.countRange = lo, hi, true
 				}
 			} else if oc, ok := body.GetPair("occurrences"); ok {
@@ -312,6 +338,14 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			t.reqs = append(t.reqs, d)
 		}
 	}
+}
+
+// rangeText2 writes a count range as the template does.
+func rangeText2(lo, hi int64) string {
+	if hi < 0 {
+		return "[" + itoa(lo) + ", UNBOUNDED]"
+	}
+	return "[" + itoa(lo) + ", " + itoa(hi) + "]"
 }
 
 func legacyReqKey(key string) string {
@@ -377,14 +411,16 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 		if in := p.Value.Get("inputs"); in != nil {
 			c.readPropDefs2(f, d.inputs, in, ip+".inputs", true)
 		}
-		c.readOpDefs2(f, d.ops, p.Value.Get("operations"), ip+".operations")
+		c.readOpDefs2(f, d.ops, p.Value.Get("operations"), ip+".operations", false)
+		c.readOpDefs2(f, map[string]*op2{}, p.Value.Get("notifications"), ip+".notifications", false)
 		into[name] = d
 	}
 }
 
 // readOpDefs2 reads operation (or notification) definitions: a map of
-// names to an implementation or a map (§11.4).
-func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, path string) {
+// names to an implementation or a map (§11.4); those of an interface
+// type (inType) have no implementation.
+func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, path string, inType bool) {
 	if n.IsNull() {
 		return
 	}
@@ -402,12 +438,18 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 		switch {
 		case p.Value.IsNull():
 		case p.Value.IsString():
+			if inType {
+				c.errorf(p.Value.Range, op, CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)
+			}
 			d.impl = p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
 			c.keys2(p.Value, op, func() string { return "operation " + quote(name) }, []string{"description", "metadata", "implementation", "inputs", "outputs"}, nil)
-			if im := p.Value.Get("implementation"); im != nil {
-				d.impl = im
-				c.checkImpl2(im, op+".implementation")
+			if ip, ok := p.Value.GetPair("implementation"); ok {
+				if inType {
+					c.errorf(ip.Key.Range, op+".implementation", CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)
+				}
+				d.impl = ip.Value
+				c.checkImpl2(ip.Value, op+".implementation")
 			}
 			if in := p.Value.Get("inputs"); in != nil {
 				c.readPropDefs2(f, d.inputs, in, op+".inputs", true)

@@ -15,8 +15,8 @@ package tosca
 //     exec-driver operations "Standard.<operation>" (the simple profile's
 //     lifecycle), their implementation confined to the configuration root.
 //   - An allocation (§8.5.5) is a placement request of the source
-//     representation: num_cpus → VCPU, mem_size → MEMORY_MB, disk_size →
-//     DISK_GB (sizes read as "<number> <unit>" in bytes).
+//     representation: num_cpus (or num-cpu) → VCPU, mem_size → MEMORY_MB,
+//     disk_size → DISK_GB (sizes read as "<number> <unit>" in bytes).
 //   - Values that only apply time knows ($get_attribute, …) stay
 //     graph.Unknown in the spec.
 
@@ -206,11 +206,10 @@ func (c *compiler) allocationRequest2(nd *node2) *graph.PlacementRequest {
 	req := &graph.PlacementRequest{Resources: map[string]int64{}}
 	ev := &eval2{c: c, f: c.root, node: nd}
 	for _, ra := range nd.reqs {
-		props := ra.alloc.Get("properties")
-		for _, p := range props.Pairs() {
+		for _, p := range ra.alloc.Pairs() {
 			v := ev.eval(p.Value, 0)
-			switch p.Key.Value {
-			case "num_cpus":
+			switch strings.ReplaceAll(p.Key.Value, "-", "_") {
+			case "num_cpus", "num_cpu":
 				if n, ok := v.(int64); ok {
 					req.Resources["VCPU"] += n
 				}

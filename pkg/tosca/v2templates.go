@@ -111,7 +111,12 @@ func (c *compiler) readTopology2(root *file) {
 			c.keys2(p.Value, path, func() string { return "node template " + quote(p.Key.Value) }, nodeTemplateKeys2(), nil)
 			c.metadata2(p.Value, path)
 			nd := &node2{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
-			tn := p.Value.Get("type")
+			if src := nt.Get(text(p.Value.Get("copy"))); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
+				// The template copied is the basis its keynames refine
+				// (§7.2); a copy of a copy is reported by readNode2.
+				nd.n = mergeNodes(src, p.Value)
+			}
+			tn := nd.n.Get("type")
 			if tn == nil {
 				c.errorf(p.Key.Range, path, CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
 				continue
@@ -335,8 +340,13 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 	if nf := n.Get("node_filter"); nf != nil {
 		c.checkExpr2(f, nf, nd.path+".node_filter", false)
 	}
-	if cp := n.Get("copy"); cp != nil && c.v2.topo.byName[text(cp)] == nil {
-		c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names %s, which is no node template", describeValue(cp))
+	if cp := n.Get("copy"); cp != nil {
+		switch src := c.v2.topo.byName[text(cp)]; {
+		case src == nil:
+			c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names %s, which is no node template", describeValue(cp))
+		case src.n.Get("copy") != nil:
+			c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names node template %q, which uses copy itself (§7.2)", src.name)
+		}
 	}
 	c.readReqAssigns2(f, nd)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
@@ -534,7 +544,57 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 				c.errorf(target.Range, rp+".node", CodeUnknownTemplate, "requirement %q names %s, which is neither a node template nor a node type", name, describeValue(target))
 			}
 		}
+		if ra.alloc != nil {
+			c.checkAllocation2(ra)
+		}
 		nd.reqs = append(nd.reqs, ra)
+	}
+	c.checkReqCounts2(nd)
+}
+
+// checkReqCounts2 checks that the counts of the non-optional assignments
+// of each requirement do not exceed the upper bound of its count_range
+// (§8.5.4); fewer are fulfilled by the orchestrator.
+func (c *compiler) checkReqCounts2(nd *node2) {
+	sums := map[*req2]int64{}
+	var last = map[*req2]*reqAssign2{}
+	for _, ra := range nd.reqs {
+		if !ra.optional {
+			sums[ra.def] += ra.count
+			last[ra.def] = ra
+		}
+	}
+	for _, d := range nd.typ.reqs {
+		if d.max >= 0 && sums[d] > d.max {
+			ra := last[d]
+			c.errorf(ra.key, ra.path, CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sums[d], rangeText2(d.min, d.max))
+		}
+	}
+}
+
+// checkAllocation2 checks that an allocation names properties of the
+// capability the requirement targets (§8.5.5).
+func (c *compiler) checkAllocation2(ra *reqAssign2) {
+	path := ra.path + ".allocation"
+	if ra.alloc.IsNull() {
+		return
+	}
+	if ra.alloc.Kind != yamlsrc.Mapping {
+		c.errorf(ra.alloc.Range, path, CodeWrongKind, "an allocation is a map of capability properties to amounts, found %s", ra.alloc.Describe())
+		return
+	}
+	ct := ra.def.capType
+	if ct == nil {
+		return
+	}
+	for _, p := range ra.alloc.Pairs() {
+		d := ct.props[p.Key.Value]
+		switch {
+		case d == nil:
+			c.errorf(p.Key.Range, path+"."+p.Key.Value, CodeUnknownProperty, "allocation of %q, which capability type %q does not define (§8.5.5)", p.Key.Value, ct.name)
+		case d.typ != nil && d.typ.base != "integer" && d.typ.base != "float" && d.typ.base != "scalar":
+			c.errorf(p.Key.Range, path+"."+p.Key.Value, CodeValue, "allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", p.Key.Value, d.typ.name)
+		}
 	}
 }
 

@@ -344,8 +344,8 @@ func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
 		if in := n.Get("inputs"); in != nil {
 			c.readPropDefs2(t.f, map[string]*prop2{}, in, path+".inputs", true)
 		}
-		c.readOpDefs2(t.f, t.ops, n.Get("operations"), path+".operations")
-		c.readOpDefs2(t.f, map[string]*op2{}, n.Get("notifications"), path+".notifications")
+		c.readOpDefs2(t.f, t.ops, n.Get("operations"), path+".operations", true)
+		c.readOpDefs2(t.f, map[string]*op2{}, n.Get("notifications"), path+".notifications", true)
 	case kGroup:
 		if m := c.typeNames2(t.f, kNode, n.Get("members"), path+".members"); m != nil {
 			t.members = m
