@@ -170,6 +170,15 @@ type eval2 struct {
 	typ *typeDef2
 	// node is the node template the expression belongs to, nil outside one.
 	node *node2
+	// path is the YAML path of the value evaluated, for diagnostics.
+	path string
+}
+
+// evalAt evaluates the value n at the YAML path path.
+func (ev *eval2) evalAt(n *yamlsrc.Node, path string) graph.Value {
+	at := *ev
+	at.path = path
+	return at.eval(n, 0)
 }
 
 // unknown2 is the value of a call only apply time resolves.

@@ -27,7 +27,7 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 		}
 		return ev.walkValue(ev.value, vals)
 	case "get_input":
-		return ev.getInput(vals)
+		return ev.getInput(n, vals)
 	case "node_index":
 		if ev.node != nil && ev.node.index != nil {
 			return ev.node.index
@@ -53,7 +53,8 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	}
 	v, ok := ev.pure(name, vals)
 	if !ok {
-		return unknown2(name, vals)
+		ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s cannot be applied to %s", name, describeGo2(vals))
+		return nil
 	}
 	return v
 }
@@ -79,12 +80,19 @@ func (ev *eval2) walkValue(v graph.Value, path []graph.Value) graph.Value {
 	return v
 }
 
-func (ev *eval2) getInput(vals []graph.Value) graph.Value {
-	if len(vals) == 0 || ev.c.v2.topo == nil {
+func (ev *eval2) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
+	topo := ev.c.v2.topo
+	if len(vals) == 0 || topo == nil || topo.declared == nil {
 		return unknown2("get_input", vals)
 	}
-	name, _ := vals[0].(string)
-	in, ok := ev.c.v2.topo.inputs[name]
+	name, isName := vals[0].(string)
+	if !isName || !topo.declared[name] {
+		if !isUnknown2(vals[0]) {
+			ev.c.errorf(rangeOf(n), ev.path, CodeUnknownInput, "$get_input of %s, which the service template does not declare as an input", describeGo2(vals[0]))
+		}
+		return nil
+	}
+	in, ok := topo.inputs[name]
 	if !ok || isUnknown2(in) {
 		return unknown2("get_input", vals)
 	}
@@ -409,6 +417,18 @@ func arith2(name string, a []graph.Value) (graph.Value, bool) {
 		}
 	}
 	return acc, true
+}
+
+// describeGo2 renders an evaluated value for a message, shortened.
+func describeGo2(v graph.Value) string {
+	s := fmt.Sprintf("%v", v)
+	if x, ok := v.(string); ok {
+		s = quote(x)
+	}
+	if len(s) > 80 {
+		s = s[:77] + "..."
+	}
+	return s
 }
 
 // scalarText2 renders a value for $concat and $join.

@@ -71,7 +71,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		end.rel = true
 		return end, nil, false
 	default:
-		c.errorf(rangeOf(n), "", CodeUnknownTemplate, "$%s starts at %q, which is neither SELF nor a node or relationship template", fn, graph.Text(vals[0]))
+		c.errorf(rangeOf(n), ev.path, CodeUnknownTemplate, "$%s starts at %q, which is neither SELF nor a node or relationship template", fn, graph.Text(vals[0]))
 		return end, nil, false
 	}
 	rest := vals[1:]
@@ -84,7 +84,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		switch step {
 		case "RELATIONSHIP":
 			if len(rest) < 2 {
-				c.errorf(rangeOf(n), "", CodeFunction, "$%s: RELATIONSHIP names a requirement", fn)
+				c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: RELATIONSHIP names a requirement", fn)
 				return end, nil, false
 			}
 			req, _ := rest[1].(string)
@@ -96,7 +96,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 			}
 			if ra == nil {
 				if !hasReqDef(end.node.typ, req) {
-					c.errorf(rangeOf(n), "", CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
+					c.errorf(rangeOf(n), ev.path, CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
 				}
 				return end, nil, false
 			}
@@ -119,12 +119,12 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 			}
 		case "CAPABILITY":
 			if len(rest) < 2 {
-				c.errorf(rangeOf(n), "", CodeFunction, "$%s: CAPABILITY names a capability", fn)
+				c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: CAPABILITY names a capability", fn)
 				return end, nil, false
 			}
 			name, _ := rest[1].(string)
 			if end.node.typ.caps[name] == nil {
-				c.errorf(rangeOf(n), "", CodeUnknownCapability, "$%s: node template %q has no capability %q", fn, end.node.name, name)
+				c.errorf(rangeOf(n), ev.path, CodeUnknownCapability, "$%s: node template %q has no capability %q", fn, end.node.name, name)
 				return end, nil, false
 			}
 			if len(rest) > 2 && rest[2] == "RELATIONSHIP" {
@@ -197,7 +197,7 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	case end.capName != "":
 		cd := nd.typ.caps[end.capName]
 		if cd.props[name] == nil && (fn == "get_property" || cd.attrs[name] == nil) {
-			ev.c.errorf(rangeOf(n), "", CodeUnknownProperty, "$%s: capability %q of node template %q has no %s %q", fn, end.capName, nd.name, noun2(fn), name)
+			ev.c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: capability %q of node template %q has no %s %q", fn, end.capName, nd.name, noun2(fn), name)
 			return nil
 		}
 		if fn == "get_property" && nd.caps != nil && !end.all {
@@ -208,7 +208,7 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		return ev.attributeOf(nd, end, append([]graph.Value{end.capName}, rest...))
 	}
 	if nd.typ.props[name] == nil && (fn == "get_property" || nd.typ.attrs[name] == nil) {
-		ev.c.errorf(rangeOf(n), "", CodeUnknownProperty, "$%s: node template %q has no %s %q", fn, nd.name, noun2(fn), name)
+		ev.c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: node template %q has no %s %q", fn, nd.name, noun2(fn), name)
 		return nil
 	}
 	if fn == "get_property" && nd.props != nil && !end.all {

@@ -187,7 +187,7 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 				ev := &eval2{c: c, f: c.root, node: nd}
 				op.Inputs = map[string]graph.Value{}
 				for _, p := range inputs.Pairs() {
-					op.Inputs[p.Key.Value] = ev.eval(p.Value, 0)
+					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, path+".inputs."+p.Key.Value)
 				}
 			}
 			ops["Standard."+opName] = op
@@ -207,7 +207,7 @@ func (c *compiler) allocationRequest2(nd *node2) *graph.PlacementRequest {
 	ev := &eval2{c: c, f: c.root, node: nd}
 	for _, ra := range nd.reqs {
 		for _, p := range ra.alloc.Pairs() {
-			v := ev.eval(p.Value, 0)
+			v := ev.evalAt(p.Value, ra.path+".allocation."+p.Key.Value)
 			switch strings.ReplaceAll(p.Key.Value, "-", "_") {
 			case "num_cpus", "num_cpu":
 				if n, ok := v.(int64); ok {

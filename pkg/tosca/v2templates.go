@@ -39,14 +39,16 @@ const maxCount2 = 10_000
 
 // topology2 is the service template read.
 type topology2 struct {
-	st      *yamlsrc.Node
-	inputs  map[string]graph.Value
-	nodes   []*node2
-	byName  map[string]*node2
-	rels    map[string]*yamlsrc.Node
-	relType map[string]*typeDef2
-	outputs map[string]graph.Value
-	groups  map[string]*yamlsrc.Node
+	st *yamlsrc.Node
+	// declared names the inputs the service template declares.
+	declared map[string]bool
+	inputs   map[string]graph.Value
+	nodes    []*node2
+	byName   map[string]*node2
+	rels     map[string]*yamlsrc.Node
+	relType  map[string]*typeDef2
+	outputs  map[string]graph.Value
+	groups   map[string]*yamlsrc.Node
 }
 
 // node2 is a node template.
@@ -173,6 +175,10 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 			}
 		}
 	}
+	topo.declared = map[string]bool{}
+	for name := range defs {
+		topo.declared[name] = true
+	}
 	for _, name := range sortedKeys2(c.opts.Inputs) {
 		if defs[name] == nil {
 			c.errorf(diag.Range{File: f.name}, "service_template.inputs", CodeUnknownInput, "a value is given for input %q, which the service template does not declare", name)
@@ -187,9 +193,9 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 			vn := nodeOf(c.opts.Inputs[name], d.n.Range)
 			topo.inputs[name] = c.checkValue2(ev, d, vn, path)
 		case d.value != nil:
-			topo.inputs[name] = ev.eval(d.value, 0)
+			topo.inputs[name] = ev.evalAt(d.value, path+".value")
 		case d.def != nil && !d.def.IsNull():
-			topo.inputs[name] = ev.eval(d.def, 0)
+			topo.inputs[name] = ev.evalAt(d.def, path+".default")
 		default:
 			if d.required && c.opts.RequireInputs {
 				c.errorf(d.n.Range, path, CodeMissingInput, "input %q is required and has no value or default", name)
@@ -233,7 +239,7 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 		ev := &eval2{c: c, f: f}
 		if v := p.Value.Get("value"); v != nil {
 			c.checkExpr2(f, v, path+".value", false)
-			c.v2.topo.outputs[p.Key.Value] = ev.eval(v, 0)
+			c.v2.topo.outputs[p.Key.Value] = ev.evalAt(v, path+".value")
 		}
 	}
 }
@@ -319,7 +325,7 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 	ev := &eval2{c: c, f: f, node: nd}
 	if cn, ok := n.GetPair("count"); ok {
 		c.checkExpr2(f, cn.Value, nd.path+".count", false)
-		switch v := ev.eval(cn.Value, 0).(type) {
+		switch v := ev.evalAt(cn.Value, nd.path+".count").(type) {
 		case int64:
 			switch {
 			case v < 0:
@@ -336,6 +342,12 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 	}
 	if dn := n.Get("directives"); dn != nil && !dn.IsNull() && dn.Kind != yamlsrc.Sequence {
 		c.errorf(dn.Range, nd.path+".directives", CodeWrongKind, "directives must be a list, found %s", dn.Describe())
+	} else {
+		for i, d := range dn.Items() {
+			if !d.IsString() || !slices.Contains([]string{"create", "select", "substitute"}, d.Value) {
+				c.errorf(d.Range, nd.path+".directives["+itoa(int64(i))+"]", CodeDirective, "unknown directive %s: a node template's directives are create, select and substitute (§7.2.1)", describeValue(d))
+			}
+		}
 	}
 	if nf := n.Get("node_filter"); nf != nil {
 		c.checkExpr2(f, nf, nd.path+".node_filter", false)
@@ -540,7 +552,10 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 			}
 			if tn := topo.byName[text(target)]; tn != nil {
 				ra.target = tn
-			} else if c.findType2(f, kNode, text(target)) == nil {
+				c.checkTarget2(f, ra, tn.typ, target)
+			} else if t := c.findType2(f, kNode, text(target)); t != nil {
+				c.checkTarget2(f, ra, t, target)
+			} else {
 				c.errorf(target.Range, rp+".node", CodeUnknownTemplate, "requirement %q names %s, which is neither a node template nor a node type", name, describeValue(target))
 			}
 		}
@@ -550,6 +565,47 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		nd.reqs = append(nd.reqs, ra)
 	}
 	c.checkReqCounts2(nd)
+}
+
+// checkTarget2 checks that the node (template or type) a requirement
+// assignment names is of the node type the definition asks for and has
+// the capability it asks for: the one the assignment names, by name or
+// type, else one of the definition's capability type (§8.5.2).
+func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsrc.Node) {
+	d := ra.def
+	if d.nodeType != nil && !c.derives2(t, d.nodeType) {
+		c.errorf(at.Range, ra.path+".node", CodeNodeMismatch, "requirement %q needs a node of type %q; %s is a %q", ra.name, d.nodeType.name, describeValue(at), t.name)
+		return
+	}
+	want := d.capType
+	cn := ra.n.Get("capability")
+	if cn != nil && cn.IsString() {
+		if cd := t.caps[cn.Value]; cd != nil {
+			if want != nil && !c.derives2(cd.typ, want) {
+				c.errorf(cn.Range, ra.path+".capability", CodeCapabilityMismatch, "capability %q of %s is a %q, not the %q requirement %q needs", cn.Value, describeValue(at), cd.typ.name, want.name, ra.name)
+			}
+			return
+		}
+		ct := c.findType2(f, kCapability, cn.Value)
+		if ct == nil {
+			c.errorf(cn.Range, ra.path+".capability", CodeUnknownCapability, "%s has no capability %q, and no capability type has that name", describeValue(at), cn.Value)
+			return
+		}
+		if want != nil && !c.derives2(ct, want) {
+			c.errorf(cn.Range, ra.path+".capability", CodeCapabilityMismatch, "capability type %q is not the %q requirement %q needs", ct.name, want.name, ra.name)
+			return
+		}
+		want = ct
+	}
+	if want == nil {
+		return
+	}
+	for _, cd := range t.caps {
+		if cd.typ != nil && c.derives2(cd.typ, want) {
+			return
+		}
+	}
+	c.errorf(at.Range, ra.path+".node", CodeCapabilityMismatch, "%s has no capability of type %q, which requirement %q needs", describeValue(at), want.name, ra.name)
 }
 
 // checkReqCounts2 checks that the counts of the non-optional assignments

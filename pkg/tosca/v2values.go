@@ -36,11 +36,11 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	}
 	if _, _, ok := funcCall2(n); ok {
 		c.checkExpr2(ev.f, n, path, false)
-		v := ev.eval(n, 0)
+		v := ev.evalAt(n, path)
 		return v
 	}
 	if t == nil {
-		return ev.eval(n, 0)
+		return ev.evalAt(n, path)
 	}
 	if entry == nil {
 		entry = t.entry
@@ -134,7 +134,7 @@ func unitList2(s *scalarDef2) string {
 // (none: any value).
 func (c *compiler) schemaValue2(ev *eval2, s *prop2, n *yamlsrc.Node, path string, depth int) graph.Value {
 	if s == nil || s.typ == nil {
-		return ev.eval(n, 0)
+		return ev.evalAt(n, path)
 	}
 	return c.checkValueDepth2(ev, s.typ, s.entry, s.keyS, s.validation, n, path, depth+1)
 }
@@ -161,9 +161,9 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 		}
 		switch {
 		case d.value != nil:
-			out[name] = ev.eval(d.value, 0)
+			out[name] = ev.evalAt(d.value, joinPath(path, name))
 		case d.def != nil && !d.def.IsNull():
-			out[name] = ev.eval(d.def, 0)
+			out[name] = ev.evalAt(d.def, joinPath(path, name))
 		case d.required:
 			c.errorf(n.Range, path, CodeMissingProperty, "value of data type %q is missing required property %q", t.name, name)
 		}
@@ -177,11 +177,15 @@ func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v 
 	if len(clauses) == 0 || isUnknown2(v) {
 		return true
 	}
-	vev := &eval2{c: c, f: ev.f, value: v, hasValue: true, typ: t, node: ev.node}
+	vev := &eval2{c: c, f: ev.f, value: v, hasValue: true, typ: t, node: ev.node, path: path}
 	for _, cl := range clauses {
 		r := vev.eval(cl, 0)
-		if b, ok := r.(bool); ok && !b {
+		switch b, ok := r.(bool); {
+		case ok && !b:
 			c.errorf(rangeOf(n), path, CodeConstraint, "%s does not satisfy the validation clause %s", describeValue(n), describeValue(cl))
+			return false
+		case !ok && r != nil && !isUnknown2(r):
+			c.errorf(rangeOf(cl), path, CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", describeValue(cl))
 			return false
 		}
 	}
