@@ -257,6 +257,54 @@
 //	a type defined twice (in two files)                  warning   the last definition wins; values are checked against it
 //	dependency cycle among node templates                error     the graph must be ordered to be applied
 //	the same diagnostic reached by several YAML paths    once      an interface's inputs are evaluated for each of its operations
+//
+// # TOSCA 2.0
+//
+// A file whose tosca_definitions_version is tosca_2_0 is compiled by the
+// 2.0 front end (v2.go lists its files and phases) with the same loading,
+// confinement, limits, diagnostics and graph; the codes above serve both,
+// with tosca.profile and tosca.legacy_keyname for 2.0 only. Unlike 1.x,
+// 2.0 is strict everywhere, type definitions included: the 2.0
+// specification (TOSCA Version 2.0, csd07) is the reference and the OASIS
+// TC's suite the measure (TestConformance2; testdata/conformance2/
+// exceptions.tsv lists the verdicts the specification contradicts).
+// Decisions where the specification is silent:
+//
+//   - No type is available without an import but the built-in data types
+//     (§6.7.2: 2.0 removed 1.x's implicit normative types); the simple
+//     profile is org.oasis-open.simple:2.0 (alias
+//     org.oasis-open.tosca.simple:2.0), embedded from profiles2/, written
+//     for xosplan from 1.3's normative types with 2.0's names and grammar.
+//     The profile search path (Options.ProfilePath or Options.Profiles)
+//     wins over it.
+//   - A url starting with "/" is read from the repository of the
+//     importing file: a CSAR's root, else the top-level template's folder
+//     (the service's tree); a profile's, from the search folder it was
+//     found in.
+//   - 1.3's scalar-unit.size, .time, .frequency and .bitrate, which 2.0
+//     left to profiles but 2.0 templates still name, are read with 1.3's
+//     units and a tosca.legacy_type warning; other 1.x keynames 2.0
+//     dropped are tosca.legacy_keyname warnings, read as 1.3 reads them,
+//     or errors where 2.0 has a replacement the file must use
+//     (topology_template).
+//   - A template with count is one resource per representation, at
+//     name[i], even for count 1 (so that raising the count adds resources
+//     and renames none); without count it keeps its name. A count only
+//     apply time knows is one representation. Values with $node_index are
+//     evaluated per representation.
+//   - The counts of a requirement's assignments are checked against the
+//     upper bound of its count_range only: fewer are fulfilled by the
+//     orchestrator (§8.5: implicit assignments).
+//   - An unknown function, and a built-in given the wrong number of
+//     arguments or values it cannot apply to, are errors; custom functions
+//     are checked by the number of arguments their signatures take and
+//     left graph.Unknown (xosplan runs no function implementation).
+//   - $get_property of a value known at compile time is that value;
+//     otherwise, and $get_attribute always, the executor's
+//     attribute(address, name, path…), read from the recorded state;
+//     $get_artifact, $relationship_index, $available_allocation and paths
+//     through relationships stay unknown with their 2.0 name, which apply
+//     cannot resolve (an error there, not a guess).
 package tosca
 
 // Diagnostic codes; see the package documentation.

@@ -149,10 +149,3 @@ func CompareVersions(a, b string) (int, error) {
 func CompareTimestamps(a, b string) (int, error) {
 	return Compare(Timestamp, a, b)
 }
-
-// Display renders a node for a message as diagnostics quote values: a
-// scalar's text quoted, null as null, a collection as the YAML it holds
-// (shortened).
-func Display(n *yamlsrc.Node) string {
-	return display(n)
-}

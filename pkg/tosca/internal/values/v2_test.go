@@ -1,0 +1,75 @@
+package values
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// TestCoerceV2 covers the strict primitives of TOSCA 2.0 (§9.1).
+func TestCoerceV2(t *testing.T) {
+	tests := []struct {
+		typ, yaml string
+		want      graph.Value
+		err       string
+	}{
+		{"string", "hello", "hello", ""},
+		{"string", "'0.1'", "0.1", ""},
+		{"string", "0.1", nil, "is not a string"},
+		{"string", "null", nil, "null is not a string"},
+		{"integer", "0x1F", int64(31), ""},
+		{"integer", "1.0", nil, "is not an integer"},
+		{"float", "1", float64(1), ""},
+		{"float", "2.5", 2.5, ""},
+		{"boolean", "true", true, ""},
+		{"boolean", "False", nil, "lowercase words true and false"},
+		{"boolean", "no", nil, "is not a boolean"},
+		{"bytes", "'R0lGODlh'", "R0lGODlh", ""},
+		{"bytes", `""`, "", ""},
+		{"bytes", "'not base64!'", nil, "not Base64"},
+		{"bytes", "!!binary R0lGODlh", nil, "!!binary type is not accepted"},
+		{"bytes", "null", nil, "null is not a valid bytes"},
+		{"nil", "null", nil, ""},
+		{"nil", "0", nil, "is not null"},
+		{"timestamp", "2001-12-14T21:59:43.10-05:00", "2001-12-14T21:59:43.1-05:00", ""},
+		{"timestamp", "2001-12-15T02:59:43.1z", "2001-12-15T02:59:43.1Z", ""},
+		{"timestamp", "2001-12-14T21:59:43-00:00", "2001-12-14T21:59:43Z", ""},
+		{"timestamp", "'2001-12-14 21:59:43.10'", nil, "RFC 3339"},
+		{"timestamp", "2001-02-30T00:00:00Z", nil, "no such date"},
+		{"version", "2.0.1.alpha-3", "2.0.1.alpha-3", ""},
+		{"list", "[1]", nil, "not a primitive type"},
+	}
+	for _, tt := range tests {
+		got, err := CoerceV2(tt.typ, node(t, tt.yaml))
+		switch {
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("CoerceV2(%s, %s) error = %v, want %q", tt.typ, tt.yaml, err, tt.err)
+		case tt.err == "" && err != nil:
+			t.Errorf("CoerceV2(%s, %s) error = %v", tt.typ, tt.yaml, err)
+		case tt.err == "" && !graph.Equal(got, tt.want):
+			t.Errorf("CoerceV2(%s, %s) = %#v, want %#v", tt.typ, tt.yaml, got, tt.want)
+		}
+	}
+}
+
+// TestV2Helpers covers the comparisons and $length the 2.0 functions use.
+func TestV2Helpers(t *testing.T) {
+	if r, err := CompareVersions("2.0.1", "2.0.10"); err != nil || r >= 0 {
+		t.Errorf("CompareVersions = %d, %v", r, err)
+	}
+	if r, err := CompareTimestamps("2001-12-14T21:59:43Z", "2001-12-14T21:59:43-05:00"); err != nil || r >= 0 {
+		t.Errorf("CompareTimestamps = %d, %v", r, err)
+	}
+	for _, tt := range []struct {
+		v    graph.Value
+		want int64
+	}{{"héllo", 5}, {[]graph.Value{1, 2}, 2}, {map[string]graph.Value{"a": 1}, 1}} {
+		if n, err := Length(tt.v); err != nil || n != tt.want {
+			t.Errorf("Length(%v) = %d, %v", tt.v, n, err)
+		}
+	}
+	if !IsPrimitiveV2("bytes") || IsPrimitiveV2("map") {
+		t.Error("IsPrimitiveV2")
+	}
+}
