@@ -58,31 +58,11 @@ service_template:
 	return []byte(b.String())
 }
 
-func benchmarkCompile2(b *testing.B, n int) {
-	path := filepath.Join(b.TempDir(), "bench.yaml")
-	if err := os.WriteFile(path, genTemplate2(n), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	b.ReportAllocs()
-	var graphs int
-	startCPU := cpuTime()
-	b.ResetTimer()
-	for b.Loop() {
-		g, diags := Compile(context.Background(), path, Options{})
-		if diags.HasErrors() || g == nil || g.Len() != n {
-			b.Fatalf("compile: %d resources, %v", lenOf(g), diags.Err())
-		}
-		graphs++
-	}
-	b.StopTimer()
-	b.ReportMetric(float64((cpuTime()-startCPU).Milliseconds())/float64(graphs), "cpu-ms/op")
-}
-
 // BenchmarkCompile2_10k holds the target of a 2.0 template of 10,000
 // node templates compiled in under a second; _50k shows the growth is
 // linear (about five times the 10k figure).
-func BenchmarkCompile2_10k(b *testing.B) { benchmarkCompile2(b, 10_000) }
-func BenchmarkCompile2_50k(b *testing.B) { benchmarkCompile2(b, 50_000) }
+func BenchmarkCompile2_10k(b *testing.B) { benchmarkCompileOf(b, genTemplate2(10_000), 10_000) }
+func BenchmarkCompile2_50k(b *testing.B) { benchmarkCompileOf(b, genTemplate2(50_000), 50_000) }
 
 // TestGeneratedTemplate2 checks that the 2.0 benchmark input is valid and
 // compiles to the expected shape, so the benchmark measures real work.

@@ -365,38 +365,29 @@ func toFloat2(v graph.Value) (float64, bool) {
 }
 
 func arith2(name string, a []graph.Value) (graph.Value, bool) {
-	allInt := true
+	ints := make([]int64, 0, len(a))
+	floats := make([]float64, 0, len(a))
 	for _, x := range a {
-		if _, ok := x.(int64); !ok {
-			allInt = false
-			if _, ok := x.(float64); !ok {
-				return nil, false
-			}
+		f, ok := toFloat2(x)
+		if !ok {
+			return nil, false
+		}
+		floats = append(floats, f)
+		if i, isInt := x.(int64); isInt {
+			ints = append(ints, i)
 		}
 	}
-	if allInt && name != "quotient" {
-		acc := a[0].(int64)
-		for _, x := range a[1:] {
-			y := x.(int64)
-			switch name {
-			case "sum":
-				acc += y
-			case "product":
-				acc *= y
-			case "difference":
-				acc -= y
-			case "remainder":
-				if y == 0 {
-					return nil, false
-				}
-				acc %= y
-			}
-		}
-		return acc, true
+	if len(ints) == len(a) && name != "quotient" {
+		return fold2(name, ints, func(x, y int64) int64 { return x % y })
 	}
-	acc, _ := toFloat2(a[0])
-	for _, x := range a[1:] {
-		y, _ := toFloat2(x)
+	return fold2(name, floats, math.Mod)
+}
+
+// fold2 applies an arithmetic function to its arguments left to right;
+// false for a division by zero.
+func fold2[T int64 | float64](name string, a []T, rem func(T, T) T) (graph.Value, bool) {
+	acc := a[0]
+	for _, y := range a[1:] {
 		switch name {
 		case "sum":
 			acc += y
@@ -404,16 +395,15 @@ func arith2(name string, a []graph.Value) (graph.Value, bool) {
 			acc *= y
 		case "difference":
 			acc -= y
-		case "quotient":
+		case "quotient", "remainder":
 			if y == 0 {
 				return nil, false
 			}
-			acc /= y
-		case "remainder":
-			if y == 0 {
-				return nil, false
+			if name == "quotient" {
+				acc /= y
+			} else {
+				acc = rem(acc, y)
 			}
-			acc = math.Mod(acc, y)
 		}
 	}
 	return acc, true

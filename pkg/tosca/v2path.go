@@ -200,8 +200,9 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 			ev.c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: capability %q of node template %q has no %s %q", fn, end.capName, nd.name, noun2(fn), name)
 			return nil
 		}
-		if fn == "get_property" && nd.caps != nil && !end.all {
-			if v, ok := nd.caps[end.capName][name]; ok && !isUnknown2(v) {
+		if fn == "get_property" && !end.all {
+			_, caps := ev.c.valuesAt2(nd, ev.node, end.idx)
+			if v, ok := caps[end.capName][name]; ok && !isUnknown2(v) {
 				return ev.walkValue(v, rest[1:])
 			}
 		}
@@ -211,12 +212,52 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		ev.c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: node template %q has no %s %q", fn, nd.name, noun2(fn), name)
 		return nil
 	}
-	if fn == "get_property" && nd.props != nil && !end.all {
-		if v, ok := nd.props[name]; ok && !isUnknown2(v) {
+	if fn == "get_property" && !end.all {
+		props, _ := ev.c.valuesAt2(nd, ev.node, end.idx)
+		if v, ok := props[name]; ok && !isUnknown2(v) {
 			return ev.walkValue(v, rest[1:])
 		}
 	}
 	return ev.attributeOf(nd, end, rest)
+}
+
+// valuesAt2 returns the property and capability values of one
+// representation of nd, as seen from the template from (SELF when nd is
+// from): those of the current representation, or of representation idx
+// (the first when idx is -1) of a template with count, evaluated for it;
+// nil while nd's values are being evaluated (they read each other).
+func (c *compiler) valuesAt2(nd, from *node2, idx int64) (map[string]graph.Value, map[string]map[string]graph.Value) {
+	if _, counted := nd.n.GetPair("count"); !counted || (nd == from && idx < 0) {
+		return nd.props, nd.caps
+	}
+	if nd.busy {
+		return nil, nil
+	}
+	idx = max(idx, 0)
+	if i, ok := nd.index.(int64); ok && i == idx {
+		return nd.props, nd.caps
+	}
+	// Each representation is evaluated once, so that templates reading
+	// each other's representations cost their number, not its power.
+	if v, ok := nd.at[idx]; ok {
+		return v.props, v.caps
+	}
+	index, props, attrs, caps := nd.index, nd.props, nd.attrs, nd.caps
+	nd.busy, nd.index = true, idx
+	c.nodeValues2(c.root, nd)
+	if nd.at == nil {
+		nd.at = map[int64]repValues2{}
+	}
+	nd.at[idx] = repValues2{props: nd.props, caps: nd.caps}
+	atProps, atCaps := nd.props, nd.caps
+	nd.busy, nd.index, nd.props, nd.attrs, nd.caps = false, index, props, attrs, caps
+	return atProps, atCaps
+}
+
+// repValues2 are the values of one representation.
+type repValues2 struct {
+	props map[string]graph.Value
+	caps  map[string]map[string]graph.Value
 }
 
 func noun2(fn string) string {

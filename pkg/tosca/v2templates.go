@@ -65,6 +65,10 @@ type node2 struct {
 	attrs map[string]graph.Value
 	caps  map[string]map[string]graph.Value
 	reqs  []*reqAssign2
+	// busy is set while the values of another representation are
+	// evaluated for a TOSCA path (valuesAt2); at holds those evaluated.
+	busy bool
+	at   map[int64]repValues2
 }
 
 // reqAssign2 is a requirement assignment of a node template.

@@ -1,0 +1,111 @@
+package tosca
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// TestFunctions2Evaluate compiles each built-in call as an output of a
+// 2.0 template and compares the value the graph records.
+func TestFunctions2Evaluate(t *testing.T) {
+	tests := []struct {
+		expr string
+		want graph.Value
+	}{
+		{`{ $sum: [ 1, 2, 3 ] }`, int64(6)},
+		{`{ $sum: [ 1, 2.5 ] }`, 3.5},
+		{`{ $difference: [ 10, 4 ] }`, int64(6)},
+		{`{ $product: [ 2, 3, 4 ] }`, int64(24)},
+		{`{ $quotient: [ 7, 2 ] }`, 3.5},
+		{`{ $remainder: [ 7, 3 ] }`, int64(1)},
+		{`{ $round: [ 2.5 ] }`, int64(3)},
+		{`{ $floor: [ 2.7 ] }`, int64(2)},
+		{`{ $ceil: [ 2.1 ] }`, int64(3)},
+		{`{ $concat: [ a, 1, b ] }`, "a1b"},
+		{`{ $concat: [ [ 1 ], [ 2, 3 ] ] }`, []graph.Value{int64(1), int64(2), int64(3)}},
+		{`{ $join: [ [ a, b, c ], "-" ] }`, "a-b-c"},
+		{`{ $token: [ "a.b:c", ".:", 2 ] }`, "c"},
+		{`{ $length: [ "héllo" ] }`, int64(5)},
+		{`{ $union: [ [ 1, 2 ], [ 2, 3 ] ] }`, []graph.Value{int64(1), int64(2), int64(3)}},
+		{`{ $intersection: [ [ 1, 2, 3 ], [ 2, 3, 4 ] ] }`, []graph.Value{int64(2), int64(3)}},
+		{`{ $and: [ true, { $not: [ false ] } ] }`, true},
+		{`{ $or: [ false, false ] }`, false},
+		{`{ $xor: [ true, false ] }`, true},
+		{`{ $equal: [ 2, 2.0 ] }`, true},
+		{`{ $greater_than: [ b, a ] }`, true},
+		{`{ $less_or_equal: [ 3, 2 ] }`, false},
+		{`{ $valid_values: [ b, [ a, b ] ] }`, true},
+		{`{ $matches: [ abc123, "[a-z]+[0-9]+" ] }`, true},
+		{`{ $has_suffix: [ hello, llo ] }`, true},
+		{`{ $has_prefix: [ [ 1, 2, 3 ], [ 1, 2 ] ] }`, true},
+		{`{ $contains: [ [ 1, 2, 3 ], [ 2, 3 ] ] }`, true},
+		{`{ $has_entry: [ { a: 1 }, 1 ] }`, true},
+		{`{ $has_key: [ { a: 1 }, b ] }`, false},
+		{`{ $has_all_keys: [ { a: 1, b: 2 }, [ a, b ] ] }`, true},
+		{`{ $has_any_entry: [ [ 1, 2 ], [ 5, 2 ] ] }`, true},
+		{`{ $get_input: n }`, int64(3)},
+		{`$$literal`, "$literal"},
+		{`{ $get_property: [ a, 1, port ] }`, int64(8081)},
+		{`{ $get_property: [ b, RELATIONSHIP, peer, TARGET, port ] }`, int64(8080)},
+		{`{ $get_attribute: [ a, 0, state ] }`, graph.Unknown{Func: "attribute", Args: []graph.Value{"a[0]", "state"}}},
+	}
+	dir := t.TempDir()
+	for _, tt := range tests {
+		src := "tosca_definitions_version: tosca_2_0\n" +
+			"node_types:\n  N:\n    properties: { port: { type: integer } }\n    attributes: { state: { type: string } }\n" +
+			"    capabilities: { c: { type: C } }\n    requirements: [ { peer: { capability: C, count_range: [ 0, 1 ] } } ]\n" +
+			"capability_types:\n  C: {}\n" +
+			"service_template:\n  inputs:\n    n: { type: integer, default: 3 }\n  node_templates:\n" +
+			"    a: { type: N, count: 2, properties: { port: { $sum: [ 8080, $node_index ] } } }\n" +
+			"    b: { type: N, properties: { port: 1 }, requirements: [ { peer: a } ] }\n" +
+			"  outputs:\n    o: { value: " + tt.expr + " }\n"
+		path := filepath.Join(dir, "f.yaml")
+		if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		g, diags := Compile(context.Background(), path, Options{})
+		if diags.HasErrors() || g == nil {
+			t.Errorf("%s: %v", tt.expr, diags.Err())
+			continue
+		}
+		if got := g.Outputs["o"]; !graph.Equal(got, tt.want) {
+			t.Errorf("%s = %#v, want %#v", tt.expr, got, tt.want)
+		}
+	}
+}
+
+// TestPathsIntoRepresentationsAreEvaluatedOnce: templates with count whose
+// properties read two representations of the next one are evaluated once
+// per representation, not once per path that reaches it (2^60 here).
+func TestPathsIntoRepresentationsAreEvaluatedOnce(t *testing.T) {
+	src := "tosca_definitions_version: tosca_2_0\n" +
+		"node_types:\n  N:\n    properties: { a: { type: integer }, b: { type: integer } }\n" +
+		"service_template:\n  node_templates:\n"
+	const n = 60
+	for i := range n {
+		if i == n-1 {
+			src += "    t" + itoa(int64(i)) + ": { type: N, count: 2, properties: { a: 1, b: 2 } }\n"
+			continue
+		}
+		next := "t" + itoa(int64(i+1))
+		src += "    t" + itoa(int64(i)) + ": { type: N, count: 2, properties: { " +
+			"a: { $sum: [ { $get_property: [ " + next + ", 0, a ] }, { $get_property: [ " + next + ", 1, b ] } ] }, " +
+			"b: { $sum: [ { $get_property: [ " + next + ", 1, a ] }, { $get_property: [ " + next + ", 0, b ] } ] } } }\n"
+	}
+	path := filepath.Join(t.TempDir(), "chain.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, diags := Compile(context.Background(), path, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	r, _ := g.Resource("t0[0]")
+	if got := r.Spec["properties"].(map[string]graph.Value)["a"]; !graph.Equal(got, int64(3)<<(n-2)) {
+		t.Errorf("t0[0].a = %#v, want 3 << %d", got, n-2)
+	}
+}
