@@ -76,6 +76,7 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 		return nil
 	}
 	c.declareTypes2()
+	c.checkNamespaces2()
 	c.readFunctions2()
 	c.resolveTypes2()
 	c.readTopology2(root)

@@ -145,7 +145,7 @@ func (c *compiler) loadImport2(from *file, it *yamlsrc.Node, path string) {
 	}
 	if g != nil {
 		s := c.scope2(from)
-		s.imports = append(s.imports, nsImport{ns: imp.namespace, f: g})
+		s.imports = append(s.imports, nsImport{ns: imp.namespace, f: g, at: imp.at})
 	}
 }
 

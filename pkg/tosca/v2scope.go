@@ -16,6 +16,8 @@ import (
 type nsImport struct {
 	ns string
 	f  *file
+	// at is the import entry, where a name conflict is reported.
+	at *yamlsrc.Node
 }
 
 // scope2 is what one 2.0 file declares and imports.
@@ -76,6 +78,75 @@ func (c *compiler) findIn2(f *file, k kind, name string, seen map[*file]bool) *t
 		}
 	}
 	return nil
+}
+
+// checkNamespaces2 warns of names defined twice in one namespace
+// (§6.8.4): a file's own types and those its imports without a namespace
+// bring into its root namespace, unless they are the same definition
+// reached twice. §6.8.4 makes a duplicate within one file an error (YAML
+// duplicate keys, tosca.duplicate_key) and calls one across files
+// ambiguous; the TC's suite redefines imported types locally, so the
+// file's own definition wins, then the first import's, with a warning.
+func (c *compiler) checkNamespaces2() {
+	for _, f := range c.v2.files {
+		var own [numKinds]map[string]*typeDef2
+		s := c.scope2(f)
+		for k := range own {
+			own[k] = map[string]*typeDef2{}
+			for name, t := range s.types[k] {
+				own[k][name] = t
+			}
+		}
+		for _, im := range s.imports {
+			if im.ns != "" {
+				continue
+			}
+			visible := c.rootNames2(im.f, map[*file]bool{f: true})
+			for k := kind(0); k < numKinds; k++ {
+				for _, name := range sortedKeys2(visible[k]) {
+					t := visible[k][name]
+					prev, dup := own[k][name]
+					switch {
+					case !dup:
+						own[k][name] = t
+					case prev != t:
+						if prev.f == f {
+							c.warnf(prev.key, prev.path, CodeTypeRedefined, "%s %q is defined here and in %s, which this file imports without a namespace: this definition is used (§6.8.4: import the other with a namespace to use both)", k.word(), name, c.display(t.f.name))
+							continue
+						}
+						c.warnf(rangeOf(im.at), "imports", CodeTypeRedefined, "%s %q is defined in %s and in %s, both imported without a namespace: the first is used (§6.8.4: import one with a namespace to use both)", k.word(), name, c.display(prev.f.name), c.display(t.f.name))
+					}
+				}
+			}
+		}
+	}
+}
+
+// rootNames2 returns the types a file brings into the root namespace of
+// a file that imports it without a namespace: its own and, transitively,
+// those of its own imports without a namespace.
+func (c *compiler) rootNames2(f *file, seen map[*file]bool) [numKinds]map[string]*typeDef2 {
+	var out [numKinds]map[string]*typeDef2
+	for k := range out {
+		out[k] = map[string]*typeDef2{}
+	}
+	if seen[f] {
+		return out
+	}
+	seen[f] = true
+	s := c.scope2(f)
+	for _, im := range s.imports {
+		if im.ns == "" {
+			sub := c.rootNames2(im.f, seen)
+			for k := range out {
+				clone2(out[k], sub[k])
+			}
+		}
+	}
+	for k := range out {
+		clone2(out[k], s.types[k])
+	}
+	return out
 }
 
 // findFunc2 resolves a custom function name as the file f sees it.
