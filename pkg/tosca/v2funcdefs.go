@@ -12,6 +12,8 @@ package tosca
 //   - a call whose number of arguments no signature accepts (tosca.function)
 
 import (
+	"slices"
+
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -42,6 +44,53 @@ func (c *compiler) readFunctions2() {
 			}
 		}
 	}
+	if st := c.root.root.Get("service_template"); st != nil {
+		c.refineFunctions2(c.root, st.Get("functions"))
+	}
+}
+
+// refineFunctions2 reads the functions of the service template: new
+// ones, or refinements of those the file sees, whose signatures may
+// change only their implementation (an empty entry keeps one), new
+// signatures following (§10.4).
+func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
+	if n == nil || n.Kind != yamlsrc.Mapping {
+		return
+	}
+	s := c.scope2(f)
+	for _, p := range n.Pairs() {
+		path := "service_template.functions." + p.Key.Value
+		outer := c.findFunc2(f, p.Key.Value)
+		if outer == nil {
+			if d := c.readFuncDef2(f, p, path); d != nil {
+				s.funcs[d.name] = d
+			}
+			continue
+		}
+		if !c.keys2(p.Value, path, func() string { return "function " + quote(p.Key.Value) }, []string{"signatures", "description", "metadata"}, nil) {
+			continue
+		}
+		d := &funcDef2{name: outer.name, f: f, sigs: outer.sigs}
+		sn := p.Value.Get("signatures")
+		for i, sig := range sn.Items() {
+			sp := path + ".signatures[" + itoa(int64(i)) + "]"
+			if i >= len(outer.sigs) {
+				if more, ok := c.readSignature2(f, sig, sp); ok {
+					d.sigs = append(slices.Clone(d.sigs), more)
+				}
+				continue
+			}
+			if sig.IsNull() {
+				continue
+			}
+			if c.keys2(sig, sp, func() string { return "signature" }, []string{"implementation"}, nil) {
+				if im := sig.Get("implementation"); im != nil {
+					c.checkImpl2(im, sp+".implementation")
+				}
+			}
+		}
+		s.funcs[d.name] = d
+	}
 }
 
 func (c *compiler) readFuncDef2(f *file, p yamlsrc.Pair, path string) *funcDef2 {
@@ -63,41 +112,48 @@ func (c *compiler) readFuncDef2(f *file, p yamlsrc.Pair, path string) *funcDef2 
 		return nil
 	}
 	d := &funcDef2{name: name, f: f}
-	for i, s := range sn.Content {
-		sp := path + ".signatures[" + itoa(int64(i)) + "]"
-		if !c.keys2(s, sp, func() string { return "signature" }, []string{"arguments", "optional_arguments", "variadic", "result", "implementation"}, nil) {
-			continue
+	for i, sig := range sn.Content {
+		if sg, ok := c.readSignature2(f, sig, path+".signatures["+itoa(int64(i))+"]"); ok {
+			d.sigs = append(d.sigs, sg)
 		}
-		sig := sig2{}
-		for _, key := range []string{"arguments", "optional_arguments"} {
-			an := s.Get(key)
-			if an == nil || an.IsNull() {
-				continue
-			}
-			if an.Kind != yamlsrc.Sequence {
-				c.errorf(an.Range, sp+"."+key, CodeWrongKind, "%s must be a list of definitions, found %s", key, an.Describe())
-				continue
-			}
-			for j, a := range an.Content {
-				c.readSchema2(f, a, sp+"."+key+"["+itoa(int64(j))+"]")
-			}
-			if key == "arguments" {
-				sig.min = len(an.Content)
-			}
-			sig.max += len(an.Content)
-		}
-		if v, set := c.bool2(s, sp, "variadic"); set && v {
-			sig.max = -1
-		}
-		if r := s.Get("result"); r != nil {
-			c.readSchema2(f, r, sp+".result")
-		}
-		if im := s.Get("implementation"); im != nil {
-			c.checkImpl2(im, sp+".implementation")
-		}
-		d.sigs = append(d.sigs, sig)
 	}
 	return d
+}
+
+// readSignature2 reads one signature: its argument definitions and
+// whether it is variadic.
+func (c *compiler) readSignature2(f *file, s *yamlsrc.Node, sp string) (sig2, bool) {
+	sig := sig2{}
+	if !c.keys2(s, sp, func() string { return "signature" }, []string{"arguments", "optional_arguments", "variadic", "result", "implementation"}, nil) {
+		return sig, false
+	}
+	for _, key := range []string{"arguments", "optional_arguments"} {
+		an := s.Get(key)
+		if an == nil || an.IsNull() {
+			continue
+		}
+		if an.Kind != yamlsrc.Sequence {
+			c.errorf(an.Range, sp+"."+key, CodeWrongKind, "%s must be a list of definitions, found %s", key, an.Describe())
+			continue
+		}
+		for j, a := range an.Content {
+			c.readSchema2(f, a, sp+"."+key+"["+itoa(int64(j))+"]")
+		}
+		if key == "arguments" {
+			sig.min = len(an.Content)
+		}
+		sig.max += len(an.Content)
+	}
+	if v, set := c.bool2(s, sp, "variadic"); set && v {
+		sig.max = -1
+	}
+	if r := s.Get("result"); r != nil {
+		c.readSchema2(f, r, sp+".result")
+	}
+	if im := s.Get("implementation"); im != nil {
+		c.checkImpl2(im, sp+".implementation")
+	}
+	return sig, true
 }
 
 // checkSignature2 checks a call's number of arguments against the
