@@ -236,9 +236,11 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		}
 		clone2(d.props, d.typ.props)
 		clone2(d.attrs, d.typ.attrs)
+		d.validSources = d.typ.validSources
 		if prev != nil {
 			clone2(d.props, prev.props)
 			clone2(d.attrs, prev.attrs)
+			setValid2(&d.validSources, prev.validSources)
 		}
 		if p.Value.Kind == yamlsrc.Mapping {
 			if pn := p.Value.Get("properties"); pn != nil {
@@ -247,7 +249,7 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			if an := p.Value.Get("attributes"); an != nil {
 				c.readPropDefs2(t.f, d.attrs, an, cp+".attributes", false)
 			}
-			c.typeNames2(t.f, kNode, p.Value.Get("valid_source_node_types"), cp+".valid_source_node_types")
+			setValid2(&d.validSources, c.typeNames2(t.f, kNode, p.Value.Get("valid_source_node_types"), cp+".valid_source_node_types"))
 			c.typeNames2(t.f, kRelationship, p.Value.Get("valid_relationship_types"), cp+".valid_relationship_types")
 		}
 		t.caps[name] = d

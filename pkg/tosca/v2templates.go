@@ -26,6 +26,7 @@ package tosca
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -73,6 +74,8 @@ type node2 struct {
 
 // reqAssign2 is a requirement assignment of a node template.
 type reqAssign2 struct {
+	// src is the type of the node template that holds the requirement.
+	src      *typeDef2
 	name     string
 	def      *req2
 	n        *yamlsrc.Node
@@ -500,7 +503,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		}
 		name, body := it.Content[0].Value, it.Content[1]
 		rp := nd.path + ".requirements." + name
-		ra := &reqAssign2{name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
+		ra := &reqAssign2{src: nd.typ, name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
 		for _, d := range nd.typ.reqs {
 			if d.name == name {
 				ra.def = d
@@ -587,7 +590,9 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 		if cd := t.caps[cn.Value]; cd != nil {
 			if want != nil && !c.derives2(cd.typ, want) {
 				c.errorf(cn.Range, ra.path+".capability", CodeCapabilityMismatch, "capability %q of %s is a %q, not the %q requirement %q needs", cn.Value, describeValue(at), cd.typ.name, want.name, ra.name)
+				return
 			}
+			c.checkValidTypes2(ra, t, cd, at)
 			return
 		}
 		ct := c.findType2(f, kCapability, cn.Value)
@@ -604,12 +609,47 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 	if want == nil {
 		return
 	}
-	for _, cd := range t.caps {
-		if cd.typ != nil && c.derives2(cd.typ, want) {
+	for _, name := range sortedKeys2(t.caps) {
+		if cd := t.caps[name]; cd.typ != nil && c.derives2(cd.typ, want) {
+			c.checkValidTypes2(ra, t, cd, at)
 			return
 		}
 	}
 	c.errorf(at.Range, ra.path+".node", CodeCapabilityMismatch, "%s has no capability of type %q, which requirement %q needs", describeValue(at), want.name, ra.name)
+}
+
+// checkValidTypes2 checks the valid_*_types restrictions of the target
+// capability and of the relationship (§7.3, §8.1, §8.2): the source node
+// type, the capability type and the target node type must each derive
+// from one of the types listed, where a list is given.
+func (c *compiler) checkValidTypes2(ra *reqAssign2, target *typeDef2, cd *cap2, at *yamlsrc.Node) {
+	src := ra.src
+	in := func(t *typeDef2, list []*typeDef2) bool {
+		return len(list) == 0 || slices.ContainsFunc(list, func(x *typeDef2) bool { return c.derives2(t, x) })
+	}
+	if !in(src, cd.validSources) {
+		c.errorf(at.Range, ra.path, CodeValidSource, "capability %q of %s does not accept a requirement of node type %q (valid_source_node_types: %s)", cd.name, describeValue(at), src.name, typeNames2(cd.validSources))
+	}
+	rt := ra.relType
+	if rt == nil {
+		return
+	}
+	switch {
+	case !in(cd.typ, rt.validCaps):
+		c.errorf(at.Range, ra.path, CodeValidTarget, "relationship type %q cannot target capability %q of type %q (valid_capability_types: %s)", rt.name, cd.name, cd.typ.name, typeNames2(rt.validCaps))
+	case !in(target, rt.validTargets):
+		c.errorf(at.Range, ra.path, CodeValidTarget, "relationship type %q cannot target a node of type %q (valid_target_node_types: %s)", rt.name, target.name, typeNames2(rt.validTargets))
+	case !in(src, rt.validSources):
+		c.errorf(at.Range, ra.path, CodeValidSource, "relationship type %q cannot start at a node of type %q (valid_source_node_types: %s)", rt.name, src.name, typeNames2(rt.validSources))
+	}
+}
+
+func typeNames2(list []*typeDef2) string {
+	names := make([]string, len(list))
+	for i, t := range list {
+		names[i] = t.name
+	}
+	return strings.Join(names, ", ")
 }
 
 // checkReqCounts2 checks that the counts of the non-optional assignments

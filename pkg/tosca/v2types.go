@@ -59,6 +59,17 @@ type typeDef2 struct {
 	members      []*typeDef2
 	targets      []*typeDef2
 	scalar       *scalarDef2
+	// validSources, validCaps and validTargets are the valid_*_types
+	// lists of capability and relationship types (nil: no restriction).
+	validSources, validCaps, validTargets []*typeDef2
+}
+
+// setValid2 sets a valid_*_types list when the definition writes a
+// non-empty one; otherwise the inherited list stays.
+func setValid2(into *[]*typeDef2, list []*typeDef2) {
+	if len(list) > 0 {
+		*into = list
+	}
 }
 
 // prop2 is a property, attribute or parameter definition, or a schema.
@@ -80,6 +91,9 @@ type cap2 struct {
 	typ          *typeDef2
 	n            *yamlsrc.Node
 	props, attrs map[string]*prop2
+	// validSources restricts the node types whose requirements may
+	// target the capability (its type's, refined by the definition).
+	validSources []*typeDef2
 }
 
 type req2 struct {
@@ -307,6 +321,7 @@ func (c *compiler) inherit2(t *typeDef2) {
 	t.entry, t.keyS = p.entry, p.keyS
 	t.members, t.targets = p.members, p.targets
 	t.scalar = p.scalar
+	t.validSources, t.validCaps, t.validTargets = p.validSources, p.validCaps, p.validTargets
 }
 
 func clone2[V any](into, from map[string]V) {
@@ -334,11 +349,11 @@ func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
 		c.readArtifactDefs2(t, n.Get("artifacts"), path+".artifacts")
 	case kRelationship:
 		c.readIfaceDefs2(t.f, t.ifaces, n.Get("interfaces"), path+".interfaces")
-		c.typeNames2(t.f, kCapability, n.Get("valid_capability_types"), path+".valid_capability_types")
-		c.typeNames2(t.f, kNode, n.Get("valid_target_node_types"), path+".valid_target_node_types")
-		c.typeNames2(t.f, kNode, n.Get("valid_source_node_types"), path+".valid_source_node_types")
+		setValid2(&t.validCaps, c.typeNames2(t.f, kCapability, n.Get("valid_capability_types"), path+".valid_capability_types"))
+		setValid2(&t.validTargets, c.typeNames2(t.f, kNode, n.Get("valid_target_node_types"), path+".valid_target_node_types"))
+		setValid2(&t.validSources, c.typeNames2(t.f, kNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
 	case kCapability:
-		c.typeNames2(t.f, kNode, n.Get("valid_source_node_types"), path+".valid_source_node_types")
+		setValid2(&t.validSources, c.typeNames2(t.f, kNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
 		c.typeNames2(t.f, kRelationship, n.Get("valid_relationship_types"), path+".valid_relationship_types")
 	case kInterface:
 		if in := n.Get("inputs"); in != nil {
