@@ -154,7 +154,18 @@ func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, input
 		}
 		kind, body := a.Content[0].Value, a.Content[1]
 		switch kind {
-		case "delegate", "inline", "set_state":
+		case "delegate", "set_state":
+		case "inline":
+			// The workflow inlined is one of the service template's
+			// (§13.2.3.4): its name, or a map with workflow and inputs.
+			wn := body
+			if body.Kind == yamlsrc.Mapping {
+				c.keys2(body, ap+".inline", func() string { return "inline activity" }, []string{"workflow", "inputs"}, nil)
+				wn = body.Get("workflow")
+			}
+			if c.v2.topo.st.Get("workflows").Get(text(wn)) == nil {
+				c.errorf(rangeOf(wn), ap+".inline", CodeWorkflow, "inline names %s, which is no workflow of the service template", describeValue(wn))
+			}
 		case "call_operation":
 			if nd != nil {
 				c.checkCallOperation2(f, nd, body, inputs, ap+".call_operation")

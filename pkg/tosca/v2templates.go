@@ -199,8 +199,12 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 		case c.opts.Inputs != nil && c.opts.Inputs[name] != nil:
 			vn := nodeOf(c.opts.Inputs[name], d.n.Range)
 			topo.inputs[name] = c.checkValue2(ev, d, vn, path)
+		case d.value != nil && d.typ != nil:
+			topo.inputs[name] = c.checkValue2(ev, d, d.value, path+".value")
 		case d.value != nil:
 			topo.inputs[name] = ev.evalAt(d.value, path+".value")
+		case d.def != nil && !d.def.IsNull() && d.typ != nil:
+			topo.inputs[name] = c.checkValue2(ev, d, d.def, path+".default")
 		case d.def != nil && !d.def.IsNull():
 			topo.inputs[name] = ev.evalAt(d.def, path+".default")
 		default:
@@ -790,9 +794,22 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 	ev := &eval2{c: c, f: f}
 	c.assignProps2(ev, t.props, body.Get("properties"), path+".properties", "policy "+quote(name), true)
 	for i, tg := range body.Get("targets").Items() {
+		tp := path + ".targets[" + itoa(int64(i)) + "]"
 		nd, grp := c.v2.topo.byName[text(tg)], c.v2.topo.groups[text(tg)]
-		if nd == nil && grp == nil {
-			c.errorf(tg.Range, path+".targets["+itoa(int64(i))+"]", CodePolicyTargets, "policy target %s is no node template or group", describeValue(tg))
+		var tt *typeDef2
+		switch {
+		case nd != nil:
+			tt = nd.typ
+		case grp != nil:
+			tt = c.findType2(f, kGroup, text(grp.Get("type")))
+		default:
+			c.errorf(tg.Range, tp, CodePolicyTargets, "policy target %s is no node template or group", describeValue(tg))
+			continue
+		}
+		// The policy type's targets list the node and group types it
+		// applies to (§16.3).
+		if tt != nil && len(t.targets) > 0 && !slices.ContainsFunc(t.targets, func(x *typeDef2) bool { return c.derives2(tt, x) }) {
+			c.errorf(tg.Range, tp, CodePolicyTargets, "policy type %q does not apply to %s of type %q (targets: %s)", t.name, describeValue(tg), tt.name, typeNames2(t.targets))
 		}
 	}
 	if tr := body.Get("triggers"); tr != nil && !tr.IsNull() {
