@@ -198,6 +198,8 @@ func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *type
 		c.unknownType(k, n, path, false, "unknown %s %q", k.word(), n.Value)
 	} else if k == kData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
 		c.warnf(n.Range, path, CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)
+	} else if k == kData && t.name == "range" && t.f == nil {
+		c.warnf(n.Range, path, CodeLegacyType, "range is a TOSCA 1.3 type that TOSCA 2.0 dropped (§9.1): read as 1.3 reads it, [ lower, upper ] with upper UNBOUNDED allowed")
 	}
 	return t
 }

@@ -160,6 +160,8 @@ func (c *compiler) declareTypes2() {
 	for _, name := range builtinTypes2() {
 		c.v2.builtins[name] = &typeDef2{kind: kData, name: name, base: name, state: 2, chain: []string{name}}
 	}
+	// 1.3's range, which 2.0 dropped, read as 1.3 reads it.
+	c.v2.builtins["range"] = &typeDef2{kind: kData, name: "range", base: "range", state: 2, chain: []string{"range"}}
 	for name, units := range legacyScalarUnits2() {
 		s := &scalarDef2{dataType: c.v2.builtins["float"], units: units, canonical: legacyCanonical2(name)}
 		c.v2.builtins[name] = &typeDef2{kind: kData, name: name, base: "scalar", state: 2, chain: []string{name, "scalar"}, scalar: s}

@@ -100,6 +100,13 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 			out[unescape2(p.Key.Value)] = c.schemaValue2(ev, entry, p.Value, joinPath(path, p.Key.Value), depth)
 		}
 		v = out
+	case t.base == "range":
+		cv, err := values.Coerce(values.Range, n)
+		if err != nil {
+			c.errorf(rangeOf(n), path, CodeValue, "%s", err.Error())
+			return nil
+		}
+		v = cv
 	case t.base == "":
 		v = c.complexValue2(ev, t, n, path, depth)
 		if v == nil {
