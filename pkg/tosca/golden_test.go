@@ -17,10 +17,13 @@ import (
 // Rewrite with XOSPLAN_UPDATE=1 (testutil.Golden).
 func TestGolden(t *testing.T) {
 	corpus := testutil.CorpusDirOrEmpty()
-	cases := []struct{ name, path string }{
-		{"webstack", filepath.Join("testdata", "golden", "webstack", "template.yaml")},
-		{"xos-link", filepath.Join(corpus, "xos-recipes", "recipes", "03-xostosca-link.yaml")},
-		{"xos-bbsim", filepath.Join(corpus, "xos-recipes", "recipes", "07-helm-bbsim-16.yaml")},
+	example2 := filepath.Join("..", "..", "examples", "tosca2")
+	cases := []struct{ name, path, profiles string }{
+		{"webstack", filepath.Join("testdata", "golden", "webstack", "template.yaml"), ""},
+		{"xos-link", filepath.Join(corpus, "xos-recipes", "recipes", "03-xostosca-link.yaml"), ""},
+		{"xos-bbsim", filepath.Join(corpus, "xos-recipes", "recipes", "07-helm-bbsim-16.yaml"), ""},
+		// TOSCA 2.0: count, a profile by name, paths through requirements.
+		{"tosca2", filepath.Join(example2, "stack.yaml"), filepath.Join(example2, "profiles")},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -30,6 +33,9 @@ func TestGolden(t *testing.T) {
 			var opts Options
 			if corpus != "" && strings.HasPrefix(tc.path, corpus) {
 				opts.Root = rootAt(t, corpus)
+			}
+			if tc.profiles != "" {
+				opts.ProfilePath = []string{tc.profiles}
 			}
 			g, diags := Compile(context.Background(), tc.path, opts)
 			requireNoErrors(t, diags)

@@ -109,3 +109,26 @@ func TestPathsIntoRepresentationsAreEvaluatedOnce(t *testing.T) {
 		t.Errorf("t0[0].a = %#v, want 3 << %d", got, n-2)
 	}
 }
+
+// TestAttributeReadsOrderTheReader: a 2.0 node template whose operation
+// reads another's attribute, with no requirement between them, is applied
+// after it (a graph.Reads edge), so that the value is there to read.
+func TestAttributeReadsOrderTheReader(t *testing.T) {
+	src := "tosca_definitions_version: tosca_2_0\n" +
+		"interface_types:\n  Standard: { operations: { create: {} } }\n" +
+		"node_types:\n  N:\n    attributes: { addr: { type: string } }\n    interfaces: { Standard: { type: Standard } }\n" +
+		"service_template:\n  node_templates:\n    a: { type: N }\n" +
+		"    b:\n      type: N\n      interfaces: { Standard: { operations: { create: { implementation: run.sh, inputs: { x: { $get_attribute: [ a, addr ] } } } } } }\n"
+	path := filepath.Join(t.TempDir(), "reads.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, diags := Compile(context.Background(), path, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	edges := g.Edges()
+	if len(edges) != 1 || edges[0].Source != "b" || edges[0].Target != "a" || edges[0].Kind != graph.Reads {
+		t.Errorf("edges = %+v, want b reads a", edges)
+	}
+}

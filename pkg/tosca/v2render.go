@@ -86,10 +86,66 @@ func (c *compiler) render2() *graph.Graph {
 			}
 		}
 	}
+	addReads2(g)
 	if len(topo.outputs) > 0 {
 		g.Outputs = topo.outputs
 	}
 	return g
+}
+
+// addReads2 orders a resource after each other resource whose state its
+// values read (an attribute(address, …) unknown in its spec or operation
+// inputs), as 1.x does (addReads), where no edge joins them already.
+func addReads2(g *graph.Graph) {
+	type pair struct{ src, dst string }
+	linked := map[pair]bool{}
+	for _, e := range g.Edges() {
+		linked[pair{e.Source, e.Target}] = true
+	}
+	for _, r := range g.Resources() {
+		var targets []string
+		var walk func(v graph.Value)
+		walk = func(v graph.Value) {
+			switch x := v.(type) {
+			case graph.Unknown:
+				if addr, ok := firstArg2(x); ok && x.Func == "attribute" {
+					targets = append(targets, addr)
+				}
+				for _, a := range x.Args {
+					walk(a)
+				}
+			case []graph.Value:
+				for _, e := range x {
+					walk(e)
+				}
+			case map[string]graph.Value:
+				for _, e := range x {
+					walk(e)
+				}
+			}
+		}
+		walk(r.Spec)
+		for _, op := range r.Driver.Operations {
+			walk(op.Inputs)
+		}
+		slices.Sort(targets)
+		for _, t := range slices.Compact(targets) {
+			k := pair{r.Address, t}
+			if _, known := g.Resource(t); !known || t == r.Address || linked[k] {
+				continue
+			}
+			linked[k] = true
+			_ = g.AddEdge(graph.Edge{Source: r.Address, Target: t, Kind: graph.Reads, Range: r.Range})
+		}
+	}
+}
+
+func firstArg2(u graph.Unknown) (string, bool) {
+	if len(u.Args) == 0 {
+		return "", false
+	}
+	s, ok := u.Args[0].(string)
+	return s, ok
 }
 
 // edgeKind2 maps a relationship type to an edge kind by its chain.
