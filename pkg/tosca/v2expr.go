@@ -113,6 +113,7 @@ func (c *compiler) walkExpr2(f *file, n *yamlsrc.Node, path string, validation b
 	}
 	switch n.Kind {
 	case yamlsrc.Mapping:
+		c.checkMalformed2(n, path)
 		for _, p := range n.Pairs() {
 			c.walkExpr2(f, p.Value, joinPath(path, p.Key.Value), validation, depth+1)
 		}
@@ -154,6 +155,20 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 			want += " to " + itoa(int64(hi))
 		}
 		c.errorf(n.Range, path, CodeFunction, "$%s takes %s argument(s), found %d", name, want, got)
+	}
+}
+
+// checkMalformed2 reports a map that has a function-call key ($name)
+// beside other keys: "malformed function" (§10.1).
+func (c *compiler) checkMalformed2(n *yamlsrc.Node, path string) {
+	if len(n.Content) <= 2 {
+		return
+	}
+	for _, p := range n.Pairs() {
+		if k := p.Key.Value; p.Key.Kind == yamlsrc.Scalar && strings.HasPrefix(k, "$") && !strings.HasPrefix(k, "$$") {
+			c.errorf(p.Key.Range, joinPath(path, k), CodeFunction, "malformed function: %q is a function call, which must be the only key of its map (write $$ for a literal $)", k)
+			return
+		}
 	}
 }
 

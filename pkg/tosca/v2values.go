@@ -39,6 +39,9 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		v := ev.evalAt(n, path)
 		return v
 	}
+	if n.Kind == yamlsrc.Mapping {
+		c.checkMalformed2(n, path)
+	}
 	if t == nil {
 		return ev.evalAt(n, path)
 	}
