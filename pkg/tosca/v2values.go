@@ -37,7 +37,11 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	if _, _, ok := funcCall2(n); ok {
 		c.checkExpr2(ev.f, n, path, false)
 		v := ev.evalAt(n, path)
-		return v
+		if t == nil || v == nil || graph.HasUnknown(v) || dollarText2(v) {
+			return v
+		}
+		// A value known now fits the definition as a written one must.
+		return c.checkValueDepth2(ev, t, entry, keyS, validation, nodeOf(v, n.Range), path, depth+1)
 	}
 	if n.Kind == yamlsrc.Mapping {
 		c.checkMalformed2(n, path)
@@ -200,6 +204,24 @@ func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v 
 		}
 	}
 	return true
+}
+
+// dollarText2 reports whether a value holds a string starting with $,
+// which written again would read as a function call.
+func dollarText2(v graph.Value) bool {
+	switch x := v.(type) {
+	case string:
+		return strings.HasPrefix(x, "$")
+	case []graph.Value:
+		return slices.ContainsFunc(x, dollarText2)
+	case map[string]graph.Value:
+		for k, e := range x {
+			if strings.HasPrefix(k, "$") || dollarText2(e) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sortedKeys2 returns a map's keys in order, for deterministic messages.
