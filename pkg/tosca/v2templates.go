@@ -120,7 +120,9 @@ func (c *compiler) readTopology2(root *file) {
 			c.keys2(p.Value, path, func() string { return "node template " + quote(p.Key.Value) }, nodeTemplateKeys2(), nil)
 			c.metadata2(p.Value, path)
 			nd := &node2{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
-			if src := nt.Get(text(p.Value.Get("copy"))); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
+			if cp := p.Value.Get("copy"); cp == nil {
+				// Most templates copy nothing: no lookup among them all.
+			} else if src := nt.Get(text(cp)); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
 				// The template copied is the basis its keynames refine
 				// (§7.2); a copy of a copy is reported by readNode2.
 				nd.n = mergeNodes(src, p.Value)
