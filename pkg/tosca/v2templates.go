@@ -86,6 +86,8 @@ type reqAssign2 struct {
 	count    int64
 	optional bool
 	alloc    *yamlsrc.Node
+	// capName is the target capability the requirement was matched to.
+	capName string
 }
 
 func nodeTemplateKeys2() []string {
@@ -149,6 +151,7 @@ func (c *compiler) readTopology2(root *file) {
 	for _, nd := range topo.nodes {
 		c.nodeValues2(root, nd)
 	}
+	c.checkCapacity2(root)
 	if gs := st.Get("groups"); gs != nil && gs.Kind == yamlsrc.Mapping {
 		for _, p := range gs.Pairs() {
 			c.readGroup2(root, p)
@@ -598,6 +601,7 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 				c.errorf(cn.Range, ra.path+".capability", CodeCapabilityMismatch, "capability %q of %s is a %q, not the %q requirement %q needs", cn.Value, describeValue(at), cd.typ.name, want.name, ra.name)
 				return
 			}
+			ra.capName = cd.name
 			c.checkValidTypes2(ra, t, cd, at)
 			return
 		}
@@ -617,6 +621,7 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 	}
 	for _, name := range sortedKeys2(t.caps) {
 		if cd := t.caps[name]; cd.typ != nil && c.derives2(cd.typ, want) {
+			ra.capName = cd.name
 			c.checkValidTypes2(ra, t, cd, at)
 			return
 		}
@@ -656,6 +661,66 @@ func typeNames2(list []*typeDef2) string {
 		names[i] = t.name
 	}
 	return strings.Join(names, ", ")
+}
+
+// checkCapacity2 checks that the allocations of the requirements that
+// target a capability do not add up to more than its properties' values
+// (§8.5.5), where both are known: every representation of a source
+// allocates, to a target without count.
+func (c *compiler) checkCapacity2(f *file) {
+	type key struct {
+		target        *node2
+		capName, prop string
+	}
+	sums := map[key]float64{}
+	var order []key
+	at := map[key]*reqAssign2{}
+	for _, nd := range c.v2.topo.nodes {
+		ev := &eval2{c: c, f: f, node: nd}
+		for _, ra := range nd.reqs {
+			if ra.alloc == nil || ra.target == nil || ra.capName == "" || ra.target.n.Get("count") != nil {
+				continue
+			}
+			cd := ra.target.typ.caps[ra.capName]
+			for _, p := range ra.alloc.Pairs() {
+				d := cd.props[p.Key.Value]
+				if d == nil {
+					continue
+				}
+				amount, ok := quantity2(d.typ, ev.evalAt(p.Value, ra.path+".allocation."+p.Key.Value))
+				if !ok {
+					continue
+				}
+				k := key{ra.target, ra.capName, p.Key.Value}
+				if _, seen := sums[k]; !seen {
+					order = append(order, k)
+				}
+				sums[k] += amount * float64(nd.count)
+				at[k] = ra
+			}
+		}
+	}
+	for _, k := range order {
+		d := k.target.typ.caps[k.capName].props[k.prop]
+		capacity, ok := quantity2(d.typ, k.target.caps[k.capName][k.prop])
+		if ok && sums[k] > capacity {
+			ra := at[k]
+			c.errorf(ra.key, ra.path+".allocation", CodeValue, "the allocations of %s to capability %q of %q add up to %v, over its %v (§8.5.5)", k.prop, k.capName, k.target.name, sums[k], capacity)
+		}
+	}
+}
+
+// quantity2 reads a number, or a scalar of type t in its canonical unit.
+func quantity2(t *typeDef2, v graph.Value) (float64, bool) {
+	if f, ok := toFloat2(v); ok {
+		return f, true
+	}
+	s, ok := v.(string)
+	if !ok || t == nil || t.scalar == nil {
+		return 0, false
+	}
+	_, canon, _, msg := parseScalar2(t.scalar, s)
+	return canon, msg == ""
 }
 
 // checkReqCounts2 checks that the counts of the non-optional assignments
