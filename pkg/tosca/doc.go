@@ -299,6 +299,13 @@
 //     arguments or values it cannot apply to, are errors; custom functions
 //     are checked by the number of arguments their signatures take and
 //     left graph.Unknown (xosplan runs no function implementation).
+//   - An allocation (§8.5.5) is a placement request of the allocating
+//     representation (num_cpus, mem_size, disk_size: VCPU, MEMORY_MB,
+//     DISK_GB), which pkg/placement answers against the providers'
+//     inventory; the allocations to one capability are also checked
+//     against its properties' values when both are known. A 2.0 Compute
+//     node makes no request of its own (1.x's does): in 2.0 its capacity
+//     is what allocations draw on. $available_allocation stays unknown.
 //   - $get_property of a value known at compile time is that value;
 //     otherwise, and $get_attribute always, the executor's
 //     attribute(address, name, path…), read from the recorded state;
