@@ -62,9 +62,12 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 		c.checkDefValue2(&d, n, path)
 		return &d
 	}
+	// A definition that cannot be read stays, untyped and optional, so
+	// that its assignments are not reported again (one cause, once).
+	untyped := &prop2{name: name, n: n, f: f}
 	if n.Kind != yamlsrc.Mapping {
 		c.errorf(rangeOf(n), path, CodeWrongKind, "definition %q must be a map, found %s", name, n.Describe())
-		return nil
+		return untyped
 	}
 	c.keys2(n, path, func() string { return "definition " + quote(name) }, propKeys2(isProp), legacyPropKey)
 	c.metadata2(n, path)
@@ -80,11 +83,11 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	case tn != nil && !tn.IsNull():
 		t := c.typeRef2(f, kData, tn, path+".type")
 		if t == nil {
-			return nil
+			return untyped
 		}
 		if t.name == "scalar" && t.parent == nil {
 			c.errorf(tn.Range, path+".type", CodeValue, "scalar is abstract: a definition names a scalar type derived from it (§9.1.2.2)")
-			return nil
+			return untyped
 		}
 		if prev != nil && prev.typ != nil && !c.derives2(t, prev.typ) {
 			c.errorf(tn.Range, path+".type", CodeIncompatibleRefinement, "%q refines a definition of type %q with type %q, which does not derive from it", name, prev.typ.name, t.name)
@@ -96,7 +99,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 		} else {
 			c.errorf(n.Range, path, CodeMissingField, "definition %q is missing required field \"type\"", name)
 		}
-		return nil
+		return untyped
 	}
 	if es := n.Get("entry_schema"); es != nil {
 		d.entry = c.refineSchema2(f, es, path+".entry_schema", d.entry)
