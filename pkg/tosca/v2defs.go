@@ -235,6 +235,8 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		if prev != nil && tn.IsNull() {
 			d.typ = prev.typ
 		} else if d.typ = c.typeRef2(t.f, kCapability, tn, cp+".type"); d.typ == nil {
+			// Kept untyped: what names it is not reported again.
+			t.caps[name] = d
 			continue
 		}
 		clone2(d.props, d.typ.props)
@@ -406,6 +408,8 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 		if prev != nil && tn.IsNull() {
 			d.typ = prev.typ
 		} else if d.typ = c.typeRef2(f, kInterface, tn, ip+".type"); d.typ == nil {
+			// Kept untyped: its assignments are not reported again.
+			into[name] = d
 			continue
 		}
 		clone2(d.ops, d.typ.ops)

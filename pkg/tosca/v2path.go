@@ -194,6 +194,8 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	switch {
 	case fn == "get_artifact":
 		return unknown2(fn, vals)
+	case end.capName != "" && nd.typ.caps[end.capName].typ == nil:
+		return unknown2(fn, vals)
 	case end.capName != "":
 		cd := nd.typ.caps[end.capName]
 		if cd.props[name] == nil && (fn == "get_property" || cd.attrs[name] == nil) {

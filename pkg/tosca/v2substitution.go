@@ -43,7 +43,7 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 		if t.caps[p.Key.Value] == nil {
 			c.errorf(p.Key.Range, path+".capabilities."+p.Key.Value, CodeSubstitution, "node type %q has no capability %q to map", t.name, p.Key.Value)
 		}
-		if tgt := p.Value.Items(); len(tgt) > 0 && topo.byName[text(tgt[0])] == nil {
+		if tgt := p.Value.Items(); len(tgt) > 0 && topo.byName[text(tgt[0])] == nil && !c.failedTemplate2(tgt[0]) {
 			c.errorf(tgt[0].Range, path+".capabilities."+p.Key.Value, CodeSubstitution, "capability mapping names %s, which is no node template", describeValue(tgt[0]))
 		}
 	}
@@ -79,7 +79,7 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 			targets = items
 		}
 		for _, tg := range targets {
-			if items := tg.Items(); len(items) > 0 && topo.byName[text(items[0])] == nil {
+			if items := tg.Items(); len(items) > 0 && topo.byName[text(items[0])] == nil && !c.failedTemplate2(items[0]) {
 				c.errorf(items[0].Range, path+".requirements."+key.Value, CodeSubstitution, "requirement mapping names %s, which is no node template", describeValue(items[0]))
 			}
 		}
@@ -128,7 +128,7 @@ func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, input
 	switch {
 	case tn == nil:
 		c.errorf(s.Key.Range, path, CodeWorkflow, "step %q is missing required field \"target\"", s.Key.Value)
-	case nd == nil && topo.groups[text(tn)] == nil:
+	case nd == nil && topo.groups[text(tn)] == nil && !c.failedTemplate2(tn):
 		c.errorf(tn.Range, path+".target", CodeWorkflow, "step target %s is no node template or group", describeValue(tn))
 	}
 	for _, key := range []string{"on_success", "on_failure"} {

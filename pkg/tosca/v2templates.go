@@ -50,6 +50,9 @@ type topology2 struct {
 	relType  map[string]*typeDef2
 	outputs  map[string]graph.Value
 	groups   map[string]*yamlsrc.Node
+	// failed holds the node templates that could not be read, with the
+	// diagnostic that says why: what names them is its follow-on.
+	failed map[string]int
 }
 
 // node2 is a node template.
@@ -100,7 +103,7 @@ func (c *compiler) readTopology2(root *file) {
 	st := root.root.Get("service_template")
 	topo := &topology2{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node2{},
 		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, outputs: map[string]graph.Value{},
-		groups: map[string]*yamlsrc.Node{}}
+		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
 	c.v2.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
 		return
@@ -132,9 +135,12 @@ func (c *compiler) readTopology2(root *file) {
 			tn := nd.n.Get("type")
 			if tn == nil {
 				c.errorf(p.Key.Range, path, CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
+				topo.failed[nd.name] = c.last()
 				continue
 			}
 			if nd.typ = c.typeRef2(root, kNode, tn, path+".type"); nd.typ == nil {
+				// What names the template is not reported again.
+				topo.failed[nd.name] = c.last()
 				continue
 			}
 			topo.nodes = append(topo.nodes, nd)
@@ -370,6 +376,7 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 	}
 	if cp := n.Get("copy"); cp != nil {
 		switch src := c.v2.topo.byName[text(cp)]; {
+		case src == nil && c.failedTemplate2(cp):
 		case src == nil:
 			c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names %s, which is no node template", describeValue(cp))
 		case src.n.Get("copy") != nil:
@@ -411,6 +418,10 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 	}
 	for _, name := range sortedKeys2(t.caps) {
 		cd := t.caps[name]
+		if cd.typ == nil {
+			// Its unknown type was reported; nothing to check against.
+			continue
+		}
 		body := assigned.Get(name)
 		cp := nd.path + ".capabilities." + name
 		if body != nil && !body.IsNull() {
@@ -421,6 +432,16 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 		c.assignProps2(ev, cd.attrs, body.Get("attributes"), cp+".attributes", co, false)
 	}
 	nd.caps = caps
+}
+
+// failedTemplate2 reports whether n names a node template that could not
+// be read, counting the reference as a follow-on of why.
+func (c *compiler) failedTemplate2(n *yamlsrc.Node) bool {
+	cause, ok := c.v2.topo.failed[text(n)]
+	if ok {
+		c.followOn(cause)
+	}
+	return ok
 }
 
 // selectable2 reports whether a node template is selected from the
@@ -468,7 +489,7 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 			}
 			for _, op := range ops.Pairs() {
 				opPath := ip + "." + key + "." + op.Key.Value
-				if key == "operations" && d.ops[op.Key.Value] == nil {
+				if key == "operations" && d.typ != nil && d.ops[op.Key.Value] == nil {
 					c.errorf(op.Key.Range, opPath, CodeUnknownOperation, "interface %q has no operation %q", p.Key.Value, op.Key.Value)
 					continue
 				}
@@ -571,7 +592,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 				c.checkTarget2(f, ra, tn.typ, target)
 			} else if t := c.findType2(f, kNode, text(target)); t != nil {
 				c.checkTarget2(f, ra, t, target)
-			} else {
+			} else if !c.failedTemplate2(target) {
 				c.errorf(target.Range, rp+".node", CodeUnknownTemplate, "requirement %q names %s, which is neither a node template nor a node type", name, describeValue(target))
 			}
 		}
@@ -597,6 +618,9 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 	cn := ra.n.Get("capability")
 	if cn != nil && cn.IsString() {
 		if cd := t.caps[cn.Value]; cd != nil {
+			if cd.typ == nil {
+				return
+			}
 			if want != nil && !c.derives2(cd.typ, want) {
 				c.errorf(cn.Range, ra.path+".capability", CodeCapabilityMismatch, "capability %q of %s is a %q, not the %q requirement %q needs", cn.Value, describeValue(at), cd.typ.name, want.name, ra.name)
 				return
@@ -830,6 +854,7 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 		mp := path + ".members[" + itoa(int64(i)) + "]"
 		nd := c.v2.topo.byName[text(m)]
 		switch {
+		case nd == nil && c.failedTemplate2(m):
 		case nd == nil:
 			c.errorf(m.Range, mp, CodeGroupMembers, "group member %s is no node template", describeValue(m))
 		case slices.Contains(seen, nd.name):
@@ -869,6 +894,7 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 			tt = nd.typ
 		case grp != nil:
 			tt = c.findType2(f, kGroup, text(grp.Get("type")))
+		case c.failedTemplate2(tg):
 		default:
 			c.errorf(tg.Range, tp, CodePolicyTargets, "policy target %s is no node template or group", describeValue(tg))
 			continue
