@@ -132,7 +132,8 @@ func chapterOf(chapters map[string]string, path string) string {
 		return "?"
 	}
 	folder := parts[2]
-	for _, cand := range []string{folder, strings.ReplaceAll(folder, "_", "-"), strings.TrimSuffix(folder, "s"), folder + "s"} {
+	for _, cand := range []string{folder, strings.ReplaceAll(folder, "_", "-"), strings.TrimSuffix(folder, "s"), folder + "s",
+		strings.Replace(folder, "-definition", "-def", 1)} {
 		if ch, ok := chapters[cand]; ok {
 			return ch
 		}
