@@ -296,8 +296,16 @@ func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allow
 		return false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		k := n.Content[i]
+		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yamlsrc.Scalar && slices.Contains(allowed, k.Value) {
+			// description and metadata have one grammar wherever they
+			// are allowed (§5.3).
+			switch {
+			case k.Value == "description" && !v.IsNull() && !v.IsString():
+				c.errorf(k.Range, joinPath(path, k.Value), CodeWrongKind, "description must be a string, found %s", v.Describe())
+			case k.Value == "metadata" && !v.IsNull() && v.Kind != yamlsrc.Mapping:
+				c.errorf(v.Range, joinPath(path, k.Value), CodeMetadata, "metadata must be a map, found %s", v.Describe())
+			}
 			continue
 		}
 		if legacy != nil && k.Kind == yamlsrc.Scalar {
