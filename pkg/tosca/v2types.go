@@ -427,6 +427,14 @@ func (c *compiler) readDataType2(t *typeDef2, n *yamlsrc.Node) {
 	if ks := n.Get("key_schema"); ks != nil {
 		t.keyS = c.readSchema2(t.f, ks, t.path+".key_schema")
 	}
+	switch {
+	case (t.base == "list" || t.base == "map") && t.entry == nil:
+		c.errorf(t.key, t.path, CodeMissingField, "data type %q derives from %s, so it needs an entry_schema (§9.2)", t.name, t.base)
+	case t.base != "list" && t.base != "map" && n.Get("entry_schema") != nil:
+		c.errorf(t.key, t.path+".entry_schema", CodeUnknownField, "data type %q does not derive from list or map: entry_schema is not allowed (§9.2)", t.name)
+	case t.base != "map" && n.Get("key_schema") != nil:
+		c.errorf(t.key, t.path+".key_schema", CodeUnknownField, "data type %q does not derive from map: key_schema is not allowed (§9.2)", t.name)
+	}
 	scalarKeys := []string{"data_type", "units", "canonical_unit", "prefixes"}
 	if t.base != "scalar" {
 		for _, k := range scalarKeys {
