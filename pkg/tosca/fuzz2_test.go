@@ -86,9 +86,9 @@ func FuzzFunction2(f *testing.F) {
 			"node_types:\n  Db:\n    properties: { name: { type: string, default: x } }\n    attributes: { address: { type: string } }\n" +
 			"    capabilities: { feature: { type: Cap } }\n" +
 			"  Web:\n    properties:\n      port: { type: integer, default: 1 }\n      p: { type: string, required: false, validation: " + value + " }\n" +
-			"    requirements: [ { db: { capability: Cap } } ]\n" +
+			"    requirements: [ { db: { capability: Cap, relationship: Rel } } ]\n" +
 			"    interfaces: { Standard: { type: Standard } }\n" +
-			"capability_types:\n  Cap: {}\n" +
+			"capability_types:\n  Cap: {}\nrelationship_types:\n  Rel: {}\n" +
 			"interface_types:\n  Standard: { operations: { create: {} } }\n" +
 			"service_template:\n  node_templates:\n    db: { type: Db }\n" +
 			"    web:\n      type: Web\n      count: 2\n      properties: { p: " + value + " }\n" +

@@ -299,16 +299,23 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		case body.Kind == yamlsrc.Mapping:
 			c.keys2(body, rp, func() string { return "requirement " + quote(name) }, []string{"description", "metadata", "relationship", "node", "capability", "node_filter", "count_range"}, legacyReqKey)
 			c.metadata2(body, rp)
+			if nn := body.Get("node"); nn != nil {
+				d.nodeType = c.typeRef2(t.f, kNode, nn, rp+".node")
+			}
 			if cn := body.Get("capability"); cn != nil {
 				d.capType = c.findType2(t.f, kCapability, cn.Value)
-				if d.capType == nil || !cn.IsString() {
+				// With a node type, capability may name one of its
+				// capabilities instead of a type (§8.4).
+				if cd := d.nodeType.capNamed(cn.Value); d.capType == nil && cd != nil && cn.IsString() {
+					d.capType = cd.typ
+				} else if d.capType == nil || !cn.IsString() {
 					c.typeRef2(t.f, kCapability, cn, rp+".capability")
 				}
 			} else if prev == nil {
 				c.errorf(it.Content[0].Range, rp, CodeMissingField, "requirement %q is missing required field \"capability\"", name)
 			}
-			if nn := body.Get("node"); nn != nil {
-				d.nodeType = c.typeRef2(t.f, kNode, nn, rp+".node")
+			if _, ok := body.GetPair("relationship"); !ok && prev == nil {
+				c.errorf(it.Content[0].Range, rp, CodeMissingField, "requirement %q is missing required field \"relationship\" (§8.4)", name)
 			}
 			if rn := body.Get("relationship"); rn != nil {
 				tn := rn
@@ -345,6 +352,15 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			t.reqs = append(t.reqs, d)
 		}
 	}
+}
+
+// capNamed returns the capability of a node type by name; nil for none
+// (or no type).
+func (t *typeDef2) capNamed(name string) *cap2 {
+	if t == nil {
+		return nil
+	}
+	return t.caps[name]
 }
 
 // rangeText2 writes a count range as the template does.

@@ -57,8 +57,8 @@ func TestFunctions2Evaluate(t *testing.T) {
 	for _, tt := range tests {
 		src := "tosca_definitions_version: tosca_2_0\n" +
 			"node_types:\n  N:\n    properties: { port: { type: integer } }\n    attributes: { state: { type: string } }\n" +
-			"    capabilities: { c: { type: C } }\n    requirements: [ { peer: { capability: C, count_range: [ 0, 1 ] } } ]\n" +
-			"capability_types:\n  C: {}\n" +
+			"    capabilities: { c: { type: C } }\n    requirements: [ { peer: { capability: C, relationship: R, count_range: [ 0, 1 ] } } ]\n" +
+			"capability_types:\n  C: {}\nrelationship_types:\n  R: {}\n" +
 			"service_template:\n  inputs:\n    n: { type: integer, default: 3 }\n  node_templates:\n" +
 			"    a: { type: N, count: 2, properties: { port: { $sum: [ 8080, $node_index ] } } }\n" +
 			"    b: { type: N, properties: { port: 1 }, requirements: [ { peer: a } ] }\n" +
