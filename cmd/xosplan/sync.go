@@ -155,6 +155,7 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 		return usagef(cmd, "%v", err)
 	}
 	importMap, mapDiags, err := f.apply.imports.values(ctx, c)
+	profilePath := f.apply.imports.profilePath(c)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
@@ -201,7 +202,7 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	}
 	goal := func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
 		spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.apply.inputs.file, importMap: importMap,
-			scriptRoot: f.apply.scriptRoot, opts: planner.Options{Placement: placeOpts, InputSalt: salt}}
+			profilePath: profilePath, scriptRoot: f.apply.scriptRoot, opts: planner.Options{Placement: placeOpts, InputSalt: salt}}
 		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)
 		goalDiags = diags.Extend(goalDiags)
 		if err != nil || desired == nil {
