@@ -419,7 +419,7 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 		}
 		c.keys2(p.Value, ip, func() string { return "interface " + quote(name) }, []string{"type", "description", "metadata", "inputs", "operations", "notifications"}, nil)
 		prev := into[name]
-		d := &iface2{name: name, inputs: map[string]*prop2{}, ops: map[string]*op2{}}
+		d := &iface2{name: name, inputs: map[string]*prop2{}, ops: map[string]*op2{}, notes: map[string]*op2{}}
 		tn := p.Value.Get("type")
 		if prev != nil && tn.IsNull() {
 			d.typ = prev.typ
@@ -429,15 +429,17 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 			continue
 		}
 		clone2(d.ops, d.typ.ops)
+		clone2(d.notes, d.typ.notes)
 		if prev != nil {
 			clone2(d.inputs, prev.inputs)
 			clone2(d.ops, prev.ops)
+			clone2(d.notes, prev.notes)
 		}
 		if in := p.Value.Get("inputs"); in != nil {
 			c.readPropDefs2(f, d.inputs, in, ip+".inputs", true)
 		}
 		c.readOpDefs2(f, d.ops, p.Value.Get("operations"), ip+".operations", false)
-		c.readOpDefs2(f, map[string]*op2{}, p.Value.Get("notifications"), ip+".notifications", false)
+		c.readOpDefs2(f, d.notes, p.Value.Get("notifications"), ip+".notifications", false)
 		into[name] = d
 	}
 }

@@ -261,7 +261,12 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 		ev := &eval2{c: c, f: f}
 		if v := p.Value.Get("value"); v != nil {
 			c.checkExpr2(f, v, path+".value", false)
-			c.v2.topo.outputs[p.Key.Value] = ev.evalAt(v, path+".value")
+			if d.typ != nil {
+				// A typed output's value fits its type (§9.7).
+				c.v2.topo.outputs[p.Key.Value] = c.checkValue2(ev, d, v, path+".value")
+			} else {
+				c.v2.topo.outputs[p.Key.Value] = ev.evalAt(v, path+".value")
+			}
 		}
 	}
 }
@@ -489,8 +494,12 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 			}
 			for _, op := range ops.Pairs() {
 				opPath := ip + "." + key + "." + op.Key.Value
-				if key == "operations" && d.typ != nil && d.ops[op.Key.Value] == nil {
-					c.errorf(op.Key.Range, opPath, CodeUnknownOperation, "interface %q has no operation %q", p.Key.Value, op.Key.Value)
+				defined := d.ops
+				if key == "notifications" {
+					defined = d.notes
+				}
+				if d.typ != nil && defined[op.Key.Value] == nil {
+					c.errorf(op.Key.Range, opPath, CodeUnknownOperation, "interface %q has no %s %q", p.Key.Value, strings.TrimSuffix(key, "s"), op.Key.Value)
 					continue
 				}
 				switch {

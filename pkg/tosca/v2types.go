@@ -53,6 +53,7 @@ type typeDef2 struct {
 	reqs         []*req2
 	ifaces       map[string]*iface2
 	ops          map[string]*op2 // interface types
+	notes        map[string]*op2 // interface types' notifications
 	artifacts    map[string]*yamlsrc.Node
 	validation   []*yamlsrc.Node // every ancestor's, outermost first
 	entry, keyS  *prop2
@@ -111,6 +112,8 @@ type iface2 struct {
 	typ    *typeDef2
 	inputs map[string]*prop2
 	ops    map[string]*op2
+	// notes are the notifications (§11.6).
+	notes map[string]*op2
 }
 
 type op2 struct {
@@ -305,7 +308,7 @@ func (c *compiler) inherit2(t *typeDef2) {
 	p := t.parent
 	t.chain = []string{t.name}
 	t.props, t.attrs = map[string]*prop2{}, map[string]*prop2{}
-	t.caps, t.ifaces, t.ops = map[string]*cap2{}, map[string]*iface2{}, map[string]*op2{}
+	t.caps, t.ifaces, t.ops, t.notes = map[string]*cap2{}, map[string]*iface2{}, map[string]*op2{}, map[string]*op2{}
 	t.artifacts = map[string]*yamlsrc.Node{}
 	if p == nil {
 		return
@@ -317,6 +320,7 @@ func (c *compiler) inherit2(t *typeDef2) {
 	clone2(t.caps, p.caps)
 	clone2(t.ifaces, p.ifaces)
 	clone2(t.ops, p.ops)
+	clone2(t.notes, p.notes)
 	clone2(t.artifacts, p.artifacts)
 	t.reqs = slices.Clone(p.reqs)
 	t.validation = slices.Clone(p.validation)
@@ -362,7 +366,7 @@ func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
 			c.readPropDefs2(t.f, map[string]*prop2{}, in, path+".inputs", true)
 		}
 		c.readOpDefs2(t.f, t.ops, n.Get("operations"), path+".operations", true)
-		c.readOpDefs2(t.f, map[string]*op2{}, n.Get("notifications"), path+".notifications", true)
+		c.readOpDefs2(t.f, t.notes, n.Get("notifications"), path+".notifications", true)
 	case kGroup:
 		if m := c.typeNames2(t.f, kNode, n.Get("members"), path+".members"); m != nil {
 			t.members = m
