@@ -38,7 +38,10 @@ import (
 // then records it (imported definitions are declared before the ones
 // that use them).
 func (c *compiler) loadFile2(f *file, isRoot bool) {
-	c.readHeader2(f, isRoot)
+	if !c.readHeader2(f, isRoot) {
+		c.failedImport()
+		return
+	}
 	if !f.normative {
 		c.checkLimits(f)
 	}

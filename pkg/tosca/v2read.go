@@ -94,18 +94,28 @@ func entitySections2(key string) bool {
 }
 
 // readHeader2 checks the file-level grammar of a 2.0 file.
-func (c *compiler) readHeader2(f *file, isRoot bool) {
+//
+// An imported file that is not a TOSCA 2.0 file is reported once, at its
+// version, and not read further (false): its keynames are another
+// grammar's.
+func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 	root := f.root
 	vp, ok := root.GetPair("tosca_definitions_version")
 	switch {
 	case !ok:
 		c.errorf(diag.Range{File: f.name, Start: root.Range.Start}, "", CodeVersion, "the file is missing required field \"tosca_definitions_version\"")
+		if !isRoot {
+			return false
+		}
 	case vp.Value.Kind != yamlsrc.Scalar || vp.Value.Value != version20:
 		what := "the template version %q is not tosca_2_0"
 		if !isRoot {
 			what = "the imported file's version %q is not tosca_2_0: a TOSCA 2.0 file imports TOSCA 2.0 files and profiles"
 		}
 		c.errorf(vp.Value.Range, "tosca_definitions_version", CodeVersion, what, vp.Value.Value)
+		if !isRoot {
+			return false
+		}
 	case root.Content[0] != vp.Key:
 		c.errorf(vp.Key.Range, "tosca_definitions_version", CodeVersion, "tosca_definitions_version must be the first line of a TOSCA file (§6.1)")
 	}
@@ -154,6 +164,7 @@ func (c *compiler) readHeader2(f *file, isRoot bool) {
 	if st, ok := root.GetPair("service_template"); ok && st.Value.Kind == yamlsrc.Mapping {
 		c.checkServiceTemplateKeys2(st.Value)
 	}
+	return true
 }
 
 // section2 checks that a section holds the kind it should, and that it
