@@ -132,3 +132,40 @@ func TestAttributeReadsOrderTheReader(t *testing.T) {
 		t.Errorf("edges = %+v, want b reads a", edges)
 	}
 }
+
+// TestRelationshipConfigureOperations2: the Configure operations of a
+// requirement's relationship (type, assignment or relationship template)
+// are exec operations of the source, as in 1.x.
+func TestRelationshipConfigureOperations2(t *testing.T) {
+	src := "tosca_definitions_version: tosca_2_0\n" +
+		"imports: [ { profile: org.oasis-open.simple:2.0 } ]\n" +
+		"relationship_types:\n  Wires:\n    derived_from: ConnectsTo\n" +
+		"    interfaces: { Configure: { operations: { add_target: add.sh } } }\n" +
+		"node_types:\n  App:\n    derived_from: SoftwareComponent\n" +
+		"    requirements: [ { db: { capability: Endpoint.Database, relationship: Wires } } ]\n" +
+		"service_template:\n  relationship_templates:\n    wire: { type: Wires, interfaces: { Configure: { operations: { remove_target: rm.sh } } } }\n" +
+		"  node_templates:\n    host: { type: Compute }\n" +
+		"    dbms: { type: DBMS, requirements: [ { host: host } ] }\n" +
+		"    db: { type: Database, properties: { name: d }, requirements: [ { host: dbms } ] }\n" +
+		"    a: { type: App, requirements: [ { host: host }, { db: { node: db, relationship: { interfaces: { Configure: { operations: { pre_configure_source: pre.sh } } } } } } ] }\n" +
+		"    b: { type: App, requirements: [ { host: host }, { db: { node: db, relationship: wire } } ] }\n"
+	path := filepath.Join(t.TempDir(), "rel.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, diags := Compile(context.Background(), path, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	for addr, want := range map[string][]string{
+		"a": {"Configure.add_target", "Configure.pre_configure_source"},
+		"b": {"Configure.add_target", "Configure.remove_target"},
+	} {
+		r, _ := g.Resource(addr)
+		for _, op := range want {
+			if _, ok := r.Driver.Operations[op]; !ok || r.Driver.Name != graph.DriverExec {
+				t.Errorf("%s: no %s in %+v", addr, op, r.Driver)
+			}
+		}
+	}
+}

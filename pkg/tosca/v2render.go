@@ -13,7 +13,9 @@ package tosca
 //     fulfilled by a node type is left to the orchestrator.
 //   - The operations of the interfaces named or typed Standard are
 //     exec-driver operations "Standard.<operation>" (the simple profile's
-//     lifecycle), their implementation confined to the configuration root.
+//     lifecycle), and those of the Configure interfaces of a template's
+//     relationships "Configure.<operation>" of the source, as for 1.x;
+//     implementations are confined to the configuration root.
 //   - An allocation (§8.5.5) is a placement request of the source
 //     representation: num_cpus (or num-cpu) → VCPU, mem_size → MEMORY_MB,
 //     disk_size → DISK_GB (sizes read as "<number> <unit>" in bytes).
@@ -206,22 +208,47 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 	return r
 }
 
-// renderDriver2 collects the Standard interface's operations.
+// renderDriver2 collects the operations of the node template's Standard
+// interface and of the Configure interfaces of its requirements'
+// relationships (as 1.x does: Configure.<operation> on the source).
 func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	base := filepath.Dir(nd.key.File)
-	for _, name := range sortedKeys2(nd.typ.ifaces) {
-		d := nd.typ.ifaces[name]
-		if name != "Standard" && (d.typ == nil || !slices.ContainsFunc(d.typ.chain, func(s string) bool { return s == "Standard" || strings.HasSuffix(s, ":Standard") })) {
+	c.lifecycleOps2(nd, "Standard", nd.typ.ifaces, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	for _, ra := range nd.reqs {
+		if ra.relType == nil {
 			continue
 		}
-		assigned := nd.n.Get("interfaces").Get(name).Get("operations")
+		assigned := ra.n.Get("relationship").Get("interfaces")
+		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
+			assigned = tpl.Get("interfaces")
+		}
+		c.lifecycleOps2(nd, "Configure", ra.relType.ifaces, assigned, ra.path+".relationship.interfaces", ops)
+	}
+	if len(ops) > 0 {
+		drv.Name = graph.DriverExec
+		drv.Operations = ops
+	}
+	return drv
+}
+
+// lifecycleOps2 adds to ops, as "<kind>.<operation>", the operations with
+// an implementation of the interfaces among defs named or typed kind
+// (Standard, Configure), the type's definitions overlaid with the
+// assignments under assigned.
+func (c *compiler) lifecycleOps2(nd *node2, kind string, defs map[string]*iface2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+	base := filepath.Dir(nd.key.File)
+	for _, name := range sortedKeys2(defs) {
+		d := defs[name]
+		if name != kind && (d.typ == nil || !slices.ContainsFunc(d.typ.chain, func(s string) bool { return s == kind || strings.HasSuffix(s, ":"+kind) })) {
+			continue
+		}
+		given := assigned.Get(name).Get("operations")
 		for _, opName := range sortedKeys2(d.ops) {
 			od := d.ops[opName]
 			impl, at := od.impl, od.n
 			var inputs *yamlsrc.Node
-			if an := assigned.Get(opName); an != nil {
+			if an := given.Get(opName); an != nil {
 				at = an
 				if an.IsString() {
 					impl = an
@@ -236,24 +263,19 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 			if impl == nil || !impl.IsString() {
 				continue
 			}
-			path := nd.path + ".interfaces." + name + ".operations." + opName
-			c.confineNamed(impl, impl.Value, base, path+".implementation", CodeImplOutsideRoot, "implementation")
+			opPath := path + "." + name + ".operations." + opName
+			c.confineNamed(impl, impl.Value, base, opPath+".implementation", CodeImplOutsideRoot, "implementation")
 			op := graph.Operation{Implementation: impl.Value, Range: rangeOf(at)}
 			if inputs != nil && inputs.Kind == yamlsrc.Mapping {
 				ev := &eval2{c: c, f: c.root, node: nd}
 				op.Inputs = map[string]graph.Value{}
 				for _, p := range inputs.Pairs() {
-					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, path+".inputs."+p.Key.Value)
+					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, opPath+".inputs."+p.Key.Value)
 				}
 			}
-			ops["Standard."+opName] = op
+			ops[kind+"."+opName] = op
 		}
 	}
-	if len(ops) > 0 {
-		drv.Name = graph.DriverExec
-		drv.Operations = ops
-	}
-	return drv
 }
 
 // allocationRequest2 turns the allocations of a node template's
