@@ -57,6 +57,8 @@ type state2 struct {
 	types []*typeDef2
 	// funcs lists every function definition in declaration order.
 	funcs []*funcDef2
+	// later holds the checks that need every type resolved.
+	later []func()
 	// checked marks the function calls whose static check ran.
 	checked map[*yamlsrc.Node]bool
 	topo    *topology2
@@ -79,6 +81,9 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 	c.checkNamespaces2()
 	c.readFunctions2()
 	c.resolveTypes2()
+	for _, check := range c.v2.later {
+		check()
+	}
 	c.readTopology2(root)
 	if c.ctx.Err() != nil {
 		c.errorf(diag.Range{File: root.name}, "", CodeCanceled, "compilation stopped: %v", c.ctx.Err())

@@ -6,6 +6,8 @@ package tosca
 // artifacts (§12.2). Errors are those listed in v2types.go.
 
 import (
+	"slices"
+
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -346,10 +348,42 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			c.errorf(body.Range, rp, CodeWrongKind, "requirement %q must be a capability type name or a map, found %s", name, body.Describe())
 			continue
 		}
+		if prev != nil {
+			c.checkReqRefinement2(prev, d, rp)
+		}
+		if d.nodeType != nil && d.capType != nil {
+			// Once every type is resolved: node types may name each
+			// other (valid_source_node_types, requirements). A warning:
+			// §8.4.1 asks it of refinements, the TC's suite breaks it in
+			// definitions, and an assignment to a node without the
+			// capability is an error where it is made (checkTarget2).
+			nt, ct, at := d.nodeType, d.capType, body.Get("node")
+			c.v2.later = append(c.v2.later, func() {
+				if !slices.ContainsFunc(sortedKeys2(nt.caps), func(n string) bool {
+					x := nt.caps[n].typ
+					return x == nil || c.derives2(x, ct)
+				}) {
+					c.warnf(rangeOf(at), rp+".node", CodeCapabilityMismatch, "requirement %q names node type %q, which has no capability of type %q: no node of that type can fulfil it (§8.4.1)", name, nt.name, ct.name)
+				}
+			})
+		}
 		if idx >= 0 {
 			t.reqs[idx] = d
 		} else {
 			t.reqs = append(t.reqs, d)
+		}
+	}
+}
+
+// checkReqRefinement2 checks a requirement refinement (§8.4.1): its
+// capability, node and relationship types derive from those it refines.
+func (c *compiler) checkReqRefinement2(prev, d *req2, path string) {
+	for _, x := range []struct {
+		key     string
+		was, is *typeDef2
+	}{{"capability", prev.capType, d.capType}, {"node", prev.nodeType, d.nodeType}, {"relationship", prev.relType, d.relType}} {
+		if x.was != nil && x.is != nil && !c.derives2(x.is, x.was) {
+			c.errorf(rangeOf(d.n.Get(x.key)), path+"."+x.key, CodeIncompatibleRefinement, "requirement %q refines %s %q with %q, which does not derive from it (§8.4.1)", d.name, x.key, x.was.name, x.is.name)
 		}
 	}
 }

@@ -194,6 +194,13 @@ func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *type
 		return nil
 	}
 	t := c.findType2(f, k, n.Value)
+	if t != nil && t.state == 0 {
+		// A type named before its turn is resolved now, so that its
+		// members and ancestors are known where it is used; one being
+		// resolved (a type that refers to itself through a property) is
+		// used as it stands.
+		c.resolveType2(t, 0)
+	}
 	if t == nil {
 		c.unknownType(k, n, path, false, "unknown %s %q", k.word(), n.Value)
 	} else if k == kData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
