@@ -46,7 +46,10 @@ type typeDef2 struct {
 	base string
 	// state: 0 declared, 1 resolving, 2 resolved.
 	state uint8
-	chain []string
+	// deriving is set while the parent chain is resolved: a type met
+	// again then derives from itself.
+	deriving bool
+	chain    []string
 
 	props, attrs map[string]*prop2
 	caps         map[string]*cap2
@@ -243,12 +246,14 @@ func legacyTypeKey(key string) string {
 }
 
 func (c *compiler) resolveType2(t *typeDef2, depth int) {
-	switch t.state {
-	case 2:
-		return
-	case 1:
+	switch {
+	case t.state == 1 && t.deriving:
 		c.errorf(t.key, t.path, CodeDerivationCycle, "%s %q derives from itself", t.kind.word(), t.name)
-		t.state = 2
+		return
+	case t.state != 0:
+		// Resolved, or being resolved and named by one of its own
+		// members (a requirement of Root whose node derives from Root):
+		// used as it stands.
 		return
 	}
 	if depth > maxDerivationDepth {
@@ -279,8 +284,10 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 					c.errorf(dn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.word(), t.name, t.kind.word(), dn.Value)
 				})
 			} else {
+				t.deriving = true
 				c.resolveType2(p, depth+1)
-				if p.state == 2 && !c.derives2(p, t) {
+				t.deriving = false
+				if !p.deriving && !c.derives2(p, t) {
 					t.parent = p
 				}
 			}
