@@ -117,6 +117,7 @@
 //	load.dangling_edge     a unit's edge names a resource the merged graph does not hold
 //	validate.unknown_format (warning) a file that is neither TOSCA, a manifest nor a provider inventory
 //	plan.duplicate_address two units define the same resource address, or a model policy of the same name
+//	plan.duplicate_output  two units declare an output of the same name
 //	inputs.not_a_map       an inputs file that does not hold a map of input names to values
 //	inputs.duplicate_key   (warning) an input given twice in an inputs file; the last value wins
 //	importmap.not_a_map    an import map file that does not hold a map of URLs to files

@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"maps"
 	"slices"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -12,10 +13,11 @@ import (
 const (
 	CodeDuplicateAddress = "plan.duplicate_address"
 	CodeDanglingEdge     = "load.dangling_edge"
+	CodeDuplicateOutput  = "plan.duplicate_output"
 )
 
 // Merge joins the compiled units into the one graph a plan covers: every
-// unit's resources, edges, model policies and secrets. It returns that graph (never nil),
+// unit's resources, edges, model policies, outputs and secrets. It returns that graph (never nil),
 // every file it was compiled from (the units' own files and the files they
 // imported, sorted; a CSAR archive once, for all its members), and a
 // diagnostic for every part it could not join.
@@ -24,8 +26,9 @@ const (
 // at the second definition), since a plan would not know which one is
 // meant; the first definition is kept, and the second one's edges are left
 // out with it. An edge that names a resource the merged graph does not
-// hold is an error too (CodeDanglingEdge): nothing a unit compiled is
-// dropped without a diagnostic.
+// hold is an error too (CodeDanglingEdge), and so is an output that two
+// units declare (CodeDuplicateOutput, the first kept): nothing a unit
+// compiled is dropped without a diagnostic.
 func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
 	if len(r.Units) == 1 && r.Units[0].Graph != nil {
 		g := r.Units[0].Graph
@@ -37,6 +40,9 @@ func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
 	// owner maps each address to the first file of the unit it was taken
 	// from.
 	owner := map[string]string{}
+	// outputOwner maps each output name to the first file of the unit
+	// that declared it.
+	outputOwner := map[string]string{}
 	for _, u := range r.Units {
 		files = unionFiles(files, u.Files)
 		if u.Graph == nil {
@@ -45,6 +51,7 @@ func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
 		unit := u.Files[0]
 		files = unionFiles(files, u.Graph.Sources)
 		g.Secrets = append(g.Secrets, u.Graph.Secrets...)
+		diags = diags.Extend(mergeOutputs(g, u, outputOwner))
 		for _, res := range u.Graph.Resources() {
 			if prev, dup := owner[res.Address]; dup {
 				diags = diags.Errorf(res.Range, "", CodeDuplicateAddress,
@@ -76,6 +83,31 @@ func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
 	}
 	g.Sources = files
 	return g, files, diags
+}
+
+// mergeOutputs adds the outputs of u to g, and reports each that another
+// unit declared first: which value `xosplan output` shows must not depend
+// on the order the files were found in.
+func mergeOutputs(g *graph.Graph, u Unit, owner map[string]string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	unit := u.Files[0]
+	for _, name := range slices.Sorted(maps.Keys(u.Graph.Outputs)) {
+		if prev, dup := owner[name]; dup {
+			diags = diags.Errorf(fileStart(unit), "", CodeDuplicateOutput,
+				"output %s is declared in both %s and %s; rename one of them", name, prev, unit)
+			continue
+		}
+		if g.Outputs == nil {
+			g.Outputs = map[string]graph.Value{}
+		}
+		g.Outputs[name] = u.Graph.Outputs[name]
+		owner[name] = unit
+		if slices.Contains(u.Graph.SensitiveOutputs, name) {
+			g.SensitiveOutputs = append(g.SensitiveOutputs, name)
+		}
+	}
+	slices.Sort(g.SensitiveOutputs)
+	return diags
 }
 
 // isOthers reports whether addr was taken from another unit than unit.

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -81,5 +82,35 @@ func TestMergeOfOneUnitIsItsGraph(t *testing.T) {
 	empty, files, diags := Result{}.Merge()
 	if empty == nil || empty.Len() != 0 || len(files) != 0 || len(diags) != 0 {
 		t.Errorf("no unit: graph %v, files %v, diagnostics %v", empty, files, diags)
+	}
+}
+
+// TestMergeKeepsTheOutputsOfEveryUnit: a folder of several templates
+// merges their outputs (sensitive ones staying sensitive) instead of
+// dropping them, and an output two units declare is one error at the
+// second, the first value kept.
+func TestMergeKeepsTheOutputsOfEveryUnit(t *testing.T) {
+	const head = "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n"
+	dir := testutil.Tree(t, map[string]string{
+		"a.yaml": head + "  node_templates:\n    web:\n      type: tosca.nodes.Root\n  outputs:\n    url:\n      value: http://a\n",
+		"b.yaml": head + "  inputs:\n    pw:\n      type: string\n      default: hunter22\n      metadata:\n        sensitive: true\n  node_templates:\n    db:\n      type: tosca.nodes.Root\n  outputs:\n    secret:\n      value: { get_input: pw }\n    port:\n      value: 5432\n",
+		"c.yaml": head + "  node_templates:\n    cache:\n      type: tosca.nodes.Root\n  outputs:\n    url:\n      value: http://c\n",
+	})
+	res := Load(context.Background(), []string{dir}, Options{})
+	if len(res.Diags) != 0 {
+		t.Fatalf("load: %v", res.Diags)
+	}
+	g, _, diags := res.Merge()
+	if len(diags) != 1 || diags[0].Code != CodeDuplicateOutput || diags[0].Range.File != filepath.Join(dir, "c.yaml") {
+		t.Fatalf("diagnostics = %v, want one %s in c.yaml", diags, CodeDuplicateOutput)
+	}
+	if got := slices.Sorted(maps.Keys(g.Outputs)); !slices.Equal(got, []string{"port", "secret", "url"}) {
+		t.Fatalf("outputs = %v, want port, secret and url", got)
+	}
+	if url, _ := g.Outputs["url"].(string); url != "http://a" {
+		t.Errorf("url = %v, want the first declaration's http://a", g.Outputs["url"])
+	}
+	if !slices.Equal(g.SensitiveOutputs, []string{"secret"}) {
+		t.Errorf("sensitive outputs = %v, want [secret]", g.SensitiveOutputs)
 	}
 }

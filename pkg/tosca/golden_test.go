@@ -57,8 +57,17 @@ func renderGraph(t *testing.T, g *graph.Graph, dir string) []byte {
 		*graph.Resource
 		At string `json:"at"`
 	}
+	// A profile found on the search path is named by its absolute path.
+	absDir, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
 	rel := func(s string) string {
-		if r, err := filepath.Rel(dir, s); err == nil {
+		base := dir
+		if filepath.IsAbs(s) {
+			base = absDir
+		}
+		if r, err := filepath.Rel(base, s); err == nil {
 			return r
 		}
 		return s
