@@ -7,7 +7,16 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/metrics"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
 // generateTemplate writes a TOSCA template of n node templates: a tenth of
@@ -72,6 +81,81 @@ func BenchmarkValidate(b *testing.B) {
 					b.Fatalf("exit %d: %s", code, stderr.String())
 				}
 			}
+		})
+	}
+}
+
+// denseFile is a TOSCA file of the densest YAML there is (flow lists of
+// one-digit scalars, two bytes a node) holding about nodes nodes.
+func denseFile(nodes int) []byte {
+	const row = "[1,2,3,4,5,6,7,8],"
+	var b strings.Builder
+	b.WriteString("tosca_definitions_version: tosca_simple_yaml_1_3\nmetadata:\n  x: [\n")
+	for range nodes / 9 {
+		b.WriteString(row)
+	}
+	b.WriteString("[]]\n")
+	return []byte(b.String())
+}
+
+// BenchmarkValidateDenseFile runs the whole validate command, with the
+// binary's garbage-collector settings, on the worst files of the input
+// limits: 16 MiB of flow lists (eight million nodes, refused from the
+// bytes) and the densest file the node limit lets through. Besides the
+// time, it reports the CPU time and the peak of the memory the Go
+// runtime held during the run (peak-MB), the figures SECURITY.md states.
+func BenchmarkValidateDenseFile(b *testing.B) {
+	for _, c := range []struct {
+		name   string
+		data   []byte
+		status int
+	}{
+		{"16MiB-refused", denseFile((yamlsrc.DefaultMaxFileBytes - 100) / 2), 1},
+		{"at-node-limit", denseFile(yamlsrc.DefaultMaxNodes - 100), 0},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			path := filepath.Join(b.TempDir(), "dense.yaml")
+			if err := os.WriteFile(path, c.data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
+			defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
+			b.SetBytes(int64(len(c.data)))
+			var peak atomic.Uint64
+			stop := make(chan struct{})
+			sampled := make(chan struct{})
+			go func() {
+				defer close(sampled)
+				sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}}
+				tick := time.NewTicker(2 * time.Millisecond)
+				defer tick.Stop()
+				for {
+					metrics.Read(sample)
+					if v := sample[0].Value.Uint64(); v > peak.Load() {
+						peak.Store(v)
+					}
+					select {
+					case <-stop:
+						return
+					case <-tick.C:
+					}
+				}
+			}()
+			startCPU := testutil.CPUTime()
+			var stderr bytes.Buffer
+			for b.Loop() {
+				stderr.Reset()
+				if code := run(context.Background(), []string{"validate", path}, nil, io.Discard, &stderr); code != c.status {
+					b.Fatalf("exit %d, want %d: %.500s", code, c.status, stderr.String())
+				}
+			}
+			b.StopTimer()
+			close(stop)
+			<-sampled
+			b.ReportMetric(float64(testutil.CPUTime()-startCPU)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-MB")
+			runtime.GC()
+			debug.FreeOSMemory()
 		})
 	}
 }

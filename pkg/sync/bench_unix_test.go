@@ -6,10 +6,10 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"syscall"
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -63,12 +63,6 @@ func benchState(b *testing.B, n int, drv executor.Driver) *state.File {
 	return store
 }
 
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkSyncIdle10k runs a sync of 10,000 resources (noop driver, all
 // applied) with nothing to do, on the real clock, and reports the CPU it
 // uses per second of wall time over a 2-second window of each iteration
@@ -101,9 +95,9 @@ func benchIdle(b *testing.B, drv *fakeDriver, interval time.Duration) {
 	var cpu, wall time.Duration
 	b.ResetTimer()
 	for range b.N {
-		start, c0 := time.Now(), cpuTime()
+		start, c0 := time.Now(), testutil.CPUTime()
 		time.Sleep(2 * time.Second)
-		cpu += cpuTime() - c0
+		cpu += testutil.CPUTime() - c0
 		wall += time.Since(start)
 	}
 	b.StopTimer()

@@ -1,14 +1,15 @@
 //go:build unix
 
-package tosca
+package testutil
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime returns the user and system CPU time of the process so far.
-func cpuTime() time.Duration {
+// CPUTime returns the user and system CPU time of the process so far, for
+// benchmarks that report what the machine spent whatever else runs on it.
+func CPUTime() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
