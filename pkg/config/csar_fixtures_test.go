@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/flate"
 	"crypto/sha256"
-	"flag"
 	"fmt"
 	"hash/crc32"
 	"io/fs"
@@ -14,9 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-var update = flag.Bool("update", false, "rewrite the CSAR fixtures under testdata/csar")
+	"github.com/xosplan/xosplan/internal/testutil"
+)
 
 // zipEntry is one entry of a generated archive. A regular file by default
 // (mode 0644, stored); raw writes body as the entry's compressed data
@@ -202,11 +201,12 @@ func fixtureBytes(t testing.TB, fx csarFixture) []byte {
 // TestCSARFixturesAreCurrent checks that testdata/csar holds the archives
 // csarFixtures describes, entry by entry (name, mode, method, flags,
 // declared size, checksum: compressed bytes may differ between Go
-// versions); -update writes them.
+// versions); XOSPLAN_UPDATE=1 writes them (testutil.Update).
 func TestCSARFixturesAreCurrent(t *testing.T) {
+	update := testutil.Update(t)
 	for _, fx := range csarFixtures() {
 		want := fixtureBytes(t, fx)
-		if *update {
+		if update {
 			if err := os.WriteFile(fixturePath(fx.name), want, 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -214,10 +214,10 @@ func TestCSARFixturesAreCurrent(t *testing.T) {
 		}
 		got, err := os.ReadFile(fixturePath(fx.name))
 		if err != nil {
-			t.Fatalf("%v (run go test -run TestCSARFixturesAreCurrent -update)", err)
+			t.Fatalf("%v (run XOSPLAN_UPDATE=1 go test -run TestCSARFixturesAreCurrent)", err)
 		}
 		if g, w := listing(got), listing(want); g != w {
-			t.Errorf("%s differs from its description (run go test -run TestCSARFixturesAreCurrent -update)\n--- file\n%s--- description\n%s", fx.name, g, w)
+			t.Errorf("%s differs from its description (run XOSPLAN_UPDATE=1 go test -run TestCSARFixturesAreCurrent)\n--- file\n%s--- description\n%s", fx.name, g, w)
 		}
 	}
 }
