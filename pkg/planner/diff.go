@@ -508,7 +508,7 @@ func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, r
 	case len(changed) > 0:
 		return Update, ReasonSpecChanged, changed
 	case len(opChanged) > 0:
-		reason, paths := operationReason(opChanged, r.Driver.Operations, g.Driver.Operations)
+		reason, paths := OperationReason(opChanged, r.Driver.Operations, g.Driver.Operations)
 		return Update, reason, paths
 	}
 	return NoOp, ReasonNone, nil

@@ -131,11 +131,18 @@ func hasOperation(key string, ops []map[string]graph.Operation) bool {
 	return false
 }
 
-// operationReason classifies changed operation paths: implementation_changed
-// with the operation keys when only what operations run changed, else
-// operation_changed with the paths of what they are given (inputs,
-// outputs, operations added or removed).
-func operationReason(paths []string, before, after map[string]graph.Operation) (Reason, []string) {
+// OperationReason classifies changed operation paths (OperationPaths of
+// before and after): ReasonImplementationChanged with the operation keys
+// when only what operations run changed, else ReasonOperationChanged with
+// the paths of what they are given (inputs, outputs, operations added or
+// removed); ReasonNone for no paths. It is the reason of an update in
+// place, and what the views name when the change of a resource whose
+// driver cannot update it in place (ReasonCannotUpdate) is in its
+// operations, so that a replacement says which path forced it too.
+func OperationReason(paths []string, before, after map[string]graph.Operation) (Reason, []string) {
+	if len(paths) == 0 {
+		return ReasonNone, nil
+	}
 	var keys, given []string
 	for _, p := range paths {
 		if key, ok := implementationField(p, before, after); ok {

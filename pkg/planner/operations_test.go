@@ -66,10 +66,7 @@ func TestOperationChangesHaveReasonAndPaths(t *testing.T) {
 			if !slices.Equal(paths, tt.paths) {
 				t.Fatalf("paths %q, want %q", paths, tt.paths)
 			}
-			if len(paths) == 0 {
-				return
-			}
-			reason, rp := operationReason(paths, tt.before, tt.after)
+			reason, rp := OperationReason(paths, tt.before, tt.after)
 			if reason != tt.reason || !slices.Equal(rp, tt.reasonPaths) {
 				t.Errorf("%s %q, want %s %q", reason, rp, tt.reason, tt.reasonPaths)
 			}

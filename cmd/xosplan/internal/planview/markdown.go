@@ -87,8 +87,13 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 			}
 			if c.Reason != planner.ReasonNone && c.Reason != planner.ReasonNotInState && c.Reason != planner.ReasonSpecChanged {
 				head.WriteString(" — " + c.Reason.String())
-				if c.Reason == planner.ReasonOperationChanged || c.Reason == planner.ReasonImplementationChanged {
+				switch c.Reason {
+				case planner.ReasonOperationChanged, planner.ReasonImplementationChanged:
 					head.WriteString(": `" + strings.Join(c.ReasonPaths, "`, `") + "`")
+				case planner.ReasonCannotUpdate:
+					if reason, paths := operationCause(c); reason != planner.ReasonNone {
+						head.WriteString(", " + reason.String() + ": `" + strings.Join(paths, "`, `") + "`")
+					}
 				}
 			}
 			head.WriteString("\n")

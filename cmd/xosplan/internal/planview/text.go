@@ -237,14 +237,15 @@ func header(c *planner.ResourceChange) (string, string) {
 		because = "its last apply did not succeed"
 	case planner.ReasonInstanceFailed:
 		because = "its last health check found it failed"
-	case planner.ReasonOperationChanged:
-		because = "its operations changed: " + strings.Join(c.ReasonPaths, ", ")
-	case planner.ReasonImplementationChanged:
-		because = "the implementation of " + strings.Join(c.ReasonPaths, ", ") + " changed"
+	case planner.ReasonOperationChanged, planner.ReasonImplementationChanged:
+		because = operationsBecause(c.Reason, c.ReasonPaths)
 	case planner.ReasonTypeChanged:
 		because = "its type changed from " + c.PriorType + " to " + c.Type
 	case planner.ReasonCannotUpdate:
 		because = "its driver cannot update it in place"
+		if reason, paths := operationCause(c); reason != planner.ReasonNone {
+			because = operationsBecause(reason, paths) + ", and " + because
+		}
 	case planner.ReasonUnmanagedRead:
 		because = "it is unmanaged: xosplan only looks it up"
 	case planner.ReasonHostChanged:
@@ -259,6 +260,47 @@ func header(c *planner.ResourceChange) (string, string) {
 		}
 	}
 	return head, because
+}
+
+// operationsBecause words an operation reason (planner.OperationReason)
+// with its paths.
+func operationsBecause(reason planner.Reason, paths []string) string {
+	if reason == planner.ReasonImplementationChanged {
+		return "the implementation of " + strings.Join(paths, ", ") + " changed"
+	}
+	return "its operations changed: " + strings.Join(paths, ", ")
+}
+
+// operationCause is planner.OperationReason of the change's operation
+// paths: what a replacement because the driver cannot update in place
+// names besides, when what changed is in the operations. The paths of c
+// are converted (safePlan), its operation keys not: they are converted
+// here so that the paths are matched to the keys they start with.
+func operationCause(c *planner.ResourceChange) (planner.Reason, []string) {
+	if len(c.OperationPaths) == 0 {
+		return planner.ReasonNone, nil
+	}
+	return planner.OperationReason(c.OperationPaths, safeOperationKeys(c.PriorOperations), safeOperationKeys(c.Driver.Operations))
+}
+
+// safeOperationKeys returns ops with its keys converted as safePlan
+// converts paths; ops itself when no key changes.
+func safeOperationKeys(ops map[string]graph.Operation) map[string]graph.Operation {
+	changed := false
+	for k := range ops {
+		if termsafe.String(k) != k {
+			changed = true
+			break
+		}
+	}
+	if !changed {
+		return ops
+	}
+	out := make(map[string]graph.Operation, len(ops))
+	for k, op := range ops {
+		out[termsafe.String(k)] = op
+	}
+	return out
 }
 
 func symbolOf(a planner.Action) string {
@@ -344,7 +386,12 @@ func (r *renderer) operations(c *planner.ResourceChange) {
 	before, _ := safeMap(planner.OperationValues(prior))
 	after, _ := safeMap(planner.OperationValues(c.Driver.Operations))
 	var s sanitizer
-	d := newDiffer(s.strs(planner.OperationSensitivePaths(prior, c.Driver.Operations)), changed, nil)
+	var forcing []string
+	if c.Reason == planner.ReasonCannotUpdate {
+		// Every operation path that changed forces the replacement.
+		forcing = c.OperationPaths
+	}
+	d := newDiffer(s.strs(planner.OperationSensitivePaths(prior, c.Driver.Operations)), changed, forcing)
 	r.line(pad(6), r.sym("~"), " operations = {")
 	r.mapBody(d, 10, "", before, after, true, true, true)
 	r.line(pad(8), "}")
