@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -266,7 +267,7 @@ func (e *Engine) blocked(goal *Goal, prior *state.State, now time.Time) []string
 		}
 		e.markDependents(addr, why, self, &excludes)
 	}
-	for _, addr := range slicesSortedKeys(e.tracked) {
+	for _, addr := range slices.Sorted(maps.Keys(e.tracked)) {
 		t := e.tracked[addr]
 		switch {
 		case !known[addr]:
@@ -409,13 +410,4 @@ func (e *Engine) settle(rep *executor.Report, now time.Time, stopping bool) {
 	for _, f := range failed {
 		e.opts.Logger.Warn("resource failed", "address", f[0], "action", f[1], "then", f[2])
 	}
-}
-
-func slicesSortedKeys(m map[string]*tracked) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -11,6 +11,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -375,11 +376,11 @@ func (c *compiler) indexTopology(b *symbolBuilder) {
 		writeDescriptionTo(&d, n)
 		b.add(symbols.Symbol{Kind: kind, Name: name, Range: key, Type: typeName, Detail: d})
 	}
-	for _, name := range sortedKeys(t.rels) {
+	for _, name := range slices.Sorted(maps.Keys(t.rels)) {
 		rt := t.rels[name]
 		add(symbols.RelationshipTemplate, rt.name, rt.key, rt.typ, rt.n)
 	}
-	for _, name := range sortedKeys(t.groups) {
+	for _, name := range slices.Sorted(maps.Keys(t.groups)) {
 		g := t.groups[name]
 		add(symbols.Group, g.name, g.key, g.typ, g.n)
 	}
@@ -395,13 +396,4 @@ func writeDescriptionTo(d *string, n *yamlsrc.Node) {
 	var b strings.Builder
 	writeDescription(&b, n)
 	*d += b.String()
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }

@@ -6,6 +6,7 @@ package tosca
 // artifacts (§12.2). Errors are those listed in v2types.go.
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -359,7 +360,7 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			// capability is an error where it is made (checkTarget2).
 			nt, ct, at := d.nodeType, d.capType, body.Get("node")
 			c.v2.later = append(c.v2.later, func() {
-				if !slices.ContainsFunc(sortedKeys2(nt.caps), func(n string) bool {
+				if !slices.ContainsFunc(slices.Sorted(maps.Keys(nt.caps)), func(n string) bool {
 					x := nt.caps[n].typ
 					return x == nil || c.derives2(x, ct)
 				}) {

@@ -23,6 +23,7 @@ package tosca
 //     graph.Unknown in the spec.
 
 import (
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -238,13 +239,13 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 // assignments under assigned.
 func (c *compiler) lifecycleOps2(nd *node2, kind string, defs map[string]*iface2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
 	base := filepath.Dir(nd.key.File)
-	for _, name := range sortedKeys2(defs) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
 		if name != kind && (d.typ == nil || !slices.ContainsFunc(d.typ.chain, func(s string) bool { return s == kind || strings.HasSuffix(s, ":"+kind) })) {
 			continue
 		}
 		given := assigned.Get(name).Get("operations")
-		for _, opName := range sortedKeys2(d.ops) {
+		for _, opName := range slices.Sorted(maps.Keys(d.ops)) {
 			od := d.ops[opName]
 			impl, at := od.impl, od.n
 			var inputs *yamlsrc.Node

@@ -6,6 +6,8 @@ package tosca
 // namespace, written ns:name.
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -103,7 +105,7 @@ func (c *compiler) checkNamespaces2() {
 			}
 			visible := c.rootNames2(im.f, map[*file]bool{f: true})
 			for k := kind(0); k < numKinds; k++ {
-				for _, name := range sortedKeys2(visible[k]) {
+				for _, name := range slices.Sorted(maps.Keys(visible[k])) {
 					t := visible[k][name]
 					prev, dup := own[k][name]
 					switch {

@@ -13,6 +13,8 @@ package tosca
 //     without its required inputs (tosca.workflow)
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -208,7 +210,7 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 			c.errorf(p.Key.Range, path+".inputs."+p.Key.Value, CodeWorkflow, "operation %s has no input %q", opN.Value, p.Key.Value)
 		}
 	}
-	for _, name := range sortedKeys2(defs) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
 		if !d.required || (d.def != nil && !d.def.IsNull()) || d.value != nil {
 			continue

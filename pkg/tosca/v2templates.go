@@ -25,6 +25,7 @@ package tosca
 //     that are no node template or group (tosca.group_members, tosca.policy_targets)
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -41,9 +42,11 @@ const maxCount2 = 10_000
 // topology2 is the service template read.
 type topology2 struct {
 	st *yamlsrc.Node
-	// declared names the inputs the service template declares.
-	declared map[string]bool
-	inputs   map[string]graph.Value
+	// declared names the inputs the service template declares;
+	// inputDefs holds their definitions.
+	declared  map[string]bool
+	inputDefs map[string]*prop2
+	inputs    map[string]graph.Value
 	nodes    []*node2
 	byName   map[string]*node2
 	rels     map[string]*yamlsrc.Node
@@ -193,16 +196,16 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 			}
 		}
 	}
-	topo.declared = map[string]bool{}
+	topo.declared, topo.inputDefs = map[string]bool{}, defs
 	for name := range defs {
 		topo.declared[name] = true
 	}
-	for _, name := range sortedKeys2(c.opts.Inputs) {
+	for _, name := range slices.Sorted(maps.Keys(c.opts.Inputs)) {
 		if defs[name] == nil {
 			c.errorf(diag.Range{File: f.name}, "service_template.inputs", CodeUnknownInput, "a value is given for input %q, which the service template does not declare", name)
 		}
 	}
-	for _, name := range sortedKeys2(defs) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
 		ev := &eval2{c: c, f: f}
 		path := "service_template.inputs." + name
@@ -325,7 +328,7 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 		}
 		out[p.Key.Value] = v
 	}
-	for _, name := range sortedKeys2(defs) {
+	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		if _, ok := n.GetPair(name); ok {
 			continue
 		}
@@ -421,7 +424,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 			c.errorf(p.Key.Range, nd.path+".capabilities."+p.Key.Value, CodeUnknownCapability, "node type %q has no capability %q", t.name, p.Key.Value)
 		}
 	}
-	for _, name := range sortedKeys2(t.caps) {
+	for _, name := range slices.Sorted(maps.Keys(t.caps)) {
 		cd := t.caps[name]
 		if cd.typ == nil {
 			// Its unknown type was reported; nothing to check against.
@@ -652,7 +655,7 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 	if want == nil {
 		return
 	}
-	for _, name := range sortedKeys2(t.caps) {
+	for _, name := range slices.Sorted(maps.Keys(t.caps)) {
 		if cd := t.caps[name]; cd.typ != nil && c.derives2(cd.typ, want) {
 			ra.capName = cd.name
 			c.checkValidTypes2(ra, t, cd, at)

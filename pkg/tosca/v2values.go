@@ -37,6 +37,9 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	if _, _, ok := funcCall2(n); ok {
 		c.checkExpr2(ev.f, n, path, false)
 		v := ev.evalAt(n, path)
+		if t != nil && graph.HasUnknown(v) {
+			c.resultFits2(n, t, entry, keyS, path)
+		}
 		if t == nil || v == nil || graph.HasUnknown(v) || dollarText2(v) {
 			return v
 		}
@@ -168,7 +171,7 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 		}
 		out[p.Key.Value] = c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, p.Value, joinPath(path, p.Key.Value), depth+1)
 	}
-	for _, name := range sortedKeys2(t.props) {
+	for _, name := range slices.Sorted(maps.Keys(t.props)) {
 		d := t.props[name]
 		if _, ok := n.GetPair(name); ok {
 			continue
@@ -222,11 +225,6 @@ func dollarText2(v graph.Value) bool {
 		}
 	}
 	return false
-}
-
-// sortedKeys2 returns a map's keys in order, for deterministic messages.
-func sortedKeys2[V any](m map[string]V) []string {
-	return slices.Sorted(maps.Keys(m))
 }
 
 func joinSorted(s []string) string {
