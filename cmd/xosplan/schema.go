@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/config"
 )
 
@@ -32,8 +33,7 @@ go where); validate and the language server check the rest.`,
 			if err != nil {
 				return err
 			}
-			_, err = c.stdout.Write(data)
-			return err
+			return views.NewSchema(c.streams()).Schema(data)
 		},
 	}
 }

@@ -7,13 +7,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/internal/userfile"
-	xsync "github.com/xosplan/xosplan/pkg/sync"
 )
 
 // statusFlags are the flags of `xosplan status`.
@@ -88,46 +87,5 @@ func runStatus(ctx context.Context, c *cli, f statusFlags) error {
 		_ = json.Unmarshal(body, &e)
 		return fmt.Errorf("the sync on %s answered %s: %s", addr, resp.Status, termsafe.String(e.Error))
 	}
-	if f.json {
-		_, err := c.stdout.Write(body)
-		return err
-	}
-	var st xsync.Status
-	if err := json.Unmarshal(body, &st); err != nil {
-		return fmt.Errorf("the answer of %s is not a status: %w", addr, err)
-	}
-	return writeStatus(c.stdout, &st)
-}
-
-// writeStatus renders a sync's status for a person.
-func writeStatus(w io.Writer, st *xsync.Status) error {
-	ready := "not ready"
-	if st.Ready {
-		ready = "ready"
-	}
-	fmt.Fprintf(w, "Sync %s: %d reconciles, last %s", ready, st.Reconciles, orDash(st.LastOutcome))
-	if st.LastReconcile != nil {
-		fmt.Fprintf(w, " at %s", st.LastReconcile.Format(time.RFC3339))
-	}
-	fmt.Fprintf(w, "; %d waiting for a retry.\n", st.RetryQueue)
-	for _, d := range st.Diagnostics {
-		fmt.Fprintf(w, "%s: %s: %s\n", termsafe.String(d.At), d.Severity, termsafe.String(d.Summary))
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADDRESS\tSTATUS\tLAST CHECK\tWAITING")
-	for _, r := range st.Resources {
-		check := "-"
-		if r.LastCheck != nil {
-			check = r.LastCheck.Format(time.RFC3339)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termsafe.String(r.Address), r.Status, check, termsafe.String(orDash(r.Waiting)))
-	}
-	return tw.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
+	return views.NewStatus(f.json, c.streams()).Answer(addr, body)
 }

@@ -165,3 +165,58 @@ func TestUnknownFormatsAreRefused(t *testing.T) {
 		t.Error("candidates --format yaml was accepted")
 	}
 }
+
+// TestStatusViews: people read the sync's answer as a summary line, its
+// diagnostics and a table, with control characters made harmless and
+// empty cells shown as "-"; machines get the answer byte for byte; an
+// answer that is no status fails the human view, naming the sync.
+func TestStatusViews(t *testing.T) {
+	const answer = `{"ready":true,"reconciles":3,"last_reconcile":"2024-01-02T03:04:05Z","last_outcome":"applied","retry_queue":1,` +
+		`"diagnostics":[{"severity":"warning","code":"x.y","summary":"mind \u001b[31mthis","at":"a.yaml:1:2"}],` +
+		`"resources":[{"address":"vm","status":"active","last_check":"2024-01-02T03:04:05Z"},{"address":"net","status":"pending","waiting":"waits for vm"}]}`
+	for _, tc := range []struct {
+		name string
+		json bool
+		body string
+		want string
+		err  string
+	}{
+		{name: "text", body: answer, want: "Sync ready: 3 reconciles, last applied at 2024-01-02T03:04:05Z; 1 waiting for a retry.\n" +
+			"a.yaml:1:2: warning: mind ␛[31mthis\n" +
+			"ADDRESS  STATUS   LAST CHECK            WAITING\n" +
+			"vm       active   2024-01-02T03:04:05Z  -\n" +
+			"net      pending  -                     waits for vm\n"},
+		{name: "text of an empty status", body: `{"resources":[]}`, want: "Sync not ready: 0 reconciles, last -; 0 waiting for a retry.\nADDRESS  STATUS  LAST CHECK  WAITING\n"},
+		{name: "json", json: true, body: answer + "\n", want: answer + "\n"},
+		{name: "json of no status", json: true, body: "[1]", want: "[1]"},
+		{name: "text of no status", body: "[1]", err: "the answer of 127.0.0.1:9 is not a status: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, out, errs := testStreams()
+			err := NewStatus(tc.json, s).Answer("127.0.0.1:9", []byte(tc.body))
+			if tc.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.err) {
+					t.Fatalf("error %v, want one saying %q", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := out.String(); got != tc.want || errs.Len() != 0 {
+				t.Errorf("stdout\n%s\nstderr %q; want\n%s", got, errs.String(), tc.want)
+			}
+		})
+	}
+}
+
+// TestSchemaView: the schema reaches stdout as it was made.
+func TestSchemaView(t *testing.T) {
+	s, out, errs := testStreams()
+	if err := NewSchema(s).Schema([]byte("{\n  \"type\": \"object\"\n}\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "{\n  \"type\": \"object\"\n}\n" || errs.Len() != 0 {
+		t.Errorf("stdout %q, stderr %q", got, errs.String())
+	}
+}
