@@ -229,11 +229,11 @@ func encodePlan(p *Plan) ([]byte, error) {
 	return w.Buf, nil
 }
 
-// AppendJSON appends the canonical JSON of a value to dst as plan files
+// appendJSON appends the canonical JSON of a value to dst as plan files
 // hold it: map keys sorted, no HTML escaping, Unknowns as
-// {"$unknown": …}, backspace and form feed as \u0008 and \u000c. Views
-// use it to write large plans quickly.
-func AppendJSON(dst []byte, v graph.Value) ([]byte, error) {
+// {"$unknown": …}, backspace and form feed as \u0008 and \u000c: the
+// bytes an input value's digest is made of.
+func appendJSON(dst []byte, v graph.Value) ([]byte, error) {
 	w := newWriter(dst)
 	w.Value(v)
 	return w.Buf, w.Err()

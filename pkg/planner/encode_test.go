@@ -22,7 +22,7 @@ func TestPlanJSONMatchesEncodingJSONButKeepsHexControlEscapes(t *testing.T) {
 	for _, v := range []graph.Value{"", "plain", "quote\" back\\slash", "ctl\x00\x01\x1f\t\n\r", "bs\b ff\f", "<html>&amp;", "é ü 日本",
 		"bad\xffutf8", "\u2028\u2029", "emoji 🎉",
 		0.0, 1.0, -2.5, 1e-7, 1e21, 123456789.125, math.MaxFloat64, math.SmallestNonzeroFloat64, 1e20} {
-		got, err := AppendJSON(nil, v)
+		got, err := appendJSON(nil, v)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -34,7 +34,7 @@ func TestPlanJSONMatchesEncodingJSONButKeepsHexControlEscapes(t *testing.T) {
 			t.Errorf("%#v: %s want %s", v, got, want)
 		}
 	}
-	if _, err := AppendJSON(nil, math.NaN()); err == nil {
+	if _, err := appendJSON(nil, math.NaN()); err == nil {
 		t.Error("NaN accepted")
 	}
 }

@@ -355,7 +355,7 @@ func Digests(files []string, values map[string]graph.Value, salt string) (map[st
 // valueDigest is the argon2id digest of one input value: the name goes
 // into the salt, so that two inputs holding the same value do not show it.
 func valueDigest(name string, v graph.Value, salt []byte) (string, error) {
-	b, err := AppendJSON(nil, v)
+	b, err := appendJSON(nil, v)
 	if err != nil {
 		return "", fmt.Errorf("digest of input %s: %w", name, err)
 	}

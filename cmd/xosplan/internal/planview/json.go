@@ -71,15 +71,18 @@ type jsonChangeBody struct {
 	ReplacePaths    [][]any         `json:"replace_paths"`
 }
 
-// raw renders a value for the JSON plan; values come from plans, which
-// hold only canonical values, so an error cannot happen in practice and
-// is kept for the caller to report.
+// raw renders a value for the JSON plan as plan files hold it (map keys
+// sorted, no HTML escaping, jsonFormat's escapes); anything outside the
+// canonical set goes to encoding/json, as the plan file's writer does.
+// Values come from plans, which hold only canonical values, so an error
+// cannot happen in practice and is kept for the caller to report.
 func (j *jsonWriter) raw(v any) json.RawMessage {
-	b, err := planner.AppendJSON(nil, v)
-	if err != nil && j.err == nil {
+	w := canonjson.Writer{Format: jsonFormat, Marshal: json.Marshal}
+	w.Value(v)
+	if err := w.Err(); err != nil && j.err == nil {
 		j.err = err
 	}
-	return b
+	return w.Buf
 }
 
 type jsonWriter struct{ err error }
@@ -185,7 +188,7 @@ func buildJSON(p *planner.Plan) (*jsonPlan, error) {
 }
 
 // jsonFormat is how the JSON plan writes its strings: as plan files do
-// (planner.AppendJSON writes its values), backspace and form feed as
+// (raw writes its values with it), backspace and form feed as
 // \u0008 and \u000c. The parts it has always left to encoding/json (input
 // digests, replace paths, placement, summary) have \b and \f instead; both
 // read back the same.
