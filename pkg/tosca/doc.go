@@ -296,9 +296,17 @@
 //     upper bound of its count_range only: fewer are fulfilled by the
 //     orchestrator (§8.5: implicit assignments).
 //   - An unknown function, and a built-in given the wrong number of
-//     arguments or values it cannot apply to, are errors; custom functions
-//     are checked by the number of arguments their signatures take and
-//     left graph.Unknown (xosplan runs no function implementation).
+//     arguments or values it cannot apply to, are errors. A custom
+//     function call is checked against its signatures in order (§10.4):
+//     the first that takes the number of arguments and whose argument
+//     definitions (type, entry_schema, key_schema, validation) the
+//     arguments known at compile time fit is chosen; an argument known
+//     only at apply time fits unless its type is known and cannot be the
+//     definition's ($get_input of a typed input, another custom call's
+//     result). The chosen signature's result must fit the definition the
+//     call is assigned to (neither type derives from the other: an
+//     error; an integer fits a float, a complex value a map). The call's
+//     value is left graph.Unknown.
 //   - An allocation (§8.5.5) is a placement request of the allocating
 //     representation (num_cpus, mem_size, disk_size: VCPU, MEMORY_MB,
 //     DISK_GB), which pkg/placement answers against the providers'

@@ -61,7 +61,10 @@ type state2 struct {
 	later []func()
 	// checked marks the function calls whose static check ran.
 	checked map[*yamlsrc.Node]bool
-	topo    *topology2
+	// calls holds the signature each evaluated custom function call
+	// chose (matchSig2), for the check of its result.
+	calls map[*yamlsrc.Node]*sig2
+	topo  *topology2
 }
 
 // compile2 runs the 2.0 phases on the loaded root file (nil when it could

@@ -4,17 +4,33 @@ package tosca
 // function's signatures (arguments, optional_arguments, variadic, result,
 // implementation), and calls checked against them.
 //
+// A call is checked twice: statically, by its number of arguments
+// (checkSignature2), and where it is evaluated, by the arguments' values
+// (matchSig2): the signatures are tried in the order of their definition
+// and the first whose arguments fit is the one called (§10.4). An
+// argument known at compile time fits when it would be a valid value of
+// the argument's definition (type, entry_schema, key_schema, validation);
+// one known only at apply time fits unless its type is known and cannot
+// be the definition's ($get_input of a typed input, a custom function's
+// result). The chosen signature's result must in turn fit where the call
+// is assigned (resultFits2).
+//
 // Errors detected here:
 //   - functions that is not a map, a definition without signatures or of the wrong kind,
 //     signature keynames the grammar does not define, argument and result definitions with
 //     unknown types (tosca.wrong_kind, tosca.missing_field, tosca.unknown_field,
 //     tosca.unknown_type)
-//   - a call whose number of arguments no signature accepts (tosca.function)
+//   - a call whose number of arguments no signature accepts, whose arguments no signature
+//     of that number accepts, or whose result does not fit the definition it is assigned to
+//     (tosca.function)
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // funcDef2 is one custom function definition.
@@ -24,9 +40,60 @@ type funcDef2 struct {
 	sigs []sig2
 }
 
-// sig2 is a signature: the number of arguments it takes.
+// sig2 is a signature.
 type sig2 struct {
 	min, max int // max < 0: variadic
+	// params are the argument definitions, then the optional ones; nil
+	// where one could not be read (any value fits it).
+	params   []*prop2
+	variadic bool
+	// result is the result's definition, nil for any result.
+	result *prop2
+	// impl is the implementation's artifact file as written in implF (the
+	// file of the signature, or of the service template that refines
+	// it), at implAt; "" for none. timeout is its timeout in seconds, 0
+	// for the default.
+	impl    string
+	implAt  *yamlsrc.Node
+	implF   *file
+	timeout int64
+}
+
+// param returns the definition of argument i: the last one repeats when
+// the signature is variadic.
+func (s *sig2) param(i int) *prop2 {
+	switch {
+	case i < len(s.params):
+		return s.params[i]
+	case s.variadic && len(s.params) > 0:
+		return s.params[len(s.params)-1]
+	}
+	return nil
+}
+
+// takes reports whether the signature takes n arguments.
+func (s *sig2) takes(n int) bool {
+	return n >= s.min && (s.max < 0 || n <= s.max)
+}
+
+// setImpl reads an implementation definition (§11.8): an artifact file
+// name, or a map whose primary is one or an artifact definition with a
+// file; its timeout, when an integer, is in seconds.
+func (s *sig2) setImpl(f *file, n *yamlsrc.Node) {
+	at := n
+	if n.Kind == yamlsrc.Mapping {
+		if t, ok := n.Get("timeout").Int(); ok && t > 0 {
+			s.timeout = t
+		}
+		at = n.Get("primary")
+		if at != nil && at.Kind == yamlsrc.Mapping {
+			at = at.Get("file")
+		}
+	}
+	if at == nil || !at.IsString() || at.Value == "" {
+		return
+	}
+	s.impl, s.implAt, s.implF = at.Value, at, f
 }
 
 // readFunctions2 declares every custom function of every loaded file.
@@ -70,13 +137,13 @@ func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
 		if !c.keys2(p.Value, path, func() string { return "function " + quote(p.Key.Value) }, []string{"signatures", "description", "metadata"}, nil) {
 			continue
 		}
-		d := &funcDef2{name: outer.name, f: f, sigs: outer.sigs}
+		d := &funcDef2{name: outer.name, f: f, sigs: slices.Clone(outer.sigs)}
 		sn := p.Value.Get("signatures")
 		for i, sig := range sn.Items() {
 			sp := path + ".signatures[" + itoa(int64(i)) + "]"
 			if i >= len(outer.sigs) {
 				if more, ok := c.readSignature2(f, sig, sp); ok {
-					d.sigs = append(slices.Clone(d.sigs), more)
+					d.sigs = append(d.sigs, more)
 				}
 				continue
 			}
@@ -86,6 +153,8 @@ func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
 			if c.keys2(sig, sp, func() string { return "signature" }, []string{"implementation"}, nil) {
 				if im := sig.Get("implementation"); im != nil {
 					c.checkImpl2(im, sp+".implementation")
+					d.sigs[i].impl, d.sigs[i].implAt, d.sigs[i].implF, d.sigs[i].timeout = "", nil, nil, 0
+					d.sigs[i].setImpl(f, im)
 				}
 			}
 		}
@@ -137,7 +206,7 @@ func (c *compiler) readSignature2(f *file, s *yamlsrc.Node, sp string) (sig2, bo
 			continue
 		}
 		for j, a := range an.Content {
-			c.readSchema2(f, a, sp+"."+key+"["+itoa(int64(j))+"]")
+			sig.params = append(sig.params, c.readSchema2(f, a, sp+"."+key+"["+itoa(int64(j))+"]"))
 		}
 		if key == "arguments" {
 			sig.min = len(an.Content)
@@ -145,13 +214,14 @@ func (c *compiler) readSignature2(f *file, s *yamlsrc.Node, sp string) (sig2, bo
 		sig.max += len(an.Content)
 	}
 	if v, set := c.bool2(s, sp, "variadic"); set && v {
-		sig.max = -1
+		sig.max, sig.variadic = -1, true
 	}
 	if r := s.Get("result"); r != nil {
-		c.readSchema2(f, r, sp+".result")
+		sig.result = c.readSchema2(f, r, sp+".result")
 	}
 	if im := s.Get("implementation"); im != nil {
 		c.checkImpl2(im, sp+".implementation")
+		sig.setImpl(f, im)
 	}
 	return sig, true
 }
@@ -164,9 +234,184 @@ func (c *compiler) checkSignature2(d *funcDef2, n, args *yamlsrc.Node, path stri
 	}
 	got := len(argList2(args))
 	for _, s := range d.sigs {
-		if got >= s.min && (s.max < 0 || got <= s.max) {
+		if s.takes(got) {
 			return
 		}
 	}
 	c.errorf(n.Range, path, CodeFunction, "no signature of function $%s takes %d arguments", d.name, got)
+}
+
+// matchSig2 returns the first signature of d that takes the evaluated
+// arguments vals of the call n (§10.4: signatures are tried in order),
+// and records it for the check of the result (resultFits2). When none
+// does, it reports why at the argument (one signature of that number of
+// arguments) or at the call (several), and returns nil; a number of
+// arguments no signature takes was reported by checkSignature2.
+func (ev *eval2) matchSig2(n *yamlsrc.Node, name string, d *funcDef2, vals []graph.Value) *sig2 {
+	c := ev.c
+	_, args, _ := funcCall2(n)
+	argNodes := argList2(args)
+	type miss struct {
+		sig, arg int
+		why      diag.Diagnostic
+	}
+	var misses []miss
+	for si := range d.sigs {
+		s := &d.sigs[si]
+		if !s.takes(len(vals)) {
+			continue
+		}
+		fits := true
+		for i, v := range vals {
+			if why, ok := ev.argFits2(s.param(i), v, argNodes[i], i); !ok {
+				misses = append(misses, miss{si, i, why})
+				fits = false
+				break
+			}
+		}
+		if fits {
+			c.v2.calls[n] = s
+			return s
+		}
+	}
+	switch len(misses) {
+	case 0:
+	case 1:
+		m := misses[0]
+		c.errorf(m.why.Range, ev.path, CodeFunction, "argument %d of $%s: %s", m.arg+1, name, m.why.Summary)
+	default:
+		parts := make([]string, len(misses))
+		for i, m := range misses {
+			parts[i] = "signature " + itoa(int64(m.sig+1)) + ", argument " + itoa(int64(m.arg+1)) + ": " + m.why.Summary
+		}
+		c.errorf(n.Range, ev.path, CodeFunction, "no signature of function $%s accepts these arguments (%s)", name, strings.Join(parts, "; "))
+	}
+	return nil
+}
+
+// argFits2 reports whether the value v of argument i (written at at)
+// fits the definition p; when not, why is the problem, positioned at the
+// argument.
+func (ev *eval2) argFits2(p *prop2, v graph.Value, at *yamlsrc.Node, i int) (diag.Diagnostic, bool) {
+	c := ev.c
+	if p == nil || p.typ == nil {
+		return diag.Diagnostic{}, true
+	}
+	if graph.HasUnknown(v) {
+		st := c.staticType2(at)
+		if st == nil || !c.schemaClash2(st, p) {
+			return diag.Diagnostic{}, true
+		}
+		fn, _, _ := funcCall2(at)
+		return diag.Diagnostic{Range: at.Range, Summary: "$" + fn + " gives type " + schemaText2(st) + ", not " + schemaText2(p)}, false
+	}
+	if v == nil || dollarText2(v) {
+		// Reported where it was evaluated, or text that written again
+		// would read as a call.
+		return diag.Diagnostic{}, true
+	}
+	path := ev.path + "[" + itoa(int64(i)) + "]"
+	errs := c.quietly(func() {
+		c.checkValueDepth2(ev, p.typ, p.entry, p.keyS, p.validation, nodeOf(v, at.Range), path, 1)
+	})
+	for _, e := range errs {
+		if e.Severity == diag.Error {
+			return e, false
+		}
+	}
+	return diag.Diagnostic{}, true
+}
+
+// quietly runs check and returns the diagnostics it reported, which it
+// takes back: a trial of a value against a definition.
+func (c *compiler) quietly(check func()) diag.Diagnostics {
+	n0 := len(c.diags)
+	check()
+	got := slices.Clone(c.diags[n0:])
+	c.diags = c.diags[:n0]
+	for at := range c.followOns {
+		if at >= n0 {
+			delete(c.followOns, at)
+		}
+	}
+	return got
+}
+
+// staticType2 returns the definition of what the call n yields when its
+// value is known only at apply time but its type now: the chosen
+// signature's result of a custom function, the definition of an input
+// $get_input reads whole; nil otherwise.
+func (c *compiler) staticType2(n *yamlsrc.Node) *prop2 {
+	name, args, ok := funcCall2(n)
+	if !ok {
+		return nil
+	}
+	if s := c.v2.calls[n]; s != nil {
+		return s.result
+	}
+	if name != "get_input" || c.v2.topo == nil {
+		return nil
+	}
+	a := argList2(args)
+	if len(a) != 1 || !a[0].IsString() {
+		return nil
+	}
+	return c.v2.topo.inputDefs[a[0].Value]
+}
+
+// schemaClash2 reports whether values of the definition got can never be
+// values of want: neither type derives from the other (an integer is a
+// float; a complex data type's value is a map), or their entry or key
+// schemas clash.
+func (c *compiler) schemaClash2(got, want *prop2) bool {
+	if got == nil || want == nil || got.typ == nil || want.typ == nil {
+		return false
+	}
+	g, w := got.typ, want.typ
+	switch {
+	case c.derives2(g, w) || c.derives2(w, g):
+	case g.base == "integer" && w.base == "float":
+		return false
+	case (g.base == "" && w.base == "map") || (g.base == "map" && w.base == ""):
+		return false
+	default:
+		return true
+	}
+	return c.schemaClash2(schemaOf2(got.entry, g.entry), schemaOf2(want.entry, w.entry)) ||
+		c.schemaClash2(schemaOf2(got.keyS, g.keyS), schemaOf2(want.keyS, w.keyS))
+}
+
+func schemaOf2(own, typ *prop2) *prop2 {
+	if own != nil {
+		return own
+	}
+	return typ
+}
+
+// schemaText2 names a definition's type for a message: "list of
+// integer".
+func schemaText2(p *prop2) string {
+	if p == nil || p.typ == nil {
+		return "value"
+	}
+	s := p.typ.name
+	if e := schemaOf2(p.entry, p.typ.entry); e != nil && e.typ != nil && (p.typ.base == "list" || p.typ.base == "map") {
+		s += " of " + schemaText2(e)
+	}
+	return s
+}
+
+// resultFits2 checks the result of the custom function call n, known
+// only at apply time, against the definition it is assigned to (type t
+// with its entry and key schemas).
+func (c *compiler) resultFits2(n *yamlsrc.Node, t *typeDef2, entry, keyS *prop2, path string) {
+	s := c.v2.calls[n]
+	if s == nil || s.result == nil {
+		return
+	}
+	want := &prop2{typ: t, entry: entry, keyS: keyS}
+	if c.schemaClash2(s.result, want) {
+		name, _, _ := funcCall2(n)
+		c.errorf(n.Range, path, CodeFunction, "$%s returns type %s, not %s", name, schemaText2(s.result), schemaText2(want))
+	}
 }

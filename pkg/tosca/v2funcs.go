@@ -34,15 +34,22 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 		}
 		return unknown2(name, vals)
 	}
+	if d := ev.c.findFunc2(ev.f, name); d != nil {
+		// A custom function has no value here, only a signature.
+		if len(d.sigs) > 0 && ev.matchSig2(n, name, d, vals) == nil {
+			return nil
+		}
+		return unknown2(name, vals)
+	}
 	for _, v := range vals {
 		if isUnknown2(v) {
 			return unknown2(name, vals)
 		}
 	}
-	// A custom function, or a call the static check rejects for its
-	// number of arguments, has no value here.
+	// A call the static check rejects for its number of arguments has no
+	// value here.
 	lo, hi, ok := builtinArity2(name)
-	if !ok || ev.c.findFunc2(ev.f, name) != nil || len(vals) < lo || (hi >= 0 && len(vals) > hi) {
+	if !ok || len(vals) < lo || (hi >= 0 && len(vals) > hi) {
 		return unknown2(name, vals)
 	}
 	switch name {

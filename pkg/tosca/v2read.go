@@ -37,6 +37,7 @@ func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
 		repoRoot: map[*file]string{},
 		profiles: map[string]*file{},
 		checked:  map[*yamlsrc.Node]bool{},
+		calls:    map[*yamlsrc.Node]*sig2{},
 	}
 	c.version = version20
 	var stack []string

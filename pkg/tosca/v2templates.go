@@ -47,12 +47,12 @@ type topology2 struct {
 	declared  map[string]bool
 	inputDefs map[string]*prop2
 	inputs    map[string]graph.Value
-	nodes    []*node2
-	byName   map[string]*node2
-	rels     map[string]*yamlsrc.Node
-	relType  map[string]*typeDef2
-	outputs  map[string]graph.Value
-	groups   map[string]*yamlsrc.Node
+	nodes     []*node2
+	byName    map[string]*node2
+	rels      map[string]*yamlsrc.Node
+	relType   map[string]*typeDef2
+	outputs   map[string]graph.Value
+	groups    map[string]*yamlsrc.Node
 	// failed holds the node templates that could not be read, with the
 	// diagnostic that says why: what names them is its follow-on.
 	failed map[string]int
