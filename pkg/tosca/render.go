@@ -6,7 +6,9 @@ package tosca
 // holds "properties" (assigned and default values), "capabilities" (only
 // the capabilities whose properties were assigned), "attributes" and
 // "artifacts" (only when set). The driver is exec when a Standard or
-// Configure operation has an implementation, noop otherwise. Requirements
+// Configure operation has an implementation, noop otherwise. An
+// implementation that names an artifact of the template (or of its type
+// chain) is that artifact's file (artifactImplementation). Requirements
 // become edges whose kind follows the relationship type.
 //
 // Placement requests: a node template deriving from tosca.nodes.Compute asks
@@ -31,6 +33,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -413,12 +416,17 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	// The executor runs an implementation from the folder of the node
 	// template's file; that is where the root check starts too.
 	base := ""
+	var node *nodeTpl
 	var artifacts []*artifactDef
 	if s != nil && s.node != nil {
-		base = filepath.Dir(s.node.key.File)
-		artifacts = s.node.artifacts
+		node = s.node
+		base = filepath.Dir(node.key.File)
+		artifacts = node.artifacts
 	}
 	named := func(n *yamlsrc.Node, where string) string {
+		if a := c.nodeArtifact(node, text(n)); a != nil {
+			return c.artifactImplementation(a, base, path+where)
+		}
 		c.confineNamed(n, text(n), base, path+where, CodeImplOutsideRoot, "implementation")
 		c.checkPackaged(n, true, artifacts, path+where)
 		return text(n)
@@ -505,6 +513,51 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		return op, false
 	}
 	return op, true
+}
+
+// nodeArtifact returns the artifact of nt named name: the template's own
+// (which may refine its type's), else one its type defines or inherits;
+// nil for none. TOSCA 1.3 (§3.6.16) lets an operation's implementation,
+// primary and dependencies name an artifact rather than a file.
+func (c *compiler) nodeArtifact(nt *nodeTpl, name string) *artifactDef {
+	if nt == nil || name == "" {
+		return nil
+	}
+	for _, a := range nt.artifacts {
+		if a.name == name {
+			return a
+		}
+	}
+	if nt.typ != nil {
+		return nt.typ.artifacts[name]
+	}
+	return nil
+}
+
+// artifactImplementation returns the file an implementation naming
+// artifact a runs: the artifact's file, taken from the folder of the file
+// that declares it (a type's artifact may be written in an imported file
+// of another folder), written relative to base, the folder the executor
+// runs the resource's operations from and resolves the implementation in.
+// So it is run, confined to the root and digested as any implementation
+// written as a path is. An absolute file or a URL is left as written; so
+// is a file declared in an embedded type file, which has no folder.
+func (c *compiler) artifactImplementation(a *artifactDef, base, path string) string {
+	file := filepath.FromSlash(a.file)
+	if a.fileNode == nil || file == "" || filepath.IsAbs(file) || strings.Contains(a.file, "://") {
+		return a.file
+	}
+	if f := c.files[fileKey(a.fileNode.Range.File)]; f == nil || f.dir == "" {
+		return a.file
+	}
+	resolved := filepath.Join(filepath.Dir(a.fileNode.Range.File), file)
+	if rel, err := filepath.Rel(base, resolved); err == nil {
+		resolved = rel
+	}
+	resolved = filepath.ToSlash(resolved)
+	c.confineNamed(a.fileNode, resolved, base, path, CodeImplOutsideRoot, "implementation")
+	c.checkPackaged(a.fileNode, false, nil, path)
+	return resolved
 }
 
 // opInputDef returns the definition of an operation input when the type
