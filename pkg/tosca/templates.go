@@ -588,7 +588,7 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 			continue
 		}
 		c.checkNewer(p.Value, "interface", ip)
-		check := func(q yamlsrc.Pair, op string) {
+		check := func(q yamlsrc.Pair, op string, listed bool) {
 			if d.ops[q.Key.Value] == nil {
 				if c.lacks(d.typ) || c.lacks(t) {
 					return
@@ -596,17 +596,17 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 				c.errorf(q.Key.Range, op, CodeUnknownOperation, "interface %q of %s has no operation %q", p.Key.Value, owner, q.Key.Value)
 				return
 			}
-			c.checkOpAssignment(q.Value, op, q.Key.Value)
+			c.checkOpAssignment(q.Value, op, q.Key.Value, listed)
 		}
 		for _, q := range p.Value.Pairs() {
 			switch q.Key.Value {
 			case "type", "description", "inputs":
 			case "operations", "notifications":
 				for _, r := range q.Value.Pairs() {
-					check(r, joinPath(ip, q.Key.Value+"."+r.Key.Value))
+					check(r, joinPath(ip, q.Key.Value+"."+r.Key.Value), true)
 				}
 			default:
-				check(q, joinPath(ip, q.Key.Value))
+				check(q, joinPath(ip, q.Key.Value), false)
 			}
 		}
 	}
@@ -624,13 +624,13 @@ func implKeys() []string {
 	return []string{"primary", "dependencies", "timeout", "operation_host"}
 }
 
-func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
+// checkOpAssignment checks the operation name assigned n at path; listed
+// says it is written under the interface's operations keyname.
+func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string, listed bool) {
 	switch {
 	case n.IsNull(), n.Kind == yamlsrc.Scalar:
 	case n.Kind == yamlsrc.Sequence && len(n.Content) == 0:
-		// ETSI NFV-SOL 001 packages (Tacker) write `instantiate: []` for
-		// an operation with nothing to run: no implementation, as null.
-		c.warnf(n.Range, path, CodeWrongKind, "operation %q is an empty list; read as no implementation (write null or leave it out)", name)
+		c.warnEmptyOperation(n, path, "operation", name, listed)
 	case n.Kind == yamlsrc.Mapping:
 		c.checkKeys(n, path, "operation "+quote(name), opAssignKeys()...)
 		c.checkNewer(n, "operation", path)
@@ -646,6 +646,29 @@ func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string) {
 	default:
 		c.errorf(n.Range, path, CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, n.Describe())
 	}
+}
+
+// warnEmptyOperation warns of an operation (what: its definition in a
+// type, or its assignment in a template) written as an empty list. The
+// grammar allows an implementation name or a map (TOSCA 1.3 §3.6.16
+// operation definition, §3.6.17 operation assignment, the same short and
+// extended notations since 1.0), so the list does not conform, but it
+// carries nothing: ETSI NFV-SOL 001 packages (Tacker) write
+// `instantiate: []` for an operation with nothing to run, in node types
+// and templates alike, and Tacker deploys them. It is read as no
+// implementation, as null is; the message names the form of the file's
+// version: 1.3 lists operations under the interface's operations keyname
+// (§3.6.21, §3.6.22), earlier versions beside its other keynames.
+func (c *compiler) warnEmptyOperation(n *yamlsrc.Node, path, what, name string, listed bool) {
+	declared := c.readingVersion
+	if declared == "" {
+		declared = c.version
+	}
+	form := name + ": {}"
+	if declared == version13 && !listed {
+		form = "operations: {" + name + ": {}}"
+	}
+	c.warnf(n.Range, path, CodeWrongKind, "%s %q is an empty list; read as no implementation (write %q)", what, name, form)
 }
 
 // readTemplateType checks the keys of a relationship template, group or

@@ -1076,10 +1076,12 @@ func (c *compiler) readIfaceDefs(into map[string]*ifaceDef, n *yamlsrc.Node, pat
 // interface type: keys under `operations` (1.3) and any key that is not
 // interface metadata (1.0–1.2).
 func (c *compiler) readOpDefs(into map[string]*opDef, n *yamlsrc.Node, path string) {
-	add := func(p yamlsrc.Pair, op string) {
+	add := func(p yamlsrc.Pair, op string, listed bool) {
 		d := &opDef{name: p.Key.Value, n: p.Value}
 		switch {
 		case p.Value.IsNull():
+		case p.Value.Kind == yamlsrc.Sequence && len(p.Value.Content) == 0:
+			c.warnEmptyOperation(p.Value, op, "operation definition", d.name, listed)
 		case p.Value.Kind == yamlsrc.Scalar:
 			d.impl = p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
@@ -1104,11 +1106,11 @@ func (c *compiler) readOpDefs(into map[string]*opDef, n *yamlsrc.Node, path stri
 		switch p.Key.Value {
 		case "operations", "notifications":
 			for _, q := range p.Value.Pairs() {
-				add(q, joinPath(path, p.Key.Value+"."+q.Key.Value))
+				add(q, joinPath(path, p.Key.Value+"."+q.Key.Value), true)
 			}
 		default:
 			if !slices.Contains(ifaceMetaKeys(), p.Key.Value) {
-				add(p, joinPath(path, p.Key.Value))
+				add(p, joinPath(path, p.Key.Value), false)
 			}
 		}
 	}
