@@ -68,8 +68,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 		if s == nil || d == nil {
 			return
 		}
-		// Both ends were added above, so AddEdge cannot fail.
-		_ = g.AddEdge(graph.Edge{Source: s.Address, Target: d.Address, Kind: kind, Name: name, Range: rng})
+		diags = diags.Extend(addEdge(g, graph.Edge{Source: s.Address, Target: d.Address, Kind: kind, Name: name, Range: rng}))
 	}
 
 	// Consumed signals become Unknown spec values read from the real
@@ -122,7 +121,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 			}
 		})
 	}
-	addReads(g, reads, resources, env.factoryMembers())
+	diags = diags.Extend(addReads(g, reads, resources, env.factoryMembers()))
 	for _, cyc := range g.Cycles() {
 		diags = diags.Errorf(cyc[0].Range, "", CodeDependencyCycle,
 			"bindings form a dependency cycle, so no component can be applied first: %s", graph.CyclePath(cyc))
@@ -146,7 +145,8 @@ type signalRead struct {
 // endpoint), and, for a factory's factory.instances, after every
 // component of that factory too, since the signal maps their ids and is
 // complete only once they are applied.
-func addReads(g *graph.Graph, reads []signalRead, resources map[*component]*graph.Resource, members map[*component][]*component) {
+func addReads(g *graph.Graph, reads []signalRead, resources map[*component]*graph.Resource, members map[*component][]*component) diag.Diagnostics {
+	var diags diag.Diagnostics
 	type pair struct{ src, dst string }
 	linked := map[pair]bool{}
 	for _, e := range g.Edges() {
@@ -158,8 +158,7 @@ func addReads(g *graph.Graph, reads []signalRead, resources map[*component]*grap
 			return
 		}
 		linked[pair{s.Address, d.Address}] = true
-		// Both ends are in the graph, so AddEdge cannot fail.
-		_ = g.AddEdge(graph.Edge{Source: s.Address, Target: d.Address, Kind: graph.Reads, Name: r.key, Range: r.rng})
+		diags = diags.Extend(addEdge(g, graph.Edge{Source: s.Address, Target: d.Address, Kind: graph.Reads, Name: r.key, Range: r.rng}))
 	}
 	for _, r := range reads {
 		add(r, r.publisher.c)
@@ -169,6 +168,19 @@ func addReads(g *graph.Graph, reads []signalRead, resources map[*component]*grap
 			}
 		}
 	}
+	return diags
+}
+
+// addEdge adds e to g. Its callers add only edges between resources g
+// holds, so a refusal is a bug of xosplan; it is reported at e's position
+// (CodeInternal) rather than lost, since the plan would otherwise order
+// the two resources wrongly without saying so.
+func addEdge(g *graph.Graph, e graph.Edge) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if err := g.AddEdge(e); err != nil {
+		diags = diags.Errorf(e.Range, "", CodeInternal, "the dependency of %s on %s cannot be kept: %v", e.Source, e.Target, err)
+	}
+	return diags
 }
 
 // factoryMembers maps each factory to the components whose factory.name

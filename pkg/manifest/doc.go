@@ -134,6 +134,7 @@
 //	manifest.submodule_mismatch        a reference.Submodule whose interfaces do not mirror its application's
 //	manifest.dependency_cycle          bindings that make components depend on each other in a cycle
 //	manifest.policy_implementation     a model policy's implementation that is a URL, missing, not a regular file or outside the configuration root
+//	manifest.internal_error            a dependency the compiler could not add to the graph (a bug of xosplan, reported rather than lost)
 package manifest
 
 // Diagnostic codes; doc.go's table explains each.
@@ -175,4 +176,5 @@ const (
 	CodeUnknownWorkflow         = "manifest.unknown_workflow"
 	CodeSubmoduleMismatch       = "manifest.submodule_mismatch"
 	CodePolicyImplementation    = "manifest.policy_implementation"
+	CodeInternal                = "manifest.internal_error"
 )

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // markers reads the `# ERROR: text` and `# WARNING: text` comments of a
@@ -34,7 +36,9 @@ func TestErrorFixtures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[string]bool{CodeRead: true} // TestEnvironmentInputs covers unreadable files
+	// TestEnvironmentInputs covers unreadable files, TestRefusedEdgeIsADiagnostic
+	// the internal error no manifest can cause.
+	seen := map[string]bool{CodeRead: true, CodeInternal: true}
 	t.Cleanup(func() {
 		for _, code := range documentedCodes(t) {
 			if !seen[code] && !t.Failed() {
@@ -110,4 +114,26 @@ func documentedCodes(t *testing.T) []string {
 		t.Errorf("doc.go's table lists %v but the constants are %v", table, consts)
 	}
 	return consts
+}
+
+// TestRefusedEdgeIsADiagnostic: an edge the graph refuses (here, to a
+// resource it does not hold, which compile never asks for) is an internal
+// error at the edge's position, not a dependency silently lost.
+func TestRefusedEdgeIsADiagnostic(t *testing.T) {
+	g := graph.New()
+	if err := g.AddResource(&graph.Resource{Address: "app.web"}); err != nil {
+		t.Fatal(err)
+	}
+	at := diag.Range{File: "app.yml", Start: diag.Pos{Line: 7, Column: 5}}
+	diags := addEdge(g, graph.Edge{Source: "app.web", Target: "app.db", Kind: graph.Binding, Range: at})
+	if len(diags) != 1 || diags[0].Severity != diag.Error || diags[0].Code != CodeInternal || diags[0].Range != at ||
+		!strings.Contains(diags[0].Summary, "app.web on app.db") {
+		t.Fatalf("diagnostics %v, want one %s at %v naming both ends", diags, CodeInternal, at)
+	}
+	if err := g.AddResource(&graph.Resource{Address: "app.db"}); err != nil {
+		t.Fatal(err)
+	}
+	if diags := addEdge(g, graph.Edge{Source: "app.web", Target: "app.db", Kind: graph.Binding, Range: at}); len(diags) != 0 || len(g.Edges()) != 1 {
+		t.Errorf("an edge between resources the graph holds: %v, edges %v", diags, g.Edges())
+	}
 }

@@ -42,6 +42,7 @@ func TestCodesAreDocumented(t *testing.T) {
 		CodeFailed: "table", CodeTimeout: "table", CodeOutputTooLarge: "table", CodeBadOutput: "table",
 		CodeAddressConflict: "table", CodeDependencyCycle: "table",
 		CodeNoFixedPoint: "TestPolicyThatKeepsChangingItsOutputIsAnErrorNamingIt",
+		CodeInternal:     "TestAssembleReportsWhatTheGraphRefuses",
 	}
 	for c := range declared {
 		if !documented[c] {

@@ -76,20 +76,21 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 	}
 	opts = opts.withDefaults()
 	d := &deriver{g: g, opts: opts, policies: policies, outputs: map[string]output{}, inputs: map[string][]byte{}}
-	cur, diags := d.build()
+	declared, diags := d.assemble(nil)
 	if diags.HasErrors() {
-		return cur, diags
+		return declared, diags
 	}
+	cur := declared
 	for round := 1; round <= opts.MaxRounds; round++ {
 		var changed []graph.Policy
 		for _, p := range d.order() {
 			if err := ctx.Err(); err != nil {
-				return d.declared(), diags.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
+				return declared, diags.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
 			}
 			rs, es := inputOf(cur, p)
 			in, err := encodeInput(p, rs, es)
 			if err != nil {
-				return d.declared(), diags.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
+				return declared, diags.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
 			}
 			if prev, ran := d.inputs[p.Name]; ran && bytes.Equal(prev, in) {
 				continue
@@ -97,7 +98,7 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 			d.inputs[p.Name] = in
 			out, problem := d.run(ctx, p, in, rs)
 			if problem != nil {
-				return d.declared(), diags.Append(*problem)
+				return declared, diags.Append(*problem)
 			}
 			if prev, ran := d.outputs[p.Name]; ran && bytes.Equal(prev.canonical, out.canonical) {
 				continue
@@ -106,7 +107,7 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 			changed = append(changed, p)
 			next, buildDiags := d.build()
 			if buildDiags.HasErrors() {
-				return d.declared(), diags.Extend(buildDiags)
+				return declared, diags.Extend(buildDiags)
 			}
 			cur = next
 		}
@@ -116,7 +117,7 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 				diags = diags.Errorf(p.Range, "", CodeDependencyCycle, "the edges policy %s derived close a dependency cycle: %s", p.Name, graph.CyclePath(cycle))
 			}
 			if diags.HasErrors() {
-				return d.declared(), diags
+				return declared, diags
 			}
 			return cur, diags
 		}
@@ -125,7 +126,7 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 			for i, p := range changed {
 				names[i] = p.Name
 			}
-			return d.declared(), diags.Errorf(changed[0].Range, "", CodeNoFixedPoint,
+			return declared, diags.Errorf(changed[0].Range, "", CodeNoFixedPoint,
 				"model policies %s still changed what they derive after %d rounds: a cycle that does not terminate; a policy must derive the same resources from its own output (a policy that reads the types it derives must reach a state where it adds nothing)",
 				strings.Join(names, ", "), opts.MaxRounds)
 		}
@@ -144,35 +145,45 @@ type deriver struct {
 	inputs  map[string][]byte
 }
 
-// declared returns the declared part of g, with its policies.
-func (d *deriver) declared() *graph.Graph {
-	out, _ := d.assemble(nil)
-	return out
-}
-
 // build returns the declared part of g with every policy's last output.
 func (d *deriver) build() (*graph.Graph, diag.Diagnostics) {
 	return d.assemble(d.outputs)
 }
 
+// assemble returns the declared part of g (its resources not marked as
+// derived, the edges between them, its policies) with the resources and
+// edges of outputs, the last output of each policy. What the graph
+// refuses is a diagnostic: an address two policies or a policy and the
+// configuration take (CodeAddressConflict), anything else a bug of
+// xosplan (CodeInternal), since the declared part comes from a graph that
+// held it already and run checked the edges.
 func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagnostics) {
 	var diags diag.Diagnostics
+	refused := func(at diag.Range, what string, err error) {
+		diags = diags.Errorf(at, "", CodeInternal, "%s cannot be kept: %v", what, err)
+	}
 	out := graph.New()
 	out.Sources, out.Outputs, out.SensitiveOutputs, out.Secrets = d.g.Sources, d.g.Outputs, d.g.SensitiveOutputs, d.g.Secrets
 	for _, r := range d.g.Resources() {
 		if r.DerivedBy == "" {
-			_ = out.AddResource(r)
+			if err := out.AddResource(r); err != nil {
+				refused(r.Range, "resource "+r.Address, err)
+			}
 		}
 	}
 	for _, e := range d.g.Edges() {
 		if _, ok := out.Resource(e.Source); ok {
 			if _, ok := out.Resource(e.Target); ok {
-				_ = out.AddEdge(e)
+				if err := out.AddEdge(e); err != nil {
+					refused(e.Range, "the dependency of "+e.Source+" on "+e.Target, err)
+				}
 			}
 		}
 	}
 	for _, p := range d.policies {
-		_ = out.AddPolicy(p)
+		if err := out.AddPolicy(p); err != nil {
+			refused(p.Range, "model policy "+p.Name, err)
+		}
 	}
 	for _, p := range d.policies {
 		o, ok := outputs[p.Name]
@@ -195,10 +206,19 @@ func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagno
 	}
 	for _, p := range d.policies {
 		for _, e := range outputs[p.Name].edges {
-			_ = out.AddEdge(e)
+			if _, ok := out.Resource(e.Target); !ok {
+				// Another policy derived the target when p ran and
+				// derives it no longer: p read it, so p's input has
+				// changed and p runs again before a fixed point, where
+				// its edges are checked anew (run).
+				continue
+			}
+			if err := out.AddEdge(e); err != nil {
+				refused(e.Range, "the dependency of "+e.Source+" on "+e.Target+" that policy "+p.Name+" derives", err)
+			}
 		}
 	}
-	return out, nil
+	return out, diags
 }
 
 // order returns the policies in dependency order by their last outputs: a

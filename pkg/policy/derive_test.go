@@ -400,3 +400,47 @@ func TestGraphWithoutPoliciesIsReturnedAsItIs(t *testing.T) {
 		t.Errorf("Derive changed a graph without policies: %v", diags)
 	}
 }
+
+// TestAssembleReportsWhatTheGraphRefuses: what the graph refuses while a
+// round's graph is assembled is an internal error at the position of what
+// was added (no configuration causes it: Derive takes its policies and
+// declared part from a graph that held them), while an edge to a resource
+// another policy derived and derives no longer is left out quietly, since
+// the policy that printed it runs again.
+func TestAssembleReportsWhatTheGraphRefuses(t *testing.T) {
+	at := diag.Range{File: "stack.yaml", Start: diag.Pos{Line: 9, Column: 3}}
+	p := graph.Policy{Name: "ifaces", Range: at}
+	derivedIf := &graph.Resource{Address: "ifaces.n1-if", DerivedBy: "ifaces", Range: at}
+	for _, tc := range []struct {
+		name     string
+		policies []graph.Policy
+		edges    []graph.Edge
+		want     string // the summary of the one diagnostic; "" for none
+	}{
+		{name: "a policy twice", policies: []graph.Policy{p, p}, want: "model policy ifaces cannot be kept: duplicate policy name"},
+		{name: "an edge from nothing derived", policies: []graph.Policy{p},
+			edges: []graph.Edge{{Source: "ifaces.ghost", Target: "n1", Range: at}},
+			want:  "the dependency of ifaces.ghost on n1 that policy ifaces derives cannot be kept"},
+		{name: "an edge to what is derived no longer", policies: []graph.Policy{p},
+			edges: []graph.Edge{{Source: "ifaces.n1-if", Target: "ports.gone", Range: at}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := &deriver{g: networks(t, "n1"), policies: tc.policies}
+			outputs := map[string]output{}
+			if tc.edges != nil {
+				outputs["ifaces"] = output{resources: []derived{{res: derivedIf}}, edges: tc.edges}
+			}
+			out, diags := d.assemble(outputs)
+			if tc.want == "" {
+				if len(diags) != 0 || len(out.Edges()) != 0 {
+					t.Fatalf("diagnostics %v, edges %v: want neither", diags, out.Edges())
+				}
+				return
+			}
+			if len(diags) != 1 || diags[0].Code != CodeInternal || diags[0].Severity != diag.Error || diags[0].Range != at ||
+				!strings.Contains(diags[0].Summary, tc.want) {
+				t.Fatalf("diagnostics %v, want one %s at %v saying %q", diags, CodeInternal, at, tc.want)
+			}
+		})
+	}
+}

@@ -66,6 +66,7 @@
 //	policy.address_conflict  a derived address that a declared resource or another policy holds
 //	policy.dependency_cycle  edges the policies derived that close a dependency cycle
 //	policy.no_fixed_point    policies whose outputs still changed after Options.MaxRounds rounds
+//	policy.internal_error    a resource, edge or policy the graph refused that no configuration can cause (a bug of xosplan, reported rather than lost)
 package policy
 
 // Diagnostic codes; see the package documentation.
@@ -79,4 +80,5 @@ const (
 	CodeAddressConflict = "policy.address_conflict"
 	CodeDependencyCycle = "policy.dependency_cycle"
 	CodeNoFixedPoint    = "policy.no_fixed_point"
+	CodeInternal        = "policy.internal_error"
 )
