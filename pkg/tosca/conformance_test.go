@@ -19,8 +19,12 @@ import (
 // compares the verdict: valid → no error diagnostics, invalid → at least
 // one. Rows listed in testdata/conformance/exceptions.tsv are ones whose
 // expected verdict is wrong by the specification; they are compared the
-// other way round. Undisputed rows must all agree and at least 95% of all
-// rows must.
+// other way round. Undisputed rows must all agree and at least
+// conformanceTarget percent of all rows must.
+// conformanceTarget is the share (percent) of the TOSCA corpus's rows that
+// must agree: issue 12 keeps it at 96% or more.
+const conformanceTarget = 96
+
 func TestConformance(t *testing.T) {
 	corpus := testutil.CorpusDir(t)
 	base := filepath.Join(corpus, "tosca")
@@ -84,8 +88,8 @@ func TestConformance(t *testing.T) {
 	t.Logf("undisputed rows: %d/%d agree", undisputedAgree, undisputed)
 	t.Logf("conformance: %d/%d rows agree (%.1f%%), %d exceptions", agree, total, pct, len(exceptions))
 	fmt.Fprintf(os.Stderr, "tosca conformance: %d/%d rows agree (%.1f%%)\n", agree, total, pct)
-	if pct < 95 {
-		t.Errorf("conformance %.1f%% is below the 95%% target", pct)
+	if pct < conformanceTarget {
+		t.Errorf("conformance %.1f%% is below the %d%% target", pct, conformanceTarget)
 	}
 }
 
