@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -21,6 +23,45 @@ var ErrUnresolved = errors.New("cannot resolve a value known only at apply time"
 // now in the walk: the feedback of what ran first in this apply, or what
 // an earlier apply recorded.
 type Lookup func(addr string) (*state.Resource, bool)
+
+// FunctionCall is one call of a TOSCA 2.0 custom function (§10.4) to
+// evaluate: the graph.Unknown function(name, declaration, [arguments…])
+// that pkg/tosca compiles a call to, its arguments resolved.
+type FunctionCall struct {
+	// Name is the function's name as the template calls it.
+	Name string
+	// Implementation is the artifact that computes it: a path relative
+	// to WorkDir (the folder of the top-level template).
+	Implementation string
+	WorkDir        string
+	// Address is the resource whose value calls it ("" for none).
+	Address string
+	// Args are the arguments, every one known.
+	Args []graph.Value
+	// Timeout bounds the run; zero means DefaultFunctionTimeout.
+	Timeout time.Duration
+}
+
+// FunctionRunner evaluates custom function calls. The exec driver is
+// one (Exec.RunFunction): an implementation is a script it runs as it
+// runs operations.
+type FunctionRunner interface {
+	RunFunction(ctx context.Context, call FunctionCall) (graph.Value, error)
+}
+
+// Resolver replaces the graph.Unknowns of values known only at apply
+// time by their values. The zero value with a Lookup is what Resolve
+// uses.
+type Resolver struct {
+	// Lookup reads recorded state.
+	Lookup Lookup
+	// Functions evaluates custom function calls; nil: such a call cannot
+	// be resolved (an error naming the function).
+	Functions FunctionRunner
+	// WorkDir and Address are passed on in each FunctionCall.
+	WorkDir string
+	Address string
+}
 
 // Resolve returns v with every graph.Unknown replaced by its value, read
 // from the feedback that lookup returns. The rules, per function:
@@ -40,26 +81,39 @@ type Lookup func(addr string) (*state.Resource, bool)
 //   - join(list[, delimiter]): the list's elements as text, joined.
 //   - token(string, separators, index): the index-th piece of string cut
 //     at any of the separator characters.
+//   - function(name, declaration, [arguments…]): a TOSCA 2.0 custom
+//     function, which only a Resolver with Functions evaluates; here it
+//     is an error naming the function.
 //
 // A reference to an address with no recorded state is an error: the walk
 // only resolves a resource's values after everything it depends on has
 // been applied, so such a reference means the resource is not part of
 // the configuration any more. Resolve never modifies v.
 func Resolve(v graph.Value, lookup Lookup) (graph.Value, error) {
+	// Without Functions nothing blocks: no context to end.
+	return Resolver{Lookup: lookup}.Resolve(context.Background(), v)
+}
+
+// Resolve resolves v as the function Resolve does, and evaluates the
+// custom function calls in it with r.Functions: their arguments are
+// resolved first (innermost calls first), then the implementation
+// runs; its result must be of the kind the declaration's result names.
+// ctx bounds the runs.
+func (r Resolver) Resolve(ctx context.Context, v graph.Value) (graph.Value, error) {
 	switch x := v.(type) {
 	case graph.Unknown:
-		return resolveUnknown(x, lookup)
+		return r.resolveUnknown(ctx, x)
 	case []graph.Value:
 		if !graph.HasUnknown(x) {
 			return x, nil
 		}
 		out := make([]graph.Value, len(x))
 		for i, e := range x {
-			r, err := Resolve(e, lookup)
+			res, err := r.Resolve(ctx, e)
 			if err != nil {
 				return nil, err
 			}
-			out[i] = r
+			out[i] = res
 		}
 		return out, nil
 	case map[string]graph.Value:
@@ -67,40 +121,50 @@ func Resolve(v graph.Value, lookup Lookup) (graph.Value, error) {
 			return x, nil
 		}
 		out := make(map[string]graph.Value, len(x))
-		for k, e := range x {
-			r, err := Resolve(e, lookup)
+		for _, k := range slices.Sorted(maps.Keys(x)) {
+			res, err := r.Resolve(ctx, x[k])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", k, err)
 			}
-			out[k] = r
+			out[k] = res
 		}
 		return out, nil
 	}
 	return v, nil
 }
 
-// ResolveMap resolves every value of m (see Resolve); a nil map stays nil.
-func ResolveMap(m map[string]graph.Value, lookup Lookup) (map[string]graph.Value, error) {
+// ResolveMap resolves every value of m (see Resolver.Resolve); a nil map
+// stays nil.
+func (r Resolver) ResolveMap(ctx context.Context, m map[string]graph.Value) (map[string]graph.Value, error) {
 	if m == nil {
 		return nil, nil
 	}
-	r, err := Resolve(m, lookup)
+	res, err := r.Resolve(ctx, m)
 	if err != nil {
 		return nil, err
 	}
-	return r.(map[string]graph.Value), nil
+	return res.(map[string]graph.Value), nil
 }
 
-func resolveUnknown(u graph.Unknown, lookup Lookup) (graph.Value, error) {
+// ResolveMap resolves every value of m (see Resolve); a nil map stays nil.
+func ResolveMap(m map[string]graph.Value, lookup Lookup) (map[string]graph.Value, error) {
+	// Without Functions nothing blocks: no context to end.
+	return Resolver{Lookup: lookup}.ResolveMap(context.Background(), m)
+}
+
+func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Value, error) {
 	args := make([]graph.Value, len(u.Args))
 	for i, a := range u.Args {
-		r, err := Resolve(a, lookup)
+		res, err := r.Resolve(ctx, a)
 		if err != nil {
 			return nil, err
 		}
-		args[i] = r
+		args[i] = res
 	}
+	lookup := r.Lookup
 	switch u.Func {
+	case "function":
+		return r.callFunction(ctx, u, args)
 	case "attribute", "operation_output", "signal":
 		if len(args) < 2 {
 			return nil, fmt.Errorf("%w: %s needs an address and a name", ErrUnresolved, u)
@@ -174,6 +238,59 @@ func resolveUnknown(u graph.Unknown, lookup Lookup) (graph.Value, error) {
 		return parts[idx], nil
 	}
 	return nil, fmt.Errorf("%w: unknown function %q", ErrUnresolved, u.Func)
+}
+
+// callFunction evaluates function(name, declaration, [arguments…]) with
+// its arguments resolved (args).
+func (r Resolver) callFunction(ctx context.Context, u graph.Unknown, args []graph.Value) (graph.Value, error) {
+	if len(args) != 3 {
+		return nil, fmt.Errorf("%w: %s needs a name, a declaration and the arguments", ErrUnresolved, u)
+	}
+	name, _ := args[0].(string)
+	decl, _ := args[1].(map[string]graph.Value)
+	list, ok := args[2].([]graph.Value)
+	if name == "" || decl == nil || (!ok && args[2] != nil) {
+		return nil, fmt.Errorf("%w: %s needs a name, a declaration and the arguments", ErrUnresolved, u)
+	}
+	impl, _ := decl["implementation"].(string)
+	switch {
+	case impl == "":
+		return nil, fmt.Errorf("%w: custom function $%s has no implementation: xosplan evaluates a custom function only by running the implementation its signature names (TOSCA 2.0 §10.4)", ErrUnresolved, name)
+	case r.Functions == nil:
+		return nil, fmt.Errorf("%w: custom function $%s (%s) runs only while resources are applied", ErrUnresolved, name, impl)
+	}
+	call := FunctionCall{Name: name, Implementation: impl, WorkDir: r.WorkDir, Address: r.Address, Args: list}
+	if secs, ok := decl["timeout"].(int64); ok && secs > 0 {
+		call.Timeout = time.Duration(secs) * time.Second
+	}
+	v, err := r.Functions.RunFunction(ctx, call)
+	if err != nil {
+		return nil, fmt.Errorf("%w: custom function $%s (%s): %w", ErrUnresolved, name, impl, err)
+	}
+	if want, _ := decl["result"].(string); want != "" && !isKind(v, want) {
+		return nil, fmt.Errorf("%w: custom function $%s (%s) returned %s, and its signature's result is of kind %s", ErrUnresolved, name, impl, truncate(graph.Render(v), 80), want)
+	}
+	return v, nil
+}
+
+// isKind reports whether v is a JSON value of the kind a custom
+// function's result declares (an integer is a float too).
+func isKind(v graph.Value, kind string) bool {
+	switch v.(type) {
+	case string:
+		return kind == "string"
+	case int64:
+		return kind == "integer" || kind == "float"
+	case float64:
+		return kind == "float"
+	case bool:
+		return kind == "boolean"
+	case []graph.Value:
+		return kind == "list"
+	case map[string]graph.Value:
+		return kind == "map"
+	}
+	return false
 }
 
 // attributeValue walks path into the first place that has its first

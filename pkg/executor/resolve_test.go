@@ -1,7 +1,12 @@
 package executor
 
 import (
+	"context"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -153,5 +158,123 @@ func TestConcatWritesValuesAsTheCompilerDoes(t *testing.T) {
 	}
 	if want := graph.Text(1000000.5) + ":7true"; got != want {
 		t.Errorf("concat gave %q, want %q (graph.Text, as at compile time)", got, want)
+	}
+}
+
+// TestResolveCustomFunctions runs the implementations of TOSCA 2.0
+// custom function calls: the arguments (Unknowns resolved first, inner
+// calls before outer ones) as a JSON array on stdin, the result as JSON on
+// stdout, checked against the declared kind; every failure names the
+// function.
+func TestResolveCustomFunctions(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	root := t.TempDir()
+	work := filepath.Join(root, "svc")
+	scripts := map[string]string{
+		// Doubles the one number it is given, written as a number or a string.
+		"double.sh":  "read -r args\nn=$(printf '%s' \"$args\" | tr -d '[]\" ')\necho $((n * 2))\n",
+		"echo.sh":    "cat; echo\n",
+		"env.sh":     "printf '\"%s@%s\"' \"$XOSPLAN_FUNCTION\" \"$XOSPLAN_ADDRESS\"\n",
+		"fail.sh":    "echo 'no quota left' >&2\nexit 3\n",
+		"garbage.sh": "echo 'not json'\n",
+		"two.sh":     "echo '1 2'\n",
+		"slow.sh":    "sleep 30\n",
+		"unknown.sh": "echo '{\"$unknown\": {\"func\": \"attribute\", \"args\": [\"a\", \"b\"]}}'\n",
+	}
+	for name, body := range scripts {
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "outside.sh"), []byte("echo 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recs := map[string]*state.Resource{"host": {Address: "host", Feedback: state.Feedback{Attributes: map[string]graph.Value{"n": "21"}}}}
+	rv := Resolver{
+		Lookup: func(a string) (*state.Resource, bool) {
+			r, ok := recs[a]
+			return r, ok
+		},
+		Functions: NewExec(DriverOptions{Root: []string{work}}),
+		WorkDir:   work,
+		Address:   "app",
+	}
+	fn := func(name, impl, result string, args ...graph.Value) graph.Unknown {
+		decl := map[string]graph.Value{}
+		if impl != "" {
+			decl["implementation"] = impl
+		}
+		if result != "" {
+			decl["result"] = result
+		}
+		if args == nil {
+			args = []graph.Value{}
+		}
+		return graph.Unknown{Func: "function", Args: []graph.Value{name, decl, args}}
+	}
+	attr := graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "n"}}
+	slow := fn("slow", "slow.sh", "")
+	slow.Args[1].(map[string]graph.Value)["timeout"] = int64(1)
+	tests := []struct {
+		name    string
+		in      graph.Value
+		want    graph.Value
+		wantErr []string // substrings of the error
+		is      error
+	}{
+		{name: "an unknown argument is resolved first", in: fn("double", "double.sh", "integer", attr), want: int64(42)},
+		{name: "inner calls first", in: fn("double", "double.sh", "integer", fn("double", "double.sh", "integer", int64(5))), want: int64(20)},
+		{name: "arguments as a JSON array", in: fn("echo", "echo.sh", "list", "a", int64(1), map[string]graph.Value{"k": true}),
+			want: []graph.Value{"a", int64(1), map[string]graph.Value{"k": true}}},
+		{name: "no arguments", in: fn("echo", "echo.sh", "list"), want: []graph.Value{}},
+		{name: "name and address in the environment", in: fn("env", "env.sh", "string"), want: "env@app"},
+		{name: "in a map", in: map[string]graph.Value{"port": fn("double", "double.sh", "", int64(4))}, want: map[string]graph.Value{"port": int64(8)}},
+		{name: "exit status", in: fn("fail", "fail.sh", ""), wantErr: []string{"custom function $fail (fail.sh)", "exit status 3", "no quota left"}},
+		{name: "not JSON", in: fn("garbage", "garbage.sh", ""), wantErr: []string{"$garbage", "did not print one JSON value"}, is: ErrFunctionResult},
+		{name: "two values", in: fn("two", "two.sh", ""), wantErr: []string{"$two", "more follows"}, is: ErrFunctionResult},
+		{name: "an unknown is no result", in: fn("unknown", "unknown.sh", ""), wantErr: []string{"$unknown"}, is: ErrFunctionResult},
+		{name: "result of the wrong kind", in: fn("echo", "echo.sh", "integer", "x"), wantErr: []string{"$echo (echo.sh) returned [\"x\"], and its signature's result is of kind integer"}},
+		{name: "no implementation", in: fn("myfn", "", "integer", int64(1)), wantErr: []string{"custom function $myfn has no implementation"}},
+		{name: "missing implementation", in: fn("gone", "gone.sh", ""), wantErr: []string{"$gone (gone.sh)", "does not exist"}, is: ErrNeedsChange},
+		{name: "outside the root", in: fn("out", "../outside.sh", ""), wantErr: []string{"$out (../outside.sh)"}, is: ErrImplementationPath},
+		{name: "a URL", in: fn("remote", "https://example.org/f.sh", ""), wantErr: []string{"$remote", "is a URL"}},
+		{name: "timeout", in: slow, wantErr: []string{"$slow (slow.sh)"}, is: ErrTimeout},
+		{name: "argument unresolved", in: fn("double", "double.sh", "", graph.Unknown{Func: "attribute", Args: []graph.Value{"nosuch", "n"}}), wantErr: []string{"nosuch has no recorded state"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := rv.Resolve(context.Background(), tt.in)
+			if tt.wantErr == nil {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !graph.Equal(got, tt.want) {
+					t.Errorf("got %s, want %s", graph.Render(got), graph.Render(tt.want))
+				}
+				return
+			}
+			if !errors.Is(err, ErrUnresolved) {
+				t.Fatalf("err = %v, want ErrUnresolved", err)
+			}
+			for _, w := range tt.wantErr {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v, want it to say %q", err, w)
+				}
+			}
+			if tt.is != nil && !errors.Is(err, tt.is) {
+				t.Errorf("err = %v, want %v", err, tt.is)
+			}
+		})
+	}
+	// Without a runner (Resolve, as outputs are resolved) a custom
+	// function is an error that names it.
+	_, err := Resolve(fn("double", "double.sh", "", int64(1)), rv.Lookup)
+	if !errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), "custom function $double (double.sh) runs only while resources are applied") {
+		t.Errorf("err = %v", err)
 	}
 }

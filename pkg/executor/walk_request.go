@@ -1,6 +1,7 @@
 package executor
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"path/filepath"
@@ -107,7 +108,7 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		}
 	}
 	if req.Action == ActionDelete {
-		if in, err := w.resolveInputs(req.Prior.Driver, w.lookup); err == nil {
+		if in, err := w.resolveInputs(w.resolver(w.lookup, req), req.Prior.Driver); err == nil {
 			req.Inputs = in
 			w.addSensitiveInputs(req.Prior.Driver, in)
 		}
@@ -124,10 +125,11 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 			}
 			return r, ok
 		}
-		if req.Resolved, err = ResolveMap(res.Spec, lookup); err != nil {
+		rv := w.resolver(lookup, req)
+		if req.Resolved, err = rv.ResolveMap(w.driverCtx, res.Spec); err != nil {
 			return req, namedDriver{}, err
 		}
-		if req.Inputs, err = w.resolveInputs(res.Driver, lookup); err != nil {
+		if req.Inputs, err = w.resolveInputs(rv, res.Driver); err != nil {
 			return req, namedDriver{}, err
 		}
 		// A secret joined at apply time with what another resource
@@ -145,15 +147,48 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 	return req, namedDriver{name: drvName, d: d}, nil
 }
 
+// resolver resolves the values of req's resource: recorded state through
+// lookup, custom functions with the exec driver's runner (when the
+// registry's exec driver is one), each run holding one of the walk's
+// slots, so that the functions of many resources resolved at once run no
+// more than Parallelism at a time.
+func (w *walker) resolver(lookup Lookup, req Request) Resolver {
+	rv := Resolver{Lookup: lookup, WorkDir: req.WorkDir, Address: req.Address}
+	if d, ok := w.drivers.Lookup(graph.DriverExec); ok {
+		if fr, ok := d.(FunctionRunner); ok {
+			rv.Functions = slottedFunctions{w: w, run: fr}
+		}
+	}
+	return rv
+}
+
+// slottedFunctions runs custom functions holding a slot of the walk.
+// Requests are built before their task takes its own slot, so the two
+// never nest.
+type slottedFunctions struct {
+	w   *walker
+	run FunctionRunner
+}
+
+func (s slottedFunctions) RunFunction(ctx context.Context, call FunctionCall) (graph.Value, error) {
+	select {
+	case s.w.slots <- struct{}{}:
+	case <-ctx.Done():
+		return nil, context.Cause(ctx)
+	}
+	defer func() { <-s.w.slots }()
+	return s.run.RunFunction(ctx, call)
+}
+
 // resolveInputs resolves the inputs of every operation of drv.
-func (w *walker) resolveInputs(drv graph.Driver, lookup Lookup) (map[string]map[string]graph.Value, error) {
+func (w *walker) resolveInputs(rv Resolver, drv graph.Driver) (map[string]map[string]graph.Value, error) {
 	var out map[string]map[string]graph.Value
 	for _, key := range slices.Sorted(maps.Keys(drv.Operations)) {
 		op := drv.Operations[key]
 		if len(op.Inputs) == 0 {
 			continue
 		}
-		in, err := ResolveMap(op.Inputs, lookup)
+		in, err := rv.ResolveMap(w.driverCtx, op.Inputs)
 		if err != nil {
 			return nil, fmt.Errorf("inputs of %s: %w", key, err)
 		}

@@ -25,6 +25,7 @@ package tosca
 //     (tosca.function)
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -53,10 +54,11 @@ type sig2 struct {
 	// file of the signature, or of the service template that refines
 	// it), at implAt; "" for none. timeout is its timeout in seconds, 0
 	// for the default.
-	impl    string
-	implAt  *yamlsrc.Node
-	implF   *file
-	timeout int64
+	impl     string
+	implAt   *yamlsrc.Node
+	implF    *file
+	implPath string
+	timeout  int64
 }
 
 // param returns the definition of argument i: the last one repeats when
@@ -79,7 +81,7 @@ func (s *sig2) takes(n int) bool {
 // setImpl reads an implementation definition (§11.8): an artifact file
 // name, or a map whose primary is one or an artifact definition with a
 // file; its timeout, when an integer, is in seconds.
-func (s *sig2) setImpl(f *file, n *yamlsrc.Node) {
+func (s *sig2) setImpl(f *file, n *yamlsrc.Node, path string) {
 	at := n
 	if n.Kind == yamlsrc.Mapping {
 		if t, ok := n.Get("timeout").Int(); ok && t > 0 {
@@ -93,7 +95,7 @@ func (s *sig2) setImpl(f *file, n *yamlsrc.Node) {
 	if at == nil || !at.IsString() || at.Value == "" {
 		return
 	}
-	s.impl, s.implAt, s.implF = at.Value, at, f
+	s.impl, s.implAt, s.implF, s.implPath = at.Value, at, f, path
 }
 
 // readFunctions2 declares every custom function of every loaded file.
@@ -154,7 +156,7 @@ func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
 				if im := sig.Get("implementation"); im != nil {
 					c.checkImpl2(im, sp+".implementation")
 					d.sigs[i].impl, d.sigs[i].implAt, d.sigs[i].implF, d.sigs[i].timeout = "", nil, nil, 0
-					d.sigs[i].setImpl(f, im)
+					d.sigs[i].setImpl(f, im, sp+".implementation")
 				}
 			}
 		}
@@ -221,7 +223,7 @@ func (c *compiler) readSignature2(f *file, s *yamlsrc.Node, sp string) (sig2, bo
 	}
 	if im := s.Get("implementation"); im != nil {
 		c.checkImpl2(im, sp+".implementation")
-		sig.setImpl(f, im)
+		sig.setImpl(f, im, sp+".implementation")
 	}
 	return sig, true
 }
@@ -414,4 +416,61 @@ func (c *compiler) resultFits2(n *yamlsrc.Node, t *typeDef2, entry, keyS *prop2,
 		name, _, _ := funcCall2(n)
 		c.errorf(n.Range, path, CodeFunction, "$%s returns type %s, not %s", name, schemaText2(s.result), schemaText2(want))
 	}
+}
+
+// customCall2 is the value of a call of a custom function with the
+// signature s (nil when none could be read): graph.Unknown
+// function(name, declaration, [arguments…]), which apply evaluates by
+// running the signature's implementation (pkg/executor.Resolver). The
+// declaration holds implementation (its file relative to the folder of
+// the top-level template, where apply runs operations), timeout (seconds)
+// and result (the kind of JSON value the result must be: string,
+// integer, float, boolean, list or map), each when known. An
+// implementation outside the configuration root is a warning here, as an
+// operation's is; apply refuses to run it.
+func (ev *eval2) customCall2(name string, s *sig2, vals []graph.Value) graph.Value {
+	c := ev.c
+	decl := map[string]graph.Value{}
+	if s != nil && s.impl != "" {
+		impl := s.impl
+		if !strings.Contains(impl, "://") && !filepath.IsAbs(impl) && s.implF.dir != "" {
+			c.confineNamed(s.implAt, impl, s.implF.dir, s.implPath, CodeImplOutsideRoot, "implementation")
+			if rel, err := filepath.Rel(c.root.dir, filepath.Join(s.implF.dir, filepath.FromSlash(impl))); err == nil {
+				impl = filepath.ToSlash(rel)
+			}
+		}
+		decl["implementation"] = impl
+		if s.timeout > 0 {
+			decl["timeout"] = s.timeout
+		}
+	}
+	if s != nil && s.result != nil && s.result.typ != nil {
+		if k := resultKind2(s.result.typ); k != "" {
+			decl["result"] = k
+		}
+	}
+	args := make([]graph.Value, len(vals))
+	copy(args, vals)
+	return graph.Unknown{Func: "function", Args: []graph.Value{name, decl, args}}
+}
+
+// resultKind2 is the kind of JSON value a value of type t is: scalars,
+// timestamps and versions are written as strings, complex data types
+// as maps; "" for types without values (nil).
+func resultKind2(t *typeDef2) string {
+	switch {
+	case t.scalar != nil:
+		return "string"
+	case t.base == "":
+		return "map"
+	}
+	switch t.base {
+	case "integer", "float", "boolean", "list", "map":
+		return t.base
+	case "range":
+		return "list"
+	case "nil":
+		return ""
+	}
+	return "string"
 }

@@ -36,10 +36,14 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	}
 	if d := ev.c.findFunc2(ev.f, name); d != nil {
 		// A custom function has no value here, only a signature.
-		if len(d.sigs) > 0 && ev.matchSig2(n, name, d, vals) == nil {
+		if len(d.sigs) == 0 {
+			return ev.customCall2(name, nil, vals)
+		}
+		s := ev.matchSig2(n, name, d, vals)
+		if s == nil {
 			return nil
 		}
-		return unknown2(name, vals)
+		return ev.customCall2(name, s, vals)
 	}
 	for _, v := range vals {
 		if isUnknown2(v) {

@@ -169,3 +169,55 @@ func TestRelationshipConfigureOperations2(t *testing.T) {
 		}
 	}
 }
+
+// TestCustomFunctionCalls: a custom function call compiles to
+// function(name, declaration, [arguments]) with the chosen signature's
+// implementation relative to the top-level template's folder (taken from
+// the folder of the file that declares it, or refines it in the service
+// template), its timeout and the kind of its result.
+func TestCustomFunctionCalls(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"lib/funcs.yaml": "tosca_definitions_version: tosca_2_0\nfunctions:\n" +
+			"  pick:\n    signatures:\n" +
+			"      - arguments: [ integer ]\n        result: { type: list, entry_schema: string }\n        implementation: scripts/pick.sh\n" +
+			"      - arguments: [ string ]\n        result: string\n        implementation: { primary: { file: scripts/pick-text.sh }, timeout: 5 }\n" +
+			"  bare:\n    signatures:\n      - variadic: true\n",
+		"main.yaml": "tosca_definitions_version: tosca_2_0\nimports:\n  - url: lib/funcs.yaml\n    namespace: lib\n" +
+			"node_types:\n  N: {}\nservice_template:\n  functions:\n    own:\n      signatures:\n        - implementation: own.sh\n" +
+			"  node_templates:\n    n: { type: N }\n" +
+			"  outputs:\n" +
+			"    by_int: { value: { $lib:pick: [ 1 ] } }\n" +
+			"    by_text: { value: { $lib:pick: [ x ] } }\n" +
+			"    bare: { value: { $lib:bare: [ 1, { $own: [] } ] } }\n",
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, diags := Compile(context.Background(), filepath.Join(dir, "main.yaml"), Options{Root: []string{dir}})
+	if diags.HasErrors() || g == nil {
+		t.Fatal(diags.Err())
+	}
+	fn := func(name string, decl map[string]graph.Value, args ...graph.Value) graph.Unknown {
+		if args == nil {
+			args = []graph.Value{}
+		}
+		return graph.Unknown{Func: "function", Args: []graph.Value{name, decl, args}}
+	}
+	want := map[string]graph.Value{
+		"by_int":  fn("lib:pick", map[string]graph.Value{"implementation": "lib/scripts/pick.sh", "result": "list"}, int64(1)),
+		"by_text": fn("lib:pick", map[string]graph.Value{"implementation": "lib/scripts/pick-text.sh", "timeout": int64(5), "result": "string"}, "x"),
+		"bare":    fn("lib:bare", map[string]graph.Value{}, int64(1), fn("own", map[string]graph.Value{"implementation": "own.sh"})),
+	}
+	for name, w := range want {
+		if got := g.Outputs[name]; !graph.Equal(got, w) {
+			t.Errorf("%s = %s, want %s", name, graph.Render(got), graph.Render(w))
+		}
+	}
+}

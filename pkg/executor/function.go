@@ -1,0 +1,106 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// DefaultFunctionTimeout bounds the run of a custom function's
+// implementation whose signature names no timeout: a function computes a
+// value, it does not deploy anything.
+const DefaultFunctionTimeout = 30 * time.Second
+
+// maxFunctionResult bounds what a custom function's implementation may
+// print: its result.
+const maxFunctionResult = 1 << 20
+
+// ErrFunctionResult is wrapped by the error of a custom function whose
+// implementation printed something other than one JSON value.
+var ErrFunctionResult = errors.New("the implementation did not print one JSON value")
+
+// RunFunction evaluates a TOSCA 2.0 custom function call by running its
+// implementation, as an operation's runs: the path relative to
+// call.WorkDir, which is the working directory, confined to the
+// configuration root (DriverOptions.Root), run by its extension or #!
+// line, in its own process group, with the process's environment and
+// DriverOptions.Env. The protocol (docs/drivers.md):
+//
+//   - stdin: the arguments as one JSON array, in the order of the call;
+//   - environment: XOSPLAN_FUNCTION (the function's name) and
+//     XOSPLAN_ADDRESS (the resource whose value calls it), besides the
+//     inherited ones;
+//   - stdout: the result as one JSON value (at most 1 MiB; blank space
+//     around it is allowed); stderr is kept for the error message;
+//   - exit status 0 is success; anything else, a run past call.Timeout
+//     (DefaultFunctionTimeout when zero) or output that is not one JSON
+//     value is an error.
+func (e *Exec) RunFunction(ctx context.Context, call FunctionCall) (graph.Value, error) {
+	if strings.Contains(call.Implementation, "://") {
+		return nil, needsChange(fmt.Errorf("implementation %s is a URL: xosplan runs only local files", call.Implementation))
+	}
+	dir := call.WorkDir
+	if dir == "" {
+		dir = "."
+	}
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	script, err := e.implementation(dir, call.Implementation)
+	if err != nil {
+		return nil, needsChange(err)
+	}
+	if _, err := os.Stat(script); errors.Is(err, fs.ErrNotExist) {
+		return nil, needsChange(fmt.Errorf("implementation %s: %w", call.Implementation, fs.ErrNotExist))
+	}
+	args := call.Args
+	if args == nil {
+		args = []graph.Value{}
+	}
+	stdin, err := json.Marshal(args)
+	if err != nil {
+		return nil, fmt.Errorf("arguments: %w", err)
+	}
+	env := append(os.Environ(), e.opts.Env...)
+	env = append(env, "XOSPLAN_FUNCTION="+call.Name, "XOSPLAN_ADDRESS="+call.Address)
+	timeout := call.Timeout
+	if timeout <= 0 {
+		timeout = DefaultFunctionTimeout
+	}
+	res, err := RunProgram(ctx, Program{Path: script, Dir: dir, Env: env, Stdin: stdin, Timeout: timeout,
+		Grace: e.opts.KillGrace, MaxStdout: maxFunctionResult})
+	if err != nil {
+		return nil, err
+	}
+	return decodeResult(res.Stdout)
+}
+
+// decodeResult reads the one JSON value a function printed; an
+// {"$unknown": …} object is refused, as a result is a known value.
+func decodeResult(out []byte) (graph.Value, error) {
+	dec := json.NewDecoder(bytes.NewReader(out))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, fmt.Errorf("%w: %s (it printed %q)", ErrFunctionResult, err, truncate(strings.TrimSpace(string(out)), 80))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("%w: more follows the first value (it printed %q)", ErrFunctionResult, truncate(strings.TrimSpace(string(out)), 80))
+	}
+	r := graph.DecodeValue(v)
+	if graph.HasUnknown(r) {
+		return nil, fmt.Errorf("%w: {\"$unknown\": …} is not a value", ErrFunctionResult)
+	}
+	return r, nil
+}
