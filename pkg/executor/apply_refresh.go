@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"sync"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -32,6 +33,9 @@ type Refresher struct {
 	// script, keeping the instances discovered last (a synchronizer runs
 	// discovery on the factory's own schedule).
 	NoDiscovery bool
+
+	lookupOnce sync.Once
+	lookup     Lookup
 }
 
 var _ planner.Refresher = (*Refresher)(nil)
@@ -74,6 +78,16 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 	}
 	if fa, ok := rec.Driver.Options[OptionFactoryAddress].(string); ok && r.State != nil {
 		req.Factory = scriptFactory(fa, StateLookup(r.State))
+	}
+	if check := rec.Driver.Operations[graph.OpHealthCheck]; req.Action == ActionHealth && len(check.Inputs) > 0 {
+		// A check's inputs may read recorded values (TOSCA
+		// get_attribute), which the walk resolves for an operation it
+		// runs; one that cannot be resolved is left for the driver to
+		// report.
+		r.lookupOnce.Do(func() { r.lookup = StateLookup(r.State) })
+		if in, err := ResolveMap(check.Inputs, r.lookup); err == nil {
+			req.Inputs = map[string]map[string]graph.Value{graph.OpHealthCheck: in}
+		}
 	}
 	out, err := callDriver(ctx, d, req)
 	out.Feedback, err = red.Feedback(out.Feedback), red.Error(err)

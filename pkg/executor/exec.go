@@ -36,7 +36,26 @@ import (
 //	         Standard.configure; without it the planner replaces)
 //	delete:  Configure.remove_target, Configure.remove_source,
 //	         Standard.stop, Standard.delete
-//	read, health: nothing runs; the recorded feedback is returned.
+//	health:  the health check (graph.OpHealthCheck, a TOSCA interface of
+//	         type xosplan.interfaces.Health); without one nothing runs
+//	         and the recorded feedback is returned, active
+//	read:    nothing runs; the recorded feedback is returned.
+//
+// The health check protocol. The check runs as an operation does (below),
+// with XOSPLAN_ACTION=health. A non-zero exit status reports the object
+// failed. Exit status 0 reports what the line status=… in
+// $XOSPLAN_OUTPUTS says, active when there is none:
+//
+//	status=active      healthy
+//	status=converging  not ready yet (dependents wait for it)
+//	status=failed      broken: the next apply runs its create again
+//	status=missing     gone (deleted outside xosplan): the next apply
+//	                   creates it again
+//
+// Any other status is a failed check. An optional message=TEXT line is
+// the status message; other outputs are attributes, as an operation's
+// are. Refresh (and sync) record failed and missing alike as a failed
+// object, which the planner repairs (planner.ReasonInstanceFailed).
 //
 // Relationship operations are those of the node's requirements, compiled
 // onto the source node (pkg/tosca); the target-side ones
@@ -146,6 +165,9 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 		if req.Prior != nil {
 			fb = req.Prior.Feedback
 		}
+		if check, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == ActionHealth && check.Implementation != "" {
+			return e.health(ctx, req, check, fb)
+		}
 		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
 		fb.Status = state.Status{Active: true}
 		return Outcome{Feedback: fb}, nil
@@ -187,6 +209,63 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 	}
 	fb.Status = state.Status{Active: true}
 	return Outcome{Feedback: fb}, nil
+}
+
+// Health check outputs with a meaning of their own (the protocol above);
+// they are never attributes.
+const (
+	healthStatusOutput  = "status"
+	healthMessageOutput = "message"
+)
+
+// health runs the health check op over the recorded feedback fb and
+// judges what it reports (the protocol in Exec's documentation).
+func (e *Exec) health(ctx context.Context, req Request, op graph.Operation, fb state.Feedback) (Outcome, error) {
+	outputs, tail, err := e.runOperation(ctx, req, graph.OpHealthCheck, op)
+	if tail != "" {
+		fb.Output = joinTails([]string{"[" + graph.OpHealthCheck + "]\n" + strings.TrimSuffix(tail, "\n")}, e.opts.MaxOutput)
+	}
+	if err != nil {
+		return failed(req, &fb, fmt.Errorf("health check (%s): %w", op.Implementation, err))
+	}
+	status, message := outputs[healthStatusOutput], outputs[healthMessageOutput]
+	cloned := false
+	for name, value := range outputs {
+		if name == healthStatusOutput || name == healthMessageOutput {
+			continue
+		}
+		if !cloned {
+			// The recorded map is the caller's record's.
+			fb.Attributes, cloned = maps.Clone(fb.Attributes), true
+			if fb.Attributes == nil {
+				fb.Attributes = map[string]graph.Value{}
+			}
+		}
+		attr := name
+		if a, ok := op.Outputs[name]; ok && a != "" {
+			attr = a
+		}
+		fb.Attributes[attr] = value
+	}
+	suffix := ""
+	if message != "" {
+		suffix = ": " + message
+	}
+	switch status {
+	case "", "active":
+		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+		fb.Status = state.Status{Active: true, Message: message}
+		return Outcome{Feedback: fb}, nil
+	case "converging":
+		fb.BackendCode, fb.BackendStatus = state.BackendOK, "converging"+suffix
+		fb.Status = state.Status{Converging: true, Message: message}
+		return Outcome{Feedback: fb, Converging: true}, nil
+	case "failed":
+		return failed(req, &fb, fmt.Errorf("the health check reports the object failed%s", suffix))
+	case "missing":
+		return failed(req, &fb, fmt.Errorf("the health check reports the object missing (deleted outside xosplan?)%s", suffix))
+	}
+	return failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", truncate(status, 80)))
 }
 
 // runOperation runs one operation and returns the outputs it wrote and the

@@ -26,7 +26,9 @@ const (
 
 // Well-known operation keys. TOSCA operations use "Interface.operation"
 // with the interface's short name ("Standard.create",
-// "Configure.pre_configure_source"); scripted components use these names.
+// "Configure.pre_configure_source"); scripted components use these names,
+// and so does a TOSCA health check (xosplan.interfaces.Health's check is
+// OpHealthCheck).
 const (
 	OpLaunch      = "launch"
 	OpDestroy     = "destroy"
@@ -36,6 +38,13 @@ const (
 	// OpCommandPrefix + "interface.pin" names a command script.
 	OpCommandPrefix = "command."
 )
+
+// OptionHealthInterval is the driver option (a Go duration, "5m") that
+// sets how often a synchronizer runs one resource's health check
+// (OpHealthCheck), instead of its --health-interval: pkg/manifest writes
+// it from a component's factory.healthCheckInterval, pkg/tosca from a
+// node template's metadata xosplan.health_interval, pkg/sync reads it.
+const OptionHealthInterval = "health_interval"
 
 // Driver says which actuator applies a resource and with what.
 type Driver struct {

@@ -57,6 +57,6 @@ func allCodes() []string {
 		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
 		CodeImportOutsideRoot, CodeImportNotRegular, CodeImportTooLarge, CodeArtifactOutsideRoot,
 		CodeImplOutsideRoot, CodePolicyImplementation, CodeNewerKeyname, CodeNonNormativeType, CodeArtifactNotFound, CodeImplNotFound,
-		CodeProfile, CodeLegacyKeyname,
+		CodeProfile, CodeLegacyKeyname, CodeHealthCheck, CodeHealthInterval,
 	}
 }

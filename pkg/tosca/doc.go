@@ -31,7 +31,8 @@
 //	                       secrets.go        –     which values carry a secret, counted as values are evaluated
 //	                                               (steps 5 and 8)
 //	9   render             render.go         9     the graph.Graph: resources, drivers, edges, placement requests;
-//	                                               implementations and artifacts confined to the configuration root
+//	                                               implementations and artifacts confined to the configuration root;
+//	                                               health checks and their intervals
 //	                       modelpolicy.go    9     xosplan.policies.ModelPolicy policies as graph.Policy, their executable
 //	                                               a regular file inside the root
 //	                       arch.go           9     the os capability's architecture as a placement trait
@@ -85,6 +86,8 @@
 //	tosca.unknown_template         a reference to a node template (or group) that does not exist
 //	tosca.group_members            group members repeated, missing or of a disallowed type
 //	tosca.policy_targets           policy targets of a disallowed type
+//	tosca.health_check             a health check (xosplan.interfaces.Health) on a node template without lifecycle operations, which never runs (warning)
+//	tosca.health_interval          a node template's metadata xosplan.health_interval that is not a duration of at least 1s, or (warning) set without a health check
 //	tosca.policy_implementation    a model policy's implementation that is a URL, missing, not a regular file, outside the configuration root or inside an archive (it runs at plan time)
 //	tosca.unsatisfied_requirement  no node template satisfies a requirement given by type (warning)
 //	tosca.node_mismatch            a requirement's target is not of the node type it names (warning)
@@ -368,6 +371,8 @@ const (
 	CodeGroupMembers           = "tosca.group_members"
 	CodePolicyTargets          = "tosca.policy_targets"
 	CodePolicyImplementation   = "tosca.policy_implementation"
+	CodeHealthCheck            = "tosca.health_check"
+	CodeHealthInterval         = "tosca.health_interval"
 	CodeUnsatisfied            = "tosca.unsatisfied_requirement"
 	CodeNodeMismatch           = "tosca.node_mismatch"
 	CodeCapabilityMismatch     = "tosca.capability_mismatch"

@@ -150,7 +150,11 @@ func nonNormativeAliases() map[string]nonNormativeRef {
 		delete(out, alias)
 	}
 	for _, full := range normative.XosplanTypes() {
-		out[full] = nonNormativeRef{full: full, k: kPolicy, own: true}
+		k := kPolicy
+		if strings.HasPrefix(full, "xosplan.interfaces.") {
+			k = kInterface
+		}
+		out[full] = nonNormativeRef{full: full, k: k, own: true}
 	}
 	return out
 }

@@ -22,9 +22,16 @@ package tosca
 // member_of (a list whose items are an aggregate name or a list of names,
 // any of which will do).
 //
+// Health checks: an interface of type xosplan.interfaces.Health (xosplan's
+// own types) is a health check; its operation check becomes the exec
+// driver's graph.OpHealthCheck, and the template's metadata
+// xosplan.health_interval the driver option graph.OptionHealthInterval.
+//
 // No errors are detected here beyond values of operation inputs (phase 4
-// and 7 codes); an os architecture without a standard trait is a warning
-// (arch.go).
+// and 7 codes) and xosplan.health_interval (tosca.health_interval); an os
+// architecture without a standard trait is a warning (arch.go), and so is
+// a health check on a template without lifecycle operations
+// (tosca.health_check).
 
 import (
 	"cmp"
@@ -276,7 +283,9 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			busy = busy || (ra.relType != nil && (ra.relBody != nil || ra.relTpl != nil || c.hasOpWork(ra.relType, true)))
 		}
 		if !busy {
-			return graph.Driver{Name: graph.DriverNoop}
+			drv := graph.Driver{Name: graph.DriverNoop}
+			c.healthInterval(nt, &drv)
+			return drv
 		}
 	}
 	ops := map[string]graph.Operation{}
@@ -286,18 +295,26 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 	for _, name := range slices.Sorted(maps.Keys(nt.typ.ifaces)) {
 		d := nt.typ.ifaces[name]
 		short := c.ifaceShortName(name, d)
-		if !isLifecycle(short) {
+		health := c.isHealthIface(d)
+		if !isLifecycle(short) && !health {
 			continue
 		}
 		assigned := nt.ifacesN.Get(name)
 		for opName, od := range d.ops {
+			key := short + "." + opName
+			if health {
+				if opName != healthCheckOp {
+					continue
+				}
+				key = graph.OpHealthCheck
+			}
 			an := assigned.Get(opName)
 			if an == nil {
 				an = assigned.Get("operations").Get(opName)
 			}
 			op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), nt.path+".interfaces."+name+"."+opName, s)
 			if ok {
-				ops[short+"."+opName] = op
+				ops[key] = op
 			}
 		}
 	}
@@ -327,20 +344,77 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 		}
 	}
 	drv := graph.Driver{Name: graph.DriverNoop}
-	for _, op := range ops {
-		if op.Implementation != "" {
+	for key, op := range ops {
+		if op.Implementation != "" && key != graph.OpHealthCheck {
 			drv.Name = graph.DriverExec
 			break
 		}
 	}
+	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name != graph.DriverExec || check.Implementation == "") {
+		// A check needs something to check and to repair what it finds
+		// failed or missing: the lifecycle operations of exec.
+		if drv.Name != graph.DriverExec {
+			c.warnf(check.Range, nt.path+".interfaces", CodeHealthCheck,
+				"the health check of node template %q never runs: it has no lifecycle operation to create what it checks", nt.name)
+		}
+		delete(ops, graph.OpHealthCheck)
+	}
 	if len(ops) > 0 {
 		drv.Operations = ops
 	}
+	c.healthInterval(nt, &drv)
 	return drv
 }
 
-// hasOpWork reports (memoized) whether a type defines a Standard (or, for
-// relationships, Configure) operation with an implementation or inputs.
+// healthCheckOp is the operation of xosplan.interfaces.Health.
+const healthCheckOp = "check"
+
+// healthIfaceType is the interface type of a TOSCA health check, from
+// xosplan's own types (normative.Xosplan).
+const healthIfaceType = "xosplan.interfaces.Health"
+
+// isHealthIface reports whether an interface definition is a health
+// check: its type is or derives from xosplan.interfaces.Health. Its check
+// operation is the exec driver's graph.OpHealthCheck.
+func (c *compiler) isHealthIface(d *ifaceDef) bool {
+	return d.typ != nil && c.derivesName(d.typ, healthIfaceType)
+}
+
+// healthIntervalKey is the node template metadata key that sets how
+// often a synchronizer runs the template's health check.
+const healthIntervalKey = "xosplan.health_interval"
+
+// minHealthInterval bounds xosplan.health_interval from below: a check a
+// second is already more than a synchronizer should run per resource.
+const minHealthInterval = time.Second
+
+// healthInterval checks the template's metadata xosplan.health_interval
+// and sets it as the driver's graph.OptionHealthInterval: a Go duration
+// of at least a second, on a template with a health check (else a
+// warning: nothing would use it).
+func (c *compiler) healthInterval(nt *nodeTpl, drv *graph.Driver) {
+	n := nt.n.Get("metadata").Get(healthIntervalKey)
+	if n == nil {
+		return
+	}
+	path := nt.path + ".metadata." + healthIntervalKey
+	d, err := time.ParseDuration(text(n))
+	if n.Kind != yamlsrc.Scalar || err != nil || d < minHealthInterval {
+		c.errorf(n.Range, path, CodeHealthInterval,
+			"%s must be a duration of at least %s, such as \"30s\", \"5m\" or \"1h\", found %s", healthIntervalKey, minHealthInterval, describeValue(n))
+		return
+	}
+	if !drv.HasOperation(graph.OpHealthCheck) {
+		c.warnf(n.Range, path, CodeHealthInterval,
+			"%s has no effect: node template %q has no health check (an interface of type %s)", healthIntervalKey, nt.name, healthIfaceType)
+		return
+	}
+	drv.Options = map[string]graph.Value{graph.OptionHealthInterval: n.Value}
+}
+
+// hasOpWork reports (memoized) whether a type defines a Standard or
+// health check (or, for relationships, Configure) operation with an
+// implementation or inputs.
 func (c *compiler) hasOpWork(t *typeDef, configure bool) bool {
 	if v, ok := c.opWork[t]; ok {
 		return v
@@ -348,7 +422,7 @@ func (c *compiler) hasOpWork(t *typeDef, configure bool) bool {
 	work := false
 	for name, d := range t.ifaces {
 		short := c.ifaceShortName(name, d)
-		if (configure && short != "Configure") || (!configure && !isLifecycle(short)) {
+		if (configure && short != "Configure") || (!configure && !isLifecycle(short) && !c.isHealthIface(d)) {
 			continue
 		}
 		work = work || len(d.inputs) > 0
