@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,10 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend"
 	xsync "github.com/xosplan/xosplan/pkg/sync"
+	"github.com/xosplan/xosplan/pkg/sync/pgcluster"
 )
 
 // defaultListen is where sync's API listens unless --listen says
@@ -45,6 +49,8 @@ type syncFlags struct {
 	listenFile     string
 	tokenFile      string
 	logFormat      string
+	memberName     string
+	lease          time.Duration
 }
 
 func newSyncCommand(c *cli) *cobra.Command {
@@ -65,14 +71,20 @@ func newSyncCommand(c *cli) *cobra.Command {
   failure no retry can mend (a missing script) and a configuration with errors wait for the
   configuration to change.
 - Every resource with a health check is checked every --health-interval (a scripted
-  component's factory.healthCheckInterval overrides it), jittered; a failed or missing
+  component's factory.healthCheckInterval, or a TOSCA node template's metadata
+  xosplan.health_interval, overrides it), jittered; a failed or missing
   instance is repaired by the next reconcile. A factory with discovery settings runs its
   discovery script on its Quartz schedule and records what it finds. Every resource is
   checked and the configuration compiled again every --resync; the time of the last one is
   kept in the state, so a restart does not check everything at once.
 
 Sync holds the state lock for its whole run: apply, destroy and a second sync refuse while it
-runs; plan still works. Its API listens on --listen (loopback by default): GET /v1/status,
+runs; plan still works. With a PostgreSQL state (--state postgres://…), several syncs on
+different machines, each with the same configuration checkout, share the workspace as a
+cluster: one leads (it holds the lease and the state lock, plans and schedules) and every
+member, the leader included, runs the actions the leader hands out through a job queue in
+the database. A member whose checkout differs from the leader's runs none of them; when the
+leader stops, another takes over within --lease. Its API listens on --listen (loopback by default): GET /v1/status,
 GET /v1/resources/{address}, GET /v1/events (server-sent events), POST /v1/sync,
 POST /v1/resources/{address}/check, GET /healthz, GET /readyz and GET /metrics. A token
 (--api-token-file) is required for every request that is not a GET, and for every request
@@ -104,6 +116,8 @@ running actions get --grace to finish, the state is saved, and sync exits 0.`,
 	fs.StringVar(&f.listenFile, "listen-file", "", "write the address the API listens on to `FILE` (for --listen with port 0)")
 	fs.StringVar(&f.tokenFile, "api-token-file", "", "require the token in `FILE` (Authorization: Bearer TOKEN) for requests that are not GETs, and for all on a non-loopback listener")
 	fs.StringVar(&f.logFormat, "log-format", "text", "write the log as `FORMAT`: text or json")
+	fs.StringVar(&f.memberName, "member-name", "", "with a PostgreSQL state, this process's `NAME` in the cluster of syncs sharing the workspace (default: the host name; the member is NAME:PID)")
+	fs.DurationVar(&f.lease, "lease", pgcluster.DefaultLease, "with a PostgreSQL state, how long the leader's lease and each membership last unrenewed (`DURATION`; renewed every third of it)")
 	return cmd
 }
 
@@ -119,6 +133,8 @@ func (f *syncFlags) check(cmd *cobra.Command) error {
 		return usagef(cmd, "--health-interval and --resync must be at least 1s")
 	case f.poll < 0 || f.debounce < 0:
 		return usagef(cmd, "--poll-interval and --debounce cannot be negative")
+	case f.lease < time.Second:
+		return usagef(cmd, "--lease must be at least 1s")
 	}
 	return nil
 }
@@ -171,19 +187,25 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 		return err
 	}
 	defer backend.Close()
-	held, err := backend.Lock(ctx, stateLockInfo("sync"))
-	if err != nil {
-		return err
+	// With a PostgreSQL state, several syncs share the workspace as a
+	// cluster: the leader takes the state lock for its term (below).
+	// Otherwise this sync holds the lock for its whole run.
+	pg, clustered := backend.(*pgbackend.Backend)
+	var prior *state.State
+	if clustered {
+		if prior, err = backend.Read(ctx); err != nil {
+			return err
+		}
+	} else {
+		held, err := backend.Lock(ctx, stateLockInfo("sync"))
+		if err != nil {
+			return err
+		}
+		defer held.Unlock()
+		if prior, err = recoverState(backend); err != nil {
+			return err
+		}
 	}
-	defer held.Unlock()
-	loaded, err := backend.LoadWithJournal(ctx)
-	if err == nil && loaded.Busy != nil {
-		err = stateRecovery(loaded.Busy, backend, false)
-	}
-	if err != nil {
-		return err
-	}
-	prior := loaded.State
 	execRoot, err := f.apply.root.executorRoot(c, root, prior)
 	if err != nil {
 		return usagef(cmd, "%v", err)
@@ -214,16 +236,67 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	}
 	wd, _ := os.Getwd()
 	metrics := xsync.NewMetrics()
-	engine := xsync.New(xsync.Options{Goal: goal, Store: backend, Drivers: registry(f.apply.scriptRoot), Apply: opts,
+	eopts := xsync.Options{Goal: goal, Store: backend, Drivers: registry(f.apply.scriptRoot), Apply: opts,
 		Timeout: f.apply.timeout, WorkDir: wd, RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval,
-		Resync: f.resync, Logger: logger, Events: logApplyEvent(logger), Metrics: metrics})
+		Resync: f.resync, Logger: logger, Events: logApplyEvent(logger), Metrics: metrics}
+	var engine *xsync.Engine
+	var member *pgcluster.Cluster
+	if clustered {
+		path, workspace := f.apply.state.where(c)
+		member, err = pgcluster.Open(ctx, pgcluster.Options{DSN: path, Workspace: cmp.Or(workspace, pgbackend.DefaultWorkspace),
+			Name: f.memberName, Parallelism: f.apply.parallelism, PerDriver: opts.PerDriver, Lease: f.lease, WorkDir: wd, Logger: logger,
+			Local: func(ctx context.Context) (pgcluster.Local, error) {
+				g, gdiags, err := goal(ctx)
+				if err != nil {
+					return pgcluster.Local{}, err
+				}
+				if gdiags.HasErrors() || g == nil {
+					return pgcluster.Local{}, fmt.Errorf("the configuration has errors: %w", gdiags.Err())
+				}
+				return pgcluster.Local{Drivers: g.Drivers, Digest: xsync.CheckoutDigest(g)}, nil
+			},
+			// Called only while this member leads, when the engine runs.
+			OnReconcile: func(reason string) { engine.ConfigurationChanged(reason) },
+			OnCheck:     func(addr string) { _ = engine.Check(addr) }})
+		if err != nil {
+			return err
+		}
+		defer func() {
+			// Actions running here get the grace apply gives them.
+			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(opts.Grace, executor.DefaultGrace))
+			defer cancel()
+			if err := member.Close(stopCtx); err != nil {
+				logger.Warn("leaving the cluster", "error", err.Error())
+			}
+		}()
+		eopts.Cluster = member
+	}
+	engine = xsync.New(eopts)
+	// A request for a reconcile or a check goes to the engine, or, on a
+	// member of a cluster that does not lead, to the leader.
+	reconcile := func(reason string) {
+		if member != nil && !member.Leading() {
+			if err := member.RequestReconcile(ctx, reason+" (via "+member.Member()+")"); err != nil {
+				logger.Warn("reconcile not requested", "error", err.Error())
+			}
+			return
+		}
+		engine.ConfigurationChanged(reason)
+	}
+	check := func(addr string) error {
+		if member != nil && !member.Leading() {
+			return member.RequestCheck(ctx, addr)
+		}
+		return engine.Check(addr)
+	}
 
 	var wg stdsync.WaitGroup
 	defer wg.Wait()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
 	if f.listen != "" {
-		srv, ln, err := listenAPI(runCtx, engine, f, token, loopback, metrics)
+		srv, ln, err := listenAPI(runCtx, engine, f, xsync.APIOptions{Token: token, WritesOnly: loopback, Encode: encodeSyncEvent,
+			Metrics: metrics, Reconcile: reconcile, Check: check})
 		if err != nil {
 			return err
 		}
@@ -250,7 +323,12 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 			Ignore: func(p string) bool {
 				abs, err := filepath.Abs(p)
 				return err == nil && (strings.HasPrefix(abs, statePath) || strings.HasPrefix(abs, stateDir))
-			}}, engine.ConfigurationChanged)
+			}}, func(reason string) {
+			engine.ConfigurationChanged(reason)
+			if member != nil {
+				member.LocalChanged()
+			}
+		})
 	})
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
@@ -261,14 +339,47 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 			case <-runCtx.Done():
 				return
 			case <-hup:
-				engine.ConfigurationChanged("SIGHUP")
+				reconcile("SIGHUP")
 			}
 		}
 	})
-	logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", backend.Location())
-	err = engine.Run(ctx)
+	if member == nil {
+		logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", backend.Location())
+		err = engine.Run(ctx)
+		stop()
+		return err
+	}
+	logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", backend.Location(), "member", member.Member())
+	err = member.Run(ctx, func(term context.Context) error {
+		held, err := pgcluster.LockState(term, pg, stateLockInfo("sync"), logger)
+		if err != nil {
+			if term.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		defer held.Unlock()
+		if _, err := recoverState(backend); err != nil {
+			return err
+		}
+		return engine.Run(term)
+	})
 	stop()
 	return err
+}
+
+// recoverState reads the state with the journal an interrupted apply
+// left, the caller holding the lock; a journal still being written by a
+// holder whose lock was forced away is an error saying what to do.
+func recoverState(backend state.Store) (*state.State, error) {
+	loaded, err := backend.LoadWithJournal(context.Background())
+	if err == nil && loaded.Busy != nil {
+		err = stateRecovery(loaded.Busy, backend, false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return loaded.State, nil
 }
 
 // pollOption maps --poll-interval (0: never) to WatchOptions.Poll.
@@ -281,7 +392,7 @@ func pollOption(d time.Duration) time.Duration {
 
 // listenAPI opens the API's listener and server; the server's requests
 // end with ctx (event streams included).
-func listenAPI(ctx context.Context, e *xsync.Engine, f syncFlags, token string, loopback bool, m *xsync.Metrics) (*http.Server, net.Listener, error) {
+func listenAPI(ctx context.Context, e *xsync.Engine, f syncFlags, api xsync.APIOptions) (*http.Server, net.Listener, error) {
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
 		return nil, nil, fmt.Errorf("API: %w", err)
@@ -292,7 +403,7 @@ func listenAPI(ctx context.Context, e *xsync.Engine, f syncFlags, token string, 
 			return nil, nil, fmt.Errorf("writing --listen-file: %w", err)
 		}
 	}
-	h := xsync.Handler(e, xsync.APIOptions{Token: token, WritesOnly: loopback, Encode: encodeSyncEvent, Metrics: m})
+	h := xsync.Handler(e, api)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	return srv, ln, nil
 }

@@ -82,10 +82,11 @@ var thirdParty = []struct {
 	{module: "github.com/spf13/cobra", allowed: []string{"cmd/xosplan"}},
 	{module: "github.com/spf13/pflag", allowed: []string{"cmd/xosplan"}},
 	{module: "github.com/sergi/go-diff", allowed: []string{"internal/textdiff"}},
-	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state", "internal/pgtest"}},
-	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}},              // argon2id of plan input values
-	{module: "github.com/prometheus/client_golang", allowed: []string{"pkg/sync"}}, // the synchronizer's /metrics
-	{module: "github.com/fsnotify/fsnotify", allowed: []string{"pkg/sync"}},        // the synchronizer's file watch
+	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state", "internal/pgtest", "pkg/sync/pgcluster"}}, // pgcluster: River's driver takes a pgx pool
+	{module: "github.com/riverqueue/river", allowed: []string{"pkg/sync/pgcluster"}},                          // the synchronizers' job queue
+	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}},                                         // argon2id of plan input values
+	{module: "github.com/prometheus/client_golang", allowed: []string{"pkg/sync"}},                            // the synchronizer's /metrics
+	{module: "github.com/fsnotify/fsnotify", allowed: []string{"pkg/sync"}},                                   // the synchronizer's file watch
 	{module: "github.com/santhosh-tekuri/jsonschema", testOnly: true},
 	{module: "github.com/tliron/glsp", allowed: []string{"pkg/lsp"}},
 	{module: "github.com/sourcegraph/jsonrpc2", allowed: []string{"pkg/lsp"}},

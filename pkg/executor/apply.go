@@ -194,11 +194,14 @@ func Apply(ctx context.Context, p *planner.Plan, st Store, drivers Registry, opt
 // start token matches) gets SIGTERM, then SIGKILL after a grace period,
 // and is reported as EventLeftover. Apply calls it before its walk, so an
 // operation never runs beside its own leftover; a caller that folds a
-// journal into the state without applying calls it itself.
+// journal into the state without applying calls it itself. A group that a
+// member of a synchronizer cluster ran (Process.Member) is left alone: it
+// belongs to that member, which may still be running it (on this machine
+// or another), and ends with it.
 func EndLeftovers(interrupted []state.Record, events func(Event)) {
 	for _, rec := range interrupted {
 		p := rec.Process
-		if p == nil || !leftoverAlive(p.PGID, p.Start) {
+		if p == nil || p.Member != "" || !leftoverAlive(p.PGID, p.Start) {
 			continue
 		}
 		endGroup(p.PGID, defaultKillGrace)

@@ -468,13 +468,15 @@ func (p *parser) status(s *Status) error {
 
 func (p *parser) process(pr *Process) error {
 	return p.Object(func(key []byte) error {
-		switch fieldName(key, "pid", "pgid", "start") {
+		switch fieldName(key, "pid", "pgid", "start", "member") {
 		case "pid":
 			return p.intInto(&pr.PID, "pid")
 		case "pgid":
 			return p.intInto(&pr.PGID, "pgid")
 		case "start":
 			return p.str(&pr.Start)
+		case "member":
+			return p.str(&pr.Member)
 		}
 		return p.Skip()
 	})

@@ -63,6 +63,11 @@ type Process struct {
 	// Start is the leader's start time as the system counts it (on Linux
 	// the boot id and the start time in clock ticks); empty when unknown.
 	Start string `json:"start,omitempty"`
+	// Member names the member of a synchronizer cluster that ran the
+	// operation for its leader (pkg/sync/pgcluster); empty when the
+	// process that wrote the journal ran it itself. Such a group ends
+	// with its member, never from another process.
+	Member string `json:"member,omitempty"`
 }
 
 // journalBase is the first line of a journal: the snapshot it extends.
@@ -172,6 +177,9 @@ func encodeRecord(r *Record) ([]byte, error) {
 		po.Field("pgid").Int(int64(pr.PGID))
 		if pr.Start != "" {
 			po.Field("start").String(pr.Start)
+		}
+		if pr.Member != "" {
+			po.Field("member").String(pr.Member)
 		}
 		po.End()
 	}

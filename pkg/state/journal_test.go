@@ -165,7 +165,7 @@ func TestInterruptedIntentKeepsItsProcessGroup(t *testing.T) {
 	mustWrite(t, f, mustRead(t, f))
 	j := openJournal(t, f)
 	started := intent("app_00003", "create")
-	started.Process = &Process{PID: 4242, PGID: 4242, Start: "boot:123"}
+	started.Process = &Process{PID: 4242, PGID: 4242, Start: "boot:123", Member: "web-2:811"}
 	appendAll(t, j, intent("app_00003", "create"), started)
 	if err := j.Close(); err != nil {
 		t.Fatal(err)
@@ -175,7 +175,7 @@ func TestInterruptedIntentKeepsItsProcessGroup(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(l.Interrupted) != 1 || l.Interrupted[0].Process == nil || *l.Interrupted[0].Process != *started.Process {
-		t.Fatalf("interrupted %+v, want the intent naming process group 4242", l.Interrupted)
+		t.Fatalf("interrupted %+v, want the intent naming process group 4242 of member web-2:811", l.Interrupted)
 	}
 }
 

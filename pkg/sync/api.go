@@ -24,6 +24,11 @@ type APIOptions struct {
 	// Heartbeat is how often GET /v1/events sends a comment to keep the
 	// connection open (default 15 s).
 	Heartbeat time.Duration
+	// Reconcile and Check, when set, take POST /v1/sync and POST
+	// /v1/resources/{addr}/check instead of the engine (a cluster member
+	// that does not lead passes them on to the leader).
+	Reconcile func(reason string)
+	Check     func(addr string) error
 }
 
 // Handler serves the engine's API:
@@ -46,9 +51,18 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
+	reconcile, check := opts.Reconcile, opts.Check
+	if reconcile == nil {
+		reconcile = e.ConfigurationChanged
+	}
+	if check == nil {
+		check = e.Check
+	}
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		st := e.Status()
-		if !st.Ready {
+		// A cluster member that does not lead is ready once a member
+		// leads: its work comes from there.
+		if !st.Ready && !(st.Cluster != nil && st.Cluster.Role == RoleFollower && st.Cluster.Leader != "") {
 			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"status": "not ready", "last_outcome": st.LastOutcome})
 			return
 		}
@@ -66,11 +80,11 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 		writeJSON(w, http.StatusOK, rs)
 	})
 	mux.HandleFunc("POST /v1/sync", func(w http.ResponseWriter, _ *http.Request) {
-		e.ConfigurationChanged("api")
+		reconcile("api")
 		writeJSON(w, http.StatusAccepted, map[string]string{"status": "reconcile requested"})
 	})
 	mux.HandleFunc("POST /v1/resources/{addr}/check", func(w http.ResponseWriter, r *http.Request) {
-		if err := e.Check(r.PathValue("addr")); err != nil {
+		if err := check(r.PathValue("addr")); err != nil {
 			writeError(w, http.StatusNotFound, err.Error())
 			return
 		}

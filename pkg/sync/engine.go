@@ -31,8 +31,9 @@ const (
 
 // OptionHealthInterval is the driver option (a Go duration, "5m") that
 // overrides the health-check interval of one resource; pkg/manifest
-// writes it from a component's factory.healthCheckInterval.
-const OptionHealthInterval = manifest.OptionHealthInterval
+// writes it from a component's factory.healthCheckInterval, pkg/tosca
+// from a node template's metadata xosplan.health_interval.
+const OptionHealthInterval = graph.OptionHealthInterval
 
 // jitterFraction is how far a scheduled time may move either way, so
 // that many resources failing or starting together do not act together.
@@ -100,6 +101,25 @@ type Options struct {
 	Events func(Event)
 	// Metrics, when set, is kept up to date.
 	Metrics *Metrics
+	// Cluster, when set, is the cluster of synchronizers this engine leads
+	// while Run runs (pkg/sync/pgcluster): the apply walks hand their
+	// actions to its members, and Status shows them.
+	Cluster Cluster
+}
+
+// Cluster is a group of synchronizers that share one state's work: one
+// leads (runs the Engine: plans, policies, schedules) and every member,
+// the leader included, runs actions. pkg/sync/pgcluster implements it over
+// PostgreSQL.
+type Cluster interface {
+	// Dispatch returns the drivers an apply walk of the leader runs its
+	// actions with, which hand each action to a member with the digest of
+	// the configuration the goal was compiled from (CheckoutDigest), and
+	// how many actions may run at once (the members' parallelism
+	// together; 0: the walk's own).
+	Dispatch(g *Goal) (executor.Registry, int)
+	// Status describes the members and the actions each runs now.
+	Status() ClusterStatus
 }
 
 func (o Options) withDefaults() Options {
@@ -265,6 +285,9 @@ func (e *Engine) Run(ctx context.Context) error {
 	e.mu.Lock()
 	e.run.started = now
 	e.reasons["start"] = true
+	// A Run after another (a cluster member that leads again) compiles
+	// the configuration again: it may have changed in between.
+	e.dirty = true
 	if prior.Sync != nil {
 		e.lastResync = prior.Sync.LastResync
 	}
@@ -489,6 +512,21 @@ func wholeSecond(t time.Time) time.Time {
 		return r.Add(time.Second)
 	}
 	return t
+}
+
+// CheckoutDigest identifies what a goal runs, on any machine: the digests
+// of the configuration's files and of the scripts and artifacts its
+// resources run, without the input values (whose digests are salted per
+// process). Members of a cluster compare it before running an action, so
+// that none runs scripts other than those the plan was made from.
+func CheckoutDigest(g *Goal) string {
+	h := sha256.New()
+	for _, k := range slices.Sorted(maps.Keys(g.Plan.InputDigests)) {
+		if !strings.HasPrefix(k, "var.") {
+			h.Write([]byte(k + "=" + g.Plan.InputDigests[k] + "\n"))
+		}
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // fingerprintOf identifies a goal's inputs: the digests of the files

@@ -142,7 +142,15 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 	if e.opts.WorkDir != "" {
 		aopts.WorkDir = e.opts.WorkDir
 	}
-	rep, applyErr := executor.Apply(ctx, p, e.opts.Store, goal.Drivers, aopts)
+	drivers := goal.Drivers
+	if c := e.opts.Cluster; c != nil {
+		var parallelism int
+		drivers, parallelism = c.Dispatch(goal)
+		if parallelism > 0 {
+			aopts.Parallelism = parallelism
+		}
+	}
+	rep, applyErr := executor.Apply(ctx, p, e.opts.Store, drivers, aopts)
 	after := e.opts.Clock.Now()
 	if rep != nil {
 		e.settle(rep, after, ctx.Err() != nil)

@@ -28,6 +28,49 @@ type Status struct {
 	// Diagnostics are the configuration's, from its last compile.
 	Diagnostics []Diagnostic     `json:"diagnostics"`
 	Resources   []ResourceStatus `json:"resources"`
+	// Cluster describes the synchronizers sharing the work, when this
+	// one is a member of a cluster.
+	Cluster *ClusterStatus `json:"cluster,omitempty"`
+}
+
+// ClusterStatus is what a member of a cluster knows of it.
+type ClusterStatus struct {
+	// Member names this process; Role is RoleLeader or RoleFollower;
+	// Leader names the member that leads (empty while none does).
+	Member string `json:"member"`
+	Role   string `json:"role"`
+	Leader string `json:"leader,omitempty"`
+	// Workspace is the state's workspace the members share.
+	Workspace string         `json:"workspace,omitempty"`
+	Members   []MemberStatus `json:"members"`
+}
+
+// Roles of a cluster member.
+const (
+	RoleLeader   = "leader"
+	RoleFollower = "follower"
+)
+
+// MemberStatus is one member of a cluster.
+type MemberStatus struct {
+	// Member is the member's unique name: NAME:PID (NAME defaults to the host name).
+	Member string `json:"member"`
+	Host   string `json:"host,omitempty"`
+	PID    int    `json:"pid,omitempty"`
+	Leader bool   `json:"leader"`
+	// Alive: it renewed its membership within the lease and its database
+	// session is connected.
+	Alive     bool       `json:"alive"`
+	Heartbeat *time.Time `json:"heartbeat,omitempty"`
+	// Capacity is how many actions it runs at once.
+	Capacity int `json:"capacity"`
+	// Checkout is the digest of its configuration as it last compiled it
+	// (sync.CheckoutDigest): a member whose checkout is not the leader's
+	// refuses the leader's actions.
+	Checkout string `json:"checkout,omitempty"`
+	// Running lists the addresses of the actions it runs now (as the
+	// leader handed them out; a follower knows its own only).
+	Running []string `json:"running"`
 }
 
 // Diagnostic is one configuration diagnostic in a Status.
@@ -64,6 +107,9 @@ type ResourceStatus struct {
 	NextDiscovery *time.Time `json:"next_discovery,omitempty"`
 	Failures      int        `json:"failures,omitempty"`
 	LastError     string     `json:"last_error,omitempty"`
+	// RunningOn names the cluster member running an action of the
+	// resource now (empty outside a cluster, and when none runs).
+	RunningOn string `json:"running_on,omitempty"`
 	// WaitingOn names the resource this one waits for; Waiting says why
 	// it (or what it waits on) waits. Waiting is not an error.
 	WaitingOn string `json:"waiting_on,omitempty"`
@@ -86,9 +132,10 @@ func timePtr(t time.Time) *time.Time {
 
 // Status returns the engine's state now, resources sorted by address.
 func (e *Engine) Status() Status {
+	cluster, runningOn := e.clusterStatus()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	s := Status{Started: e.run.started.UTC(), Ready: e.run.ready, Reconciling: e.run.reconciling, Reconciles: e.run.reconciles,
+	s := Status{Cluster: cluster, Started: e.run.started.UTC(), Ready: e.run.ready, Reconciling: e.run.reconciling, Reconciles: e.run.reconciles,
 		LastReconcile: timePtr(e.run.lastReconcile), LastSuccess: timePtr(e.run.lastSuccess), LastOutcome: e.run.lastOutcome,
 		LastError: e.run.lastError, LastResync: timePtr(e.lastResync), NextResync: timePtr(e.nextResync),
 		Diagnostics: []Diagnostic{}, Resources: []ResourceStatus{}}
@@ -119,25 +166,50 @@ func (e *Engine) Status() Status {
 			}
 		}
 	}
+	for i := range s.Resources {
+		s.Resources[i].RunningOn = runningOn[s.Resources[i].Address]
+	}
 	slices.SortFunc(s.Resources, func(a, b ResourceStatus) int { return strings.Compare(a.Address, b.Address) })
 	return s
+}
+
+// clusterStatus asks the cluster, when there is one, for its status, and
+// maps each address an action runs for to the member running it.
+func (e *Engine) clusterStatus() (*ClusterStatus, map[string]string) {
+	c := e.opts.Cluster
+	if c == nil {
+		return nil, nil
+	}
+	cs := c.Status()
+	runningOn := map[string]string{}
+	for _, m := range cs.Members {
+		for _, a := range m.Running {
+			runningOn[a] = m.Member
+		}
+	}
+	return &cs, runningOn
 }
 
 // Resource returns one resource's status with its activity log; false
 // when neither the state nor the configuration has it.
 func (e *Engine) Resource(addr string) (ResourceStatus, bool) {
+	_, runningOn := e.clusterStatus()
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.recorded != nil {
 		for i := range e.recorded.Resources {
 			if r := &e.recorded.Resources[i]; r.Address == addr {
-				return e.resourceStatus(addr, r, true), true
+				rs := e.resourceStatus(addr, r, true)
+				rs.RunningOn = runningOn[addr]
+				return rs, true
 			}
 		}
 	}
 	if e.goal != nil {
 		if _, ok := e.goal.Desired.Resource(addr); ok {
-			return e.resourceStatus(addr, nil, true), true
+			rs := e.resourceStatus(addr, nil, true)
+			rs.RunningOn = runningOn[addr]
+			return rs, true
 		}
 	}
 	return ResourceStatus{}, false

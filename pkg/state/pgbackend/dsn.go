@@ -52,6 +52,12 @@ type maskedError struct {
 func (e *maskedError) Error() string { return e.msg }
 func (e *maskedError) Unwrap() error { return e.err }
 
+// MaskError returns err with password, and the password of any
+// connection string its message holds, replaced by "xxxxx"; errors.Is and
+// errors.As still see err. Packages that open connections of their own to
+// the state database wrap their errors with it.
+func MaskError(err error, password string) error { return mask(err, password) }
+
 // mask returns err with password (and any connection string's password)
 // masked in its message.
 func mask(err error, password string) error {

@@ -49,6 +49,36 @@ var migrations = []string{
 		created   timestamptz NOT NULL DEFAULT now(),
 		PRIMARY KEY (workspace, seq)
 	);`,
+	// 3: synchronizer clusters (pkg/sync/pgcluster): the members of each
+	// workspace's cluster, its leader's lease, and the results members
+	// report of the actions they ran (their job queue is River's own
+	// river_* tables).
+	`CREATE TABLE xosplan_sync_member (
+		workspace   text NOT NULL REFERENCES xosplan_workspace (name) ON DELETE CASCADE,
+		member      text NOT NULL,
+		host        text NOT NULL,
+		pid         integer NOT NULL,
+		capacity    integer NOT NULL,
+		checkout    text NOT NULL DEFAULT '',
+		session_pid integer NOT NULL,
+		started     timestamptz NOT NULL DEFAULT now(),
+		heartbeat   timestamptz NOT NULL DEFAULT now(),
+		PRIMARY KEY (workspace, member)
+	);
+	CREATE TABLE xosplan_sync_lease (
+		workspace   text PRIMARY KEY REFERENCES xosplan_workspace (name) ON DELETE CASCADE,
+		member      text NOT NULL,
+		session_pid integer NOT NULL,
+		acquired    timestamptz NOT NULL DEFAULT now(),
+		renewed     timestamptz NOT NULL DEFAULT now()
+	);
+	CREATE TABLE xosplan_sync_result (
+		job_id    bigint PRIMARY KEY,
+		workspace text NOT NULL REFERENCES xosplan_workspace (name) ON DELETE CASCADE,
+		member    text NOT NULL,
+		result    bytea NOT NULL,
+		created   timestamptz NOT NULL DEFAULT now()
+	);`,
 }
 
 // ErrSchemaTooNew: the database was migrated by a newer xosplan.

@@ -3,6 +3,8 @@ package views
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -44,6 +46,15 @@ func (v statusText) Answer(addr string, body []byte) error {
 		return fmt.Errorf("the answer of %s is not a status: %w", addr, err)
 	}
 	w := v.s.Stdout
+	if c := st.Cluster; c != nil && c.Role == xsync.RoleFollower {
+		// A follower plans nothing: it runs the actions the leader hands
+		// out, and the leader's status shows the resources.
+		if err := clusterText(w, c); err != nil {
+			return err
+		}
+		_, err := fmt.Fprintln(w, "Ask the leader for the resources (its API, or xosplan status --listen on its address).")
+		return err
+	}
 	ready := "not ready"
 	if st.Ready {
 		ready = "ready"
@@ -56,16 +67,62 @@ func (v statusText) Answer(addr string, body []byte) error {
 	for _, d := range st.Diagnostics {
 		fmt.Fprintf(w, "%s: %s: %s\n", termsafe.String(d.At), d.Severity, termsafe.String(d.Summary))
 	}
+	if c := st.Cluster; c != nil {
+		if err := clusterText(w, c); err != nil {
+			return err
+		}
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ADDRESS\tSTATUS\tLAST CHECK\tWAITING")
+	if st.Cluster != nil {
+		fmt.Fprintln(tw, "ADDRESS\tSTATUS\tLAST CHECK\tRUNNING ON\tWAITING")
+	} else {
+		fmt.Fprintln(tw, "ADDRESS\tSTATUS\tLAST CHECK\tWAITING")
+	}
 	for _, r := range st.Resources {
 		check := "-"
 		if r.LastCheck != nil {
 			check = r.LastCheck.Format(time.RFC3339)
 		}
+		if st.Cluster != nil {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termsafe.String(r.Address), r.Status, check, termsafe.String(orDash(r.RunningOn)),
+				termsafe.String(orDash(r.Waiting)))
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", termsafe.String(r.Address), r.Status, check, termsafe.String(orDash(r.Waiting)))
 	}
 	return tw.Flush()
+}
+
+// clusterText shows the members of a cluster of synchronizers: who leads,
+// who is alive, and what each runs now.
+func clusterText(w io.Writer, c *xsync.ClusterStatus) error {
+	leader := "no member leads now"
+	if c.Leader != "" {
+		leader = "led by " + termsafe.String(c.Leader)
+	}
+	fmt.Fprintf(w, "Cluster of workspace %s, %s; this is %s, a %s.\n", termsafe.String(c.Workspace), leader, termsafe.String(c.Member), c.Role)
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "MEMBER\tHOST\tALIVE\tACTIONS AT ONCE\tRUNNING")
+	for _, m := range c.Members {
+		name := termsafe.String(m.Member)
+		if m.Leader {
+			name += " (leader)"
+		}
+		alive := "yes"
+		if !m.Alive {
+			alive = "no"
+		}
+		running := "-"
+		if len(m.Running) > 0 {
+			running = termsafe.String(strings.Join(m.Running, ", "))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", name, termsafe.String(m.Host), alive, m.Capacity, running)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
 }
 
 // orDash stands "-" for an empty cell, so that the columns stay readable.

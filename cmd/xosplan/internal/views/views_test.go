@@ -187,6 +187,27 @@ func TestStatusViews(t *testing.T) {
 			"vm       active   2024-01-02T03:04:05Z  -\n" +
 			"net      pending  -                     waits for vm\n"},
 		{name: "text of an empty status", body: `{"resources":[]}`, want: "Sync not ready: 0 reconciles, last -; 0 waiting for a retry.\nADDRESS  STATUS  LAST CHECK  WAITING\n"},
+		{name: "text of a cluster's leader", body: `{"ready":true,"reconciles":1,"last_outcome":"applied","retry_queue":0,` +
+			`"resources":[{"address":"vm","status":"active","running_on":"b:2"}],` +
+			`"cluster":{"member":"a:1","role":"leader","leader":"a:1","workspace":"prod","members":[` +
+			`{"member":"a:1","host":"h1","leader":true,"alive":true,"capacity":10,"running":[]},` +
+			`{"member":"b:2","host":"h2","alive":true,"capacity":10,"running":["vm"]},{"member":"c:3","host":"h3","alive":false,"capacity":4,"running":[]}]}}`,
+			want: "Sync ready: 1 reconciles, last applied; 0 waiting for a retry.\n" +
+				"Cluster of workspace prod, led by a:1; this is a:1, a leader.\n" +
+				"MEMBER        HOST  ALIVE  ACTIONS AT ONCE  RUNNING\n" +
+				"a:1 (leader)  h1    yes    10               -\n" +
+				"b:2           h2    yes    10               vm\n" +
+				"c:3           h3    no     4                -\n" +
+				"\n" +
+				"ADDRESS  STATUS  LAST CHECK  RUNNING ON  WAITING\n" +
+				"vm       active  -           b:2         -\n"},
+		{name: "text of a cluster's follower", body: `{"resources":[],"cluster":{"member":"b:2","role":"follower","leader":"a:1","workspace":"prod",` +
+			`"members":[{"member":"a:1","host":"h1","leader":true,"alive":true,"capacity":10,"running":[]}]}}`,
+			want: "Cluster of workspace prod, led by a:1; this is b:2, a follower.\n" +
+				"MEMBER        HOST  ALIVE  ACTIONS AT ONCE  RUNNING\n" +
+				"a:1 (leader)  h1    yes    10               -\n" +
+				"\n" +
+				"Ask the leader for the resources (its API, or xosplan status --listen on its address).\n"},
 		{name: "json", json: true, body: answer + "\n", want: answer + "\n"},
 		{name: "json of no status", json: true, body: "[1]", want: "[1]"},
 		{name: "text of no status", body: "[1]", err: "the answer of 127.0.0.1:9 is not a status: "},

@@ -1,0 +1,414 @@
+package pgcluster
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/state"
+	xsync "github.com/xosplan/xosplan/pkg/sync"
+)
+
+// actionArgs is the job of one action (or one batch of actions a
+// BatchDriver serves with one call): the requests and the digest of the
+// configuration the leader planned them from. Its unique key is the
+// workspace, the addresses, the action, the digest and the generation:
+// a leader that takes over from one that died hands out the very job
+// still running (River answers with the job that holds the key), and a
+// job handed out again because its member died gets the next generation.
+type actionArgs struct {
+	Workspace  string        `json:"workspace" river:"unique"`
+	Addresses  []string      `json:"addresses" river:"unique"`
+	Action     string        `json:"action" river:"unique"`
+	Digest     string        `json:"digest" river:"unique"`
+	Generation int           `json:"generation" river:"unique"`
+	Driver     string        `json:"driver"`
+	Leader     string        `json:"leader"`
+	Requests   []wireRequest `json:"requests"`
+}
+
+// Kind names the job kind in River's tables.
+func (actionArgs) Kind() string { return "xosplan_action" }
+
+// uniqueStates are the states in which a job holds its key: completed and
+// cancelled ones do not, so that the next reconcile may run the action
+// again.
+var uniqueStates = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending,
+	rivertype.JobStateRunning, rivertype.JobStateRetryable, rivertype.JobStateScheduled}
+
+// call is an action the leader handed out and waits for.
+type call struct {
+	digest string
+	addrs  []string
+	reqs   []executor.Request
+	// member runs it (set by its started message); since is when the
+	// job was handed out.
+	member  string
+	started time.Time
+	since   time.Time
+	refused map[string]bool
+	// done receives the result; gone says the member running it died;
+	// unwanted that every live member refused it.
+	done     chan []byte
+	gone     chan struct{}
+	unwanted chan string
+}
+
+// Dispatch returns the drivers the leader's apply walks run with: each
+// hands its actions to the members (River jobs in the workspace's queue),
+// with the digest of the configuration g was compiled from, and waits
+// for the result; and the members' parallelism together. It implements
+// sync.Cluster.
+func (c *Cluster) Dispatch(g *xsync.Goal) (executor.Registry, int) {
+	digest := xsync.CheckoutDigest(g)
+	c.adopt(Local{Drivers: g.Drivers, Digest: digest})
+	out := make(executor.Registry, len(g.Drivers))
+	for name, d := range g.Drivers {
+		out[name] = &remote{c: c, name: name, local: d, digest: digest}
+	}
+	return out, c.capacity()
+}
+
+// remote is a driver whose actions run at the members.
+type remote struct {
+	c      *Cluster
+	name   string
+	local  executor.Driver
+	digest string
+}
+
+var _ executor.BatchDriver = (*remote)(nil)
+
+func (r *remote) Apply(ctx context.Context, req executor.Request) (executor.Outcome, error) {
+	res := r.c.dispatch(ctx, r.name, r.digest, []executor.Request{req})
+	return res[0].Outcome, res[0].Err
+}
+
+// BatchKey is the local driver's: a batch goes to one member as one job.
+func (r *remote) BatchKey(req executor.Request) string {
+	if b, ok := r.local.(executor.BatchDriver); ok {
+		return b.BatchKey(req)
+	}
+	return ""
+}
+
+func (r *remote) LaunchBatch(ctx context.Context, reqs []executor.Request) []executor.BatchResult {
+	return r.c.dispatch(ctx, r.name, r.digest, reqs)
+}
+
+// dispatch hands reqs out as one job and waits for its result: until a
+// member reports it, or ctx ends (the job is then cancelled, which stops
+// it where it runs). A job whose member died is handed out again; one
+// that every live member refused fails.
+func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []executor.Request) []executor.BatchResult {
+	results := make([]executor.BatchResult, len(reqs))
+	fail := func(err error) []executor.BatchResult {
+		for i := range results {
+			results[i].Err = err
+		}
+		return results
+	}
+	args := actionArgs{Workspace: c.opts.Workspace, Action: reqs[0].Action, Digest: digest, Driver: driver, Leader: c.member}
+	for _, req := range reqs {
+		w, err := encodeRequest(req, c.opts.WorkDir)
+		if err != nil {
+			return fail(err)
+		}
+		args.Addresses = append(args.Addresses, req.Address)
+		args.Requests = append(args.Requests, w)
+	}
+	what := strings.Join(args.Addresses, ", ")
+	for {
+		cl := &call{digest: digest, since: time.Now(), addrs: args.Addresses, reqs: reqs, refused: map[string]bool{},
+			done: make(chan []byte, 1), gone: make(chan struct{}, 1), unwanted: make(chan string, 1)}
+		res, err := c.river.Insert(ctx, args, &river.InsertOpts{Queue: c.queueFor(digest), MaxAttempts: 10,
+			UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}})
+		if err != nil {
+			if ctx.Err() != nil {
+				return fail(fmt.Errorf("%s: %w", what, context.Cause(ctx)))
+			}
+			return fail(c.fail("handing "+what+" to the cluster", err))
+		}
+		id := res.Job.ID
+		if res.UniqueSkippedAsDuplicate && res.Job.State == rivertype.JobStateRunning && len(res.Job.AttemptedBy) > 0 {
+			// A former leader handed this action out and a member runs it
+			// still: wait for it, and hand it out again should that member
+			// die (it reported its start to the former leader).
+			cl.member, cl.started = res.Job.AttemptedBy[len(res.Job.AttemptedBy)-1], time.Now()
+			c.log.Info("an action a former leader handed out is still running; waiting for it", "address", what, "member", cl.member)
+		}
+		c.mu.Lock()
+		c.calls[id] = cl
+		early := c.early[id].msgs
+		delete(c.early, id)
+		c.mu.Unlock()
+		for _, msg := range early {
+			c.started(msg)
+		}
+		// A job a former leader handed out may have finished already.
+		c.poke()
+		var data []byte
+		select {
+		case data = <-cl.done:
+		case <-ctx.Done():
+			c.forget(id)
+			c.cancelJob(id)
+			return fail(fmt.Errorf("%s: %w", what, context.Cause(ctx)))
+		case <-cl.gone:
+			c.forget(id)
+			c.cancelJob(id)
+			c.log.Warn("the member running an action is gone; handing it out again", "address", what, "member", cl.member)
+			args.Generation++
+			continue
+		case why := <-cl.unwanted:
+			c.forget(id)
+			c.cancelJob(id)
+			return fail(fmt.Errorf("%s: no member ran it: %s", what, why))
+		}
+		c.forget(id)
+		return decodeResults(data, results)
+	}
+}
+
+// decodeResults fills results from a member's report (one outcome per
+// request).
+func decodeResults(data []byte, results []executor.BatchResult) []executor.BatchResult {
+	outs, err := splitResults(data)
+	if err == nil && len(outs) != len(results) {
+		err = fmt.Errorf("a member reported %d results for %d actions", len(outs), len(results))
+	}
+	for i := range results {
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		out, actionErr, decErr := decodeOutcome(outs[i])
+		results[i].Outcome, results[i].Err = out, errors.Join(actionErr, decErr)
+	}
+	return results
+}
+
+func (c *Cluster) forget(id int64) {
+	c.mu.Lock()
+	delete(c.calls, id)
+	c.mu.Unlock()
+}
+
+// cancelJob cancels a job the leader no longer waits for: River stops it
+// where it runs (its context ends; the driver ends its processes).
+func (c *Cluster) cancelJob(id int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.river.JobCancel(ctx, id); err != nil && !errors.Is(err, river.ErrNotFound) {
+		c.log.Warn("a job could not be cancelled", "job", id, "error", c.fail("cancelling", err).Error())
+	}
+}
+
+// started records which member runs a job and, for a process it started,
+// passes the process group on to the walk (which repeats the action's
+// intent with it in the journal, the member named).
+func (c *Cluster) started(msg message) {
+	c.mu.Lock()
+	cl := c.calls[msg.Job]
+	if cl == nil {
+		// Perhaps the call of a job whose insert has not returned yet
+		// (kept a while; every member hears every message).
+		e := c.early[msg.Job]
+		if e.at.IsZero() {
+			e.at = time.Now()
+		}
+		e.msgs = append(e.msgs, msg)
+		c.early[msg.Job] = e
+	}
+	if cl != nil && cl.member != msg.Member {
+		cl.member, cl.started = msg.Member, time.Now()
+	}
+	c.mu.Unlock()
+	if cl == nil || msg.PGID == 0 || msg.Index < 0 || msg.Index >= len(cl.reqs) {
+		return
+	}
+	if f := cl.reqs[msg.Index].Started; f != nil {
+		go f(state.Process{PID: msg.PID, PGID: msg.PGID, Start: msg.Start, Member: msg.Member})
+	}
+}
+
+// earlyStart holds the started messages of a job nobody waits for yet.
+type earlyStart struct {
+	at   time.Time
+	msgs []message
+}
+
+// earlyKept is how long a started message waits for its call.
+const earlyKept = 10 * time.Second
+
+// refused counts a member's refusal of a job (its checkout changed since
+// it took the job's queue).
+func (c *Cluster) refused(msg message) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if cl := c.calls[msg.Job]; cl != nil {
+		cl.refused[msg.Member] = true
+	}
+}
+
+// unwanted tells the calls that no live member can run that they wait in
+// vain: none has the checkout they were planned from (none publishes it,
+// or each that does refused them). The leader's own checkout is the one
+// it plans from, so this is a member that stopped working, or a checkout
+// changed under a running walk.
+func (c *Cluster) unwanted() {
+	mine := ""
+	if p := c.checkout.Load(); p != nil {
+		mine = *p
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cl := range c.calls {
+		var others []string
+		can := false
+		for _, m := range c.members {
+			checkout := m.Checkout
+			if m.Member == c.member {
+				checkout = mine
+			}
+			if !m.Alive {
+				continue
+			}
+			if checkout == "" || (checkout == cl.digest && !cl.refused[m.Member]) {
+				can = true
+				break
+			}
+			others = append(others, m.Member+" has "+checkout)
+		}
+		if can || len(c.members) == 0 {
+			continue
+		}
+		select {
+		case cl.unwanted <- fmt.Sprintf("no live member has the checkout it was planned from (%s): %s", cl.digest, strings.Join(others, ", ")):
+		default:
+		}
+	}
+}
+
+// sweep delivers the results members report to the calls that wait for
+// them, when a member says one is there and every half second (a message
+// may be lost while the listener connects again), and hands out again
+// the jobs of members that died.
+func (c *Cluster) sweep(ctx context.Context) {
+	tick := time.NewTicker(500 * time.Millisecond)
+	defer tick.Stop()
+	cleaned := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.wake:
+		case <-tick.C:
+			c.findMembers(ctx)
+			c.reassign()
+			c.unwanted()
+		}
+		c.mu.Lock()
+		ids := make([]int64, 0, len(c.calls))
+		for id := range c.calls {
+			ids = append(ids, id)
+		}
+		c.mu.Unlock()
+		if len(ids) > 0 {
+			c.collect(ctx, ids)
+		}
+		if time.Since(cleaned) > time.Minute && c.Leading() {
+			cleaned = time.Now()
+			// Results nobody collected: of a leader that died waiting.
+			_, _ = c.pool.Exec(ctx, `DELETE FROM xosplan_sync_result WHERE workspace = $1 AND created < now() - interval '1 hour'`, c.opts.Workspace)
+		}
+	}
+}
+
+// collect takes the results of ids out of the results table and passes
+// each to its call.
+func (c *Cluster) collect(ctx context.Context, ids []int64) {
+	rows, err := c.pool.Query(ctx, `DELETE FROM xosplan_sync_result WHERE job_id = ANY($1) RETURNING job_id, result`, ids)
+	if err != nil {
+		if ctx.Err() == nil {
+			c.log.Warn("results not read", "error", c.fail("reading results", err).Error())
+		}
+		return
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var data []byte
+		if rows.Scan(&id, &data) != nil {
+			continue
+		}
+		c.mu.Lock()
+		cl := c.calls[id]
+		c.mu.Unlock()
+		if cl != nil {
+			select {
+			case cl.done <- data:
+			default:
+			}
+		}
+	}
+}
+
+// findMembers asks River which member runs the jobs whose started
+// message did not come (one lost while the listener connected again).
+func (c *Cluster) findMembers(ctx context.Context) {
+	c.mu.Lock()
+	var ids []int64
+	for id, cl := range c.calls {
+		if cl.member == "" && time.Since(cl.since) > 2*time.Second && len(ids) < 20 {
+			ids = append(ids, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		job, err := c.river.JobGet(ctx, id)
+		if err != nil || job.State != rivertype.JobStateRunning || len(job.AttemptedBy) == 0 {
+			continue
+		}
+		c.mu.Lock()
+		if cl := c.calls[id]; cl != nil && cl.member == "" {
+			cl.member, cl.started = job.AttemptedBy[len(job.AttemptedBy)-1], time.Now()
+		}
+		c.mu.Unlock()
+	}
+}
+
+// reassign tells the calls whose member died (its membership lapsed or
+// its session ended; or it has not been seen for a lease since it
+// started the job) that it is gone.
+func (c *Cluster) reassign() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for id, e := range c.early {
+		if time.Since(e.at) > earlyKept {
+			delete(c.early, id)
+		}
+	}
+	known := map[string]bool{}
+	for _, m := range c.members {
+		known[m.Member] = m.Alive
+	}
+	for _, cl := range c.calls {
+		if cl.member == "" {
+			continue
+		}
+		alive, seen := known[cl.member]
+		if (seen && !alive) || (!seen && time.Since(cl.started) > c.opts.Lease) {
+			select {
+			case cl.gone <- struct{}{}:
+			default:
+			}
+		}
+	}
+}

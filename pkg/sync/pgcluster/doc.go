@@ -1,0 +1,50 @@
+// Package pgcluster lets several `xosplan sync` processes, each on its
+// own machine with the same configuration checkout, share one workspace
+// of a PostgreSQL state: one leads (it holds the workspace's lease and its
+// state lock, and runs the sync.Engine: it plans, runs model policies and
+// schedules), and every member, the leader included, runs actions.
+//
+// Leadership is a lease in the table xosplan_sync_lease, renewed every
+// third of its length (Options.Lease, default 15 s) on the member's own
+// database session. It is free when it was never granted, when its holder
+// has not renewed it for a lease, or at once when its holder's session
+// ended (a killed process's connection closes). A new leader takes the
+// state lock; a lock still held by a former leader that stopped renewing
+// (stopped, cut off) is forced away, which ends its session, so that it
+// cannot write any more (LockState). Members renew their membership in
+// xosplan_sync_member the same way; Status shows them.
+//
+// Actions are handed out through River's job queue (riverqueue/river,
+// the PostgreSQL job queue of the Go ecosystem: transactional inserts,
+// SKIP LOCKED fetches, unique jobs, retries with backoff), one queue per
+// workspace. The leader's apply walk is the executor's: an action is
+// handed out only when everything it depends on has completed (the walk
+// calls its driver then), with Dispatch's drivers, which insert a job and
+// wait for its result. A job carries its requests and the digest of the
+// configuration the leader planned from (sync.CheckoutDigest); a member
+// whose own checkout differs refuses it, saying so, and it goes to
+// another (a job every live member refused fails, naming the reason). A
+// member runs a job with its own drivers and reports the result in
+// xosplan_sync_result with a message on the workspace's channel
+// (LISTEN/NOTIFY), which the leader waits for. The process groups a
+// member starts are reported to the leader, which records them in the
+// journal's intents with the member's name: the journal shows every
+// attempt, and which member made it.
+//
+// Failures: a member that dies mid-action (its membership lapses, or its
+// session ends) has its job handed out again by the leader, to another
+// member, in the next generation of the job's unique key (actuators are
+// idempotent, and the journal records both attempts). A leader that dies
+// loses its lease with its session; the next leader replans from the
+// state and its journal, and an action still running at a member is found
+// by its unique key and waited for rather than run twice. When the
+// leader's walk stops waiting (an interrupt after its grace, the lease
+// lost) it cancels the job, which River passes to the member running it:
+// its driver ends the operation's processes.
+//
+// Job rows hold an action's request, its secrets included, as the state
+// does; completed and cancelled jobs are removed after a minute, results
+// as soon as the leader reads them. The password of the connection string
+// never appears in an error. pgx and River stay inside this package (and
+// pgx in pkg/state's backend).
+package pgcluster

@@ -1,0 +1,205 @@
+package pgcluster
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// actionWorker runs the jobs of the workspace's queue on this member.
+type actionWorker struct {
+	river.WorkerDefaults[actionArgs]
+	c *Cluster
+}
+
+// Timeout: none; the drivers bound each operation themselves.
+func (w *actionWorker) Timeout(*river.Job[actionArgs]) time.Duration { return -1 }
+
+// refuseAgain is how soon a job this member refused is offered again
+// (to any member).
+const refuseAgain = time.Second
+
+// Work runs one job: when this member's checkout is the one the job was
+// planned from, its driver runs the requests and the result is reported
+// to the leader (a row of xosplan_sync_result and a message); otherwise
+// the job is refused, saying why, and offered to the other members.
+func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) error {
+	c, a := w.c, job.Args
+	local, err := c.localFor(ctx, a.Digest)
+	if err != nil {
+		// Another member may have the checkout the job needs.
+		var other *otherCheckoutError
+		if errors.As(err, &other) {
+			c.log.Error("refused an action: this member's checkout is not the one it was planned from",
+				"addresses", a.Addresses, "action", a.Action, "planned_from", a.Digest, "here", other.have)
+		} else {
+			c.log.Error("refused an action", "addresses", a.Addresses, "action", a.Action, "error", err.Error())
+		}
+		_ = c.notify(ctx, message{Type: msgRefused, Job: job.ID, Member: c.member, Reason: err.Error()})
+		return river.JobSnooze(refuseAgain)
+	}
+	_ = c.notify(ctx, message{Type: msgStarted, Job: job.ID, Member: c.member, Index: -1})
+	c.mu.Lock()
+	c.working[job.ID] = a.Addresses
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.working, job.ID)
+		c.mu.Unlock()
+	}()
+	outs := c.runJob(ctx, job.ID, a, local)
+	data, err := json.Marshal(outs)
+	if err != nil {
+		return fmt.Errorf("encoding the results of %v: %w", a.Addresses, err)
+	}
+	// The result is reported even when the job's context ended (the
+	// leader cancelled it, or this member stops): its driver stopped the
+	// operation and says so.
+	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	err = pgx.BeginFunc(bg, c.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(bg, `INSERT INTO xosplan_sync_result (job_id, workspace, member, result) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, created = now()`, job.ID, a.Workspace, c.member, data); err != nil {
+			return err
+		}
+		payload, _ := json.Marshal(message{Type: msgDone, Job: job.ID, Member: c.member})
+		_, err := tx.Exec(bg, `SELECT pg_notify($1, $2)`, c.channel, string(payload))
+		return err
+	})
+	if err != nil {
+		return c.fail(fmt.Sprintf("reporting the result of %v", a.Addresses), err)
+	}
+	return nil
+}
+
+// runJob runs a job's requests with this member's driver and returns one
+// encoded outcome per request.
+func (c *Cluster) runJob(ctx context.Context, id int64, a actionArgs, local *Local) []json.RawMessage {
+	outs := make([]json.RawMessage, len(a.Requests))
+	report := func(i int, out executor.Outcome, err error) {
+		data, encErr := encodeOutcome(out, err)
+		if encErr != nil {
+			data, _ = encodeOutcome(executor.Outcome{}, encErr)
+		}
+		outs[i] = data
+	}
+	failAll := func(err error) []json.RawMessage {
+		for i := range outs {
+			report(i, executor.Outcome{}, err)
+		}
+		return outs
+	}
+	drv, ok := local.Drivers.Lookup(a.Driver)
+	if !ok {
+		return failAll(fmt.Errorf("member %s has no %s driver", c.member, a.Driver))
+	}
+	reqs := make([]executor.Request, len(a.Requests))
+	for i, wr := range a.Requests {
+		req, err := wr.decode(c.opts.WorkDir)
+		if err != nil {
+			return failAll(fmt.Errorf("member %s cannot read the action: %w", c.member, err))
+		}
+		req.Started = func(p state.Process) {
+			_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: id, Member: c.member, Index: i,
+				PID: p.PID, PGID: p.PGID, Start: p.Start})
+		}
+		reqs[i] = req
+	}
+	if sem := c.perDriver[a.Driver]; sem != nil {
+		select {
+		case sem <- struct{}{}:
+			defer func() { <-sem }()
+		case <-ctx.Done():
+			return failAll(fmt.Errorf("%w: %w", executor.ErrInterrupted, ctx.Err()))
+		}
+	}
+	if b, ok := drv.(executor.BatchDriver); ok && len(reqs) > 1 {
+		for i, r := range b.LaunchBatch(ctx, reqs) {
+			report(i, r.Outcome, r.Err)
+		}
+		return outs
+	}
+	for i, req := range reqs {
+		out, err := callSafely(ctx, drv, req)
+		report(i, out, err)
+	}
+	return outs
+}
+
+// callSafely calls the driver; a panic is the action's failure, not the
+// member's end.
+func callSafely(ctx context.Context, d executor.Driver, req executor.Request) (out executor.Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the %s driver failed: %v", req.Action, r)
+		}
+	}()
+	return d.Apply(ctx, req)
+}
+
+// splitResults reads a member's report: one outcome per request.
+func splitResults(data []byte) ([][]byte, error) {
+	var raw []json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nil, fmt.Errorf("a member's result does not decode: %w", err)
+	}
+	out := make([][]byte, len(raw))
+	for i, r := range raw {
+		out[i] = r
+	}
+	return out, nil
+}
+
+// otherCheckoutError: this member's configuration is not the one a job
+// was planned from.
+type otherCheckoutError struct {
+	have, want string
+}
+
+func (e *otherCheckoutError) Error() string {
+	return fmt.Sprintf("the configuration of this member's checkout is %s, the action was planned from %s: "+
+		"a member runs only the scripts the plan was made from (update its checkout)", e.have, e.want)
+}
+
+// localFor returns this member's drivers when its configuration's digest
+// is want (any, for ""), compiling it again first when it may have
+// changed (a file event said so, or the last compile is a few seconds
+// old and want is another).
+func (c *Cluster) localFor(ctx context.Context, want string) (*Local, error) {
+	c.localMu.Lock()
+	defer c.localMu.Unlock()
+	if c.local != nil && c.local.Digest == want && !c.localDirty {
+		return c.local, nil
+	}
+	if c.local == nil || c.localDirty || time.Since(c.localAt) > 3*time.Second {
+		l, err := c.opts.Local(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("member %s cannot compile its configuration: %w", c.member, err)
+		}
+		c.local, c.localAt, c.localDirty = &l, time.Now(), false
+		c.checkoutChanged(ctx, l.Digest)
+	}
+	if want != "" && c.local.Digest != want {
+		return nil, &otherCheckoutError{have: c.local.Digest, want: want}
+	}
+	return c.local, nil
+}
+
+// adopt makes l this member's local configuration: the leader's goal,
+// compiled by its engine, is its checkout.
+func (c *Cluster) adopt(l Local) {
+	c.localMu.Lock()
+	defer c.localMu.Unlock()
+	c.local, c.localAt, c.localDirty = &l, time.Now(), false
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c.checkoutChanged(ctx, l.Digest)
+}
