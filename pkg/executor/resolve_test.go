@@ -278,3 +278,21 @@ func TestResolveCustomFunctions(t *testing.T) {
 		t.Errorf("err = %v", err)
 	}
 }
+
+// TestResolveSaysWhatTOSCA2LeavesUnknown: the TOSCA 2.0 functions the
+// compiler leaves to the orchestrator fail with a message that says why,
+// not "unknown function".
+func TestResolveSaysWhatTOSCA2LeavesUnknown(t *testing.T) {
+	for _, tt := range []struct {
+		u    graph.Unknown
+		want string
+	}{
+		{graph.Unknown{Func: "available_allocation", Args: []graph.Value{"pool[1]", "host", "num-cpus"}}, "available_allocation(pool[1], host, num-cpus): TOSCA 2.0's $available_allocation"},
+		{graph.Unknown{Func: "relationship_index"}, "TOSCA 2.0's $relationship_index has no value here"},
+	} {
+		_, err := Resolve(tt.u, func(string) (*state.Resource, bool) { return nil, false })
+		if !errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: err = %v, want it to say %q", tt.u, err, tt.want)
+		}
+	}
+}

@@ -313,20 +313,42 @@
 //     result). The chosen signature's result must fit the definition the
 //     call is assigned to (neither type derives from the other: an
 //     error; an integer fits a float, a complex value a map). The call's
-//     value is left graph.Unknown.
+//     value is graph.Unknown function(name, {implementation, timeout,
+//     result}, [arguments]): apply runs the chosen signature's
+//     implementation (pkg/executor, docs/drivers.md), validate and plan
+//     run nothing (templates are untrusted); without implementation apply
+//     fails naming the function. With several signatures and arguments
+//     known only at apply time, the first that fits what is known now is
+//     the one run.
 //   - An allocation (§8.5.5) is a placement request of the allocating
 //     representation (num_cpus, mem_size, disk_size: VCPU, MEMORY_MB,
 //     DISK_GB), which pkg/placement answers against the providers'
 //     inventory; the allocations to one capability are also checked
 //     against its properties' values when both are known. A 2.0 Compute
 //     node makes no request of its own (1.x's does): in 2.0 its capacity
-//     is what allocations draw on. $available_allocation stays unknown.
+//     is what allocations draw on. $available_allocation is the
+//     capability's property value less the template's allocations of it,
+//     when both are known at compile time; a capacity the inventory or a
+//     substitute gives (select, substitute), or a target with count, stays
+//     unknown, which apply reports it cannot resolve (the placement
+//     decision is not fed back into values).
 //   - $get_property of a value known at compile time is that value;
 //     otherwise, and $get_attribute always, the executor's
-//     attribute(address, name, path…), read from the recorded state;
-//     $get_artifact, $relationship_index, $available_allocation and paths
-//     through relationships stay unknown with their 2.0 name, which apply
-//     cannot resolve (an error there, not a guess).
+//     attribute(address, name, path…), read from the recorded state.
+//   - $get_artifact is the artifact's file, taken from the folder of the
+//     file that declares the artifact and given relative to the folder of
+//     the top-level template (where operations run), confined to the
+//     configuration root; a URL, an absolute path or a repository's file
+//     as written. TOSCA 1.3's LOCAL_FILE and remove arguments are read as
+//     1.3 reads them (a tosca.legacy_keyname warning): the same path, and
+//     nothing to remove, since xosplan copies no artifact.
+//   - $relationship_index is 0 in every relationship context of a
+//     requirement that makes one relationship; with count, it is each
+//     relationship's index where xosplan makes one value per relationship
+//     (the node [template, index] selects, so that edges go to the
+//     representations selected), unknown in the relationship's properties
+//     and an error in its Configure operations, which run once per
+//     requirement. Outside a relationship context it is an error.
 package tosca
 
 // Diagnostic codes; see the package documentation.

@@ -64,7 +64,11 @@ type state2 struct {
 	// calls holds the signature each evaluated custom function call
 	// chose (matchSig2), for the check of its result.
 	calls map[*yamlsrc.Node]*sig2
-	topo  *topology2
+	// evaluating marks the capability values $available_allocation
+	// evaluates ahead of their template (capValue2), against a value that
+	// reads itself.
+	evaluating map[*yamlsrc.Node]bool
+	topo       *topology2
 }
 
 // compile2 runs the 2.0 phases on the loaded root file (nil when it could

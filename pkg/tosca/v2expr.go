@@ -6,12 +6,13 @@ package tosca
 // signature or the built-in takes), and the evaluation of what can be
 // known at compile time: validation clauses, $get_input, $concat and the
 // other pure functions. What only the orchestrator knows ($get_attribute,
-// $get_artifact, $available_allocation, custom functions) is a
-// graph.Unknown.
+// custom functions, $available_allocation of a capacity the template does
+// not give) is a graph.Unknown.
 //
 // Errors detected here:
 //   - a call of a function that is neither built-in nor declared in functions, a function name
-//     that is empty, arguments of the wrong number or kind for a built-in (tosca.function)
+//     that is empty, arguments of the wrong number or kind for a built-in, $relationship_index
+//     outside a relationship context (tosca.function)
 //   - $get_input of an input the service template does not declare (tosca.unknown_input)
 
 import (
@@ -139,6 +140,9 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 		c.checkSignature2(d, n, args, path)
 		return
 	}
+	if name == "relationship_index" && !relContext2(path) {
+		c.errorf(n.Range, path, CodeFunction, "$relationship_index outside a relationship context: it is valid in relationship types and templates and in requirement definitions and assignments (§10.2.1.7)")
+	}
 	lo, hi, ok := builtinArity2(name)
 	if !ok {
 		c.errorDetail(n.Range, path, CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
@@ -156,6 +160,14 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 		}
 		c.errorf(n.Range, path, CodeFunction, "$%s takes %s argument(s), found %d", name, want, got)
 	}
+}
+
+// relContext2 reports whether the YAML path path lies in a relationship
+// context (§10.2.1.7): a relationship type or template, or a requirement
+// definition or assignment.
+func relContext2(path string) bool {
+	return strings.HasPrefix(path, "relationship_types.") || strings.HasPrefix(path, "service_template.relationship_templates.") ||
+		strings.Contains(path, ".requirements.") || strings.Contains(path, ".requirements[")
 }
 
 // checkMalformed2 reports a map that has a function-call key ($name)
@@ -185,6 +197,9 @@ type eval2 struct {
 	typ *typeDef2
 	// node is the node template the expression belongs to, nil outside one.
 	node *node2
+	// rel is the relationship the expression is evaluated for, nil outside
+	// a requirement's.
+	rel *relCtx2
 	// path is the YAML path of the value evaluated, for diagnostics.
 	path string
 }

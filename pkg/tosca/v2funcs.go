@@ -2,9 +2,10 @@ package tosca
 
 // The built-in functions of TOSCA 2.0 evaluated at compile time (§10.2):
 // boolean, comparison, string, list, map, set and arithmetic functions,
-// $value and $get_input. Graph queries other than $get_input and custom
-// functions are left graph.Unknown for apply time; so is any call with
-// an argument that is Unknown.
+// $value, $get_input, $node_index and $relationship_index; the graph
+// queries are in v2path.go. A custom function is a graph.Unknown for
+// apply time (customCall2); so is any call with an argument that is
+// Unknown.
 
 import (
 	"fmt"
@@ -33,6 +34,8 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 			return ev.node.index
 		}
 		return unknown2(name, vals)
+	case "relationship_index":
+		return ev.relationshipIndex(n)
 	}
 	if d := ev.c.findFunc2(ev.f, name); d != nil {
 		// A custom function has no value here, only a signature.
@@ -57,10 +60,8 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 		return unknown2(name, vals)
 	}
 	switch name {
-	case "get_property", "get_attribute", "get_artifact":
+	case "get_property", "get_attribute", "get_artifact", "available_allocation":
 		return ev.query(n, name, vals)
-	case "relationship_index", "available_allocation":
-		return unknown2(name, vals)
 	}
 	v, ok := ev.pure(name, vals)
 	if !ok {
@@ -68,6 +69,43 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 		return nil
 	}
 	return v
+}
+
+// relCtx2 is the relationship a value is evaluated for: relationship
+// index of the relationships requirement req makes (count of them);
+// known is false where one value serves them all.
+type relCtx2 struct {
+	req   string
+	count int64
+	index int64
+	known bool
+	// once names what runs once for all of a requirement's relationships
+	// (its Configure operations), where an index that is not known is an
+	// error rather than an apply-time value.
+	once string
+}
+
+// relationshipIndex evaluates $relationship_index (§10.2.1.7): the index
+// of the relationship the value is evaluated for. A requirement that
+// makes one relationship (count 1) has index 0 everywhere; one with a
+// count has an index per relationship where xosplan makes one value per
+// relationship (the target representation its node selects) and none
+// elsewhere: graph.Unknown in values only the orchestrator reads (the
+// relationship's properties), an error in operations xosplan runs once
+// per requirement. Outside a relationship context the static check
+// reported it.
+func (ev *eval2) relationshipIndex(n *yamlsrc.Node) graph.Value {
+	r := ev.rel
+	switch {
+	case r == nil:
+		return unknown2("relationship_index", nil)
+	case r.known:
+		return r.index
+	case r.once != "":
+		ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$relationship_index in %s of requirement %q, which makes %d relationships: xosplan runs them once for the requirement, so the index has no single value", r.once, r.req, r.count)
+		return nil
+	}
+	return unknown2("relationship_index", nil)
 }
 
 // walkValue indexes into a value by the keys and indices of $value's

@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -176,8 +178,7 @@ func TestRelationshipConfigureOperations2(t *testing.T) {
 // the folder of the file that declares it, or refines it in the service
 // template), its timeout and the kind of its result.
 func TestCustomFunctionCalls(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
+	g := compileFiles2(t, map[string]string{
 		"lib/funcs.yaml": "tosca_definitions_version: tosca_2_0\nfunctions:\n" +
 			"  pick:\n    signatures:\n" +
 			"      - arguments: [ integer ]\n        result: { type: list, entry_schema: string }\n        implementation: scripts/pick.sh\n" +
@@ -190,20 +191,7 @@ func TestCustomFunctionCalls(t *testing.T) {
 			"    by_int: { value: { $lib:pick: [ 1 ] } }\n" +
 			"    by_text: { value: { $lib:pick: [ x ] } }\n" +
 			"    bare: { value: { $lib:bare: [ 1, { $own: [] } ] } }\n",
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	g, diags := Compile(context.Background(), filepath.Join(dir, "main.yaml"), Options{Root: []string{dir}})
-	if diags.HasErrors() || g == nil {
-		t.Fatal(diags.Err())
-	}
+	})
 	fn := func(name string, decl map[string]graph.Value, args ...graph.Value) graph.Unknown {
 		if args == nil {
 			args = []graph.Value{}
@@ -220,4 +208,83 @@ func TestCustomFunctionCalls(t *testing.T) {
 			t.Errorf("%s = %s, want %s", name, graph.Render(got), graph.Render(w))
 		}
 	}
+}
+
+// TestGraphQueryFunctions2 evaluates $get_artifact, $available_allocation
+// and $relationship_index where the template tells their values: the
+// artifact's file relative to the top-level template's folder, the
+// capacity less the template's allocations, and the target
+// representations a requirement with count selects by relationship (or
+// source) index.
+func TestGraphQueryFunctions2(t *testing.T) {
+	g := compileFiles2(t, map[string]string{
+		"types/server.yaml": "tosca_definitions_version: tosca_2_0\n" +
+			"artifact_types:\n  Img: {}\ncapability_types:\n  Host:\n    properties:\n      num-cpus: { type: integer }\n" +
+			"relationship_types:\n  Uses: {}\n" +
+			"node_types:\n  Server:\n    properties:\n      zip: { type: string, required: false }\n      free: { type: integer, required: false }\n" +
+			"    capabilities:\n      host: { type: Host }\n    artifacts:\n      image: { type: Img, file: images/server.img }\n" +
+			"  Client:\n    requirements:\n      - uses: { capability: Host, relationship: Uses, count_range: [ 0, UNBOUNDED ] }\n",
+		"main.yaml": "tosca_definitions_version: tosca_2_0\nimports:\n  - url: types/server.yaml\n" +
+			"service_template:\n  node_templates:\n" +
+			"    pool: { type: Server, count: 3, capabilities: { host: { properties: { num-cpus: 8 } } } }\n" +
+			"    single:\n      type: Server\n      properties:\n" +
+			"        zip: { $get_artifact: [ SELF, image ] }\n" +
+			"        free: { $available_allocation: [ SELF, CAPABILITY, host, num-cpus ] }\n" +
+			"      capabilities: { host: { properties: { num-cpus: 8 } } }\n" +
+			"      artifacts: { bundle: { type: Img, file: bundle.zip } }\n" +
+			"    fan: { type: Client, requirements: [ { uses: { node: [ pool, $relationship_index ], count: 2 } } ] }\n" +
+			"    pairs: { type: Client, count: 3, requirements: [ { uses: [ pool, $node_index ] } ] }\n" +
+			"    user: { type: Client, count: 2, requirements: [ { uses: { node: single, allocation: { num-cpus: 3 } } } ] }\n" +
+			"  outputs:\n" +
+			"    bundle: { value: { $get_artifact: [ single, bundle ] } }\n" +
+			"    images: { value: { $get_artifact: [ pool, ALL, image ] } }\n" +
+			"    left: { value: { $available_allocation: [ single, CAPABILITY, host, num-cpus ] } }\n" +
+			"    later: { value: { $available_allocation: [ pool, 1, CAPABILITY, host, num-cpus ] } }\n",
+	})
+	want := map[string]graph.Value{
+		"bundle": "bundle.zip",
+		"images": []graph.Value{"types/images/server.img", "types/images/server.img", "types/images/server.img"},
+		"left":   int64(2),
+		"later":  graph.Unknown{Func: "available_allocation", Args: []graph.Value{"pool[1]", "host", "num-cpus"}},
+	}
+	for name, w := range want {
+		if got := g.Outputs[name]; !graph.Equal(got, w) {
+			t.Errorf("output %s = %s, want %s", name, graph.Render(got), graph.Render(w))
+		}
+	}
+	single, _ := g.Resource("single")
+	props := single.Spec["properties"].(map[string]graph.Value)
+	if props["zip"] != "types/images/server.img" || props["free"] != int64(2) {
+		t.Errorf("single's properties %s", graph.Render(props))
+	}
+	edges := map[string][]string{}
+	for _, e := range g.Edges() {
+		if e.Name == "uses" {
+			edges[e.Source] = append(edges[e.Source], e.Target)
+		}
+	}
+	for src, w := range map[string][]string{
+		"fan":      {"pool[0]", "pool[1]"},
+		"pairs[0]": {"pool[0]"},
+		"pairs[2]": {"pool[2]"},
+		"user[1]":  {"single"},
+	} {
+		got := slices.Sorted(slices.Values(edges[src]))
+		if !slices.Equal(got, w) {
+			t.Errorf("%s uses %v, want %v", src, got, w)
+		}
+	}
+}
+
+// compileFiles2 writes files (by slash path) into a temporary folder,
+// which is the configuration root, and compiles its main.yaml, which
+// must be free of errors.
+func compileFiles2(t *testing.T, files map[string]string) *graph.Graph {
+	t.Helper()
+	dir := testutil.Tree(t, files)
+	g, diags := Compile(context.Background(), filepath.Join(dir, "main.yaml"), Options{Root: []string{dir}})
+	if diags.HasErrors() || g == nil {
+		t.Fatal(diags.Err())
+	}
+	return g
 }

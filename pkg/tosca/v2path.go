@@ -1,7 +1,8 @@
 package tosca
 
 // TOSCA Path (§10.3) and the graph query functions that follow it:
-// $get_property, $get_attribute and $get_artifact.
+// $get_property, $get_attribute, $get_artifact and
+// $available_allocation.
 //
 // A path starts at SELF (the node template whose value is evaluated) or
 // at a node template's name, optionally followed by the index of a
@@ -23,9 +24,20 @@ package tosca
 // $get_property of a node's property is its value when it is known at
 // compile time; otherwise, and for $get_attribute always, the value is a
 // graph.Unknown attribute(address, name, path…) that the executor reads
-// from the recorded state (pkg/executor.Resolve).
+// from the recorded state (pkg/executor.Resolve). $get_artifact is the
+// artifact's location (artifactOf), $available_allocation the
+// capability's capacity less the template's allocations where both are
+// known (availableAllocation).
+//
+// Also detected here: $get_artifact of an artifact the node does not
+// have, or with other arguments than 1.3's LOCAL_FILE and remove;
+// $available_allocation of no capability or of a property that is not
+// allocatable (tosca.function, tosca.unknown_property).
 
 import (
+	"path/filepath"
+	"strings"
+
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -193,7 +205,9 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	nd := end.node
 	switch {
 	case fn == "get_artifact":
-		return unknown2(fn, vals)
+		return ev.artifactOf(n, end, rest)
+	case fn == "available_allocation":
+		return ev.availableAllocation(n, end, vals, rest)
 	case end.capName != "" && nd.typ.caps[end.capName].typ == nil:
 		return unknown2(fn, vals)
 	case end.capName != "":
@@ -287,4 +301,185 @@ func (ev *eval2) attributeOf(nd *node2, end pathEnd, path []graph.Value) graph.V
 		out = append(out, one(i))
 	}
 	return out
+}
+
+// artifactOf evaluates $get_artifact (§10.2.1.4) at the end of its path:
+// the location of the artifact named by rest[0] of the node template (its
+// own artifacts, then its type's), as the operations that read it see
+// it. A relative file is taken from the folder of the file that declares
+// the artifact and given relative to the folder of the top-level
+// template, the working directory of every operation (a type's artifact
+// "scripts/x.sh" in types/app.yaml is "types/scripts/x.sh"); it is
+// confined to the configuration root like any artifact. A URL, an
+// absolute path or a file in a repository is given as written: xosplan
+// fetches nothing. TOSCA 1.3's location and remove arguments (§4.8.1 of
+// 1.3; 2.0 dropped them) are read as 1.3 reads them with a
+// tosca.legacy_keyname warning: LOCAL_FILE is the same local path, and
+// since xosplan never copies an artifact, there is nothing to remove; a
+// location to deploy to is an error.
+func (ev *eval2) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) graph.Value {
+	c, nd := ev.c, end.node
+	name, _ := rest[0].(string)
+	if end.capName != "" {
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at capability %q of node template %q; artifacts belong to nodes (§12.2)", end.capName, nd.name)
+		return nil
+	}
+	switch extra := rest[1:]; {
+	case len(extra) == 0:
+	case len(extra) > 2 || extra[0] != "LOCAL_FILE":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact takes a TOSCA path and an artifact name (§10.2.1.4); after %q it has %s, and xosplan deploys no artifact to another location", name, describeGo2(extra))
+		return nil
+	default:
+		if len(extra) == 2 {
+			if _, isBool := extra[1].(bool); !isBool {
+				c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: remove must be true or false, found %s", describeGo2(extra[1]))
+				return nil
+			}
+		}
+		c.warnf(rangeOf(n), ev.path, CodeLegacyKeyname, "$get_artifact's location and remove arguments are TOSCA 1.3's (2.0 §10.2.1.4 takes a TOSCA path and an artifact name); read as 1.3 reads them: LOCAL_FILE is the artifact's local path, and xosplan, which copies no artifact, removes nothing")
+	}
+	a := nd.n.Get("artifacts").Get(name)
+	if a == nil {
+		a = nd.typ.artifacts[name]
+	}
+	if a == nil {
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: node template %q has no artifact %q", nd.name, name)
+		return nil
+	}
+	one := c.artifactPath2(a, ev.path)
+	if !end.all {
+		return one
+	}
+	out := make([]graph.Value, nd.count)
+	for i := range out {
+		out[i] = one
+	}
+	return out
+}
+
+// artifactPath2 is the location of an artifact definition a (see
+// artifactOf); nil when it has no file, which was reported where it was
+// read.
+func (c *compiler) artifactPath2(a *yamlsrc.Node, path string) graph.Value {
+	fn := a.Get("file")
+	if fn == nil || !fn.IsString() {
+		return nil
+	}
+	file := fn.Value
+	if a.Get("repository") != nil || strings.Contains(file, "://") || strings.HasPrefix(file, "/") || fn.Range.File == "" {
+		return file
+	}
+	dir := filepath.Dir(fn.Range.File)
+	c.confineNamed(fn, file, dir, path, CodeArtifactOutsideRoot, "artifact")
+	rel, err := filepath.Rel(c.root.dir, filepath.Join(dir, filepath.FromSlash(file)))
+	if err != nil {
+		return file
+	}
+	return filepath.ToSlash(rel)
+}
+
+// availableAllocation evaluates $available_allocation (§10.2.1.8): its
+// path leads to a capability, the name that follows to an allocatable
+// property (integer, float or scalar) of it. The value is the
+// capability's capacity, the property's value, less what the
+// allocations of the template's requirements that target it take (each
+// representation of a source allocates; §8.5.5), when both are known at
+// compile time: the target is a template without count that is neither
+// selected nor substituted (their capacity is the inventory's or the
+// substitute's). Otherwise it stays
+// graph.Unknown available_allocation(address, capability, property),
+// which pkg/executor reports it cannot resolve.
+func (ev *eval2) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []graph.Value) graph.Value {
+	c, nd := ev.c, end.node
+	if end.capName == "" {
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8)")
+		return nil
+	}
+	name, _ := rest[0].(string)
+	cd := nd.typ.caps[end.capName]
+	if cd.typ == nil {
+		return unknown2("available_allocation", vals)
+	}
+	d := cd.props[name]
+	switch {
+	case len(rest) > 1:
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation takes a TOSCA path and a property name, found %s after %q", describeGo2(rest[1:]), name)
+		return nil
+	case d == nil:
+		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$available_allocation: capability %q of node template %q has no property %q", end.capName, nd.name, name)
+		return nil
+	case d.typ != nil && d.typ.base != "integer" && d.typ.base != "float" && d.typ.scalar == nil:
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", name, d.typ.name)
+		return nil
+	}
+	later := graph.Unknown{Func: "available_allocation", Args: []graph.Value{address2(nd, end.idx), end.capName, name}}
+	if _, counted := nd.n.GetPair("count"); counted || end.all || c.selectable2(nd.n) {
+		return later
+	}
+	capacity, ok := quantity2(d.typ, ev.capValue2(nd, end.capName, name, d))
+	if !ok {
+		return later
+	}
+	used, ok := c.allocated2(nd, end.capName, name, d)
+	if !ok {
+		return later
+	}
+	left := capacity - used
+	switch {
+	case d.typ != nil && d.typ.scalar != nil:
+		return formatScalar2(d.typ.scalar, left)
+	case d.typ != nil && d.typ.base == "integer":
+		return int64(left)
+	}
+	return left
+}
+
+// capValue2 is the value of property prop (definition d) of capability
+// capName of the node template nd without count: the one evaluated with
+// nd's values, or, while they are not yet (nd's own properties, or a
+// template later in the file), the assignment or default evaluated now;
+// nil while it is being evaluated (it reads itself).
+func (ev *eval2) capValue2(nd *node2, capName, prop string, d *prop2) graph.Value {
+	if v, ok := nd.caps[capName][prop]; ok {
+		return v
+	}
+	n := nd.n.Get("capabilities").Get(capName).Get("properties").Get(prop)
+	if n == nil {
+		n = d.value
+	}
+	if n == nil {
+		n = d.def
+	}
+	if n == nil || ev.c.v2.evaluating[n] {
+		return nil
+	}
+	ev.c.v2.evaluating[n] = true
+	defer delete(ev.c.v2.evaluating, n)
+	at := eval2{c: ev.c, f: ev.c.root, node: nd, path: ev.path}
+	return at.eval(n, 0)
+}
+
+// allocated2 adds up what the requirements of the template allocate of
+// property prop (definition d) of capability capName of target; false
+// when an amount is not known at compile time.
+func (c *compiler) allocated2(target *node2, capName, prop string, d *prop2) (float64, bool) {
+	sum := 0.0
+	for _, src := range c.v2.topo.nodes {
+		ev := &eval2{c: c, f: c.root, node: src}
+		for _, ra := range src.reqs {
+			if ra.alloc == nil || ra.target != target || ra.capName != capName {
+				continue
+			}
+			an := ra.alloc.Get(prop)
+			if an == nil {
+				continue
+			}
+			amount, ok := quantity2(d.typ, ev.evalAt(an, ra.path+".allocation."+prop))
+			if !ok {
+				return 0, false
+			}
+			sum += amount * float64(src.count)
+		}
+	}
+	return sum, true
 }

@@ -33,11 +33,12 @@ import (
 // its imports.
 func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
 	c.v2 = &state2{
-		scopes:   map[*file]*scope2{},
-		repoRoot: map[*file]string{},
-		profiles: map[string]*file{},
-		checked:  map[*yamlsrc.Node]bool{},
-		calls:    map[*yamlsrc.Node]*sig2{},
+		scopes:     map[*file]*scope2{},
+		repoRoot:   map[*file]string{},
+		profiles:   map[string]*file{},
+		checked:    map[*yamlsrc.Node]bool{},
+		calls:      map[*yamlsrc.Node]*sig2{},
+		evaluating: map[*yamlsrc.Node]bool{},
 	}
 	c.version = version20
 	var stack []string

@@ -79,8 +79,16 @@ func (c *compiler) render2() *graph.Graph {
 				continue
 			}
 			kind := edgeKind2(ra.relType)
-			for _, src := range addresses2(nd) {
-				for _, dst := range addresses2(ra.target) {
+			all := addresses2(ra.target)
+			for i, src := range addresses2(nd) {
+				dsts := all
+				if i < len(ra.picks) && ra.picks[i] != nil {
+					dsts = make([]string, len(ra.picks[i]))
+					for j, idx := range ra.picks[i] {
+						dsts[j] = address2(ra.target, idx)
+					}
+				}
+				for _, dst := range dsts {
 					if src == dst {
 						continue
 					}
@@ -215,7 +223,7 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	c.lifecycleOps2(nd, "Standard", nd.typ.ifaces, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	c.lifecycleOps2(nd, nil, "Standard", nd.typ.ifaces, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
@@ -224,7 +232,9 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		c.lifecycleOps2(nd, "Configure", ra.relType.ifaces, assigned, ra.path+".relationship.interfaces", ops)
+		rel := ra.relCtx()
+		rel.once = "the Configure operations"
+		c.lifecycleOps2(nd, rel, "Configure", ra.relType.ifaces, assigned, ra.path+".relationship.interfaces", ops)
 	}
 	if len(ops) > 0 {
 		drv.Name = graph.DriverExec
@@ -236,8 +246,9 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 // lifecycleOps2 adds to ops, as "<kind>.<operation>", the operations with
 // an implementation of the interfaces among defs named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
-// assignments under assigned.
-func (c *compiler) lifecycleOps2(nd *node2, kind string, defs map[string]*iface2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+// assignments under assigned; rel is the relationship context of a
+// requirement's operations (nil for the node's own).
+func (c *compiler) lifecycleOps2(nd *node2, rel *relCtx2, kind string, defs map[string]*iface2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
@@ -268,7 +279,7 @@ func (c *compiler) lifecycleOps2(nd *node2, kind string, defs map[string]*iface2
 			c.confineNamed(impl, impl.Value, base, opPath+".implementation", CodeImplOutsideRoot, "implementation")
 			op := graph.Operation{Implementation: impl.Value, Range: rangeOf(at)}
 			if inputs != nil && inputs.Kind == yamlsrc.Mapping {
-				ev := &eval2{c: c, f: c.root, node: nd}
+				ev := &eval2{c: c, f: c.root, node: nd, rel: rel}
 				op.Inputs = map[string]graph.Value{}
 				for _, p := range inputs.Pairs() {
 					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, opPath+".inputs."+p.Key.Value)

@@ -66,6 +66,9 @@ type node2 struct {
 	key   diag.Range
 	path  string
 	count int64
+	// countFn is set when count is a function call only apply time
+	// evaluates (count is then 1).
+	countFn bool
 	// index is $node_index while a representation is evaluated.
 	index graph.Value
 	props map[string]graph.Value
@@ -94,6 +97,20 @@ type reqAssign2 struct {
 	alloc    *yamlsrc.Node
 	// capName is the target capability the requirement was matched to.
 	capName string
+	// countFn is set when count is a function call, whose value only
+	// apply time knows.
+	countFn bool
+	// nodeIdx is the index of the node [template, index] names (§8.5.2);
+	// picks holds, by representation of the source, the representations
+	// of the target its relationships select (nil: every one).
+	nodeIdx *yamlsrc.Node
+	picks   [][]int64
+}
+
+// relCtx is the relationship context of the assignment's values: index 0
+// when it makes one relationship, none when it makes several.
+func (ra *reqAssign2) relCtx() *relCtx2 {
+	return &relCtx2{req: ra.name, count: ra.count, known: ra.count == 1 && !ra.countFn}
 }
 
 func nodeTemplateKeys2() []string {
@@ -155,6 +172,13 @@ func (c *compiler) readTopology2(root *file) {
 			return
 		}
 		c.readNode2(root, nd)
+	}
+	for _, nd := range topo.nodes {
+		for _, ra := range nd.reqs {
+			if ra.nodeIdx != nil && ra.target != nil {
+				c.pickTargets2(root, nd, ra)
+			}
+		}
 	}
 	// Values last: a path may follow any template's requirements.
 	for _, nd := range topo.nodes {
@@ -366,6 +390,7 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 				nd.count = v
 			}
 		case graph.Unknown:
+			nd.countFn = true
 		default:
 			c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count must be a non-negative integer, found %s", cn.Value.Describe())
 		}
@@ -564,6 +589,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 				if v, ok := cn.Int(); ok && v >= 0 {
 					ra.count = v
 				} else if _, _, isCall := funcCall2(cn); isCall {
+					ra.countFn = true
 					c.checkExpr2(f, cn, rp+".count", false)
 				} else {
 					c.errorf(cn.Range, rp+".count", CodeValue, "count must be a non-negative integer, found %s", cn.Describe())
@@ -580,7 +606,9 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 				c.errorf(cn.Range, rp+".capability", CodeWrongKind, "capability must name a capability or capability type, found %s", cn.Describe())
 			}
 			if rel := body.Get("relationship"); rel != nil {
-				c.readReqRelationship2(ev, ra, rel, rp+".relationship")
+				rev := *ev
+				rev.rel = ra.relCtx()
+				c.readReqRelationship2(&rev, ra, rel, rp+".relationship")
 			}
 			if nf := body.Get("node_filter"); nf != nil {
 				c.checkExpr2(f, nf, rp+".node_filter", false)
@@ -598,6 +626,10 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 			if nodeN.Kind == yamlsrc.Sequence && len(nodeN.Content) > 0 {
 				// [template, index] names one representation (§8.5.2).
 				target = nodeN.Content[0]
+				if len(nodeN.Content) == 2 {
+					ra.nodeIdx = nodeN.Content[1]
+					c.checkExpr2(f, ra.nodeIdx, rp+".node", false)
+				}
 			}
 			if tn := topo.byName[text(target)]; tn != nil {
 				ra.target = tn
@@ -934,5 +966,50 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 			}
 			c.checkExpr2(f, p.Value.Get("condition"), tp+".condition", false)
 		}
+	}
+}
+
+// pickTargets2 evaluates the index of the node a requirement names as
+// [template, index] (§8.5.2, §14.3.4) for each representation of the
+// source ($node_index) and each relationship the requirement makes
+// ($relationship_index, 0 to count-1): the representations of the target
+// its relationships go to. An index only apply time knows selects every
+// representation, as a requirement without index does.
+func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
+	rels := ra.count
+	if ra.countFn || rels < 1 {
+		rels = 1
+	}
+	_, counted := nd.n.GetPair("count")
+	ra.picks = make([][]int64, nd.count)
+	defer func() { nd.index = nil }()
+	for i := range nd.count {
+		if counted {
+			nd.index = i
+		}
+		var picks []int64
+	rels:
+		for r := range rels {
+			ev := &eval2{c: c, f: f, node: nd, rel: &relCtx2{req: ra.name, count: ra.count, index: r, known: true}}
+			switch v := ev.evalAt(ra.nodeIdx, ra.path+".node").(type) {
+			case int64:
+				if v < 0 || (v >= ra.target.count && !ra.target.countFn) {
+					c.errorf(ra.nodeIdx.Range, ra.path+".node", CodeValue, "requirement %q selects representation %d of node template %q, which has %d (§8.5.2)", ra.name, v, ra.target.name, ra.target.count)
+					return
+				}
+				if !slices.Contains(picks, v) {
+					picks = append(picks, v)
+				}
+			case graph.Unknown:
+				picks = nil
+				break rels
+			case nil:
+				return
+			default:
+				c.errorf(ra.nodeIdx.Range, ra.path+".node", CodeValue, "the index of the node requirement %q names must be a non-negative integer, found %s", ra.name, describeGo2(v))
+				return
+			}
+		}
+		ra.picks[i] = picks
 	}
 }
