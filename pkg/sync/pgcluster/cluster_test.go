@@ -118,7 +118,7 @@ func member(t *testing.T, dsn, name, files string, drv executor.Driver) *Cluster
 }
 
 // database returns a database of its own, migrated by the state backend.
-func database(t *testing.T) string {
+func database(t testing.TB) string {
 	t.Helper()
 	dsn := pgtest.NewDatabase(t)
 	b, err := pgbackend.Open(context.Background(), pgbackend.Options{DSN: dsn})
@@ -130,7 +130,7 @@ func database(t *testing.T) string {
 }
 
 // waitUntil polls cond for up to limit.
-func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
+func waitUntil(t testing.TB, limit time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {
@@ -142,7 +142,7 @@ func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool)
 }
 
 // allAlive waits until c sees n live members.
-func allAlive(t *testing.T, c *Cluster, n int) {
+func allAlive(t testing.TB, c *Cluster, n int) {
 	t.Helper()
 	waitUntil(t, 10*time.Second, fmt.Sprintf("%d live members", n), func() bool {
 		alive := 0
@@ -202,8 +202,8 @@ func TestActionsAreSpreadOverEveryMemberAndTheirResultsComeBack(t *testing.T) {
 	}
 	allAlive(t, cs[0], 3)
 	drivers, capacity := cs[0].Dispatch(goalOf("sha256:1", first))
-	if capacity != 12 {
-		t.Errorf("capacity %d, want 12 (three members of 4)", capacity)
+	if capacity != 18 {
+		t.Errorf("the walk's parallelism %d, want 18 (three members of 4, and half again queued)", capacity)
 	}
 	var mu sync.Mutex
 	procs := map[string]state.Process{}

@@ -61,10 +61,14 @@ type call struct {
 }
 
 // Dispatch returns the drivers the leader's apply walks run with: each
-// hands its actions to the members (River jobs in the workspace's queue),
-// with the digest of the configuration g was compiled from, and waits
-// for the result; and the members' parallelism together. It implements
-// sync.Cluster.
+// hands its actions to the members (River jobs in the queue of the
+// workspace and the checkout g was compiled from), with the digest of
+// that configuration, and waits for the result; and how many actions the
+// walk hands out at once: half as many again as the members run together,
+// so that a member that finishes an action finds the next one queued
+// rather than waiting for the leader's journal and the queue's round
+// trips (the intents of the queued ones say so: their start comes in a
+// repeated intent naming the member). It implements sync.Cluster.
 func (c *Cluster) Dispatch(g *xsync.Goal) (executor.Registry, int) {
 	digest := xsync.CheckoutDigest(g)
 	c.adopt(Local{Drivers: g.Drivers, Digest: digest})
@@ -72,7 +76,8 @@ func (c *Cluster) Dispatch(g *xsync.Goal) (executor.Registry, int) {
 	for name, d := range g.Drivers {
 		out[name] = &remote{c: c, name: name, local: d, digest: digest}
 	}
-	return out, c.capacity()
+	capacity := c.capacity()
+	return out, capacity + capacity/2
 }
 
 // remote is a driver whose actions run at the members.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
 	"github.com/xosplan/xosplan/pkg/executor"
@@ -46,7 +45,9 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 		_ = c.notify(ctx, message{Type: msgRefused, Job: job.ID, Member: c.member, Reason: err.Error()})
 		return river.JobSnooze(refuseAgain)
 	}
-	_ = c.notify(ctx, message{Type: msgStarted, Job: job.ID, Member: c.member, Index: -1})
+	// The leader learns who runs the job (status, and handing it out
+	// again should this member die) while the action runs.
+	go func() { _ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: job.ID, Member: c.member, Index: -1}) }()
 	c.mu.Lock()
 	c.working[job.ID] = a.Addresses
 	c.mu.Unlock()
@@ -65,15 +66,13 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 	// operation and says so.
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	err = pgx.BeginFunc(bg, c.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(bg, `INSERT INTO xosplan_sync_result (job_id, workspace, member, result) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, created = now()`, job.ID, a.Workspace, c.member, data); err != nil {
-			return err
-		}
-		payload, _ := json.Marshal(message{Type: msgDone, Job: job.ID, Member: c.member})
-		_, err := tx.Exec(bg, `SELECT pg_notify($1, $2)`, c.channel, string(payload))
-		return err
-	})
+	// One statement, one transaction: the message goes out when the row
+	// is committed.
+	payload, _ := json.Marshal(message{Type: msgDone, Job: job.ID, Member: c.member})
+	_, err = c.pool.Exec(bg, `WITH stored AS (
+			INSERT INTO xosplan_sync_result (job_id, workspace, member, result) VALUES ($1, $2, $3, $4)
+			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, created = now() RETURNING job_id)
+		SELECT pg_notify($5, $6) FROM stored`, job.ID, a.Workspace, c.member, data, c.channel, string(payload))
 	if err != nil {
 		return c.fail(fmt.Sprintf("reporting the result of %v", a.Addresses), err)
 	}
