@@ -239,7 +239,7 @@ func (c *Cluster) started(msg message) {
 		return
 	}
 	if f := cl.reqs[msg.Index].Started; f != nil {
-		go f(state.Process{PID: msg.PID, PGID: msg.PGID, Start: msg.Start, Member: msg.Member})
+		c.wg.Go(func() { f(state.Process{PID: msg.PID, PGID: msg.PGID, Start: msg.Start, Member: msg.Member}) })
 	}
 }
 

@@ -47,9 +47,9 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 	}
 	// The leader learns who runs the job (status, and handing it out
 	// again should this member die) while the action runs.
-	go func() {
+	c.wg.Go(func() {
 		_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: job.ID, Member: c.member, Index: -1})
-	}()
+	})
 	c.mu.Lock()
 	c.working[job.ID] = a.Addresses
 	c.mu.Unlock()
