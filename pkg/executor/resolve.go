@@ -238,6 +238,8 @@ func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Va
 		return parts[idx], nil
 	case "available_allocation":
 		return nil, fmt.Errorf("%w: %s: TOSCA 2.0's $available_allocation of a capability whose capacity, or what is allocated of it, the template does not tell (a node with count, or a value known only at apply time) has no value: xosplan reads no inventory's capacity at apply time", ErrUnresolved, u)
+	case "get_property", "get_attribute", "get_artifact":
+		return nil, fmt.Errorf("%w: %s: this TOSCA 2.0 path leads where xosplan records no state (a relationship's attribute, a node only the orchestrator selects, ALL followed by more steps)", ErrUnresolved, u)
 	case "relationship_index":
 		return nil, fmt.Errorf("%w: TOSCA 2.0's $relationship_index has no value here: xosplan knows a relationship's index only where it makes one value per relationship (the node of a requirement with count), and 0 for a requirement without count", ErrUnresolved)
 	}

@@ -335,6 +335,14 @@
 //   - $get_property of a value known at compile time is that value;
 //     otherwise, and $get_attribute always, the executor's
 //     attribute(address, name, path…), read from the recorded state.
+//     TOSCA paths follow the relationships requirement matching makes,
+//     outgoing and incoming (CAPABILITY <name> RELATIONSHIP <idx>: the
+//     relationships that target the capability, ordered by source
+//     template, representation, assignment and relationship index), and
+//     may end at a relationship, whose properties are those its
+//     assignment, relationship template or type gives; SELF in a
+//     requirement's relationship context is the relationship (§10.3). A
+//     relationship's attributes stay unknown: no apply records them.
 //   - $get_artifact is the artifact's file, taken from the folder of the
 //     file that declares the artifact and given relative to the folder of
 //     the top-level template (where operations run), confined to the

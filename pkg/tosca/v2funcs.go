@@ -75,6 +75,9 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 // index of the relationships requirement req makes (count of them);
 // known is false where one value serves them all.
 type relCtx2 struct {
+	// ra is the requirement assignment, nil in a relationship template
+	// or type, whose relationships are known where they are used.
+	ra    *reqAssign2
 	req   string
 	count int64
 	index int64

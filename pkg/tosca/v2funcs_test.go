@@ -2,6 +2,7 @@ package tosca
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -203,11 +204,7 @@ func TestCustomFunctionCalls(t *testing.T) {
 		"by_text": fn("lib:pick", map[string]graph.Value{"implementation": "lib/scripts/pick-text.sh", "timeout": int64(5), "result": "string"}, "x"),
 		"bare":    fn("lib:bare", map[string]graph.Value{}, int64(1), fn("own", map[string]graph.Value{"implementation": "own.sh"})),
 	}
-	for name, w := range want {
-		if got := g.Outputs[name]; !graph.Equal(got, w) {
-			t.Errorf("%s = %s, want %s", name, graph.Render(got), graph.Render(w))
-		}
-	}
+	wantOutputs2(t, g, want)
 }
 
 // TestGraphQueryFunctions2 evaluates $get_artifact, $available_allocation
@@ -247,11 +244,7 @@ func TestGraphQueryFunctions2(t *testing.T) {
 		"left":   int64(2),
 		"later":  graph.Unknown{Func: "available_allocation", Args: []graph.Value{"pool[1]", "host", "num-cpus"}},
 	}
-	for name, w := range want {
-		if got := g.Outputs[name]; !graph.Equal(got, w) {
-			t.Errorf("output %s = %s, want %s", name, graph.Render(got), graph.Render(w))
-		}
-	}
+	wantOutputs2(t, g, want)
 	single, _ := g.Resource("single")
 	props := single.Spec["properties"].(map[string]graph.Value)
 	if props["zip"] != "types/images/server.img" || props["free"] != int64(2) {
@@ -287,4 +280,79 @@ func compileFiles2(t *testing.T, files map[string]string) *graph.Graph {
 		t.Fatal(diags.Err())
 	}
 	return g
+}
+
+// TestPathsThroughRelationships2 follows TOSCA paths (§10.3) through the
+// relationships requirement matching makes: outgoing ones by requirement
+// and index (to their target capability, or ending at the relationship's
+// properties), incoming ones by capability and index (in the order of
+// their sources, each representation's own), from a relationship
+// template one requirement uses, and from SELF in a relationship context.
+func TestPathsThroughRelationships2(t *testing.T) {
+	g := compileFiles2(t, map[string]string{
+		"main.yaml": "tosca_definitions_version: tosca_2_0\n" +
+			"capability_types:\n  Endpoint:\n    properties:\n      port: { type: integer }\n" +
+			"relationship_types:\n  Uses:\n    properties:\n" +
+			"      weight: { type: integer, default: 1 }\n" +
+			"      from: { type: string, default: { $get_property: [ SELF, SOURCE, name ] } }\n" +
+			"    interfaces:\n      Configure: { type: Configure }\n" +
+			"interface_types:\n  Configure:\n    operations:\n      pre_configure_source: {}\n" +
+			"node_types:\n  Server:\n    properties:\n      name: { type: string }\n    capabilities:\n      api: { type: Endpoint }\n" +
+			"  Client:\n    properties:\n      name: { type: string }\n" +
+			"    requirements:\n      - uses: { capability: Endpoint, relationship: Uses, count_range: [ 0, UNBOUNDED ] }\n" +
+			"service_template:\n" +
+			"  relationship_templates:\n    heavy: { type: Uses, properties: { weight: 9 } }\n" +
+			"  node_templates:\n" +
+			"    db: { type: Server, properties: { name: db }, capabilities: { api: { properties: { port: 5432 } } } }\n" +
+			"    pool: { type: Server, count: 2, properties: { name: { $concat: [ pool, $node_index ] } }, capabilities: { api: { properties: { port: 80 } } } }\n" +
+			"    a:\n      type: Client\n      properties: { name: a }\n      requirements:\n" +
+			"        - uses: { node: db, relationship: { properties: { weight: 3 } } }\n" +
+			"        - uses: { node: db, relationship: heavy }\n" +
+			"    b:\n      type: Client\n      properties: { name: b }\n      requirements:\n" +
+			"        - uses:\n            node: db\n            relationship:\n              interfaces:\n                Configure:\n                  operations:\n" +
+			"                    pre_configure_source:\n                      implementation: pre.sh\n" +
+			"                      inputs: { port: { $get_property: [ SELF, TARGET, CAPABILITY, api, port ] }, weight: { $get_property: [ SELF, weight ] } }\n" +
+			"    fan: { type: Client, properties: { name: fan }, requirements: [ { uses: { node: [ pool, $relationship_index ], count: 2 } } ] }\n" +
+			"  outputs:\n" +
+			"    first_in: { value: { $get_property: [ db, CAPABILITY, api, RELATIONSHIP, SOURCE, name ] } }\n" +
+			"    third_in: { value: { $get_property: [ db, CAPABILITY, api, RELATIONSHIP, 2, SOURCE, name ] } }\n" +
+			"    in_pool1: { value: { $get_property: [ pool, 1, CAPABILITY, api, RELATIONSHIP, 0, SOURCE, name ] } }\n" +
+			"    out_weight: { value: { $get_property: [ a, RELATIONSHIP, uses, weight ] } }\n" +
+			"    out_weight2: { value: { $get_property: [ a, RELATIONSHIP, uses, 1, weight ] } }\n" +
+			"    out_from: { value: { $get_property: [ a, RELATIONSHIP, uses, from ] } }\n" +
+			"    target_cap: { value: { $get_property: [ a, RELATIONSHIP, uses, 0, CAPABILITY, port ] } }\n" +
+			"    fan_second: { value: { $get_property: [ fan, RELATIONSHIP, uses, 1, TARGET, name ] } }\n" +
+			"    template: { value: { $get_property: [ heavy, SOURCE, name ] } }\n" +
+			"    back: { value: { $get_property: [ a, RELATIONSHIP, uses, CAPABILITY, RELATIONSHIP, 2, SOURCE, name ] } }\n" +
+			"    rel_attr: { value: { $get_attribute: [ a, RELATIONSHIP, uses, weight ] } }\n",
+	})
+	want := map[string]graph.Value{
+		"first_in":    "a",
+		"third_in":    "b",
+		"in_pool1":    "fan",
+		"out_weight":  int64(3),
+		"out_weight2": int64(9),
+		"out_from":    "a",
+		"target_cap":  int64(5432),
+		"fan_second":  "pool1",
+		"template":    "a",
+		"back":        "b",
+		"rel_attr":    int64(3),
+	}
+	wantOutputs2(t, g, want)
+	b, _ := g.Resource("b")
+	in := b.Driver.Operations["Configure.pre_configure_source"].Inputs
+	if !graph.Equal(in["port"], int64(5432)) || !graph.Equal(in["weight"], int64(1)) {
+		t.Errorf("b's Configure inputs %s, want SELF to be the relationship: port 5432, weight 1", graph.Render(in))
+	}
+}
+
+// wantOutputs2 compares outputs of g with want.
+func wantOutputs2(t *testing.T, g *graph.Graph, want map[string]graph.Value) {
+	t.Helper()
+	for _, name := range slices.Sorted(maps.Keys(want)) {
+		if got := g.Outputs[name]; !graph.Equal(got, want[name]) {
+			t.Errorf("output %s = %s, want %s", name, graph.Render(got), graph.Render(want[name]))
+		}
+	}
 }

@@ -4,22 +4,24 @@ package tosca
 // $get_property, $get_attribute, $get_artifact and
 // $available_allocation.
 //
-// A path starts at SELF (the node template whose value is evaluated) or
-// at a node template's name, optionally followed by the index of a
-// representation (an integer or ALL); it then follows RELATIONSHIP
-// <requirement> [idx] to the relationship a requirement makes, from which
-// TARGET and SOURCE lead to nodes, and CAPABILITY <name> ends in a
-// capability of the current node. What is left names the property or
-// attribute and the keys and indices into its value.
+// A path (walkPath) starts at SELF, a node template (with the index of a
+// representation, or ALL) or a relationship template, and goes through
+// the relationships requirement matching made, outgoing (RELATIONSHIP
+// <requirement> <idx>) and incoming (CAPABILITY <name> RELATIONSHIP
+// <idx>), to their SOURCE, TARGET or target CAPABILITY; it ends at a
+// node, a capability or a relationship. What is left names the property
+// or attribute and the keys and indices into its value. Where only the
+// orchestrator knows the way (an unassigned requirement, a requirement
+// fulfilled by a node type, ALL followed by more steps), the value is
+// left to apply time.
 //
 // Errors detected here (tosca.function, tosca.unknown_template,
 // tosca.unknown_requirement, tosca.unknown_capability,
 // tosca.unknown_property): a path that does not start with SELF or a
-// node template, a requirement or capability the node does not have, a
-// property (for $get_property; an attribute or property for
-// $get_attribute) the entity does not define. Paths through incoming
-// relationships (CAPABILITY <name> RELATIONSHIP) and relationship
-// contexts are left to apply time.
+// node or relationship template, a requirement or capability the node
+// does not have, a relationship index beyond those made, a property (for
+// $get_property; an attribute or property for $get_attribute) the
+// entity does not define.
 //
 // $get_property of a node's property is its value when it is known at
 // compile time; otherwise, and for $get_attribute always, the value is a
@@ -43,8 +45,7 @@ import (
 )
 
 // pathEnd is where a TOSCA path leads: a node (one representation, or
-// all of them), perhaps one of its capabilities; rel is set when the path
-// ends in a relationship, whose values only apply time knows.
+// all of them), perhaps one of its capabilities, or a relationship (rel).
 type pathEnd struct {
 	node *node2
 	// idx is the representation; -1 for the current one (SELF) or the
@@ -52,7 +53,41 @@ type pathEnd struct {
 	idx     int64
 	all     bool
 	capName string
-	rel     bool
+	rel     *relEnd2
+}
+
+// relEnd2 is one relationship a path reaches: relationship r (0 to
+// count-1) of the requirement assignment ra of representation srcIdx of
+// the node template src (-1: the current or first); r is -1 where the
+// relationship is one of several the context does not tell apart.
+type relEnd2 struct {
+	ra     *reqAssign2
+	src    *node2
+	srcIdx int64
+	r      int64
+}
+
+// target returns the node context the relationship leads to: its target
+// template and the representation its node's index selects (-1 when it
+// selects none: the first). ok is false when only the orchestrator knows
+// the target (a node type, an unassigned requirement).
+func (re *relEnd2) target() (pathEnd, bool) {
+	ra := re.ra
+	if ra.target == nil {
+		return pathEnd{}, false
+	}
+	end := pathEnd{node: ra.target, idx: -1}
+	i := re.srcIdx
+	if i < 0 {
+		i = 0
+		if x, ok := re.src.index.(int64); ok {
+			i = x
+		}
+	}
+	if re.r >= 0 && i < int64(len(ra.picks)) && re.r < int64(len(ra.picks[i])) {
+		end.idx = ra.picks[i][re.r]
+	}
+	return end, true
 }
 
 func isIndex(v graph.Value) bool {
@@ -63,15 +98,40 @@ func isIndex(v graph.Value) bool {
 	return ok
 }
 
-// walkPath follows a TOSCA path; it returns the end, what is left of the
-// arguments, and false with an error reported at n when the path does not
-// fit the template.
+// walkPath follows a TOSCA path (§10.3); it returns the end, what is
+// left of the arguments, and false when the path leads where only apply
+// time knows (an unassigned requirement's target, several relationships
+// of ALL) or does not fit the template, which is then reported at n.
+//
+// The path starts at SELF (the node template whose value is evaluated,
+// or in a requirement's relationship context that relationship), at a
+// node template with the index of a representation, or at a relationship
+// template that one requirement uses. From a node, RELATIONSHIP <req>
+// <idx> leads to the idx-th relationship the requirement's assignments
+// make, CAPABILITY <cap> RELATIONSHIP <idx> to the idx-th relationship
+// that targets the capability (the incoming ones, in the order of their
+// sources in the template), CAPABILITY <cap> ends at the capability.
+// From a relationship, SOURCE and TARGET lead to its nodes, CAPABILITY to
+// its target capability (then RELATIONSHIP <idx> to one of that
+// capability's incoming relationships), and anything else ends at the
+// relationship. A missing idx is 0.
 func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEnd, []graph.Value, bool) {
 	c := ev.c
 	topo := c.v2.topo
 	end := pathEnd{idx: -1}
 	first, _ := vals[0].(string)
+	rest := vals[1:]
 	switch {
+	case first == "SELF" && ev.rel != nil:
+		if ev.rel.ra == nil || ev.node == nil {
+			// A relationship template's or type's: known where used.
+			return end, nil, false
+		}
+		r := int64(-1)
+		if ev.rel.known {
+			r = ev.rel.index
+		}
+		end.rel = &relEnd2{ra: ev.rel.ra, src: ev.node, srcIdx: -1, r: r}
 	case first == "SELF":
 		end.node = ev.node
 		if ev.node == nil {
@@ -79,20 +139,56 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		}
 	case topo != nil && topo.byName[first] != nil:
 		end.node = topo.byName[first]
+		if len(rest) > 0 && isIndex(rest[0]) {
+			end.idx, end.all = indexOf(rest[0])
+			rest = rest[1:]
+		}
 	case topo != nil && topo.rels[first] != nil:
-		end.rel = true
-		return end, nil, false
+		users := c.relTemplateUsers2(first)
+		if len(users) != 1 {
+			// Used by no requirement, or by several: no one relationship.
+			return end, nil, false
+		}
+		end.rel = &users[0]
 	default:
 		c.errorf(rangeOf(n), ev.path, CodeUnknownTemplate, "$%s starts at %q, which is neither SELF nor a node or relationship template", fn, graph.Text(vals[0]))
 		return end, nil, false
 	}
-	rest := vals[1:]
-	if first != "SELF" && len(rest) > 0 && isIndex(rest[0]) {
-		end.idx, end.all = indexOf(rest[0])
-		rest = rest[1:]
-	}
 	for len(rest) > 0 {
 		step, _ := rest[0].(string)
+		if end.all && (step == "RELATIONSHIP" || step == "CAPABILITY") {
+			// A path from every representation: one value each, at apply.
+			return end, nil, false
+		}
+		if end.rel != nil {
+			var ok bool
+			switch step {
+			case "SOURCE":
+				end = pathEnd{node: end.rel.src, idx: end.rel.srcIdx}
+				rest = rest[1:]
+			case "TARGET":
+				if end, ok = end.rel.target(); !ok {
+					return end, nil, false
+				}
+				rest = rest[1:]
+			case "CAPABILITY":
+				re := end.rel
+				if end, ok = re.target(); !ok || re.ra.capName == "" {
+					return end, nil, false
+				}
+				end.capName = re.ra.capName
+				rest = rest[1:]
+				if len(rest) == 0 || rest[0] != "RELATIONSHIP" {
+					return end, rest, true
+				}
+				if end, rest, ok = ev.incoming(n, fn, end, rest[1:]); !ok {
+					return end, nil, false
+				}
+			default:
+				return end, rest, true
+			}
+			continue
+		}
 		switch step {
 		case "RELATIONSHIP":
 			if len(rest) < 2 {
@@ -100,35 +196,18 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 				return end, nil, false
 			}
 			req, _ := rest[1].(string)
-			var ra *reqAssign2
-			for _, r := range end.node.reqs {
-				if r.name == req && ra == nil {
-					ra = r
-				}
-			}
-			if ra == nil {
+			rels := c.outgoing2(end.node, end.idx, req)
+			if len(rels) == 0 {
 				if !hasReqDef(end.node.typ, req) {
 					c.errorf(rangeOf(n), ev.path, CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
 				}
 				return end, nil, false
 			}
-			rest = rest[2:]
-			if len(rest) > 0 && isIndex(rest[0]) {
-				rest = rest[1:]
+			re, more, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+quote(req)+" of node template "+quote(end.node.name))
+			if !ok {
+				return end, nil, false
 			}
-			switch {
-			case len(rest) > 0 && rest[0] == "TARGET":
-				if ra.target == nil {
-					return end, nil, false
-				}
-				end = pathEnd{node: ra.target, idx: -1}
-				rest = rest[1:]
-			case len(rest) > 0 && rest[0] == "SOURCE":
-				rest = rest[1:]
-			default:
-				end.rel = true
-				return end, rest, true
-			}
+			end, rest = pathEnd{rel: re}, more
 		case "CAPABILITY":
 			if len(rest) < 2 {
 				c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: CAPABILITY names a capability", fn)
@@ -139,18 +218,124 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 				c.errorf(rangeOf(n), ev.path, CodeUnknownCapability, "$%s: node template %q has no capability %q", fn, end.node.name, name)
 				return end, nil, false
 			}
-			if len(rest) > 2 && rest[2] == "RELATIONSHIP" {
-				// An incoming relationship: known when applied.
-				end.rel = true
-				return end, rest[3:], true
-			}
 			end.capName = name
-			return end, rest[2:], true
+			if len(rest) < 3 || rest[2] != "RELATIONSHIP" {
+				return end, rest[2:], true
+			}
+			var ok bool
+			if end, rest, ok = ev.incoming(n, fn, end, rest[3:]); !ok {
+				return end, nil, false
+			}
 		default:
 			return end, rest, true
 		}
 	}
 	return end, rest, true
+}
+
+// incoming follows RELATIONSHIP <idx> from the capability at end to one
+// of the relationships that target it; rest follows RELATIONSHIP.
+func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.Value) (pathEnd, []graph.Value, bool) {
+	idx := end.idx
+	if idx < 0 {
+		idx = 0
+		if x, ok := end.node.index.(int64); ok && end.node == ev.node {
+			idx = x
+		}
+	}
+	rels := ev.c.incoming2(end.node, idx, end.capName)
+	re, more, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+quote(end.capName)+" of "+quote(address2(end.node, idx)))
+	return pathEnd{rel: re}, more, ok
+}
+
+// pickRel takes the relationship that the index at the head of rest
+// selects among rels (the first without index); what names them is for
+// the message of an index out of range. ALL, or an index only apply time
+// knows, selects none here.
+func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []graph.Value, what string) (*relEnd2, []graph.Value, bool) {
+	i := int64(0)
+	if len(rest) > 0 && isIndex(rest[0]) {
+		x, all := indexOf(rest[0])
+		if all {
+			return nil, nil, false
+		}
+		i, rest = x, rest[1:]
+	}
+	if i < 0 || i >= int64(len(rels)) {
+		if len(rels) > 0 || i != 0 {
+			ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: relationship %d of the %d %s does not exist", fn, i, len(rels), what)
+		}
+		return nil, nil, false
+	}
+	return &rels[i], rest, true
+}
+
+// relCount2 is how many relationships an assignment makes: its count (1
+// when only apply time knows it).
+func relCount2(ra *reqAssign2) int64 {
+	if ra.countFn {
+		return 1
+	}
+	return ra.count
+}
+
+// outgoing2 lists the relationships of requirement req of representation
+// idx of nd, in the order of its assignments.
+func (c *compiler) outgoing2(nd *node2, idx int64, req string) []relEnd2 {
+	var out []relEnd2
+	for _, ra := range nd.reqs {
+		if ra.name != req {
+			continue
+		}
+		for r := range relCount2(ra) {
+			out = append(out, relEnd2{ra: ra, src: nd, srcIdx: idx, r: r})
+		}
+	}
+	return out
+}
+
+// incoming2 lists the relationships that target capability capName of
+// representation idx of target, known once requirements are matched: by
+// source template in the template's order, representation, assignment
+// and relationship index. A relationship whose node selects no
+// representation of a target with count goes to each (as its edges do).
+func (c *compiler) incoming2(target *node2, idx int64, capName string) []relEnd2 {
+	var out []relEnd2
+	for _, src := range c.v2.topo.nodes {
+		for i := range src.count {
+			for _, ra := range src.reqs {
+				if ra.target != target || ra.capName != capName {
+					continue
+				}
+				for r := range relCount2(ra) {
+					if i < int64(len(ra.picks)) && ra.picks[i] != nil && r < int64(len(ra.picks[i])) && ra.picks[i][r] != idx {
+						continue
+					}
+					out = append(out, relEnd2{ra: ra, src: src, srcIdx: i, r: r})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// relTemplateUsers2 lists the relationships of the requirement
+// assignments that name relationship template name.
+func (c *compiler) relTemplateUsers2(name string) []relEnd2 {
+	var out []relEnd2
+	for _, src := range c.v2.topo.nodes {
+		for i := range src.count {
+			for _, ra := range src.reqs {
+				if rel := ra.n.Get("relationship"); rel == nil || !rel.IsString() || rel.Value != name {
+					continue
+				}
+				for r := range relCount2(ra) {
+					out = append(out, relEnd2{ra: ra, src: src, srcIdx: i, r: r})
+				}
+			}
+		}
+	}
+	return out
 }
 
 func indexOf(v graph.Value) (int64, bool) {
@@ -198,8 +383,11 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		}
 	}
 	end, rest, ok := ev.walkPath(n, fn, vals)
-	if !ok || end.rel || len(rest) == 0 {
+	if !ok || len(rest) == 0 {
 		return unknown2(fn, vals)
+	}
+	if end.rel != nil {
+		return ev.relValue(n, fn, end.rel, vals, rest)
 	}
 	name, _ := rest[0].(string)
 	nd := end.node
@@ -235,6 +423,81 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		}
 	}
 	return ev.attributeOf(nd, end, rest)
+}
+
+// relValue evaluates a query at a relationship (re): a property is the
+// value its assignment, relationship template or type gives, when known
+// at compile time; an attribute, which no apply records for a
+// relationship, is left to the orchestrator (graph.Unknown, which apply
+// reports it cannot resolve). Relationships have no artifacts and
+// allocate no capacity of their own.
+func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []graph.Value) graph.Value {
+	c, ra := ev.c, re.ra
+	owner := "the relationship of requirement " + quote(ra.name) + " of node template " + quote(re.src.name)
+	switch fn {
+	case "get_artifact":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
+		return nil
+	case "available_allocation":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
+		return nil
+	}
+	rt := ra.relType
+	if rt == nil {
+		return unknown2(fn, vals)
+	}
+	name, _ := rest[0].(string)
+	d := rt.props[name]
+	if d == nil && (fn == "get_property" || rt.attrs[name] == nil) {
+		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
+		return nil
+	}
+	if d == nil || (fn == "get_attribute" && rt.attrs[name] != nil) {
+		return unknown2(fn, vals)
+	}
+	v, ok := ra.relProps[name]
+	if !ok || graph.HasUnknown(v) {
+		// Named by its type, or read before the values it reads were
+		// known (a relationship's values are read with the requirements,
+		// before the node templates' values): evaluated again now.
+		v = ev.c.relProp2(re, name, d)
+	}
+	if v == nil || graph.HasUnknown(v) {
+		return unknown2(fn, vals)
+	}
+	return ev.walkValue(v, rest[1:])
+}
+
+// relProp2 evaluates property name (definition d) of the relationship re
+// in its relationship context: the value its assignment or relationship
+// template gives, else its type's; nil while it is being evaluated (it
+// reads itself). What it reports was reported when it was first read.
+func (c *compiler) relProp2(re *relEnd2, name string, d *prop2) graph.Value {
+	var n *yamlsrc.Node
+	switch rel := re.ra.n.Get("relationship"); {
+	case rel != nil && rel.Kind == yamlsrc.Mapping:
+		n = rel.Get("properties").Get(name)
+	case rel != nil && rel.IsString() && c.v2.topo.rels[rel.Value] != nil:
+		n = c.v2.topo.rels[rel.Value].Get("properties").Get(name)
+	}
+	for _, alt := range []*yamlsrc.Node{d.value, d.def} {
+		if n == nil {
+			n = alt
+		}
+	}
+	if n == nil || c.v2.evaluating[n] {
+		return nil
+	}
+	c.v2.evaluating[n] = true
+	defer delete(c.v2.evaluating, n)
+	rel := re.ra.relCtx()
+	if re.r >= 0 {
+		rel.index, rel.known = re.r, true
+	}
+	ev := &eval2{c: c, f: c.root, node: re.src, rel: rel}
+	var v graph.Value
+	c.quietly(func() { v = ev.eval(n, 0) })
+	return v
 }
 
 // valuesAt2 returns the property and capability values of one

@@ -83,9 +83,11 @@ func (c *compiler) render2() *graph.Graph {
 			for i, src := range addresses2(nd) {
 				dsts := all
 				if i < len(ra.picks) && ra.picks[i] != nil {
-					dsts = make([]string, len(ra.picks[i]))
-					for j, idx := range ra.picks[i] {
-						dsts[j] = address2(ra.target, idx)
+					dsts = nil
+					for _, idx := range ra.picks[i] {
+						if a := address2(ra.target, idx); !slices.Contains(dsts, a) {
+							dsts = append(dsts, a)
+						}
 					}
 				}
 				for _, dst := range dsts {

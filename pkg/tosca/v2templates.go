@@ -51,6 +51,7 @@ type topology2 struct {
 	byName    map[string]*node2
 	rels      map[string]*yamlsrc.Node
 	relType   map[string]*typeDef2
+	relProps  map[string]map[string]graph.Value
 	outputs   map[string]graph.Value
 	groups    map[string]*yamlsrc.Node
 	// failed holds the node templates that could not be read, with the
@@ -101,16 +102,19 @@ type reqAssign2 struct {
 	// apply time knows.
 	countFn bool
 	// nodeIdx is the index of the node [template, index] names (§8.5.2);
-	// picks holds, by representation of the source, the representations
-	// of the target its relationships select (nil: every one).
+	// picks holds, by representation of the source, the representation
+	// of the target each of its relationships selects (nil: every one).
 	nodeIdx *yamlsrc.Node
 	picks   [][]int64
+	// relProps holds the relationship's property values (of its
+	// assignment, its relationship template or its type's defaults).
+	relProps map[string]graph.Value
 }
 
 // relCtx is the relationship context of the assignment's values: index 0
 // when it makes one relationship, none when it makes several.
 func (ra *reqAssign2) relCtx() *relCtx2 {
-	return &relCtx2{req: ra.name, count: ra.count, known: ra.count == 1 && !ra.countFn}
+	return &relCtx2{ra: ra, req: ra.name, count: ra.count, known: ra.count == 1 && !ra.countFn}
 }
 
 func nodeTemplateKeys2() []string {
@@ -122,7 +126,7 @@ func nodeTemplateKeys2() []string {
 func (c *compiler) readTopology2(root *file) {
 	st := root.root.Get("service_template")
 	topo := &topology2{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node2{},
-		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, outputs: map[string]graph.Value{},
+		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, relProps: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
 		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
 	c.v2.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
@@ -313,8 +317,8 @@ func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair) {
 	}
 	c.v2.topo.rels[p.Key.Value] = p.Value
 	c.v2.topo.relType[p.Key.Value] = t
-	ev := &eval2{c: c, f: f}
-	c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
+	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
+	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
 	c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
 	c.assignIfaces2(ev, t.ifaces, p.Value.Get("interfaces"), path+".interfaces")
 }
@@ -843,7 +847,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	topo := c.v2.topo
 	if n.IsString() {
 		if t := topo.relType[n.Value]; t != nil {
-			ra.relType = t
+			ra.relType, ra.relProps = t, topo.relProps[n.Value]
 			return
 		}
 		ra.relType = c.typeRef2(ev.f, kRelationship, n, path)
@@ -863,7 +867,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	}
 	ra.relType = t
 	owner := "relationship of requirement " + quote(ra.name)
-	c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
+	ra.relProps = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
 	c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", owner, false)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
@@ -972,8 +976,8 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 // pickTargets2 evaluates the index of the node a requirement names as
 // [template, index] (§8.5.2, §14.3.4) for each representation of the
 // source ($node_index) and each relationship the requirement makes
-// ($relationship_index, 0 to count-1): the representations of the target
-// its relationships go to. An index only apply time knows selects every
+// ($relationship_index, 0 to count-1): the representation of the target
+// each relationship goes to. An index only apply time knows selects every
 // representation, as a requirement without index does.
 func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 	rels := ra.count
@@ -990,16 +994,14 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 		var picks []int64
 	rels:
 		for r := range rels {
-			ev := &eval2{c: c, f: f, node: nd, rel: &relCtx2{req: ra.name, count: ra.count, index: r, known: true}}
+			ev := &eval2{c: c, f: f, node: nd, rel: &relCtx2{ra: ra, req: ra.name, count: ra.count, index: r, known: true}}
 			switch v := ev.evalAt(ra.nodeIdx, ra.path+".node").(type) {
 			case int64:
 				if v < 0 || (v >= ra.target.count && !ra.target.countFn) {
 					c.errorf(ra.nodeIdx.Range, ra.path+".node", CodeValue, "requirement %q selects representation %d of node template %q, which has %d (§8.5.2)", ra.name, v, ra.target.name, ra.target.count)
 					return
 				}
-				if !slices.Contains(picks, v) {
-					picks = append(picks, v)
-				}
+				picks = append(picks, v)
 			case graph.Unknown:
 				picks = nil
 				break rels
