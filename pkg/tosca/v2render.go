@@ -234,9 +234,7 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		rel := ra.relCtx()
-		rel.once = "the Configure operations"
-		c.lifecycleOps2(nd, rel, "Configure", ra.relType.ifaces, assigned, ra.path+".relationship.interfaces", ops)
+		c.lifecycleOps2(nd, ra, "Configure", ra.relType.ifaces, assigned, ra.path+".relationship.interfaces", ops)
 	}
 	if len(ops) > 0 {
 		drv.Name = graph.DriverExec
@@ -248,9 +246,9 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 // lifecycleOps2 adds to ops, as "<kind>.<operation>", the operations with
 // an implementation of the interfaces among defs named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
-// assignments under assigned; rel is the relationship context of a
-// requirement's operations (nil for the node's own).
-func (c *compiler) lifecycleOps2(nd *node2, rel *relCtx2, kind string, defs map[string]*iface2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+// assignments under assigned; ra is the requirement whose relationship's
+// operations they are (nil for the node's own).
+func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, defs map[string]*iface2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
@@ -281,7 +279,11 @@ func (c *compiler) lifecycleOps2(nd *node2, rel *relCtx2, kind string, defs map[
 			c.confineNamed(impl, impl.Value, base, opPath+".implementation", CodeImplOutsideRoot, "implementation")
 			op := graph.Operation{Implementation: impl.Value, Range: rangeOf(at)}
 			if inputs != nil && inputs.Kind == yamlsrc.Mapping {
-				ev := &eval2{c: c, f: c.root, node: nd, rel: rel}
+				ev := &eval2{c: c, f: c.root, node: nd}
+				if ra != nil {
+					ev.rel = ra.relCtx()
+					ev.rel.once = "the Configure operations"
+				}
 				op.Inputs = map[string]graph.Value{}
 				for _, p := range inputs.Pairs() {
 					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, opPath+".inputs."+p.Key.Value)
