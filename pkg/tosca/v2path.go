@@ -151,6 +151,13 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		}
 		end.rel = &users[0]
 	default:
+		if topo != nil {
+			if cause, failed := topo.failed[first]; failed {
+				// A template that could not be read: a follow-on of why.
+				c.followOn(cause)
+				return end, nil, false
+			}
+		}
 		c.errorf(rangeOf(n), ev.path, CodeUnknownTemplate, "$%s starts at %q, which is neither SELF nor a node or relationship template", fn, graph.Text(vals[0]))
 		return end, nil, false
 	}
