@@ -103,7 +103,7 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 	head.WriteString(markdownPlacement(p))
 
 	var text bytes.Buffer
-	_ = Text(&text, p, TextOptions{})
+	_ = safeText(&text, p, TextOptions{})
 	diffLines := diffStyle(strings.Split(strings.TrimRight(text.String(), "\n"), "\n"))
 	fence := fenceFor(text.String())
 	open := "<details><summary>Show the full plan (" + strconv.Itoa(len(diffLines)) + " lines)</summary>\n\n" + fence + "diff\n"

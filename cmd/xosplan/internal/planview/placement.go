@@ -13,12 +13,18 @@ import (
 func placed(p *planner.Plan) []*planner.ResourceChange {
 	var out []*planner.ResourceChange
 	for i := range p.Changes {
-		if c := &p.Changes[i]; c.Placement != nil && len(c.Placement.Allocations) > 0 {
+		if c := &p.Changes[i]; isPlaced(c) {
 			out = append(out, c)
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Address < out[j].Address })
 	return out
+}
+
+// isPlaced reports whether c carries a placement decision that the
+// placement summary shows, no-op or not.
+func isPlaced(c *planner.ResourceChange) bool {
+	return c.Placement != nil && len(c.Placement.Allocations) > 0
 }
 
 // placementCells renders a decision as its providers and their amounts

@@ -12,7 +12,8 @@ import (
 // The human views print addresses, types, keys and values that come from
 // user files, state files and drivers. Rather than guard each of the many
 // places that write them, Text, Markdown and StateText render a copy in
-// which every control character is already a symbol (termsafe), so that
+// which every control character of what they print is already a symbol
+// (termsafe; safePlan says what a plan's views print), so that
 // nothing a file holds can drive the reader's terminal; the views' own
 // colours are added afterwards and stay escapes. A plan or state without
 // control characters is used as it is, without copying. Strings keep their
@@ -123,31 +124,34 @@ func safeMap(m map[string]graph.Value) (map[string]graph.Value, bool) {
 	return out, true
 }
 
-// safePlan returns p, or a copy of it with every printed text converted.
+// safePlan returns p, or a copy of it with every printed text converted,
+// and only those: what Text and Markdown do not print is left as it is.
+//
+// A no-op is printed only as a line of the placement summary when it is
+// placed (placed): its address and placement are converted, the rest of it
+// is not. No-ops are most of a large plan, and converting their values was
+// most of the time Text and Markdown took. Nor are the plan's targets,
+// exclusions and replacements, or a change's dependencies, printed. A view
+// that comes to print more converts it here.
 func safePlan(p *planner.Plan) *planner.Plan {
-	var top sanitizer
 	q := *p
-	q.Targets, q.Excludes, q.Replace = top.strs(p.Targets), top.strs(p.Excludes), top.strs(p.Replace)
 	var changes []planner.ResourceChange
 	for i := range p.Changes {
+		c := &p.Changes[i]
+		if c.Action == planner.NoOp && !isPlaced(c) {
+			continue
+		}
 		var s sanitizer
-		c := p.Changes[i]
-		c.Address, c.Type, c.PriorType = s.str(c.Address), s.str(c.Type), s.str(c.PriorType)
-		c.ChangedPaths, c.ReasonPaths, c.ForcedBy = s.strs(c.ChangedPaths), s.strs(c.ReasonPaths), s.strs(c.ForcedBy)
-		c.OperationPaths = s.strs(c.OperationPaths)
-		c.Dependencies, c.PriorDependencies, c.Sensitive = s.strs(c.Dependencies), s.strs(c.PriorDependencies), s.strs(c.Sensitive)
-		c.Before, c.After = s.values(c.Before), s.values(c.After)
-		if pd := c.Placement; pd != nil {
-			safe := *pd
-			safe.Query = s.str(pd.Query)
-			safe.Allocations = s.allocations(pd.Allocations)
-			c.Placement = &safe
+		safe := *c
+		safe.Address, safe.Placement = s.str(c.Address), s.placement(c.Placement)
+		if c.Action != planner.NoOp {
+			s.change(&safe)
 		}
 		if s.dirty {
 			if changes == nil {
 				changes = slices.Clone(p.Changes)
 			}
-			changes[i] = c
+			changes[i] = safe
 		}
 	}
 	var drift []planner.ResourceDrift
@@ -163,7 +167,7 @@ func safePlan(p *planner.Plan) *planner.Plan {
 			drift[i] = d
 		}
 	}
-	if !top.dirty && changes == nil && drift == nil {
+	if changes == nil && drift == nil {
 		return p
 	}
 	if changes != nil {
@@ -173,6 +177,28 @@ func safePlan(p *planner.Plan) *planner.Plan {
 		q.Drift = drift
 	}
 	return &q
+}
+
+// change converts the texts of a change shown in full that the views
+// print or match printed paths against, but for its address and placement
+// (safePlan).
+func (s *sanitizer) change(c *planner.ResourceChange) {
+	c.Type, c.PriorType = s.str(c.Type), s.str(c.PriorType)
+	c.ChangedPaths, c.ReasonPaths, c.ForcedBy = s.strs(c.ChangedPaths), s.strs(c.ReasonPaths), s.strs(c.ForcedBy)
+	c.OperationPaths, c.Sensitive = s.strs(c.OperationPaths), s.strs(c.Sensitive)
+	c.Before, c.After = s.values(c.Before), s.values(c.After)
+}
+
+// placement converts a placement decision's query, provider names and
+// resource classes; nil stays nil.
+func (s *sanitizer) placement(pd *planner.PlacementDecision) *planner.PlacementDecision {
+	if pd == nil {
+		return nil
+	}
+	safe := *pd
+	safe.Query = s.str(pd.Query)
+	safe.Allocations = s.allocations(pd.Allocations)
+	return &safe
 }
 
 // allocations converts provider names and resource classes.

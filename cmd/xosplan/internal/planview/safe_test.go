@@ -15,11 +15,15 @@ import (
 const escAddress = "web\x1b]0;pwned\x07"
 
 // escPlan holds escape sequences in an address, a type, a key, a value, a
-// multi-line value, a dependency and a provider name.
+// multi-line value, a dependency and a provider name, and in the address,
+// provider and resource class of a placed no-op.
 func escPlan() *planner.Plan {
 	return &planner.Plan{
 		Changes: []planner.ResourceChange{
 			{Address: "db", Type: "t", Action: planner.NoOp},
+			{Address: "cache\x1b[1m", Type: "t", Action: planner.NoOp,
+				Placement: &planner.PlacementDecision{Kept: true, Allocations: []state.Allocation{
+					{Provider: "cn\x1b[6m", Resources: map[string]int64{"VCPU\x1b[7m": 1}}}}},
 			{Address: escAddress, Type: "t\x1b[2J", Action: planner.Update, Reason: planner.ReasonDependencyReplaced,
 				ForcedBy: []string{"dep\x1b[31m"}, ChangedPaths: []string{"name\x1b[1m", "script"},
 				Before: map[string]graph.Value{"name\x1b[1m": "old", "script": "one\ntwo\n", "same": "x"},
@@ -27,7 +31,7 @@ func escPlan() *planner.Plan {
 				Placement: &planner.PlacementDecision{Allocations: []state.Allocation{
 					{Provider: "cn\x1b[5m", Resources: map[string]int64{"VCPU": 1}}}}},
 		},
-		Summary: planner.Summary{Change: 1, NoOp: 1},
+		Summary: planner.Summary{Change: 1, NoOp: 2},
 	}
 }
 
@@ -59,9 +63,9 @@ func TestControlCharactersShown(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkShown(t, "text", b.String(), "web␛]0;pwned␇ will be updated in-place", `"t␛[2J"`,
-			"dep␛[31m", "name␛[1m", `"v␛[2J"`, "one␛[2J", "cn␛[5m")
+			"dep␛[31m", "name␛[1m", `"v␛[2J"`, "one␛[2J", "cn␛[5m", "cache␛[1m", "cn␛[6m", "VCPU␛[7m=1")
 	}
-	checkShown(t, "markdown", Markdown(p, MarkdownOptions{}), "web␛]0;pwned␇")
+	checkShown(t, "markdown", Markdown(p, MarkdownOptions{}), "web␛]0;pwned␇", "`cache␛[1m` | cn␛[6m (kept)")
 	st := &state.State{Lineage: "l\x1b[2J", Serial: 1, Resources: []state.Resource{{
 		Address: escAddress, Type: "t", Dependencies: []string{"dep\x1b[31m"},
 		Spec:     map[string]graph.Value{"k\x1b[1m": "v\x1b[2J"},
@@ -101,16 +105,23 @@ func TestSafeCopiesOnlyWhenNeeded(t *testing.T) {
 	if safePlan(clean) != clean {
 		t.Error("a clean plan was copied")
 	}
+	// Nothing of a no-op but a placement is printed, so its values are
+	// neither converted nor a reason to copy.
+	unprinted := &planner.Plan{Changes: []planner.ResourceChange{{Address: "web", Action: planner.NoOp,
+		Before: map[string]graph.Value{"k": "v\x1b[2J"}, After: map[string]graph.Value{"k": "v\x1b[2J"}}}}
+	if safePlan(unprinted) != unprinted {
+		t.Error("a plan whose only control characters are in the values of a no-op was copied")
+	}
 	st := &state.State{Resources: []state.Resource{{Address: "web", Spec: map[string]graph.Value{"k": "v"}}}}
 	if safeState(st) != st {
 		t.Error("a clean state was copied")
 	}
 	p := escPlan()
 	q := safePlan(p)
-	if q == p || p.Changes[1].Address != escAddress || p.Changes[1].After["name\x1b[1m"] != "v\x1b[2J" {
-		t.Errorf("the original plan changed or was not copied: %+v", p.Changes[1])
+	if q == p || p.Changes[2].Address != escAddress || p.Changes[2].After["name\x1b[1m"] != "v\x1b[2J" {
+		t.Errorf("the original plan changed or was not copied: %+v", p.Changes[2])
 	}
-	if q.Changes[0].Address != "db" || q.Changes[1].Before["same"] != "x" {
+	if q.Changes[0].Address != "db" || q.Changes[2].Before["same"] != "x" {
 		t.Errorf("clean parts of the copy differ: %+v", q.Changes)
 	}
 	u, changed := safeValue(graph.Unknown{Func: "get_attribute", Args: []graph.Value{"x\x1b", "ip"}})

@@ -65,7 +65,11 @@ func SummaryLine(p *planner.Plan) string {
 // apply order, and the summary line. Sensitive values are never written;
 // a changed one shows as "(sensitive value)".
 func Text(w io.Writer, p *planner.Plan, opts TextOptions) error {
-	p = safePlan(p) // control characters as symbols (safe.go)
+	return safeText(w, safePlan(p), opts) // control characters as symbols (safe.go)
+}
+
+// safeText is Text of a plan safePlan has converted already (Markdown's).
+func safeText(w io.Writer, p *planner.Plan, opts TextOptions) error {
 	r := &renderer{color: opts.Color, recording: opts.Recording}
 	r.plan(p)
 	_, err := w.Write(r.buf.Bytes())
