@@ -33,6 +33,7 @@ func TestFixturesCoverCodes(t *testing.T) {
 		CodeImportTooLarge:      "TestImportTooLargeIsRefusedBeforeReading",
 		CodeArtifactNotFound:    "TestSelfContainedPackageNamesOnlyItsFiles",
 		CodeImplNotFound:        "TestSelfContainedPackageNamesOnlyItsFiles",
+		CodeInternal:            "TestRenderReportsWhatTheGraphRefuses",
 	}
 	for _, code := range allCodes() {
 		if !seen[code] && elsewhere[code] == "" {
@@ -57,6 +58,6 @@ func allCodes() []string {
 		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
 		CodeImportOutsideRoot, CodeImportNotRegular, CodeImportTooLarge, CodeArtifactOutsideRoot,
 		CodeImplOutsideRoot, CodePolicyImplementation, CodeNewerKeyname, CodeNonNormativeType, CodeArtifactNotFound, CodeImplNotFound,
-		CodeProfile, CodeLegacyKeyname, CodeHealthCheck, CodeHealthInterval,
+		CodeProfile, CodeLegacyKeyname, CodeHealthCheck, CodeHealthInterval, CodeInternal,
 	}
 }

@@ -28,13 +28,16 @@ package tosca
 // xosplan.health_interval the driver option graph.OptionHealthInterval.
 //
 // No errors are detected here beyond values of operation inputs (phase 4
-// and 7 codes) and xosplan.health_interval (tosca.health_interval); an os
+// and 7 codes) and xosplan.health_interval (tosca.health_interval), and a
+// resource or edge the graph refuses (tosca.internal_error, a bug of
+// xosplan, reported rather than lost); an os
 // architecture without a standard trait is a warning (arch.go), and so is
 // a health check on a template without lifecycle operations
 // (tosca.health_check).
 
 import (
 	"cmp"
+	"errors"
 	"maps"
 	"math"
 	"path/filepath"
@@ -44,6 +47,7 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
@@ -55,10 +59,7 @@ func (c *compiler) render() *graph.Graph {
 		if nt.typ == nil {
 			continue
 		}
-		r := c.renderNode(nt)
-		if err := g.AddResource(r); err != nil {
-			continue
-		}
+		c.addResource(g, c.renderNode(nt), nt.path)
 	}
 	dropped := c.addEdges(g, nil)
 	if len(dropped) > 0 {
@@ -66,7 +67,7 @@ func (c *compiler) render() *graph.Graph {
 		// them, so that only the cycles the author wrote are reported.
 		fresh := graph.New()
 		for _, r := range g.Resources() {
-			_ = fresh.AddResource(r)
+			c.addResource(fresh, r, "")
 		}
 		c.addEdges(fresh, dropped)
 		g = fresh
@@ -115,7 +116,7 @@ func (c *compiler) addEdges(g *graph.Graph, skip map[*reqAssign]bool) map[*reqAs
 			if ra.implicit {
 				implicit[e.Source+"\x00"+e.Name] = ra
 			}
-			_ = g.AddEdge(e)
+			c.addEdge(g, e, ra.path)
 		}
 	}
 	if len(implicit) == 0 || skip != nil {
@@ -161,7 +162,32 @@ func (c *compiler) addReads(g *graph.Graph) {
 			continue
 		}
 		linked[k] = true
-		_ = g.AddEdge(graph.Edge{Source: k.src, Target: k.dst, Kind: graph.Reads, Name: r.where, Range: r.at})
+		c.addEdge(g, graph.Edge{Source: k.src, Target: k.dst, Kind: graph.Reads, Name: r.where, Range: r.at}, r.reader.path)
+	}
+}
+
+// addResource adds r to g. A node template named again in the same
+// mapping is a duplicate key, reported as such (CodeDuplicateKey), and the
+// first one is kept; any other refusal is a bug of xosplan, reported at
+// the template (CodeInternal) rather than lost, since the plan would
+// otherwise leave the template out without saying so.
+func (c *compiler) addResource(g *graph.Graph, r *graph.Resource, path string) {
+	err := g.AddResource(r)
+	if err == nil || errors.Is(err, graph.ErrDuplicateResource) && slices.ContainsFunc(c.diags, func(d diag.Diagnostic) bool {
+		return d.Code == CodeDuplicateKey && d.Severity == diag.Error
+	}) {
+		return
+	}
+	c.errorf(r.Range, path, CodeInternal, "node template %s cannot be compiled into the graph: %v", r.Address, err)
+}
+
+// addEdge adds e to g. Render adds edges only between the node templates
+// it made resources of, so a refusal is a bug of xosplan; it is reported
+// at e's position (CodeInternal) rather than lost, since the plan would
+// otherwise order the two resources wrongly without saying so.
+func (c *compiler) addEdge(g *graph.Graph, e graph.Edge, path string) {
+	if err := g.AddEdge(e); err != nil {
+		c.errorf(e.Range, path, CodeInternal, "the dependency of %s on %s cannot be kept: %v", e.Source, e.Target, err)
 	}
 }
 
