@@ -33,7 +33,9 @@ import (
 //	update:  Configure.pre_configure_source, Configure.pre_configure_target,
 //	         Standard.configure, Configure.post_configure_source,
 //	         Configure.post_configure_target (an update needs
-//	         Standard.configure; without it the planner replaces)
+//	         Standard.configure; without it the planner replaces); an
+//	         update of the health check alone calls no driver
+//	         (planner.ResourceChange.RecordsOnly)
 //	delete:  Configure.remove_target, Configure.remove_source,
 //	         Standard.stop, Standard.delete
 //	health:  the health check (graph.OpHealthCheck, a TOSCA interface of

@@ -26,7 +26,9 @@ import (
 // script protocol of the Tonomi custom-components document.
 //
 // Actions and scripts: create runs the launch script, update the
-// reconfiguration script (without one the resource must be replaced),
+// reconfiguration script (without one the resource must be replaced; an
+// update of health-check, discovery or command scripts alone calls no
+// driver: planner.ResourceChange.RecordsOnly),
 // delete the destroy script, health and read the health-check script (a
 // resource without one keeps its recorded feedback), discover the
 // factory's discovery script. Invoke runs a command script. A factory

@@ -72,10 +72,17 @@ func (w *walker) work(t task) taskResult {
 		w.begin(n)
 	}
 	var out Outcome
-	w.driverCall(func() {
-		out, err = callDriver(w.driverCtx, drv.d, req)
-		out.Feedback, err = w.redact.Feedback(out.Feedback), w.redact.Error(err)
-	}, n)
+	if t.kind == taskRun && req.Action == ActionUpdate && n.change.RecordsOnly() {
+		// Nothing runs: the object is as recorded, and the outcome
+		// record takes the new operations (a health check, discovery or
+		// command script) over its recorded feedback.
+		out = Outcome{Feedback: req.Prior.Feedback}
+	} else {
+		w.driverCall(func() {
+			out, err = callDriver(w.driverCtx, drv.d, req)
+			out.Feedback, err = w.redact.Feedback(out.Feedback), w.redact.Error(err)
+		}, n)
+	}
 	if t.kind == taskRun {
 		w.settle(n, err)
 	}
@@ -229,7 +236,8 @@ func (w *walker) unrunnable(t task, req Request, err error) taskResult {
 // batchKey returns the key under which t's driver may serve it together
 // with others in one call (BatchDriver), or "".
 func (w *walker) batchKey(t task) string {
-	if t.n.step.Op == planner.StepForget {
+	if t.n.step.Op == planner.StepForget || t.n.change.RecordsOnly() {
+		// Nothing to call the driver for (work).
 		return ""
 	}
 	// Most drivers cannot batch: say so before building anything.

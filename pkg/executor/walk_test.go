@@ -666,3 +666,77 @@ func TestWalkWritesAnIntentOnlyOnceItHoldsASlot(t *testing.T) {
 		t.Errorf("outcomes recorded without a driver call after an intent: %v", j.neverCalled)
 	}
 }
+
+// batchEvery is a batchFake that would serve every action in batches.
+type batchEvery struct{ *batchFake }
+
+func (b batchEvery) BatchKey(req Request) string { return req.Action }
+
+// TestWalkUpdateThatRecordsOnlyCallsNoDriver: an update whose only change
+// is a health check (planner.ResourceChange.RecordsOnly) calls no driver,
+// batched or not, whether or not the resource could be updated in place
+// (plain has no Standard.configure);
+// the state records the new check over the recorded feedback. An update
+// of a life-cycle operation beside it runs.
+func TestWalkUpdateThatRecordsOnlyCallsNoDriver(t *testing.T) {
+	ops := func(check, configure string) map[string]graph.Operation {
+		m := map[string]graph.Operation{
+			"Standard.create":   {Implementation: "create.sh", Digest: "sha256:1"},
+			graph.OpHealthCheck: {Implementation: "check.sh", Digest: check},
+		}
+		if configure != "" {
+			m["Standard.configure"] = graph.Operation{Implementation: "configure.sh", Digest: configure}
+		}
+		return m
+	}
+	build := func(check, conf string) *graph.Graph {
+		g := graph.New()
+		for addr, o := range map[string]map[string]graph.Operation{
+			"plain": ops(check, ""), "configured": ops(check, "sha256:c"), "reconfigured": ops("sha256:h", conf),
+		} {
+			if err := g.AddResource(&graph.Resource{Address: addr, Type: "test.T", Management: graph.Managed,
+				Spec: map[string]graph.Value{"name": addr}, Driver: graph.Driver{Name: graph.DriverExec, Operations: o}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return g
+	}
+	f := newFake()
+	f.attrs["plain"] = map[string]graph.Value{"ip": "10.0.0.1"}
+	j := &memJournal{}
+	if _, err := Walk(context.Background(), planOf(t, build("sha256:h", "sha256:c"), nil, planner.Options{}), nil, j, Registry{graph.DriverExec: f}, fastOpts()); err != nil {
+		t.Fatal(err)
+	}
+	st := j.state(nil)
+
+	p := planOf(t, build("sha256:h2", "sha256:c2"), st, planner.Options{})
+	for _, c := range p.Changes {
+		if c.Action != planner.Update || c.RecordsOnly() != (c.Address != "reconfigured") {
+			t.Fatalf("%s: %s %s, records only %v", c.Address, c.Action, c.Reason, c.RecordsOnly())
+		}
+	}
+	b := batchEvery{&batchFake{fakeDriver: newFake()}}
+	j = &memJournal{}
+	rep, err := Walk(context.Background(), p, st, j, Registry{graph.DriverExec: b}, fastOpts())
+	if err != nil || !rep.OK() || rep.Changed != 3 {
+		t.Fatalf("walk: %v, %+v", err, rep)
+	}
+	if calls := b.callList(); strings.Join(calls, " ") != "reconfigured:update" {
+		t.Errorf("driver calls %q, want only reconfigured:update", calls)
+	}
+	after := j.state(st)
+	for _, r := range after.Resources {
+		if got := r.Driver.Operations[graph.OpHealthCheck].Digest; got != "sha256:h2" && r.Address != "reconfigured" {
+			t.Errorf("%s records the check %s, want the new one", r.Address, got)
+		}
+		if !r.Succeeded() || !r.Feedback.Status.Active {
+			t.Errorf("%s: %+v", r.Address, r.Feedback)
+		}
+	}
+	if plain, _ := after.Lookup("plain"); plain.Feedback.Attributes["ip"] != "10.0.0.1" {
+		t.Errorf("plain lost its recorded attributes: %+v", plain.Feedback)
+	}
+	if again := planOf(t, build("sha256:h2", "sha256:c2"), after, planner.Options{}); again.HasChanges() {
+		t.Errorf("the plan after the apply has changes: %+v", again.Changes)
+	}
+}

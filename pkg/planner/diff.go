@@ -473,7 +473,10 @@ func replaceIgnoredWhy(g *graph.Resource, r *state.Resource) string {
 // that differ; opChanged: the operation paths); dependencies are
 // considered afterwards (forceByDependencies). An operation change is
 // applied as a spec change is: in place when the driver can, else by
-// replacement. A resource whose last apply did not succeed, or that a
+// replacement; but a change confined to operations outside the life cycle
+// (a health check, discovery or command script) is an update that runs
+// nothing (ResourceChange.RecordsOnly), for any driver, since the object
+// does not change. A resource whose last apply did not succeed, or that a
 // health check found failed since, is created again when its driver could
 // update it, because the walk then runs the whole actuator (goal-oriented
 // repair, the recorded object keeping its ids), not the update: the plan
@@ -492,18 +495,22 @@ func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, r
 		return Create, ReasonNotInState, nil
 	}
 	inPlace := canUpdateInPlace(g.Driver)
+	// A change confined to operations outside the life cycle needs no
+	// update in place, but does not hide a failure either.
+	recordsOnly := len(changed) == 0 && onlyOutsideLifecycle(opChanged, r.Driver.Operations, g.Driver.Operations)
 	declared := len(changed) > 0 || len(opChanged) > 0
 	switch {
 	case replaceRequested:
 		return replacement(cbd), ReasonReplaceRequested, nil
 	case r.Type != g.Type:
 		return replacement(cbd), ReasonTypeChanged, nil
-	case declared && !inPlace:
+	case declared && !inPlace && !recordsOnly:
 		return replacement(cbd), ReasonCannotUpdate, changed
 	case !r.Succeeded() && !inPlace:
 		return replacement(cbd), failureReason(r), nil
-	case !r.Succeeded() && (!declared || r.Feedback.Enacted.IsZero()):
-		// Never enacted: the walk creates it, whatever changed since.
+	case !r.Succeeded() && (!declared || recordsOnly || r.Feedback.Enacted.IsZero()):
+		// Never enacted: the walk creates it, whatever changed since; nor
+		// does a change outside the life cycle repair a failed object.
 		return Create, failureReason(r), nil
 	case len(changed) > 0:
 		return Update, ReasonSpecChanged, changed
@@ -578,8 +585,10 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 			if _, found := slices.BinarySearch(refs, dep); !found {
 				continue
 			}
-			if c.Action == NoOp {
-				c.Action, c.Reason = Update, ReasonDependencyReplaced
+			if c.Action == NoOp || c.RecordsOnly() {
+				// What it reads changes: its update must run, which
+				// applies its new operations too (still in OperationPaths).
+				c.Action, c.Reason, c.ReasonPaths = Update, ReasonDependencyReplaced, nil
 				if !canUpdateInPlace(g.Driver) {
 					c.Action = replacement(cbd)
 				}

@@ -17,7 +17,10 @@
 //     they were kept) compares no content, so upgrading plans nothing.
 //     A resource that did not succeed is created again when its driver
 //     could update it, since the walk then runs the whole actuator: the
-//     plan says what will run. Unmanaged resources are only ever read:
+//     plan says what will run. A change confined to a health check,
+//     discovery or command script is an update in place that runs
+//     nothing (ResourceChange.RecordsOnly), whatever the driver: it does
+//     not change the object. Unmanaged resources are only ever read:
 //     when not recorded yet, when their spec changed or their last read
 //     failed;
 //   - whether a change can be applied in place (canUpdateInPlace): the

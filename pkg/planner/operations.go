@@ -131,6 +131,45 @@ func hasOperation(key string, ops []map[string]graph.Operation) bool {
 	return false
 }
 
+// outsideLifecycle reports whether the operation key names an operation
+// that is no part of an object's life cycle: a health check looks at the
+// object, a discovery script finds objects, a command script is run on
+// demand (xosplan invoke). Changing one changes how xosplan watches or
+// drives the object, not the object, so no create, configure or
+// reconfiguration runs for it (ResourceChange.RecordsOnly); the keys are
+// those of scripted components and of TOSCA health checks alike.
+func outsideLifecycle(key string) bool {
+	return key == graph.OpHealthCheck || key == graph.OpDiscovery || strings.HasPrefix(key, graph.OpCommandPrefix)
+}
+
+// onlyOutsideLifecycle reports whether there are operation paths and
+// every one is a path of an operation outside the life cycle
+// (outsideLifecycle), the operation keys taken from before and after.
+func onlyOutsideLifecycle(paths []string, before, after map[string]graph.Operation) bool {
+	for _, p := range paths {
+		key, ok := operationKey(p, before, after)
+		if !ok || !outsideLifecycle(key) {
+			return false
+		}
+	}
+	return len(paths) > 0
+}
+
+// operationKey returns the key among ops that path is the path of: the
+// key itself or a field below it, the longest such key, since keys hold
+// dots themselves.
+func operationKey(path string, ops ...map[string]graph.Operation) (string, bool) {
+	best, found := "", false
+	for _, m := range ops {
+		for k := range m {
+			if (path == k || strings.HasPrefix(path, k+".")) && (!found || len(k) > len(best)) {
+				best, found = k, true
+			}
+		}
+	}
+	return best, found
+}
+
 // OperationReason classifies changed operation paths (OperationPaths of
 // before and after): ReasonImplementationChanged with the operation keys
 // when only what operations run changed, else ReasonOperationChanged with

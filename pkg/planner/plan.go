@@ -287,6 +287,18 @@ func (c *ResourceChange) Reruns() bool {
 	return c.Action == Create && (c.Reason == ReasonLastApplyFailed || c.Reason == ReasonInstanceFailed)
 }
 
+// RecordsOnly reports whether the change is an update in place that runs
+// nothing: only operations outside the object's life cycle changed (its
+// health check, discovery or command scripts), which change how xosplan
+// watches or drives the object, not the object. Apply records the new
+// operations over the recorded feedback without calling the driver, so
+// such a change is made in place whether or not the driver could update
+// the object (decide).
+func (c *ResourceChange) RecordsOnly() bool {
+	return c.Action == Update && (c.Reason == ReasonOperationChanged || c.Reason == ReasonImplementationChanged) &&
+		len(c.ChangedPaths) == 0 && onlyOutsideLifecycle(c.OperationPaths, c.PriorOperations, c.Driver.Operations)
+}
+
 // ResourceDrift is a difference between recorded feedback and what a
 // refresh observed. Drift never causes an action.
 type ResourceDrift struct {
