@@ -5,6 +5,7 @@ package pgcluster
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -24,6 +25,8 @@ import (
 // it reports the overhead over the ideal and the share each member ran.
 func BenchmarkCluster1kActions50ms(b *testing.B) {
 	const n, delay, par = 1000, 50 * time.Millisecond, 10
+	// The binary's garbage-collector setting (cmd/xosplan/main.go).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	dsn := database(b)
 	ctx := context.Background()
 	var tl tally

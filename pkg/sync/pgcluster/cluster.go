@@ -126,6 +126,11 @@ type Cluster struct {
 	localAt    time.Time
 	localDirty bool
 	perDriver  map[string]chan struct{}
+	// slots bound the actions this member runs at once (Parallelism);
+	// River hands it a few more jobs than that (fetchAhead), which wait
+	// here, so that a slot that frees takes the next one at once rather
+	// than after the queue's next fetch.
+	slots chan struct{}
 
 	wake chan struct{} // the sweeper's: a result may have arrived
 	stop context.CancelFunc
@@ -174,7 +179,7 @@ func Open(ctx context.Context, opts Options) (*Cluster, error) {
 	c := &Cluster{opts: opts, member: name + ":" + strconv.Itoa(os.Getpid()), host: host,
 		wsid: id, channel: "xosplan_sync_" + id, log: opts.Logger,
 		calls: map[int64]*call{}, early: map[int64]earlyStart{}, working: map[int64][]string{}, localDirty: true,
-		perDriver: map[string]chan struct{}{}, wake: make(chan struct{}, 1)}
+		perDriver: map[string]chan struct{}{}, wake: make(chan struct{}, 1), slots: make(chan struct{}, opts.Parallelism)}
 	for d, n := range opts.PerDriver {
 		if n > 0 {
 			c.perDriver[d] = make(chan struct{}, n)
@@ -243,7 +248,7 @@ func (c *Cluster) open(ctx context.Context) error {
 	riverLog := slog.New(levelAtLeast{h: c.log.Handler(), min: slog.LevelWarn})
 	rc, err := river.NewClient(riverpgxv5.New(c.pool), &river.Config{
 		ID:      c.member,
-		Queues:  map[string]river.QueueConfig{c.queue: {MaxWorkers: c.opts.Parallelism}},
+		Queues:  map[string]river.QueueConfig{c.queue: {MaxWorkers: c.fetchAhead()}},
 		Workers: workers,
 		// New jobs arrive by notification; the cool-down bounds how soon
 		// a member fetches again, and so the queue's throughput.
@@ -481,6 +486,12 @@ func (c *Cluster) compareCheckout(leading bool, leader, theirs string) {
 		"here", cmp.Or(mine, "none (the configuration does not compile)"), "leader", leader, "leader_checkout", theirs)
 }
 
+// fetchAhead is how many jobs River hands this member at once: its
+// parallelism and half as many again, which wait for a slot.
+func (c *Cluster) fetchAhead() int {
+	return min(c.opts.Parallelism+max(2, c.opts.Parallelism/2), river.QueueNumWorkersMax)
+}
+
 // capacity is how many actions the live members run at once together.
 func (c *Cluster) capacity() int {
 	c.mu.Lock()
@@ -584,7 +595,7 @@ func (c *Cluster) checkoutChanged(ctx context.Context, digest string) {
 		if q == c.queue {
 			return
 		}
-		if err := c.river.Queues().Add(q, river.QueueConfig{MaxWorkers: c.opts.Parallelism}); err != nil {
+		if err := c.river.Queues().Add(q, river.QueueConfig{MaxWorkers: c.fetchAhead()}); err != nil {
 			c.log.Warn("the queue of this member's new checkout was not added", "queue", q, "error", err.Error())
 			return
 		}

@@ -45,6 +45,14 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 		_ = c.notify(ctx, message{Type: msgRefused, Job: job.ID, Member: c.member, Reason: err.Error()})
 		return river.JobSnooze(refuseAgain)
 	}
+	select {
+	case c.slots <- struct{}{}:
+		defer func() { <-c.slots }()
+	case <-ctx.Done():
+		// Stopped (the leader cancelled it, or this member stops) before
+		// it started: it is reported as not run.
+		return c.report(ctx, job.ID, a, c.failAll(a, fmt.Errorf("%w: %w", executor.ErrInterrupted, ctx.Err())))
+	}
 	// The leader learns who runs the job (status, and handing it out
 	// again should this member die) while the action runs.
 	c.wg.Go(func() {
@@ -58,7 +66,11 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 		delete(c.working, job.ID)
 		c.mu.Unlock()
 	}()
-	outs := c.runJob(ctx, job.ID, a, local)
+	return c.report(ctx, job.ID, a, c.runJob(ctx, job.ID, a, local))
+}
+
+// report stores a job's results for the leader and tells it.
+func (c *Cluster) report(ctx context.Context, id int64, a actionArgs, outs []json.RawMessage) error {
 	data, err := json.Marshal(outs)
 	if err != nil {
 		return fmt.Errorf("encoding the results of %v: %w", a.Addresses, err)
@@ -70,34 +82,41 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 	defer cancel()
 	// One statement, one transaction: the message goes out when the row
 	// is committed.
-	payload, _ := json.Marshal(message{Type: msgDone, Job: job.ID, Member: c.member})
+	payload, _ := json.Marshal(message{Type: msgDone, Job: id, Member: c.member})
 	_, err = c.pool.Exec(bg, `WITH stored AS (
 			INSERT INTO xosplan_sync_result (job_id, workspace, member, result) VALUES ($1, $2, $3, $4)
 			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, created = now() RETURNING job_id)
-		SELECT pg_notify($5, $6) FROM stored`, job.ID, a.Workspace, c.member, data, c.channel, string(payload))
+		SELECT pg_notify($5, $6) FROM stored`, id, a.Workspace, c.member, data, c.channel, string(payload))
 	if err != nil {
 		return c.fail(fmt.Sprintf("reporting the result of %v", a.Addresses), err)
 	}
 	return nil
 }
 
+// encodedOutcome is one request's outcome as a job's result holds it.
+func encodedOutcome(out executor.Outcome, err error) json.RawMessage {
+	data, encErr := encodeOutcome(out, err)
+	if encErr != nil {
+		data, _ = encodeOutcome(executor.Outcome{}, encErr)
+	}
+	return data
+}
+
+// failAll is the result of a job none of whose requests ran.
+func (c *Cluster) failAll(a actionArgs, err error) []json.RawMessage {
+	outs := make([]json.RawMessage, len(a.Requests))
+	for i := range outs {
+		outs[i] = encodedOutcome(executor.Outcome{}, err)
+	}
+	return outs
+}
+
 // runJob runs a job's requests with this member's driver and returns one
 // encoded outcome per request.
 func (c *Cluster) runJob(ctx context.Context, id int64, a actionArgs, local *Local) []json.RawMessage {
 	outs := make([]json.RawMessage, len(a.Requests))
-	report := func(i int, out executor.Outcome, err error) {
-		data, encErr := encodeOutcome(out, err)
-		if encErr != nil {
-			data, _ = encodeOutcome(executor.Outcome{}, encErr)
-		}
-		outs[i] = data
-	}
-	failAll := func(err error) []json.RawMessage {
-		for i := range outs {
-			report(i, executor.Outcome{}, err)
-		}
-		return outs
-	}
+	report := func(i int, out executor.Outcome, err error) { outs[i] = encodedOutcome(out, err) }
+	failAll := func(err error) []json.RawMessage { return c.failAll(a, err) }
 	drv, ok := local.Drivers.Lookup(a.Driver)
 	if !ok {
 		return failAll(fmt.Errorf("member %s has no %s driver", c.member, a.Driver))
