@@ -132,9 +132,10 @@ type Cluster struct {
 	// than after the queue's next fetch.
 	slots chan struct{}
 
-	wake chan struct{} // the sweeper's: a result may have arrived
-	stop context.CancelFunc
-	wg   sync.WaitGroup
+	wake    chan struct{}  // the sweeper's: a result may have arrived
+	inserts chan insertion // the inserter's
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
 }
 
 var _ xsync.Cluster = (*Cluster)(nil)
@@ -179,7 +180,7 @@ func Open(ctx context.Context, opts Options) (*Cluster, error) {
 	c := &Cluster{opts: opts, member: name + ":" + strconv.Itoa(os.Getpid()), host: host,
 		wsid: id, channel: "xosplan_sync_" + id, log: opts.Logger,
 		calls: map[int64]*call{}, early: map[int64]earlyStart{}, working: map[int64][]string{}, localDirty: true,
-		perDriver: map[string]chan struct{}{}, wake: make(chan struct{}, 1), slots: make(chan struct{}, opts.Parallelism)}
+		perDriver: map[string]chan struct{}{}, wake: make(chan struct{}, 1), inserts: make(chan insertion), slots: make(chan struct{}, opts.Parallelism)}
 	for d, n := range opts.PerDriver {
 		if n > 0 {
 			c.perDriver[d] = make(chan struct{}, n)
@@ -211,6 +212,7 @@ func Open(ctx context.Context, opts Options) (*Cluster, error) {
 	c.wg.Go(func() { c.heartbeat(bg) })
 	c.wg.Go(func() { c.listen(bg) })
 	c.wg.Go(func() { c.sweep(bg) })
+	c.wg.Go(func() { c.inserter(bg) })
 	return c, nil
 }
 
@@ -250,9 +252,11 @@ func (c *Cluster) open(ctx context.Context) error {
 		ID:      c.member,
 		Queues:  map[string]river.QueueConfig{c.queue: {MaxWorkers: c.fetchAhead()}},
 		Workers: workers,
-		// New jobs arrive by notification; the cool-down bounds how soon
-		// a member fetches again, and so the queue's throughput.
-		FetchCooldown:     5 * time.Millisecond,
+		// New jobs arrive by notification; the cool-down bounds how often
+		// a member fetches. A member holds a few jobs more than it runs
+		// (fetchAhead), so a fetch every 20 ms keeps its slots busy with
+		// a third of the fetches (each a costly statement) of 5 ms.
+		FetchCooldown:     20 * time.Millisecond,
 		FetchPollInterval: 250 * time.Millisecond,
 		// The drivers time their operations; a job's own time is not
 		// bounded. A member that dies has its jobs handed out again by

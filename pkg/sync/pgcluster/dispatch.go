@@ -132,7 +132,7 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 	for {
 		cl := &call{digest: digest, since: time.Now(), addrs: args.Addresses, reqs: reqs, refused: map[string]bool{},
 			done: make(chan []byte, 1), gone: make(chan struct{}, 1), unwanted: make(chan string, 1)}
-		res, err := c.river.Insert(ctx, args, &river.InsertOpts{Queue: c.queueFor(digest), MaxAttempts: 10,
+		res, err := c.insert(ctx, args, &river.InsertOpts{Queue: c.queueFor(digest), MaxAttempts: 10,
 			UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -179,6 +179,82 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 		c.forget(id)
 		return decodeResults(data, results)
 	}
+}
+
+// insertion is one job waiting for the inserter.
+type insertion struct {
+	params river.InsertManyParams
+	reply  chan insertResult
+}
+
+type insertResult struct {
+	res *rivertype.JobInsertResult
+	err error
+}
+
+// maxInsertBatch bounds the jobs of one insert.
+const maxInsertBatch = 200
+
+// insert hands a job to the inserter, which inserts the jobs that wait
+// for it together (one statement for all of them: the walk hands out many
+// actions at once, and a statement per job costs the database more than
+// the job's row).
+func (c *Cluster) insert(ctx context.Context, args actionArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
+	in := insertion{params: river.InsertManyParams{Args: args, InsertOpts: opts}, reply: make(chan insertResult, 1)}
+	select {
+	case c.inserts <- in:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	// The insert completes even when ctx ends meanwhile: the caller then
+	// cancels the job it got.
+	r := <-in.reply
+	return r.res, r.err
+}
+
+// inserter inserts the jobs waiting for it, as many as are there (up to
+// maxInsertBatch) in each statement; it never waits for more to come.
+func (c *Cluster) inserter(ctx context.Context) {
+	for {
+		var batch []insertion
+		select {
+		case <-ctx.Done():
+			return
+		case in := <-c.inserts:
+			batch = append(batch, in)
+		}
+	more:
+		for len(batch) < maxInsertBatch {
+			select {
+			case in := <-c.inserts:
+				batch = append(batch, in)
+			default:
+				break more
+			}
+		}
+		params := make([]river.InsertManyParams, len(batch))
+		for i, in := range batch {
+			params[i] = in.params
+		}
+		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+		results, err := c.river.InsertMany(ictx, params)
+		cancel()
+		for i, in := range batch {
+			if err != nil || i >= len(results) {
+				in.reply <- insertResult{err: cmpErr(err, "the queue returned fewer jobs than it was given")}
+				continue
+			}
+			in.reply <- insertResult{res: results[i]}
+		}
+	}
+}
+
+// cmpErr is err, or an error saying what when err is nil.
+func cmpErr(err error, what string) error {
+	if err != nil {
+		return err
+	}
+	return errors.New(what)
 }
 
 // decodeResults fills results from a member's report (one outcome per
