@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -81,6 +83,15 @@ type Resolver struct {
 //   - join(list[, delimiter]): the list's elements as text, joined.
 //   - token(string, separators, index): the index-th piece of string cut
 //     at any of the separator characters.
+//   - as(kind, value): value, text that an operation reported, read as
+//     the integer, float, boolean, list or map (JSON) that the TOSCA 2.0
+//     definition of the attribute declares; text that does not read as
+//     one is an error, empty text null.
+//   - tosca2(name, arguments…): a TOSCA 2.0 built-in function of §10.2
+//     ($sum, $equal, $concat, $has_suffix, $length, $union…) evaluated
+//     from its arguments as pkg/tosca evaluates it at compile time
+//     (internal/funceval); arguments that do not fit are an error naming
+//     the function and the resource (Resolver.Address).
 //   - function(name, declaration, [arguments…]): a TOSCA 2.0 custom
 //     function, which only a Resolver with Functions evaluates; here it
 //     is an error naming the function.
@@ -165,6 +176,10 @@ func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Va
 	switch u.Func {
 	case "function":
 		return r.callFunction(ctx, u, args)
+	case funceval.Func:
+		return r.callBuiltin(u, args)
+	case "as":
+		return readAs(u, args)
 	case "attribute", "operation_output", "signal":
 		if len(args) < 2 {
 			return nil, fmt.Errorf("%w: %s needs an address and a name", ErrUnresolved, u)
@@ -244,6 +259,87 @@ func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Va
 		return nil, fmt.Errorf("%w: TOSCA 2.0's $relationship_index has no value here: xosplan knows a relationship's index only where it makes one value per relationship (the node of a requirement with count), and 0 for a requirement without count", ErrUnresolved)
 	}
 	return nil, fmt.Errorf("%w: unknown function %q", ErrUnresolved, u.Func)
+}
+
+// callBuiltin evaluates tosca2(name, arguments…), a TOSCA 2.0 built-in
+// function of §10.2, with its arguments resolved (args) as pkg/tosca
+// evaluates it when they are known at compile time (internal/funceval).
+// An error names the function and the resource.
+func (r Resolver) callBuiltin(u graph.Unknown, args []graph.Value) (graph.Value, error) {
+	name := ""
+	if len(args) > 0 {
+		name, _ = args[0].(string)
+	}
+	if name == "" {
+		return nil, fmt.Errorf("%w: %s names no function", ErrUnresolved, u)
+	}
+	v, err := funceval.Eval(name, args[1:], nil)
+	if err != nil {
+		where := ""
+		if r.Address != "" {
+			where = r.Address + ": "
+		}
+		return nil, fmt.Errorf("%w: %s%w", ErrUnresolved, where, err)
+	}
+	return v, nil
+}
+
+// readAs evaluates as(kind, value) with its arguments resolved (args):
+// text an operation reported (exec outputs are text) read as the kind of
+// JSON value its TOSCA 2.0 definition declares — an integer, float or
+// boolean as written, a list or map as JSON. Empty text is null, as an
+// attribute without a value; a value that is not text is left as it is.
+func readAs(u graph.Unknown, args []graph.Value) (graph.Value, error) {
+	if len(args) != 2 {
+		return nil, fmt.Errorf("%w: %s needs a kind and a value", ErrUnresolved, u)
+	}
+	kind, _ := args[0].(string)
+	text, ok := args[1].(string)
+	if !ok {
+		return args[1], nil
+	}
+	if text == "" {
+		return nil, nil
+	}
+	var v graph.Value
+	var err error
+	switch kind {
+	case "integer":
+		v, err = strconv.ParseInt(strings.TrimSpace(text), 10, 64)
+	case "float":
+		var f float64
+		if f, err = strconv.ParseFloat(strings.TrimSpace(text), 64); err == nil {
+			v, err = graph.Canonicalize(f)
+		}
+	case "boolean":
+		switch strings.TrimSpace(text) {
+		case "true":
+			v = true
+		case "false":
+			v = false
+		default:
+			err = errors.New("not true or false")
+		}
+	case "list", "map":
+		dec := json.NewDecoder(strings.NewReader(text))
+		dec.UseNumber()
+		var raw any
+		if err = dec.Decode(&raw); err == nil && dec.More() {
+			err = errors.New("more than one JSON value")
+		}
+		v = graph.DecodeValue(raw)
+		_, isList := v.([]graph.Value)
+		_, isMap := v.(map[string]graph.Value)
+		if err == nil && !(isList && kind == "list" || isMap && kind == "map") {
+			err = errors.New("not a JSON " + kind)
+		}
+	default:
+		return text, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is %s, which does not read as the %s its definition declares", ErrUnresolved, u.Args[1], truncate(strconv.Quote(text), 80), kind)
+	}
+	return v, nil
 }
 
 // callFunction evaluates function(name, declaration, [arguments…]) with

@@ -297,3 +297,114 @@ func TestResolveSaysWhatTOSCA2LeavesUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveTOSCA2Builtins: a TOSCA 2.0 built-in function whose
+// arguments read attributes is evaluated once they are read, as the
+// compiler evaluates it (internal/funceval); arguments that do not fit
+// fail naming the function and the resource.
+func TestResolveTOSCA2Builtins(t *testing.T) {
+	recs := map[string]*state.Resource{
+		"db": {Address: "db", Feedback: state.Feedback{Attributes: map[string]graph.Value{
+			"port": int64(5432), "host": "db.internal", "replicas": []graph.Value{"r1", "r2"}, "ratio": 2.5,
+		}}},
+	}
+	lookup := func(a string) (*state.Resource, bool) {
+		r, ok := recs[a]
+		return r, ok
+	}
+	attr := func(name string) graph.Unknown {
+		return graph.Unknown{Func: "attribute", Args: []graph.Value{"db", name}}
+	}
+	call := func(name string, args ...graph.Value) graph.Unknown {
+		return graph.Unknown{Func: "tosca2", Args: append([]graph.Value{name}, args...)}
+	}
+	tests := []struct {
+		name string
+		in   graph.Value
+		want graph.Value
+		// err is part of the message; the error wraps ErrUnresolved.
+		err string
+	}{
+		{"sum", call("sum", attr("port"), int64(1)), int64(5433), ""},
+		{"sum of a float", call("sum", attr("port"), attr("ratio")), 5434.5, ""},
+		{"concat of text", call("concat", "postgres://", attr("host"), ":", attr("port")), "postgres://db.internal:5432", ""},
+		{"concat of lists", call("concat", attr("replicas"), []graph.Value{"r3"}), []graph.Value{"r1", "r2", "r3"}, ""},
+		{"equal", call("equal", attr("port"), int64(5432)), true, ""},
+		{"has_suffix", call("has_suffix", attr("host"), ".internal"), true, ""},
+		{"length", call("length", attr("replicas")), int64(2), ""},
+		{"matches", call("matches", attr("host"), `[a-z.]+`), true, ""},
+		{"nested", call("and", call("greater_than", attr("port"), int64(1024)), call("not", call("has_prefix", attr("host"), "web"))), true, ""},
+		{"inside a list", []graph.Value{call("length", attr("host"))}, []graph.Value{int64(11)}, ""},
+		{"arguments that do not fit", call("sum", attr("host"), int64(1)), nil, `app[1]: $sum cannot be applied to [db.internal 1]`},
+		{"a division by zero", call("quotient", attr("port"), int64(0)), nil, `app[1]: $quotient cannot be applied to [5432 0]`},
+		{"a wrong number of arguments", call("not"), nil, `app[1]: $not takes 1 argument(s), found 0`},
+		{"a function it does not know", call("get_input", "x"), nil, `app[1]: $get_input is not a TOSCA 2.0 function evaluated from its arguments alone`},
+		{"no name", graph.Unknown{Func: "tosca2"}, nil, `tosca2() names no function`},
+		{"an attribute of no resource", call("sum", graph.Unknown{Func: "attribute", Args: []graph.Value{"gone", "x"}}), nil, "gone has no recorded state"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Resolver{Lookup: lookup, Address: "app[1]"}.Resolve(context.Background(), tt.in)
+			if tt.err != "" {
+				if !errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err = %v, want ErrUnresolved saying %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !graph.Equal(got, tt.want) {
+				t.Errorf("got %s, want %s", graph.Render(got), graph.Render(tt.want))
+			}
+		})
+	}
+}
+
+// TestResolveReadsReportedTextAsDeclared: as(kind, value) reads the text
+// an operation reported as the kind its TOSCA 2.0 definition declares;
+// other values are left alone, text that does not read as the kind fails.
+func TestResolveReadsReportedTextAsDeclared(t *testing.T) {
+	as := func(kind string, v graph.Value) graph.Unknown {
+		return graph.Unknown{Func: "as", Args: []graph.Value{kind, v}}
+	}
+	tests := []struct {
+		in   graph.Unknown
+		want graph.Value
+		err  string
+	}{
+		{as("integer", "5432"), int64(5432), ""},
+		{as("integer", " 7\n"), int64(7), ""},
+		{as("float", "2.5"), 2.5, ""},
+		{as("float", "3"), 3.0, ""},
+		{as("boolean", "true"), true, ""},
+		{as("boolean", "false"), false, ""},
+		{as("list", `["r1", 2]`), []graph.Value{"r1", int64(2)}, ""},
+		{as("map", `{"a": {"b": 1.5}}`), map[string]graph.Value{"a": map[string]graph.Value{"b": 1.5}}, ""},
+		{as("integer", ""), nil, ""},
+		{as("integer", int64(3)), int64(3), ""},
+		{as("list", []graph.Value{"x"}), []graph.Value{"x"}, ""},
+		{as("integer", nil), nil, ""},
+		{as("integer", "n/a"), nil, `"n/a", which does not read as the integer`},
+		{as("integer", "2.5"), nil, "does not read as the integer"},
+		{as("float", "NaN"), nil, "does not read as the float"},
+		{as("boolean", "yes"), nil, "does not read as the boolean"},
+		{as("list", `{"a": 1}`), nil, "does not read as the list"},
+		{as("map", `[1]`), nil, "does not read as the map"},
+		{as("map", `5`), nil, "does not read as the map"},
+		{as("list", `[1] [2]`), nil, "does not read as the list"},
+		{graph.Unknown{Func: "as", Args: []graph.Value{"integer"}}, nil, "needs a kind and a value"},
+	}
+	for _, tt := range tests {
+		got, err := Resolve(tt.in, func(string) (*state.Resource, bool) { return nil, false })
+		if tt.err != "" {
+			if !errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: err = %v, want ErrUnresolved saying %q", tt.in, err, tt.err)
+			}
+			continue
+		}
+		if err != nil || !graph.Equal(got, tt.want) {
+			t.Errorf("%s = %s, %v, want %s", tt.in, graph.Render(got), err, graph.Render(tt.want))
+		}
+	}
+}

@@ -18,11 +18,29 @@ import (
 type Value = any
 
 // Unknown is a value that is known only at apply time: an expression over
-// other resources' feedback. Func is one of "attribute" (Args: address,
-// then the attribute path), "operation_output" (address, interface,
-// operation, output), "signal" (address, interface, pin), "concat",
-// "join" (list, delimiter), or "token" (string, separators, index);
-// arguments are Values and may themselves be Unknown.
+// other resources' feedback. Func is one of
+//
+//   - "attribute" (Args: address, then the attribute path),
+//     "operation_output" (address, interface, operation, output) or
+//     "signal" (address, interface, pin): what a resource reported;
+//   - "concat", "join" (list, delimiter) or "token" (string, separators,
+//     index): TOSCA 1.x's string functions;
+//   - "as" (kind, value): value, which an operation may have reported as
+//     text, read as the kind of JSON value (integer, float, boolean, list,
+//     map) that the TOSCA 2.0 definition of the attribute it reads
+//     declares;
+//   - "tosca2" (name, then the arguments): a TOSCA 2.0 built-in function
+//     of §10.2 evaluated from its arguments ($sum, $equal, $concat,
+//     $length, …), by internal/funceval both at compile and apply time;
+//   - "function" (name, declaration, [arguments…]): a TOSCA 2.0 custom
+//     function (§10.4), which apply evaluates by running the
+//     implementation the declaration map names;
+//   - "get_property", "get_attribute", "get_artifact",
+//     "available_allocation" or "relationship_index" (the call's
+//     arguments): a TOSCA 2.0 value only an orchestrator that knows more
+//     than the template could give; apply says why it cannot.
+//
+// Arguments are Values and may themselves be Unknown.
 type Unknown struct {
 	Func string  `json:"func"`
 	Args []Value `json:"args"`

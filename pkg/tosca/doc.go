@@ -304,7 +304,13 @@
 //     upper bound of its count_range only: fewer are fulfilled by the
 //     orchestrator (§8.5: implicit assignments).
 //   - An unknown function, and a built-in given the wrong number of
-//     arguments or values it cannot apply to, are errors. A custom
+//     arguments or values it cannot apply to, are errors. A built-in of
+//     §10.2 evaluated from its arguments ($sum, $equal, $concat,
+//     $length, …) with one known only at apply time, even inside a list,
+//     is graph.Unknown tosca2(name, arguments…), which apply evaluates
+//     with the same code once the arguments are known
+//     (internal/funceval); arguments that do not fit fail the resource
+//     then, with the message validate gives. A custom
 //     function call is checked against its signatures in order (§10.4):
 //     the first that takes the number of arguments and whose argument
 //     definitions (type, entry_schema, key_schema, validation) the
@@ -343,7 +349,11 @@
 //     may end at a relationship, whose properties are those its
 //     assignment, relationship template or type gives; SELF in a
 //     requirement's relationship context is the relationship (§10.3). A
-//     relationship's attributes stay unknown: no apply records them.
+//     relationship's attributes stay unknown: no apply records them. A
+//     whole attribute (or property) whose declared type is an integer,
+//     float, boolean, list or map (a complex data type) is read as that
+//     kind, as(kind, attribute(…)): operations report text, which apply
+//     converts ("5432" to 5432, a list or map from JSON) or fails on.
 //   - $get_artifact is the artifact's file, taken from the folder of the
 //     file that declares the artifact and given relative to the folder of
 //     the top-level template (where operations run), confined to the

@@ -18,6 +18,7 @@ package tosca
 import (
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -65,22 +66,8 @@ func builtinArity2(name string) (lo, hi int, ok bool) {
 		return 0, 0, true
 	case "available_allocation":
 		return 1, -1, true
-	case "and", "or":
-		return 0, -1, true
-	case "not", "length", "round", "floor", "ceil":
-		return 1, 1, true
-	case "xor", "equal", "greater_than", "greater_or_equal", "less_than", "less_or_equal", "valid_values",
-		"matches", "has_suffix", "has_prefix", "contains", "has_entry", "has_key", "has_all_entries",
-		"has_all_keys", "has_any_entry", "has_any_key", "difference", "quotient", "remainder":
-		return 2, 2, true
-	case "concat", "union", "intersection", "sum", "product":
-		return 1, -1, true
-	case "join":
-		return 1, 2, true
-	case "token":
-		return 3, 3, true
 	}
-	return 0, 0, false
+	return funceval.Arity(name)
 }
 
 // argList2 returns the arguments of a call as a list: a list's items,

@@ -19,49 +19,36 @@ func TestFunctions2Evaluate(t *testing.T) {
 		expr string
 		want graph.Value
 	}{
+		// The pure functions' semantics are internal/funceval's
+		// (TestEval); these show that calls are folded at compile time,
+		// nested ones too.
 		{`{ $sum: [ 1, 2, 3 ] }`, int64(6)},
-		{`{ $sum: [ 1, 2.5 ] }`, 3.5},
-		{`{ $difference: [ 10, 4 ] }`, int64(6)},
-		{`{ $product: [ 2, 3, 4 ] }`, int64(24)},
-		{`{ $quotient: [ 7, 2 ] }`, 3.5},
-		{`{ $remainder: [ 7, 3 ] }`, int64(1)},
-		{`{ $round: [ 2.5 ] }`, int64(3)},
-		{`{ $floor: [ 2.7 ] }`, int64(2)},
-		{`{ $ceil: [ 2.1 ] }`, int64(3)},
-		{`{ $concat: [ a, 1, b ] }`, "a1b"},
-		{`{ $concat: [ [ 1 ], [ 2, 3 ] ] }`, []graph.Value{int64(1), int64(2), int64(3)}},
-		{`{ $join: [ [ a, b, c ], "-" ] }`, "a-b-c"},
-		{`{ $token: [ "a.b:c", ".:", 2 ] }`, "c"},
-		{`{ $length: [ "héllo" ] }`, int64(5)},
-		{`{ $union: [ [ 1, 2 ], [ 2, 3 ] ] }`, []graph.Value{int64(1), int64(2), int64(3)}},
-		{`{ $intersection: [ [ 1, 2, 3 ], [ 2, 3, 4 ] ] }`, []graph.Value{int64(2), int64(3)}},
 		{`{ $and: [ true, { $not: [ false ] } ] }`, true},
-		{`{ $or: [ false, false ] }`, false},
-		{`{ $xor: [ true, false ] }`, true},
-		{`{ $equal: [ 2, 2.0 ] }`, true},
-		{`{ $greater_than: [ b, a ] }`, true},
-		{`{ $less_or_equal: [ 3, 2 ] }`, false},
-		{`{ $valid_values: [ b, [ a, b ] ] }`, true},
-		{`{ $matches: [ abc123, "[a-z]+[0-9]+" ] }`, true},
-		{`{ $has_suffix: [ hello, llo ] }`, true},
-		{`{ $has_prefix: [ [ 1, 2, 3 ], [ 1, 2 ] ] }`, true},
-		{`{ $contains: [ [ 1, 2, 3 ], [ 2, 3 ] ] }`, true},
-		{`{ $has_entry: [ { a: 1 }, 1 ] }`, true},
-		{`{ $has_key: [ { a: 1 }, b ] }`, false},
-		{`{ $has_all_keys: [ { a: 1, b: 2 }, [ a, b ] ] }`, true},
-		{`{ $has_any_entry: [ [ 1, 2 ], [ 5, 2 ] ] }`, true},
+		{`{ $concat: [ a, { $length: [ [ 1, 2 ] ] } ] }`, "a2"},
 		{`{ $get_input: n }`, int64(3)},
 		{`$$literal`, "$literal"},
 		{`{ $get_property: [ a, 1, port ] }`, int64(8081)},
 		{`{ $get_property: [ b, RELATIONSHIP, peer, TARGET, port ] }`, int64(8080)},
 		{`{ $get_attribute: [ a, 0, state ] }`, graph.Unknown{Func: "attribute", Args: []graph.Value{"a[0]", "state"}}},
+		// An attribute (or property) whose type is not text is read as
+		// its type at apply: operations report text.
+		{`{ $get_attribute: [ a, 0, port ] }`, as("integer", state0("port"))},
+		{`{ $get_attribute: [ a, 0, tags ] }`, as("list", state0("tags"))},
+		{`{ $get_attribute: [ a, 0, tags, 0 ] }`, graph.Unknown{Func: "attribute", Args: []graph.Value{"a[0]", "tags", int64(0)}}},
+		{`{ $get_attribute: [ a, 0, CAPABILITY, c, up ] }`, as("boolean", graph.Unknown{Func: "attribute", Args: []graph.Value{"a[0]", "c", "up"}})},
+		{`{ $get_attribute: [ a, 0, CAPABILITY, c, at ] }`, graph.Unknown{Func: "attribute", Args: []graph.Value{"a[0]", "c", "at"}}},
+		// An argument known only at apply time leaves the call to apply,
+		// even inside a list (a $join gave "x-attribute(a[0], state)").
+		{`{ $sum: [ 1, { $get_attribute: [ a, 0, port ] } ] }`, graph.Unknown{Func: "tosca2", Args: []graph.Value{"sum", int64(1), as("integer", state0("port"))}}},
+		{`{ $join: [ [ x, { $get_attribute: [ a, 0, state ] } ], "-" ] }`, graph.Unknown{Func: "tosca2", Args: []graph.Value{"join", []graph.Value{"x", state0("state")}, "-"}}},
+		{`{ $has_suffix: [ { $get_attribute: [ a, 0, state ] }, up ] }`, graph.Unknown{Func: "tosca2", Args: []graph.Value{"has_suffix", state0("state"), "up"}}},
 	}
 	dir := t.TempDir()
 	for _, tt := range tests {
 		src := "tosca_definitions_version: tosca_2_0\n" +
-			"node_types:\n  N:\n    properties: { port: { type: integer } }\n    attributes: { state: { type: string } }\n" +
+			"node_types:\n  N:\n    properties: { port: { type: integer } }\n    attributes: { state: { type: string }, tags: { type: list, entry_schema: string } }\n" +
 			"    capabilities: { c: { type: C } }\n    requirements: [ { peer: { capability: C, relationship: R, count_range: [ 0, 1 ] } } ]\n" +
-			"capability_types:\n  C: {}\nrelationship_types:\n  R: {}\n" +
+			"capability_types:\n  C: { attributes: { up: { type: boolean }, at: { type: timestamp } } }\nrelationship_types:\n  R: {}\n" +
 			"service_template:\n  inputs:\n    n: { type: integer, default: 3 }\n  node_templates:\n" +
 			"    a: { type: N, count: 2, properties: { port: { $sum: [ 8080, $node_index ] } } }\n" +
 			"    b: { type: N, properties: { port: 1 }, requirements: [ { peer: a } ] }\n" +
@@ -79,6 +66,45 @@ func TestFunctions2Evaluate(t *testing.T) {
 			t.Errorf("%s = %#v, want %#v", tt.expr, got, tt.want)
 		}
 	}
+}
+
+// TestValidationOrdersByMeasure2: in a validation clause, strings of the
+// scalar, version or timestamp type of $value compare by what they
+// measure (eval2.Order), not as text: 2 GB > 900 MB, 1.10 > 1.9, and
+// 10:00 UTC+2 is before 09:00 UTC.
+func TestValidationOrdersByMeasure2(t *testing.T) {
+	src := "tosca_definitions_version: tosca_2_0\n" +
+		"imports: [ { profile: org.oasis-open.simple:2.0 } ]\n" +
+		"node_types:\n  N:\n    properties:\n" +
+		"      size: { type: Size, validation: { $greater_than: [ $value, 900 MB ] } }\n" +
+		"      release: { type: version, validation: { $greater_than: [ $value, \"1.9\" ] } }\n" +
+		"      at: { type: timestamp, validation: { $less_than: [ $value, 2024-01-01T09:00:00Z ] } }\n" +
+		"service_template:\n  node_templates:\n" +
+		"    ok: { type: N, properties: { size: 2 GB, release: \"1.10\", at: 2024-01-01T10:00:00+02:00 } }\n" +
+		"    bad: { type: N, properties: { size: 800 MB, release: \"1.8\", at: 2024-01-01T09:00:01Z } }\n"
+	path := filepath.Join(t.TempDir(), "measure.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, diags := Compile(context.Background(), path, Options{})
+	var lines []int
+	for _, d := range diags {
+		lines = append(lines, d.Range.Start.Line)
+	}
+	// Line 12 is bad's: its three values fail; ok's (line 11) pass.
+	if want := []int{12, 12, 12}; !slices.Equal(lines, want) {
+		t.Errorf("diagnostics on lines %v, want %v: %v", lines, want, diags.Err())
+	}
+}
+
+// state0 is the value of $get_attribute of attribute name of a[0].
+func state0(name string) graph.Unknown {
+	return graph.Unknown{Func: "attribute", Args: []graph.Value{"a[0]", name}}
+}
+
+// as is the value of an attribute read as kind (attrKind2).
+func as(kind string, v graph.Unknown) graph.Unknown {
+	return graph.Unknown{Func: "as", Args: []graph.Value{kind, v}}
 }
 
 // TestPathsIntoRepresentationsAreEvaluatedOnce: templates with count whose

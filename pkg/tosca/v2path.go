@@ -554,10 +554,19 @@ func noun2(fn string) string {
 }
 
 // attributeOf is the apply-time value attribute(address, path…) of one
-// representation, or the list of them all.
+// representation, or the list of them all. A whole attribute (or
+// property) whose declared type has values other than strings is read
+// as that type, as(kind, attribute(…)): operations report their outputs
+// as text, which apply converts (pkg/executor.Resolve), so that "5432"
+// is the integer a $sum or an integer property takes.
 func (ev *eval2) attributeOf(nd *node2, end pathEnd, path []graph.Value) graph.Value {
+	kind := attrKind2(nd, end.capName, path)
 	one := func(idx int64) graph.Value {
-		return graph.Unknown{Func: "attribute", Args: append([]graph.Value{address2(nd, idx)}, path...)}
+		v := graph.Unknown{Func: "attribute", Args: append([]graph.Value{address2(nd, idx)}, path...)}
+		if kind == "" {
+			return v
+		}
+		return graph.Unknown{Func: "as", Args: []graph.Value{kind, v}}
 	}
 	if !end.all {
 		idx := end.idx
@@ -571,6 +580,38 @@ func (ev *eval2) attributeOf(nd *node2, end pathEnd, path []graph.Value) graph.V
 		out = append(out, one(i))
 	}
 	return out
+}
+
+// attrKind2 is the kind of JSON value (resultKind2) of the attribute,
+// else property, that path names in full on node template nd (or on its
+// capability capName): integer, float, boolean, list or map; "" for a
+// string, for a path into the value, or when the definition's type is
+// not known.
+func attrKind2(nd *node2, capName string, path []graph.Value) string {
+	attrs, props := nd.typ.attrs, nd.typ.props
+	if capName != "" {
+		cd := nd.typ.caps[capName]
+		if cd == nil || len(path) != 2 {
+			return ""
+		}
+		attrs, props, path = cd.attrs, cd.props, path[1:]
+	}
+	name, _ := path[0].(string)
+	if len(path) != 1 {
+		return ""
+	}
+	d := attrs[name]
+	if d == nil {
+		d = props[name]
+	}
+	if d == nil || d.typ == nil {
+		return ""
+	}
+	switch k := resultKind2(d.typ); k {
+	case "integer", "float", "boolean", "list", "map":
+		return k
+	}
+	return ""
 }
 
 // artifactOf evaluates $get_artifact (§10.2.1.4) at the end of its path:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -488,13 +489,8 @@ func (c *Constraint) compareArg(v graph.Value, k key, i int) (int, error) {
 
 // length counts runes of a string, items of a list, entries of a map.
 func length(v graph.Value) (int64, error) {
-	switch x := v.(type) {
-	case string:
-		return int64(utf8.RuneCountInString(x)), nil
-	case []graph.Value:
-		return int64(len(x)), nil
-	case map[string]graph.Value:
-		return int64(len(x)), nil
+	if n, ok := funceval.Length(v); ok {
+		return n, nil
 	}
 	return 0, fmt.Errorf("length applies to strings, lists and maps")
 }

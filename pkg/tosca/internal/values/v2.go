@@ -134,12 +134,6 @@ func ParseTimestampV2(s string) (string, error) {
 	return formatTimestamp(t), nil
 }
 
-// Length returns the length $length measures (TOSCA 2.0 §10.2.3.1): the
-// number of Unicode characters of a string, of entries of a list or map.
-func Length(v graph.Value) (int64, error) {
-	return length(v)
-}
-
 // CompareVersions orders two written or canonical versions (see Compare).
 func CompareVersions(a, b string) (int, error) {
 	return Compare(Version, a, b)

@@ -53,21 +53,13 @@ func TestCoerceV2(t *testing.T) {
 	}
 }
 
-// TestV2Helpers covers the comparisons and $length the 2.0 functions use.
+// TestV2Helpers covers the comparisons the 2.0 functions use.
 func TestV2Helpers(t *testing.T) {
 	if r, err := CompareVersions("2.0.1", "2.0.10"); err != nil || r >= 0 {
 		t.Errorf("CompareVersions = %d, %v", r, err)
 	}
 	if r, err := CompareTimestamps("2001-12-14T21:59:43Z", "2001-12-14T21:59:43-05:00"); err != nil || r >= 0 {
 		t.Errorf("CompareTimestamps = %d, %v", r, err)
-	}
-	for _, tt := range []struct {
-		v    graph.Value
-		want int64
-	}{{"héllo", 5}, {[]graph.Value{1, 2}, 2}, {map[string]graph.Value{"a": 1}, 1}} {
-		if n, err := Length(tt.v); err != nil || n != tt.want {
-			t.Errorf("Length(%v) = %d, %v", tt.v, n, err)
-		}
 	}
 	if !IsPrimitiveV2("bytes") || IsPrimitiveV2("map") {
 		t.Error("IsPrimitiveV2")
