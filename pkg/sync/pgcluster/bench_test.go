@@ -66,8 +66,8 @@ func BenchmarkCluster1kActions50ms(b *testing.B) {
 		b.Fatal(diags.Err())
 	}
 	drivers, parallelism := members[0].Dispatch(goalOf("sha256:bench", first))
-	if parallelism != 3*par*3/2 {
-		b.Fatalf("parallelism %d, want %d (three members of %d, half again queued)", parallelism, 3*par*3/2, par)
+	if parallelism != 2*3*par {
+		b.Fatalf("parallelism %d, want %d (three members of %d, as many again queued)", parallelism, 2*3*par, par)
 	}
 	admin, err := pgbackend.Open(ctx, pgbackend.Options{DSN: dsn})
 	if err != nil {

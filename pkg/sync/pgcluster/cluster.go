@@ -491,9 +491,9 @@ func (c *Cluster) compareCheckout(leading bool, leader, theirs string) {
 }
 
 // fetchAhead is how many jobs River hands this member at once: its
-// parallelism and half as many again, which wait for a slot.
+// parallelism and as many again, which wait for a slot.
 func (c *Cluster) fetchAhead() int {
-	return min(c.opts.Parallelism+max(2, c.opts.Parallelism/2), river.QueueNumWorkersMax)
+	return min(2*c.opts.Parallelism, river.QueueNumWorkersMax)
 }
 
 // capacity is how many actions the live members run at once together.

@@ -202,8 +202,8 @@ func TestActionsAreSpreadOverEveryMemberAndTheirResultsComeBack(t *testing.T) {
 	}
 	allAlive(t, cs[0], 3)
 	drivers, capacity := cs[0].Dispatch(goalOf("sha256:1", first))
-	if capacity != 18 {
-		t.Errorf("the walk's parallelism %d, want 18 (three members of 4, and half again queued)", capacity)
+	if capacity != 24 {
+		t.Errorf("the walk's parallelism %d, want 24 (three members of 4, and as many again queued)", capacity)
 	}
 	var mu sync.Mutex
 	procs := map[string]state.Process{}

@@ -64,7 +64,7 @@ type call struct {
 // hands its actions to the members (River jobs in the queue of the
 // workspace and the checkout g was compiled from), with the digest of
 // that configuration, and waits for the result; and how many actions the
-// walk hands out at once: half as many again as the members run together,
+// walk hands out at once: twice as many as the members run together,
 // so that a member that finishes an action finds the next one queued
 // rather than waiting for the leader's journal and the queue's round
 // trips (the intents of the queued ones say so: their start comes in a
@@ -77,7 +77,7 @@ func (c *Cluster) Dispatch(g *xsync.Goal) (executor.Registry, int) {
 		out[name] = &remote{c: c, name: name, local: d, digest: digest}
 	}
 	capacity := c.capacity()
-	return out, capacity + capacity/2
+	return out, 2 * capacity
 }
 
 // remote is a driver whose actions run at the members.

@@ -47,7 +47,6 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 	}
 	select {
 	case c.slots <- struct{}{}:
-		defer func() { <-c.slots }()
 	case <-ctx.Done():
 		// Stopped (the leader cancelled it, or this member stops) before
 		// it started: it is reported as not run.
@@ -66,7 +65,10 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 		delete(c.working, job.ID)
 		c.mu.Unlock()
 	}()
-	return c.report(ctx, job.ID, a, c.runJob(ctx, job.ID, a, local))
+	outs := c.runJob(ctx, job.ID, a, local)
+	// The slot goes to the next action while this one is reported.
+	<-c.slots
+	return c.report(ctx, job.ID, a, outs)
 }
 
 // report stores a job's results for the leader and tells it.
@@ -128,8 +130,11 @@ func (c *Cluster) runJob(ctx context.Context, id int64, a actionArgs, local *Loc
 			return failAll(fmt.Errorf("member %s cannot read the action: %w", c.member, err))
 		}
 		req.Started = func(p state.Process) {
-			_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: id, Member: c.member, Index: i,
-				PID: p.PID, PGID: p.PGID, Start: p.Start})
+			// Told in the background: the action does not wait for it.
+			c.wg.Go(func() {
+				_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: id, Member: c.member, Index: i,
+					PID: p.PID, PGID: p.PGID, Start: p.Start})
+			})
 		}
 		reqs[i] = req
 	}
