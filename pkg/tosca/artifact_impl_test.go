@@ -2,12 +2,8 @@ package tosca
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
-
-	"github.com/xosplan/xosplan/pkg/diag"
 )
 
 // TestImplementationNamingAnArtifact: an operation implementation (the
@@ -68,34 +64,14 @@ node_types:
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			root := t.TempDir()
-			if err := os.MkdirAll(filepath.Join(root, "types"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			writeFile(t, filepath.Join(root, "types", "types.yaml"), types)
-			main := filepath.Join(root, "main.yaml")
-			writeFile(t, main, `tosca_definitions_version: tosca_simple_yaml_1_3
+			root, main := writeAppStack(t, types, `tosca_definitions_version: tosca_simple_yaml_1_3
 imports: [ types/types.yaml ]
 topology_template:
   node_templates:
     app:
       type: my.App`+tt.template+"\n")
 			g, diags := Compile(context.Background(), main, Options{Root: rootAt(t, root)})
-			var codes []string
-			for _, d := range diags {
-				if d.Severity == diag.Error {
-					t.Fatalf("error: %v", d)
-				}
-				codes = append(codes, d.Code)
-			}
-			if !slices.Equal(codes, tt.warnCodes) {
-				t.Errorf("diagnostics %q, want %q\n%v", codes, tt.warnCodes, diags)
-			}
-			r, ok := g.Resource("app")
-			if !ok {
-				t.Fatal("no resource app")
-			}
-			op := r.Driver.Operations[tt.key]
+			op, _ := appOperation(t, g, diags, tt.warnCodes, tt.key)
 			if op.Implementation != tt.impl || !slices.Equal(op.Dependencies, tt.deps) {
 				t.Errorf("%s runs %q with %q, want %q with %q", tt.key, op.Implementation, op.Dependencies, tt.impl, tt.deps)
 			}

@@ -649,10 +649,7 @@ func (ev *eval2) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) gr
 		}
 		c.warnf(rangeOf(n), ev.path, CodeLegacyKeyname, "$get_artifact's location and remove arguments are TOSCA 1.3's (2.0 §10.2.1.4 takes a TOSCA path and an artifact name); read as 1.3 reads them: LOCAL_FILE is the artifact's local path, and xosplan, which copies no artifact, removes nothing")
 	}
-	a := nd.n.Get("artifacts").Get(name)
-	if a == nil {
-		a = nd.typ.artifacts[name]
-	}
+	a := nodeArtifact2(nd, name)
 	if a == nil {
 		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: node template %q has no artifact %q", nd.name, name)
 		return nil
@@ -668,25 +665,50 @@ func (ev *eval2) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) gr
 	return out
 }
 
+// nodeArtifact2 returns the definition of the artifact name of node
+// template nd: its own, else (or when its own refines one without giving
+// the file) its type's; nil for none.
+func nodeArtifact2(nd *node2, name string) *yamlsrc.Node {
+	a := nd.n.Get("artifacts").Get(name)
+	if t := nd.typ.artifacts[name]; t != nil && (a == nil || a.Get("file") == nil) {
+		return t
+	}
+	return a
+}
+
 // artifactPath2 is the location of an artifact definition a (see
 // artifactOf); nil when it has no file, which was reported where it was
 // read.
 func (c *compiler) artifactPath2(a *yamlsrc.Node, path string) graph.Value {
+	file, ok := c.artifactFile2(a, c.root.dir, path, CodeArtifactOutsideRoot, "artifact")
+	if !ok {
+		return nil
+	}
+	return file
+}
+
+// artifactFile2 is the file of the artifact definition a as seen from
+// the folder base: taken from the folder of the file that declares it
+// and written relative to base, confined to the configuration root (a
+// warning of code code naming it what). A URL, an absolute path, a file
+// in a repository or one an embedded profile declares is as written. ok
+// is false when a has no file.
+func (c *compiler) artifactFile2(a *yamlsrc.Node, base, path, code, what string) (string, bool) {
 	fn := a.Get("file")
 	if fn == nil || !fn.IsString() {
-		return nil
+		return "", false
 	}
 	file := fn.Value
 	if a.Get("repository") != nil || strings.Contains(file, "://") || strings.HasPrefix(file, "/") || fn.Range.File == "" {
-		return file
+		return file, true
 	}
 	dir := filepath.Dir(fn.Range.File)
-	c.confineNamed(fn, file, dir, path, CodeArtifactOutsideRoot, "artifact")
-	rel, err := filepath.Rel(c.root.dir, filepath.Join(dir, filepath.FromSlash(file)))
+	c.confineNamed(fn, file, dir, path, code, what)
+	rel, err := filepath.Rel(base, filepath.Join(dir, filepath.FromSlash(file)))
 	if err != nil {
-		return file
+		return file, true
 	}
-	return filepath.ToSlash(rel)
+	return filepath.ToSlash(rel), true
 }
 
 // availableAllocation evaluates $available_allocation (§10.2.1.8): its

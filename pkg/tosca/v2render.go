@@ -14,8 +14,13 @@ package tosca
 //   - The operations of the interfaces named or typed Standard are
 //     exec-driver operations "Standard.<operation>" (the simple profile's
 //     lifecycle), and those of the Configure interfaces of a template's
-//     relationships "Configure.<operation>" of the source, as for 1.x;
-//     implementations are confined to the configuration root.
+//     relationships "Configure.<operation>" of the source, as for 1.x.
+//     An implementation (§11.8) is a file, the name of an artifact of the
+//     node template or its type, or an inline artifact definition, with
+//     dependencies of the same forms and a timeout; an artifact's file is
+//     taken from the folder of the file that declares it. Every file is
+//     written relative to the template's folder, where operations run,
+//     and confined to the configuration root.
 //   - An allocation (§8.5.5) is a placement request of the source
 //     representation: num_cpus (or num-cpu) → VCPU, mem_size → MEMORY_MB,
 //     disk_size → DISK_GB (sizes read as "<number> <unit>" in bytes).
@@ -28,6 +33,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -269,15 +275,12 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, defs ma
 				}
 				inputs = an.Get("inputs")
 			}
-			if impl != nil && impl.Kind == yamlsrc.Mapping {
-				impl = impl.Get("primary")
-			}
-			if impl == nil || !impl.IsString() {
+			opPath := path + "." + name + ".operations." + opName
+			op, ok := c.implementation2(nd, impl, base, opPath+".implementation")
+			if !ok {
 				continue
 			}
-			opPath := path + "." + name + ".operations." + opName
-			c.confineNamed(impl, impl.Value, base, opPath+".implementation", CodeImplOutsideRoot, "implementation")
-			op := graph.Operation{Implementation: impl.Value, Range: rangeOf(at)}
+			op.Range = rangeOf(at)
 			if inputs != nil && inputs.Kind == yamlsrc.Mapping {
 				ev := &eval2{c: c, f: c.root, node: nd}
 				if ra != nil {
@@ -292,6 +295,81 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, defs ma
 			ops[kind+"."+opName] = op
 		}
 	}
+}
+
+// implementation2 reads an operation implementation definition (§11.8)
+// into the operation that runs it: its primary artifact and its
+// dependencies (implArtifact2), and its timeout in seconds. ok is false
+// without a primary artifact: nothing runs.
+func (c *compiler) implementation2(nd *node2, impl *yamlsrc.Node, base, path string) (graph.Operation, bool) {
+	var op graph.Operation
+	if impl == nil {
+		return op, false
+	}
+	primary, at := impl, path
+	if impl.Kind == yamlsrc.Mapping {
+		primary, at = impl.Get("primary"), path+".primary"
+	}
+	file, ok := c.implArtifact2(nd, primary, base, at)
+	if !ok {
+		return op, false
+	}
+	op.Implementation = file
+	if impl.Kind != yamlsrc.Mapping {
+		return op, true
+	}
+	for i, d := range impl.Get("dependencies").Items() {
+		if f, ok := c.implArtifact2(nd, d, base, path+".dependencies["+itoa(int64(i))+"]"); ok {
+			op.Dependencies = append(op.Dependencies, f)
+		}
+	}
+	if to := impl.Get("timeout"); to != nil {
+		if secs, ok := to.Int(); ok && secs > 0 {
+			op.Timeout = time.Duration(secs) * time.Second
+		} else {
+			c.errorf(to.Range, path+".timeout", CodeValue, "timeout must be a positive integer number of seconds, found %s", to.Describe())
+		}
+	}
+	return op, true
+}
+
+// implArtifact2 is the file an artifact of an implementation runs,
+// written relative to base, the folder of the node template, where
+// operations run: an inline artifact definition's file, or that of the
+// artifact of the node template (or of its type) the name n names,
+// taken from the folder of the file that declares it (artifactFile2);
+// else n is a file relative to base. Either is confined to the root and
+// digested as any operation's file. ok is false for no artifact.
+func (c *compiler) implArtifact2(nd *node2, n *yamlsrc.Node, base, path string) (string, bool) {
+	switch {
+	case n == nil:
+		return "", false
+	case n.Kind == yamlsrc.Mapping:
+		return c.implFile2(n, base, path)
+	case !n.IsString() || n.Value == "":
+		return "", false
+	}
+	if a := nodeArtifact2(nd, n.Value); a != nil {
+		return c.implFile2(a, base, path)
+	}
+	c.confineNamed(n, n.Value, base, path, CodeImplOutsideRoot, "implementation")
+	return n.Value, true
+}
+
+// implFile2 is the file of the artifact definition a that an operation
+// runs. One in a repository the declaring file defines is the
+// repository's URL joined with the file: xosplan fetches nothing, so
+// apply fails on it rather than run a local file of the same name.
+func (c *compiler) implFile2(a *yamlsrc.Node, base, path string) (string, bool) {
+	fn := a.Get("file")
+	if r := a.Get("repository"); r != nil && fn != nil && fn.IsString() {
+		if f := c.files[fileKey(a.Range.File)]; f != nil && f.root != nil {
+			if repo := f.root.Get("repositories").Get(text(r)); repo != nil {
+				return repositoryURL(repo, fn.Value), true
+			}
+		}
+	}
+	return c.artifactFile2(a, base, path, CodeImplOutsideRoot, "implementation")
 }
 
 // allocationRequest2 turns the allocations of a node template's
