@@ -183,7 +183,7 @@ func addresses(n int) []string {
 }
 
 // TestActionsAreSpreadOverEveryMemberAndTheirResultsComeBack: the
-// leader's drivers hand 24 actions to three members (parallelism 4 each,
+// leader's drivers hand 72 actions to three members (parallelism 4 each,
 // 50 ms each); every member runs some, each result (attributes with their
 // types, a failure's error) reaches the caller, and the process a member
 // started is passed on with the member's name.
@@ -207,7 +207,7 @@ func TestActionsAreSpreadOverEveryMemberAndTheirResultsComeBack(t *testing.T) {
 	}
 	var mu sync.Mutex
 	procs := map[string]state.Process{}
-	addrs := append(addresses(23), "broken")
+	addrs := append(addresses(71), "broken")
 	outs, errs := dispatchAll(drivers, addrs, func(a string, p state.Process) {
 		mu.Lock()
 		procs[a] = p

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -53,6 +54,11 @@ type call struct {
 	started time.Time
 	since   time.Time
 	refused map[string]bool
+	// mu orders the walk's process records with its end: a process the
+	// member reports is recorded (a repeated intent) only while the call
+	// has not returned, never after its outcome.
+	mu       sync.Mutex
+	finished bool
 	// done receives the result; gone says the member running it died;
 	// unwanted that every live member refused it.
 	done     chan []byte
@@ -177,6 +183,9 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 			return fail(fmt.Errorf("%s: no member ran it: %s", what, why))
 		}
 		c.forget(id)
+		cl.mu.Lock()
+		cl.finished = true
+		cl.mu.Unlock()
 		return decodeResults(data, results)
 	}
 }
@@ -315,7 +324,13 @@ func (c *Cluster) started(msg message) {
 		return
 	}
 	if f := cl.reqs[msg.Index].Started; f != nil {
-		c.wg.Go(func() { f(state.Process{PID: msg.PID, PGID: msg.PGID, Start: msg.Start, Member: msg.Member}) })
+		c.wg.Go(func() {
+			cl.mu.Lock()
+			defer cl.mu.Unlock()
+			if !cl.finished {
+				f(state.Process{PID: msg.PID, PGID: msg.PGID, Start: msg.Start, Member: msg.Member})
+			}
+		})
 	}
 }
 

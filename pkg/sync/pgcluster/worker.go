@@ -130,11 +130,11 @@ func (c *Cluster) runJob(ctx context.Context, id int64, a actionArgs, local *Loc
 			return failAll(fmt.Errorf("member %s cannot read the action: %w", c.member, err))
 		}
 		req.Started = func(p state.Process) {
-			// Told in the background: the action does not wait for it.
-			c.wg.Go(func() {
-				_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: id, Member: c.member, Index: i,
-					PID: p.PID, PGID: p.PGID, Start: p.Start})
-			})
+			// Told before the driver goes on (the process runs meanwhile),
+			// so that the message is committed, and heard, before the
+			// result's.
+			_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: id, Member: c.member, Index: i,
+				PID: p.PID, PGID: p.PGID, Start: p.Start})
 		}
 		reqs[i] = req
 	}
