@@ -275,6 +275,10 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, defs ma
 				}
 				inputs = an.Get("inputs")
 			}
+			if impl == nil {
+				// Most operations have none: no paths built for them.
+				continue
+			}
 			opPath := path + "." + name + ".operations." + opName
 			op, ok := c.implementation2(nd, impl, base, opPath+".implementation")
 			if !ok {
