@@ -37,6 +37,10 @@ func TestEval(t *testing.T) {
 		{"equal", list(int64(2), 2.0), true, ""},
 		{"equal", list("a", "b"), false, ""},
 		{"equal", list(list(int64(1)), list(int64(1))), true, ""},
+		// Values of different kinds are not equal, whatever they print.
+		{"equal", list("1", int64(1)), false, ""},
+		{"equal", list("true", true), false, ""},
+		{"equal", list(list("1"), list(int64(1))), false, ""},
 		{"greater_than", list("b", "a"), true, ""},
 		{"greater_than", list(int64(3), 2.5), true, ""},
 		{"greater_or_equal", list(int64(2), int64(2)), true, ""},
