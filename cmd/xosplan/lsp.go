@@ -61,6 +61,7 @@ func runLSP(cmd *cobra.Command, c *cli, f lspFlags) error {
 		return diags.Err()
 	}
 	opts.ImportMap = m
+	opts.ProfilePath = f.imports.profilePath(c)
 	err = lsp.Serve(cmd.Context(), stdio{c.stdin, c.stdout}, opts)
 	if errors.Is(err, lsp.ErrExitWithoutShutdown) {
 		return exitWith(exitError)

@@ -77,6 +77,9 @@ type DocumentOptions struct {
 	Buffers Buffers
 	// ImportMap is tosca.Options.ImportMap.
 	ImportMap map[string]string
+	// Profiles is tosca.Options.Profiles: where TOSCA 2.0 templates find
+	// the profiles they import by name, indexed once for every compile.
+	Profiles *tosca.ProfileIndex
 }
 
 // CompileDocument compiles the unit one file belongs to, as Load would
@@ -110,7 +113,7 @@ func CompileDocument(ctx context.Context, path string, opts DocumentOptions) Doc
 	var x *symbols.Index
 	switch doc.Format {
 	case FormatTOSCA:
-		_, x, doc.Diags = tosca.CompileIndexed(ctx, path, tosca.Options{Root: root.Dirs(), ImportMap: opts.ImportMap, Files: opts.Buffers})
+		_, x, doc.Diags = tosca.CompileIndexed(ctx, path, tosca.Options{Root: root.Dirs(), ImportMap: opts.ImportMap, Files: opts.Buffers, Profiles: opts.Profiles})
 	case FormatManifest:
 		files := folderManifests(ctx, filepath.Dir(path), root, opts.Buffers)
 		if !slices.Contains(files, path) {

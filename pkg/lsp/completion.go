@@ -25,6 +25,9 @@ type cursor struct {
 	key string
 	// value is what is typed of the value before the cursor.
 	value string
+	// typed is what is typed of the line before the cursor, after its
+	// indentation and list dashes.
+	typed string
 }
 
 var keyLine = regexp.MustCompile(`^([^\s:#{}\[\],][^:#]*?):(?:\s+(.*))?$`)
@@ -35,7 +38,7 @@ func cursorAt(t *text, p protocol.Position) cursor {
 	l := t.line(line)
 	before := l[:min(byteIndex(l, int(p.Character)), len(l))]
 	indent, content := itemContent(before)
-	var c cursor
+	c := cursor{typed: content}
 	if m := keyLine.FindStringSubmatch(content); m != nil {
 		c.key, c.value = strings.TrimSpace(m[1]), m[2]
 		if c.key != "" && strings.HasSuffix(content, ":") {
@@ -85,31 +88,34 @@ func itemContent(l string) (int, string) {
 }
 
 // place names the grammar's place of a TOSCA path as tosca.Keynames
-// does, each name replaced by "*".
+// does: each name replaced by "*", a name being the key of an entry of a
+// map of names (node_templates, properties, node_types, …) that is not
+// itself such a name.
 func place(path []string) string {
 	out := slices.Clone(path)
-	for i := range out {
-		switch {
-		case i == 1 && strings.HasSuffix(out[0], "_types"),
-			i == 2 && out[0] == "topology_template" && out[1] != "substitution_mappings",
-			i == 3 && strings.HasSuffix(out[0], "_types") && isMemberSection(out[2]),
-			i == 4 && out[0] == "topology_template" && isMemberSection(out[3]):
+	for i := 1; i < len(out); i++ {
+		if out[i-1] != "*" && namesMap(out[i-1], i-1) {
 			out[i] = "*"
 		}
 	}
 	return strings.Join(out, ".")
 }
 
-func isMemberSection(s string) bool {
-	switch s {
-	case "properties", "attributes", "capabilities", "requirements", "interfaces", "artifacts":
+// namesMap reports whether a key at depth i holds a map of names.
+func namesMap(key string, i int) bool {
+	switch key {
+	case "node_templates", "relationship_templates", "groups", "policies", "inputs", "outputs", "properties",
+		"attributes", "capabilities", "requirements", "interfaces", "artifacts", "operations", "notifications",
+		"workflows", "steps", "triggers":
 		return true
+	case "functions", "repositories", "imports", "dsl_definitions":
+		return i == 0 || key == "functions" && i == 1
 	}
-	return false
+	return i == 0 && strings.HasSuffix(key, "_types")
 }
 
 func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any, error) {
-	d, res, compiled := s.document(p.TextDocument.URI)
+	d, res, compiled := s.lastGood(p.TextDocument.URI)
 	if d == nil {
 		return nil, nil
 	}
@@ -124,9 +130,25 @@ func (s *server) completion(_ *glsp.Context, p *protocol.CompletionParams) (any,
 	if res.Format == config.FormatManifest {
 		items = manifestItems(c, res.Index)
 	} else {
-		items = toscaItems(c, res.Index)
+		version := res.Index.Version
+		if version == "" {
+			version = writtenVersion(d.text)
+		}
+		items = toscaItems(c, res.Index, version)
 	}
 	return protocol.CompletionList{IsIncomplete: false, Items: items}, nil
+}
+
+// versionLine matches the line that gives a file's TOSCA version.
+var versionLine = regexp.MustCompile(`(?m)^tosca_definitions_version:\s*["']?([\w.:/-]+)`)
+
+// writtenVersion reads the TOSCA version a buffer gives, for a buffer
+// never compiled: the grammar completion offers follows it.
+func writtenVersion(t *text) string {
+	if m := versionLine.FindStringSubmatch(t.src); m != nil {
+		return m[1]
+	}
+	return ""
 }
 
 func item(label string, kind protocol.CompletionItemKind, detail, insert string) protocol.CompletionItem {
@@ -159,30 +181,62 @@ func members(list []symbols.Symbol, kind protocol.CompletionItemKind, suffix str
 }
 
 // functionCall matches a function call being written in a flow map:
-// `{ get_input: ` or `{ get_property: [ `.
-var functionCall = regexp.MustCompile(`\{\s*(\w+)\s*:\s*(\[\s*)?([\w.]*)$`)
+// `{ get_input: ` or `{ get_property: [ ` (TOSCA 2.0: `{ $get_input: `).
+var functionCall = regexp.MustCompile(`\{\s*(\$?\w+)\s*:\s*(\[\s*)?([\w.:]*)$`)
 
-func toscaItems(c cursor, x *symbols.Index) []protocol.CompletionItem {
-	version := x.Version
+// toscaVersions lists the tosca_definitions_version values xosplan
+// reads, as written.
+var toscaVersions = []string{"tosca_simple_yaml_1_0", "tosca_simple_yaml_1_1", "tosca_simple_yaml_1_2", "tosca_simple_yaml_1_3", "tosca_2_0"}
+
+func toscaItems(c cursor, x *symbols.Index, version string) []protocol.CompletionItem {
+	v2 := version == "tosca_2_0"
+	topo := tosca.PlaceTopology
+	if v2 {
+		topo = "service_template"
+	}
 	templates := func() []protocol.CompletionItem {
 		return names(x.Names(symbols.NodeTemplate, ""), protocol.CompletionItemKindReference, "node template")
 	}
+	typeNames := func(kind string) []protocol.CompletionItem {
+		return names(x.TypesOf(kind), protocol.CompletionItemKindClass, kind)
+	}
+	functions := func(prefix, suffix string) []protocol.CompletionItem {
+		var out []protocol.CompletionItem
+		for _, f := range tosca.Functions(version) {
+			out = append(out, item(prefix+f, protocol.CompletionItemKindFunction, "function", prefix+f+suffix))
+		}
+		if v2 {
+			for _, f := range x.Names(symbols.Function, "") {
+				out = append(out, item("$"+f, protocol.CompletionItemKindFunction, "custom function", "$"+f+suffix))
+			}
+		}
+		return out
+	}
+	n := len(c.path)
 	if c.key == "" {
+		if v2 && strings.HasPrefix(strings.TrimSpace(c.typed), "$") {
+			// A function call written as a key: `$get_input: port`.
+			return functions("$", ": ")
+		}
 		pl := place(c.path)
-		n := len(c.path)
 		// In a section of a template: the names its type defines.
-		if n == 4 && c.path[0] == "topology_template" && c.path[1] == "node_templates" {
+		if n == 4 && c.path[0] == topo && c.path[1] == "node_templates" {
 			tpl, _ := x.Lookup(symbols.NodeTemplate, c.path[2])
-			typ := tpl.Type
+			member := func(kind symbols.Kind) []symbols.Symbol {
+				if i, ok := tpl.TypeRef.Index(); ok {
+					return x.MembersOf(i, kind)
+				}
+				return x.Members(tpl.Type, kind)
+			}
 			switch c.path[3] {
 			case "properties":
-				return members(x.Members(typ, symbols.Property), protocol.CompletionItemKindProperty, ": ")
+				return members(member(symbols.Property), protocol.CompletionItemKindProperty, ": ")
 			case "attributes":
-				return members(x.Members(typ, symbols.Attribute), protocol.CompletionItemKindProperty, ": ")
+				return members(member(symbols.Attribute), protocol.CompletionItemKindProperty, ": ")
 			case "requirements":
-				return members(x.Members(typ, symbols.Requirement), protocol.CompletionItemKindField, ": ")
+				return members(member(symbols.Requirement), protocol.CompletionItemKindField, ": ")
 			case "capabilities":
-				return members(x.Members(typ, symbols.Capability), protocol.CompletionItemKindField, ":")
+				return members(member(symbols.Capability), protocol.CompletionItemKindField, ":")
 			}
 		}
 		keys := tosca.Keynames(version, pl)
@@ -192,60 +246,70 @@ func toscaItems(c cursor, x *symbols.Index) []protocol.CompletionItem {
 		}
 		return out
 	}
-	if m := functionCall.FindStringSubmatch(c.value); m != nil {
-		switch m[1] {
+	value := strings.TrimSpace(c.value)
+	if m := functionCall.FindStringSubmatch(c.value); m != nil || strings.HasPrefix(c.key, "$") {
+		fn, list := c.key, strings.HasPrefix(value, "[")
+		if m != nil {
+			fn, list = m[1], m[2] != ""
+		}
+		switch strings.TrimPrefix(fn, "$") {
 		case "get_input":
-			return names(x.Names(symbols.Input, ""), protocol.CompletionItemKindVariable, "input")
+			if v2 == strings.HasPrefix(fn, "$") {
+				return names(x.Names(symbols.Input, ""), protocol.CompletionItemKindVariable, "input")
+			}
 		case "get_property", "get_attribute", "get_artifact", "get_operation_output":
-			if m[2] != "" {
-				out := names([]string{"SELF", "SOURCE", "TARGET", "HOST"}, protocol.CompletionItemKindKeyword, "entity")
+			if list && v2 == strings.HasPrefix(fn, "$") {
+				entities := []string{"SELF", "SOURCE", "TARGET", "HOST"}
+				if v2 {
+					entities = []string{"SELF", "SOURCE", "TARGET"}
+				}
+				out := names(entities, protocol.CompletionItemKindKeyword, "entity")
 				return append(out, templates()...)
 			}
 		}
 	}
-	if strings.HasSuffix(strings.TrimSpace(c.value), "{") {
-		out := []protocol.CompletionItem{}
-		for _, f := range tosca.Functions() {
-			out = append(out, item(f, protocol.CompletionItemKindFunction, "function", f+": "))
+	if strings.HasSuffix(value, "{") || v2 && (strings.HasSuffix(value, "{ $") || strings.HasSuffix(value, "{$") || value == "$") {
+		if v2 {
+			return functions("$", ": ")
 		}
-		return out
+		return functions("", ": ")
 	}
 	pl := place(c.path)
-	n := len(c.path)
 	switch {
 	case c.key == "type" || c.key == "derived_from":
 		if c.key == "type" && n >= 1 && (c.path[n-1] == "relationship") {
-			return names(x.Names(symbols.Type, "relationship type"), protocol.CompletionItemKindClass, "relationship type")
+			return typeNames("relationship type")
 		}
 		if kind := tosca.TypeSection(pl); kind != "" {
-			out := names(x.Names(symbols.Type, kind), protocol.CompletionItemKindClass, kind)
-			if kind == "data type" && c.key == "type" {
+			out := typeNames(kind)
+			if kind == "data type" && c.key == "type" && !v2 {
 				out = append(names(tosca.PrimitiveTypes(), protocol.CompletionItemKindTypeParameter, "primitive type"), out...)
 			}
 			return out
 		}
-	case n == 4 && c.path[0] == "topology_template" && c.path[3] == "requirements":
+	case n == 4 && c.path[0] == topo && c.path[3] == "requirements":
 		return templates()
-	case n == 5 && c.path[0] == "topology_template" && c.path[3] == "requirements":
+	case n == 5 && c.path[0] == topo && c.path[3] == "requirements":
 		switch c.key {
 		case "node":
 			return templates()
 		case "capability":
-			return names(x.Names(symbols.Type, "capability type"), protocol.CompletionItemKindClass, "capability type")
+			return typeNames("capability type")
 		case "relationship":
-			return names(x.Names(symbols.Type, "relationship type"), protocol.CompletionItemKindClass, "relationship type")
+			out := typeNames("relationship type")
+			return append(names(x.Names(symbols.RelationshipTemplate, ""), protocol.CompletionItemKindReference, "relationship template"), out...)
 		}
 	case n >= 3 && strings.HasSuffix(c.path[0], "_types") && c.path[n-1] != "properties":
 		switch c.key {
 		case "node":
-			return names(x.Names(symbols.Type, "node type"), protocol.CompletionItemKindClass, "node type")
+			return typeNames("node type")
 		case "capability":
-			return names(x.Names(symbols.Type, "capability type"), protocol.CompletionItemKindClass, "capability type")
+			return typeNames("capability type")
 		case "relationship":
-			return names(x.Names(symbols.Type, "relationship type"), protocol.CompletionItemKindClass, "relationship type")
+			return typeNames("relationship type")
 		}
 	case n == 0 && c.key == "tosca_definitions_version":
-		return names([]string{"tosca_simple_yaml_1_0", "tosca_simple_yaml_1_1", "tosca_simple_yaml_1_2", "tosca_simple_yaml_1_3"}, protocol.CompletionItemKindEnumMember, "TOSCA version")
+		return names(toscaVersions, protocol.CompletionItemKindEnumMember, "TOSCA version")
 	}
 	return []protocol.CompletionItem{}
 }

@@ -59,6 +59,9 @@ func (s *server) compilePending() {
 		s.mu.Lock()
 		if s.docs[path] != nil {
 			s.results[path] = res
+			if parsed(path, res) {
+				s.good[path] = res
+			}
 		}
 		conn := s.conn
 		s.mu.Unlock()
@@ -77,7 +80,7 @@ func (s *server) compile(ctx context.Context, path string, buffers config.Buffer
 			ok = false
 		}
 	}()
-	return config.CompileDocument(ctx, path, config.DocumentOptions{Root: s.opts.Root, Buffers: buffers, ImportMap: s.opts.ImportMap}), true
+	return config.CompileDocument(ctx, path, config.DocumentOptions{Root: s.opts.Root, Buffers: buffers, ImportMap: s.opts.ImportMap, Profiles: s.profiles}), true
 }
 
 // convert turns the diagnostics of a compile that lie in path into LSP

@@ -1,6 +1,9 @@
 // Package lsp is xosplan's language server: it speaks the Language Server
-// Protocol (3.16/3.17, over any stream; `xosplan lsp` gives it standard
-// input and output) for TOSCA templates, XOS recipes and Tonomi manifests.
+// Protocol over any stream (`xosplan lsp` gives it standard input and
+// output) for TOSCA 1.0–1.3 and 2.0 templates, XOS recipes and Tonomi
+// manifests. The messages and capabilities it serves are those of LSP
+// 3.16, which 3.17 clients speak unchanged; it serves none that 3.17
+// added (pull diagnostics, inlay hints, type hierarchy, notebooks).
 // It holds no compiler of its own: every answer comes from
 // config.CompileDocument, the compile `validate` runs, with the editor's
 // unsaved buffers read instead of the files on disk, and from the symbol
@@ -24,16 +27,22 @@
 //     components and pins, and bind() targets; references are gathered
 //     from the compiles of every open document.
 //   - Completion: keynames valid at the cursor for the file's TOSCA
-//     version, type names after type: and derived_from:, the property,
-//     attribute, requirement and capability names of a template's type,
-//     template names in requirements and functions, input names in
-//     get_input, function names; manifest keys, component types, pin kinds
-//     and types, bind() targets.
+//     version (2.0's service_template, profile, dsl_definitions,
+//     functions… in a tosca_2_0 file), type names after type: and
+//     derived_from: (2.0: as the file may write them, ns:name for a
+//     namespaced import), the property, attribute, requirement and
+//     capability names of a template's type, template names in
+//     requirements and functions, input names in get_input, function
+//     names (2.0: $concat… and the file's custom functions); manifest
+//     keys, component types, pin kinds and types, bind() targets.
 //   - Document symbols: types with their members, templates, inputs,
 //     outputs, groups, policies, components and pins.
 //   - Semantic tokens: each name the compiler resolved, by what it names
 //     (type, template, input, property, function, …), declarations
 //     marked.
+//
+// TOSCA 2.0 profiles imported by name are found on Options.ProfilePath
+// (indexed when Serve starts) and in xosplan's embedded profiles.
 //
 // A client that can watch files is asked to report changed YAML files, so
 // that a template is checked again when a file it imports changes on disk
@@ -44,10 +53,12 @@
 // Documents are synchronised incrementally; positions are UTF-16 code
 // units as the protocol's default encoding says. A request answers from
 // the last compile of its document, which may be one debounce period
-// behind the text. Only file: URIs are served (an untitled buffer has no
-// folder to resolve imports from). The cursor's place for completion is
-// read from the indentation of the lines above it, since text being typed
-// rarely parses. A handler or compile that panics (a bug) answers with an
+// behind the text; completion and hover answer from the last compile
+// whose text parsed while the buffer does not (an unclosed { being
+// typed), its positions those of that text. Only file: URIs are served
+// (an untitled buffer has no folder to resolve imports from). The
+// cursor's place for completion is read from the indentation of the lines
+// above it, since text being typed rarely parses. A handler or compile that panics (a bug) answers with an
 // error or publishes nothing, and logs one line to Options.Log and
 // window/logMessage; the server carries on. Serve starts one compile
 // goroutine and waits for it before it returns.

@@ -3,6 +3,7 @@ package lsp
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
@@ -23,6 +24,18 @@ type at struct {
 // document returns the open document of a URI (nil when it is not open)
 // and its last compile (compiled is false before the first).
 func (s *server) document(uri protocol.DocumentUri) (d *document, res config.Document, compiled bool) {
+	return s.compiled(uri, false)
+}
+
+// lastGood is document, with the last compile whose text parsed instead
+// of a later one that did not: while an unclosed { or a half-written
+// line breaks the YAML, the names of the last good text are what
+// completion and hover can offer. Positions are then those of that text.
+func (s *server) lastGood(uri protocol.DocumentUri) (d *document, res config.Document, compiled bool) {
+	return s.compiled(uri, true)
+}
+
+func (s *server) compiled(uri protocol.DocumentUri, good bool) (d *document, res config.Document, compiled bool) {
 	path, ok := pathOf(uri)
 	if !ok {
 		return nil, res, false
@@ -30,13 +43,31 @@ func (s *server) document(uri protocol.DocumentUri) (d *document, res config.Doc
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	res, compiled = s.results[path]
+	if last, ok := s.good[path]; good && compiled && ok && !parsed(path, res) {
+		res = last
+	}
 	return s.docs[path], res, compiled
 }
 
-// lookup finds the document and compile of a position request; ok is
-// false when the document is not open or not compiled yet.
+// parsed reports whether a compile read its document as one of our
+// formats, its YAML without syntax errors.
+func parsed(path string, res config.Document) bool {
+	if res.Format == "" {
+		return false
+	}
+	for _, d := range res.Diags {
+		if d.Severity == diag.Error && d.Range.File == path && strings.HasPrefix(d.Code, "yaml.") {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup finds the document and compile of a position request (the
+// last good one, see lastGood); ok is false when the document is not
+// open or not compiled yet.
 func (s *server) lookup(p protocol.TextDocumentPositionParams) (at, bool) {
-	d, res, compiled := s.document(p.TextDocument.URI)
+	d, res, compiled := s.lastGood(p.TextDocument.URI)
 	if d == nil || !compiled {
 		return at{}, false
 	}
@@ -153,6 +184,8 @@ func outlineKind(k symbols.Kind) (protocol.SymbolKind, bool) {
 		return protocol.SymbolKindField, true
 	case symbols.Pin:
 		return protocol.SymbolKindEvent, true
+	case symbols.Function:
+		return protocol.SymbolKindFunction, true
 	}
 	return 0, false
 }
@@ -165,9 +198,11 @@ func (s *server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParam
 	path := d.path
 	out := []protocol.DocumentSymbol{}
 	// Members follow their container in declaration order; they nest
-	// under the last container of their name.
+	// under it (ContainerRef), else under the last container of their
+	// name.
 	byName := map[string]int{}
-	for _, sym := range res.Index.Symbols {
+	byRef := map[symbols.Ref]int{}
+	for i, sym := range res.Index.Symbols {
 		kind, shown := outlineKind(sym.Kind)
 		if !shown || sym.Embedded || sym.Range.File != path {
 			continue
@@ -179,8 +214,13 @@ func (s *server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParam
 			detail += ": " + sym.Type
 		}
 		ds.Detail = &detail
-		if i, ok := byName[sym.Container]; ok && sym.Container != "" {
-			out[i].Children = append(out[i].Children, ds)
+		at, nested := byRef[sym.ContainerRef]
+		if sym.ContainerRef == 0 {
+			at, nested = byName[sym.Container]
+			nested = nested && sym.Container != ""
+		}
+		if nested {
+			out[at].Children = append(out[at].Children, ds)
 			continue
 		}
 		if sym.Kind == symbols.Type || sym.Kind == symbols.Component {
@@ -189,6 +229,7 @@ func (s *server) documentSymbol(_ *glsp.Context, p *protocol.DocumentSymbolParam
 				key = sym.Container + "." + sym.Name
 			}
 			byName[key] = len(out)
+			byRef[symbols.RefTo(i)] = len(out)
 		}
 		out = append(out, ds)
 	}

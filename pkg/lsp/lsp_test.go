@@ -143,6 +143,14 @@ func (c *client) initialize() protocol.InitializeResult {
 	return res
 }
 
+// replace sends a change of the whole text of the document uri.
+func (c *client) replace(uri string, version int, text string) {
+	c.t.Helper()
+	c.notify(protocol.MethodTextDocumentDidChange, protocol.DidChangeTextDocumentParams{
+		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: uri}, Version: protocol.Integer(version)},
+		ContentChanges: []any{protocol.TextDocumentContentChangeEventWhole{Text: text}}})
+}
+
 func (c *client) open(path string, text string) protocol.DocumentUri {
 	c.t.Helper()
 	uri := uriOf(path)
@@ -290,9 +298,7 @@ func TestProtocolSession(t *testing.T) {
 	// and a property is being typed in app.
 	edited := strings.Replace(read("service.yaml"), "- database: db\n", "- database: dbx\n", 1)
 	edited = strings.Replace(edited, "        port: 9090\n", "        port: 9090\n        \n", 1)
-	c.notify(protocol.MethodTextDocumentDidChange, protocol.DidChangeTextDocumentParams{
-		TextDocument:   protocol.VersionedTextDocumentIdentifier{TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: service}, Version: 2},
-		ContentChanges: []any{protocol.TextDocumentContentChangeEventWhole{Text: edited}}})
+	c.replace(service, 2, edited)
 	tr.add("diagnostics after didChange (unsaved buffer)", c.diagnosticsFor(service).Diagnostics)
 
 	ask(c, tr, protocol.MethodTextDocumentCompletion, service, []probe{

@@ -13,6 +13,7 @@ import (
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
 	"github.com/xosplan/xosplan/pkg/config"
+	"github.com/xosplan/xosplan/pkg/tosca"
 )
 
 // DefaultDebounce is how long the server waits after a change for more
@@ -30,6 +31,10 @@ type Options struct {
 	Root *config.Root
 	// ImportMap maps URLs that TOSCA templates import to local files.
 	ImportMap map[string]string
+	// ProfilePath lists the folders searched for the TOSCA 2.0 profiles
+	// templates import by name (tosca.Options.ProfilePath), indexed when
+	// Serve starts.
+	ProfilePath []string
 	// Debounce is the pause after a change before compiling; 0:
 	// DefaultDebounce.
 	Debounce time.Duration
@@ -50,9 +55,18 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &server{opts: opts, ctx: ctx, docs: map[string]*document{}, results: map[string]config.Document{},
+	s := &server{opts: opts, ctx: ctx, docs: map[string]*document{}, results: map[string]config.Document{}, good: map[string]config.Document{},
 		pending: map[string]bool{}, kick: make(chan struct{}, 1)}
 	s.proto = s.handlers()
+	if len(opts.ProfilePath) > 0 {
+		// A folder that cannot be read leaves its profiles unknown, as
+		// the templates importing them will say; the server serves.
+		x, err := tosca.NewProfileIndex(ctx, opts.ProfilePath)
+		if err != nil {
+			s.logf("indexing the profile search path: %v", err)
+		}
+		s.profiles = x
+	}
 	conn := jsonrpc2.NewConn(ctx, jsonrpc2.NewBufferedStream(stream, jsonrpc2.VSCodeObjectCodec{}),
 		jsonrpc2.HandlerWithError(s.handle), jsonrpc2.SetLogger(logger{s}))
 	s.mu.Lock()
@@ -85,13 +99,17 @@ type server struct {
 	opts  Options
 	ctx   context.Context
 	proto *protocol.Handler
+	// profiles indexes Options.ProfilePath; nil when it is empty.
+	profiles *tosca.ProfileIndex
 
 	mu   sync.Mutex
 	conn *jsonrpc2.Conn
 	// docs are the open documents by path; results the last compile of
-	// each, kept after it is closed only while open.
+	// each, kept after it is closed only while open; good the last
+	// compile of each whose text parsed (lastGood).
 	docs    map[string]*document
 	results map[string]config.Document
+	good    map[string]config.Document
 	// pending lists the documents to compile once the debounce timer
 	// fires and kicks the compile loop.
 	pending map[string]bool
@@ -210,7 +228,7 @@ func (s *server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 		s.mu.Unlock()
 	}
 	caps := s.proto.CreateServerCapabilities()
-	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "[", "{", "(", "#", ",", "."}}
+	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "[", "{", "(", "#", ",", ".", "$"}}
 	caps.SemanticTokensProvider = &protocol.SemanticTokensOptions{Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: []string{"declaration"}}, Full: true}
 	version := s.opts.Version
 	return protocol.InitializeResult{Capabilities: caps, ServerInfo: &protocol.InitializeResultServerInfo{Name: "xosplan", Version: &version}}, nil
@@ -284,6 +302,7 @@ func (s *server) didClose(_ *glsp.Context, p *protocol.DidCloseTextDocumentParam
 	s.mu.Lock()
 	delete(s.docs, path)
 	delete(s.results, path)
+	delete(s.good, path)
 	delete(s.pending, path)
 	conn := s.conn
 	s.mu.Unlock()

@@ -31,6 +31,8 @@ func tokenType(k symbols.Kind) (int, bool) {
 		return 5, true
 	case symbols.Pin:
 		return 6, true
+	case symbols.Function:
+		return 4, true
 	}
 	return 0, false
 }

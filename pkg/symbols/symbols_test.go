@@ -46,3 +46,35 @@ func TestIndexLookups(t *testing.T) {
 		t.Errorf("ReferencesTo = %v", refs)
 	}
 }
+
+// TestRefsTellNamesApart proves that members and parents located by Ref
+// are found when names alone are ambiguous (TOSCA 2.0 names a node type
+// and a data type Root alike), and that TypesOf offers the names the
+// front end gives.
+func TestRefsTellNamesApart(t *testing.T) {
+	x := &Index{Symbols: []Symbol{
+		{Kind: Type, Name: "Root", Type: "data type"},
+		{Kind: Property, Name: "d", Container: "Root", ContainerRef: RefTo(0)},
+		{Kind: Type, Name: "Root", Type: "node type"},
+		{Kind: Property, Name: "n", Container: "Root", ContainerRef: RefTo(2)},
+		{Kind: Type, Name: "Web", Type: "node type", Parent: "Root", ParentRef: RefTo(2)},
+		{Kind: Property, Name: "port", Container: "Web", ContainerRef: RefTo(4)},
+	}}
+	var got []string
+	for _, m := range x.MembersOf(4, Property) {
+		got = append(got, m.Name)
+	}
+	if len(got) != 2 || got[0] != "n" || got[1] != "port" {
+		t.Errorf("MembersOf(Web) = %v, want [n port]: the node type Root's, not the data type's", got)
+	}
+	if i, ok := RefTo(3).Index(); !ok || i != 3 {
+		t.Errorf("RefTo(3).Index() = %d, %t", i, ok)
+	}
+	if _, ok := Ref(0).Index(); ok {
+		t.Error("the zero Ref locates a symbol")
+	}
+	x.TypeNames = []Spelling{{Name: "Root", Symbol: 2}, {Name: "ns:Web", Symbol: 4}, {Name: "Root", Symbol: 0}}
+	if got := x.TypesOf("node type"); len(got) != 2 || got[0] != "Root" || got[1] != "ns:Web" {
+		t.Errorf("TypesOf(node type) = %v", got)
+	}
+}

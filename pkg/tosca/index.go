@@ -5,7 +5,8 @@ package tosca
 // the compiler resolves names (types in lookupRef and templateType,
 // imports as they load, inputs and templates as functions read them) and
 // completed from the compiled topology, so that it says exactly what the
-// compiler understood; it detects nothing.
+// compiler understood; it detects nothing. A TOSCA 2.0 compile builds the
+// same index from its own phases' state (index2.go).
 
 import (
 	"context"
@@ -30,6 +31,10 @@ func CompileIndexed(ctx context.Context, path string, opts Options) (*graph.Grap
 	c := newCompiler(ctx, opts)
 	c.idx = &indexer{}
 	g, diags := c.compile(path)
+	if c.v2 != nil {
+		// A TOSCA 2.0 compile: its own index (index2.go).
+		return g, c.buildIndex2(), diags
+	}
 	return g, c.buildIndex(), diags
 }
 
@@ -80,23 +85,24 @@ func (c *compiler) noteCall(fn string, n *yamlsrc.Node, v graph.Value, secret bo
 	if c.idx == nil || len(n.Content) == 0 {
 		return
 	}
-	var res string
+	c.idx.calls = append(c.idx.calls, symbols.Call{Range: n.Content[0].Range, Function: fn, Result: callResult(v, secret)})
+}
+
+// callResult says what a call evaluated to at compile time, in Markdown.
+func callResult(v graph.Value, secret bool) string {
 	switch {
 	case secret:
-		res = "a sensitive value (not shown)"
+		return "a sensitive value (not shown)"
 	case v == nil:
-		res = "no value at compile time"
+		return "no value at compile time"
 	case graph.HasUnknown(v):
-		res = "known at apply time: `" + fmt.Sprint(v) + "`"
-	default:
-		b, err := json.Marshal(v)
-		if err != nil {
-			res = "a value that cannot be shown"
-			break
-		}
-		res = "`" + clipText(string(b), 400) + "`"
+		return "known at apply time: `" + clipText(fmt.Sprint(v), 400) + "`"
 	}
-	c.idx.calls = append(c.idx.calls, symbols.Call{Range: n.Content[0].Range, Function: fn, Result: res})
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "a value that cannot be shown"
+	}
+	return "`" + clipText(string(b), 400) + "`"
 }
 
 func clipText(s string, n int) string {

@@ -44,15 +44,7 @@ func TestCompileIndexedNamesWhatTheCompilerResolved(t *testing.T) {
 		{types, 9, 15, ""},
 	}
 	for _, tc := range tests {
-		got := ""
-		if i, ok := x.SymbolAt(tc.file, tc.line, tc.col); ok {
-			s := x.Symbols[i]
-			got = fmt.Sprintf("%s %s @ %s", s.Kind, s.Name, s.Range)
-			if s.Embedded {
-				got = fmt.Sprintf("%s %s @ %s", s.Kind, s.Name, s.Range.File)
-			}
-		}
-		if got != tc.want {
+		if got := symbolAt(x, tc.file, tc.line, tc.col); got != tc.want {
 			t.Errorf("%s:%d:%d names %q, want %q", tc.file, tc.line, tc.col, got, tc.want)
 		}
 	}
@@ -75,6 +67,21 @@ func TestCompileIndexedNamesWhatTheCompilerResolved(t *testing.T) {
 	if !strings.Contains(app.Detail, "derived from: `tosca.nodes.SoftwareComponent` → `tosca.nodes.Root`") || !strings.Contains(app.Detail, "An application.") {
 		t.Errorf("hover of example.App: %q", app.Detail)
 	}
+}
+
+// symbolAt describes the symbol named or defined at a position as
+// "kind name @ where it is defined" (an embedded one: @ its file), ""
+// for none.
+func symbolAt(x *symbols.Index, file string, line, col int) string {
+	i, ok := x.SymbolAt(file, line, col)
+	if !ok {
+		return ""
+	}
+	s := x.Symbols[i]
+	if s.Embedded {
+		return fmt.Sprintf("%s %s @ %s", s.Kind, s.Name, s.Range.File)
+	}
+	return fmt.Sprintf("%s %s @ %s", s.Kind, s.Name, s.Range)
 }
 
 // TestIndexNeverShowsASensitiveValue proves that what a function call

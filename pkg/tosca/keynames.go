@@ -17,14 +17,19 @@ const (
 )
 
 // Keynames lists, sorted, the keynames the grammar of a TOSCA version
-// (a tosca_definitions_version value; "" for the newest xosplan reads)
-// allows at a place, named by the YAML path of the map whose keys they
-// are with each name replaced by "*" (see PlaceServiceTemplate): those a
-// later version introduced are left out. A place the grammar does not
-// name, or whose keys are names (node_templates), gives nil. The lists
-// are the compiler's own, so an editor's completion offers exactly what
-// Compile accepts.
+// (a tosca_definitions_version value; "" for the newest 1.x xosplan
+// reads) allows at a place, named by the YAML path of the map whose keys
+// they are with each name replaced by "*" (see PlaceServiceTemplate):
+// those a later version introduced are left out. TOSCA 2.0 (tosca_2_0)
+// has its own places: "service_template", "service_template.node_templates.*",
+// "imports" (a list of import maps), "functions.*", and so on. A place the
+// grammar does not name, or whose keys are names (node_templates), gives
+// nil. The lists are the compiler's own, so an editor's completion
+// offers exactly what Compile accepts.
 func Keynames(version, place string) []string {
+	if isVersion20(version) {
+		return sortedKeys(keynames2(place))
+	}
 	v, ok := normaliseVersion(version)
 	if !ok {
 		v = version13
@@ -108,23 +113,32 @@ func typeKeynames(place string) ([]string, string) {
 	return nil, ""
 }
 
-// Functions lists the intrinsic functions a value may call (those
-// evalFunction knows), sorted.
-func Functions() []string {
+// Functions lists, sorted, the built-in functions a value of a TOSCA
+// version may call: 1.x's intrinsic functions (those evalFunction
+// knows), or TOSCA 2.0's, written without their $ (§10.2).
+func Functions(version string) []string {
+	if isVersion20(version) {
+		return builtinFunctions2()
+	}
 	return []string{"concat", "get_artifact", "get_attribute", "get_input", "get_nodes_of_type",
 		"get_operation_output", "get_property", "join", "token"}
 }
 
 // PrimitiveTypes lists the type names a property, attribute, input or
-// schema definition may give besides data types: the primitive types and
-// the list and map collections, sorted.
+// schema definition of a 1.x template may give besides data types: the
+// primitive types and the list and map collections, sorted. TOSCA 2.0's
+// built-in types are data types of its index (CompileIndexed).
 func PrimitiveTypes() []string { return values.Primitives() }
 
 // TypeSection is the section of a service template that holds the types
 // a template or definition names after type: or derived_from: at the
-// place (as in Keynames), and the kind of those types as Symbol.Type
-// gives it ("node type", …); "" when the place names no type.
+// place (as in Keynames; a TOSCA 2.0 place under service_template as its
+// 1.x twin under topology_template), and the kind of those types as
+// Symbol.Type gives it ("node type", …); "" when the place names no type.
 func TypeSection(place string) string {
+	if rest, ok := strings.CutPrefix(place, "service_template"); ok && (rest == "" || rest[0] == '.') {
+		place = PlaceTopology + rest
+	}
 	switch {
 	case place == "topology_template.node_templates.*":
 		return kNode.word()
