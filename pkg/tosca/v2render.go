@@ -100,12 +100,12 @@ func (c *compiler) render2() *graph.Graph {
 					if src == dst {
 						continue
 					}
-					_ = g.AddEdge(graph.Edge{Source: src, Target: dst, Kind: kind, Name: ra.name, Range: ra.key})
+					c.addEdge(g, graph.Edge{Source: src, Target: dst, Kind: kind, Name: ra.name, Range: ra.key}, ra.path)
 				}
 			}
 		}
 	}
-	addReads2(g)
+	c.addReads2(g)
 	if len(topo.outputs) > 0 {
 		g.Outputs = topo.outputs
 	}
@@ -115,7 +115,7 @@ func (c *compiler) render2() *graph.Graph {
 // addReads2 orders a resource after each other resource whose state its
 // values read (an attribute(address, …) unknown in its spec or operation
 // inputs), as 1.x does (addReads), where no edge joins them already.
-func addReads2(g *graph.Graph) {
+func (c *compiler) addReads2(g *graph.Graph) {
 	type pair struct{ src, dst string }
 	linked := map[pair]bool{}
 	for _, e := range g.Edges() {
@@ -154,7 +154,7 @@ func addReads2(g *graph.Graph) {
 				continue
 			}
 			linked[k] = true
-			_ = g.AddEdge(graph.Edge{Source: r.Address, Target: t, Kind: graph.Reads, Range: r.Range})
+			c.addEdge(g, graph.Edge{Source: r.Address, Target: t, Kind: graph.Reads, Range: r.Range}, "")
 		}
 	}
 }
