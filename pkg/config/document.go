@@ -188,7 +188,7 @@ func folderManifests(ctx context.Context, dir string, root *Root, buffers Buffer
 }
 
 // JSONSchema returns the JSON Schema (draft 2020-12) of a file format,
-// FormatTOSCA (a TOSCA 1.x service template) or FormatManifest, for
+// FormatTOSCA (a TOSCA 1.0–1.3 or 2.0 file) or FormatManifest, for
 // editors without a language server; an error for another format.
 func JSONSchema(f Format) ([]byte, error) {
 	switch f {

@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// JSON Schema of a TOSCA 1.0–1.3 service template, for editors that have
-// no language server (the YAML language server reads it from a
-// modeline). It is built from the compiler's own keyname lists, so that
+// JSON Schema of a TOSCA service template, for editors that have no
+// language server (the YAML language server reads it from a modeline):
+// a file whose tosca_definitions_version is tosca_2_0 follows TOSCA 2.0's
+// grammar (schema2.go), any other TOSCA 1.0–1.3's. It is built from the compiler's own keyname lists, so that
 // it names what Compile accepts; it checks the shape of a file (which
 // keys a map may hold, which values are maps, lists or strings) and
 // leaves the rest — types, values, references — to Compile. Where real
@@ -16,11 +17,21 @@ import (
 // a map), it accepts them: a schema that rejects a valid file teaches
 // its users to ignore it.
 
-// JSONSchema returns the JSON Schema (draft 2020-12) of a TOSCA 1.x
-// service template, indented, with a final newline. The same build always
-// returns the same bytes.
+// JSONSchema returns the JSON Schema (draft 2020-12) of a TOSCA file,
+// 1.0–1.3 or 2.0 by its tosca_definitions_version (if/then/else over
+// $defs tosca1 and tosca2), indented, with a final newline. The same
+// build always returns the same bytes.
 func JSONSchema() ([]byte, error) {
-	data, err := json.MarshalIndent(serviceTemplateSchema(), "", "  ")
+	s := schema{
+		"$schema":     "https://json-schema.org/draft/2020-12/schema",
+		"title":       "TOSCA service template: Simple Profile in YAML 1.0–1.3, or TOSCA 2.0 (xosplan)",
+		"description": "A TOSCA file; tosca_definitions_version: tosca_2_0 selects TOSCA 2.0's grammar.",
+		"if":          schema{"properties": schema{"tosca_definitions_version": schema{"const": version20}}, "required": []string{"tosca_definitions_version"}},
+		"then":        schema{"$ref": "#/$defs/tosca2"},
+		"else":        schema{"$ref": "#/$defs/tosca1"},
+		"$defs":       schema{"tosca1": serviceTemplateSchema(), "tosca2": tosca2Schema()},
+	}
+	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("marshalling the TOSCA JSON Schema: %w", err)
 	}
@@ -131,7 +142,6 @@ func serviceTemplateSchema() schema {
 		sections[k.section()] = mapOf(typeDef, k.word()+" definitions, by name")
 	}
 	s := keys(topLevelKeys(), true, sections)
-	s["$schema"] = "https://json-schema.org/draft/2020-12/schema"
-	s["title"] = "TOSCA Simple Profile in YAML 1.0–1.3 service template (xosplan)"
+	s["description"] = "a TOSCA Simple Profile in YAML 1.0–1.3 service template"
 	return s
 }
