@@ -80,6 +80,9 @@ type DocumentOptions struct {
 	// Profiles is tosca.Options.Profiles: where TOSCA 2.0 templates find
 	// the profiles they import by name, indexed once for every compile.
 	Profiles *tosca.ProfileIndex
+	// Parses is tosca.Options.Parses: the parses of the last compiles,
+	// reused where a file did not change or changed inside one entry.
+	Parses *tosca.ParseCache
 }
 
 // CompileDocument compiles the unit one file belongs to, as Load would
@@ -113,7 +116,7 @@ func CompileDocument(ctx context.Context, path string, opts DocumentOptions) Doc
 	var x *symbols.Index
 	switch doc.Format {
 	case FormatTOSCA:
-		_, x, doc.Diags = tosca.CompileIndexed(ctx, path, tosca.Options{Root: root.Dirs(), ImportMap: opts.ImportMap, Files: opts.Buffers, Profiles: opts.Profiles})
+		_, x, doc.Diags = tosca.CompileIndexed(ctx, path, tosca.Options{Root: root.Dirs(), ImportMap: opts.ImportMap, Files: opts.Buffers, Profiles: opts.Profiles, Parses: opts.Parses})
 	case FormatManifest:
 		files := folderManifests(ctx, filepath.Dir(path), root, opts.Buffers)
 		if !slices.Contains(files, path) {

@@ -80,7 +80,7 @@ func (s *server) compile(ctx context.Context, path string, buffers config.Buffer
 			ok = false
 		}
 	}()
-	return config.CompileDocument(ctx, path, config.DocumentOptions{Root: s.opts.Root, Buffers: buffers, ImportMap: s.opts.ImportMap, Profiles: s.profiles}), true
+	return config.CompileDocument(ctx, path, config.DocumentOptions{Root: s.opts.Root, Buffers: buffers, ImportMap: s.opts.ImportMap, Profiles: s.profiles, Parses: s.parses}), true
 }
 
 // convert turns the diagnostics of a compile that lie in path into LSP

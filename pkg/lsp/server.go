@@ -56,7 +56,7 @@ func Serve(ctx context.Context, stream io.ReadWriteCloser, opts Options) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &server{opts: opts, ctx: ctx, docs: map[string]*document{}, results: map[string]config.Document{}, good: map[string]config.Document{},
-		pending: map[string]bool{}, kick: make(chan struct{}, 1)}
+		pending: map[string]bool{}, kick: make(chan struct{}, 1), parses: tosca.NewParseCache()}
 	s.proto = s.handlers()
 	if len(opts.ProfilePath) > 0 {
 		// A folder that cannot be read leaves its profiles unknown, as
@@ -101,6 +101,9 @@ type server struct {
 	proto *protocol.Handler
 	// profiles indexes Options.ProfilePath; nil when it is empty.
 	profiles *tosca.ProfileIndex
+	// parses keeps the parse of every file the compiles read, so that a
+	// change parses again only what it changed.
+	parses *tosca.ParseCache
 
 	mu   sync.Mutex
 	conn *jsonrpc2.Conn

@@ -75,6 +75,9 @@ type Options struct {
 	// (NewProfileIndex) and shared by the compiles of a run; nil: Compile
 	// indexes ProfilePath itself.
 	Profiles *ProfileIndex
+	// Parses keeps the parse of the files read for the next compile (an
+	// editor's, see ParseCache); nil: every file is parsed.
+	Parses *ParseCache
 }
 
 // Files is a tree of files that a compile reads in place of the file

@@ -142,6 +142,15 @@ func resolve[T comparable](x *symbols.Index, refs []refTo[T], numbered map[T]int
 // buildIndex turns what the compile recorded into the Index.
 func (c *compiler) buildIndex() *symbols.Index {
 	x := &symbols.Index{Version: c.version}
+	// Sized for what a large topology holds (a type's few members, a
+	// template's properties and requirements), so that indexing 10,000
+	// templates does not spend its time growing slices.
+	nodes := 0
+	if c.topo != nil {
+		nodes = len(c.topo.nodeList)
+	}
+	x.Symbols = make([]symbols.Symbol, 0, len(c.order)+8*len(c.declared)+2*nodes)
+	x.References = make([]symbols.Reference, 0, len(c.idx.types)+len(c.idx.nodes)+len(c.idx.inputs)+len(c.idx.imports)+8*nodes)
 	b := &symbolBuilder{x: x, types: map[*typeDef]int{}, nodes: map[*nodeTpl]int{}, inputs: map[*inputDef]int{},
 		members: map[*propDef]int{}, reqs: map[*reqDef]int{}, caps: map[*capDef]int{}, files: map[string]int{}}
 	for _, f := range c.order {

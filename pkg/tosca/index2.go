@@ -39,6 +39,9 @@ type index2 struct {
 	rels   map[string]int
 	groups map[string]int
 	inputs map[string]int
+	// chains holds each template type's chain as a template's hover
+	// shows it, written once.
+	chains map[*typeDef2]string
 }
 
 // What a call is where the compile gives it no value of its own.
@@ -53,7 +56,15 @@ func (c *compiler) buildIndex2() *symbols.Index {
 	x := &symbols.Index{Version: version20}
 	ix := &index2{c: c, x: x, files: map[*file]int{}, types: map[*typeDef2]int{}, props: map[*prop2]int{},
 		caps: map[*cap2]int{}, reqs: map[*req2]int{}, funcs: map[*funcDef2]int{}, nodes: map[string]int{},
-		rels: map[string]int{}, groups: map[string]int{}, inputs: map[string]int{}}
+		rels: map[string]int{}, groups: map[string]int{}, inputs: map[string]int{}, chains: map[*typeDef2]string{}}
+	// Sized for a large service template (see buildIndex).
+	nodes := 0
+	if c.v2.topo != nil {
+		nodes = len(c.v2.topo.nodes)
+	}
+	x.Symbols = make([]symbols.Symbol, 0, len(c.order)+8*len(c.v2.types)+2*nodes)
+	x.References = make([]symbols.Reference, 0, 64+8*nodes)
+	x.Calls = make([]symbols.Call, 0, 2*nodes)
 	ix.addFiles()
 	ix.addBuiltins()
 	for _, t := range c.v2.types {
@@ -362,10 +373,12 @@ func (ix *index2) addTopology() {
 			if i, ok := ix.types[t]; ok {
 				s.TypeRef = symbols.RefTo(i)
 			}
-			d += "\n\ntype: `" + text(p.Value.Get("type")) + "`"
-			if len(t.chain) > 1 {
-				d += " → " + strings.Join(quoteAll(t.chain[1:]), " → ")
+			chain, ok := ix.chains[t]
+			if !ok && len(t.chain) > 1 {
+				chain = " → " + strings.Join(quoteAll(t.chain[1:]), " → ")
+				ix.chains[t] = chain
 			}
+			d += "\n\ntype: `" + text(p.Value.Get("type")) + "`" + chain
 		}
 		if p.Value.Kind == yamlsrc.Mapping {
 			writeDescriptionTo(&d, p.Value)

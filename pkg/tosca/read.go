@@ -109,7 +109,7 @@ func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
 // stops that; repeated keys are the caller's to check (their severity
 // depends on the TOSCA version).
 func (c *compiler) parseYAML(name string, data []byte) *yamlsrc.Node {
-	root, ds := yamlsrc.Parse(name, data, yamlsrc.Limits{})
+	root, ds := c.opts.Parses.parse(name, data)
 	c.diags = c.diags.Extend(ds)
 	if ds.HasErrors() {
 		return nil
