@@ -252,12 +252,13 @@ func (c *Cluster) open(ctx context.Context) error {
 		ID:      c.member,
 		Queues:  map[string]river.QueueConfig{c.queue: {MaxWorkers: c.fetchAhead()}},
 		Workers: workers,
-		// New jobs arrive by notification; the cool-down bounds how often
-		// a member fetches. A member holds a few jobs more than it runs
-		// (fetchAhead), so a fetch every 20 ms keeps its slots busy with
-		// a third of the fetches (each a costly statement) of 5 ms.
-		FetchCooldown:     20 * time.Millisecond,
-		FetchPollInterval: 250 * time.Millisecond,
+		// New jobs arrive by notification, limited (by River) to one a
+		// cool-down per queue; the cool-down also bounds how often a member
+		// fetches, each fetch a costly statement. The jobs a member holds
+		// ahead (fetchAhead) cover the gap; the poll catches the jobs whose
+		// notification the limit swallowed.
+		FetchCooldown:     10 * time.Millisecond,
+		FetchPollInterval: 50 * time.Millisecond,
 		// The drivers time their operations; a job's own time is not
 		// bounded. A member that dies has its jobs handed out again by
 		// the leader (sweep), well before River's rescuer would.
@@ -491,9 +492,11 @@ func (c *Cluster) compareCheckout(leading bool, leader, theirs string) {
 }
 
 // fetchAhead is how many jobs River hands this member at once: its
-// parallelism and as many again, which wait for a slot.
+// parallelism and half as many again, which wait for a slot (enough to
+// cover the gap between two fetches; more would let the first member to
+// fetch take the others' share when a reconcile starts).
 func (c *Cluster) fetchAhead() int {
-	return min(2*c.opts.Parallelism, river.QueueNumWorkersMax)
+	return min(c.opts.Parallelism+max(2, c.opts.Parallelism/2), river.QueueNumWorkersMax)
 }
 
 // capacity is how many actions the live members run at once together.

@@ -52,11 +52,10 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 		// it started: it is reported as not run.
 		return c.report(ctx, job.ID, a, c.failAll(a, fmt.Errorf("%w: %w", executor.ErrInterrupted, ctx.Err())))
 	}
-	// The leader learns who runs the job (status, and handing it out
-	// again should this member die) while the action runs.
-	c.wg.Go(func() {
-		_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: job.ID, Member: c.member, Index: -1})
-	})
+	// The leader learns who runs the job from the processes it starts
+	// (their message), else from River's record of the job within a few
+	// seconds (findMembers): a message per job would cost every member a
+	// notification per action.
 	c.mu.Lock()
 	c.working[job.ID] = a.Addresses
 	c.mu.Unlock()
