@@ -85,7 +85,7 @@ type step struct {
 // anchors and aliases (a node shared across entries), directives and
 // document markers, tabs, a byte-order mark.
 func unsafeForReparse(b []byte) bool {
-	return bytes.IndexAny(b, "&*\t") >= 0 || bytes.HasPrefix(b, []byte("\ufeff")) || bytes.HasPrefix(b, []byte("%")) || bytes.Contains(b, []byte("\n%")) ||
+	return bytes.ContainsAny(b, "&*\t") || bytes.HasPrefix(b, []byte("\ufeff")) || bytes.HasPrefix(b, []byte("%")) || bytes.Contains(b, []byte("\n%")) ||
 		bytes.HasPrefix(b, []byte("---")) || bytes.Contains(b, []byte("\n---")) || bytes.Contains(b, []byte("\n...")) || bytes.HasPrefix(b, []byte("..."))
 }
 
