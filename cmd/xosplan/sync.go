@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	stdsync "sync"
 	"syscall"
@@ -23,6 +24,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -139,6 +141,27 @@ func (f *syncFlags) check(cmd *cobra.Command) error {
 	return nil
 }
 
+// syncRun is one `xosplan sync`: what its flags made ready, then the
+// engine, the cluster membership (with a PostgreSQL state) and the
+// listeners that feed the engine.
+type syncRun struct {
+	c      *cli
+	f      syncFlags
+	paths  []string
+	opts   executor.Options
+	logger *slog.Logger
+	token  string
+	// goal builds the configuration's goal; registry the drivers for a
+	// script root.
+	goal     xsync.GoalFunc
+	registry func(scriptRoot string) executor.Registry
+	stateDir string
+	backend  state.Store
+	engine   *xsync.Engine
+	member   *pgcluster.Cluster
+	metrics  *xsync.Metrics
+}
+
 func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	ctx := cmd.Context()
 	if err := f.check(cmd); err != nil {
@@ -147,8 +170,9 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	opts, err := f.apply.options(c)
-	if err != nil {
+	r := &syncRun{c: c, f: f, paths: paths}
+	var err error
+	if r.opts, err = f.apply.options(c); err != nil {
 		return usagef(cmd, "%v", err)
 	}
 	root, err := f.apply.root.root(c, paths)
@@ -158,178 +182,69 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	if err := refuseArchives(paths); err != nil {
 		return err
 	}
-	token, err := readToken(ctx, f.tokenFile)
-	if err != nil {
+	if r.token, err = readToken(ctx, f.tokenFile); err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	loopback := isLoopback(f.listen)
-	if f.listen != "" && !loopback && token == "" {
+	if f.listen != "" && !isLoopback(f.listen) && r.token == "" {
 		return usagef(cmd, "--listen %s is not a loopback address: give --api-token-file, whose token every request must then carry", f.listen)
 	}
-	inputs, diags, err := f.apply.inputs.values(ctx, c)
+	spec, diags, err := r.planSpec(ctx, root)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	importMap, mapDiags, err := f.apply.imports.values(ctx, c)
-	profilePath := f.apply.imports.profilePath(c)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	diags = diags.Extend(mapDiags)
-	placeOpts, diags := f.apply.placement.planOptions(ctx, c, diags)
 	if diags.HasErrors() {
 		return planFailed(views.NewPlan(false, c.stderr, c.streams()), diags)
 	}
-	logger := newSyncLogger(c.stderr, f.logFormat)
+	r.logger = newSyncLogger(c.stderr, f.logFormat)
 
-	backend, err := f.apply.state.open(ctx, c)
+	r.backend, err = f.apply.state.open(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer backend.Close()
+	defer r.backend.Close()
 	// With a PostgreSQL state, several syncs share the workspace as a
-	// cluster: the leader takes the state lock for its term (below).
+	// cluster: the leader takes the state lock for its term (lead).
 	// Otherwise this sync holds the lock for its whole run.
-	pg, clustered := backend.(*pgbackend.Backend)
+	pg, clustered := r.backend.(*pgbackend.Backend)
 	var prior *state.State
 	if clustered {
-		if prior, err = backend.Read(ctx); err != nil {
-			return err
-		}
+		prior, err = r.backend.Read(ctx)
 	} else {
-		held, err := backend.Lock(ctx, stateLockInfo("sync"))
-		if err != nil {
+		var held *state.HeldLock
+		if held, err = r.backend.Lock(ctx, stateLockInfo("sync")); err != nil {
 			return err
 		}
 		defer held.Unlock()
-		if prior, err = recoverState(backend); err != nil {
-			return err
-		}
+		prior, err = recoverState(r.backend)
 	}
-	execRoot, err := f.apply.root.executorRoot(c, root, prior)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	claimer, err := f.apply.placement.placer(ctx, c, prior)
 	if err != nil {
 		return err
 	}
-	salt, err := planner.NewInputSalt()
-	if err != nil {
+	if err := r.prepareGoal(ctx, cmd, spec, diags, prior); err != nil {
 		return err
-	}
-	stateDir := scriptStateDir(backend)
-	registry := func(scriptRoot string) executor.Registry {
-		return executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.apply.timeout, StateDir: stateDir})
-	}
-	goal := func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
-		spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.apply.inputs.file, importMap: importMap,
-			profilePath: profilePath, scriptRoot: f.apply.scriptRoot, opts: planner.Options{Placement: placeOpts, InputSalt: salt}}
-		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)
-		goalDiags = diags.Extend(goalDiags)
-		if err != nil || desired == nil {
-			return nil, goalDiags, err
-		}
-		scriptRoot := spec.effectiveScriptRoot(res)
-		return &xsync.Goal{Desired: desired, Plan: planOpts, ScriptRoot: scriptRoot, Drivers: registry(scriptRoot),
-			Placer: executorPlacer(claimer)}, goalDiags, nil
 	}
 	wd, _ := os.Getwd()
-	metrics := xsync.NewMetrics()
-	eopts := xsync.Options{Goal: goal, Store: backend, Drivers: registry(f.apply.scriptRoot), Apply: opts,
+	r.metrics = xsync.NewMetrics()
+	eopts := xsync.Options{Goal: r.goal, Store: r.backend, Drivers: r.registry(f.apply.scriptRoot), Apply: r.opts,
 		Timeout: f.apply.timeout, WorkDir: wd, RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval,
-		Resync: f.resync, Logger: logger, Events: logApplyEvent(logger), Metrics: metrics}
-	var engine *xsync.Engine
-	var member *pgcluster.Cluster
+		Resync: f.resync, Logger: r.logger, Events: logApplyEvent(r.logger), Metrics: r.metrics}
 	if clustered {
-		path, workspace := f.apply.state.where(c)
-		member, err = pgcluster.Open(ctx, pgcluster.Options{DSN: path, Workspace: cmp.Or(workspace, pgbackend.DefaultWorkspace),
-			Name: f.memberName, Parallelism: f.apply.parallelism, PerDriver: opts.PerDriver, Lease: f.lease, WorkDir: wd, Logger: logger,
-			Local: func(ctx context.Context) (pgcluster.Local, error) {
-				g, gdiags, err := goal(ctx)
-				if err != nil {
-					return pgcluster.Local{}, err
-				}
-				if gdiags.HasErrors() || g == nil {
-					return pgcluster.Local{}, fmt.Errorf("the configuration has errors: %w", gdiags.Err())
-				}
-				return pgcluster.Local{Drivers: g.Drivers, Digest: xsync.CheckoutDigest(g)}, nil
-			},
-			// Called only while this member leads, when the engine runs.
-			OnReconcile: func(reason string) { engine.ConfigurationChanged(reason) },
-			OnCheck:     func(addr string) { _ = engine.Check(addr) }})
-		if err != nil {
+		if err := r.joinCluster(ctx, wd); err != nil {
 			return err
 		}
-		defer func() {
-			// Actions running here get the grace apply gives them.
-			stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(opts.Grace, executor.DefaultGrace))
-			defer cancel()
-			if err := member.Close(stopCtx); err != nil {
-				logger.Warn("leaving the cluster", "error", err.Error())
-			}
-		}()
-		eopts.Cluster = member
+		defer r.leaveCluster(ctx)
+		eopts.Cluster = r.member
 	}
-	engine = xsync.New(eopts)
-	// A request for a reconcile or a check goes to the engine, or, on a
-	// member of a cluster that does not lead, to the leader.
-	reconcile := func(reason string) {
-		if member != nil && !member.Leading() {
-			if err := member.RequestReconcile(ctx, reason+" (via "+member.Member()+")"); err != nil {
-				logger.Warn("reconcile not requested", "error", err.Error())
-			}
-			return
-		}
-		engine.ConfigurationChanged(reason)
-	}
-	check := func(addr string) error {
-		if member != nil && !member.Leading() {
-			return member.RequestCheck(ctx, addr)
-		}
-		return engine.Check(addr)
-	}
+	r.engine = xsync.New(eopts)
 
 	var wg stdsync.WaitGroup
 	defer wg.Wait()
 	runCtx, stop := context.WithCancel(ctx)
 	defer stop()
-	if f.listen != "" {
-		srv, ln, err := listenAPI(runCtx, engine, f, xsync.APIOptions{Token: token, WritesOnly: loopback, Encode: encodeSyncEvent,
-			Metrics: metrics, Reconcile: reconcile, Check: check})
-		if err != nil {
-			return err
-		}
-		logger.Info("API listening", "address", ln.Addr().String())
-		wg.Go(func() {
-			if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				logger.Error("API stopped", "error", err.Error())
-			}
-		})
-		wg.Go(func() {
-			<-runCtx.Done()
-			shutdown, cancel := context.WithTimeout(context.WithoutCancel(runCtx), 5*time.Second)
-			defer cancel()
-			_ = srv.Shutdown(shutdown)
-		})
+	if err := r.serveAPI(runCtx, &wg); err != nil {
+		return err
 	}
-	watchPaths := paths
-	if f.apply.scriptRoot != "" {
-		watchPaths = append(watchPaths, f.apply.scriptRoot)
-	}
-	statePath, _ := filepath.Abs(backend.Location())
-	wg.Go(func() {
-		_ = xsync.Watch(runCtx, watchPaths, xsync.WatchOptions{Debounce: f.debounce, Poll: pollOption(f.poll),
-			Ignore: func(p string) bool {
-				abs, err := filepath.Abs(p)
-				return err == nil && (strings.HasPrefix(abs, statePath) || strings.HasPrefix(abs, stateDir))
-			}}, func(reason string) {
-			engine.ConfigurationChanged(reason)
-			if member != nil {
-				member.LocalChanged()
-			}
-		})
-	})
+	r.watch(runCtx, &wg)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
@@ -339,33 +254,190 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 			case <-runCtx.Done():
 				return
 			case <-hup:
-				reconcile("SIGHUP")
+				r.reconcile(runCtx, "SIGHUP")
 			}
 		}
 	})
-	if member == nil {
-		logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", backend.Location())
-		err = engine.Run(ctx)
-		stop()
-		return err
+	if r.member == nil {
+		r.logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", r.backend.Location())
+		err = r.engine.Run(ctx)
+	} else {
+		r.logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", r.backend.Location(), "member", r.member.Member())
+		err = r.member.Run(ctx, func(term context.Context) error { return r.lead(term, pg) })
 	}
-	logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", backend.Location(), "member", member.Member())
-	err = member.Run(ctx, func(term context.Context) error {
-		held, err := pgcluster.LockState(term, pg, stateLockInfo("sync"), logger)
-		if err != nil {
-			if term.Err() != nil {
-				return nil
-			}
-			return err
-		}
-		defer held.Unlock()
-		if _, err := recoverState(backend); err != nil {
-			return err
-		}
-		return engine.Run(term)
-	})
 	stop()
 	return err
+}
+
+// planSpec reads the inputs, the import map and the placement options
+// into the spec every compile of the goal uses.
+func (r *syncRun) planSpec(ctx context.Context, root *config.Root) (planSpec, diag.Diagnostics, error) {
+	a := &r.f.apply
+	inputs, diags, err := a.inputs.values(ctx, r.c)
+	if err != nil {
+		return planSpec{}, nil, err
+	}
+	importMap, mapDiags, err := a.imports.values(ctx, r.c)
+	if err != nil {
+		return planSpec{}, nil, err
+	}
+	diags = diags.Extend(mapDiags)
+	placeOpts, diags := a.placement.planOptions(ctx, r.c, diags)
+	return planSpec{paths: r.paths, root: root, inputs: inputs, inputsFile: a.inputs.file, importMap: importMap,
+		profilePath: a.imports.profilePath(r.c), scriptRoot: a.scriptRoot, opts: planner.Options{Placement: placeOpts}}, diags, nil
+}
+
+// prepareGoal makes the goal function and the drivers' registry, from the
+// state recorded before (the roots and placements it names).
+func (r *syncRun) prepareGoal(ctx context.Context, cmd *cobra.Command, spec planSpec, diags diag.Diagnostics, prior *state.State) error {
+	a := &r.f.apply
+	execRoot, err := a.root.executorRoot(r.c, spec.root, prior)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	claimer, err := a.placement.placer(ctx, r.c, prior)
+	if err != nil {
+		return err
+	}
+	if spec.opts.InputSalt, err = planner.NewInputSalt(); err != nil {
+		return err
+	}
+	r.stateDir = scriptStateDir(r.backend)
+	r.registry = func(scriptRoot string) executor.Registry {
+		return executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: a.timeout, StateDir: r.stateDir})
+	}
+	r.goal = func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
+		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)
+		goalDiags = diags.Extend(goalDiags)
+		if err != nil || desired == nil {
+			return nil, goalDiags, err
+		}
+		scriptRoot := spec.effectiveScriptRoot(res)
+		return &xsync.Goal{Desired: desired, Plan: planOpts, ScriptRoot: scriptRoot, Drivers: r.registry(scriptRoot),
+			Placer: executorPlacer(claimer)}, goalDiags, nil
+	}
+	return nil
+}
+
+// joinCluster makes this sync a member of its workspace's cluster.
+func (r *syncRun) joinCluster(ctx context.Context, wd string) error {
+	path, workspace := r.f.apply.state.where(r.c)
+	member, err := pgcluster.Open(ctx, pgcluster.Options{DSN: path, Workspace: cmp.Or(workspace, pgbackend.DefaultWorkspace),
+		Name: r.f.memberName, Parallelism: r.f.apply.parallelism, PerDriver: r.opts.PerDriver, Lease: r.f.lease, WorkDir: wd,
+		Logger: r.logger,
+		Local: func(ctx context.Context) (pgcluster.Local, error) {
+			g, gdiags, err := r.goal(ctx)
+			if err != nil {
+				return pgcluster.Local{}, err
+			}
+			if gdiags.HasErrors() || g == nil {
+				return pgcluster.Local{}, fmt.Errorf("the configuration has errors: %w", gdiags.Err())
+			}
+			return pgcluster.Local{Drivers: g.Drivers, Digest: xsync.CheckoutDigest(g)}, nil
+		},
+		// Called only while this member leads, when the engine runs.
+		OnReconcile: func(reason string) { r.engine.ConfigurationChanged(reason) },
+		OnCheck:     func(addr string) { _ = r.engine.Check(addr) }})
+	r.member = member
+	return err
+}
+
+// leaveCluster leaves it: the actions running here get the grace apply
+// gives them.
+func (r *syncRun) leaveCluster(ctx context.Context) {
+	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(r.opts.Grace, executor.DefaultGrace))
+	defer cancel()
+	if err := r.member.Close(stopCtx); err != nil {
+		r.logger.Warn("leaving the cluster", "error", err.Error())
+	}
+}
+
+// lead is a term of this member's leadership: the state lock, the journal
+// a former leader left, and the engine until the term ends.
+func (r *syncRun) lead(term context.Context, pg *pgbackend.Backend) error {
+	held, err := pgcluster.LockState(term, pg, stateLockInfo("sync"), r.logger)
+	if err != nil {
+		if term.Err() != nil {
+			return nil
+		}
+		return err
+	}
+	defer held.Unlock()
+	if _, err := recoverState(r.backend); err != nil {
+		return err
+	}
+	return r.engine.Run(term)
+}
+
+// reconcile asks for a reconcile: of the engine, or, on a member of a
+// cluster that does not lead, of the leader.
+func (r *syncRun) reconcile(ctx context.Context, reason string) {
+	if r.member != nil && !r.member.Leading() {
+		if err := r.member.RequestReconcile(ctx, reason+" (via "+r.member.Member()+")"); err != nil {
+			r.logger.Warn("reconcile not requested", "error", err.Error())
+		}
+		return
+	}
+	r.engine.ConfigurationChanged(reason)
+}
+
+// check asks for a resource's health check, as reconcile does.
+func (r *syncRun) check(ctx context.Context, addr string) error {
+	if r.member != nil && !r.member.Leading() {
+		return r.member.RequestCheck(ctx, addr)
+	}
+	return r.engine.Check(addr)
+}
+
+// serveAPI starts the API when --listen names an address; it stops with
+// ctx.
+func (r *syncRun) serveAPI(ctx context.Context, wg *stdsync.WaitGroup) error {
+	if r.f.listen == "" {
+		return nil
+	}
+	srv, ln, err := listenAPI(ctx, r.engine, r.f, xsync.APIOptions{Token: r.token, WritesOnly: isLoopback(r.f.listen),
+		Encode: encodeSyncEvent, Metrics: r.metrics,
+		Reconcile: func(reason string) { r.reconcile(ctx, reason) },
+		Check:     func(addr string) error { return r.check(ctx, addr) }})
+	if err != nil {
+		return err
+	}
+	r.logger.Info("API listening", "address", ln.Addr().String())
+	wg.Go(func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			r.logger.Error("API stopped", "error", err.Error())
+		}
+	})
+	wg.Go(func() {
+		<-ctx.Done()
+		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(shutdown)
+	})
+	return nil
+}
+
+// watch turns changes of the configuration's files (and of the script
+// root) into reconciles, and tells the cluster member its checkout may
+// have changed.
+func (r *syncRun) watch(ctx context.Context, wg *stdsync.WaitGroup) {
+	watchPaths := r.paths
+	if r.f.apply.scriptRoot != "" {
+		watchPaths = append(slices.Clone(watchPaths), r.f.apply.scriptRoot)
+	}
+	statePath, _ := filepath.Abs(r.backend.Location())
+	wg.Go(func() {
+		_ = xsync.Watch(ctx, watchPaths, xsync.WatchOptions{Debounce: r.f.debounce, Poll: pollOption(r.f.poll),
+			Ignore: func(p string) bool {
+				abs, err := filepath.Abs(p)
+				return err == nil && (strings.HasPrefix(abs, statePath) || strings.HasPrefix(abs, r.stateDir))
+			}}, func(reason string) {
+			r.engine.ConfigurationChanged(reason)
+			if r.member != nil {
+				r.member.LocalChanged()
+			}
+		})
+	})
 }
 
 // recoverState reads the state with the journal an interrupted apply
