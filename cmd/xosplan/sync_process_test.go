@@ -50,15 +50,7 @@ func TestSyncReconcilesOnSIGHUPAndStopsGracefullyOnSIGTERM(t *testing.T) {
 	waitFor(t, 60*time.Second, "the action to start", func() bool { return strings.Contains(log.String(), `msg="action started" address=slow`) })
 	// SIGTERM while the create runs: nothing new starts, the create gets
 	// its grace, the state is saved, and sync ends well.
-	done.signal(t, syscall.SIGTERM)
-	select {
-	case err := <-done.ended:
-		if err != nil {
-			t.Fatalf("sync ended with %v after SIGTERM, want status 0", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("sync did not end after SIGTERM")
-	}
+	done.terminate(t)
 	if got := string(mustRead(t, filepath.Join(work, "slow.log"))); got != "started\ndone\n" {
 		t.Errorf("the create ran %q, want it to finish within its grace", got)
 	}
@@ -82,21 +74,27 @@ func TestSyncReconcilesOnSIGHUPAndStopsGracefullyOnSIGTERM(t *testing.T) {
 		return strings.Contains(log.String(), `msg="reconcile started" reason=SIGHUP`) &&
 			strings.Count(log.String(), `msg="reconcile ended" outcome=no_changes`) == 2
 	})
-	done.signal(t, syscall.SIGTERM)
-	select {
-	case err := <-done.ended:
-		if err != nil {
-			t.Fatalf("sync ended with %v after SIGTERM, want status 0", err)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("sync did not end after SIGTERM")
-	}
+	done.terminate(t)
 }
 
 // syncProcess is a running `xosplan sync`; ended receives its end once.
 type syncProcess struct {
 	cmd   *exec.Cmd
 	ended chan error
+}
+
+// terminate sends SIGTERM and wants sync to end with status 0.
+func (p *syncProcess) terminate(t *testing.T) {
+	t.Helper()
+	p.signal(t, syscall.SIGTERM)
+	select {
+	case err := <-p.ended:
+		if err != nil {
+			t.Fatalf("sync ended with %v after SIGTERM, want status 0", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("sync did not end after SIGTERM")
+	}
 }
 
 func (p *syncProcess) signal(t *testing.T, sig os.Signal) {
