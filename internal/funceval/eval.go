@@ -479,67 +479,10 @@ func Compare(a, b graph.Value, ord Ordering) (int, bool) {
 	}
 	// Values of different kinds are never equal (§10.2.2.2.1: "1" is not
 	// 1); lists and maps are equal item by item.
-	if equalValues(a, b) {
+	if graph.Equal(a, b) {
 		return 0, true
 	}
 	return 1, false
-}
-
-// equalValues reports whether two canonical values are equal: of one
-// kind, numbers by value, lists and maps item by item.
-func equalValues(a, b graph.Value) bool {
-	if kindOf(a) != kindOf(b) {
-		return false
-	}
-	switch x := a.(type) {
-	case int64, float64:
-		fa, _ := ToFloat(a)
-		fb, _ := ToFloat(b)
-		return fa == fb
-	case []graph.Value:
-		y := b.([]graph.Value)
-		if len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !equalValues(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	case map[string]graph.Value:
-		y := b.(map[string]graph.Value)
-		if len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !equalValues(v, w) {
-				return false
-			}
-		}
-		return true
-	}
-	return fmt.Sprint(a) == fmt.Sprint(b)
-}
-
-// kindOf names the kind of a canonical value, for equality.
-func kindOf(v graph.Value) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case string:
-		return "string"
-	case bool:
-		return "boolean"
-	case int64, float64:
-		return "number"
-	case []graph.Value:
-		return "list"
-	case map[string]graph.Value:
-		return "map"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // Describe renders a value for a message, shortened to 80 characters; a
