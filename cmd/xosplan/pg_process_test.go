@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/internal/pgtest"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
@@ -152,18 +153,6 @@ func TestPostgresApplyRaceHoldsTheLockOneAtATimeAndLosesNoUpdate(t *testing.T) {
 	}
 }
 
-// waitFor polls cond every 20 ms until it holds, failing t after limit.
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s did not happen within %s", what, limit)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // queryStrings returns the first column of a query's rows as text, nil
 // when the query fails (a server that is down).
 func queryStrings(dsn, sql string) []string {
@@ -196,7 +185,7 @@ func TestPostgresKilledLockHolderReleasesTheLock(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = first.Process.Kill(); _ = first.Wait() })
-	waitFor(t, time.Minute, "the gated create", func() bool { _, err := os.Stat(filepath.Join(work, "started")); return err == nil })
+	testutil.WaitFor(t, time.Minute, "the gated create", func() bool { _, err := os.Stat(filepath.Join(work, "started")); return err == nil })
 	if holders := queryStrings(db, `SELECT info->>'Operation' FROM xosplan_lock`); !slices.Equal(holders, []string{"apply"}) {
 		t.Fatalf("lock rows %v while the apply runs, want one of apply", holders)
 	}
@@ -258,7 +247,7 @@ func TestPostgresKilledServerLosesNoAcknowledgedOperation(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	var acked []string
-	waitFor(t, time.Minute, "three acknowledged outcomes", func() bool {
+	testutil.WaitFor(t, time.Minute, "three acknowledged outcomes", func() bool {
 		acked = queryStrings(db, `SELECT address FROM xosplan_journal WHERE kind = 'outcome' ORDER BY seq`)
 		return len(acked) >= 3
 	})

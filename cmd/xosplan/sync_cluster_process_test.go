@@ -12,12 +12,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/xosplan/xosplan/internal/pgtest"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/state"
 	xsync "github.com/xosplan/xosplan/pkg/sync"
 )
@@ -79,33 +79,15 @@ topology_template:
 type syncMember struct {
 	name string
 	cmd  *exec.Cmd
-	out  *lockedBuffer
+	out  *testutil.Buffer
 	addr string // its --listen-file
 	done chan struct{}
-}
-
-// lockedBuffer collects a process's output.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // startMember starts a sync member named name on the workspace of db.
 func startMember(t *testing.T, dir, db, name string, extra ...string) *syncMember {
 	t.Helper()
-	m := &syncMember{name: name, out: &lockedBuffer{}, addr: filepath.Join(dir, name+".addr"), done: make(chan struct{})}
+	m := &syncMember{name: name, out: &testutil.Buffer{}, addr: filepath.Join(dir, name+".addr"), done: make(chan struct{})}
 	args := append([]string{"sync", "--state", db, "--member-name", name, "--lease", clusterLease.String(), "--health-interval", "1h",
 		"--debounce", "100ms", "--poll-interval", "1s", "--retry-base", "1s", "--grace", "2s",
 		"--listen", "127.0.0.1:0", "--listen-file", m.addr}, extra...)
@@ -249,16 +231,16 @@ func TestSyncClusterSpreadsTheWorkAndSurvivesItsLeader(t *testing.T) {
 	for _, n := range []string{"m1", "m2", "m3"} {
 		members[n] = startMember(t, dir, db, n, "--parallelism", "2")
 	}
-	waitFor(t, 60*time.Second, "three live members and a leader", func() bool {
+	testutil.WaitFor(t, 60*time.Second, "three live members and a leader", func() bool {
 		return liveMembers(members["m1"]) == 3 && leaderOf(members["m1"]) != ""
 	})
 	work := nodes("w", 24)
 	clusterStack(t, dir, "g1", work...)
-	waitFor(t, 90*time.Second, "the 24 creates", func() bool {
+	testutil.WaitFor(t, 90*time.Second, "the 24 creates", func() bool {
 		perAddr, _ := countRuns(runs(t, dir), "Standard.create")
 		return len(perAddr) == 24
 	})
-	waitFor(t, 30*time.Second, "the stack to be applied", func() bool { return noChanges(t, dir, db) })
+	testutil.WaitFor(t, 30*time.Second, "the stack to be applied", func() bool { return noChanges(t, dir, db) })
 	perAddr, perMember := countRuns(runs(t, dir), "Standard.create")
 	for _, n := range []string{"m1", "m2", "m3"} {
 		if perMember[n] == 0 {
@@ -275,7 +257,7 @@ func TestSyncClusterSpreadsTheWorkAndSurvivesItsLeader(t *testing.T) {
 	// The next reconcile updates every node; the leader dies in it.
 	leader := leaderOf(members["m1"])
 	clusterStack(t, dir, "g2", work...)
-	waitFor(t, 60*time.Second, "the update to start", func() bool {
+	testutil.WaitFor(t, 60*time.Second, "the update to start", func() bool {
 		perAddr, _ := countRuns(runs(t, dir), "Standard.configure")
 		return len(perAddr) >= 4
 	})
@@ -287,12 +269,12 @@ func TestSyncClusterSpreadsTheWorkAndSurvivesItsLeader(t *testing.T) {
 			survivor = m
 		}
 	}
-	waitFor(t, 10*clusterLease, "another member to lead", func() bool {
+	testutil.WaitFor(t, 10*clusterLease, "another member to lead", func() bool {
 		l := leaderOf(survivor)
 		return l != "" && l != leader
 	})
 	t.Logf("%s led again %s after %s was killed (lease %s)", leaderOf(survivor), time.Since(killed).Round(time.Millisecond), leader, clusterLease)
-	waitFor(t, 90*time.Second, "the update to finish", func() bool { return noChanges(t, dir, db) })
+	testutil.WaitFor(t, 90*time.Second, "the update to finish", func() bool { return noChanges(t, dir, db) })
 	configured, _ := countRuns(runs(t, dir), "Standard.configure")
 	for _, a := range work {
 		if c := configured[a]; c < 1 || c > 2 {
@@ -322,7 +304,7 @@ func TestSyncClusterHandsTheActionOfAKilledMemberToAnother(t *testing.T) {
 	for _, n := range []string{"m1", "m2", "m3"} {
 		members[n] = startMember(t, dir, db, n)
 	}
-	waitFor(t, 60*time.Second, "three live members and a leader", func() bool {
+	testutil.WaitFor(t, 60*time.Second, "three live members and a leader", func() bool {
 		return liveMembers(members["m1"]) == 3 && leaderOf(members["m1"]) != ""
 	})
 	leader := leaderOf(members["m1"])
@@ -336,13 +318,13 @@ func TestSyncClusterHandsTheActionOfAKilledMemberToAnother(t *testing.T) {
 		started := filepath.Join(dir, "work", node+".started")
 		_ = os.Remove(release)
 		clusterStack(t, dir, "g1", slow...)
-		waitFor(t, 60*time.Second, node+" to start", func() bool { _, err := os.Stat(started); return err == nil })
+		testutil.WaitFor(t, 60*time.Second, node+" to start", func() bool { _, err := os.Stat(started); return err == nil })
 		runner := strings.TrimSpace(string(mustRead(t, started)))
 		if runner == leader {
 			if err := os.WriteFile(release, nil, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, 30*time.Second, node+" to be created", func() bool { return noChanges(t, dir, db) })
+			testutil.WaitFor(t, 30*time.Second, node+" to be created", func() bool { return noChanges(t, dir, db) })
 			continue
 		}
 		if err := os.Remove(started); err != nil {
@@ -351,9 +333,9 @@ func TestSyncClusterHandsTheActionOfAKilledMemberToAnother(t *testing.T) {
 		// Killed once the leader has recorded that the member runs it
 		// (a member killed in the instant after it started a process may
 		// never have said so: then only the first intent names nobody).
-		waitFor(t, 30*time.Second, "the journal to name "+runner, func() bool { return len(intentMembers(t, db, node)) == 1 })
+		testutil.WaitFor(t, 30*time.Second, "the journal to name "+runner, func() bool { return len(intentMembers(t, db, node)) == 1 })
 		members[runner].kill()
-		waitFor(t, 10*clusterLease, node+" to start again on another member", func() bool { _, err := os.Stat(started); return err == nil })
+		testutil.WaitFor(t, 10*clusterLease, node+" to start again on another member", func() bool { _, err := os.Stat(started); return err == nil })
 		second := strings.TrimSpace(string(mustRead(t, started)))
 		if second == runner {
 			t.Fatalf("%s started again on %s, which was killed", node, runner)
@@ -365,7 +347,7 @@ func TestSyncClusterHandsTheActionOfAKilledMemberToAnother(t *testing.T) {
 		if err := os.WriteFile(release, nil, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, 60*time.Second, node+" to be created", func() bool { return noChanges(t, dir, db) })
+		testutil.WaitFor(t, 60*time.Second, node+" to be created", func() bool { return noChanges(t, dir, db) })
 		if leaderOf(members[second]) != leader {
 			t.Errorf("the leader changed from %s to %s, though only a worker died", leader, leaderOf(members[second]))
 		}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -47,7 +48,7 @@ func TestSyncReconcilesOnSIGHUPAndStopsGracefullyOnSIGTERM(t *testing.T) {
 		}
 	}
 	log, done := startSync(t, dir, []string{"WORK=" + work, "DELAY=2"}, "--grace", "30s")
-	waitFor(t, 60*time.Second, "the action to start", func() bool { return strings.Contains(log.String(), `msg="action started" address=slow`) })
+	testutil.WaitFor(t, 60*time.Second, "the action to start", func() bool { return strings.Contains(log.String(), `msg="action started" address=slow`) })
 	// SIGTERM while the create runs: nothing new starts, the create gets
 	// its grace, the state is saved, and sync ends well.
 	done.terminate(t)
@@ -68,9 +69,9 @@ func TestSyncReconcilesOnSIGHUPAndStopsGracefullyOnSIGTERM(t *testing.T) {
 
 	// SIGHUP asks for a reconcile, which finds nothing to do.
 	log, done = startSync(t, dir, []string{"WORK=" + work, "DELAY=0"})
-	waitFor(t, 60*time.Second, "the first reconcile", func() bool { return strings.Contains(log.String(), `msg="reconcile ended"`) })
+	testutil.WaitFor(t, 60*time.Second, "the first reconcile", func() bool { return strings.Contains(log.String(), `msg="reconcile ended"`) })
 	done.signal(t, syscall.SIGHUP)
-	waitFor(t, 60*time.Second, "a reconcile for SIGHUP", func() bool {
+	testutil.WaitFor(t, 60*time.Second, "a reconcile for SIGHUP", func() bool {
 		return strings.Contains(log.String(), `msg="reconcile started" reason=SIGHUP`) &&
 			strings.Count(log.String(), `msg="reconcile ended" outcome=no_changes`) == 2
 	})
@@ -107,9 +108,9 @@ func (p *syncProcess) signal(t *testing.T, sig os.Signal) {
 // startSync starts `xosplan sync` on dir's stack.yaml (no API, no poll,
 // health checks hourly) with env and the flags given; it is killed when
 // the test ends if still running, and its log shown when the test failed.
-func startSync(t *testing.T, dir string, env []string, flags ...string) (*lockedBuffer, *syncProcess) {
+func startSync(t *testing.T, dir string, env []string, flags ...string) (*testutil.Buffer, *syncProcess) {
 	t.Helper()
-	log := &lockedBuffer{}
+	log := &testutil.Buffer{}
 	args := append([]string{"sync", "--listen", "", "--health-interval", "1h", "--poll-interval", "0"}, flags...)
 	cmd := xosplanCmd(dir, env, append(args, "stack.yaml")...)
 	cmd.Stdout, cmd.Stderr = log, log

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/internal/pgtest"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -129,22 +130,10 @@ func database(t testing.TB) string {
 	return dsn
 }
 
-// waitUntil polls cond for up to limit.
-func waitUntil(t testing.TB, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // allAlive waits until c sees n live members.
 func allAlive(t testing.TB, c *Cluster, n int) {
 	t.Helper()
-	waitUntil(t, 10*time.Second, fmt.Sprintf("%d live members", n), func() bool {
+	testutil.WaitFor(t, 10*time.Second, fmt.Sprintf("%d live members", n), func() bool {
 		alive := 0
 		for _, m := range c.Status().Members {
 			if m.Alive {
@@ -239,7 +228,7 @@ func TestActionsAreSpreadOverEveryMemberAndTheirResultsComeBack(t *testing.T) {
 	if tl.total() != len(addrs) {
 		t.Errorf("%d actions ran, want %d: %v", tl.total(), len(addrs), tl.ran)
 	}
-	waitUntil(t, 5*time.Second, "every process reported", func() bool {
+	testutil.WaitFor(t, 5*time.Second, "every process reported", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(procs) == len(addrs)
@@ -262,7 +251,7 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 	m1 := member(t, dsn, "m1", "sha256:1", m1drv)
 	var m2Files atomic.Value
 	m2Files.Store("sha256:other")
-	var log syncBuffer
+	var log testutil.Buffer
 	m2drivers := executor.Registry{graph.DriverExec: &sleeper{member: "m2", delay: 50 * time.Millisecond, tally: &tl}}
 	m2, err := Open(context.Background(), Options{DSN: dsn, Name: "m2", Parallelism: 4, Lease: testLease, WorkDir: t.TempDir(),
 		Logger: slog.New(slog.NewTextHandler(&log, nil)),
@@ -276,7 +265,7 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go func() { _ = m1.Run(ctx, func(term context.Context) error { <-term.Done(); return nil }) }()
-	waitUntil(t, 10*time.Second, "m1 to lead", m1.Leading)
+	testutil.WaitFor(t, 10*time.Second, "m1 to lead", m1.Leading)
 	allAlive(t, m1, 2)
 	drivers, _ := m1.Dispatch(goalOf("sha256:1", m1drv))
 	_, errs := dispatchAll(drivers, addresses(8), nil)
@@ -286,12 +275,12 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 	if tl.count("m2") != 0 || tl.count("m1") != 8 {
 		t.Errorf("runs %v: m2's checkout differs, m1 should run all 8", tl.ran)
 	}
-	waitUntil(t, 10*time.Second, "m2 to say its checkout is not the leader's", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "m2 to say its checkout is not the leader's", func() bool {
 		return strings.Contains(log.String(), "this member's checkout is not the leader's")
 	})
 	m2Files.Store("sha256:1")
 	m2.LocalChanged()
-	waitUntil(t, 10*time.Second, "m2 to publish the leader's checkout", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "m2 to publish the leader's checkout", func() bool {
 		for _, m := range m1.Status().Members {
 			if m.Member == m2.Member() {
 				return m.Checkout == xsync.CheckoutDigest(goalWith("sha256:1", m2drivers))
@@ -335,24 +324,6 @@ func TestACallNoLiveMemberCanRunFailsSayingWhy(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log destination safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // TestTheJobOfAMemberThatDiesIsRunByAnother: m1 takes the action and
 // hangs; when its membership lapses (its session ends, as when the
 // process is killed), the leader hands the action to m2, which runs it.
@@ -382,7 +353,7 @@ func TestTheJobOfAMemberThatDiesIsRunByAnother(t *testing.T) {
 		})
 		done <- errs[0]
 	}()
-	waitUntil(t, 10*time.Second, "the hung member to take the action", func() bool {
+	testutil.WaitFor(t, 10*time.Second, "the hung member to take the action", func() bool {
 		for _, m := range leader.Status().Members {
 			if m.Member == hung.Member() && len(m.Running) == 1 && m.Running[0] == "x" {
 				return true
@@ -439,7 +410,7 @@ func TestOneMemberLeadsAndAnotherTakesOverWhenItsSessionEnds(t *testing.T) {
 	ctxB, stopB := context.WithCancel(context.Background())
 	defer stopB()
 	go run(a, ctxA)
-	waitUntil(t, 10*time.Second, "a to lead", func() bool { return a.Leading() })
+	testutil.WaitFor(t, 10*time.Second, "a to lead", func() bool { return a.Leading() })
 	go run(b, ctxB)
 	time.Sleep(2 * testLease)
 	if b.Leading() {
@@ -448,7 +419,7 @@ func TestOneMemberLeadsAndAnotherTakesOverWhenItsSessionEnds(t *testing.T) {
 	killed := time.Now()
 	a.die()
 	stopA()
-	waitUntil(t, 3*testLease, "b to lead after a's session ended", func() bool { return b.Leading() })
+	testutil.WaitFor(t, 3*testLease, "b to lead after a's session ended", func() bool { return b.Leading() })
 	t.Logf("b leads %s after a's session ended (lease %s)", time.Since(killed).Round(time.Millisecond), testLease)
 	if _, ok := leaders.Load(b.Member()); !ok {
 		t.Error("b's lead function did not run")
