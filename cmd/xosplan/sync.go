@@ -215,7 +215,7 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 			return err
 		}
 		defer held.Unlock()
-		prior, err = recoverState(r.backend)
+		prior, err = recoverState(ctx, r.backend)
 	}
 	if err != nil {
 		return err
@@ -363,7 +363,7 @@ func (r *syncRun) lead(term context.Context, pg *pgbackend.Backend) error {
 		return err
 	}
 	defer held.Unlock()
-	if _, err := recoverState(r.backend); err != nil {
+	if _, err := recoverState(term, r.backend); err != nil {
 		return err
 	}
 	return r.engine.Run(term)
@@ -443,8 +443,8 @@ func (r *syncRun) watch(ctx context.Context, wg *stdsync.WaitGroup) {
 // recoverState reads the state with the journal an interrupted apply
 // left, the caller holding the lock; a journal still being written by a
 // holder whose lock was forced away is an error saying what to do.
-func recoverState(backend state.Store) (*state.State, error) {
-	loaded, err := backend.LoadWithJournal(context.Background())
+func recoverState(ctx context.Context, backend state.Store) (*state.State, error) {
+	loaded, err := backend.LoadWithJournal(ctx)
 	if err == nil && loaded.Busy != nil {
 		err = stateRecovery(loaded.Busy, backend, false)
 	}

@@ -16,14 +16,18 @@
 //
 // Actions are handed out through River's job queue (riverqueue/river,
 // the PostgreSQL job queue of the Go ecosystem: transactional inserts,
-// SKIP LOCKED fetches, unique jobs, retries with backoff), one queue per
-// workspace. The leader's apply walk is the executor's: an action is
-// handed out only when everything it depends on has completed (the walk
-// calls its driver then), with Dispatch's drivers, which insert a job and
-// wait for its result. A job carries its requests and the digest of the
-// configuration the leader planned from (sync.CheckoutDigest); a member
-// whose own checkout differs refuses it, saying so, and it goes to
-// another (a job every live member refused fails, naming the reason). A
+// SKIP LOCKED fetches, unique jobs, retries with backoff). The leader's
+// apply walk is the executor's: an action is handed out only when
+// everything it depends on has completed (the walk calls its driver
+// then), with Dispatch's drivers, which insert a job (the jobs waiting
+// are inserted together) and wait for its result. A job carries its
+// requests and the digest of the configuration the leader planned from
+// (sync.CheckoutDigest), and goes to the queue of the workspace and that
+// digest: a member works the queue of its own checkout only, so it never
+// runs other scripts; one whose checkout is not the leader's says so in
+// its log. A job that reaches a member whose checkout changed meanwhile is
+// refused and goes to another; an action no live member can run fails,
+// naming the members' checkouts. A
 // member runs a job with its own drivers and reports the result in
 // xosplan_sync_result with a message on the workspace's channel
 // (LISTEN/NOTIFY), which the leader waits for. The process groups a
