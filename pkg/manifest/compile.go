@@ -21,8 +21,9 @@ const (
 	OptionSchedule = "schedule"
 	// OptionHealthInterval is a scripted.Component's
 	// factory.healthCheckInterval: how often `xosplan sync` runs its
-	// health check (a Go duration).
-	OptionHealthInterval = "health_interval"
+	// health check (a Go duration); the driver option every front end
+	// writes it to.
+	OptionHealthInterval = graph.OptionHealthInterval
 	// OptionLocator is a reference.Submodule's __locator.application-id.
 	OptionLocator = "application_id"
 	// OptionProvider is the application a reference.Service resolved to.

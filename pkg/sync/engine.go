@@ -520,21 +520,21 @@ func wholeSecond(t time.Time) time.Time {
 // process). Members of a cluster compare it before running an action, so
 // that none runs scripts other than those the plan was made from.
 func CheckoutDigest(g *Goal) string {
-	h := sha256.New()
-	for _, k := range slices.Sorted(maps.Keys(g.Plan.InputDigests)) {
-		if !strings.HasPrefix(k, "var.") {
-			h.Write([]byte(k + "=" + g.Plan.InputDigests[k] + "\n"))
-		}
-	}
-	return "sha256:" + hex.EncodeToString(h.Sum(nil))
+	return "sha256:" + digestOf(g, false)
 }
 
 // fingerprintOf identifies a goal's inputs: the digests of the files
 // compiled, the scripts its resources run and the input values.
-func fingerprintOf(g *Goal) string {
+func fingerprintOf(g *Goal) string { return digestOf(g, true) }
+
+// digestOf hashes a goal's input digests, with or without the input
+// values ("var." keys).
+func digestOf(g *Goal, values bool) string {
 	h := sha256.New()
 	for _, k := range slices.Sorted(maps.Keys(g.Plan.InputDigests)) {
-		h.Write([]byte(k + "=" + g.Plan.InputDigests[k] + "\n"))
+		if values || !strings.HasPrefix(k, "var.") {
+			h.Write([]byte(k + "=" + g.Plan.InputDigests[k] + "\n"))
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))
 }
