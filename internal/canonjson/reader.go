@@ -459,6 +459,22 @@ func (r *Reader) Value() (graph.Value, error) {
 	return nil, r.Unexpected("looking for beginning of value")
 }
 
+// DecodeValue reads data that holds exactly one JSON value (white space
+// around it allowed) as a canonical graph value, as Reader.Value does:
+// numbers beyond float64's range are refused, and so is anything after
+// the value.
+func DecodeValue(data []byte) (graph.Value, error) {
+	r := NewReader(data)
+	v, err := r.Value()
+	if err != nil {
+		return nil, err
+	}
+	if !r.AtEnd() {
+		return nil, r.Errorf(r.Offset(), "more follows the first value")
+	}
+	return v, nil
+}
+
 // unknownOrMap applies graph.DecodeValue's rule: an object whose only key
 // is "$unknown" holding an object is an Unknown.
 func unknownOrMap(m map[string]graph.Value) graph.Value {

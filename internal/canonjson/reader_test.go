@@ -166,3 +166,28 @@ func FuzzReader(f *testing.F) {
 		}
 	})
 }
+
+// TestDecodeValueReadsExactlyOneValue: white space may surround the value;
+// anything after it, and a number no float64 holds, are errors.
+func TestDecodeValueReadsExactlyOneValue(t *testing.T) {
+	for in, want := range map[string]graph.Value{
+		" 42\n":               int64(42),
+		`[1, 2.5, "x", null]`: []graph.Value{int64(1), 2.5, "x", nil},
+		`{"$unknown": {"func": "attribute", "args": ["a"]}}`: graph.Unknown{Func: "attribute", Args: []graph.Value{"a"}},
+	} {
+		got, err := DecodeValue([]byte(in))
+		if err != nil || !graph.Equal(got, want) {
+			t.Errorf("DecodeValue(%q) = %#v, %v; want %#v", in, got, err, want)
+		}
+	}
+	for in, wantErr := range map[string]string{
+		"1 2":     "more follows the first value",
+		"[1e400]": "beyond the range of a float64",
+		"":        "ends in the middle",
+		`{"a": 1`: "ends in the middle",
+	} {
+		if _, err := DecodeValue([]byte(in)); err == nil || !strings.Contains(err.Error(), wantErr) {
+			t.Errorf("DecodeValue(%q): error %v, want one saying %q", in, err, wantErr)
+		}
+	}
+}

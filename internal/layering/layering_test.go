@@ -51,11 +51,11 @@ var ours = []struct {
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
-	{"pkg/executor", []string{"internal/userfile", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
+	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
-	{"pkg/sync", []string{"pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules
+	{"pkg/sync", []string{"internal/canonjson", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
 

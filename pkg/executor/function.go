@@ -1,18 +1,17 @@
 package executor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -89,16 +88,10 @@ func (e *Exec) RunFunction(ctx context.Context, call FunctionCall) (graph.Value,
 // decodeResult reads the one JSON value a function printed; an
 // {"$unknown": …} object is refused, as a result is a known value.
 func decodeResult(out []byte) (graph.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(out))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
+	r, err := canonjson.DecodeValue(out)
+	if err != nil {
 		return nil, fmt.Errorf("%w: %s (it printed %q)", ErrFunctionResult, err, truncate(strings.TrimSpace(string(out)), 80))
 	}
-	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("%w: more follows the first value (it printed %q)", ErrFunctionResult, truncate(strings.TrimSpace(string(out)), 80))
-	}
-	r := graph.DecodeValue(v)
 	if graph.HasUnknown(r) {
 		return nil, fmt.Errorf("%w: {\"$unknown\": …} is not a value", ErrFunctionResult)
 	}

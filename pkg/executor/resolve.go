@@ -2,7 +2,6 @@ package executor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -12,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -321,13 +321,7 @@ func readAs(u graph.Unknown, args []graph.Value) (graph.Value, error) {
 			err = errors.New("not true or false")
 		}
 	case "list", "map":
-		dec := json.NewDecoder(strings.NewReader(text))
-		dec.UseNumber()
-		var raw any
-		if err = dec.Decode(&raw); err == nil && dec.More() {
-			err = errors.New("more than one JSON value")
-		}
-		v = graph.DecodeValue(raw)
+		v, err = canonjson.DecodeValue([]byte(text))
 		_, isList := v.([]graph.Value)
 		_, isMap := v.(map[string]graph.Value)
 		if err == nil && !(isList && kind == "list" || isMap && kind == "map") {

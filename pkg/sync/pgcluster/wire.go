@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -252,15 +253,7 @@ func decodeValues(m map[string]json.RawMessage) (map[string]graph.Value, error) 
 
 // decodeValue reads one canonical value: integers stay int64, and
 // {"$unknown": …} is an Unknown again.
-func decodeValue(raw []byte) (graph.Value, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	return graph.DecodeValue(v), nil
-}
+func decodeValue(raw []byte) (graph.Value, error) { return canonjson.DecodeValue(raw) }
 
 // decodeResource reads a graph.Resource, its values canonical.
 func decodeResource(raw []byte) (*graph.Resource, error) {
