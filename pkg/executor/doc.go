@@ -24,9 +24,10 @@
 //	driver call    walk_task.go             Driver.Apply or BatchDriver.LaunchBatch (a panic is a failure), counted
 //	               exec.go scripted.go      in flight and reported every ProgressInterval; each process group is
 //	               driver_process.go        recorded as it starts (Request.Started) and ends with its operation;
-//	                                        none for an update that runs nothing (planner.ResourceChange.RecordsOnly:
-//	                                        only a health check, discovery or command script changed), whose
-//	                                        outcome is the recorded feedback
+//	                                        an update that runs nothing (planner.ResourceChange.RecordsOnly: only a
+//	                                        health check, discovery or command script changed) skips request, slot,
+//	                                        intent and call, as a forget does: its outcome is the record with the new
+//	                                        operations (recordOnly)
 //	redaction      walk_task.go             what any driver reports (feedback, errors, output lines) passes
 //	               redact.go                through the Redactor, whatever the driver did itself
 //	outcome        walk_record.go           the resource as recorded now (spec enacted, feedback) or its removal,

@@ -54,6 +54,9 @@ func (w *walker) work(t task) taskResult {
 	if n.step.Op == planner.StepForget {
 		return w.forget(t)
 	}
+	if t.kind == taskRun && n.change.RecordsOnly() {
+		return w.recordOnly(t)
+	}
 	req, drv, err := w.request(t)
 	if err != nil {
 		return w.unrunnable(t, req, err)
@@ -72,17 +75,10 @@ func (w *walker) work(t task) taskResult {
 		w.begin(n)
 	}
 	var out Outcome
-	if t.kind == taskRun && req.Action == ActionUpdate && n.change.RecordsOnly() {
-		// Nothing runs: the object is as recorded, and the outcome
-		// record takes the new operations (a health check, discovery or
-		// command script) over its recorded feedback.
-		out = Outcome{Feedback: req.Prior.Feedback}
-	} else {
-		w.driverCall(func() {
-			out, err = callDriver(w.driverCtx, drv.d, req)
-			out.Feedback, err = w.redact.Feedback(out.Feedback), w.redact.Error(err)
-		}, n)
-	}
+	w.driverCall(func() {
+		out, err = callDriver(w.driverCtx, drv.d, req)
+		out.Feedback, err = w.redact.Feedback(out.Feedback), w.redact.Error(err)
+	}, n)
 	if t.kind == taskRun {
 		w.settle(n, err)
 	}
@@ -91,6 +87,36 @@ func (w *walker) work(t task) taskResult {
 		return w.checked(t, req, out, err)
 	}
 	return w.record(t, req, out, err, false)
+}
+
+// recordOnly records an update that runs nothing
+// (planner.ResourceChange.RecordsOnly): the resource as recorded, its
+// feedback untouched (values resolved and enacted as they were), with the
+// operations the configuration now gives it (a health check, discovery or
+// command script). Like forget it calls no driver, so it takes no slot,
+// writes no intent and resolves nothing.
+func (w *walker) recordOnly(t task) taskResult {
+	n := t.n
+	addr := n.step.Address
+	res := w.desired(n)
+	w.begin(n)
+	w.mu.Lock()
+	cur, ok := w.records[addr]
+	var r state.Resource
+	if ok {
+		r = *cur
+		r.Type, r.TypeChain, r.Driver, r.DerivedBy, r.Dependencies = res.Type, res.TypeChain, res.Driver, res.DerivedBy, n.change.Dependencies
+		w.records[addr] = &r
+	}
+	w.mu.Unlock()
+	if !ok {
+		return taskResult{t: t, err: fmt.Errorf("%s is not recorded: nothing to update", addr), permanent: true}
+	}
+	rec := state.Record{Kind: state.RecordOutcome, Address: addr, Action: ActionUpdate, Attempt: n.attempts, Resource: &r}
+	if err := w.appendRecord(rec); err != nil {
+		return taskResult{t: t, fatal: err}
+	}
+	return taskResult{t: t, out: Outcome{Feedback: r.Feedback}}
 }
 
 // forget drops an unmanaged resource from state without a driver call.
