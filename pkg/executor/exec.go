@@ -188,11 +188,7 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 			tails = append(tails, "["+key+"]\n"+strings.TrimSuffix(tail, "\n"))
 		}
 		for name, value := range outputs {
-			attr := name
-			if a, ok := op.Outputs[name]; ok && a != "" {
-				attr = a
-			}
-			fb.Attributes[attr] = value
+			fb.Attributes[outputAttribute(op, name)] = value
 		}
 		if err != nil {
 			fb.Output = joinTails(tails, e.opts.MaxOutput)
@@ -231,24 +227,18 @@ func (e *Exec) health(ctx context.Context, req Request, op graph.Operation, fb s
 		return failed(req, &fb, fmt.Errorf("health check (%s): %w", op.Implementation, err))
 	}
 	status, message := outputs[healthStatusOutput], outputs[healthMessageOutput]
-	cloned := false
+	// The recorded map is the caller's record's.
+	attrs := maps.Clone(fb.Attributes)
 	for name, value := range outputs {
 		if name == healthStatusOutput || name == healthMessageOutput {
 			continue
 		}
-		if !cloned {
-			// The recorded map is the caller's record's.
-			fb.Attributes, cloned = maps.Clone(fb.Attributes), true
-			if fb.Attributes == nil {
-				fb.Attributes = map[string]graph.Value{}
-			}
+		if attrs == nil {
+			attrs = map[string]graph.Value{}
 		}
-		attr := name
-		if a, ok := op.Outputs[name]; ok && a != "" {
-			attr = a
-		}
-		fb.Attributes[attr] = value
+		attrs[outputAttribute(op, name)] = value
 	}
+	fb.Attributes = attrs
 	suffix := ""
 	if message != "" {
 		suffix = ": " + message
@@ -270,25 +260,42 @@ func (e *Exec) health(ctx context.Context, req Request, op graph.Operation, fb s
 	return failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", truncate(status, 80)))
 }
 
+// outputAttribute is the attribute an operation's output sets: the one
+// its outputs map names, else the output's own name.
+func outputAttribute(op graph.Operation, name string) string {
+	if a, ok := op.Outputs[name]; ok && a != "" {
+		return a
+	}
+	return name
+}
+
+// locate finds the script an implementation names, relative to workDir
+// (the working folder when empty) and confined to the root, and returns
+// workDir made absolute, where it runs. A script that is missing or
+// outside the root is a failure only a change mends (ErrNeedsChange),
+// checked here rather than left to the shell's exit status.
+func (e *Exec) locate(workDir, impl string) (dir, script string, err error) {
+	if workDir == "" {
+		workDir = "."
+	}
+	if dir, err = filepath.Abs(workDir); err != nil {
+		return "", "", err
+	}
+	if script, err = e.implementation(dir, impl); err != nil {
+		return "", "", needsChange(err)
+	}
+	if _, err := os.Stat(script); errors.Is(err, fs.ErrNotExist) {
+		return "", "", needsChange(fmt.Errorf("implementation %s: %w", impl, fs.ErrNotExist))
+	}
+	return dir, script, nil
+}
+
 // runOperation runs one operation and returns the outputs it wrote and the
 // tail of what it printed.
 func (e *Exec) runOperation(ctx context.Context, req Request, key string, op graph.Operation) (map[string]string, string, error) {
-	dir := req.WorkDir
-	if dir == "" {
-		dir = "."
-	}
-	dir, err := filepath.Abs(dir)
+	dir, script, err := e.locate(req.WorkDir, op.Implementation)
 	if err != nil {
 		return nil, "", err
-	}
-	script, err := e.implementation(dir, op.Implementation)
-	if err != nil {
-		return nil, "", needsChange(err)
-	}
-	// Checked here, not left to the shell: a missing script is a failure
-	// only a change mends (ErrNeedsChange), not an exit status.
-	if _, err := os.Stat(script); errors.Is(err, fs.ErrNotExist) {
-		return nil, "", needsChange(fmt.Errorf("implementation %s: %w", op.Implementation, fs.ErrNotExist))
 	}
 	argv, err := interpreter(ctx, script)
 	if err != nil {

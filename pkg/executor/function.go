@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,20 +46,9 @@ func (e *Exec) RunFunction(ctx context.Context, call FunctionCall) (graph.Value,
 	if strings.Contains(call.Implementation, "://") {
 		return nil, needsChange(fmt.Errorf("implementation %s is a URL: xosplan runs only local files", call.Implementation))
 	}
-	dir := call.WorkDir
-	if dir == "" {
-		dir = "."
-	}
-	dir, err := filepath.Abs(dir)
+	dir, script, err := e.locate(call.WorkDir, call.Implementation)
 	if err != nil {
 		return nil, err
-	}
-	script, err := e.implementation(dir, call.Implementation)
-	if err != nil {
-		return nil, needsChange(err)
-	}
-	if _, err := os.Stat(script); errors.Is(err, fs.ErrNotExist) {
-		return nil, needsChange(fmt.Errorf("implementation %s: %w", call.Implementation, fs.ErrNotExist))
 	}
 	args := call.Args
 	if args == nil {
