@@ -77,15 +77,14 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 		req.ScriptRoot = s
 	}
 	if fa, ok := rec.Driver.Options[OptionFactoryAddress].(string); ok && r.State != nil {
-		req.Factory = scriptFactory(fa, StateLookup(r.State))
+		req.Factory = scriptFactory(fa, r.stateLookup())
 	}
 	if check := rec.Driver.Operations[graph.OpHealthCheck]; req.Action == ActionHealth && len(check.Inputs) > 0 {
 		// A check's inputs may read recorded values (TOSCA
 		// get_attribute), which the walk resolves for an operation it
 		// runs; one that cannot be resolved is left for the driver to
 		// report.
-		r.lookupOnce.Do(func() { r.lookup = StateLookup(r.State) })
-		if in, err := ResolveMap(check.Inputs, r.lookup); err == nil {
+		if in, err := ResolveMap(check.Inputs, r.stateLookup()); err == nil {
 			req.Inputs = map[string]map[string]graph.Value{graph.OpHealthCheck: in}
 		}
 	}
@@ -241,4 +240,11 @@ func (w *walker) recordDrift(rep *Report) error {
 		rep.Refreshed++
 	}
 	return nil
+}
+
+// stateLookup returns the lookup of r.State, built once for every check
+// of the refresh (a factory's record, a check's inputs).
+func (r *Refresher) stateLookup() Lookup {
+	r.lookupOnce.Do(func() { r.lookup = StateLookup(r.State) })
+	return r.lookup
 }
