@@ -37,12 +37,14 @@ func Reparse(file string, prev *Node, old, data []byte, lim Limits) (root *Node,
 	// The deepest block-mapping entry whose lines hold the change.
 	var path []step
 	m, end := prev, len(old)
+	oldEnd := 0 // where the deepest entry found ends in old
 	for {
 		i, spanEnd, found := entryHolding(old, m, end, lo, hi)
 		if !found {
 			break
 		}
 		path = append(path, step{m: m, i: i})
+		oldEnd = spanEnd
 		v := m.Content[2*i+1]
 		if v.Kind != Mapping || len(v.Content) == 0 || !startsLine(old, v.Content[0]) {
 			break
@@ -55,7 +57,6 @@ func Reparse(file string, prev *Node, old, data []byte, lim Limits) (root *Node,
 	last := path[len(path)-1]
 	key := last.m.Content[2*last.i]
 	start := lineStart(old, key.Range.Start.Byte)
-	oldEnd := spanOf(old, last.m, last.i, endOf(old, prev, path))
 	delta := len(data) - len(old)
 	newEnd := oldEnd + delta
 	if newEnd < start || newEnd > len(data) || (newEnd < len(data) && (newEnd == 0 || data[newEnd-1] != '\n')) {
@@ -134,15 +135,6 @@ func startsLine(b []byte, n *Node) bool {
 func spanOf(b []byte, m *Node, i, end int) int {
 	if 2*i+2 < len(m.Content) {
 		return lineStart(b, m.Content[2*i+2].Range.Start.Byte)
-	}
-	return end
-}
-
-// endOf is where the mapping of the last step of path ends in b.
-func endOf(b []byte, root *Node, path []step) int {
-	end := len(b)
-	for _, st := range path[:len(path)-1] {
-		end = spanOf(b, st.m, st.i, end)
 	}
 	return end
 }
