@@ -184,12 +184,8 @@ func members(list []symbols.Symbol, kind protocol.CompletionItemKind, suffix str
 // `{ get_input: ` or `{ get_property: [ ` (TOSCA 2.0: `{ $get_input: `).
 var functionCall = regexp.MustCompile(`\{\s*(\$?\w+)\s*:\s*(\[\s*)?([\w.:]*)$`)
 
-// toscaVersions lists the tosca_definitions_version values xosplan
-// reads, as written.
-var toscaVersions = []string{"tosca_simple_yaml_1_0", "tosca_simple_yaml_1_1", "tosca_simple_yaml_1_2", "tosca_simple_yaml_1_3", "tosca_2_0"}
-
 func toscaItems(c cursor, x *symbols.Index, version string) []protocol.CompletionItem {
-	v2 := version == "tosca_2_0"
+	v2 := tosca.IsVersion2(version)
 	topo := tosca.PlaceTopology
 	if v2 {
 		topo = "service_template"
@@ -309,7 +305,7 @@ func toscaItems(c cursor, x *symbols.Index, version string) []protocol.Completio
 			return typeNames("relationship type")
 		}
 	case n == 0 && c.key == "tosca_definitions_version":
-		return names(toscaVersions, protocol.CompletionItemKindEnumMember, "TOSCA version")
+		return names(tosca.Versions(), protocol.CompletionItemKindEnumMember, "TOSCA version")
 	}
 	return []protocol.CompletionItem{}
 }

@@ -113,6 +113,14 @@ func typeKeynames(place string) ([]string, string) {
 	return nil, ""
 }
 
+// Versions lists the tosca_definitions_version values the compiler
+// reads, as written: 1.0 to 1.3 and 2.0.
+func Versions() []string { return append(supportedVersions(), version20) }
+
+// IsVersion2 reports whether version (a tosca_definitions_version) is
+// TOSCA 2.0's, which the 2.0 front end compiles.
+func IsVersion2(version string) bool { return isVersion20(version) }
+
 // Functions lists, sorted, the built-in functions a value of a TOSCA
 // version may call: 1.x's intrinsic functions (those evalFunction
 // knows), or TOSCA 2.0's, written without their $ (§10.2).
