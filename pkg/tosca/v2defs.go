@@ -170,7 +170,7 @@ func (c *compiler) refineSchema2(f *file, n *yamlsrc.Node, path string, prev *pr
 	if prev == nil || n.Kind != yamlsrc.Mapping || n.Get("type") != nil {
 		return c.readSchema2(f, n, path)
 	}
-	c.keys2(n, path, func() string { return "schema" }, []string{"type", "description", "metadata", "validation", "key_schema", "entry_schema"}, legacyPropKey)
+	c.keys2(n, path, func() string { return "schema" }, schemaKeys2(), legacyPropKey)
 	d := *prev
 	d.n = n
 	d.validation = append([]*yamlsrc.Node(nil), prev.validation...)
@@ -191,7 +191,7 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 	d := &prop2{name: lastKey(path), n: n, required: true, f: f}
 	tn := n
 	if n.Kind == yamlsrc.Mapping {
-		c.keys2(n, path, func() string { return "schema" }, []string{"type", "description", "metadata", "validation", "key_schema", "entry_schema"}, legacyPropKey)
+		c.keys2(n, path, func() string { return "schema" }, schemaKeys2(), legacyPropKey)
 		tn = n.Get("type")
 		if v := n.Get("validation"); v != nil {
 			d.validation = append(d.validation, v)
@@ -231,7 +231,7 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		d := &cap2{name: name, n: p.Value, props: map[string]*prop2{}, attrs: map[string]*prop2{}}
 		tn := p.Value
 		if p.Value.Kind == yamlsrc.Mapping {
-			c.keys2(p.Value, cp, func() string { return "capability " + quote(name) }, []string{"type", "description", "metadata", "properties", "attributes", "valid_source_node_types", "valid_relationship_types", "occurrences"}, nil)
+			c.keys2(p.Value, cp, func() string { return "capability " + quote(name) }, capDefKeys2(), nil)
 			c.metadata2(p.Value, cp)
 			tn = p.Value.Get("type")
 		}
@@ -300,7 +300,7 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		case body.IsString():
 			d.capType = c.typeRef2(t.f, kCapability, body, rp)
 		case body.Kind == yamlsrc.Mapping:
-			c.keys2(body, rp, func() string { return "requirement " + quote(name) }, []string{"description", "metadata", "relationship", "node", "capability", "node_filter", "count_range"}, legacyReqKey)
+			c.keys2(body, rp, func() string { return "requirement " + quote(name) }, reqDefKeys2(), legacyReqKey)
 			c.metadata2(body, rp)
 			if nn := body.Get("node"); nn != nil {
 				d.nodeType = c.typeRef2(t.f, kNode, nn, rp+".node")
@@ -452,7 +452,7 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 			c.errorf(rangeOf(p.Value), ip, CodeWrongKind, "interface %q must be a map, found %s", name, p.Value.Describe())
 			continue
 		}
-		c.keys2(p.Value, ip, func() string { return "interface " + quote(name) }, []string{"type", "description", "metadata", "inputs", "operations", "notifications"}, nil)
+		c.keys2(p.Value, ip, func() string { return "interface " + quote(name) }, ifaceDefKeys2(), nil)
 		prev := into[name]
 		d := &iface2{name: name, inputs: map[string]*prop2{}, ops: map[string]*op2{}, notes: map[string]*op2{}}
 		tn := p.Value.Get("type")
@@ -505,7 +505,7 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 			}
 			d.impl = p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
-			c.keys2(p.Value, op, func() string { return "operation " + quote(name) }, []string{"description", "metadata", "implementation", "inputs", "outputs"}, nil)
+			c.keys2(p.Value, op, func() string { return "operation " + quote(name) }, opDefKeys2(false), nil)
 			if ip, ok := p.Value.GetPair("implementation"); ok {
 				if inType {
 					c.errorf(ip.Key.Range, op+".implementation", CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)

@@ -136,7 +136,7 @@ func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
 			}
 			continue
 		}
-		if !c.keys2(p.Value, path, func() string { return "function " + quote(p.Key.Value) }, []string{"signatures", "description", "metadata"}, nil) {
+		if !c.keys2(p.Value, path, func() string { return "function " + quote(p.Key.Value) }, functionKeys2(), nil) {
 			continue
 		}
 		d := &funcDef2{name: outer.name, f: f, sigs: slices.Clone(outer.sigs)}
@@ -170,7 +170,7 @@ func (c *compiler) readFuncDef2(f *file, p yamlsrc.Pair, path string) *funcDef2 
 		c.errorf(p.Key.Range, path, CodeBadName, "a function name must be a non-empty string, found %s", p.Key.Describe())
 		return nil
 	}
-	if !c.keys2(p.Value, path, func() string { return "function " + quote(name) }, []string{"signatures", "description", "metadata"}, nil) {
+	if !c.keys2(p.Value, path, func() string { return "function " + quote(name) }, functionKeys2(), nil) {
 		if p.Value.IsNull() {
 			c.errorf(p.Key.Range, path, CodeMissingField, "function %q is missing required field \"signatures\"", name)
 		}
@@ -195,7 +195,7 @@ func (c *compiler) readFuncDef2(f *file, p yamlsrc.Pair, path string) *funcDef2 
 // whether it is variadic.
 func (c *compiler) readSignature2(f *file, s *yamlsrc.Node, sp string) (sig2, bool) {
 	sig := sig2{}
-	if !c.keys2(s, sp, func() string { return "signature" }, []string{"arguments", "optional_arguments", "variadic", "result", "implementation"}, nil) {
+	if !c.keys2(s, sp, func() string { return "signature" }, signatureKeys2(), nil) {
 		return sig, false
 	}
 	for _, key := range []string{"arguments", "optional_arguments"} {

@@ -65,11 +65,11 @@ func serviceTemplateKeynames2(rest []string) []string {
 	case at == "policies.*.triggers.*":
 		return triggerKeys2()
 	case at == "substitution_mappings":
-		return []string{"node_type", "substitution_filter", "properties", "attributes", "capabilities", "requirements", "interfaces"}
+		return substitutionKeys2()
 	case at == "workflows.*":
-		return []string{"description", "metadata", "inputs", "precondition", "steps", "implementation", "outputs"}
+		return workflowKeys2()
 	case at == "workflows.*.steps.*":
-		return []string{"target", "target_relationship", "filter", "activities", "on_success", "on_failure", "operation_host"}
+		return stepKeys2()
 	case at == "functions.*":
 		return functionKeys2()
 	case strings.HasSuffix(at, ".interfaces.*"):
@@ -85,7 +85,7 @@ func functionKeynames2(rest []string) []string {
 	case "*":
 		return functionKeys2()
 	case "*.signatures":
-		return []string{"arguments", "optional_arguments", "variadic", "result", "implementation"}
+		return signatureKeys2()
 	}
 	return nil
 }
@@ -99,20 +99,19 @@ func typeKeynames2(k kind, rest []string) []string {
 	case at == "attributes.*":
 		return propKeys2(false)
 	case k == kNode && at == "capabilities.*":
-		return []string{"type", "description", "metadata", "properties", "attributes", "valid_source_node_types", "valid_relationship_types"}
+		return capDefKeys2()
 	case k == kNode && at == "requirements.*":
-		return []string{"description", "metadata", "relationship", "node", "capability", "node_filter", "count_range"}
+		return reqDefKeys2()
 	case k == kNode && at == "artifacts.*":
 		return artifactKeys2()
 	case at == "interfaces.*":
-		return []string{"type", "description", "metadata", "inputs", "operations", "notifications"}
+		return ifaceDefKeys2()
 	case k == kInterface && (at == "operations.*" || at == "notifications.*"):
-		// An interface type defines no implementation (§11.1).
-		return []string{"description", "metadata", "inputs", "outputs"}
+		return opDefKeys2(true)
 	case strings.HasSuffix(at, "operations.*"), strings.HasSuffix(at, "notifications.*"):
-		return []string{"description", "metadata", "implementation", "inputs", "outputs"}
+		return opDefKeys2(false)
 	case strings.HasSuffix(at, "entry_schema"), strings.HasSuffix(at, "key_schema"):
-		return []string{"type", "description", "metadata", "validation", "key_schema", "entry_schema"}
+		return schemaKeys2()
 	}
 	return nil
 }
@@ -148,6 +147,47 @@ func triggerKeys2() []string {
 }
 
 func functionKeys2() []string { return []string{"signatures", "description", "metadata"} }
+
+func signatureKeys2() []string {
+	return []string{"arguments", "optional_arguments", "variadic", "result", "implementation"}
+}
+
+func schemaKeys2() []string {
+	return []string{"type", "description", "metadata", "validation", "key_schema", "entry_schema"}
+}
+
+func capDefKeys2() []string {
+	return []string{"type", "description", "metadata", "properties", "attributes", "valid_source_node_types", "valid_relationship_types", "occurrences"}
+}
+
+func reqDefKeys2() []string {
+	return []string{"description", "metadata", "relationship", "node", "capability", "node_filter", "count_range"}
+}
+
+func ifaceDefKeys2() []string {
+	return []string{"type", "description", "metadata", "inputs", "operations", "notifications"}
+}
+
+// opDefKeys2 are an operation's or notification's definition keynames;
+// an interface type's define no implementation (§11.1).
+func opDefKeys2(inInterfaceType bool) []string {
+	if inInterfaceType {
+		return []string{"description", "metadata", "inputs", "outputs"}
+	}
+	return []string{"description", "metadata", "implementation", "inputs", "outputs"}
+}
+
+func substitutionKeys2() []string {
+	return []string{"node_type", "substitution_filter", "properties", "attributes", "capabilities", "requirements", "interfaces"}
+}
+
+func workflowKeys2() []string {
+	return []string{"description", "metadata", "inputs", "precondition", "steps", "implementation", "outputs"}
+}
+
+func stepKeys2() []string {
+	return []string{"target", "target_relationship", "filter", "activities", "on_success", "on_failure", "operation_host"}
+}
 
 // builtinFunctions2 lists the built-in functions of TOSCA 2.0 (§10.2),
 // each of which builtinArity2 knows.

@@ -25,7 +25,7 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 	if n == nil || n.Kind != yamlsrc.Mapping {
 		return
 	}
-	c.keys2(n, path, func() string { return "substitution mappings" }, []string{"node_type", "substitution_filter", "properties", "attributes", "capabilities", "requirements", "interfaces"}, nil)
+	c.keys2(n, path, func() string { return "substitution mappings" }, substitutionKeys2(), nil)
 	tn := n.Get("node_type")
 	if tn == nil {
 		c.errorf(n.Range, path, CodeSubstitution, "substitution mappings are missing required field \"node_type\"")
@@ -99,7 +99,7 @@ func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
 	}
 	for _, p := range n.Pairs() {
 		path := "service_template.workflows." + p.Key.Value
-		if !c.keys2(p.Value, path, func() string { return "workflow " + quote(p.Key.Value) }, []string{"description", "metadata", "inputs", "precondition", "steps", "implementation", "outputs"}, nil) {
+		if !c.keys2(p.Value, path, func() string { return "workflow " + quote(p.Key.Value) }, workflowKeys2(), nil) {
 			continue
 		}
 		inputs := map[string]*prop2{}
@@ -121,7 +121,7 @@ func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
 }
 
 func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, inputs map[string]*prop2, path string) {
-	if !c.keys2(s.Value, path, func() string { return "step " + quote(s.Key.Value) }, []string{"target", "target_relationship", "filter", "activities", "on_success", "on_failure", "operation_host"}, nil) {
+	if !c.keys2(s.Value, path, func() string { return "step " + quote(s.Key.Value) }, stepKeys2(), nil) {
 		return
 	}
 	topo := c.v2.topo

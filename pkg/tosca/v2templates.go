@@ -309,8 +309,7 @@ func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair) {
 		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "relationship template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "relationship template " + quote(p.Key.Value) },
-		[]string{"type", "description", "metadata", "properties", "attributes", "interfaces", "copy"}, nil)
+	c.keys2(p.Value, path, func() string { return "relationship template " + quote(p.Key.Value) }, relTemplateKeys2(), nil)
 	t := c.typeRef2(f, kRelationship, p.Value.Get("type"), path+".type")
 	if t == nil {
 		return
@@ -462,7 +461,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 		body := assigned.Get(name)
 		cp := nd.path + ".capabilities." + name
 		if body != nil && !body.IsNull() {
-			c.keys2(body, cp, func() string { return "capability " + quote(name) }, []string{"properties", "attributes", "directives", "type"}, nil)
+			c.keys2(body, cp, func() string { return "capability " + quote(name) }, capAssignKeys2(), nil)
 		}
 		co := "capability " + quote(name) + " of " + owner
 		caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
@@ -509,7 +508,7 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 			c.errorf(p.Key.Range, ip, CodeUnknownInterface, "no interface %q is defined here", p.Key.Value)
 			continue
 		}
-		if !c.keys2(p.Value, ip, func() string { return "interface " + quote(p.Key.Value) }, []string{"inputs", "operations", "notifications", "description", "metadata", "type"}, nil) {
+		if !c.keys2(p.Value, ip, func() string { return "interface " + quote(p.Key.Value) }, ifaceAssignKeys2(), nil) {
 			continue
 		}
 		if in := p.Value.Get("inputs"); in != nil {
@@ -537,7 +536,7 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 				switch {
 				case op.Value.IsNull(), op.Value.IsString():
 				case op.Value.Kind == yamlsrc.Mapping:
-					c.keys2(op.Value, opPath, func() string { return "operation " + quote(op.Key.Value) }, []string{"implementation", "inputs", "outputs", "description", "metadata"}, nil)
+					c.keys2(op.Value, opPath, func() string { return "operation " + quote(op.Key.Value) }, opAssignKeys2(), nil)
 					if im := op.Value.Get("implementation"); im != nil {
 						c.checkImpl2(im, opPath+".implementation")
 					}
@@ -857,7 +856,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 		c.errorf(n.Range, path, CodeWrongKind, "relationship must name a relationship template or type, or be a map, found %s", n.Describe())
 		return
 	}
-	c.keys2(n, path, func() string { return "relationship" }, []string{"type", "properties", "attributes", "interfaces", "description", "metadata"}, nil)
+	c.keys2(n, path, func() string { return "relationship" }, relAssignKeys2(), nil)
 	t := ra.relType
 	if tn := n.Get("type"); tn != nil {
 		t = c.typeRef2(ev.f, kRelationship, tn, path+".type")
@@ -879,7 +878,7 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "group %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "group " + quote(p.Key.Value) }, []string{"type", "description", "metadata", "properties", "attributes", "members"}, nil)
+	c.keys2(p.Value, path, func() string { return "group " + quote(p.Key.Value) }, groupKeys2(), nil)
 	c.v2.topo.groups[p.Key.Value] = p.Value
 	t := c.typeRef2(f, kGroup, p.Value.Get("type"), path+".type")
 	if t == nil {
@@ -924,7 +923,7 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 	}
 	name, body := it.Content[0].Value, it.Content[1]
 	path := "service_template.policies." + name
-	if !c.keys2(body, path, func() string { return "policy " + quote(name) }, []string{"type", "description", "metadata", "properties", "targets", "triggers"}, nil) {
+	if !c.keys2(body, path, func() string { return "policy " + quote(name) }, policyKeys2(), nil) {
 		return
 	}
 	t := c.typeRef2(f, kPolicy, body.Get("type"), path+".type")
@@ -960,7 +959,7 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 		}
 		for _, p := range tr.Pairs() {
 			tp := path + ".triggers." + p.Key.Value
-			if !c.keys2(p.Value, tp, func() string { return "trigger " + quote(p.Key.Value) }, []string{"description", "metadata", "event", "condition", "action"}, nil) {
+			if !c.keys2(p.Value, tp, func() string { return "trigger " + quote(p.Key.Value) }, triggerKeys2(), nil) {
 				continue
 			}
 			for _, req := range []string{"event", "action"} {
