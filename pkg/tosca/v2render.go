@@ -28,7 +28,6 @@ package tosca
 //     graph.Unknown in the spec.
 
 import (
-	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -231,7 +230,7 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	c.lifecycleOps2(nd, nil, "Standard", nd.typ.ifaces, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
@@ -240,7 +239,7 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		c.lifecycleOps2(nd, ra, "Configure", ra.relType.ifaces, assigned, ra.path+".relationship.interfaces", ops)
+		c.lifecycleOps2(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
 	}
 	if len(ops) > 0 {
 		drv.Name = graph.DriverExec
@@ -250,19 +249,19 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 }
 
 // lifecycleOps2 adds to ops, as "<kind>.<operation>", the operations with
-// an implementation of the interfaces among defs named or typed kind
+// an implementation of the interfaces of typ named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
 // assignments under assigned; ra is the requirement whose relationship's
 // operations they are (nil for the node's own).
-func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, defs map[string]*iface2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
 	base := filepath.Dir(nd.key.File)
-	for _, name := range slices.Sorted(maps.Keys(defs)) {
-		d := defs[name]
+	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
+		d := typ.ifaces[name]
 		if name != kind && (d.typ == nil || !slices.ContainsFunc(d.typ.chain, func(s string) bool { return s == kind || strings.HasSuffix(s, ":"+kind) })) {
 			continue
 		}
 		given := assigned.Get(name).Get("operations")
-		for _, opName := range slices.Sorted(maps.Keys(d.ops)) {
+		for _, opName := range sortedOnce(&d.opOrder, d.ops) {
 			od := d.ops[opName]
 			impl, at := od.impl, od.n
 			var inputs *yamlsrc.Node

@@ -452,7 +452,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 			c.errorf(p.Key.Range, nd.path+".capabilities."+p.Key.Value, CodeUnknownCapability, "node type %q has no capability %q", t.name, p.Key.Value)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.caps)) {
+	for _, name := range sortedOnce(&t.capOrder, t.caps) {
 		cd := t.caps[name]
 		if cd.typ == nil {
 			// Its unknown type was reported; nothing to check against.
@@ -690,7 +690,7 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 	if want == nil {
 		return
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.caps)) {
+	for _, name := range sortedOnce(&t.capOrder, t.caps) {
 		if cd := t.caps[name]; cd.typ != nil && c.derives2(cd.typ, want) {
 			ra.capName = cd.name
 			c.checkValidTypes2(ra, t, cd, at)

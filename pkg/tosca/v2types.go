@@ -24,6 +24,7 @@ package tosca
 //   - valid_*_types, members and targets naming unknown types (tosca.unknown_type)
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -66,6 +67,19 @@ type typeDef2 struct {
 	// validSources, validCaps and validTargets are the valid_*_types
 	// lists of capability and relationship types (nil: no restriction).
 	validSources, validCaps, validTargets []*typeDef2
+	// capOrder and ifaceOrder hold the names of caps and ifaces in
+	// order, once asked for (sortedOnce).
+	capOrder, ifaceOrder []string
+}
+
+// sortedOnce returns the keys of m in order, kept in *memo after the first
+// call: a type's members are final once the types are resolved, and are
+// walked again for every template of the type.
+func sortedOnce[V any](memo *[]string, m map[string]V) []string {
+	if *memo == nil && len(m) > 0 {
+		*memo = slices.Sorted(maps.Keys(m))
+	}
+	return *memo
 }
 
 // setValid2 sets a valid_*_types list when the definition writes a
@@ -117,6 +131,8 @@ type iface2 struct {
 	ops    map[string]*op2
 	// notes are the notifications (§11.6).
 	notes map[string]*op2
+	// opOrder holds the names of ops in order (sortedOnce).
+	opOrder []string
 }
 
 type op2 struct {
