@@ -59,6 +59,9 @@ type sig2 struct {
 	implF    *file
 	implPath string
 	timeout  int64
+	// implRel is impl as apply finds it (relative to the top-level
+	// template's folder), worked out, and confined, at the first call.
+	implRel string
 }
 
 // param returns the definition of argument i: the last one repeats when
@@ -95,7 +98,7 @@ func (s *sig2) setImpl(f *file, n *yamlsrc.Node, path string) {
 	if at == nil || !at.IsString() || at.Value == "" {
 		return
 	}
-	s.impl, s.implAt, s.implF, s.implPath = at.Value, at, f, path
+	s.impl, s.implAt, s.implF, s.implPath, s.implRel = at.Value, at, f, path, ""
 }
 
 // readFunctions2 declares every custom function of every loaded file.
@@ -155,7 +158,7 @@ func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
 			if c.keys2(sig, sp, func() string { return "signature" }, []string{"implementation"}, nil) {
 				if im := sig.Get("implementation"); im != nil {
 					c.checkImpl2(im, sp+".implementation")
-					d.sigs[i].impl, d.sigs[i].implAt, d.sigs[i].implF, d.sigs[i].timeout = "", nil, nil, 0
+					d.sigs[i].impl, d.sigs[i].implAt, d.sigs[i].implF, d.sigs[i].implRel, d.sigs[i].timeout = "", nil, nil, "", 0
 					d.sigs[i].setImpl(f, im, sp+".implementation")
 				}
 			}
@@ -432,14 +435,16 @@ func (ev *eval2) customCall2(name string, s *sig2, vals []graph.Value) graph.Val
 	c := ev.c
 	decl := map[string]graph.Value{}
 	if s != nil && s.impl != "" {
-		impl := s.impl
-		if !strings.Contains(impl, "://") && !filepath.IsAbs(impl) && s.implF.dir != "" {
-			c.confineNamed(s.implAt, impl, s.implF.dir, s.implPath, CodeImplOutsideRoot, "implementation")
-			if rel, err := filepath.Rel(c.root.dir, filepath.Join(s.implF.dir, filepath.FromSlash(impl))); err == nil {
-				impl = filepath.ToSlash(rel)
+		if s.implRel == "" {
+			s.implRel = s.impl
+			if !strings.Contains(s.impl, "://") && !filepath.IsAbs(s.impl) && s.implF.dir != "" {
+				c.confineNamed(s.implAt, s.impl, s.implF.dir, s.implPath, CodeImplOutsideRoot, "implementation")
+				if rel, err := filepath.Rel(c.root.dir, filepath.Join(s.implF.dir, filepath.FromSlash(s.impl))); err == nil {
+					s.implRel = filepath.ToSlash(rel)
+				}
 			}
 		}
-		decl["implementation"] = impl
+		decl["implementation"] = s.implRel
 		if s.timeout > 0 {
 			decl["timeout"] = s.timeout
 		}

@@ -798,7 +798,6 @@ func (ev *eval2) capValue2(nd *node2, capName, prop string, d *prop2) graph.Valu
 func (c *compiler) allocated2(target *node2, capName, prop string, d *prop2) (float64, bool) {
 	sum := 0.0
 	for _, src := range c.v2.topo.nodes {
-		ev := &eval2{c: c, f: c.root, node: src}
 		for _, ra := range src.reqs {
 			if ra.alloc == nil || ra.target != target || ra.capName != capName {
 				continue
@@ -807,6 +806,7 @@ func (c *compiler) allocated2(target *node2, capName, prop string, d *prop2) (fl
 			if an == nil {
 				continue
 			}
+			ev := &eval2{c: c, f: c.root, node: src}
 			amount, ok := quantity2(d.typ, ev.evalAt(an, ra.path+".allocation."+prop))
 			if !ok {
 				return 0, false
