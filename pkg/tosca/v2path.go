@@ -487,10 +487,11 @@ func (c *compiler) relProp2(re *relEnd2, name string, d *prop2) graph.Value {
 	case rel != nil && rel.IsString() && c.v2.topo.rels[rel.Value] != nil:
 		n = c.v2.topo.rels[rel.Value].Get("properties").Get(name)
 	}
-	for _, alt := range []*yamlsrc.Node{d.value, d.def} {
-		if n == nil {
-			n = alt
-		}
+	if n == nil {
+		n = d.value
+	}
+	if n == nil {
+		n = d.def
 	}
 	if n == nil || c.v2.evaluating[n] {
 		return nil
