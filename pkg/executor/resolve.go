@@ -502,39 +502,11 @@ func anyLeaf(v graph.Value, fn func(graph.Value) bool) bool {
 // readsSecret reports whether v reads an attribute that is, holds or lies
 // within a sensitive path of the resource it names.
 func readsSecret(v graph.Value, lookup Lookup) bool {
-	return anyLeaf(v, func(l graph.Value) bool {
-		u, ok := l.(graph.Unknown)
-		if !ok {
-			return false
+	return graph.ReadsSensitive(v, func(addr string) []string {
+		if rec, ok := lookup(addr); ok {
+			return rec.Sensitive
 		}
-		if slices.ContainsFunc(u.Args, func(e graph.Value) bool { return readsSecret(e, lookup) }) {
-			return true
-		}
-		if u.Func != "attribute" || len(u.Args) < 2 {
-			return false
-		}
-		addr, _ := u.Args[0].(string)
-		rec, ok := lookup(addr)
-		if !ok || len(rec.Sensitive) == 0 {
-			return false
-		}
-		parts := make([]string, 0, len(u.Args)-1)
-		for _, a := range u.Args[1:] {
-			parts = append(parts, graph.Text(a))
-		}
-		path := strings.Join(parts, ".")
-		candidates := []string{path, "properties." + path}
-		if len(parts) > 1 {
-			candidates = append(candidates, "capabilities."+parts[0]+".properties."+strings.Join(parts[1:], "."))
-		}
-		for _, p := range rec.Sensitive {
-			for _, c := range candidates {
-				if c == p || strings.HasPrefix(c, p+".") || strings.HasPrefix(p, c+".") {
-					return true
-				}
-			}
-		}
-		return false
+		return nil
 	})
 }
 

@@ -239,7 +239,11 @@ func propDetail2(what string, d *prop2, owner string, key *yamlsrc.Node, embedde
 		name string
 		n    *yamlsrc.Node
 	}{{"default", d.def}, {"value", d.value}} {
-		if kv.n != nil && !kv.n.IsNull() {
+		switch {
+		case kv.n == nil || kv.n.IsNull():
+		case d.secret():
+			b.WriteString("\n\n" + kv.name + ": (sensitive, not shown)")
+		default:
 			b.WriteString("\n\n" + kv.name + ": " + yamlText(kv.n, 200))
 		}
 	}

@@ -23,8 +23,6 @@ package tosca
 // Nothing here reports a diagnostic.
 
 import (
-	"strings"
-
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -66,10 +64,8 @@ func (c *compiler) readSecretAt(path string) {
 // type) declares a secret: metadata sensitive: true, or a sensitive data
 // type.
 func (c *compiler) definedSecret(n *yamlsrc.Node) bool {
-	if s := n.Get("metadata").Get("sensitive"); s != nil {
-		if b, ok := s.Bool(); (ok && b) || strings.EqualFold(s.Value, "true") {
-			return true
-		}
+	if metaSensitive(n) {
+		return true
 	}
 	if tn := n.Get("type"); tn.IsString() {
 		if t := c.lookup(kData, tn.Value); t != nil && t.sensitive {

@@ -67,7 +67,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	}
 	// A definition that cannot be read stays, untyped and optional, so
 	// that its assignments are not reported again (one cause, once).
-	untyped := &prop2{name: name, n: n, f: f}
+	untyped := &prop2{name: name, n: n, f: f, sensitive: metaSensitive(n) || (prev != nil && prev.sensitive)}
 	if n.Kind != yamlsrc.Mapping {
 		c.errorf(rangeOf(n), path, CodeWrongKind, "definition %q must be a map, found %s", name, n.Describe())
 		return untyped
@@ -81,6 +81,9 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 		d.n = n
 		d.validation = append([]*yamlsrc.Node(nil), prev.validation...)
 	}
+	// Before the default is checked: a diagnostic about it must not quote
+	// a secret.
+	d.sensitive = d.sensitive || metaSensitive(n)
 	tn := n.Get("type")
 	switch {
 	case tn != nil && !tn.IsNull():

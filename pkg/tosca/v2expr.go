@@ -216,8 +216,14 @@ func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
 	}
 	if name, args, ok := funcCall2(n); ok {
 		var vals []graph.Value
+		before := ev.c.secretReads
 		for _, a := range argList2(args) {
 			vals = append(vals, ev.eval(a, depth+1))
+		}
+		if ev.c.secretReads > before {
+			// What the call reports must not quote its secret arguments.
+			ev.c.inSecret++
+			defer func() { ev.c.inSecret-- }()
 		}
 		return ev.call(n, name, vals)
 	}

@@ -69,7 +69,7 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	}
 	v, err := funceval.Eval(name, vals, ev.ordering())
 	if err != nil {
-		ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "%v", err)
+		ev.c.badValue2(rangeOf(n), ev.path, CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")
 		return nil
 	}
 	return v
@@ -148,6 +148,7 @@ func (ev *eval2) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
 		}
 		return nil
 	}
+	ev.c.readSecret2("", topo.inputDefs[name])
 	in, ok := topo.inputs[name]
 	if !ok || isUnknown2(in) {
 		return unknown2("get_input", vals)

@@ -398,6 +398,9 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	}
 	name, _ := rest[0].(string)
 	nd := end.node
+	if fn == "get_property" || fn == "get_attribute" {
+		ev.c.querySecret2(end, name)
+	}
 	switch {
 	case fn == "get_artifact":
 		return ev.artifactOf(n, end, rest)
@@ -459,6 +462,7 @@ func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []
 		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
 		return nil
 	}
+	c.relSecret2(re, name)
 	if d == nil || (fn == "get_attribute" && rt.attrs[name] != nil) {
 		return unknown2(fn, vals)
 	}

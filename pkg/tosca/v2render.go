@@ -108,6 +108,7 @@ func (c *compiler) render2() *graph.Graph {
 	if len(topo.outputs) > 0 {
 		g.Outputs = topo.outputs
 	}
+	c.renderSecrets2(g)
 	return g
 }
 
@@ -122,30 +123,7 @@ func (c *compiler) addReads2(g *graph.Graph) {
 	}
 	for _, r := range g.Resources() {
 		var targets []string
-		var walk func(v graph.Value)
-		walk = func(v graph.Value) {
-			switch x := v.(type) {
-			case graph.Unknown:
-				if addr, ok := firstArg2(x); ok && x.Func == "attribute" {
-					targets = append(targets, addr)
-				}
-				for _, a := range x.Args {
-					walk(a)
-				}
-			case []graph.Value:
-				for _, e := range x {
-					walk(e)
-				}
-			case map[string]graph.Value:
-				for _, e := range x {
-					walk(e)
-				}
-			}
-		}
-		walk(r.Spec)
-		for _, op := range r.Driver.Operations {
-			walk(op.Inputs)
-		}
+		forRefs(r, func(addr string) { targets = append(targets, addr) })
 		slices.Sort(targets)
 		for _, t := range slices.Compact(targets) {
 			k := pair{r.Address, t}
@@ -220,6 +198,7 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 		}
 	}
 	r.Driver = c.renderDriver2(nd)
+	r.Sensitive = c.secretPaths2(nd, spec)
 	r.Request = c.allocationRequest2(nd)
 	return r
 }
@@ -292,8 +271,16 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				}
 				op.Inputs = map[string]graph.Value{}
 				for _, p := range inputs.Pairs() {
+					// An input secret by its definition or by what it
+					// reads is passed, but never shown.
+					before := c.secretReads
+					c.readSecret2("", od.inputs[p.Key.Value], d.inputs[p.Key.Value])
 					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, opPath+".inputs."+p.Key.Value)
+					if c.secretReads > before && !slices.Contains(op.Sensitive, p.Key.Value) {
+						op.Sensitive = append(op.Sensitive, p.Key.Value)
+					}
 				}
+				slices.Sort(op.Sensitive)
 			}
 			ops[kind+"."+opName] = op
 		}

@@ -263,7 +263,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 func (c *compiler) readParam2(f *file, name string, n *yamlsrc.Node, path string) *prop2 {
 	if n.Get("type") == nil {
 		c.keys2(n, path, func() string { return "parameter " + quote(name) }, paramKeys2(), legacyPropKey)
-		d := &prop2{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default")}
+		d := &prop2{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default"), sensitive: metaSensitive(n)}
 		if req, set := c.bool2(n, path, "required"); set {
 			d.required = req
 		}
@@ -292,12 +292,17 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 		ev := &eval2{c: c, f: f}
 		if v := p.Value.Get("value"); v != nil {
 			c.checkExpr2(f, v, path+".value", false)
+			before := c.secretReads
+			if d.secret() {
+				c.secretReads++
+			}
 			if d.typ != nil {
 				// A typed output's value fits its type (§9.7).
 				c.v2.topo.outputs[p.Key.Value] = c.checkValue2(ev, d, v, path+".value")
 			} else {
 				c.v2.topo.outputs[p.Key.Value] = ev.evalAt(v, path+".value")
 			}
+			c.noteSecret(path, before)
 		}
 	}
 }
@@ -346,7 +351,9 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 			}
 			continue
 		}
+		before := c.secretReads
 		v := c.checkValue2(ev, d, p.Value, pp)
+		c.noteSecret(pp, before)
 		if d.value != nil && v != nil && !isUnknown2(v) {
 			fixed := c.checkValue2(ev, d, d.value, pp)
 			if r, ok := ev.compare(v, fixed); !ok || r != 0 {
@@ -360,11 +367,14 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 			continue
 		}
 		d := defs[name]
+		before := c.secretReads
 		switch {
 		case d.value != nil:
 			out[name] = c.checkValue2(ev, d, d.value, joinPath(path, name))
+			c.noteSecret(joinPath(path, name), before)
 		case d.def != nil && !d.def.IsNull():
 			out[name] = c.checkValue2(ev, d, d.def, joinPath(path, name))
+			c.noteSecret(joinPath(path, name), before)
 		case isProp && d.required:
 			at := ev.c.v2.topo.st
 			if n != nil {

@@ -102,6 +102,9 @@ type prop2 struct {
 	validation []*yamlsrc.Node
 	// f is the file whose names the definition's values see.
 	f *file
+	// sensitive: the definition's metadata, or that of the definition it
+	// refines, says sensitive: true (prop2.secret, v2secrets.go).
+	sensitive bool
 }
 
 type cap2 struct {

@@ -14,6 +14,7 @@ package tosca
 //   - a validation clause that evaluates to false (tosca.constraint)
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -27,6 +28,9 @@ import (
 // canonical; a function call is checked and evaluated, its result
 // checked when known.
 func (c *compiler) checkValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string) graph.Value {
+	if d.secret() {
+		defer c.enterSecret()()
+	}
 	return c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, n, path, 0)
 }
 
@@ -34,14 +38,23 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	if depth > maxValueDepth || !c.step(n, path) {
 		return nil
 	}
+	if sensitiveType2(t) {
+		defer c.enterSecret()()
+	}
 	if _, _, ok := funcCall2(n); ok {
 		c.checkExpr2(ev.f, n, path, false)
+		before := c.secretReads
 		v := ev.evalAt(n, path)
 		if t != nil && graph.HasUnknown(v) {
 			c.resultFits2(n, t, entry, keyS, path)
 		}
 		if t == nil || v == nil || graph.HasUnknown(v) || dollarText2(v) {
 			return v
+		}
+		if c.secretReads > before {
+			// The value read a secret: it is checked as one.
+			c.inSecret++
+			defer func() { c.inSecret-- }()
 		}
 		// A value known now fits the definition as a written one must.
 		return c.checkValueDepth2(ev, t, entry, keyS, validation, nodeOf(v, n.Range), path, depth+1)
@@ -63,19 +76,22 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	case t.scalar != nil:
 		s, ok := n.String()
 		if !ok || n.Kind != yamlsrc.Scalar || !n.IsString() {
-			c.errorf(rangeOf(n), path, CodeValue, "%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", describeValue(n), t.name)
+			c.badValue2(rangeOf(n), path, CodeValue, fmt.Sprintf("%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", describeValue(n), t.name),
+				fmt.Sprintf("a sensitive value is not a scalar of type %q: a scalar is written \"<number> <unit>\"", t.name))
 			return nil
 		}
 		num, canon, _, msg := parseScalar2(t.scalar, s)
 		if msg != "" {
-			c.errorf(n.Range, path, CodeValue, "%s is not a scalar of type %q: %s (units: %s)", describeValue(n), t.name, msg, unitList2(t.scalar))
+			c.badValue2(n.Range, path, CodeValue, fmt.Sprintf("%s is not a scalar of type %q: %s (units: %s)", describeValue(n), t.name, msg, unitList2(t.scalar)),
+				fmt.Sprintf("a sensitive value is not a scalar of type %q (units: %s)", t.name, unitList2(t.scalar)))
 			return nil
 		}
 		if dt := t.scalar.dataType; dt != nil {
 			var nv graph.Value = num
 			if dt.base == "integer" {
 				if num != float64(int64(num)) {
-					c.errorf(n.Range, path, CodeValue, "%s is not a scalar of type %q: its number must be an integer", describeValue(n), t.name)
+					c.badValue2(n.Range, path, CodeValue, fmt.Sprintf("%s is not a scalar of type %q: its number must be an integer", describeValue(n), t.name),
+						fmt.Sprintf("a sensitive value is not a scalar of type %q: its number must be an integer", t.name))
 					return nil
 				}
 				nv = int64(num)
@@ -87,7 +103,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		v = formatScalar2(t.scalar, canon)
 	case t.base == "list":
 		if n.Kind != yamlsrc.Sequence {
-			c.errorf(rangeOf(n), path, CodeValue, "%s is not a list", describeValue(n))
+			c.badValue2(rangeOf(n), path, CodeValue, describeValue(n)+" is not a list", "a sensitive value is not a list")
 			return nil
 		}
 		out := make([]graph.Value, len(n.Content))
@@ -97,7 +113,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		v = out
 	case t.base == "map":
 		if n.Kind != yamlsrc.Mapping {
-			c.errorf(rangeOf(n), path, CodeValue, "%s is not a map", describeValue(n))
+			c.badValue2(rangeOf(n), path, CodeValue, describeValue(n)+" is not a map", "a sensitive value is not a map")
 			return nil
 		}
 		out := make(map[string]graph.Value, len(n.Content)/2)
@@ -113,7 +129,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	case t.base == "range":
 		cv, err := values.Coerce(values.Range, n)
 		if err != nil {
-			c.errorf(rangeOf(n), path, CodeValue, "%s", err.Error())
+			c.badValue2(rangeOf(n), path, CodeValue, err.Error(), "a sensitive value is not a range")
 			return nil
 		}
 		v = cv
@@ -125,7 +141,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	default:
 		cv, err := values.CoerceV2(t.base, n)
 		if err != nil {
-			c.errorf(rangeOf(n), path, CodeValue, "%s", err.Error())
+			c.badValue2(rangeOf(n), path, CodeValue, err.Error(), "a sensitive value is not of type "+t.base)
 			return nil
 		}
 		v = cv
@@ -159,7 +175,8 @@ func (c *compiler) schemaValue2(ev *eval2, s *prop2, n *yamlsrc.Node, path strin
 // complexValue2 checks the fields of a complex data type's value.
 func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path string, depth int) graph.Value {
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(rangeOf(n), path, CodeValue, "%s is not a value of data type %q, which is a map of its properties", describeValue(n), t.name)
+		c.badValue2(rangeOf(n), path, CodeValue, fmt.Sprintf("%s is not a value of data type %q, which is a map of its properties", describeValue(n), t.name),
+			fmt.Sprintf("a sensitive value is not a value of data type %q, which is a map of its properties", t.name))
 		return nil
 	}
 	out := map[string]graph.Value{}
@@ -169,7 +186,7 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 			c.errorf(p.Key.Range, joinPath(path, p.Key.Value), CodeUnknownProperty, "data type %q has no property %q", t.name, p.Key.Value)
 			continue
 		}
-		out[p.Key.Value] = c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, p.Value, joinPath(path, p.Key.Value), depth+1)
+		out[p.Key.Value] = c.fieldValue2(ev, d, p.Value, joinPath(path, p.Key.Value), depth)
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.props)) {
 		d := t.props[name]
@@ -188,6 +205,14 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 	return out
 }
 
+// fieldValue2 checks the value of field d of a complex data type's value.
+func (c *compiler) fieldValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string, depth int) graph.Value {
+	if d.sensitive {
+		defer c.enterSecret()()
+	}
+	return c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, n, path, depth+1)
+}
+
 // validate2 evaluates validation clauses on a value; it reports whether
 // they hold (an Unknown result holds: apply time decides).
 func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v graph.Value, n *yamlsrc.Node, path string) bool {
@@ -199,7 +224,8 @@ func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v 
 		r := vev.eval(cl, 0)
 		switch b, ok := r.(bool); {
 		case ok && !b:
-			c.errorf(rangeOf(n), path, CodeConstraint, "%s does not satisfy the validation clause %s", describeValue(n), describeValue(cl))
+			c.badValue2(rangeOf(n), path, CodeConstraint, describeValue(n)+" does not satisfy the validation clause "+describeValue(cl),
+				"a sensitive value does not satisfy the validation clause "+describeValue(cl))
 			return false
 		case !ok && r != nil && !isUnknown2(r):
 			c.errorf(rangeOf(cl), path, CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", describeValue(cl))

@@ -1,0 +1,286 @@
+package tosca
+
+// Secrets (2.0): which values of a 2.0 service template carry a secret,
+// by the rules the 1.x path follows (secrets.go).
+//
+// A definition (property, attribute, input, output, operation input, a
+// field of a data type) is sensitive when its metadata says sensitive:
+// true, when it refines a sensitive definition, or when its type is a
+// sensitive data type: one whose metadata says sensitive: true, or that
+// derives from one (the simple profile's Credential does). A value is
+// secret when its definition is sensitive or when evaluating it read a
+// secret: $get_input of a sensitive input, $get_property or
+// $get_attribute of a sensitive definition or of a value derived from a
+// secret, through any function ($concat, $join, $token, custom ones), a
+// list or a map. The compiler counts secret reads while it evaluates
+// (compiler.secretReads); a property or attribute whose evaluation raised
+// the count is recorded by its path (compiler.secretAt) so that reading
+// it later counts again. render2 lists the secret properties, capability
+// properties and attributes of each resource in graph.Resource.Sensitive
+// ("attributes.<name>" for an attribute, whose value an operation output
+// sets at apply time), the secret operation inputs in
+// graph.Operation.Sensitive, the secret outputs in
+// graph.Graph.SensitiveOutputs and the values of sensitive inputs in
+// graph.Graph.Secrets; a value that reads a secret of another resource
+// only at apply time (an attribute reference) is secret too
+// (spreadSecrets).
+//
+// A diagnostic about a secret value (compiler.inSecret is set while one
+// is checked) names the rule it breaks, never quotes the value, and is
+// marked diag.Diagnostic.Sensitive so that no renderer shows its source
+// line.
+
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// metaSensitive reports whether a definition's metadata says
+// sensitive: true (a Boolean, or the text "true" in any case).
+func metaSensitive(n *yamlsrc.Node) bool {
+	s := n.Get("metadata").Get("sensitive")
+	if s == nil {
+		return false
+	}
+	b, ok := s.Bool()
+	return (ok && b) || strings.EqualFold(s.Value, "true")
+}
+
+// sensitiveType2 reports whether t is a sensitive data type: it or a data
+// type it derives from says metadata sensitive: true.
+func sensitiveType2(t *typeDef2) bool {
+	for i := 0; t != nil && i < maxValueDepth; i, t = i+1, t.parent {
+		if t.kind == kData && t.n != nil && metaSensitive(t.n) {
+			return true
+		}
+	}
+	return false
+}
+
+// secret reports whether values of the definition are secrets.
+func (d *prop2) secret() bool {
+	return d != nil && (d.sensitive || sensitiveType2(d.typ))
+}
+
+// enterSecret counts a secret read and marks what follows as the check
+// of a secret value, until the returned function is called.
+func (c *compiler) enterSecret() func() {
+	c.secretReads++
+	c.inSecret++
+	return func() { c.inSecret-- }
+}
+
+// badValue2 reports a value that does not fit its definition: msg quotes
+// it; while a secret is checked, hidden (which does not) is said instead
+// and the diagnostic shows no source line.
+func (c *compiler) badValue2(r diag.Range, path, code, msg, hidden string) {
+	if c.inSecret > 0 {
+		c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: code, Summary: hidden, Range: r, Path: path, Sensitive: true})
+		return
+	}
+	c.errorf(r, path, code, "%s", msg)
+}
+
+// readSecret2 counts a read of the value at path when it is secret.
+func (c *compiler) readSecret2(path string, defs ...*prop2) {
+	if c.secretAt[path] || slices.ContainsFunc(defs, (*prop2).secret) {
+		c.secretReads++
+	}
+}
+
+// querySecret2 counts the read of property or attribute name of the node
+// (or its capability) a $get_property or $get_attribute path ends at
+// when that value is a secret.
+func (c *compiler) querySecret2(end pathEnd, name string) {
+	nd := end.node
+	if nd == nil || nd.typ == nil {
+		return
+	}
+	if end.capName != "" {
+		if cd := nd.typ.caps[end.capName]; cd != nil {
+			c.readSecret2(nd.path+".capabilities."+end.capName+".properties."+name, cd.props[name], cd.attrs[name])
+		}
+		return
+	}
+	c.readSecret2(nd.path+".properties."+name, nd.typ.props[name], nd.typ.attrs[name])
+	c.readSecret2(nd.path + ".attributes." + name)
+}
+
+// relSecret2 counts the read of property (or attribute) name of the
+// relationship re when it is secret.
+func (c *compiler) relSecret2(re *relEnd2, name string) {
+	ra := re.ra
+	rt := ra.relType
+	c.readSecret2(ra.path+".relationship.properties."+name, rt.props[name], rt.attrs[name])
+	if rel := ra.n.Get("relationship"); rel.IsString() {
+		c.readSecret2("service_template.relationship_templates." + rel.Value + ".properties." + name)
+	}
+}
+
+// secretPaths2 lists, sorted, the paths of a node template's secret
+// values in its resource: properties and capability properties that are
+// sensitive or derived from a secret, and every sensitive attribute as
+// "attributes.<name>", set or not, since an operation output may set it.
+func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string {
+	var out []string
+	t := nd.typ
+	for _, name := range slices.Sorted(maps.Keys(t.attrs)) {
+		if t.attrs[name].secret() || c.secretAt[nd.path+".attributes."+name] {
+			out = append(out, "attributes."+name)
+		}
+	}
+	caps, _ := spec["capabilities"].(map[string]graph.Value)
+	for _, name := range slices.Sorted(maps.Keys(caps)) {
+		cd := t.caps[name]
+		props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
+		for _, p := range slices.Sorted(maps.Keys(props)) {
+			if (cd != nil && cd.props[p].secret()) || c.secretAt[nd.path+".capabilities."+name+".properties."+p] {
+				out = append(out, "capabilities."+name+".properties."+p)
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(t.props)) {
+		if t.props[name].secret() || c.secretAt[nd.path+".properties."+name] {
+			out = append(out, "properties."+name)
+		}
+	}
+	return out
+}
+
+// spreadSecrets marks as secret what reads a secret of another resource
+// only at apply time: a spec value or an operation input holding an
+// attribute reference to a sensitive path, and likewise an output. A
+// resource that gains a secret has the resources that read it checked
+// again, so that a chain of references is followed whatever the order of
+// the resources, each resource checked once more per secret it gains.
+func (c *compiler) spreadSecrets(g *graph.Graph, secretOutputs map[string]bool) {
+	readers := map[string][]*graph.Resource{}
+	var queue []*graph.Resource
+	for _, r := range g.Resources() {
+		queue = append(queue, r)
+		seen := map[string]bool{}
+		forRefs(r, func(addr string) {
+			if !seen[addr] {
+				seen[addr] = true
+				readers[addr] = append(readers[addr], r)
+			}
+		})
+	}
+	for len(queue) > 0 {
+		if c.ctx.Err() != nil {
+			return
+		}
+		r := queue[0]
+		queue = queue[1:]
+		if spreadInto(g, r) {
+			queue = append(queue, readers[r.Address]...)
+		}
+	}
+	for name, v := range g.Outputs {
+		if !secretOutputs[name] && readsSecret2(g, v) {
+			secretOutputs[name] = true
+		}
+	}
+}
+
+// forRefs calls fn with the address of each attribute reference in r's
+// spec and operation inputs.
+func forRefs(r *graph.Resource, fn func(addr string)) {
+	var walk func(v graph.Value)
+	walk = func(v graph.Value) {
+		switch x := v.(type) {
+		case graph.Unknown:
+			if addr, ok := firstArg2(x); ok && x.Func == "attribute" {
+				fn(addr)
+			}
+			for _, a := range x.Args {
+				walk(a)
+			}
+		case []graph.Value:
+			for _, e := range x {
+				walk(e)
+			}
+		case map[string]graph.Value:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	walk(r.Spec)
+	for _, op := range r.Driver.Operations {
+		walk(op.Inputs)
+	}
+}
+
+// spreadInto marks the values of r that read a secret of g; it reports
+// whether r's spec gained a sensitive path.
+func spreadInto(g *graph.Graph, r *graph.Resource) bool {
+	gained := false
+	mark := func(p string, v graph.Value) {
+		if !slices.Contains(r.Sensitive, p) && readsSecret2(g, v) {
+			r.Sensitive = append(r.Sensitive, p)
+			gained = true
+		}
+	}
+	for _, top := range []string{"properties", "attributes"} {
+		m, _ := r.Spec[top].(map[string]graph.Value)
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			mark(top+"."+k, m[k])
+		}
+	}
+	caps, _ := r.Spec["capabilities"].(map[string]graph.Value)
+	for _, name := range slices.Sorted(maps.Keys(caps)) {
+		props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
+		for _, k := range slices.Sorted(maps.Keys(props)) {
+			mark("capabilities."+name+".properties."+k, props[k])
+		}
+	}
+	slices.Sort(r.Sensitive)
+	for key, op := range r.Driver.Operations {
+		for _, name := range slices.Sorted(maps.Keys(op.Inputs)) {
+			if !slices.Contains(op.Sensitive, name) && readsSecret2(g, op.Inputs[name]) {
+				op.Sensitive = append(op.Sensitive, name)
+				slices.Sort(op.Sensitive)
+				r.Driver.Operations[key] = op
+			}
+		}
+	}
+	return gained
+}
+
+// readsSecret2 reports whether v reads a sensitive path of a resource of
+// g at apply time (graph.ReadsSensitive).
+func readsSecret2(g *graph.Graph, v graph.Value) bool {
+	return graph.ReadsSensitive(v, func(addr string) []string {
+		if r, ok := g.Resource(addr); ok {
+			return r.Sensitive
+		}
+		return nil
+	})
+}
+
+// renderSecrets2 completes the secrets of g once every resource is in it:
+// what reads a secret only at apply time (spreadSecrets), the outputs
+// that are secret, and the values of the sensitive inputs, which apply
+// redacts from what drivers print.
+func (c *compiler) renderSecrets2(g *graph.Graph) {
+	topo := c.v2.topo
+	secretOut := map[string]bool{}
+	for name := range g.Outputs {
+		if c.secretAt["service_template.outputs."+name] {
+			secretOut[name] = true
+		}
+	}
+	c.spreadSecrets(g, secretOut)
+	g.SensitiveOutputs = slices.Sorted(maps.Keys(secretOut))
+	for _, name := range slices.Sorted(maps.Keys(topo.inputDefs)) {
+		if v := topo.inputs[name]; topo.inputDefs[name].secret() && v != nil && !graph.HasUnknown(v) {
+			g.Secrets = append(g.Secrets, v)
+		}
+	}
+}
