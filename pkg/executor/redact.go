@@ -166,11 +166,12 @@ func (r *Redactor) AddOperations(d graph.Driver) {
 }
 
 // AddResource registers the secrets of a recorded resource: its sensitive
-// spec paths as configured and as resolved, and its operations'
-// sensitive inputs.
+// spec paths as configured and as resolved, its sensitive attributes as
+// operation outputs set them, and its operations' sensitive inputs.
 func (r *Redactor) AddResource(rec *state.Resource) {
 	r.AddPaths(rec.Spec, rec.Sensitive)
 	r.AddPaths(rec.Feedback.Resolved, rec.Sensitive)
+	r.AddPaths(rec.Feedback.Attributes, state.AttributePaths(rec.Sensitive))
 	r.AddOperations(rec.Driver)
 }
 

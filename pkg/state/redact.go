@@ -14,8 +14,9 @@ import (
 const SensitiveMarker = "(sensitive value)"
 
 // Redacted returns a copy of r whose values at the Sensitive paths of
-// Spec and of Feedback.Resolved, and whose operation inputs named in each
-// operation's Sensitive list, read SensitiveMarker. Paths are dot-joined
+// Spec and of Feedback.Resolved, at the paths "attributes.<name>…" of
+// Feedback.Attributes (what operation outputs set), and whose operation
+// inputs named in each operation's Sensitive list, read SensitiveMarker. Paths are dot-joined
 // map keys and list indexes, relative to the spec; a key may hold dots
 // itself (Tonomi's "configuration.password"). r is not modified; the
 // copy shares the parts that hold nothing sensitive.
@@ -27,6 +28,19 @@ func (r *Resource) Redacted() Resource {
 	}
 	out.Spec = redactMap(r.Spec, r.Sensitive)
 	out.Feedback.Resolved = redactMap(r.Feedback.Resolved, r.Sensitive)
+	out.Feedback.Attributes = redactMap(r.Feedback.Attributes, AttributePaths(r.Sensitive))
+	return out
+}
+
+// AttributePaths returns the paths of Feedback.Attributes that the
+// sensitive spec paths name ("attributes.token" names "token").
+func AttributePaths(sensitive []string) []string {
+	var out []string
+	for _, p := range sensitive {
+		if rest, ok := strings.CutPrefix(p, "attributes."); ok {
+			out = append(out, rest)
+		}
+	}
 	return out
 }
 

@@ -74,3 +74,21 @@ func TestRedactedOperationInputs(t *testing.T) {
 		t.Errorf("Redacted modified the original: %v", r.Driver.Operations)
 	}
 }
+
+// TestRedactedAttributes checks that a sensitive path "attributes.<name>"
+// masks the attribute an operation output recorded, and only that one.
+func TestRedactedAttributes(t *testing.T) {
+	attrs := func() map[string]graph.Value {
+		return map[string]graph.Value{"token": "t0ken-value", "keys": []graph.Value{"k0", "k1"}, "host": "db.internal"}
+	}
+	r := Resource{Address: "db", Sensitive: []string{"attributes.keys.1", "attributes.token", "properties.password"},
+		Spec: map[string]graph.Value{"properties": map[string]graph.Value{"password": "pw"}}, Feedback: Feedback{Attributes: attrs()}}
+	got := r.Redacted()
+	want := map[string]graph.Value{"token": SensitiveMarker, "keys": []graph.Value{"k0", SensitiveMarker}, "host": "db.internal"}
+	if !reflect.DeepEqual(got.Feedback.Attributes, want) {
+		t.Errorf("Redacted attributes = %v\nwant %v", got.Feedback.Attributes, want)
+	}
+	if !reflect.DeepEqual(r.Feedback.Attributes, attrs()) {
+		t.Errorf("Redacted modified the original: %v", r.Feedback.Attributes)
+	}
+}

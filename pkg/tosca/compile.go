@@ -264,6 +264,11 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 
 func (c *compiler) errorf(r diag.Range, path, code, format string, args ...any) {
 	c.diags = c.diags.Errorf(r, path, code, format, args...)
+	if c.inSecret > 0 {
+		// Reported while a secret is checked: its source line may
+		// hold the secret.
+		c.diags[len(c.diags)-1].Sensitive = true
+	}
 }
 
 func (c *compiler) warnf(r diag.Range, path, code, format string, args ...any) {

@@ -86,6 +86,15 @@ func (c *compiler) render() *graph.Graph {
 		}
 		sort.Strings(g.SensitiveOutputs)
 	}
+	// What reads a secret of another resource at apply time is secret.
+	secretOut := map[string]bool{}
+	for _, name := range g.SensitiveOutputs {
+		secretOut[name] = true
+	}
+	c.spreadSecrets(g, secretOut)
+	if len(secretOut) > len(g.SensitiveOutputs) {
+		g.SensitiveOutputs = slices.Sorted(maps.Keys(secretOut))
+	}
 	// A sensitive input may reach a resource only inside a value known at
 	// apply time (concat with an attribute): apply must know it whole.
 	for _, name := range slices.Sorted(maps.Keys(t.inputs)) {
@@ -253,8 +262,9 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 }
 
 // secretPaths lists, sorted, the spec paths of nt's secret values: its
-// sensitive properties and those derived from a secret (secrets.go), and
-// likewise for the capability properties in spec.
+// sensitive properties and those derived from a secret (secrets.go),
+// likewise for the capability properties in spec, and every sensitive
+// attribute as "attributes.<name>".
 func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []string {
 	var out []string
 	derived := c.secretNode[nt]
@@ -273,7 +283,15 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 			out = append(out, "properties."+name)
 		}
 	}
-	return out
+	// An operation output may set a sensitive attribute at apply time.
+	var attrs []string
+	for name, d := range nt.typ.attrs {
+		if d.sensitive {
+			attrs = append(attrs, "attributes."+name)
+		}
+	}
+	slices.Sort(attrs)
+	return append(attrs, out...)
 }
 
 func dropNil(m map[string]graph.Value) map[string]graph.Value {

@@ -71,7 +71,7 @@ func TestSecrets2(t *testing.T) {
 // breaks, never quoted, and its diagnostic shows no source line.
 func TestDiagnosticsAboutSecretsNeverQuoteThem2(t *testing.T) {
 	file := filepath.Join("testdata", "secrets2", "diagnostics.yaml")
-	secrets := []string{"Sh0rt7", "TOPSECRET9", "notanumber", "lit5", "tok3nList", "s3cr3t-default", "goodsecret1"}
+	secrets := []string{"Sh0rt7", "TOPSECRET9", "notanumber", "lit5", "tok3nList", "s3cr3t-default", "goodsecret1", "fixedS3cret", "otherS3cret"}
 	for _, tc := range []struct {
 		name   string
 		inputs map[string]any
@@ -90,6 +90,8 @@ func TestDiagnosticsAboutSecretsNeverQuoteThem2(t *testing.T) {
 			"a sensitive value is not of type string", "service_template.node_templates.db.properties.login.token"},
 		{"sensitive input breaking the validation of its property", map[string]any{"db_password": "TOPSECRET9"},
 			"a sensitive value does not satisfy the validation clause", "service_template.node_templates.db.properties.password"},
+		{"another value for a fixed sensitive one", nil,
+			`property "fixed_secret" has a fixed sensitive value; it cannot be assigned another`, "service_template.node_templates.db.properties.fixed_secret"},
 		{"function of a sensitive input", nil,
 			"$sum cannot be applied to its arguments, which hold a sensitive value", "service_template.node_templates.db.properties.next"},
 	} {
@@ -114,5 +116,26 @@ func TestDiagnosticsAboutSecretsNeverQuoteThem2(t *testing.T) {
 				t.Errorf("no diagnostic at %s says %q; got:\n%v", tc.path, tc.want, diags.Err())
 			}
 		})
+	}
+}
+
+// TestSecretAttributes checks, for 1.x, that a sensitive attribute is
+// listed as "attributes.<name>" whether set or not (an operation output
+// sets it at apply time), and that what reads it at apply time is secret
+// along a chain of resources: properties, operation inputs and outputs.
+func TestSecretAttributes(t *testing.T) {
+	g, diags := Compile(context.Background(), filepath.Join("testdata", "secrets", "attributes.yaml"), Options{})
+	requireNoErrors(t, diags)
+	for addr, want := range map[string][]string{"db": {"attributes.token"}, "app": {"properties.url"}, "web": {"properties.url"}} {
+		if r, _ := g.Resource(addr); r == nil || !reflect.DeepEqual(r.Sensitive, want) {
+			t.Errorf("%s sensitive paths = %v, want %v", addr, r.Sensitive, want)
+		}
+	}
+	app, _ := g.Resource("app")
+	if got := app.Driver.Operations["Standard.create"].Sensitive; !reflect.DeepEqual(got, []string{"tok", "url"}) {
+		t.Errorf("app Standard.create sensitive inputs = %v, want [tok url]", got)
+	}
+	if want := []string{"token", "url"}; !reflect.DeepEqual(g.SensitiveOutputs, want) {
+		t.Errorf("sensitive outputs = %v, want %v", g.SensitiveOutputs, want)
 	}
 }

@@ -19,6 +19,7 @@ package tosca
 //	v2expr.go          the $function syntax ($$ escapes, $name$suffix keys), the static check of calls
 //	v2funcs.go         the built-in functions evaluated at compile time
 //	v2values.go        values checked against definitions, validation clauses evaluated with $value
+//	v2secrets.go       which values are secrets (sensitive definitions and what derives from them)
 //	v2templates.go     the service template: inputs, node and relationship templates, requirements, groups,
 //	                   policies, outputs
 //	v2substitution.go  substitution mappings and workflows

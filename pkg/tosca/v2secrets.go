@@ -31,6 +31,7 @@ package tosca
 // line.
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -79,7 +80,13 @@ func (c *compiler) enterSecret() func() {
 // it; while a secret is checked, hidden (which does not) is said instead
 // and the diagnostic shows no source line.
 func (c *compiler) badValue2(r diag.Range, path, code, msg, hidden string) {
-	if c.inSecret > 0 {
+	c.secretErr2(c.inSecret > 0, r, path, code, msg, hidden)
+}
+
+// secretErr2 reports msg, or hidden (which quotes no value) without a
+// source line when secret.
+func (c *compiler) secretErr2(secret bool, r diag.Range, path, code, msg, hidden string) {
+	if secret {
 		c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: code, Summary: hidden, Range: r, Path: path, Sensitive: true})
 		return
 	}
@@ -283,4 +290,12 @@ func (c *compiler) renderSecrets2(g *graph.Graph) {
 			g.Secrets = append(g.Secrets, v)
 		}
 	}
+}
+
+// fixedValue2 reports the assignment p of another value to a definition
+// d with a fixed value, neither quoted when d is sensitive.
+func (c *compiler) fixedValue2(d *prop2, p yamlsrc.Pair, path, noun string) {
+	c.secretErr2(d.secret(), p.Value.Range, path, CodeValue,
+		fmt.Sprintf("%s %q has the fixed value %s; it cannot be assigned %s", noun, p.Key.Value, describeValue(d.value), describeValue(p.Value)),
+		fmt.Sprintf("%s %q has a fixed sensitive value; it cannot be assigned another", noun, p.Key.Value))
 }

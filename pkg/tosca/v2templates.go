@@ -357,7 +357,7 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 		if d.value != nil && v != nil && !isUnknown2(v) {
 			fixed := c.checkValue2(ev, d, d.value, pp)
 			if r, ok := ev.compare(v, fixed); !ok || r != 0 {
-				c.errorf(p.Value.Range, pp, CodeValue, "%s %q has the fixed value %s; it cannot be assigned %s", noun, p.Key.Value, describeValue(d.value), describeValue(p.Value))
+				c.fixedValue2(d, p, pp, noun)
 			}
 		}
 		out[p.Key.Value] = v

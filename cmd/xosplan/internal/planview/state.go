@@ -57,8 +57,13 @@ func StateText(w io.Writer, st *state.State, opts TextOptions) error {
 		if fb.InstanceID != "" {
 			r.line("    # instance_id = ", strconv.Quote(fb.InstanceID))
 		}
-		for _, k := range slices.Sorted(maps.Keys(fb.Attributes)) {
-			r.line("    # attributes.", k, " = ", scalar(fb.Attributes[k]))
+		attrs := res.Redacted().Feedback.Attributes
+		for _, k := range slices.Sorted(maps.Keys(attrs)) {
+			if d.isSensitive("attributes." + k) {
+				r.line("    # attributes.", k, " = ", state.SensitiveMarker)
+				continue
+			}
+			r.line("    # attributes.", k, " = ", scalar(attrs[k]))
 		}
 		for _, k := range slices.Sorted(maps.Keys(fb.Signals)) {
 			r.line("    # signals.", k, " = ", scalar(fb.Signals[k]))
@@ -193,6 +198,7 @@ func StateJSON(w io.Writer, st *state.State) error {
 	for i := range st.Resources {
 		res := &st.Resources[i]
 		fb := res.Feedback
+		fb.Attributes = res.Redacted().Feedback.Attributes
 		fb.Resolved = nil
 		if res.Feedback.Resolved != nil {
 			if m, ok := known(res.Feedback.Resolved, res.Sensitive).(map[string]any); ok {
