@@ -290,6 +290,9 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 			attrs = append(attrs, "attributes."+name)
 		}
 	}
+	if len(attrs) == 0 {
+		return out
+	}
 	slices.Sort(attrs)
 	return append(attrs, out...)
 }

@@ -148,7 +148,7 @@ func (ev *eval2) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
 		}
 		return nil
 	}
-	ev.c.readSecret2("", topo.inputDefs[name])
+	ev.c.readSecret2(nil, topo.inputDefs[name])
 	in, ok := topo.inputs[name]
 	if !ok || isUnknown2(in) {
 		return unknown2("get_input", vals)

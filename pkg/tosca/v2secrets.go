@@ -93,11 +93,19 @@ func (c *compiler) secretErr2(secret bool, r diag.Range, path, code, msg, hidden
 	c.errorf(r, path, code, "%s", msg)
 }
 
-// readSecret2 counts a read of the value at path when it is secret.
-func (c *compiler) readSecret2(path string, defs ...*prop2) {
-	if c.secretAt[path] || slices.ContainsFunc(defs, (*prop2).secret) {
-		c.secretReads++
+// readSecret2 counts a read of a value of one of the definitions when
+// they are sensitive, or else when the value at one of the paths that
+// paths builds is derived from a secret. Paths are built only when some
+// value is: building them for every read would cost allocations.
+func (c *compiler) readSecret2(paths func() []string, defs ...*prop2) {
+	switch {
+	case slices.ContainsFunc(defs, (*prop2).secret):
+	case len(c.secretAt) == 0 || paths == nil:
+		return
+	case !slices.ContainsFunc(paths(), func(p string) bool { return c.secretAt[p] }):
+		return
 	}
+	c.secretReads++
 }
 
 // querySecret2 counts the read of property or attribute name of the node
@@ -110,23 +118,29 @@ func (c *compiler) querySecret2(end pathEnd, name string) {
 	}
 	if end.capName != "" {
 		if cd := nd.typ.caps[end.capName]; cd != nil {
-			c.readSecret2(nd.path+".capabilities."+end.capName+".properties."+name, cd.props[name], cd.attrs[name])
+			c.readSecret2(func() []string { return []string{nd.path + ".capabilities." + end.capName + ".properties." + name} },
+				cd.props[name], cd.attrs[name])
 		}
 		return
 	}
-	c.readSecret2(nd.path+".properties."+name, nd.typ.props[name], nd.typ.attrs[name])
-	c.readSecret2(nd.path + ".attributes." + name)
+	c.readSecret2(func() []string { return []string{nd.path + ".properties." + name, nd.path + ".attributes." + name} },
+		nd.typ.props[name], nd.typ.attrs[name])
 }
 
 // relSecret2 counts the read of property (or attribute) name of the
-// relationship re when it is secret.
+// relationship re when it is secret: its definition is sensitive, or its
+// value in the requirement's relationship or the relationship template
+// it names is derived from a secret.
 func (c *compiler) relSecret2(re *relEnd2, name string) {
 	ra := re.ra
 	rt := ra.relType
-	c.readSecret2(ra.path+".relationship.properties."+name, rt.props[name], rt.attrs[name])
-	if rel := ra.n.Get("relationship"); rel.IsString() {
-		c.readSecret2("service_template.relationship_templates." + rel.Value + ".properties." + name)
-	}
+	c.readSecret2(func() []string {
+		paths := []string{ra.path + ".relationship.properties." + name}
+		if rel := ra.n.Get("relationship"); rel.IsString() {
+			paths = append(paths, "service_template.relationship_templates."+rel.Value+".properties."+name)
+		}
+		return paths
+	}, rt.props[name], rt.attrs[name])
 }
 
 // secretPaths2 lists, sorted, the paths of a node template's secret
@@ -136,26 +150,28 @@ func (c *compiler) relSecret2(re *relEnd2, name string) {
 func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string {
 	var out []string
 	t := nd.typ
-	for _, name := range slices.Sorted(maps.Keys(t.attrs)) {
-		if t.attrs[name].secret() || c.secretAt[nd.path+".attributes."+name] {
+	derived := len(c.secretAt) > 0
+	for name, d := range t.attrs {
+		if d.secret() || (derived && c.secretAt[nd.path+".attributes."+name]) {
 			out = append(out, "attributes."+name)
 		}
 	}
 	caps, _ := spec["capabilities"].(map[string]graph.Value)
-	for _, name := range slices.Sorted(maps.Keys(caps)) {
+	for name, cv := range caps {
 		cd := t.caps[name]
-		props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
-		for _, p := range slices.Sorted(maps.Keys(props)) {
-			if (cd != nil && cd.props[p].secret()) || c.secretAt[nd.path+".capabilities."+name+".properties."+p] {
+		props, _ := cv.(map[string]graph.Value)["properties"].(map[string]graph.Value)
+		for p := range props {
+			if (cd != nil && cd.props[p].secret()) || (derived && c.secretAt[nd.path+".capabilities."+name+".properties."+p]) {
 				out = append(out, "capabilities."+name+".properties."+p)
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.props)) {
-		if t.props[name].secret() || c.secretAt[nd.path+".properties."+name] {
+	for name, d := range t.props {
+		if d.secret() || (derived && c.secretAt[nd.path+".properties."+name]) {
 			out = append(out, "properties."+name)
 		}
 	}
+	slices.Sort(out)
 	return out
 }
 
@@ -166,17 +182,20 @@ func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string
 // again, so that a chain of references is followed whatever the order of
 // the resources, each resource checked once more per secret it gains.
 func (c *compiler) spreadSecrets(g *graph.Graph, secretOutputs map[string]bool) {
+	if !slices.ContainsFunc(g.Resources(), func(r *graph.Resource) bool { return len(r.Sensitive) > 0 }) {
+		// Nothing to read a secret from.
+		return
+	}
 	readers := map[string][]*graph.Resource{}
-	var queue []*graph.Resource
-	for _, r := range g.Resources() {
-		queue = append(queue, r)
-		seen := map[string]bool{}
-		forRefs(r, func(addr string) {
-			if !seen[addr] {
-				seen[addr] = true
-				readers[addr] = append(readers[addr], r)
-			}
-		})
+	queue := slices.Clone(g.Resources())
+	var targets []string
+	for _, r := range queue {
+		targets = targets[:0]
+		forRefs(r, func(addr string) { targets = append(targets, addr) })
+		slices.Sort(targets)
+		for _, addr := range slices.Compact(targets) {
+			readers[addr] = append(readers[addr], r)
+		}
 	}
 	for len(queue) > 0 {
 		if c.ctx.Err() != nil {
@@ -228,29 +247,32 @@ func forRefs(r *graph.Resource, fn func(addr string)) {
 // whether r's spec gained a sensitive path.
 func spreadInto(g *graph.Graph, r *graph.Resource) bool {
 	gained := false
-	mark := func(p string, v graph.Value) {
-		if !slices.Contains(r.Sensitive, p) && readsSecret2(g, v) {
+	mark := func(v graph.Value, path ...string) {
+		if !readsSecret2(g, v) {
+			return
+		}
+		if p := strings.Join(path, "."); !slices.Contains(r.Sensitive, p) {
 			r.Sensitive = append(r.Sensitive, p)
 			gained = true
 		}
 	}
 	for _, top := range []string{"properties", "attributes"} {
 		m, _ := r.Spec[top].(map[string]graph.Value)
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			mark(top+"."+k, m[k])
+		for k, v := range m {
+			mark(v, top, k)
 		}
 	}
 	caps, _ := r.Spec["capabilities"].(map[string]graph.Value)
-	for _, name := range slices.Sorted(maps.Keys(caps)) {
-		props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
-		for _, k := range slices.Sorted(maps.Keys(props)) {
-			mark("capabilities."+name+".properties."+k, props[k])
+	for name, cv := range caps {
+		props, _ := cv.(map[string]graph.Value)["properties"].(map[string]graph.Value)
+		for k, v := range props {
+			mark(v, "capabilities", name, "properties", k)
 		}
 	}
 	slices.Sort(r.Sensitive)
 	for key, op := range r.Driver.Operations {
-		for _, name := range slices.Sorted(maps.Keys(op.Inputs)) {
-			if !slices.Contains(op.Sensitive, name) && readsSecret2(g, op.Inputs[name]) {
+		for name, v := range op.Inputs {
+			if readsSecret2(g, v) && !slices.Contains(op.Sensitive, name) {
 				op.Sensitive = append(op.Sensitive, name)
 				slices.Sort(op.Sensitive)
 				r.Driver.Operations[key] = op
