@@ -412,7 +412,7 @@ func (ix *index2) addTopology() {
 	for _, p := range st.Get("outputs").Pairs() {
 		d := fmt.Sprintf("**output** `%s`", p.Key.Value)
 		if v, ok := topo.outputs[p.Key.Value]; ok {
-			d += "\n\nvalue: " + callResult(v, false)
+			d += "\n\nvalue: " + callResult(v, ix.c.secretAt["service_template.outputs."+p.Key.Value])
 		}
 		if p.Value.Kind == yamlsrc.Mapping {
 			writeDescriptionTo(&d, p.Value)
@@ -932,6 +932,9 @@ type valueCtx struct {
 	ev    *eval2
 	note  string
 	label string
+	// secret: the value is one of a sensitive definition, whose calls
+	// show no result.
+	secret bool
 }
 
 // calls records the function calls of the value n, v being its value as
@@ -941,9 +944,21 @@ func (ix *index2) calls(ctx valueCtx, n *yamlsrc.Node, v graph.Value, known bool
 	if n == nil || depth > maxValueDepth {
 		return
 	}
+	ctx.secret = ctx.secret || ix.c.v2.secretSrc[n]
 	if name, args, ok := funcCall2(n); ok {
-		if !known && ctx.ev != nil {
-			ix.c.quietly(func() { v = ctx.ev.evalAt(n, "") })
+		c := ix.c
+		switch {
+		case ctx.ev != nil && !ctx.secret && c.secretReads > 0:
+			// Evaluated again to learn whether it reads a secret.
+			before := c.secretReads
+			c.quietly(func() {
+				if w := ctx.ev.evalAt(n, ""); !known {
+					v, known = w, true
+				}
+			})
+			ctx.secret = c.secretReads > before
+		case !known && ctx.ev != nil:
+			c.quietly(func() { v = ctx.ev.evalAt(n, "") })
 			known = true
 		}
 		ix.call(ctx, n, name, args, v, known)
@@ -981,7 +996,7 @@ func (ix *index2) call(ctx valueCtx, n *yamlsrc.Node, name string, args *yamlsrc
 	}
 	res := ctx.note
 	if known {
-		res = ctx.label + callResult(v, false)
+		res = ctx.label + callResult(v, ctx.secret)
 	}
 	ix.x.Calls = append(ix.x.Calls, symbols.Call{Range: at, Function: "$" + name, Result: res})
 	f := ix.c.root

@@ -40,7 +40,7 @@ func TestSecrets2(t *testing.T) {
 	}
 	app, _ := g.Resource("app")
 	create := app.Driver.Operations["Standard.create"]
-	if want := []string{"from_attribute", "from_capability", "from_derived", "from_input", "from_own"}; !reflect.DeepEqual(create.Sensitive, want) {
+	if want := []string{"from_attribute", "from_capability", "from_derived", "from_input", "from_own", "key"}; !reflect.DeepEqual(create.Sensitive, want) {
 		t.Errorf("app Standard.create sensitive inputs = %v\nwant %v", create.Sensitive, want)
 	}
 	for name, want := range map[string]graph.Value{"from_input": "pw-default-1", "from_derived": "pg://admin:pw-default-1@db",
@@ -137,5 +137,33 @@ func TestSecretAttributes(t *testing.T) {
 	}
 	if want := []string{"token", "url"}; !reflect.DeepEqual(g.SensitiveOutputs, want) {
 		t.Errorf("sensitive outputs = %v, want %v", g.SensitiveOutputs, want)
+	}
+}
+
+// TestIndex2ShowsNoSecret checks that the language server's index of a
+// 2.0 template (hovers of definitions, inputs and outputs, what function
+// calls resolve to) never holds a secret: a call that reads one, or that
+// is the value of a sensitive definition, says it is sensitive instead.
+func TestIndex2ShowsNoSecret(t *testing.T) {
+	_, x, diags := CompileIndexed(context.Background(), filepath.Join("testdata", "secrets2", "secrets.yaml"), Options{})
+	requireNoErrors(t, diags)
+	hidden := 0
+	for _, c := range x.Calls {
+		if strings.Contains(c.Result, "pw-default-1") || strings.Contains(c.Result, "k3y-literal") {
+			t.Errorf("call %s at %s resolves to %q", c.Function, c.Range, c.Result)
+		}
+		if c.Result == callResult(nil, true) {
+			hidden++
+		}
+	}
+	// $get_input of db_password (db, app's first, url_path, from_input,
+	// the output) and what reads a secret property.
+	if hidden < 8 {
+		t.Errorf("%d calls are said to be sensitive, want at least 8: %+v", hidden, x.Calls)
+	}
+	for _, s := range x.Symbols {
+		if strings.Contains(s.Detail, "pw-default-1") || strings.Contains(s.Detail, "k3y-literal") {
+			t.Errorf("%s %s shows a secret: %q", s.Kind, s.Name, s.Detail)
+		}
 	}
 }

@@ -62,6 +62,9 @@ type state2 struct {
 	later []func()
 	// checked marks the function calls whose static check ran.
 	checked map[*yamlsrc.Node]bool
+	// secretSrc marks the values written for sensitive definitions, whose
+	// calls the index shows no result of (v2secrets.go).
+	secretSrc map[*yamlsrc.Node]bool
 	// calls holds the signature each evaluated custom function call
 	// chose (matchSig2), for the check of its result.
 	calls map[*yamlsrc.Node]*sig2

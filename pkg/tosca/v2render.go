@@ -274,7 +274,9 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 					// An input secret by its definition or by what it
 					// reads is passed, but never shown.
 					before := c.secretReads
-					c.readSecret2(nil, od.inputs[p.Key.Value], d.inputs[p.Key.Value])
+					if od.inputs[p.Key.Value].secret() || d.inputs[p.Key.Value].secret() {
+						c.enterSecret(p.Value)()
+					}
 					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, opPath+".inputs."+p.Key.Value)
 					if c.secretReads > before && !slices.Contains(op.Sensitive, p.Key.Value) {
 						op.Sensitive = append(op.Sensitive, p.Key.Value)

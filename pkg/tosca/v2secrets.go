@@ -69,8 +69,14 @@ func (d *prop2) secret() bool {
 }
 
 // enterSecret counts a secret read and marks what follows as the check
-// of a secret value, until the returned function is called.
-func (c *compiler) enterSecret() func() {
+// of a secret value n, until the returned function is called.
+func (c *compiler) enterSecret(n *yamlsrc.Node) func() {
+	if n != nil {
+		if c.v2.secretSrc == nil {
+			c.v2.secretSrc = map[*yamlsrc.Node]bool{}
+		}
+		c.v2.secretSrc[n] = true
+	}
 	c.secretReads++
 	c.inSecret++
 	return func() { c.inSecret-- }

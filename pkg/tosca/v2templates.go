@@ -294,7 +294,7 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 			c.checkExpr2(f, v, path+".value", false)
 			before := c.secretReads
 			if d.secret() {
-				c.secretReads++
+				c.enterSecret(v)()
 			}
 			if d.typ != nil {
 				// A typed output's value fits its type (§9.7).

@@ -29,7 +29,7 @@ import (
 // checked when known.
 func (c *compiler) checkValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string) graph.Value {
 	if d.secret() {
-		defer c.enterSecret()()
+		defer c.enterSecret(n)()
 	}
 	return c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, n, path, 0)
 }
@@ -39,7 +39,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		return nil
 	}
 	if sensitiveType2(t) {
-		defer c.enterSecret()()
+		defer c.enterSecret(n)()
 	}
 	if _, _, ok := funcCall2(n); ok {
 		c.checkExpr2(ev.f, n, path, false)
@@ -193,6 +193,10 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 		if _, ok := n.GetPair(name); ok {
 			continue
 		}
+		if d.sensitive && (d.value != nil || d.def != nil) {
+			// A sensitive field's default makes the value a secret too.
+			c.secretReads++
+		}
 		switch {
 		case d.value != nil:
 			out[name] = ev.evalAt(d.value, joinPath(path, name))
@@ -208,7 +212,7 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 // fieldValue2 checks the value of field d of a complex data type's value.
 func (c *compiler) fieldValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string, depth int) graph.Value {
 	if d.sensitive {
-		defer c.enterSecret()()
+		defer c.enterSecret(n)()
 	}
 	return c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, n, path, depth+1)
 }
