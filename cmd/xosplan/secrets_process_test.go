@@ -174,7 +174,8 @@ func secretForms() []string {
 // 1.3 and a TOSCA 2.0 template that hold the same secrets, and checks that
 // none of the bytes they print or write (diagnostics in every format,
 // plans as text, JSON, markdown and plan file, apply's text and JSON
-// events, show, output, state, graph, refresh, and sync's log and API)
+// events, show, output, state, graph, refresh, destroy, and sync's log
+// and API)
 // holds a secret in any form. Only the state file holds the secrets: apply
 // needs them again.
 func TestSecretsNeverShown(t *testing.T) {
@@ -246,7 +247,9 @@ func TestSecretsNeverShown(t *testing.T) {
 			for _, addr := range []string{"db", "app"} {
 				run(0, "state", "show", addr)
 			}
-			for _, name := range []string{"plan.bin", "plan.json", "plan.md", "update.json", "update.md"} {
+			run(0, "plan", "--destroy", "--json-out", "destroy.json", "stack.yaml")
+			run(0, "destroy", "--auto-approve", "--state", "events.json", "stack.yaml")
+			for _, name := range []string{"plan.bin", "plan.json", "plan.md", "update.json", "update.md", "destroy.json"} {
 				shown.Write(mustRead(t, filepath.Join(dir, name)))
 			}
 			shown.WriteString(syncShows(t, files))
