@@ -264,15 +264,21 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 
 func (c *compiler) errorf(r diag.Range, path, code, format string, args ...any) {
 	c.diags = c.diags.Errorf(r, path, code, format, args...)
-	if c.inSecret > 0 {
-		// Reported while a secret is checked: its source line may
-		// hold the secret.
-		c.diags[len(c.diags)-1].Sensitive = true
-	}
+	c.hideSecretLine()
 }
 
 func (c *compiler) warnf(r diag.Range, path, code, format string, args ...any) {
 	c.diags = c.diags.Warnf(r, path, code, format, args...)
+	c.hideSecretLine()
+}
+
+// hideSecretLine marks the diagnostic just reported Sensitive when it was
+// reported while a secret is checked: its source line may hold the
+// secret.
+func (c *compiler) hideSecretLine() {
+	if c.inSecret > 0 && len(c.diags) > 0 {
+		c.diags[len(c.diags)-1].Sensitive = true
+	}
 }
 
 // lenientf reports a grammar problem: an error, or a warning inside type
