@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,6 +89,62 @@ func TestLoadSortsFilesByFrontEnd(t *testing.T) {
 	}
 	if dirs := res.ManifestFolders(); !slices.Equal(dirs, []string{filepath.Join(dir, "env")}) {
 		t.Errorf("ManifestFolders = %v", dirs)
+	}
+}
+
+// TestLoadNamedFileOfNoFormat: a file of neither format that the user
+// named is an error (the OASIS TOSCA 1.0 assertion MissingTOSCAVersion: a
+// file with TOSCA keynames but no version must fail), while a folder walk
+// skips such files with a warning and counts them in Result.Skipped.
+func TestLoadNamedFileOfNoFormat(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{
+		"walk/app.yaml":    toscaApp,
+		"walk/k8s.yaml":    "kind: Pod\n",
+		"walk/notes.yml":   "- milk\n",
+		"walk/empty.yaml":  "",
+		"walk/broken.yaml": "a: [\n",
+		"other.yaml":       "name: not a template\n",
+		"empty.yaml":       "",
+		"k8s.yaml":         "kind: Pod\n---\nkind: Service\n",
+		// OASIS 3.1.2-tosca_definitions_version-04-missing.
+		"noversion.yaml": "description: no version\nmetadata:\n  template_name: x\n",
+		"topology.yaml":  "topology_template:\n  node_templates: {}\n",
+		"v2.yaml":        "service_template:\n  node_templates: {}\n",
+	})
+	cases := []struct {
+		path    string
+		want    []string // file:line:col severity code
+		skipped []string
+	}{
+		{"walk", []string{"broken.yaml:1:1 error yaml.syntax", "empty.yaml:1:1 warning validate.unknown_format",
+			"k8s.yaml:1:1 warning validate.unknown_format", "notes.yml:1:1 warning validate.unknown_format"},
+			[]string{"empty.yaml", "k8s.yaml", "notes.yml"}},
+		{"other.yaml", []string{"other.yaml:1:1 error validate.unknown_format"}, nil},
+		{"empty.yaml", []string{"empty.yaml:1:1 error validate.unknown_format"}, nil},
+		{"k8s.yaml", []string{"k8s.yaml:1:1 error validate.unknown_format"}, nil},
+		{"noversion.yaml", []string{"noversion.yaml:1:1 error tosca.version"}, nil},
+		{"topology.yaml", []string{"topology.yaml:1:1 error tosca.version"}, nil},
+		{"v2.yaml", []string{"v2.yaml:1:1 error tosca.unknown_field", "v2.yaml:1:1 error tosca.version"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			res := Load(context.Background(), []string{filepath.Join(dir, c.path)}, Options{})
+			var got []string
+			for _, d := range res.Diags {
+				got = append(got, fmt.Sprintf("%s:%d:%d %s %s", filepath.Base(d.Range.File), d.Range.Start.Line,
+					d.Range.Start.Column, d.Severity, d.Code))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("diagnostics = %q, want %q", got, c.want)
+			}
+			var skipped []string
+			for _, f := range res.Skipped {
+				skipped = append(skipped, filepath.Base(f))
+			}
+			if !slices.Equal(skipped, c.skipped) {
+				t.Errorf("Skipped = %q, want %q", skipped, c.skipped)
+			}
+		})
 	}
 }
 
