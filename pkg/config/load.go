@@ -277,7 +277,42 @@ func compileAll(ctx context.Context, root *Root, units []Unit, archives map[stri
 		}
 	})
 	var all diag.Diagnostics
-	return all.Extend(diags...)
+	return all.Extend(sharedInputs(units, diags)...)
+}
+
+// sharedInputs keeps the errors of an input value no TOSCA template
+// declares (tosca.UndeclaredInput) only when every TOSCA unit reported
+// it: one set of input values serves all the templates of a load (a
+// folder of stacks and one --inputs file), so a value one template
+// declares is no error in the others. unitDiags are the units'
+// diagnostics, in the order of units.
+func sharedInputs(units []Unit, unitDiags []diag.Diagnostics) []diag.Diagnostics {
+	templates := 0
+	undeclared := map[string]int{} // input name → how many units do not declare it
+	for i, u := range units {
+		if u.Format != FormatTOSCA {
+			continue
+		}
+		templates++
+		seen := map[string]bool{}
+		for _, d := range unitDiags[i] {
+			if name, ok := tosca.UndeclaredInput(d); ok && !seen[name] {
+				seen[name] = true
+				undeclared[name]++
+			}
+		}
+	}
+	if templates < 2 || len(undeclared) == 0 {
+		return unitDiags
+	}
+	out := make([]diag.Diagnostics, len(unitDiags))
+	for i, ds := range unitDiags {
+		out[i] = slices.DeleteFunc(slices.Clone(ds), func(d diag.Diagnostic) bool {
+			name, ok := tosca.UndeclaredInput(d)
+			return ok && undeclared[name] < templates
+		})
+	}
+	return out
 }
 
 // inInputsFile marks the diagnostics placed in the inputs file Sensitive,

@@ -148,6 +148,38 @@ func TestLoadNamedFileOfNoFormat(t *testing.T) {
 	}
 }
 
+// TestLoadSharedInputs: one set of input values serves every template of
+// a load, so a value is an error only when no template declares it (then
+// in each template, with the nearest name one declares).
+func TestLoadSharedInputs(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{
+		"web.yaml":   "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  inputs:\n    web_port: {type: integer, default: 80}\n",
+		"db.yaml":    "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  inputs:\n    db_password: {type: string, default: x}\n",
+		"types.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n  demo.A:\n    derived_from: tosca.nodes.Root\n",
+	})
+	inputs := map[string]any{"web_port": 8080, "db_password": "s3cret", "db_pasword": "s3cret"}
+	ranges := map[string]diag.Range{"web_port": {}, "db_password": {}, "db_pasword": {}}
+	res := Load(context.Background(), []string{dir}, Options{Inputs: inputs, InputRanges: ranges})
+	var got []string
+	for _, d := range res.Diags {
+		got = append(got, d.Severity.String()+" "+d.Code+" "+d.Summary)
+	}
+	want := []string{
+		`error tosca.unknown_input --var gives a value for input "db_pasword", which the template ` + filepath.Join(dir, "db.yaml") + ` does not declare; did you mean "db_password"?`,
+		`error tosca.unknown_input --var gives a value for input "db_pasword", which the template ` + filepath.Join(dir, "types.yaml") + ` does not declare`,
+		`error tosca.unknown_input --var gives a value for input "db_pasword", which the template ` + filepath.Join(dir, "web.yaml") + ` does not declare`,
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// One template alone: a value only the other declares is an error.
+	res = Load(context.Background(), []string{filepath.Join(dir, "web.yaml")}, Options{Inputs: map[string]any{"db_password": "s3cret"}})
+	if !res.Diags.HasErrors() {
+		t.Errorf("web.yaml with db_password: no error")
+	}
+}
+
 // TestLoadConfinesToTheRoot: a file named outside the root given is
 // refused unread, and the files inside are still compiled.
 func TestLoadConfinesToTheRoot(t *testing.T) {
