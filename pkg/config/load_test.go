@@ -116,7 +116,7 @@ func TestLoadNamedFileOfNoFormat(t *testing.T) {
 		want    []string // file:line:col severity code
 		skipped []string
 	}{
-		{"walk", []string{"broken.yaml:1:1 error yaml.syntax", "empty.yaml:1:1 warning validate.unknown_format",
+		{"walk", []string{"broken.yaml:2:1 error yaml.syntax", "empty.yaml:1:1 warning validate.unknown_format",
 			"k8s.yaml:1:1 warning validate.unknown_format", "notes.yml:1:1 warning validate.unknown_format"},
 			[]string{"empty.yaml", "k8s.yaml", "notes.yml"}},
 		{"other.yaml", []string{"other.yaml:1:1 error validate.unknown_format"}, nil},
