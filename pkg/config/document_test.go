@@ -10,6 +10,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca"
 )
 
 // TestCompileDocumentReadsUnsavedBuffers proves that a document and the
@@ -133,5 +134,32 @@ func TestCompileDocumentSaysWhatLoadSays(t *testing.T) {
 		if !slices.Equal(w, g) {
 			t.Errorf("%s:\nvalidate: %q\neditor:   %q", f, w, g)
 		}
+	}
+}
+
+// TestCompileDocumentAlone: a document compiled Alone (outside an
+// editor's workspace) reads nothing beside its own buffer: a sibling
+// import is refused as outside the root, saying why, even when the
+// sibling is open in another buffer, and a manifest is an environment of
+// its own.
+func TestCompileDocumentAlone(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{
+		"types.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n  demo.A:\n    derived_from: tosca.nodes.Nope\n",
+		"other.yml":  tonomiApp,
+	})
+	main := filepath.Join(dir, "main.yaml")
+	text := []byte("tosca_definitions_version: tosca_simple_yaml_1_3\nimports:\n  - types.yaml\n")
+	types := filepath.Join(dir, "types.yaml")
+	for _, buffers := range []Buffers{{main: text}, {main: text, types: []byte("tosca_definitions_version: tosca_simple_yaml_1_3\n")}} {
+		doc := CompileDocument(context.Background(), main, DocumentOptions{Alone: true, Buffers: buffers})
+		if len(doc.Diags) != 1 || doc.Diags[0].Code != tosca.CodeImportOutsideRoot ||
+			!strings.Contains(doc.Diags[0].Summary, "outside the editor's workspace folders") || doc.Diags[0].Range.Start.Line != 3 {
+			t.Errorf("alone: %v", doc.Diags)
+		}
+	}
+	manifest := filepath.Join(dir, "env.yml")
+	doc := CompileDocument(context.Background(), manifest, DocumentOptions{Alone: true, Buffers: Buffers{manifest: []byte(tonomiApp)}})
+	if doc.Format != FormatManifest || !slices.Equal(doc.Index.Files, []string{manifest}) {
+		t.Errorf("alone manifest: format %q, files %v, diags %v", doc.Format, doc.Index.Files, doc.Diags)
 	}
 }
