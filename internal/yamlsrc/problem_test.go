@@ -2,10 +2,12 @@ package yamlsrc
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/diag"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestSyntaxErrorPositions: a YAML syntax error is reported where the
@@ -103,5 +105,28 @@ func checkWithin(t *testing.T, data []byte, d diag.Diagnostic) {
 	}
 	if d.Code == CodeSyntax && !strings.HasPrefix(d.Summary, "invalid YAML: ") {
 		t.Errorf("summary %q", d.Summary)
+	}
+}
+
+// TestSyntaxErrorWithoutMarks: when the library's marks cannot be read
+// (a decoder that has not failed stands for a release that renamed its
+// fields), the error is placed at the line its message names, inside the
+// file.
+func TestSyntaxErrorWithoutMarks(t *testing.T) {
+	data := []byte("a: 1\nb: 2\nc: 3\n")
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	for _, tc := range []struct {
+		msg       string
+		line, col int
+	}{
+		{"yaml: line 2: did not find expected key", 2, 1},
+		{"yaml: line 9: found unexpected end of stream", 4, 1},
+		{"yaml: something else", 1, 1},
+	} {
+		d := syntaxDiag("f.yaml", newLineIndex(data), dec, errors.New(tc.msg))
+		if d.Range.Start.Line != tc.line || d.Range.Start.Column != tc.col || d.Detail != "" {
+			t.Errorf("%q: at %d:%d (%q), want %d:%d", tc.msg, d.Range.Start.Line, d.Range.Start.Column, d.Detail, tc.line, tc.col)
+		}
+		checkWithin(t, data, d)
 	}
 }
