@@ -105,11 +105,9 @@ func FuzzParse(f *testing.F) {
 			if d.Range.Start.Line < 1 {
 				t.Fatalf("diagnostic without position: %v", d)
 			}
-			if d.Code == CodeSyntax {
-				// A syntax error is placed inside the file, at a byte
-				// offset that has its line and column.
-				checkWithin(t, data, d)
-			}
+			// Every diagnostic is placed inside the file; a syntax error
+			// at a byte offset that has its line and column.
+			checkWithin(t, data, d)
 		}
 		for _, n := range docs {
 			_ = n.Interface()
