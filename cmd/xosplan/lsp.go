@@ -39,7 +39,7 @@ Exit status: 0 after the editor's shutdown and exit, 1 when it exits without shu
 	// Editors' generic clients often pass --stdio; stdio is the only
 	// transport, so the flag is accepted and changes nothing.
 	fs.BoolVar(&f.stdio, "stdio", true, "speak over standard input and output (the only transport)")
-	fs.StringVar(&f.root, "root", "", "the configuration root `DIR` (default: for each file, the repository holding it, else its folder)")
+	fs.StringVar(&f.root, "root", "", "the configuration root `DIR` (default: the editor's workspace folder holding the file, or the repository inside it that holds it; a file outside the workspace is read alone)")
 	f.imports.add(fs)
 	return cmd
 }

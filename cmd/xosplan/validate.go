@@ -24,7 +24,8 @@ func newValidateCommand(c *cli) *cobra.Command {
 		Short: "Check TOSCA templates, XOS recipes and manifests without touching anything",
 		Long: `Validate checks files and folders (walked for *.yaml and *.yml; the current folder when
 none is given) and reports every problem with its position. Each file's format is detected: TOSCA templates compile one by one; the
-manifest files of one folder form one environment. A file of neither format is a warning.
+manifest files of one folder form one environment. A file of neither format is an error when
+named, and a warning when met in a folder walk, which skips it (the summary counts them).
 
 Required TOSCA inputs without a default are checked only when --inputs or --var give values;
 plan always checks them.
@@ -55,11 +56,11 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 		return usagef(cmd, "--format: %v", err)
 	}
 	view := views.NewValidate(format, f.strict, c.streams())
-	_, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, f.imports, true)
+	res, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, f.imports, true)
 	if err != nil {
 		return err
 	}
-	if err := view.Diagnostics(diags); err != nil {
+	if err := view.Diagnostics(diags, len(res.Skipped)); err != nil {
 		return err
 	}
 	if cmd.Context().Err() != nil {

@@ -13,6 +13,12 @@
 // Duplicate mapping keys are kept in order; DuplicateKeys finds them so
 // that each front end can decide their severity.
 //
+// A syntax error is placed where the library's scanner or parser found the
+// problem (the mark PyYAML reports as problem_mark), read from the parser
+// after it failed (problem.go), not at the line its message names, which
+// is the line of the context (the mapping being parsed); the context is
+// the diagnostic's detail. The place always lies inside the file.
+//
 // NameProblem and TextProblem hold the limits that depend on what a string
 // means (names 255 characters without control characters, descriptions and
 // metadata values 64 KiB); the front ends report them under their own codes.

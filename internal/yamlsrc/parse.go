@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -126,7 +124,7 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 			break
 		}
 		if err != nil {
-			diags = diags.Append(syntaxDiag(file, idx, err))
+			diags = diags.Append(syntaxDiag(file, idx, dec, err))
 			break
 		}
 		if len(docs) >= lim.MaxDocuments {
@@ -190,23 +188,6 @@ func firstNonText(data []byte) int {
 		i += size
 	}
 	return -1
-}
-
-var lineRE = regexp.MustCompile(`line (\d+)(?:, column (\d+))?`)
-
-func syntaxDiag(file string, idx *lineIndex, err error) diag.Diagnostic {
-	msg := err.Error()
-	line, col := 1, 1
-	if m := lineRE.FindStringSubmatch(msg); m != nil {
-		line, _ = strconv.Atoi(m[1])
-		if m[2] != "" {
-			col, _ = strconv.Atoi(m[2])
-		}
-	}
-	summary := regexp.MustCompile(`^yaml: (line \d+(, column \d+)?: )?`).ReplaceAllString(msg, "")
-	p := idx.pos(line, col)
-	return diag.Diagnostic{Severity: diag.Error, Code: CodeSyntax, Summary: "invalid YAML: " + summary,
-		Range: diag.Range{File: file, Start: p, End: p}}
 }
 
 type converter struct {

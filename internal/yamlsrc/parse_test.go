@@ -94,7 +94,9 @@ func TestMergeAndDuplicates(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	for _, s := range []string{"a: 1", "- [a, {b: c}]", "x: &a [*a]", "<<: {a: 1}", "'unterminated", "a: |\n  text\n"} {
+	for _, s := range []string{"a: 1", "- [a, {b: c}]", "x: &a [*a]", "<<: {a: 1}", "'unterminated", "a: |\n  text\n",
+		// Syntax errors of several classes (TestSyntaxErrorPositions).
+		"a:\n  b: 1\n c: 2\n", "a: b: c", "a: [b,\n  c", "a: \"x\\qy\"", "é: [a, \"b\" c]\r\n", "%YAML 1.1\n%YAML 1.1\n"} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -103,6 +105,9 @@ func FuzzParse(f *testing.F) {
 			if d.Range.Start.Line < 1 {
 				t.Fatalf("diagnostic without position: %v", d)
 			}
+			// Every diagnostic is placed inside the file; a syntax error
+			// at a byte offset that has its line and column.
+			checkWithin(t, data, d)
 		}
 		for _, n := range docs {
 			_ = n.Interface()

@@ -11,7 +11,8 @@ import (
 )
 
 // CodeUnknownFormat marks a file that is neither TOSCA, a manifest nor a
-// provider inventory.
+// provider inventory: an error for a file named, a warning for one met
+// in a folder walk, which is skipped (Result.Skipped).
 const CodeUnknownFormat = "validate.unknown_format"
 
 // Format is the kind of a configuration unit, which decides its front end.
@@ -37,9 +38,15 @@ var (
 
 // detectFormat reads a file and says which front end takes it. Problems
 // reading or parsing it are returned as diagnostics (once: a file that
-// fails to parse goes to no front end), and a file that is neither format
-// gets a CodeUnknownFormat warning and the format "".
-func detectFormat(ctx context.Context, root *Root, path string) (Format, diag.Diagnostics) {
+// fails to parse goes to no front end). A file that is neither format gets
+// the format "" and a CodeUnknownFormat diagnostic: a warning when it was
+// met in a folder walk (walked), where it is skipped; an error when the
+// user named it, since a file named to be checked that is not checked
+// cannot pass. A named mapping with a TOSCA keyname but no
+// tosca_definitions_version (description and metadata only, say) is
+// TOSCA, so that the compiler reports the missing version (OASIS assertion
+// MissingTOSCAVersion).
+func detectFormat(ctx context.Context, root *Root, path string, walked bool) (Format, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	data, problem := ReadFile(ctx, path, root)
 	if problem != nil {
@@ -60,8 +67,13 @@ func detectFormat(ctx context.Context, root *Root, path string) (Format, diag.Di
 		return "", parseDiags
 	}
 	diags = diags.Extend(parseDiags)
+	severity, skipped := diag.Error, ""
+	if walked {
+		severity, skipped = diag.Warning, "; skipped"
+	}
 	if len(docs) == 0 {
-		return "", diags.Warnf(fileStart(path), "", CodeUnknownFormat, "file is empty; it is neither a TOSCA template nor a manifest")
+		return "", diags.Append(diag.Diagnostic{Severity: severity, Code: CodeUnknownFormat, Range: fileStart(path),
+			Summary: "file is empty; it is neither a TOSCA template nor a manifest"})
 	}
 	for _, doc := range docs {
 		switch {
@@ -73,12 +85,28 @@ func detectFormat(ctx context.Context, root *Root, path string) (Format, diag.Di
 			return FormatProviders, diags
 		}
 	}
+	if !walked && len(docs) == 1 && tosca.HasKeyname(docs[0]) {
+		return FormatTOSCA, diags
+	}
+	summary := "neither a TOSCA template nor a manifest" + skipped
+	if !walked {
+		summary = "neither a TOSCA template nor a manifest: it has no tosca_definitions_version, nor a manifest's application key"
+	}
 	// Sensitive: a file that is not configuration may hold anything (an
 	// inputs file of secrets, say); no line of it is shown.
-	return "", diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: CodeUnknownFormat, Range: docs[0].Range, Sensitive: true,
-		Summary: "neither a TOSCA template nor a manifest; skipped",
+	return "", diags.Append(diag.Diagnostic{Severity: severity, Code: CodeUnknownFormat, Range: docs[0].Range, Sensitive: true,
+		Summary: summary,
 		Detail: "A TOSCA file has tosca_definitions_version or TOSCA sections (topology_template, node_types, …); " +
-			"a manifest has a top-level application key; a provider inventory has a top-level providers list."})
+			"a manifest has a top-level application key; a provider inventory has a top-level providers list." + namedDetail(walked)})
+}
+
+// namedDetail is the sentence a named file of unknown format adds to its
+// diagnostic's detail.
+func namedDetail(walked bool) string {
+	if walked {
+		return ""
+	}
+	return " A file named on the command line must be one of these; only a folder walk skips other files."
 }
 
 // isProviderInventory reports whether a document is a Placement provider

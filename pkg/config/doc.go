@@ -115,7 +115,9 @@
 //	load.canceled          loading stopped (a signal) before every file was checked
 //	load.internal_error    a front end failed on a file (a bug of xosplan), or the merge met one
 //	load.dangling_edge     a unit's edge names a resource the merged graph does not hold
-//	validate.unknown_format (warning) a file that is neither TOSCA, a manifest nor a provider inventory
+//	validate.unknown_format a file that is neither TOSCA, a manifest nor a provider inventory: an error
+//	                       when it was named, a warning when a folder walk met it and skipped it
+//	                       (Result.Skipped)
 //	plan.duplicate_address two units define the same resource address, or a model policy of the same name
 //	plan.duplicate_output  two units declare an output of the same name
 //	inputs.not_a_map       an inputs file that does not hold a map of input names to values

@@ -83,6 +83,22 @@ type DocumentOptions struct {
 	// Parses is tosca.Options.Parses: the parses of the last compiles,
 	// reused where a file did not change or changed inside one entry.
 	Parses *tosca.ParseCache
+	// Alone compiles the file from its buffer alone, for a document that
+	// lies outside the editor's workspace: nothing beside it is read, from
+	// disk or from the other buffers; a TOSCA import of a local file is
+	// refused as outside the configuration root, a manifest is an
+	// environment of its own. Root is then ignored.
+	Alone bool
+}
+
+// loneBuffer holds the one buffer a document compiled Alone reads; it
+// says so in a refusal of what lies beside it (tosca.Files).
+type loneBuffer struct{ Buffers }
+
+// DescribeRoot implements tosca's description of the root of a compile
+// that reads its files from Files alone.
+func (loneBuffer) DescribeRoot() string {
+	return "the document lies outside the editor's workspace folders, so nothing beside it is read"
 }
 
 // CompileDocument compiles the unit one file belongs to, as Load would
@@ -95,6 +111,9 @@ type DocumentOptions struct {
 func CompileDocument(ctx context.Context, path string, opts DocumentOptions) Document {
 	path = bufferKey(path)
 	doc := Document{Index: &symbols.Index{Files: []string{path}}}
+	if opts.Alone {
+		return compileAlone(ctx, path, opts)
+	}
 	root := opts.Root
 	if root == nil {
 		r, err := FindRoot(filepath.Dir(path), []string{filepath.Dir(path)})
@@ -113,6 +132,37 @@ func CompileDocument(ctx context.Context, path string, opts DocumentOptions) Doc
 		}
 	}
 	doc.Format = formatOf(path, data)
+	return compileFormat(ctx, doc, path, data, root, opts)
+}
+
+// compileAlone is CompileDocument of a file from its buffer alone
+// (DocumentOptions.Alone).
+func compileAlone(ctx context.Context, path string, opts DocumentOptions) Document {
+	doc := Document{Index: &symbols.Index{Files: []string{path}}}
+	data, ok := opts.Buffers[path]
+	if !ok {
+		return doc
+	}
+	lone := loneBuffer{Buffers{path: data}}
+	doc.Format = formatOf(path, data)
+	var x *symbols.Index
+	switch doc.Format {
+	case FormatTOSCA:
+		_, x, doc.Diags = tosca.CompileIndexed(ctx, path, tosca.Options{ImportMap: opts.ImportMap, Files: lone, Profiles: opts.Profiles, Parses: opts.Parses})
+	case FormatManifest:
+		_, x, doc.Diags = manifest.CompileEnvironmentIndexed(ctx, []string{path}, manifest.Options{Files: lone.Buffers})
+	default:
+		if _, ds := yamlsrc.ParseAll(path, data, yamlsrc.Limits{}); ds.HasErrors() {
+			doc.Diags = ds
+		}
+		return doc
+	}
+	return withIndex(doc, x, path)
+}
+
+// compileFormat compiles the unit of the file at path, whose text is
+// data and whose format doc.Format says, under root.
+func compileFormat(ctx context.Context, doc Document, path string, data []byte, root *Root, opts DocumentOptions) Document {
 	var x *symbols.Index
 	switch doc.Format {
 	case FormatTOSCA:
@@ -130,6 +180,12 @@ func CompileDocument(ctx context.Context, path string, opts DocumentOptions) Doc
 		}
 		return doc
 	}
+	return withIndex(doc, x, path)
+}
+
+// withIndex sets the index of a compile of path, which lists path among
+// the files it depends on.
+func withIndex(doc Document, x *symbols.Index, path string) Document {
 	if x != nil {
 		doc.Index = x
 		if !slices.Contains(x.Files, path) {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca"
 )
 
 // TestCompileDocumentReadsUnsavedBuffers proves that a document and the
@@ -84,7 +85,8 @@ func TestCompileDocumentRefusesAnImportOutsideTheRootAsValidateDoes(t *testing.T
 // validate says of a file: for each error fixture of pkg/tosca and each
 // Tonomi manifest of the corpus (with its folder, as one environment),
 // the diagnostics CompileDocument gives for the file are those Load gives,
-// but for the warning of a file of neither format.
+// but for a file of neither format, which Load refuses when it is named
+// and an editor leaves alone.
 func TestCompileDocumentSaysWhatLoadSays(t *testing.T) {
 	ctx := context.Background()
 	fixtures, err := filepath.Glob(filepath.Join("..", "tosca", "testdata", "errors", "*.yaml"))
@@ -118,13 +120,46 @@ func TestCompileDocumentSaysWhatLoadSays(t *testing.T) {
 		}
 		got := CompileDocument(ctx, abs, DocumentOptions{Root: root}).Diags
 		w, g := inFile(want, abs), inFile(got, abs)
-		if len(w) == 1 && strings.HasSuffix(w[0], "["+CodeUnknownFormat+"]") {
+		if data, err := os.ReadFile(abs); err == nil && formatOf(abs, data) == "" {
 			// A YAML file of another format says nothing in an
-			// editor: it is not ours to lint.
+			// editor: it is not ours to lint. Named to validate, it is an
+			// error (TOSCA's missing version, when it has TOSCA keynames).
+			if len(w) == 0 || !slices.ContainsFunc(w, func(s string) bool {
+				return strings.HasSuffix(s, "["+CodeUnknownFormat+"]") || strings.HasSuffix(s, "[tosca.version]")
+			}) {
+				t.Errorf("%s: validate of the file named: %q, want an error", f, w)
+			}
 			w = nil
 		}
 		if !slices.Equal(w, g) {
 			t.Errorf("%s:\nvalidate: %q\neditor:   %q", f, w, g)
 		}
+	}
+}
+
+// TestCompileDocumentAlone: a document compiled Alone (outside an
+// editor's workspace) reads nothing beside its own buffer: a sibling
+// import is refused as outside the root, saying why, even when the
+// sibling is open in another buffer, and a manifest is an environment of
+// its own.
+func TestCompileDocumentAlone(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{
+		"types.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n  demo.A:\n    derived_from: tosca.nodes.Nope\n",
+		"other.yml":  tonomiApp,
+	})
+	main := filepath.Join(dir, "main.yaml")
+	text := []byte("tosca_definitions_version: tosca_simple_yaml_1_3\nimports:\n  - types.yaml\n")
+	types := filepath.Join(dir, "types.yaml")
+	for _, buffers := range []Buffers{{main: text}, {main: text, types: []byte("tosca_definitions_version: tosca_simple_yaml_1_3\n")}} {
+		doc := CompileDocument(context.Background(), main, DocumentOptions{Alone: true, Buffers: buffers})
+		if len(doc.Diags) != 1 || doc.Diags[0].Code != tosca.CodeImportOutsideRoot ||
+			!strings.Contains(doc.Diags[0].Summary, "outside the editor's workspace folders") || doc.Diags[0].Range.Start.Line != 3 {
+			t.Errorf("alone: %v", doc.Diags)
+		}
+	}
+	manifest := filepath.Join(dir, "env.yml")
+	doc := CompileDocument(context.Background(), manifest, DocumentOptions{Alone: true, Buffers: Buffers{manifest: []byte(tonomiApp)}})
+	if doc.Format != FormatManifest || !slices.Equal(doc.Index.Files, []string{manifest}) {
+		t.Errorf("alone manifest: format %q, files %v, diags %v", doc.Format, doc.Index.Files, doc.Diags)
 	}
 }

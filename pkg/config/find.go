@@ -14,8 +14,10 @@ import (
 // findFiles expands the paths given into sorted lists of distinct files
 // and CSAR packages (archives named, and folders laid out as unpacked
 // CSARs, named or met in a walk), with a diagnostic for every path that
-// cannot be used. It stops walking when ctx is done.
-func findFiles(ctx context.Context, paths []string) (files, packages []string, diags diag.Diagnostics) {
+// cannot be used, and the set of files that were named themselves rather
+// than met in a folder walk. It stops walking when ctx is done.
+func findFiles(ctx context.Context, paths []string) (files, packages []string, named map[string]bool, diags diag.Diagnostics) {
+	named = map[string]bool{}
 	seen := map[string]bool{}
 	adder := func(list *[]string) func(string) {
 		return func(f string) {
@@ -40,6 +42,7 @@ func findFiles(ctx context.Context, paths []string) (files, packages []string, d
 			// A named file is taken whatever its extension; ReadFile
 			// reports special files.
 			add(p)
+			named[filepath.Clean(p)] = true
 			continue
 		case isPackageFolder(p):
 			addPackage(p)
@@ -54,7 +57,7 @@ func findFiles(ctx context.Context, paths []string) (files, packages []string, d
 	}
 	slices.Sort(files)
 	slices.Sort(packages)
-	return files, packages, diags
+	return files, packages, named, diags
 }
 
 // withoutFile returns files without the ones that are the file skip

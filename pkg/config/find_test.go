@@ -36,7 +36,7 @@ func TestFindFiles(t *testing.T) {
 		}
 		return out
 	}
-	files, _, diags := findFiles(context.Background(), []string{dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "empty"), filepath.Join(dir, "missing")})
+	files, _, _, diags := findFiles(context.Background(), []string{dir, filepath.Join(dir, "notes.txt"), filepath.Join(dir, "b.yaml"), filepath.Join(dir, "empty"), filepath.Join(dir, "missing")})
 	want := []string{"C.YAML", "a.yml", "b.yaml", "link.yaml", "notes.txt", "sub/d.yaml"}
 	if got := rel(files); !slices.Equal(got, want) {
 		t.Errorf("files = %v, want %v", got, want)
@@ -121,7 +121,7 @@ func TestUnreadableFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.Chmod(locked, 0o755) })
-	files, _, diags := findFiles(context.Background(), []string{dir})
+	files, _, _, diags := findFiles(context.Background(), []string{dir})
 	if len(files) != 0 || len(diags) != 1 || diags[0].Code != CodeUnreadable {
 		t.Errorf("files = %v, diags = %v; want one %s", files, diags, CodeUnreadable)
 	}

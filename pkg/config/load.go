@@ -82,6 +82,11 @@ type Result struct {
 	Units []Unit
 	// Diags are sorted.
 	Diags diag.Diagnostics
+	// Skipped are the files met in a folder walk that are neither TOSCA, a
+	// manifest nor a provider inventory, sorted: each has a
+	// CodeUnknownFormat warning and is not compiled. (A file of neither
+	// format that was named is an error, not skipped.)
+	Skipped []string
 }
 
 // Load finds the configuration files under paths, detects the format of
@@ -111,11 +116,12 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 		}
 	}
 	res.Root = root
-	files, packages, diags := findFiles(ctx, paths)
+	files, packages, named, diags := findFiles(ctx, paths)
 	files = withoutFile(files, opts.InputsFile)
 	res.Diags = diags
 
-	toscaFiles, envs, providerFiles, detectDiags := detectAll(ctx, root, files)
+	toscaFiles, envs, providerFiles, skipped, detectDiags := detectAll(ctx, root, files, named)
+	res.Skipped = skipped
 	res.Diags = res.Diags.Extend(detectDiags, checkProviders(ctx, root, providerFiles))
 	packageUnits, archives, packageDiags := loadPackages(ctx, root, packages, opts.Archive)
 	defer func() {
@@ -152,15 +158,16 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 
 // detectAll detects the format of every file, in parallel, and sorts them
 // by front end: TOSCA files, manifest files by folder, provider
-// inventories.
-func detectAll(ctx context.Context, root *Root, files []string) (toscaFiles []string, envs map[string][]string, providers []string, diags diag.Diagnostics) {
+// inventories, and the files met in a walk (not named) that are none of
+// these, skipped.
+func detectAll(ctx context.Context, root *Root, files []string, named map[string]bool) (toscaFiles []string, envs map[string][]string, providers, skipped []string, diags diag.Diagnostics) {
 	type detected struct {
 		format Format
 		diags  diag.Diagnostics
 	}
 	det := make([]detected, len(files))
 	parallel(ctx, len(files), func(i int) {
-		det[i].format, det[i].diags = detectFormat(ctx, root, files[i])
+		det[i].format, det[i].diags = detectFormat(ctx, root, files[i], !named[files[i]])
 	})
 	envs = map[string][]string{}
 	for i, f := range files {
@@ -172,9 +179,13 @@ func detectAll(ctx context.Context, root *Root, files []string) (toscaFiles []st
 			envs[filepath.Dir(f)] = append(envs[filepath.Dir(f)], f)
 		case FormatProviders:
 			providers = append(providers, f)
+		case "":
+			if !named[f] && !det[i].diags.HasErrors() {
+				skipped = append(skipped, f)
+			}
 		}
 	}
-	return toscaFiles, envs, providers, diags
+	return toscaFiles, envs, providers, skipped, diags
 }
 
 // checkProviders checks the provider inventories found among the
@@ -266,7 +277,42 @@ func compileAll(ctx context.Context, root *Root, units []Unit, archives map[stri
 		}
 	})
 	var all diag.Diagnostics
-	return all.Extend(diags...)
+	return all.Extend(sharedInputs(units, diags)...)
+}
+
+// sharedInputs keeps the errors of an input value no TOSCA template
+// declares (tosca.UndeclaredInput) only when every TOSCA unit reported
+// it: one set of input values serves all the templates of a load (a
+// folder of stacks and one --inputs file), so a value one template
+// declares is no error in the others. unitDiags are the units'
+// diagnostics, in the order of units.
+func sharedInputs(units []Unit, unitDiags []diag.Diagnostics) []diag.Diagnostics {
+	templates := 0
+	undeclared := map[string]int{} // input name → how many units do not declare it
+	for i, u := range units {
+		if u.Format != FormatTOSCA {
+			continue
+		}
+		templates++
+		seen := map[string]bool{}
+		for _, d := range unitDiags[i] {
+			if name, ok := tosca.UndeclaredInput(d); ok && !seen[name] {
+				seen[name] = true
+				undeclared[name]++
+			}
+		}
+	}
+	if templates < 2 || len(undeclared) == 0 {
+		return unitDiags
+	}
+	out := make([]diag.Diagnostics, len(unitDiags))
+	for i, ds := range unitDiags {
+		out[i] = slices.DeleteFunc(slices.Clone(ds), func(d diag.Diagnostic) bool {
+			name, ok := tosca.UndeclaredInput(d)
+			return ok && undeclared[name] < templates
+		})
+	}
+	return out
 }
 
 // inInputsFile marks the diagnostics placed in the inputs file Sensitive,

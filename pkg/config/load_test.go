@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -88,6 +89,94 @@ func TestLoadSortsFilesByFrontEnd(t *testing.T) {
 	}
 	if dirs := res.ManifestFolders(); !slices.Equal(dirs, []string{filepath.Join(dir, "env")}) {
 		t.Errorf("ManifestFolders = %v", dirs)
+	}
+}
+
+// TestLoadNamedFileOfNoFormat: a file of neither format that the user
+// named is an error (the OASIS TOSCA 1.0 assertion MissingTOSCAVersion: a
+// file with TOSCA keynames but no version must fail), while a folder walk
+// skips such files with a warning and counts them in Result.Skipped.
+func TestLoadNamedFileOfNoFormat(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{
+		"walk/app.yaml":    toscaApp,
+		"walk/k8s.yaml":    "kind: Pod\n",
+		"walk/notes.yml":   "- milk\n",
+		"walk/empty.yaml":  "",
+		"walk/broken.yaml": "a: [\n",
+		"other.yaml":       "name: not a template\n",
+		"empty.yaml":       "",
+		"k8s.yaml":         "kind: Pod\n---\nkind: Service\n",
+		// OASIS 3.1.2-tosca_definitions_version-04-missing.
+		"noversion.yaml": "description: no version\nmetadata:\n  template_name: x\n",
+		"topology.yaml":  "topology_template:\n  node_templates: {}\n",
+		"v2.yaml":        "service_template:\n  node_templates: {}\n",
+	})
+	cases := []struct {
+		path    string
+		want    []string // file:line:col severity code
+		skipped []string
+	}{
+		{"walk", []string{"broken.yaml:2:1 error yaml.syntax", "empty.yaml:1:1 warning validate.unknown_format",
+			"k8s.yaml:1:1 warning validate.unknown_format", "notes.yml:1:1 warning validate.unknown_format"},
+			[]string{"empty.yaml", "k8s.yaml", "notes.yml"}},
+		{"other.yaml", []string{"other.yaml:1:1 error validate.unknown_format"}, nil},
+		{"empty.yaml", []string{"empty.yaml:1:1 error validate.unknown_format"}, nil},
+		{"k8s.yaml", []string{"k8s.yaml:1:1 error validate.unknown_format"}, nil},
+		{"noversion.yaml", []string{"noversion.yaml:1:1 error tosca.version"}, nil},
+		{"topology.yaml", []string{"topology.yaml:1:1 error tosca.version"}, nil},
+		{"v2.yaml", []string{"v2.yaml:1:1 error tosca.unknown_field", "v2.yaml:1:1 error tosca.version"}, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.path, func(t *testing.T) {
+			res := Load(context.Background(), []string{filepath.Join(dir, c.path)}, Options{})
+			var got []string
+			for _, d := range res.Diags {
+				got = append(got, fmt.Sprintf("%s:%d:%d %s %s", filepath.Base(d.Range.File), d.Range.Start.Line,
+					d.Range.Start.Column, d.Severity, d.Code))
+			}
+			if !slices.Equal(got, c.want) {
+				t.Errorf("diagnostics = %q, want %q", got, c.want)
+			}
+			var skipped []string
+			for _, f := range res.Skipped {
+				skipped = append(skipped, filepath.Base(f))
+			}
+			if !slices.Equal(skipped, c.skipped) {
+				t.Errorf("Skipped = %q, want %q", skipped, c.skipped)
+			}
+		})
+	}
+}
+
+// TestLoadSharedInputs: one set of input values serves every template of
+// a load, so a value is an error only when no template declares it (then
+// in each template, with the nearest name one declares).
+func TestLoadSharedInputs(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{
+		"web.yaml":   "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  inputs:\n    web_port: {type: integer, default: 80}\n",
+		"db.yaml":    "tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  inputs:\n    db_password: {type: string, default: x}\n",
+		"types.yaml": "tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n  demo.A:\n    derived_from: tosca.nodes.Root\n",
+	})
+	inputs := map[string]any{"web_port": 8080, "db_password": "s3cret", "db_pasword": "s3cret"}
+	ranges := map[string]diag.Range{"web_port": {}, "db_password": {}, "db_pasword": {}}
+	res := Load(context.Background(), []string{dir}, Options{Inputs: inputs, InputRanges: ranges})
+	var got []string
+	for _, d := range res.Diags {
+		got = append(got, d.Severity.String()+" "+d.Code+" "+d.Summary)
+	}
+	want := []string{
+		`error tosca.unknown_input --var gives a value for input "db_pasword", which the template ` + filepath.Join(dir, "db.yaml") + ` does not declare; did you mean "db_password"?`,
+		`error tosca.unknown_input --var gives a value for input "db_pasword", which the template ` + filepath.Join(dir, "types.yaml") + ` does not declare`,
+		`error tosca.unknown_input --var gives a value for input "db_pasword", which the template ` + filepath.Join(dir, "web.yaml") + ` does not declare`,
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("diagnostics:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// One template alone: a value only the other declares is an error.
+	res = Load(context.Background(), []string{filepath.Join(dir, "web.yaml")}, Options{Inputs: map[string]any{"db_password": "s3cret"}})
+	if !res.Diags.HasErrors() {
+		t.Errorf("web.yaml with db_password: no error")
 	}
 }
 

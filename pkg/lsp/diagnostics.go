@@ -36,13 +36,14 @@ func (s *server) compilePending() {
 		cp := *d
 		texts[p] = &cp
 	}
+	folders, announced := slices.Clone(s.folders), s.announced
 	s.mu.Unlock()
 	for i, path := range paths {
 		d := texts[path]
 		if d == nil {
 			continue
 		}
-		res, ok := s.compile(ctx, path, buffers)
+		res, ok := s.compile(ctx, path, s.confine(path, folders, announced), buffers)
 		if ctx.Err() != nil {
 			s.mu.Lock()
 			for _, p := range paths[i:] {
@@ -71,16 +72,17 @@ func (s *server) compilePending() {
 	}
 }
 
-// compile compiles one document; ok is false when the compiler panicked
-// (a bug, logged).
-func (s *server) compile(ctx context.Context, path string, buffers config.Buffers) (doc config.Document, ok bool) {
+// compile compiles one document confined as c says (workspace.go); ok is
+// false when the compiler panicked (a bug, logged).
+func (s *server) compile(ctx context.Context, path string, c confinement, buffers config.Buffers) (doc config.Document, ok bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			s.logf("internal error while compiling %s: %v (this is a bug in xosplan; please report it with the file)", path, r)
 			ok = false
 		}
 	}()
-	return config.CompileDocument(ctx, path, config.DocumentOptions{Root: s.opts.Root, Buffers: buffers, ImportMap: s.opts.ImportMap, Profiles: s.profiles, Parses: s.parses}), true
+	return config.CompileDocument(ctx, path, config.DocumentOptions{Root: c.root, Alone: c.alone, Buffers: buffersFor(c, path, buffers),
+		ImportMap: s.opts.ImportMap, Profiles: s.profiles, Parses: s.parses}), true
 }
 
 // convert turns the diagnostics of a compile that lie in path into LSP

@@ -44,6 +44,13 @@
 // TOSCA 2.0 profiles imported by name are found on Options.ProfilePath
 // (indexed when Serve starts) and in xosplan's embedded profiles.
 //
+// The workspace folders the client announces (workspaceFolders, rootUri
+// or rootPath at initialize, and workspace/didChangeWorkspaceFolders)
+// confine what a document's compile reads (workspace.go): a document
+// inside a folder reads at most that folder (the repository holding it
+// when that lies inside); a document outside every folder is compiled
+// from its own text alone. Options.Root overrides both.
+//
 // A client that can watch files is asked to report changed YAML files, so
 // that a template is checked again when a file it imports changes on disk
 // outside the editor.

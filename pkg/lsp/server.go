@@ -125,6 +125,10 @@ type server struct {
 	shutdown, exited bool
 	// watch is set when the client can watch files for the server.
 	watch bool
+	// folders are the workspace folders the client announced (absolute);
+	// announced is set once it announced any, even none (workspace.go).
+	folders   []string
+	announced bool
 }
 
 // document is one open text document.
@@ -219,7 +223,8 @@ func (s *server) handlers() *protocol.Handler {
 			}
 			return nil
 		},
-		WorkspaceDidChangeConfiguration: func(*glsp.Context, *protocol.DidChangeConfigurationParams) error { return nil },
+		WorkspaceDidChangeConfiguration:    func(*glsp.Context, *protocol.DidChangeConfigurationParams) error { return nil },
+		WorkspaceDidChangeWorkspaceFolders: s.didChangeFolders,
 	}
 	return h
 }
@@ -230,7 +235,11 @@ func (s *server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 		s.watch = *ws.DidChangeWatchedFiles.DynamicRegistration
 		s.mu.Unlock()
 	}
+	s.setFolders(p)
 	caps := s.proto.CreateServerCapabilities()
+	supported := true
+	caps.Workspace = &protocol.ServerCapabilitiesWorkspace{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
+		Supported: &supported, ChangeNotifications: &protocol.BoolOrString{Value: true}}}
 	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "[", "{", "(", "#", ",", ".", "$"}}
 	caps.SemanticTokensProvider = &protocol.SemanticTokensOptions{Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: []string{"declaration"}}, Full: true}
 	version := s.opts.Version

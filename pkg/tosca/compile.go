@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -120,6 +121,25 @@ func LooksLike(root *yamlsrc.Node) bool {
 	}
 	for _, p := range root.Pairs() {
 		if isTopLevelSection(p.Key.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// HasKeyname reports whether a parsed document is a mapping, without the
+// Tonomi `application` key, that holds a top-level keyname of a TOSCA file
+// of some version (description, metadata, imports, service_template …):
+// a weaker test than LooksLike, for a file the user named, which the
+// compiler then reports on (a missing tosca_definitions_version, say)
+// rather than skipping it.
+func HasKeyname(root *yamlsrc.Node) bool {
+	if root == nil || root.Kind != yamlsrc.Mapping || root.Get("application") != nil {
+		return false
+	}
+	keys := append(topLevelKeys(), topLevelKeys2()...)
+	for _, p := range root.Pairs() {
+		if slices.Contains(keys, p.Key.Value) {
 			return true
 		}
 	}

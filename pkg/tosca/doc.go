@@ -23,6 +23,8 @@
 //	4   resolveAllTypes    types.go          3     derivation hierarchies, inheritance and refinement
 //	5   readTopology       templates.go      5     inputs, node and relationship templates, groups, policies,
 //	                                               outputs
+//	                       suggest.go        –     values given for undeclared inputs (errors, 1.x and 2.0), with
+//	                                               the nearest declared name
 //	                       values.go         4     every value checked against its definition and canonicalized
 //	6   matchRequirements  requirements.go   6     requirement → capability matching and occurrences
 //	7   checkTopology      substitution.go   5     substitution mappings and workflows, once every template is known
@@ -76,7 +78,8 @@
 //	tosca.unknown_property         a property, attribute or data type field that is not defined
 //	tosca.missing_property         a required property without value or default
 //	tosca.missing_input            a required input without value or default (with Options.RequireInputs)
-//	tosca.unknown_input            get_input of an undeclared input, or a value given for one
+//	tosca.unknown_input            get_input of an undeclared input, or a value given for one (an error, with the
+//	                               nearest declared name; UndeclaredInput tells it apart)
 //	tosca.copy                     copy names a missing template, or copies form a cycle
 //	tosca.directive                an unknown directive (warning)
 //	tosca.unknown_capability       a capability assignment the node type does not define

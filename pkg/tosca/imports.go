@@ -464,7 +464,13 @@ func (c *compiler) fromArchive() bool {
 func (c *compiler) outsideFiles(err error) error {
 	var ue *userfile.Error
 	if c.fromArchive() && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
-		return &userfile.Error{Path: ue.Path, Reason: ue.Reason, Detail: "the configuration root is the archive " + c.opts.Files.String()}
+		detail := "the configuration root is the archive " + c.opts.Files.String()
+		if d, ok := c.opts.Files.(interface{ DescribeRoot() string }); ok {
+			// Files that are no archive (an editor's document read
+			// alone) say what confines them.
+			detail = d.DescribeRoot()
+		}
+		return &userfile.Error{Path: ue.Path, Reason: ue.Reason, Detail: detail}
 	}
 	return err
 }

@@ -28,8 +28,6 @@ package tosca
 //     (tosca.missing_input); input values that do not match their definition (tosca.value)
 
 import (
-	"maps"
-	"slices"
 	"strconv"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -165,6 +163,9 @@ func (c *compiler) readTopology(root *file) {
 	c.topo = t
 	tn := root.root.Get("topology_template")
 	if tn.IsNull() || tn.Kind != yamlsrc.Mapping {
+		// A file of type definitions declares no input: a value given
+		// for one is an error here too.
+		c.undeclaredInputs(nil, "topology_template", startOf(root.root.Range))
 		return
 	}
 	t.n = tn
@@ -228,17 +229,17 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 			c.errorf(p.Key.Range, path, CodeMissingInput, "required input %q has no value and no default", in.name)
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(given)) {
-		if _, ok := c.topo.inputs[name]; !ok && n != nil {
-			if r, ok := c.opts.InputRanges[name]; ok {
-				// Reported where the value is, which may serve several
-				// templates: the message names this one.
-				c.warnf(r, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template %s does not declare", name, c.root.name)
-				continue
-			}
-			c.warnf(n.Range, "topology_template.inputs", CodeUnknownInput, "input value given for %q, which the template does not declare", name)
-		}
+	declared := map[string]bool{}
+	for name := range c.topo.inputs {
+		declared[name] = true
 	}
+	// Reported where each value is, which may serve several templates:
+	// the message names this one.
+	at := startOf(c.root.root.Range)
+	if n != nil {
+		at = n.Range
+	}
+	c.undeclaredInputs(declared, "topology_template", at)
 }
 
 // checkInputValue checks a value given through Options. A string from

@@ -130,6 +130,7 @@ func (c *compiler) readTopology2(root *file) {
 		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
 	c.v2.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
+		c.undeclaredInputs(nil, "service_template", startOf(root.root.Range))
 		return
 	}
 	c.readInputs2(root, st.Get("inputs"))
@@ -228,11 +229,11 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 	for name := range defs {
 		topo.declared[name] = true
 	}
-	for _, name := range slices.Sorted(maps.Keys(c.opts.Inputs)) {
-		if defs[name] == nil {
-			c.errorf(diag.Range{File: f.name}, "service_template.inputs", CodeUnknownInput, "a value is given for input %q, which the service template does not declare", name)
-		}
+	at := startOf(f.root.Range)
+	if n != nil {
+		at = n.Range
 	}
+	c.undeclaredInputs(topo.declared, "service_template", at)
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
 		ev := &eval2{c: c, f: f}

@@ -10,16 +10,19 @@ import (
 // jsonFormatVersion is the version of the JSON contract below. It changes
 // in its minor number when fields are added, in its major number when a
 // field changes meaning or goes away.
-const jsonFormatVersion = "1.0"
+const jsonFormatVersion = "1.1"
 
 // jsonReport is Terraform's `validate -json` document, plus `code` and
 // `path` on each diagnostic.
 type jsonReport struct {
-	FormatVersion string           `json:"format_version"`
-	Valid         bool             `json:"valid"`
-	ErrorCount    int              `json:"error_count"`
-	WarningCount  int              `json:"warning_count"`
-	Diagnostics   []jsonDiagnostic `json:"diagnostics"`
+	FormatVersion string `json:"format_version"`
+	Valid         bool   `json:"valid"`
+	ErrorCount    int    `json:"error_count"`
+	WarningCount  int    `json:"warning_count"`
+	// SkippedCount (1.1) is the number of files a folder walk met that
+	// are neither TOSCA nor a manifest.
+	SkippedCount int              `json:"skipped_count"`
+	Diagnostics  []jsonDiagnostic `json:"diagnostics"`
 }
 
 type jsonDiagnostic struct {
@@ -52,6 +55,7 @@ func renderJSON(w io.Writer, ds diag.Diagnostics, opt Options) error {
 		Valid:         Valid(ds, opt.Strict),
 		ErrorCount:    errs,
 		WarningCount:  warns,
+		SkippedCount:  opt.Skipped,
 		Diagnostics:   make([]jsonDiagnostic, 0, len(ds)),
 	}
 	lines := newLineCache(opt.Sources)

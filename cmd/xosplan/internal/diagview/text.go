@@ -73,6 +73,9 @@ func renderText(w io.Writer, ds diag.Diagnostics, opt Options) error {
 		}
 		bw.WriteString("\n")
 	}
+	if opt.Skipped > 0 {
+		bw.WriteString(skippedLine(opt.Skipped) + "\n")
+	}
 	bw.WriteString(verdictLine(ds, opt.Strict, p))
 	bw.WriteString("\n")
 	return bw.Flush()
@@ -100,6 +103,14 @@ func writeSnippet(bw *bufio.Writer, p painter, style string, sn snippet) {
 	width := utf8.RuneCountInString(sn.Code[sn.HighlightStart:sn.HighlightEnd])
 	marker := "^" + strings.Repeat("~", max(width-1, 0))
 	bw.WriteString(p.paint(ansiBlue, pad+" |") + " " + indent.String() + p.paint(style, marker) + "\n")
+}
+
+// skippedLine says how many files of a folder walk were left unchecked.
+func skippedLine(n int) string {
+	if n == 1 {
+		return "Skipped 1 file that is neither TOSCA nor a manifest."
+	}
+	return "Skipped " + plural(n, "file") + " that are neither TOSCA nor a manifest."
 }
 
 // verdictLine is Terraform's wording for a valid configuration, and an

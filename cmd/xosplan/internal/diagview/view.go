@@ -50,6 +50,10 @@ type Options struct {
 	// BaseDir is the absolute directory SARIF URIs are made relative to;
 	// "" leaves relative paths as they are and absolute paths as file URIs.
 	BaseDir string
+	// Skipped is the number of files a folder walk met that are neither
+	// TOSCA nor a manifest (config.Result.Skipped): text says so before
+	// the verdict, JSON in skipped_count.
+	Skipped int
 }
 
 // Valid reports the verdict Render prints: no errors, and no warnings when

@@ -111,7 +111,8 @@ func TestJSONContract(t *testing.T) {
 			t.Fatalf("%s: %v", c.name, err)
 		}
 		errs, warns := c.diags.Count()
-		if doc["format_version"] != "1.0" || doc["error_count"] != float64(errs) || doc["warning_count"] != float64(warns) {
+		if doc["format_version"] != "1.1" || doc["error_count"] != float64(errs) || doc["warning_count"] != float64(warns) ||
+			doc["skipped_count"] != float64(0) {
 			t.Errorf("%s: header = %v", c.name, doc)
 		}
 		if doc["valid"] != Valid(c.diags, c.strict) {

@@ -29,13 +29,19 @@ type Streams struct {
 
 // diagnostics writes diags in format to w, as validate shows them.
 func (s *Streams) diagnostics(w io.Writer, format diagview.Format, diags diag.Diagnostics, strict bool) error {
-	return diagview.Render(w, format, diags, diagview.Options{
+	return diagview.Render(w, format, diags, s.renderOptions(w, strict, 0))
+}
+
+// renderOptions are the diagview options of output to w.
+func (s *Streams) renderOptions(w io.Writer, strict bool, skipped int) diagview.Options {
+	return diagview.Options{
 		Color:       s.Color(w),
 		Strict:      strict,
 		Sources:     s.Sources,
 		ToolVersion: s.Version,
 		BaseDir:     s.BaseDir,
-	})
+		Skipped:     skipped,
+	}
 }
 
 // problems writes diagnostics as validate's text view does, to w, without

@@ -9,8 +9,9 @@ import (
 // renders in the format --format names (diagview: text, json, sarif,
 // github), on stdout.
 type Validate interface {
-	// Diagnostics renders everything validate found, and the verdict.
-	Diagnostics(diags diag.Diagnostics) error
+	// Diagnostics renders everything validate found, how many files a
+	// folder walk skipped (neither TOSCA nor a manifest), and the verdict.
+	Diagnostics(diags diag.Diagnostics, skipped int) error
 }
 
 // NewValidate returns the view rendering in format; strict counts
@@ -25,6 +26,6 @@ type validateView struct {
 	strict bool
 }
 
-func (v *validateView) Diagnostics(diags diag.Diagnostics) error {
-	return v.s.diagnostics(v.s.Stdout, v.format, diags, v.strict)
+func (v *validateView) Diagnostics(diags diag.Diagnostics, skipped int) error {
+	return diagview.Render(v.s.Stdout, v.format, diags, v.s.renderOptions(v.s.Stdout, v.strict, skipped))
 }
