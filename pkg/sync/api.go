@@ -130,7 +130,8 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 	if opts.Metrics != nil {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
-	return browserGuard(guard(mux, opts))
+	// Where reads need no token, they must come by a loopback name.
+	return browserGuard(guard(mux, opts), opts.Token == "" || opts.WritesOnly)
 }
 
 // browserGuard refuses what a web page could make a browser send: a
@@ -138,9 +139,9 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 // that is not a loopback one (a page whose name was rebound to 127.0.0.1
 // is same-origin to the browser and sends no Origin on a GET), and a POST
 // with a body that is not JSON.
-func browserGuard(next http.Handler) http.Handler {
+func browserGuard(next http.Handler, openReads bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !sameOrigin(r) {
+		if !sameOrigin(r, openReads) {
 			writeError(w, http.StatusForbidden, "requests from another origin or host name are refused")
 			return
 		}
@@ -153,11 +154,12 @@ func browserGuard(next http.Handler) http.Handler {
 }
 
 // sameOrigin reports whether r comes from no browser page or from the
-// API's own origin, and, on a loopback listener, is addressed by a
-// loopback name. The own origin is http:// with the listener's port and
-// a loopback host (localhost, 127.0.0.0/8, [::1]) on a loopback
-// listener, the request's own host name on another.
-func sameOrigin(r *http.Request) bool {
+// API's own origin, and, when it came in on a loopback address to an API
+// whose reads are open (openReads), is addressed by a loopback name. The
+// own origin is http:// with the listener's port and then a loopback host
+// (localhost, 127.0.0.0/8, [::1]), else the request's own host name
+// (where every request needs the token, a rebound name gains nothing).
+func sameOrigin(r *http.Request, openReads bool) bool {
 	la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
 	tcp, _ := la.(*net.TCPAddr)
 	if tcp == nil {
@@ -165,7 +167,7 @@ func sameOrigin(r *http.Request) bool {
 		// there is no origin to compare with.
 		return r.Header.Get("Origin") == ""
 	}
-	loopback := tcp.IP.IsLoopback()
+	loopback := openReads && tcp.IP.IsLoopback()
 	host := hostName(r.Host)
 	if loopback && !isLoopbackName(host) {
 		return false

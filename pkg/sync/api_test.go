@@ -190,6 +190,26 @@ func TestAPIRefusesBrowserPagesAndForms(t *testing.T) {
 			t.Errorf("%s: %s %s = %d, want %d: %s", tc.name, tc.method, tc.path, code, tc.want, body)
 		}
 	}
+
+	// Where every request needs the token (a listener beyond loopback),
+	// the machine's own name for itself (web-1, often 127.0.1.1) is
+	// fine, and the origin must be that name.
+	all := httptest.NewServer(Handler(h.e, APIOptions{Token: "s3cret"}))
+	defer all.Close()
+	host := "web-1:" + strconv.Itoa(all.Listener.Addr().(*net.TCPAddr).Port)
+	for _, tc := range []struct {
+		header map[string]string
+		want   int
+	}{
+		{map[string]string{"Host": host, "Authorization": auth}, 200},
+		{map[string]string{"Host": host, "Origin": "http://" + host, "Authorization": auth}, 200},
+		{map[string]string{"Host": host, "Origin": "http://evil:" + strconv.Itoa(all.Listener.Addr().(*net.TCPAddr).Port), "Authorization": auth}, 403},
+		{map[string]string{"Host": host}, 401},
+	} {
+		if code, _, body := send(t, all, "GET", "/v1/status", "", tc.header); code != tc.want {
+			t.Errorf("token for all, %v: %d, want %d: %s", tc.header, code, tc.want, body)
+		}
+	}
 }
 
 // TestEventsFollowTheRuleOfTheOtherReads: GET /v1/events is open where
