@@ -86,7 +86,9 @@
 // script's exit status, and its death by SIGTERM, SIGINT, SIGHUP or
 // SIGKILL (other signals: 128 + the signal), and a script that cannot
 // start is the runner's error as before (the errno comes back on a
-// pipe). Costs: about 10 ms of CPU and one more process per operation.
+// pipe). Costs: one more process per operation, about 10 ms of CPU (the
+// Go start-up of the binary) and 2–3 MiB of private memory (the binary's
+// pages are shared with xosplan's).
 // Should a supervisor die with xosplan, the group is a leftover the
 // next run ends (EndLeftovers). Elsewhere, and in a program that did not
 // call Supervise, scripts start directly (Pdeathsig SIGKILL on Linux).
