@@ -259,11 +259,15 @@ func fileSize(path string) int64 {
 	return fi.Size()
 }
 
-// TestKill9LeavesNoScriptAndTheNextApplyEndsItsChildren kills xosplan with
-// SIGKILL while a script runs that has a child in the background: the
-// script dies with xosplan (Pdeathsig); its child, which only the process
-// group ties to the operation, is ended by the next apply before it runs
-// the operation again, which says so.
+// TestKill9LeavesNoScriptAndTheNextApplyEndsItsChildren kills xosplan and
+// the supervisor of its script with SIGKILL (xosplan stopped first, so
+// that it cannot end the group itself, and the supervisor cannot act on
+// xosplan's death) while the script runs with a child in the background:
+// the script dies with its supervisor (Pdeathsig); its child, which only
+// the process group ties to the operation, is ended by the next apply
+// before it runs the operation again, which says so.
+// TestKill9EndsEveryProcessItsScriptStarted is the usual case: xosplan
+// alone killed, its supervisors end everything at once.
 func TestKill9LeavesNoScriptAndTheNextApplyEndsItsChildren(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("Pdeathsig and recognising a leftover group need Linux")
@@ -306,10 +310,13 @@ wait
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+	leader, child := pidIn(t, filepath.Join(work, "leader")), pidIn(t, filepath.Join(work, "child"))
+	t.Cleanup(func() { endOurSleep(child) })
+	group := processGroup(t, leader)
+	_ = cmd.Process.Signal(syscall.SIGSTOP)
+	_ = syscall.Kill(group, syscall.SIGKILL)
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
-	leader, child := pidIn(t, filepath.Join(work, "leader")), pidIn(t, filepath.Join(work, "child"))
-	t.Cleanup(func() { _ = syscall.Kill(child, syscall.SIGKILL) })
 	if !gone(leader, 10*time.Second) {
 		_ = syscall.Kill(leader, syscall.SIGKILL)
 		t.Fatalf("the script (pid %d) outlived the xosplan that ran it", leader)
@@ -328,9 +335,22 @@ wait
 	if !gone(child, 10*time.Second) {
 		t.Errorf("the child (pid %d) of the killed run is still running", child)
 	}
-	if want := "n: ended the processes its interrupted create left running (process group " + strconv.Itoa(leader) + ")"; !strings.Contains(text, want) {
+	if want := "n: ended the processes its interrupted create left running (process group " + strconv.Itoa(group) + ")"; !strings.Contains(text, want) {
 		t.Errorf("the apply does not say it ended the leftover (%q):\n%s", want, text)
 	}
+}
+
+// processGroup returns the process group of pid: the operation's, whose
+// leader is its supervisor.
+func processGroup(t *testing.T, pid int) int {
+	t.Helper()
+	st := mustRead(t, "/proc/"+strconv.Itoa(pid)+"/stat")
+	f := strings.Fields(string(st[bytes.LastIndexByte(st, ')')+1:]))
+	pgrp, err := strconv.Atoi(f[2])
+	if err != nil || pgrp <= 1 {
+		t.Fatalf("process group of %d: %q", pid, st)
+	}
+	return pgrp
 }
 
 // pidIn reads the pid a script wrote to path.

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/pkg/executor"
 )
 
 // Compiling a large template allocates many short-lived nodes; with Go's
@@ -26,6 +27,11 @@ const (
 )
 
 func main() {
+	// Before anything else: this may be the supervisor of an operation's
+	// script, not a command (executor.Supervise).
+	if code, ok := executor.Supervise(); ok {
+		os.Exit(code)
+	}
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(gcPercent)
 	}

@@ -10,12 +10,17 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/pkg/executor"
 )
 
 // TestMain makes the test binary double as the xosplan command, so that
 // the scripts run the real main path (flags, exit codes, streams) without
-// a separate build step.
+// a separate build step. It doubles as the supervisor of the scripts the
+// tests run, as main does (executor.Supervise).
 func TestMain(m *testing.M) {
+	if code, ok := executor.Supervise(); ok {
+		os.Exit(code)
+	}
 	testscript.Main(m, map[string]func(){
 		// As main runs it: interrupts are handled (sync scripts send
 		// SIGINT).

@@ -20,6 +20,7 @@ type statusFlags struct {
 	listen     string
 	listenFile string
 	tokenFile  string
+	state      stateFlags
 	json       bool
 	timeout    time.Duration
 }
@@ -34,7 +35,9 @@ func newStatusCommand(c *cli) *cobra.Command {
 		Short: "Show what a running sync is doing",
 		Long: `Status asks a running xosplan sync over its API (GET /v1/status) and shows each resource:
 its status, when it was last checked, and why it waits (a retry, a change of the
-configuration, a resource it depends on). --json prints the API's answer as it is.
+configuration, a resource it depends on). --json prints the API's answer as it is. It sends
+the token of --api-token-file, else the one a sync without --api-token-file made for the
+state (--state, as sync was given it).
 
 Exit status: 0 success, 1 when no sync answers.`,
 		Args: cobra.NoArgs,
@@ -45,7 +48,8 @@ Exit status: 0 success, 1 when no sync answers.`,
 	fs := cmd.Flags()
 	fs.StringVar(&f.listen, "listen", defaultListen, "the `ADDRESS` the sync's API listens on")
 	fs.StringVar(&f.listenFile, "listen-file", "", "read the address from `FILE` (sync --listen-file)")
-	fs.StringVar(&f.tokenFile, "api-token-file", "", "send the token in `FILE`")
+	fs.StringVar(&f.tokenFile, "api-token-file", "", "send the token in `FILE` (default: the token the sync made for --state)")
+	f.state.addRead(fs)
 	fs.BoolVar(&f.json, "json", false, "print the API's JSON answer")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "give up after `DURATION`")
 	return cmd
@@ -60,7 +64,7 @@ func runStatus(ctx context.Context, c *cli, f statusFlags) error {
 		}
 		addr = strings.TrimSpace(string(data))
 	}
-	token, err := readToken(ctx, f.tokenFile)
+	token, err := statusToken(ctx, c, f, addr)
 	if err != nil {
 		return err
 	}

@@ -90,7 +90,11 @@ leader stops, another takes over within --lease. Its API listens on --listen (lo
 GET /v1/resources/{address}, GET /v1/events (server-sent events), POST /v1/sync,
 POST /v1/resources/{address}/check, GET /healthz, GET /readyz and GET /metrics. A token
 (--api-token-file) is required for every request that is not a GET, and for every request
-when the listener is not on a loopback address. xosplan status asks a running sync.
+when the listener is not on a loopback address; without --api-token-file on a loopback
+listener, sync makes one in a file only its user reads (STATE.api-token beside a file state)
+and removes it when it stops. Requests from a web page of another origin and POST bodies that
+are not JSON are refused; at most 64 event streams are served at once. xosplan status asks a
+running sync, with the token sync made for the same --state.
 
 Logs go to stderr, text or JSON (--log-format json). On SIGINT or SIGTERM nothing new starts,
 running actions get --grace to finish, the state is saved, and sync exits 0.`,
@@ -116,7 +120,7 @@ running actions get --grace to finish, the state is saved, and sync exits 0.`,
 	fs.DurationVar(&f.poll, "poll-interval", xsync.DefaultPoll, "also compare the files every `DURATION`, where notifications do not arrive (0: never)")
 	fs.StringVar(&f.listen, "listen", defaultListen, "serve the API on `ADDRESS` (host:port; empty: no API)")
 	fs.StringVar(&f.listenFile, "listen-file", "", "write the address the API listens on to `FILE` (for --listen with port 0)")
-	fs.StringVar(&f.tokenFile, "api-token-file", "", "require the token in `FILE` (Authorization: Bearer TOKEN) for requests that are not GETs, and for all on a non-loopback listener")
+	fs.StringVar(&f.tokenFile, "api-token-file", "", "require the token in `FILE` (Authorization: Bearer TOKEN) for requests that are not GETs, and for all on a non-loopback listener (default on loopback: a token sync makes, beside the state)")
 	fs.StringVar(&f.logFormat, "log-format", "text", "write the log as `FORMAT`: text or json")
 	fs.StringVar(&f.memberName, "member-name", "", "with a PostgreSQL state, this process's `NAME` in the cluster of syncs sharing the workspace (default: the host name; the member is NAME:PID)")
 	fs.DurationVar(&f.lease, "lease", pgcluster.DefaultLease, "with a PostgreSQL state, how long the leader's lease and each membership last unrenewed (`DURATION`; renewed every third of it)")
@@ -390,18 +394,42 @@ func (r *syncRun) check(ctx context.Context, addr string) error {
 }
 
 // serveAPI starts the API when --listen names an address; it stops with
-// ctx.
+// ctx. Without --api-token-file it makes a token (apiTokenPath) before
+// --listen-file names the address, and removes it when it stops.
 func (r *syncRun) serveAPI(ctx context.Context, wg *stdsync.WaitGroup) error {
 	if r.f.listen == "" {
 		return nil
 	}
-	srv, ln, err := listenAPI(ctx, r.engine, r.f, xsync.APIOptions{Token: r.token, WritesOnly: isLoopback(r.f.listen),
+	ln, err := net.Listen("tcp", r.f.listen)
+	if err != nil {
+		return fmt.Errorf("API: %w", err)
+	}
+	token, forget := r.token, func() {}
+	if token == "" {
+		_, port, _ := net.SplitHostPort(ln.Addr().String())
+		path, err := apiTokenPath(r.c, &r.f.apply.state, port)
+		if err == nil {
+			token, forget, err = makeAPIToken(path)
+		}
+		if err != nil {
+			ln.Close()
+			return err
+		}
+		r.logger.Info("API token made", "file", path)
+	}
+	if r.f.listenFile != "" {
+		if err := os.WriteFile(r.f.listenFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
+			ln.Close()
+			forget()
+			return fmt.Errorf("writing --listen-file: %w", err)
+		}
+	}
+	h := xsync.Handler(r.engine, xsync.APIOptions{Token: token, WritesOnly: isLoopback(r.f.listen),
 		Encode: encodeSyncEvent, Metrics: r.metrics,
 		Reconcile: func(reason string) { r.reconcile(ctx, reason) },
 		Check:     func(addr string) error { return r.check(ctx, addr) }})
-	if err != nil {
-		return err
-	}
+	// The server's requests end with ctx (event streams included).
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	r.logger.Info("API listening", "address", ln.Addr().String())
 	wg.Go(func() {
 		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -413,6 +441,7 @@ func (r *syncRun) serveAPI(ctx context.Context, wg *stdsync.WaitGroup) error {
 		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		_ = srv.Shutdown(shutdown)
+		forget()
 	})
 	return nil
 }
@@ -460,24 +489,6 @@ func pollOption(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
-}
-
-// listenAPI opens the API's listener and server; the server's requests
-// end with ctx (event streams included).
-func listenAPI(ctx context.Context, e *xsync.Engine, f syncFlags, api xsync.APIOptions) (*http.Server, net.Listener, error) {
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return nil, nil, fmt.Errorf("API: %w", err)
-	}
-	if f.listenFile != "" {
-		if err := os.WriteFile(f.listenFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
-			ln.Close()
-			return nil, nil, fmt.Errorf("writing --listen-file: %w", err)
-		}
-	}
-	h := xsync.Handler(e, api)
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	return srv, ln, nil
 }
 
 // isLoopback reports whether a listen address is on a loopback interface

@@ -90,8 +90,12 @@ func (p process) run(ctx context.Context) (processResult, error) {
 		defer cancel()
 	}
 	sink := &outputSink{p: &p, shown: [2]redactStream{{r: p.redact}, {r: p.redact}}}
+	var outR, errR *os.File
 	cmd := p.command()
-	outR, errR, err := startPiped(cmd)
+	status, err := superviseCommand(cmd)
+	if err == nil {
+		outR, errR, err = startPiped(cmd, status)
+	}
 	if err != nil {
 		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
 	}
@@ -127,9 +131,14 @@ func (p process) command() *exec.Cmd {
 
 // startPiped starts cmd with its stdout and stderr on pipes of our own,
 // not exec's copying goroutines: Wait then returns when the script exits,
-// and the group can be ended before its output is drained. The caller
+// and the group can be ended before its output is drained. With a
+// supervisor's status pipe (superviseCommand) it returns once the script
+// has started, with the error of a script that could not. The caller
 // closes the read ends it gets.
-func startPiped(cmd *exec.Cmd) (outR, errR *os.File, err error) {
+func startPiped(cmd *exec.Cmd, status *os.File) (outR, errR *os.File, err error) {
+	if status != nil {
+		defer status.Close()
+	}
 	outR, outW, err := os.Pipe()
 	if err != nil {
 		return nil, nil, err
@@ -142,6 +151,10 @@ func startPiped(cmd *exec.Cmd) (outR, errR *os.File, err error) {
 	cmd.Stdout, cmd.Stderr = outW, errW
 	err = cmd.Start()
 	closeAll(outW, errW)
+	closeAll(cmd.ExtraFiles...)
+	if err == nil && status != nil {
+		err = awaitSupervisedStart(cmd, status)
+	}
 	if err != nil {
 		closeAll(outR, errR)
 		return nil, nil, err

@@ -18,6 +18,10 @@ import (
 // end can take everything it started along, and has the kernel kill it if
 // xosplan dies (even by kill -9): an operation must not run on, unrecorded,
 // beside the next apply, which runs it again (actuators are idempotent).
+// Under a supervisor (superviseCommand) the supervisor leads the group
+// and is told of xosplan's death with SIGTERM, which it can catch: it
+// then kills the group and every process the script started, wherever
+// they went.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 }
@@ -56,6 +60,7 @@ func reap(cmd *exec.Cmd, _ error) error { return cmd.Wait() }
 // /proc/PID/stat.
 type procStat struct {
 	state byte
+	ppid  int
 	pgrp  int
 	start string // clock ticks after boot
 }
@@ -77,11 +82,12 @@ func readProcStat(pid int) (procStat, bool) {
 	if len(f) < 20 || len(f[0]) != 1 {
 		return procStat{}, false
 	}
-	pgrp, err := strconv.Atoi(f[2])
-	if err != nil {
+	ppid, err1 := strconv.Atoi(f[1])
+	pgrp, err2 := strconv.Atoi(f[2])
+	if err1 != nil || err2 != nil {
 		return procStat{}, false
 	}
-	return procStat{state: f[0][0], pgrp: pgrp, start: f[19]}, true
+	return procStat{state: f[0][0], ppid: ppid, pgrp: pgrp, start: f[19]}, true
 }
 
 func (s procStat) running() bool { return s.state != 'Z' && s.state != 'X' && s.state != 'x' }
@@ -89,6 +95,14 @@ func (s procStat) running() bool { return s.state != 'Z' && s.state != 'X' && s.
 // groupMembers calls fn with every running process of group pgid until
 // fn returns true.
 func groupMembers(pgid int, fn func(pid int, st procStat) bool) {
+	eachProcess(func(pid int, st procStat) bool {
+		return st.pgrp == pgid && st.running() && fn(pid, st)
+	})
+}
+
+// eachProcess calls fn with every process in /proc until fn returns
+// true.
+func eachProcess(fn func(pid int, st procStat) bool) {
 	dir, err := os.Open("/proc")
 	if err != nil {
 		return
@@ -103,7 +117,7 @@ func groupMembers(pgid int, fn func(pid int, st procStat) bool) {
 		if err != nil {
 			continue
 		}
-		if st, ok := readProcStat(pid); ok && st.pgrp == pgid && st.running() && fn(pid, st) {
+		if st, ok := readProcStat(pid); ok && fn(pid, st) {
 			return
 		}
 	}

@@ -3,10 +3,22 @@ package sync
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"mime"
+	"net"
 	"net/http"
+	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
+
+// DefaultMaxEventStreams is how many GET /v1/events streams are served at
+// once unless APIOptions.MaxEventStreams says otherwise.
+const DefaultMaxEventStreams = 64
+
+// eventStreamRetryAfter is the Retry-After, in seconds, of a stream
+// refused because MaxEventStreams are open.
+const eventStreamRetryAfter = 5
 
 // APIOptions configure Handler.
 type APIOptions struct {
@@ -29,6 +41,10 @@ type APIOptions struct {
 	// that does not lead passes them on to the leader).
 	Reconcile func(reason string)
 	Check     func(addr string) error
+	// MaxEventStreams bounds the GET /v1/events streams open at once
+	// (default DefaultMaxEventStreams); one more is refused with 429 and
+	// a Retry-After before it costs a subscription.
+	MaxEventStreams int
 }
 
 // Handler serves the engine's API:
@@ -43,10 +59,20 @@ type APIOptions struct {
 //	GET  /metrics                       Prometheus metrics
 //
 // Errors are JSON objects {"error": "…"}.
+//
+// Before the token, every request passes the browser checks (see
+// sameOrigin): a request with a foreign Origin, one addressed to a
+// loopback listener under another name (DNS rebinding), and a POST whose
+// body is not JSON (a cross-site form can send only text/plain,
+// urlencoded and multipart bodies) are refused with 403 or 415.
 func Handler(e *Engine, opts APIOptions) http.Handler {
 	if opts.Heartbeat <= 0 {
 		opts.Heartbeat = 15 * time.Second
 	}
+	if opts.MaxEventStreams <= 0 {
+		opts.MaxEventStreams = DefaultMaxEventStreams
+	}
+	streams := make(chan struct{}, opts.MaxEventStreams)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
@@ -91,12 +117,109 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 		writeJSON(w, http.StatusAccepted, map[string]string{"status": "check requested"})
 	})
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case streams <- struct{}{}:
+			defer func() { <-streams }()
+		default:
+			w.Header().Set("Retry-After", strconv.Itoa(eventStreamRetryAfter))
+			writeError(w, http.StatusTooManyRequests, "too many event streams are open ("+strconv.Itoa(opts.MaxEventStreams)+")")
+			return
+		}
 		serveEvents(w, r, e, opts)
 	})
 	if opts.Metrics != nil {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
-	return guard(mux, opts)
+	// Where reads need no token, they must come by a loopback name.
+	return browserGuard(guard(mux, opts), opts.Token == "" || opts.WritesOnly)
+}
+
+// browserGuard refuses what a web page could make a browser send: a
+// request from another origin, a request to a loopback listener by a name
+// that is not a loopback one (a page whose name was rebound to 127.0.0.1
+// is same-origin to the browser and sends no Origin on a GET), and a POST
+// with a body that is not JSON.
+func browserGuard(next http.Handler, openReads bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !sameOrigin(r, openReads) {
+			writeError(w, http.StatusForbidden, "requests from another origin or host name are refused")
+			return
+		}
+		if r.Method == http.MethodPost && !jsonBody(r) {
+			writeError(w, http.StatusUnsupportedMediaType, "a request body must be application/json")
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// sameOrigin reports whether r comes from no browser page or from the
+// API's own origin, and, when it came in on a loopback address to an API
+// whose reads are open (openReads), is addressed by a loopback name. The
+// own origin is http:// with the listener's port and then a loopback host
+// (localhost, 127.0.0.0/8, [::1]), else the request's own host name
+// (where every request needs the token, a rebound name gains nothing).
+func sameOrigin(r *http.Request, openReads bool) bool {
+	la, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	tcp, _ := la.(*net.TCPAddr)
+	if tcp == nil {
+		// Not served from a TCP listener (a test calling the handler):
+		// there is no origin to compare with.
+		return r.Header.Get("Origin") == ""
+	}
+	loopback := openReads && tcp.IP.IsLoopback()
+	host := hostName(r.Host)
+	if loopback && !isLoopbackName(host) {
+		return false
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Scheme != "http" || u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" {
+		return false
+	}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	if port != strconv.Itoa(tcp.Port) {
+		return false
+	}
+	if loopback {
+		return isLoopbackName(u.Hostname())
+	}
+	return strings.EqualFold(u.Hostname(), host)
+}
+
+// hostName is the host of a Host header, without its port and brackets.
+func hostName(hostport string) string {
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		return h
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]")
+}
+
+// isLoopbackName reports whether host names this machine's loopback
+// interface: localhost or a loopback address.
+func isLoopbackName(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// jsonBody reports whether a POST's body is JSON or absent: no
+// Content-Type with an empty body, or application/json.
+func jsonBody(r *http.Request) bool {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" {
+		return r.ContentLength == 0
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	return err == nil && mt == "application/json"
 }
 
 // guard checks the token where one is required.
@@ -109,7 +232,7 @@ func guard(next http.Handler, opts APIOptions) http.Handler {
 		open := r.Method == http.MethodGet && (opts.WritesOnly || r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
 		if !open && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="xosplan sync"`)
-			writeError(w, http.StatusUnauthorized, "a valid token is required (Authorization: Bearer TOKEN, the content of --api-token-file)")
+			writeError(w, http.StatusUnauthorized, "a valid token is required (Authorization: Bearer TOKEN: the content of --api-token-file, or of the token file sync made)")
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -25,7 +25,9 @@
 //	                          jittered; the time is kept in the state (state.SyncInfo), so a restart waits its turn
 //
 // Status, Resource and Subscribe show what the engine does; api.go serves
-// them over HTTP (Handler) with the Prometheus metrics (metrics.go);
+// them over HTTP (Handler) with the Prometheus metrics (metrics.go),
+// refusing web pages (a foreign Origin, a rebound host name, a POST body
+// that is not JSON), checking the token, and capping the event streams;
 // watch.go turns file changes into ConfigurationChanged. The package
 // returns data and logs through log/slog; it never prints.
 package sync

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+)
+
+// apiTokenSuffix names the token a sync makes beside a file state.
+const apiTokenSuffix = ".api-token"
+
+// apiTokenPath is where a sync without --api-token-file keeps the token it
+// makes, and where status looks for it: beside a file state
+// (STATE.api-token, after the links the state's name follows); for a
+// PostgreSQL state, whose members may share a machine, in the user's
+// folder for such files ($XDG_RUNTIME_DIR/xosplan, else
+// $XDG_CACHE_HOME/xosplan, else ~/.cache/xosplan), named after the API's
+// port: sync-api-PORT.token.
+func apiTokenPath(c *cli, sf *stateFlags, port string) (string, error) {
+	path, _ := sf.where(c)
+	if !pgbackend.IsConnString(path) {
+		f, err := state.OpenFile(path, state.FileOptions{})
+		if err != nil {
+			return "", err
+		}
+		return f.Path() + apiTokenSuffix, nil
+	}
+	dir := c.getenv("XDG_RUNTIME_DIR")
+	if dir == "" {
+		dir = c.getenv("XDG_CACHE_HOME")
+	}
+	if dir == "" && c.getenv("HOME") != "" {
+		dir = filepath.Join(c.getenv("HOME"), ".cache")
+	}
+	if dir == "" || !filepath.IsAbs(dir) {
+		return "", errors.New("no folder for the API token (XDG_RUNTIME_DIR, XDG_CACHE_HOME and HOME are unset): give --api-token-file")
+	}
+	return filepath.Join(dir, "xosplan", "sync-api-"+port+".token"), nil
+}
+
+// makeAPIToken writes a new random token (256 bits, hex) to path, readable
+// by the user alone: a temporary file created exclusively with mode 0600,
+// synced, then renamed over path, so that a reader never sees a partial
+// token and a stale file (a sync that was killed) is replaced. forget
+// removes the file if it still holds this token.
+func makeAPIToken(path string) (token string, forget func(), err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", nil, fmt.Errorf("API token: %w", err)
+	}
+	secret := make([]byte, 32)
+	_, _ = rand.Read(secret) // never fails (crypto/rand)
+	token = hex.EncodeToString(secret)
+	tmp, err := os.CreateTemp(dir, ".api-token-*")
+	if err != nil {
+		return "", nil, fmt.Errorf("API token: %w", err)
+	}
+	_, err = tmp.WriteString(token + "\n")
+	err = errors.Join(err, tmp.Sync(), tmp.Close())
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		_ = os.Remove(tmp.Name())
+		return "", nil, fmt.Errorf("API token: %w", err)
+	}
+	return token, func() {
+		if data, err := os.ReadFile(path); err == nil && string(data) == token+"\n" {
+			_ = os.Remove(path)
+		}
+	}, nil
+}
+
+// statusToken is the token status sends: --api-token-file's, else the one
+// a sync made for the state and address (none when it made none).
+func statusToken(ctx context.Context, c *cli, f statusFlags, addr string) (string, error) {
+	if f.tokenFile != "" {
+		return readToken(ctx, f.tokenFile)
+	}
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", nil
+	}
+	path, err := apiTokenPath(c, &f.state, port)
+	if err != nil {
+		return "", nil
+	}
+	data, err := userfile.Read(ctx, path, userfile.Options{MaxBytes: maxTokenBytes})
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("the API token sync made: %w", plainError(err))
+	}
+	return strings.TrimSpace(string(data)), nil
+}
