@@ -142,6 +142,10 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		return err
 	}
 	spec := f.spec(paths, root, inputs, prior)
+	// The plan is bound to the state it is made against (apply refuses
+	// it for another).
+	id := stateIdentity(backend)
+	spec.opts.State = &id
 	spec.importMap = importMap
 	spec.profilePath = f.imports.profilePath(c)
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
@@ -156,7 +160,11 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err := savePlan(c, f, p); err != nil {
 		return err
 	}
-	if err := view.Plan(p, diags, f.out); err != nil {
+	var saved *views.SavedPlan
+	if f.out != "" {
+		saved = &views.SavedPlan{Path: f.out, ApplyArgs: f.state.applyArgs(id, f.out)}
+	}
+	if err := view.Plan(p, diags, saved); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,22 +37,27 @@ func (f *stateFlags) add(fs *pflag.FlagSet) {
 }
 
 // where returns the state the flags (or the environment) name, and the
-// workspace.
+// workspace (stateFlags.choose; "" when none is chosen, or the selection
+// cannot be read, which open reports).
 func (f *stateFlags) where(c *cli) (string, string) {
-	return cmp.Or(f.path, c.getenv("XOSPLAN_STATE"), state.DefaultPath), cmp.Or(f.workspace, c.getenv("XOSPLAN_WORKSPACE"))
+	ch, _ := f.choose(c)
+	return ch.path, ch.workspace
 }
 
 // open returns the backend the flags name: the PostgreSQL backend for a
 // connection string, else the file backend. The caller closes it.
 func (f *stateFlags) open(ctx context.Context, c *cli) (state.Store, error) {
-	path, workspace := f.where(c)
-	if pgbackend.IsConnString(path) {
-		return pgbackend.Open(ctx, pgbackend.Options{DSN: path, Name: workspace, LockTimeout: f.lockTimeout})
+	ch, err := f.choose(c)
+	if err != nil {
+		return nil, err
 	}
-	if workspace != "" && workspace != pgbackend.DefaultWorkspace {
-		return nil, fmt.Errorf("--workspace %s needs a PostgreSQL state (--state postgres://…): a state file holds one environment, so give each its own --state FILE", workspace)
+	if pgbackend.IsConnString(ch.path) {
+		return pgbackend.Open(ctx, pgbackend.Options{DSN: ch.path, Name: ch.workspace, LockTimeout: f.lockTimeout})
 	}
-	return state.OpenFile(path, state.FileOptions{LockTimeout: f.lockTimeout})
+	if ch.workspace != "" && ch.workspace != pgbackend.DefaultWorkspace {
+		return nil, fmt.Errorf("%s needs a PostgreSQL state (--state postgres://…): a state file holds one environment, so give each its own --state FILE", ch.workspaceFlag())
+	}
+	return state.OpenFile(ch.path, state.FileOptions{LockTimeout: f.lockTimeout})
 }
 
 // lockAndRead opens the state backend the flags name, takes its lock for

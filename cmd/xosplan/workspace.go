@@ -105,11 +105,14 @@ without destroying anything; the default workspace is never deleted.`,
 // openDatabase opens workspace of the PostgreSQL state the flags name; a
 // state file has no workspaces.
 func (f *stateFlags) openDatabase(cmd *cobra.Command, c *cli, workspace string) (*pgbackend.Backend, error) {
-	path, _ := f.where(c)
-	if !pgbackend.IsConnString(path) {
-		return nil, usagef(cmd, "%s needs a PostgreSQL state (--state postgres://… or XOSPLAN_STATE): the state file %s holds one environment", cmd.CommandPath(), path)
+	ch, err := f.choose(c)
+	if err != nil {
+		return nil, err
 	}
-	return pgbackend.Open(cmd.Context(), pgbackend.Options{DSN: path, Name: workspace, LockTimeout: f.lockTimeout})
+	if !pgbackend.IsConnString(ch.path) {
+		return nil, usagef(cmd, "%s needs a PostgreSQL state (--state postgres://… or XOSPLAN_STATE): the state file %s holds one environment", cmd.CommandPath(), ch.path)
+	}
+	return pgbackend.Open(cmd.Context(), pgbackend.Options{DSN: ch.path, Name: workspace, LockTimeout: f.lockTimeout})
 }
 
 func newStateMigrateCommand(c *cli, sf *stateFlags) *cobra.Command {
@@ -120,8 +123,8 @@ func newStateMigrateCommand(c *cli, sf *stateFlags) *cobra.Command {
 		Short: "Copy a state between a file and a PostgreSQL database, lineage and serial kept",
 		Long: `Migrate copies the state at --from to --to, each a state file or a PostgreSQL connection string
 (--workspace chooses the workspace of a database side). Both are locked; an apply journal at
---from is folded into its snapshot first; lineage and serial are kept, so that plans made
-against the old state still apply against the new one. --to must hold no state unless --force.`,
+--from is folded into its snapshot first; lineage and serial are kept (a plan file is bound to
+the state it was made against: plan again against the copy). --to must hold no state unless --force.`,
 		Example: `  xosplan state migrate --from xosplan.state.json --to postgres://ci@db.example/xosplan --workspace prod
   xosplan state migrate --from postgres://ci@db.example/xosplan --to backup.state.json`,
 		Args: stateExactArgs(0, "arguments"),

@@ -248,6 +248,8 @@ type Store interface {
 	Location() string
 	// JournalLocation names where the apply journal is kept.
 	JournalLocation() string
+	// Identity names the state for a plan file to be bound to.
+	Identity() Identity
 	// Close releases what the store holds open (connections); a lock
 	// still held is released with them.
 	Close() error
