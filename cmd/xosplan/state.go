@@ -102,7 +102,7 @@ or waits up to --lock-timeout.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef(cmd, "%s needs a subcommand: list, show, discovered, rm, pull, push, force-unlock or migrate", cmd.CommandPath())
+			return usagef(cmd, "%s needs a subcommand: list, show, discovered, rm, mv, pull, push, force-unlock or migrate", cmd.CommandPath())
 		},
 	}
 	sf.add(cmd.PersistentFlags())
@@ -111,6 +111,7 @@ or waits up to --lock-timeout.`,
 		newStateShowCommand(c, &sf),
 		newStateDiscoveredCommand(c, &sf),
 		newStateRmCommand(c, &sf),
+		newStateMvCommand(c, &sf),
 		newStatePullCommand(c, &sf),
 		newStatePushCommand(c, &sf),
 		newStateForceUnlockCommand(c, &sf),
@@ -261,6 +262,36 @@ when any address is not in the state.`,
 					return err
 				}
 				views.NewState(c.streams()).Removed(args, s.Serial)
+				return nil
+			})
+		},
+	}
+}
+
+func newStateMvCommand(c *cli, sf *stateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mv SOURCE DESTINATION",
+		Short: "Rename a recorded resource without touching it",
+		Long: `Mv renames the resource recorded at SOURCE to DESTINATION, as terraform state mv does: nothing
+runs, only the record changes, so that a resource renamed in the configuration is not destroyed
+and created again. The resources nested in SOURCE (SOURCE.part) move with it, and what depends
+on them is recorded as depending on their new addresses. It holds the state lock, writes once
+(the previous state kept as the backup) and writes nothing when SOURCE is not recorded or
+DESTINATION already is.`,
+		Example: `  xosplan state mv web frontend`,
+		Args:    stateExactArgs(2, "addresses: SOURCE and DESTINATION"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := sf.open(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			return state.WithLock(cmd.Context(), b, stateLockInfo("state mv"), func() error {
+				s, moves, err := state.Move(cmd.Context(), b, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				views.NewState(c.streams()).Moved(moves, s.Serial)
 				return nil
 			})
 		},
