@@ -196,6 +196,9 @@ func (f *applyFlags) check(cmd *cobra.Command, c *cli, args []string, op applyvi
 	if f.json && !f.autoApprove && !fromFile {
 		return executor.Options{}, false, usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
 	}
+	if noInput(cmd) && !f.autoApprove && !fromFile {
+		return executor.Options{}, false, usagef(cmd, "%s=false needs %s or a plan file: %s may not ask for confirmation", c.flag("input"), c.flag("auto-approve"), cmd.CommandPath())
+	}
 	return opts, fromFile, nil
 }
 
@@ -212,6 +215,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	defer func() {
 		var st *exitStatus
 		if err != nil && !errors.As(err, &st) {
+			err = withLockHint(err)
 			r.view.Error(err)
 		}
 	}()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -454,4 +455,30 @@ func stateRecovery(err error, backend state.Store, ran bool) error {
 	return fmt.Errorf("%w; every operation this run completed is kept in the journal %s, which the next command replays "+
 		"(or in the state itself, when the process that took the lock has written it since): "+
 		"check with `xosplan state list`, then run `xosplan plan`", err, journal)
+}
+
+// lockedError is a *state.LockedError with what to do about it.
+type lockedError struct {
+	err error
+	id  string
+}
+
+// Error names the holder, then the two ways on: wait for it, or remove a
+// lock whose holder is gone.
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("%v; wait for it with --lock-timeout DURATION, or, if no xosplan holds it any more, remove it with xosplan state force-unlock %s",
+		e.err, cmp.Or(e.id, "LOCK_ID"))
+}
+
+func (e *lockedError) Unwrap() error { return e.err }
+
+// withLockHint returns err with what to do about it when a held state lock
+// is why it failed, and err otherwise.
+func withLockHint(err error) error {
+	var le *state.LockedError
+	var done *lockedError
+	if err == nil || !errors.As(err, &le) || errors.As(err, &done) {
+		return err
+	}
+	return &lockedError{err: err, id: le.Info.ID}
 }
