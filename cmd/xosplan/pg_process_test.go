@@ -500,3 +500,63 @@ func TestPostgresPlanFileIsBoundToItsWorkspace(t *testing.T) {
 		t.Errorf("the destroy plan, applied with no workspace chosen, left %d resources in staging", n)
 	}
 }
+
+// TestPostgresWorkspaceSelectPersists: workspace select records the
+// workspace in .xosplan/environment, and later commands in that folder
+// use it (plan, apply, list's "*", show) unless XOSPLAN_WORKSPACE or
+// --workspace names another; a workspace that does not exist cannot be
+// selected, and the selected one cannot be deleted.
+func TestPostgresWorkspaceSelectPersists(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	dir := writeStack(t, 3, "0")
+	env := []string{"XOSPLAN_WORKDIR=" + filepath.Join(dir, "work"), "XOSPLAN_STATE=" + db}
+	run := func(wantOK bool, extra []string, args ...string) string {
+		t.Helper()
+		code, out := runXosplan(t, dir, append(slices.Clone(env), extra...), args...)
+		if (code == 0) != wantOK {
+			t.Fatalf("xosplan %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+		return out
+	}
+	run(true, nil, "workspace", "new", "staging")
+	if out := run(false, nil, "workspace", "select", "nope"); !strings.Contains(out, "workspace new nope") {
+		t.Errorf("selecting a missing workspace:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".xosplan", "environment")); err == nil {
+		t.Fatal("a refused select recorded a workspace")
+	}
+	if out := run(true, nil, "workspace", "select", "staging"); out != "Switched to workspace \"staging\".\n" {
+		t.Errorf("select: %q", out)
+	}
+	if got := string(mustRead(t, filepath.Join(dir, ".xosplan", "environment"))); got != "staging\n" {
+		t.Errorf(".xosplan/environment holds %q", got)
+	}
+	if out := run(true, nil, "workspace", "show"); out != "staging\n" {
+		t.Errorf("show: %q", out)
+	}
+	if out := run(true, nil, "workspace", "list"); out != "  default\n* staging\n" {
+		t.Errorf("list:\n%s", out)
+	}
+	run(true, nil, "apply", "--auto-approve", "stack.yaml")
+	if n := len(readWorkspace(t, db, "staging").State.Resources); n != 3 {
+		t.Errorf("the selected workspace records %d resources, want 3", n)
+	}
+	if n := len(readWorkspace(t, db, "default").State.Resources); n != 0 {
+		t.Errorf("default records %d resources, want none", n)
+	}
+	// The environment and the flag win over the selection.
+	if out := run(true, []string{"XOSPLAN_WORKSPACE=default"}, "plan", "stack.yaml"); !strings.Contains(out, "Plan: 3 to add") {
+		t.Errorf("XOSPLAN_WORKSPACE=default does not win over the selection:\n%s", out)
+	}
+	if out := run(true, nil, "plan", "--workspace", "default", "stack.yaml"); !strings.Contains(out, "Plan: 3 to add") {
+		t.Errorf("--workspace default does not win over the selection:\n%s", out)
+	}
+	if out := run(true, nil, "plan", "stack.yaml"); !strings.Contains(out, "No changes.") {
+		t.Errorf("plan in the selected workspace:\n%s", out)
+	}
+	if out := run(false, nil, "workspace", "delete", "--force", "staging"); !strings.Contains(out, "select another first") {
+		t.Errorf("deleting the selected workspace:\n%s", out)
+	}
+	run(true, nil, "workspace", "select", "default")
+	run(true, nil, "workspace", "delete", "--force", "staging")
+}
