@@ -91,21 +91,16 @@ func (f *chdirFlag) apply(cmd *cobra.Command) error {
 // and --input=false (accepted, and true too: xosplan never prompts for an
 // input value; apply without --auto-approve or a plan file refuses to ask
 // for its confirmation when it is false). One inputs file is read: naming
-// one with --inputs and another with --var-file is an error.
+// a second one, with either flag, is an error (Terraform merges several
+// -var-file; silently reading only the last would drop values).
 func addInputsFileFlags(fs *pflag.FlagSet, file *string) {
-	by := new(string)
-	fs.Var(&inputsFileFlag{file: file, by: by, name: "inputs"}, "inputs", "read TOSCA input values from `FILE` (a YAML or JSON map)")
-	fs.Var(&inputsFileFlag{file: file, by: by, name: "var-file"}, "var-file", "Terraform's spelling of --inputs `FILE`")
+	fs.Var(&inputsFileFlag{file: file}, "inputs", "read TOSCA input values from `FILE` (a YAML or JSON map)")
+	fs.Var(&inputsFileFlag{file: file}, "var-file", "Terraform's spelling of --inputs `FILE`")
 	fs.Bool("input", true, "Terraform's -input: xosplan never prompts for input values; with false, apply never asks for confirmation either (it needs --auto-approve or a plan file)")
 }
 
 // inputsFileFlag is one of the flags that name the inputs file.
-type inputsFileFlag struct {
-	file *string
-	// by is the flag that named the file, shared by both flags.
-	by   *string
-	name string
-}
+type inputsFileFlag struct{ file *string }
 
 func (f *inputsFileFlag) String() string {
 	if f.file == nil {
@@ -117,10 +112,10 @@ func (f *inputsFileFlag) String() string {
 func (f *inputsFileFlag) Type() string { return "string" }
 
 func (f *inputsFileFlag) Set(v string) error {
-	if *f.by != "" && *f.by != f.name && *f.file != v {
+	if *f.file != "" && *f.file != v {
 		return fmt.Errorf("the inputs file is already %s: give one inputs file", *f.file)
 	}
-	*f.file, *f.by = v, f.name
+	*f.file = v
 	return nil
 }
 
