@@ -194,7 +194,7 @@ func (f *applyFlags) check(cmd *cobra.Command, c *cli, args []string, op applyvi
 	}
 	fromFile := op == applyview.OpApply && isPlanFile(cmd.Context(), args)
 	if f.json && !f.autoApprove && !fromFile {
-		return executor.Options{}, false, usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
+		return executor.Options{}, false, usagef(cmd, "%s needs %s or a plan file: there is no one to confirm", c.flag("json"), c.flag("auto-approve"))
 	}
 	if noInput(cmd) && !f.autoApprove && !fromFile {
 		return executor.Options{}, false, usagef(cmd, "%s=false needs %s or a plan file: %s may not ask for confirmation", c.flag("input"), c.flag("auto-approve"), cmd.CommandPath())
