@@ -194,7 +194,10 @@ func (f *applyFlags) check(cmd *cobra.Command, c *cli, args []string, op applyvi
 	}
 	fromFile := op == applyview.OpApply && isPlanFile(cmd.Context(), args)
 	if f.json && !f.autoApprove && !fromFile {
-		return executor.Options{}, false, usagef(cmd, "--json needs --auto-approve or a plan file: there is no one to confirm")
+		return executor.Options{}, false, usagef(cmd, "%s needs %s or a plan file: there is no one to confirm", c.flag("json"), c.flag("auto-approve"))
+	}
+	if noInput(cmd) && !f.autoApprove && !fromFile {
+		return executor.Options{}, false, usagef(cmd, "%s=false needs %s or a plan file: %s may not ask for confirmation", c.flag("input"), c.flag("auto-approve"), cmd.CommandPath())
 	}
 	return opts, fromFile, nil
 }
@@ -212,6 +215,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	defer func() {
 		var st *exitStatus
 		if err != nil && !errors.As(err, &st) {
+			err = withLockHint(err)
 			r.view.Error(err)
 		}
 	}()
@@ -239,6 +243,17 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	r.importMap, diags = importMap, diags.Extend(mapDiags)
 	r.profilePath = f.imports.profilePath(c)
 
+	var saved *planner.Plan
+	if fromFile {
+		// A saved plan names the state it was made against: it chooses the
+		// state where the user chose none, and no other state is opened.
+		if saved, err = planner.ReadPlanFile(args[0]); err != nil {
+			return err
+		}
+		if r.f.state, err = r.f.state.forPlan(c, saved.State); err != nil {
+			return err
+		}
+	}
 	backend, held, loaded, err := r.lockState(ctx)
 	if err != nil {
 		return err
@@ -255,7 +270,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	var desired *graph.Graph
 	var manifestDirs []string
 	if fromFile {
-		p, desired, manifestDirs, diags, err = r.savedPlan(ctx, args[0], prior, inputs, diags)
+		p, desired, manifestDirs, diags, err = r.savedPlan(ctx, saved, backend, prior, inputs, diags)
 	} else {
 		p, desired, manifestDirs, diags, err = r.newPlan(ctx, args, prior, inputs, diags)
 	}
@@ -399,8 +414,8 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	return p, desired, res.ManifestFolders(), diags, nil
 }
 
-// savedPlan reads a plan file and makes the plan again from what it
-// records: the same configuration paths compiled with the input values
+// savedPlan makes the plan of a plan file again from what it records,
+// after checking that backend is the state it was made against: the same configuration paths compiled with the input values
 // given now, the same options, the same placement source, against the
 // state, which must still be the one the plan was made for. A stale plan
 // (the state, a file or an input value changed) is refused with the
@@ -408,14 +423,14 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 // anything (an edited file), naming the first difference. What is
 // applied is the plan made again: it holds the sensitive values a plan
 // file leaves out.
-func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.State, inputs inputValues, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
-	saved, err := planner.ReadPlanFile(path)
-	if err != nil {
-		return nil, nil, nil, diags, err
-	}
+func (r *applyRun) savedPlan(ctx context.Context, saved *planner.Plan, backend state.Store, prior *state.State, inputs inputValues, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
 	// Before anything is compared: in another folder every check below
 	// fails, each in its own words, none of them saying why.
 	if err := madeHere(saved); err != nil {
+		return nil, nil, nil, diags, err
+	}
+	// Another state's lineage and serial say nothing about this one.
+	if err := checkPlanState(saved, backend); err != nil {
 		return nil, nil, nil, diags, err
 	}
 	// The state first: that check needs no compiling, and says most.
@@ -448,6 +463,7 @@ func (r *applyRun) savedPlan(ctx context.Context, path string, prior *state.Stat
 	// (its repository, else itself), and every configuration path the plan
 	// records must lie inside it. Otherwise an edited plan could point apply
 	// at any template on this machine.
+	var err error
 	if r.root, err = r.f.root.root(r.c, []string{"."}); err != nil {
 		return nil, nil, nil, diags, err
 	}

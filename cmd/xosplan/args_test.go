@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -80,5 +81,45 @@ func TestHelpNamesBothSpellings(t *testing.T) {
 	}
 	if !bytes.Contains(out.Bytes(), []byte("-out=FILE")) {
 		t.Errorf("help does not mention the single-dash spellings:\n%s", out.String())
+	}
+}
+
+// TestUnknownFlagsAreNamedAsTyped: an unknown flag is named with the
+// dashes the user typed, never the --form terraformSpellings gave it, and
+// the nearest flag of the command is suggested, spelt alike, when one is
+// near enough.
+func TestUnknownFlagsAreNamedAsTyped(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"plan", "-jsn"}, "Error: unknown flag: -jsn; did you mean -json?\n"},
+		{[]string{"plan", "--jsn"}, "Error: unknown flag: --jsn; did you mean --json?\n"},
+		{[]string{"plan", "-lock-timout=3s"}, "Error: unknown flag: -lock-timout; did you mean -lock-timeout?\n"},
+		{[]string{"plan", "-var-fil", "x.yaml"}, "Error: unknown flag: -var-fil; did you mean -var-file?\n"},
+		{[]string{"graph", "-json"}, "Error: unknown flag: -json\n"},
+		{[]string{"plan", "-zzzzzz"}, "Error: unknown flag: -zzzzzz\n"},
+		{[]string{"state", "list", "-workspce", "x"}, "Error: unknown flag: -workspce; did you mean -workspace?\n"},
+	} {
+		var out bytes.Buffer
+		if code := run(t.Context(), tc.args, nil, &out, &out); code != exitError {
+			t.Errorf("%q: exit %d", tc.args, code)
+		}
+		if first, _, _ := strings.Cut(out.String(), "Run '"); first != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.args, first, tc.want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"json", "json", 0}, {"jsn", "json", 1}, {"lock", "lcok", 2}, {"", "out", 3}, {"kitten", "sitting", 3},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want || editDistance(tc.b, tc.a) != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
 	}
 }

@@ -20,7 +20,7 @@ type inputFlags struct {
 
 // add declares the flags on fs.
 func (f *inputFlags) add(fs *pflag.FlagSet) {
-	fs.StringVar(&f.file, "inputs", "", "read TOSCA input values from `FILE` (a YAML or JSON map)")
+	addInputsFileFlags(fs, &f.file)
 	fs.StringArrayVar(&f.vars, "var", nil, "set the TOSCA input `NAME=VALUE` (VALUE read as a YAML scalar; repeatable; wins over --inputs)")
 }
 

@@ -430,3 +430,133 @@ func TestPostgresConnectionStringForms(t *testing.T) {
 		}
 	}
 }
+
+// TestPostgresPlanFileIsBoundToItsWorkspace: a plan made against workspace
+// staging records it (and never the password of the connection string);
+// applied to another workspace, by flag or by XOSPLAN_WORKSPACE, it is
+// refused naming both; without a connection string it is refused rather
+// than applied to a state file; the command plan prints applies it to
+// staging and nothing else; applied once more it is stale; and with no
+// workspace chosen apply takes the plan's.
+func TestPostgresPlanFileIsBoundToItsWorkspace(t *testing.T) {
+	const pw = "Pw-bound-8c1d5e"
+	db := pgtest.NewDatabase(t)
+	withPW := strings.Replace(db, "://xosplan@", "://xosplan:"+pw+"@", 1)
+	dir := writeStack(t, 3, "0")
+	run := func(wantOK bool, env []string, args ...string) string {
+		t.Helper()
+		code, out := runXosplan(t, dir, append([]string{"XOSPLAN_WORKDIR=" + filepath.Join(dir, "work")}, env...), args...)
+		if (code == 0) != wantOK {
+			t.Fatalf("xosplan %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+		if strings.Contains(out, pw) {
+			t.Errorf("xosplan %s shows the password:\n%s", strings.Join(args, " "), out)
+		}
+		return out
+	}
+	run(true, nil, "workspace", "new", "--state", db, "staging")
+	out := run(true, nil, "plan", "--state", withPW, "--workspace", "staging", "--out", "staging.plan", "stack.yaml")
+	hint := "xosplan apply --state " + shellQuote(db) + " --workspace staging staging.plan"
+	hinted := []string{"apply", "--state", db, "--workspace", "staging", "staging.plan"}
+	if !strings.Contains(out, "\n    "+hint+"\n") {
+		t.Fatalf("plan does not print %q:\n%s", hint, out)
+	}
+	saved := string(mustRead(t, filepath.Join(dir, "staging.plan")))
+	if !strings.Contains(saved, `"workspace":"staging"`) || !strings.Contains(saved, `"backend":"postgres"`) || strings.Contains(saved, pw) || strings.Contains(saved, "xosplan@") {
+		t.Errorf("the plan file does not record the state as it should: %.600s", saved)
+	}
+	for _, tc := range []struct {
+		env  []string
+		args []string
+		want []string
+	}{
+		{nil, []string{"apply", "--state", db, "--workspace", "default", "staging.plan"}, []string{"was made against another state", "workspace staging", "workspace default"}},
+		{[]string{"XOSPLAN_WORKSPACE=default"}, []string{"apply", "--state", db, "staging.plan"}, []string{"was made against another state", "workspace staging", "workspace default"}},
+		{nil, []string{"apply", "staging.plan"}, []string{"give its connection string with --state or XOSPLAN_STATE"}},
+	} {
+		out := run(false, tc.env, tc.args...)
+		for _, w := range tc.want {
+			if !strings.Contains(out, w) {
+				t.Errorf("%v xosplan %s: the error does not say %q:\n%s", tc.env, strings.Join(tc.args, " "), w, out)
+			}
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, state.DefaultPath)); err == nil {
+		t.Error("a refused apply wrote a state file")
+	}
+	run(true, nil, hinted...)
+	if n := len(readWorkspace(t, db, "default").State.Resources); n != 0 {
+		t.Errorf("the staging plan recorded %d resources in workspace default", n)
+	}
+	if n := len(readWorkspace(t, db, "staging").State.Resources); n != 3 {
+		t.Errorf("workspace staging records %d resources, want 3", n)
+	}
+	if out := run(false, nil, hinted...); !strings.Contains(out, "stale") {
+		t.Errorf("the plan applied a second time is not refused as stale:\n%s", out)
+	}
+	run(true, nil, "plan", "--state", db, "--workspace", "staging", "--destroy", "--out", "destroy.plan", "stack.yaml")
+	run(true, nil, "apply", "--state", db, "destroy.plan")
+	if n := len(readWorkspace(t, db, "staging").State.Resources); n != 0 {
+		t.Errorf("the destroy plan, applied with no workspace chosen, left %d resources in staging", n)
+	}
+}
+
+// TestPostgresWorkspaceSelectPersists: workspace select records the
+// workspace in .xosplan/environment, and later commands in that folder
+// use it (plan, apply, list's "*", show) unless XOSPLAN_WORKSPACE or
+// --workspace names another; a workspace that does not exist cannot be
+// selected, and the selected one cannot be deleted.
+func TestPostgresWorkspaceSelectPersists(t *testing.T) {
+	db := pgtest.NewDatabase(t)
+	dir := writeStack(t, 3, "0")
+	env := []string{"XOSPLAN_WORKDIR=" + filepath.Join(dir, "work"), "XOSPLAN_STATE=" + db}
+	run := func(wantOK bool, extra []string, args ...string) string {
+		t.Helper()
+		code, out := runXosplan(t, dir, append(slices.Clone(env), extra...), args...)
+		if (code == 0) != wantOK {
+			t.Fatalf("xosplan %s: exit %d\n%s", strings.Join(args, " "), code, out)
+		}
+		return out
+	}
+	run(true, nil, "workspace", "new", "staging")
+	if out := run(false, nil, "workspace", "select", "nope"); !strings.Contains(out, "workspace new nope") {
+		t.Errorf("selecting a missing workspace:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".xosplan", "environment")); err == nil {
+		t.Fatal("a refused select recorded a workspace")
+	}
+	if out := run(true, nil, "workspace", "select", "staging"); out != "Switched to workspace \"staging\".\n" {
+		t.Errorf("select: %q", out)
+	}
+	if got := string(mustRead(t, filepath.Join(dir, ".xosplan", "environment"))); got != "staging\n" {
+		t.Errorf(".xosplan/environment holds %q", got)
+	}
+	if out := run(true, nil, "workspace", "show"); out != "staging\n" {
+		t.Errorf("show: %q", out)
+	}
+	if out := run(true, nil, "workspace", "list"); out != "  default\n* staging\n" {
+		t.Errorf("list:\n%s", out)
+	}
+	run(true, nil, "apply", "--auto-approve", "stack.yaml")
+	if n := len(readWorkspace(t, db, "staging").State.Resources); n != 3 {
+		t.Errorf("the selected workspace records %d resources, want 3", n)
+	}
+	if n := len(readWorkspace(t, db, "default").State.Resources); n != 0 {
+		t.Errorf("default records %d resources, want none", n)
+	}
+	// The environment and the flag win over the selection.
+	if out := run(true, []string{"XOSPLAN_WORKSPACE=default"}, "plan", "stack.yaml"); !strings.Contains(out, "Plan: 3 to add") {
+		t.Errorf("XOSPLAN_WORKSPACE=default does not win over the selection:\n%s", out)
+	}
+	if out := run(true, nil, "plan", "--workspace", "default", "stack.yaml"); !strings.Contains(out, "Plan: 3 to add") {
+		t.Errorf("--workspace default does not win over the selection:\n%s", out)
+	}
+	if out := run(true, nil, "plan", "stack.yaml"); !strings.Contains(out, "No changes.") {
+		t.Errorf("plan in the selected workspace:\n%s", out)
+	}
+	if out := run(false, nil, "workspace", "delete", "--force", "staging"); !strings.Contains(out, "select another first") {
+		t.Errorf("deleting the selected workspace:\n%s", out)
+	}
+	run(true, nil, "workspace", "select", "default")
+	run(true, nil, "workspace", "delete", "--force", "staging")
+}

@@ -30,6 +30,7 @@ const exitChanges = 2
 // planFlags are the flags of `xosplan plan`.
 type planFlags struct {
 	state               stateFlags
+	lock                bool
 	out                 string
 	jsonOut             string
 	markdownOut         string
@@ -62,7 +63,8 @@ when its last apply did not succeed; feedback (attributes, status) never causes 
 
 The state file is read without taking the lock: the file backend has no shared lock, its
 writes are atomic, and a saved plan records the state's lineage and serial, so apply
-refuses the plan if the state changed in the meantime.
+refuses the plan if the state changed in the meantime. --lock-timeout DURATION waits that
+long for a command holding the lock (an apply) to finish first; --lock=false never waits.
 
 Outputs: the human plan on stdout (on stderr when --json-out is "-"), and in the same run
 --out (the plan file for apply), --json-out (the JSON plan), --markdown-out (a pull-request
@@ -79,6 +81,8 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	}
 	fs := cmd.Flags()
 	f.state.addRead(fs)
+	fs.BoolVar(&f.lock, "lock", true, "with --lock-timeout, wait for the state lock before reading the state; false never waits (plan needs no lock: its read is atomic)")
+	fs.DurationVar(&f.state.lockTimeout, "lock-timeout", 0, "wait up to `DURATION` for a command holding the state lock (an apply) to finish, then read the state it left (default 0: read at once, without the lock)")
 	fs.StringVar(&f.out, "out", "", "write the plan to `FILE` for `xosplan apply FILE`")
 	fs.StringVar(&f.jsonOut, "json-out", "", "write the JSON plan to `FILE` (- for stdout)")
 	fs.StringVar(&f.markdownOut, "markdown-out", "", "write a pull-request comment to `FILE`")
@@ -132,16 +136,16 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		return usagef(cmd, "%v", err)
 	}
 	diags = diags.Extend(mapDiags)
-	backend, err := f.state.open(ctx, c)
+	backend, prior, err := f.readState(cmd, c)
 	if err != nil {
 		return err
 	}
 	defer backend.Close()
-	prior, err := backend.Read(ctx)
-	if err != nil {
-		return err
-	}
 	spec := f.spec(paths, root, inputs, prior)
+	// The plan is bound to the state it is made against (apply refuses
+	// it for another).
+	id := stateIdentity(backend)
+	spec.opts.State = &id
 	spec.importMap = importMap
 	spec.profilePath = f.imports.profilePath(c)
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
@@ -156,7 +160,11 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err := savePlan(c, f, p); err != nil {
 		return err
 	}
-	if err := view.Plan(p, diags, f.out); err != nil {
+	var saved *views.SavedPlan
+	if f.out != "" {
+		saved = &views.SavedPlan{Path: f.out, ApplyArgs: f.state.applyArgs(id, f.out)}
+	}
+	if err := view.Plan(p, diags, saved); err != nil {
 		return err
 	}
 	if ctx.Err() != nil {
@@ -166,6 +174,37 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		return exitWith(exitChanges)
 	}
 	return nil
+}
+
+// readState opens the state and reads it. Plan needs no lock (a read is
+// atomic, and apply refuses a plan whose state changed since), so it
+// reads at once; with --lock-timeout (and not --lock=false) it first
+// waits that long for the lock, so that a plan made while an apply runs
+// is made against the state that apply leaves, and releases it once the
+// state is read. The caller closes the backend.
+func (f planFlags) readState(cmd *cobra.Command, c *cli) (state.Store, *state.State, error) {
+	ctx := cmd.Context()
+	if f.lock && cmd.Flags().Changed("lock-timeout") {
+		backend, held, prior, err := f.state.lockAndRead(ctx, c, "plan")
+		if err != nil {
+			return nil, nil, err
+		}
+		if err := held.Unlock(); err != nil {
+			backend.Close()
+			return nil, nil, err
+		}
+		return backend, prior, nil
+	}
+	backend, err := f.state.open(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	prior, err := backend.Read(ctx)
+	if err != nil {
+		backend.Close()
+		return nil, nil, err
+	}
+	return backend, prior, nil
 }
 
 // spec returns what the flags ask to plan of paths against prior.

@@ -64,6 +64,9 @@ type cli struct {
 	// abort ends at a second interrupt: running actions stop at once
 	// (executor.Options.Abort); nil: never.
 	abort context.Context
+	// singleDash holds the long flag names typed with one dash (-json),
+	// which messages name as typed (cli.flag).
+	singleDash map[string]bool
 }
 
 // errInterrupted is the cause with which an interrupt cancels a command's
@@ -89,7 +92,7 @@ func runAbortable(ctx, abort context.Context, args []string, stdin io.Reader, st
 			code = exitError
 		}
 	}()
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, sources: newSourceCache(), abort: abort}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, getenv: os.Getenv, sources: newSourceCache(), abort: abort, singleDash: singleDashNames(args)}
 	root := newRootCommand(c)
 	root.SetArgs(terraformSpellings(root, args))
 	err := root.ExecuteContext(ctx)
@@ -107,7 +110,7 @@ func runAbortable(ctx, abort context.Context, args []string, stdin io.Reader, st
 		}
 		return st.code
 	}
-	printError(stderr, err)
+	printError(stderr, withLockHint(err))
 	var ue *usageError
 	if errors.As(err, &ue) && ue.cmd != "" {
 		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", ue.cmd)
@@ -162,7 +165,7 @@ runs it as if started in DIR: xosplan -chdir=infra plan -out=plan.bin.`,
 	c.chdir.add(root.PersistentFlags())
 	root.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error { return c.chdir.apply(cmd) }
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return &usageError{cmd: cmd.CommandPath(), err: err}
+		return &usageError{cmd: cmd.CommandPath(), err: c.flagError(cmd, err)}
 	})
 	for _, sub := range commands(c) {
 		root.AddCommand(sub)

@@ -38,22 +38,27 @@ func (f *stateFlags) add(fs *pflag.FlagSet) {
 }
 
 // where returns the state the flags (or the environment) name, and the
-// workspace.
+// workspace (stateFlags.choose; "" when none is chosen, or the selection
+// cannot be read, which open reports).
 func (f *stateFlags) where(c *cli) (string, string) {
-	return cmp.Or(f.path, c.getenv("XOSPLAN_STATE"), state.DefaultPath), cmp.Or(f.workspace, c.getenv("XOSPLAN_WORKSPACE"))
+	ch, _ := f.choose(c)
+	return ch.path, ch.workspace
 }
 
 // open returns the backend the flags name: the PostgreSQL backend for a
 // connection string, else the file backend. The caller closes it.
 func (f *stateFlags) open(ctx context.Context, c *cli) (state.Store, error) {
-	path, workspace := f.where(c)
-	if pgbackend.IsConnString(path) {
-		return pgbackend.Open(ctx, pgbackend.Options{DSN: path, Name: workspace, LockTimeout: f.lockTimeout})
+	ch, err := f.choose(c)
+	if err != nil {
+		return nil, err
 	}
-	if workspace != "" && workspace != pgbackend.DefaultWorkspace {
-		return nil, fmt.Errorf("--workspace %s needs a PostgreSQL state (--state postgres://…): a state file holds one environment, so give each its own --state FILE", workspace)
+	if pgbackend.IsConnString(ch.path) {
+		return pgbackend.Open(ctx, pgbackend.Options{DSN: ch.path, Name: ch.workspace, LockTimeout: f.lockTimeout})
 	}
-	return state.OpenFile(path, state.FileOptions{LockTimeout: f.lockTimeout})
+	if ch.workspace != "" && ch.workspace != pgbackend.DefaultWorkspace {
+		return nil, fmt.Errorf("%s needs a PostgreSQL state (--state postgres://…): a state file holds one environment, so give each its own --state FILE", ch.workspaceFlag())
+	}
+	return state.OpenFile(ch.path, state.FileOptions{LockTimeout: f.lockTimeout})
 }
 
 // lockAndRead opens the state backend the flags name, takes its lock for
@@ -98,7 +103,7 @@ or waits up to --lock-timeout.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef(cmd, "%s needs a subcommand: list, show, discovered, rm, pull, push, force-unlock or migrate", cmd.CommandPath())
+			return usagef(cmd, "%s needs a subcommand: list, show, discovered, rm, mv, pull, push, force-unlock or migrate", cmd.CommandPath())
 		},
 	}
 	sf.add(cmd.PersistentFlags())
@@ -107,6 +112,7 @@ or waits up to --lock-timeout.`,
 		newStateShowCommand(c, &sf),
 		newStateDiscoveredCommand(c, &sf),
 		newStateRmCommand(c, &sf),
+		newStateMvCommand(c, &sf),
 		newStatePullCommand(c, &sf),
 		newStatePushCommand(c, &sf),
 		newStateForceUnlockCommand(c, &sf),
@@ -257,6 +263,36 @@ when any address is not in the state.`,
 					return err
 				}
 				views.NewState(c.streams()).Removed(args, s.Serial)
+				return nil
+			})
+		},
+	}
+}
+
+func newStateMvCommand(c *cli, sf *stateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "mv SOURCE DESTINATION",
+		Short: "Rename a recorded resource without touching it",
+		Long: `Mv renames the resource recorded at SOURCE to DESTINATION, as terraform state mv does: nothing
+runs, only the record changes, so that a resource renamed in the configuration is not destroyed
+and created again. The resources nested in SOURCE (SOURCE.part) move with it, and what depends
+on them is recorded as depending on their new addresses. It holds the state lock, writes once
+(the previous state kept as the backup) and writes nothing when SOURCE is not recorded or
+DESTINATION already is.`,
+		Example: `  xosplan state mv web frontend`,
+		Args:    stateExactArgs(2, "addresses: SOURCE and DESTINATION"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := sf.open(cmd.Context(), c)
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			return state.WithLock(cmd.Context(), b, stateLockInfo("state mv"), func() error {
+				s, moves, err := state.Move(cmd.Context(), b, args[0], args[1])
+				if err != nil {
+					return err
+				}
+				views.NewState(c.streams()).Moved(moves, s.Serial)
 				return nil
 			})
 		},
@@ -419,4 +455,30 @@ func stateRecovery(err error, backend state.Store, ran bool) error {
 	return fmt.Errorf("%w; every operation this run completed is kept in the journal %s, which the next command replays "+
 		"(or in the state itself, when the process that took the lock has written it since): "+
 		"check with `xosplan state list`, then run `xosplan plan`", err, journal)
+}
+
+// lockedError is a *state.LockedError with what to do about it.
+type lockedError struct {
+	err error
+	id  string
+}
+
+// Error names the holder, then the two ways on: wait for it, or remove a
+// lock whose holder is gone.
+func (e *lockedError) Error() string {
+	return fmt.Sprintf("%v; wait for it with --lock-timeout DURATION, or, if no xosplan holds it any more, remove it with xosplan state force-unlock %s",
+		e.err, cmp.Or(e.id, "LOCK_ID"))
+}
+
+func (e *lockedError) Unwrap() error { return e.err }
+
+// withLockHint returns err with what to do about it when a held state lock
+// is why it failed, and err otherwise.
+func withLockHint(err error) error {
+	var le *state.LockedError
+	var done *lockedError
+	if err == nil || !errors.As(err, &le) || errors.As(err, &done) {
+		return err
+	}
+	return &lockedError{err: err, id: le.Info.ID}
 }

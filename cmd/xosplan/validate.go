@@ -11,6 +11,7 @@ import (
 // validateFlags are the flags of `xosplan validate`.
 type validateFlags struct {
 	format  string
+	json    bool
 	strict  bool
 	inputs  inputFlags
 	imports importMapFlags
@@ -43,6 +44,7 @@ Exit status: 0 when valid (warnings allowed unless --strict), 1 on errors or a b
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&f.format, "format", string(diagview.Text), "output `FORMAT`: text, json (Terraform's validate -json shape), sarif (2.1.0) or github (workflow commands)")
+	fs.BoolVar(&f.json, "json", false, "print the JSON diagnostics, as --format json (Terraform's validate -json)")
 	fs.BoolVar(&f.strict, "strict", false, "treat warnings as errors (exit 1 when there are any)")
 	f.inputs.add(fs)
 	f.imports.add(fs)
@@ -54,6 +56,12 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	format, err := diagview.ParseFormat(f.format)
 	if err != nil {
 		return usagef(cmd, "--format: %v", err)
+	}
+	if f.json {
+		if cmd.Flags().Changed("format") && format != diagview.JSON {
+			return usagef(cmd, "%s and --format %s ask for two formats; give one", c.flag("json"), f.format)
+		}
+		format = diagview.JSON
 	}
 	view := views.NewValidate(format, f.strict, c.streams())
 	res, _, diags, err := loadConfig(cmd, c, paths, f.root, f.inputs, f.imports, true)

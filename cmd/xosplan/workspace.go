@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"fmt"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
@@ -13,10 +14,12 @@ func newWorkspaceCommand(c *cli) *cobra.Command {
 	var sf stateFlags
 	cmd := &cobra.Command{
 		Use:   "workspace",
-		Short: "List, create and delete the workspaces of a PostgreSQL state",
+		Short: "List, create, select and delete the workspaces of a PostgreSQL state",
 		Long: `Workspace manages the environments one PostgreSQL state database holds (--state postgres://…):
-each workspace has its own state, journal and lock. Commands choose one with --workspace NAME
-(or XOSPLAN_WORKSPACE); "default" always exists, any other is created with workspace new.`,
+each workspace has its own state, journal and lock. Commands choose one with --workspace NAME,
+else XOSPLAN_WORKSPACE, else the one workspace select recorded in .xosplan/environment (in the
+working folder, as Terraform keeps .terraform/environment), else "default". "default" always
+exists; any other is created with workspace new.`,
 		Example: `  xosplan workspace new --state postgres://ci@db.example/xosplan staging
   xosplan apply --auto-approve --state postgres://ci@db.example/xosplan --workspace staging stack/`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -26,7 +29,7 @@ each workspace has its own state, journal and lock. Commands choose one with --w
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usagef(cmd, "%s needs a subcommand: list, new or delete", cmd.CommandPath())
+			return usagef(cmd, "%s needs a subcommand: list, show, new, select or delete", cmd.CommandPath())
 		},
 	}
 	sf.add(cmd.PersistentFlags())
@@ -71,9 +74,49 @@ each workspace has its own state, journal and lock. Commands choose one with --w
 				return nil
 			},
 		},
+		newWorkspaceSelectCommand(c, &sf),
+		&cobra.Command{
+			Use:   "show",
+			Short: "Print the name of the workspace commands use",
+			Long: `Show prints the workspace commands use here: --workspace, else XOSPLAN_WORKSPACE, else the one
+workspace select recorded in .xosplan/environment, else default. It does not connect.`,
+			Args: stateExactArgs(0, "arguments"),
+			RunE: func(cmd *cobra.Command, _ []string) error {
+				ch, err := sf.choose(c)
+				if err != nil {
+					return err
+				}
+				views.NewWorkspace(c.streams()).Current(cmp.Or(ch.workspace, pgbackend.DefaultWorkspace))
+				return nil
+			},
+		},
 		newWorkspaceDeleteCommand(c, &sf),
 	)
 	return cmd
+}
+
+func newWorkspaceSelectCommand(c *cli, sf *stateFlags) *cobra.Command {
+	return &cobra.Command{
+		Use:   "select NAME",
+		Short: "Make NAME the workspace commands in this folder use",
+		Long: `Select records NAME in .xosplan/environment in the working folder, as terraform workspace select
+records .terraform/environment: later commands run here use that workspace unless --workspace or
+XOSPLAN_WORKSPACE names another. NAME must exist in the database (workspace new creates one).`,
+		Example: `  xosplan workspace select --state postgres://ci@db.example/xosplan staging`,
+		Args:    stateExactArgs(1, "NAME"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			b, err := sf.openDatabase(cmd, c, args[0])
+			if err != nil {
+				return err
+			}
+			b.Close()
+			if err := selectWorkspace(args[0]); err != nil {
+				return err
+			}
+			views.NewWorkspace(c.streams()).Selected(args[0])
+			return nil
+		},
+	}
 }
 
 func newWorkspaceDeleteCommand(c *cli, sf *stateFlags) *cobra.Command {
@@ -83,9 +126,13 @@ func newWorkspaceDeleteCommand(c *cli, sf *stateFlags) *cobra.Command {
 		Short: "Delete a workspace with its state",
 		Long: `Delete removes a workspace with its state, backup and journal, under its lock. It refuses a
 workspace that still records resources (destroy them first) unless --force, which forgets them
-without destroying anything; the default workspace is never deleted.`,
+without destroying anything; the default workspace is never deleted, nor the one workspace select
+recorded (select another first).`,
 		Args: stateExactArgs(1, "NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if selected, err := selectedWorkspace(); err == nil && selected == args[0] {
+				return fmt.Errorf("workspace %s is the one workspace select recorded in %s: select another first (xosplan workspace select default)", args[0], environmentFile)
+			}
 			b, err := sf.openDatabase(cmd, c, args[0])
 			if err != nil {
 				return err
@@ -105,11 +152,14 @@ without destroying anything; the default workspace is never deleted.`,
 // openDatabase opens workspace of the PostgreSQL state the flags name; a
 // state file has no workspaces.
 func (f *stateFlags) openDatabase(cmd *cobra.Command, c *cli, workspace string) (*pgbackend.Backend, error) {
-	path, _ := f.where(c)
-	if !pgbackend.IsConnString(path) {
-		return nil, usagef(cmd, "%s needs a PostgreSQL state (--state postgres://… or XOSPLAN_STATE): the state file %s holds one environment", cmd.CommandPath(), path)
+	ch, err := f.choose(c)
+	if err != nil {
+		return nil, err
 	}
-	return pgbackend.Open(cmd.Context(), pgbackend.Options{DSN: path, Name: workspace, LockTimeout: f.lockTimeout})
+	if !pgbackend.IsConnString(ch.path) {
+		return nil, usagef(cmd, "%s needs a PostgreSQL state (--state postgres://… or XOSPLAN_STATE): the state file %s holds one environment", cmd.CommandPath(), ch.path)
+	}
+	return pgbackend.Open(cmd.Context(), pgbackend.Options{DSN: ch.path, Name: workspace, LockTimeout: f.lockTimeout})
 }
 
 func newStateMigrateCommand(c *cli, sf *stateFlags) *cobra.Command {
@@ -120,8 +170,8 @@ func newStateMigrateCommand(c *cli, sf *stateFlags) *cobra.Command {
 		Short: "Copy a state between a file and a PostgreSQL database, lineage and serial kept",
 		Long: `Migrate copies the state at --from to --to, each a state file or a PostgreSQL connection string
 (--workspace chooses the workspace of a database side). Both are locked; an apply journal at
---from is folded into its snapshot first; lineage and serial are kept, so that plans made
-against the old state still apply against the new one. --to must hold no state unless --force.`,
+--from is folded into its snapshot first; lineage and serial are kept (a plan file is bound to
+the state it was made against: plan again against the copy). --to must hold no state unless --force.`,
 		Example: `  xosplan state migrate --from xosplan.state.json --to postgres://ci@db.example/xosplan --workspace prod
   xosplan state migrate --from postgres://ci@db.example/xosplan --to backup.state.json`,
 		Args: stateExactArgs(0, "arguments"),

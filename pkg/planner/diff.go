@@ -41,6 +41,10 @@ type Options struct {
 	// Placement, when set, places the resources that ask for compute
 	// (see placeChanges); nil plans without placement.
 	Placement *PlacementOptions
+	// State names the state prior was read from; the plan records it
+	// (Plan.State) and CheckState refuses the plan for any other. Nil
+	// records none (a plan not bound to a state: a library user's).
+	State *state.Identity
 }
 
 // Refresher reads the real object behind a recorded resource and returns
@@ -117,6 +121,10 @@ func Diff(ctx context.Context, desired *graph.Graph, prior *state.State, opts Op
 	}
 	if p.Configuration == nil {
 		p.Configuration = []string{}
+	}
+	if opts.State != nil {
+		id := *opts.State
+		p.State = &id
 	}
 	if opts.Placement != nil && opts.Placement.Source != (PlacementSource{}) {
 		src := opts.Placement.Source

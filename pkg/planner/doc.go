@@ -47,7 +47,9 @@
 // makes it again from the configuration, the state and the input values
 // given to it, refuses it when stale (CheckStale) or when it is not the
 // saved plan in every field (Verify), and applies the plan made again,
-// which holds the sensitive values.
+// which holds the sensitive values. A plan is bound to the state it was
+// made against (Plan.State, a state.Identity): CheckState refuses it for
+// any other.
 //
 // The planning function is Diff, not Plan, because Plan names the result.
 package planner

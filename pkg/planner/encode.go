@@ -165,6 +165,15 @@ func encodePlan(p *Plan) ([]byte, error) {
 	o.Field("plan_id").String(p.PlanID)
 	o.Field("lineage").String(p.Lineage)
 	o.Field("serial").Uint(p.Serial)
+	if id := p.State; id != nil {
+		so := o.Field("state").BeginObject()
+		so.Field("backend").String(id.Backend)
+		omitEmptyString(&so, "path", id.Path)
+		omitEmptyString(&so, "database", id.Database)
+		omitEmptyString(&so, "schema", id.Schema)
+		so.Field("workspace").String(id.Workspace)
+		so.End()
+	}
 	o.Field("mode").String(string(p.Mode))
 	if p.Configuration == nil {
 		o.Field("configuration").Null()

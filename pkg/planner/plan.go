@@ -16,7 +16,10 @@ import (
 // plan cannot be checked that way and is refused. A change's derived_by
 // came without a bump: it is left out when empty, so a plan without
 // derived resources is byte for byte what 2.0 wrote (its plan ID too),
-// and a reader that does not know it ignores it.
+// and a reader that does not know it ignores it. So came the state a plan
+// is bound to (state), left out when the plan is bound to none; an
+// xosplan that does not know it refuses a plan that has it (the plan_id
+// no longer matches what it reads), which is the safe way round.
 const FormatVersion = "2.0"
 
 // Action is what apply does to one resource.
@@ -358,7 +361,13 @@ type Plan struct {
 	// both are zero when there was no state.
 	Lineage string `json:"lineage"`
 	Serial  uint64 `json:"serial"`
-	Mode    Mode   `json:"mode"`
+	// State names the state the plan was made against (backend, file or
+	// database, schema and workspace; never a password); apply refuses
+	// the plan for another (CheckState). Nil for a plan not bound to a
+	// state, which the file leaves out: such a plan encodes as before the
+	// field existed.
+	State *state.Identity `json:"state,omitempty"`
+	Mode  Mode            `json:"mode"`
 	// Configuration lists the configuration paths the plan compiled
 	// (files or folders, as given); apply compiles them again.
 	Configuration []string `json:"configuration"`
@@ -400,6 +409,7 @@ func (p *Plan) Options() Options {
 		CreateBeforeDestroy: p.CreateBeforeDestroy,
 		Configuration:       slices.Clone(p.Configuration),
 		InputSalt:           p.InputSalt,
+		State:               p.State,
 	}
 }
 

@@ -35,6 +35,9 @@ var (
 	// ErrPlanMismatch: the plan file is not the plan its configuration and
 	// state give (it was edited); see Verify.
 	ErrPlanMismatch = errors.New("saved plan does not match its configuration")
+	// ErrWrongState: the plan was made against another state (another
+	// file, database, schema or workspace); see CheckState.
+	ErrWrongState = errors.New("saved plan was made against another state")
 )
 
 // MaxPlanFileSize bounds what ReadPlanFile accepts.
@@ -424,6 +427,33 @@ func CheckStale(p *Plan, current *state.State, digests map[string]string) error 
 		return nil
 	}
 	return &StaleError{Reasons: reasons}
+}
+
+// WrongStateError says that a plan is applied to another state than the
+// one it was made against. It matches ErrWrongState with errors.Is.
+type WrongStateError struct {
+	// Planned is the state the plan records; Current the one it is
+	// applied to.
+	Planned, Current state.Identity
+}
+
+// Error names both states.
+func (e *WrongStateError) Error() string {
+	return fmt.Sprintf("%s: it was made against %s, not %s", ErrWrongState, e.Planned, e.Current)
+}
+
+// Is makes errors.Is(err, ErrWrongState) true.
+func (e *WrongStateError) Is(target error) bool { return target == ErrWrongState }
+
+// CheckState returns nil when p was made against the state current names,
+// or records no state, and a *WrongStateError naming both otherwise. Two
+// states that have the same lineage (one migrated from the other) are
+// still two states: a plan applies to the one it was made against.
+func CheckState(p *Plan, current state.Identity) error {
+	if p.State == nil || *p.State == current {
+		return nil
+	}
+	return &WrongStateError{Planned: *p.State, Current: current}
 }
 
 // MismatchError names the first difference between a saved plan and the

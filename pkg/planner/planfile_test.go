@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
 )
 
 // testSalt is a fixed input salt for tests that need repeatable digests.
@@ -138,4 +139,61 @@ func fileRoundTrip(t testing.TB, p *Plan) *Plan {
 		t.Fatal(err)
 	}
 	return back
+}
+
+// A plan records the state it was made against and keeps it through its
+// file; CheckState refuses it for any other state (another file, database,
+// schema or workspace, even one with the same lineage), naming both; a plan
+// file whose recorded state was edited is refused by Verify; and a plan
+// bound to no state encodes without the field.
+func TestPlanIsBoundToItsState(t *testing.T) {
+	g, st, opts := loadCase(t, filepath.Join("testdata", "cases", "update_in_place"))
+	opts.InputSalt, opts.Configuration = testSalt, []string{"stack.yaml"}
+	unbound, diags := Diff(context.Background(), g, st, opts)
+	if unbound == nil || diags.HasErrors() {
+		t.Fatalf("plan failed: %v", diags)
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, unbound); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `"state"`) {
+		t.Errorf("a plan bound to no state records one:\n%s", buf.String())
+	}
+	if err := CheckState(unbound, state.Identity{Backend: state.BackendFile, Path: "x.json", Workspace: "default"}); err != nil {
+		t.Errorf("a plan bound to no state is refused: %v", err)
+	}
+
+	staging := state.Identity{Backend: state.BackendPostgres, Database: "postgres://db:5432/xosplan", Schema: "public", Workspace: "staging"}
+	opts.State = &staging
+	bound, diags := Diff(context.Background(), g, st, opts)
+	if bound == nil || diags.HasErrors() {
+		t.Fatalf("plan failed: %v", diags)
+	}
+	saved := fileRoundTrip(t, bound)
+	if saved.State == nil || *saved.State != staging {
+		t.Fatalf("the plan file records state %+v, want %+v", saved.State, staging)
+	}
+	if got := saved.Options().State; got == nil || *got != staging {
+		t.Errorf("Options() gives state %+v: a plan made again would not be bound alike", got)
+	}
+	if err := CheckState(saved, staging); err != nil {
+		t.Errorf("the plan is refused for its own state: %v", err)
+	}
+	for _, other := range []state.Identity{
+		{Backend: state.BackendPostgres, Database: "postgres://db:5432/xosplan", Schema: "public", Workspace: "default"},
+		{Backend: state.BackendPostgres, Database: "postgres://db:5432/xosplan", Schema: "team2", Workspace: "staging"},
+		{Backend: state.BackendPostgres, Database: "postgres://db:5432/other", Schema: "public", Workspace: "staging"},
+		{Backend: state.BackendFile, Path: "xosplan.state.json", Workspace: "default"},
+	} {
+		err := CheckState(saved, other)
+		if !errors.Is(err, ErrWrongState) || !strings.Contains(err.Error(), staging.String()) || !strings.Contains(err.Error(), other.String()) {
+			t.Errorf("applied to %v: got %v, want ErrWrongState naming both states", other, err)
+		}
+	}
+	edited := fileRoundTrip(t, bound)
+	edited.State = &state.Identity{Backend: state.BackendPostgres, Database: staging.Database, Schema: "public", Workspace: "default"}
+	if edited.PlanID, _ = ComputeID(edited); Verify(edited, bound) == nil {
+		t.Error("a plan file whose recorded state was edited passes Verify")
+	}
 }

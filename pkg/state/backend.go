@@ -58,6 +58,8 @@ var (
 	ErrStaleSerial = errors.New("pushed state is not newer than the stored state")
 	// ErrNotFound: no resource at the address.
 	ErrNotFound = errors.New("no such resource in state")
+	// ErrAddressTaken: a move to an address the state already records.
+	ErrAddressTaken = errors.New("the state already records a resource at the destination")
 	// ErrLocked: the state is locked by someone else (see LockedError).
 	ErrLocked = errors.New("state is locked")
 	// ErrLockMismatch: force-unlock was given another ID than the holder's.
@@ -248,6 +250,8 @@ type Store interface {
 	Location() string
 	// JournalLocation names where the apply journal is kept.
 	JournalLocation() string
+	// Identity names the state for a plan file to be bound to.
+	Identity() Identity
 	// Close releases what the store holds open (connections); a lock
 	// still held is released with them.
 	Close() error

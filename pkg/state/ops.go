@@ -1,11 +1,13 @@
 package state
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
+	"unicode"
 )
 
 // Entry is one line of List.
@@ -100,6 +102,88 @@ func Remove(ctx context.Context, b Backend, addrs ...string) (*State, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// Move renames the recorded resource at src to dst, with the resources
+// nested in it (addresses starting with src and a dot, as a component's
+// parts are named), and every recorded dependency on them, then writes the
+// state with serial+1 (the backend keeps the previous snapshot as its
+// backup). It is what `terraform state mv` is: nothing is touched but the
+// record, and the next plan finds the resource under its new address.
+// Nothing is written when src is absent (ErrNotFound), when dst or an
+// address a nested resource would get is already recorded
+// (ErrAddressTaken), or when dst is no usable address (empty, src itself
+// or inside it, a control character, a leading or trailing dot). It
+// returns the state written and the moves made, as "old" → "new" pairs in
+// address order. The caller holds the lock.
+func Move(ctx context.Context, b Backend, src, dst string) (*State, [][2]string, error) {
+	if err := checkMoveTarget(src, dst); err != nil {
+		return nil, nil, err
+	}
+	s, err := b.Read(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	renamed := map[string]string{}
+	for _, r := range s.Resources {
+		if r.Address == src {
+			renamed[r.Address] = dst
+		} else if rest, ok := strings.CutPrefix(r.Address, src+"."); ok {
+			renamed[r.Address] = dst + "." + rest
+		}
+	}
+	if _, ok := renamed[src]; !ok {
+		return nil, nil, fmt.Errorf("%w: %s", ErrNotFound, src)
+	}
+	var taken []string
+	for _, to := range renamed {
+		if _, ok := s.Lookup(to); ok {
+			taken = append(taken, to)
+		}
+	}
+	if len(taken) > 0 {
+		slices.Sort(taken)
+		return nil, nil, fmt.Errorf("%w: %s", ErrAddressTaken, strings.Join(taken, ", "))
+	}
+	moves := make([][2]string, 0, len(renamed))
+	for i := range s.Resources {
+		r := &s.Resources[i]
+		if to, ok := renamed[r.Address]; ok {
+			moves = append(moves, [2]string{r.Address, to})
+			r.Address = to
+		}
+		if slices.ContainsFunc(r.Dependencies, func(d string) bool { _, ok := renamed[d]; return ok }) {
+			deps := make([]string, len(r.Dependencies))
+			for j, d := range r.Dependencies {
+				deps[j] = cmp.Or(renamed[d], d)
+			}
+			slices.Sort(deps)
+			r.Dependencies = slices.Compact(deps)
+		}
+	}
+	slices.SortFunc(s.Resources, func(a, b Resource) int { return strings.Compare(a.Address, b.Address) })
+	slices.SortFunc(moves, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })
+	if err := b.Write(ctx, s); err != nil {
+		return nil, nil, err
+	}
+	return s, moves, nil
+}
+
+// checkMoveTarget refuses a destination Move cannot use.
+func checkMoveTarget(src, dst string) error {
+	switch {
+	case src == "" || dst == "":
+		return errors.New("state mv needs a source and a destination address")
+	case dst == src:
+		return fmt.Errorf("the destination %s is the source", dst)
+	case strings.HasPrefix(dst, src+"."):
+		return fmt.Errorf("the destination %s lies inside the source %s", dst, src)
+	case strings.HasPrefix(dst, ".") || strings.HasSuffix(dst, "."):
+		return fmt.Errorf("the destination %q is no address: it starts or ends with a dot", dst)
+	case strings.ContainsFunc(dst, unicode.IsControl):
+		return fmt.Errorf("the destination %q is no address: it holds a control character", dst)
+	}
+	return nil
 }
 
 // Pull returns the current state as canonical state-file bytes (with the

@@ -247,3 +247,79 @@ func TestForcedPushReplacesCorruptState(t *testing.T) {
 		})
 	}
 }
+
+// Move renames a resource, the resources nested in it and the recorded
+// dependencies on them, in one write (serial+1, the old snapshot kept as
+// the backup); it writes nothing when the source is absent, the
+// destination (or a nested resource's new address) is taken, or the
+// destination is no address.
+func TestMove(t *testing.T) {
+	seed := func(t *testing.T) (*File, string) {
+		t.Helper()
+		f, path := openTemp(t)
+		s := mustRead(t, f)
+		s.Lineage = "lineage-1"
+		s.Resources = []Resource{genResource(0), genResource(1), genResource(2), genResource(3)}
+		s.Resources[0].Address, s.Resources[1].Address, s.Resources[2].Address, s.Resources[3].Address = "app", "app.db", "web", "worker"
+		s.Resources[2].Dependencies = []string{"app", "app.db"}
+		s.Resources[3].Dependencies = []string{"web"}
+		mustWrite(t, f, s)
+		return f, path
+	}
+	cases := []struct {
+		name, src, dst string
+		err            error
+		wantAddrs      []string
+		wantDeps       map[string][]string
+	}{
+		{"with its parts and dependents", "app", "svc", nil, []string{"svc", "svc.db", "web", "worker"},
+			map[string][]string{"web": {"svc", "svc.db"}, "worker": {"web"}}},
+		{"a leaf", "worker", "batch", nil, []string{"app", "app.db", "batch", "web"},
+			map[string][]string{"web": {"app", "app.db"}, "batch": {"web"}}},
+		{"a part out of its component", "app.db", "db", nil, []string{"app", "db", "web", "worker"},
+			map[string][]string{"web": {"app", "db"}}},
+		{"absent source", "ghost", "x", ErrNotFound, nil, nil},
+		{"taken destination", "web", "worker", ErrAddressTaken, nil, nil},
+		{"a part's new address taken", "app", "web", ErrAddressTaken, nil, nil},
+		{"into itself", "app", "app.x", nil, nil, nil},
+		{"onto itself", "app", "app", nil, nil, nil},
+		{"empty", "app", "", nil, nil, nil},
+		{"trailing dot", "app", "svc.", nil, nil, nil},
+		{"control character", "app", "s\x1b[2Jvc", nil, nil, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f, path := seed(t)
+			_, moves, err := Move(context.Background(), f, c.src, c.dst)
+			after := mustRead(t, f)
+			if c.wantAddrs == nil {
+				if err == nil || (c.err != nil && !errors.Is(err, c.err)) {
+					t.Fatalf("error %v, want %v", err, c.err)
+				}
+				if after.Serial != 1 {
+					t.Errorf("a refused move wrote the state (serial %d)", after.Serial)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			var addrs []string
+			for _, r := range after.Resources {
+				addrs = append(addrs, r.Address)
+				if want, ok := c.wantDeps[r.Address]; ok && !slices.Equal(r.Dependencies, want) {
+					t.Errorf("%s depends on %v, want %v", r.Address, r.Dependencies, want)
+				}
+			}
+			if !slices.Equal(addrs, c.wantAddrs) || after.Serial != 2 || after.Lineage != "lineage-1" {
+				t.Errorf("after: %v at serial %d lineage %s, want %v at 2", addrs, after.Serial, after.Lineage, c.wantAddrs)
+			}
+			if len(moves) == 0 || moves[0][0] != c.src || moves[0][1] != c.dst {
+				t.Errorf("moves %v do not start with %s → %s", moves, c.src, c.dst)
+			}
+			if backup, err := os.ReadFile(path + BackupSuffix); err != nil || !bytes.Contains(backup, []byte(`"address": "`+c.src+`"`)) {
+				t.Errorf("no backup of the state before the move (%v)", err)
+			}
+		})
+	}
+}

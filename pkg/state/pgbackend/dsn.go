@@ -42,6 +42,32 @@ func Mask(s string) string {
 	})
 }
 
+// WithoutPassword returns the connection string s without its password
+// (in a URL's user information, as a URL query parameter, or as a
+// key=value pair), for a command line shown to a person, which then takes
+// the password from PGPASSWORD or ~/.pgpass. Anything that is not a
+// connection string (a state file's path) is returned as it is.
+func WithoutPassword(s string) string {
+	if !IsConnString(s) {
+		return s
+	}
+	out := passwordRE.ReplaceAllStringFunc(s, func(m string) string {
+		sub := passwordRE.FindStringSubmatch(m)
+		switch {
+		case sub[1] != "":
+			return strings.TrimSuffix(sub[1], ":") + sub[3]
+		case sub[4] != "":
+			return sub[4][:1]
+		default:
+			return ""
+		}
+	})
+	for _, tidy := range [][2]string{{"?&", "?"}, {"&&", "&"}} {
+		out = strings.ReplaceAll(out, tidy[0], tidy[1])
+	}
+	return strings.TrimSpace(strings.TrimRight(out, "?&"))
+}
+
 // maskedError is err with every occurrence of a secret replaced in its
 // message; errors.Is and errors.As still see err.
 type maskedError struct {

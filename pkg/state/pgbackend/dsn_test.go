@@ -44,3 +44,27 @@ func TestIsConnString(t *testing.T) {
 		}
 	}
 }
+
+// WithoutPassword drops the password of every form of connection string,
+// keeping the rest usable, and leaves a file path alone.
+func TestWithoutPasswordKeepsTheRest(t *testing.T) {
+	for in, want := range map[string]string{
+		"postgres://ci:s3cret@db:5432/xosplan":                     "postgres://ci@db:5432/xosplan",
+		"postgresql://ci:s3cret@db/xosplan?sslmode=require":        "postgresql://ci@db/xosplan?sslmode=require",
+		"postgres://ci@db/xosplan?password=s3cret":                 "postgres://ci@db/xosplan",
+		"postgres://ci@db/xosplan?password=s3cret&sslmode=disable": "postgres://ci@db/xosplan?sslmode=disable",
+		"postgres://ci@db/xosplan?sslmode=disable&password=s3cret": "postgres://ci@db/xosplan?sslmode=disable",
+		"host=db user=ci password=s3cret dbname=xosplan":           "host=db user=ci  dbname=xosplan",
+		"host=db password='s3 cret' dbname=xosplan":                "host=db  dbname=xosplan",
+		"postgres://ci@db/xosplan":                                 "postgres://ci@db/xosplan",
+		"states/password=s3cret.json":                              "states/password=s3cret.json",
+	} {
+		got := WithoutPassword(in)
+		if got != want {
+			t.Errorf("WithoutPassword(%q) = %q, want %q", in, got, want)
+		}
+		if IsConnString(in) && strings.Contains(got, "s3") {
+			t.Errorf("WithoutPassword(%q) = %q keeps the password", in, got)
+		}
+	}
+}

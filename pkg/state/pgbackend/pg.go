@@ -17,7 +17,7 @@ import (
 
 // DefaultWorkspace is the workspace used when none is named; it always
 // exists.
-const DefaultWorkspace = "default"
+const DefaultWorkspace = state.DefaultWorkspace
 
 // Options configure a backend.
 type Options struct {
@@ -60,6 +60,8 @@ type Backend struct {
 	password string
 	// loc is Location's value.
 	loc string
+	// database and schema name the state in Identity.
+	database, schema string
 	// schemaKey is the first half of every advisory lock key: a hash of
 	// the schema the tables live in.
 	schemaKey int32
@@ -124,13 +126,13 @@ func Open(ctx context.Context, opts Options) (*Backend, error) {
 		cc.ConnectTimeout = 30 * time.Second
 	}
 	b := &Backend{name: opts.Name, opts: opts, password: cc.Password,
-		loc: location(cc.User, cc.Host, cc.Port, cc.Database)}
+		loc: location(cc.User, cc.Host, cc.Port, cc.Database), database: location("", cc.Host, cc.Port, cc.Database)}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, b.fail("connecting to", err)
 	}
 	b.pool = pool
-	if err := pool.QueryRow(ctx, `SELECT hashtext('xosplan:' || current_schema())`).Scan(&b.schemaKey); err != nil {
+	if err := pool.QueryRow(ctx, `SELECT hashtext('xosplan:' || current_schema()), current_schema()`).Scan(&b.schemaKey, &b.schema); err != nil {
 		pool.Close()
 		return nil, b.fail("connecting to", err)
 	}
@@ -158,6 +160,12 @@ func (b *Backend) fail(what string, err error) error {
 // Location names the database and workspace, without a password:
 // "postgres://user@host:5432/db (workspace prod)".
 func (b *Backend) Location() string { return fmt.Sprintf("%s (workspace %s)", b.loc, b.name) }
+
+// Identity names the server, database, schema and workspace; never the
+// user or a password.
+func (b *Backend) Identity() state.Identity {
+	return state.Identity{Backend: state.BackendPostgres, Database: b.database, Schema: b.schema, Workspace: b.name}
+}
 
 // JournalLocation names the workspace's journal rows.
 func (b *Backend) JournalLocation() string {

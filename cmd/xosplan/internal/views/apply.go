@@ -110,7 +110,7 @@ func (v *applyJSON) Start() error { return v.plan.Start() }
 func (v *applyJSON) Failed(diags diag.Diagnostics) error { return v.plan.Failed(diags) }
 
 func (v *applyJSON) Plan(p *planner.Plan, diags diag.Diagnostics) error {
-	return v.plan.Plan(p, diags, "")
+	return v.plan.Plan(p, diags, nil)
 }
 
 func (v *applyJSON) Approve(applyview.Operation, func() string) bool { return false }

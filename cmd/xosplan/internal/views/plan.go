@@ -3,6 +3,7 @@ package views
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -17,8 +18,18 @@ type Plan interface {
 	// Failed renders the diagnostics of a plan that could not be made.
 	Failed(diags diag.Diagnostics) error
 	// Plan renders the plan made with the diagnostics found making it, and
-	// where the plan file was saved ("" when it was not).
-	Plan(p *planner.Plan, diags diag.Diagnostics, savedTo string) error
+	// where the plan file was saved (nil when it was not).
+	Plan(p *planner.Plan, diags diag.Diagnostics, saved *SavedPlan) error
+}
+
+// SavedPlan is a plan file plan wrote, and how to apply it.
+type SavedPlan struct {
+	// Path is the plan file.
+	Path string
+	// ApplyArgs are the arguments of the `xosplan apply` that applies it
+	// (the state and workspace flags it needs, then the file), each quoted
+	// for a POSIX shell where needed.
+	ApplyArgs []string
 }
 
 // NewPlan returns the JSON view (json) or the human one, which writes the
@@ -46,12 +57,12 @@ func (v *planText) Failed(diags diag.Diagnostics) error {
 	return v.s.problems(v.s.Stderr, diags.Sort())
 }
 
-func (v *planText) Plan(p *planner.Plan, diags diag.Diagnostics, savedTo string) error {
+func (v *planText) Plan(p *planner.Plan, diags diag.Diagnostics, saved *SavedPlan) error {
 	if err := v.plan(p); err != nil {
 		return err
 	}
-	if savedTo != "" {
-		fmt.Fprintf(v.w, "\nSaved the plan to: %s\n\nTo perform exactly these actions, run:\n    xosplan apply %s\n", savedTo, savedTo)
+	if saved != nil {
+		fmt.Fprintf(v.w, "\nSaved the plan to: %s\n\nTo perform exactly these actions, run:\n    xosplan apply %s\n", saved.Path, strings.Join(saved.ApplyArgs, " "))
 	}
 	return v.s.problems(v.s.Stderr, diags)
 }
@@ -78,7 +89,7 @@ func (v *planJSON) Start() error { return v.events.Version(v.s.Version) }
 
 func (v *planJSON) Failed(diags diag.Diagnostics) error { return v.events.Diagnostics(diags.Sort()) }
 
-func (v *planJSON) Plan(p *planner.Plan, diags diag.Diagnostics, _ string) error {
+func (v *planJSON) Plan(p *planner.Plan, diags diag.Diagnostics, _ *SavedPlan) error {
 	if err := v.events.Diagnostics(diags); err != nil {
 		return err
 	}

@@ -155,6 +155,8 @@ type State interface {
 	Resource(r *state.Resource) error
 	// Removed confirms the resources state rm forgot.
 	Removed(addrs []string, serial uint64)
+	// Moved confirms the renames state mv made ("old" → "new" pairs).
+	Moved(moves [][2]string, serial uint64)
 	// Pulled writes the state in its file format (state pull).
 	Pulled(data []byte) error
 	// Pushed confirms the state state push recorded.
@@ -183,6 +185,13 @@ func (v *stateView) Removed(addrs []string, serial uint64) {
 		fmt.Fprintf(v.s.Stdout, "Removed %s\n", termsafe.String(a))
 	}
 	fmt.Fprintf(v.s.Stdout, "Successfully removed %d resource(s); state serial is now %d.\n", len(addrs), serial)
+}
+
+func (v *stateView) Moved(moves [][2]string, serial uint64) {
+	for _, m := range moves {
+		fmt.Fprintf(v.s.Stdout, "Move %s to %s\n", termsafe.String(m[0]), termsafe.String(m[1]))
+	}
+	fmt.Fprintf(v.s.Stdout, "Successfully moved %d resource(s); state serial is now %d.\n", len(moves), serial)
 }
 
 func (v *stateView) Pulled(data []byte) error {

@@ -70,7 +70,7 @@ func TestPlanViewsWriteWhereTheySay(t *testing.T) {
 	if err := v.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Plan(p, warning, "plan.bin"); err != nil {
+	if err := v.Plan(p, warning, &SavedPlan{Path: "plan.bin", ApplyArgs: []string{"plan.bin"}}); err != nil {
 		t.Fatal(err)
 	}
 	got := errs.String()
@@ -84,7 +84,7 @@ func TestPlanViewsWriteWhereTheySay(t *testing.T) {
 	if err := v.Start(); err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Plan(p, warning, "plan.bin"); err != nil {
+	if err := v.Plan(p, warning, &SavedPlan{Path: "plan.bin", ApplyArgs: []string{"plan.bin"}}); err != nil {
 		t.Fatal(err)
 	}
 	var types []string

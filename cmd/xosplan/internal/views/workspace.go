@@ -15,6 +15,11 @@ type Workspace interface {
 	Created(name string)
 	// Deleted confirms a deleted workspace.
 	Deleted(name string)
+	// Selected confirms the workspace workspace select recorded.
+	Selected(name string)
+	// Current prints the name of the workspace commands use (workspace
+	// show), alone on its line.
+	Current(name string)
 	// Migrated confirms a state copied from one backend to another.
 	Migrated(from, to string, resources int, serial uint64, lineage string)
 }
@@ -40,6 +45,14 @@ func (v workspaceView) Created(name string) {
 
 func (v workspaceView) Deleted(name string) {
 	fmt.Fprintf(v.s.Stdout, "Deleted workspace %q.\n", name)
+}
+
+func (v workspaceView) Selected(name string) {
+	fmt.Fprintf(v.s.Stdout, "Switched to workspace %q.\n", name)
+}
+
+func (v workspaceView) Current(name string) {
+	fmt.Fprintln(v.s.Stdout, termsafe.String(name))
 }
 
 func (v workspaceView) Migrated(from, to string, resources int, serial uint64, lineage string) {
