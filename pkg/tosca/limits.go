@@ -271,3 +271,14 @@ func (w *limitWalk) iface(n *yamlsrc.Node, defs bool) {
 		w.entity(v, defs)
 	})
 }
+
+// maxExpansion2 bounds what a TOSCA 2.0 service template expands to: its
+// node representations (a template without count is one, with count as
+// many as its count) and its relationships together. A requirement
+// assignment of a template makes, for each representation of the
+// template, its count of relationships (§14.3) — or, when it names a
+// template with count and no index, one to every representation of it,
+// the edges plan orders by, if that is more. Each representation is a
+// resource and each relationship an edge: the limit bounds the graph, and
+// the work that builds it, before any of it is built (limitExpansion2).
+const maxExpansion2 = 250_000

@@ -21,6 +21,7 @@ package tosca
 //	v2values.go        values checked against definitions, validation clauses evaluated with $value
 //	v2templates.go     the service template: inputs, node and relationship templates, requirements, groups,
 //	                   policies, outputs
+//	v2expand.go        the expansion limit: representations and relationships counted before they are built
 //	v2substitution.go  substitution mappings and workflows
 //	v2render.go        the graph.Graph: one resource per representation (web[0], web[1]), edges,
 //	                   exec-driver operations of the Standard interface, placement requests

@@ -177,6 +177,9 @@ func (c *compiler) readTopology2(root *file) {
 		}
 		c.readNode2(root, nd)
 	}
+	if !c.limitExpansion2() {
+		return
+	}
 	for _, nd := range topo.nodes {
 		for _, ra := range nd.reqs {
 			if ra.nodeIdx != nil && ra.target != nil {
