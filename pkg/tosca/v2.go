@@ -31,7 +31,6 @@ package tosca
 
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
-	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -75,13 +74,13 @@ type state2 struct {
 // compile2 runs the 2.0 phases on the loaded root file (nil when it could
 // not be read) and returns the graph, nil when errors prevent one.
 func (c *compiler) compile2(root *file) *graph.Graph {
-	if root == nil || c.ctx.Err() != nil {
-		if err := c.ctx.Err(); err != nil {
+	if root == nil || c.stoppedNow() {
+		if c.stoppedNow() {
 			name := ""
 			if root != nil {
 				name = root.name
 			}
-			c.errorf(diag.Range{File: name}, "", CodeCanceled, "compilation stopped: %v", err)
+			c.reportCanceled(name)
 		}
 		return nil
 	}
@@ -93,13 +92,17 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 		check()
 	}
 	c.readTopology2(root)
-	if c.ctx.Err() != nil {
-		c.errorf(diag.Range{File: root.name}, "", CodeCanceled, "compilation stopped: %v", c.ctx.Err())
+	if c.stoppedNow() {
+		c.reportCanceled(root.name)
 		return nil
 	}
 	g := c.render2()
 	if g != nil {
 		c.checkCycles(g)
+	}
+	if c.stoppedNow() {
+		c.reportCanceled(root.name)
+		return nil
 	}
 	return g
 }

@@ -58,7 +58,10 @@ func (c *compiler) limitExpansion2() bool {
 // every representation of the template it names when no index selects
 // one and they are more.
 func relsPerSource2(ra *reqAssign2) int64 {
-	per := relCount2(ra)
+	per := ra.count
+	if ra.countFn {
+		per = 1
+	}
 	if ra.target != nil && ra.nodeIdx == nil && ra.target.count > per {
 		per = ra.target.count
 	}

@@ -36,21 +36,9 @@ service_template:
 // test with a message (not by the package timeout) when it takes longer.
 func compileWithin(t *testing.T, src []byte) (*graph.Graph, diag.Diagnostics) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "t.yaml")
-	if err := os.WriteFile(path, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	type result struct {
-		g     *graph.Graph
-		diags diag.Diagnostics
-	}
-	done := make(chan result, 1)
-	go func() {
-		g, diags := Compile(ctx, path, Options{})
-		done <- result{g, diags}
-	}()
+	done := compileInBackground(ctx, writeSource(t, src))
 	select {
 	case r := <-done:
 		return r.g, r.diags

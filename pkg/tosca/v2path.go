@@ -278,12 +278,14 @@ func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []grap
 }
 
 // relCount2 is how many relationships an assignment makes: its count (1
-// when only apply time knows it).
+// when only apply time knows it). No more than one over maxExpansion2 are
+// ever listed: limitExpansion2 reports such a count, and a path
+// evaluated before it ran must not list them all.
 func relCount2(ra *reqAssign2) int64 {
 	if ra.countFn {
 		return 1
 	}
-	return ra.count
+	return min(ra.count, maxExpansion2+1)
 }
 
 // outgoing2 lists the relationships of requirement req of representation
@@ -310,6 +312,9 @@ func (c *compiler) incoming2(target *node2, idx int64, capName string) []relEnd2
 	var out []relEnd2
 	for _, src := range c.v2.topo.nodes {
 		for i := range src.count {
+			if c.stopped() {
+				return nil
+			}
 			for _, ra := range src.reqs {
 				if ra.target != target || ra.capName != capName {
 					continue
@@ -332,6 +337,9 @@ func (c *compiler) relTemplateUsers2(name string) []relEnd2 {
 	var out []relEnd2
 	for _, src := range c.v2.topo.nodes {
 		for i := range src.count {
+			if c.stopped() {
+				return nil
+			}
 			for _, ra := range src.reqs {
 				if rel := ra.n.Get("relationship"); rel == nil || !rel.IsString() || rel.Value != name {
 					continue

@@ -66,6 +66,9 @@ func (c *compiler) render2() *graph.Graph {
 	for _, nd := range topo.nodes {
 		_, counted := nd.n.GetPair("count")
 		for i, addr := range addresses2(nd) {
+			if c.stopped() {
+				return nil
+			}
 			nd.index = int64(i)
 			if counted {
 				// $node_index gives each representation its own values.
@@ -87,6 +90,9 @@ func (c *compiler) render2() *graph.Graph {
 			all := addresses2(ra.target)
 			var picked pickSet2
 			for i, src := range addresses2(nd) {
+				if c.stopped() {
+					return nil
+				}
 				dsts := all
 				if i < len(ra.picks) && ra.picks[i] != nil {
 					dsts = nil

@@ -141,6 +141,9 @@ func (c *compiler) readTopology2(root *file) {
 	nt := st.Get("node_templates")
 	if nt != nil && nt.Kind == yamlsrc.Mapping {
 		for _, p := range nt.Pairs() {
+			if c.stopped() {
+				return
+			}
 			path := "service_template.node_templates." + p.Key.Value
 			if p.Value.Kind != yamlsrc.Mapping {
 				c.errorf(rangeOf(p.Value), path, CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
@@ -172,7 +175,7 @@ func (c *compiler) readTopology2(root *file) {
 		}
 	}
 	for _, nd := range topo.nodes {
-		if c.ctx.Err() != nil {
+		if c.stopped() {
 			return
 		}
 		c.readNode2(root, nd)
@@ -189,6 +192,9 @@ func (c *compiler) readTopology2(root *file) {
 	}
 	// Values last: a path may follow any template's requirements.
 	for _, nd := range topo.nodes {
+		if c.stopped() {
+			return
+		}
 		c.nodeValues2(root, nd)
 	}
 	c.checkCapacity2(root)
@@ -750,6 +756,9 @@ func (c *compiler) checkCapacity2(f *file) {
 	var order []key
 	at := map[key]*reqAssign2{}
 	for _, nd := range c.v2.topo.nodes {
+		if c.stopped() {
+			return
+		}
 		ev := &eval2{c: c, f: f, node: nd}
 		for _, ra := range nd.reqs {
 			if ra.alloc == nil || ra.target == nil || ra.capName == "" || ra.target.n.Get("count") != nil {
@@ -990,6 +999,9 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 	ra.picks = make([][]int64, nd.count)
 	defer func() { nd.index = nil }()
 	for i := range nd.count {
+		if c.stopped() {
+			return
+		}
 		if counted {
 			nd.index = i
 		}
