@@ -228,6 +228,9 @@ type compiler struct {
 	// satisfiers memoizes whether any node type satisfies a requirement
 	// definition (requirements.go).
 	satisfiers map[*reqDef]bool
+	// implicit lists, by requirement definition, the templates that
+	// satisfy it (requirements.go).
+	implicit map[*reqDef]*implicitSet
 	// filterCons caches parsed node_filter constraints.
 	filterCons map[*yamlsrc.Node]*values.Constraint
 	// opWork memoizes hasOpWork per type.
