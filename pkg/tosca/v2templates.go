@@ -57,6 +57,10 @@ type topology2 struct {
 	// failed holds the node templates that could not be read, with the
 	// diagnostic that says why: what names them is its follow-on.
 	failed map[string]int
+	// picked is set once every requirement's picks are made; incoming
+	// then indexes the relationships by what they target (incoming2).
+	picked   bool
+	incoming map[inKey2][]seqRel2
 }
 
 // node2 is a node template.
@@ -190,6 +194,7 @@ func (c *compiler) readTopology2(root *file) {
 			}
 		}
 	}
+	topo.picked = true
 	// Values last: a path may follow any template's requirements.
 	for _, nd := range topo.nodes {
 		if c.stopped() {
