@@ -15,24 +15,23 @@ import (
 )
 
 // slowTemplate2 is a valid 2.0 template whose compile takes minutes: each
-// of count representations evaluates the length of a list of n entries
-// ($node_index gives each its own values). Its graph stays small.
+// of count representations checks its four properties against a
+// validation clause of n valid values (the type's, evaluated for each
+// representation). Its graph stays small.
 func slowTemplate2(n, count int) []byte {
-	var items strings.Builder
-	for i := range n {
-		if i > 0 {
-			items.WriteString(", ")
-		}
-		items.WriteString(itoa(int64(i)))
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = itoa(int64(i))
 	}
+	clause := "{ type: integer, validation: { $valid_values: [ $value, [ " + strings.Join(entries, ", ") + " ] ] } }"
 	return fmt.Appendf(nil, `tosca_definitions_version: tosca_2_0
 node_types:
   T:
-    properties: { p: { type: integer } }
+    properties: { p0: %[1]s, p1: %[1]s, p2: %[1]s, p3: %[1]s }
 service_template:
   node_templates:
-    a: { type: T, count: %d, properties: { p: { $length: [ [ %s ] ] } } }
-`, count, items.String())
+    a: { type: T, count: %[2]d, properties: { p0: 1, p1: 2, p2: 3, p3: 4 } }
+`, clause, count)
 }
 
 // compileCanceled compiles src and cancels the context with cause after

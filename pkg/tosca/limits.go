@@ -282,3 +282,10 @@ func (w *limitWalk) iface(n *yamlsrc.Node, defs bool) {
 // resource and each relationship an edge: the limit bounds the graph, and
 // the work that builds it, before any of it is built (limitExpansion2).
 const maxExpansion2 = 250_000
+
+// maxExpandedValues2 bounds the values the representations of 2.0 node
+// templates with count repeat: each representation evaluates its
+// template's values anew ($node_index may make each differ) and keeps
+// them in its resource, so a template of n YAML nodes with count c costs
+// about n × c of work and memory, added up over the templates with count.
+const maxExpandedValues2 = 4_000_000

@@ -7,9 +7,10 @@ package tosca
 //
 // Errors detected here:
 //   - a service template that expands to more than maxExpansion2 node
-//     representations and relationships (tosca.expansion_limit): one
-//     error, at the count that brought the total over the limit, and the
-//     compile stops there.
+//     representations and relationships, or whose templates with count
+//     repeat more than maxExpandedValues2 YAML nodes of values over their
+//     representations (tosca.expansion_limit): one error, at the count
+//     that brought the total over the limit, and the compile stops there.
 
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
@@ -21,13 +22,23 @@ import (
 // the first count that brings the total over maxExpansion2. It returns
 // false when it did.
 func (c *compiler) limitExpansion2() bool {
-	var total int64
+	var total, values int64
 	for _, nd := range c.v2.topo.nodes {
 		total += nd.count
 		if total > maxExpansion2 {
 			at, path := countAt2(nd.n, nd.key, nd.path)
 			c.errorf(at, path, CodeExpansion, "node template %q brings the service template to %d node representations and relationships, over the limit of %d", nd.name, total, maxExpansion2)
 			return false
+		}
+		if hasCount2(nd.n) && nd.count > 0 {
+			// Counted so far, the values repeated stay within the limit
+			// (and an int64).
+			size := yamlSize2(nd.n, maxExpandedValues2/nd.count+1)
+			if values += size * nd.count; values > maxExpandedValues2 {
+				at, path := countAt2(nd.n, nd.key, nd.path)
+				c.errorf(at, path, CodeExpansion, "node template %q repeats its values (%s YAML nodes) for each of its %d representations, which brings the values of representations over the limit of %d YAML nodes", nd.name, sizeText2(size, maxExpandedValues2/nd.count+1), nd.count, maxExpandedValues2)
+				return false
+			}
 		}
 		for _, ra := range nd.reqs {
 			per := relsPerSource2(ra)
@@ -88,4 +99,30 @@ func expansionProduct2(n, per int64) string {
 		return "more than " + itoa(1<<62)
 	}
 	return itoa(n * per)
+}
+
+// yamlSize2 counts the YAML nodes of n (an alias's target each time it
+// is used), stopping once it has counted max.
+func yamlSize2(n *yamlsrc.Node, max int64) int64 {
+	var size int64
+	var walk func(*yamlsrc.Node)
+	walk = func(n *yamlsrc.Node) {
+		if n == nil || size >= max {
+			return
+		}
+		size++
+		for _, ch := range n.Content {
+			walk(ch)
+		}
+	}
+	walk(n)
+	return size
+}
+
+// sizeText2 writes a size yamlSize2 stopped counting at max as "at least".
+func sizeText2(size, max int64) string {
+	if size >= max {
+		return "at least " + itoa(size)
+	}
+	return itoa(size)
 }

@@ -30,6 +30,23 @@ service_template:
 `, a, req, b)
 }
 
+// valuesTemplate2 is a template of count 10,000 with a list property of
+// n entries.
+func valuesTemplate2(n int) []byte {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = itoa(int64(i))
+	}
+	return fmt.Appendf(nil, `tosca_definitions_version: tosca_2_0
+node_types:
+  T:
+    properties: { p: { type: list, entry_schema: integer } }
+service_template:
+  node_templates:
+    a: { type: T, count: 10000, properties: { p: [ %s ] } }
+`, strings.Join(entries, ", "))
+}
+
 // compileWithin compiles src within a deadline of its own, failing the
 // test with a message (not by the package timeout) when it takes longer.
 func compileWithin(t *testing.T, src []byte) (*graph.Graph, diag.Diagnostics) {
@@ -72,6 +89,10 @@ func TestExpansionLimit2(t *testing.T) {
 		{"requirement count", expansionTemplate2(10_000, 10_000, "{ node: [ b, $relationship_index ], count: 10000 }"), 10, 97, "service_template.node_templates.a.requirements.r.count"},
 		// A count beyond any integer a product could hold.
 		{"requirement count huge", expansionTemplate2(10_000, 1, "{ node: b, count: 4611686018427387904 }"), 10, 72, "service_template.node_templates.a.requirements.r.count"},
+		// 10,000 representations each repeating a list of 2,000 values
+		// (an 11 KB file that took 940 MB and 5.5 s).
+		{"values", valuesTemplate2(2_000), 7, 26, "service_template.node_templates.a.count"},
+		{"values by little", valuesTemplate2(400), 7, 26, "service_template.node_templates.a.count"},
 		// 26 templates of 10,000: the 26th is over.
 		{"representations", []byte(manyTemplates.String()), 36, 28, "service_template.node_templates.c24.count"},
 	}
