@@ -154,6 +154,12 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 		return err
 	}
 	diags = diags.Extend(planDiags).Sort()
+	if (p == nil || diags.HasErrors()) && ctx.Err() != nil {
+		if err := view.Failed(diags); err != nil {
+			return err
+		}
+		return &exitStatus{code: exitError, err: errors.New("interrupted; the diagnostics above may be incomplete")}
+	}
 	if p == nil || diags.HasErrors() {
 		return planFailed(view, diags)
 	}

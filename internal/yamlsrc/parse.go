@@ -2,6 +2,7 @@ package yamlsrc
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -68,12 +69,21 @@ const (
 	CodeAliasCycle  = "yaml.alias_cycle"
 	CodeBadMerge    = "yaml.bad_merge"
 	CodeMultipleDoc = "yaml.multiple_documents"
+	CodeCanceled    = "yaml.canceled"
 )
 
 // Parse reads exactly one YAML document. An empty stream gives a nil node
 // and no diagnostics; a stream with several documents is an error.
 func Parse(file string, data []byte, lim Limits) (*Node, diag.Diagnostics) {
-	docs, diags := ParseAll(file, data, lim)
+	return ParseContext(context.Background(), file, data, lim)
+}
+
+// ParseContext is Parse that stops when ctx ends: the YAML library reads
+// the data through ctx, a few hundred bytes at a time, so that a large
+// file's parse stops soon after; what it returns then is no document and
+// one CodeCanceled error.
+func ParseContext(ctx context.Context, file string, data []byte, lim Limits) (*Node, diag.Diagnostics) {
+	docs, diags := ParseAllContext(ctx, file, data, lim)
 	if len(docs) > 1 {
 		diags = diags.Errorf(docs[1].Range, "", CodeMultipleDoc, "expected one YAML document, found %d", len(docs))
 		return docs[0], diags
@@ -87,6 +97,11 @@ func Parse(file string, data []byte, lim Limits) (*Node, diag.Diagnostics) {
 // ParseAll reads every document of a YAML stream ("---" separated).
 // A document that is empty is left out.
 func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
+	return ParseAllContext(context.Background(), file, data, lim)
+}
+
+// ParseAllContext is ParseAll that stops when ctx ends (see ParseContext).
+func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
 	lim = lim.withDefaults()
 	if len(data) > lim.MaxFileBytes {
 		return nil, diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeTooLarge,
@@ -115,13 +130,16 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 				"the YAML parser failed on this file: %v", r)
 		}
 	}()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec := yaml.NewDecoder(ctxReader{ctx, bytes.NewReader(data)})
 	nodes := 0
 	for {
 		var raw yaml.Node
 		err := dec.Decode(&raw)
 		if errors.Is(err, io.EOF) {
 			break
+		}
+		if ctx.Err() != nil {
+			return nil, diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeCanceled, "reading stopped: %v", context.Cause(ctx))
 		}
 		if err != nil {
 			diags = diags.Append(syntaxDiag(file, idx, dec, err))
@@ -429,4 +447,17 @@ func Marshal(v any) ([]byte, error) {
 		return nil, fmt.Errorf("rendering YAML: %w", err)
 	}
 	return b, nil
+}
+
+// ctxReader reads r until ctx ends, then fails.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (cr ctxReader) Read(p []byte) (int, error) {
+	if err := cr.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return cr.r.Read(p)
 }

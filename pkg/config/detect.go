@@ -62,7 +62,11 @@ func detectFormat(ctx context.Context, root *Root, path string, walked bool) (Fo
 	// tool (Kubernetes objects, say) met in a folder walk is an unknown
 	// format, not an error; the front end reports extra documents in a
 	// file it takes.
-	docs, parseDiags := yamlsrc.ParseAll(path, data, yamlsrc.Limits{})
+	docs, parseDiags := yamlsrc.ParseAllContext(ctx, path, data, yamlsrc.Limits{})
+	if ctx.Err() != nil {
+		// Load reports that it stopped.
+		return "", nil
+	}
 	if parseDiags.HasErrors() {
 		return "", parseDiags
 	}

@@ -147,8 +147,8 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 		}
 	}
 	res.Diags = res.Diags.Extend(inInputsFile(compileAll(ctx, root, units, archives, profiles, opts), opts.InputsFile))
-	if err := ctx.Err(); err != nil {
-		res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeCanceled, "stopped before every file was checked: %v", err)
+	if ctx.Err() != nil {
+		res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeCanceled, "stopped before every file was checked: %v", context.Cause(ctx))
 	}
 	slices.SortStableFunc(units, func(a, b Unit) int { return strings.Compare(a.Files[0], b.Files[0]) })
 	res.Units = units

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -42,7 +43,7 @@ func BenchmarkValidateLarge(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for b.Loop() {
-		_, g, diags := compileSources(reg, []source{{file: "large.yml", data: data}}, nil)
+		_, g, diags := compileSources(context.Background(), reg, []source{{file: "large.yml", data: data}}, nil)
 		if diags.HasErrors() || g.Len() != 5000 {
 			b.Fatalf("%d resources, %v", g.Len(), diags.Err())
 		}
@@ -60,7 +61,7 @@ func BenchmarkCheckLarge(b *testing.B) {
 	reg := DefaultRegistry()
 	b.ReportAllocs()
 	for b.Loop() {
-		_, g, diags := compileSources(reg, []source{{file: "large.yml", root: root}}, nil)
+		_, g, diags := compileSources(context.Background(), reg, []source{{file: "large.yml", root: root}}, nil)
 		if diags.HasErrors() || g.Len() != 5000 {
 			b.Fatalf("%d resources, %v", g.Len(), diags.Err())
 		}
@@ -70,7 +71,7 @@ func BenchmarkCheckLarge(b *testing.B) {
 // TestLargeManifestIsClean keeps the benchmark's input honest: it must
 // compile without diagnostics and give the edges it was built for.
 func TestLargeManifestIsClean(t *testing.T) {
-	_, g, diags := compileSources(DefaultRegistry(), []source{{file: "large.yml", data: largeManifest(200, 800)}}, nil)
+	_, g, diags := compileSources(context.Background(), DefaultRegistry(), []source{{file: "large.yml", data: largeManifest(200, 800)}}, nil)
 	if len(diags) > 0 {
 		t.Fatalf("diagnostics: %v", diags.Err())
 	}

@@ -72,7 +72,7 @@ func compileEnvironment(ctx context.Context, paths []string, opts Options) (*env
 	var sources []source
 	for _, f := range files {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, diags.Errorf(diag.Range{File: f}, "", CodeRead, "stopped before reading %s: %v", f, err).Sort()
+			return nil, nil, diags.Errorf(diag.Range{File: f}, "", CodeRead, "stopped before reading %s: %v", f, context.Cause(ctx)).Sort()
 		}
 		var data []byte
 		var err error
@@ -87,7 +87,15 @@ func compileEnvironment(ctx context.Context, paths []string, opts Options) (*env
 		}
 		sources = append(sources, source{file: f, data: data})
 	}
-	env, g, ds := compileSources(reg, sources, opts.Root)
+	env, g, ds := compileSources(ctx, reg, sources, opts.Root)
+	if ctx.Err() != nil {
+		// What the checks cut short found is not reported.
+		var at diag.Range
+		if len(files) > 0 {
+			at.File = files[0]
+		}
+		return nil, nil, diags.Errorf(at, "", CodeRead, "stopped before every manifest was checked: %v", context.Cause(ctx)).Sort()
+	}
 	if env != nil {
 		env.reg = reg
 	}
@@ -119,17 +127,20 @@ type source struct {
 
 // compileSources is CompileEnvironment after the files are read; it
 // returns the environment too, nil when no manifest could be read.
-func compileSources(reg *Registry, sources []source, rootDirs []string) (*environment, *graph.Graph, diag.Diagnostics) {
+func compileSources(ctx context.Context, reg *Registry, sources []source, rootDirs []string) (*environment, *graph.Graph, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	env := &environment{byName: map[string]*application{}}
 	for _, src := range sources {
+		if ctx.Err() != nil {
+			return nil, nil, diags
+		}
 		name := strings.TrimSuffix(filepath.Base(src.file), filepath.Ext(src.file))
 		var app *application
 		var ds diag.Diagnostics
 		if src.root != nil {
 			app, ds = buildApplication(reg, src.file, name, src.root, nil)
 		} else {
-			app, ds = loadApplication(reg, src.file, name, src.data)
+			app, ds = loadApplication(ctx, reg, src.file, name, src.data)
 		}
 		diags = diags.Extend(ds)
 		if app == nil {
@@ -148,6 +159,9 @@ func compileSources(reg *Registry, sources []source, rootDirs []string) (*enviro
 	}
 	slices.SortFunc(env.apps, func(a, b *application) int { return strings.Compare(a.name, b.name) })
 	for _, app := range env.apps {
+		if ctx.Err() != nil {
+			return nil, nil, diags
+		}
 		r := &resolver{}
 		r.resolve(app.root)
 		r.resolveOpen()
@@ -156,6 +170,9 @@ func compileSources(reg *Registry, sources []source, rootDirs []string) (*enviro
 		env.links = append(env.links, r.links...)
 	}
 	diags = diags.Extend(env.connect())
+	if ctx.Err() != nil {
+		return nil, nil, diags
+	}
 	g, ds := env.compile()
 	return env, g, diags.Extend(ds, env.addPolicies(g, rootDirs))
 }

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,7 @@ func FuzzManifest(f *testing.F) {
 			{{file: "fuzz.yml", data: data}},
 			{{file: "PetClinic.yml", data: data}, {file: "PetClinic Factory.yml", data: factory}},
 		} {
-			env, g, diags := compileSources(reg, srcs, nil)
+			env, g, diags := compileSources(context.Background(), reg, srcs, nil)
 			if env != nil {
 				env.reg = reg
 				x := &symbols.Index{}

@@ -1,6 +1,7 @@
 package manifest
 
 import (
+	"context"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,8 +31,8 @@ type loader struct {
 
 // loadApplication reads one manifest. The result is nil only when the file
 // is not a manifest at all.
-func loadApplication(reg *Registry, file, name string, data []byte) (*application, diag.Diagnostics) {
-	root, diags := yamlsrc.Parse(file, data, yamlsrc.Limits{})
+func loadApplication(ctx context.Context, reg *Registry, file, name string, data []byte) (*application, diag.Diagnostics) {
+	root, diags := yamlsrc.ParseContext(ctx, file, data, yamlsrc.Limits{})
 	if diags.HasErrors() {
 		return nil, diags
 	}

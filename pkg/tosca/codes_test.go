@@ -34,6 +34,7 @@ func TestFixturesCoverCodes(t *testing.T) {
 		CodeArtifactNotFound:    "TestSelfContainedPackageNamesOnlyItsFiles",
 		CodeImplNotFound:        "TestSelfContainedPackageNamesOnlyItsFiles",
 		CodeInternal:            "TestRenderReportsWhatTheGraphRefuses",
+		CodeExpansion:           "TestExpansionLimit2",
 	}
 	for _, code := range allCodes() {
 		if !seen[code] && elsewhere[code] == "" {
@@ -58,6 +59,6 @@ func allCodes() []string {
 		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
 		CodeImportOutsideRoot, CodeImportNotRegular, CodeImportTooLarge, CodeArtifactOutsideRoot,
 		CodeImplOutsideRoot, CodePolicyImplementation, CodeNewerKeyname, CodeNonNormativeType, CodeArtifactNotFound, CodeImplNotFound,
-		CodeProfile, CodeLegacyKeyname, CodeHealthCheck, CodeHealthInterval, CodeInternal,
+		CodeProfile, CodeLegacyKeyname, CodeHealthCheck, CodeHealthInterval, CodeInternal, CodeExpansion,
 	}
 }

@@ -163,29 +163,35 @@ func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 		// A TOSCA 2.0 service template: its own front end (v2.go).
 		return c.compile2(root), c.finish()
 	}
-	if root == nil || c.ctx.Err() != nil {
-		if err := c.ctx.Err(); err != nil {
-			c.errorf(diag.Range{File: path}, "", CodeCanceled, "compilation stopped: %v", err)
+	if root == nil || c.stoppedNow() {
+		if c.stoppedNow() {
+			c.reportCanceled(path)
 		}
 		return nil, c.finish()
 	}
-	c.loadNonNormative()
-	c.declareAllTypes()
-	c.resolveAllTypes()
-	c.checkCredentials()
-	c.readTopology(root)
-	c.matchRequirements()
-	c.checkTopology()
-	c.resolveFunctions()
+	for _, phase := range []func(){c.loadNonNormative, c.declareAllTypes, c.resolveAllTypes, c.checkCredentials,
+		func() { c.readTopology(root) }, c.matchRequirements, c.checkTopology, c.resolveFunctions} {
+		phase()
+		if c.stoppedNow() {
+			c.reportCanceled(path)
+			return nil, c.finish()
+		}
+	}
 	g := c.render()
 	c.checkCycles(g)
+	if c.stoppedNow() {
+		c.reportCanceled(path)
+		return nil, c.finish()
+	}
 	return g, c.finish()
 }
 
 // compiler holds the state of one Compile call. Nothing is shared between
 // calls.
 type compiler struct {
-	ctx  context.Context
+	ctx context.Context
+	// halt is set once ctx has ended (cancel.go).
+	halt halt
 	opts Options
 	// fsRoot confines the files the template names (built from
 	// Options.Root, or the top-level file's folder); confined remembers
@@ -242,6 +248,9 @@ type compiler struct {
 	// satisfiers memoizes whether any node type satisfies a requirement
 	// definition (requirements.go).
 	satisfiers map[*reqDef]bool
+	// implicit lists, by requirement definition, the templates that
+	// satisfy it (requirements.go).
+	implicit map[*reqDef]*implicitSet
 	// filterCons caches parsed node_filter constraints.
 	filterCons map[*yamlsrc.Node]*values.Constraint
 	// opWork memoizes hasOpWork per type.

@@ -110,6 +110,7 @@
 //	tosca.legacy_keyname           (2.0) a TOSCA 1.x keyname that 2.0 dropped or renamed, read as 1.x reads it (warning)
 //	tosca.too_complex              values that expand beyond the work budget (recursive defaults)
 //	tosca.too_deep                 a derivation chain longer than 256 types
+//	tosca.expansion_limit          (2.0) counts that expand the service template to more than 250,000 node representations and relationships, or its templates' values to more than 4,000,000 YAML nodes
 //	tosca.internal_error           a node template or dependency the graph refused, which no template can cause (a bug of xosplan, reported rather than lost)
 //
 // Diagnostics of the YAML layer (yaml.*) pass through unchanged.
@@ -433,6 +434,7 @@ const (
 	CodeImportFallback         = "tosca.import_fallback"
 	CodeTooComplex             = "tosca.too_complex"
 	CodeTooDeep                = "tosca.too_deep"
+	CodeExpansion              = "tosca.expansion_limit"
 	CodeValidTarget            = "tosca.valid_target_types"
 	CodeImplicitRequirement    = "tosca.implicit_requirement"
 	CodeNewerKeyname           = "tosca.newer_keyname"

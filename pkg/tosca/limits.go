@@ -271,3 +271,21 @@ func (w *limitWalk) iface(n *yamlsrc.Node, defs bool) {
 		w.entity(v, defs)
 	})
 }
+
+// maxExpansion2 bounds what a TOSCA 2.0 service template expands to: its
+// node representations (a template without count is one, with count as
+// many as its count) and its relationships together. A requirement
+// assignment of a template makes, for each representation of the
+// template, its count of relationships (§14.3) — or, when it names a
+// template with count and no index, one to every representation of it,
+// the edges plan orders by, if that is more. Each representation is a
+// resource and each relationship an edge: the limit bounds the graph, and
+// the work that builds it, before any of it is built (limitExpansion2).
+const maxExpansion2 = 250_000
+
+// maxExpandedValues2 bounds the values the representations of 2.0 node
+// templates with count repeat: each representation evaluates its
+// template's values anew ($node_index may make each differ) and keeps
+// them in its resource, so a template of n YAML nodes with count c costs
+// about n × c of work and memory, added up over the templates with count.
+const maxExpandedValues2 = 4_000_000

@@ -2,6 +2,7 @@ package tosca
 
 import (
 	"bytes"
+	"context"
 	"slices"
 	"sync"
 
@@ -44,10 +45,10 @@ type cachedParse struct {
 func NewParseCache() *ParseCache { return &ParseCache{files: map[string]cachedParse{}} }
 
 // parse is yamlsrc.Parse of the file name's data, from the cache when it
-// can be (a nil cache parses).
-func (pc *ParseCache) parse(name string, data []byte) (*yamlsrc.Node, diag.Diagnostics) {
+// can be (a nil cache parses). A parse ctx stopped is not kept.
+func (pc *ParseCache) parse(ctx context.Context, name string, data []byte) (*yamlsrc.Node, diag.Diagnostics) {
 	if pc == nil {
-		return yamlsrc.Parse(name, data, yamlsrc.Limits{})
+		return yamlsrc.ParseContext(ctx, name, data, yamlsrc.Limits{})
 	}
 	pc.mu.Lock()
 	pc.reads++
@@ -66,7 +67,10 @@ func (pc *ParseCache) parse(name string, data []byte) (*yamlsrc.Node, diag.Diagn
 		root, reparsed = yamlsrc.Reparse(name, last.root, last.data, data, yamlsrc.Limits{})
 	}
 	if !reparsed {
-		root, diags = yamlsrc.Parse(name, data, yamlsrc.Limits{})
+		root, diags = yamlsrc.ParseContext(ctx, name, data, yamlsrc.Limits{})
+	}
+	if ctx.Err() != nil {
+		return root, diags
 	}
 	pc.mu.Lock()
 	if _, kept := pc.files[name]; !kept && len(pc.files) >= maxCachedFiles {

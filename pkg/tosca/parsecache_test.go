@@ -56,12 +56,12 @@ func TestParseCacheCompilesAsAWholeParse(t *testing.T) {
 			t.Errorf("edit %d: the graphs differ", i)
 		}
 	}
-	first, _ := pc.parse(path, []byte(src))
-	again, _ := pc.parse(path, []byte(src))
+	first, _ := pc.parse(context.Background(), path, []byte(src))
+	again, _ := pc.parse(context.Background(), path, []byte(src))
 	if first != again {
 		t.Error("an unchanged file was parsed again")
 	}
-	edited, _ := pc.parse(path, []byte(edits[1]))
+	edited, _ := pc.parse(context.Background(), path, []byte(edits[1]))
 	if edited == first || edited.Content[0] != first.Content[0] {
 		t.Error("an edit inside one entry did not share the entries before it")
 	}
@@ -92,10 +92,10 @@ func TestParseCacheKeepsTheFilesReadLast(t *testing.T) {
 	pc := NewParseCache()
 	data := []byte("a: 1\n")
 	for i := range maxCachedFiles {
-		pc.parse(fmt.Sprint(i), data)
+		pc.parse(context.Background(), fmt.Sprint(i), data)
 	}
-	pc.parse("0", data) // read again: now the newest
-	pc.parse("new", data)
+	pc.parse(context.Background(), "0", data) // read again: now the newest
+	pc.parse(context.Background(), "new", data)
 	if len(pc.files) != maxCachedFiles {
 		t.Fatalf("%d files kept", len(pc.files))
 	}

@@ -109,7 +109,11 @@ func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
 // stops that; repeated keys are the caller's to check (their severity
 // depends on the TOSCA version).
 func (c *compiler) parseYAML(name string, data []byte) *yamlsrc.Node {
-	root, ds := c.opts.Parses.parse(name, data)
+	root, ds := c.opts.Parses.parse(c.ctx, name, data)
+	if c.stoppedNow() {
+		// What a parse cut short found is not reported (cancel.go).
+		return nil
+	}
 	c.diags = c.diags.Extend(ds)
 	if ds.HasErrors() {
 		return nil

@@ -56,6 +56,9 @@ func (c *compiler) render() *graph.Graph {
 	g := graph.New()
 	t := c.topo
 	for _, nt := range t.nodeList {
+		if c.stopped() {
+			return g
+		}
 		if nt.typ == nil {
 			continue
 		}
@@ -117,6 +120,9 @@ func (c *compiler) render() *graph.Graph {
 func (c *compiler) addEdges(g *graph.Graph, skip map[*reqAssign]bool) map[*reqAssign]bool {
 	implicit := map[string]*reqAssign{}
 	for _, nt := range c.topo.nodeList {
+		if c.stopped() {
+			return nil
+		}
 		for _, ra := range nt.reqs {
 			if ra.target == nil || nt.typ == nil || ra.target.typ == nil || skip[ra] {
 				continue

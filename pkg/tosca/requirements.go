@@ -48,8 +48,8 @@ func (c *compiler) matchRequirements() {
 			}
 		}
 	}
-	for i, nt := range t.nodeList {
-		if i&1023 == 0 && c.ctx.Err() != nil {
+	for _, nt := range t.nodeList {
+		if c.stopped() {
 			return
 		}
 		if nt.typ == nil {
@@ -243,36 +243,63 @@ func occText(lo, hi int) string {
 }
 
 // findImplicit matches an unassigned requirement definition against the
-// topology: the first template (in source order) of the definition's node
-// type that offers a capability of its capability type, and how many
-// templates would do.
+// topology: the first template (in source order) other than nt of the
+// definition's node type that offers a capability of its capability type,
+// and how many templates would do. The templates that satisfy d are
+// listed once (implicitFor): every template of a type asks the same, and
+// a scan each would make the matching quadratic.
 func (c *compiler) findImplicit(nt *nodeTpl, d *reqDef) (*nodeTpl, *capDef, int) {
+	set := c.implicitFor(d)
+	n := len(set.list)
+	if set.in[nt] {
+		n--
+	}
+	for _, m := range set.list[:min(2, len(set.list))] {
+		if m.nt != nt {
+			return m.nt, m.cd, n
+		}
+	}
+	return nil, nil, n
+}
+
+// implicitSet lists the templates that satisfy a requirement definition,
+// in source order, with the capability each offers.
+type implicitSet struct {
+	list []implicitMatch
+	in   map[*nodeTpl]bool
+}
+
+type implicitMatch struct {
+	nt *nodeTpl
+	cd *capDef
+}
+
+// implicitFor returns the templates that satisfy d, listed on first use.
+func (c *compiler) implicitFor(d *reqDef) *implicitSet {
+	if set := c.implicit[d]; set != nil {
+		return set
+	}
 	var cands []*nodeTpl
 	switch {
 	case d.nodeType != nil:
 		cands = c.topo.byType[d.nodeType]
 	case d.capType != nil:
 		cands = c.topo.byCap[d.capType]
-	default:
-		return nil, nil, 0
 	}
-	var first *nodeTpl
-	var firstCap *capDef
-	n := 0
+	set := &implicitSet{in: map[*nodeTpl]bool{}}
 	for _, cand := range cands {
-		if cand == nt {
-			continue
-		}
 		cd := c.capabilityFor(cand, d.capName, d.capType)
 		if d.capType != nil && cd == nil {
 			continue
 		}
-		if first == nil {
-			first, firstCap = cand, cd
-		}
-		n++
+		set.list = append(set.list, implicitMatch{cand, cd})
+		set.in[cand] = true
 	}
-	return first, firstCap, n
+	if c.implicit == nil {
+		c.implicit = map[*reqDef]*implicitSet{}
+	}
+	c.implicit[d] = set
+	return set
 }
 
 // capabilityFor finds the target's capability named name, or else the first

@@ -22,6 +22,7 @@ package tosca
 //	v2secrets.go       which values are secrets (sensitive definitions and what derives from them)
 //	v2templates.go     the service template: inputs, node and relationship templates, requirements, groups,
 //	                   policies, outputs
+//	v2expand.go        the expansion limit: representations and relationships counted before they are built
 //	v2substitution.go  substitution mappings and workflows
 //	v2render.go        the graph.Graph: one resource per representation (web[0], web[1]), edges,
 //	                   exec-driver operations of the Standard interface, placement requests
@@ -31,7 +32,6 @@ package tosca
 
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
-	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -78,13 +78,13 @@ type state2 struct {
 // compile2 runs the 2.0 phases on the loaded root file (nil when it could
 // not be read) and returns the graph, nil when errors prevent one.
 func (c *compiler) compile2(root *file) *graph.Graph {
-	if root == nil || c.ctx.Err() != nil {
-		if err := c.ctx.Err(); err != nil {
+	if root == nil || c.stoppedNow() {
+		if c.stoppedNow() {
 			name := ""
 			if root != nil {
 				name = root.name
 			}
-			c.errorf(diag.Range{File: name}, "", CodeCanceled, "compilation stopped: %v", err)
+			c.reportCanceled(name)
 		}
 		return nil
 	}
@@ -96,13 +96,17 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 		check()
 	}
 	c.readTopology2(root)
-	if c.ctx.Err() != nil {
-		c.errorf(diag.Range{File: root.name}, "", CodeCanceled, "compilation stopped: %v", c.ctx.Err())
+	if c.stoppedNow() {
+		c.reportCanceled(root.name)
 		return nil
 	}
 	g := c.render2()
 	if g != nil {
 		c.checkCycles(g)
+	}
+	if c.stoppedNow() {
+		c.reportCanceled(root.name)
+		return nil
 	}
 	return g
 }

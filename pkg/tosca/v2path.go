@@ -278,12 +278,14 @@ func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []grap
 }
 
 // relCount2 is how many relationships an assignment makes: its count (1
-// when only apply time knows it).
+// when only apply time knows it). No more than one over maxExpansion2 are
+// ever listed: limitExpansion2 reports such a count, and a path
+// evaluated before it ran must not list them all.
 func relCount2(ra *reqAssign2) int64 {
 	if ra.countFn {
 		return 1
 	}
-	return ra.count
+	return min(ra.count, maxExpansion2+1)
 }
 
 // outgoing2 lists the relationships of requirement req of representation
@@ -306,23 +308,70 @@ func (c *compiler) outgoing2(nd *node2, idx int64, req string) []relEnd2 {
 // source template in the template's order, representation, assignment
 // and relationship index. A relationship whose node selects no
 // representation of a target with count goes to each (as its edges do).
+// Once every pick is made they come from an index built once
+// (indexIncoming2), so that a path evaluated for each representation
+// does not scan every relationship each time.
 func (c *compiler) incoming2(target *node2, idx int64, capName string) []relEnd2 {
-	var out []relEnd2
-	for _, src := range c.v2.topo.nodes {
-		for i := range src.count {
-			for _, ra := range src.reqs {
-				if ra.target != target || ra.capName != capName {
-					continue
-				}
-				for r := range relCount2(ra) {
-					if i < int64(len(ra.picks)) && ra.picks[i] != nil && r < int64(len(ra.picks[i])) && ra.picks[i][r] != idx {
-						continue
-					}
-					out = append(out, relEnd2{ra: ra, src: src, srcIdx: i, r: r})
-				}
-			}
+	topo := c.v2.topo
+	if !topo.picked {
+		return c.scanIncoming2(target, idx, capName)
+	}
+	if topo.incoming == nil {
+		topo.incoming = c.indexIncoming2()
+	}
+	each := topo.incoming[inKey2{target, capName, -1}]
+	at := topo.incoming[inKey2{target, capName, idx}]
+	if len(each)+len(at) == 0 {
+		return nil
+	}
+	// Both lists are in the order of the scan: merged, they are too.
+	out := make([]relEnd2, 0, len(each)+len(at))
+	for len(each) > 0 || len(at) > 0 {
+		if len(at) == 0 || (len(each) > 0 && each[0].seq < at[0].seq) {
+			out, each = append(out, each[0].re), each[1:]
+		} else {
+			out, at = append(out, at[0].re), at[1:]
 		}
 	}
+	return out
+}
+
+// inKey2 is a target capability of a representation (idx -1: of each).
+type inKey2 struct {
+	target  *node2
+	capName string
+	idx     int64
+}
+
+// seqRel2 is a relationship and its place in the order incoming2 lists.
+type seqRel2 struct {
+	seq int
+	re  relEnd2
+}
+
+// indexIncoming2 lists every relationship under the capability and
+// representation it targets (-1 when its node selects none), in the
+// order of scanIncoming2.
+func (c *compiler) indexIncoming2() map[inKey2][]seqRel2 {
+	out := map[inKey2][]seqRel2{}
+	seq := 0
+	c.eachRel2(func(ra *reqAssign2) bool { return ra.target != nil }, func(re relEnd2, pick int64) {
+		k := inKey2{re.ra.target, re.ra.capName, pick}
+		out[k] = append(out[k], seqRel2{seq, re})
+		seq++
+	})
+	return out
+}
+
+// scanIncoming2 is incoming2 by a scan of every relationship, while
+// requirements are still being read.
+func (c *compiler) scanIncoming2(target *node2, idx int64, capName string) []relEnd2 {
+	var out []relEnd2
+	c.eachRel2(func(ra *reqAssign2) bool { return ra.target == target && ra.capName == capName }, func(re relEnd2, pick int64) {
+		if pick < 0 || pick == idx {
+			out = append(out, re)
+		}
+	})
 	return out
 }
 
@@ -330,19 +379,40 @@ func (c *compiler) incoming2(target *node2, idx int64, capName string) []relEnd2
 // assignments that name relationship template name.
 func (c *compiler) relTemplateUsers2(name string) []relEnd2 {
 	var out []relEnd2
+	c.eachRel2(func(ra *reqAssign2) bool {
+		rel := ra.n.Get("relationship")
+		return rel != nil && rel.IsString() && rel.Value == name
+	}, func(re relEnd2, _ int64) {
+		out = append(out, re)
+	})
+	return out
+}
+
+// eachRel2 calls fn with every relationship of the assignments keep
+// accepts, by source template in the template's order, representation,
+// assignment and relationship index, with the representation of the
+// target its node picks (-1: none, so each). It stops when the compile's
+// context ends.
+func (c *compiler) eachRel2(keep func(*reqAssign2) bool, fn func(re relEnd2, pick int64)) {
 	for _, src := range c.v2.topo.nodes {
 		for i := range src.count {
+			if c.stopped() {
+				return
+			}
 			for _, ra := range src.reqs {
-				if rel := ra.n.Get("relationship"); rel == nil || !rel.IsString() || rel.Value != name {
+				if !keep(ra) {
 					continue
 				}
 				for r := range relCount2(ra) {
-					out = append(out, relEnd2{ra: ra, src: src, srcIdx: i, r: r})
+					pick := int64(-1)
+					if i < int64(len(ra.picks)) && ra.picks[i] != nil && r < int64(len(ra.picks[i])) {
+						pick = ra.picks[i][r]
+					}
+					fn(relEnd2{ra: ra, src: src, srcIdx: i, r: r}, pick)
 				}
 			}
 		}
 	}
-	return out
 }
 
 func indexOf(v graph.Value) (int64, bool) {

@@ -66,6 +66,9 @@ func (c *compiler) render2() *graph.Graph {
 	for _, nd := range topo.nodes {
 		_, counted := nd.n.GetPair("count")
 		for i, addr := range addresses2(nd) {
+			if c.stopped() {
+				return nil
+			}
 			nd.index = int64(i)
 			if counted {
 				// $node_index gives each representation its own values.
@@ -85,14 +88,16 @@ func (c *compiler) render2() *graph.Graph {
 			}
 			kind := edgeKind2(ra.relType)
 			all := addresses2(ra.target)
+			var picked pickSet2
 			for i, src := range addresses2(nd) {
+				if c.stopped() {
+					return nil
+				}
 				dsts := all
 				if i < len(ra.picks) && ra.picks[i] != nil {
 					dsts = nil
-					for _, idx := range ra.picks[i] {
-						if a := address2(ra.target, idx); !slices.Contains(dsts, a) {
-							dsts = append(dsts, a)
-						}
+					for _, idx := range picked.distinct(ra.picks[i], len(all)) {
+						dsts = append(dsts, address2(ra.target, idx))
 					}
 				}
 				for _, dst := range dsts {
@@ -405,4 +410,45 @@ func bytesOf2(v graph.Value) (float64, bool) {
 		"GB": 1e9, "GiB": 1 << 30, "TB": 1e12, "TiB": 1 << 40}, canonical: "B"}
 	_, b, _, msg := parseScalar2(size, s)
 	return b, msg == ""
+}
+
+// pickSet2 keeps the representations one source's picks name once each,
+// in the order they are named, in time linear in the picks: a slice of
+// flags the size of the target's representations, cleared after each
+// use, and a map for an index beyond them (of a target whose count only
+// apply time knows).
+type pickSet2 struct {
+	seen []bool
+	out  []int64
+}
+
+func (ps *pickSet2) distinct(picks []int64, n int) []int64 {
+	if len(ps.seen) < n {
+		ps.seen = make([]bool, n)
+	}
+	var beyond map[int64]bool
+	ps.out = ps.out[:0]
+	for _, idx := range picks {
+		if idx < int64(n) {
+			if ps.seen[idx] {
+				continue
+			}
+			ps.seen[idx] = true
+		} else {
+			if beyond[idx] {
+				continue
+			}
+			if beyond == nil {
+				beyond = map[int64]bool{}
+			}
+			beyond[idx] = true
+		}
+		ps.out = append(ps.out, idx)
+	}
+	for _, idx := range ps.out {
+		if idx < int64(n) {
+			ps.seen[idx] = false
+		}
+	}
+	return ps.out
 }

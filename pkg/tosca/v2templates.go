@@ -57,6 +57,10 @@ type topology2 struct {
 	// failed holds the node templates that could not be read, with the
 	// diagnostic that says why: what names them is its follow-on.
 	failed map[string]int
+	// picked is set once every requirement's picks are made; incoming
+	// then indexes the relationships by what they target (incoming2).
+	picked   bool
+	incoming map[inKey2][]seqRel2
 }
 
 // node2 is a node template.
@@ -142,6 +146,9 @@ func (c *compiler) readTopology2(root *file) {
 	nt := st.Get("node_templates")
 	if nt != nil && nt.Kind == yamlsrc.Mapping {
 		for _, p := range nt.Pairs() {
+			if c.stopped() {
+				return
+			}
 			path := "service_template.node_templates." + p.Key.Value
 			if p.Value.Kind != yamlsrc.Mapping {
 				c.errorf(rangeOf(p.Value), path, CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
@@ -173,10 +180,13 @@ func (c *compiler) readTopology2(root *file) {
 		}
 	}
 	for _, nd := range topo.nodes {
-		if c.ctx.Err() != nil {
+		if c.stopped() {
 			return
 		}
 		c.readNode2(root, nd)
+	}
+	if !c.limitExpansion2() {
+		return
 	}
 	for _, nd := range topo.nodes {
 		for _, ra := range nd.reqs {
@@ -185,8 +195,12 @@ func (c *compiler) readTopology2(root *file) {
 			}
 		}
 	}
+	topo.picked = true
 	// Values last: a path may follow any template's requirements.
 	for _, nd := range topo.nodes {
+		if c.stopped() {
+			return
+		}
 		c.nodeValues2(root, nd)
 	}
 	c.checkCapacity2(root)
@@ -758,6 +772,9 @@ func (c *compiler) checkCapacity2(f *file) {
 	var order []key
 	at := map[key]*reqAssign2{}
 	for _, nd := range c.v2.topo.nodes {
+		if c.stopped() {
+			return
+		}
 		ev := &eval2{c: c, f: f, node: nd}
 		for _, ra := range nd.reqs {
 			if ra.alloc == nil || ra.target == nil || ra.capName == "" || ra.target.n.Get("count") != nil {
@@ -998,6 +1015,9 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 	ra.picks = make([][]int64, nd.count)
 	defer func() { nd.index = nil }()
 	for i := range nd.count {
+		if c.stopped() {
+			return
+		}
 		if counted {
 			nd.index = i
 		}

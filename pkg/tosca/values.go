@@ -139,6 +139,9 @@ const maxDefaultNesting = 4
 // step counts one unit of value work; false once the budget is spent
 // (reported once).
 func (c *compiler) step(n *yamlsrc.Node, path string) bool {
+	if c.stopped() {
+		return false
+	}
 	c.steps++
 	if c.steps == maxValueSteps {
 		c.errorf(n.Range, path, CodeTooComplex, "values expand to more than %d nodes; check for recursive data types and defaults", maxValueSteps)

@@ -1,0 +1,121 @@
+package tosca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// slowTemplate2 is a valid 2.0 template whose compile takes minutes: each
+// of count representations checks its four properties against a
+// validation clause of n valid values (the type's, evaluated for each
+// representation). Its graph stays small.
+func slowTemplate2(n, count int) []byte {
+	entries := make([]string, n)
+	for i := range entries {
+		entries[i] = itoa(int64(i))
+	}
+	clause := "{ type: integer, validation: { $valid_values: [ $value, [ " + strings.Join(entries, ", ") + " ] ] } }"
+	return fmt.Appendf(nil, `tosca_definitions_version: tosca_2_0
+node_types:
+  T:
+    properties: { p0: %[1]s, p1: %[1]s, p2: %[1]s, p3: %[1]s }
+service_template:
+  node_templates:
+    a: { type: T, count: %[2]d, properties: { p0: 1, p1: 2, p2: 3, p3: 4 } }
+`, clause, count)
+}
+
+// compileCanceled compiles src and cancels the context with cause after
+// wait, and returns what Compile returned, failing the test when that
+// takes longer than a deadline far above what a compile that honours its
+// context needs (the test asserts no speed).
+func compileCanceled(t *testing.T, src []byte, wait time.Duration, cause error) (*graph.Graph, diag.Diagnostics) {
+	t.Helper()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	done := compileInBackground(ctx, writeSource(t, src))
+	select {
+	case r := <-done:
+		t.Fatalf("the compile ended before it was canceled (%d diagnostics): the template is too small to test", len(r.diags))
+	case <-time.After(wait):
+	}
+	cancel(cause)
+	canceled := time.Now()
+	select {
+	case r := <-done:
+		t.Logf("returned %v after the cancel", time.Since(canceled).Round(time.Millisecond))
+		return r.g, r.diags
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the compile did not return within 30 s of its cancel")
+		return nil, nil
+	}
+}
+
+// TestCompileStopsWhenCanceled checks that a compile canceled while it
+// works returns soon, with no graph and one tosca.canceled error that
+// gives the cause, and none of the problems the work cut short might
+// have caused: in a 2.0 template while the representations of a template
+// with count are evaluated, and in a 1.x template of 50,000 node
+// templates.
+func TestCompileStopsWhenCanceled(t *testing.T) {
+	interrupted := errors.New("interrupted")
+	cases := []struct {
+		name string
+		src  []byte
+		wait time.Duration
+	}{
+		{"2.0 representations", slowTemplate2(20_000, 10_000), 500 * time.Millisecond},
+		{"1.x", genTemplate(50_000), 100 * time.Millisecond},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			g, diags := compileCanceled(t, tc.src, tc.wait, interrupted)
+			if g != nil {
+				t.Errorf("a canceled compile returned a graph")
+			}
+			if len(diags) != 1 || diags[0].Code != CodeCanceled {
+				t.Fatalf("want one %s error, got %v", CodeCanceled, diags)
+			}
+			if want := "compilation stopped: interrupted"; diags[0].Summary != want {
+				t.Errorf("summary %q, want %q", diags[0].Summary, want)
+			}
+		})
+	}
+}
+
+// compiled is what Compile returned.
+type compiled struct {
+	g     *graph.Graph
+	diags diag.Diagnostics
+}
+
+// compileInBackground compiles path under ctx on a goroutine of its own
+// and returns where the result arrives (buffered: the goroutine ends
+// whether or not it is read).
+func compileInBackground(ctx context.Context, path string) <-chan compiled {
+	done := make(chan compiled, 1)
+	go func() {
+		g, diags := Compile(ctx, path, Options{})
+		done <- compiled{g, diags}
+	}()
+	return done
+}
+
+// writeSource writes src to a file of the test's temporary folder.
+func writeSource(t *testing.T, src []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
