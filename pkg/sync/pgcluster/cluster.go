@@ -110,6 +110,13 @@ type Cluster struct {
 	// working are the actions this member runs, by job id: their
 	// addresses.
 	working map[int64][]string
+	// delivered are the jobs whose results this member's calls took, and
+	// when: River may still hold such a job as running for a moment (it
+	// records completions in batches), and a call that finds it by its
+	// unique key must not wait for a result already taken.
+	delivered map[int64]time.Time
+	// walks counts the apply walks of this member's term (Dispatch).
+	walks int
 
 	// checkout is the digest of the last local compile, which the
 	// membership publishes; queue is the queue this member works, that of
@@ -132,6 +139,9 @@ type Cluster struct {
 	// than after the queue's next fetch.
 	slots chan struct{}
 
+	// hooks let tests stop a member at a step of an action's life.
+	hooks atomic.Pointer[testHooks]
+
 	wake    chan struct{}  // the sweeper's: a result may have arrived
 	inserts chan insertion // the inserter's
 	stop    context.CancelFunc
@@ -139,6 +149,13 @@ type Cluster struct {
 }
 
 var _ xsync.Cluster = (*Cluster)(nil)
+
+// testHooks are called, when set, at steps of an action's life (the
+// fault tests kill a member there).
+type testHooks struct {
+	// beforeReport: a member ran a job and is about to store its result.
+	beforeReport func(job int64, addresses []string)
+}
 
 // nameRE is what a member's name may hold (a host name fits).
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
@@ -179,7 +196,7 @@ func Open(ctx context.Context, opts Options) (*Cluster, error) {
 	id := hex.EncodeToString(sum[:8])
 	c := &Cluster{opts: opts, member: name + ":" + strconv.Itoa(os.Getpid()), host: host,
 		wsid: id, channel: "xosplan_sync_" + id, log: opts.Logger,
-		calls: map[int64]*call{}, early: map[int64]earlyStart{}, working: map[int64][]string{}, localDirty: true,
+		calls: map[int64]*call{}, early: map[int64]earlyStart{}, working: map[int64][]string{}, delivered: map[int64]time.Time{}, localDirty: true,
 		perDriver: map[string]chan struct{}{}, wake: make(chan struct{}, 1), inserts: make(chan insertion), slots: make(chan struct{}, opts.Parallelism)}
 	for d, n := range opts.PerDriver {
 		if n > 0 {

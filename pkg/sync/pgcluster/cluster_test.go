@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -144,23 +145,61 @@ func allAlive(t testing.TB, c *Cluster, n int) {
 	})
 }
 
+// dispatchLimit bounds one dispatchAll: its actions take well under a
+// second each.
+const dispatchLimit = 60 * time.Second
+
 // dispatchAll runs one create per address through drivers, all at once,
-// and returns each one's outcome and error.
-func dispatchAll(drivers executor.Registry, addrs []string, started func(string, state.Process)) ([]executor.Outcome, []error) {
+// and returns each one's outcome and error. It fails the test, with the
+// goroutines' stacks, when they have not all returned within
+// dispatchLimit.
+func dispatchAll(t testing.TB, drivers executor.Registry, addrs []string, started func(string, state.Process)) ([]executor.Outcome, []error) {
+	t.Helper()
+	return dispatchWithin(t, dispatchLimit, drivers, addrs, started)
+}
+
+func dispatchWithin(t testing.TB, limit time.Duration, drivers executor.Registry, addrs []string, started func(string, state.Process)) ([]executor.Outcome, []error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
 	outs, errs := make([]executor.Outcome, len(addrs)), make([]error, len(addrs))
 	var wg sync.WaitGroup
 	for i, a := range addrs {
-		wg.Go(func() {
-			req := executor.Request{Action: executor.ActionCreate, Address: a, Resolved: map[string]graph.Value{"in": []graph.Value{int64(1), "two"}},
-				Resource: &graph.Resource{Address: a, Type: "t", Driver: graph.Driver{Name: graph.DriverExec}, Spec: map[string]graph.Value{"in": int64(1)}}}
-			if started != nil {
-				req.Started = func(p state.Process) { started(a, p) }
-			}
-			outs[i], errs[i] = drivers[graph.DriverExec].Apply(context.Background(), req)
-		})
+		wg.Go(func() { outs[i], errs[i] = drivers[graph.DriverExec].Apply(ctx, createOf(a, started)) })
 	}
-	wg.Wait()
-	return outs, errs
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return outs, errs
+	case <-ctx.Done():
+	}
+	stacks := goroutines()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+	}
+	t.Fatalf("the actions %v were not all done within %s; the goroutines then:\n%s", addrs, limit, stacks)
+	return nil, nil
+}
+
+// createOf is the create request dispatchAll hands out for address a.
+func createOf(a string, started func(string, state.Process)) executor.Request {
+	req := executor.Request{Action: executor.ActionCreate, Address: a, Resolved: map[string]graph.Value{"in": []graph.Value{int64(1), "two"}},
+		Resource: &graph.Resource{Address: a, Type: "t", Driver: graph.Driver{Name: graph.DriverExec}, Spec: map[string]graph.Value{"in": int64(1)}}}
+	if started != nil {
+		req.Started = func(p state.Process) { started(a, p) }
+	}
+	return req
+}
+
+// goroutines returns the stacks of every goroutine.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
 }
 
 func addresses(n int) []string {
@@ -197,7 +236,7 @@ func TestActionsAreSpreadOverEveryMemberAndTheirResultsComeBack(t *testing.T) {
 	var mu sync.Mutex
 	procs := map[string]state.Process{}
 	addrs := append(addresses(71), "broken")
-	outs, errs := dispatchAll(drivers, addrs, func(a string, p state.Process) {
+	outs, errs := dispatchAll(t, drivers, addrs, func(a string, p state.Process) {
 		mu.Lock()
 		procs[a] = p
 		mu.Unlock()
@@ -261,14 +300,18 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = m2.Close(context.Background()) })
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_ = m2.Close(ctx)
+	})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go func() { _ = m1.Run(ctx, func(term context.Context) error { <-term.Done(); return nil }) }()
 	testutil.WaitFor(t, 10*time.Second, "m1 to lead", m1.Leading)
 	allAlive(t, m1, 2)
 	drivers, _ := m1.Dispatch(goalOf("sha256:1", m1drv))
-	_, errs := dispatchAll(drivers, addresses(8), nil)
+	_, errs := dispatchAll(t, drivers, addresses(8), nil)
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +331,7 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 		}
 		return false
 	})
-	_, errs = dispatchAll(drivers, addresses(16), nil)
+	_, errs = dispatchAll(t, drivers, addresses(16), nil)
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
@@ -345,13 +388,15 @@ func TestTheJobOfAMemberThatDiesIsRunByAnother(t *testing.T) {
 	done := make(chan error, 1)
 	var mu sync.Mutex
 	var attempts []string
+	ctx, cancel := context.WithTimeout(context.Background(), dispatchLimit)
+	defer cancel()
 	go func() {
-		_, errs := dispatchAll(drivers, []string{"x"}, func(_ string, p state.Process) {
+		_, err := drivers[graph.DriverExec].Apply(ctx, createOf("x", func(_ string, p state.Process) {
 			mu.Lock()
 			attempts = append(attempts, p.Member)
 			mu.Unlock()
-		})
-		done <- errs[0]
+		}))
+		done <- err
 	}()
 	testutil.WaitFor(t, 10*time.Second, "the hung member to take the action", func() bool {
 		for _, m := range leader.Status().Members {
@@ -431,7 +476,13 @@ func TestOneMemberLeadsAndAnotherTakesOverWhenItsSessionEnds(t *testing.T) {
 func (c *Cluster) die() {
 	// Its workers take nothing more (a killed process's are gone); the
 	// one that hangs stays as it is.
-	go func() { _ = c.river.StopAndCancel(context.Background()) }()
+	go func() {
+		// Bounded: River's stop waits for a queue removed while the client
+		// started, and holds its stop lock meanwhile.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = c.river.StopAndCancel(ctx)
+	}()
 	c.stop()
 	c.wg.Wait()
 	c.sessionMu.Lock()

@@ -133,6 +133,7 @@ func (c *Cluster) setLeading(on bool) {
 	c.leading = on
 	if on {
 		c.leader = c.member
+		c.walks = 0
 	}
 	c.mu.Unlock()
 }
