@@ -217,6 +217,18 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 			c.cancelJob(id)
 			return fail(fmt.Errorf("%s: %w", what, context.Cause(ctx)))
 		case why := <-cl.gone:
+			// A member may store its result and die before River records
+			// the job's end: the result is the call's.
+			c.collect(context.WithoutCancel(ctx), []int64{id})
+			select {
+			case data = <-cl.done:
+				c.forget(id)
+				cl.mu.Lock()
+				cl.finished = true
+				cl.mu.Unlock()
+				return decodeResults(data, results)
+			default:
+			}
 			c.forget(id)
 			c.cancelJob(id)
 			c.log.Warn("an action's job will bring no result; handing it out again", "address", what, "member", cl.member, "reason", why)
