@@ -101,7 +101,9 @@ type Cluster struct {
 	// leading is set while Run's lead runs.
 	leading bool
 	leader  string
-	members []xsync.MemberStatus
+	// leaderCheckout is the leader's checkout digest as last read.
+	leaderCheckout string
+	members        []xsync.MemberStatus
 	// calls are the leader's actions out at members, by job id; early
 	// holds the started messages that came before their call was
 	// registered (a member can start a job before its insert returns).
@@ -144,8 +146,12 @@ type Cluster struct {
 
 	wake    chan struct{}  // the sweeper's: a result may have arrived
 	inserts chan insertion // the inserter's
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	// life ends when the member leaves (Close) or dies: the background
+	// work this member starts ends with it, so that Close never waits for
+	// more than its own bounds.
+	life context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 }
 
 var _ xsync.Cluster = (*Cluster)(nil)
@@ -225,7 +231,7 @@ func Open(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	c.stop = stop
+	c.life, c.stop = bg, stop
 	c.wg.Go(func() { c.heartbeat(bg) })
 	c.wg.Go(func() { c.listen(bg) })
 	c.wg.Go(func() { c.sweep(bg) })
@@ -425,12 +431,23 @@ func (c *Cluster) heartbeat(ctx context.Context) {
 	defer tick.Stop()
 	failing := false
 	for {
-		err := c.onSession(ctx, func(conn *pgx.Conn) error {
-			if err := c.renewMembership(ctx, conn); err != nil {
+		// Bounded: a session whose server went silent must not hold the
+		// session (and the lease's renewal behind it) beyond a lease.
+		opCtx, cancel := context.WithTimeout(ctx, c.opts.Lease)
+		err := c.onSession(opCtx, func(conn *pgx.Conn) error {
+			if err := c.renewMembership(opCtx, conn); err != nil {
 				return err
 			}
-			return c.readMembers(ctx, conn)
+			return c.readMembers(opCtx, conn)
 		})
+		cancel()
+		if err == nil {
+			// Outside the session: a compile it starts takes the local
+			// configuration's lock, whose holders publish the checkout on
+			// the session (the other order deadlocked the heartbeat, and
+			// the lease's renewal behind it).
+			c.compareLeaders()
+		}
 		switch {
 		case err != nil && ctx.Err() == nil && !failing:
 			c.log.Warn("cluster membership not renewed", "error", err.Error())
@@ -477,13 +494,20 @@ func (c *Cluster) readMembers(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	c.mu.Lock()
-	c.members, c.leader = members, leader
-	leading := c.leading
+	c.members, c.leader, c.leaderCheckout = members, leader, leaderCheckout
 	c.mu.Unlock()
-	c.compareCheckout(leading, leader, leaderCheckout)
 	_, err = conn.Exec(ctx, `DELETE FROM xosplan_sync_member WHERE workspace = $1 AND heartbeat < now() - 10 * $2::interval`,
 		c.opts.Workspace, c.opts.Lease)
 	return err
+}
+
+// compareLeaders compares this member's checkout with the leader's, as
+// the members were read last.
+func (c *Cluster) compareLeaders() {
+	c.mu.Lock()
+	leading, leader, theirs := c.leading, c.leader, c.leaderCheckout
+	c.mu.Unlock()
+	c.compareCheckout(leading, leader, theirs)
 }
 
 // compareCheckout says, once for each pair, when this member's checkout
@@ -581,7 +605,7 @@ func (c *Cluster) LocalChanged() {
 		return // the leader's engine compiles it, and Dispatch adopts it
 	}
 	c.wg.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		ctx, cancel := context.WithTimeout(c.life, 10*time.Minute)
 		defer cancel()
 		if _, err := c.localFor(ctx, ""); err != nil {
 			c.log.Warn("this member's configuration does not compile; it takes no action until it does", "error", err.Error())
@@ -626,7 +650,7 @@ func (c *Cluster) checkoutChanged(ctx context.Context, digest string) {
 		old := c.queue
 		c.queue = q
 		c.log.Info("working the queue of a new checkout", "checkout", digest)
-		if err := c.river.Queues().Remove(context.Background(), old); err != nil {
+		if err := c.river.Queues().Remove(c.life, old); err != nil {
 			c.log.Warn("the queue of this member's former checkout was not removed", "queue", old, "error", err.Error())
 		}
 	})

@@ -491,3 +491,65 @@ func (c *Cluster) die() {
 	}
 	c.sessionMu.Unlock()
 }
+
+// TestAMemberWhoseCheckoutDiffersKeepsRenewingItsMembership: a member
+// whose checkout is not the leader's, and changes (a checkout being
+// updated), compiles its configuration again each time its heartbeat sees
+// a new difference (the compile takes a while here); its heartbeat, and
+// its session, must carry on meanwhile. The heartbeat used
+// to start the compile holding the session, whose lock the compile then
+// wanted to publish its checkout: the member deadlocked and dropped out.
+func TestAMemberWhoseCheckoutDiffersKeepsRenewingItsMembership(t *testing.T) {
+	dsn := database(t)
+	var tl tally
+	m1 := member(t, dsn, "m1", "sha256:1", &sleeper{member: "m1", tally: &tl})
+	m2drivers := executor.Registry{graph.DriverExec: &sleeper{member: "m2", tally: &tl}}
+	var compiles atomic.Int32
+	m2, err := Open(context.Background(), Options{DSN: dsn, Name: "m2", Parallelism: 4, Lease: testLease, WorkDir: t.TempDir(),
+		Local: func(ctx context.Context) (Local, error) {
+			n := compiles.Add(1)
+			if n > 1 {
+				select {
+				case <-ctx.Done():
+				case <-time.After(testLease / 3):
+				}
+			}
+			files := fmt.Sprintf("sha256:other-%d", n)
+			return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(files, m2drivers))}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		_ = m2.Close(ctx)
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() { _ = m1.Run(ctx, func(term context.Context) error { <-term.Done(); return nil }) }()
+	testutil.WaitFor(t, 10*time.Second, "m1 to lead", m1.Leading)
+	allAlive(t, m1, 2)
+	testutil.WaitFor(t, 10*time.Second, "m2 to compile again", func() bool { return compiles.Load() > 2 })
+	// A deadlocked member never renews its membership again: after five
+	// leases of compiles, m2 still renews it.
+	time.Sleep(5 * testLease)
+	var since time.Time
+	for _, m := range m1.Status().Members {
+		if m.Member == m2.Member() && m.Heartbeat != nil {
+			since = *m.Heartbeat
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		for _, m := range m1.Status().Members {
+			if m.Member == m2.Member() && m.Alive && m.Heartbeat != nil && m.Heartbeat.After(since) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("m2 stopped renewing its membership (after %d compiles); its goroutines:\n%s", compiles.Load(), goroutines())
+		}
+		time.Sleep(testLease / 4)
+	}
+}

@@ -219,7 +219,9 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 		case why := <-cl.gone:
 			// A member may store its result and die before River records
 			// the job's end: the result is the call's.
-			c.collect(context.WithoutCancel(ctx), []int64{id})
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			c.collect(cctx, []int64{id})
+			cancel()
 			select {
 			case data = <-cl.done:
 				c.forget(id)

@@ -189,7 +189,9 @@ func (c *Cluster) runJob(ctx context.Context, id int64, a actionArgs, local *Loc
 			// Told before the driver goes on (the process runs meanwhile),
 			// so that the message is committed, and heard, before the
 			// result's.
-			_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: id, Member: c.member, Index: i,
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			_ = c.notify(nctx, message{Type: msgStarted, Job: id, Member: c.member, Index: i,
 				PID: p.PID, PGID: p.PGID, Start: p.Start})
 		}
 		reqs[i] = req
