@@ -106,8 +106,16 @@ func member(t *testing.T, dsn, name, files string, drv executor.Driver) *Cluster
 	t.Helper()
 	drivers := executor.Registry{graph.DriverExec: drv}
 	digest := xsync.CheckoutDigest(goalWith(files, drivers))
+	return openMember(t, dsn, name, nil, func(context.Context) (Local, error) { return Local{Drivers: drivers, Digest: digest}, nil })
+}
+
+// openMember opens a member of parallelism 4 and the test's lease whose
+// checkout local compiles, logging to logger (nil: nowhere); it leaves
+// when the test ends.
+func openMember(t *testing.T, dsn, name string, logger *slog.Logger, local func(context.Context) (Local, error)) *Cluster {
+	t.Helper()
 	c, err := Open(context.Background(), Options{DSN: dsn, Name: name, Parallelism: 4, Lease: testLease, WorkDir: t.TempDir(),
-		Local: func(context.Context) (Local, error) { return Local{Drivers: drivers, Digest: digest}, nil }})
+		Logger: logger, Local: local})
 	if err != nil {
 		t.Fatalf("opening member %s: %v", name, err)
 	}
@@ -292,18 +300,8 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 	m2Files.Store("sha256:other")
 	var log testutil.Buffer
 	m2drivers := executor.Registry{graph.DriverExec: &sleeper{member: "m2", delay: 50 * time.Millisecond, tally: &tl}}
-	m2, err := Open(context.Background(), Options{DSN: dsn, Name: "m2", Parallelism: 4, Lease: testLease, WorkDir: t.TempDir(),
-		Logger: slog.New(slog.NewTextHandler(&log, nil)),
-		Local: func(context.Context) (Local, error) {
-			return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(m2Files.Load().(string), m2drivers))}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = m2.Close(ctx)
+	m2 := openMember(t, dsn, "m2", slog.New(slog.NewTextHandler(&log, nil)), func(context.Context) (Local, error) {
+		return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(m2Files.Load().(string), m2drivers))}, nil
 	})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
@@ -505,25 +503,16 @@ func TestAMemberWhoseCheckoutDiffersKeepsRenewingItsMembership(t *testing.T) {
 	m1 := member(t, dsn, "m1", "sha256:1", &sleeper{member: "m1", tally: &tl})
 	m2drivers := executor.Registry{graph.DriverExec: &sleeper{member: "m2", tally: &tl}}
 	var compiles atomic.Int32
-	m2, err := Open(context.Background(), Options{DSN: dsn, Name: "m2", Parallelism: 4, Lease: testLease, WorkDir: t.TempDir(),
-		Local: func(ctx context.Context) (Local, error) {
-			n := compiles.Add(1)
-			if n > 1 {
-				select {
-				case <-ctx.Done():
-				case <-time.After(testLease / 3):
-				}
+	m2 := openMember(t, dsn, "m2", nil, func(ctx context.Context) (Local, error) {
+		n := compiles.Add(1)
+		if n > 1 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(testLease / 3):
 			}
-			files := fmt.Sprintf("sha256:other-%d", n)
-			return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(files, m2drivers))}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		_ = m2.Close(ctx)
+		}
+		files := fmt.Sprintf("sha256:other-%d", n)
+		return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(files, m2drivers))}, nil
 	})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()

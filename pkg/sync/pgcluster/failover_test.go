@@ -97,6 +97,27 @@ func (f *failover) releaseWhenWaited(t *testing.T, gate chan struct{}) {
 	}()
 }
 
+// killBeforeReport has the leader hand x out and kills it once the
+// follower finished x and is about to store its result; it returns what
+// lets the follower go on.
+func (f *failover) killBeforeReport(t *testing.T) chan struct{} {
+	t.Helper()
+	close(f.gate)
+	reached, release := make(chan struct{}), make(chan struct{})
+	f.follower.hooks.Store(&testHooks{beforeReport: once(func() {
+		close(reached)
+		<-release
+	})})
+	f.handOut()
+	select {
+	case <-reached:
+	case <-time.After(dispatchLimit):
+		t.Fatal("the follower did not finish x")
+	}
+	f.leader.die()
+	return release
+}
+
 // TestALeaderKilledAtAnyStepOfAnActionNeverHasItRunTwice: the leader
 // hands an action to the follower and dies (its session and work end, as
 // with kill -9) at each step of the action's life; the follower then
@@ -131,35 +152,11 @@ func TestALeaderKilledAtAnyStepOfAnActionNeverHasItRunTwice(t *testing.T) {
 			f.releaseWhenWaited(t, f.gate)
 		}},
 		{"finished, its result not stored yet", func(t *testing.T, f *failover) {
-			close(f.gate)
-			reached, release := make(chan struct{}), make(chan struct{})
-			f.follower.hooks.Store(&testHooks{beforeReport: once(func() {
-				close(reached)
-				<-release
-			})})
-			f.handOut()
-			select {
-			case <-reached:
-			case <-time.After(dispatchLimit):
-				t.Fatal("the follower did not finish x")
-			}
-			f.leader.die()
+			release := f.killBeforeReport(t)
 			f.releaseWhenWaited(t, release)
 		}},
 		{"result stored, not collected", func(t *testing.T, f *failover) {
-			close(f.gate)
-			reached, release := make(chan struct{}), make(chan struct{})
-			f.follower.hooks.Store(&testHooks{beforeReport: once(func() {
-				close(reached)
-				<-release
-			})})
-			f.handOut()
-			select {
-			case <-reached:
-			case <-time.After(dispatchLimit):
-				t.Fatal("the follower did not finish x")
-			}
-			f.leader.die()
+			release := f.killBeforeReport(t)
 			close(release)
 			testutil.WaitFor(t, 20*time.Second, "River to complete x's job", func() bool { return f.jobState(t) == "completed" })
 		}},
