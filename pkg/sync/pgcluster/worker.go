@@ -101,11 +101,22 @@ func (c *Cluster) report(ctx context.Context, id int64, a actionArgs, outs []jso
 	// One statement, one transaction: the message goes out when the row
 	// is committed, and the lock is held from before the row is written.
 	payload, _ := json.Marshal(message{Type: msgDone, Job: id, Member: c.member})
-	_, err = c.pool.Exec(bg, `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('xosplan:results:' || $2))),
+	// Tried again until the bound: a job whose Work fails is run again by
+	// River, so a result not stored costs the action a second run.
+	for try := 0; ; try++ {
+		_, err = c.pool.Exec(bg, `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('xosplan:results:' || $2))),
 		stored AS (
 			INSERT INTO xosplan_sync_result (job_id, workspace, member, result, action_key) SELECT $1, $2, $3, $4, $5 FROM locked
-			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, action_key = $5, taken_by = '', created = now() RETURNING job_id)
+			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, action_key = $5 RETURNING job_id)
 		SELECT pg_notify($6, $7) FROM stored`, id, a.Workspace, c.member, data, key, c.channel, string(payload))
+		if err == nil || bg.Err() != nil {
+			break
+		}
+		select {
+		case <-bg.Done():
+		case <-time.After(time.Duration(try+1) * 500 * time.Millisecond):
+		}
+	}
 	if err != nil {
 		return c.fail(fmt.Sprintf("reporting the result of %v", a.Addresses), err)
 	}
