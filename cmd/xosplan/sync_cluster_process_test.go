@@ -78,6 +78,7 @@ topology_template:
 // syncMember is one `xosplan sync` process of a cluster.
 type syncMember struct {
 	name string
+	tag  string // what its operations log as their member
 	cmd  *exec.Cmd
 	out  *testutil.Buffer
 	addr string // its --listen-file
@@ -87,11 +88,18 @@ type syncMember struct {
 // startMember starts a sync member named name on the workspace of db.
 func startMember(t *testing.T, dir, db, name string, extra ...string) *syncMember {
 	t.Helper()
-	m := &syncMember{name: name, out: &testutil.Buffer{}, addr: filepath.Join(dir, name+".addr"), done: make(chan struct{})}
+	return startTagged(t, dir, db, name, name, extra...)
+}
+
+// startTagged starts a sync member named name whose operations log tag
+// as the member that ran them.
+func startTagged(t *testing.T, dir, db, name, tag string, extra ...string) *syncMember {
+	t.Helper()
+	m := &syncMember{name: name, tag: tag, out: &testutil.Buffer{}, addr: filepath.Join(dir, name+".addr"), done: make(chan struct{})}
 	args := append([]string{"sync", "--state", db, "--member-name", name, "--lease", clusterLease.String(), "--health-interval", "1h",
 		"--debounce", "100ms", "--poll-interval", "1s", "--retry-base", "1s", "--grace", "2s",
 		"--listen", "127.0.0.1:0", "--listen-file", m.addr}, extra...)
-	m.cmd = xosplanCmd(dir, []string{"TAG=" + name, "WORK=" + filepath.Join(dir, "work")}, append(args, "stack.yaml")...)
+	m.cmd = xosplanCmd(dir, []string{"TAG=" + tag, "WORK=" + filepath.Join(dir, "work")}, append(args, "stack.yaml")...)
 	m.cmd.Stdout, m.cmd.Stderr = m.out, m.out
 	if err := m.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -109,7 +117,7 @@ func startMember(t *testing.T, dir, db, name string, extra ...string) *syncMembe
 			<-m.done
 		}
 		if t.Failed() {
-			t.Logf("log of %s:\n%s", m.name, m.out.String())
+			t.Logf("log of %s:\n%s", m.tag, m.out.String())
 		}
 	})
 	return m

@@ -79,6 +79,15 @@ var migrations = []string{
 		result    bytea NOT NULL,
 		created   timestamptz NOT NULL DEFAULT now()
 	);`,
+	// 4: a result names the action it is the outcome of (action_key: its
+	// action, addresses and requests, hashed; empty for a result that is
+	// no outcome, as an interrupted one), so that a leader that plans the
+	// action again after its former leader died uses it rather than run
+	// the action twice; taken_by names the leader that collected it, which
+	// removes it once its walk recorded it.
+	`ALTER TABLE xosplan_sync_result ADD COLUMN action_key text NOT NULL DEFAULT '',
+		ADD COLUMN taken_by text NOT NULL DEFAULT '';
+	CREATE INDEX xosplan_sync_result_action ON xosplan_sync_result (workspace, action_key);`,
 }
 
 // ErrSchemaTooNew: the database was migrated by a newer xosplan.

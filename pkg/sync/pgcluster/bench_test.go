@@ -28,7 +28,9 @@ func BenchmarkCluster1kActions50ms(b *testing.B) {
 	// The binary's garbage-collector setting (cmd/xosplan/main.go).
 	defer debug.SetGCPercent(debug.SetGCPercent(400))
 	dsn := database(b)
-	ctx := context.Background()
+	// Bounded, so that a hang fails the benchmark rather than the run.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	var tl tally
 	var first *sleeper
 	var members []*Cluster

@@ -101,7 +101,9 @@ type Cluster struct {
 	// leading is set while Run's lead runs.
 	leading bool
 	leader  string
-	members []xsync.MemberStatus
+	// leaderCheckout is the leader's checkout digest as last read.
+	leaderCheckout string
+	members        []xsync.MemberStatus
 	// calls are the leader's actions out at members, by job id; early
 	// holds the started messages that came before their call was
 	// registered (a member can start a job before its insert returns).
@@ -110,6 +112,13 @@ type Cluster struct {
 	// working are the actions this member runs, by job id: their
 	// addresses.
 	working map[int64][]string
+	// delivered are the jobs whose results this member's calls took, and
+	// when: River may still hold such a job as running for a moment (it
+	// records completions in batches), and a call that finds it by its
+	// unique key must not wait for a result already taken.
+	delivered map[int64]time.Time
+	// walks counts the apply walks of this member's term (Dispatch).
+	walks int
 
 	// checkout is the digest of the last local compile, which the
 	// membership publishes; queue is the queue this member works, that of
@@ -132,13 +141,27 @@ type Cluster struct {
 	// than after the queue's next fetch.
 	slots chan struct{}
 
+	// hooks let tests stop a member at a step of an action's life.
+	hooks atomic.Pointer[testHooks]
+
 	wake    chan struct{}  // the sweeper's: a result may have arrived
 	inserts chan insertion // the inserter's
-	stop    context.CancelFunc
-	wg      sync.WaitGroup
+	// life ends when the member leaves (Close) or dies: the background
+	// work this member starts ends with it, so that Close never waits for
+	// more than its own bounds.
+	life context.Context
+	stop context.CancelFunc
+	wg   sync.WaitGroup
 }
 
 var _ xsync.Cluster = (*Cluster)(nil)
+
+// testHooks are called, when set, at steps of an action's life (the
+// fault tests kill a member there).
+type testHooks struct {
+	// beforeReport: a member ran a job and is about to store its result.
+	beforeReport func(job int64, addresses []string)
+}
 
 // nameRE is what a member's name may hold (a host name fits).
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$`)
@@ -179,7 +202,7 @@ func Open(ctx context.Context, opts Options) (*Cluster, error) {
 	id := hex.EncodeToString(sum[:8])
 	c := &Cluster{opts: opts, member: name + ":" + strconv.Itoa(os.Getpid()), host: host,
 		wsid: id, channel: "xosplan_sync_" + id, log: opts.Logger,
-		calls: map[int64]*call{}, early: map[int64]earlyStart{}, working: map[int64][]string{}, localDirty: true,
+		calls: map[int64]*call{}, early: map[int64]earlyStart{}, working: map[int64][]string{}, delivered: map[int64]time.Time{}, localDirty: true,
 		perDriver: map[string]chan struct{}{}, wake: make(chan struct{}, 1), inserts: make(chan insertion), slots: make(chan struct{}, opts.Parallelism)}
 	for d, n := range opts.PerDriver {
 		if n > 0 {
@@ -208,7 +231,7 @@ func Open(ctx context.Context, opts Options) (*Cluster, error) {
 		return nil, err
 	}
 	bg, stop := context.WithCancel(context.WithoutCancel(ctx))
-	c.stop = stop
+	c.life, c.stop = bg, stop
 	c.wg.Go(func() { c.heartbeat(bg) })
 	c.wg.Go(func() { c.listen(bg) })
 	c.wg.Go(func() { c.sweep(bg) })
@@ -408,12 +431,23 @@ func (c *Cluster) heartbeat(ctx context.Context) {
 	defer tick.Stop()
 	failing := false
 	for {
-		err := c.onSession(ctx, func(conn *pgx.Conn) error {
-			if err := c.renewMembership(ctx, conn); err != nil {
+		// Bounded: a session whose server went silent must not hold the
+		// session (and the lease's renewal behind it) beyond a lease.
+		opCtx, cancel := context.WithTimeout(ctx, c.opts.Lease)
+		err := c.onSession(opCtx, func(conn *pgx.Conn) error {
+			if err := c.renewMembership(opCtx, conn); err != nil {
 				return err
 			}
-			return c.readMembers(ctx, conn)
+			return c.readMembers(opCtx, conn)
 		})
+		cancel()
+		if err == nil {
+			// Outside the session: a compile it starts takes the local
+			// configuration's lock, whose holders publish the checkout on
+			// the session (the other order deadlocked the heartbeat, and
+			// the lease's renewal behind it).
+			c.compareLeaders()
+		}
 		switch {
 		case err != nil && ctx.Err() == nil && !failing:
 			c.log.Warn("cluster membership not renewed", "error", err.Error())
@@ -460,13 +494,20 @@ func (c *Cluster) readMembers(ctx context.Context, conn *pgx.Conn) error {
 		}
 	}
 	c.mu.Lock()
-	c.members, c.leader = members, leader
-	leading := c.leading
+	c.members, c.leader, c.leaderCheckout = members, leader, leaderCheckout
 	c.mu.Unlock()
-	c.compareCheckout(leading, leader, leaderCheckout)
 	_, err = conn.Exec(ctx, `DELETE FROM xosplan_sync_member WHERE workspace = $1 AND heartbeat < now() - 10 * $2::interval`,
 		c.opts.Workspace, c.opts.Lease)
 	return err
+}
+
+// compareLeaders compares this member's checkout with the leader's, as
+// the members were read last.
+func (c *Cluster) compareLeaders() {
+	c.mu.Lock()
+	leading, leader, theirs := c.leading, c.leader, c.leaderCheckout
+	c.mu.Unlock()
+	c.compareCheckout(leading, leader, theirs)
 }
 
 // compareCheckout says, once for each pair, when this member's checkout
@@ -564,7 +605,7 @@ func (c *Cluster) LocalChanged() {
 		return // the leader's engine compiles it, and Dispatch adopts it
 	}
 	c.wg.Go(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		ctx, cancel := context.WithTimeout(c.life, 10*time.Minute)
 		defer cancel()
 		if _, err := c.localFor(ctx, ""); err != nil {
 			c.log.Warn("this member's configuration does not compile; it takes no action until it does", "error", err.Error())
@@ -609,7 +650,7 @@ func (c *Cluster) checkoutChanged(ctx context.Context, digest string) {
 		old := c.queue
 		c.queue = q
 		c.log.Info("working the queue of a new checkout", "checkout", digest)
-		if err := c.river.Queues().Remove(context.Background(), old); err != nil {
+		if err := c.river.Queues().Remove(c.life, old); err != nil {
 			c.log.Warn("the queue of this member's former checkout was not removed", "queue", old, "error", err.Error())
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -105,8 +106,16 @@ func member(t *testing.T, dsn, name, files string, drv executor.Driver) *Cluster
 	t.Helper()
 	drivers := executor.Registry{graph.DriverExec: drv}
 	digest := xsync.CheckoutDigest(goalWith(files, drivers))
+	return openMember(t, dsn, name, nil, func(context.Context) (Local, error) { return Local{Drivers: drivers, Digest: digest}, nil })
+}
+
+// openMember opens a member of parallelism 4 and the test's lease whose
+// checkout local compiles, logging to logger (nil: nowhere); it leaves
+// when the test ends.
+func openMember(t *testing.T, dsn, name string, logger *slog.Logger, local func(context.Context) (Local, error)) *Cluster {
+	t.Helper()
 	c, err := Open(context.Background(), Options{DSN: dsn, Name: name, Parallelism: 4, Lease: testLease, WorkDir: t.TempDir(),
-		Local: func(context.Context) (Local, error) { return Local{Drivers: drivers, Digest: digest}, nil }})
+		Logger: logger, Local: local})
 	if err != nil {
 		t.Fatalf("opening member %s: %v", name, err)
 	}
@@ -144,23 +153,61 @@ func allAlive(t testing.TB, c *Cluster, n int) {
 	})
 }
 
+// dispatchLimit bounds one dispatchAll: its actions take well under a
+// second each.
+const dispatchLimit = 60 * time.Second
+
 // dispatchAll runs one create per address through drivers, all at once,
-// and returns each one's outcome and error.
-func dispatchAll(drivers executor.Registry, addrs []string, started func(string, state.Process)) ([]executor.Outcome, []error) {
+// and returns each one's outcome and error. It fails the test, with the
+// goroutines' stacks, when they have not all returned within
+// dispatchLimit.
+func dispatchAll(t testing.TB, drivers executor.Registry, addrs []string, started func(string, state.Process)) ([]executor.Outcome, []error) {
+	t.Helper()
+	return dispatchWithin(t, dispatchLimit, drivers, addrs, started)
+}
+
+func dispatchWithin(t testing.TB, limit time.Duration, drivers executor.Registry, addrs []string, started func(string, state.Process)) ([]executor.Outcome, []error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	defer cancel()
 	outs, errs := make([]executor.Outcome, len(addrs)), make([]error, len(addrs))
 	var wg sync.WaitGroup
 	for i, a := range addrs {
-		wg.Go(func() {
-			req := executor.Request{Action: executor.ActionCreate, Address: a, Resolved: map[string]graph.Value{"in": []graph.Value{int64(1), "two"}},
-				Resource: &graph.Resource{Address: a, Type: "t", Driver: graph.Driver{Name: graph.DriverExec}, Spec: map[string]graph.Value{"in": int64(1)}}}
-			if started != nil {
-				req.Started = func(p state.Process) { started(a, p) }
-			}
-			outs[i], errs[i] = drivers[graph.DriverExec].Apply(context.Background(), req)
-		})
+		wg.Go(func() { outs[i], errs[i] = drivers[graph.DriverExec].Apply(ctx, createOf(a, started)) })
 	}
-	wg.Wait()
-	return outs, errs
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return outs, errs
+	case <-ctx.Done():
+	}
+	stacks := goroutines()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+	}
+	t.Fatalf("the actions %v were not all done within %s; the goroutines then:\n%s", addrs, limit, stacks)
+	return nil, nil
+}
+
+// createOf is the create request dispatchAll hands out for address a.
+func createOf(a string, started func(string, state.Process)) executor.Request {
+	req := executor.Request{Action: executor.ActionCreate, Address: a, Resolved: map[string]graph.Value{"in": []graph.Value{int64(1), "two"}},
+		Resource: &graph.Resource{Address: a, Type: "t", Driver: graph.Driver{Name: graph.DriverExec}, Spec: map[string]graph.Value{"in": int64(1)}}}
+	if started != nil {
+		req.Started = func(p state.Process) { started(a, p) }
+	}
+	return req
+}
+
+// goroutines returns the stacks of every goroutine.
+func goroutines() string {
+	buf := make([]byte, 1<<20)
+	return string(buf[:runtime.Stack(buf, true)])
 }
 
 func addresses(n int) []string {
@@ -197,7 +244,7 @@ func TestActionsAreSpreadOverEveryMemberAndTheirResultsComeBack(t *testing.T) {
 	var mu sync.Mutex
 	procs := map[string]state.Process{}
 	addrs := append(addresses(71), "broken")
-	outs, errs := dispatchAll(drivers, addrs, func(a string, p state.Process) {
+	outs, errs := dispatchAll(t, drivers, addrs, func(a string, p state.Process) {
 		mu.Lock()
 		procs[a] = p
 		mu.Unlock()
@@ -253,22 +300,16 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 	m2Files.Store("sha256:other")
 	var log testutil.Buffer
 	m2drivers := executor.Registry{graph.DriverExec: &sleeper{member: "m2", delay: 50 * time.Millisecond, tally: &tl}}
-	m2, err := Open(context.Background(), Options{DSN: dsn, Name: "m2", Parallelism: 4, Lease: testLease, WorkDir: t.TempDir(),
-		Logger: slog.New(slog.NewTextHandler(&log, nil)),
-		Local: func(context.Context) (Local, error) {
-			return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(m2Files.Load().(string), m2drivers))}, nil
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = m2.Close(context.Background()) })
+	m2 := openMember(t, dsn, "m2", slog.New(slog.NewTextHandler(&log, nil)), func(context.Context) (Local, error) {
+		return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(m2Files.Load().(string), m2drivers))}, nil
+	})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go func() { _ = m1.Run(ctx, func(term context.Context) error { <-term.Done(); return nil }) }()
 	testutil.WaitFor(t, 10*time.Second, "m1 to lead", m1.Leading)
 	allAlive(t, m1, 2)
 	drivers, _ := m1.Dispatch(goalOf("sha256:1", m1drv))
-	_, errs := dispatchAll(drivers, addresses(8), nil)
+	_, errs := dispatchAll(t, drivers, addresses(8), nil)
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +329,7 @@ func TestAMemberWhoseCheckoutDiffersRunsNoneOfTheLeadersActions(t *testing.T) {
 		}
 		return false
 	})
-	_, errs = dispatchAll(drivers, addresses(16), nil)
+	_, errs = dispatchAll(t, drivers, addresses(16), nil)
 	if err := errors.Join(errs...); err != nil {
 		t.Fatal(err)
 	}
@@ -345,13 +386,15 @@ func TestTheJobOfAMemberThatDiesIsRunByAnother(t *testing.T) {
 	done := make(chan error, 1)
 	var mu sync.Mutex
 	var attempts []string
+	ctx, cancel := context.WithTimeout(context.Background(), dispatchLimit)
+	defer cancel()
 	go func() {
-		_, errs := dispatchAll(drivers, []string{"x"}, func(_ string, p state.Process) {
+		_, err := drivers[graph.DriverExec].Apply(ctx, createOf("x", func(_ string, p state.Process) {
 			mu.Lock()
 			attempts = append(attempts, p.Member)
 			mu.Unlock()
-		})
-		done <- errs[0]
+		}))
+		done <- err
 	}()
 	testutil.WaitFor(t, 10*time.Second, "the hung member to take the action", func() bool {
 		for _, m := range leader.Status().Members {
@@ -431,7 +474,13 @@ func TestOneMemberLeadsAndAnotherTakesOverWhenItsSessionEnds(t *testing.T) {
 func (c *Cluster) die() {
 	// Its workers take nothing more (a killed process's are gone); the
 	// one that hangs stays as it is.
-	go func() { _ = c.river.StopAndCancel(context.Background()) }()
+	go func() {
+		// Bounded: River's stop waits for a queue removed while the client
+		// started, and holds its stop lock meanwhile.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = c.river.StopAndCancel(ctx)
+	}()
 	c.stop()
 	c.wg.Wait()
 	c.sessionMu.Lock()
@@ -439,4 +488,57 @@ func (c *Cluster) die() {
 		_ = c.session.Close(context.Background())
 	}
 	c.sessionMu.Unlock()
+}
+
+// TestAMemberWhoseCheckoutDiffersKeepsRenewingItsMembership: a member
+// whose checkout is not the leader's, and changes (a checkout being
+// updated), compiles its configuration again each time its heartbeat sees
+// a new difference (the compile takes a while here); its heartbeat, and
+// its session, must carry on meanwhile. The heartbeat used
+// to start the compile holding the session, whose lock the compile then
+// wanted to publish its checkout: the member deadlocked and dropped out.
+func TestAMemberWhoseCheckoutDiffersKeepsRenewingItsMembership(t *testing.T) {
+	dsn := database(t)
+	var tl tally
+	m1 := member(t, dsn, "m1", "sha256:1", &sleeper{member: "m1", tally: &tl})
+	m2drivers := executor.Registry{graph.DriverExec: &sleeper{member: "m2", tally: &tl}}
+	var compiles atomic.Int32
+	m2 := openMember(t, dsn, "m2", nil, func(ctx context.Context) (Local, error) {
+		n := compiles.Add(1)
+		if n > 1 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(testLease / 3):
+			}
+		}
+		files := fmt.Sprintf("sha256:other-%d", n)
+		return Local{Drivers: m2drivers, Digest: xsync.CheckoutDigest(goalWith(files, m2drivers))}, nil
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go func() { _ = m1.Run(ctx, func(term context.Context) error { <-term.Done(); return nil }) }()
+	testutil.WaitFor(t, 10*time.Second, "m1 to lead", m1.Leading)
+	allAlive(t, m1, 2)
+	testutil.WaitFor(t, 10*time.Second, "m2 to compile again", func() bool { return compiles.Load() > 2 })
+	// A deadlocked member never renews its membership again: after five
+	// leases of compiles, m2 still renews it.
+	time.Sleep(5 * testLease)
+	var since time.Time
+	for _, m := range m1.Status().Members {
+		if m.Member == m2.Member() && m.Heartbeat != nil {
+			since = *m.Heartbeat
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		for _, m := range m1.Status().Members {
+			if m.Member == m2.Member() && m.Alive && m.Heartbeat != nil && m.Heartbeat.After(since) {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("m2 stopped renewing its membership (after %d compiles); its goroutines:\n%s", compiles.Load(), goroutines())
+		}
+		time.Sleep(testLease / 4)
+	}
 }

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -24,14 +25,17 @@ import (
 // still running (River answers with the job that holds the key), and a
 // job handed out again because its member died gets the next generation.
 type actionArgs struct {
-	Workspace  string        `json:"workspace" river:"unique"`
-	Addresses  []string      `json:"addresses" river:"unique"`
-	Action     string        `json:"action" river:"unique"`
-	Digest     string        `json:"digest" river:"unique"`
-	Generation int           `json:"generation" river:"unique"`
-	Driver     string        `json:"driver"`
-	Leader     string        `json:"leader"`
-	Requests   []wireRequest `json:"requests"`
+	Workspace  string   `json:"workspace" river:"unique"`
+	Addresses  []string `json:"addresses" river:"unique"`
+	Action     string   `json:"action" river:"unique"`
+	Digest     string   `json:"digest" river:"unique"`
+	Generation int      `json:"generation" river:"unique"`
+	// Key is the action's key (actionKey), which its result is stored
+	// under.
+	Key      string        `json:"key"`
+	Driver   string        `json:"driver"`
+	Leader   string        `json:"leader"`
+	Requests []wireRequest `json:"requests"`
 }
 
 // Kind names the job kind in River's tables.
@@ -59,10 +63,11 @@ type call struct {
 	// has not returned, never after its outcome.
 	mu       sync.Mutex
 	finished bool
-	// done receives the result; gone says the member running it died;
+	// done receives the result; gone says why the job will bring none
+	// (the member running it died, River finished it without one);
 	// unwanted that every live member refused it.
 	done     chan []byte
-	gone     chan struct{}
+	gone     chan string
 	unwanted chan string
 }
 
@@ -76,6 +81,7 @@ type call struct {
 // trips (the intents of the queued ones say so: their start comes in a
 // repeated intent naming the member). It implements sync.Cluster.
 func (c *Cluster) Dispatch(g *xsync.Goal) (executor.Registry, int) {
+	c.clearTaken()
 	digest := xsync.CheckoutDigest(g)
 	c.adopt(Local{Drivers: g.Drivers, Digest: digest})
 	out := make(executor.Registry, len(g.Drivers))
@@ -84,6 +90,29 @@ func (c *Cluster) Dispatch(g *xsync.Goal) (executor.Registry, int) {
 	}
 	capacity := c.capacity()
 	return out, 2 * capacity
+}
+
+// clearTaken removes the results this member's earlier walks took: a
+// walk starts when the one before has recorded what it took in the
+// journal (and folded it into the snapshot). From the second walk of a
+// term on, so go those that former leaders took: the first walk planned
+// from the state they left, and used any it needed again.
+func (c *Cluster) clearTaken() {
+	c.mu.Lock()
+	first := c.walks == 0
+	c.walks++
+	for id, at := range c.delivered {
+		if time.Since(at) > 10*time.Minute {
+			delete(c.delivered, id)
+		}
+	}
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := c.pool.Exec(ctx, `DELETE FROM xosplan_sync_result WHERE workspace = $1 AND taken_by <> '' AND (taken_by = $2 OR NOT $3)`,
+		c.opts.Workspace, c.member, first); err != nil {
+		c.log.Warn("results already recorded were not removed", "error", c.fail("removing results", err).Error())
+	}
 }
 
 // remote is a driver whose actions run at the members.
@@ -116,7 +145,9 @@ func (r *remote) LaunchBatch(ctx context.Context, reqs []executor.Request) []exe
 // dispatch hands reqs out as one job and waits for its result: until a
 // member reports it, or ctx ends (the job is then cancelled, which stops
 // it where it runs). A job whose member died is handed out again; one
-// that every live member refused fails.
+// that every live member refused fails. An action that a former leader
+// handed out and that ran to its end is not run again: its result, found
+// by the action's key, is the call's.
 func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []executor.Request) []executor.BatchResult {
 	results := make([]executor.BatchResult, len(reqs))
 	fail := func(err error) []executor.BatchResult {
@@ -135,10 +166,12 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 		args.Requests = append(args.Requests, w)
 	}
 	what := strings.Join(args.Addresses, ", ")
+	key := actionKey(args.Action, args.Requests)
+	args.Key = key
 	for {
 		cl := &call{digest: digest, since: time.Now(), addrs: args.Addresses, reqs: reqs, refused: map[string]bool{},
-			done: make(chan []byte, 1), gone: make(chan struct{}, 1), unwanted: make(chan string, 1)}
-		res, err := c.insert(ctx, args, &river.InsertOpts{Queue: c.queueFor(digest), MaxAttempts: 10,
+			done: make(chan []byte, 1), gone: make(chan string, 1), unwanted: make(chan string, 1)}
+		ins, err := c.insert(ctx, args, key, &river.InsertOpts{Queue: c.queueFor(digest), MaxAttempts: 10,
 			UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: uniqueStates}})
 		if err != nil {
 			if ctx.Err() != nil {
@@ -146,7 +179,19 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 			}
 			return fail(c.fail("handing "+what+" to the cluster", err))
 		}
+		if ins.ran != nil {
+			c.log.Info("an action handed out before ran to its end; its result is used rather than running it again",
+				"address", what, "job", ins.ran.job, "member", ins.ran.member)
+			return decodeResults(ins.ran.data, results)
+		}
+		res := ins.res
 		id := res.Job.ID
+		if res.UniqueSkippedAsDuplicate && c.wasDelivered(id) {
+			// The job of this action's last run, whose result a call took
+			// already: River has not recorded its completion yet.
+			args.Generation++
+			continue
+		}
 		if res.UniqueSkippedAsDuplicate && res.Job.State == rivertype.JobStateRunning && len(res.Job.AttemptedBy) > 0 {
 			// A former leader handed this action out and a member runs it
 			// still: wait for it, and hand it out again should that member
@@ -171,10 +216,24 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 			c.forget(id)
 			c.cancelJob(id)
 			return fail(fmt.Errorf("%s: %w", what, context.Cause(ctx)))
-		case <-cl.gone:
+		case why := <-cl.gone:
+			// A member may store its result and die before River records
+			// the job's end: the result is the call's.
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			c.collect(cctx, []int64{id})
+			cancel()
+			select {
+			case data = <-cl.done:
+				c.forget(id)
+				cl.mu.Lock()
+				cl.finished = true
+				cl.mu.Unlock()
+				return decodeResults(data, results)
+			default:
+			}
 			c.forget(id)
 			c.cancelJob(id)
-			c.log.Warn("the member running an action is gone; handing it out again", "address", what, "member", cl.member)
+			c.log.Warn("an action's job will bring no result; handing it out again", "address", what, "member", cl.member, "reason", why)
 			args.Generation++
 			continue
 		case why := <-cl.unwanted:
@@ -190,15 +249,27 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 	}
 }
 
-// insertion is one job waiting for the inserter.
+// insertion is one job waiting for the inserter; key is its action's
+// (actionKey).
 type insertion struct {
 	params river.InsertManyParams
+	key    string
 	reply  chan insertResult
 }
 
+// insertResult is the job inserted (or found by its unique key), or the
+// result of a run of the same action that no call took.
 type insertResult struct {
 	res *rivertype.JobInsertResult
+	ran *ranResult
 	err error
+}
+
+// ranResult is a stored result of a job no call took.
+type ranResult struct {
+	job    int64
+	member string
+	data   []byte
 }
 
 // maxInsertBatch bounds the jobs of one insert.
@@ -208,17 +279,17 @@ const maxInsertBatch = 200
 // for it together (one statement for all of them: the walk hands out many
 // actions at once, and a statement per job costs the database more than
 // the job's row).
-func (c *Cluster) insert(ctx context.Context, args actionArgs, opts *river.InsertOpts) (*rivertype.JobInsertResult, error) {
-	in := insertion{params: river.InsertManyParams{Args: args, InsertOpts: opts}, reply: make(chan insertResult, 1)}
+func (c *Cluster) insert(ctx context.Context, args actionArgs, key string, opts *river.InsertOpts) (insertResult, error) {
+	in := insertion{params: river.InsertManyParams{Args: args, InsertOpts: opts}, key: key, reply: make(chan insertResult, 1)}
 	select {
 	case c.inserts <- in:
 	case <-ctx.Done():
-		return nil, ctx.Err()
+		return insertResult{}, ctx.Err()
 	}
 	// The insert completes even when ctx ends meanwhile: the caller then
 	// cancels the job it got.
 	r := <-in.reply
-	return r.res, r.err
+	return r, r.err
 }
 
 // inserter inserts the jobs waiting for it, as many as are there (up to
@@ -241,29 +312,84 @@ func (c *Cluster) inserter(ctx context.Context) {
 				break more
 			}
 		}
-		params := make([]river.InsertManyParams, len(batch))
-		for i, in := range batch {
-			params[i] = in.params
-		}
 		ictx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
-		results, err := c.river.InsertMany(ictx, params)
+		c.insertBatch(ictx, batch)
 		cancel()
-		for i, in := range batch {
-			if err != nil || i >= len(results) {
-				in.reply <- insertResult{err: cmpErr(err, "the queue returned fewer jobs than it was given")}
-				continue
-			}
-			in.reply <- insertResult{res: results[i]}
-		}
 	}
 }
 
-// cmpErr is err, or an error saying what when err is nil.
-func cmpErr(err error, what string) error {
-	if err != nil {
-		return err
+// insertBatch answers every insertion of batch in one transaction: an
+// action that ran already (a stored result of its key that no call took:
+// its leader died, or stopped waiting) gets that result; the others are
+// inserted. The transaction holds the workspace's results lock, which a
+// member takes to store a result: a job of the action that is still
+// running is found by its unique key, and one that finished has its
+// result stored (a member stores it before River completes the job).
+func (c *Cluster) insertBatch(ctx context.Context, batch []insertion) {
+	replies := make([]insertResult, len(batch))
+	err := pgx.BeginFunc(ctx, c.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('xosplan:results:' || $1))`, c.opts.Workspace); err != nil {
+			return err
+		}
+		keys := make([]string, 0, len(batch))
+		for _, in := range batch {
+			keys = append(keys, in.key)
+		}
+		rows, err := tx.Query(ctx, `UPDATE xosplan_sync_result r SET taken_by = $3
+			FROM (SELECT DISTINCT ON (action_key) job_id FROM xosplan_sync_result
+				WHERE workspace = $1 AND action_key = ANY($2) AND action_key <> '' AND taken_by <> $3
+				ORDER BY action_key, created DESC) pick
+			WHERE r.job_id = pick.job_id
+			RETURNING r.job_id, r.action_key, r.member, r.result`, c.opts.Workspace, keys, c.member)
+		if err != nil {
+			return err
+		}
+		ran := map[string]*ranResult{}
+		for rows.Next() {
+			var key string
+			var r ranResult
+			if err := rows.Scan(&r.job, &key, &r.member, &r.data); err != nil {
+				rows.Close()
+				return err
+			}
+			ran[key] = &r
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var params []river.InsertManyParams
+		var at []int
+		for i, in := range batch {
+			if r := ran[in.key]; r != nil {
+				replies[i].ran = r
+				delete(ran, in.key) // one call per result
+				continue
+			}
+			params = append(params, in.params)
+			at = append(at, i)
+		}
+		if len(params) == 0 {
+			return nil
+		}
+		results, err := c.river.InsertManyTx(ctx, tx, params)
+		if err != nil {
+			return err
+		}
+		if len(results) != len(params) {
+			return errors.New("the queue returned fewer jobs than it was given")
+		}
+		for j, i := range at {
+			replies[i].res = results[j]
+		}
+		return nil
+	})
+	for i, in := range batch {
+		if err != nil {
+			replies[i] = insertResult{err: err}
+		}
+		in.reply <- replies[i]
 	}
-	return errors.New(what)
 }
 
 // decodeResults fills results from a member's report (one outcome per
@@ -282,6 +408,15 @@ func decodeResults(data []byte, results []executor.BatchResult) []executor.Batch
 		results[i].Outcome, results[i].Err = out, errors.Join(actionErr, decErr)
 	}
 	return results
+}
+
+// wasDelivered reports whether a call of this member took the result of
+// job id.
+func (c *Cluster) wasDelivered(id int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.delivered[id]
+	return ok
 }
 
 func (c *Cluster) forget(id int64) {
@@ -409,6 +544,7 @@ func (c *Cluster) sweep(ctx context.Context) {
 			c.findMembers(ctx)
 			c.reassign()
 			c.unwanted()
+			c.finished(ctx)
 		}
 		c.mu.Lock()
 		ids := make([]int64, 0, len(c.calls))
@@ -427,10 +563,12 @@ func (c *Cluster) sweep(ctx context.Context) {
 	}
 }
 
-// collect takes the results of ids out of the results table and passes
-// each to its call.
+// collect takes the results of ids and passes each to its call. A result
+// stays in the table, taken by this member, until its walk has recorded
+// it (clearTaken): should this leader die before, the next one uses it.
 func (c *Cluster) collect(ctx context.Context, ids []int64) {
-	rows, err := c.pool.Query(ctx, `DELETE FROM xosplan_sync_result WHERE job_id = ANY($1) RETURNING job_id, result`, ids)
+	rows, err := c.pool.Query(ctx, `UPDATE xosplan_sync_result SET taken_by = $2 WHERE job_id = ANY($1) AND taken_by <> $2 RETURNING job_id, result`,
+		ids, c.member)
 	if err != nil {
 		if ctx.Err() == nil {
 			c.log.Warn("results not read", "error", c.fail("reading results", err).Error())
@@ -446,10 +584,51 @@ func (c *Cluster) collect(ctx context.Context, ids []int64) {
 		}
 		c.mu.Lock()
 		cl := c.calls[id]
+		c.delivered[id] = time.Now()
 		c.mu.Unlock()
 		if cl != nil {
 			select {
 			case cl.done <- data:
+			default:
+			}
+		}
+	}
+}
+
+// finished tells the calls whose job River holds as finished (or no
+// longer holds) without a stored result that none will come: a job whose
+// result an earlier call took (found again by its unique key before River
+// recorded its completion), or one cancelled or discarded. The results
+// are collected after River's states are read: a member stores a job's
+// result before River completes it.
+func (c *Cluster) finished(ctx context.Context) {
+	c.mu.Lock()
+	var ids []int64
+	for id, cl := range c.calls {
+		if time.Since(cl.since) > 2*time.Second {
+			ids = append(ids, id)
+		}
+	}
+	c.mu.Unlock()
+	if len(ids) == 0 {
+		return
+	}
+	rows, err := c.pool.Query(ctx, `SELECT x FROM unnest($1::bigint[]) x WHERE NOT EXISTS (SELECT 1 FROM river_job j
+		WHERE j.id = x AND j.state IN ('available', 'pending', 'retryable', 'running', 'scheduled'))`, ids)
+	if err != nil {
+		return
+	}
+	ended, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil || len(ended) == 0 {
+		return
+	}
+	c.collect(ctx, ended)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, id := range ended {
+		if cl := c.calls[id]; cl != nil && len(cl.done) == 0 {
+			select {
+			case cl.gone <- "its job ended without a result":
 			default:
 			}
 		}
@@ -502,7 +681,7 @@ func (c *Cluster) reassign() {
 		alive, seen := known[cl.member]
 		if (seen && !alive) || (!seen && time.Since(cl.started) > c.opts.Lease) {
 			select {
-			case cl.gone <- struct{}{}:
+			case cl.gone <- "its member is gone":
 			default:
 			}
 		}

@@ -41,14 +41,24 @@
 // idempotent, and the journal records both attempts). A leader that dies
 // loses its lease with its session; the next leader replans from the
 // state and its journal, and an action still running at a member is found
-// by its unique key and waited for rather than run twice. When the
+// by its unique key and waited for rather than run twice. An action that
+// ran to its end is not run again either: a member stores the result,
+// with the action's key (actionKey), before River completes the job, and
+// under the workspace's results lock that the leader's inserts take; a
+// leader that plans the action again takes a stored result of its key
+// that no call took instead of inserting a job. A leader marks the
+// results it collects as taken and removes them when its next walk
+// starts (the one before has recorded them in the journal), so that a
+// leader that dies between collecting a result and recording it leaves
+// it to the next. When the
 // leader's walk stops waiting (an interrupt after its grace, the lease
 // lost) it cancels the job, which River passes to the member running it:
 // its driver ends the operation's processes.
 //
 // Job rows hold an action's request, its secrets included, as the state
 // does; completed and cancelled jobs are removed after a minute, results
-// as soon as the leader reads them. The password of the connection string
+// when the walk that read them has recorded them (those no leader read,
+// after an hour). The password of the connection string
 // never appears in an error. pgx and River stay inside this package (and
 // pgx in pkg/state's backend).
 package pgcluster

@@ -107,12 +107,14 @@ func (c *Cluster) renewLease(ctx context.Context, lost context.CancelFunc) {
 		case <-tick.C:
 		}
 		var held bool
-		err := c.onSession(ctx, func(conn *pgx.Conn) error {
-			tag, err := conn.Exec(ctx, `UPDATE xosplan_sync_lease SET renewed = now(), session_pid = pg_backend_pid()
+		opCtx, cancel := context.WithTimeout(ctx, c.opts.Lease)
+		err := c.onSession(opCtx, func(conn *pgx.Conn) error {
+			tag, err := conn.Exec(opCtx, `UPDATE xosplan_sync_lease SET renewed = now(), session_pid = pg_backend_pid()
 				WHERE workspace = $1 AND member = $2`, c.opts.Workspace, c.member)
 			held = err == nil && tag.RowsAffected() == 1
 			return err
 		})
+		cancel()
 		switch {
 		case err == nil && !held:
 			c.log.Warn("the cluster's lease was taken by another member")
@@ -133,6 +135,7 @@ func (c *Cluster) setLeading(on bool) {
 	c.leading = on
 	if on {
 		c.leader = c.member
+		c.walks = 0
 	}
 	c.mu.Unlock()
 }

@@ -2,9 +2,12 @@ package pgcluster
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -70,11 +73,25 @@ func (w *actionWorker) Work(ctx context.Context, job *river.Job[actionArgs]) err
 	return c.report(ctx, job.ID, a, outs)
 }
 
-// report stores a job's results for the leader and tells it.
+// report stores a job's results for the leader and tells it. The row is
+// committed before Work returns, so before River records the job as
+// completed: a job that River completed always has its result stored,
+// and an action that ran is never lost with the leader that waited for
+// it (a later leader that plans it again finds its result by its key:
+// Cluster.insertBatch). The transaction holds the workspace's results lock
+// that the leader's inserts take, so that a leader either finds the
+// result or finds the job still running, never neither.
 func (c *Cluster) report(ctx context.Context, id int64, a actionArgs, outs []json.RawMessage) error {
 	data, err := json.Marshal(outs)
 	if err != nil {
 		return fmt.Errorf("encoding the results of %v: %w", a.Addresses, err)
+	}
+	if h := c.hooks.Load(); h != nil && h.beforeReport != nil {
+		h.beforeReport(id, a.Addresses)
+	}
+	key := a.Key
+	if interrupted(outs) {
+		key = ""
 	}
 	// The result is reported even when the job's context ended (the
 	// leader cancelled it, or this member stops): its driver stopped the
@@ -82,16 +99,67 @@ func (c *Cluster) report(ctx context.Context, id int64, a actionArgs, outs []jso
 	bg, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
 	// One statement, one transaction: the message goes out when the row
-	// is committed.
+	// is committed, and the lock is held from before the row is written.
 	payload, _ := json.Marshal(message{Type: msgDone, Job: id, Member: c.member})
-	_, err = c.pool.Exec(bg, `WITH stored AS (
-			INSERT INTO xosplan_sync_result (job_id, workspace, member, result) VALUES ($1, $2, $3, $4)
-			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, created = now() RETURNING job_id)
-		SELECT pg_notify($5, $6) FROM stored`, id, a.Workspace, c.member, data, c.channel, string(payload))
+	// Tried again until the bound: a job whose Work fails is run again by
+	// River, so a result not stored costs the action a second run.
+	for try := 0; ; try++ {
+		_, err = c.pool.Exec(bg, `WITH locked AS (SELECT pg_advisory_xact_lock(hashtext('xosplan:results:' || $2))),
+		stored AS (
+			INSERT INTO xosplan_sync_result (job_id, workspace, member, result, action_key) SELECT $1, $2, $3, $4, $5 FROM locked
+			ON CONFLICT (job_id) DO UPDATE SET member = $3, result = $4, action_key = $5 RETURNING job_id)
+		SELECT pg_notify($6, $7) FROM stored`, id, a.Workspace, c.member, data, key, c.channel, string(payload))
+		if err == nil || bg.Err() != nil {
+			break
+		}
+		select {
+		case <-bg.Done():
+		case <-time.After(time.Duration(try+1) * 500 * time.Millisecond):
+		}
+	}
 	if err != nil {
 		return c.fail(fmt.Sprintf("reporting the result of %v", a.Addresses), err)
 	}
+	c.log.Info("ran an action", "addresses", strings.Join(a.Addresses, ","), "action", a.Action, "job", id)
 	return nil
+}
+
+// actionKey names an action by what it does: the action, and each
+// request's address, desired resource, resolved values and inputs (the
+// records of its prior state, which a crash marks interrupted, are left
+// out). A leader that plans the action again after a former leader died
+// finds the result of the run that former leader handed out by it. The
+// leader computes it from its own encoding and the job carries it (the
+// job's arguments come back from River re-encoded).
+func actionKey(action string, reqs []wireRequest) string {
+	type keyed struct {
+		Address  string                                `json:"a"`
+		Resource json.RawMessage                       `json:"r,omitempty"`
+		Resolved map[string]json.RawMessage            `json:"v,omitempty"`
+		Inputs   map[string]map[string]json.RawMessage `json:"i,omitempty"`
+	}
+	parts := make([]keyed, len(reqs))
+	for i, r := range reqs {
+		parts[i] = keyed{Address: r.Address, Resource: r.Resource, Resolved: r.Resolved, Inputs: r.Inputs}
+	}
+	data, _ := json.Marshal(struct {
+		Action string  `json:"action"`
+		Parts  []keyed `json:"parts"`
+	}{action, parts}) // raw JSON and strings always marshal
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// interrupted reports whether an outcome of outs says its operation was
+// stopped before it ended: such a result is no outcome to use again.
+func interrupted(outs []json.RawMessage) bool {
+	for _, o := range outs {
+		var w wireOutcome
+		if json.Unmarshal(o, &w) != nil || w.Interrupted {
+			return true
+		}
+	}
+	return false
 }
 
 // encodedOutcome is one request's outcome as a job's result holds it.
@@ -132,7 +200,9 @@ func (c *Cluster) runJob(ctx context.Context, id int64, a actionArgs, local *Loc
 			// Told before the driver goes on (the process runs meanwhile),
 			// so that the message is committed, and heard, before the
 			// result's.
-			_ = c.notify(context.WithoutCancel(ctx), message{Type: msgStarted, Job: id, Member: c.member, Index: i,
+			nctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			_ = c.notify(nctx, message{Type: msgStarted, Job: id, Member: c.member, Index: i,
 				PID: p.PID, PGID: p.PGID, Start: p.Start})
 		}
 		reqs[i] = req
