@@ -268,6 +268,8 @@
 //	a type defined twice (in two files)                  warning   the last definition wins; values are checked against it
 //	dependency cycle among node templates                error     the graph must be ordered to be applied
 //	the same diagnostic reached by several YAML paths    once      an interface's inputs are evaluated for each of its operations
+//	pattern (1.x) or $matches pattern (2.0) Go's RE2 cannot compile  warning  1.3 §3.6.3 and 2.0 §10.2.2.2.7 name no dialect; profiles write PCRE/ECMAScript lookahead, backreferences, atomic groups: values.unchecked_pattern, values are not checked against it (a 2.0 validation clause holds), in types and templates alike
+//	  ... invalid in every dialect (unbalanced ( or [, a quantifier with nothing to repeat)  error  values.bad_pattern: no dialect reads it
 //
 // # TOSCA 2.0
 //
