@@ -21,7 +21,9 @@ package tosca
 // user file may refine or redefine them (tosca-parser's behaviour). Normative
 // types are also reachable by their short names ("Compute",
 // "tosca:Compute"); types of a file imported with namespace_prefix p by
-// "p:Name" and "p.Name".
+// "p:Name" and "p.Name", and so are those of the files it imports without
+// a prefix, and p:q:Name those of a file it imports with prefix q
+// (lookup, §3.6.8: the prefix applies to all the import brings in).
 
 import (
 	"slices"
@@ -274,7 +276,86 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 
 // lookup finds a type of a kind by any of its names.
 func (c *compiler) lookup(k kind, name string) *typeDef {
-	return c.ns[k][name]
+	if t := c.ns[k][name]; t != nil || !strings.ContainsAny(name, ":.") {
+		return t
+	}
+	// 1.x has one namespace: a prefix names the same files wherever it
+	// is written, as declare's direct p:Name aliases do.
+	seen := map[qualifiedStep]bool{}
+	for _, f := range c.order {
+		if t := c.qualified(k, f, name, seen); t != nil {
+			c.ns[k][name] = t
+			return t
+		}
+	}
+	return nil
+}
+
+// qualified resolves a name qualified by namespace prefixes through the
+// imports of file f (TOSCA 1.3 §3.6.8: the prefix applies to the
+// definitions an import brings in, which include those of the imported
+// file's own imports): p:Name (or p.Name), where f imports a file with
+// namespace_prefix p, names a type that file brings in: its own, or one
+// of a file it imports in turn, without a prefix (p:Name) or with prefix
+// q (p:q:Name). declare adds the direct p:Name aliases; this finds those
+// through imports of imports.
+func (c *compiler) qualified(k kind, f *file, name string, seen map[qualifiedStep]bool) *typeDef {
+	for _, im := range f.imported {
+		if im.prefix == "" {
+			continue
+		}
+		for _, sep := range []string{":", "."} {
+			if rest, ok := strings.CutPrefix(name, im.prefix+sep); ok {
+				if t := c.inImport(k, im.to, rest, seen); t != nil {
+					return t
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// inImport resolves name among the types an import of f brings in: those
+// of f and of the files it imports without a prefix, and, qualified
+// again, those of the files they import with one. Each step takes one
+// prefix off the name and is taken once (seen), so the walk ends, in at
+// most files × prefixes steps, however the files import each other.
+func (c *compiler) inImport(k kind, f *file, name string, seen map[qualifiedStep]bool) *typeDef {
+	if seen[qualifiedStep{f, name}] {
+		return nil
+	}
+	seen[qualifiedStep{f, name}] = true
+	closure := unprefixedClosure(f)
+	if t := c.ns[k][name]; t != nil && t.name == name && slices.Contains(closure, t.f) {
+		return t
+	}
+	for _, g := range closure {
+		if t := c.qualified(k, g, name, seen); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// qualifiedStep is a file and the part of a qualified name left to
+// resolve through its imports.
+type qualifiedStep struct {
+	f    *file
+	name string
+}
+
+// unprefixedClosure is f and the files it imports without a prefix,
+// transitively: the files whose types f brings into its own namespace.
+func unprefixedClosure(f *file) []*file {
+	out := []*file{f}
+	for i := 0; i < len(out); i++ {
+		for _, im := range out[i].imported {
+			if im.prefix == "" && !slices.Contains(out, im.to) {
+				out = append(out, im.to)
+			}
+		}
+	}
+	return out
 }
 
 // lookupRef resolves a type reference, reporting an unknown one, for
