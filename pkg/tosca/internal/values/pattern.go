@@ -32,14 +32,16 @@ type PatternProblem struct {
 // cannot compile it, the regexp is nil and the problem tells whether the
 // pattern is invalid in every dialect or uses a construct RE2 lacks.
 func CompilePattern(p string) (*regexp.Regexp, *PatternProblem) {
-	// Compiled alone first, so that a message quotes the user's text and
-	// not the anchoring added around it.
-	_, err := regexp.Compile(p)
+	// Parsed alone first, so that a message quotes the user's text and
+	// not the anchoring added around it; the anchored pattern is written
+	// from the parse, so that an open \Q quotes nothing of the anchoring.
+	tree, err := syntax.Parse(p, syntax.Perl)
 	if err == nil {
-		re, err := regexp.Compile(`^(?:` + p + `)$`)
-		if err == nil {
-			return re, nil
+		re, err := regexp.Compile(`^(?:` + tree.String() + `)$`)
+		if err != nil {
+			return nil, &PatternProblem{Reason: err.Error()}
 		}
+		return re, nil
 	}
 	var se *syntax.Error
 	if !errors.As(err, &se) {

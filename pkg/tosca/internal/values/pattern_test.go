@@ -51,3 +51,22 @@ func TestCompilePatternDialects(t *testing.T) {
 		t.Error("the pattern is not anchored at both ends")
 	}
 }
+
+// FuzzCompilePattern checks that CompilePattern never panics, that it
+// gives a regexp exactly when it reports no problem, and that a problem
+// always has a reason.
+func FuzzCompilePattern(f *testing.F) {
+	for _, s := range []string{`[a-z]+`, `(?=a)b`, `(?<!x)y`, `(a)\1`, `\k<n>`, `\k`, `a++`, `a{2}+`, `[^]`, `[]`,
+		`(?>a)`, `\u00e9`, `\c`, `(`, `)`, `[a-`, `*`, `\`, `(?`, `(?<`, `[\1]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		re, problem := CompilePattern(p)
+		if (re == nil) == (problem == nil) {
+			t.Fatalf("CompilePattern(%q) = %v, %+v", p, re, problem)
+		}
+		if problem != nil && problem.Reason == "" {
+			t.Fatalf("CompilePattern(%q): a problem without a reason", p)
+		}
+	})
+}
