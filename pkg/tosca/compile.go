@@ -236,10 +236,6 @@ type compiler struct {
 	// readingVersion is the tosca_definitions_version of the file whose
 	// type definitions are being read, "" for the root file (versions.go).
 	readingVersion string
-	// strictDefs is set while the property and attribute definitions of a
-	// group or capability type are read: a definition without type is an
-	// error there.
-	strictDefs bool
 	// substituted lists "template\x00requirement" pairs exposed by
 	// substitution mappings: they are satisfied outside the topology.
 	substituted map[string]bool

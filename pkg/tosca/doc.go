@@ -122,12 +122,15 @@
 // xosplan follows them, and where it does not, the specification wins
 // (testdata/conformance/exceptions.tsv lists those rows with the reason).
 //
-//   - Grammar inside type definitions (unknown keynames, a property
-//     definition without type, unknown capability/interface/artifact type
-//     names) is a warning: real type files (XOS, tosca-parser's test data)
-//     carry such slips and tosca-parser accepts them. Unknown parents,
-//     unknown data types and valid_source_types stay errors (OASIS
-//     assertions). Everything in the topology template is strict.
+//   - Grammar inside type definitions (unknown keynames, a capability
+//     definition without type, unknown capability/artifact type names) is
+//     a warning: real type files (XOS, tosca-parser's test data) carry
+//     such slips and tosca-parser accepts them. Unknown parents, unknown
+//     data and interface types, valid_source_types, property, attribute
+//     and schema definitions without type, a data type without a body and
+//     derived_from without a value are errors (the specification requires
+//     them wherever they are written; see the table below). Everything in
+//     the topology template is strict.
 //   - Duplicate mapping keys: a warning outside topology_template (the last
 //     wins, as in PyYAML; XOS repeats tosca.relationships.BelongsToOne),
 //     an error inside it.
@@ -241,9 +244,14 @@
 //	files that import each other (a cycle)               none      an import brings definitions into one namespace; each file loads once
 //	import not found, refused, over the network          error     the template is incomplete; names it may define are follow-ons
 //	unknown type, unknown parent type                    error     §3.7: a type must be defined; later references and members are follow-ons
-//	  ... a capability, interface or artifact type named inside type definitions: warning (XOS and tosca-parser test files), its members follow-ons
-//	property/attribute definition without type           error in group and capability types, in inputs and templates; warning in node and data types (XOS files omit it; tosca-parser accepts)
-//	capability or schema definition without type         warning inside type definitions, as a property definition without type (Winery's test files write an empty capability, an entry_schema of constraints only); a schema in the topology: error
+//	  ... a capability or artifact type named inside type definitions: warning (XOS and tosca-parser test files), its members follow-ons
+//	  ... an interface type named by an interface definition  error  §3.6.21: the interface type gives the operations; without it none assigned on the interface can be checked
+//	property/attribute definition without type           error     §3.6.10, §3.6.12: type is required, in every type kind as in templates (before issue 21 a warning in node and data types)
+//	input or output without type                         none      §3.6.14: type is not required in a parameter definition (before issue 21 an input without type was an error); its value is not checked
+//	schema definition without type                       error     §3.6.9: type is required (an entry_schema of constraints only has nothing to check them against)
+//	capability definition without type                   warning inside type definitions (Winery's test files write an empty capability); the capability offers nothing to match
+//	data type without a body (`name:` and nothing)       error     §3.7.6: a data type definition is a map; an empty body is a definition lost to indentation
+//	derived_from written without a value                 error     §3.7.1: derived_from names the parent type (tosca.wrong_kind)
 //	repository credential without token                  error     tosca.datatypes.Credential (§5.3) requires token
 //	namespace or namespace_uri not a string              error     §3.9.3, §3.6.8: a URI string; one that is not an absolute URI is a warning
 //	input whose value or default does not fit its type   error     §3.6.14 parameter definitions
@@ -269,6 +277,8 @@
 //	a type defined twice (in two files)                  warning   the last definition wins; values are checked against it
 //	dependency cycle among node templates                error     the graph must be ordered to be applied
 //	the same diagnostic reached by several YAML paths    once      an interface's inputs are evaluated for each of its operations
+//	pattern (1.x) or $matches pattern (2.0) Go's RE2 cannot compile  warning  1.3 §3.6.3 and 2.0 §10.2.2.2.7 name no dialect; profiles write PCRE/ECMAScript lookahead, backreferences, atomic groups: values.unchecked_pattern, values are not checked against it (a 2.0 validation clause holds), in types and templates alike
+//	  ... invalid in every dialect (unbalanced ( or [, a quantifier with nothing to repeat)  error  values.bad_pattern: no dialect reads it
 //
 // # TOSCA 2.0
 //

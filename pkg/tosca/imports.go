@@ -137,6 +137,8 @@ func (c *compiler) loadFile(f *file, isRoot bool) {
 
 // importSpec is one parsed import entry.
 type importSpec struct {
+	// from is the importing file.
+	from                     *file
 	file, repository, prefix string
 	at                       *yamlsrc.Node
 }
@@ -194,6 +196,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 	if !ok {
 		return
 	}
+	spec.from = from
 	at := spec.at.Range
 	if spec.repository != "" {
 		repo := c.root.root.Get("repositories").Get(spec.repository)
@@ -288,7 +291,7 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 	key := fileKey(name)
 	if f, seen := c.files[key]; seen {
 		c.noteImport(spec.at.Range, name, false)
-		f.addPrefix(spec.prefix)
+		spec.link(f)
 		return
 	}
 	var data []byte
@@ -319,7 +322,7 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 		// are allowed, since a TOSCA import only brings definitions into
 		// one namespace, and the types of every file in the cycle are
 		// declared before any is resolved.
-		f.addPrefix(spec.prefix)
+		spec.link(f)
 		return
 	}
 	if !embedded && !read {
@@ -342,13 +345,30 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 	if embedded {
 		f.dir = ""
 	}
-	f.addPrefix(spec.prefix)
+	spec.link(f)
 	c.files[key] = f
 	if root == nil {
 		c.failedImport()
 		return
 	}
 	c.loadFile(f, false)
+}
+
+// prefixedImport is one import of a 1.x file: the file it brings in and
+// its namespace_prefix ("" for none).
+type prefixedImport struct {
+	to     *file
+	prefix string
+}
+
+// link records that the import spec brought in f: f's types are
+// reachable by the spec's prefix, and through the importer's own
+// prefixes (qualified, in types.go).
+func (spec importSpec) link(f *file) {
+	f.addPrefix(spec.prefix)
+	if spec.from != nil && spec.from != f {
+		spec.from.imported = append(spec.from.imported, prefixedImport{to: f, prefix: spec.prefix})
+	}
 }
 
 // addPrefix adds p to the namespace prefixes the file is imported with:

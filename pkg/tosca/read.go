@@ -47,6 +47,9 @@ type file struct {
 	version string
 	// prefix is the namespace_prefix the file was imported with.
 	prefix string
+	// imported lists the 1.x files this one imports, each with the
+	// namespace_prefix of its import (types.go: qualified).
+	imported []prefixedImport
 	// normative marks the embedded normative types; nonNormative the
 	// embedded non-normative ones among them (nonnormative.go).
 	normative, nonNormative bool

@@ -14,14 +14,17 @@ package tosca
 //   - a data type derived from a primitive that adds properties (tosca.native_type_extended)
 //   - a refinement that changes a property's type incompatibly (tosca.incompatible_refinement)
 //   - malformed property, capability, requirement, interface, operation and artifact definitions
-//     (a capability or schema definition without type is a warning inside type definitions)
+//     (a capability definition without type is a warning inside type definitions), a data type
+//     without a body, derived_from without a value
 //     (tosca.wrong_kind, tosca.missing_field, tosca.unknown_field, tosca.occurrences)
 //
 // Normative types of the root template's version are declared first, so a
 // user file may refine or redefine them (tosca-parser's behaviour). Normative
 // types are also reachable by their short names ("Compute",
 // "tosca:Compute"); types of a file imported with namespace_prefix p by
-// "p:Name" and "p.Name".
+// "p:Name" and "p.Name", and so are those of the files it imports without
+// a prefix, and p:q:Name those of a file it imports with prefix q
+// (lookup, §3.6.8: the prefix applies to all the import brings in).
 
 import (
 	"slices"
@@ -227,6 +230,13 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 		c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.word(), name, p.Value.Describe())
 		return
 	}
+	if k == kData && p.Value.IsNull() && !f.normative {
+		// §3.7.6: a data type is a map (of at least derived_from or
+		// properties); one without a body is a definition lost to
+		// indentation. It is declared all the same, so that its uses are
+		// not reported again.
+		c.errorf(p.Key.Range, path, CodeWrongKind, "data type %q has no definition: a data type is a map (derived_from, properties, constraints…), found null", name)
+	}
 	xos := false
 	if k == kNode {
 		// XOS declares its relationship and capability types inside
@@ -274,7 +284,86 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 
 // lookup finds a type of a kind by any of its names.
 func (c *compiler) lookup(k kind, name string) *typeDef {
-	return c.ns[k][name]
+	if t := c.ns[k][name]; t != nil || !strings.ContainsAny(name, ":.") {
+		return t
+	}
+	// 1.x has one namespace: a prefix names the same files wherever it
+	// is written, as declare's direct p:Name aliases do.
+	seen := map[qualifiedStep]bool{}
+	for _, f := range c.order {
+		if t := c.qualified(k, f, name, seen); t != nil {
+			c.ns[k][name] = t
+			return t
+		}
+	}
+	return nil
+}
+
+// qualified resolves a name qualified by namespace prefixes through the
+// imports of file f (TOSCA 1.3 §3.6.8: the prefix applies to the
+// definitions an import brings in, which include those of the imported
+// file's own imports): p:Name (or p.Name), where f imports a file with
+// namespace_prefix p, names a type that file brings in: its own, or one
+// of a file it imports in turn, without a prefix (p:Name) or with prefix
+// q (p:q:Name). declare adds the direct p:Name aliases; this finds those
+// through imports of imports.
+func (c *compiler) qualified(k kind, f *file, name string, seen map[qualifiedStep]bool) *typeDef {
+	for _, im := range f.imported {
+		if im.prefix == "" {
+			continue
+		}
+		for _, sep := range []string{":", "."} {
+			if rest, ok := strings.CutPrefix(name, im.prefix+sep); ok {
+				if t := c.inImport(k, im.to, rest, seen); t != nil {
+					return t
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// inImport resolves name among the types an import of f brings in: those
+// of f and of the files it imports without a prefix, and, qualified
+// again, those of the files they import with one. Each step takes one
+// prefix off the name and is taken once (seen), so the walk ends, in at
+// most files × prefixes steps, however the files import each other.
+func (c *compiler) inImport(k kind, f *file, name string, seen map[qualifiedStep]bool) *typeDef {
+	if seen[qualifiedStep{f, name}] {
+		return nil
+	}
+	seen[qualifiedStep{f, name}] = true
+	closure := unprefixedClosure(f)
+	if t := c.ns[k][name]; t != nil && t.name == name && slices.Contains(closure, t.f) {
+		return t
+	}
+	for _, g := range closure {
+		if t := c.qualified(k, g, name, seen); t != nil {
+			return t
+		}
+	}
+	return nil
+}
+
+// qualifiedStep is a file and the part of a qualified name left to
+// resolve through its imports.
+type qualifiedStep struct {
+	f    *file
+	name string
+}
+
+// unprefixedClosure is f and the files it imports without a prefix,
+// transitively: the files whose types f brings into its own namespace.
+func unprefixedClosure(f *file) []*file {
+	out := []*file{f}
+	for i := 0; i < len(out); i++ {
+		for _, im := range out[i].imported {
+			if im.prefix == "" && !slices.Contains(out, im.to) {
+				out = append(out, im.to)
+			}
+		}
+	}
+	return out
 }
 
 // lookupRef resolves a type reference, reporting an unknown one, for
@@ -289,10 +378,13 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 	}
 	t := c.lookup(k, n.Value)
 	if t == nil {
-		// Inside type definitions tosca-parser leaves capability, interface
-		// and artifact type names unresolved (XOS 3.x type files name
-		// capability types they never declare): a warning there.
-		at := c.unknownType(k, n, path, true, "unknown %s %q", k.word(), n.Value)
+		// Inside type definitions tosca-parser leaves capability and
+		// artifact type names unresolved (XOS 3.x type files name
+		// capability types they never declare): a warning there. An
+		// interface type stays an error (§3.6.21: an interface definition
+		// names a declared interface type): without it no operation
+		// assigned on the interface can be checked.
+		at := c.unknownType(k, n, path, k != kInterface, "unknown %s %q", k.word(), n.Value)
 		return c.placeholder(k, n.Value, at)
 	}
 	c.resolveType(t)
@@ -329,12 +421,12 @@ func (c *compiler) resolveType(t *typeDef) {
 		return
 	}
 	t.state = 1
-	saved, savedStrict, savedVersion := c.inTypes, c.strictDefs, c.readingVersion
-	c.inTypes, c.strictDefs, c.readingVersion = true, false, t.f.version
+	saved, savedVersion := c.inTypes, c.readingVersion
+	c.inTypes, c.readingVersion = true, t.f.version
 	if t.f.normative {
 		c.readingVersion = version13
 	}
-	defer func() { t.state, c.inTypes, c.strictDefs, c.readingVersion = 2, saved, savedStrict, savedVersion }()
+	defer func() { t.state, c.inTypes, c.readingVersion = 2, saved, savedVersion }()
 	t.deriving = true
 	n := t.n
 	if n.IsNull() {
@@ -342,6 +434,11 @@ func (c *compiler) resolveType(t *typeDef) {
 	}
 	if keys := t.kind.keys(); keys != nil && !t.f.normative {
 		c.checkKeys(n, t.path, t.kind.word()+" "+quote(t.name), keys...)
+	}
+	if pn := n.Get("derived_from"); pn != nil && pn.IsNull() && !t.f.normative {
+		// §3.7.1: derived_from names the parent type; written without
+		// one, the type derives from nothing it meant to.
+		c.errorf(pn.Range, t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.word(), pn.Describe())
 	}
 	if pn := n.Get("derived_from"); pn != nil && !pn.IsNull() {
 		switch {
@@ -472,11 +569,6 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	if t.kind == kData && (t.name == "tosca.datatypes.Credential" || (t.parent != nil && t.parent.sensitive)) {
 		t.sensitive = true
 	}
-	// Group and capability types come from few, carefully written files
-	// (the normative ones, profiles): there a definition without type is
-	// an error, as in templates; node and data type files in the wild
-	// (XOS) omit it and are read leniently.
-	c.strictDefs = t.kind == kGroup || t.kind == kCapability
 	if props := n.Get("properties"); props != nil {
 		if t.kind == kData && t.base != "" && len(props.Content) > 0 {
 			c.errorf(keyAt(n, "properties", props.Range), path+".properties", CodeNativeExtended, "data type %q derives from the primitive type %q and cannot add properties", t.name, t.base)
@@ -486,7 +578,6 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	if attrs := n.Get("attributes"); attrs != nil {
 		c.readPropDefs(t.attrs, attrs, path+".attributes", "attribute", false)
 	}
-	c.strictDefs = false
 	if t.kind == kArtifact {
 		c.checkFileExt(n.Get("file_ext"), path+".file_ext")
 	}
@@ -620,10 +711,13 @@ func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp b
 	case prev != nil:
 		d.typeName, d.prim, d.dt, d.entry, d.keyS = prev.typeName, prev.prim, prev.dt, prev.entry, prev.keyS
 		d.constraints = prev.constraints
-	case c.strictDefs:
-		c.errorf(key.Range, path, CodeMissingField, "%s definition %q is missing required field \"type\"", what, key.Value)
+	case what == "input":
+		// §3.6.14: a parameter definition may leave its type out.
 	default:
-		c.lenientf(key.Range, path, CodeMissingField, "%s definition %q is missing required field \"type\"", what, key.Value)
+		// §3.6.10, §3.6.12: type is required in property and attribute
+		// definitions, in type definitions as in templates (1.3 §3.6.14
+		// leaves it optional only in parameter definitions).
+		c.errorf(key.Range, path, CodeMissingField, "%s definition %q is missing required field \"type\"", what, key.Value)
 	}
 	if prev != nil && tn != nil && d.typeName != "" && prev.typeName != "" && !c.compatible(prev, d) {
 		c.errorf(tn.Range, path+".type", CodeIncompatibleRefinement, "%s %q refines type %q as incompatible type %q", what, key.Value, prev.typeName, d.typeName)
@@ -758,10 +852,9 @@ func (c *compiler) readSchema(n *yamlsrc.Node, path string) *propDef {
 		c.checkKeys(n, path, "schema definition", "type", "description", "constraints", "entry_schema", "key_schema")
 		tn := n.Get("type")
 		if tn == nil || tn.IsNull() {
-			// Inside type definitions a warning, as a property definition
-			// without type (Winery's tests write constraints alone):
-			// entries are unchecked.
-			c.lenientf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
+			// §3.6.9: a schema definition's type is required, in type
+			// definitions as in templates.
+			c.errorf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
 			return nil
 		}
 		c.setPropType(d, tn, path+".type")

@@ -196,6 +196,12 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 	if n.Kind == yamlsrc.Mapping {
 		c.keys2(n, path, func() string { return "schema" }, schemaKeys2(), legacyPropKey)
 		tn = n.Get("type")
+		if tn == nil {
+			// Schema definition: type is required; reported at the
+			// schema, where the keyname is missing.
+			c.errorf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
+			return nil
+		}
 		if v := n.Get("validation"); v != nil {
 			d.validation = append(d.validation, v)
 			c.checkExpr2(f, v, path+".validation", true)

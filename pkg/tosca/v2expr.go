@@ -20,7 +20,9 @@ import (
 
 	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
 // funcCall2 reports whether n is a function call and returns the
@@ -146,7 +148,33 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 			want += " to " + itoa(int64(hi))
 		}
 		c.errorf(n.Range, path, CodeFunction, "$%s takes %s argument(s), found %d", name, want, got)
+		return
 	}
+	if name == "matches" {
+		c.checkPattern2(argList2(args)[1], path)
+	}
+}
+
+// checkPattern2 checks the pattern of a $matches call written as a
+// string: §10.2.2.2.7 names no dialect, so a construct Go's RE2 lacks
+// leaves the pattern unchecked (a warning; see values.CompilePattern),
+// and only a pattern invalid in every dialect is an error.
+func (c *compiler) checkPattern2(p *yamlsrc.Node, path string) {
+	if p == nil || p.Kind != yamlsrc.Scalar || !p.IsString() || strings.HasPrefix(p.Value, "$") {
+		return
+	}
+	_, problem := values.CompilePattern(p.Value)
+	switch {
+	case problem == nil:
+	case problem.Invalid:
+		c.errorf(p.Range, path, values.CodeBadPattern, "the $matches pattern %q is not a valid regular expression in any dialect: %s", p.Value, problem.Reason)
+	default:
+		c.warnUncheckedPattern2(p.Range, path, p.Value, problem.Reason)
+	}
+}
+
+func (c *compiler) warnUncheckedPattern2(r diag.Range, path, pattern, reason string) {
+	c.warnf(r, path, values.CodeUncheckedPattern, "the $matches pattern %q is not checked: %s, and TOSCA names no dialect (§10.2.2.2.7), so values are not checked against it", pattern, reason)
 }
 
 // relContext2 reports whether the YAML path path lies in a relationship

@@ -67,6 +67,9 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	if slices.ContainsFunc(vals, graph.HasUnknown) {
 		return funceval.Call(name, vals)
 	}
+	if name == "matches" && ev.uncheckedPattern2(n, vals) {
+		return unknown2(name, vals)
+	}
 	v, err := funceval.Eval(name, vals, ev.ordering())
 	if err != nil {
 		ev.c.badValue2(rangeOf(n), ev.path, CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")
@@ -200,4 +203,26 @@ func (t *typeDef2) Order(a, b string) (int, bool) {
 		}
 	}
 	return 0, false
+}
+
+// uncheckedPattern2 reports whether a $matches call's pattern is one Go's
+// RE2 cannot compile but another dialect may (values.CompilePattern): in
+// a validation clause the call is then unknown, so the clause holds (the
+// value is not checked against it; checkPattern2 warned where the pattern
+// is written, or it is warned of here when computed). A value that needs
+// the call's result cannot have one: that is the error Eval gives.
+func (ev *eval2) uncheckedPattern2(n *yamlsrc.Node, vals []graph.Value) bool {
+	p, ok := vals[1].(string)
+	if !ok || !ev.hasValue {
+		return false
+	}
+	_, problem := values.CompilePattern(p)
+	if problem == nil || problem.Invalid {
+		return false
+	}
+	_, args, _ := funcCall2(n)
+	if pn := argList2(args)[1]; pn.Kind != yamlsrc.Scalar || pn.Value != p {
+		ev.c.warnUncheckedPattern2(rangeOf(pn), ev.path, p, problem.Reason)
+	}
+	return true
 }

@@ -209,6 +209,12 @@ func (c *compiler) declareTypes2() {
 						c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.word(), p.Key.Value, p.Value.Describe())
 						continue
 					}
+					if k == kData {
+						// §9.2: a data type definition is a map; one without a body is a
+						// definition lost to indentation. Declared all the
+						// same, so that its uses are not reported again.
+						c.errorf(p.Key.Range, path, CodeWrongKind, "data type %q has no definition: a data type is a map (derived_from, properties, validation…), found null", p.Key.Value)
+					}
 				}
 				t := &typeDef2{kind: k, name: p.Key.Value, f: f, n: p.Value, key: p.Key.Range, path: path}
 				s.types[k][t.name] = t

@@ -1,10 +1,8 @@
 package values
 
 import (
-	"errors"
 	"fmt"
 	"regexp"
-	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
@@ -42,8 +40,13 @@ const (
 	CodeNotApplicable = "values.constraint_not_applicable"
 	// CodeBadArgument: an argument is not a value of the property's type.
 	CodeBadArgument = "values.bad_argument"
-	// CodeBadPattern: the pattern is not a valid RE2 regular expression.
+	// CodeBadPattern: the pattern is not a valid regular expression in any
+	// dialect (an unbalanced parenthesis or bracket; see CompilePattern).
 	CodeBadPattern = "values.bad_pattern"
+	// CodeUncheckedPattern (warning): the pattern uses a construct Go's RE2
+	// lacks (lookaround, backreferences…); values are not checked against
+	// it (see CompilePattern).
+	CodeUncheckedPattern = "values.unchecked_pattern"
 	// CodeUnitlessScalar (warning): a bare number where a scalar unit is
 	// expected, read in the type's base unit (Puccini's node filters do this).
 	CodeUnitlessScalar = "values.unitless_scalar"
@@ -68,7 +71,7 @@ type Constraint struct {
 
 	written string         // the argument as written, for String
 	keys    []key          // order keys of Args, for ordered types
-	re      *regexp.Regexp // pattern, compiled once
+	re      *regexp.Regexp // pattern, compiled once; nil when RE2 cannot (unchecked)
 	dynamic bool           // the type is unknown: values decide (see ParseConstraint)
 	parsed  bool           // made by ParseConstraint: Args have the shapes holds relies on
 }
@@ -151,9 +154,12 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 		if !arg.IsString() {
 			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "pattern expects a regular expression as a string; found %s", describe(arg))
 		}
-		re, err := compilePattern(arg.Value)
-		if err != nil {
-			return nil, diags.Errorf(arg.Range, "", CodeBadPattern, "pattern %s is not a valid regular expression: %v", quote(arg.Value), err)
+		re, problem := CompilePattern(arg.Value)
+		switch {
+		case problem != nil && problem.Invalid:
+			return nil, diags.Errorf(arg.Range, "", CodeBadPattern, "pattern %s is not a valid regular expression in any dialect: %s", quote(arg.Value), problem.Reason)
+		case problem != nil:
+			diags = diags.Warnf(arg.Range, "", CodeUncheckedPattern, "pattern %s is not checked: %s, and TOSCA names no dialect, so values are not checked against it", quote(arg.Value), problem.Reason)
 		}
 		c.re = re
 		c.Args = []graph.Value{arg.Value}
@@ -277,41 +283,6 @@ func describe(n *yamlsrc.Node) string {
 	return n.Describe()
 }
 
-// compilePattern compiles a TOSCA pattern anchored at both ends, so the
-// whole value must match. RE2 has no lookaround or backreference; those
-// get an error saying so rather than RE2's terse one.
-func compilePattern(p string) (*regexp.Regexp, error) {
-	// Compiled alone first, so that an error quotes the user's text and not
-	// the anchoring added around it.
-	if _, err := regexp.Compile(p); err != nil {
-		var se *syntax.Error
-		if !errors.As(err, &se) {
-			return nil, err
-		}
-		switch {
-		case strings.Contains(p, "(?=") || strings.Contains(p, "(?!") || strings.Contains(p, "(?<=") || strings.Contains(p, "(?<!"):
-			return nil, fmt.Errorf("lookahead and lookbehind assertions are not supported (Go RE2 syntax)")
-		case se.Code == syntax.ErrInvalidEscape && backreference(p):
-			return nil, fmt.Errorf("backreferences are not supported (Go RE2 syntax)")
-		}
-		return nil, fmt.Errorf("%s: %s", se.Code, quote(se.Expr))
-	}
-	return regexp.Compile(`^(?:` + p + `)$`)
-}
-
-// backreference reports whether the pattern holds \1 … \9.
-func backreference(p string) bool {
-	for i := 0; i+1 < len(p); i++ {
-		if p[i] == '\\' {
-			if p[i+1] >= '1' && p[i+1] <= '9' {
-				return true
-			}
-			i++
-		}
-	}
-	return false
-}
-
 // Check tests a canonical value against the constraint. A value that is
 // or holds an Unknown passes: it is checked when known. The error names the
 // value and the clause, as in `the value 0 does not satisfy "in_range: [1,
@@ -415,6 +386,9 @@ func (c *Constraint) holds(v graph.Value) (ok bool, why string, err error) {
 		s, isStr := v.(string)
 		if !isStr {
 			return false, "", fmt.Errorf("pattern applies to strings")
+		}
+		if c.re == nil {
+			return true, "", nil
 		}
 		return c.re.MatchString(s), "", nil
 	}

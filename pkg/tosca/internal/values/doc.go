@@ -59,9 +59,13 @@
 // max_length, pattern, schema. Arguments are coerced to the property's
 // type, so `in_range: [1 GB, 4 GiB]` compares sizes by magnitude. in_range
 // accepts UNBOUNDED for either bound, as tosca-parser does. pattern is
-// anchored (the whole value must match) and uses Go's RE2 syntax:
-// lookarounds and backreferences are not supported and are reported as
-// such. An empty type means "unknown" (node filters read before the
+// anchored (the whole value must match) and uses Go's RE2 syntax
+// (CompilePattern): TOSCA names no dialect, so a pattern with a construct
+// RE2 lacks (lookaround, backreferences, atomic groups, possessive
+// quantifiers, escapes such as \u00e9) is a values.unchecked_pattern
+// warning and values are not checked against it; one invalid in every
+// dialect (an unbalanced parenthesis or bracket, a quantifier with
+// nothing to repeat) stays a values.bad_pattern error. An empty type means "unknown" (node filters read before the
 // property's type is resolved): arguments stay plain values and Check
 // compares by what the values hold. A schema clause is parsed and kept but not enforced: xosplan does
 // not bundle a JSON Schema or XSD validator. A value that is or contains an
