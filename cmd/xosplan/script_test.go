@@ -3,6 +3,7 @@ package main
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -21,11 +22,35 @@ func TestMain(m *testing.M) {
 	if code, ok := executor.Supervise(); ok {
 		os.Exit(code)
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(privateRuntimeDir{m}, map[string]func(){
 		// As main runs it: interrupts are handled (sync scripts send
 		// SIGINT).
 		"xosplan": func() { os.Exit(runProcess(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// privateRuntimeDir runs the tests with XDG_RUNTIME_DIR in a folder of
+// their own, removed after: a sync on a PostgreSQL state writes its API
+// token there (apitoken.go), and a member a test kills leaves it behind,
+// which must not land in the user's own runtime or cache folder. The
+// processes the tests start inherit it (testRuntimeEnv says it is set).
+type privateRuntimeDir struct{ m *testing.M }
+
+const testRuntimeEnv = "XOSPLAN_TEST_RUNTIME_DIR"
+
+func (p privateRuntimeDir) Run() int {
+	if os.Getenv(testRuntimeEnv) != "" {
+		return p.m.Run()
+	}
+	dir, err := os.MkdirTemp("", "xosplan-test-run-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "making a runtime folder for the tests:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv(testRuntimeEnv, dir)
+	os.Setenv("XDG_RUNTIME_DIR", dir)
+	return p.m.Run()
 }
 
 // TestScripts runs testdata/script/*.txtar. Each script may use $EXAMPLES,
