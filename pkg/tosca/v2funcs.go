@@ -67,6 +67,9 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	if slices.ContainsFunc(vals, graph.HasUnknown) {
 		return funceval.Call(name, vals)
 	}
+	if !ev.c.spend2(n, ev.path, funceval.Cost(name, vals, maxValueSteps2)) {
+		return nil
+	}
 	v, err := funceval.Eval(name, vals, ev.ordering())
 	if err != nil {
 		ev.c.badValue2(rangeOf(n), ev.path, CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")
