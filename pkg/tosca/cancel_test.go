@@ -16,10 +16,10 @@ import (
 
 // slowTemplate2 is a valid 2.0 template whose compile takes about a
 // second (several under -race) within every limit: each of the 10,000
-// representations of a checks a default list of 490 integers its type
+// representations of a checks a default list of 390 integers its type
 // gives, close to the value budget (maxValueSteps2).
 func slowTemplate2() []byte {
-	entries := make([]string, 490)
+	entries := make([]string, 390)
 	for i := range entries {
 		entries[i] = itoa(int64(i))
 	}

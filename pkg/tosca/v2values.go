@@ -31,10 +31,11 @@ import (
 // each function call reads, compares or copies (funceval.Cost). A
 // template with count evaluates its type's defaults and validation
 // clauses again for each representation, and keeps the values: at the
-// limit validate takes about 1.3 s of CPU and 270 MB. It is above what
-// the values maxExpandedValues2 lets templates repeat take (one step a
-// YAML node); the corpora take at most about 13,000 steps.
-const maxValueSteps2 = 5_000_000
+// limit validate takes under 1 s of CPU and about 240 MB. The values
+// maxExpandedValues2 lets templates repeat take one step a YAML node, at
+// most as many as it allows (TestValueBudgetAllowsExpansion2); the
+// corpora take at most about 13,000 steps.
+const maxValueSteps2 = 4_000_000
 
 // spend2 counts k steps of 2.0 value work at n (path); false once the
 // budget is spent, when the compile stops as a canceled one does and
