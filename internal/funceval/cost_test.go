@@ -1,6 +1,7 @@
 package funceval
 
 import (
+	"regexp/syntax"
 	"strings"
 	"testing"
 
@@ -33,10 +34,27 @@ func TestCost(t *testing.T) {
 		{"union", []graph.Value{list(10), list(10)}, 1000, 23 + 20*23},
 		{"length", []graph.Value{strings.Repeat("x", 10*TextUnit)}, 1000, 12},
 		{"contains", []graph.Value{list(1000), list(1000)}, 5000, 5000},
+		// The argument list, the text (2 units) and the pattern: 4; its
+		// program (the concatenation, the class, a{4} 4 × (1 + a): 10)
+		// once for the compile and once for each unit of the text.
+		{"matches", []graph.Value{strings.Repeat("x", TextUnit), "[a-c]a{4}"}, 1000, 4 + 10 + 10*2},
+		{"matches", []graph.Value{"x", "a{2,}"}, 1000, 3 + 6 + 6},
+		// A unicode class (hundreds of ranges) repeated 1000 times: the
+		// repetition and its class, 1000 times.
+		{"matches", []graph.Value{"x", `\pL{1000}`}, 1_000_000, 3 + 2*1000*int64(1+1+patternRanges(`\pL`)/TextUnit)},
 	}
 	for _, tc := range cases {
 		if got := Cost(tc.name, tc.args, tc.max); got != tc.want {
 			t.Errorf("Cost(%s, max %d) = %d, want %d", tc.name, tc.max, got, tc.want)
 		}
 	}
+}
+
+// patternRanges is the runes of the class the pattern p is.
+func patternRanges(p string) int {
+	re, err := syntax.Parse(p, syntax.Perl)
+	if err != nil {
+		return 0
+	}
+	return len(re.Rune)
 }
