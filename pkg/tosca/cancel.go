@@ -26,6 +26,13 @@ type halt struct {
 	// diagnostics were found before.
 	done bool
 	at   int
+	// spent is set when a 2.0 compile stopped because its value work ran
+	// out (spend2), not its context; spentAt and spentPath are where.
+	spent     bool
+	spentAt   diag.Range
+	spentPath string
+	// spentSecret tells whether the value was a secret's.
+	spentSecret bool
 }
 
 // stopped reports whether the compile's context has ended, looking at it
@@ -49,11 +56,19 @@ func (c *compiler) stoppedNow() bool {
 	return c.halt.done
 }
 
-// reportCanceled replaces the diagnostics found since the context ended
-// with one error that says the compile of file stopped, and why: the
-// context's cause ("interrupted" for the CLI's signals).
+// reportCanceled replaces the diagnostics found since the compile
+// stopped with one error that says why: the context's cause
+// ("interrupted" for the CLI's signals) for the compile of file, or the
+// value budget of a 2.0 compile, at the value it ran out at.
 func (c *compiler) reportCanceled(file string) {
-	c.diags = c.diags[:c.halt.at]
-	maps.DeleteFunc(c.followOns, func(at, _ int) bool { return at >= c.halt.at })
+	// A problem found quietly (v2funcdefs.go) may have been dropped since.
+	at := min(c.halt.at, len(c.diags))
+	c.diags = c.diags[:at]
+	maps.DeleteFunc(c.followOns, func(i, _ int) bool { return i >= at })
+	if c.halt.spent {
+		c.diags = c.diags.Errorf(c.halt.spentAt, c.halt.spentPath, CodeTooComplex, "values take more than %d steps of work to check and evaluate; a template with count evaluates its type's defaults and validation clauses again for each representation", maxValueSteps2)
+		c.diags[len(c.diags)-1].Sensitive = c.halt.spentSecret
+		return
+	}
 	c.errorf(diag.Range{File: file}, "", CodeCanceled, "compilation stopped: %v", context.Cause(c.ctx))
 }

@@ -239,7 +239,7 @@ func isUnknown2(v graph.Value) bool {
 // eval evaluates a value: functions are called, literals read (with $$
 // unescaped).
 func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
-	if n == nil || depth > maxValueDepth || ev.c.stopped() {
+	if n == nil || depth > maxValueDepth || !ev.c.step(n, ev.path) {
 		return nil
 	}
 	if name, args, ok := funcCall2(n); ok {

@@ -70,6 +70,9 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	if name == "matches" && ev.uncheckedPattern2(n, vals) {
 		return unknown2(name, vals)
 	}
+	if !ev.c.spend2(n, ev.path, funceval.Cost(name, vals, maxValueSteps2)) {
+		return nil
+	}
 	v, err := funceval.Eval(name, vals, ev.ordering())
 	if err != nil {
 		ev.c.badValue2(rangeOf(n), ev.path, CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")

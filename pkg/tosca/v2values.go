@@ -19,10 +19,39 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
+
+// maxValueSteps2 bounds the value work of a 2.0 compilation, in the steps
+// spend2 counts: each value checked against a definition, each YAML node
+// evaluated, each value a function result is converted from, and what
+// each function call reads, compares or copies (funceval.Cost). A
+// template with count evaluates its type's defaults and validation
+// clauses again for each representation, and keeps the values: at the
+// limit validate takes under 1 s of CPU and about 240 MB. The values
+// maxExpandedValues2 lets templates repeat take one step a YAML node, at
+// most as many as it allows (TestValueBudgetAllowsExpansion2); the
+// corpora take at most about 13,000 steps.
+const maxValueSteps2 = 4_000_000
+
+// spend2 counts k steps of 2.0 value work at n (path); false once the
+// budget is spent, when the compile stops as a canceled one does and
+// reports one error, at n (reportCanceled).
+func (c *compiler) spend2(n *yamlsrc.Node, path string, k int64) bool {
+	if c.halt.done {
+		return false
+	}
+	c.steps += int(k)
+	if c.steps <= maxValueSteps2 {
+		return true
+	}
+	c.halt.done, c.halt.at, c.halt.spent = true, len(c.diags), true
+	c.halt.spentAt, c.halt.spentPath, c.halt.spentSecret = rangeOf(n), path, c.inSecret > 0
+	return false
+}
 
 // checkValue2 checks a value against a definition and returns it
 // canonical; a function call is checked and evaluated, its result
@@ -56,7 +85,11 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 			c.inSecret++
 			defer func() { c.inSecret-- }()
 		}
-		// A value known now fits the definition as a written one must.
+		// A value known now fits the definition as a written one must,
+		// converted to YAML nodes for it: work in proportion to its size.
+		if !c.spend2(n, path, funceval.Size(v, maxValueSteps2)) {
+			return nil
+		}
 		return c.checkValueDepth2(ev, t, entry, keyS, validation, nodeOf(v, n.Range), path, depth+1)
 	}
 	if n.Kind == yamlsrc.Mapping {

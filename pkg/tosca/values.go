@@ -142,6 +142,9 @@ func (c *compiler) step(n *yamlsrc.Node, path string) bool {
 	if c.stopped() {
 		return false
 	}
+	if c.v2 != nil {
+		return c.spend2(n, path, 1)
+	}
 	c.steps++
 	if c.steps == maxValueSteps {
 		c.errorf(n.Range, path, CodeTooComplex, "values expand to more than %d nodes; check for recursive data types and defaults", maxValueSteps)
