@@ -41,7 +41,8 @@ var rfc3339 = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}
 //	string     a YAML string: quoted, or plain text that YAML does not read
 //	           as another type (§9.1.1.1: "0.1" needs quotes)
 //	integer    a YAML integer in int64 range (decimal, 0x, 0o)
-//	float      a YAML float, or a YAML integer (§9.1.1.3)
+//	float      a YAML float, or a YAML integer (§9.1.1.3); the infinities and
+//	           not-a-number are floats, a number beyond float64 is not
 //	boolean    the unquoted words true and false only (§9.1.1.4)
 //	bytes      a YAML string holding standard Base64 (empty allowed), never
 //	           the !!binary tag (§9.1.1.5); canonical as written
@@ -76,7 +77,7 @@ func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
 	case Integer:
 		return coerceInteger(n)
 	case Float:
-		return coerceFloat(n)
+		return coerceFloatV2(n)
 	case Boolean:
 		if !n.Quoted && n.Tag == yamlsrc.TagBool && (n.Value == "true" || n.Value == "false") {
 			return n.Value == "true", nil
@@ -104,6 +105,19 @@ func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
 		return nil, fmt.Errorf("%q is not a primitive type", typ)
 	}
 	return nil, notA(n, typ)
+}
+
+// coerceFloatV2 reads a 2.0 float: unlike 1.x's, the YAML 1.2 special
+// values .inf, -.inf, +.inf and .nan (in each spelling YAML allows) are
+// floats too (§9.1.1.3: "including the standard values for negative
+// infinity, positive infinity, and not-a-number").
+func coerceFloatV2(n *yamlsrc.Node) (graph.Value, error) {
+	if !n.Quoted && n.Tag == yamlsrc.TagFloat {
+		if f, ok := n.Float(); ok {
+			return f, nil
+		}
+	}
+	return coerceFloat(n)
 }
 
 // isText reports whether a scalar is a YAML string (quoted, or plain text

@@ -1,6 +1,7 @@
 package values
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -22,6 +23,22 @@ func TestCoerceV2(t *testing.T) {
 		{"integer", "1.0", nil, "is not an integer"},
 		{"float", "1", float64(1), ""},
 		{"float", "2.5", 2.5, ""},
+		// §9.1.1.3: the infinities and not-a-number, in YAML 1.2's spellings,
+		// and the float64 extremes are floats; beyond them is an error.
+		{"float", ".inf", math.Inf(1), ""},
+		{"float", "+.inf", math.Inf(1), ""},
+		{"float", ".Inf", math.Inf(1), ""},
+		{"float", ".INF", math.Inf(1), ""},
+		{"float", "-.inf", math.Inf(-1), ""},
+		{"float", "-.Inf", math.Inf(-1), ""},
+		{"float", "-.INF", math.Inf(-1), ""},
+		{"float", "1.7976931348623157e+308", math.MaxFloat64, ""},
+		{"float", "-1.7976931348623157e+308", -math.MaxFloat64, ""},
+		{"float", "4.9e-324", math.SmallestNonzeroFloat64, ""},
+		{"float", "1.8e308", nil, "out of the float range"},
+		{"float", "-1e999", nil, "out of the float range"},
+		{"float", "'.inf'", nil, "is not a float"},
+		{"float", ".infinity", nil, "is not a float"},
 		{"boolean", "true", true, ""},
 		{"boolean", "False", nil, "lowercase words true and false"},
 		{"boolean", "no", nil, "is not a boolean"},
@@ -49,6 +66,17 @@ func TestCoerceV2(t *testing.T) {
 			t.Errorf("CoerceV2(%s, %s) error = %v", tt.typ, tt.yaml, err)
 		case tt.err == "" && !graph.Equal(got, tt.want):
 			t.Errorf("CoerceV2(%s, %s) = %#v, want %#v", tt.typ, tt.yaml, got, tt.want)
+		}
+	}
+}
+
+// TestCoerceV2NaN: .nan, .NaN and .NAN are the float not-a-number
+// (§9.1.1.3), which no table row can compare equal.
+func TestCoerceV2NaN(t *testing.T) {
+	for _, y := range []string{".nan", ".NaN", ".NAN"} {
+		got, err := CoerceV2("float", node(t, y))
+		if f, ok := got.(float64); err != nil || !ok || !math.IsNaN(f) {
+			t.Errorf("CoerceV2(float, %s) = %#v, %v; want NaN", y, got, err)
 		}
 	}
 }
