@@ -47,8 +47,9 @@ var rfc3339 = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}
 //	bytes      a YAML string holding standard Base64 (empty allowed), never
 //	           the !!binary tag (§9.1.1.5); canonical as written
 //	nil        null only (§9.1.1.6); canonical nil
-//	timestamp  an RFC 3339 date-time ("T" separator, "Z" or an offset); the
-//	           unknown offset -00:00 is UTC; canonical RFC 3339 (§9.1.2.1)
+//	timestamp  an RFC 3339 date-time ("T" separator, "Z" or an offset of at
+//	           most 23:59, second 60 only for a leap second); the unknown
+//	           offset -00:00 is UTC; canonical RFC 3339 (§9.1.2.1)
 //	version    as Coerce
 //
 // A null node is accepted only by nil: strings and bytes cannot be null
@@ -141,11 +142,47 @@ func ParseTimestampV2(s string) (string, error) {
 	} else if m[8] == "z" {
 		norm += "Z"
 	}
+	if z := m[8]; len(z) == 6 && (z[1:3] > "23" || z[4:] > "59") {
+		// time-numoffset is a time-hour (00-23) and a time-minute (00-59).
+		return "", fmt.Errorf("%s is not a valid timestamp: the zone offset is out of range", quote(s))
+	}
+	leap := m[6] == "60"
+	if leap {
+		norm = norm[:17] + "59" + norm[19:]
+	}
 	t, err := time.Parse(time.RFC3339Nano, norm)
 	if err != nil {
 		return "", fmt.Errorf("%s is not a valid timestamp: no such date or time", quote(s))
 	}
-	return formatTimestamp(t), nil
+	if !leap {
+		return formatTimestamp(t), nil
+	}
+	// RFC 3339 §5.6-5.7: second 60 is a leap second, which is inserted
+	// after 23:59:59 UTC at the end of a month only.
+	if u := t.UTC(); u.Hour() != 23 || u.Minute() != 59 || u.Add(time.Second).Day() != 1 {
+		return "", fmt.Errorf("%s is not a valid timestamp: a leap second (second 60) is 23:59:60 UTC on the last day of a month", quote(s))
+	}
+	out := formatTimestamp(t)
+	return out[:17] + "60" + out[19:], nil
+}
+
+// timestampInstant is the instant a canonical or written timestamp
+// stands for, as seconds since 1970 and nanoseconds: a leap second (its
+// canonical 2.0 form keeps second 60) comes after every instant of second
+// 59 and before the next minute, so its nanoseconds run past 10^9.
+func timestampInstant(s string) (int64, int, error) {
+	t, err := parseTimestampAny(s)
+	if err == nil {
+		return t.Unix(), t.Nanosecond(), nil
+	}
+	if m := rfc3339.FindStringSubmatch(s); m != nil && m[6] == "60" {
+		if c, e := ParseTimestampV2(s); e == nil {
+			if t, e := time.Parse(time.RFC3339Nano, c[:17]+"59"+c[19:]); e == nil {
+				return t.Unix(), t.Nanosecond() + int(time.Second), nil
+			}
+		}
+	}
+	return 0, 0, err
 }
 
 // CompareVersions orders two written or canonical versions (see Compare).
