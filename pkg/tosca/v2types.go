@@ -20,7 +20,10 @@ package tosca
 //     without units or a unit of multiplier 1, with multipliers that are not numbers, prefixes
 //     with more than one unit, a canonical unit that is not a unit of multiplier 1, a data_type
 //     other than integer or float or changed by a derived type, properties, or scalar keynames
-//     on a data type that is not a scalar (tosca.value, tosca.native_type_extended)
+//     on a data type that is not a scalar (tosca.value, tosca.native_type_extended); unit or
+//     prefix names that are empty (a unit) or hold white space (tosca.value); a derived scalar
+//     type that changes an inherited multiplier or adds a canonical_unit
+//     (tosca.incompatible_refinement)
 //   - defaults that do not fit their definition (tosca.value, tosca.constraint)
 //   - valid_*_types, members and targets naming unknown types (tosca.unknown_type)
 
