@@ -130,6 +130,9 @@ func eval(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
 		r, ok := Compare(a[0], a[1], ord)
 		return ok && r == 0, true
 	case "greater_than", "greater_or_equal", "less_than", "less_or_equal":
+		if isNaN(a[0]) || isNaN(a[1]) {
+			return false, true // IEEE 754: NaN is unordered, every comparison is false
+		}
 		r, ok := Compare(a[0], a[1], ord)
 		if !ok {
 			return nil, false
@@ -453,6 +456,9 @@ func Compare(a, b graph.Value, ord Ordering) (int, bool) {
 	if x, ok := ToFloat(a); ok {
 		if y, ok := ToFloat(b); ok {
 			switch {
+			case math.IsNaN(x) || math.IsNaN(y):
+				return 1, false // unordered, and equal to nothing, itself included
+
 			case x < y:
 				return -1, true
 			case x > y:
@@ -483,6 +489,12 @@ func Compare(a, b graph.Value, ord Ordering) (int, bool) {
 		return 0, true
 	}
 	return 1, false
+}
+
+// isNaN reports whether v is the float not-a-number.
+func isNaN(v graph.Value) bool {
+	f, ok := v.(float64)
+	return ok && math.IsNaN(f)
 }
 
 // Describe renders a value for a message, shortened to 80 characters; a

@@ -2,6 +2,7 @@ package funceval
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -47,6 +48,18 @@ func TestEval(t *testing.T) {
 		{"less_than", list(int64(1), int64(2)), true, ""},
 		{"less_or_equal", list(int64(3), int64(2)), false, ""},
 		{"greater_than", list("a", int64(1)), nil, `$greater_than cannot be applied to [a 1]`},
+		// NaN is unordered (IEEE 754, TOSCA 2.0 §9.1.1.3): every comparison
+		// with it is false, equality with itself included; the infinities
+		// order as numbers.
+		{"greater_than", list(math.NaN(), 1.0), false, ""},
+		{"greater_or_equal", list(math.NaN(), math.NaN()), false, ""},
+		{"less_than", list(1.0, math.NaN()), false, ""},
+		{"less_or_equal", list(math.Inf(-1), math.NaN()), false, ""},
+		{"equal", list(math.NaN(), math.NaN()), false, ""},
+		{"valid_values", list(math.NaN(), list(math.NaN(), 1.0)), false, ""},
+		{"greater_than", list(math.Inf(1), math.MaxFloat64), true, ""},
+		{"less_than", list(math.Inf(-1), -math.MaxFloat64), true, ""},
+		{"greater_or_equal", list(math.Inf(1), math.Inf(1)), true, ""},
 		{"valid_values", list("b", list("a", "b")), true, ""},
 		{"valid_values", list(int64(3), list(int64(1), int64(2))), false, ""},
 		{"valid_values", list("b", "b"), nil, "cannot be applied"},

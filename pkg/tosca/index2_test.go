@@ -177,8 +177,9 @@ func TestKeynames2AreTheCompilers(t *testing.T) {
 		"node_types.*.interfaces.*.operations.*":                        `"node_types": {"t": {"interfaces": {"i": {"type": "Standard", "operations": {"create": {KEYS}}}}}}`,
 		"interface_types.*.operations.*":                                `"interface_types": {"t": {"operations": {"o": {KEYS}}}}`,
 		"data_types.*.properties.*":                                     `"data_types": {"t": {"properties": {"p": {"type": "map", "entry_schema": "string", KEYS}}}}`,
-		"data_types.*.entry_schema":                                     `"data_types": {"t": {"derived_from": "list", "entry_schema": {"type": "string", KEYS}}}`,
-		"capability_types.*.attributes.*":                               `"capability_types": {"t": {"attributes": {"a": {"type": "map", "entry_schema": "string", KEYS}}}}`,
+		// A schema's keynames are those of a map schema (§9.3: key_schema is for maps only).
+		"data_types.*.entry_schema":       `"data_types": {"t": {"derived_from": "list", "entry_schema": {"type": "map", "entry_schema": "string", KEYS}}}`,
+		"capability_types.*.attributes.*": `"capability_types": {"t": {"attributes": {"a": {"type": "map", "entry_schema": "string", KEYS}}}}`,
 	}
 	for k := kind(0); k < numKinds; k++ {
 		places[k.section()+".*"] = `"` + k.section() + `": {"t": {KEYS}}`

@@ -513,6 +513,11 @@ func nodeOf(v any, r diag.Range) *yamlsrc.Node {
 			n.Content = append(n.Content, nodeOf(k, r), nodeOf(x[k], r))
 		}
 		return n
+	case float64:
+		if y, ok := finiteValue2(x).(string); ok {
+			// The infinities and not-a-number, which a 2.0 float may be.
+			return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagFloat, Value: y, Range: r}
+		}
 	}
 	cv, err := graph.Canonicalize(v)
 	if err != nil {

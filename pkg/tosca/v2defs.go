@@ -222,7 +222,30 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 		return nil
 	}
 	d.typ = t
+	c.checkSchemaDef2(d, n, path)
 	return d
+}
+
+// checkSchemaDef2 checks the rules of §9.3 that a schema's type decides:
+// a list or map schema has an entry schema (its own or its type's), other
+// types have none; a key schema is for a map schema only; a key schema's
+// type derives from string.
+func (c *compiler) checkSchemaDef2(d *prop2, n *yamlsrc.Node, path string) {
+	t := d.typ
+	if lastKey(path) == "key_schema" && (t.base != "string" || t.scalar != nil) {
+		c.errorf(rangeOf(n), path, CodeWrongKind, "a key_schema names a type derived from string, not %q (§9.3)", t.name)
+	}
+	ep, hasEntry := n.GetPair("entry_schema")
+	kp, hasKey := n.GetPair("key_schema")
+	switch {
+	case (t.base == "list" || t.base == "map") && d.entry == nil && t.entry == nil && !hasEntry:
+		c.errorf(rangeOf(n), path, CodeMissingField, "a schema of type %q needs an entry_schema (§9.3)", t.name)
+	case t.base != "list" && t.base != "map" && hasEntry:
+		c.errorf(ep.Key.Range, path+".entry_schema", CodeUnknownField, "a schema of type %q is not a list or map: entry_schema is not allowed (§9.3)", t.name)
+	}
+	if hasKey && t.base != "map" {
+		c.errorf(kp.Key.Range, path+".key_schema", CodeUnknownField, "a schema of type %q is not a map: key_schema is not allowed (§9.3)", t.name)
+	}
 }
 
 // readCapDefs2 reads a node type's capability definitions.

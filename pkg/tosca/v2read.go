@@ -14,7 +14,8 @@ package tosca
 //   - a profile that also defines a service template (§6.7.1), a profile name that is not a
 //     string (tosca.profile)
 //   - description not a string; metadata of a type, template or definition not a map
-//     (tosca.wrong_kind, tosca.metadata); the file's own metadata not a map is a warning
+//     (tosca.wrong_kind, tosca.metadata); the file's own metadata not a map is a warning;
+//     a metadata value, at any depth, of a YAML type §5.3.1 does not name (tosca.metadata)
 //   - a dsl_definitions entry without an anchor (§6.3) (tosca.missing_field)
 //   - repositories without url, of the wrong kind (tosca.missing_field, tosca.wrong_kind)
 //   - duplicate keys anywhere (tosca.duplicate_key: §6.8.4, §6.9.1 make every repeated name an
@@ -152,6 +153,7 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 			c.warnf(md.Key.Range, "metadata", CodeMetadata, "metadata should be a map, found %s; it is ignored", md.Value.Describe())
 		} else {
 			c.readMetadata(md.Value, "metadata", true)
+			c.metadataTypes2(md.Value, "metadata")
 		}
 	}
 	if pn, ok := root.GetPair("profile"); ok {
@@ -206,6 +208,31 @@ func (c *compiler) metadata2(n *yamlsrc.Node, path string) {
 		return
 	}
 	c.errorf(p.Value.Range, joinPath(path, "metadata"), CodeMetadata, "metadata must be a map, found %s", p.Value.Describe())
+}
+
+// metadataTypes2 checks that the values of a metadata map, at any depth,
+// are of the YAML types §5.3.1 names: "!!map", "!!seq", "!!str",
+// "!!null", "!!bool", "!!int", "!!float" — not !!binary, !!set, !!omap
+// or a local tag. A timestamp-looking plain scalar is a string in YAML
+// 1.2, whatever a YAML 1.1 resolver tags it.
+func (c *compiler) metadataTypes2(n *yamlsrc.Node, path string) {
+	for _, p := range n.Pairs() {
+		c.metadataValue2(p.Value, joinPath(path, p.Key.Value))
+	}
+}
+
+func (c *compiler) metadataValue2(n *yamlsrc.Node, path string) {
+	switch n.Tag {
+	case yamlsrc.TagMap:
+		c.metadataTypes2(n, path)
+	case yamlsrc.TagSeq:
+		for i, it := range n.Content {
+			c.metadataValue2(it, path+"["+itoa(int64(i))+"]")
+		}
+	case yamlsrc.TagStr, yamlsrc.TagNull, yamlsrc.TagBool, yamlsrc.TagInt, yamlsrc.TagFloat, yamlsrc.TagTimestamp:
+	default:
+		c.errorf(rangeOf(n), path, CodeMetadata, "a metadata value is of YAML type %s; metadata values are maps, lists, strings, nulls, booleans, integers and floats (§5.3.1)", n.Tag)
+	}
 }
 
 // readProfileName2 checks the profile keyname: a name, in a file that
@@ -318,6 +345,8 @@ func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allow
 				c.errorf(k.Range, joinPath(path, k.Value), CodeWrongKind, "description must be a string, found %s", v.Describe())
 			case k.Value == "metadata" && !v.IsNull() && v.Kind != yamlsrc.Mapping:
 				c.errorf(v.Range, joinPath(path, k.Value), CodeMetadata, "metadata must be a map, found %s", v.Describe())
+			case k.Value == "metadata":
+				c.metadataTypes2(v, joinPath(path, k.Value))
 			}
 			continue
 		}

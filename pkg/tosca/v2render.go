@@ -114,6 +114,7 @@ func (c *compiler) render2() *graph.Graph {
 		g.Outputs = topo.outputs
 	}
 	c.renderSecrets2(g)
+	finiteGraph2(g)
 	return g
 }
 

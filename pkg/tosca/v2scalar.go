@@ -8,6 +8,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
@@ -20,10 +21,13 @@ type scalarDef2 struct {
 	canonical string
 }
 
-// lookup returns the multiplier of a unit as written (a unit, or a prefix
-// followed by the one unit when prefixes are defined).
+// lookup returns the multiplier of a unit as written: a unit, or, when
+// prefixes are defined, a prefix followed by the one unit — then the unit
+// alone only when "" is one of the prefixes (§9.1.2.2: prefixes "are
+// prepended to the unit to obtain the unit string"; "" is what "allows use
+// of the base unit without any prefix").
 func (s *scalarDef2) lookup(u string) (float64, bool) {
-	if m, ok := s.units[u]; ok {
+	if m, ok := s.units[u]; ok && len(s.prefixes) == 0 {
 		return m, true
 	}
 	for base, bm := range s.units {
@@ -36,15 +40,32 @@ func (s *scalarDef2) lookup(u string) (float64, bool) {
 	return 0, false
 }
 
-// canonicalUnit returns the unit values are stored in.
+// canonicalUnit returns the unit values are stored in: the type's
+// canonical_unit, else its unit of multiplier 1 (the first by name). With
+// prefixes but no "" prefix the unit alone is not a unit string, so it is
+// the prefixed unit whose multiplier is nearest 1: a canonical value must
+// read back as a value of its type.
 func (s *scalarDef2) canonicalUnit() string {
 	if s.canonical != "" {
 		return s.canonical
 	}
-	best := ""
+	best, bestScore := "", math.Inf(1)
+	consider := func(u string, m float64) {
+		score := math.Inf(1)
+		if m > 0 {
+			score = math.Abs(math.Log(m))
+		}
+		if best == "" || score < bestScore || (score == bestScore && u < best) {
+			best, bestScore = u, score
+		}
+	}
 	for u, m := range s.units {
-		if m == 1 && (best == "" || u < best) {
-			best = u
+		if len(s.prefixes) == 0 {
+			consider(u, m)
+			continue
+		}
+		for p, pm := range s.prefixes {
+			consider(p+u, pm*m)
 		}
 	}
 	return best
@@ -88,6 +109,28 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		c.errorf(m.Range, path, CodeValue, "the multiplier of %s must be %s, found %s", what, want, m.Describe())
 		return 0, false
 	}
+	// readEntries reads the units or the prefixes: names, multipliers,
+	// and what a derived type may do with its inherited ones.
+	readEntries := func(m *yamlsrc.Node, what string) bool {
+		into, section := s.units, ".units."
+		if what == "prefix" {
+			into, section = s.prefixes, ".prefixes."
+		}
+		good := true
+		for _, p := range m.Pairs() {
+			path := t.path + section + p.Key.Value
+			if !c.unitName2(p.Key, path, what, what == "prefix") {
+				good = false
+				continue
+			}
+			if mult, isNum := readMult(p.Value, path, what+" "+quote(p.Key.Value)); isNum {
+				good = c.extendScalar2(t, inherited, into, p, mult, path, what) && good
+			} else {
+				good = false
+			}
+		}
+		return good
+	}
 	un, hasUnits := n.GetPair("units")
 	switch {
 	case !hasUnits && inherited == nil:
@@ -97,26 +140,14 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		c.errorf(un.Value.Range, t.path+".units", CodeWrongKind, "units must be a map of unit names to multipliers, found %s", un.Value.Describe())
 		ok = false
 	case hasUnits:
-		for _, p := range un.Value.Pairs() {
-			if m, good := readMult(p.Value, t.path+".units."+p.Key.Value, "unit "+quote(p.Key.Value)); good {
-				s.units[p.Key.Value] = m
-			} else {
-				ok = false
-			}
-		}
+		ok = readEntries(un.Value, "unit") && ok
 	}
 	if pn, has := n.GetPair("prefixes"); has {
 		if pn.Value.Kind != yamlsrc.Mapping {
 			c.errorf(pn.Value.Range, t.path+".prefixes", CodeWrongKind, "prefixes must be a map of prefixes to multipliers, found %s", pn.Value.Describe())
 			ok = false
 		} else {
-			for _, p := range pn.Value.Pairs() {
-				if m, good := readMult(p.Value, t.path+".prefixes."+p.Key.Value, "prefix "+quote(p.Key.Value)); good {
-					s.prefixes[p.Key.Value] = m
-				} else {
-					ok = false
-				}
-			}
+			ok = readEntries(pn.Value, "prefix") && ok
 			if len(s.units) != 1 {
 				c.errorf(pn.Key.Range, t.path+".prefixes", CodeValue, "scalar type %q defines prefixes and %d units; prefixes apply to one unit of multiplier 1 (§9.1.2.2)", t.name, len(s.units))
 				ok = false
@@ -137,6 +168,8 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		switch m, found := s.lookup(cu); {
 		case inherited != nil && inherited.canonical != "" && cu != inherited.canonical:
 			c.errorf(cp.Value.Range, t.path+".canonical_unit", CodeIncompatibleRefinement, "scalar type %q changes the canonical unit %q it inherits (§9.1.2.2)", t.name, inherited.canonical)
+		case inherited != nil && inherited.canonical == "":
+			c.errorf(cp.Value.Range, t.path+".canonical_unit", CodeIncompatibleRefinement, "scalar type %q adds a canonical unit to the scalar type it derives from, which has none; a derived scalar type does not add one (§9.1.2.2)", t.name)
 		case !found:
 			c.errorf(cp.Value.Range, t.path+".canonical_unit", CodeValue, "canonical unit %q is not a unit of scalar type %q", cu, t.name)
 		case m != 1:
@@ -148,6 +181,39 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		c.errorf(t.key, t.path, CodeMissingField, "scalar type %q has %d units of multiplier 1, so it must name its canonical_unit (§9.1.2.2)", t.name, ones)
 	}
 	t.scalar = s
+}
+
+// unitName2 checks the name of a unit or prefix: a string without white
+// space (§9.1.2.2: "<unit>: The YAML string, with no white space"); a unit
+// is not empty, a prefix may be ("" allows the unit alone).
+func (c *compiler) unitName2(k *yamlsrc.Node, path, what string, emptyOK bool) bool {
+	switch name := k.Value; {
+	case name == "" && !emptyOK:
+		c.errorf(k.Range, path, CodeValue, "a %s name is not empty: a scalar is written \"<number> <unit>\" (§9.1.2.2)", what)
+	case strings.ContainsFunc(name, unicode.IsSpace):
+		c.errorf(k.Range, path, CodeValue, "%s %q contains white space, which separates a scalar's number from its unit (§9.1.2.2)", what, name)
+	default:
+		return true
+	}
+	return false
+}
+
+// extendScalar2 adds a unit or prefix to a scalar type's map: a derived
+// type may add entries (§9.1.2.2) but not change the multiplier of one it
+// inherits (writing it again unchanged is allowed, §6.4.2).
+func (c *compiler) extendScalar2(t *typeDef2, inherited *scalarDef2, into map[string]float64, p yamlsrc.Pair, m float64, path, what string) bool {
+	if inherited != nil {
+		from := inherited.units
+		if what == "prefix" {
+			from = inherited.prefixes
+		}
+		if old, has := from[p.Key.Value]; has && old != m {
+			c.errorf(p.Value.Range, path, CodeIncompatibleRefinement, "scalar type %q changes the multiplier %v of %s %q it inherits to %v; a derived scalar type only adds %ss (§9.1.2.2)", t.name, old, what, p.Key.Value, m, what)
+			return false
+		}
+	}
+	into[p.Key.Value] = m
+	return true
 }
 
 // parseScalar2 reads a scalar value "<number> <unit>" of a concrete
@@ -170,6 +236,9 @@ func parseScalar2(s *scalarDef2, text string) (num, canon float64, unit string, 
 		return 0, 0, "", quote(numText) + " is not a number"
 	}
 	m, ok := s.lookup(unit)
+	if _, bare := s.units[unit]; !ok && bare {
+		return 0, 0, "", quote(unit) + " is not a unit of the type: it has prefixes, and \"\" is not one of them to allow the unit alone"
+	}
 	if !ok {
 		return 0, 0, "", quote(unit) + " is not a unit of the type"
 	}

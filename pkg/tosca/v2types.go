@@ -7,7 +7,8 @@ package tosca
 // Errors detected here:
 //   - a type name that is not a non-empty string, a definition that is not a map
 //     (tosca.wrong_kind, tosca.bad_name)
-//   - keynames a type kind does not define (tosca.unknown_field)
+//   - keynames a type kind does not define (tosca.unknown_field); a version that is not a
+//     TOSCA version (tosca.value, tosca.wrong_kind)
 //   - derived_from that is not a name, or names no type of the kind (tosca.wrong_kind,
 //     tosca.unknown_parent); derivation cycles (tosca.derivation_cycle)
 //   - definitions (properties, attributes, capabilities, interfaces, artifacts, parameters) of
@@ -19,7 +20,10 @@ package tosca
 //     without units or a unit of multiplier 1, with multipliers that are not numbers, prefixes
 //     with more than one unit, a canonical unit that is not a unit of multiplier 1, a data_type
 //     other than integer or float or changed by a derived type, properties, or scalar keynames
-//     on a data type that is not a scalar (tosca.value, tosca.native_type_extended)
+//     on a data type that is not a scalar (tosca.value, tosca.native_type_extended); unit or
+//     prefix names that are empty (a unit) or hold white space (tosca.value); a derived scalar
+//     type that changes an inherited multiplier or adds a canonical_unit
+//     (tosca.incompatible_refinement)
 //   - defaults that do not fit their definition (tosca.value, tosca.constraint)
 //   - valid_*_types, members and targets naming unknown types (tosca.unknown_type)
 
@@ -29,6 +33,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
 // typeDef2 is one TOSCA 2.0 type, with its inherited members merged once
@@ -294,8 +299,8 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 		if p, ok := n.GetPair("description"); ok {
 			c.description2(p, t.path+".description")
 		}
-		if v, ok := n.GetPair("version"); ok && !v.Value.IsNull() && v.Value.Kind != yamlsrc.Scalar {
-			c.errorf(v.Value.Range, t.path+".version", CodeWrongKind, "version must be a version string, found %s", v.Value.Describe())
+		if v, ok := n.GetPair("version"); ok && !v.Value.IsNull() {
+			c.typeVersion2(v.Value, t.path+".version")
 		}
 	}
 	if dp, ok := n.GetPair("derived_from"); ok {
@@ -489,4 +494,16 @@ func (c *compiler) readDataType2(t *typeDef2, n *yamlsrc.Node) {
 		c.errorf(p.Key.Range, t.path+".properties", CodeNativeExtended, "scalar type %q cannot define properties (§9.1.2.2)", t.name)
 	}
 	c.readScalarDef2(t, n)
+}
+
+// typeVersion2 checks the version keyname of a type: a TOSCA version
+// (§6.4.1, §9.1.2.3), major.minor[.fix[.qualifier[-build]]].
+func (c *compiler) typeVersion2(v *yamlsrc.Node, path string) {
+	if v.Kind != yamlsrc.Scalar {
+		c.errorf(v.Range, path, CodeWrongKind, "version must be a version string, found %s", v.Describe())
+		return
+	}
+	if _, err := values.CoerceV2(values.Version, v); err != nil {
+		c.errorf(v.Range, path, CodeValue, "the version of a type must be a TOSCA version (§9.1.2.3): %v", err)
+	}
 }

@@ -77,11 +77,11 @@ func orderKey(t string, v graph.Value) (key, error) {
 		}
 	case Timestamp:
 		if s, ok := v.(string); ok {
-			ts, err := parseTimestampAny(s)
+			sec, ns, err := timestampInstant(s)
 			if err != nil {
 				return key{}, err
 			}
-			return key{kind: 't', i: ts.Unix(), ns: ts.Nanosecond()}, nil
+			return key{kind: 't', i: sec, ns: ns}, nil
 		}
 	case Version:
 		if s, ok := v.(string); ok {
@@ -155,7 +155,7 @@ func specialType(s string) string {
 			return k.typ
 		}
 	}
-	if _, err := parseTimestampAny(s); err == nil {
+	if _, _, err := timestampInstant(s); err == nil {
 		return Timestamp
 	}
 	if _, err := parseVersion(s); err == nil && strings.Contains(s, ".") {

@@ -41,13 +41,15 @@ var rfc3339 = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}
 //	string     a YAML string: quoted, or plain text that YAML does not read
 //	           as another type (§9.1.1.1: "0.1" needs quotes)
 //	integer    a YAML integer in int64 range (decimal, 0x, 0o)
-//	float      a YAML float, or a YAML integer (§9.1.1.3)
+//	float      a YAML float, or a YAML integer (§9.1.1.3); the infinities and
+//	           not-a-number are floats, a number beyond float64 is not
 //	boolean    the unquoted words true and false only (§9.1.1.4)
 //	bytes      a YAML string holding standard Base64 (empty allowed), never
 //	           the !!binary tag (§9.1.1.5); canonical as written
 //	nil        null only (§9.1.1.6); canonical nil
-//	timestamp  an RFC 3339 date-time ("T" separator, "Z" or an offset); the
-//	           unknown offset -00:00 is UTC; canonical RFC 3339 (§9.1.2.1)
+//	timestamp  an RFC 3339 date-time ("T" separator, "Z" or an offset of at
+//	           most 23:59, second 60 only for a leap second); the unknown
+//	           offset -00:00 is UTC; canonical RFC 3339 (§9.1.2.1)
 //	version    as Coerce
 //
 // A null node is accepted only by nil: strings and bytes cannot be null
@@ -76,7 +78,7 @@ func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
 	case Integer:
 		return coerceInteger(n)
 	case Float:
-		return coerceFloat(n)
+		return coerceFloatV2(n)
 	case Boolean:
 		if !n.Quoted && n.Tag == yamlsrc.TagBool && (n.Value == "true" || n.Value == "false") {
 			return n.Value == "true", nil
@@ -106,6 +108,19 @@ func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
 	return nil, notA(n, typ)
 }
 
+// coerceFloatV2 reads a 2.0 float: unlike 1.x's, the YAML 1.2 special
+// values .inf, -.inf, +.inf and .nan (in each spelling YAML allows) are
+// floats too (§9.1.1.3: "including the standard values for negative
+// infinity, positive infinity, and not-a-number").
+func coerceFloatV2(n *yamlsrc.Node) (graph.Value, error) {
+	if !n.Quoted && n.Tag == yamlsrc.TagFloat {
+		if f, ok := n.Float(); ok {
+			return f, nil
+		}
+	}
+	return coerceFloat(n)
+}
+
 // isText reports whether a scalar is a YAML string (quoted, or plain text
 // with the string tag; a plain date reads as text in YAML 1.2).
 func isText(n *yamlsrc.Node) bool {
@@ -127,11 +142,47 @@ func ParseTimestampV2(s string) (string, error) {
 	} else if m[8] == "z" {
 		norm += "Z"
 	}
+	if z := m[8]; len(z) == 6 && (z[1:3] > "23" || z[4:] > "59") {
+		// time-numoffset is a time-hour (00-23) and a time-minute (00-59).
+		return "", fmt.Errorf("%s is not a valid timestamp: the zone offset is out of range", quote(s))
+	}
+	leap := m[6] == "60"
+	if leap {
+		norm = norm[:17] + "59" + norm[19:]
+	}
 	t, err := time.Parse(time.RFC3339Nano, norm)
 	if err != nil {
 		return "", fmt.Errorf("%s is not a valid timestamp: no such date or time", quote(s))
 	}
-	return formatTimestamp(t), nil
+	if !leap {
+		return formatTimestamp(t), nil
+	}
+	// RFC 3339 §5.6-5.7: second 60 is a leap second, which is inserted
+	// after 23:59:59 UTC at the end of a month only.
+	if u := t.UTC(); u.Hour() != 23 || u.Minute() != 59 || u.Add(time.Second).Day() != 1 {
+		return "", fmt.Errorf("%s is not a valid timestamp: a leap second (second 60) is 23:59:60 UTC on the last day of a month", quote(s))
+	}
+	out := formatTimestamp(t)
+	return out[:17] + "60" + out[19:], nil
+}
+
+// timestampInstant is the instant a canonical or written timestamp
+// stands for, as seconds since 1970 and nanoseconds: a leap second (its
+// canonical 2.0 form keeps second 60) comes after every instant of second
+// 59 and before the next minute, so its nanoseconds run past 10^9.
+func timestampInstant(s string) (int64, int, error) {
+	t, err := parseTimestampAny(s)
+	if err == nil {
+		return t.Unix(), t.Nanosecond(), nil
+	}
+	if m := rfc3339.FindStringSubmatch(s); m != nil && m[6] == "60" {
+		if c, e := ParseTimestampV2(s); e == nil {
+			if t, e := time.Parse(time.RFC3339Nano, c[:17]+"59"+c[19:]); e == nil {
+				return t.Unix(), t.Nanosecond() + int(time.Second), nil
+			}
+		}
+	}
+	return 0, 0, err
 }
 
 // CompareVersions orders two written or canonical versions (see Compare).
