@@ -163,7 +163,10 @@ func eval(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
 		if !ok1 || !ok2 {
 			return nil, false
 		}
-		re, err := regexp.Compile(`^(?:` + p + `)$`)
+		// Not anchored: §10.2.2.2.7 has the value match if the pattern
+		// matches it, and a pattern that must match the whole string
+		// starts with ^ and ends with $ itself.
+		re, err := regexp.Compile(p)
 		if err != nil {
 			return nil, false
 		}

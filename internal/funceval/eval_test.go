@@ -65,7 +65,14 @@ func TestEval(t *testing.T) {
 		{"valid_values", list("b", "b"), nil, "cannot be applied"},
 
 		{"matches", list("abc123", "[a-z]+[0-9]+"), true, ""},
-		{"matches", list("abc123x", "[a-z]+[0-9]+"), false, ""},
+		// §10.2.2.2.7: a pattern matching part of the string is a
+		// match; ^ and $ ask for the whole string.
+		{"matches", list("abc123x", "[a-z]+[0-9]+"), true, ""},
+		{"matches", list("abc123x", "^[a-z]+[0-9]+$"), false, ""},
+		{"matches", list("x-abc123", "[a-z]+[0-9]+$"), true, ""},
+		{"matches", list("x-abc123", "^[a-z]+[0-9]+"), false, ""},
+		{"matches", list("ABC", "[a-z]"), false, ""},
+		{"matches", list("", ""), true, ""},
 		{"matches", list("abc", "("), nil, "cannot be applied"},
 		{"has_suffix", list("hello", "llo"), true, ""},
 		{"has_suffix", list(list(int64(1), int64(2), int64(3)), list(int64(2), int64(3))), true, ""},

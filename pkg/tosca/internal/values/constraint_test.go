@@ -173,6 +173,9 @@ func TestCheckMessages(t *testing.T) {
 		{"integer", "{in_range: [1, 65535]}", int64(0), `the value 0 does not satisfy "in_range: [1, 65535]"`},
 		{"string", "{min_length: 3}", "ab", `the value "ab" (length 2) does not satisfy "min_length: 3"`},
 		{"string", "{pattern: '[a-z]+'}", "A", `the value "A" does not satisfy "pattern: '[a-z]+'"`},
+		// 1.x's pattern is a whole match (tosca-parser), unlike 2.0's $matches.
+		{"string", "{pattern: '[a-z]+'}", "abc1", `the value "abc1" does not satisfy "pattern: '[a-z]+'"`},
+		{"string", "{pattern: '[a-z]+'}", "1abc", `the value "1abc" does not satisfy "pattern: '[a-z]+'"`},
 		{"integer", "{greater_than: 0}", "x", `the value "x" cannot be checked against "greater_than: 0": "x" is not an integer`},
 		{"string", "{pattern: x}", int64(1), `cannot be checked against "pattern: x": pattern applies to strings`},
 		{"list", "{length: 1}", int64(1), "length applies to strings, lists and maps"},

@@ -59,7 +59,8 @@
 // max_length, pattern, schema. Arguments are coerced to the property's
 // type, so `in_range: [1 GB, 4 GiB]` compares sizes by magnitude. in_range
 // accepts UNBOUNDED for either bound, as tosca-parser does. pattern is
-// anchored (the whole value must match) and uses Go's RE2 syntax
+// anchored (the whole value must match, as tosca-parser reads it; 2.0's
+// $matches, which funceval evaluates, is not) and uses Go's RE2 syntax
 // (CompilePattern): TOSCA names no dialect, so a pattern with a construct
 // RE2 lacks (lookaround, backreferences, atomic groups, possessive
 // quantifiers, escapes such as \u00e9) is a values.unchecked_pattern

@@ -28,7 +28,11 @@ type PatternProblem struct {
 }
 
 // CompilePattern compiles p with Go's RE2, anchored at both ends (the
-// whole value must match), as funceval's $matches does. When RE2
+// whole value must match), as 1.x's pattern constraint is read: 1.3
+// §3.6.3 allows "a value that is allowed by the provided regular
+// expression", and tosca-parser accepts a value only when the pattern
+// matches from its start and the match ends where the value does. 2.0's $matches is not anchored (funceval); its pattern
+// is compiled here only for the problem. When RE2
 // cannot compile it, the regexp is nil and the problem tells whether the
 // pattern is invalid in every dialect or uses a construct RE2 lacks.
 func CompilePattern(p string) (*regexp.Regexp, *PatternProblem) {
