@@ -63,7 +63,7 @@
 //	tosca.implementation_outside_root  an operation implementation or dependency that resolves outside the configuration root (warning; apply refuses to run it)
 //	tosca.artifact_not_found       in a CSAR (Options.SelfContained), a relative artifact file that is no file of the package
 //	tosca.implementation_not_found  in a CSAR, a relative implementation or dependency that is neither an artifact of its node nor a file of the package
-//	tosca.network_import           a URL or repository import (xosplan never uses the network; embedded ETSI SOL001 URLs excepted)
+//	tosca.network_import           a URL import, or one from a repository on the network (xosplan never uses the network; embedded ETSI SOL001 URLs excepted)
 //	tosca.unknown_repository       an import names an undeclared repository
 //	tosca.type_redefined           a type defined again in another file (warning)
 //	tosca.unknown_type             a type name that is not defined (or of another kind)
@@ -166,7 +166,13 @@
 //     file) to a local file, which is read instead, inside the
 //     configuration root or not: the mapping is the user's permission,
 //     for that file only. An import whose repository is a URL rather
-//     than the name of a declared repository is a network import too.
+//     than the name of a declared repository is a network import too. A
+//     repository whose url is a file: URL of this host or has no scheme
+//     (a relative reference, RFC 3986 §4.2, taken from the folder of the
+//     file that defines the repository) is local: an import's file is a
+//     path from its root, read with every check of a relative import
+//     (inside the configuration root, a regular file, the size limit),
+//     and without the fallback folders.
 //   - The non-normative types of the Simple Profile (its chapter
 //     "Non-normative type definitions": tosca.nodes.DBMS.MySQL,
 //     Database.MySQL, WebServer.Apache, WebServer.Nodejs,
@@ -273,6 +279,7 @@
 //	metadata template_version not a TOSCA version        error     1.0 §3.9.3.5 types it version (major.minor[.fix[.qualifier[-build]]], §3.2.2) and the TC's assertion 3.9.3.5-metadata-04 (mandatory) requires rejecting other values; 1.3's metadata is a map of strings, which a version is written as, and xosplan knows no text of 1.1–1.3 that relaxes the keyname's type (tosca-parser accepts any string: a disputed verdict)
 //	a non-normative type the template does not define   warning   supplied from the specification's definitions; another orchestrator may define it otherwise or not at all (tosca.nonnormative_type)
 //	import of a URL, or with a URL as its repository     error     tosca.network_import, unless Options.ImportMap maps the URL to a local file
+//	import from a repository whose url is a path or file:  none      1.3 §3.6.7 and 2.0 §6.5 say only "URL or network address"; a path is a relative reference (RFC 3986 §4.2) from the file that defines the repository, and the file is confined to the root as any import
 //	SOL001 types used without importing them             error     §3.9.3.1 imports: a type must be imported to be used (the embedded SOL001 files serve only what is imported)
 //	a type defined twice (in two files)                  warning   the last definition wins; values are checked against it
 //	dependency cycle among node templates                error     the graph must be ordered to be applied

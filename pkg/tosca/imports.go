@@ -15,10 +15,13 @@ package tosca
 //     outside the configuration root (tosca.implementation_outside_root,
 //     tosca.artifact_outside_root); checked when the graph is rendered, from the folder the
 //     executor runs the operations in, which refuses to run such an implementation
-//   - a URL import, or an import through a repository (or through a URL written as its
-//     repository): xosplan never uses the network (tosca.network_import), unless
+//   - a URL import, or an import through a repository on the network (or through a URL written
+//     as its repository): xosplan never uses the network (tosca.network_import), unless
 //     Options.ImportMap maps the URL to a local file; an import naming an undeclared repository
-//     (tosca.unknown_repository)
+//     (tosca.unknown_repository). A repository whose url is a file: URL or has no scheme (a
+//     path, relative to the file that defines the repository) is local: its files are read as
+//     relative imports are, confined to the root alike, and one it lacks is
+//     tosca.import_not_found
 //   - everything phase 1 reports, for each imported file
 //
 // Relative paths resolve against the importing file's folder and then, as
@@ -199,15 +202,19 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 	spec.from = from
 	at := spec.at.Range
 	if spec.repository != "" {
-		repo := c.root.root.Get("repositories").Get(spec.repository)
+		repo, def := c.root.root.Get("repositories").Get(spec.repository), c.root
 		if repo == nil {
-			repo = from.root.Get("repositories").Get(spec.repository)
+			repo, def = from.root.Get("repositories").Get(spec.repository), from
 		}
 		switch {
 		case repo != nil:
 			u := repositoryURL(repo, spec.file)
 			if local, ok := c.opts.ImportMap[u]; ok {
 				c.loadMapped(spec, u, local, path)
+				return
+			}
+			if name, _, ok := repositoryFile(repo, def.dir, spec.file); ok {
+				c.loadRepositoryFile(spec, name, path)
 				return
 			}
 			c.networkImport(at, path, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
@@ -275,6 +282,76 @@ func repositoryURL(repo *yamlsrc.Node, file string) string {
 		return file
 	}
 	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(file, "/")
+}
+
+// repositoryFile is the file an import of file from the repository
+// definition repo names when the repository is local, with the
+// repository's folder: file is a path from the repository's root (a
+// leading "/" changes nothing, 2.0 §6.8.2.2). ok is false when the
+// repository is on the network (repositoryDir), or when file is a URL of
+// its own.
+func repositoryFile(repo *yamlsrc.Node, def, file string) (name, dir string, ok bool) {
+	if strings.Contains(file, "://") {
+		return "", "", false
+	}
+	if dir, ok = repositoryDir(repo, def); !ok {
+		return "", "", false
+	}
+	return filepath.Join(dir, filepath.FromSlash(strings.TrimLeft(file, "/"))), dir, true
+}
+
+// repositoryDir is the folder a repository definition's url names when
+// it is local: a file: URL of this host, or a URL without a scheme, which
+// is a relative reference (RFC 3986 §4.2) and so is resolved against the
+// file that defines the repository (in the folder def), as a relative
+// import is. Neither TOSCA 1.3 (§3.6.7) nor 2.0 (§6.5) says more than
+// "the URL or network address used to access the repository". ok is false
+// for any other scheme or host (the network, which xosplan never uses),
+// and for a relative url in an embedded file (def "": it has no folder).
+func repositoryDir(repo *yamlsrc.Node, def string) (string, bool) {
+	base := repo.Value
+	if repo.Kind == yamlsrc.Mapping {
+		base = text(repo.Get("url"))
+	}
+	u, err := url.Parse(base)
+	if err != nil || base == "" {
+		return "", false
+	}
+	var dir string
+	switch {
+	case u.Scheme != "":
+		local, ok := localURL(base)
+		if !ok {
+			return "", false
+		}
+		dir = local
+	case u.Host != "":
+		// A network-path reference: //host/path.
+		return "", false
+	default:
+		dir = filepath.FromSlash(u.Path)
+	}
+	if !filepath.IsAbs(dir) {
+		if def == "" {
+			return "", false
+		}
+		dir = filepath.Join(def, dir)
+	}
+	return dir, true
+}
+
+// loadRepositoryFile loads the file name an import found in a local
+// repository (repositoryFile). It is read as a relative import is: inside
+// the configuration root once its links are followed, a regular file,
+// within the size limit, refused unread otherwise; but from the
+// repository alone, without the folders a relative import falls back to.
+func (c *compiler) loadRepositoryFile(spec importSpec, name, path string) {
+	if !c.exists(name) {
+		c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q not found in repository %q (%s)", spec.file, spec.repository, c.display(name))
+		c.failedImport()
+		return
+	}
+	c.loadFound(spec, spec.file, name, fileKey(name), nil, false, false, path)
 }
 
 // loadMapped loads the local file an import map entry gives for the URL

@@ -11,8 +11,8 @@ package tosca
 //     large (tosca.import_not_found, tosca.import_outside_root, tosca.import_not_regular,
 //     tosca.import_too_large)
 //   - an import over the network: a URL with a scheme other than file, or through a repository
-//     (tosca.network_import), unless Options.ImportMap maps it to a local file; an undeclared
-//     repository (tosca.unknown_repository)
+//     whose url has such a scheme (tosca.network_import), unless Options.ImportMap maps it to a
+//     local file; an undeclared repository (tosca.unknown_repository)
 //   - a profile no profile of the search path or the embedded ones declares (tosca.profile)
 //   - everything phase 1 reports, for each imported file
 //
@@ -20,9 +20,13 @@ package tosca
 // leading "/" from the root of the repository that holds the importing
 // file (§6.8.2.2): the configuration root (its first folder) for the
 // template's files, the search folder a profile was found in for a
-// profile's files. Each file is loaded once however often it is imported,
-// and files that import each other are loaded once each; the namespace an
-// import gives is recorded per importing file (v2scope.go).
+// profile's files. A repository whose url is a file: URL or has no scheme
+// (a path from the folder of the file that defines it) is local: an
+// import's url names a file from its root (§6.8.2.2), read with the same
+// checks, and that file's own "/" urls start at that root. Each file is
+// loaded once however often it is imported, and files that import each
+// other are loaded once each; the namespace an import gives is recorded
+// per importing file (v2scope.go).
 
 import (
 	"errors"
@@ -166,8 +170,14 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 		if local, ok := c.opts.ImportMap[u]; ok {
 			return c.loadMapped2(imp, u, local, path)
 		}
-		c.networkImport(at, path, "import %q is fetched from repository %q (%s): xosplan does not use the network; download the file and import it by path", imp.url, imp.repository, u)
-		return nil
+		name, dir, ok := repositoryFile(repo, from.dir, imp.url)
+		if !ok {
+			c.networkImport(at, path, "import %q is fetched from repository %q (%s): xosplan does not use the network; download the file and import it by path", imp.url, imp.repository, u)
+			return nil
+		}
+		// The file lies in the named repository: its own "/" urls start
+		// at that repository's root.
+		return c.loadLocal2(imp, name, dir, path)
 	}
 	if local, ok := c.opts.ImportMap[imp.url]; ok {
 		return c.loadMapped2(imp, imp.url, local, path)
@@ -189,21 +199,32 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 	} else {
 		name = filepath.Join(from.dir, filepath.FromSlash(name))
 	}
+	return c.loadLocal2(imp, name, c.v2.repoRoot[from], path)
+}
+
+// loadLocal2 loads the local file name an import resolved to, with the
+// checks of Options.Root (readFile); repo is the root of the repository
+// that holds it.
+func (c *compiler) loadLocal2(imp import2, name, repo, path string) *file {
 	key := fileKey(name)
 	if g, seen := c.files[key]; seen {
 		return g
 	}
 	data, err := c.readFile(name)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			c.errorf(at, path, CodeImportNotFound, "import %q not found", imp.url)
-		} else {
+		at := imp.at.Range
+		switch {
+		case !errors.Is(err, fs.ErrNotExist):
 			c.importRefused(imp.url, at, path, err)
+		case imp.repository != "":
+			c.errorf(at, path, CodeImportNotFound, "import %q not found in repository %q (%s)", imp.url, imp.repository, c.display(name))
+		default:
+			c.errorf(at, path, CodeImportNotFound, "import %q not found", imp.url)
 		}
 		c.failedImport()
 		return nil
 	}
-	return c.loadParsed2(name, key, data, c.v2.repoRoot[from], false)
+	return c.loadParsed2(name, key, data, repo, false)
 }
 
 // loadMapped2 loads the local file an import map entry gives for the URL
