@@ -114,6 +114,8 @@ type relTpl struct {
 	key  diag.Range
 	path string
 	typ  *typeDef
+	// props are its property values, with its type's defaults.
+	props map[string]graph.Value
 }
 
 type groupTpl struct {
@@ -705,7 +707,7 @@ func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
 		what := "relationship template " + quote(rt.name)
 		if rt.typ, _ = c.readTemplateType(kRelationship, p.Value, rt.key, rt.path, what, relTplKeys()); rt.typ != nil {
 			s := &scope{at: rt.key, rel: rt}
-			c.assignProps(rt.typ, rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, errorMissing)
+			rt.props = c.assignProps(rt.typ, rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, errorMissing)
 			c.readIfaceAssignments(rt.typ, p.Value.Get("interfaces"), rt.path+".interfaces", what)
 		}
 	}
