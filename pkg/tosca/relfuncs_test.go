@@ -155,3 +155,87 @@ func TestRelationshipOperationsReadTheirRelationship(t *testing.T) {
 		}
 	}
 }
+
+// TestOperationInputDefinitionValues2 checks that the inputs a TOSCA 2.0
+// type's operation and interface definitions give a value (§11.5: the
+// value of an outgoing parameter, else its default) are passed, the
+// template's assignment winning; in a relationship type's operations SELF
+// is the relationship. Before, only the template's assignments were
+// rendered: the relationship's operation got no inputs at all.
+func TestOperationInputDefinitionValues2(t *testing.T) {
+	g := compileFiles2(t, map[string]string{
+		"pre.sh": "", "post.sh": "", "create.sh": "",
+		"main.yaml": `tosca_definitions_version: tosca_2_0
+capability_types:
+  Api: {}
+interface_types:
+  Configure:
+    operations:
+      pre_configure_source: {}
+      post_configure_source: {}
+  Standard:
+    operations:
+      create: {}
+relationship_types:
+  Wire:
+    properties:
+      port: { type: integer, default: 5432 }
+    interfaces:
+      Configure:
+        type: Configure
+        inputs:
+          mode: { type: string, default: rw }
+        operations:
+          pre_configure_source:
+            implementation: pre.sh
+            inputs:
+              port: { type: integer, value: { $get_property: [ SELF, port ] } }
+              src: { type: string, value: { $get_property: [ SELF, SOURCE, name ] } }
+node_types:
+  Server:
+    properties:
+      name: { type: string }
+    capabilities:
+      api: { type: Api }
+    interfaces:
+      Standard:
+        type: Standard
+        operations:
+          create:
+            implementation: create.sh
+            inputs:
+              name: { type: string, value: { $get_property: [ SELF, name ] } }
+              size: { type: integer, default: 1 }
+  Client:
+    properties:
+      name: { type: string }
+    requirements:
+      - db: { capability: Api, node: Server, relationship: Wire }
+service_template:
+  relationship_templates:
+    w9: { type: Wire, properties: { port: 9 } }
+  node_templates:
+    db:
+      type: Server
+      properties: { name: db }
+      interfaces: { Standard: { operations: { create: { inputs: { size: 3 } } } } }
+    a: { type: Client, properties: { name: a }, requirements: [ { db: db } ] }
+    c: { type: Client, properties: { name: c }, requirements: [ { db: { node: db, relationship: w9 } } ] }
+`})
+	for _, w := range []struct {
+		addr, op string
+		inputs   map[string]graph.Value
+	}{
+		{"a", "Configure.pre_configure_source", map[string]graph.Value{"port": int64(5432), "src": "a", "mode": "rw"}},
+		{"c", "Configure.pre_configure_source", map[string]graph.Value{"port": int64(9), "src": "c", "mode": "rw"}},
+		{"db", "Standard.create", map[string]graph.Value{"name": "db", "size": int64(3)}},
+	} {
+		r, ok := g.Resource(w.addr)
+		if !ok {
+			t.Fatalf("no resource %q", w.addr)
+		}
+		if got := r.Driver.Operations[w.op].Inputs; !graph.Equal(graph.Value(got), graph.Value(w.inputs)) {
+			t.Errorf("%s %s inputs = %s, want %s", w.addr, w.op, graph.Render(got), graph.Render(w.inputs))
+		}
+	}
+}
