@@ -213,22 +213,23 @@ func (r *relRef) what() string {
 
 // relRefProp is the value of the relationship r's property name, which
 // its type declares: what the requirement assigns, else what the
-// relationship template it uses assigns, else the type's default. A requirement's relationship read from its own property
-// values while they are being evaluated has none yet (nil).
+// relationship template it uses assigns, else the type's default. A
+// requirement's relationship read from its own property values while
+// they are being evaluated has none yet (nil).
 func (c *compiler) relRefProp(r *relRef, name string) graph.Value {
-	if r.ra != nil && (r.ra.relBody != nil || r.ra.relTpl == nil) {
-		before := c.secretReads
-		v := c.relPropsOf(r.ra)[name]
-		c.secretReads = before
+	if r.ra == nil {
+		c.readSecretAt(r.tpl.path + ".properties." + name)
+		return r.tpl.props[name]
+	}
+	before := c.secretReads
+	v := c.relPropsOf(r.ra)[name]
+	c.secretReads = before
+	if r.ra.relBody == nil && r.ra.relTpl != nil {
+		c.readSecretAt(r.ra.relTpl.path + ".properties." + name)
+	} else {
 		c.readSecretAt(r.ra.path + ".relationship.properties." + name)
-		return v
 	}
-	tpl := r.tpl
-	if r.ra != nil {
-		tpl = r.ra.relTpl
-	}
-	c.readSecretAt(tpl.path + ".properties." + name)
-	return tpl.props[name]
+	return v
 }
 
 // relAttributeRef is the apply-time value of get_attribute of the
@@ -1182,14 +1183,22 @@ func (c *compiler) checkInputs(n *yamlsrc.Node, path string, s *scope) {
 
 // relPropsOf evaluates once the properties a requirement assigns to its
 // relationship (long form), with the type's defaults; for a relationship
-// named by its type alone, the type's defaults. A relationship template's
-// values are its own (nil here).
+// named by its type alone, the type's defaults; for one named by a
+// relationship template, the template's values evaluated again where
+// this requirement uses it, so that SOURCE and TARGET are its ends (the
+// template reported what it found wrong when it was read).
 func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
-	if ra.relProps != nil || ra.relType == nil || (ra.relBody == nil && ra.relTpl != nil) {
+	if ra.relProps != nil || ra.relType == nil {
 		return ra.relProps
 	}
 	ra.relProps = map[string]graph.Value{}
 	s := &scope{at: ra.key, req: ra}
+	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
+		c.quietly(func() {
+			ra.relProps = c.assignProps(ra.relType, ra.relType.props, rt.n.Get("properties"), rt.path+".properties", "relationship template "+quote(rt.name), "property", s, ignoreMissing)
+		})
+		return ra.relProps
+	}
 	missing := errorMissing
 	if ra.relBody == nil {
 		// Nothing can be assigned: what is required without default is

@@ -14,7 +14,8 @@ import (
 // operations its type defines (a, b, c), that a requirement's relationship
 // assigns (b, in the 1.3 grammar with "operations"), and that the
 // relationship template a requirement uses assigns (c); and outputs that
-// name the relationship template (§4.4.1, §4.5.1).
+// name the relationship template (§4.4.1, §4.5.1). The template's values
+// are evaluated where a requirement uses it: its SOURCE is that node.
 const relFuncsTemplate = `tosca_definitions_version: tosca_simple_yaml_1_3
 relationship_types:
   my.Base:
@@ -26,6 +27,7 @@ relationship_types:
     properties:
       port: { type: integer, default: 5432 }
       opts: { type: map, entry_schema: string, default: { mode: ro } }
+      from: { type: string, required: false }
     attributes:
       link_id: { type: string }
     interfaces:
@@ -56,7 +58,7 @@ topology_template:
   relationship_templates:
     wire9:
       type: my.Wire
-      properties: { port: 9 }
+      properties: { port: 9, from: { get_property: [ SOURCE, name ] } }
       interfaces:
         Configure:
           operations:
@@ -65,6 +67,7 @@ topology_template:
               inputs:
                 port: { get_property: [ SELF, port ] }
                 inherited: { get_property: [ SELF, inherited ] }
+                from: { get_property: [ SELF, from ] }
   node_templates:
     db: { type: my.Server, properties: { name: db } }
     a:
@@ -131,7 +134,7 @@ func TestRelationshipOperationsReadTheirRelationship(t *testing.T) {
 		"c": {
 			"Configure.pre_configure_source": {"port": int64(9), "inherited": "from-base", "mode": "ro",
 				"source_name": "c", "target_name": "db", "link": link("c"), "port_attr": int64(9)},
-			"Configure.post_configure_source": {"port": int64(9), "inherited": "from-base"},
+			"Configure.post_configure_source": {"port": int64(9), "inherited": "from-base", "from": "c"},
 		},
 	}
 	for addr, ops := range want {
