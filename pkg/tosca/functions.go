@@ -222,12 +222,61 @@ func (c *compiler) relRefProp(r *relRef, name string) graph.Value {
 		return r.tpl.props[name]
 	}
 	before := c.secretReads
-	v := c.relPropsOf(r.ra)[name]
+	var v graph.Value
+	if r.ra.relBusy {
+		v = c.relPropRead(r, name)
+	} else {
+		v = c.relPropsOf(r.ra)[name]
+	}
 	c.secretReads = before
 	if r.ra.relBody == nil && r.ra.relTpl != nil {
 		c.readSecretAt(r.ra.relTpl.path + ".properties." + name)
 	} else {
 		c.readSecretAt(r.ra.path + ".relationship.properties." + name)
+	}
+	return v
+}
+
+// relPropRead evaluates the property name of the relationship r while
+// its property values are being evaluated (one reads another through
+// SELF): on its own, quietly (what it finds is reported where the values
+// are evaluated). A property read through itself is reported once, by
+// the outermost such read, and has no value.
+func (c *compiler) relPropRead(r *relRef, name string) graph.Value {
+	ra := r.ra
+	if slices.Contains(ra.relReading, name) {
+		ra.relCycle = true
+		return nil
+	}
+	d := ra.relType.props[name]
+	props, path := ra.relBody.Get("properties"), ra.path+".relationship.properties."+name
+	if ra.relBody == nil && ra.relTpl != nil {
+		props, path = ra.relTpl.n.Get("properties"), ra.relTpl.path+".properties."+name
+	}
+	an := props.Get(name)
+	if (props != nil && props.Kind != yamlsrc.Mapping) || (an == nil && !d.hasDefault) {
+		return nil
+	}
+	at := an
+	if at == nil {
+		at = d.def
+	}
+	top := len(ra.relReading) == 0
+	ra.relReading = append(ra.relReading, name)
+	s := &scope{at: ra.key, req: ra}
+	var v graph.Value
+	c.quietly(func() {
+		if an != nil {
+			v = c.checkAssigned(d, an, path, "property "+quote(name), s)
+		} else {
+			v = c.checkValue(d, d.def, path, "property "+quote(name), s)
+		}
+	})
+	ra.relReading = ra.relReading[:len(ra.relReading)-1]
+	if top && ra.relCycle {
+		ra.relCycle = false
+		c.errorf(rangeOf(at), path, CodeFunction, "property %q of %s depends on itself through get_property", name, r.what())
+		return nil
 	}
 	return v
 }
@@ -1194,9 +1243,11 @@ func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
 	ra.relProps = map[string]graph.Value{}
 	s := &scope{at: ra.key, req: ra}
 	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
+		ra.relBusy = true
 		c.quietly(func() {
 			ra.relProps = c.assignProps(ra.relType, ra.relType.props, rt.n.Get("properties"), rt.path+".properties", "relationship template "+quote(rt.name), "property", s, ignoreMissing)
 		})
+		ra.relBusy = false
 		return ra.relProps
 	}
 	missing := errorMissing
@@ -1205,6 +1256,8 @@ func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
 		// the orchestrator's to supply, not a fault of the assignment.
 		missing = ignoreMissing
 	}
+	ra.relBusy = true
 	ra.relProps = c.assignProps(ra.relType, ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, missing)
+	ra.relBusy = false
 	return ra.relProps
 }

@@ -15,7 +15,8 @@ import (
 // assigns (b, in the 1.3 grammar with "operations"), and that the
 // relationship template a requirement uses assigns (c); and outputs that
 // name the relationship template (§4.4.1, §4.5.1). The template's values
-// are evaluated where a requirement uses it: its SOURCE is that node.
+// are evaluated where a requirement uses it: its SOURCE is that node. A
+// relationship's property may read another through SELF (url).
 const relFuncsTemplate = `tosca_definitions_version: tosca_simple_yaml_1_3
 relationship_types:
   my.Base:
@@ -28,6 +29,7 @@ relationship_types:
       port: { type: integer, default: 5432 }
       opts: { type: map, entry_schema: string, default: { mode: ro } }
       from: { type: string, required: false }
+      url: { type: string, default: { concat: [ "db:", { get_property: [ SELF, port ] } ] } }
     attributes:
       link_id: { type: string }
     interfaces:
@@ -43,6 +45,7 @@ relationship_types:
               target_name: { get_property: [ TARGET, name ] }
               link: { get_attribute: [ SELF, link_id ] }
               port_attr: { get_attribute: [ SELF, port ] }
+              url: { get_property: [ SELF, url ] }
 node_types:
   my.Server:
     derived_from: tosca.nodes.Root
@@ -124,16 +127,16 @@ func TestRelationshipOperationsReadTheirRelationship(t *testing.T) {
 	}
 	want := map[string]map[string]map[string]graph.Value{
 		"a": {"Configure.pre_configure_source": {"port": int64(5432), "inherited": "from-base", "mode": "ro",
-			"source_name": "a", "target_name": "db", "link": link("a"), "port_attr": int64(5432)}},
+			"source_name": "a", "target_name": "db", "link": link("a"), "port_attr": int64(5432), "url": "db:5432"}},
 		"b": {
 			"Configure.pre_configure_source": {"port": int64(6000), "inherited": "from-base", "mode": "ro",
-				"source_name": "b", "target_name": "db", "link": link("b"), "port_attr": int64(6000)},
+				"source_name": "b", "target_name": "db", "link": link("b"), "port_attr": int64(6000), "url": "db:6000"},
 			"Configure.post_configure_target": {"port": int64(6000),
 				"out": graph.Unknown{Func: "operation_output", Args: []graph.Value{"b", "Configure", "pre_configure_source", "id"}}},
 		},
 		"c": {
 			"Configure.pre_configure_source": {"port": int64(9), "inherited": "from-base", "mode": "ro",
-				"source_name": "c", "target_name": "db", "link": link("c"), "port_attr": int64(9)},
+				"source_name": "c", "target_name": "db", "link": link("c"), "port_attr": int64(9), "url": "db:9"},
 			"Configure.post_configure_source": {"port": int64(9), "inherited": "from-base", "from": "c"},
 		},
 	}

@@ -101,8 +101,14 @@ type reqAssign struct {
 	// implicit marks a match the compiler made for an unassigned
 	// requirement (phase 6).
 	implicit bool
-	// relProps are the relationship's property values (relPropsOf).
-	relProps map[string]graph.Value
+	// relProps are the relationship's property values (relPropsOf);
+	// relBusy is set while they are evaluated, relReading lists the
+	// properties read meanwhile (relPropRead) and relCycle marks one read
+	// through itself.
+	relProps   map[string]graph.Value
+	relBusy    bool
+	relReading []string
+	relCycle   bool
 
 	target    *nodeTpl
 	targetCap *capDef
