@@ -17,12 +17,16 @@ package tosca
 //     a name no type its definition names declares
 //   - HOST where no HostedOn relationship leads to a host, and HOST in outputs
 //   - SOURCE / TARGET outside a relationship context
+//   - get_property / get_attribute of the relationship (SELF in its operations and
+//     property values, or a relationship template by name) naming a property or
+//     attribute its type does not declare (tosca.unknown_property)
 //   - get_operation_output naming an unknown interface or operation
 //   - get_artifact naming an unknown artifact
 //   - get_property cycles (a property that depends on itself)
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -37,7 +41,10 @@ type scope struct {
 	// node is SELF for node template values.
 	node *nodeTpl
 	// rel is SELF for relationship template values; req the requirement
-	// whose relationship is evaluated (SOURCE = node, TARGET = its target).
+	// whose relationship is evaluated, in its property values and its
+	// operations (SELF = that relationship, SOURCE = the node holding the
+	// requirement, TARGET = its target). In those operations node is the
+	// source too: they run with it, from its folder, with its artifacts.
 	rel *relTpl
 	req *reqAssign
 	// inputsOnly marks input defaults, where only constants make sense.
@@ -175,23 +182,152 @@ func scalarKind(v graph.Value) string {
 	return "a boolean"
 }
 
+// relRef is a relationship a function reads: a relationship template
+// named by its name (TOSCA 1.3 §4.4.1, §4.5.1), or the relationship of
+// requirement assignment ra, which SELF denotes in the relationship's own
+// values and operations (§4.1) and which may use template tpl.
+type relRef struct {
+	tpl *relTpl
+	ra  *reqAssign
+}
+
+// typ is the relationship's type; nil when it is unknown.
+func (r *relRef) typ() *typeDef {
+	if r.ra != nil {
+		return r.ra.relType
+	}
+	return r.tpl.typ
+}
+
+// what names the relationship in messages.
+func (r *relRef) what() string {
+	if r.ra == nil {
+		return "relationship template " + quote(r.tpl.name)
+	}
+	w := "the relationship of requirement " + quote(r.ra.name) + " of node template " + quote(r.ra.src.name)
+	if r.ra.relTpl != nil {
+		w += " (relationship template " + quote(r.ra.relTpl.name) + ")"
+	}
+	return w
+}
+
+// relRefProp is the value of the relationship r's property name, which
+// its type declares: what the requirement assigns, else what the
+// relationship template it uses assigns, else the type's default. A
+// requirement's relationship read from its own property values while
+// they are being evaluated has none yet (nil).
+func (c *compiler) relRefProp(r *relRef, name string) graph.Value {
+	if r.ra == nil {
+		c.readSecretAt(r.tpl.path + ".properties." + name)
+		return r.tpl.props[name]
+	}
+	before := c.secretReads
+	var v graph.Value
+	if r.ra.relBusy {
+		v = c.relPropRead(r, name)
+	} else {
+		v = c.relPropsOf(r.ra)[name]
+	}
+	c.secretReads = before
+	if r.ra.relBody == nil && r.ra.relTpl != nil {
+		c.readSecretAt(r.ra.relTpl.path + ".properties." + name)
+	} else {
+		c.readSecretAt(r.ra.path + ".relationship.properties." + name)
+	}
+	return v
+}
+
+// relPropRead evaluates the property name of the relationship r while
+// its property values are being evaluated (one reads another through
+// SELF): on its own, quietly (what it finds is reported where the values
+// are evaluated). A property read through itself is reported once, by
+// the outermost such read, and has no value.
+func (c *compiler) relPropRead(r *relRef, name string) graph.Value {
+	ra := r.ra
+	if slices.Contains(ra.relReading, name) {
+		ra.relCycle = true
+		return nil
+	}
+	d := ra.relType.props[name]
+	props, path := ra.relBody.Get("properties"), ra.path+".relationship.properties."+name
+	if ra.relBody == nil && ra.relTpl != nil {
+		props, path = ra.relTpl.n.Get("properties"), ra.relTpl.path+".properties."+name
+	}
+	an := props.Get(name)
+	if (props != nil && props.Kind != yamlsrc.Mapping) || (an == nil && !d.hasDefault) {
+		return nil
+	}
+	at := an
+	if at == nil {
+		at = d.def
+	}
+	top := len(ra.relReading) == 0
+	ra.relReading = append(ra.relReading, name)
+	s := &scope{at: ra.key, req: ra}
+	var v graph.Value
+	c.quietly(func() {
+		if an != nil {
+			v = c.checkAssigned(d, an, path, "property "+quote(name), s)
+		} else {
+			v = c.checkValue(d, d.def, path, "property "+quote(name), s)
+		}
+	})
+	ra.relReading = ra.relReading[:len(ra.relReading)-1]
+	if top && ra.relCycle {
+		ra.relCycle = false
+		c.errorf(rangeOf(at), path, CodeFunction, "property %q of %s depends on itself through get_property", name, r.what())
+		return nil
+	}
+	return v
+}
+
+// relAttributeRef is the apply-time value of get_attribute of the
+// relationship r along path (the attribute's name, then fields or
+// indices). A relationship template named by its name is addressed by
+// that name; the relationship of a requirement assignment by the TOSCA
+// path to it from its source, RELATIONSHIP, the requirement's name and,
+// when the node has several assignments of it, the index of this one.
+func relAttributeRef(r *relRef, path []*yamlsrc.Node) graph.Unknown {
+	if r.ra == nil {
+		return attributeRef(r.tpl.name, path)
+	}
+	ref := attributeRef(r.ra.src.name, path)
+	head := []graph.Value{r.ra.src.name, "RELATIONSHIP", r.ra.name}
+	idx, n := 0, 0
+	for _, ra := range r.ra.src.reqs {
+		if ra.name == r.ra.name {
+			if ra == r.ra {
+				idx = n
+			}
+			n++
+		}
+	}
+	if n > 1 {
+		head = append(head, int64(idx))
+	}
+	return graph.Unknown{Func: "get_attribute", Args: append(head, ref.Args[1:]...)}
+}
+
 // entity resolves the modelable entity name of get_property /
 // get_attribute / get_operation_output.
-func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr string) (*nodeTpl, *relTpl, bool) {
+func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr string) (*nodeTpl, *relRef, bool) {
 	if n.Kind != yamlsrc.Scalar || n.IsNull() {
 		c.fnErr(n, path, "%s: the first argument must be SELF, SOURCE, TARGET, HOST or a template name, found %s", fn, n.Describe())
 		return nil, nil, false
 	}
 	switch n.Value {
 	case "SELF":
+		if s.req != nil {
+			if s.req.relType == nil {
+				return nil, nil, true
+			}
+			return nil, &relRef{ra: s.req, tpl: s.req.relTpl}, true
+		}
 		if s.node != nil {
 			return s.node, nil, true
 		}
 		if s.rel != nil {
-			return nil, s.rel, true
-		}
-		if s.req != nil {
-			return nil, nil, true
+			return nil, &relRef{tpl: s.rel}, true
 		}
 		c.fnErr(n, path, "%s: SELF is only meaningful inside a template", fn)
 		return nil, nil, false
@@ -237,7 +373,7 @@ func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr strin
 		return nt, nil, true
 	}
 	if rt := c.topo.rels[n.Value]; rt != nil {
-		return nil, rt, true
+		return nil, &relRef{tpl: rt}, true
 	}
 	c.errorf(n.Range, path, CodeUnknownTemplate, "%s: node template %q was not found", fn, n.Value)
 	return nil, nil, false
@@ -333,10 +469,19 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 		return nil
 	}
 	if rt != nil {
-		if rt.typ != nil && rt.typ.props[name] == nil && !c.lacks(rt.typ) {
-			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: relationship template %q has no property %q", rt.name, name)
+		t := rt.typ()
+		if t == nil || c.lacks(t) {
+			return nil
 		}
-		return nil
+		if t.props[name] == nil {
+			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: %s has no property %q", rt.what(), name)
+			return nil
+		}
+		v := c.relRefProp(rt, name)
+		for _, r := range a[2:] {
+			v = c.index(v, r, path)
+		}
+		return v
 	}
 	if nt == nil || nt.typ == nil {
 		return nil
@@ -438,14 +583,11 @@ func (c *compiler) requirementNamed(nt *nodeTpl, name string) (*reqAssign, bool)
 }
 
 // relProperty is the value of the property prop (then the fields or
-// indices rest) that requirement assignment ra gives its relationship.
+// indices rest) of the relationship of requirement assignment ra.
 func (c *compiler) relProperty(ra *reqAssign, prop string, rest []*yamlsrc.Node, path string) graph.Value {
 	// Evaluating all of the relationship's properties may read secrets;
 	// only this property's own count.
-	before := c.secretReads
-	v := c.relPropsOf(ra)[prop]
-	c.secretReads = before
-	c.readSecretAt(ra.path + ".relationship.properties." + prop)
+	v := c.relRefProp(&relRef{ra: ra, tpl: ra.relTpl}, prop)
 	for _, r := range rest {
 		v = c.index(v, r, path)
 	}
@@ -522,11 +664,7 @@ func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) gra
 	}
 	switch {
 	case rt != nil:
-		if rt.typ != nil && rt.typ.attrs[name] == nil && rt.typ.props[name] == nil && !c.lacks(rt.typ) {
-			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_attribute: relationship template %q has no attribute %q", rt.name, name)
-			return nil
-		}
-		return attributeRef(rt.name, a[1:])
+		return c.relAttribute(rt, a[1:], path)
 	case nt == nil:
 		return graph.Unknown{Func: "attribute", Args: []graph.Value{a[0].Value, name}}
 	case nt.typ == nil:
@@ -567,6 +705,31 @@ func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) gra
 	}
 	c.undeclaredAttr(nt, nt.typ, a[1], path, fmt.Sprintf("node template %q", nt.name))
 	return attributeRef(nt.name, a[1:])
+}
+
+// relAttribute is get_attribute of the relationship r along path (the
+// name, then fields or indices): an attribute its type declares is known
+// at apply time; a property its type declares but no attribute of that
+// name has the property's value, which is known now.
+func (c *compiler) relAttribute(r *relRef, path []*yamlsrc.Node, at string) graph.Value {
+	t, name := r.typ(), path[0].Value
+	switch {
+	case t == nil || c.lacks(t):
+		return relAttributeRef(r, path)
+	case t.attrs[name] != nil:
+		if len(path) > 1 && !c.checkAttrPath(t.attrs[name], path[1:], at) {
+			return nil
+		}
+		return relAttributeRef(r, path)
+	case t.props[name] != nil:
+		v := c.relRefProp(r, name)
+		for _, x := range path[1:] {
+			v = c.index(v, x, at)
+		}
+		return v
+	}
+	c.errorf(path[0].Range, at, CodeUnknownProperty, "get_attribute: attribute %q was not found in %s", name, r.what())
+	return nil
 }
 
 // attributeRef is the apply-time reference to an attribute of the
@@ -693,9 +856,9 @@ func (c *compiler) fnGetOperationOutput(args *yamlsrc.Node, path string, s *scop
 	owner := ""
 	switch {
 	case nt != nil && nt.typ != nil:
-		ifaces, owner = nt.typ.ifaces, nt.name
-	case rt != nil && rt.typ != nil:
-		ifaces, owner = rt.typ.ifaces, rt.name
+		ifaces, owner = nt.typ.ifaces, "template "+quote(nt.name)
+	case rt != nil && rt.typ() != nil:
+		ifaces, owner = rt.typ().ifaces, rt.what()
 	}
 	if ifaces != nil {
 		iface := ifaces[a[1].Value]
@@ -708,16 +871,21 @@ func (c *compiler) fnGetOperationOutput(args *yamlsrc.Node, path string, s *scop
 		}
 		switch {
 		case iface == nil:
-			return c.fnErr(a[1], path, "get_operation_output: template %q has no interface %q", owner, a[1].Value)
+			return c.fnErr(a[1], path, "get_operation_output: %s has no interface %q", owner, a[1].Value)
 		case iface.ops[a[2].Value] == nil:
-			return c.fnErr(a[2], path, "get_operation_output: interface %q of template %q has no operation %q", a[1].Value, owner, a[2].Value)
+			return c.fnErr(a[2], path, "get_operation_output: interface %q of %s has no operation %q", a[1].Value, owner, a[2].Value)
 		}
 	}
 	addr := a[0].Value
-	if nt != nil {
+	switch {
+	case nt != nil:
 		addr = nt.name
-	} else if rt != nil {
-		addr = rt.name
+	case rt != nil && rt.ra != nil:
+		// A requirement's relationship's operations run as the source's
+		// Configure operations, which record their outputs.
+		addr = rt.ra.src.name
+	case rt != nil:
+		addr = rt.tpl.name
 	}
 	return graph.Unknown{Func: "operation_output", Args: []graph.Value{addr, shortIface(a[1].Value), a[2].Value, a[3].Value}}
 }
@@ -742,7 +910,12 @@ func (c *compiler) fnGetArtifact(args *yamlsrc.Node, path string, s *scope) grap
 	if len(a) > 4 {
 		return c.fnErr(args, path, "get_artifact takes at most four arguments, found %d", len(a))
 	}
-	nt, _, ok := c.entity(a[0], "get_artifact", path, s, "")
+	nt, rt, ok := c.entity(a[0], "get_artifact", path, s, "")
+	if rt != nil && rt.ra != nil {
+		// Relationships have no artifacts: their operations run with
+		// the source node's (renderOp).
+		nt = rt.ra.src
+	}
 	if !ok || nt == nil || nt.typ == nil {
 		return nil
 	}
@@ -1007,24 +1180,84 @@ func (c *compiler) resolveFunctions() {
 			}
 		}
 	}
+	c.checkUnusedRelTemplates()
+}
+
+// checkUnusedRelTemplates evaluates the operation inputs that relationship
+// templates no requirement uses assign, which rendering never reaches
+// (it renders a relationship's operations for each requirement that uses
+// it): SELF is the template, SOURCE and TARGET are not known.
+func (c *compiler) checkUnusedRelTemplates() {
+	used := map[*relTpl]bool{}
+	for _, nt := range c.topo.nodeList {
+		for _, ra := range nt.reqs {
+			if ra.relTpl != nil {
+				used[ra.relTpl] = true
+			}
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(c.topo.rels)) {
+		rt := c.topo.rels[name]
+		if used[rt] || rt.typ == nil {
+			continue
+		}
+		s := &scope{at: rt.key, rel: rt}
+		for _, iface := range rt.n.Get("interfaces").Pairs() {
+			ip := rt.path + ".interfaces." + iface.Key.Value
+			c.checkInputs(iface.Value.Get("inputs"), ip+".inputs", s)
+			ops := iface.Value.Pairs()
+			if on := iface.Value.Get("operations"); on != nil {
+				ops = on.Pairs()
+			}
+			for _, op := range ops {
+				switch op.Key.Value {
+				case "type", "description", "inputs", "notifications":
+					continue
+				}
+				c.checkInputs(op.Value.Get("inputs"), ip+"."+op.Key.Value+".inputs", s)
+			}
+		}
+	}
+}
+
+// checkInputs evaluates the values of an inputs map for their diagnostics.
+func (c *compiler) checkInputs(n *yamlsrc.Node, path string, s *scope) {
+	if n == nil || n.Kind != yamlsrc.Mapping {
+		return
+	}
+	for _, p := range n.Pairs() {
+		c.rawValue(p.Value, path+"."+p.Key.Value, s)
+	}
 }
 
 // relPropsOf evaluates once the properties a requirement assigns to its
 // relationship (long form), with the type's defaults; for a relationship
-// named by its type alone, the type's defaults. A relationship template's
-// values are its own (nil here).
+// named by its type alone, the type's defaults; for one named by a
+// relationship template, the template's values evaluated again where
+// this requirement uses it, so that SOURCE and TARGET are its ends (the
+// template reported what it found wrong when it was read).
 func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
-	if ra.relProps != nil || ra.relType == nil || (ra.relBody == nil && ra.relTpl != nil) {
+	if ra.relProps != nil || ra.relType == nil {
 		return ra.relProps
 	}
 	ra.relProps = map[string]graph.Value{}
 	s := &scope{at: ra.key, req: ra}
+	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
+		ra.relBusy = true
+		c.quietly(func() {
+			ra.relProps = c.assignProps(ra.relType, ra.relType.props, rt.n.Get("properties"), rt.path+".properties", "relationship template "+quote(rt.name), "property", s, ignoreMissing)
+		})
+		ra.relBusy = false
+		return ra.relProps
+	}
 	missing := errorMissing
 	if ra.relBody == nil {
 		// Nothing can be assigned: what is required without default is
 		// the orchestrator's to supply, not a fault of the assignment.
 		missing = ignoreMissing
 	}
+	ra.relBusy = true
 	ra.relProps = c.assignProps(ra.relType, ra.relType.props, ra.relBody.Get("properties"), ra.path+".relationship.properties", "relationship of requirement "+quote(ra.name), "property", s, missing)
+	ra.relBusy = false
 	return ra.relProps
 }

@@ -389,7 +389,11 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 				assigned = ra.relTpl.n.Get("interfaces").Get(name)
 			}
 			for opName, od := range d.ops {
-				op, ok := c.renderOp(od, assigned.Get(opName), d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
+				an := assigned.Get(opName)
+				if an == nil {
+					an = assigned.Get("operations").Get(opName)
+				}
+				op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
 				if ok {
 					ops["Configure."+opName] = op
 				}

@@ -101,8 +101,14 @@ type reqAssign struct {
 	// implicit marks a match the compiler made for an unassigned
 	// requirement (phase 6).
 	implicit bool
-	// relProps are the relationship's property values (relPropsOf).
-	relProps map[string]graph.Value
+	// relProps are the relationship's property values (relPropsOf);
+	// relBusy is set while they are evaluated, relReading lists the
+	// properties read meanwhile (relPropRead) and relCycle marks one read
+	// through itself.
+	relProps   map[string]graph.Value
+	relBusy    bool
+	relReading []string
+	relCycle   bool
 
 	target    *nodeTpl
 	targetCap *capDef
@@ -114,6 +120,8 @@ type relTpl struct {
 	key  diag.Range
 	path string
 	typ  *typeDef
+	// props are its property values, with its type's defaults.
+	props map[string]graph.Value
 }
 
 type groupTpl struct {
@@ -705,7 +713,7 @@ func (c *compiler) readRelTemplates(n *yamlsrc.Node) {
 		what := "relationship template " + quote(rt.name)
 		if rt.typ, _ = c.readTemplateType(kRelationship, p.Value, rt.key, rt.path, what, relTplKeys()); rt.typ != nil {
 			s := &scope{at: rt.key, rel: rt}
-			c.assignProps(rt.typ, rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, errorMissing)
+			rt.props = c.assignProps(rt.typ, rt.typ.props, p.Value.Get("properties"), rt.path+".properties", what, "property", s, errorMissing)
 			c.readIfaceAssignments(rt.typ, p.Value.Get("interfaces"), rt.path+".interfaces", what)
 		}
 	}

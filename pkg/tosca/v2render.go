@@ -21,6 +21,10 @@ package tosca
 //     taken from the folder of the file that declares it. Every file is
 //     written relative to the template's folder, where operations run,
 //     and confined to the configuration root.
+//     An operation's inputs are those the template assigns over the
+//     values (else defaults) its type's operation and interface input
+//     definitions give; in a relationship's operations SELF is the
+//     relationship.
 //   - An allocation (§8.5.5) is a placement request of the source
 //     representation: num_cpus (or num-cpu) → VCPU, mem_size → MEMORY_MB,
 //     disk_size → DISK_GB (sizes read as "<number> <unit>" in bytes).
@@ -28,6 +32,7 @@ package tosca
 //     graph.Unknown in the spec.
 
 import (
+	"maps"
 	"math"
 	"path/filepath"
 	"slices"
@@ -269,30 +274,70 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				continue
 			}
 			op.Range = rangeOf(at)
-			if inputs != nil && inputs.Kind == yamlsrc.Mapping {
+			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
+				inputs = nil
+			}
+			defined := definedInputs2(d, od, inputs)
+			if inputs != nil || len(defined) > 0 {
 				ev := &eval2{c: c, f: c.root, node: nd}
 				if ra != nil {
 					ev.rel = ra.relCtx()
 					ev.rel.once = "the Configure operations"
 				}
 				op.Inputs = map[string]graph.Value{}
-				for _, p := range inputs.Pairs() {
+				input := func(ev *eval2, name string, v *yamlsrc.Node) {
 					// An input secret by its definition or by what it
 					// reads is passed, but never shown.
 					before := c.secretReads
-					if od.inputs[p.Key.Value].secret() || d.inputs[p.Key.Value].secret() {
-						c.enterSecret(p.Value)()
+					if od.inputs[name].secret() || d.inputs[name].secret() {
+						c.enterSecret(v)()
 					}
-					op.Inputs[p.Key.Value] = ev.evalAt(p.Value, opPath+".inputs."+p.Key.Value)
-					if c.secretReads > before && !slices.Contains(op.Sensitive, p.Key.Value) {
-						op.Sensitive = append(op.Sensitive, p.Key.Value)
+					op.Inputs[name] = ev.evalAt(v, opPath+".inputs."+name)
+					if c.secretReads > before && !slices.Contains(op.Sensitive, name) {
+						op.Sensitive = append(op.Sensitive, name)
 					}
+				}
+				for _, name := range slices.Sorted(maps.Keys(defined)) {
+					// A definition's value reads the names of its own file.
+					dev := *ev
+					dev.f = defined[name].f
+					input(&dev, name, defined[name].value)
+				}
+				for _, p := range inputs.Pairs() {
+					input(ev, p.Key.Value, p.Value)
 				}
 				slices.Sort(op.Sensitive)
 			}
 			ops[kind+"."+opName] = op
 		}
 	}
+}
+
+// definedInputs2 returns the inputs of operation od of interface d that
+// their definitions give a value (§11.5, outgoing parameters), the
+// operation's over the interface's, and that the template's assignment
+// (assigned) does not: TOSCA 2.0 calls a definition's "value" the value
+// to pass; its default stands in when it has none.
+func definedInputs2(d *iface2, od *op2, assigned *yamlsrc.Node) map[string]*prop2 {
+	out := map[string]*prop2{}
+	for _, defs := range []map[string]*prop2{d.inputs, od.inputs} {
+		for name, p := range defs {
+			v := p.value
+			if v == nil {
+				v = p.def
+			}
+			if v == nil || v.IsNull() {
+				continue
+			}
+			if _, given := assigned.GetPair(name); given {
+				continue
+			}
+			cp := *p
+			cp.value = v
+			out[name] = &cp
+		}
+	}
+	return out
 }
 
 // implementation2 reads an operation implementation definition (§11.8)

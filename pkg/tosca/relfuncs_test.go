@@ -1,0 +1,247 @@
+package tosca
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// relFuncsTemplate has relationship operations that read the relationship
+// they belong to (SELF, TOSCA 1.3 §4.1) and its ends (SOURCE, TARGET):
+// operations its type defines (a, b, c), that a requirement's relationship
+// assigns (b, in the 1.3 grammar with "operations"), and that the
+// relationship template a requirement uses assigns (c); and outputs that
+// name the relationship template (§4.4.1, §4.5.1). The template's values
+// are evaluated where a requirement uses it: its SOURCE is that node. A
+// relationship's property may read another through SELF (url).
+const relFuncsTemplate = `tosca_definitions_version: tosca_simple_yaml_1_3
+relationship_types:
+  my.Base:
+    derived_from: tosca.relationships.DependsOn
+    properties:
+      inherited: { type: string, default: from-base }
+  my.Wire:
+    derived_from: my.Base
+    properties:
+      port: { type: integer, default: 5432 }
+      opts: { type: map, entry_schema: string, default: { mode: ro } }
+      from: { type: string, required: false }
+      url: { type: string, default: { concat: [ "db:", { get_property: [ SELF, port ] } ] } }
+    attributes:
+      link_id: { type: string }
+    interfaces:
+      Configure:
+        operations:
+          pre_configure_source:
+            implementation: pre.sh
+            inputs:
+              port: { get_property: [ SELF, port ] }
+              inherited: { get_property: [ SELF, inherited ] }
+              mode: { get_property: [ SELF, opts, mode ] }
+              source_name: { get_property: [ SOURCE, name ] }
+              target_name: { get_property: [ TARGET, name ] }
+              link: { get_attribute: [ SELF, link_id ] }
+              port_attr: { get_attribute: [ SELF, port ] }
+              url: { get_property: [ SELF, url ] }
+node_types:
+  my.Server:
+    derived_from: tosca.nodes.Root
+    properties:
+      name: { type: string }
+  my.Client:
+    derived_from: tosca.nodes.Root
+    properties:
+      name: { type: string }
+    requirements:
+      - db: { capability: tosca.capabilities.Node, node: my.Server, relationship: my.Wire }
+topology_template:
+  relationship_templates:
+    wire9:
+      type: my.Wire
+      properties: { port: 9, from: { get_property: [ SOURCE, name ] } }
+      interfaces:
+        Configure:
+          operations:
+            post_configure_source:
+              implementation: post.sh
+              inputs:
+                port: { get_property: [ SELF, port ] }
+                inherited: { get_property: [ SELF, inherited ] }
+                from: { get_property: [ SELF, from ] }
+  node_templates:
+    db: { type: my.Server, properties: { name: db } }
+    a:
+      type: my.Client
+      properties: { name: a }
+      requirements:
+        - db: db
+    b:
+      type: my.Client
+      properties: { name: b }
+      requirements:
+        - db:
+            node: db
+            relationship:
+              type: my.Wire
+              properties: { port: 6000 }
+              interfaces:
+                Configure:
+                  operations:
+                    post_configure_target:
+                      implementation: post.sh
+                      inputs:
+                        port: { get_property: [ SELF, port ] }
+                        out: { get_operation_output: [ SELF, Configure, pre_configure_source, id ] }
+    c:
+      type: my.Client
+      properties: { name: c }
+      requirements:
+        - db: { node: db, relationship: wire9 }
+  outputs:
+    tpl_port: { value: { get_property: [ wire9, port ] } }
+    tpl_inherited: { value: { get_property: [ wire9, inherited ] } }
+    tpl_attr: { value: { get_attribute: [ wire9, link_id ] } }
+    req_port: { value: { get_property: [ c, db, 0, port ] } }
+`
+
+// TestRelationshipOperationsReadTheirRelationship checks that SELF in a
+// relationship's operations is the relationship: its properties, with
+// the values a requirement or relationship template assigns and its
+// types' defaults, known at compile time; its declared attributes known
+// at apply time. Before, SELF was the source node and compiling failed
+// ("node template "a" has no property "port"").
+func TestRelationshipOperationsReadTheirRelationship(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"f.yaml": relFuncsTemplate, "pre.sh": "", "post.sh": ""} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, diags := Compile(context.Background(), filepath.Join(dir, "f.yaml"), Options{})
+	requireNoErrors(t, diags)
+	link := func(src string) graph.Value {
+		return graph.Unknown{Func: "get_attribute", Args: []graph.Value{src, "RELATIONSHIP", "db", "link_id"}}
+	}
+	want := map[string]map[string]map[string]graph.Value{
+		"a": {"Configure.pre_configure_source": {"port": int64(5432), "inherited": "from-base", "mode": "ro",
+			"source_name": "a", "target_name": "db", "link": link("a"), "port_attr": int64(5432), "url": "db:5432"}},
+		"b": {
+			"Configure.pre_configure_source": {"port": int64(6000), "inherited": "from-base", "mode": "ro",
+				"source_name": "b", "target_name": "db", "link": link("b"), "port_attr": int64(6000), "url": "db:6000"},
+			"Configure.post_configure_target": {"port": int64(6000),
+				"out": graph.Unknown{Func: "operation_output", Args: []graph.Value{"b", "Configure", "pre_configure_source", "id"}}},
+		},
+		"c": {
+			"Configure.pre_configure_source": {"port": int64(9), "inherited": "from-base", "mode": "ro",
+				"source_name": "c", "target_name": "db", "link": link("c"), "port_attr": int64(9), "url": "db:9"},
+			"Configure.post_configure_source": {"port": int64(9), "inherited": "from-base", "from": "c"},
+		},
+	}
+	for addr, ops := range want {
+		r, ok := g.Resource(addr)
+		if !ok {
+			t.Fatalf("no resource %q", addr)
+		}
+		for op, inputs := range ops {
+			got := r.Driver.Operations[op].Inputs
+			if !graph.Equal(graph.Value(got), graph.Value(inputs)) {
+				t.Errorf("%s %s inputs = %s, want %s", addr, op, graph.Render(got), graph.Render(inputs))
+			}
+		}
+	}
+	for name, w := range map[string]graph.Value{
+		"tpl_port": int64(9), "tpl_inherited": "from-base", "req_port": int64(9),
+		"tpl_attr": graph.Unknown{Func: "attribute", Args: []graph.Value{"wire9", "link_id"}},
+	} {
+		if got := g.Outputs[name]; !graph.Equal(got, w) {
+			t.Errorf("output %s = %s, want %s", name, graph.Render(got), graph.Render(w))
+		}
+	}
+}
+
+// TestOperationInputDefinitionValues2 checks that the inputs a TOSCA 2.0
+// type's operation and interface definitions give a value (§11.5: the
+// value of an outgoing parameter, else its default) are passed, the
+// template's assignment winning; in a relationship type's operations SELF
+// is the relationship. Before, only the template's assignments were
+// rendered: the relationship's operation got no inputs at all.
+func TestOperationInputDefinitionValues2(t *testing.T) {
+	g := compileFiles2(t, map[string]string{
+		"pre.sh": "", "post.sh": "", "create.sh": "",
+		"main.yaml": `tosca_definitions_version: tosca_2_0
+capability_types:
+  Api: {}
+interface_types:
+  Configure:
+    operations:
+      pre_configure_source: {}
+      post_configure_source: {}
+  Standard:
+    operations:
+      create: {}
+relationship_types:
+  Wire:
+    properties:
+      port: { type: integer, default: 5432 }
+    interfaces:
+      Configure:
+        type: Configure
+        inputs:
+          mode: { type: string, default: rw }
+        operations:
+          pre_configure_source:
+            implementation: pre.sh
+            inputs:
+              port: { type: integer, value: { $get_property: [ SELF, port ] } }
+              src: { type: string, value: { $get_property: [ SELF, SOURCE, name ] } }
+node_types:
+  Server:
+    properties:
+      name: { type: string }
+    capabilities:
+      api: { type: Api }
+    interfaces:
+      Standard:
+        type: Standard
+        operations:
+          create:
+            implementation: create.sh
+            inputs:
+              name: { type: string, value: { $get_property: [ SELF, name ] } }
+              size: { type: integer, default: 1 }
+  Client:
+    properties:
+      name: { type: string }
+    requirements:
+      - db: { capability: Api, node: Server, relationship: Wire }
+service_template:
+  relationship_templates:
+    w9: { type: Wire, properties: { port: 9 } }
+  node_templates:
+    db:
+      type: Server
+      properties: { name: db }
+      interfaces: { Standard: { operations: { create: { inputs: { size: 3 } } } } }
+    a: { type: Client, properties: { name: a }, requirements: [ { db: db } ] }
+    c: { type: Client, properties: { name: c }, requirements: [ { db: { node: db, relationship: w9 } } ] }
+`})
+	for _, w := range []struct {
+		addr, op string
+		inputs   map[string]graph.Value
+	}{
+		{"a", "Configure.pre_configure_source", map[string]graph.Value{"port": int64(5432), "src": "a", "mode": "rw"}},
+		{"c", "Configure.pre_configure_source", map[string]graph.Value{"port": int64(9), "src": "c", "mode": "rw"}},
+		{"db", "Standard.create", map[string]graph.Value{"name": "db", "size": int64(3)}},
+	} {
+		r, ok := g.Resource(w.addr)
+		if !ok {
+			t.Fatalf("no resource %q", w.addr)
+		}
+		if got := r.Driver.Operations[w.op].Inputs; !graph.Equal(graph.Value(got), graph.Value(w.inputs)) {
+			t.Errorf("%s %s inputs = %s, want %s", w.addr, w.op, graph.Render(got), graph.Render(w.inputs))
+		}
+	}
+}
