@@ -110,16 +110,3 @@ func TestUnknownFlagsAreNamedAsTyped(t *testing.T) {
 		}
 	}
 }
-
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0}, {"json", "json", 0}, {"jsn", "json", 1}, {"lock", "lcok", 2}, {"", "out", 3}, {"kitten", "sitting", 3},
-	} {
-		if got := editDistance(tc.a, tc.b); got != tc.want || editDistance(tc.b, tc.a) != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
-		}
-	}
-}

@@ -33,6 +33,7 @@ var ours = []struct {
 	{"pkg/diag", nil},
 	{"internal/yamlsrc", []string{"pkg/diag"}},
 	{"internal/textdiff", nil},
+	{"internal/nearest", nil},
 	{"internal/userfile", nil},
 	{"internal/canonjson", []string{"pkg/graph"}},
 	{"internal/layering", nil},
@@ -46,7 +47,7 @@ var ours = []struct {
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
 	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests
 	{"pkg/symbols", []string{"pkg/diag"}},
-	{"pkg/tosca", []string{"internal/userfile", "internal/funceval", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
+	{"pkg/tosca", []string{"internal/userfile", "internal/nearest", "internal/funceval", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
 	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/xosplan/xosplan/internal/nearest"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
@@ -29,34 +30,11 @@ func nearestName(name string, names []string) string {
 		if n == name || utf8.RuneCountInString(n) > yamlsrc.MaxNameChars {
 			continue
 		}
-		if d := editDistance(name, n); d < bestDist {
+		if d := nearest.Distance(name, n); d < bestDist {
 			best, bestDist = n, d
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance between a and b, counted in
-// runes, in O(len(a)·len(b)) time and O(len(b)) space.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(rb)]
 }
 
 // undeclaredInputs reports, as errors (Terraform refuses a value for an

@@ -28,9 +28,6 @@ func TestNearestName(t *testing.T) {
 			t.Errorf("nearestName(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
-	if got := editDistance("kitten", "sitting"); got != 3 {
-		t.Errorf("editDistance(kitten, sitting) = %d, want 3", got)
-	}
 }
 
 // TestUndeclaredInputIsAnError: a value given for an input the template
