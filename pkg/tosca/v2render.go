@@ -133,10 +133,7 @@ func (c *compiler) addReads2(g *graph.Graph) {
 		linked[pair{e.Source, e.Target}] = true
 	}
 	for _, r := range g.Resources() {
-		var targets []string
-		forRefs(r, func(addr string) { targets = append(targets, addr) })
-		slices.Sort(targets)
-		for _, t := range slices.Compact(targets) {
+		for _, t := range attributeReads(r) {
 			k := pair{r.Address, t}
 			if _, known := g.Resource(t); !known || t == r.Address || linked[k] {
 				continue

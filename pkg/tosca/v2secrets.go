@@ -194,12 +194,8 @@ func (c *compiler) spreadSecrets(g *graph.Graph, secretOutputs map[string]bool) 
 	}
 	readers := map[string][]*graph.Resource{}
 	queue := slices.Clone(g.Resources())
-	var targets []string
 	for _, r := range queue {
-		targets = targets[:0]
-		forRefs(r, func(addr string) { targets = append(targets, addr) })
-		slices.Sort(targets)
-		for _, addr := range slices.Compact(targets) {
+		for _, addr := range attributeReads(r) {
 			readers[addr] = append(readers[addr], r)
 		}
 	}
@@ -220,15 +216,17 @@ func (c *compiler) spreadSecrets(g *graph.Graph, secretOutputs map[string]bool) 
 	}
 }
 
-// forRefs calls fn with the address of each attribute reference in r's
-// spec and operation inputs.
-func forRefs(r *graph.Resource, fn func(addr string)) {
+// attributeReads returns the addresses whose attributes r's spec and
+// operation inputs read (attribute(address, …) unknowns), sorted, each
+// once.
+func attributeReads(r *graph.Resource) []string {
+	var addrs []string
 	var walk func(v graph.Value)
 	walk = func(v graph.Value) {
 		switch x := v.(type) {
 		case graph.Unknown:
 			if addr, ok := firstArg2(x); ok && x.Func == "attribute" {
-				fn(addr)
+				addrs = append(addrs, addr)
 			}
 			for _, a := range x.Args {
 				walk(a)
@@ -247,6 +245,8 @@ func forRefs(r *graph.Resource, fn func(addr string)) {
 	for _, op := range r.Driver.Operations {
 		walk(op.Inputs)
 	}
+	slices.Sort(addrs)
+	return slices.Compact(addrs)
 }
 
 // spreadInto marks the values of r that read a secret of g; it reports
