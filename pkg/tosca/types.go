@@ -712,7 +712,9 @@ func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp b
 		d.typeName, d.prim, d.dt, d.entry, d.keyS = prev.typeName, prev.prim, prev.dt, prev.entry, prev.keyS
 		d.constraints = prev.constraints
 	case what == "input":
-		// §3.6.14: a parameter definition may leave its type out.
+		// 1.3 §3.6.14 (1.0 §3.5.12): a parameter definition may leave
+		// its type out ("required for a TOSCA Property definition, but
+		// is not for a TOSCA Parameter definition").
 	default:
 		// §3.6.10, §3.6.12: type is required in property and attribute
 		// definitions, in type definitions as in templates (1.3 §3.6.14
