@@ -104,7 +104,7 @@ func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
 		}
 		inputs := map[string]*prop2{}
 		if in := p.Value.Get("inputs"); in != nil {
-			c.readPropDefs2(f, inputs, in, path+".inputs", true)
+			c.readParamDefs2(f, inputs, in, path+".inputs", false)
 		}
 		steps := p.Value.Get("steps")
 		if steps == nil || steps.IsNull() {

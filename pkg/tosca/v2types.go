@@ -400,7 +400,7 @@ func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
 		c.typeNames2(t.f, kRelationship, n.Get("valid_relationship_types"), path+".valid_relationship_types")
 	case kInterface:
 		if in := n.Get("inputs"); in != nil {
-			c.readPropDefs2(t.f, map[string]*prop2{}, in, path+".inputs", true)
+			c.readParamDefs2(t.f, map[string]*prop2{}, in, path+".inputs", true)
 		}
 		c.readOpDefs2(t.f, t.ops, n.Get("operations"), path+".operations", true)
 		c.readOpDefs2(t.f, t.notes, n.Get("notifications"), path+".notifications", true)

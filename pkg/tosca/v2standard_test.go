@@ -1,0 +1,116 @@
+package tosca
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// TestParameterDefinitions2: the inputs of an interface or operation
+// definition are parameter definitions (§9.7): type may be left out
+// ("While this keyname is mandatory for a TOSCA Property definition, it
+// is not mandatory for a TOSCA parameter definition"), and an outgoing
+// parameter may be written in the single-line grammar,
+// <parameter_name>: <parameter_value> | <parameter_value_expression>.
+// The values are passed to the operation; a typed one is still checked.
+func TestParameterDefinitions2(t *testing.T) {
+	const types = `tosca_definitions_version: tosca_2_0
+imports: [ { profile: org.oasis-open.simple:2.0 } ]
+node_types:
+  App:
+    derived_from: Root
+    properties:
+      cidr: { type: string }
+    interfaces:
+      Standard:
+        inputs:
+          region:
+            description: untyped, with a value
+            value: { $get_property: [ SELF, cidr ] }
+          optional:
+            required: false
+        operations:
+          create:
+            implementation: create.sh
+            inputs:
+              short_call: { $get_property: [ SELF, cidr ] }
+              short_constant: 5
+              short_map: { a: 1 }
+              long_untyped:
+                required: true
+                value: { $concat: [ x, y ] }
+              typed:
+                type: integer
+                value: 7
+`
+	const main = `tosca_definitions_version: tosca_2_0
+imports: [ { url: types/types.yaml } ]
+service_template:
+  node_templates:
+    app:
+      type: App
+      properties: { cidr: 10.0.0.0/8 }
+`
+	root, path := writeAppStack(t, types, main)
+	g, diags := Compile(context.Background(), path, Options{Root: rootAt(t, root)})
+	op, ok := appOperation(t, g, diags, nil, "Standard.create")
+	if !ok {
+		t.Fatal("no Standard.create operation")
+	}
+	want := map[string]string{
+		"region": `"10.0.0.0/8"`, "short_call": `"10.0.0.0/8"`, "short_constant": "5", "short_map": `{"a":1}`,
+		"long_untyped": `"xy"`, "typed": "7",
+	}
+	for name, w := range want {
+		if got := graph.Render(op.Inputs[name]); got != w {
+			t.Errorf("input %s = %s, want %s", name, got, w)
+		}
+	}
+	if _, ok := op.Inputs["optional"]; ok {
+		t.Errorf("input optional, which has no value, is passed: %v", op.Inputs)
+	}
+
+	// A typed definition's single-line value is checked against its type,
+	// and a map that holds a keyname is the long form.
+	bad := `tosca_definitions_version: tosca_2_0
+imports: [ { profile: org.oasis-open.simple:2.0 } ]
+node_types:
+  Base:
+    derived_from: Root
+    properties:
+      cidr: { type: string }
+    interfaces:
+      Standard:
+        inputs:
+          level: { type: integer, required: false }
+  App:
+    derived_from: Base
+    interfaces:
+      Standard:
+        inputs:
+          level: high
+        operations:
+          create:
+            implementation: create.sh
+            inputs:
+              mixed: { required: true, colour: red }
+`
+	root, path = writeAppStack(t, bad, main)
+	_, diags = Compile(context.Background(), path, Options{Root: rootAt(t, root)})
+	var got []string
+	for _, d := range diags {
+		if d.Severity == diag.Error {
+			got = append(got, d.Code+" "+d.Path)
+		}
+	}
+	wantErr := []string{
+		CodeValue + " node_types.App.interfaces.Standard.inputs.level",
+		CodeUnknownField + " node_types.App.interfaces.Standard.operations.create.inputs.mixed.colour",
+	}
+	if !slices.Equal(got, wantErr) {
+		t.Errorf("errors %q, want %q\n%v", got, wantErr, diags)
+	}
+}
