@@ -284,7 +284,7 @@ func (c *converter) convert(n *yaml.Node, depth int) *Node {
 			return out
 		}
 	}
-	out := &Node{Range: c.rangeOf(n), Tag: n.ShortTag(), Anchor: n.Anchor}
+	out := &Node{Range: c.rangeOf(n), Tag: n.ShortTag(), Anchor: n.Anchor, Tagged: n.Style&yaml.TaggedStyle != 0}
 	c.nodes++
 	if n.Anchor != "" {
 		c.memo[n] = out

@@ -2,9 +2,11 @@ package tosca
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -112,5 +114,71 @@ node_types:
 	}
 	if !slices.Equal(got, wantErr) {
 		t.Errorf("errors %q, want %q\n%v", got, wantErr, diags)
+	}
+}
+
+// errorPaths2 compiles the files (by slash path) with main.yaml as the
+// template and returns "code path" of each error, in order.
+func errorPaths2(t *testing.T, files map[string]string, opts Options) []string {
+	t.Helper()
+	dir := testutil.Tree(t, files)
+	opts.Root = []string{dir}
+	_, diags := Compile(context.Background(), filepath.Join(dir, "main.yaml"), opts)
+	var got []string
+	for _, d := range diags {
+		if d.Severity == diag.Error {
+			got = append(got, d.Code+" "+d.Path)
+		}
+	}
+	return got
+}
+
+// TestTaggedTimestamp2: TOSCA 2.0 timestamps are RFC 3339 strings, and
+// "to ensure portability TOSCA implementations shall not accept" the
+// YAML !!timestamp type (§9.1.2.1, OASIS Standard and csd07 alike): a
+// value written with the tag is an error wherever a value is checked
+// (a timestamp or string property, an input's default) and in metadata
+// (§5.3.1 lists the YAML types metadata holds), while a plain
+// date-time, which YAML 1.2 reads as text, and a quoted one are
+// timestamps.
+func TestTaggedTimestamp2(t *testing.T) {
+	const main = `tosca_definitions_version: tosca_2_0
+metadata:
+  plain: 2001-12-14T21:59:43Z
+  tagged: !!timestamp 2001-12-14T21:59:43Z
+node_types:
+  N:
+    properties:
+      plain: { type: timestamp }
+      quoted: { type: timestamp }
+      tagged: { type: timestamp }
+      tagged_quoted: { type: timestamp }
+      text: { type: string }
+service_template:
+  inputs:
+    when:
+      type: timestamp
+      default: !!timestamp 2001-12-14t21:59:43.10-05:00
+  node_templates:
+    n:
+      type: N
+      properties:
+        plain: 2001-12-14T21:59:43Z
+        quoted: "2001-12-14T21:59:43.10-05:00"
+        tagged: !!timestamp 2001-12-14T21:59:43Z
+        tagged_quoted: !!timestamp "2001-12-14T21:59:43Z"
+        text: !!timestamp 2001-12-14T21:59:43Z
+`
+	got := errorPaths2(t, map[string]string{"main.yaml": main}, Options{})
+	want := []string{
+		CodeMetadata + " metadata.tagged",
+		CodeValue + " service_template.inputs.when.default",
+		CodeValue + " service_template.node_templates.n.properties.tagged",
+		CodeValue + " service_template.node_templates.n.properties.tagged_quoted",
+		CodeValue + " service_template.node_templates.n.properties.text",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("errors %q, want %q", got, want)
 	}
 }
