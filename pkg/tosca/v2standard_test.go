@@ -182,3 +182,72 @@ service_template:
 		t.Errorf("errors %q, want %q", got, want)
 	}
 }
+
+// TestOneNumberVersions: a TOSCA version is
+// <major_version>.<minor_version>[.<fix_version>[.<qualifier>[-<build_version>]]],
+// minor_version "a mandatory integer value" in 2.0 §9.1.2.3 (csd07 and
+// the OASIS Standard alike) and "required" in 1.3 §3.2.2. In 2.0, which
+// is strict, version: 2 and "2" are errors, for a type's version keyname
+// and for values of type version alike; 1.x reads them as 2.0, as
+// tosca-parser does, with a warning.
+func TestOneNumberVersions(t *testing.T) {
+	v2 := `tosca_definitions_version: tosca_2_0
+data_types:
+  D:
+    version: 2
+    properties:
+      v: { type: version, default: "3" }
+node_types:
+  N:
+    version: "2.1"
+    properties:
+      a: { type: version }
+      b: { type: version }
+      c: { type: version }
+service_template:
+  node_templates:
+    n:
+      type: N
+      properties: { a: 2, b: "2.0", c: 1.0.0.beta-1 }
+`
+	got := errorPaths2(t, map[string]string{"main.yaml": v2}, Options{})
+	want := []string{
+		CodeValue + " data_types.D.properties.v.default",
+		CodeValue + " data_types.D.version",
+		CodeValue + " service_template.node_templates.n.properties.a",
+	}
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("2.0 errors %q, want %q", got, want)
+	}
+
+	v13 := `tosca_definitions_version: tosca_simple_yaml_1_3
+metadata:
+  template_version: 2
+node_types:
+  N:
+    derived_from: tosca.nodes.Root
+    properties:
+      a: { type: version }
+      b: { type: version }
+topology_template:
+  node_templates:
+    n:
+      type: N
+      properties: { a: "2", b: 2.1 }
+`
+	dir := testutil.Tree(t, map[string]string{"main.yaml": v13})
+	_, diags := Compile(context.Background(), filepath.Join(dir, "main.yaml"), Options{Root: []string{dir}})
+	var warned []string
+	for _, d := range diags {
+		if d.Severity == diag.Error {
+			t.Errorf("1.3: error %v", d)
+		}
+		if d.Code == CodeValue {
+			warned = append(warned, d.Path)
+		}
+	}
+	if wantW := []string{"metadata.template_version", "topology_template.node_templates.n.properties.a"}; !slices.Equal(warned, wantW) {
+		t.Errorf("1.3 warnings at %q, want %q\n%v", warned, wantW, diags)
+	}
+}

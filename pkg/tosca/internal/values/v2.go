@@ -54,7 +54,8 @@ var rfc3339 = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}
 //	           YAML 1.2 and accepted; one tagged !!timestamp is not, for any
 //	           type (§9.1.2.1: implementations "shall not accept this YAML
 //	           type")
-//	version    as Coerce
+//	version    as Coerce, but with the minor version: "2" is not a version
+//	           (§9.1.2.3: minor_version is mandatory)
 //
 // A null node is accepted only by nil: strings and bytes cannot be null
 // (§9.1.1.1, §9.1.1.5).
@@ -111,7 +112,11 @@ func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
 			return ParseTimestampV2(n.Value)
 		}
 	case Version:
-		return coerce(Version, n, false)
+		v, err := coerce(Version, n, false)
+		if err == nil && VersionWithoutMinor(n.Value) {
+			return nil, fmt.Errorf("%s is not a TOSCA version: the minor version is mandatory, major.minor[.fix[.qualifier[-build]]] (§9.1.2.3); write \"%s.0\"", display(n), strings.TrimSpace(n.Value))
+		}
+		return v, err
 	default:
 		return nil, fmt.Errorf("%q is not a primitive type", typ)
 	}
