@@ -2,8 +2,10 @@ package tosca
 
 import (
 	"context"
+	"maps"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
@@ -249,5 +251,97 @@ topology_template:
 	}
 	if wantW := []string{"metadata.template_version", "topology_template.node_templates.n.properties.a"}; !slices.Equal(warned, wantW) {
 		t.Errorf("1.3 warnings at %q, want %q\n%v", warned, wantW, diags)
+	}
+}
+
+// TestRepositoryScope2: repositories are definitions of a namespace,
+// as types are (§6.7: a profile is a collection of "types,
+// repositories, and functions"; §6.8.4 counts repositories among the
+// names unique in a namespace): a file sees the repositories of the
+// files and profiles it imports without a namespace, transitively, and
+// those of an import with a namespace as ns:name. A repository's
+// relative url is read from the folder of the file that defines it. An
+// operation's artifact in a repository an imported file defines is
+// that repository's URL.
+func TestRepositoryScope2(t *testing.T) {
+	files := map[string]string{
+		"lib/defs.yaml": `tosca_definitions_version: tosca_2_0
+repositories:
+  shared: { url: ../shared }
+  remote: https://scripts.example/v1
+`,
+		"lib/outer.yaml": `tosca_definitions_version: tosca_2_0
+imports: [ { url: defs.yaml } ]
+`,
+		"shared/types.yaml": `tosca_definitions_version: tosca_2_0
+imports: [ { profile: org.oasis-open.simple:2.0 } ]
+node_types:
+  App:
+    derived_from: Root
+`,
+		"profiles/repos.yaml": `tosca_definitions_version: tosca_2_0
+profile: org.example.repos:1.0
+repositories:
+  shared: { url: ../shared }
+`,
+	}
+	cases := []struct {
+		name, imports string
+		want          []string
+	}{
+		{"a repository of an import", `
+  - url: lib/defs.yaml
+  - { url: types.yaml, repository: shared }`, nil},
+		{"through an import's import", `
+  - url: lib/outer.yaml
+  - { url: /types.yaml, repository: shared }`, nil},
+		{"qualified by the namespace of the import", `
+  - { url: lib/defs.yaml, namespace: d }
+  - { url: types.yaml, repository: d:shared }`, nil},
+		{"of a profile", `
+  - profile: org.example.repos:1.0
+  - { url: types.yaml, repository: shared }`, nil},
+		{"unqualified, of an import with a namespace", `
+  - { url: lib/defs.yaml, namespace: d }
+  - { url: types.yaml, repository: shared }`, []string{CodeUnknownRepository + " imports[1]"}},
+		{"of an import that comes later", `
+  - { url: types.yaml, repository: shared }
+  - url: lib/defs.yaml`, []string{CodeUnknownRepository + " imports[0]"}},
+	}
+	for _, tt := range cases {
+		t.Run(tt.name, func(t *testing.T) {
+			fs := maps.Clone(files)
+			fs["main.yaml"] = "tosca_definitions_version: tosca_2_0\nimports:" + tt.imports + `
+service_template:
+  node_templates:
+    app:
+      type: App
+      interfaces:
+        Standard:
+          operations:
+            create: { implementation: { primary: { file: create.sh, repository: remote } } }
+`
+			if tt.name == "qualified by the namespace of the import" {
+				fs["main.yaml"] = strings.Replace(fs["main.yaml"], "repository: remote", "repository: d:remote", 1)
+			}
+			dir := testutil.Tree(t, fs)
+			g, diags := Compile(context.Background(), filepath.Join(dir, "main.yaml"), Options{Root: []string{dir}, ProfilePath: []string{filepath.Join(dir, "profiles")}})
+			var got []string
+			for _, d := range diags {
+				if d.Severity == diag.Error {
+					got = append(got, d.Code+" "+d.Path)
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Fatalf("errors %q, want %q\n%v", got, tt.want, diags)
+			}
+			if tt.want != nil || tt.name == "of a profile" {
+				return
+			}
+			op, ok := appOperation(t, g, diags, nil, "Standard.create")
+			if !ok || op.Implementation != "https://scripts.example/v1/create.sh" {
+				t.Errorf("Standard.create runs %q (found %v), want the remote repository's URL", op.Implementation, ok)
+			}
+		})
 	}
 }
