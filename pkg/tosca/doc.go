@@ -306,6 +306,19 @@
 //     for xosplan from 1.3's normative types with 2.0's names and grammar.
 //     The profile search path (Options.ProfilePath or Options.Profiles)
 //     wins over it.
+//   - A repository is a name of a namespace, as a type is (§6.7,
+//     §6.8.4): an import or artifact may name one a file or profile
+//     imported before defines (ns:name through an import with a
+//     namespace); a relative repository url is read from the folder of
+//     the file that defines it.
+//   - Operation, notification and interface inputs are parameter
+//     definitions (OASIS Standard §9.8, csd07 §9.7): type may be left
+//     out, and an input written as its value alone (anything but a map
+//     holding a parameter keyname) is the value the operation receives.
+//   - A value tagged !!timestamp is an error (§9.1.2.1: implementations
+//     "shall not accept this YAML type"), and a version without its
+//     minor number ("2") is no version (§9.1.2.3); 1.x reads "2" as 2.0
+//     with a warning (1.3 §3.2.2 requires the minor number too).
 //   - A url starting with "/" is read from the repository of the
 //     importing file: a CSAR's root, else the top-level template's folder
 //     (the service's tree); a profile's, from the search folder it was
