@@ -533,14 +533,10 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 			assigned = an.Get("inputs").Pairs()
 			// TOSCA 1.3 operation outputs: name: [ SELF, attribute, … ].
 			for _, p := range an.Get("outputs").Pairs() {
-				attr := p.Value.Value
-				if items := p.Value.Items(); len(items) > 0 {
-					attr = items[len(items)-1].Value
-				}
 				if op.Outputs == nil {
 					op.Outputs = map[string]string{}
 				}
-				op.Outputs[p.Key.Value] = attr
+				op.Outputs[p.Key.Value] = c.outputAttribute(p.Value, s, path+".outputs."+p.Key.Value)
 			}
 		}
 	}
