@@ -380,8 +380,26 @@ func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr strin
 	if rt := c.topo.rels[n.Value]; rt != nil {
 		return nil, &relRef{tpl: rt}, true
 	}
+	if what := c.groupOrPolicy(n.Value); what != "" {
+		c.errorf(n.Range, path, CodeUnknownTemplate, "%s: %q is %s, not a node or relationship template, the entities whose properties and attributes TOSCA 1.3 functions read (§4.4.1, §4.5.1)", fn, n.Value, what)
+		return nil, nil, false
+	}
 	c.errorf(n.Range, path, CodeUnknownTemplate, "%s: node template %q was not found", fn, n.Value)
 	return nil, nil, false
+}
+
+// groupOrPolicy names what name is when it is a group's or a policy's
+// name ("a group", "a policy"), else "".
+func (c *compiler) groupOrPolicy(name string) string {
+	if c.topo.groups[name] != nil {
+		return "a group"
+	}
+	for _, p := range c.topo.policies {
+		if p.name == name {
+			return "a policy"
+		}
+	}
+	return ""
 }
 
 // readRef is a node template's value naming another node template: the
