@@ -262,11 +262,19 @@ relationship_types:
         operations:
           pre_configure_source:
             implementation: pre.sh
+            outputs:
+              typed: [ SELF, link_id ]
 node_types:
   my.Server:
     derived_from: tosca.nodes.Root
     attributes:
       client: { type: string }
+    interfaces:
+      Standard:
+        create:
+          implementation: pre.sh
+          outputs:
+            who: [ SELF, client ]
   my.Client:
     derived_from: tosca.nodes.Root
     requirements:
@@ -313,12 +321,14 @@ topology_template:
 // operation's outputs go (TOSCA 1.3 §3.6.17): [SELF, attr] to the
 // relationship (the requirement and its index among the node's
 // assignments of it), [TARGET, attr] to the requirement's target,
-// [SOURCE, attr] to the node, as a node's own operation's outputs; and
+// [SOURCE, attr] to the node, as a node's own operation's outputs, those
+// of the type's operation definition as those of the template's; and
 // that get_attribute of a relationship template by name (§4.5.1) reads
 // the relationship of each requirement that uses it, a list when there
 // are several, after their sources (a reads edge). Before, every output
 // set an attribute of the source node, and such a get_attribute named a
-// resource that no apply records.
+// resource that no apply records, and the outputs a type's operation
+// definition maps were not mapped at all.
 func TestRelationshipOperationOutputs(t *testing.T) {
 	dir := t.TempDir()
 	for name, text := range map[string]string{"f.yaml": relOutputsTemplate, "pre.sh": ""} {
@@ -344,13 +354,19 @@ func TestRelationshipOperationOutputs(t *testing.T) {
 	// a's two assignments of db share the operation key: the last wins.
 	got := a.Driver.Operations["Configure.pre_configure_source"].Outputs
 	want := map[string]string{
-		"link": graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
-		"peer": graph.OutputAttribute{Target: "db2", Name: "client"}.String(),
-		"note": "note",
-		"odd":  graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "undeclared"}.String(),
+		"link":  graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
+		"peer":  graph.OutputAttribute{Target: "db2", Name: "client"}.String(),
+		"note":  "note",
+		"odd":   graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "undeclared"}.String(),
+		"typed": graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
 	}
 	if !maps.Equal(got, want) {
 		t.Errorf("a's outputs = %v, want %v", got, want)
+	}
+	// A type's operation definition maps its outputs too.
+	db, _ := g.Resource("db")
+	if got, want := db.Driver.Operations["Standard.create"].Outputs, map[string]string{"who": "client"}; !maps.Equal(got, want) {
+		t.Errorf("db's outputs = %v, want %v", got, want)
 	}
 	if w := `{"requirement":"db","index":1,"target":"db2","attribute":"link_id"}`; want["link"] != w {
 		t.Errorf("OutputAttribute = %s, want %s", want["link"], w)
