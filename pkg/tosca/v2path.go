@@ -507,10 +507,9 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 
 // relValue evaluates a query at a relationship (re): a property is the
 // value its assignment, relationship template or type gives, when known
-// at compile time; an attribute, which no apply records for a
-// relationship, is left to the orchestrator (graph.Unknown, which apply
-// reports it cannot resolve). Relationships have no artifacts and
-// allocate no capacity of their own.
+// at compile time; an attribute is known at apply time, once the
+// operations that set it ran (relAttributeRef2). Relationships have no
+// artifacts and allocate no capacity of their own.
 func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []graph.Value) graph.Value {
 	c, ra := ev.c, re.ra
 	owner := "the relationship of requirement " + quote(ra.name) + " of node template " + quote(re.src.name)
@@ -534,6 +533,9 @@ func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []
 	}
 	c.relSecret2(re, name)
 	if d == nil || (fn == "get_attribute" && rt.attrs[name] != nil) {
+		if fn == "get_attribute" && re.r >= 0 {
+			return relAttributeRef2(re, rest)
+		}
 		return unknown2(fn, vals)
 	}
 	v, ok := ra.relProps[name]
@@ -547,6 +549,33 @@ func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []
 		return unknown2(fn, vals)
 	}
 	return ev.walkValue(v, rest[1:])
+}
+
+// relAttributeRef2 is the apply-time value of the attribute of the
+// relationship re along path (its name, then fields or indices): the
+// attribute that the relationship's source records for it (pkg/executor
+// resolves get_attribute(source, RELATIONSHIP, requirement, index,
+// path…)), the index counting the relationships of the source's
+// assignments of the requirement in their order.
+func relAttributeRef2(re *relEnd2, path []graph.Value) graph.Unknown {
+	idx := firstRelIndex2(re.src, re.ra) + re.r
+	args := append([]graph.Value{address2(re.src, re.srcIdx), "RELATIONSHIP", re.ra.name, idx}, path...)
+	return graph.Unknown{Func: "get_attribute", Args: args}
+}
+
+// firstRelIndex2 is the index, among the relationships of nd's
+// requirement ra.name, of the first that the assignment ra makes.
+func firstRelIndex2(nd *node2, ra *reqAssign2) int64 {
+	idx := int64(0)
+	for _, o := range nd.reqs {
+		if o == ra {
+			break
+		}
+		if o.name == ra.name {
+			idx += relCount2(o)
+		}
+	}
+	return idx
 }
 
 // relProp2 evaluates property name (definition d) of the relationship re

@@ -271,6 +271,7 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				continue
 			}
 			op.Range = rangeOf(at)
+			op.Outputs = c.opOutputs2(nd, ra, od.n, given.Get(opName))
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
 			}
