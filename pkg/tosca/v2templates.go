@@ -140,7 +140,7 @@ func (c *compiler) readTopology2(root *file) {
 	c.readInputs2(root, st.Get("inputs"))
 	if rt := st.Get("relationship_templates"); rt != nil && rt.Kind == yamlsrc.Mapping {
 		for _, p := range rt.Pairs() {
-			c.readRelTemplate2(root, p)
+			c.readRelTemplate2(root, p, rt)
 		}
 	}
 	nt := st.Get("node_templates")
@@ -323,23 +323,63 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 }
 
 // readRelTemplate2 reads a relationship template (§7.4).
-func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair) {
+func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	path := "service_template.relationship_templates." + p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
 		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "relationship template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
 	c.keys2(p.Value, path, func() string { return "relationship template " + quote(p.Key.Value) }, relTemplateKeys2(), nil)
-	t := c.typeRef2(f, kRelationship, p.Value.Get("type"), path+".type")
+	n, ok := c.copyRelTemplate2(p, all, path)
+	if !ok {
+		c.v2.topo.failed[p.Key.Value] = c.last()
+		return
+	}
+	tn := n.Get("type")
+	if tn == nil {
+		c.errorf(p.Key.Range, path, CodeMissingField, "relationship template %q is missing required field \"type\"", p.Key.Value)
+		c.v2.topo.failed[p.Key.Value] = c.last()
+		return
+	}
+	t := c.typeRef2(f, kRelationship, tn, path+".type")
 	if t == nil {
 		return
 	}
-	c.v2.topo.rels[p.Key.Value] = p.Value
+	c.v2.topo.rels[p.Key.Value] = n
 	c.v2.topo.relType[p.Key.Value] = t
 	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
-	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
-	c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
-	c.assignIfaces2(ev, t.ifaces, p.Value.Get("interfaces"), path+".interfaces")
+	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
+	c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
+	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
+}
+
+// copyRelTemplate2 returns the relationship template p with the one its
+// copy keyname names merged under it (§7.4: all its keynames and values
+// are copied, and the template's own refine them). The template copied
+// must be one of the service template's relationship templates (all)
+// that does not use copy itself, which also rules out a chain or a
+// cycle of copies; ok is false, with the error reported, otherwise.
+func (c *compiler) copyRelTemplate2(p yamlsrc.Pair, all *yamlsrc.Node, path string) (*yamlsrc.Node, bool) {
+	cp := p.Value.Get("copy")
+	if cp == nil {
+		return p.Value, true
+	}
+	src := all.Get(text(cp))
+	switch {
+	case !cp.IsString():
+		c.errorf(cp.Range, path+".copy", CodeWrongKind, "copy names a relationship template, found %s", cp.Describe())
+	case src == nil:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names %s, which is no relationship template", describeValue(cp))
+	case cp.Value == p.Key.Value:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "relationship template %q copies itself", p.Key.Value)
+	case src.Kind != yamlsrc.Mapping:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names relationship template %q, which is not a map", cp.Value)
+	case src.Get("copy") != nil:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names relationship template %q, which uses copy itself (§7.4)", cp.Value)
+	default:
+		return mergeNodes(src, p.Value), true
+	}
+	return nil, false
 }
 
 // assignProps2 checks property (or attribute) assignments against their
@@ -875,6 +915,11 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	if n.IsString() {
 		if t := topo.relType[n.Value]; t != nil {
 			ra.relType, ra.relProps = t, topo.relProps[n.Value]
+			return
+		}
+		if cause, failed := topo.failed[n.Value]; failed && topo.st.Get("relationship_templates").Get(n.Value) != nil {
+			// A relationship template that could not be read.
+			c.followOn(cause)
 			return
 		}
 		ra.relType = c.typeRef2(ev.f, kRelationship, n, path)
