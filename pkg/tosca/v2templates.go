@@ -709,7 +709,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 			}
 		}
 		if ra.alloc != nil {
-			c.checkAllocation2(ra)
+			c.checkAllocation2(ev, ra)
 		}
 		nd.reqs = append(nd.reqs, ra)
 	}
@@ -882,9 +882,13 @@ func (c *compiler) checkReqCounts2(nd *node2) {
 	}
 }
 
-// checkAllocation2 checks that an allocation names properties of the
-// capability the requirement targets (§8.5.5).
-func (c *compiler) checkAllocation2(ra *reqAssign2) {
+// checkAllocation2 checks an allocation (§8.5.5): each entry names a
+// property of the capability the requirement targets (the capability
+// definition of the target node, whose properties include those its type
+// inherits; else the capability type the assignment names; else the
+// definition's) that is an integer, a float or a scalar, and is an
+// amount of that property's type.
+func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 	path := ra.path + ".allocation"
 	if ra.alloc.IsNull() {
 		return
@@ -893,19 +897,44 @@ func (c *compiler) checkAllocation2(ra *reqAssign2) {
 		c.errorf(ra.alloc.Range, path, CodeWrongKind, "an allocation is a map of capability properties to amounts, found %s", ra.alloc.Describe())
 		return
 	}
-	ct := ra.def.capType
+	ct, props := c.allocatedCap2(ev.f, ra)
 	if ct == nil {
 		return
 	}
 	for _, p := range ra.alloc.Pairs() {
-		d := ct.props[p.Key.Value]
+		d := props[p.Key.Value]
+		pp := path + "." + p.Key.Value
 		switch {
 		case d == nil:
-			c.errorf(p.Key.Range, path+"."+p.Key.Value, CodeUnknownProperty, "allocation of %q, which capability type %q does not define (§8.5.5)", p.Key.Value, ct.name)
-		case d.typ != nil && d.typ.base != "integer" && d.typ.base != "float" && d.typ.base != "scalar":
-			c.errorf(p.Key.Range, path+"."+p.Key.Value, CodeValue, "allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", p.Key.Value, d.typ.name)
+			c.errorf(p.Key.Range, pp, CodeUnknownProperty, "allocation of %q, which capability type %q does not define (§8.5.5)", p.Key.Value, ct.name)
+		case d.typ == nil:
+		case d.typ.base != "integer" && d.typ.base != "float" && d.typ.scalar == nil:
+			c.errorf(p.Key.Range, pp, CodeValue, "allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", p.Key.Value, d.typ.name)
+		default:
+			// An amount of the property: its type, not its validation
+			// clauses, which constrain the capacity.
+			c.checkValueDepth2(ev, d.typ, nil, nil, nil, p.Value, pp, 0)
 		}
 	}
+}
+
+// allocatedCap2 returns the type and the property definitions of the
+// capability an allocation draws on (see checkAllocation2).
+func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string]*prop2) {
+	if ra.target != nil && ra.capName != "" {
+		if cd := ra.target.typ.caps[ra.capName]; cd != nil && cd.typ != nil {
+			return cd.typ, cd.props
+		}
+	}
+	if cn := ra.n.Get("capability"); cn != nil && cn.IsString() {
+		if ct := c.findType2(f, kCapability, cn.Value); ct != nil {
+			return ct, ct.props
+		}
+	}
+	if ct := ra.def.capType; ct != nil {
+		return ct, ct.props
+	}
+	return nil, nil
 }
 
 // readReqRelationship2 reads the relationship of a requirement
