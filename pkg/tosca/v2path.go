@@ -142,6 +142,9 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		if len(rest) > 0 && isIndex(rest[0]) {
 			end.idx, end.all = indexOf(rest[0])
 			rest = rest[1:]
+			if !end.all && !ev.representation(n, fn, end.node, end.idx) {
+				return end, nil, false
+			}
 		}
 	case topo != nil && topo.rels[first] != nil:
 		users := c.relTemplateUsers2(first)
@@ -238,6 +241,24 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		}
 	}
 	return end, rest, true
+}
+
+// representation checks the index of a representation of nd that a path
+// names (§10.3): a non-negative integer below its count, where the
+// count is known (a template without count has one representation; a
+// count is known once every template is read).
+func (ev *eval2) representation(n *yamlsrc.Node, fn string, nd *node2, idx int64) bool {
+	c := ev.c
+	if idx < 0 {
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: the index of a representation of node template %q is a non-negative integer or ALL, found %d (§10.3)", fn, nd.name, idx)
+		return false
+	}
+	_, counted := nd.n.GetPair("count")
+	if nd.countFn || (counted && !c.v2.topo.picked) || idx < nd.count {
+		return true
+	}
+	c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: node template %q has %d representation(s), so none has index %d (§10.3)", fn, nd.name, nd.count, idx)
+	return false
 }
 
 // incoming follows RELATIONSHIP <idx> from the capability at end to one
@@ -460,7 +481,18 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		}
 	}
 	end, rest, ok := ev.walkPath(n, fn, vals)
-	if !ok || len(rest) == 0 {
+	if ok && len(rest) == 0 {
+		what := "property"
+		switch fn {
+		case "get_attribute":
+			what = "attribute"
+		case "get_artifact":
+			what = "artifact"
+		}
+		ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: its TOSCA path names no %s after it (§10.2.1)", fn, what)
+		return nil
+	}
+	if !ok {
 		return unknown2(fn, vals)
 	}
 	if end.rel != nil {
