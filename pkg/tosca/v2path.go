@@ -18,8 +18,11 @@ package tosca
 // Errors detected here (tosca.function, tosca.unknown_template,
 // tosca.unknown_requirement, tosca.unknown_capability,
 // tosca.unknown_property): a path that does not start with SELF or a
-// node or relationship template, a requirement or capability the node
-// does not have, a relationship index beyond those made, a property (for
+// node or relationship template, a representation index that is
+// negative or not below the template's count, a path that names no
+// property, attribute or artifact after it, a requirement or capability
+// the node does not have, a relationship index beyond those made, a
+// property (for
 // $get_property; an attribute or property for $get_attribute) the
 // entity does not define.
 //
