@@ -204,6 +204,7 @@ func (c *compiler) readTopology2(root *file) {
 		c.nodeValues2(root, nd)
 	}
 	c.checkCapacity2(root)
+	c.relTemplatesInContext2(root)
 	if gs := st.Get("groups"); gs != nil && gs.Kind == yamlsrc.Mapping {
 		for _, p := range gs.Pairs() {
 			c.readGroup2(root, p)
@@ -380,6 +381,42 @@ func (c *compiler) copyRelTemplate2(p yamlsrc.Pair, all *yamlsrc.Node, path stri
 		return mergeNodes(src, p.Value), true
 	}
 	return nil, false
+}
+
+// relTemplatesInContext2 evaluates the inputs a relationship template's
+// interface assignments give in the relationship context of the first
+// requirement that uses it, where SELF is that relationship and SOURCE
+// and TARGET its nodes (§10.3), so that a TOSCA path that does not fit
+// them is reported: read on its own, a relationship template's path is
+// known only where it is used. A template no requirement uses has no
+// such context.
+func (c *compiler) relTemplatesInContext2(f *file) {
+	topo := c.v2.topo
+	for _, p := range topo.st.Get("relationship_templates").Pairs() {
+		n := topo.rels[p.Key.Value]
+		if n == nil || n.Get("interfaces") == nil || c.stopped() {
+			continue
+		}
+		users := c.relTemplateUsers2(p.Key.Value)
+		if len(users) == 0 {
+			continue
+		}
+		re := users[0]
+		ev := &eval2{c: c, f: f, node: re.src, rel: re.ra.relCtx()}
+		path := "service_template.relationship_templates." + p.Key.Value + ".interfaces."
+		for _, ip := range n.Get("interfaces").Pairs() {
+			for _, in := range ip.Value.Get("inputs").Pairs() {
+				ev.evalAt(in.Value, path+ip.Key.Value+".inputs."+in.Key.Value)
+			}
+			for _, key := range []string{"operations", "notifications"} {
+				for _, op := range ip.Value.Get(key).Pairs() {
+					for _, in := range op.Value.Get("inputs").Pairs() {
+						ev.evalAt(in.Value, path+ip.Key.Value+"."+key+"."+op.Key.Value+".inputs."+in.Key.Value)
+					}
+				}
+			}
+		}
+	}
 }
 
 // assignProps2 checks property (or attribute) assignments against their
