@@ -921,9 +921,9 @@ func (c *compiler) checkReqCounts2(nd *node2) {
 
 // checkAllocation2 checks an allocation (§8.5.5): each entry names a
 // property of the capability the requirement targets (the capability
-// definition of the target node, whose properties include those its type
-// inherits; else the capability type the assignment names; else the
-// definition's) that is an integer, a float or a scalar, and is an
+// definition of the target node template or node type, whose properties
+// include those its type inherits; else the capability type the
+// assignment names; else the definition's) that is an integer, a float or a scalar, and is an
 // amount of that property's type.
 func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 	path := ra.path + ".allocation"
@@ -958,8 +958,16 @@ func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 // allocatedCap2 returns the type and the property definitions of the
 // capability an allocation draws on (see checkAllocation2).
 func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string]*prop2) {
-	if ra.target != nil && ra.capName != "" {
-		if cd := ra.target.typ.caps[ra.capName]; cd != nil && cd.typ != nil {
+	var target *typeDef2
+	switch nn := ra.n.Get("node"); {
+	case ra.target != nil:
+		target = ra.target.typ
+	case nn != nil && nn.IsString():
+		// A node type the orchestrator selects a node of.
+		target = c.findType2(f, kNode, nn.Value)
+	}
+	if target != nil && ra.capName != "" {
+		if cd := target.caps[ra.capName]; cd != nil && cd.typ != nil {
 			return cd.typ, cd.props
 		}
 	}
