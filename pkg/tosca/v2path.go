@@ -10,10 +10,11 @@ package tosca
 // <requirement> <idx>) and incoming (CAPABILITY <name> RELATIONSHIP
 // <idx>), to their SOURCE, TARGET or target CAPABILITY; it ends at a
 // node, a capability or a relationship. What is left names the property
-// or attribute and the keys and indices into its value. Where only the
-// orchestrator knows the way (an unassigned requirement, a requirement
-// fulfilled by a node type, ALL followed by more steps), the value is
-// left to apply time.
+// or attribute and the keys and indices into its value. A path that goes
+// on from ALL is followed from each index it stands for, the results in
+// one list (queryEach). Where only the orchestrator knows the way (an
+// unassigned requirement, a requirement fulfilled by a node type, ALL
+// over a count only apply time knows), the value is left to apply time.
 //
 // Errors detected here (tosca.function, tosca.unknown_template,
 // tosca.unknown_requirement, tosca.unknown_capability,
@@ -57,6 +58,16 @@ type pathEnd struct {
 	all     bool
 	capName string
 	rel     *relEnd2
+	// each, when set, is an ALL the path goes on from: the path is
+	// followed once for each index it stands for (queryEach).
+	each *allAt
+}
+
+// allAt is an ALL that stands for the indices 0 to n-1, fromEnd values
+// before the end of the function's arguments.
+type allAt struct {
+	fromEnd int
+	n       int64
 }
 
 // relEnd2 is one relationship a path reaches: relationship r (0 to
@@ -170,7 +181,11 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 	for len(rest) > 0 {
 		step, _ := rest[0].(string)
 		if end.all && (step == "RELATIONSHIP" || step == "CAPABILITY") {
-			// A path from every representation: one value each, at apply.
+			// A path from every representation: followed from each, where
+			// their number is known; else one value each, at apply.
+			if _, counted := end.node.n.GetPair("count"); !end.node.countFn && (!counted || c.v2.topo.picked) {
+				end.each = &allAt{fromEnd: len(rest) + 1, n: end.node.count}
+			}
 			return end, nil, false
 		}
 		if end.rel != nil {
@@ -216,8 +231,9 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 				}
 				return end, nil, false
 			}
-			re, more, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+quote(req)+" of node template "+quote(end.node.name))
+			re, more, each, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+quote(req)+" of node template "+quote(end.node.name))
 			if !ok {
+				end.each = each
 				return end, nil, false
 			}
 			end, rest = pathEnd{rel: re}, more
@@ -275,20 +291,20 @@ func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.
 		}
 	}
 	rels := ev.c.incoming2(end.node, idx, end.capName)
-	re, more, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+quote(end.capName)+" of "+quote(address2(end.node, idx)))
-	return pathEnd{rel: re}, more, ok
+	re, more, each, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+quote(end.capName)+" of "+quote(address2(end.node, idx)))
+	return pathEnd{rel: re, each: each}, more, ok
 }
 
 // pickRel takes the relationship that the index at the head of rest
 // selects among rels (the first without index); what names them is for
 // the message of an index out of range. ALL, or an index only apply time
-// knows, selects none here.
-func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []graph.Value, what string) (*relEnd2, []graph.Value, bool) {
+// knows, selects none here; ALL is returned as each, for queryEach.
+func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []graph.Value, what string) (*relEnd2, []graph.Value, *allAt, bool) {
 	i := int64(0)
 	if len(rest) > 0 && isIndex(rest[0]) {
 		x, all := indexOf(rest[0])
 		if all {
-			return nil, nil, false
+			return nil, nil, &allAt{fromEnd: len(rest), n: int64(len(rels))}, false
 		}
 		i, rest = x, rest[1:]
 	}
@@ -296,9 +312,9 @@ func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []grap
 		if len(rels) > 0 || i != 0 {
 			ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: relationship %d of the %d %s does not exist", fn, i, len(rels), what)
 		}
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return &rels[i], rest, true
+	return &rels[i], rest, nil, true
 }
 
 // relCount2 is how many relationships an assignment makes: its count (1
@@ -484,6 +500,9 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		}
 	}
 	end, rest, ok := ev.walkPath(n, fn, vals)
+	if end.each != nil {
+		return ev.queryEach(n, fn, vals, end.each)
+	}
 	if ok && len(rest) == 0 {
 		what := "property"
 		switch fn {
@@ -538,6 +557,38 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		}
 	}
 	return ev.attributeOf(nd, end, rest)
+}
+
+// queryEach evaluates a query whose path goes on from an ALL (§10.3:
+// "we return the result for all possible indices (further resolved
+// separately) as a list"): once for each index, the results in a list,
+// those of a further ALL merged into it. nil when one of them is in
+// error (reported once).
+func (ev *eval2) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each *allAt) graph.Value {
+	pos := len(vals) - each.fromEnd
+	if !ev.c.spend2(n, ev.path, each.n) {
+		return nil
+	}
+	merge := false
+	for _, v := range vals[pos+1:] {
+		merge = merge || v == "ALL"
+	}
+	out := make([]graph.Value, 0, each.n)
+	for i := range each.n {
+		one := append([]graph.Value(nil), vals...)
+		one[pos] = i
+		before := len(ev.c.diags)
+		v := ev.query(n, fn, one)
+		if v == nil && len(ev.c.diags) > before {
+			return nil
+		}
+		if list, ok := v.([]graph.Value); ok && merge {
+			out = append(out, list...)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 // relValue evaluates a query at a relationship (re): a property is the
