@@ -350,7 +350,7 @@ func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) 
 	c.v2.topo.relType[p.Key.Value] = t
 	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
 	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
-	c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
+	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value))
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -417,6 +417,33 @@ func (c *compiler) relTemplatesInContext2(f *file) {
 			}
 		}
 	}
+}
+
+// assignAttrs2 checks attribute assignments (§9.6) against the
+// attribute definitions attrs and returns the values, defaults included.
+// An attribute may also be one reflected from a property of the same
+// name (§9.5: orchestrators "MUST automatically create an attribute for
+// every declared property"; §9.6: an attribute "declared (or reflected
+// from a Property definition)"), of that property's type and validation;
+// only the attributes declared as such get a default.
+func (c *compiler) assignAttrs2(ev *eval2, attrs, props map[string]*prop2, n *yamlsrc.Node, path, owner string) map[string]graph.Value {
+	defs, cloned := attrs, false
+	for _, p := range n.Pairs() {
+		pd := props[p.Key.Value]
+		if attrs[p.Key.Value] != nil || pd == nil {
+			continue
+		}
+		if !cloned {
+			defs, cloned = make(map[string]*prop2, len(attrs)+1), true
+			maps.Copy(defs, attrs)
+		}
+		// The actual state the property's value asks for: not fixed by
+		// the property's value keyname.
+		d := *pd
+		d.value = nil
+		defs[p.Key.Value] = &d
+	}
+	return c.assignProps2(ev, defs, n, path, owner, false)
 }
 
 // assignProps2 checks property (or attribute) assignments against their
@@ -542,7 +569,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 	ev := &eval2{c: c, f: f, node: nd}
 	owner := "node template " + quote(nd.name)
 	nd.props = c.assignProps2(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable2(n))
-	nd.attrs = c.assignProps2(ev, t.attrs, n.Get("attributes"), nd.path+".attributes", owner, false)
+	nd.attrs = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), nd.path+".attributes", owner)
 	caps := map[string]map[string]graph.Value{}
 	assigned := n.Get("capabilities")
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
@@ -567,7 +594,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 		}
 		co := "capability " + quote(name) + " of " + owner
 		caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
-		c.assignProps2(ev, cd.attrs, body.Get("attributes"), cp+".attributes", co, false)
+		c.assignAttrs2(ev, cd.attrs, cd.props, body.Get("attributes"), cp+".attributes", co)
 	}
 	nd.caps = caps
 }
@@ -1014,7 +1041,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	ra.relType = t
 	owner := "relationship of requirement " + quote(ra.name)
 	ra.relProps = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", owner, false)
+	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -1034,7 +1061,7 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 	ev := &eval2{c: c, f: f}
 	owner := "group " + quote(p.Key.Value)
 	c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
-	c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", owner, false)
+	c.assignAttrs2(ev, t.attrs, t.props, p.Value.Get("attributes"), path+".attributes", owner)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return
