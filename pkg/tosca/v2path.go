@@ -61,6 +61,9 @@ type pathEnd struct {
 	// each, when set, is an ALL the path goes on from: the path is
 	// followed once for each index it stands for (queryEach).
 	each *allAt
+	// relTpl is a relationship template the path ends at that no one
+	// relationship stands for: used by no requirement, or by several.
+	relTpl string
 }
 
 // allAt is an ALL that stands for the indices 0 to n-1, fromEnd values
@@ -163,8 +166,13 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 	case topo != nil && topo.rels[first] != nil:
 		users := c.relTemplateUsers2(first)
 		if len(users) != 1 {
-			// Used by no requirement, or by several: no one relationship.
-			return end, nil, false
+			// Used by no requirement, or by several: no one relationship
+			// to go on from, but the template's own values.
+			if len(rest) > 0 && (rest[0] == "SOURCE" || rest[0] == "TARGET" || rest[0] == "CAPABILITY") {
+				return end, nil, false
+			}
+			end.relTpl = first
+			return end, rest, true
 		}
 		end.rel = &users[0]
 	default:
@@ -520,6 +528,9 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	if end.rel != nil {
 		return ev.relValue(n, fn, end.rel, vals, rest)
 	}
+	if end.relTpl != "" {
+		return ev.relTemplateValue(n, fn, end.relTpl, vals, rest)
+	}
 	name, _ := rest[0].(string)
 	nd := end.node
 	if fn == "get_property" || fn == "get_attribute" {
@@ -630,6 +641,34 @@ func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []
 		v = ev.c.relProp2(re, name, d)
 	}
 	if v == nil || graph.HasUnknown(v) {
+		return unknown2(fn, vals)
+	}
+	return ev.walkValue(v, rest[1:])
+}
+
+// relTemplateValue evaluates a query at relationship template name
+// itself (see pathEnd.relTpl): a property is the value the template
+// gives, or its type's default, when known at compile time; an
+// attribute is left to the orchestrator.
+func (ev *eval2) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []graph.Value) graph.Value {
+	c := ev.c
+	owner := "relationship template " + quote(name)
+	switch fn {
+	case "get_artifact":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
+		return nil
+	case "available_allocation":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
+		return nil
+	}
+	rt := c.v2.topo.relType[name]
+	prop, _ := rest[0].(string)
+	if rt.props[prop] == nil && (fn == "get_property" || rt.attrs[prop] == nil) {
+		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), prop)
+		return nil
+	}
+	v, ok := c.v2.topo.relProps[name][prop]
+	if fn != "get_property" || !ok || v == nil || graph.HasUnknown(v) {
 		return unknown2(fn, vals)
 	}
 	return ev.walkValue(v, rest[1:])

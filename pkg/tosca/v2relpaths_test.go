@@ -71,3 +71,25 @@ func TestPathsThroughAll2(t *testing.T) {
 		"sources": []graph.Value{"app0", "app1"},
 	})
 }
+
+// TestPathsFromRelationshipTemplates2 starts TOSCA paths at a
+// relationship template (§10.3: <relationship_symbolic_name>,
+// <rel_context>) that no one relationship stands for, used by no
+// requirement or by several: its own property values are read.
+func TestPathsFromRelationshipTemplates2(t *testing.T) {
+	g := compileFiles2(t, map[string]string{
+		"main.yaml": "tosca_definitions_version: tosca_2_0\n" +
+			"capability_types:\n  Endpoint: {}\n" +
+			"relationship_types:\n  Conn:\n    properties:\n      port: { type: integer, default: 1 }\n" +
+			"node_types:\n  Db:\n    capabilities:\n      endpoint: { type: Endpoint }\n" +
+			"  App:\n    requirements:\n      - db: { capability: Endpoint, relationship: Conn, count_range: [ 0, UNBOUNDED ] }\n" +
+			"service_template:\n  relationship_templates:\n" +
+			"    unused: { type: Conn, properties: { port: 7 } }\n    shared: { type: Conn }\n" +
+			"  node_templates:\n    db: { type: Db }\n" +
+			"    app: { type: App, requirements: [ { db: { node: db, relationship: shared } }, { db: { node: db, relationship: shared } } ] }\n" +
+			"  outputs:\n" +
+			"    unused: { value: { $get_property: [ unused, port ] } }\n" +
+			"    shared: { value: { $get_property: [ shared, port ] } }\n",
+	})
+	wantOutputs2(t, g, map[string]graph.Value{"unused": int64(7), "shared": int64(1)})
+}
