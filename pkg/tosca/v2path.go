@@ -117,13 +117,15 @@ func isIndex(v graph.Value) bool {
 
 // walkPath follows a TOSCA path (§10.3); it returns the end, what is
 // left of the arguments, and false when the path leads where only apply
-// time knows (an unassigned requirement's target, several relationships
-// of ALL) or does not fit the template, which is then reported at n.
+// time knows (an unassigned requirement's target) or does not fit the
+// template, which is then reported at n; an ALL it goes on from is
+// returned in the end's each.
 //
 // The path starts at SELF (the node template whose value is evaluated,
 // or in a requirement's relationship context that relationship), at a
 // node template with the index of a representation, or at a relationship
-// template that one requirement uses. From a node, RELATIONSHIP <req>
+// template: the relationship of the one requirement that uses it, else
+// the template itself (relTpl). From a node, RELATIONSHIP <req>
 // <idx> leads to the idx-th relationship the requirement's assignments
 // make, CAPABILITY <cap> RELATIONSHIP <idx> to the idx-th relationship
 // that targets the capability (the incoming ones, in the order of their
