@@ -613,24 +613,15 @@ func (ev *eval2) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each 
 func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []graph.Value) graph.Value {
 	c, ra := ev.c, re.ra
 	owner := "the relationship of requirement " + quote(ra.name) + " of node template " + quote(re.src.name)
-	switch fn {
-	case "get_artifact":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
-		return nil
-	case "available_allocation":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
+	rt := ra.relType
+	name, _ := rest[0].(string)
+	if !ev.relQueryFits2(n, fn, owner, rt, name) {
 		return nil
 	}
-	rt := ra.relType
 	if rt == nil {
 		return unknown2(fn, vals)
 	}
-	name, _ := rest[0].(string)
 	d := rt.props[name]
-	if d == nil && (fn == "get_property" || rt.attrs[name] == nil) {
-		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
-		return nil
-	}
 	c.relSecret2(re, name)
 	if d == nil || (fn == "get_attribute" && rt.attrs[name] != nil) {
 		return unknown2(fn, vals)
@@ -648,25 +639,34 @@ func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []
 	return ev.walkValue(v, rest[1:])
 }
 
+// relQueryFits2 reports whether the query fn can read name at a
+// relationship (owner) of type rt (nil: not known), and reports why not:
+// relationships have no artifacts and allocate no capacity of their own,
+// and name must be a property (for $get_attribute, an attribute or a
+// property) of rt.
+func (ev *eval2) relQueryFits2(n *yamlsrc.Node, fn, owner string, rt *typeDef2, name string) bool {
+	c := ev.c
+	switch {
+	case fn == "get_artifact":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
+	case fn == "available_allocation":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
+	case rt == nil, rt.props[name] != nil, fn != "get_property" && rt.attrs[name] != nil:
+		return true
+	default:
+		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
+	}
+	return false
+}
+
 // relTemplateValue evaluates a query at relationship template name
 // itself (see pathEnd.relTpl): a property is the value the template
 // gives, or its type's default, when known at compile time; an
 // attribute is left to the orchestrator.
 func (ev *eval2) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []graph.Value) graph.Value {
 	c := ev.c
-	owner := "relationship template " + quote(name)
-	switch fn {
-	case "get_artifact":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
-		return nil
-	case "available_allocation":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
-		return nil
-	}
-	rt := c.v2.topo.relType[name]
 	prop, _ := rest[0].(string)
-	if rt.props[prop] == nil && (fn == "get_property" || rt.attrs[prop] == nil) {
-		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), prop)
+	if !ev.relQueryFits2(n, fn, "relationship template "+quote(name), c.v2.topo.relType[name], prop) {
 		return nil
 	}
 	v, ok := c.v2.topo.relProps[name][prop]
