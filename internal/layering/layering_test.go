@@ -52,8 +52,10 @@ var ours = []struct {
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
-	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
-	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
+	{"pkg/redact", []string{"pkg/graph", "pkg/state"}},
+	{"pkg/process", []string{"internal/userfile", "pkg/redact", "pkg/state"}},
+	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/redact", "pkg/process"}},
+	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/process", "pkg/planner", "pkg/graph", "pkg/diag"}}, // not pkg/executor: a policy is a program, not an apply
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
 	{"pkg/sync", []string{"internal/canonjson", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules

@@ -8,8 +8,15 @@ import (
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
+
+// ErrInterrupted is the cause of the cancellation of running driver calls
+// after an interrupt (the grace period ended, or a second interrupt came):
+// their errors wrap it, so that they say "interrupted", not "context
+// canceled".
+var ErrInterrupted = errors.New("interrupted")
 
 // Defaults of Options.
 const (
@@ -201,10 +208,9 @@ func Apply(ctx context.Context, p *planner.Plan, st Store, drivers Registry, opt
 func EndLeftovers(interrupted []state.Record, events func(Event)) {
 	for _, rec := range interrupted {
 		p := rec.Process
-		if p == nil || p.Member != "" || !leftoverAlive(p.PGID, p.Start) {
+		if p == nil || p.Member != "" || !process.EndLeftover(*p) {
 			continue
 		}
-		endGroup(p.PGID, defaultKillGrace)
 		if events != nil {
 			events(Event{Type: EventLeftover, Address: rec.Address, Action: rec.Action, Attempt: rec.Attempt,
 				Line: fmt.Sprintf("process group %d", p.PGID), Time: time.Now()})

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
+	"github.com/xosplan/xosplan/pkg/redact"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -65,7 +67,7 @@ type Request struct {
 	// subprocesses print through it before showing or keeping any of it
 	// (the walk redacts Output lines, errors and feedback text again, so
 	// a driver that forgets leaks nothing). nil redacts nothing.
-	Redactor *Redactor
+	Redactor *redact.Redactor
 	// Started, when set, is called with the process group of every
 	// subprocess the driver starts for the request, right after the
 	// start: the walk records it, so that the run after a crash can end
@@ -190,10 +192,6 @@ type DriverOptions struct {
 	PollInterval time.Duration
 }
 
-// defaultKillGrace is DriverOptions.KillGrace's default, and the grace a
-// leftover process group gets (EndLeftovers).
-const defaultKillGrace = 2 * time.Second
-
 func (o DriverOptions) withDefaults() DriverOptions {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
@@ -205,7 +203,7 @@ func (o DriverOptions) withDefaults() DriverOptions {
 		o.PollInterval = 2 * time.Second
 	}
 	if o.KillGrace <= 0 {
-		o.KillGrace = defaultKillGrace
+		o.KillGrace = process.DefaultGrace
 	}
 	return o
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -17,7 +18,7 @@ import (
 // that does nothing: the per-action overhead of an exec operation.
 func BenchmarkExecOperation(b *testing.B) {
 	dir := b.TempDir()
-	writeScript(b, dir, "op.sh", ":")
+	testutil.WriteScript(b, dir, "op.sh", ":")
 	r := execResource("n", map[string]graph.Operation{"Standard.create": {Implementation: "op.sh", Inputs: map[string]graph.Value{"a": "1", "b": int64(2)}}})
 	d := NewExec(testOpts(""))
 	req := Request{Action: ActionCreate, Address: "n", Resource: r, WorkDir: dir}
@@ -44,8 +45,8 @@ func BenchmarkScriptedLaunchBatch(b *testing.B) {
 		r := scriptedResource(addr, map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/launch.sh"}, map[string]graph.Value{"configuration.size": int64(i)})
 		reqs[i] = Request{Action: ActionCreate, Address: addr, Resource: r, Resolved: r.Spec}
 	}
-	writeScript(b, root, "c/reply.yaml", reply.String())
-	writeScript(b, root, "c/launch.sh", `cat >/dev/null; cat "$XOSPLAN_SCRIPT_ROOT/c/reply.yaml"`)
+	testutil.WriteScript(b, root, "c/reply.yaml", reply.String())
+	testutil.WriteScript(b, root, "c/launch.sh", `cat >/dev/null; cat "$XOSPLAN_SCRIPT_ROOT/c/reply.yaml"`)
 	d := NewScripted(testOpts(root))
 	b.ResetTimer()
 	for range b.N {
@@ -88,7 +89,7 @@ func BenchmarkParseReply(b *testing.B) {
 // far above the ideal the driver and the machine take.
 func BenchmarkExecParallelSleep(b *testing.B) {
 	dir := b.TempDir()
-	writeScript(b, dir, "sleep.sh", "sleep 0.05\n")
+	testutil.WriteScript(b, dir, "sleep.sh", "sleep 0.05\n")
 	r := execResource("n", map[string]graph.Operation{"Standard.create": {Implementation: "sleep.sh"}})
 	d := NewExec(testOpts(""))
 	const n, par = 200, 10

@@ -1,29 +1,13 @@
 package executor
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
-
-// writeScript writes an executable script under dir and returns its path.
-func writeScript(t testing.TB, dir, name, body string) string {
-	t.Helper()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // lines collects Output lines; safe for concurrent use.
 type lines struct {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -61,7 +62,7 @@ func TestBackgroundChildEndsWithItsOperation(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir, stateDir := t.TempDir(), t.TempDir()
-			writeScript(t, dir, "scripts/create.sh", `(`+tc.child+`) & echo $! > "$XOSPLAN_STATE_DIR/child"; echo started`)
+			testutil.WriteScript(t, dir, "scripts/create.sh", `(`+tc.child+`) & echo $! > "$XOSPLAN_STATE_DIR/child"; echo started`)
 			opts := testOpts("")
 			opts.StateDir, opts.KillGrace = stateDir, tc.grace
 			r := execResource("n", map[string]graph.Operation{"Standard.create": {Implementation: "scripts/create.sh"}})

@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -297,7 +297,7 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 	if err != nil {
 		return nil, "", err
 	}
-	argv, err := interpreter(ctx, script)
+	argv, err := process.Interpreter(ctx, script)
 	if err != nil {
 		return nil, "", err
 	}
@@ -343,26 +343,26 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 	if req.Output != nil {
 		output = func(l string) { req.Output(key + ": " + l) }
 	}
-	res, runErr := process{
-		argv:       argv,
-		dir:        dir,
-		env:        env,
-		timeout:    timeout,
-		grace:      e.opts.KillGrace,
-		output:     output,
-		echoStdout: true,
-		maxTail:    e.opts.MaxOutput,
-		redact:     req.Redactor,
-		started:    req.Started,
-	}.run(ctx)
+	res, runErr := process.Process{
+		Argv:       argv,
+		Dir:        dir,
+		Env:        env,
+		Timeout:    timeout,
+		Grace:      e.opts.KillGrace,
+		Output:     output,
+		EchoStdout: true,
+		MaxTail:    e.opts.MaxOutput,
+		Redact:     req.Redactor,
+		Started:    req.Started,
+	}.Run(ctx)
 	outputs, perr := readOutputs(ctx, outPath)
 	if runErr != nil {
-		return outputs, res.tail, runErr
+		return outputs, res.Tail, runErr
 	}
 	if perr != nil {
-		return outputs, res.tail, perr
+		return outputs, res.Tail, perr
 	}
-	return outputs, res.tail, nil
+	return outputs, res.Tail, nil
 }
 
 // ErrImplementationPath is wrapped by the error of an implementation that
@@ -394,34 +394,6 @@ func (e *Exec) implementation(dir, impl string) (string, error) {
 		return "", fmt.Errorf("implementation: %w", err)
 	}
 	return script, nil
-}
-
-// interpreter returns the command line that runs script.
-func interpreter(ctx context.Context, script string) ([]string, error) {
-	switch strings.ToLower(filepath.Ext(script)) {
-	case ".sh":
-		return []string{"sh", script}, nil
-	case ".bash":
-		return []string{"bash", script}, nil
-	case ".py":
-		return []string{"python3", script}, nil
-	}
-	// Non-blocking and checked: a named pipe or a device named as an
-	// implementation is refused, not waited on.
-	f, _, err := userfile.Open(ctx, script, userfile.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("implementation: %w", err)
-	}
-	defer f.Close()
-	line, _ := bufio.NewReader(f).ReadString('\n')
-	if !strings.HasPrefix(line, "#!") {
-		return nil, fmt.Errorf("implementation %s: not a .sh, .bash or .py file and no #! line says how to run it", filepath.Base(script))
-	}
-	fields := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "#!"))
-	if len(fields) == 0 {
-		return nil, fmt.Errorf("implementation %s: empty #! line", filepath.Base(script))
-	}
-	return append(fields, script), nil
 }
 
 // operationInputs returns the inputs of the operation: those the walk

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -43,8 +44,8 @@ func TestExecImplementationOutsideRootIsNotRun(t *testing.T) {
 	project := filepath.Join(base, "project")
 	stack := filepath.Join(project, "stack")
 	ran := filepath.Join(base, "ran")
-	outside := writeScript(t, base, "outside/create.sh", "touch "+ran+"\n")
-	shared := writeScript(t, project, "scripts/create.sh", "touch "+ran+"\n")
+	outside := testutil.WriteScript(t, base, "outside/create.sh", "touch "+ran+"\n")
+	shared := testutil.WriteScript(t, project, "scripts/create.sh", "touch "+ran+"\n")
 	if err := os.MkdirAll(stack, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +105,7 @@ func TestExecOutputsFileReplacedByScriptIsRefused(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeScript(t, dir, "create.sh", tc.body+"\n")
+			testutil.WriteScript(t, dir, "create.sh", tc.body+"\n")
 			o, err := applyBounded(t, NewExec(testOpts("")), dir, "create.sh")
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v; want %v", err, tc.want)

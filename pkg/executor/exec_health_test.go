@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -45,8 +46,8 @@ echo "lag=12" >> "$XOSPLAN_OUTPUTS"`,
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeScript(t, dir, "scripts/create.sh", "true\n")
-			writeScript(t, dir, "scripts/check.sh", tc.body+"\n")
+			testutil.WriteScript(t, dir, "scripts/create.sh", "true\n")
+			testutil.WriteScript(t, dir, "scripts/check.sh", tc.body+"\n")
 			r := execResource("db", map[string]graph.Operation{
 				"Standard.create": {Implementation: "scripts/create.sh"},
 				graph.OpHealthCheck: {Implementation: "scripts/check.sh", Inputs: map[string]graph.Value{"port": int64(5432)},
@@ -95,8 +96,8 @@ echo "lag=12" >> "$XOSPLAN_OUTPUTS"`,
 // operation's.
 func TestExecHealthCheckInputsReadTheState(t *testing.T) {
 	dir := t.TempDir()
-	writeScript(t, dir, "scripts/create.sh", "true\n")
-	writeScript(t, dir, "scripts/check.sh", `[ "$url" = "db.example:5432" ] || { echo "url=$url" >&2; exit 1; }`+"\n")
+	testutil.WriteScript(t, dir, "scripts/create.sh", "true\n")
+	testutil.WriteScript(t, dir, "scripts/check.sh", `[ "$url" = "db.example:5432" ] || { echo "url=$url" >&2; exit 1; }`+"\n")
 	r := execResource("app", map[string]graph.Operation{
 		"Standard.create":   {Implementation: "scripts/create.sh"},
 		graph.OpHealthCheck: {Implementation: "scripts/check.sh", Inputs: map[string]graph.Value{"url": graph.Unknown{Func: "attribute", Args: []graph.Value{"db", "url"}}}},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -31,9 +32,9 @@ func TestExecLifecycle(t *testing.T) {
 echo "stdout of $XOSPLAN_OPERATION"; echo "stderr of $XOSPLAN_OPERATION" >&2
 `
 	for _, op := range []string{"create", "configure", "start", "stop", "delete", "pre"} {
-		writeScript(t, dir, "scripts/"+op+".sh", body)
+		testutil.WriteScript(t, dir, "scripts/"+op+".sh", body)
 	}
-	writeScript(t, dir, "scripts/outputs.sh", body+`echo "ip=10.0.0.7" >> "$XOSPLAN_OUTPUTS"
+	testutil.WriteScript(t, dir, "scripts/outputs.sh", body+`echo "ip=10.0.0.7" >> "$XOSPLAN_OUTPUTS"
 printf 'motd<<EOF\nline one\nline=two\nEOF\n' >> "$XOSPLAN_OUTPUTS"
 echo "url=http://x/?a=b" >> "$XOSPLAN_OUTPUTS"
 `)
@@ -182,10 +183,10 @@ func TestExecFaults(t *testing.T) {
 			stateDir := t.TempDir()
 			op := tc.op
 			if tc.script != "" {
-				writeScript(t, dir, "scripts/"+tc.script, tc.body)
+				testutil.WriteScript(t, dir, "scripts/"+tc.script, tc.body)
 				op.Implementation = "scripts/" + tc.script
 			}
-			writeScript(t, dir, "scripts/start.sh", `touch started`)
+			testutil.WriteScript(t, dir, "scripts/start.sh", `touch started`)
 			r := execResource("n", map[string]graph.Operation{"Standard.create": op, "Standard.start": {Implementation: "scripts/start.sh"}})
 			opts := testOpts("")
 			opts.StateDir = stateDir
@@ -217,8 +218,8 @@ func TestExecFaults(t *testing.T) {
 				}
 			}
 			if strings.Contains(tc.want, "timed out") {
-				if !errors.Is(err, ErrTimeout) {
-					t.Errorf("error does not wrap ErrTimeout: %v", err)
+				if !errors.Is(err, process.ErrTimeout) {
+					t.Errorf("error does not wrap process.ErrTimeout: %v", err)
 				}
 				if el := time.Since(start); el > 5*time.Second {
 					t.Errorf("took %s", el)
@@ -234,7 +235,7 @@ func TestExecFaults(t *testing.T) {
 
 func TestExecDeleteWithUnresolvedInput(t *testing.T) {
 	dir := t.TempDir()
-	writeScript(t, dir, "del.sh", `echo "name=${name-unset} ip=${ip-unset}" > out`)
+	testutil.WriteScript(t, dir, "del.sh", `echo "name=${name-unset} ip=${ip-unset}" > out`)
 	r := execResource("n", map[string]graph.Operation{"Standard.delete": {Implementation: "del.sh", Inputs: map[string]graph.Value{
 		"name": "db", "ip": graph.Unknown{Func: "attribute", Args: []graph.Value{"gone", "ip"}},
 	}}})

@@ -11,6 +11,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 )
 
 // DefaultFunctionTimeout bounds the run of a custom function's
@@ -64,7 +65,7 @@ func (e *Exec) RunFunction(ctx context.Context, call FunctionCall) (graph.Value,
 	if timeout <= 0 {
 		timeout = DefaultFunctionTimeout
 	}
-	res, err := RunProgram(ctx, Program{Path: script, Dir: dir, Env: env, Stdin: stdin, Timeout: timeout,
+	res, err := process.RunProgram(ctx, process.Program{Path: script, Dir: dir, Env: env, Stdin: stdin, Timeout: timeout,
 		Grace: e.opts.KillGrace, MaxStdout: maxFunctionResult})
 	if err != nil {
 		return nil, err

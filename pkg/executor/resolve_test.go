@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -243,7 +244,7 @@ func TestResolveCustomFunctions(t *testing.T) {
 		{name: "missing implementation", in: fn("gone", "gone.sh", ""), wantErr: []string{"$gone (gone.sh)", "does not exist"}, is: ErrNeedsChange},
 		{name: "outside the root", in: fn("out", "../outside.sh", ""), wantErr: []string{"$out (../outside.sh)"}, is: ErrImplementationPath},
 		{name: "a URL", in: fn("remote", "https://example.org/f.sh", ""), wantErr: []string{"$remote", "is a URL"}},
-		{name: "timeout", in: slow, wantErr: []string{"$slow (slow.sh)"}, is: ErrTimeout},
+		{name: "timeout", in: slow, wantErr: []string{"$slow (slow.sh)"}, is: process.ErrTimeout},
 		{name: "argument unresolved", in: fn("double", "double.sh", "", graph.Unknown{Func: "attribute", Args: []graph.Value{"nosuch", "n"}}), wantErr: []string{"nosuch has no recorded state"}},
 	}
 	for _, tt := range tests {

@@ -19,6 +19,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -437,14 +438,14 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 	if discover == nil {
 		rs.preview = m.preview
 	}
-	p.onStdoutLine = rs.line
+	p.OnStdoutLine = rs.line
 	stopWatch := rs.watch()
-	res, runErr := p.run(ctx)
+	res, runErr := p.Run(ctx)
 	stopWatch()
 	if runErr == nil {
 		rs.finish()
 	}
-	run := scriptRun{tail: res.tail, strays: m.strays}
+	run := scriptRun{tail: res.Tail, strays: m.strays}
 	if runErr != nil {
 		return run, runErr
 	}
@@ -457,20 +458,20 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 // scriptProcess prepares the run of op's script for targets (req alone
 // when there are none) with doc on stdin: its interpreter, its
 // environment, its limits. The caller sets how stdout is read.
-func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, op graph.Operation, doc map[string]any, targets []*target) (process, error) {
+func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, op graph.Operation, doc map[string]any, targets []*target) (process.Process, error) {
 	path, err := resolveScript(s.root(req), op.Implementation)
 	if err != nil {
 		// A script that is missing or outside the root stays so until
 		// the configuration or the scripts change.
-		return process{}, needsChange(err)
+		return process.Process{}, needsChange(err)
 	}
-	argv, err := interpreter(ctx, path)
+	argv, err := process.Interpreter(ctx, path)
 	if err != nil {
-		return process{}, err
+		return process.Process{}, err
 	}
 	stdin, err := yamlsrc.Marshal(doc)
 	if err != nil {
-		return process{}, err
+		return process.Process{}, err
 	}
 	addrs := make([]string, len(targets))
 	for i, t := range targets {
@@ -481,7 +482,7 @@ func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, o
 	}
 	root, err := filepath.Abs(s.root(req))
 	if err != nil {
-		return process{}, err
+		return process.Process{}, err
 	}
 	env := append(os.Environ(), s.opts.Env...)
 	env = append(env,
@@ -493,22 +494,22 @@ func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, o
 		env = append(env, "XOSPLAN_STATE_DIR="+s.opts.StateDir)
 	}
 	output := req.Output
-	return process{
-		argv:    argv,
-		dir:     root,
-		env:     env,
-		stdin:   stdin,
-		timeout: firstPositive(op.Timeout, req.Timeout, s.opts.Timeout),
-		grace:   s.opts.KillGrace,
-		output: func(l string) {
+	return process.Process{
+		Argv:    argv,
+		Dir:     root,
+		Env:     env,
+		Stdin:   stdin,
+		Timeout: firstPositive(op.Timeout, req.Timeout, s.opts.Timeout),
+		Grace:   s.opts.KillGrace,
+		Output: func(l string) {
 			if output != nil {
 				output(key + ": " + l)
 			}
 		},
-		maxStdout: maxReplyBytes,
-		maxTail:   s.opts.MaxOutput,
-		redact:    req.Redactor,
-		started:   startedFor(req, targets),
+		MaxStdout: maxReplyBytes,
+		MaxTail:   s.opts.MaxOutput,
+		Redact:    req.Redactor,
+		Started:   startedFor(req, targets),
 	}, nil
 }
 
@@ -903,7 +904,7 @@ func (s *Scripted) awaitDestroyed(ctx context.Context, targets []*target, run *s
 			return nil
 		}
 		if time.Now().Add(s.opts.PollInterval).After(deadline) {
-			return fmt.Errorf("%w: %d instance(s) still not destroyed after %s", ErrTimeout, len(pending), timeout)
+			return fmt.Errorf("%w: %d instance(s) still not destroyed after %s", process.ErrTimeout, len(pending), timeout)
 		}
 		if first.Output != nil {
 			first.Output(fmt.Sprintf("%s: waiting for %d instance(s) to be destroyed", graph.OpDestroy, len(pending)))

@@ -16,6 +16,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -211,7 +212,7 @@ func TestScriptedFaults(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			root := t.TempDir()
 			stateDir := t.TempDir()
-			writeScript(t, root, "c/launch.sh", tc.launch)
+			testutil.WriteScript(t, root, "c/launch.sh", tc.launch)
 			opts := testOpts(root)
 			opts.StateDir = stateDir
 			opts.Env = []string{"ID=" + syntheticID("A.c")}
@@ -238,8 +239,8 @@ func TestScriptedFaults(t *testing.T) {
 				if el := time.Since(start); el > tc.timeout+5*time.Second {
 					t.Errorf("took %s with a %s timeout", el, tc.timeout)
 				}
-				if !errors.Is(err, ErrTimeout) {
-					t.Errorf("error does not wrap ErrTimeout: %v", err)
+				if !errors.Is(err, process.ErrTimeout) {
+					t.Errorf("error does not wrap process.ErrTimeout: %v", err)
 				}
 				assertGone(t, filepath.Join(stateDir, "child"))
 			}
@@ -254,8 +255,8 @@ func TestScriptedFaults(t *testing.T) {
 // finished by health checks until every flag is false.
 func TestScriptedDestroyPolls(t *testing.T) {
 	root := t.TempDir()
-	writeScript(t, root, "c/destroy.sh", `cat >/dev/null; printf 'instances:\n  n-1:\n    $set: {status.flags.active: false, status.flags.converging: true}\n'`)
-	writeScript(t, root, "c/health.sh", `cat >/dev/null
+	testutil.WriteScript(t, root, "c/destroy.sh", `cat >/dev/null; printf 'instances:\n  n-1:\n    $set: {status.flags.active: false, status.flags.converging: true}\n'`)
+	testutil.WriteScript(t, root, "c/health.sh", `cat >/dev/null
 n=$(cat "$XOSPLAN_STATE_DIR/n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$XOSPLAN_STATE_DIR/n"
 if [ $n -ge 3 ]; then printf 'instances:\n  n-1:\n    status: {flags: {active: false, converging: false, failed: false}}\n'
 else printf 'instances:\n  n-1:\n    $set: {status.flags.converging: true}\n'; fi`)
@@ -278,7 +279,7 @@ else printf 'instances:\n  n-1:\n    $set: {status.flags.converging: true}\n'; f
 // with the script's message; a batch-mate that is gone is still gone.
 func TestScriptedDestroyFails(t *testing.T) {
 	root := t.TempDir()
-	writeScript(t, root, "c/destroy.sh", `cat >/dev/null; printf 'instances:\n  n-1:\n    status: {flags: {failed: true}, message: volume busy}\n  n-2:\n    status: {flags: {active: false}}\n'`)
+	testutil.WriteScript(t, root, "c/destroy.sh", `cat >/dev/null; printf 'instances:\n  n-1:\n    status: {flags: {failed: true}, message: volume busy}\n  n-2:\n    status: {flags: {active: false}}\n'`)
 	opts := testOpts(root)
 	opts.PollInterval = time.Hour
 	d := NewScripted(opts)
@@ -301,11 +302,11 @@ func TestScriptedDestroyFails(t *testing.T) {
 func TestScriptPathEscapes(t *testing.T) {
 	root := t.TempDir()
 	outside := t.TempDir()
-	writeScript(t, outside, "evil.sh", "echo pwned")
+	testutil.WriteScript(t, outside, "evil.sh", "echo pwned")
 	if err := os.Symlink(filepath.Join(outside, "evil.sh"), filepath.Join(root, "link.sh")); err != nil {
 		t.Fatal(err)
 	}
-	writeScript(t, root, "vm/ok.sh", "true")
+	testutil.WriteScript(t, root, "vm/ok.sh", "true")
 	for _, p := range []string{"/../" + filepath.Base(outside) + "/evil.sh", "../x.sh", "/vm/../../x.sh", "/link.sh"} {
 		if _, err := resolveScript(root, p); !errors.Is(err, ErrScriptPath) {
 			t.Errorf("%s: %v, want ErrScriptPath", p, err)
@@ -325,14 +326,14 @@ func TestScriptPathEscapes(t *testing.T) {
 // once.
 func TestScriptedCancel(t *testing.T) {
 	root := t.TempDir()
-	writeScript(t, root, "c/launch.sh", "sleep 30")
+	testutil.WriteScript(t, root, "c/launch.sh", "sleep 30")
 	d := NewScripted(testOpts(root))
 	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/launch.sh"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
 	_, err := d.Apply(ctx, Request{Action: ActionCreate, Address: r.Address, Resource: r})
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrTimeout) {
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, process.ErrTimeout) {
 		t.Errorf("error %v: want the caller's context error", err)
 	}
 	if el := time.Since(start); el > 5*time.Second {
@@ -344,7 +345,7 @@ func TestScriptedCancel(t *testing.T) {
 // cleanly twice (retrying is the walk's job) and then records the instance.
 func TestScriptedFlaky(t *testing.T) {
 	root := t.TempDir()
-	writeScript(t, root, "c/launch.sh", `cat >/dev/null
+	testutil.WriteScript(t, root, "c/launch.sh", `cat >/dev/null
 n=$(cat "$XOSPLAN_STATE_DIR/n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$XOSPLAN_STATE_DIR/n"
 [ $n -ge 3 ] || { echo "attempt $n: cloud busy" >&2; exit 1; }
 printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$ID"`)
@@ -374,8 +375,8 @@ func TestScriptedBatchGroups(t *testing.T) {
 	body := `doc=$(cat); echo run >> "$XOSPLAN_STATE_DIR/runs-$(basename $0)"
 echo instances:
 echo "$doc" | sed -n 's/^ *"\{0,1\}\([0-9a-f]\{24\}\)"\{0,1\}:.*/\1/p' | while read id; do printf '  %s:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$id" "$id"; done`
-	writeScript(t, root, "a/launch.sh", body)
-	writeScript(t, root, "b/launch.sh", body)
+	testutil.WriteScript(t, root, "a/launch.sh", body)
+	testutil.WriteScript(t, root, "b/launch.sh", body)
 	opts := testOpts(root)
 	opts.StateDir = t.TempDir()
 	d := NewScripted(opts)
@@ -403,9 +404,9 @@ echo "$doc" | sed -n 's/^ *"\{0,1\}\([0-9a-f]\{24\}\)"\{0,1\}:.*/\1/p' | while r
 
 func TestScriptedDiscoveryAndInvokeErrors(t *testing.T) {
 	root := t.TempDir()
-	writeScript(t, root, "f/discover.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n  a:\n  c:\n    $pushAll: {activityLog: [{severity: x}]}\n'`)
-	writeScript(t, root, "f/discover-ok.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n    $set: {status.flags.active: true}\n  a:\n'`)
-	writeScript(t, root, "c/cmd.sh", `cat >/dev/null; echo '{{{'`)
+	testutil.WriteScript(t, root, "f/discover.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n  a:\n  c:\n    $pushAll: {activityLog: [{severity: x}]}\n'`)
+	testutil.WriteScript(t, root, "f/discover-ok.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n    $set: {status.flags.active: true}\n  a:\n'`)
+	testutil.WriteScript(t, root, "c/cmd.sh", `cat >/dev/null; echo '{{{'`)
 	d := NewScripted(testOpts(root))
 	factory := func(script string) Request {
 		return Request{Action: ActionDiscover, Address: "F", Resource: &graph.Resource{Address: "F", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: script}}}}}
@@ -446,7 +447,7 @@ func TestScriptedDiscoveryAndInvokeErrors(t *testing.T) {
 func TestCommandResultsStreamBeforeTheScriptEnds(t *testing.T) {
 	root := t.TempDir()
 	seen := filepath.Join(t.TempDir(), "seen")
-	writeScript(t, root, "c/cmd.sh", `in=$(cat)
+	testutil.WriteScript(t, root, "c/cmd.sh", `in=$(cat)
 cid=$(printf '%s\n' "$in" | awk '/commands:/ { getline; sub(/^ */, ""); sub(/:.*/, ""); gsub(/"/, ""); print; exit }')
 printf 'instances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        - {"$intermediate": true, "state": "rebooting"}\n' "$cid"
 i=0
@@ -491,7 +492,7 @@ printf -- '---\ninstances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        -
 // that runs and fails does not.
 func TestMissingScriptNeedsAChangeAndAFailingOneDoesNot(t *testing.T) {
 	root := t.TempDir()
-	writeScript(t, root, "c/fail.sh", "exit 3")
+	testutil.WriteScript(t, root, "c/fail.sh", "exit 3")
 	d := NewScripted(testOpts(root))
 	for _, tc := range []struct {
 		script string

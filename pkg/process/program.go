@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"context"
@@ -24,7 +24,7 @@ type Program struct {
 	// Timeout bounds the run (required: a positive duration).
 	Timeout time.Duration
 	// Grace is the time between SIGTERM and SIGKILL of the process group;
-	// zero means the drivers' default.
+	// zero means DefaultGrace.
 	Grace time.Duration
 	// MaxStdout bounds stdout (required: a positive size); a program that
 	// prints more fails with ErrReplyTooLarge.
@@ -50,7 +50,7 @@ func RunProgram(ctx context.Context, p Program) (ProgramResult, error) {
 	if p.Timeout <= 0 || p.MaxStdout <= 0 {
 		return ProgramResult{ExitCode: -1}, errors.New("a program needs a positive timeout and stdout limit")
 	}
-	argv, err := interpreter(ctx, p.Path)
+	argv, err := Interpreter(ctx, p.Path)
 	if err != nil {
 		return ProgramResult{ExitCode: -1}, err
 	}
@@ -60,18 +60,18 @@ func RunProgram(ctx context.Context, p Program) (ProgramResult, error) {
 	}
 	grace := p.Grace
 	if grace <= 0 {
-		grace = defaultKillGrace
+		grace = DefaultGrace
 	}
-	res, err := process{
-		argv:          argv,
-		dir:           p.Dir,
-		env:           p.Env,
-		stdin:         stdin,
-		timeout:       p.Timeout,
-		grace:         grace,
-		maxStdout:     p.MaxStdout,
-		captureStdout: true,
-		maxTail:       4 << 10,
-	}.run(ctx)
-	return ProgramResult{Stdout: res.stdout, Stderr: res.stderr, ExitCode: res.exitCode}, err
+	res, err := Process{
+		Argv:          argv,
+		Dir:           p.Dir,
+		Env:           p.Env,
+		Stdin:         stdin,
+		Timeout:       p.Timeout,
+		Grace:         grace,
+		MaxStdout:     p.MaxStdout,
+		CaptureStdout: true,
+		MaxTail:       4 << 10,
+	}.Run(ctx)
+	return ProgramResult{Stdout: res.Stdout, Stderr: res.Stderr, ExitCode: res.ExitCode}, err
 }

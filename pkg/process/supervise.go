@@ -1,11 +1,11 @@
-package executor
+package process
 
 // Supervise lets this program's own binary supervise the processes the
 // runner starts (see the package documentation, "Processes"). Call it
 // first in main, before flags are parsed, and in the TestMain of a test
 // binary whose tests run operations:
 //
-//	if code, ok := executor.Supervise(); ok {
+//	if code, ok := process.Supervise(); ok {
 //		os.Exit(code)
 //	}
 //

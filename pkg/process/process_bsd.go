@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package executor
+package process
 
 import (
 	"os/exec"

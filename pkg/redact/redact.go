@@ -1,4 +1,4 @@
-package executor
+package redact
 
 import (
 	"bytes"
@@ -57,8 +57,8 @@ type patternSet struct {
 	newline bool
 }
 
-// NewRedactor returns a Redactor that knows secrets.
-func NewRedactor(secrets ...string) *Redactor {
+// New returns a Redactor that knows secrets.
+func New(secrets ...string) *Redactor {
 	r := &Redactor{}
 	r.Add(secrets...)
 	return r
@@ -81,7 +81,7 @@ func (r *Redactor) Add(secrets ...string) {
 			r.seen = map[string]bool{}
 		}
 		r.seen[s] = true
-		forms = append(forms, encodings(s)...)
+		forms = append(forms, Encodings(s)...)
 	}
 	if len(forms) == 0 {
 		return
@@ -190,10 +190,10 @@ func (r *Redactor) AddGraph(g *graph.Graph) {
 	}
 }
 
-// NewRedactorFor returns a Redactor that knows the secrets of the
+// NewFor returns a Redactor that knows the secrets of the
 // resources recorded in st and of the configuration g (either may be nil).
-func NewRedactorFor(st *state.State, g *graph.Graph) *Redactor {
-	r := NewRedactor()
+func NewFor(st *state.State, g *graph.Graph) *Redactor {
+	r := New()
 	if st != nil {
 		for i := range st.Resources {
 			r.AddResource(&st.Resources[i])
@@ -230,8 +230,9 @@ func valuesAt(v graph.Value, path string, fn func(graph.Value)) {
 	}
 }
 
-// encodings returns s and the forms of it that are searched for.
-func encodings(s string) []string {
+// Encodings returns s and the forms of it that a Redactor searches for
+// (see Redactor).
+func Encodings(s string) []string {
 	b := []byte(s)
 	forms := []string{s, url.QueryEscape(s), url.PathEscape(s)}
 	if j, err := json.Marshal(s); err == nil {
@@ -355,16 +356,20 @@ func (ps *patternSet) match(b []byte) int {
 	return 0
 }
 
-// redactStream redacts a stream written in arbitrary pieces: it holds back
+// Stream redacts a stream written in arbitrary pieces: it holds back
 // the end of what it was given for as long as a secret could be split
-// there, so that a secret cut between two reads is still found.
-type redactStream struct {
+// there, so that a secret cut between two reads is still found. One
+// stream serves one writer at a time.
+type Stream struct {
 	r       *Redactor
 	pending []byte
 }
 
-// write returns the redacted text of b that can be passed on now.
-func (s *redactStream) write(b []byte) []byte {
+// Stream returns a new stream redacted by r (nil redacts nothing).
+func (r *Redactor) Stream() *Stream { return &Stream{r: r} }
+
+// Write returns the redacted text of b that can be passed on now.
+func (s *Stream) Write(b []byte) []byte {
 	ps := s.r.patterns()
 	if ps == nil && len(s.pending) == 0 {
 		return b
@@ -380,8 +385,8 @@ func (s *redactStream) write(b []byte) []byte {
 	return out
 }
 
-// flush returns the redacted text held back; the stream is then empty.
-func (s *redactStream) flush() []byte {
+// Flush returns the redacted text held back; the stream is then empty.
+func (s *Stream) Flush() []byte {
 	buf := s.pending
 	s.pending = nil
 	if ps := s.r.patterns(); ps != nil && len(buf) > 0 {

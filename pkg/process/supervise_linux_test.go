@@ -1,6 +1,6 @@
 //go:build linux
 
-package executor
+package process
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // TestSupervisedProgramIsReportedAsADirectOne: under its supervisor (this
@@ -38,7 +40,7 @@ func TestSupervisedProgramIsReportedAsADirectOne(t *testing.T) {
 			if strings.HasPrefix(tc.body, "#!") {
 				name = strings.TrimSuffix(name, ".sh")
 			}
-			path := writeScript(t, dir, name, tc.body)
+			path := testutil.WriteScript(t, dir, name, tc.body)
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			res, err := RunProgram(ctx, Program{Path: path, Dir: dir, Env: []string{"PATH=" + os.Getenv("PATH")}, Stdin: []byte(tc.stdin),

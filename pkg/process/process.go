@@ -1,4 +1,4 @@
-package executor
+package process
 
 import (
 	"bytes"
@@ -12,14 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/xosplan/xosplan/pkg/redact"
 	"github.com/xosplan/xosplan/pkg/state"
 )
-
-// ErrInterrupted is the cause of the cancellation of running driver calls
-// after an interrupt (the grace period ended, or a second interrupt came):
-// their errors wrap it, so that they say "interrupted", not "context
-// canceled".
-var ErrInterrupted = errors.New("interrupted")
 
 // ErrTimeout is wrapped by the error of an operation that ran past its
 // timeout and was killed.
@@ -29,67 +24,71 @@ var ErrTimeout = errors.New("operation timed out")
 // past the reply limit.
 var ErrReplyTooLarge = errors.New("script output too large")
 
-// process is one subprocess to run.
-type process struct {
-	argv []string
-	dir  string
-	env  []string
-	// stdin is the process's input; nil means none (/dev/null).
-	stdin   []byte
-	timeout time.Duration
-	// grace is the time between SIGTERM and SIGKILL of the process group.
-	grace time.Duration
-	// output receives each line of stdout (when echoStdout) and stderr.
-	output     func(line string)
-	echoStdout bool
-	// maxStdout, when positive, bounds stdout (a scripted component's
+// Process is one subprocess to run: the drivers' operations and scripts,
+// health checks and discovery, model policies (RunProgram).
+type Process struct {
+	// Argv is the command line; Argv[0] is looked up in PATH.
+	Argv []string
+	// Dir is the working folder.
+	Dir string
+	// Env is the whole environment (nothing is inherited).
+	Env []string
+	// Stdin is the process's input; nil means none (/dev/null).
+	Stdin   []byte
+	Timeout time.Duration
+	// Grace is the time between SIGTERM and SIGKILL of the process group.
+	Grace time.Duration
+	// Output receives each line of stdout (when EchoStdout) and stderr.
+	Output     func(line string)
+	EchoStdout bool
+	// MaxStdout, when positive, bounds stdout (a scripted component's
 	// reply): a script that writes more fails with ErrReplyTooLarge.
-	maxStdout int
-	// onStdoutLine sees each stdout line as it arrives (the scripted
+	MaxStdout int
+	// OnStdoutLine sees each stdout line as it arrives (the scripted
 	// driver splits YAML documents with it to stream command results).
-	onStdoutLine func(line string)
-	// captureStdout keeps stdout whole, up to maxStdout, for
-	// processResult.stdout (RunProgram).
-	captureStdout bool
-	// maxTail bounds the combined output tail kept.
-	maxTail int
-	// redact removes secrets from what is shown and kept: output lines,
-	// the tail, the stderr of an error. The lines onStdoutLine sees are
+	OnStdoutLine func(line string)
+	// CaptureStdout keeps stdout whole, up to MaxStdout, for
+	// Result.Stdout (RunProgram).
+	CaptureStdout bool
+	// MaxTail bounds the combined output tail kept.
+	MaxTail int
+	// Redact removes secrets from what is shown and kept: output lines,
+	// the tail, the stderr of an error. The lines OnStdoutLine sees are
 	// the script's reply, and stay whole.
-	redact *Redactor
-	// started, when set, learns the process group right after the start
-	// (Request.Started).
-	started func(state.Process)
+	Redact *redact.Redactor
+	// Started, when set, learns the process group right after the start
+	// (driver.Request.Started).
+	Started func(state.Process)
 }
 
-// processResult is what a finished subprocess left.
-type processResult struct {
-	// stdout is what the process printed, kept with captureStdout.
-	stdout   []byte
-	tail     string // last maxTail bytes of stdout and stderr, interleaved
-	stderr   string // last lines of stderr, for error messages
-	exitCode int
+// Result is what a finished subprocess left.
+type Result struct {
+	// Stdout is what the process printed, kept with CaptureStdout.
+	Stdout   []byte
+	Tail     string // last MaxTail bytes of stdout and stderr, interleaved
+	Stderr   string // last lines of stderr, for error messages
+	ExitCode int
 }
 
-// run starts p in its own process group and waits for it. The returned
+// Run starts p in its own process group and waits for it. The returned
 // error is nil only for exit status 0. The group ends with the call:
 // on timeout or cancellation it gets SIGTERM, then SIGKILL after the
 // grace period; when the script exits, whatever it left running in its
 // group (a background child) gets the same, so nothing outlives the
 // operation and the call does not wait for such a child.
-func (p process) run(ctx context.Context) (processResult, error) {
+func (p Process) Run(ctx context.Context) (Result, error) {
 	// Pdeathsig (Linux) fires when the OS thread that started the child
 	// exits, not when xosplan does; the runtime may end an idle thread
 	// (one a goroutine left locked). Holding this thread until the child
 	// is reaped keeps the signal for xosplan's own death.
 	defer pinThread()()
 	parent := ctx
-	if p.timeout > 0 {
+	if p.Timeout > 0 {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(parent, p.timeout)
+		ctx, cancel = context.WithTimeout(parent, p.Timeout)
 		defer cancel()
 	}
-	sink := &outputSink{p: &p, shown: [2]redactStream{{r: p.redact}, {r: p.redact}}}
+	sink := &outputSink{p: &p, shown: [2]*redact.Stream{p.Redact.Stream(), p.Redact.Stream()}}
 	var outR, errR *os.File
 	cmd := p.command()
 	status, err := superviseCommand(cmd)
@@ -97,35 +96,35 @@ func (p process) run(ctx context.Context) (processResult, error) {
 		outR, errR, err = startPiped(cmd, status)
 	}
 	if err != nil {
-		return processResult{exitCode: -1}, fmt.Errorf("starting %s: %w", p.argv[0], err)
+		return Result{ExitCode: -1}, fmt.Errorf("starting %s: %w", p.Argv[0], err)
 	}
 	defer closeAll(outR, errR)
 	pgid := cmd.Process.Pid
-	if p.started != nil {
-		p.started(state.Process{PID: pgid, PGID: pgid, Start: startToken(pgid)})
+	if p.Started != nil {
+		p.Started(Group(pgid))
 	}
 	var readers sync.WaitGroup
 	readers.Go(func() { _, _ = io.Copy(sink.writer(true), outR) })
 	readers.Go(func() { _, _ = io.Copy(sink.writer(false), errR) })
 	err = reap(cmd, p.await(ctx, cmd, pgid))
-	awaitGroupEnd(pgid, p.grace)
-	drainOutput(&readers, p.grace, outR, errR)
+	awaitGroupEnd(pgid, p.Grace)
+	drainOutput(&readers, p.Grace, outR, errR)
 	sink.flush()
-	res := processResult{stdout: sink.stdout, tail: sink.tail.String(), stderr: sink.stderrTail(), exitCode: exitCode(cmd)}
+	res := Result{Stdout: sink.stdout, Tail: sink.tail.String(), Stderr: sink.stderrTail(), ExitCode: exitCode(cmd)}
 	return res, p.failure(parent, ctx, sink, res, err)
 }
 
 // command is the command of p, in its own process group.
-func (p process) command() *exec.Cmd {
-	cmd := exec.Command(p.argv[0], p.argv[1:]...)
-	cmd.Dir = p.dir
-	cmd.Env = p.env
-	if p.stdin != nil {
-		cmd.Stdin = bytes.NewReader(p.stdin)
+func (p Process) command() *exec.Cmd {
+	cmd := exec.Command(p.Argv[0], p.Argv[1:]...)
+	cmd.Dir = p.Dir
+	cmd.Env = p.Env
+	if p.Stdin != nil {
+		cmd.Stdin = bytes.NewReader(p.Stdin)
 	}
 	setProcessGroup(cmd)
 	// Bounds the copy of stdin to a group member that never reads it.
-	cmd.WaitDelay = p.grace
+	cmd.WaitDelay = p.Grace
 	return cmd
 }
 
@@ -166,7 +165,7 @@ func startPiped(cmd *exec.Cmd, status *os.File) (outR, errR *os.File, err error)
 // exits, what it left running in its group goes too (signalling every
 // time costs less than looking first); when ctx ends first, the group
 // gets SIGTERM, then SIGKILL after the grace period.
-func (p process) await(ctx context.Context, cmd *exec.Cmd, pgid int) error {
+func (p Process) await(ctx context.Context, cmd *exec.Cmd, pgid int) error {
 	exited := make(chan error, 1)
 	go func() { exited <- awaitExit(cmd) }()
 	select {
@@ -176,7 +175,7 @@ func (p process) await(ctx context.Context, cmd *exec.Cmd, pgid int) error {
 	case <-ctx.Done():
 	}
 	signalGroup(cmd, false)
-	t := time.NewTimer(p.grace)
+	t := time.NewTimer(p.Grace)
 	defer t.Stop()
 	select {
 	case err := <-exited:
@@ -191,27 +190,27 @@ func (p process) await(ctx context.Context, cmd *exec.Cmd, pgid int) error {
 // caller's ctx (parent) ended, the timeout (ctx) passed, stdout went past
 // its limit, or the script failed (its exit status and the end of its
 // stderr).
-func (p process) failure(parent, ctx context.Context, sink *outputSink, res processResult, err error) error {
+func (p Process) failure(parent, ctx context.Context, sink *outputSink, res Result, err error) error {
 	switch {
 	case parent.Err() != nil:
 		// The cause says why: an interrupt (ErrInterrupted), or the
 		// caller's own.
-		return fmt.Errorf("%s stopped: %w (its process group was ended)", p.argv[len(p.argv)-1], context.Cause(parent))
+		return fmt.Errorf("%s stopped: %w (its process group was ended)", p.Argv[len(p.Argv)-1], context.Cause(parent))
 	case ctx.Err() != nil:
-		return fmt.Errorf("%w after %s (process group killed)", ErrTimeout, p.timeout)
+		return fmt.Errorf("%w after %s (process group killed)", ErrTimeout, p.Timeout)
 	case sink.overflow:
-		return fmt.Errorf("%w: more than %d bytes on stdout", ErrReplyTooLarge, p.maxStdout)
+		return fmt.Errorf("%w: more than %d bytes on stdout", ErrReplyTooLarge, p.MaxStdout)
 	case err == nil:
 		return nil
 	}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
-		msg := fmt.Sprintf("exit status %d", res.exitCode)
-		if res.exitCode < 0 {
+		msg := fmt.Sprintf("exit status %d", res.ExitCode)
+		if res.ExitCode < 0 {
 			msg = ee.Error()
 		}
-		if res.stderr != "" {
-			msg += ": " + res.stderr
+		if res.Stderr != "" {
+			msg += ": " + res.Stderr
 		}
 		return errors.New(msg)
 	}
@@ -256,11 +255,28 @@ func exitCode(cmd *exec.Cmd) int {
 	return cmd.ProcessState.ExitCode()
 }
 
-// endGroup ends a process group: SIGTERM, then SIGKILL to what is left
-// after grace.
-func endGroup(pgid int, grace time.Duration) {
-	signalPGID(pgid, false)
-	awaitGroupEnd(pgid, grace)
+// DefaultGrace is the time a process group gets between SIGTERM and
+// SIGKILL when its caller gives none (driver.Options.KillGrace's default,
+// and the grace of a leftover group).
+const DefaultGrace = 2 * time.Second
+
+// Group returns the record of the process group pgid as Process.Started
+// reports it: its id and the start token that tells it from a later group
+// given the same id.
+func Group(pgid int) state.Process {
+	return state.Process{PID: pgid, PGID: pgid, Start: startToken(pgid)}
+}
+
+// EndLeftover ends the group g a crashed run recorded (Group), if it is
+// still running and is that group: SIGTERM, then SIGKILL to what is left
+// after DefaultGrace. It reports whether there was such a group.
+func EndLeftover(g state.Process) bool {
+	if !leftoverAlive(g.PGID, g.Start) {
+		return false
+	}
+	signalPGID(g.PGID, false)
+	awaitGroupEnd(g.PGID, DefaultGrace)
+	return true
 }
 
 // awaitGroupEnd gives a signalled group up to grace to end, then sends
@@ -285,18 +301,18 @@ const groupPoll = 10 * time.Millisecond
 // outputSink splits a process's output into lines for the Output callback
 // and keeps a bounded tail and, optionally, the whole of stdout. What is
 // shown and kept passes through the process's Redactor first; the reply
-// (captured stdout, onStdoutLine) does not.
+// (captured stdout, OnStdoutLine) does not.
 type outputSink struct {
-	p  *process
+	p  *Process
 	mu sync.Mutex
-	// stdoutBytes counts stdout, for maxStdout.
+	// stdoutBytes counts stdout, for MaxStdout.
 	stdoutBytes int
 	overflow    bool
 	tail        tailBuffer
 	errTail     tailBuffer
 	// shown redacts stdout [0] and stderr [1]; partial holds the start
 	// of a line of each not yet ended, reply that of the raw stdout.
-	shown   [2]redactStream
+	shown   [2]*redact.Stream
 	partial [2][]byte
 	reply   []byte
 	// stdout is the raw stdout kept with captureStdout, never past
@@ -318,24 +334,24 @@ func (w *sinkWriter) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.tail.max == 0 {
-		s.tail.max = max(s.p.maxTail, 1)
+		s.tail.max = max(s.p.MaxTail, 1)
 		s.errTail.max = 2048
 	}
 	i := 1
 	if w.stdout {
 		i = 0
-		if s.p.maxStdout > 0 {
+		if s.p.MaxStdout > 0 {
 			s.stdoutBytes += len(b)
-			s.overflow = s.overflow || s.stdoutBytes > s.p.maxStdout
+			s.overflow = s.overflow || s.stdoutBytes > s.p.MaxStdout
 		}
-		if s.p.onStdoutLine != nil {
+		if s.p.OnStdoutLine != nil {
 			s.reply = splitLines(append(s.reply, b...), s.replyLine)
 		}
-		if s.p.captureStdout && !s.overflow {
+		if s.p.CaptureStdout && !s.overflow {
 			s.stdout = append(s.stdout, b...)
 		}
 	}
-	s.show(i, s.shown[i].write(b))
+	s.show(i, s.shown[i].Write(b))
 	return len(b), nil
 }
 
@@ -370,25 +386,25 @@ func splitLines(buf []byte, fn func(string)) []byte {
 
 func (s *outputSink) replyLine(l string) {
 	if !s.overflow {
-		s.p.onStdoutLine(l)
+		s.p.OnStdoutLine(l)
 	}
 }
 
 func (s *outputSink) line(stdout bool, l string) {
-	if s.p.output != nil && (!stdout || s.p.echoStdout) {
-		s.p.output(l)
+	if s.p.Output != nil && (!stdout || s.p.EchoStdout) {
+		s.p.Output(l)
 	}
 }
 
 func (s *outputSink) flush() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.reply) > 0 && s.p.onStdoutLine != nil {
+	if len(s.reply) > 0 && s.p.OnStdoutLine != nil {
 		s.replyLine(strings.TrimSuffix(string(s.reply), "\r"))
 		s.reply = nil
 	}
 	for i := range s.shown {
-		if b := s.shown[i].flush(); len(b) > 0 {
+		if b := s.shown[i].Flush(); len(b) > 0 {
 			s.show(i, b)
 		}
 	}
