@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/process"
@@ -30,22 +31,13 @@ const (
 	DefaultProgress        = 10 * time.Second
 )
 
-// Option keys the walk reads from a scripted component's Driver.Options
-// (written by pkg/manifest, which this package may not import).
+// Keys the walk reads and records (driver's keys.go says what each holds).
 const (
-	// OptionFactoryAddress is the address of the component's factory; the
-	// walk passes the factory's recorded state as Request.Factory.
-	OptionFactoryAddress = "factory_address"
-)
-
-// Feedback.Extra keys the walk records so that later deletes, refreshes
-// and commands find a resource's scripts without the configuration.
-const (
-	// ExtraWorkDir is the folder an exec resource was applied from.
-	ExtraWorkDir = "work_dir"
-	// ExtraScriptRoot is the script root a scripted resource was applied
-	// with.
-	ExtraScriptRoot = "script_root"
+	OptionFactoryAddress   = driver.OptionFactoryAddress
+	SignalFactoryInstances = driver.SignalFactoryInstances
+	ExtraInstanceID        = driver.ExtraInstanceID
+	ExtraWorkDir           = driver.ExtraWorkDir
+	ExtraScriptRoot        = driver.ExtraScriptRoot
 )
 
 // Options tune Apply. The zero value is usable: every field has a default.

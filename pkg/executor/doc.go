@@ -1,6 +1,9 @@
-// Package executor applies plans: it owns the apply walk, the drivers that
-// actuate resources (exec for TOSCA operations, scripted for the Tonomi
-// script protocol, noop), retries, and the recording of feedback.
+// Package executor applies plans: it owns the apply walk, retries,
+// readiness and the recording of feedback. It drives resources through the
+// contract of package driver (Driver, Request, Outcome, named here too)
+// and never names a driver: they live in driver/exec, driver/scripted and
+// driver/noop, and the caller passes them in a Registry (driver/all's
+// NewRegistry builds xosplan's).
 //
 // # The apply pipeline
 //
@@ -22,8 +25,8 @@
 //	intent         walk_record.go           journal record written holding the slot, right before the call: an
 //	                                        intent without an outcome always means a call that started
 //	driver call    walk_task.go             Driver.Apply or BatchDriver.LaunchBatch (a panic is a failure), counted
-//	               exec.go scripted.go      in flight and reported every ProgressInterval; each process group is
-//	               pkg/process        recorded as it starts (Request.Started) and ends with its operation;
+//	               driver/*, pkg/process    in flight and reported every ProgressInterval; each process group is
+//	                                        recorded as it starts (Request.Started) and ends with its operation;
 //	                                        an update that runs nothing (planner.ResourceChange.RecordsOnly: only a
 //	                                        health check, discovery or command script changed) skips request, slot,
 //	                                        intent and call, as a forget does: its outcome is the record with the new

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/driver/drivertest"
+	"github.com/xosplan/xosplan/driver/exec"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -52,7 +54,7 @@ exit 3
 	opts := fastOpts()
 	opts.Desired = g
 	opts.Events = func(e Event) { events = append(events, e) }
-	rep, err := Walk(context.Background(), p, nil, j, Registry{graph.DriverExec: NewExec(testOpts(""))}, opts)
+	rep, err := Walk(context.Background(), p, nil, j, Registry{graph.DriverExec: exec.New(drivertest.Options(""))}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package executor
+package scripted
 
 import (
 	"bytes"
@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -23,7 +24,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// Scripted runs scripted components (graph.DriverScripted) with the
+// Driver runs scripted components (graph.DriverScripted) with the
 // script protocol of the Tonomi custom-components document.
 //
 // Actions and scripts: create runs the launch script, update the
@@ -74,49 +75,59 @@ import (
 // script root, with XOSPLAN_ADDRESS (addresses of a batch joined by
 // ","), XOSPLAN_OPERATION (launch, destroy, …), XOSPLAN_SCRIPT_ROOT and,
 // when set, XOSPLAN_STATE_DIR.
-type Scripted struct{ opts DriverOptions }
+type Driver struct{ opts driver.Options }
 
-// NewScripted returns the scripted driver.
-func NewScripted(opts DriverOptions) *Scripted { return &Scripted{opts: opts.withDefaults()} }
+// New returns the scripted driver.
+func New(opts driver.Options) *Driver { return &Driver{opts: opts.WithDefaults()} }
 
-// MaxConcurrent returns DriverOptions.MaxConcurrent.
-func (s *Scripted) MaxConcurrent() int { return s.opts.MaxConcurrent }
+// MaxConcurrent returns driver.Options.MaxConcurrent.
+func (s *Driver) MaxConcurrent() int { return s.opts.MaxConcurrent }
+
+// ConfirmsInstances makes the driver a driver.InstanceConfirmer: an
+// instance is adopted only once its health check (or its factory's
+// discovery) confirms it.
+func (*Driver) ConfirmsInstances() {}
+
+// Source records, for a resource this driver applied, its script root (Request.ScriptRoot), where a later destroy, health check or command finds its scripts.
+func (*Driver) Source(req driver.Request) (key, dir string) {
+	return driver.ExtraScriptRoot, req.ScriptRoot
+}
 
 // scriptFor returns the operation key that serves an action.
 func scriptFor(action string) string {
 	switch action {
-	case ActionCreate:
+	case driver.ActionCreate:
 		return graph.OpLaunch
-	case ActionUpdate:
+	case driver.ActionUpdate:
 		return graph.OpReconfigure
-	case ActionDelete:
+	case driver.ActionDelete:
 		return graph.OpDestroy
-	case ActionHealth, ActionRead:
+	case driver.ActionHealth, driver.ActionRead:
 		return graph.OpHealthCheck
-	case ActionDiscover:
+	case driver.ActionDiscover:
 		return graph.OpDiscovery
 	}
 	return ""
 }
 
 // Apply runs the action's script for one resource.
-func (s *Scripted) Apply(ctx context.Context, req Request) (Outcome, error) {
-	if req.Action == ActionDiscover {
+func (s *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome, error) {
+	if req.Action == driver.ActionDiscover {
 		return s.discover(ctx, req)
 	}
-	r := s.LaunchBatch(ctx, []Request{req})
+	r := s.LaunchBatch(ctx, []driver.Request{req})
 	return r[0].Outcome, r[0].Err
 }
 
 // BatchKey groups requests that one script run can serve: same action,
 // same script, same factory. Discovery is never batched.
-func (s *Scripted) BatchKey(req Request) string {
+func (s *Driver) BatchKey(req driver.Request) string {
 	key := scriptFor(req.Action)
-	drv, err := requestDriver(req)
+	drv, err := driver.ResourceDriver(req)
 	if err != nil || key == "" || key == graph.OpDiscovery || !drv.HasOperation(key) {
 		return ""
 	}
-	factory, _ := drv.Options[OptionFactoryAddress].(string)
+	factory, _ := drv.Options[driver.OptionFactoryAddress].(string)
 	if factory == "" {
 		factory, _ = drv.Options[OptionFactory].(string)
 	}
@@ -126,7 +137,7 @@ func (s *Scripted) BatchKey(req Request) string {
 // target is one instance of a script run.
 type target struct {
 	idx       int
-	req       Request
+	req       driver.Request
 	synthetic string
 	natural   string
 	model     instanceModel
@@ -134,13 +145,13 @@ type target struct {
 	err       error
 	// For Invoke: the command id whose results are collected.
 	commandID string
-	results   []CommandResult
+	results   []driver.CommandResult
 }
 
 // LaunchBatch runs the action of reqs with as few script runs as possible:
 // one per group of equal BatchKey. Results are index-aligned with reqs.
-func (s *Scripted) LaunchBatch(ctx context.Context, reqs []Request) []BatchResult {
-	results := make([]BatchResult, len(reqs))
+func (s *Driver) LaunchBatch(ctx context.Context, reqs []driver.Request) []driver.BatchResult {
+	results := make([]driver.BatchResult, len(reqs))
 	groups := map[string][]*target{}
 	var order []string
 	for i, req := range reqs {
@@ -165,17 +176,17 @@ func (s *Scripted) LaunchBatch(ctx context.Context, reqs []Request) []BatchResul
 
 // prepare builds the target of one request, or the result of a request
 // that needs no script run (or cannot have one).
-func (s *Scripted) prepare(i int, req Request) (*target, *BatchResult) {
-	fail := func(err error) *BatchResult {
+func (s *Driver) prepare(i int, req driver.Request) (*target, *driver.BatchResult) {
+	fail := func(err error) *driver.BatchResult {
 		var fb *state.Feedback
 		if req.Prior != nil {
 			f := req.Prior.Feedback
 			fb = &f
 		}
-		o, err := failed(req, fb, err)
-		return &BatchResult{Outcome: o, Err: err}
+		o, err := driver.Failed(req, fb, err)
+		return &driver.BatchResult{Outcome: o, Err: err}
 	}
-	drv, err := requestDriver(req)
+	drv, err := driver.ResourceDriver(req)
 	if err != nil {
 		return nil, fail(err)
 	}
@@ -183,10 +194,10 @@ func (s *Scripted) prepare(i int, req Request) (*target, *BatchResult) {
 	if key == "" || key == graph.OpDiscovery {
 		return nil, fail(fmt.Errorf("the scripted driver cannot %s", req.Action))
 	}
-	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: syntheticID(req.Address)}
+	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: driver.InstanceID(req.Address)}
 	if req.Prior != nil {
 		t.natural = req.Prior.Feedback.InstanceID
-		if id, ok := req.Prior.Feedback.Extra[ExtraInstanceID].(string); ok && id != "" {
+		if id, ok := req.Prior.Feedback.Extra[driver.ExtraInstanceID].(string); ok && id != "" {
 			t.synthetic = id
 		}
 	}
@@ -197,14 +208,14 @@ func (s *Scripted) prepare(i int, req Request) (*target, *BatchResult) {
 		if req.Prior != nil {
 			fb.Signals, fb.Attributes = req.Prior.Feedback.Signals, req.Prior.Feedback.Attributes
 		}
-		if req.Action == ActionDelete {
-			return nil, &BatchResult{Outcome: Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (factory)"}}}
+		if req.Action == driver.ActionDelete {
+			return nil, &driver.BatchResult{Outcome: driver.Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (factory)"}}}
 		}
-		return nil, &BatchResult{Outcome: Outcome{Feedback: fb}}
+		return nil, &driver.BatchResult{Outcome: driver.Outcome{Feedback: fb}}
 	}
 	if !drv.HasOperation(key) {
 		switch req.Action {
-		case ActionHealth, ActionRead:
+		case driver.ActionHealth, driver.ActionRead:
 			// Nothing to ask: the recorded state stands, but for the
 			// component references, which resolve through the
 			// factory's mappings as they are now.
@@ -214,23 +225,23 @@ func (s *Scripted) prepare(i int, req Request) (*target, *BatchResult) {
 				fb.Attributes = resolveReferences(fb.Attributes, t.model, factoryMappings(req.Factory))
 			}
 			fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok (no health check script)"
-			return nil, &BatchResult{Outcome: Outcome{Feedback: fb}}
-		case ActionUpdate:
+			return nil, &driver.BatchResult{Outcome: driver.Outcome{Feedback: fb}}
+		case driver.ActionUpdate:
 			return nil, fail(errors.New("no reconfigurationScript: the resource cannot be updated in place and must be replaced"))
 		}
 		return nil, fail(fmt.Errorf("no %s script", key))
 	}
-	if req.Action != ActionCreate && t.natural == "" {
-		if req.Action == ActionDelete {
+	if req.Action != driver.ActionCreate && t.natural == "" {
+		if req.Action == driver.ActionDelete {
 			// Launch never reported an instance: there is nothing to destroy.
-			return nil, &BatchResult{Outcome: Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (no instance was recorded)"}}}
+			return nil, &driver.BatchResult{Outcome: driver.Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (no instance was recorded)"}}}
 		}
 		return nil, fail(errors.New("no instance id recorded (the instance was never launched)"))
 	}
 	return t, nil
 }
 
-func (s *Scripted) root(req Request) string {
+func (s *Driver) root(req driver.Request) string {
 	if req.ScriptRoot != "" {
 		return req.ScriptRoot
 	}
@@ -239,21 +250,21 @@ func (s *Scripted) root(req Request) string {
 
 // runGroup runs one script for targets that share a BatchKey and returns
 // their results by request index.
-func (s *Scripted) runGroup(ctx context.Context, targets []*target) map[int]BatchResult {
+func (s *Driver) runGroup(ctx context.Context, targets []*target) map[int]driver.BatchResult {
 	first := targets[0].req
 	action := first.Action
 	key := scriptFor(action)
 	doc := s.input(targets, action)
-	run, err := s.runScript(ctx, first, key, doc, targets, action == ActionCreate)
-	out := map[int]BatchResult{}
-	if err == nil && action == ActionDelete {
+	run, err := s.runScript(ctx, first, key, doc, targets, action == driver.ActionCreate)
+	out := map[int]driver.BatchResult{}
+	if err == nil && action == driver.ActionDelete {
 		err = s.awaitDestroyed(ctx, targets, &run)
 	}
 	mappings := factoryMappings(first.Factory)
 	for _, t := range targets {
 		fb := t.model.feedback(t.natural, mappings)
 		fb.Output = run.tail
-		var o Outcome
+		var o driver.Outcome
 		var terr error
 		switch {
 		case err != nil:
@@ -266,7 +277,7 @@ func (s *Scripted) runGroup(ctx context.Context, targets []*target) map[int]Batc
 			o, terr = judge(action, fb, hasHealth(first))
 		}
 		if terr != nil {
-			o, terr = failed(t.req, &fb, fmt.Errorf("%s script %s: %w", key, opPath(t.req, key), terr))
+			o, terr = driver.Failed(t.req, &fb, fmt.Errorf("%s script %s: %w", key, opPath(t.req, key), terr))
 		} else {
 			o.Feedback = fb
 			o.Feedback.BackendCode = state.BackendOK
@@ -275,43 +286,43 @@ func (s *Scripted) runGroup(ctx context.Context, targets []*target) map[int]Batc
 		if o.Gone {
 			o.Feedback.Attributes, o.Feedback.Signals = nil, nil
 		}
-		out[t.idx] = BatchResult{Outcome: o, Err: terr}
+		out[t.idx] = driver.BatchResult{Outcome: o, Err: terr}
 	}
 	return out
 }
 
 // hasHealth reports whether the request's resource has a health check.
-func hasHealth(req Request) bool {
-	d, err := requestDriver(req)
+func hasHealth(req driver.Request) bool {
+	d, err := driver.ResourceDriver(req)
 	return err == nil && d.HasOperation(graph.OpHealthCheck)
 }
 
 // judge turns the instance status after an action into an outcome.
-func judge(action string, fb state.Feedback, hasHealth bool) (Outcome, error) {
+func judge(action string, fb state.Feedback, hasHealth bool) (driver.Outcome, error) {
 	st := fb.Status
 	switch action {
-	case ActionDelete:
-		return Outcome{Gone: true}, nil
-	case ActionCreate, ActionUpdate:
+	case driver.ActionDelete:
+		return driver.Outcome{Gone: true}, nil
+	case driver.ActionCreate, driver.ActionUpdate:
 		switch {
 		case st.Active:
-			return Outcome{}, nil
+			return driver.Outcome{}, nil
 		case st.Failed:
-			return Outcome{}, fmt.Errorf("the instance failed%s", messageSuffix(st))
+			return driver.Outcome{}, fmt.Errorf("the instance failed%s", messageSuffix(st))
 		case st.Converging, hasHealth:
-			return Outcome{Converging: true}, nil
+			return driver.Outcome{Converging: true}, nil
 		}
-		return Outcome{}, errors.New("the instance is neither active nor converging and there is no health check to wait for it")
+		return driver.Outcome{}, errors.New("the instance is neither active nor converging and there is no health check to wait for it")
 	default: // health, read
 		switch {
 		case st.Active:
-			return Outcome{}, nil
+			return driver.Outcome{}, nil
 		case st.Failed:
-			return Outcome{}, fmt.Errorf("the instance failed%s", messageSuffix(st))
+			return driver.Outcome{}, fmt.Errorf("the instance failed%s", messageSuffix(st))
 		case st.Converging:
-			return Outcome{Converging: true}, nil
+			return driver.Outcome{Converging: true}, nil
 		}
-		return Outcome{}, fmt.Errorf("the instance reports no status flag (not active; destroyed outside xosplan?)%s", messageSuffix(st))
+		return driver.Outcome{}, fmt.Errorf("the instance reports no status flag (not active; destroyed outside xosplan?)%s", messageSuffix(st))
 	}
 }
 
@@ -324,7 +335,7 @@ func messageSuffix(st state.Status) string {
 
 func statusText(action string, st state.Status) string {
 	switch {
-	case action == ActionDelete:
+	case action == driver.ActionDelete:
 		return "deleted"
 	case st.Active && st.Failed:
 		return "active, with a failure" + messageSuffix(st)
@@ -336,11 +347,11 @@ func statusText(action string, st state.Status) string {
 	return "ok"
 }
 
-func (s *Scripted) missingError(t *target, action string, strays []string) error {
-	if action == ActionCreate {
+func (s *Driver) missingError(t *target, action string, strays []string) error {
+	if action == driver.ActionCreate {
 		msg := fmt.Sprintf("the reply has no instance with instanceId %q", t.synthetic)
 		if len(strays) > 0 {
-			msg += fmt.Sprintf(" (it reported %s, which the launch request did not ask for or had no instanceId)", truncate(strings.Join(strays, ", "), 400))
+			msg += fmt.Sprintf(" (it reported %s, which the launch request did not ask for or had no instanceId)", driver.Truncate(strings.Join(strays, ", "), 400))
 		}
 		return errors.New(msg)
 	}
@@ -350,7 +361,7 @@ func (s *Scripted) missingError(t *target, action string, strays []string) error
 // startedFor returns the Started hook of a run serving targets (req alone
 // when there are none): one script run is the process of every instance
 // it serves.
-func startedFor(req Request, targets []*target) func(state.Process) {
+func startedFor(req driver.Request, targets []*target) func(state.Process) {
 	if len(targets) == 0 {
 		return req.Started
 	}
@@ -363,26 +374,26 @@ func startedFor(req Request, targets []*target) func(state.Process) {
 	}
 }
 
-func opPath(req Request, key string) string {
-	d, _ := requestDriver(req)
+func opPath(req driver.Request, key string) string {
+	d, _ := driver.ResourceDriver(req)
 	return d.Operations[key].Implementation
 }
 
 // input builds the stdin document of a run.
-func (s *Scripted) input(targets []*target, action string) map[string]any {
+func (s *Driver) input(targets []*target, action string) map[string]any {
 	doc := map[string]any{"configuration": factoryConfiguration(targets[0].req.Factory)}
 	insts := map[string]any{}
 	for _, t := range targets {
 		switch action {
-		case ActionCreate:
+		case driver.ActionCreate:
 			insts[t.synthetic] = map[string]any{"configuration": configurationOf(t.req.Resolved)}
-		case ActionUpdate:
+		case driver.ActionUpdate:
 			insts[t.natural] = map[string]any{"configuration": configurationOf(t.req.Resolved)}
 		default:
 			insts[t.natural] = nil
 		}
 	}
-	if action == ActionCreate {
+	if action == driver.ActionCreate {
 		doc["launch"] = insts
 	} else {
 		doc["instances"] = insts
@@ -413,14 +424,14 @@ type scriptRun struct {
 // runScript runs the script of key for targets with doc on stdin, applying
 // the reply to the targets' models as documents arrive. launch correlates
 // reply instances by instanceId; otherwise by natural id.
-func (s *Scripted) runScript(ctx context.Context, req Request, key string, doc map[string]any, targets []*target, launch bool) (scriptRun, error) {
+func (s *Driver) runScript(ctx context.Context, req driver.Request, key string, doc map[string]any, targets []*target, launch bool) (scriptRun, error) {
 	return s.runScriptWith(ctx, req, key, doc, targets, launch, nil)
 }
 
 // runScriptWith is runScript where, when discover is non-nil, every
 // reported instance not among targets is new and added through it.
-func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, doc map[string]any, targets []*target, launch bool, discover func(id string) *target) (scriptRun, error) {
-	drv, err := requestDriver(req)
+func (s *Driver) runScriptWith(ctx context.Context, req driver.Request, key string, doc map[string]any, targets []*target, launch bool, discover func(id string) *target) (scriptRun, error) {
+	drv, err := driver.ResourceDriver(req)
 	if err != nil {
 		return scriptRun{}, err
 	}
@@ -458,12 +469,12 @@ func (s *Scripted) runScriptWith(ctx context.Context, req Request, key string, d
 // scriptProcess prepares the run of op's script for targets (req alone
 // when there are none) with doc on stdin: its interpreter, its
 // environment, its limits. The caller sets how stdout is read.
-func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, op graph.Operation, doc map[string]any, targets []*target) (process.Process, error) {
-	path, err := resolveScript(s.root(req), op.Implementation)
+func (s *Driver) scriptProcess(ctx context.Context, req driver.Request, key string, op graph.Operation, doc map[string]any, targets []*target) (process.Process, error) {
+	path, err := driver.ResolveScript(s.root(req), op.Implementation)
 	if err != nil {
 		// A script that is missing or outside the root stays so until
 		// the configuration or the scripts change.
-		return process.Process{}, needsChange(err)
+		return process.Process{}, driver.NeedsChange(err)
 	}
 	argv, err := process.Interpreter(ctx, path)
 	if err != nil {
@@ -499,7 +510,7 @@ func (s *Scripted) scriptProcess(ctx context.Context, req Request, key string, o
 		Dir:     root,
 		Env:     env,
 		Stdin:   stdin,
-		Timeout: firstPositive(op.Timeout, req.Timeout, s.opts.Timeout),
+		Timeout: driver.FirstPositive(op.Timeout, req.Timeout, s.opts.Timeout),
 		Grace:   s.opts.KillGrace,
 		Output: func(l string) {
 			if output != nil {
@@ -553,7 +564,7 @@ func (m *replyMatch) apply(d replyDoc) {
 			if !m.stray[iu.id] && len(m.strays) < maxStrayNotes {
 				m.stray[iu.id] = true
 				m.strays = append(m.strays, iu.id)
-				m.output(fmt.Sprintf("%s: ignoring instance %q, which this run did not ask about", m.key, truncate(iu.id, 80)))
+				m.output(fmt.Sprintf("%s: ignoring instance %q, which this run did not ask about", m.key, driver.Truncate(iu.id, 80)))
 			}
 			continue
 		}
@@ -658,8 +669,8 @@ func isCommandResults(u update, t *target) bool {
 	return len(u.path) == 2 && u.path[0] == "commands" && u.op == opPushAll && u.path[1] == t.commandID && t.commandID != ""
 }
 
-func commandResult(m map[string]graph.Value) CommandResult {
-	cr := CommandResult{Values: map[string]graph.Value{}}
+func commandResult(m map[string]graph.Value) driver.CommandResult {
+	cr := driver.CommandResult{Values: map[string]graph.Value{}}
 	for k, v := range m {
 		if k == "$intermediate" {
 			cr.Intermediate, _ = v.(bool)
@@ -766,7 +777,7 @@ func (r *replyStream) watch() (stop func()) {
 	if r.preview == nil {
 		return func() {}
 	}
-	return every(replyIdle/idleTicks, r.idle)
+	return driver.Every(replyIdle/idleTicks, r.idle)
 }
 
 // idle previews the buffered document when the script has been quiet for
@@ -876,14 +887,14 @@ func shift(rng *diag.Range, n int) {
 // awaitDestroyed polls until every destroyed instance reports all status
 // flags false: the health check when there is one, else the destroy script
 // again (destroy is idempotent). It gives up at the operation's timeout.
-func (s *Scripted) awaitDestroyed(ctx context.Context, targets []*target, run *scriptRun) error {
+func (s *Driver) awaitDestroyed(ctx context.Context, targets []*target, run *scriptRun) error {
 	first := targets[0].req
-	drv, _ := requestDriver(first)
+	drv, _ := driver.ResourceDriver(first)
 	pollKey := graph.OpHealthCheck
 	if !drv.HasOperation(pollKey) {
 		pollKey = graph.OpDestroy
 	}
-	timeout := firstPositive(drv.Operations[graph.OpDestroy].Timeout, first.Timeout, s.opts.Timeout)
+	timeout := driver.FirstPositive(drv.Operations[graph.OpDestroy].Timeout, first.Timeout, s.opts.Timeout)
 	deadline := time.Now().Add(timeout)
 	for {
 		var pending []*target
@@ -932,17 +943,17 @@ func (s *Scripted) awaitDestroyed(ctx context.Context, targets []*target, run *s
 
 // discover runs the discovery script of a factory and reports every
 // instance it lists.
-func (s *Scripted) discover(ctx context.Context, req Request) (Outcome, error) {
-	drv, err := requestDriver(req)
+func (s *Driver) discover(ctx context.Context, req driver.Request) (driver.Outcome, error) {
+	drv, err := driver.ResourceDriver(req)
 	if err != nil {
-		return failed(req, nil, err)
+		return driver.Failed(req, nil, err)
 	}
 	prior := state.Feedback{}
 	if req.Prior != nil {
 		prior = req.Prior.Feedback
 	}
 	if !drv.HasOperation(graph.OpDiscovery) {
-		return failed(req, &prior, errors.New("no discoveryScript"))
+		return driver.Failed(req, &prior, errors.New("no discoveryScript"))
 	}
 	spec := req.Resolved
 	if spec == nil && req.Resource != nil {
@@ -957,10 +968,10 @@ func (s *Scripted) discover(ctx context.Context, req Request) (Outcome, error) {
 	})
 	if err != nil {
 		prior.Output = run.tail
-		return failed(req, &prior, fmt.Errorf("discovery script %s: %w", drv.Operations[graph.OpDiscovery].Implementation, err))
+		return driver.Failed(req, &prior, fmt.Errorf("discovery script %s: %w", drv.Operations[graph.OpDiscovery].Implementation, err))
 	}
 	mappings := factoryMappings(req.Prior)
-	var disc []Discovered
+	var disc []driver.Discovered
 	var errs []error
 	ids := make([]string, 0, len(found))
 	for id := range found {
@@ -979,15 +990,15 @@ func (s *Scripted) discover(ctx context.Context, req Request) (Outcome, error) {
 		if name == "" {
 			name = id
 		}
-		disc = append(disc, Discovered{NaturalID: id, Name: name, Feedback: fb})
+		disc = append(disc, driver.Discovered{NaturalID: id, Name: name, Feedback: fb})
 	}
 	prior.Output = run.tail
 	prior.Status = state.Status{Active: true}
 	prior.BackendCode, prior.BackendStatus = state.BackendOK, fmt.Sprintf("discovered %d instance(s)", len(disc))
 	if len(errs) > 0 {
-		return failed(req, &prior, fmt.Errorf("discovery script %s: %w", drv.Operations[graph.OpDiscovery].Implementation, errors.Join(errs...)))
+		return driver.Failed(req, &prior, fmt.Errorf("discovery script %s: %w", drv.Operations[graph.OpDiscovery].Implementation, errors.Join(errs...)))
 	}
-	return Outcome{Feedback: prior, Discovered: disc}, nil
+	return driver.Outcome{Feedback: prior, Discovered: disc}, nil
 }
 
 // Invoke runs the command script of command ("interface.pin", a
@@ -996,25 +1007,25 @@ func (s *Scripted) discover(ctx context.Context, req Request) (Outcome, error) {
 // they arrive, one line each: "intermediate {json}" or "result {json}",
 // and are returned in Outcome.Results. A script that returns no result is
 // not an error: the protocol lets a later health check deliver it.
-func (s *Scripted) Invoke(ctx context.Context, req Request, command string, args map[string]graph.Value) (Outcome, error) {
+func (s *Driver) Invoke(ctx context.Context, req driver.Request, command string, args map[string]graph.Value) (driver.Outcome, error) {
 	req.Action = "command"
 	iface, pin, ok := strings.Cut(command, ".")
 	if !ok || iface == "" || pin == "" {
-		return failed(req, nil, fmt.Errorf("command %q must be <interface>.<pin>", command))
+		return driver.Failed(req, nil, fmt.Errorf("command %q must be <interface>.<pin>", command))
 	}
 	if req.Prior == nil || req.Prior.Feedback.InstanceID == "" {
-		return failed(req, nil, fmt.Errorf("%s has no recorded instance to run %s on", req.Address, command))
+		return driver.Failed(req, nil, fmt.Errorf("%s has no recorded instance to run %s on", req.Address, command))
 	}
-	drv, err := requestDriver(req)
+	drv, err := driver.ResourceDriver(req)
 	if err != nil {
-		return failed(req, nil, err)
+		return driver.Failed(req, nil, err)
 	}
 	key := graph.OpCommandPrefix + command
 	if !drv.HasOperation(key) {
-		return failed(req, &req.Prior.Feedback, fmt.Errorf("%s has no command script for %s", req.Address, command))
+		return driver.Failed(req, &req.Prior.Feedback, fmt.Errorf("%s has no command script for %s", req.Address, command))
 	}
 	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), commandID: newCommandID()}
-	if id, ok := req.Prior.Feedback.Extra[ExtraInstanceID].(string); ok {
+	if id, ok := req.Prior.Feedback.Extra[driver.ExtraInstanceID].(string); ok {
 		t.synthetic = id
 	}
 	a := map[string]any{}
@@ -1034,12 +1045,12 @@ func (s *Scripted) Invoke(ctx context.Context, req Request, command string, args
 		err = t.err
 	}
 	if err != nil {
-		o, err := failed(req, &fb, fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err))
+		o, err := driver.Failed(req, &fb, fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err))
 		o.Results = t.results
 		return o, err
 	}
 	fb.BackendCode, fb.BackendStatus = state.BackendOK, statusText("command", fb.Status)
-	return Outcome{Feedback: fb, Results: t.results}, nil
+	return driver.Outcome{Feedback: fb, Results: t.results}, nil
 }
 
 // newCommandID returns an opaque command id that sorts by creation time.

@@ -1,30 +1,22 @@
-package executor
+package scripted
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// Keys of state.Feedback.Extra and Attributes the scripted driver writes.
+// Keys of state.Feedback.Extra and Attributes the scripted driver writes
+// (with driver.ExtraInstanceID).
 const (
 	// ExtraModel holds the whole instance model of the protocol, so that the
 	// next action starts from it (activity log bounded, see maxLogEntries).
 	ExtraModel = "model"
-	// ExtraInstanceID holds the synthetic instance id ("instanceId" of the
-	// protocol); Feedback.InstanceID holds the natural id the scripts key
-	// instances by.
-	ExtraInstanceID = "instance_id"
 	// AttrName is the instance's display name.
 	AttrName = "name"
 	// AttrComponents maps each referenced component's path ("tomcat-vm",
@@ -33,9 +25,6 @@ const (
 	AttrComponents = "components"
 	// AttrInterfaceStatus maps an interface to the status it overrides.
 	AttrInterfaceStatus = "interface_status"
-	// SignalFactoryInstances is the factory signal mapping natural ids to
-	// instance ids.
-	SignalFactoryInstances = "factory.instances"
 )
 
 // Bounds on what the recorded model keeps.
@@ -43,14 +32,6 @@ const (
 	maxLogEntries = 100
 	maxCommands   = 50
 )
-
-// syntheticID returns the stable instance id xosplan gives the resource at
-// addr: the same address always gets the same id, so that a repeated
-// launch is recognised by idempotent scripts.
-func syntheticID(addr string) string {
-	sum := sha256.Sum256([]byte("xosplan instance\x00" + addr))
-	return hex.EncodeToString(sum[:12])
-}
 
 // priorModel returns the instance model recorded for a resource, or a
 // fresh one.
@@ -113,7 +94,7 @@ func (m instanceModel) feedback(naturalID string, mappings map[string]map[string
 		Extra:      map[string]graph.Value{ExtraModel: copyValue(map[string]graph.Value(m))},
 	}
 	if id, ok := m["instanceId"].(string); ok {
-		fb.Extra[ExtraInstanceID] = id
+		fb.Extra[driver.ExtraInstanceID] = id
 	}
 	if name, ok := m["name"].(string); ok {
 		fb.Attributes[AttrName] = name
@@ -227,101 +208,9 @@ func factoryMappings(factory *state.Resource) map[string]map[string]string {
 	return out
 }
 
-// FactoryInstances returns the factory.instances mapping of the factory
-// at factoryAddress: natural id → synthetic instance id of every recorded
-// scripted resource whose driver names that factory. The walk publishes it
-// as the factory's SignalFactoryInstances signal, where references of
-// other factories' components resolve.
-func FactoryInstances(recorded []state.Resource, factoryAddress string) map[string]graph.Value {
-	out := map[string]graph.Value{}
-	for _, r := range recorded {
-		if r.Driver.Name != graph.DriverScripted || r.Feedback.InstanceID == "" {
-			continue
-		}
-		if a, _ := r.Driver.Options[OptionFactoryAddress].(string); a != factoryAddress {
-			continue
-		}
-		id, _ := r.Feedback.Extra[ExtraInstanceID].(string)
-		if id == "" {
-			id = syntheticID(r.Address)
-		}
-		out[r.Feedback.InstanceID] = id
-	}
-	return out
-}
-
-// factoryOf returns the address of the factory a scripted component's
-// driver names, or "".
-func factoryOf(d graph.Driver) string {
-	if d.Name != graph.DriverScripted {
-		return ""
-	}
-	fa, _ := d.Options[OptionFactoryAddress].(string)
-	return fa
-}
-
-// withInstances returns a copy of the factory record f whose Signals hold
-// its SignalFactoryInstances mapping, computed from members (the records
-// of its components): no script of the factory reports it.
-func withInstances(f *state.Resource, members []state.Resource) *state.Resource {
-	c := *f
-	c.Feedback.Signals = maps.Clone(c.Feedback.Signals)
-	if c.Feedback.Signals == nil {
-		c.Feedback.Signals = map[string]graph.Value{}
-	}
-	c.Feedback.Signals[SignalFactoryInstances] = FactoryInstances(members, f.Address)
-	return &c
-}
-
-// StateLookup returns a Lookup over the records of st, as the walk's own
-// lookup reads them: a factory comes with its SignalFactoryInstances
-// signal, computed from the recorded components that name it.
-func StateLookup(st *state.State) Lookup {
-	if st == nil {
-		return func(string) (*state.Resource, bool) { return nil, false }
-	}
-	byAddr := make(map[string]*state.Resource, len(st.Resources))
-	members := map[string][]state.Resource{}
-	for i := range st.Resources {
-		r := &st.Resources[i]
-		byAddr[r.Address] = r
-		if fa := factoryOf(r.Driver); fa != "" {
-			members[fa] = append(members[fa], *r)
-		}
-	}
-	return func(addr string) (*state.Resource, bool) {
-		r, ok := byAddr[addr]
-		if ok && len(members[addr]) > 0 {
-			return withInstances(r, members[addr]), true
-		}
-		return r, ok
-	}
-}
-
-// scriptFactory returns the factory at addr as its components' scripts
-// see it now: with its factory.instances signal (lookup computes it), and
-// its spec resolved again through lookup, so that a consume-signal pin
-// bound to another factory's factory.instances maps the instances
-// recorded now rather than those of the factory's last apply: a reference
-// resolves as soon as its mapping has arrived. A spec that cannot be
-// resolved keeps the resolution recorded. Nil when addr is not recorded.
-func scriptFactory(addr string, lookup Lookup) *state.Resource {
-	f, ok := lookup(addr)
-	if !ok {
-		return nil
-	}
-	c := *f
-	if graph.HasUnknown(f.Spec) {
-		if resolved, err := ResolveMap(f.Spec, lookup); err == nil {
-			c.Feedback.Resolved = resolved
-		}
-	}
-	return &c
-}
-
 // OptionFactory is the graph.Driver.Options key of a scripted component's
 // factory name (pkg/manifest's OptionFactory; OptionFactoryAddress, its
-// address, is declared with the walk).
+// address, is driver.OptionFactoryAddress).
 const OptionFactory = "factory"
 
 // configurationOf returns the "configuration.*" entries of a spec: the
@@ -356,53 +245,4 @@ func plain(v graph.Value) any {
 		return x.String()
 	}
 	return v
-}
-
-// ErrScriptPath is wrapped by the error of a script path that leaves the
-// script root.
-var ErrScriptPath = errors.New("script path escapes the script root")
-
-// resolveScript maps a container path (/vm/launch.py) to a file under
-// root. A path that climbs above the root with "..", or reaches outside it
-// through a symbolic link, is refused.
-func resolveScript(root, containerPath string) (string, error) {
-	if root == "" {
-		return "", fmt.Errorf("no script root to find %s under (set --script-root)", containerPath)
-	}
-	if containerPath == "" || strings.ContainsRune(containerPath, 0) {
-		return "", fmt.Errorf("invalid script path %q", containerPath)
-	}
-	depth := 0
-	for _, seg := range strings.Split(filepath.ToSlash(containerPath), "/") {
-		switch seg {
-		case "", ".":
-		case "..":
-			depth--
-			if depth < 0 {
-				return "", fmt.Errorf("%s: %w", containerPath, ErrScriptPath)
-			}
-		default:
-			depth++
-		}
-	}
-	absRoot, err := filepath.Abs(root)
-	if err != nil {
-		return "", err
-	}
-	confine, err := userfile.NewRoot(absRoot)
-	if err != nil {
-		return "", fmt.Errorf("script root: %w", err)
-	}
-	p := filepath.Join(absRoot, filepath.FromSlash(strings.TrimLeft(containerPath, "/")))
-	realP, err := confine.Resolve(p)
-	switch {
-	case errors.Is(err, userfile.ErrOutsideRoot):
-		return "", fmt.Errorf("%s: %w (through a symbolic link)", containerPath, ErrScriptPath)
-	case err != nil:
-		return "", fmt.Errorf("script %s: %w", containerPath, err)
-	}
-	if fi, err := os.Stat(realP); err != nil || fi.IsDir() {
-		return "", fmt.Errorf("script %s is not a file under %s", containerPath, root)
-	}
-	return p, nil
 }

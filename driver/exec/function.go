@@ -1,4 +1,4 @@
-package executor
+package exec
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/process"
@@ -30,9 +31,9 @@ var ErrFunctionResult = errors.New("the implementation did not print one JSON va
 // RunFunction evaluates a TOSCA 2.0 custom function call by running its
 // implementation, as an operation's runs: the path relative to
 // call.WorkDir, which is the working directory, confined to the
-// configuration root (DriverOptions.Root), run by its extension or #!
+// configuration root (driver.Options.Root), run by its extension or #!
 // line, in its own process group, with the process's environment and
-// DriverOptions.Env. The protocol (docs/drivers.md):
+// driver.Options.Env. The protocol (docs/drivers.md):
 //
 //   - stdin: the arguments as one JSON array, in the order of the call;
 //   - environment: XOSPLAN_FUNCTION (the function's name) and
@@ -43,9 +44,9 @@ var ErrFunctionResult = errors.New("the implementation did not print one JSON va
 //   - exit status 0 is success; anything else, a run past call.Timeout
 //     (DefaultFunctionTimeout when zero) or output that is not one JSON
 //     value is an error.
-func (e *Exec) RunFunction(ctx context.Context, call FunctionCall) (graph.Value, error) {
+func (e *Driver) RunFunction(ctx context.Context, call driver.FunctionCall) (graph.Value, error) {
 	if strings.Contains(call.Implementation, "://") {
-		return nil, needsChange(fmt.Errorf("implementation %s is a URL: xosplan runs only local files", call.Implementation))
+		return nil, driver.NeedsChange(fmt.Errorf("implementation %s is a URL: xosplan runs only local files", call.Implementation))
 	}
 	dir, script, err := e.locate(call.WorkDir, call.Implementation)
 	if err != nil {
@@ -78,7 +79,7 @@ func (e *Exec) RunFunction(ctx context.Context, call FunctionCall) (graph.Value,
 func decodeResult(out []byte) (graph.Value, error) {
 	r, err := canonjson.DecodeValue(out)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s (it printed %q)", ErrFunctionResult, err, truncate(strings.TrimSpace(string(out)), 80))
+		return nil, fmt.Errorf("%w: %s (it printed %q)", ErrFunctionResult, err, driver.Truncate(strings.TrimSpace(string(out)), 80))
 	}
 	if graph.HasUnknown(r) {
 		return nil, fmt.Errorf("%w: {\"$unknown\": …} is not a value", ErrFunctionResult)

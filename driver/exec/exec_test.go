@@ -1,6 +1,6 @@
 //go:build unix
 
-package executor
+package exec
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/driver/drivertest"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/process"
@@ -48,11 +50,11 @@ echo "url=http://x/?a=b" >> "$XOSPLAN_OUTPUTS"
 		"Configure.post_configure_target": {Inputs: map[string]graph.Value{"x": "no implementation: skipped"}},
 	}
 	r := execResource("web", ops)
-	opts := testOpts("")
+	opts := drivertest.Options("")
 	opts.StateDir = stateDir
-	d := NewExec(opts)
-	var out lines
-	o, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: "web", Resource: r, WorkDir: dir, Output: out.add,
+	d := New(opts)
+	var out drivertest.Lines
+	o, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionCreate, Address: "web", Resource: r, WorkDir: dir, Output: out.Add,
 		Inputs: map[string]map[string]graph.Value{"Standard.start": {"port": "resolved-by-walk"}}})
 	if err != nil {
 		t.Fatalf("create: %v", err)
@@ -78,15 +80,15 @@ echo "url=http://x/?a=b" >> "$XOSPLAN_OUTPUTS"
 	if !strings.Contains(fb.Output, "[Standard.start]\n") || !strings.Contains(fb.Output, "\nstdout of Standard.start") || !strings.Contains(fb.Output, "\nstderr of Standard.start") {
 		t.Errorf("output tail:\n%s", fb.Output)
 	}
-	if txt := out.text(); !strings.Contains(txt, "Standard.create: stdout of Standard.create") {
+	if txt := out.Text(); !strings.Contains(txt, "Standard.create: stdout of Standard.create") {
 		t.Errorf("streamed output:\n%s", txt)
 	}
 
 	// Update runs the configure operations only, keeping prior attributes.
 	_ = os.Remove(filepath.Join(stateDir, "log"))
-	prior := recorded(r, o)
+	prior := drivertest.Recorded(r, o)
 	prior.Feedback.Attributes["kept"] = "yes"
-	o, err = d.Apply(context.Background(), Request{Action: ActionUpdate, Address: "web", Resource: r, Prior: prior, WorkDir: dir})
+	o, err = d.Apply(context.Background(), driver.Request{Action: driver.ActionUpdate, Address: "web", Resource: r, Prior: prior, WorkDir: dir})
 	if err != nil {
 		t.Fatalf("update: %v", err)
 	}
@@ -101,7 +103,7 @@ echo "url=http://x/?a=b" >> "$XOSPLAN_OUTPUTS"
 	// Delete of a resource no longer configured: stop, then delete, from
 	// the recorded driver.
 	_ = os.Remove(filepath.Join(stateDir, "log"))
-	o, err = d.Apply(context.Background(), Request{Action: ActionDelete, Address: "web", Prior: prior, WorkDir: dir,
+	o, err = d.Apply(context.Background(), driver.Request{Action: driver.ActionDelete, Address: "web", Prior: prior, WorkDir: dir,
 		Inputs: map[string]map[string]graph.Value{"Standard.create": {}}})
 	if err != nil || !o.Gone || o.Feedback.Attributes != nil {
 		t.Fatalf("delete: %v gone=%v attrs=%v", err, o.Gone, o.Feedback.Attributes)
@@ -112,7 +114,7 @@ echo "url=http://x/?a=b" >> "$XOSPLAN_OUTPUTS"
 	}
 
 	// Read and health run nothing and keep the record.
-	o, err = d.Apply(context.Background(), Request{Action: ActionHealth, Address: "web", Resource: r, Prior: prior, WorkDir: dir})
+	o, err = d.Apply(context.Background(), driver.Request{Action: driver.ActionHealth, Address: "web", Resource: r, Prior: prior, WorkDir: dir})
 	if err != nil || o.Feedback.Attributes["kept"] != "yes" {
 		t.Errorf("health: %v %v", err, o.Feedback.Attributes)
 	}
@@ -127,14 +129,14 @@ func TestExecFaults(t *testing.T) {
 		runs    int    // Apply calls; all but the last must fail
 		want    string // error substring of the last run; "" = success
 		timeout time.Duration
-		check   func(t *testing.T, o Outcome, dir string)
+		check   func(t *testing.T, o driver.Outcome, dir string)
 	}{
 		{name: "fails twice then succeeds", script: "flaky.sh", runs: 3,
 			body: `n=$(cat "$XOSPLAN_STATE_DIR/n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$XOSPLAN_STATE_DIR/n"
 [ $n -ge 3 ] || { echo "attempt $n failed" >&2; exit 1; }`},
 		{name: "always fails", script: "fail.sh", runs: 1, want: "exit status 7: line 5\nline 6\nline 7\nline 8\nboom",
 			body: `for i in 1 2 3 4 5 6 7 8; do echo "line $i" >&2; done; echo boom >&2; exit 7`,
-			check: func(t *testing.T, o Outcome, dir string) {
+			check: func(t *testing.T, o driver.Outcome, dir string) {
 				if _, err := os.Stat(filepath.Join(dir, "started")); err == nil {
 					t.Error("Standard.start ran after Standard.create failed")
 				}
@@ -146,7 +148,7 @@ func TestExecFaults(t *testing.T) {
 			body: `sleep 30 & echo $! > "$XOSPLAN_STATE_DIR/child"; wait`},
 		{name: "huge output", script: "loud.sh", runs: 1,
 			body: `yes 'all work and no play' | head -c 30000000; yes 'err' | head -c 1000000 >&2`,
-			check: func(t *testing.T, o Outcome, dir string) {
+			check: func(t *testing.T, o driver.Outcome, dir string) {
 				if n := len(o.Feedback.Output); n > 40<<10 || !strings.Contains(o.Feedback.Output, "…") {
 					t.Errorf("output tail is %d bytes", n)
 				}
@@ -159,13 +161,13 @@ func TestExecFaults(t *testing.T) {
 			body: `printf 'a<<EOF\nx\n' >> "$XOSPLAN_OUTPUTS"`},
 		{name: "python", script: "op.py", runs: 1,
 			body: "import os\nopen(os.environ['XOSPLAN_OUTPUTS'], 'a').write('lang=python\\n')\n",
-			check: func(t *testing.T, o Outcome, dir string) {
+			check: func(t *testing.T, o driver.Outcome, dir string) {
 				if o.Feedback.Attributes["lang"] != "python" {
 					t.Errorf("attributes %v", o.Feedback.Attributes)
 				}
 			}},
 		{name: "shebang", script: "op", runs: 1, body: "#!/bin/sh\necho 'lang=sh' >> \"$XOSPLAN_OUTPUTS\"\n",
-			check: func(t *testing.T, o Outcome, dir string) {
+			check: func(t *testing.T, o driver.Outcome, dir string) {
 				if o.Feedback.Attributes["lang"] != "sh" {
 					t.Errorf("attributes %v", o.Feedback.Attributes)
 				}
@@ -188,14 +190,14 @@ func TestExecFaults(t *testing.T) {
 			}
 			testutil.WriteScript(t, dir, "scripts/start.sh", `touch started`)
 			r := execResource("n", map[string]graph.Operation{"Standard.create": op, "Standard.start": {Implementation: "scripts/start.sh"}})
-			opts := testOpts("")
+			opts := drivertest.Options("")
 			opts.StateDir = stateDir
-			d := NewExec(opts)
-			var o Outcome
+			d := New(opts)
+			var o driver.Outcome
 			var err error
 			start := time.Now()
 			for i := range tc.runs {
-				o, err = d.Apply(context.Background(), Request{Action: ActionCreate, Address: "n", Resource: r, WorkDir: dir, Timeout: tc.timeout})
+				o, err = d.Apply(context.Background(), driver.Request{Action: driver.ActionCreate, Address: "n", Resource: r, WorkDir: dir, Timeout: tc.timeout})
 				if i < tc.runs-1 {
 					if err == nil || !strings.Contains(err.Error(), "failed") || o.Feedback.BackendCode != state.BackendError {
 						t.Fatalf("run %d: error %v, backend %d: want a clean failure", i+1, err, o.Feedback.BackendCode)
@@ -224,7 +226,7 @@ func TestExecFaults(t *testing.T) {
 				if el := time.Since(start); el > 5*time.Second {
 					t.Errorf("took %s", el)
 				}
-				assertGone(t, filepath.Join(stateDir, "child"))
+				drivertest.AssertGone(t, filepath.Join(stateDir, "child"))
 			}
 			if tc.check != nil {
 				tc.check(t, o, dir)
@@ -239,22 +241,22 @@ func TestExecDeleteWithUnresolvedInput(t *testing.T) {
 	r := execResource("n", map[string]graph.Operation{"Standard.delete": {Implementation: "del.sh", Inputs: map[string]graph.Value{
 		"name": "db", "ip": graph.Unknown{Func: "attribute", Args: []graph.Value{"gone", "ip"}},
 	}}})
-	var out lines
-	o, err := NewExec(testOpts("")).Apply(context.Background(), Request{Action: ActionDelete, Address: "n", Prior: recorded(r, Outcome{}), WorkDir: dir, Output: out.add})
+	var out drivertest.Lines
+	o, err := New(drivertest.Options("")).Apply(context.Background(), driver.Request{Action: driver.ActionDelete, Address: "n", Prior: drivertest.Recorded(r, driver.Outcome{}), WorkDir: dir, Output: out.Add})
 	if err != nil || !o.Gone {
 		t.Fatalf("delete: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "out")); string(b) != "name=db ip=unset\n" {
 		t.Errorf("script saw %q", b)
 	}
-	if !strings.Contains(out.text(), "input ip left unset") {
-		t.Errorf("output: %s", out.text())
+	if !strings.Contains(out.Text(), "input ip left unset") {
+		t.Errorf("output: %s", out.Text())
 	}
 }
 
 func TestExecUpdateNeedsConfigure(t *testing.T) {
 	r := execResource("n", map[string]graph.Operation{"Standard.create": {Implementation: "x.sh"}})
-	_, err := NewExec(testOpts("")).Apply(context.Background(), Request{Action: ActionUpdate, Address: "n", Resource: r})
+	_, err := New(drivertest.Options("")).Apply(context.Background(), driver.Request{Action: driver.ActionUpdate, Address: "n", Resource: r})
 	if err == nil || !strings.Contains(err.Error(), "must be replaced") {
 		t.Errorf("error %v", err)
 	}
@@ -266,9 +268,9 @@ func TestExecUpdateNeedsConfigure(t *testing.T) {
 func TestWebstackScripts(t *testing.T) {
 	dir := filepath.Join(testutil.ModuleRoot(t), "examples", "webstack")
 	work := t.TempDir()
-	opts := testOpts("")
+	opts := drivertest.Options("")
 	opts.Env = []string{"XOSPLAN_WORKDIR=" + work}
-	d := NewExec(opts)
+	d := New(opts)
 	op := func(impl string, in map[string]graph.Value) graph.Operation {
 		return graph.Operation{Implementation: impl, Inputs: in}
 	}
@@ -301,11 +303,11 @@ func TestWebstackScripts(t *testing.T) {
 	priors := map[string]*state.Resource{}
 	for range 2 { // the second apply shows the scripts are idempotent
 		for _, n := range nodes {
-			o, err := d.Apply(ctx, Request{Action: ActionCreate, Address: n.Address, Resource: n, WorkDir: dir})
+			o, err := d.Apply(ctx, driver.Request{Action: driver.ActionCreate, Address: n.Address, Resource: n, WorkDir: dir})
 			if err != nil {
 				t.Fatalf("create %s: %v\n%s", n.Address, err, o.Feedback.Output)
 			}
-			priors[n.Address] = recorded(n, o)
+			priors[n.Address] = drivertest.Recorded(n, o)
 		}
 	}
 	for _, f := range []string{"dbms/running", "dbms/data/shop/owner", "web/running", "web/server.conf", "web/docroot/shop/index.html", "web/docroot/shop/database.conf"} {
@@ -317,13 +319,13 @@ func TestWebstackScripts(t *testing.T) {
 	if !strings.Contains(string(conf), "db://shop@127.0.0.1:5432/shop") {
 		t.Errorf("database.conf: %s", conf)
 	}
-	o, err := d.Apply(ctx, Request{Action: ActionUpdate, Address: "app", Resource: nodes[3], Prior: priors["app"], WorkDir: dir})
+	o, err := d.Apply(ctx, driver.Request{Action: driver.ActionUpdate, Address: "app", Resource: nodes[3], Prior: priors["app"], WorkDir: dir})
 	if err != nil {
 		t.Fatalf("update app: %v\n%s", err, o.Feedback.Output)
 	}
 	for i := len(nodes) - 1; i >= 0; i-- {
 		n := nodes[i]
-		o, err := d.Apply(ctx, Request{Action: ActionDelete, Address: n.Address, Prior: priors[n.Address], WorkDir: dir})
+		o, err := d.Apply(ctx, driver.Request{Action: driver.ActionDelete, Address: n.Address, Prior: priors[n.Address], WorkDir: dir})
 		if err != nil || !o.Gone {
 			t.Fatalf("delete %s: %v\n%s", n.Address, err, o.Feedback.Output)
 		}
@@ -331,30 +333,6 @@ func TestWebstackScripts(t *testing.T) {
 	left, _ := filepath.Glob(filepath.Join(work, "*", "*"))
 	if len(left) != 0 {
 		t.Errorf("left after delete: %v", left)
-	}
-}
-
-func TestNoop(t *testing.T) {
-	r := &graph.Resource{Address: "a", Driver: graph.Driver{Name: graph.DriverNoop}}
-	o, err := Noop{}.Apply(context.Background(), Request{Action: ActionCreate, Address: "a", Resource: r})
-	if err != nil || !o.Feedback.Status.Active || o.Feedback.BackendCode != state.BackendOK {
-		t.Fatalf("create: %v %+v", err, o)
-	}
-	o, err = Noop{}.Apply(context.Background(), Request{Action: ActionDelete, Address: "a", Prior: recorded(r, o)})
-	if err != nil || !o.Gone {
-		t.Fatalf("delete: %v %+v", err, o)
-	}
-	reg := NewRegistry(DriverOptions{})
-	for _, name := range []string{graph.DriverExec, graph.DriverScripted, graph.DriverNoop} {
-		if _, ok := reg.Lookup(name); !ok {
-			t.Errorf("registry has no %s driver", name)
-		}
-	}
-	if _, ok := reg[graph.DriverScripted].(BatchDriver); !ok {
-		t.Error("the scripted driver is not a BatchDriver")
-	}
-	if _, ok := reg[graph.DriverScripted].(Invoker); !ok {
-		t.Error("the scripted driver is not an Invoker")
 	}
 }
 
@@ -414,11 +392,11 @@ func FuzzOutputs(f *testing.F) {
 // as the shell's exit status, which a synchronizer would retry forever).
 func TestMissingImplementationNeedsAChange(t *testing.T) {
 	dir := t.TempDir()
-	e := NewExec(DriverOptions{Root: []string{dir}})
+	e := New(driver.Options{Root: []string{dir}})
 	r := &graph.Resource{Address: "late", Type: "tosca.nodes.Root", Management: graph.Managed,
 		Driver: graph.Driver{Name: graph.DriverExec, Operations: map[string]graph.Operation{"Standard.create": {Implementation: "scripts/late.sh"}}}}
-	_, err := e.Apply(context.Background(), Request{Action: ActionCreate, Address: "late", Resource: r, WorkDir: dir})
-	if !errors.Is(err, ErrNeedsChange) || !errors.Is(err, fs.ErrNotExist) {
+	_, err := e.Apply(context.Background(), driver.Request{Action: driver.ActionCreate, Address: "late", Resource: r, WorkDir: dir})
+	if !errors.Is(err, driver.ErrNeedsChange) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("error %v: want ErrNeedsChange and fs.ErrNotExist", err)
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package executor
+package scripted
 
 import (
 	"context"
@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/driver/drivertest"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/process"
@@ -35,9 +37,9 @@ func TestPetClinicScripts(t *testing.T) {
 	needPython(t)
 	root := filepath.Join(testutil.ModuleRoot(t), "examples", "petclinic", "scripts")
 	reg := t.TempDir()
-	opts := testOpts(root)
+	opts := drivertest.Options(root)
 	opts.Env = []string{"XOSPLAN_REGISTRY=" + reg}
-	d := NewScripted(opts)
+	d := New(opts)
 	ctx := context.Background()
 	vmOps := map[string]string{
 		graph.OpLaunch: "/vm/launch.py", graph.OpDestroy: "/vm/destroy.py", graph.OpHealthCheck: "/vm/healthCheck.py",
@@ -47,9 +49,9 @@ func TestPetClinicScripts(t *testing.T) {
 	vm2 := scriptedResource("VM2.vm", vmOps, map[string]graph.Value{"configuration.instanceType": "m3.large"})
 	factory := &state.Resource{Address: "F.factory", Spec: map[string]graph.Value{"configuration.awsAccessKey": "XXX", "component.application": "VM"}}
 
-	reqs := []Request{
-		{Action: ActionCreate, Address: vm1.Address, Resource: vm1, Resolved: vm1.Spec, Factory: factory},
-		{Action: ActionCreate, Address: vm2.Address, Resource: vm2, Resolved: vm2.Spec, Factory: factory},
+	reqs := []driver.Request{
+		{Action: driver.ActionCreate, Address: vm1.Address, Resource: vm1, Resolved: vm1.Spec, Factory: factory},
+		{Action: driver.ActionCreate, Address: vm2.Address, Resource: vm2, Resolved: vm2.Spec, Factory: factory},
 	}
 	if k1, k2 := d.BatchKey(reqs[0]), d.BatchKey(reqs[1]); k1 == "" || k1 != k2 {
 		t.Fatalf("batch keys %q, %q: want equal and non-empty", k1, k2)
@@ -67,27 +69,27 @@ func TestPetClinicScripts(t *testing.T) {
 		if ip, _ := fb.Signals["compute.ip"].(string); !strings.HasPrefix(ip, "203.0.113.") {
 			t.Errorf("launch %d: compute.ip = %v", i, fb.Signals["compute.ip"])
 		}
-		if fb.Extra[ExtraInstanceID] != syntheticID(reqs[i].Address) {
-			t.Errorf("launch %d: instance id %v", i, fb.Extra[ExtraInstanceID])
+		if fb.Extra[driver.ExtraInstanceID] != driver.InstanceID(reqs[i].Address) {
+			t.Errorf("launch %d: instance id %v", i, fb.Extra[driver.ExtraInstanceID])
 		}
-		recs = append(recs, recorded(reqs[i].Resource, r.Outcome))
+		recs = append(recs, drivertest.Recorded(reqs[i].Resource, r.Outcome))
 	}
 	if recs[0].Feedback.InstanceID == recs[1].Feedback.InstanceID {
 		t.Fatal("two launches share a natural id")
 	}
 	// Launch is idempotent: again, same natural id.
-	o, err := d.Apply(ctx, Request{Action: ActionCreate, Address: vm1.Address, Resource: vm1, Resolved: vm1.Spec, Prior: recs[0], Factory: factory})
+	o, err := d.Apply(ctx, driver.Request{Action: driver.ActionCreate, Address: vm1.Address, Resource: vm1, Resolved: vm1.Spec, Prior: recs[0], Factory: factory})
 	if err != nil || o.Feedback.InstanceID != recs[0].Feedback.InstanceID {
 		t.Fatalf("relaunch: %v, id %q want %q", err, o.Feedback.InstanceID, recs[0].Feedback.InstanceID)
 	}
 
-	o, err = d.Apply(ctx, Request{Action: ActionHealth, Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory})
+	o, err = d.Apply(ctx, driver.Request{Action: driver.ActionHealth, Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory})
 	if err != nil || !o.Feedback.Status.Active {
 		t.Fatalf("health: %v %+v", err, o.Feedback.Status)
 	}
 
 	spec := map[string]graph.Value{"configuration.instanceType": "m4.xlarge"}
-	o, err = d.Apply(ctx, Request{Action: ActionUpdate, Address: vm1.Address, Resource: vm1, Resolved: spec, Prior: recs[0], Factory: factory})
+	o, err = d.Apply(ctx, driver.Request{Action: driver.ActionUpdate, Address: vm1.Address, Resource: vm1, Resolved: spec, Prior: recs[0], Factory: factory})
 	if err != nil || !o.Feedback.Status.Active {
 		t.Fatalf("reconfigure: %v %+v", err, o.Feedback.Status)
 	}
@@ -95,21 +97,21 @@ func TestPetClinicScripts(t *testing.T) {
 		t.Errorf("reconfigure did not reach the registry: %s", b)
 	}
 
-	var out lines
-	o, err = d.Invoke(ctx, Request{Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory, Output: out.add}, "control.reboot", nil)
+	var out drivertest.Lines
+	o, err = d.Invoke(ctx, driver.Request{Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory, Output: out.Add}, "control.reboot", nil)
 	if err != nil {
 		t.Fatalf("invoke: %v\n%s", err, o.Feedback.Output)
 	}
 	if len(o.Results) != 2 || !o.Results[0].Intermediate || o.Results[1].Intermediate || o.Results[1].Values["state"] != "rebooted" {
 		t.Fatalf("invoke results %+v", o.Results)
 	}
-	if txt := out.text(); !strings.Contains(txt, `intermediate {"state":"rebooting"}`) || !strings.Contains(txt, "[INFO] VM.vm: vm "+recs[0].Feedback.InstanceID+" rebooted") {
+	if txt := out.Text(); !strings.Contains(txt, `intermediate {"state":"rebooting"}`) || !strings.Contains(txt, "[INFO] VM.vm: vm "+recs[0].Feedback.InstanceID+" rebooted") {
 		t.Errorf("invoke output:\n%s", txt)
 	}
 
 	// Discovery adopts what the registry holds.
 	vmFactory := &graph.Resource{Address: "F.factory", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/vm/discover.py"}}}}
-	o, err = d.Apply(ctx, Request{Action: ActionDiscover, Address: vmFactory.Address, Resource: vmFactory})
+	o, err = d.Apply(ctx, driver.Request{Action: driver.ActionDiscover, Address: vmFactory.Address, Resource: vmFactory})
 	if err != nil || len(o.Discovered) != 2 {
 		t.Fatalf("discover: %v %+v", err, o.Discovered)
 	}
@@ -125,12 +127,12 @@ func TestPetClinicScripts(t *testing.T) {
 		"vms.vm-by-id":           map[string]graph.Value{recs[0].Feedback.InstanceID: "vm-one", recs[1].Feedback.InstanceID: "vm-two"},
 	}}}
 	// The factory itself runs nothing on create.
-	o, err = d.Apply(ctx, Request{Action: ActionCreate, Address: "P.factory", Resource: &graph.Resource{Address: "P.factory", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/petclinic/discover.py"}}}}})
+	o, err = d.Apply(ctx, driver.Request{Action: driver.ActionCreate, Address: "P.factory", Resource: &graph.Resource{Address: "P.factory", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/petclinic/discover.py"}}}}})
 	if err != nil || !o.Feedback.Status.Active {
 		t.Fatalf("factory create: %v %+v", err, o.Feedback)
 	}
 	pc := scriptedResource("PetClinic.petclinic", map[string]string{graph.OpLaunch: "/petclinic/launch.py", graph.OpDestroy: "/petclinic/destroy.py", graph.OpHealthCheck: "/petclinic/healthCheck.py"}, map[string]graph.Value{})
-	o, err = d.Apply(ctx, Request{Action: ActionCreate, Address: pc.Address, Resource: pc, Factory: pcFactory})
+	o, err = d.Apply(ctx, driver.Request{Action: driver.ActionCreate, Address: pc.Address, Resource: pc, Factory: pcFactory})
 	if err != nil {
 		t.Fatalf("petclinic launch: %v\n%s", err, o.Feedback.Output)
 	}
@@ -141,16 +143,16 @@ func TestPetClinicScripts(t *testing.T) {
 			t.Errorf("reference %s not resolved: %v", role, comps[role])
 		}
 	}
-	pcRec := recorded(pc, o)
-	o, err = d.Apply(ctx, Request{Action: ActionDelete, Address: pc.Address, Prior: pcRec, Factory: pcFactory})
+	pcRec := drivertest.Recorded(pc, o)
+	o, err = d.Apply(ctx, driver.Request{Action: driver.ActionDelete, Address: pc.Address, Prior: pcRec, Factory: pcFactory})
 	if err != nil || !o.Gone {
 		t.Fatalf("petclinic destroy: %v gone=%v", err, o.Gone)
 	}
 
 	// Destroy both VMs in one batch.
-	res = d.LaunchBatch(ctx, []Request{
-		{Action: ActionDelete, Address: vm1.Address, Prior: recs[0], Factory: factory},
-		{Action: ActionDelete, Address: vm2.Address, Resource: vm2, Prior: recs[1], Factory: factory},
+	res = d.LaunchBatch(ctx, []driver.Request{
+		{Action: driver.ActionDelete, Address: vm1.Address, Prior: recs[0], Factory: factory},
+		{Action: driver.ActionDelete, Address: vm2.Address, Resource: vm2, Prior: recs[1], Factory: factory},
 	})
 	for i, r := range res {
 		if r.Err != nil || !r.Outcome.Gone {
@@ -161,7 +163,7 @@ func TestPetClinicScripts(t *testing.T) {
 		t.Errorf("registry still holds %v", ids)
 	}
 	// A health check now reports the vanished instance failed.
-	_, err = d.Apply(ctx, Request{Action: ActionHealth, Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory})
+	_, err = d.Apply(ctx, driver.Request{Action: driver.ActionHealth, Address: vm1.Address, Resource: vm1, Prior: recs[0], Factory: factory})
 	if err == nil || !strings.Contains(err.Error(), "not in the registry") {
 		t.Errorf("health of a destroyed VM: %v", err)
 	}
@@ -176,7 +178,7 @@ func TestScriptedFaults(t *testing.T) {
 		launch  string
 		timeout time.Duration
 		want    string // substring of the error; "" = success
-		check   func(t *testing.T, o Outcome)
+		check   func(t *testing.T, o driver.Outcome)
 	}{
 		{name: "ok", launch: launchOK},
 		{name: "garbage", launch: `cat >/dev/null; printf '\001\002 binary {{{ garbage\n'`, want: "malformed reply"},
@@ -187,13 +189,13 @@ func TestScriptedFaults(t *testing.T) {
 		{name: "flag not boolean", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set:\n      status.flags.active: "yes"\n' "$ID"`, want: "must be a boolean"},
 		{name: "failed", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    status: {flags: {failed: true}, message: quota exceeded}\n' "$ID"`, want: "the instance failed: quota exceeded"},
 		{name: "converging", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.converging: true}\n' "$ID"`,
-			check: func(t *testing.T, o Outcome) {
+			check: func(t *testing.T, o driver.Outcome) {
 				if !o.Converging {
 					t.Error("not converging")
 				}
 			}},
 		{name: "several documents", launch: `cat >/dev/null; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.converging: true}\n---\ninstances:\n  n-1:\n    $set: {status.flags.converging: false, status.flags.active: true}\n    $pushAll:\n      activityLog:\n      - {severity: warning, message: slow}\n' "$ID"`,
-			check: func(t *testing.T, o Outcome) {
+			check: func(t *testing.T, o driver.Outcome) {
 				if o.Converging || !o.Feedback.Status.Active {
 					t.Errorf("status %+v", o.Feedback.Status)
 				}
@@ -202,7 +204,7 @@ func TestScriptedFaults(t *testing.T) {
 		{name: "ignores SIGTERM", launch: `trap '' TERM; sleep 30 & echo $! > "$XOSPLAN_STATE_DIR/child"; wait; wait`, timeout: 300 * time.Millisecond, want: "timed out"},
 		{name: "huge output", launch: `cat >/dev/null; yes 'instances: {}' | head -c 20000000`, want: "too large"},
 		{name: "huge stderr", launch: `cat >/dev/null; yes 'noise noise noise' | head -c 5000000 >&2; printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$ID"`,
-			check: func(t *testing.T, o Outcome) {
+			check: func(t *testing.T, o driver.Outcome) {
 				if len(o.Feedback.Output) > 20<<10 {
 					t.Errorf("output tail is %d bytes", len(o.Feedback.Output))
 				}
@@ -213,13 +215,13 @@ func TestScriptedFaults(t *testing.T) {
 			root := t.TempDir()
 			stateDir := t.TempDir()
 			testutil.WriteScript(t, root, "c/launch.sh", tc.launch)
-			opts := testOpts(root)
+			opts := drivertest.Options(root)
 			opts.StateDir = stateDir
-			opts.Env = []string{"ID=" + syntheticID("A.c")}
-			d := NewScripted(opts)
+			opts.Env = []string{"ID=" + driver.InstanceID("A.c")}
+			d := New(opts)
 			r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/destroy.sh", graph.OpHealthCheck: "/c/health.sh"}, nil)
 			start := time.Now()
-			o, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: r.Address, Resource: r, Timeout: tc.timeout})
+			o, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionCreate, Address: r.Address, Resource: r, Timeout: tc.timeout})
 			if tc.want == "" {
 				if err != nil {
 					t.Fatalf("unexpected error: %v", err)
@@ -242,7 +244,7 @@ func TestScriptedFaults(t *testing.T) {
 				if !errors.Is(err, process.ErrTimeout) {
 					t.Errorf("error does not wrap process.ErrTimeout: %v", err)
 				}
-				assertGone(t, filepath.Join(stateDir, "child"))
+				drivertest.AssertGone(t, filepath.Join(stateDir, "child"))
 			}
 			if tc.check != nil {
 				tc.check(t, o)
@@ -260,15 +262,15 @@ func TestScriptedDestroyPolls(t *testing.T) {
 n=$(cat "$XOSPLAN_STATE_DIR/n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$XOSPLAN_STATE_DIR/n"
 if [ $n -ge 3 ]; then printf 'instances:\n  n-1:\n    status: {flags: {active: false, converging: false, failed: false}}\n'
 else printf 'instances:\n  n-1:\n    $set: {status.flags.converging: true}\n'; fi`)
-	opts := testOpts(root)
+	opts := drivertest.Options(root)
 	opts.StateDir = t.TempDir()
-	d := NewScripted(opts)
+	d := New(opts)
 	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/destroy.sh", graph.OpHealthCheck: "/c/health.sh"}, nil)
-	prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: "n-1", Status: state.Status{Active: true}}})
-	var out lines
-	o, err := d.Apply(context.Background(), Request{Action: ActionDelete, Address: r.Address, Prior: prior, Output: out.add})
+	prior := drivertest.Recorded(r, driver.Outcome{Feedback: state.Feedback{InstanceID: "n-1", Status: state.Status{Active: true}}})
+	var out drivertest.Lines
+	o, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionDelete, Address: r.Address, Prior: prior, Output: out.Add})
 	if err != nil || !o.Gone {
-		t.Fatalf("destroy: %v gone=%v\n%s", err, o.Gone, out.text())
+		t.Fatalf("destroy: %v gone=%v\n%s", err, o.Gone, out.Text())
 	}
 	if n, _ := os.ReadFile(filepath.Join(opts.StateDir, "n")); strings.TrimSpace(string(n)) != "3" {
 		t.Errorf("health checks run: %s, want 3", n)
@@ -280,15 +282,15 @@ else printf 'instances:\n  n-1:\n    $set: {status.flags.converging: true}\n'; f
 func TestScriptedDestroyFails(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteScript(t, root, "c/destroy.sh", `cat >/dev/null; printf 'instances:\n  n-1:\n    status: {flags: {failed: true}, message: volume busy}\n  n-2:\n    status: {flags: {active: false}}\n'`)
-	opts := testOpts(root)
+	opts := drivertest.Options(root)
 	opts.PollInterval = time.Hour
-	d := NewScripted(opts)
+	d := New(opts)
 	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/destroy.sh", graph.OpDestroy: "/c/destroy.sh"}, nil)
-	var reqs []Request
+	var reqs []driver.Request
 	for _, id := range []string{"n-1", "n-2"} {
-		prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: id, Status: state.Status{Active: true}}})
+		prior := drivertest.Recorded(r, driver.Outcome{Feedback: state.Feedback{InstanceID: id, Status: state.Status{Active: true}}})
 		prior.Address = "A." + id
-		reqs = append(reqs, Request{Action: ActionDelete, Address: prior.Address, Prior: prior})
+		reqs = append(reqs, driver.Request{Action: driver.ActionDelete, Address: prior.Address, Prior: prior})
 	}
 	res := d.LaunchBatch(context.Background(), reqs)
 	if err := res[0].Err; err == nil || !strings.Contains(err.Error(), "failed while being destroyed: volume busy") || res[0].Outcome.Gone {
@@ -308,16 +310,16 @@ func TestScriptPathEscapes(t *testing.T) {
 	}
 	testutil.WriteScript(t, root, "vm/ok.sh", "true")
 	for _, p := range []string{"/../" + filepath.Base(outside) + "/evil.sh", "../x.sh", "/vm/../../x.sh", "/link.sh"} {
-		if _, err := resolveScript(root, p); !errors.Is(err, ErrScriptPath) {
+		if _, err := driver.ResolveScript(root, p); !errors.Is(err, driver.ErrScriptPath) {
 			t.Errorf("%s: %v, want ErrScriptPath", p, err)
 		}
 	}
 	for _, p := range []string{"/vm/ok.sh", "vm/ok.sh", "/vm/../vm/ok.sh"} {
-		if _, err := resolveScript(root, p); err != nil {
+		if _, err := driver.ResolveScript(root, p); err != nil {
 			t.Errorf("%s: %v", p, err)
 		}
 	}
-	if _, err := resolveScript(root, "/vm/missing.sh"); err == nil {
+	if _, err := driver.ResolveScript(root, "/vm/missing.sh"); err == nil {
 		t.Error("a missing script resolved")
 	}
 }
@@ -327,12 +329,12 @@ func TestScriptPathEscapes(t *testing.T) {
 func TestScriptedCancel(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteScript(t, root, "c/launch.sh", "sleep 30")
-	d := NewScripted(testOpts(root))
+	d := New(drivertest.Options(root))
 	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/launch.sh"}, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, err := d.Apply(ctx, Request{Action: ActionCreate, Address: r.Address, Resource: r})
+	_, err := d.Apply(ctx, driver.Request{Action: driver.ActionCreate, Address: r.Address, Resource: r})
 	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, process.ErrTimeout) {
 		t.Errorf("error %v: want the caller's context error", err)
 	}
@@ -349,13 +351,13 @@ func TestScriptedFlaky(t *testing.T) {
 n=$(cat "$XOSPLAN_STATE_DIR/n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$XOSPLAN_STATE_DIR/n"
 [ $n -ge 3 ] || { echo "attempt $n: cloud busy" >&2; exit 1; }
 printf 'instances:\n  n-1:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$ID"`)
-	opts := testOpts(root)
+	opts := drivertest.Options(root)
 	opts.StateDir = t.TempDir()
-	opts.Env = []string{"ID=" + syntheticID("A.c")}
-	d := NewScripted(opts)
+	opts.Env = []string{"ID=" + driver.InstanceID("A.c")}
+	d := New(opts)
 	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/launch.sh", graph.OpDestroy: "/c/launch.sh"}, nil)
 	for i := 1; i <= 3; i++ {
-		o, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: r.Address, Resource: r})
+		o, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionCreate, Address: r.Address, Resource: r})
 		if i < 3 {
 			if err == nil || !strings.Contains(err.Error(), "cloud busy") || o.Feedback.BackendCode != state.BackendError {
 				t.Fatalf("attempt %d: %v %+v", i, err, o.Feedback)
@@ -377,17 +379,17 @@ echo instances:
 echo "$doc" | sed -n 's/^ *"\{0,1\}\([0-9a-f]\{24\}\)"\{0,1\}:.*/\1/p' | while read id; do printf '  %s:\n    instanceId: %s\n    $set: {status.flags.active: true}\n' "$id" "$id"; done`
 	testutil.WriteScript(t, root, "a/launch.sh", body)
 	testutil.WriteScript(t, root, "b/launch.sh", body)
-	opts := testOpts(root)
+	opts := drivertest.Options(root)
 	opts.StateDir = t.TempDir()
-	d := NewScripted(opts)
-	var reqs []Request
+	d := New(opts)
+	var reqs []driver.Request
 	for i, script := range []string{"/a/launch.sh", "/b/launch.sh", "/a/launch.sh", "/a/launch.sh"} {
 		r := scriptedResource(fmt.Sprintf("R%d.c", i), map[string]string{graph.OpLaunch: script, graph.OpDestroy: script}, nil)
-		reqs = append(reqs, Request{Action: ActionCreate, Address: r.Address, Resource: r})
+		reqs = append(reqs, driver.Request{Action: driver.ActionCreate, Address: r.Address, Resource: r})
 	}
 	res := d.LaunchBatch(context.Background(), reqs)
 	for i, r := range res {
-		if r.Err != nil || r.Outcome.Feedback.InstanceID != syntheticID(reqs[i].Address) {
+		if r.Err != nil || r.Outcome.Feedback.InstanceID != driver.InstanceID(reqs[i].Address) {
 			t.Fatalf("%d: %v %+v", i, r.Err, r.Outcome.Feedback)
 		}
 	}
@@ -396,7 +398,7 @@ echo "$doc" | sed -n 's/^ *"\{0,1\}\([0-9a-f]\{24\}\)"\{0,1\}:.*/\1/p' | while r
 			t.Errorf("%s: %q, want %q (one run per script)", name, b, want)
 		}
 	}
-	disc := Request{Action: ActionDiscover, Address: "F", Resource: &graph.Resource{Address: "F", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/a/launch.sh"}}}}}
+	disc := driver.Request{Action: driver.ActionDiscover, Address: "F", Resource: &graph.Resource{Address: "F", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: "/a/launch.sh"}}}}}
 	if k := d.BatchKey(disc); k != "" {
 		t.Errorf("discovery batch key %q", k)
 	}
@@ -407,9 +409,9 @@ func TestScriptedDiscoveryAndInvokeErrors(t *testing.T) {
 	testutil.WriteScript(t, root, "f/discover.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n  a:\n  c:\n    $pushAll: {activityLog: [{severity: x}]}\n'`)
 	testutil.WriteScript(t, root, "f/discover-ok.sh", `cat >/dev/null; printf 'instances:\n  b:\n    name: Bee\n    $set: {status.flags.active: true}\n  a:\n'`)
 	testutil.WriteScript(t, root, "c/cmd.sh", `cat >/dev/null; echo '{{{'`)
-	d := NewScripted(testOpts(root))
-	factory := func(script string) Request {
-		return Request{Action: ActionDiscover, Address: "F", Resource: &graph.Resource{Address: "F", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: script}}}}}
+	d := New(drivertest.Options(root))
+	factory := func(script string) driver.Request {
+		return driver.Request{Action: driver.ActionDiscover, Address: "F", Resource: &graph.Resource{Address: "F", Driver: graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{graph.OpDiscovery: {Implementation: script}}}}}
 	}
 	_, err := d.Apply(context.Background(), factory("/f/discover.sh"))
 	if err == nil || !strings.Contains(err.Error(), `instance c:`) || !strings.Contains(err.Error(), `"message" is required`) {
@@ -421,7 +423,7 @@ func TestScriptedDiscoveryAndInvokeErrors(t *testing.T) {
 	}
 
 	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/cmd.sh", graph.OpDestroy: "/c/cmd.sh", graph.OpCommandPrefix + "control.go": "/c/cmd.sh"}, nil)
-	prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: "n-1"}})
+	prior := drivertest.Recorded(r, driver.Outcome{Feedback: state.Feedback{InstanceID: "n-1"}})
 	for _, tc := range []struct {
 		cmd   string
 		prior *state.Resource
@@ -432,7 +434,7 @@ func TestScriptedDiscoveryAndInvokeErrors(t *testing.T) {
 		{"control.go", nil, "no recorded instance"},
 		{"control.go", prior, "malformed reply"},
 	} {
-		_, err := d.Invoke(context.Background(), Request{Address: r.Address, Resource: r, Prior: tc.prior}, tc.cmd, map[string]graph.Value{"k": "v"})
+		_, err := d.Invoke(context.Background(), driver.Request{Address: r.Address, Resource: r, Prior: tc.prior}, tc.cmd, map[string]graph.Value{"k": "v"})
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("invoke %s: %v, want %q", tc.cmd, err, tc.want)
 		}
@@ -454,11 +456,11 @@ i=0
 while [ ! -e "$SEEN" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i+1)); done
 printf -- '---\ninstances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        - {"state": "rebooted", "waited": %s}\n' "$cid" "$i"
 `)
-	opts := testOpts(root)
+	opts := drivertest.Options(root)
 	opts.Env = []string{"SEEN=" + seen}
-	d := NewScripted(opts)
+	d := New(opts)
 	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/cmd.sh", graph.OpCommandPrefix + "control.reboot": "/c/cmd.sh"}, nil)
-	prior := recorded(r, Outcome{Feedback: state.Feedback{InstanceID: "n-1"}})
+	prior := drivertest.Recorded(r, driver.Outcome{Feedback: state.Feedback{InstanceID: "n-1"}})
 	var mu sync.Mutex
 	var shown []string
 	output := func(l string) {
@@ -471,7 +473,7 @@ printf -- '---\ninstances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        -
 			}
 		}
 	}
-	out, err := d.Invoke(context.Background(), Request{Address: r.Address, Resource: r, Prior: prior, Output: output}, "control.reboot", nil)
+	out, err := d.Invoke(context.Background(), driver.Request{Address: r.Address, Resource: r, Prior: prior, Output: output}, "control.reboot", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -493,15 +495,30 @@ printf -- '---\ninstances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        -
 func TestMissingScriptNeedsAChangeAndAFailingOneDoesNot(t *testing.T) {
 	root := t.TempDir()
 	testutil.WriteScript(t, root, "c/fail.sh", "exit 3")
-	d := NewScripted(testOpts(root))
+	d := New(drivertest.Options(root))
 	for _, tc := range []struct {
 		script string
 		needs  bool
 	}{{"/c/missing.sh", true}, {"/../x.sh", true}, {"/c/fail.sh", false}} {
 		r := scriptedResource("A.c", map[string]string{graph.OpLaunch: tc.script, graph.OpDestroy: tc.script}, nil)
-		_, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: r.Address, Resource: r})
-		if err == nil || errors.Is(err, ErrNeedsChange) != tc.needs {
+		_, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionCreate, Address: r.Address, Resource: r})
+		if err == nil || errors.Is(err, driver.ErrNeedsChange) != tc.needs {
 			t.Errorf("%s: %v, want ErrNeedsChange %v", tc.script, err, tc.needs)
 		}
 	}
+}
+
+// scriptedResource is a scripted component with the given scripts.
+func scriptedResource(addr string, ops map[string]string, spec map[string]graph.Value) *graph.Resource {
+	r := &graph.Resource{
+		Address:    addr,
+		Type:       "scripted.Component",
+		Driver:     graph.Driver{Name: graph.DriverScripted, Operations: map[string]graph.Operation{}, Options: map[string]graph.Value{driver.OptionFactoryAddress: "F.factory"}},
+		Spec:       spec,
+		Management: graph.Managed,
+	}
+	for k, v := range ops {
+		r.Driver.Operations[k] = graph.Operation{Implementation: v}
+	}
+	return r
 }

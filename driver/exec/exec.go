@@ -1,4 +1,4 @@
-package executor
+package exec
 
 import (
 	"context"
@@ -13,15 +13,15 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// Exec runs TOSCA interface operations (graph.DriverExec) as subprocesses.
+// Driver runs TOSCA interface operations (graph.DriverExec) as subprocesses.
 //
 // Which operations run, in this order, for each action (an operation the
 // resource does not define is skipped):
@@ -69,7 +69,7 @@ import (
 // directory. ".sh" runs with sh, ".bash" with bash, ".py" with python3; a
 // file with another or no extension runs with the interpreter its "#!"
 // line names; anything else is refused. The process gets the xosplan
-// process's environment, DriverOptions.Env, then:
+// process's environment, driver.Options.Env, then:
 //
 //   - every operation input as a variable of the same name: strings as
 //     they are, other values as JSON (numbers 8080, booleans true, lists
@@ -78,7 +78,7 @@ import (
 //   - XOSPLAN_ADDRESS: the resource address;
 //   - XOSPLAN_OPERATION: the operation key ("Standard.create");
 //   - XOSPLAN_ACTION: the action ("create", "update", "delete");
-//   - XOSPLAN_STATE_DIR: DriverOptions.StateDir, when set;
+//   - XOSPLAN_STATE_DIR: driver.Options.StateDir, when set;
 //   - XOSPLAN_OUTPUTS: a file the script appends its outputs to.
 //
 // Outputs: the convention of GitHub Actions' $GITHUB_OUTPUT. The script
@@ -90,21 +90,26 @@ import (
 // apply are kept unless overwritten (delete drops them all).
 //
 // Each operation runs in a process group of its own that ends with it
-// (see process.run): a background child the script leaves is ended when
-// the script exits, and on Linux the script dies with xosplan.
+// (see process.Process.Run): a background child the script leaves is
+// ended when the script exits, and on Linux the script dies with xosplan.
 //
 // Exit status 0 is success. Otherwise the action fails with the exit
 // status and the last lines of stderr, and no later operation of the
 // action runs. The tail of stdout and stderr of every operation is kept
 // in Feedback.Output; each line also goes to Request.Output as it comes,
 // prefixed with the operation key.
-type Exec struct{ opts DriverOptions }
+type Driver struct{ opts driver.Options }
 
-// NewExec returns the exec driver.
-func NewExec(opts DriverOptions) *Exec { return &Exec{opts: opts.withDefaults()} }
+// New returns the exec driver.
+func New(opts driver.Options) *Driver { return &Driver{opts: opts.WithDefaults()} }
 
-// MaxConcurrent returns DriverOptions.MaxConcurrent.
-func (e *Exec) MaxConcurrent() int { return e.opts.MaxConcurrent }
+// MaxConcurrent returns driver.Options.MaxConcurrent.
+func (e *Driver) MaxConcurrent() int { return e.opts.MaxConcurrent }
+
+// Source records, for a resource this driver applied, the folder it was applied from (Request.WorkDir), where a later delete or health check runs its operations.
+func (*Driver) Source(req driver.Request) (key, dir string) {
+	return driver.ExtraWorkDir, req.WorkDir
+}
 
 var (
 	execCreateOps = []string{
@@ -128,14 +133,14 @@ var (
 
 // OperationsFor returns the operation keys the exec driver runs for action
 // on drv, in order.
-func (e *Exec) OperationsFor(action string, drv graph.Driver) []string {
+func (e *Driver) OperationsFor(action string, drv graph.Driver) []string {
 	var keys []string
 	switch action {
-	case ActionCreate:
+	case driver.ActionCreate:
 		keys = execCreateOps
-	case ActionUpdate:
+	case driver.ActionUpdate:
 		keys = execUpdateOps
-	case ActionDelete:
+	case driver.ActionDelete:
 		keys = execDeleteOps
 	}
 	var out []string
@@ -149,13 +154,13 @@ func (e *Exec) OperationsFor(action string, drv graph.Driver) []string {
 
 // Apply runs the operations of req.Action in order and stops at the first
 // failure.
-func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
-	drv, err := requestDriver(req)
+func (e *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome, error) {
+	drv, err := driver.ResourceDriver(req)
 	if err != nil {
-		return failed(req, nil, err)
+		return driver.Failed(req, nil, err)
 	}
 	fb := state.Feedback{Attributes: map[string]graph.Value{}}
-	if req.Prior != nil && req.Action != ActionDelete {
+	if req.Prior != nil && req.Action != driver.ActionDelete {
 		for k, v := range req.Prior.Feedback.Attributes {
 			fb.Attributes[k] = v
 		}
@@ -163,22 +168,22 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 		fb.Signals = req.Prior.Feedback.Signals
 	}
 	switch req.Action {
-	case ActionRead, ActionHealth:
+	case driver.ActionRead, driver.ActionHealth:
 		if req.Prior != nil {
 			fb = req.Prior.Feedback
 		}
-		if check, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == ActionHealth && check.Implementation != "" {
+		if check, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == driver.ActionHealth && check.Implementation != "" {
 			return e.health(ctx, req, check, fb)
 		}
 		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
 		fb.Status = state.Status{Active: true}
-		return Outcome{Feedback: fb}, nil
-	case ActionCreate, ActionUpdate, ActionDelete:
+		return driver.Outcome{Feedback: fb}, nil
+	case driver.ActionCreate, driver.ActionUpdate, driver.ActionDelete:
 	default:
-		return failed(req, &fb, fmt.Errorf("the exec driver cannot %s", req.Action))
+		return driver.Failed(req, &fb, fmt.Errorf("the exec driver cannot %s", req.Action))
 	}
-	if req.Action == ActionUpdate && !drv.HasOperation("Standard.configure") {
-		return failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
+	if req.Action == driver.ActionUpdate && !drv.HasOperation("Standard.configure") {
+		return driver.Failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
 	}
 	var tails []string
 	for _, key := range e.OperationsFor(req.Action, drv) {
@@ -191,22 +196,22 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 			fb.Attributes[outputAttribute(op, name)] = value
 		}
 		if err != nil {
-			fb.Output = joinTails(tails, e.opts.MaxOutput)
-			return failed(req, &fb, fmt.Errorf("%s (%s): %w", key, op.Implementation, err))
+			fb.Output = driver.JoinTails(tails, e.opts.MaxOutput)
+			return driver.Failed(req, &fb, fmt.Errorf("%s (%s): %w", key, op.Implementation, err))
 		}
 	}
-	fb.Output = joinTails(tails, e.opts.MaxOutput)
+	fb.Output = driver.JoinTails(tails, e.opts.MaxOutput)
 	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
 	if len(fb.Attributes) == 0 {
 		fb.Attributes = nil
 	}
-	if req.Action == ActionDelete {
+	if req.Action == driver.ActionDelete {
 		fb.Attributes, fb.Signals = nil, nil
 		fb.BackendStatus = "deleted"
-		return Outcome{Feedback: fb, Gone: true}, nil
+		return driver.Outcome{Feedback: fb, Gone: true}, nil
 	}
 	fb.Status = state.Status{Active: true}
-	return Outcome{Feedback: fb}, nil
+	return driver.Outcome{Feedback: fb}, nil
 }
 
 // Health check outputs with a meaning of their own (the protocol above);
@@ -217,14 +222,14 @@ const (
 )
 
 // health runs the health check op over the recorded feedback fb and
-// judges what it reports (the protocol in Exec's documentation).
-func (e *Exec) health(ctx context.Context, req Request, op graph.Operation, fb state.Feedback) (Outcome, error) {
+// judges what it reports (the protocol in Driver's documentation).
+func (e *Driver) health(ctx context.Context, req driver.Request, op graph.Operation, fb state.Feedback) (driver.Outcome, error) {
 	outputs, tail, err := e.runOperation(ctx, req, graph.OpHealthCheck, op)
 	if tail != "" {
-		fb.Output = joinTails([]string{"[" + graph.OpHealthCheck + "]\n" + strings.TrimSuffix(tail, "\n")}, e.opts.MaxOutput)
+		fb.Output = driver.JoinTails([]string{"[" + graph.OpHealthCheck + "]\n" + strings.TrimSuffix(tail, "\n")}, e.opts.MaxOutput)
 	}
 	if err != nil {
-		return failed(req, &fb, fmt.Errorf("health check (%s): %w", op.Implementation, err))
+		return driver.Failed(req, &fb, fmt.Errorf("health check (%s): %w", op.Implementation, err))
 	}
 	status, message := outputs[healthStatusOutput], outputs[healthMessageOutput]
 	// The recorded map is the caller's record's.
@@ -247,17 +252,17 @@ func (e *Exec) health(ctx context.Context, req Request, op graph.Operation, fb s
 	case "", "active":
 		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
 		fb.Status = state.Status{Active: true, Message: message}
-		return Outcome{Feedback: fb}, nil
+		return driver.Outcome{Feedback: fb}, nil
 	case "converging":
 		fb.BackendCode, fb.BackendStatus = state.BackendOK, "converging"+suffix
 		fb.Status = state.Status{Converging: true, Message: message}
-		return Outcome{Feedback: fb, Converging: true}, nil
+		return driver.Outcome{Feedback: fb, Converging: true}, nil
 	case "failed":
-		return failed(req, &fb, fmt.Errorf("the health check reports the object failed%s", suffix))
+		return driver.Failed(req, &fb, fmt.Errorf("the health check reports the object failed%s", suffix))
 	case "missing":
-		return failed(req, &fb, fmt.Errorf("the health check reports the object missing (deleted outside xosplan?)%s", suffix))
+		return driver.Failed(req, &fb, fmt.Errorf("the health check reports the object missing (deleted outside xosplan?)%s", suffix))
 	}
-	return failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", truncate(status, 80)))
+	return driver.Failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", driver.Truncate(status, 80)))
 }
 
 // outputAttribute is the attribute an operation's output sets: the one
@@ -274,7 +279,7 @@ func outputAttribute(op graph.Operation, name string) string {
 // workDir made absolute, where it runs. A script that is missing or
 // outside the root is a failure only a change mends (ErrNeedsChange),
 // checked here rather than left to the shell's exit status.
-func (e *Exec) locate(workDir, impl string) (dir, script string, err error) {
+func (e *Driver) locate(workDir, impl string) (dir, script string, err error) {
 	if workDir == "" {
 		workDir = "."
 	}
@@ -282,17 +287,17 @@ func (e *Exec) locate(workDir, impl string) (dir, script string, err error) {
 		return "", "", err
 	}
 	if script, err = e.implementation(dir, impl); err != nil {
-		return "", "", needsChange(err)
+		return "", "", driver.NeedsChange(err)
 	}
 	if _, err := os.Stat(script); errors.Is(err, fs.ErrNotExist) {
-		return "", "", needsChange(fmt.Errorf("implementation %s: %w", impl, fs.ErrNotExist))
+		return "", "", driver.NeedsChange(fmt.Errorf("implementation %s: %w", impl, fs.ErrNotExist))
 	}
 	return dir, script, nil
 }
 
 // runOperation runs one operation and returns the outputs it wrote and the
 // tail of what it printed.
-func (e *Exec) runOperation(ctx context.Context, req Request, key string, op graph.Operation) (map[string]string, string, error) {
+func (e *Driver) runOperation(ctx context.Context, req driver.Request, key string, op graph.Operation) (map[string]string, string, error) {
 	dir, script, err := e.locate(req.WorkDir, op.Implementation)
 	if err != nil {
 		return nil, "", err
@@ -338,7 +343,7 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 	if e.opts.StateDir != "" {
 		env = append(env, "XOSPLAN_STATE_DIR="+e.opts.StateDir)
 	}
-	timeout := firstPositive(op.Timeout, req.Timeout, e.opts.Timeout)
+	timeout := driver.FirstPositive(op.Timeout, req.Timeout, e.opts.Timeout)
 	var output func(string)
 	if req.Output != nil {
 		output = func(l string) { req.Output(key + ": " + l) }
@@ -366,13 +371,13 @@ func (e *Exec) runOperation(ctx context.Context, req Request, key string, op gra
 }
 
 // ErrImplementationPath is wrapped by the error of an implementation that
-// resolves outside the configuration root (DriverOptions.Root).
+// resolves outside the configuration root (driver.Options.Root).
 var ErrImplementationPath = errors.New("implementation outside the configuration root")
 
 // implementation returns the script an operation names, relative to dir,
 // after checking that it resolves (links followed) inside the
-// configuration root, DriverOptions.Root or else dir itself.
-func (e *Exec) implementation(dir, impl string) (string, error) {
+// configuration root, driver.Options.Root or else dir itself.
+func (e *Driver) implementation(dir, impl string) (string, error) {
 	script := impl
 	if !filepath.IsAbs(script) {
 		script = filepath.Join(dir, filepath.FromSlash(script))
@@ -401,7 +406,7 @@ func (e *Exec) implementation(dir, impl string) (string, error) {
 // delete an input that cannot be resolved any more (what it read is gone)
 // is left out with a note on Output rather than blocking the delete: the
 // script decides whether it can do without.
-func operationInputs(req Request, key string, op graph.Operation) (map[string]graph.Value, error) {
+func operationInputs(req driver.Request, key string, op graph.Operation) (map[string]graph.Value, error) {
 	if in, ok := req.Inputs[key]; ok {
 		return in, nil
 	}
@@ -409,7 +414,7 @@ func operationInputs(req Request, key string, op graph.Operation) (map[string]gr
 	for _, name := range slices.Sorted(maps.Keys(op.Inputs)) {
 		v := op.Inputs[name]
 		if graph.HasUnknown(v) {
-			if req.Action != ActionDelete {
+			if req.Action != driver.ActionDelete {
 				return nil, fmt.Errorf("input %s is not resolved (%s)", name, graph.Render(v))
 			}
 			if req.Output != nil {
@@ -510,61 +515,8 @@ func parseOutputs(data []byte) (map[string]string, error) {
 		case eq > 0:
 			out[l[:eq]] = l[eq+1:]
 		default:
-			return out, fmt.Errorf("$XOSPLAN_OUTPUTS line %d: expected name=value or name<<DELIMITER, found %q", i+1, truncate(l, 80))
+			return out, fmt.Errorf("$XOSPLAN_OUTPUTS line %d: expected name=value or name<<DELIMITER, found %q", i+1, driver.Truncate(l, 80))
 		}
 	}
 	return out, nil
-}
-
-// requestDriver returns the driver of the desired resource, or on a delete
-// of a resource no longer configured the recorded one.
-func requestDriver(req Request) (graph.Driver, error) {
-	switch {
-	case req.Resource != nil:
-		return req.Resource.Driver, nil
-	case req.Prior != nil:
-		return req.Prior.Driver, nil
-	}
-	return graph.Driver{}, fmt.Errorf("%s: neither a desired nor a recorded resource", req.Address)
-}
-
-// failed returns the outcome of a failed action: fb (or an empty
-// feedback) marked failed, with err as backend status.
-func failed(req Request, fb *state.Feedback, err error) (Outcome, error) {
-	var f state.Feedback
-	if fb != nil {
-		f = *fb
-	}
-	if len(f.Attributes) == 0 {
-		f.Attributes = nil
-	}
-	f.BackendCode = state.BackendError
-	f.BackendStatus = err.Error()
-	f.Status.Active, f.Status.Converging, f.Status.Failed = false, false, true
-	f.Status.Message = truncate(err.Error(), 1024)
-	return Outcome{Feedback: f}, err
-}
-
-func joinTails(tails []string, maxBytes int) string {
-	s := strings.Join(tails, "\n")
-	if len(s) > maxBytes {
-		s = "…" + strings.ToValidUTF8(s[len(s)-maxBytes:], "")
-	}
-	return s
-}
-
-func firstPositive(ds ...time.Duration) time.Duration {
-	for _, d := range ds {
-		if d > 0 {
-			return d
-		}
-	}
-	return 0
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

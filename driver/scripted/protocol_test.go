@@ -1,4 +1,4 @@
-package executor
+package scripted
 
 import (
 	"encoding/json"
@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -144,11 +145,11 @@ func TestModelCheck(t *testing.T) {
 	}
 }
 
-// TestMalformedReplies parses every reply under testdata/drivers/replies:
+// TestMalformedReplies parses every reply under testdata/replies:
 // each "# ERROR: text" comment expects an error on its line containing
 // text; a file without one must parse cleanly.
 func TestMalformedReplies(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "drivers", "replies", "*.yaml"))
+	files, err := filepath.Glob(filepath.Join("testdata", "replies", "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no reply fixtures: %v", err)
 	}
@@ -198,7 +199,7 @@ func itoa(i int) string { return strconv.Itoa(i) }
 // parser and the model updates: never a panic, and every document that
 // parses leaves a model that check can describe.
 func FuzzProtocol(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("testdata", "drivers", "replies", "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join("testdata", "replies", "*.yaml"))
 	for _, file := range files {
 		if b, err := os.ReadFile(file); err == nil {
 			f.Add(b)
@@ -261,7 +262,7 @@ func TestModelFeedback(t *testing.T) {
 	}
 	m["commands"] = cmds
 	fb := m.feedback("i", map[string]map[string]string{"vms.vm-by-id": {"i-1": "VM1", "i-2": "VM2"}})
-	if fb.InstanceID != "i" || fb.Extra[ExtraInstanceID] != "abc" || fb.Attributes[AttrName] != "Web 1" {
+	if fb.InstanceID != "i" || fb.Extra[driver.ExtraInstanceID] != "abc" || fb.Attributes[AttrName] != "Web 1" {
 		t.Errorf("ids: %+v", fb)
 	}
 	if !fb.Status.Active || !fb.Status.Failed || fb.Status.Converging || fb.Status.Message != "degraded" {

@@ -1,4 +1,4 @@
-package executor
+package scripted
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -85,7 +86,7 @@ func parseReplyDoc(n *yamlsrc.Node) (replyDoc, diag.Diagnostics) {
 	}
 	for _, p := range n.Pairs() {
 		if p.Key.Value != "instances" {
-			diags = diags.Errorf(p.Key.Range, "", CodeReplyStructure, "unexpected key %q in a reply document (only \"instances\" is defined)", truncate(p.Key.Value, 80))
+			diags = diags.Errorf(p.Key.Range, "", CodeReplyStructure, "unexpected key %q in a reply document (only \"instances\" is defined)", driver.Truncate(p.Key.Value, 80))
 		}
 	}
 	inst := n.Get("instances")
@@ -156,7 +157,7 @@ func parseUpdates(n *yamlsrc.Node) ([]update, diag.Diagnostics) {
 			}
 		default:
 			if strings.HasPrefix(key, "$") {
-				diags = diags.Errorf(p.Key.Range, "", CodeReplyUpdate, "unknown update operator %q (use $set, $unset or $pushAll)", truncate(key, 40))
+				diags = diags.Errorf(p.Key.Range, "", CodeReplyUpdate, "unknown update operator %q (use $set, $unset or $pushAll)", driver.Truncate(key, 40))
 				continue
 			}
 			path, err := splitPath(key)
@@ -196,7 +197,7 @@ func splitPath(p string) ([]string, error) {
 	parts := strings.Split(p, ".")
 	for _, s := range parts {
 		if s == "" {
-			return nil, fmt.Errorf("path %q has an empty segment", truncate(p, 80))
+			return nil, fmt.Errorf("path %q has an empty segment", driver.Truncate(p, 80))
 		}
 	}
 	return parts, nil
@@ -400,7 +401,7 @@ func (m instanceModel) check() []string {
 					probs = append(probs, fmt.Sprintf("%s.flags.%s must be a boolean, found %s", path, k, describe(flags[k])))
 				}
 			default:
-				probs = append(probs, fmt.Sprintf("%s.flags.%s is not a status flag (active, converging, failed)", path, truncate(k, 40)))
+				probs = append(probs, fmt.Sprintf("%s.flags.%s is not a status flag (active, converging, failed)", path, driver.Truncate(k, 40)))
 			}
 		}
 	}

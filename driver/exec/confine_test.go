@@ -1,6 +1,6 @@
 //go:build unix
 
-package executor
+package exec
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/driver/drivertest"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -18,16 +20,16 @@ import (
 
 // applyBounded runs one create of a single-operation exec resource and
 // fails the test if it does not return within a bound.
-func applyBounded(t *testing.T, d *Exec, dir, impl string) (Outcome, error) {
+func applyBounded(t *testing.T, d *Driver, dir, impl string) (driver.Outcome, error) {
 	t.Helper()
 	r := execResource("n", map[string]graph.Operation{"Standard.create": {Implementation: impl}})
 	type result struct {
-		o   Outcome
+		o   driver.Outcome
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		o, err := d.Apply(context.Background(), Request{Action: ActionCreate, Address: "n", Resource: r, WorkDir: dir})
+		o, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionCreate, Address: "n", Resource: r, WorkDir: dir})
 		done <- result{o, err}
 	}()
 	select {
@@ -35,7 +37,7 @@ func applyBounded(t *testing.T, d *Exec, dir, impl string) (Outcome, error) {
 		return res.o, res.err
 	case <-time.After(20 * time.Second):
 		t.Fatalf("apply of %s did not return", impl)
-		return Outcome{}, nil
+		return driver.Outcome{}, nil
 	}
 }
 
@@ -59,7 +61,7 @@ func TestExecImplementationOutsideRootIsNotRun(t *testing.T) {
 		"missing, climbing":    "../../../nowhere/create.sh",
 		"above the stack only": "../scripts/create.sh", // outside the default root, the stack's own folder
 	}
-	d := NewExec(testOpts(""))
+	d := New(drivertest.Options(""))
 	for name, impl := range cases {
 		t.Run(name, func(t *testing.T) {
 			o, err := applyBounded(t, d, stack, impl)
@@ -73,9 +75,9 @@ func TestExecImplementationOutsideRootIsNotRun(t *testing.T) {
 	}
 	// With the project as root, a script above the stack's folder but in
 	// the project runs, as real projects lay them out.
-	opts := testOpts("")
+	opts := drivertest.Options("")
 	opts.Root = []string{project}
-	if _, err := applyBounded(t, NewExec(opts), stack, "../scripts/create.sh"); err != nil {
+	if _, err := applyBounded(t, New(opts), stack, "../scripts/create.sh"); err != nil {
 		t.Fatalf("a script inside the project root was refused: %v", err)
 	}
 	if _, err := os.Stat(ran); err != nil {
@@ -106,7 +108,7 @@ func TestExecOutputsFileReplacedByScriptIsRefused(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			testutil.WriteScript(t, dir, "create.sh", tc.body+"\n")
-			o, err := applyBounded(t, NewExec(testOpts("")), dir, "create.sh")
+			o, err := applyBounded(t, New(drivertest.Options("")), dir, "create.sh")
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("error %v; want %v", err, tc.want)
 			}

@@ -1,8 +1,10 @@
-package executor
+package driver
 
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -55,10 +57,10 @@ type Request struct {
 	// relative to it and exec runs there.
 	WorkDir string
 	// ScriptRoot is the root under which scripted components' container
-	// paths (/vm/launch.py) resolve; empty means DriverOptions.ScriptRoot.
+	// paths (/vm/launch.py) resolve; empty means Options.ScriptRoot.
 	ScriptRoot string
 	// Timeout bounds each operation without its own timeout; zero means
-	// DriverOptions.Timeout.
+	// Options.Timeout.
 	Timeout time.Duration
 	// Output receives progress and output lines as they arrive; it may be
 	// nil. It is called from one goroutine at a time per request.
@@ -159,8 +161,9 @@ type Limiter interface {
 	MaxConcurrent() int
 }
 
-// DriverOptions configures the drivers NewRegistry builds.
-type DriverOptions struct {
+// Options configures the drivers driver/all's NewRegistry builds; each
+// driver reads the fields it needs.
+type Options struct {
 	// ScriptRoot is the default root of scripted container paths.
 	ScriptRoot string
 	// Root lists the folders of the configuration root, which confines the
@@ -192,7 +195,8 @@ type DriverOptions struct {
 	PollInterval time.Duration
 }
 
-func (o DriverOptions) withDefaults() DriverOptions {
+// WithDefaults returns o with its zero fields set to their defaults.
+func (o Options) WithDefaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Minute
 	}
@@ -208,25 +212,27 @@ func (o DriverOptions) withDefaults() DriverOptions {
 	return o
 }
 
-// Registry maps a driver name (graph.DriverExec, graph.DriverScripted,
-// graph.DriverNoop) to its Driver. It is a plain value: tests build their
-// own with fakes.
+// Registry maps a driver name (graph.Driver.Name: graph.DriverExec,
+// graph.DriverScripted, graph.DriverNoop, …) to its Driver. It is a plain
+// value: driver/all builds xosplan's, tests build their own with fakes.
 type Registry map[string]Driver
-
-// NewRegistry returns a Registry holding the exec, scripted and noop
-// drivers configured by opts.
-func NewRegistry(opts DriverOptions) Registry {
-	return Registry{
-		graph.DriverExec:     NewExec(opts),
-		graph.DriverScripted: NewScripted(opts),
-		graph.DriverNoop:     Noop{},
-	}
-}
 
 // Lookup returns the driver called name.
 func (r Registry) Lookup(name string) (Driver, bool) {
 	d, ok := r[name]
 	return d, ok
+}
+
+// Functions returns the runner of custom function calls: the first
+// driver, by name, that is a FunctionRunner (the exec driver in
+// xosplan's registry), or false when none is.
+func (r Registry) Functions() (FunctionRunner, bool) {
+	for _, name := range slices.Sorted(maps.Keys(r)) {
+		if fr, ok := r[name].(FunctionRunner); ok {
+			return fr, true
+		}
+	}
+	return nil, false
 }
 
 // ErrNeedsChange is matched (errors.Is) by a failure that no retry can
@@ -235,10 +241,11 @@ func (r Registry) Lookup(name string) (Driver, bool) {
 // synchronizer waits for a change rather than retrying it.
 var ErrNeedsChange = errors.New("cannot succeed until the configuration changes")
 
-// needsChangeError marks err as ErrNeedsChange without changing its text.
+// needsChangeError is an error marked ErrNeedsChange.
 type needsChangeError struct{ err error }
 
 func (e *needsChangeError) Error() string   { return e.err.Error() }
 func (e *needsChangeError) Unwrap() []error { return []error{e.err, ErrNeedsChange} }
 
-func needsChange(err error) error { return &needsChangeError{err: err} }
+// NeedsChange marks err as ErrNeedsChange without changing its text.
+func NeedsChange(err error) error { return &needsChangeError{err: err} }

@@ -1,20 +1,21 @@
-package executor
+package noop
 
 import (
 	"context"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
-// Noop is the driver of resources with nothing to run: every action
+// Driver is the driver of resources with nothing to run: every action
 // succeeds at once, the resource is recorded as active (BackendCode OK),
 // and a delete reports it gone.
-type Noop struct{}
+type Driver struct{}
 
 // Apply records the resource; it never fails.
-func (Noop) Apply(ctx context.Context, req Request) (Outcome, error) {
-	if req.Action == ActionDelete {
-		return Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted"}}, nil
+func (Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome, error) {
+	if req.Action == driver.ActionDelete {
+		return driver.Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted"}}, nil
 	}
 	fb := state.Feedback{
 		Status:        state.Status{Active: true},
@@ -27,5 +28,5 @@ func (Noop) Apply(ctx context.Context, req Request) (Outcome, error) {
 		fb.Signals = req.Prior.Feedback.Signals
 		fb.InstanceID = req.Prior.Feedback.InstanceID
 	}
-	return Outcome{Feedback: fb}, nil
+	return driver.Outcome{Feedback: fb}, nil
 }
