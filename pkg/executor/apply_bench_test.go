@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 // wideGraph returns n resources of driver drv in chains of depth: wide
