@@ -34,6 +34,7 @@ var ours = []struct {
 	{"internal/yamlsrc", []string{"pkg/diag"}},
 	{"internal/textdiff", nil},
 	{"internal/nearest", nil},
+	{"internal/quartz", nil},
 	{"internal/userfile", nil},
 	{"internal/canonjson", []string{"pkg/graph"}},
 	{"internal/layering", nil},
@@ -48,7 +49,7 @@ var ours = []struct {
 	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests
 	{"pkg/symbols", []string{"pkg/diag"}},
 	{"pkg/tosca", []string{"internal/userfile", "internal/nearest", "internal/funceval", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
-	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
+	{"pkg/manifest", []string{"internal/userfile", "internal/quartz", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
@@ -56,7 +57,7 @@ var ours = []struct {
 	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
-	{"pkg/sync", []string{"internal/canonjson", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules
+	{"pkg/sync", []string{"internal/canonjson", "internal/quartz", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag"}},
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
 
@@ -68,6 +69,11 @@ var forbidden = []struct{ pkg, target, why string }{
 	// user does, so the CLI cannot hold a loader of its own.
 	{"cmd", "pkg/tosca", "configuration is loaded through pkg/config (DESIGN.md §1)"},
 	{"cmd", "pkg/manifest", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	// The synchronizer reconciles the format-neutral graph: what it needs
+	// of a format (a discovery schedule) is a field of the graph.
+	{"pkg/sync", "pkg/manifest", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
+	{"pkg/sync", "pkg/tosca", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
+	{"pkg/sync", "pkg/config", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
 }
 
 // thirdParty lists each third-party module and the packages of ours that
@@ -485,6 +491,11 @@ func TestRules(t *testing.T) {
 		{src("pkg/config"), "pkg/planner", false, "rule for pkg/config"},
 		{src("pkg/tosca"), "pkg/config", false, "rule for pkg/tosca"},
 		{src("tools/gen"), "pkg/diag", false, "has no layering rule"},
+		{src("pkg/sync"), "pkg/manifest", false, "pkg/sync never imports a format package"},
+		{src("pkg/sync/pgcluster"), "pkg/tosca/normative", false, "pkg/sync never imports a format package"},
+		{test("pkg/sync"), "pkg/config", false, "pkg/sync never imports a format package"},
+		{src("pkg/sync"), "internal/quartz", false, ""},
+		{src("pkg/manifest"), "internal/quartz", false, ""},
 		{test("pkg/tosca"), "internal/testutil", false, ""},
 		{test("pkg/diag"), "internal/testutil", false, ""},
 		{src("pkg/tosca"), "internal/testutil", false, "outside a _test.go file"},

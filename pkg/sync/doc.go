@@ -20,7 +20,7 @@
 //	                          (OptionHealthInterval per resource), jittered, through the refresh-only plan
 //	                          `xosplan refresh` makes; the drift is recorded and the next reconcile repairs it
 //	discovery   check.go      a factory with a discovery script runs it on its Quartz schedule
-//	                          (manifest.ParseSchedule); what it finds is recorded on the factory as refresh does
+//	                          (graph.OptionDiscoverySchedule, internal/quartz); what it finds is recorded on the factory as refresh does
 //	resync      check.go      every resource is checked and the configuration compiled again every Resync,
 //	                          jittered; the time is kept in the state (state.SyncInfo), so a restart waits its turn
 //
