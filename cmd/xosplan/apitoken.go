@@ -15,6 +15,7 @@ import (
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // apiTokenSuffix names the token a sync makes beside a file state.
@@ -101,7 +102,7 @@ func statusToken(ctx context.Context, c *cli, f statusFlags, addr string) (strin
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("the API token sync made: %w", plainError(err))
+		return "", fmt.Errorf("the API token sync made: %w", workflow.PlainError(err))
 	}
 	return strings.TrimSpace(string(data)), nil
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // assignments reads the NAME=VALUE values of a repeatable flag (--arg,
@@ -87,7 +88,7 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend)})
+	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: workflow.ScriptStateDir(backend)})
 	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: view.Result})
 	if err != nil {
 		view.Output(out.Feedback.Output)

@@ -32,6 +32,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
 	xsync "github.com/xosplan/xosplan/pkg/sync"
 	"github.com/xosplan/xosplan/pkg/sync/pgcluster"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // defaultListen is where sync's API listens unless --listen says
@@ -183,7 +184,7 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	if err := refuseArchives(paths); err != nil {
+	if err := workflow.RefuseArchives(paths); err != nil {
 		return err
 	}
 	if r.token, err = readToken(ctx, f.tokenFile); err != nil {
@@ -275,50 +276,49 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 
 // planSpec reads the inputs, the import map and the placement options
 // into the spec every compile of the goal uses.
-func (r *syncRun) planSpec(ctx context.Context, root *config.Root) (planSpec, diag.Diagnostics, error) {
+func (r *syncRun) planSpec(ctx context.Context, root *config.Root) (workflow.Spec, diag.Diagnostics, error) {
 	a := &r.f.apply
 	inputs, diags, err := a.inputs.values(ctx, r.c)
 	if err != nil {
-		return planSpec{}, nil, err
+		return workflow.Spec{}, nil, err
 	}
 	importMap, mapDiags, err := a.imports.values(ctx, r.c)
 	if err != nil {
-		return planSpec{}, nil, err
+		return workflow.Spec{}, nil, err
 	}
 	diags = diags.Extend(mapDiags)
-	placeOpts, diags := a.placement.planOptions(ctx, r.c, diags)
-	return planSpec{paths: r.paths, root: root, inputs: inputs, inputsFile: a.inputs.file, importMap: importMap,
-		profilePath: a.imports.profilePath(r.c), scriptRoot: a.scriptRoot, opts: planner.Options{Placement: placeOpts}}, diags, nil
+	placeOpts, diags := a.placement.workflow(r.c).PlanOptions(ctx, diags)
+	return workflow.Spec{Paths: r.paths, Root: root, Inputs: inputs, ImportMap: importMap,
+		ProfilePath: a.imports.profilePath(r.c), ScriptRoot: a.scriptRoot, Options: planner.Options{Placement: placeOpts}}, diags, nil
 }
 
 // prepareGoal makes the goal function and the drivers' registry, from the
 // state recorded before (the roots and placements it names).
-func (r *syncRun) prepareGoal(ctx context.Context, cmd *cobra.Command, spec planSpec, diags diag.Diagnostics, prior *state.State) error {
+func (r *syncRun) prepareGoal(ctx context.Context, cmd *cobra.Command, spec workflow.Spec, diags diag.Diagnostics, prior *state.State) error {
 	a := &r.f.apply
-	execRoot, err := a.root.executorRoot(r.c, spec.root, prior)
+	execRoot, err := a.root.executorRoot(r.c, spec.Root, prior)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	claimer, err := a.placement.placer(ctx, r.c, prior)
+	claimer, err := a.placement.workflow(r.c).Placer(ctx, prior)
 	if err != nil {
 		return err
 	}
-	if spec.opts.InputSalt, err = planner.NewInputSalt(); err != nil {
+	if spec.Options.InputSalt, err = planner.NewInputSalt(); err != nil {
 		return err
 	}
-	r.stateDir = scriptStateDir(r.backend)
+	r.stateDir = workflow.ScriptStateDir(r.backend)
 	r.registry = func(scriptRoot string) executor.Registry {
 		return executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: a.timeout, StateDir: r.stateDir})
 	}
 	r.goal = func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
-		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)
+		goal, goalDiags, err := workflow.MakeGoal(ctx, spec)
 		goalDiags = diags.Extend(goalDiags)
-		if err != nil || desired == nil {
+		if err != nil || goal == nil {
 			return nil, goalDiags, err
 		}
-		scriptRoot := spec.effectiveScriptRoot(res)
-		return &xsync.Goal{Desired: desired, Plan: planOpts, ScriptRoot: scriptRoot, Drivers: r.registry(scriptRoot),
-			Placer: executorPlacer(claimer)}, goalDiags, nil
+		return &xsync.Goal{Desired: goal.Desired, Plan: goal.Options, ScriptRoot: goal.ScriptRoot, Drivers: r.registry(goal.ScriptRoot),
+			Placer: workflow.ExecutorPlacer(claimer)}, goalDiags, nil
 	}
 	return nil
 }
@@ -473,10 +473,7 @@ func (r *syncRun) watch(ctx context.Context, wg *stdsync.WaitGroup) {
 // left, the caller holding the lock; a journal still being written by a
 // holder whose lock was forced away is an error saying what to do.
 func recoverState(ctx context.Context, backend state.Store) (*state.State, error) {
-	loaded, err := backend.LoadWithJournal(ctx)
-	if err == nil && loaded.Busy != nil {
-		err = stateRecovery(loaded.Busy, backend, false)
-	}
+	loaded, err := workflow.LoadLocked(ctx, backend)
 	if err != nil {
 		return nil, err
 	}
@@ -516,7 +513,7 @@ func readToken(ctx context.Context, path string) (string, error) {
 	}
 	data, err := userfile.Read(ctx, path, userfile.Options{MaxBytes: maxTokenBytes})
 	if err != nil {
-		return "", fmt.Errorf("--api-token-file: %w", plainError(err))
+		return "", fmt.Errorf("--api-token-file: %w", workflow.PlainError(err))
 	}
 	token := strings.TrimSpace(string(data))
 	if token == "" || strings.ContainsAny(token, "\r\n") {

@@ -3,5 +3,6 @@
 // third-party module may be imported where, that only tests import the test
 // helpers of internal/testutil and internal/planfixture, that nothing
 // imports cmd/, that no third-party type leaks into an exported signature,
-// and that pkg/* neither prints nor exits. It has no code of its own.
+// that pkg/* neither prints nor exits, and that cmd/ calls no step of an
+// operation that pkg/workflow holds. It has no code of its own.
 package layering

@@ -57,6 +57,9 @@ var ours = []struct {
 	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
+	// The operations layer: it drives the stages below it; cmd/xosplan and
+	// pkg/sync drive it.
+	{"pkg/workflow", []string{"pkg/config", "pkg/policy", "pkg/planner", "pkg/executor", "pkg/state", "pkg/placement", "pkg/graph", "pkg/diag"}},
 	{"pkg/sync", []string{"internal/canonjson", "internal/quartz", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag"}},
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
@@ -71,6 +74,11 @@ var forbidden = []struct{ pkg, target, why string }{
 	{"cmd", "pkg/manifest", "configuration is loaded through pkg/config (DESIGN.md §1)"},
 	// The synchronizer reconciles the format-neutral graph: what it needs
 	// of a format (a discovery schedule) is a field of the graph.
+	// The goal pipeline compiles through pkg/config, and runs the model
+	// policies itself: the command holds no second pipeline.
+	{"pkg/workflow", "pkg/tosca", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	{"pkg/workflow", "pkg/manifest", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	{"cmd", "pkg/policy", "model policies run in the goal pipeline of pkg/workflow (DESIGN.md §1)"},
 	{"pkg/sync", "pkg/manifest", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
 	{"pkg/sync", "pkg/tosca", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
 	{"pkg/sync", "pkg/config", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
@@ -449,18 +457,28 @@ func TestPkgNeverPrintsOrExits(t *testing.T) {
 			}
 			local[name] = path
 		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" && forbidden[local[id.Name]][sel.Sel.Name] {
+		forEachQualified(file, local, func(pkg, name string, pos token.Pos) {
+			if forbidden[pkg][name] {
 				t.Errorf("%s:%d: %s uses %s.%s; library packages return results and never print or exit (STYLE rule 1)",
-					f.rel, fset.Position(sel.Pos()).Line, f.pkg, local[id.Name], sel.Sel.Name)
+					f.rel, fset.Position(pos).Line, f.pkg, pkg, name)
 			}
-			return true
 		})
 	}
+}
+
+// forEachQualified calls visit for every qualified identifier pkg.Name in
+// file whose package is one of local's (local name → package).
+func forEachQualified(file *ast.File, local map[string]string, visit func(pkg, name string, pos token.Pos)) {
+	ast.Inspect(file, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" {
+			visit(local[id.Name], sel.Sel.Name, sel.Pos())
+		}
+		return true
+	})
 }
 
 // TestRules checks the rule tables themselves on known-good and known-bad
@@ -495,6 +513,14 @@ func TestRules(t *testing.T) {
 		{src("pkg/sync/pgcluster"), "pkg/tosca/normative", false, "pkg/sync never imports a format package"},
 		{test("pkg/sync"), "pkg/config", false, "pkg/sync never imports a format package"},
 		{src("pkg/sync"), "internal/quartz", false, ""},
+		{src("pkg/workflow"), "pkg/config", false, ""},
+		{src("pkg/workflow"), "pkg/policy", false, ""},
+		{src("pkg/workflow"), "pkg/manifest", false, "configuration is loaded through pkg/config"},
+		{src("pkg/workflow"), "pkg/sync", false, "rule for pkg/workflow"},
+		{src("pkg/workflow"), "pkg/lsp", false, "rule for pkg/workflow"},
+		{src("pkg/planner"), "pkg/workflow", false, "rule for pkg/planner"},
+		{src("cmd/xosplan"), "pkg/workflow", false, ""},
+		{src("cmd/xosplan"), "pkg/policy", false, "goal pipeline of pkg/workflow"},
 		{src("pkg/manifest"), "internal/quartz", false, ""},
 		{test("pkg/tosca"), "internal/testutil", false, ""},
 		{test("pkg/diag"), "internal/testutil", false, ""},
@@ -518,6 +544,82 @@ func TestRules(t *testing.T) {
 		}
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s importing %s: got %q, want %q", tc.file.rel, tc.target, got, tc.want)
+		}
+	}
+}
+
+// cmdForbiddenCalls lists, by package of ours, the functions that only
+// the operations layer calls: steps of the goal pipeline, of applying a
+// saved plan and of placement at apply time. cmd/ holds flags, views, exit
+// codes and signals (DESIGN.md §1), and calls pkg/workflow for these, so
+// that a library user gets the same operations the command runs.
+var cmdForbiddenCalls = map[string][]string{
+	"pkg/planner":  {"Diff", "Verify", "CheckStale", "CheckState", "NewClaimer", "SeedAllocations", "Digests", "Digest"},
+	"pkg/executor": {"NewRedactorFor", "OperationFiles"},
+}
+
+// checkCmdCall returns why a non-test file of cmd/ may not call fn of the
+// package of ours pkg (relative to the module root), or "".
+func checkCmdCall(pkg, fn string) string {
+	if slices.Contains(cmdForbiddenCalls[pkg], fn) {
+		return fmt.Sprintf("cmd calls %s.%s, a step of an operation: call pkg/workflow, which holds the operations a library user needs too", pkg, fn)
+	}
+	return ""
+}
+
+// TestCmdHoldsNoOperations checks that the command calls no step of an
+// operation itself (cmdForbiddenCalls).
+func TestCmdHoldsNoOperations(t *testing.T) {
+	root, module := moduleRoot(t)
+	fset := token.NewFileSet()
+	for _, f := range goFiles(t, root) {
+		if f.test || !under(f.pkg, "cmd") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", f.rel, err)
+			continue
+		}
+		local := map[string]string{} // local name → package of ours
+		for _, spec := range file.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			rel, ok := strings.CutPrefix(path, module+"/")
+			if !ok {
+				continue
+			}
+			name := rel[strings.LastIndexByte(rel, '/')+1:]
+			if spec.Name != nil {
+				name = spec.Name.Name
+			}
+			local[name] = rel
+		}
+		forEachQualified(file, local, func(pkg, name string, pos token.Pos) {
+			if msg := checkCmdCall(pkg, name); msg != "" {
+				t.Errorf("%s:%d: %s", f.rel, fset.Position(pos).Line, msg)
+			}
+		})
+	}
+}
+
+// TestCmdCallRules checks the table of TestCmdHoldsNoOperations on known
+// calls, so that an emptied table cannot pass silently.
+func TestCmdCallRules(t *testing.T) {
+	for _, tc := range []struct {
+		pkg, fn string
+		want    string // substring of the complaint; "" = allowed
+	}{
+		{"pkg/planner", "Diff", "call pkg/workflow"},
+		{"pkg/planner", "Verify", "call pkg/workflow"},
+		{"pkg/planner", "NewClaimer", "call pkg/workflow"},
+		{"pkg/executor", "OperationFiles", "call pkg/workflow"},
+		{"pkg/planner", "WritePlanFile", ""},
+		{"pkg/executor", "Apply", ""},
+		{"pkg/workflow", "MakePlan", ""},
+	} {
+		got := checkCmdCall(tc.pkg, tc.fn)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s.%s: got %q, want %q", tc.pkg, tc.fn, got, tc.want)
 		}
 	}
 }
