@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -42,12 +41,9 @@ func (f rootFlag) root(c *cli, paths []string) (*config.Root, error) {
 			return nil, fmt.Errorf("--root %s: %w", f.dir, workflow.PlainError(err))
 		}
 	} else {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
-		}
-		if r, err = config.FindRoot(wd, paths); err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
+		var err error
+		if r, err = workflow.FindRoot(paths); err != nil {
+			return nil, err
 		}
 	}
 	c.sources.confine(r)

@@ -60,7 +60,7 @@ var ours = []struct {
 	// The operations layer: it drives the stages below it; cmd/xosplan and
 	// pkg/sync drive it.
 	{"pkg/workflow", []string{"pkg/config", "pkg/policy", "pkg/planner", "pkg/executor", "pkg/state", "pkg/placement", "pkg/graph", "pkg/diag"}},
-	{"pkg/sync", []string{"internal/canonjson", "internal/quartz", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag"}},
+	{"pkg/sync", []string{"internal/canonjson", "internal/quartz", "pkg/workflow", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag"}}, // workflow: the goal
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
 
@@ -513,6 +513,7 @@ func TestRules(t *testing.T) {
 		{src("pkg/sync/pgcluster"), "pkg/tosca/normative", false, "pkg/sync never imports a format package"},
 		{test("pkg/sync"), "pkg/config", false, "pkg/sync never imports a format package"},
 		{src("pkg/sync"), "internal/quartz", false, ""},
+		{src("pkg/sync"), "pkg/workflow", false, ""},
 		{src("pkg/workflow"), "pkg/config", false, ""},
 		{src("pkg/workflow"), "pkg/policy", false, ""},
 		{src("pkg/workflow"), "pkg/manifest", false, "configuration is loaded through pkg/config"},
@@ -550,19 +551,24 @@ func TestRules(t *testing.T) {
 
 // cmdForbiddenCalls lists, by package of ours, the functions that only
 // the operations layer calls: steps of the goal pipeline, of applying a
-// saved plan and of placement at apply time. cmd/ holds flags, views, exit
+// saved plan, of placement at apply time, and the parts a sync.Service
+// assembles (the engine, its API, the watch, the cluster membership). cmd/ holds flags, views, exit
 // codes and signals (DESIGN.md §1), and calls pkg/workflow for these, so
 // that a library user gets the same operations the command runs.
 var cmdForbiddenCalls = map[string][]string{
-	"pkg/planner":  {"Diff", "Verify", "CheckStale", "CheckState", "NewClaimer", "SeedAllocations", "Digests", "Digest"},
+	"pkg/planner":  {"Diff", "Verify", "CheckStale", "CheckState", "NewClaimer", "SeedAllocations", "Digests", "Digest", "NewInputSalt"},
 	"pkg/executor": {"NewRedactorFor", "OperationFiles"},
+	// The synchronizer's parts: the command starts a sync.Service, which
+	// assembles them.
+	"pkg/sync":           {"New", "Handler", "Watch", "NewMetrics"},
+	"pkg/sync/pgcluster": {"Open", "LockState"},
 }
 
 // checkCmdCall returns why a non-test file of cmd/ may not call fn of the
 // package of ours pkg (relative to the module root), or "".
 func checkCmdCall(pkg, fn string) string {
 	if slices.Contains(cmdForbiddenCalls[pkg], fn) {
-		return fmt.Sprintf("cmd calls %s.%s, a step of an operation: call pkg/workflow, which holds the operations a library user needs too", pkg, fn)
+		return fmt.Sprintf("cmd calls %s.%s, a step of an operation: call pkg/workflow (or start a sync.Service), which holds the operations a library user needs too", pkg, fn)
 	}
 	return ""
 }
@@ -616,6 +622,11 @@ func TestCmdCallRules(t *testing.T) {
 		{"pkg/planner", "WritePlanFile", ""},
 		{"pkg/executor", "Apply", ""},
 		{"pkg/workflow", "MakePlan", ""},
+		{"pkg/planner", "NewInputSalt", "call pkg/workflow"},
+		{"pkg/sync", "New", "call pkg/workflow"},
+		{"pkg/sync", "NewService", ""},
+		{"pkg/sync/pgcluster", "Open", "call pkg/workflow"},
+		{"pkg/sync/pgcluster", "Joiner", ""},
 	} {
 		got := checkCmdCall(tc.pkg, tc.fn)
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {

@@ -47,17 +47,28 @@ func ExecutorRoot(root *config.Root, prior *state.State) ([]string, error) {
 		dirs = root.ResolvedDirs()
 	}
 	if len(recorded) > 0 {
-		wd, err := os.Getwd()
+		found, err := FindRoot(recorded)
 		if err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
-		}
-		found, err := config.FindRoot(wd, recorded)
-		if err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
+			return nil, err
 		}
 		dirs = append(dirs, found.ResolvedDirs()...)
 	}
 	return dirs, nil
+}
+
+// FindRoot returns the default configuration root of paths, found from
+// the working folder (config.FindRoot): the repository holding them, else
+// the working folder when it holds them, else each one's folder.
+func FindRoot(paths []string) (*config.Root, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, fmt.Errorf("finding the configuration root: %w", err)
+	}
+	r, err := config.FindRoot(wd, paths)
+	if err != nil {
+		return nil, fmt.Errorf("finding the configuration root: %w", err)
+	}
+	return r, nil
 }
 
 // ScriptStateDir is the folder scripts may keep private state in

@@ -67,6 +67,16 @@ func TestExecutorRoot(t *testing.T) {
 	}
 }
 
+// TestFindRoot: the working folder, when it holds the paths and is in no
+// repository.
+func TestFindRoot(t *testing.T) {
+	dir := project(t)
+	root, err := FindRoot([]string{"stack.yaml"})
+	if err != nil || !slices.Equal(root.ResolvedDirs(), []string{dir}) {
+		t.Errorf("FindRoot = %v, %v; want %s", root, err, dir)
+	}
+}
+
 // TestScriptStateDirBesideStateFile: .xosplan beside a state file, made
 // when missing; a database state's in the working folder.
 func TestScriptStateDirBesideStateFile(t *testing.T) {
