@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -332,25 +331,17 @@ func (r *applyRun) lockState(ctx context.Context) (state.Store, *state.HeldLock,
 // execute carries out p, confirmed, and reports how it went.
 func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.Plan, desired *graph.Graph, prior *state.State, opts executor.Options) error {
 	opts.Events = r.view.Event
-	opts.Desired = desired
-	if wd, err := os.Getwd(); err == nil {
-		opts.WorkDir = wd
-	}
 	execRoot, err := r.f.root.executorRoot(r.c, r.root, prior)
 	if err != nil {
 		return err
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
-		StateDir: workflow.ScriptStateDir(backend)})
-	claimer, err := r.f.placement.workflow(r.c).Placer(ctx, prior)
-	if err != nil {
-		return err
+	applied, applyErr := workflow.Apply(ctx, p, desired, backend, prior, workflow.ApplyOptions{Executor: opts, Root: execRoot,
+		Timeout: r.f.timeout, Placement: r.f.placement.workflow(r.c)})
+	if applied == nil {
+		return applyErr
 	}
-	opts.Placer = workflow.ExecutorPlacer(claimer)
-	rep, applyErr := executor.Apply(ctx, p, backend, reg, opts)
-	if claimer != nil {
-		r.view.PlacementWarnings(claimer.Errors())
-	}
+	r.view.PlacementWarnings(applied.PlacementErrors)
+	rep := applied.Report
 	if rep != nil {
 		if err := r.view.Report(rep, r.op); err != nil {
 			return errors.Join(applyErr, err)
@@ -358,7 +349,7 @@ func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.
 	}
 	switch {
 	case applyErr != nil:
-		return workflow.StateRecovery(applyErr, backend, rep != nil)
+		return applyErr
 	case rep.Interrupted:
 		return &exitStatus{code: exitError, err: errors.New("interrupted: the state holds what finished; run apply again to complete")}
 	case !rep.OK():

@@ -557,7 +557,7 @@ func TestRules(t *testing.T) {
 // that a library user gets the same operations the command runs.
 var cmdForbiddenCalls = map[string][]string{
 	"pkg/planner":  {"Diff", "Verify", "CheckStale", "CheckState", "NewClaimer", "SeedAllocations", "Digests", "Digest", "NewInputSalt"},
-	"pkg/executor": {"NewRedactorFor", "OperationFiles"},
+	"pkg/executor": {"Apply", "NewRedactorFor", "OperationFiles"},
 	// The synchronizer's parts: the command starts a sync.Service, which
 	// assembles them.
 	"pkg/sync":           {"New", "Handler", "Watch", "NewMetrics"},
@@ -620,7 +620,8 @@ func TestCmdCallRules(t *testing.T) {
 		{"pkg/planner", "NewClaimer", "call pkg/workflow"},
 		{"pkg/executor", "OperationFiles", "call pkg/workflow"},
 		{"pkg/planner", "WritePlanFile", ""},
-		{"pkg/executor", "Apply", ""},
+		{"pkg/executor", "Apply", "call pkg/workflow"},
+		{"pkg/executor", "RecordOutputs", ""},
 		{"pkg/workflow", "MakePlan", ""},
 		{"pkg/planner", "NewInputSalt", "call pkg/workflow"},
 		{"pkg/sync", "New", "call pkg/workflow"},
