@@ -2,14 +2,12 @@ package tosca
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 
-	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -161,55 +159,42 @@ func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 	root := c.loadRoot(path)
 	if c.v2 != nil {
 		// A TOSCA 2.0 service template: its own front end (v2.go).
-		return c.compile2(root), c.finish()
+		return c.compile2(root), c.Finish()
 	}
-	if root == nil || c.stoppedNow() {
-		if c.stoppedNow() {
+	if root == nil || c.StoppedNow() {
+		if c.StoppedNow() {
 			c.reportCanceled(path)
 		}
-		return nil, c.finish()
+		return nil, c.Finish()
 	}
 	for _, phase := range []func(){c.loadNonNormative, c.declareAllTypes, c.resolveAllTypes, c.checkCredentials,
 		func() { c.readTopology(root) }, c.matchRequirements, c.checkTopology, c.resolveFunctions} {
 		phase()
-		if c.stoppedNow() {
+		if c.StoppedNow() {
 			c.reportCanceled(path)
-			return nil, c.finish()
+			return nil, c.Finish()
 		}
 	}
 	g := c.render()
 	c.checkCycles(g)
-	if c.stoppedNow() {
+	if c.StoppedNow() {
 		c.reportCanceled(path)
-		return nil, c.finish()
+		return nil, c.Finish()
 	}
-	return g, c.finish()
+	return g, c.Finish()
 }
 
 // compiler holds the state of one Compile call. Nothing is shared between
 // calls.
 type compiler struct {
-	ctx context.Context
-	// halt is set once ctx has ended (cancel.go).
-	halt halt
+	// Session holds what the 1.x and 2.0 compiles share: the context and
+	// cancellation, the configuration root (FSRoot, built from
+	// Options.Root, or the top-level file's folder), the diagnostics and
+	// their follow-ons.
+	core.Session
 	opts Options
-	// fsRoot confines the files the template names (built from
-	// Options.Root, or the top-level file's folder); confined remembers
-	// the names checked.
-	fsRoot   *userfile.Root
+	// confined remembers the names checked against FSRoot.
 	confined map[confinedKey]bool
-
-	diags diag.Diagnostics
-	// wd is the working folder, read once for display.
-	wd string
-	// followOns counts, by the index in diags of a root cause, the
-	// problems that follow from it and are not reported (follow.go).
-	followOns map[int]int
-	// unknownAt holds, by kind and name, the index in diags of the report
-	// of a type name that is not defined; importFailed is the index of the
-	// first import that could not be loaded, or -1.
-	unknownAt    map[unknownKey]int
-	importFailed int
 
 	// files by cleaned absolute path (or pseudo name for embedded ones);
 	// order lists them in load order (root first after normative).
@@ -262,9 +247,6 @@ type compiler struct {
 	secretReads int
 	secretAt    map[string]bool
 	secretNode  map[*nodeTpl]bool
-	// inSecret is above zero while a value of a sensitive definition is
-	// checked: its diagnostics must not quote it (secrets.go).
-	inSecret int
 	// reads lists, in evaluation order, every get_property,
 	// get_attribute and get_operation_output by which a node template
 	// names another one (functions.go); render makes them edges.
@@ -277,10 +259,7 @@ type compiler struct {
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	c := &compiler{ctx: ctx, opts: opts, files: map[string]*file{}, importFailed: -1}
+	c := &compiler{Session: core.NewSession(ctx), opts: opts, files: map[string]*file{}}
 	for k := range c.ns {
 		c.ns[k] = map[string]*typeDef{}
 	}
@@ -288,22 +267,11 @@ func newCompiler(ctx context.Context, opts Options) *compiler {
 }
 
 func (c *compiler) errorf(r diag.Range, path, code, format string, args ...any) {
-	c.diags = c.diags.Errorf(r, path, code, format, args...)
-	c.hideSecretLine()
+	c.Errorf(r, path, code, format, args...)
 }
 
 func (c *compiler) warnf(r diag.Range, path, code, format string, args ...any) {
-	c.diags = c.diags.Warnf(r, path, code, format, args...)
-	c.hideSecretLine()
-}
-
-// hideSecretLine marks the diagnostic just reported Sensitive when it was
-// reported while a secret is checked: its source line may hold the
-// secret.
-func (c *compiler) hideSecretLine() {
-	if c.inSecret > 0 && len(c.diags) > 0 {
-		c.diags[len(c.diags)-1].Sensitive = true
-	}
+	c.Warnf(r, path, code, format, args...)
 }
 
 // lenientf reports a grammar problem: an error, or a warning inside type
@@ -314,27 +282,6 @@ func (c *compiler) lenientf(r diag.Range, path, code, format string, args ...any
 		return
 	}
 	c.errorf(r, path, code, format, args...)
-}
-
-// display names a file in a message: relative to the working folder when
-// it lies inside it, as the files of diagnostics are named.
-func (c *compiler) display(name string) string {
-	if !filepath.IsAbs(name) {
-		return name
-	}
-	if c.wd == "" {
-		c.wd, _ = os.Getwd()
-	}
-	if rel, err := filepath.Rel(c.wd, name); err == nil && filepath.IsLocal(rel) {
-		return rel
-	}
-	return name
-}
-
-// errorDetail appends an error with a multi-line detail.
-func (c *compiler) errorDetail(r diag.Range, path, code, detail, format string, args ...any) {
-	c.errorf(r, path, code, format, args...)
-	c.diags[len(c.diags)-1].Detail = detail
 }
 
 // rangeOf returns the node's range, or the zero range for nil.

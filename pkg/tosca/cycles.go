@@ -10,39 +10,10 @@ package tosca
 //     reads as a requirement does
 //
 // Cycles are found on the compiled graph with Tarjan's algorithm
-// (graph.Cycles, O(V+E)): one diagnostic per strongly connected component.
+// (graph.Cycles, O(V+E)): one diagnostic per strongly connected component
+// (internal/core, which both grammar generations share).
 
-import (
-	"strings"
+import "github.com/xosplan/xosplan/pkg/graph"
 
-	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/graph"
-)
-
-func (c *compiler) checkCycles(g *graph.Graph) {
-	if g == nil {
-		return
-	}
-	for _, cyc := range g.Cycles() {
-		if len(cyc) == 0 {
-			continue
-		}
-		var detail strings.Builder
-		related := make([]diag.Related, 0, len(cyc))
-		for i, e := range cyc {
-			if i > 0 {
-				detail.WriteByte('\n')
-			}
-			hop := e.Source + " requires " + e.Target + " (requirement " + quote(e.Name)
-			if e.Kind == graph.Reads {
-				hop = e.Source + " reads " + e.Target + " (" + e.Name
-			}
-			detail.WriteString(hop + " at " + e.Range.String() + ")")
-			related = append(related, diag.Related{Range: e.Range, Message: hop + ")"})
-		}
-		first := cyc[0]
-		c.errorDetail(first.Range, "topology_template.node_templates."+first.Source+".requirements", CodeDependencyCycle,
-			detail.String(), "dependency cycle: %s", graph.CyclePath(cyc))
-		c.diags[len(c.diags)-1].Related = related
-	}
-}
+// checkCycles reports each dependency cycle of g (core.Session.CheckCycles).
+func (c *compiler) checkCycles(g *graph.Graph) { c.CheckCycles(g, CodeDependencyCycle) }

@@ -9,45 +9,9 @@ package tosca
 // operations).
 
 import (
-	"fmt"
-	"slices"
-	"strings"
-
 	"github.com/xosplan/xosplan/internal/yamlsrc"
-	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
-
-// unknownKey names an undefined type reference: its kind and name, and
-// whether it was reported as an error (a warning inside type definitions
-// does not stand for a later error).
-type unknownKey struct {
-	k     kind
-	name  string
-	error bool
-}
-
-// last returns the index of the last diagnostic added.
-func (c *compiler) last() int { return len(c.diags) - 1 }
-
-// followOn counts a problem that is not reported because the diagnostic at
-// index cause explains it.
-func (c *compiler) followOn(cause int) {
-	if cause < 0 {
-		return
-	}
-	if c.followOns == nil {
-		c.followOns = map[int]int{}
-	}
-	c.followOns[cause]++
-}
-
-// failedImport records the diagnostic just added as an import that could
-// not be loaded: type names it may have defined are its follow-ons.
-func (c *compiler) failedImport() {
-	if c.importFailed < 0 {
-		c.importFailed = c.last()
-	}
-}
 
 // unknownType reports a reference n to a type of kind k that is not
 // defined, as an error or (lenient, inside type definitions) a warning,
@@ -57,7 +21,7 @@ func (c *compiler) failedImport() {
 // reference.
 func (c *compiler) unknownType(k kind, n *yamlsrc.Node, path string, lenient bool, format string, args ...any) int {
 	lenient = lenient && c.inTypes
-	return c.unknownOnce(unknownKey{k: k, name: n.Value, error: !lenient}, func() {
+	return c.UnknownOnce(core.UnknownKey{Kind: uint8(k), Name: n.Value, Error: !lenient}, func() {
 		if lenient {
 			c.warnf(n.Range, path, CodeUnknownType, format, args...)
 		} else {
@@ -69,53 +33,8 @@ func (c *compiler) unknownType(k kind, n *yamlsrc.Node, path string, lenient boo
 // unknownParent reports the derived_from pn of t that names no type of
 // t's kind, as unknownType does.
 func (c *compiler) unknownParent(t *typeDef, pn *yamlsrc.Node) int {
-	return c.unknownOnce(unknownKey{k: t.kind, name: pn.Value, error: true}, func() {
+	return c.UnknownOnce(core.UnknownKey{Kind: uint8(t.kind), Name: pn.Value, Error: true}, func() {
 		c.errorf(pn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.word(), t.name, t.kind.word(), pn.Value)
-	})
-}
-
-// unknownOnce runs report for the first reference to an undefined name
-// (unless an import failed) and returns the index of the diagnostic that
-// explains the reference, counting it as a follow-on when that is not a
-// new report.
-func (c *compiler) unknownOnce(key unknownKey, report func()) int {
-	if at, ok := c.unknownAt[key]; ok {
-		c.followOn(at)
-		return at
-	}
-	if c.importFailed >= 0 {
-		c.followOn(c.importFailed)
-		return c.importFailed
-	}
-	report()
-	if c.unknownAt == nil {
-		c.unknownAt = map[unknownKey]int{}
-	}
-	c.unknownAt[key] = c.last()
-	return c.last()
-}
-
-// finish writes the follow-on counts into their root causes' details, then
-// sorts the diagnostics and drops repeats: the same problem at the same
-// place, whatever YAML path led to it.
-func (c *compiler) finish() diag.Diagnostics {
-	for at, n := range c.followOns {
-		more := "1 more problem follows from this."
-		if n > 1 {
-			more = fmt.Sprintf("%d more problems follow from this.", n)
-		}
-		if d := &c.diags[at]; d.Detail == "" {
-			d.Detail = more
-		} else {
-			d.Detail += "\n" + more
-		}
-	}
-	// Ordered by path first, so that of repeats reached by several paths
-	// (in map order) the one kept is always the same.
-	slices.SortStableFunc(c.diags, func(a, b diag.Diagnostic) int { return strings.Compare(a.Path, b.Path) })
-	ds := c.diags.Sort()
-	return slices.CompactFunc(ds, func(a, b diag.Diagnostic) bool {
-		return a.Range == b.Range && a.Severity == b.Severity && a.Code == b.Code && a.Summary == b.Summary
 	})
 }
 
@@ -126,6 +45,6 @@ func (c *compiler) lacks(t *typeDef) bool {
 	if t == nil || t.incomplete == 0 {
 		return false
 	}
-	c.followOn(t.incomplete - 1)
+	c.FollowOn(t.incomplete - 1)
 	return true
 }

@@ -77,7 +77,7 @@ func (c *compiler) fnErr(n *yamlsrc.Node, path, format string, args ...any) grap
 func (c *compiler) evalFunction(fn string, n *yamlsrc.Node, path string, s *scope) (v graph.Value) {
 	if c.idx != nil {
 		before := c.secretReads
-		defer func() { c.noteCall(fn, n, v, c.inSecret > 0 || c.secretReads > before) }()
+		defer func() { c.noteCall(fn, n, v, c.InSecret > 0 || c.secretReads > before) }()
 	}
 	if s == nil {
 		s = &scope{at: n.Range}
@@ -1219,7 +1219,7 @@ func mergeDefs(a, b map[string]*propDef) map[string]*propDef {
 func (c *compiler) resolveFunctions() {
 	t := c.topo
 	for i, nt := range t.nodeList {
-		if i&1023 == 0 && c.ctx.Err() != nil {
+		if i&1023 == 0 && c.Ctx.Err() != nil {
 			return
 		}
 		if nt.typ == nil {

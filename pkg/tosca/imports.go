@@ -60,7 +60,7 @@ func (c *compiler) loadRoot(path string) *file {
 		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
 		return nil
 	}
-	c.fsRoot = r
+	c.FSRoot = r
 	data, err := c.readFile(path)
 	if err != nil {
 		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
@@ -130,7 +130,7 @@ func (c *compiler) loadFile(f *file, isRoot bool) {
 	c.readHeader(f, isRoot)
 	c.checkLimits(f)
 	for i, it := range f.root.Get("imports").Items() {
-		if c.ctx.Err() != nil {
+		if c.Ctx.Err() != nil {
 			break
 		}
 		c.loadImport(f, it, "imports["+itoa(int64(i))+"]")
@@ -225,7 +225,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 			c.networkImport(at, path, "import %q is fetched from %q: xosplan does not use the network; download the file and import it by path (repository names a declared repository, not a URL)", spec.file, spec.repository)
 		default:
 			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which is not declared", spec.file, spec.repository)
-			c.failedImport()
+			c.FailedImport()
 		}
 		return
 	}
@@ -245,7 +245,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 	name, data, found := c.locate(from, spec.file)
 	if !found {
 		c.errorf(at, path, CodeImportNotFound, "import %q not found", spec.file)
-		c.failedImport()
+		c.FailedImport()
 		return
 	}
 	embedded := data != nil
@@ -257,7 +257,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 		// expected there.
 		xos := strings.HasPrefix(filepath.ToSlash(spec.file), "custom_types/")
 		if !xos && !filepath.IsAbs(spec.file) && from.dir != "" && filepath.Clean(name) != filepath.Join(from.dir, spec.file) && (c.root.dir == "" || filepath.Clean(name) != filepath.Join(c.root.dir, spec.file)) {
-			c.warnf(at, path, CodeImportFallback, "import %q is not relative to the importing file; found %s (tosca-parser compatibility)", spec.file, c.display(name))
+			c.warnf(at, path, CodeImportFallback, "import %q is not relative to the importing file; found %s (tosca-parser compatibility)", spec.file, c.Display(name))
 		}
 	}
 	c.loadFound(spec, written, name, key, data, embedded, false, path)
@@ -266,8 +266,8 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 // networkImport reports an import that only the network could satisfy;
 // the names it may define are its follow-ons.
 func (c *compiler) networkImport(at diag.Range, path, format string, args ...any) {
-	c.errorDetail(at, path, CodeNetworkImport, "A local copy of the file is read instead when the import map maps the URL to it (the command line's --import-map URL=FILE, Options.ImportMap).", format, args...)
-	c.failedImport()
+	c.ErrorDetail(at, path, CodeNetworkImport, "A local copy of the file is read instead when the import map maps the URL to it (the command line's --import-map URL=FILE, Options.ImportMap).", format, args...)
+	c.FailedImport()
 }
 
 // repositoryURL is the URL an import of file from the repository
@@ -347,8 +347,8 @@ func repositoryDir(repo *yamlsrc.Node, def string) (string, bool) {
 // repository alone, without the folders a relative import falls back to.
 func (c *compiler) loadRepositoryFile(spec importSpec, name, path string) {
 	if !c.exists(name) {
-		c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q not found in repository %q (%s)", spec.file, spec.repository, c.display(name))
-		c.failedImport()
+		c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q not found in repository %q (%s)", spec.file, spec.repository, c.Display(name))
+		c.FailedImport()
 		return
 	}
 	c.loadFound(spec, spec.file, name, fileKey(name), nil, false, false, path)
@@ -372,16 +372,16 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 		return
 	}
 	var data []byte
-	if err = c.fsRoot.AllowFile(name); err == nil {
+	if err = c.FSRoot.AllowFile(name); err == nil {
 		data, err = c.readFile(name)
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.display(name))
+			c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
 		} else {
 			c.importRefused(u, spec.at.Range, path, err)
 		}
-		c.failedImport()
+		c.FailedImport()
 		return
 	}
 	c.loadFound(spec, u, name, key, data, false, true, path)
@@ -408,7 +408,7 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 			// Not recorded as loaded: every entry that names the file
 			// gets its own diagnostic.
 			c.importRefused(written, at, path, err)
-			c.failedImport()
+			c.FailedImport()
 			return
 		}
 	}
@@ -425,7 +425,7 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 	spec.link(f)
 	c.files[key] = f
 	if root == nil {
-		c.failedImport()
+		c.FailedImport()
 		return
 	}
 	c.loadFile(f, false)
@@ -541,9 +541,9 @@ func (c *compiler) exists(p string) bool {
 // file limit, read under the compile's context.
 func (c *compiler) readFile(name string) ([]byte, error) {
 	if c.inFiles(name) {
-		return c.opts.Files.ReadFile(c.ctx, name, yamlsrc.DefaultMaxFileBytes)
+		return c.opts.Files.ReadFile(c.Ctx, name, yamlsrc.DefaultMaxFileBytes)
 	}
-	data, err := userfile.Read(c.ctx, name, userfile.Options{Root: c.fsRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
+	data, err := userfile.Read(c.Ctx, name, userfile.Options{Root: c.FSRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
 	return data, c.outsideFiles(err)
 }
 
@@ -578,7 +578,7 @@ func (c *compiler) inRoot(p string) bool {
 	if c.inFiles(p) {
 		return true
 	}
-	_, err := c.fsRoot.Resolve(p)
+	_, err := c.FSRoot.Resolve(p)
 	return err == nil
 }
 
@@ -650,7 +650,7 @@ func (c *compiler) confineNamed(n *yamlsrc.Node, name, base, path, code, what st
 		return
 	}
 	var ue *userfile.Error
-	if _, err := c.fsRoot.Confine(name); errors.As(c.outsideFiles(err), &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
+	if _, err := c.FSRoot.Confine(name); errors.As(c.outsideFiles(err), &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
 		c.warnf(n.Range, path, code, "%s %q is outside the configuration root (%s); apply runs and reads only files inside it", what, n.Value, ue.Detail)
 	}
 }
@@ -683,7 +683,7 @@ func (c *compiler) checkPackaged(n *yamlsrc.Node, impl bool, artifacts []*artifa
 		return
 	}
 	if !c.inFiles(p) {
-		if _, err := c.fsRoot.Confine(p); err != nil {
+		if _, err := c.FSRoot.Confine(p); err != nil {
 			return
 		}
 	}
@@ -692,10 +692,10 @@ func (c *compiler) checkPackaged(n *yamlsrc.Node, impl bool, artifacts []*artifa
 	}
 	c.confined[k] = true
 	if impl {
-		c.errorf(n.Range, path, CodeImplNotFound, "implementation %q is neither an artifact of the node nor a file of the package (%s)", name, c.display(p))
+		c.errorf(n.Range, path, CodeImplNotFound, "implementation %q is neither an artifact of the node nor a file of the package (%s)", name, c.Display(p))
 		return
 	}
-	c.errorf(n.Range, path, CodeArtifactNotFound, "artifact file %q is not a file of the package (%s)", name, c.display(p))
+	c.errorf(n.Range, path, CodeArtifactNotFound, "artifact file %q is not a file of the package (%s)", name, c.Display(p))
 }
 
 // confinedKey is one written name (its node) resolved from one folder.

@@ -83,7 +83,7 @@ func (c *compiler) buildIndex2() *symbols.Index {
 		ix.typeDefRefs(t)
 	}
 	ix.functionRefs()
-	if c.ctx.Err() == nil {
+	if c.Ctx.Err() == nil {
 		ix.topologyRefs()
 		ix.typeCalls()
 	}

@@ -103,13 +103,13 @@ func (c *compiler) policyExecutable(pt *policyTpl, impl string, at diag.Range, p
 	if err != nil {
 		return fail("%v", plainErr(err))
 	}
-	if _, err := c.fsRoot.Confine(abs); err != nil {
+	if _, err := c.FSRoot.Confine(abs); err != nil {
 		if errors.Is(err, userfile.ErrOutsideRoot) {
-			return fail("it is outside the configuration root (%s); a model policy runs at plan time and only from inside it", c.fsRoot)
+			return fail("it is outside the configuration root (%s); a model policy runs at plan time and only from inside it", c.FSRoot)
 		}
 		return fail("%v", plainErr(err))
 	}
-	f, _, err := userfile.Open(c.ctx, abs, userfile.Options{Root: c.fsRoot})
+	f, _, err := userfile.Open(c.Ctx, abs, userfile.Options{Root: c.FSRoot})
 	if err != nil {
 		return fail("%v", plainErr(err))
 	}

@@ -30,6 +30,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -112,12 +113,12 @@ func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
 // stops that; repeated keys are the caller's to check (their severity
 // depends on the TOSCA version).
 func (c *compiler) parseYAML(name string, data []byte) *yamlsrc.Node {
-	root, ds := c.opts.Parses.parse(c.ctx, name, data)
-	if c.stoppedNow() {
+	root, ds := c.opts.Parses.parse(c.Ctx, name, data)
+	if c.StoppedNow() {
 		// What a parse cut short found is not reported (cancel.go).
 		return nil
 	}
-	c.diags = c.diags.Extend(ds)
+	c.Diags = c.Diags.Extend(ds)
 	if ds.HasErrors() {
 		return nil
 	}
@@ -154,16 +155,16 @@ var embeddedParses sync.Map
 func (c *compiler) parseEmbedded(key, name string, data []byte) *yamlsrc.Node {
 	p, ok := embeddedParses.Load(key)
 	if !ok {
-		sub := &compiler{ctx: c.ctx}
+		sub := &compiler{Session: core.Session{Ctx: c.Ctx}}
 		root := sub.parseData(name, data)
-		p, _ = embeddedParses.LoadOrStore(key, &embeddedParse{data: data, root: root, diags: sub.diags})
+		p, _ = embeddedParses.LoadOrStore(key, &embeddedParse{data: data, root: root, diags: sub.Diags})
 	}
 	ep := p.(*embeddedParse)
 	if !bytes.Equal(ep.data, data) {
 		return c.parseData(name, data)
 	}
 	// Copied: a caller may change its diagnostics in place.
-	c.diags = append(c.diags, ep.diags...)
+	c.Diags = append(c.Diags, ep.diags...)
 	return ep.root
 }
 
@@ -325,8 +326,8 @@ func (c *compiler) checkCredentials() {
 	if cred == nil {
 		return
 	}
-	c.inSecret++
-	defer func() { c.inSecret-- }()
+	c.InSecret++
+	defer func() { c.InSecret-- }()
 	for _, f := range c.order {
 		if f.normative || f.root == nil {
 			continue
@@ -468,7 +469,7 @@ func (c *compiler) strList(v *yamlsrc.Node, path, what string) []string {
 	return out
 }
 
-func quote(s string) string { return `"` + s + `"` }
+func quote(s string) string { return core.Quote(s) }
 
 // keyAt returns the range of a mapping's key, or fallback when absent:
 // problems with a whole section point at its name.

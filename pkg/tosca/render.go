@@ -56,7 +56,7 @@ func (c *compiler) render() *graph.Graph {
 	g := graph.New()
 	t := c.topo
 	for _, nt := range t.nodeList {
-		if c.stopped() {
+		if c.Stopped() {
 			return g
 		}
 		if nt.typ == nil {
@@ -120,7 +120,7 @@ func (c *compiler) render() *graph.Graph {
 func (c *compiler) addEdges(g *graph.Graph, skip map[*reqAssign]bool) map[*reqAssign]bool {
 	implicit := map[string]*reqAssign{}
 	for _, nt := range c.topo.nodeList {
-		if c.stopped() {
+		if c.Stopped() {
 			return nil
 		}
 		for _, ra := range nt.reqs {
@@ -188,7 +188,7 @@ func (c *compiler) addReads(g *graph.Graph) {
 // otherwise leave the template out without saying so.
 func (c *compiler) addResource(g *graph.Graph, r *graph.Resource, path string) {
 	err := g.AddResource(r)
-	if err == nil || errors.Is(err, graph.ErrDuplicateResource) && slices.ContainsFunc(c.diags, func(d diag.Diagnostic) bool {
+	if err == nil || errors.Is(err, graph.ErrDuplicateResource) && slices.ContainsFunc(c.Diags, func(d diag.Diagnostic) bool {
 		return d.Code == CodeDuplicateKey && d.Severity == diag.Error
 	}) {
 		return

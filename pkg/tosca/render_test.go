@@ -56,10 +56,10 @@ func TestRenderReportsWhatTheGraphRefuses(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.render(c, g)
-			if len(c.diags) != 1 {
-				t.Fatalf("diagnostics %v, want one", c.diags)
+			if len(c.Diags) != 1 {
+				t.Fatalf("diagnostics %v, want one", c.Diags)
 			}
-			d := c.diags[0]
+			d := c.Diags[0]
 			code := CodeInternal
 			if tt.summary == "duplicate key" {
 				code = CodeDuplicateKey

@@ -49,7 +49,7 @@ func (c *compiler) matchRequirements() {
 		}
 	}
 	for _, nt := range t.nodeList {
-		if c.stopped() {
+		if c.Stopped() {
 			return
 		}
 		if nt.typ == nil {
@@ -137,9 +137,9 @@ func (c *compiler) unassigned(nt *nodeTpl, d *reqDef) {
 		return
 	}
 	undefined := (d.capType == nil && d.capName != "") || (d.nodeType == nil && d.nodeName != "")
-	if c.lacks(nt.typ) || (undefined && c.importFailed >= 0) {
+	if c.lacks(nt.typ) || (undefined && c.ImportFailed >= 0) {
 		// An import that could not be loaded may define the name.
-		c.followOn(c.importFailed)
+		c.FollowOn(c.ImportFailed)
 		return
 	}
 	if !undefined && (d.capType != nil || d.nodeType != nil) {
@@ -486,7 +486,7 @@ func (c *compiler) filterConstraint(n *yamlsrc.Node) *values.Constraint {
 		return con
 	}
 	con, ds := values.ParseConstraint(n, "")
-	c.diags = c.diags.Extend(ds)
+	c.Diags = c.Diags.Extend(ds)
 	if ds.HasErrors() {
 		con = nil
 	}

@@ -56,9 +56,9 @@ func (c *compiler) undeclaredInputs(declared map[string]bool, section string, fa
 		var summary string
 		switch {
 		case given && at.File == "":
-			summary = fmt.Sprintf("--var gives a value for input %q, which the template %s does not declare", name, c.display(c.root.name))
+			summary = fmt.Sprintf("--var gives a value for input %q, which the template %s does not declare", name, c.Display(c.root.name))
 		default:
-			summary = fmt.Sprintf("input value given for %q, which the template %s does not declare", name, c.display(c.root.name))
+			summary = fmt.Sprintf("input value given for %q, which the template %s does not declare", name, c.Display(c.root.name))
 		}
 		if !given {
 			at = fallback
@@ -66,7 +66,7 @@ func (c *compiler) undeclaredInputs(declared map[string]bool, section string, fa
 		if s := nearestName(name, slices.Collect(maps.Keys(declared))); s != "" {
 			summary += fmt.Sprintf("; did you mean %q?", s)
 		}
-		c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeUnknownInput, Range: at,
+		c.Diags = c.Diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeUnknownInput, Range: at,
 			Path: section + ".inputs." + name, Summary: summary,
 			Detail: "Declare the input under " + section + ".inputs, or remove the value."})
 	}

@@ -274,7 +274,7 @@ func (c *compiler) readNodeTemplates(n *yamlsrc.Node) {
 		t.nodeList = append(t.nodeList, nt)
 	}
 	for i, nt := range t.nodeList {
-		if i&1023 == 0 && c.ctx.Err() != nil {
+		if i&1023 == 0 && c.Ctx.Err() != nil {
 			return
 		}
 		c.readNodeTemplate(nt)

@@ -259,7 +259,7 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 	t := &typeDef{kind: k, name: name, f: f, n: p.Value, key: p.Key.Range, path: path, xos: xos}
 	if prev, ok := c.ns[k][name]; ok && prev.name == name && !prev.f.normative && prev.f != f {
 		if !xos {
-			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.word(), name, c.display(prev.f.name))
+			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.word(), name, c.Display(prev.f.name))
 		}
 	}
 	c.ns[k][name] = t
@@ -892,7 +892,7 @@ func (c *compiler) readConstraints(n *yamlsrc.Node, typ, path string) []*values.
 				ds[i].Path = path
 			}
 		}
-		c.diags = c.diags.Extend(ds)
+		c.Diags = c.Diags.Extend(ds)
 		if cons != nil {
 			out = append(out, cons)
 		}

@@ -78,8 +78,8 @@ type state2 struct {
 // compile2 runs the 2.0 phases on the loaded root file (nil when it could
 // not be read) and returns the graph, nil when errors prevent one.
 func (c *compiler) compile2(root *file) *graph.Graph {
-	if root == nil || c.stoppedNow() {
-		if c.stoppedNow() {
+	if root == nil || c.StoppedNow() {
+		if c.StoppedNow() {
 			name := ""
 			if root != nil {
 				name = root.name
@@ -96,7 +96,7 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 		check()
 	}
 	c.readTopology2(root)
-	if c.stoppedNow() {
+	if c.StoppedNow() {
 		c.reportCanceled(root.name)
 		return nil
 	}
@@ -104,7 +104,7 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 	if g != nil {
 		c.checkCycles(g)
 	}
-	if c.stoppedNow() {
+	if c.StoppedNow() {
 		c.reportCanceled(root.name)
 		return nil
 	}

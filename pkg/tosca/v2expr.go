@@ -140,7 +140,7 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 	}
 	lo, hi, ok := builtinArity2(name)
 	if !ok {
-		c.errorDetail(n.Range, path, CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
+		c.ErrorDetail(n.Range, path, CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
 			"unknown function $%s: it is neither built-in nor declared in functions", name)
 		return
 	}
@@ -270,8 +270,8 @@ func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
 		}
 		if ev.c.secretReads > before {
 			// What the call reports must not quote its secret arguments.
-			ev.c.inSecret++
-			defer func() { ev.c.inSecret-- }()
+			ev.c.InSecret++
+			defer func() { ev.c.InSecret-- }()
 		}
 		return ev.call(n, name, vals)
 	}

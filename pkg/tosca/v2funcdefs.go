@@ -330,13 +330,13 @@ func (ev *eval2) argFits2(p *prop2, v graph.Value, at *yamlsrc.Node, i int) (dia
 // quietly runs check and returns the diagnostics it reported, which it
 // takes back: a trial of a value against a definition.
 func (c *compiler) quietly(check func()) diag.Diagnostics {
-	n0 := len(c.diags)
+	n0 := len(c.Diags)
 	check()
-	got := slices.Clone(c.diags[n0:])
-	c.diags = c.diags[:n0]
-	for at := range c.followOns {
+	got := slices.Clone(c.Diags[n0:])
+	c.Diags = c.Diags[:n0]
+	for at := range c.FollowOns {
 		if at >= n0 {
-			delete(c.followOns, at)
+			delete(c.FollowOns, at)
 		}
 	}
 	return got

@@ -43,7 +43,7 @@ import (
 // that use them).
 func (c *compiler) loadFile2(f *file, isRoot bool) {
 	if !c.readHeader2(f, isRoot) {
-		c.failedImport()
+		c.FailedImport()
 		return
 	}
 	if !f.normative {
@@ -52,7 +52,7 @@ func (c *compiler) loadFile2(f *file, isRoot bool) {
 	c.scope2(f)
 	if in := f.root.Get("imports"); in != nil && in.Kind == yamlsrc.Sequence {
 		for i, it := range in.Content {
-			if c.ctx.Err() != nil {
+			if c.Ctx.Err() != nil {
 				break
 			}
 			c.loadImport2(f, it, "imports["+itoa(int64(i))+"]")
@@ -141,7 +141,7 @@ func (c *compiler) parseImport2(it *yamlsrc.Node, path string) (import2, bool) {
 func (c *compiler) loadImport2(from *file, it *yamlsrc.Node, path string) {
 	imp, ok := c.parseImport2(it, path)
 	if !ok {
-		c.failedImport()
+		c.FailedImport()
 		return
 	}
 	var g *file
@@ -163,7 +163,7 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 		repo, owner := c.findRepo2(from, imp.repository)
 		if repo == nil {
 			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which neither this file nor what it imports before declares", imp.url, imp.repository)
-			c.failedImport()
+			c.FailedImport()
 			return nil
 		}
 		u := repositoryURL(repo, imp.url)
@@ -217,11 +217,11 @@ func (c *compiler) loadLocal2(imp import2, name, repo, path string) *file {
 		case !errors.Is(err, fs.ErrNotExist):
 			c.importRefused(imp.url, at, path, err)
 		case imp.repository != "":
-			c.errorf(at, path, CodeImportNotFound, "import %q not found in repository %q (%s)", imp.url, imp.repository, c.display(name))
+			c.errorf(at, path, CodeImportNotFound, "import %q not found in repository %q (%s)", imp.url, imp.repository, c.Display(name))
 		default:
 			c.errorf(at, path, CodeImportNotFound, "import %q not found", imp.url)
 		}
-		c.failedImport()
+		c.FailedImport()
 		return nil
 	}
 	return c.loadParsed2(name, key, data, repo, false)
@@ -239,16 +239,16 @@ func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
 		return g
 	}
 	var data []byte
-	if err = c.fsRoot.AllowFile(name); err == nil {
+	if err = c.FSRoot.AllowFile(name); err == nil {
 		data, err = c.readFile(name)
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			c.errorf(imp.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.display(name))
+			c.errorf(imp.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
 		} else {
 			c.importRefused(u, imp.at.Range, path, err)
 		}
-		c.failedImport()
+		c.FailedImport()
 		return nil
 	}
 	return c.loadParsed2(name, key, data, filepath.Dir(name), false)
@@ -274,7 +274,7 @@ func (c *compiler) loadParsed2(name, key string, data []byte, repo string, embed
 	}
 	c.files[key] = f
 	if root == nil {
-		c.failedImport()
+		c.FailedImport()
 		return nil
 	}
 	c.v2.repoRoot[f] = repo
@@ -297,7 +297,7 @@ func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *fil
 			data, err := c.readFile(e.path)
 			if err != nil {
 				c.importRefused(e.path, at.Range, path, err)
-				c.failedImport()
+				c.FailedImport()
 				return nil
 			}
 			f = c.loadParsed2(e.path, key, data, e.dir, false)
@@ -311,7 +311,7 @@ func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *fil
 		}
 	} else {
 		c.unknownProfile(name, at, path)
-		c.failedImport()
+		c.FailedImport()
 		return nil
 	}
 	if f != nil {
@@ -331,7 +331,7 @@ func (c *compiler) loadEmbeddedSibling2(from *file, imp import2, path string) *f
 	data, ok := embeddedProfileFile(name)
 	if !ok {
 		c.errorf(imp.at.Range, path, CodeImportNotFound, "import %q not found", imp.url)
-		c.failedImport()
+		c.FailedImport()
 		return nil
 	}
 	return c.loadParsed2(name, key, data, "", true)
@@ -344,11 +344,11 @@ func (c *compiler) unknownProfile(name string, at *yamlsrc.Node, path string) {
 	if dirs := c.v2.index.Dirs(); len(dirs) > 0 {
 		shown := make([]string, len(dirs))
 		for i, d := range dirs {
-			shown[i] = c.display(d)
+			shown[i] = c.Display(d)
 		}
 		where = "no file of the profile search path declares it (" + strings.Join(shown, ", ") + ")"
 	}
-	c.errorDetail(rangeOf(at), path, CodeProfile, "xosplan embeds "+strings.Join(embeddedProfileNames(), " and ")+".",
+	c.ErrorDetail(rangeOf(at), path, CodeProfile, "xosplan embeds "+strings.Join(embeddedProfileNames(), " and ")+".",
 		"unknown profile %q: %s", name, where)
 }
 
@@ -359,13 +359,13 @@ func (c *compiler) setupProfiles2(root *file) {
 	x := c.opts.Profiles
 	if x == nil && len(c.opts.ProfilePath) > 0 {
 		var err error
-		x, err = NewProfileIndex(c.ctx, c.opts.ProfilePath)
+		x, err = NewProfileIndex(c.Ctx, c.opts.ProfilePath)
 		if err != nil {
 			c.errorf(diag.Range{File: root.name}, "", CodeRead, "reading the profile search path: %v", plainErr(err))
 		}
 	}
 	c.v2.index = x
 	for _, d := range x.Dirs() {
-		_ = c.fsRoot.AddDir(d)
+		_ = c.FSRoot.AddDir(d)
 	}
 }

@@ -181,7 +181,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		if topo != nil {
 			if cause, failed := topo.failed[first]; failed {
 				// A template that could not be read: a follow-on of why.
-				c.followOn(cause)
+				c.FollowOn(cause)
 				return end, nil, false
 			}
 		}
@@ -446,7 +446,7 @@ func (c *compiler) relTemplateUsers2(name string) []relEnd2 {
 func (c *compiler) eachRel2(keep func(*reqAssign2) bool, fn func(re relEnd2, pick int64)) {
 	for _, src := range c.v2.topo.nodes {
 		for i := range src.count {
-			if c.stopped() {
+			if c.Stopped() {
 				return
 			}
 			for _, ra := range src.reqs {
@@ -590,9 +590,9 @@ func (ev *eval2) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each 
 	for i := range each.n {
 		one := append([]graph.Value(nil), vals...)
 		one[pos] = i
-		before := len(ev.c.diags)
+		before := len(ev.c.Diags)
 		v := ev.query(n, fn, one)
-		if v == nil && len(ev.c.diags) > before {
+		if v == nil && len(ev.c.Diags) > before {
 			return nil
 		}
 		if list, ok := v.([]graph.Value); ok && merge {

@@ -57,7 +57,7 @@ func addresses2(nd *node2) []string {
 }
 
 func (c *compiler) render2() *graph.Graph {
-	if c.diags.HasErrors() {
+	if c.Diags.HasErrors() {
 		return nil
 	}
 	g := graph.New()
@@ -71,7 +71,7 @@ func (c *compiler) render2() *graph.Graph {
 	for _, nd := range topo.nodes {
 		_, counted := nd.n.GetPair("count")
 		for i, addr := range addresses2(nd) {
-			if c.stopped() {
+			if c.Stopped() {
 				return nil
 			}
 			nd.index = int64(i)
@@ -95,7 +95,7 @@ func (c *compiler) render2() *graph.Graph {
 			all := addresses2(ra.target)
 			var picked pickSet2
 			for i, src := range addresses2(nd) {
-				if c.stopped() {
+				if c.Stopped() {
 					return nil
 				}
 				dsts := all

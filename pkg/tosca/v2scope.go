@@ -113,10 +113,10 @@ func (c *compiler) checkNamespaces2() {
 						own[k][name] = t
 					case prev != t:
 						if prev.f == f {
-							c.warnf(prev.key, prev.path, CodeTypeRedefined, "%s %q is defined here and in %s, which this file imports without a namespace: this definition is used (§6.8.4: import the other with a namespace to use both)", k.word(), name, c.display(t.f.name))
+							c.warnf(prev.key, prev.path, CodeTypeRedefined, "%s %q is defined here and in %s, which this file imports without a namespace: this definition is used (§6.8.4: import the other with a namespace to use both)", k.word(), name, c.Display(t.f.name))
 							continue
 						}
-						c.warnf(rangeOf(im.at), "imports", CodeTypeRedefined, "%s %q is defined in %s and in %s, both imported without a namespace: the first is used (§6.8.4: import one with a namespace to use both)", k.word(), name, c.display(prev.f.name), c.display(t.f.name))
+						c.warnf(rangeOf(im.at), "imports", CodeTypeRedefined, "%s %q is defined in %s and in %s, both imported without a namespace: the first is used (§6.8.4: import one with a namespace to use both)", k.word(), name, c.Display(prev.f.name), c.Display(t.f.name))
 					}
 				}
 			}

@@ -78,22 +78,22 @@ func (c *compiler) enterSecret(n *yamlsrc.Node) func() {
 		c.v2.secretSrc[n] = true
 	}
 	c.secretReads++
-	c.inSecret++
-	return func() { c.inSecret-- }
+	c.InSecret++
+	return func() { c.InSecret-- }
 }
 
 // badValue2 reports a value that does not fit its definition: msg quotes
 // it; while a secret is checked, hidden (which does not) is said instead
 // and the diagnostic shows no source line.
 func (c *compiler) badValue2(r diag.Range, path, code, msg, hidden string) {
-	c.secretErr2(c.inSecret > 0, r, path, code, msg, hidden)
+	c.secretErr2(c.InSecret > 0, r, path, code, msg, hidden)
 }
 
 // secretErr2 reports msg, or hidden (which quotes no value) without a
 // source line when secret.
 func (c *compiler) secretErr2(secret bool, r diag.Range, path, code, msg, hidden string) {
 	if secret {
-		c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: code, Summary: hidden, Range: r, Path: path, Sensitive: true})
+		c.Diags = c.Diags.Append(diag.Diagnostic{Severity: diag.Error, Code: code, Summary: hidden, Range: r, Path: path, Sensitive: true})
 		return
 	}
 	c.errorf(r, path, code, "%s", msg)
@@ -200,7 +200,7 @@ func (c *compiler) spreadSecrets(g *graph.Graph, secretOutputs map[string]bool) 
 		}
 	}
 	for len(queue) > 0 {
-		if c.ctx.Err() != nil {
+		if c.Ctx.Err() != nil {
 			return
 		}
 		r := queue[0]

@@ -146,7 +146,7 @@ func (c *compiler) readTopology2(root *file) {
 	nt := st.Get("node_templates")
 	if nt != nil && nt.Kind == yamlsrc.Mapping {
 		for _, p := range nt.Pairs() {
-			if c.stopped() {
+			if c.Stopped() {
 				return
 			}
 			path := "service_template.node_templates." + p.Key.Value
@@ -167,12 +167,12 @@ func (c *compiler) readTopology2(root *file) {
 			tn := nd.n.Get("type")
 			if tn == nil {
 				c.errorf(p.Key.Range, path, CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
-				topo.failed[nd.name] = c.last()
+				topo.failed[nd.name] = c.Last()
 				continue
 			}
 			if nd.typ = c.typeRef2(root, kNode, tn, path+".type"); nd.typ == nil {
 				// What names the template is not reported again.
-				topo.failed[nd.name] = c.last()
+				topo.failed[nd.name] = c.Last()
 				continue
 			}
 			topo.nodes = append(topo.nodes, nd)
@@ -180,7 +180,7 @@ func (c *compiler) readTopology2(root *file) {
 		}
 	}
 	for _, nd := range topo.nodes {
-		if c.stopped() {
+		if c.Stopped() {
 			return
 		}
 		c.readNode2(root, nd)
@@ -198,7 +198,7 @@ func (c *compiler) readTopology2(root *file) {
 	topo.picked = true
 	// Values last: a path may follow any template's requirements.
 	for _, nd := range topo.nodes {
-		if c.stopped() {
+		if c.Stopped() {
 			return
 		}
 		c.nodeValues2(root, nd)
@@ -333,13 +333,13 @@ func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) 
 	c.keys2(p.Value, path, func() string { return "relationship template " + quote(p.Key.Value) }, relTemplateKeys2(), nil)
 	n, ok := c.copyRelTemplate2(p, all, path)
 	if !ok {
-		c.v2.topo.failed[p.Key.Value] = c.last()
+		c.v2.topo.failed[p.Key.Value] = c.Last()
 		return
 	}
 	tn := n.Get("type")
 	if tn == nil {
 		c.errorf(p.Key.Range, path, CodeMissingField, "relationship template %q is missing required field \"type\"", p.Key.Value)
-		c.v2.topo.failed[p.Key.Value] = c.last()
+		c.v2.topo.failed[p.Key.Value] = c.Last()
 		return
 	}
 	t := c.typeRef2(f, kRelationship, tn, path+".type")
@@ -394,7 +394,7 @@ func (c *compiler) relTemplatesInContext2(f *file) {
 	topo := c.v2.topo
 	for _, p := range topo.st.Get("relationship_templates").Pairs() {
 		n := topo.rels[p.Key.Value]
-		if n == nil || n.Get("interfaces") == nil || c.stopped() {
+		if n == nil || n.Get("interfaces") == nil || c.Stopped() {
 			continue
 		}
 		users := c.relTemplateUsers2(p.Key.Value)
@@ -462,9 +462,9 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 		d := defs[p.Key.Value]
 		pp := joinPath(path, p.Key.Value)
 		if d == nil {
-			if c.importFailed >= 0 {
+			if c.ImportFailed >= 0 {
 				// The import that failed may have defined it.
-				c.followOn(c.importFailed)
+				c.FollowOn(c.ImportFailed)
 			} else {
 				c.errorf(p.Key.Range, pp, CodeUnknownProperty, "%s has no %s %q", owner, noun, p.Key.Value)
 			}
@@ -604,7 +604,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 func (c *compiler) failedTemplate2(n *yamlsrc.Node) bool {
 	cause, ok := c.v2.topo.failed[text(n)]
 	if ok {
-		c.followOn(cause)
+		c.FollowOn(cause)
 	}
 	return ok
 }
@@ -876,7 +876,7 @@ func (c *compiler) checkCapacity2(f *file) {
 	var order []key
 	at := map[key]*reqAssign2{}
 	for _, nd := range c.v2.topo.nodes {
-		if c.stopped() {
+		if c.Stopped() {
 			return
 		}
 		ev := &eval2{c: c, f: f, node: nd}
@@ -1020,7 +1020,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 		}
 		if cause, failed := topo.failed[n.Value]; failed && topo.st.Get("relationship_templates").Get(n.Value) != nil {
 			// A relationship template that could not be read.
-			c.followOn(cause)
+			c.FollowOn(cause)
 			return
 		}
 		ra.relType = c.typeRef2(ev.f, kRelationship, n, path)
@@ -1161,7 +1161,7 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 	ra.picks = make([][]int64, nd.count)
 	defer func() { nd.index = nil }()
 	for i := range nd.count {
-		if c.stopped() {
+		if c.Stopped() {
 			return
 		}
 		if counted {

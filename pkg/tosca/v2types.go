@@ -33,6 +33,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -238,7 +239,7 @@ func (c *compiler) declareTypes2() {
 // resolveTypes2 resolves every declared type.
 func (c *compiler) resolveTypes2() {
 	for _, t := range c.v2.types {
-		if c.ctx.Err() != nil {
+		if c.Ctx.Err() != nil {
 			return
 		}
 		c.resolveType2(t, 0)
@@ -316,7 +317,7 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 			c.errorf(rangeOf(dn), t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.word(), dn.Describe())
 		default:
 			if p := c.findType2(t.f, t.kind, dn.Value); p == nil {
-				c.unknownOnce(unknownKey{k: t.kind, name: dn.Value, error: true}, func() {
+				c.UnknownOnce(core.UnknownKey{Kind: uint8(t.kind), Name: dn.Value, Error: true}, func() {
 					c.errorf(dn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.word(), t.name, t.kind.word(), dn.Value)
 				})
 			} else {

@@ -41,15 +41,14 @@ const maxValueSteps2 = 4_000_000
 // budget is spent, when the compile stops as a canceled one does and
 // reports one error, at n (reportCanceled).
 func (c *compiler) spend2(n *yamlsrc.Node, path string, k int64) bool {
-	if c.halt.done {
+	if c.Halt.Done {
 		return false
 	}
 	c.steps += int(k)
 	if c.steps <= maxValueSteps2 {
 		return true
 	}
-	c.halt.done, c.halt.at, c.halt.spent = true, len(c.diags), true
-	c.halt.spentAt, c.halt.spentPath, c.halt.spentSecret = rangeOf(n), path, c.inSecret > 0
+	c.Spend(rangeOf(n), path, c.InSecret > 0)
 	return false
 }
 
@@ -82,8 +81,8 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		}
 		if c.secretReads > before {
 			// The value read a secret: it is checked as one.
-			c.inSecret++
-			defer func() { c.inSecret-- }()
+			c.InSecret++
+			defer func() { c.InSecret-- }()
 		}
 		// A value known now fits the definition as a written one must,
 		// converted to YAML nodes for it: work in proportion to its size.

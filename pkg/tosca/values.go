@@ -46,8 +46,8 @@ func (c *compiler) checkAssigned(d *propDef, n *yamlsrc.Node, path, what string,
 	if d != nil && d.prim == "string" && n != nil && n.Kind == yamlsrc.Scalar && !n.IsNull() {
 		if d.sensitive {
 			c.secretReads++
-			c.inSecret++
-			defer func() { c.inSecret-- }()
+			c.InSecret++
+			defer func() { c.InSecret-- }()
 		}
 		v, err := values.CoerceLenient("string", n)
 		if err != nil {
@@ -66,8 +66,8 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 	}
 	if d != nil && d.sensitive {
 		c.secretReads++
-		c.inSecret++
-		defer func() { c.inSecret-- }()
+		c.InSecret++
+		defer func() { c.InSecret-- }()
 	}
 	if fn, ok := functionName(n); ok {
 		before := c.secretReads
@@ -142,7 +142,7 @@ const maxDefaultNesting = 4
 // step counts one unit of value work; false once the budget is spent
 // (reported once).
 func (c *compiler) step(n *yamlsrc.Node, path string) bool {
-	if c.stopped() {
+	if c.Stopped() {
 		return false
 	}
 	if c.v2 != nil {
@@ -162,7 +162,7 @@ func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at d
 	if len(cs) == 0 || graph.HasUnknown(v) {
 		return
 	}
-	secret := c.inSecret > 0
+	secret := c.InSecret > 0
 	for _, con := range cs {
 		check := con.Check
 		if secret {
@@ -173,7 +173,7 @@ func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at d
 			if from != "" {
 				d.Detail = "The value comes from input " + quote(from) + "."
 			}
-			c.diags = c.diags.Append(d)
+			c.Diags = c.Diags.Append(d)
 		}
 	}
 }
@@ -181,8 +181,8 @@ func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at d
 // mismatch reports a value n that does not fit its definition: msg
 // describes it, hidden is said instead when the value is a secret.
 func (c *compiler) mismatch(n *yamlsrc.Node, path, what, msg, hidden string) {
-	if c.inSecret > 0 {
-		c.diags = c.diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeValue, Summary: what + ": " + hidden,
+	if c.InSecret > 0 {
+		c.Diags = c.Diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeValue, Summary: what + ": " + hidden,
 			Range: n.Range, Path: path, Sensitive: true})
 		return
 	}
@@ -203,8 +203,8 @@ func (c *compiler) checkInputRead(d *propDef, v graph.Value, n *yamlsrc.Node, pa
 		name = name.Content[0]
 	}
 	if secret {
-		c.inSecret++
-		defer func() { c.inSecret-- }()
+		c.InSecret++
+		defer func() { c.InSecret-- }()
 	}
 	c.checkRead(d, v, n.Range, path, what, name.Value, 0)
 }
@@ -216,8 +216,8 @@ func (c *compiler) checkRead(d *propDef, v graph.Value, at diag.Range, path, wha
 		return
 	}
 	if d.sensitive {
-		c.inSecret++
-		defer func() { c.inSecret-- }()
+		c.InSecret++
+		defer func() { c.InSecret-- }()
 	}
 	c.checkConstraints(d.constraints, v, at, path, what, from)
 	switch x := v.(type) {
