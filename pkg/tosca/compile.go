@@ -189,12 +189,10 @@ func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 type compiler struct {
 	// Session holds what the 1.x and 2.0 compiles share: the context and
 	// cancellation, the configuration root (FSRoot, built from
-	// Options.Root, or the top-level file's folder), the diagnostics and
-	// their follow-ons.
+	// Options.Root, or the top-level file's folder) and Options.Files,
+	// the diagnostics and their follow-ons.
 	core.Session
 	opts Options
-	// confined remembers the names checked against FSRoot.
-	confined map[confinedKey]bool
 
 	// files by cleaned absolute path (or pseudo name for embedded ones);
 	// order lists them in load order (root first after normative).
@@ -260,6 +258,7 @@ type compiler struct {
 
 func newCompiler(ctx context.Context, opts Options) *compiler {
 	c := &compiler{Session: core.NewSession(ctx), opts: opts, files: map[string]*file{}}
+	c.Files, c.Archive = opts.Files, opts.Files != nil && len(opts.Root) == 0
 	for k := range c.ns {
 		c.ns[k] = map[string]*typeDef{}
 	}

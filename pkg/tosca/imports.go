@@ -36,7 +36,6 @@ import (
 	"errors"
 	"io/fs"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +44,7 @@ import (
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/normative"
 )
 
@@ -61,7 +61,7 @@ func (c *compiler) loadRoot(path string) *file {
 		return nil
 	}
 	c.FSRoot = r
-	data, err := c.readFile(path)
+	data, err := c.ReadFile(path)
 	if err != nil {
 		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
 		return nil
@@ -235,7 +235,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 	}
 	written := spec.file
 	if strings.Contains(spec.file, "://") && !embedsSOL001URL(spec.file) {
-		local, ok := localURL(spec.file)
+		local, ok := core.LocalURL(spec.file)
 		if !ok {
 			c.networkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", spec.file)
 			return
@@ -320,7 +320,7 @@ func repositoryDir(repo *yamlsrc.Node, def string) (string, bool) {
 	var dir string
 	switch {
 	case u.Scheme != "":
-		local, ok := localURL(base)
+		local, ok := core.LocalURL(base)
 		if !ok {
 			return "", false
 		}
@@ -346,7 +346,7 @@ func repositoryDir(repo *yamlsrc.Node, def string) (string, bool) {
 // within the size limit, refused unread otherwise; but from the
 // repository alone, without the folders a relative import falls back to.
 func (c *compiler) loadRepositoryFile(spec importSpec, name, path string) {
-	if !c.exists(name) {
+	if !c.Exists(name) {
 		c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q not found in repository %q (%s)", spec.file, spec.repository, c.Display(name))
 		c.FailedImport()
 		return
@@ -373,7 +373,7 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 	}
 	var data []byte
 	if err = c.FSRoot.AllowFile(name); err == nil {
-		data, err = c.readFile(name)
+		data, err = c.ReadFile(name)
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -404,7 +404,7 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 	}
 	if !embedded && !read {
 		var err error
-		if data, err = c.readFile(name); err != nil {
+		if data, err = c.ReadFile(name); err != nil {
 			// Not recorded as loaded: every entry that names the file
 			// gets its own diagnostic.
 			c.importRefused(written, at, path, err)
@@ -477,7 +477,7 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 		return c.locateSOL001(from, name)
 	}
 	if filepath.IsAbs(name) {
-		if c.exists(name) {
+		if c.Exists(name) {
 			return name, nil, true
 		}
 		return "", nil, false
@@ -490,7 +490,7 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 		tried = append(tried, filepath.Join(c.root.dir, name))
 	}
 	for _, p := range tried {
-		if c.exists(p) {
+		if c.Exists(p) {
 			return p, nil, true
 		}
 	}
@@ -507,7 +507,7 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 			break
 		}
 		dir = parent
-		if p := filepath.Join(dir, name); c.exists(p) && c.inRoot(p) {
+		if p := filepath.Join(dir, name); c.Exists(p) && c.InRoot(p) {
 			return p, nil, true
 		}
 	}
@@ -518,68 +518,6 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 		}
 	}
 	return "", nil, false
-}
-
-// inFiles reports whether name is one of Options.Files's names.
-func (c *compiler) inFiles(name string) bool {
-	return c.opts.Files != nil && c.opts.Files.Contains(name)
-}
-
-// exists reports whether a file (not a folder) has the name p: in
-// Options.Files when it contains p, else on disk.
-func (c *compiler) exists(p string) bool {
-	if c.inFiles(p) {
-		return c.opts.Files.Exists(p)
-	}
-	st, err := os.Stat(p)
-	return err == nil && !st.IsDir()
-}
-
-// readFile reads a file a template names: from Options.Files when it
-// contains the name, else with the checks of Options.Root (inside the
-// root after its links are resolved, a regular file); at most the YAML
-// file limit, read under the compile's context.
-func (c *compiler) readFile(name string) ([]byte, error) {
-	if c.inFiles(name) {
-		return c.opts.Files.ReadFile(c.Ctx, name, yamlsrc.DefaultMaxFileBytes)
-	}
-	data, err := userfile.Read(c.Ctx, name, userfile.Options{Root: c.FSRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
-	return data, c.outsideFiles(err)
-}
-
-// fromArchive reports whether the compile reads an archive: Files with no
-// Root beside it, so that nothing outside the archive is readable. Files
-// beside a Root (an editor's buffers, config.CompileDocument) only stand
-// in for some files of the configuration, which is otherwise on disk.
-func (c *compiler) fromArchive() bool {
-	return c.opts.Files != nil && len(c.opts.Root) == 0
-}
-
-// outsideFiles says, in a refusal of a name outside the root when the
-// compile reads an archive, that the archive is what confines it; beside
-// a Root the refusal is the root's.
-func (c *compiler) outsideFiles(err error) error {
-	var ue *userfile.Error
-	if c.fromArchive() && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
-		detail := "the configuration root is the archive " + c.opts.Files.String()
-		if d, ok := c.opts.Files.(interface{ DescribeRoot() string }); ok {
-			// Files that are no archive (an editor's document read
-			// alone) say what confines them.
-			detail = d.DescribeRoot()
-		}
-		return &userfile.Error{Path: ue.Path, Reason: ue.Reason, Detail: detail}
-	}
-	return err
-}
-
-// inRoot reports whether an existing file resolves inside the root (or is
-// one of Options.Files).
-func (c *compiler) inRoot(p string) bool {
-	if c.inFiles(p) {
-		return true
-	}
-	_, err := c.FSRoot.Resolve(p)
-	return err == nil
 }
 
 // importRefused reports an import that could not be read, at the import
@@ -595,63 +533,6 @@ func (c *compiler) importRefused(written string, at diag.Range, path string, err
 		c.errorf(at, path, CodeImportTooLarge, "import %q is too large (%s)", written, ue.Detail)
 	default:
 		c.errorf(at, path, CodeRead, "cannot read import %q: %v", written, plainErr(err))
-	}
-}
-
-// localURL returns the path a file:// URL names, and false for any other
-// URL (a host other than localhost is the network too).
-func localURL(s string) (string, bool) {
-	u, err := url.Parse(s)
-	if err != nil || !strings.EqualFold(u.Scheme, "file") || (u.Host != "" && !strings.EqualFold(u.Host, "localhost")) {
-		return "", false
-	}
-	if u.Opaque != "" {
-		return u.Opaque, true
-	}
-	return filepath.FromSlash(u.Path), u.Path != ""
-}
-
-// confineNamed warns of a file a template names for the executor (an
-// artifact, an operation implementation) that resolves outside the root.
-// A warning, not an error: the executor is what refuses to run an
-// implementation outside the root (as it refuses a scripted component's
-// script outside its script root), xosplan never reads an artifact (it
-// only hands the name to scripts through get_artifact), and templates
-// written for other orchestrators name files on the target host
-// (/opt/xos/…, /opt/scripts/…) that validate must still accept.
-// A relative name is taken from base, the folder the executor runs the
-// resource's operations in; URLs are left alone (they are not fetched). A
-// name that does not exist is judged by the part of it that does, since
-// the file may be created before apply; each written name is checked
-// once however many templates share it.
-func (c *compiler) confineNamed(n *yamlsrc.Node, name, base, path, code, what string) {
-	if name == "" || n == nil {
-		return
-	}
-	if strings.Contains(name, "://") {
-		local, ok := localURL(name)
-		if !ok {
-			return
-		}
-		name = local
-	}
-	if !filepath.IsAbs(name) {
-		name = filepath.Join(base, filepath.FromSlash(name))
-	}
-	if c.confined == nil {
-		c.confined = map[confinedKey]bool{}
-	}
-	k := confinedKey{n, name}
-	if c.confined[k] {
-		return
-	}
-	c.confined[k] = true
-	if c.inFiles(name) {
-		return
-	}
-	var ue *userfile.Error
-	if _, err := c.FSRoot.Confine(name); errors.As(c.outsideFiles(err), &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
-		c.warnf(n.Range, path, code, "%s %q is outside the configuration root (%s); apply runs and reads only files inside it", what, n.Value, ue.Detail)
 	}
 }
 
@@ -678,28 +559,18 @@ func (c *compiler) checkPackaged(n *yamlsrc.Node, impl bool, artifacts []*artifa
 		return
 	}
 	p := filepath.Join(filepath.Dir(n.Range.File), filepath.FromSlash(name))
-	k := confinedKey{n, "\x00packaged"}
-	if c.confined[k] || c.exists(p) {
+	if c.PackagedChecked(n) || c.Exists(p) {
 		return
 	}
-	if !c.inFiles(p) {
+	if !c.InFiles(p) {
 		if _, err := c.FSRoot.Confine(p); err != nil {
 			return
 		}
 	}
-	if c.confined == nil {
-		c.confined = map[confinedKey]bool{}
-	}
-	c.confined[k] = true
+	c.MarkPackaged(n)
 	if impl {
 		c.errorf(n.Range, path, CodeImplNotFound, "implementation %q is neither an artifact of the node nor a file of the package (%s)", name, c.Display(p))
 		return
 	}
 	c.errorf(n.Range, path, CodeArtifactNotFound, "artifact file %q is not a file of the package (%s)", name, c.Display(p))
-}
-
-// confinedKey is one written name (its node) resolved from one folder.
-type confinedKey struct {
-	n    *yamlsrc.Node
-	name string
 }

@@ -96,7 +96,7 @@ func (c *compiler) policyExecutable(pt *policyTpl, impl string, at diag.Range, p
 	if !filepath.IsAbs(exe) {
 		exe = filepath.Join(filepath.Dir(pt.key.File), exe)
 	}
-	if c.fromArchive() {
+	if c.Archive {
 		return fail("nothing runs from inside an archive; unpack it to plan it with policies")
 	}
 	abs, err := filepath.Abs(exe)

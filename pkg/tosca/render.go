@@ -244,7 +244,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		m := make(map[string]graph.Value, len(nt.artifacts))
 		for _, a := range nt.artifacts {
 			m[a.name] = a.file
-			c.confineNamed(a.fileNode, a.file, filepath.Dir(nt.key.File), nt.path+".artifacts."+a.name, CodeArtifactOutsideRoot, "artifact")
+			c.ConfineNamed(a.fileNode, a.file, filepath.Dir(nt.key.File), nt.path+".artifacts."+a.name, CodeArtifactOutsideRoot, "artifact")
 			c.checkPackaged(a.fileNode, false, nil, nt.path+".artifacts."+a.name)
 		}
 		spec["artifacts"] = m
@@ -561,7 +561,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		if a := c.nodeArtifact(node, text(n)); a != nil {
 			return c.artifactImplementation(a, base, path+where)
 		}
-		c.confineNamed(n, text(n), base, path+where, CodeImplOutsideRoot, "implementation")
+		c.ConfineNamed(n, text(n), base, path+where, CodeImplOutsideRoot, "implementation")
 		c.checkPackaged(n, true, artifacts, path+where)
 		return text(n)
 	}
@@ -689,7 +689,7 @@ func (c *compiler) artifactImplementation(a *artifactDef, base, path string) str
 		resolved = rel
 	}
 	resolved = filepath.ToSlash(resolved)
-	c.confineNamed(a.fileNode, resolved, base, path, CodeImplOutsideRoot, "implementation")
+	c.ConfineNamed(a.fileNode, resolved, base, path, CodeImplOutsideRoot, "implementation")
 	c.checkPackaged(a.fileNode, false, nil, path)
 	return resolved
 }

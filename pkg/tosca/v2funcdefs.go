@@ -438,7 +438,7 @@ func (ev *eval2) customCall2(name string, s *sig2, vals []graph.Value) graph.Val
 		if s.implRel == "" {
 			s.implRel = s.impl
 			if !strings.Contains(s.impl, "://") && !filepath.IsAbs(s.impl) && s.implF.dir != "" {
-				c.confineNamed(s.implAt, s.impl, s.implF.dir, s.implPath, CodeImplOutsideRoot, "implementation")
+				c.ConfineNamed(s.implAt, s.impl, s.implF.dir, s.implPath, CodeImplOutsideRoot, "implementation")
 				if rel, err := filepath.Rel(c.root.dir, filepath.Join(s.implF.dir, filepath.FromSlash(s.impl))); err == nil {
 					s.implRel = filepath.ToSlash(rel)
 				}

@@ -36,6 +36,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // loadFile2 checks a 2.0 file's grammar and loads its imports depth first,
@@ -184,7 +185,7 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 	}
 	name := imp.url
 	if strings.Contains(name, "://") {
-		local, ok := localURL(name)
+		local, ok := core.LocalURL(name)
 		if !ok {
 			c.networkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", imp.url)
 			return nil
@@ -210,7 +211,7 @@ func (c *compiler) loadLocal2(imp import2, name, repo, path string) *file {
 	if g, seen := c.files[key]; seen {
 		return g
 	}
-	data, err := c.readFile(name)
+	data, err := c.ReadFile(name)
 	if err != nil {
 		at := imp.at.Range
 		switch {
@@ -240,7 +241,7 @@ func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
 	}
 	var data []byte
 	if err = c.FSRoot.AllowFile(name); err == nil {
-		data, err = c.readFile(name)
+		data, err = c.ReadFile(name)
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
@@ -294,7 +295,7 @@ func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *fil
 		if g, seen := c.files[key]; seen {
 			f = g
 		} else {
-			data, err := c.readFile(e.path)
+			data, err := c.ReadFile(e.path)
 			if err != nil {
 				c.importRefused(e.path, at.Range, path, err)
 				c.FailedImport()

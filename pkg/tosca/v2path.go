@@ -934,7 +934,7 @@ func (c *compiler) artifactFile2(a *yamlsrc.Node, base, path, code, what string)
 		return file, true
 	}
 	dir := filepath.Dir(fn.Range.File)
-	c.confineNamed(fn, file, dir, path, code, what)
+	c.ConfineNamed(fn, file, dir, path, code, what)
 	rel, err := filepath.Rel(base, filepath.Join(dir, filepath.FromSlash(file)))
 	if err != nil {
 		return file, true

@@ -393,7 +393,7 @@ func (c *compiler) implArtifact2(nd *node2, n *yamlsrc.Node, base, path string) 
 	if a := nodeArtifact2(nd, n.Value); a != nil {
 		return c.implFile2(a, base, path)
 	}
-	c.confineNamed(n, n.Value, base, path, CodeImplOutsideRoot, "implementation")
+	c.ConfineNamed(n, n.Value, base, path, CodeImplOutsideRoot, "implementation")
 	return n.Value, true
 }
 

@@ -22,6 +22,13 @@ type Session struct {
 	// FSRoot confines the files the template names (built from the
 	// compile's root folders, or the top-level file's folder).
 	FSRoot *userfile.Root
+	// Files, when not nil, holds files read in place of the file system
+	// (files.go); Archive says they are all the compile may read besides
+	// the embedded type libraries (an archive: Files with no root folders
+	// beside them). confined remembers the names checked against FSRoot.
+	Files    Files
+	Archive  bool
+	confined map[confinedKey]bool
 
 	// Diags holds the diagnostics in the order found.
 	Diags diag.Diagnostics
