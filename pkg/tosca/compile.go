@@ -282,19 +282,3 @@ func (c *compiler) lenientf(r diag.Range, path, code, format string, args ...any
 	}
 	c.errorf(r, path, code, format, args...)
 }
-
-// rangeOf returns the node's range, or the zero range for nil.
-func rangeOf(n *yamlsrc.Node) diag.Range {
-	if n == nil {
-		return diag.Range{}
-	}
-	return n.Range
-}
-
-// joinPath appends a key to a dotted YAML path.
-func joinPath(path, key string) string {
-	if path == "" {
-		return key
-	}
-	return path + "." + key
-}

@@ -21,7 +21,7 @@ import (
 // reference.
 func (c *compiler) unknownType(k kind, n *yamlsrc.Node, path string, lenient bool, format string, args ...any) int {
 	lenient = lenient && c.inTypes
-	return c.UnknownOnce(core.UnknownKey{Kind: uint8(k), Name: n.Value, Error: !lenient}, func() {
+	return c.UnknownOnce(core.UnknownKey{Kind: k, Name: n.Value, Error: !lenient}, func() {
 		if lenient {
 			c.warnf(n.Range, path, CodeUnknownType, format, args...)
 		} else {
@@ -33,8 +33,8 @@ func (c *compiler) unknownType(k kind, n *yamlsrc.Node, path string, lenient boo
 // unknownParent reports the derived_from pn of t that names no type of
 // t's kind, as unknownType does.
 func (c *compiler) unknownParent(t *typeDef, pn *yamlsrc.Node) int {
-	return c.UnknownOnce(core.UnknownKey{Kind: uint8(t.kind), Name: pn.Value, Error: true}, func() {
-		c.errorf(pn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.word(), t.name, t.kind.word(), pn.Value)
+	return c.UnknownOnce(core.UnknownKey{Kind: t.kind, Name: pn.Value, Error: true}, func() {
+		c.errorf(pn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.Word(), t.name, t.kind.Word(), pn.Value)
 	})
 }
 

@@ -35,7 +35,6 @@ package tosca
 import (
 	"errors"
 	"io/fs"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -87,13 +86,6 @@ func (c *compiler) loadRoot(path string) *file {
 	c.files[f.key] = f
 	c.loadFile(f, true)
 	return f
-}
-
-func fileKey(path string) string {
-	if abs, err := filepath.Abs(path); err == nil {
-		return abs
-	}
-	return filepath.Clean(path)
 }
 
 // loadNormative loads the embedded normative types of a version.
@@ -268,76 +260,6 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 func (c *compiler) networkImport(at diag.Range, path, format string, args ...any) {
 	c.ErrorDetail(at, path, CodeNetworkImport, "A local copy of the file is read instead when the import map maps the URL to it (the command line's --import-map URL=FILE, Options.ImportMap).", format, args...)
 	c.FailedImport()
-}
-
-// repositoryURL is the URL an import of file from the repository
-// definition repo names: the repository's url (short or long form)
-// joined with the file, which may be a URL of its own.
-func repositoryURL(repo *yamlsrc.Node, file string) string {
-	base := repo.Value
-	if repo.Kind == yamlsrc.Mapping {
-		base = text(repo.Get("url"))
-	}
-	if strings.Contains(file, "://") || base == "" {
-		return file
-	}
-	return strings.TrimSuffix(base, "/") + "/" + strings.TrimPrefix(file, "/")
-}
-
-// repositoryFile is the file an import of file from the repository
-// definition repo names when the repository is local, with the
-// repository's folder: file is a path from the repository's root (a
-// leading "/" changes nothing, 2.0 §6.8.2.2). ok is false when the
-// repository is on the network (repositoryDir), or when file is a URL of
-// its own.
-func repositoryFile(repo *yamlsrc.Node, def, file string) (name, dir string, ok bool) {
-	if strings.Contains(file, "://") {
-		return "", "", false
-	}
-	if dir, ok = repositoryDir(repo, def); !ok {
-		return "", "", false
-	}
-	return filepath.Join(dir, filepath.FromSlash(strings.TrimLeft(file, "/"))), dir, true
-}
-
-// repositoryDir is the folder a repository definition's url names when
-// it is local: a file: URL of this host, or a URL without a scheme, which
-// is a relative reference (RFC 3986 §4.2) and so is resolved against the
-// file that defines the repository (in the folder def), as a relative
-// import is. Neither TOSCA 1.3 (§3.6.7) nor 2.0 (§6.5) says more than
-// "the URL or network address used to access the repository". ok is false
-// for any other scheme or host (the network, which xosplan never uses),
-// and for a relative url in an embedded file (def "": it has no folder).
-func repositoryDir(repo *yamlsrc.Node, def string) (string, bool) {
-	base := repo.Value
-	if repo.Kind == yamlsrc.Mapping {
-		base = text(repo.Get("url"))
-	}
-	u, err := url.Parse(base)
-	if err != nil || base == "" {
-		return "", false
-	}
-	var dir string
-	switch {
-	case u.Scheme != "":
-		local, ok := core.LocalURL(base)
-		if !ok {
-			return "", false
-		}
-		dir = local
-	case u.Host != "":
-		// A network-path reference: //host/path.
-		return "", false
-	default:
-		dir = filepath.FromSlash(u.Path)
-	}
-	if !filepath.IsAbs(dir) {
-		if def == "" {
-			return "", false
-		}
-		dir = filepath.Join(def, dir)
-	}
-	return dir, true
 }
 
 // loadRepositoryFile loads the file name an import found in a local

@@ -88,30 +88,6 @@ func (c *compiler) noteCall(fn string, n *yamlsrc.Node, v graph.Value, secret bo
 	c.idx.calls = append(c.idx.calls, symbols.Call{Range: n.Content[0].Range, Function: fn, Result: callResult(v, secret)})
 }
 
-// callResult says what a call evaluated to at compile time, in Markdown.
-func callResult(v graph.Value, secret bool) string {
-	switch {
-	case secret:
-		return "a sensitive value (not shown)"
-	case v == nil:
-		return "no value at compile time"
-	case graph.HasUnknown(v):
-		return "known at apply time: `" + clipText(fmt.Sprint(v), 400) + "`"
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "a value that cannot be shown"
-	}
-	return "`" + clipText(string(b), 400) + "`"
-}
-
-func clipText(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
 // symbolBuilder numbers the symbols as buildIndex adds them, by what the
 // compiler resolved names to.
 type symbolBuilder struct {
@@ -186,7 +162,7 @@ func (c *compiler) indexType(b *symbolBuilder, t *typeDef) {
 	}
 	embedded := t.f.normative || t.f.dir == ""
 	var d strings.Builder
-	fmt.Fprintf(&d, "**%s** `%s`", t.kind.word(), t.name)
+	fmt.Fprintf(&d, "**%s** `%s`", t.kind.Word(), t.name)
 	if chain := c.chainOf(t); len(chain) > 1 {
 		d.WriteString("\n\nderived from: " + strings.Join(quoteAll(chain[1:]), " → "))
 	}
@@ -194,7 +170,7 @@ func (c *compiler) indexType(b *symbolBuilder, t *typeDef) {
 	if !embedded {
 		fmt.Fprintf(&d, "\n\ndefined at %s", t.key.String())
 	}
-	s := symbols.Symbol{Kind: symbols.Type, Name: t.name, Range: t.key, Embedded: embedded, Type: t.kind.word(), Detail: d.String()}
+	s := symbols.Symbol{Kind: symbols.Type, Name: t.name, Range: t.key, Embedded: embedded, Type: t.kind.Word(), Detail: d.String()}
 	s.Range.File = t.f.name
 	if t.parent != nil {
 		s.Parent = t.parent.name
@@ -256,13 +232,6 @@ func (c *compiler) indexType(b *symbolBuilder, t *typeDef) {
 	}
 }
 
-func declaredAt(key *yamlsrc.Node, embedded bool) string {
-	if embedded {
-		return ""
-	}
-	return "\n\ndefined at " + key.Range.String()
-}
-
 func reqDetail(rd *reqDef, t *typeDef) string {
 	var d strings.Builder
 	fmt.Fprintf(&d, "**requirement** `%s` of `%s`", rd.name, t.name)
@@ -315,20 +284,6 @@ func (c *compiler) propDetail(kind symbols.Kind, d *propDef, owner *typeDef, emb
 		b.WriteString("\n\ndefined at " + d.key.String())
 	}
 	return b.String()
-}
-
-func writeDescription(b *strings.Builder, n *yamlsrc.Node) {
-	if s := text(n.Get("description")); s != "" {
-		b.WriteString("\n\n" + clipText(s, 2000))
-	}
-}
-
-func quoteAll(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = "`" + n + "`"
-	}
-	return out
 }
 
 func (c *compiler) indexTopology(b *symbolBuilder) {
@@ -405,10 +360,4 @@ func (c *compiler) indexTopology(b *symbolBuilder) {
 	for _, p := range t.n.Get("outputs").Pairs() {
 		add(symbols.Output, p.Key.Value, p.Key.Range, nil, p.Value)
 	}
-}
-
-func writeDescriptionTo(d *string, n *yamlsrc.Node) {
-	var b strings.Builder
-	writeDescription(&b, n)
-	*d += b.String()
 }

@@ -133,7 +133,7 @@ func (ix *index2) addBuiltins() {
 	}
 	for _, name := range builtinTypes2() {
 		t := ix.c.v2.builtins[name]
-		ix.types[t] = ix.add(symbols.Symbol{Kind: symbols.Type, Name: name, Embedded: true, Type: kData.word(),
+		ix.types[t] = ix.add(symbols.Symbol{Kind: symbols.Type, Name: name, Embedded: true, Type: kData.Word(),
 			Detail: "**data type** `" + name + "`\n\nbuilt into TOSCA 2.0 (§9.1)"})
 	}
 }
@@ -145,7 +145,7 @@ func (ix *index2) addType(t *typeDef2) {
 	}
 	embedded := embedded2(t.f)
 	var d strings.Builder
-	fmt.Fprintf(&d, "**%s** `%s`", t.kind.word(), t.name)
+	fmt.Fprintf(&d, "**%s** `%s`", t.kind.Word(), t.name)
 	if len(t.chain) > 1 {
 		d.WriteString("\n\nderived from: " + strings.Join(quoteAll(t.chain[1:]), " → "))
 	}
@@ -156,7 +156,7 @@ func (ix *index2) addType(t *typeDef2) {
 	if !embedded {
 		d.WriteString("\n\ndefined at " + t.key.String())
 	}
-	s := symbols.Symbol{Kind: symbols.Type, Name: t.name, Range: t.key, Embedded: embedded, Type: t.kind.word(), Detail: d.String()}
+	s := symbols.Symbol{Kind: symbols.Type, Name: t.name, Range: t.key, Embedded: embedded, Type: t.kind.Word(), Detail: d.String()}
 	s.Range.File = t.f.name
 	if t.parent != nil {
 		s.Parent = t.parent.name

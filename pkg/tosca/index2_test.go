@@ -182,7 +182,7 @@ func TestKeynames2AreTheCompilers(t *testing.T) {
 		"capability_types.*.attributes.*": `"capability_types": {"t": {"attributes": {"a": {"type": "map", "entry_schema": "string", KEYS}}}}`,
 	}
 	for k := kind(0); k < numKinds; k++ {
-		places[k.section()+".*"] = `"` + k.section() + `": {"t": {KEYS}}`
+		places[k.Section()+".*"] = `"` + k.Section() + `": {"t": {KEYS}}`
 	}
 	// A data type's schemas are those of a map.
 	places["data_types.*"] = `"data_types": {"t": {"derived_from": "map", "entry_schema": "string", KEYS}}`

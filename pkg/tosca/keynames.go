@@ -88,7 +88,7 @@ func typeKeynames(place string) ([]string, string) {
 	var k kind
 	found := false
 	for i := kind(0); i < numKinds; i++ {
-		if i.section() == parts[0] {
+		if i.Section() == parts[0] {
 			k, found = i, true
 		}
 	}
@@ -100,7 +100,7 @@ func typeKeynames(place string) ([]string, string) {
 		if k == kInterface {
 			return ifaceMetaKeys(), "interface"
 		}
-		return k.keys(), ""
+		return typeKeys(k), ""
 	case "properties.*", "attributes.*":
 		return propDefKeys(), "definition"
 	case "capabilities.*":
@@ -149,27 +149,27 @@ func TypeSection(place string) string {
 	}
 	switch {
 	case place == "topology_template.node_templates.*":
-		return kNode.word()
+		return kNode.Word()
 	case place == "topology_template.relationship_templates.*", place == "topology_template.node_templates.*.requirements.*.relationship":
-		return kRelationship.word()
+		return kRelationship.Word()
 	case place == "topology_template.groups.*":
-		return kGroup.word()
+		return kGroup.Word()
 	case place == "topology_template.policies.*":
-		return kPolicy.word()
+		return kPolicy.Word()
 	case strings.HasSuffix(place, ".properties.*"), strings.HasSuffix(place, ".attributes.*"), place == "topology_template.inputs.*", strings.HasSuffix(place, "entry_schema"):
-		return kData.word()
+		return kData.Word()
 	case strings.HasSuffix(place, ".capabilities.*"):
-		return kCapability.word()
+		return kCapability.Word()
 	case strings.HasSuffix(place, ".artifacts.*"):
-		return kArtifact.word()
+		return kArtifact.Word()
 	case strings.HasSuffix(place, ".interfaces.*"):
-		return kInterface.word()
+		return kInterface.Word()
 	}
 	parts := strings.Split(place, ".")
 	if len(parts) == 2 && parts[1] == "*" {
 		for k := kind(0); k < numKinds; k++ {
-			if k.section() == parts[0] {
-				return k.word()
+			if k.Section() == parts[0] {
+				return k.Word()
 			}
 		}
 	}

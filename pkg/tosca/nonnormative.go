@@ -88,7 +88,7 @@ func (c *compiler) loadNonNormative() {
 		return
 	}
 	for _, r := range warned {
-		c.warnf(r.n.Range, r.path, CodeNonNormativeType, "%s %q is not a normative TOSCA type: xosplan supplies the definition the TOSCA Simple Profile gives for it (non-normative types); another orchestrator may define it otherwise or not at all, so import a definition of your own to be sure", r.k.word(), r.full)
+		c.warnf(r.n.Range, r.path, CodeNonNormativeType, "%s %q is not a normative TOSCA type: xosplan supplies the definition the TOSCA Simple Profile gives for it (non-normative types); another orchestrator may define it otherwise or not at all, so import a definition of your own to be sure", r.k.Word(), r.full)
 	}
 }
 
@@ -115,7 +115,7 @@ func (c *compiler) loadEmbeddedTypes(key, name string, data []byte) bool {
 // under the name written.
 func (c *compiler) definedInFiles(k kind, name string) bool {
 	for _, f := range c.order {
-		if f.root != nil && f.root.Get(k.section()).Get(name) != nil {
+		if f.root != nil && f.root.Get(k.Section()).Get(name) != nil {
 			return true
 		}
 	}
@@ -133,11 +133,11 @@ func nonNormativeAliases() map[string]nonNormativeRef {
 	for _, full := range normative.NonNormativeTypes() {
 		var k kind
 		for _, kk := range []kind{kArtifact, kCapability, kNode} {
-			if strings.HasPrefix(full, kk.normPrefix()) {
+			if strings.HasPrefix(full, kk.NormPrefix()) {
 				k = kk
 			}
 		}
-		rest := strings.TrimPrefix(full, k.normPrefix())
+		rest := strings.TrimPrefix(full, k.NormPrefix())
 		last := full[strings.LastIndexByte(full, '.')+1:]
 		for _, alias := range []string{full, rest, last, "tosca:" + rest, "tosca:" + last} {
 			if prev, taken := out[alias]; taken && prev.full != full {

@@ -16,20 +16,13 @@ package tosca
 
 import (
 	"bytes"
-	"errors"
-	"fmt"
-	"maps"
 	"net/url"
-	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 
-	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
@@ -82,22 +75,6 @@ func normaliseVersion(v string) (string, bool) {
 		return version10, true
 	}
 	return "", false
-}
-
-// plainErr strips the path from *os.PathError and *userfile.Error so the
-// message does not repeat the file name.
-func plainErr(err error) error {
-	var ue *userfile.Error
-	if errors.As(err, &ue) {
-		if ue.Detail == "" {
-			return ue.Reason
-		}
-		return fmt.Errorf("%w (%s)", ue.Reason, ue.Detail)
-	}
-	if pe, ok := err.(*os.PathError); ok {
-		return pe.Err
-	}
-	return err
 }
 
 func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
@@ -469,8 +446,6 @@ func (c *compiler) strList(v *yamlsrc.Node, path, what string) []string {
 	return out
 }
 
-func quote(s string) string { return core.Quote(s) }
-
 // keyAt returns the range of a mapping's key, or fallback when absent:
 // problems with a whole section point at its name.
 func keyAt(n *yamlsrc.Node, key string, fallback diag.Range) diag.Range {
@@ -478,63 +453,4 @@ func keyAt(n *yamlsrc.Node, key string, fallback diag.Range) diag.Range {
 		return p.Key.Range
 	}
 	return fallback
-}
-
-// text returns a scalar's text, "" for nil.
-func text(n *yamlsrc.Node) string {
-	if n == nil || n.Kind != yamlsrc.Scalar {
-		return ""
-	}
-	return n.Value
-}
-
-func itoa(i int64) string { return strconv.FormatInt(i, 10) }
-
-// nodeOf builds a YAML node for a Go value given through Options.Inputs,
-// so that input values are checked by the same code as written ones.
-func nodeOf(v any, r diag.Range) *yamlsrc.Node {
-	switch x := v.(type) {
-	case nil:
-		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagNull, Value: "null", Range: r}
-	case string:
-		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagStr, Value: x, Quoted: true, Range: r}
-	case bool:
-		s := "false"
-		if x {
-			s = "true"
-		}
-		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagBool, Value: s, Range: r}
-	case []any:
-		n := &yamlsrc.Node{Kind: yamlsrc.Sequence, Tag: yamlsrc.TagSeq, Range: r}
-		for _, e := range x {
-			n.Content = append(n.Content, nodeOf(e, r))
-		}
-		return n
-	case map[string]any:
-		n := &yamlsrc.Node{Kind: yamlsrc.Mapping, Tag: yamlsrc.TagMap, Range: r}
-		for _, k := range slices.Sorted(maps.Keys(x)) {
-			n.Content = append(n.Content, nodeOf(k, r), nodeOf(x[k], r))
-		}
-		return n
-	case float64:
-		if y, ok := finiteValue2(x).(string); ok {
-			// The infinities and not-a-number, which a 2.0 float may be.
-			return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagFloat, Value: y, Range: r}
-		}
-	}
-	cv, err := graph.Canonicalize(v)
-	if err != nil {
-		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagStr, Value: graph.Render(v), Range: r}
-	}
-	switch x := cv.(type) {
-	case int64:
-		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagInt, Value: itoa(x), Range: r}
-	case float64:
-		return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagFloat, Value: graph.Render(x), Range: r}
-	case []graph.Value:
-		return nodeOf([]any(x), r)
-	case map[string]graph.Value:
-		return nodeOf(map[string]any(x), r)
-	}
-	return &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagStr, Value: graph.Render(cv), Range: r}
 }

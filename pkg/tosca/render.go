@@ -303,23 +303,6 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 	return append(attrs, out...)
 }
 
-func dropNil(m map[string]graph.Value) map[string]graph.Value {
-	hasNil := m == nil
-	for _, v := range m {
-		hasNil = hasNil || v == nil
-	}
-	if !hasNil {
-		return m
-	}
-	out := make(map[string]graph.Value, len(m))
-	for k, v := range m {
-		if v != nil {
-			out[k] = v
-		}
-	}
-	return out
-}
-
 // isLifecycle reports whether iface holds operations the exec driver runs.
 func isLifecycle(iface string) bool { return iface == "Standard" || iface == "Configure" }
 

@@ -23,11 +23,12 @@ package tosca
 // built in phase 5, so matching is linear in the number of requirements.
 
 import (
+	"slices"
+
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
-	"slices"
 )
 
 func (c *compiler) matchRequirements() {

@@ -139,7 +139,7 @@ func serviceTemplateSchema() schema {
 		"topology_template": topology,
 	}
 	for k := kind(0); k < numKinds; k++ {
-		sections[k.section()] = mapOf(typeDef, k.word()+" definitions, by name")
+		sections[k.Section()] = mapOf(typeDef, k.Word()+" definitions, by name")
 	}
 	s := keys(topLevelKeys(), true, sections)
 	s["description"] = "a TOSCA Simple Profile in YAML 1.0–1.3 service template"

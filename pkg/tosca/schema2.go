@@ -110,7 +110,7 @@ func tosca2Schema() schema {
 		"service_template": serviceTemplate,
 	}
 	for k := kind(0); k < numKinds; k++ {
-		sections[k.section()] = strictMapOf(typeDef(k), k.word()+" definitions, by name")
+		sections[k.Section()] = strictMapOf(typeDef(k), k.Word()+" definitions, by name")
 	}
 	s := described(keys(topLevelKeys2(), true, sections))
 	s["required"] = []string{"tosca_definitions_version"}

@@ -20,10 +20,11 @@ package tosca
 //     wrong keynames (tosca.workflow, tosca.unknown_field, tosca.wrong_kind)
 
 import (
-	"github.com/xosplan/xosplan/internal/yamlsrc"
-	"github.com/xosplan/xosplan/pkg/diag"
 	"maps"
 	"slices"
+
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
 )
 
 // checkTopology runs the checks that need the whole topology.

@@ -72,11 +72,6 @@ func (c *compiler) undeclaredInputs(declared map[string]bool, section string, fa
 	}
 }
 
-// startOf is the point where r starts.
-func startOf(r diag.Range) diag.Range {
-	return diag.Range{File: r.File, Start: r.Start, End: r.Start}
-}
-
 // UndeclaredInput reports whether d is the error Compile gives for a
 // value given for an input the template does not declare, and the
 // input's name. A loader compiling several templates with one set of

@@ -313,33 +313,6 @@ func (c *compiler) copySource(nt *nodeTpl, depth int) *yamlsrc.Node {
 	return mergeNodes(base, other.n)
 }
 
-// mergeNodes overlays over on base: two maps merge key by key (deeply);
-// otherwise over wins when present.
-func mergeNodes(base, over *yamlsrc.Node) *yamlsrc.Node {
-	switch {
-	case base == nil:
-		return over
-	case over == nil:
-		return base
-	case base.Kind != yamlsrc.Mapping || over.Kind != yamlsrc.Mapping:
-		return over
-	}
-	out := &yamlsrc.Node{Kind: yamlsrc.Mapping, Tag: over.Tag, Range: over.Range}
-	for _, p := range base.Pairs() {
-		if ov := over.Get(p.Key.Value); ov != nil {
-			out.Content = append(out.Content, p.Key, mergeNodes(p.Value, ov))
-		} else {
-			out.Content = append(out.Content, p.Key, p.Value)
-		}
-	}
-	for _, p := range over.Pairs() {
-		if base.Get(p.Key.Value) == nil {
-			out.Content = append(out.Content, p.Key, p.Value)
-		}
-	}
-	return out
-}
-
 func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	what := func() string { return "node template " + quote(nt.name) }
 	if !c.checkKeysOf(nt.n, nt.path, what, nodeTplKeys()...) {
@@ -405,11 +378,11 @@ func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef 
 	}
 	for other := kind(0); other < numKinds; other++ {
 		if o := c.lookup(other, tn.Value); o != nil {
-			c.errorf(tn.Range, path, CodeUnknownType, "%q is a %s, not a %s", tn.Value, other.word(), k.word())
+			c.errorf(tn.Range, path, CodeUnknownType, "%q is a %s, not a %s", tn.Value, other.Word(), k.Word())
 			return nil
 		}
 	}
-	c.unknownType(k, tn, path, false, "unknown %s %q", k.word(), tn.Value)
+	c.unknownType(k, tn, path, false, "unknown %s %q", k.Word(), tn.Value)
 	return nil
 }
 

@@ -35,42 +35,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
-// maxDerivationDepth bounds derivation chains (the normative ones are under
-// ten deep); longer chains are an input crafted to be slow.
-const maxDerivationDepth = 256
-
-type kind uint8
-
-const (
-	kArtifact kind = iota
-	kData
-	kCapability
-	kInterface
-	kRelationship
-	kNode
-	kGroup
-	kPolicy
-	numKinds
-)
-
-func (k kind) section() string {
-	return [...]string{"artifact_types", "data_types", "capability_types", "interface_types",
-		"relationship_types", "node_types", "group_types", "policy_types"}[k]
-}
-
-func (k kind) word() string {
-	return [...]string{"artifact type", "data type", "capability type", "interface type",
-		"relationship type", "node type", "group type", "policy type"}[k]
-}
-
-// normPrefix is the prefix that a normative type's short name drops.
-func (k kind) normPrefix() string {
-	return [...]string{"tosca.artifacts.", "tosca.datatypes.", "tosca.capabilities.", "tosca.interfaces.",
-		"tosca.relationships.", "tosca.nodes.", "tosca.groups.", "tosca.policies."}[k]
-}
-
-// keys lists the keynames a type definition of the kind may use.
-func (k kind) keys() []string {
+// typeKeys lists the keynames a 1.x type definition of the kind k may
+// use.
+func typeKeys(k kind) []string {
 	common := []string{"derived_from", "version", "metadata", "description"}
 	switch k {
 	case kArtifact:
@@ -215,7 +182,7 @@ func (c *compiler) declareAllTypes() {
 			continue
 		}
 		for k := kind(0); k < numKinds; k++ {
-			sec := f.root.Get(k.section())
+			sec := f.root.Get(k.Section())
 			for _, p := range sec.Pairs() {
 				c.declare(f, k, p)
 			}
@@ -225,9 +192,9 @@ func (c *compiler) declareAllTypes() {
 
 func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 	name := p.Key.Value
-	path := k.section() + "." + name
+	path := k.Section() + "." + name
 	if p.Value.Kind != yamlsrc.Mapping && !p.Value.IsNull() {
-		c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.word(), name, p.Value.Describe())
+		c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.Word(), name, p.Value.Describe())
 		return
 	}
 	if k == kData && p.Value.IsNull() && !f.normative {
@@ -259,13 +226,13 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 	t := &typeDef{kind: k, name: name, f: f, n: p.Value, key: p.Key.Range, path: path, xos: xos}
 	if prev, ok := c.ns[k][name]; ok && prev.name == name && !prev.f.normative && prev.f != f {
 		if !xos {
-			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.word(), name, c.Display(prev.f.name))
+			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.Word(), name, c.Display(prev.f.name))
 		}
 	}
 	c.ns[k][name] = t
 	c.declared = append(c.declared, t)
 	if f.normative {
-		rest := strings.TrimPrefix(name, k.normPrefix())
+		rest := strings.TrimPrefix(name, k.NormPrefix())
 		last := name[strings.LastIndexByte(name, '.')+1:]
 		// "tosca:" qualified names are accepted in every version: the
 		// 1.0 and 1.1 examples of the Puccini corpus use them, and no
@@ -373,7 +340,7 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 		return nil
 	}
 	if n.Kind != yamlsrc.Scalar {
-		c.errorf(n.Range, path, CodeWrongKind, "a %s name must be a string, found %s", k.word(), n.Describe())
+		c.errorf(n.Range, path, CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
 		return nil
 	}
 	t := c.lookup(k, n.Value)
@@ -384,7 +351,7 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 		// interface type stays an error (§3.6.21: an interface definition
 		// names a declared interface type): without it no operation
 		// assigned on the interface can be checked.
-		at := c.unknownType(k, n, path, k != kInterface, "unknown %s %q", k.word(), n.Value)
+		at := c.unknownType(k, n, path, k != kInterface, "unknown %s %q", k.Word(), n.Value)
 		return c.placeholder(k, n.Value, at)
 	}
 	c.resolveType(t)
@@ -432,31 +399,31 @@ func (c *compiler) resolveType(t *typeDef) {
 	if n.IsNull() {
 		n = &yamlsrc.Node{Kind: yamlsrc.Mapping, Range: t.key}
 	}
-	if keys := t.kind.keys(); keys != nil && !t.f.normative {
-		c.checkKeys(n, t.path, t.kind.word()+" "+quote(t.name), keys...)
+	if keys := typeKeys(t.kind); keys != nil && !t.f.normative {
+		c.checkKeys(n, t.path, t.kind.Word()+" "+quote(t.name), keys...)
 	}
 	if pn := n.Get("derived_from"); pn != nil && pn.IsNull() && !t.f.normative {
 		// §3.7.1: derived_from names the parent type; written without
 		// one, the type derives from nothing it meant to.
-		c.errorf(pn.Range, t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.word(), pn.Describe())
+		c.errorf(pn.Range, t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.Word(), pn.Describe())
 	}
 	if pn := n.Get("derived_from"); pn != nil && !pn.IsNull() {
 		switch {
 		case t.kind == kData && (isPrimitive(pn.Value)):
 			t.base = primName(pn.Value)
 		case pn.Value == t.name:
-			c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from itself", t.kind.word(), t.name)
+			c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from itself", t.kind.Word(), t.name)
 		default:
 			p := c.lookup(t.kind, pn.Value)
 			switch {
 			case p == nil:
 				t.incomplete = 1 + c.unknownParent(t, pn)
 			case p.deriving:
-				c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from %q, which derives from it", t.kind.word(), t.name, pn.Value)
+				c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from %q, which derives from it", t.kind.Word(), t.name, pn.Value)
 			default:
 				c.resolveType(p)
 				if p.depth >= maxDerivationDepth {
-					c.errorf(pn.Range, t.path+".derived_from", CodeTooDeep, "%s %q derives through more than %d types", t.kind.word(), t.name, maxDerivationDepth)
+					c.errorf(pn.Range, t.path+".derived_from", CodeTooDeep, "%s %q derives through more than %d types", t.kind.Word(), t.name, maxDerivationDepth)
 					break
 				}
 				t.parent = p
@@ -661,7 +628,7 @@ func (c *compiler) typeList(k kind, n *yamlsrc.Node, path, what string) []*typeD
 			ref := &yamlsrc.Node{Kind: yamlsrc.Scalar, Value: name, Range: at}
 			saved := c.inTypes
 			c.inTypes = what == "valid_target_types"
-			c.unknownType(k, ref, path, true, "%s names unknown %s %q", what, k.word(), name)
+			c.unknownType(k, ref, path, true, "%s names unknown %s %q", what, k.Word(), name)
 			c.inTypes = saved
 			continue
 		}

@@ -32,7 +32,7 @@ func keynames2(place string) []string {
 		return functionKeynames2(parts[1:])
 	}
 	for k := kind(0); k < numKinds; k++ {
-		if parts[0] == k.section() && len(parts) >= 2 && parts[1] == "*" {
+		if parts[0] == k.Section() && len(parts) >= 2 && parts[1] == "*" {
 			return typeKeynames2(k, parts[2:])
 		}
 	}

@@ -113,10 +113,10 @@ func (c *compiler) checkNamespaces2() {
 						own[k][name] = t
 					case prev != t:
 						if prev.f == f {
-							c.warnf(prev.key, prev.path, CodeTypeRedefined, "%s %q is defined here and in %s, which this file imports without a namespace: this definition is used (§6.8.4: import the other with a namespace to use both)", k.word(), name, c.Display(t.f.name))
+							c.warnf(prev.key, prev.path, CodeTypeRedefined, "%s %q is defined here and in %s, which this file imports without a namespace: this definition is used (§6.8.4: import the other with a namespace to use both)", k.Word(), name, c.Display(t.f.name))
 							continue
 						}
-						c.warnf(rangeOf(im.at), "imports", CodeTypeRedefined, "%s %q is defined in %s and in %s, both imported without a namespace: the first is used (§6.8.4: import one with a namespace to use both)", k.word(), name, c.Display(prev.f.name), c.Display(t.f.name))
+						c.warnf(rangeOf(im.at), "imports", CodeTypeRedefined, "%s %q is defined in %s and in %s, both imported without a namespace: the first is used (§6.8.4: import one with a namespace to use both)", k.Word(), name, c.Display(prev.f.name), c.Display(t.f.name))
 					}
 				}
 			}
@@ -231,9 +231,9 @@ func (c *compiler) findRepoIn2(f *file, name string, seen map[*file]bool) (*yaml
 func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *typeDef2 {
 	if n == nil || n.Kind != yamlsrc.Scalar || !n.IsString() || n.Value == "" {
 		if n == nil || n.IsNull() {
-			c.errorf(rangeOf(n), path, CodeMissingField, "a %s name is required here", k.word())
+			c.errorf(rangeOf(n), path, CodeMissingField, "a %s name is required here", k.Word())
 		} else {
-			c.errorf(n.Range, path, CodeWrongKind, "a %s name must be a string, found %s", k.word(), n.Describe())
+			c.errorf(n.Range, path, CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
 		}
 		return nil
 	}
@@ -246,7 +246,7 @@ func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *type
 		c.resolveType2(t, 0)
 	}
 	if t == nil {
-		c.unknownType(k, n, path, false, "unknown %s %q", k.word(), n.Value)
+		c.unknownType(k, n, path, false, "unknown %s %q", k.Word(), n.Value)
 	} else if k == kData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
 		c.warnf(n.Range, path, CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)
 	} else if k == kData && t.name == "range" && t.f == nil {

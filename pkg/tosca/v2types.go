@@ -200,19 +200,19 @@ func (c *compiler) declareTypes2() {
 	for _, f := range c.v2.files {
 		s := c.scope2(f)
 		for k := kind(0); k < numKinds; k++ {
-			sec := f.root.Get(k.section())
+			sec := f.root.Get(k.Section())
 			if sec == nil || sec.Kind != yamlsrc.Mapping {
 				continue
 			}
 			for _, p := range sec.Pairs() {
-				path := k.section() + "." + p.Key.Value
+				path := k.Section() + "." + p.Key.Value
 				if !p.Key.IsString() || p.Key.Value == "" {
-					c.errorf(p.Key.Range, path, CodeBadName, "a %s name must be a non-empty string, found %s", k.word(), p.Key.Describe())
+					c.errorf(p.Key.Range, path, CodeBadName, "a %s name must be a non-empty string, found %s", k.Word(), p.Key.Describe())
 					continue
 				}
 				if p.Value.Kind != yamlsrc.Mapping {
 					if !p.Value.IsNull() {
-						c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.word(), p.Key.Value, p.Value.Describe())
+						c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.Word(), p.Key.Value, p.Value.Describe())
 						continue
 					}
 					switch k {
@@ -285,7 +285,7 @@ func legacyTypeKey(key string) string {
 func (c *compiler) resolveType2(t *typeDef2, depth int) {
 	switch {
 	case t.state == 1 && t.deriving:
-		c.errorf(t.key, t.path, CodeDerivationCycle, "%s %q derives from itself", t.kind.word(), t.name)
+		c.errorf(t.key, t.path, CodeDerivationCycle, "%s %q derives from itself", t.kind.Word(), t.name)
 		return
 	case t.state != 0:
 		// Resolved, or being resolved and named by one of its own
@@ -294,14 +294,14 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 		return
 	}
 	if depth > maxDerivationDepth {
-		c.errorf(t.key, t.path, CodeTooDeep, "the derivation chain of %s %q is longer than %d types", t.kind.word(), t.name, maxDerivationDepth)
+		c.errorf(t.key, t.path, CodeTooDeep, "the derivation chain of %s %q is longer than %d types", t.kind.Word(), t.name, maxDerivationDepth)
 		t.state = 2
 		return
 	}
 	t.state = 1
 	n := t.n
 	if n != nil && n.Kind == yamlsrc.Mapping {
-		c.keys2(n, t.path, func() string { return t.kind.word() + " " + quote(t.name) }, typeKeys2(t.kind), legacyTypeKey)
+		c.keys2(n, t.path, func() string { return t.kind.Word() + " " + quote(t.name) }, typeKeys2(t.kind), legacyTypeKey)
 		c.metadata2(n, t.path)
 		if p, ok := n.GetPair("description"); ok {
 			c.description2(p, t.path+".description")
@@ -314,11 +314,11 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 		dn := dp.Value
 		switch {
 		case dn.Kind != yamlsrc.Scalar || !dn.IsString() || dn.Value == "":
-			c.errorf(rangeOf(dn), t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.word(), dn.Describe())
+			c.errorf(rangeOf(dn), t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.Word(), dn.Describe())
 		default:
 			if p := c.findType2(t.f, t.kind, dn.Value); p == nil {
-				c.UnknownOnce(core.UnknownKey{Kind: uint8(t.kind), Name: dn.Value, Error: true}, func() {
-					c.errorf(dn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.word(), t.name, t.kind.word(), dn.Value)
+				c.UnknownOnce(core.UnknownKey{Kind: t.kind, Name: dn.Value, Error: true}, func() {
+					c.errorf(dn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.Word(), t.name, t.kind.Word(), dn.Value)
 				})
 			} else {
 				t.deriving = true
@@ -450,7 +450,7 @@ func (c *compiler) typeNames2(f *file, k kind, n *yamlsrc.Node, path string) []*
 		return nil
 	}
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a list of %s names, found %s", path, k.word(), n.Describe())
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a list of %s names, found %s", path, k.Word(), n.Describe())
 		return nil
 	}
 	var out []*typeDef2

@@ -28,10 +28,6 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
-// maxValueDepth bounds recursion through nested data types and schemas
-// (recursive data type definitions are legal).
-const maxValueDepth = 64
-
 // checkValue checks the value n against definition d and returns its
 // canonical form. Function calls are evaluated in scope s (phase 7); their
 // results are not re-checked against d, as tosca-parser does not.
@@ -309,14 +305,6 @@ func (c *compiler) rawValue(n *yamlsrc.Node, path string, s *scope) graph.Value 
 		return n.Value
 	}
 	return v
-}
-
-// describeValue quotes a scalar's text or names a collection's kind.
-func describeValue(n *yamlsrc.Node) string {
-	if n.Kind == yamlsrc.Scalar {
-		return quote(n.Value)
-	}
-	return n.Describe()
 }
 
 // missingRequired says what a required property left without value or

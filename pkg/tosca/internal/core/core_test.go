@@ -73,7 +73,7 @@ func TestStoppedDropsWhatFollowsTheStop(t *testing.T) {
 // TestSecretLinesAreHidden checks that a diagnostic reported while a
 // secret is checked is Sensitive, and one reported after is not.
 func TestSecretLinesAreHidden(t *testing.T) {
-	s := NewSession(nil)
+	s := NewSession(context.Background())
 	s.InSecret++
 	s.Warnf(at(1), "", "t.secret", "bad value")
 	s.InSecret--
@@ -95,7 +95,7 @@ func TestConfineNamedWarnsOnceOutsideTheRoot(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "in.sh"), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := NewSession(nil)
+	s := NewSession(context.Background())
 	s.FSRoot = root
 	outside := &yamlsrc.Node{Kind: yamlsrc.Scalar, Value: "/etc/passwd", Range: at(1)}
 	for range 2 {
@@ -130,7 +130,7 @@ func TestReadFileFromAnArchive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := NewSession(nil)
+	s := NewSession(context.Background())
 	s.FSRoot, s.Files, s.Archive = root, archive{}, true
 	if data, err := s.ReadFile("a.yaml"); err != nil || string(data) != "a: 1\n" {
 		t.Errorf("ReadFile(a.yaml) = %q, %v", data, err)

@@ -12,7 +12,7 @@ package core
 // error (a warning inside type definitions does not stand for a later
 // error).
 type UnknownKey struct {
-	Kind  uint8
+	Kind  Kind
 	Name  string
 	Error bool
 }
