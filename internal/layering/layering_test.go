@@ -71,7 +71,7 @@ var ours = []struct {
 	{"pkg/tosca/typecmp", []string{"internal/yamlsrc"}},
 	// What both TOSCA grammar generations share: it knows neither, and
 	// the front door (pkg/tosca) and each generation build on it.
-	{"pkg/tosca/internal/core", []string{"internal/userfile", "internal/yamlsrc", "pkg/graph", "pkg/diag"}},
+	{"pkg/tosca/internal/core", []string{"internal/userfile", "internal/nearest", "internal/yamlsrc", "pkg/tosca/internal/values", "pkg/graph", "pkg/diag"}},
 	{"pkg/tosca", []string{"internal/userfile", "internal/nearest", "internal/funceval", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
 	{"pkg/manifest", []string{"internal/userfile", "internal/quartz", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},

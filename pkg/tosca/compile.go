@@ -163,7 +163,7 @@ func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 	}
 	if root == nil || c.StoppedNow() {
 		if c.StoppedNow() {
-			c.reportCanceled(path)
+			c.ReportCanceled(path)
 		}
 		return nil, c.Finish()
 	}
@@ -171,14 +171,14 @@ func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 		func() { c.readTopology(root) }, c.matchRequirements, c.checkTopology, c.resolveFunctions} {
 		phase()
 		if c.StoppedNow() {
-			c.reportCanceled(path)
+			c.ReportCanceled(path)
 			return nil, c.Finish()
 		}
 	}
 	g := c.render()
-	c.checkCycles(g)
+	c.CheckCycles(g)
 	if c.StoppedNow() {
-		c.reportCanceled(path)
+		c.ReportCanceled(path)
 		return nil, c.Finish()
 	}
 	return g, c.Finish()
@@ -239,12 +239,9 @@ type compiler struct {
 	// steps and defaultNesting bound value work (see maxValueSteps).
 	steps          int
 	defaultNesting int
-	// secretReads counts reads of secrets during evaluation; secretAt
-	// marks the value paths whose values are secret, secretNode the node
-	// templates with such a property or capability property (secrets.go).
-	secretReads int
-	secretAt    map[string]bool
-	secretNode  map[*nodeTpl]bool
+	// secretNode marks the node templates with a secret property or
+	// capability property (secrets.go).
+	secretNode map[*nodeTpl]bool
 	// reads lists, in evaluation order, every get_property,
 	// get_attribute and get_operation_output by which a node template
 	// names another one (functions.go); render makes them edges.
@@ -259,6 +256,9 @@ type compiler struct {
 func newCompiler(ctx context.Context, opts Options) *compiler {
 	c := &compiler{Session: core.NewSession(ctx), opts: opts, files: map[string]*file{}}
 	c.Files, c.Archive = opts.Files, opts.Files != nil && len(opts.Root) == 0
+	if opts.Parses != nil {
+		c.Parse = opts.Parses.parse
+	}
 	for k := range c.ns {
 		c.ns[k] = map[string]*typeDef{}
 	}

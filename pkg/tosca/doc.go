@@ -13,7 +13,7 @@
 //	1   loadRoot           imports.go        2     reads the top-level file, the normative types of its version
 //	                                               (normative/) and, depth first, every file it imports
 //	                       read.go           1     the grammar of each file: version, metadata, sections, keynames
-//	                       limits.go         1b    names of at most 255 characters without control characters,
+//	                       core/limits.go    1b    names of at most 255 characters without control characters,
 //	                                               descriptions and metadata values of at most 64 KiB
 //	                       profiles.go       2     embedded profile types (NFV 1.0), loaded as normative types
 //	                       sol001.go         2     ETSI NFV-SOL 001 type libraries by forge URL or bare file name
@@ -38,7 +38,7 @@
 //	                       modelpolicy.go    9     xosplan.policies.ModelPolicy policies as graph.Policy, their executable
 //	                                               a regular file inside the root
 //	                       arch.go           9     the os capability's architecture as a placement trait
-//	10  checkCycles        cycles.go         8     dependency cycles among node templates, found on the graph
+//	10  CheckCycles        core/cycles.go    8     dependency cycles among node templates, found on the graph
 //	    (in 1, 3, 4, 6, 9) xos.go           10     XOS compatibility: custom_types, BelongsToOne, must-exist,
 //	                                               lookup keys
 //
@@ -52,7 +52,7 @@
 //	tosca.metadata                 template metadata of the wrong type
 //	tosca.unknown_field            a keyname the grammar does not define
 //	tosca.missing_field            a required keyname is missing
-//	tosca.bad_name                 a name (type, template, property, metadata key…; see limits.go) over 255 characters or with a control character
+//	tosca.bad_name                 a name (type, template, property, metadata key…; see internal/core/limits.go) over 255 characters or with a control character
 //	tosca.too_long                 a description or metadata value over 64 KiB
 //	tosca.duplicate_key            a repeated mapping key (a warning outside topology_template)
 //	tosca.import_not_found         an imported file does not exist

@@ -76,8 +76,8 @@ func (c *compiler) fnErr(n *yamlsrc.Node, path, format string, args ...any) grap
 // evalFunction evaluates one function call.
 func (c *compiler) evalFunction(fn string, n *yamlsrc.Node, path string, s *scope) (v graph.Value) {
 	if c.idx != nil {
-		before := c.secretReads
-		defer func() { c.noteCall(fn, n, v, c.InSecret > 0 || c.secretReads > before) }()
+		before := c.SecretReads
+		defer func() { c.noteCall(fn, n, v, c.InSecret > 0 || c.SecretReads > before) }()
 	}
 	if s == nil {
 		s = &scope{at: n.Range}
@@ -135,7 +135,7 @@ func (c *compiler) fnGetInput(args *yamlsrc.Node, path string, s *scope) graph.V
 	}
 	c.noteInput(name, in)
 	if in.d.sensitive {
-		c.secretReads++
+		c.SecretReads++
 	}
 	v := in.val
 	for _, r := range rest {
@@ -221,14 +221,14 @@ func (c *compiler) relRefProp(r *relRef, name string) graph.Value {
 		c.readSecretAt(r.tpl.path + ".properties." + name)
 		return r.tpl.props[name]
 	}
-	before := c.secretReads
+	before := c.SecretReads
 	var v graph.Value
 	if r.ra.relBusy {
 		v = c.relPropRead(r, name)
 	} else {
 		v = c.relPropsOf(r.ra)[name]
 	}
-	c.secretReads = before
+	c.SecretReads = before
 	if r.ra.relBody == nil && r.ra.relTpl != nil {
 		c.readSecretAt(r.ra.relTpl.path + ".properties." + name)
 	} else {
@@ -265,7 +265,7 @@ func (c *compiler) relPropRead(r *relRef, name string) graph.Value {
 	ra.relReading = append(ra.relReading, name)
 	s := &scope{at: ra.key, req: ra}
 	var v graph.Value
-	c.quietly(func() {
+	c.Quietly(func() {
 		if an != nil {
 			v = c.checkAssigned(d, an, path, "property "+quote(name), s)
 		} else {
@@ -569,7 +569,7 @@ func (c *compiler) capProperty(owner *nodeTpl, cd *capDef, prop *yamlsrc.Node, r
 	}
 	// Evaluating all of the capability's properties may read secrets;
 	// only this property's own count.
-	before := c.secretReads
+	before := c.SecretReads
 	props, ok := c.capPropsOf(owner)[cd.name]
 	if !ok && owner.capProps != nil {
 		// A capability the template does not assign has its type's
@@ -579,7 +579,7 @@ func (c *compiler) capProperty(owner *nodeTpl, cd *capDef, prop *yamlsrc.Node, r
 		owner.capProps[cd.name] = props
 	}
 	v := props[prop.Value]
-	c.secretReads = before
+	c.SecretReads = before
 	if c.secretNode[owner] {
 		c.readSecretAt(owner.path + ".capabilities." + cd.name + ".properties." + prop.Value)
 	}
@@ -1161,7 +1161,7 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	s := &scope{at: nt.key, node: nt}
 	path := nt.path + ".properties." + name
 	var v graph.Value
-	before := c.secretReads
+	before := c.SecretReads
 	if an := nt.propsN.Get(name); an != nil && nt.propsN.Kind == yamlsrc.Mapping {
 		v = c.checkAssigned(d, an, path, "property "+quote(name), s)
 	} else if d.hasDefault {
@@ -1169,7 +1169,7 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 	} else {
 		return nil, false
 	}
-	c.noteSecret(path, before)
+	c.NoteSecret(path, before)
 	c.noteSecretNode(nt, before)
 	if nt.props == nil {
 		nt.props = make(map[string]graph.Value, len(nt.typ.props))
@@ -1184,7 +1184,7 @@ func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
 		return nt.capProps
 	}
 	nt.capProps = map[string]map[string]graph.Value{}
-	before := c.secretReads
+	before := c.SecretReads
 	defer c.noteSecretNode(nt, before)
 	s := &scope{at: nt.key, node: nt}
 	for _, p := range nt.capsN.Pairs() {
@@ -1301,7 +1301,7 @@ func (c *compiler) relPropsOf(ra *reqAssign) map[string]graph.Value {
 	s := &scope{at: ra.key, req: ra}
 	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
 		ra.relBusy = true
-		c.quietly(func() {
+		c.Quietly(func() {
 			ra.relProps = c.assignProps(ra.relType, ra.relType.props, rt.n.Get("properties"), rt.path+".properties", "relationship template "+quote(rt.name), "property", s, ignoreMissing)
 		})
 		ra.relBusy = false

@@ -65,7 +65,7 @@ func (c *compiler) loadRoot(path string) *file {
 		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
 		return nil
 	}
-	root := c.parseYAML(path, data)
+	root := c.ParseYAML(path, data)
 	if root == nil {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (c *compiler) loadRoot(path string) *file {
 		return c.loadRoot2(path, root)
 	}
 	var stack []string
-	c.checkDuplicates(root, 0, true, &stack)
+	c.CheckDuplicates(root, 0, true, &stack)
 	c.version = version13
 	written := text(root.Get("tosca_definitions_version"))
 	if v, ok := normaliseVersion(written); ok {
@@ -120,7 +120,7 @@ func (c *compiler) loadEmbedded(name string, data []byte, key, version string) {
 // the types that use them). isRoot is set for the top-level file.
 func (c *compiler) loadFile(f *file, isRoot bool) {
 	c.readHeader(f, isRoot)
-	c.checkLimits(f)
+	c.CheckLimits(f.root)
 	for i, it := range f.root.Get("imports").Items() {
 		if c.Ctx.Err() != nil {
 			break
@@ -136,12 +136,6 @@ type importSpec struct {
 	from                     *file
 	file, repository, prefix string
 	at                       *yamlsrc.Node
-}
-
-// longImportKeys lists keynames the grammar allows; a function so that no
-// package-level slice can be changed.
-func longImportKeys() []string {
-	return []string{"file", "repository", "namespace_uri", "namespace_prefix"}
 }
 
 func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool) {
@@ -209,12 +203,12 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 				c.loadRepositoryFile(spec, name, path)
 				return
 			}
-			c.networkImport(at, path, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
+			c.NetworkImport(at, path, "import %q is fetched from repository %q: xosplan does not use the network; download the file and import it by path", spec.file, spec.repository)
 		case strings.Contains(spec.repository, "://"):
 			// A URL where the name of a declared repository belongs
 			// (TOSCA 1.3 §3.6.8): what it asks for is the network all
 			// the same.
-			c.networkImport(at, path, "import %q is fetched from %q: xosplan does not use the network; download the file and import it by path (repository names a declared repository, not a URL)", spec.file, spec.repository)
+			c.NetworkImport(at, path, "import %q is fetched from %q: xosplan does not use the network; download the file and import it by path (repository names a declared repository, not a URL)", spec.file, spec.repository)
 		default:
 			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which is not declared", spec.file, spec.repository)
 			c.FailedImport()
@@ -229,7 +223,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 	if strings.Contains(spec.file, "://") && !embedsSOL001URL(spec.file) {
 		local, ok := core.LocalURL(spec.file)
 		if !ok {
-			c.networkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", spec.file)
+			c.NetworkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", spec.file)
 			return
 		}
 		spec.file = local
@@ -253,13 +247,6 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 		}
 	}
 	c.loadFound(spec, written, name, key, data, embedded, false, path)
-}
-
-// networkImport reports an import that only the network could satisfy;
-// the names it may define are its follow-ons.
-func (c *compiler) networkImport(at diag.Range, path, format string, args ...any) {
-	c.ErrorDetail(at, path, CodeNetworkImport, "A local copy of the file is read instead when the import map maps the URL to it (the command line's --import-map URL=FILE, Options.ImportMap).", format, args...)
-	c.FailedImport()
 }
 
 // loadRepositoryFile loads the file name an import found in a local
@@ -301,7 +288,7 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 		if errors.Is(err, fs.ErrNotExist) {
 			c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
 		} else {
-			c.importRefused(u, spec.at.Range, path, err)
+			c.ImportRefused(u, spec.at.Range, path, err)
 		}
 		c.FailedImport()
 		return
@@ -329,7 +316,7 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 		if data, err = c.ReadFile(name); err != nil {
 			// Not recorded as loaded: every entry that names the file
 			// gets its own diagnostic.
-			c.importRefused(written, at, path, err)
+			c.ImportRefused(written, at, path, err)
 			c.FailedImport()
 			return
 		}
@@ -338,7 +325,7 @@ func (c *compiler) loadFound(spec importSpec, written, name, key string, data []
 	if embedded {
 		root = c.parseEmbedded(key, name, data)
 	} else {
-		root = c.parseData(name, data)
+		root = c.ParseData(name, data)
 	}
 	f := &file{name: name, key: key, dir: filepath.Dir(name), root: root}
 	if embedded {
@@ -440,22 +427,6 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 		}
 	}
 	return "", nil, false
-}
-
-// importRefused reports an import that could not be read, at the import
-// entry. The refused file was not read, so nothing of it is quoted.
-func (c *compiler) importRefused(written string, at diag.Range, path string, err error) {
-	var ue *userfile.Error
-	switch {
-	case errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue):
-		c.errorf(at, path, CodeImportOutsideRoot, "import %q is outside the configuration root (%s); a template may import only files inside it", written, ue.Detail)
-	case errors.Is(err, userfile.ErrNotRegular) && errors.As(err, &ue):
-		c.errorf(at, path, CodeImportNotRegular, "import %q is not a regular file (%s)", written, ue.Detail)
-	case errors.Is(err, userfile.ErrTooLarge) && errors.As(err, &ue):
-		c.errorf(at, path, CodeImportTooLarge, "import %q is too large (%s)", written, ue.Detail)
-	default:
-		c.errorf(at, path, CodeRead, "cannot read import %q: %v", written, plainErr(err))
-	}
 }
 
 // checkPackaged reports, in a self-contained package

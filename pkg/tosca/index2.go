@@ -23,6 +23,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/symbols"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // index2 numbers the symbols of a 2.0 compile as it adds them.
@@ -105,7 +106,7 @@ func (ix *index2) addFiles() {
 	for _, f := range c.order {
 		start := diag.Range{File: f.name, Start: diag.Pos{Line: 1, Column: 1}, End: diag.Pos{Line: 1, Column: 1}}
 		detail := "**file** `" + f.name + "`"
-		if name := text(f.root.Get("profile")); name != "" {
+		if name := core.Text(f.root.Get("profile")); name != "" {
 			detail = "**profile** `" + name + "`"
 			if embedded2(f) {
 				detail += ", embedded in xosplan"
@@ -133,7 +134,7 @@ func (ix *index2) addBuiltins() {
 	}
 	for _, name := range builtinTypes2() {
 		t := ix.c.v2.builtins[name]
-		ix.types[t] = ix.add(symbols.Symbol{Kind: symbols.Type, Name: name, Embedded: true, Type: kData.Word(),
+		ix.types[t] = ix.add(symbols.Symbol{Kind: symbols.Type, Name: name, Embedded: true, Type: core.KData.Word(),
 			Detail: "**data type** `" + name + "`\n\nbuilt into TOSCA 2.0 (§9.1)"})
 	}
 }
@@ -147,10 +148,10 @@ func (ix *index2) addType(t *typeDef2) {
 	var d strings.Builder
 	fmt.Fprintf(&d, "**%s** `%s`", t.kind.Word(), t.name)
 	if len(t.chain) > 1 {
-		d.WriteString("\n\nderived from: " + strings.Join(quoteAll(t.chain[1:]), " → "))
+		d.WriteString("\n\nderived from: " + strings.Join(core.QuoteAll(t.chain[1:]), " → "))
 	}
-	writeDescription(&d, t.n)
-	if name := text(t.f.root.Get("profile")); name != "" {
+	core.WriteDescription(&d, t.n)
+	if name := core.Text(t.f.root.Get("profile")); name != "" {
 		d.WriteString("\n\nprofile `" + name + "`")
 	}
 	if !embedded {
@@ -193,9 +194,9 @@ func (ix *index2) addType(t *typeDef2) {
 			detail += "\n\ntype: `" + typ + "`"
 		}
 		if cd.n.Kind == yamlsrc.Mapping {
-			writeDescriptionTo(&detail, cd.n)
+			core.WriteDescriptionTo(&detail, cd.n)
 		}
-		ix.caps[cd] = member(symbols.Capability, p.Key, typ, detail+declaredAt(p.Key, embedded))
+		ix.caps[cd] = member(symbols.Capability, p.Key, typ, detail+core.DeclaredAt(p.Key, embedded))
 	}
 	for _, it := range t.n.Get("requirements").Items() {
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
@@ -204,7 +205,7 @@ func (ix *index2) addType(t *typeDef2) {
 		key, body := it.Content[0], it.Content[1]
 		for _, rd := range t.reqs {
 			if rd.n == body {
-				ix.reqs[rd] = member(symbols.Requirement, key, "", reqDetail2(rd, t.name, body)+declaredAt(key, embedded))
+				ix.reqs[rd] = member(symbols.Requirement, key, "", reqDetail2(rd, t.name, body)+core.DeclaredAt(key, embedded))
 			}
 		}
 	}
@@ -255,7 +256,7 @@ func propDetail2(what string, d *prop2, owner string, key *yamlsrc.Node, embedde
 		b.WriteString("\n\nvalidation: " + strings.Join(vs, ", "))
 	}
 	if d.n != nil && d.n.Kind == yamlsrc.Mapping {
-		writeDescription(&b, d.n)
+		core.WriteDescription(&b, d.n)
 	}
 	if !embedded && key != nil {
 		b.WriteString("\n\ndefined at " + key.Range.String())
@@ -269,7 +270,7 @@ func yamlText(n *yamlsrc.Node, limit int) string {
 	if err != nil {
 		return "(a value that cannot be shown)"
 	}
-	return "`" + clipText(string(js), limit) + "`"
+	return "`" + core.ClipText(string(js), limit) + "`"
 }
 
 func reqDetail2(rd *req2, owner string, body *yamlsrc.Node) string {
@@ -285,7 +286,7 @@ func reqDetail2(rd *req2, owner string, body *yamlsrc.Node) string {
 	}
 	fmt.Fprintf(&d, "\n\ncount_range: %s", rangeText2(rd.min, rd.max))
 	if body.Kind == yamlsrc.Mapping {
-		writeDescription(&d, body)
+		core.WriteDescription(&d, body)
 	}
 	return d.String()
 }
@@ -303,7 +304,7 @@ func (ix *index2) addFunctions() {
 		for i, s := range d.sigs {
 			fmt.Fprintf(&b, "\n\nsignature %d: %s", i+1, signatureText2(&s))
 		}
-		writeDescription(&b, p.Value)
+		core.WriteDescription(&b, p.Value)
 		if !embedded2(d.f) {
 			b.WriteString("\n\ndefined at " + p.Key.Range.String())
 		}
@@ -379,13 +380,13 @@ func (ix *index2) addTopology() {
 			}
 			chain, ok := ix.chains[t]
 			if !ok && len(t.chain) > 1 {
-				chain = " → " + strings.Join(quoteAll(t.chain[1:]), " → ")
+				chain = " → " + strings.Join(core.QuoteAll(t.chain[1:]), " → ")
 				ix.chains[t] = chain
 			}
-			d += "\n\ntype: `" + text(p.Value.Get("type")) + "`" + chain
+			d += "\n\ntype: `" + core.Text(p.Value.Get("type")) + "`" + chain
 		}
 		if p.Value.Kind == yamlsrc.Mapping {
-			writeDescriptionTo(&d, p.Value)
+			core.WriteDescriptionTo(&d, p.Value)
 		}
 		s.Detail = d
 		return ix.add(s)
@@ -401,21 +402,21 @@ func (ix *index2) addTopology() {
 		ix.rels[p.Key.Value] = template(symbols.RelationshipTemplate, p, topo.relType[p.Key.Value])
 	}
 	for _, p := range st.Get("groups").Pairs() {
-		ix.groups[p.Key.Value] = template(symbols.Group, p, ix.c.findType2(ix.c.root, kGroup, text(p.Value.Get("type"))))
+		ix.groups[p.Key.Value] = template(symbols.Group, p, ix.c.findType2(ix.c.root, core.KGroup, core.Text(p.Value.Get("type"))))
 	}
 	for _, it := range st.Get("policies").Items() {
 		if it.Kind == yamlsrc.Mapping && len(it.Content) == 2 {
 			p := yamlsrc.Pair{Key: it.Content[0], Value: it.Content[1]}
-			template(symbols.Policy, p, ix.c.findType2(ix.c.root, kPolicy, text(p.Value.Get("type"))))
+			template(symbols.Policy, p, ix.c.findType2(ix.c.root, core.KPolicy, core.Text(p.Value.Get("type"))))
 		}
 	}
 	for _, p := range st.Get("outputs").Pairs() {
 		d := fmt.Sprintf("**output** `%s`", p.Key.Value)
 		if v, ok := topo.outputs[p.Key.Value]; ok {
-			d += "\n\nvalue: " + callResult(v, ix.c.secretAt["service_template.outputs."+p.Key.Value])
+			d += "\n\nvalue: " + core.CallResult(v, ix.c.SecretAt["service_template.outputs."+p.Key.Value])
 		}
 		if p.Value.Kind == yamlsrc.Mapping {
-			writeDescriptionTo(&d, p.Value)
+			core.WriteDescriptionTo(&d, p.Value)
 		}
 		ix.add(symbols.Symbol{Kind: symbols.Output, Name: p.Key.Value, Range: p.Key.Range, Detail: d})
 	}
@@ -505,7 +506,7 @@ func (ix *index2) importRefs() {
 
 // typeRef refers the type name written at n, as the file f resolves it
 // for kind k, to its symbol, and returns the type (nil for none).
-func (ix *index2) typeRef(f *file, k kind, n *yamlsrc.Node) *typeDef2 {
+func (ix *index2) typeRef(f *file, k core.Kind, n *yamlsrc.Node) *typeDef2 {
 	if n == nil || n.Kind != yamlsrc.Scalar || !n.IsString() || n.Value == "" || f == nil {
 		return nil
 	}
@@ -516,7 +517,7 @@ func (ix *index2) typeRef(f *file, k kind, n *yamlsrc.Node) *typeDef2 {
 	return t
 }
 
-func (ix *index2) typeListRefs(f *file, k kind, n *yamlsrc.Node) {
+func (ix *index2) typeListRefs(f *file, k core.Kind, n *yamlsrc.Node) {
 	for _, it := range n.Items() {
 		ix.typeRef(f, k, it)
 	}
@@ -537,7 +538,7 @@ func (ix *index2) defRef(f *file, d *yamlsrc.Node) {
 	if d == nil || d.Kind != yamlsrc.Mapping {
 		return
 	}
-	ix.typeRef(f, kData, d.Get("type"))
+	ix.typeRef(f, core.KData, d.Get("type"))
 	ix.schemaRef(f, d.Get("entry_schema"))
 	ix.schemaRef(f, d.Get("key_schema"))
 }
@@ -545,7 +546,7 @@ func (ix *index2) defRef(f *file, d *yamlsrc.Node) {
 // schemaRef refers the types of a schema: a type name, or a definition.
 func (ix *index2) schemaRef(f *file, n *yamlsrc.Node) {
 	if n != nil && n.Kind == yamlsrc.Scalar {
-		ix.typeRef(f, kData, n)
+		ix.typeRef(f, core.KData, n)
 		return
 	}
 	ix.defRef(f, n)
@@ -558,7 +559,7 @@ func (ix *index2) ifaceRefs(f *file, n *yamlsrc.Node) {
 		if p.Value.Kind != yamlsrc.Mapping {
 			continue
 		}
-		ix.typeRef(f, kInterface, p.Value.Get("type"))
+		ix.typeRef(f, core.KInterface, p.Value.Get("type"))
 		ix.defRefs(f, p.Value.Get("inputs"))
 		for _, key := range []string{"operations", "notifications"} {
 			for _, op := range p.Value.Get(key).Pairs() {
@@ -582,17 +583,17 @@ func (ix *index2) typeDefRefs(t *typeDef2) {
 	ix.schemaRef(f, n.Get("key_schema"))
 	ix.ifaceRefs(f, n.Get("interfaces"))
 	switch t.kind {
-	case kNode:
+	case core.KNode:
 		for _, p := range n.Get("capabilities").Pairs() {
 			if p.Value.Kind == yamlsrc.Scalar {
-				ix.typeRef(f, kCapability, p.Value)
+				ix.typeRef(f, core.KCapability, p.Value)
 				continue
 			}
-			ix.typeRef(f, kCapability, p.Value.Get("type"))
+			ix.typeRef(f, core.KCapability, p.Value.Get("type"))
 			ix.defRefs(f, p.Value.Get("properties"))
 			ix.defRefs(f, p.Value.Get("attributes"))
-			ix.typeListRefs(f, kNode, p.Value.Get("valid_source_node_types"))
-			ix.typeListRefs(f, kRelationship, p.Value.Get("valid_relationship_types"))
+			ix.typeListRefs(f, core.KNode, p.Value.Get("valid_source_node_types"))
+			ix.typeListRefs(f, core.KRelationship, p.Value.Get("valid_relationship_types"))
 		}
 		for _, it := range n.Get("requirements").Items() {
 			if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
@@ -600,13 +601,13 @@ func (ix *index2) typeDefRefs(t *typeDef2) {
 			}
 			body := it.Content[1]
 			if body.Kind == yamlsrc.Scalar {
-				ix.typeRef(f, kCapability, body)
+				ix.typeRef(f, core.KCapability, body)
 				continue
 			}
-			nt := ix.typeRef(f, kNode, body.Get("node"))
-			if cn := body.Get("capability"); ix.c.findType2(f, kCapability, text(cn)) != nil {
-				ix.typeRef(f, kCapability, cn)
-			} else if cd := nt.capNamed(text(cn)); cd != nil {
+			nt := ix.typeRef(f, core.KNode, body.Get("node"))
+			if cn := body.Get("capability"); ix.c.findType2(f, core.KCapability, core.Text(cn)) != nil {
+				ix.typeRef(f, core.KCapability, cn)
+			} else if cd := nt.capNamed(core.Text(cn)); cd != nil {
 				if i, ok := ix.caps[cd]; ok {
 					ix.x.Refer(cn.Range, i)
 				}
@@ -615,33 +616,33 @@ func (ix *index2) typeDefRefs(t *typeDef2) {
 			if rel != nil && rel.Kind == yamlsrc.Mapping {
 				rel = rel.Get("type")
 			}
-			ix.typeRef(f, kRelationship, rel)
+			ix.typeRef(f, core.KRelationship, rel)
 		}
 		for _, p := range n.Get("artifacts").Pairs() {
-			ix.typeRef(f, kArtifact, p.Value.Get("type"))
+			ix.typeRef(f, core.KArtifact, p.Value.Get("type"))
 		}
-	case kRelationship:
-		ix.typeListRefs(f, kCapability, n.Get("valid_capability_types"))
-		ix.typeListRefs(f, kNode, n.Get("valid_target_node_types"))
-		ix.typeListRefs(f, kNode, n.Get("valid_source_node_types"))
-	case kCapability:
-		ix.typeListRefs(f, kNode, n.Get("valid_source_node_types"))
-		ix.typeListRefs(f, kRelationship, n.Get("valid_relationship_types"))
-	case kInterface:
+	case core.KRelationship:
+		ix.typeListRefs(f, core.KCapability, n.Get("valid_capability_types"))
+		ix.typeListRefs(f, core.KNode, n.Get("valid_target_node_types"))
+		ix.typeListRefs(f, core.KNode, n.Get("valid_source_node_types"))
+	case core.KCapability:
+		ix.typeListRefs(f, core.KNode, n.Get("valid_source_node_types"))
+		ix.typeListRefs(f, core.KRelationship, n.Get("valid_relationship_types"))
+	case core.KInterface:
 		ix.defRefs(f, n.Get("inputs"))
 		for _, key := range []string{"operations", "notifications"} {
 			for _, op := range n.Get(key).Pairs() {
 				ix.defRefs(f, op.Value.Get("inputs"))
 			}
 		}
-	case kGroup:
-		ix.typeListRefs(f, kNode, n.Get("members"))
-	case kPolicy:
+	case core.KGroup:
+		ix.typeListRefs(f, core.KNode, n.Get("members"))
+	case core.KPolicy:
 		for _, it := range n.Get("targets").Items() {
-			if ix.c.findType2(f, kNode, text(it)) != nil {
-				ix.typeRef(f, kNode, it)
+			if ix.c.findType2(f, core.KNode, core.Text(it)) != nil {
+				ix.typeRef(f, core.KNode, it)
 			} else {
-				ix.typeRef(f, kGroup, it)
+				ix.typeRef(f, core.KGroup, it)
 			}
 		}
 	}
@@ -694,8 +695,8 @@ func (ix *index2) topologyRefs() {
 		ix.paramCalls(p.Value, topo.inputs[p.Key.Value], topo.inputs[p.Key.Value] != nil)
 	}
 	for _, p := range st.Get("node_templates").Pairs() {
-		ix.typeRef(root, kNode, p.Value.Get("type"))
-		if i, ok := ix.nodes[text(p.Value.Get("copy"))]; ok {
+		ix.typeRef(root, core.KNode, p.Value.Get("type"))
+		if i, ok := ix.nodes[core.Text(p.Value.Get("copy"))]; ok {
 			ix.x.Refer(p.Value.Get("copy").Range, i)
 		}
 		if nd := topo.byName[p.Key.Value]; nd != nil {
@@ -703,7 +704,7 @@ func (ix *index2) topologyRefs() {
 		}
 	}
 	for _, p := range st.Get("relationship_templates").Pairs() {
-		t := ix.typeRef(root, kRelationship, p.Value.Get("type"))
+		t := ix.typeRef(root, core.KRelationship, p.Value.Get("type"))
 		if t == nil {
 			continue
 		}
@@ -713,13 +714,13 @@ func (ix *index2) topologyRefs() {
 		ix.sectionCalls(ev, p.Value, map[string]graph.Value{"properties": mapValue(topo.relProps[p.Key.Value])})
 	}
 	for _, p := range st.Get("groups").Pairs() {
-		t := ix.typeRef(root, kGroup, p.Value.Get("type"))
+		t := ix.typeRef(root, core.KGroup, p.Value.Get("type"))
 		if t != nil {
 			ix.memberRefs(p.Value.Get("properties"), t.props)
 			ix.memberRefs(p.Value.Get("attributes"), t.attrs)
 		}
 		for _, m := range p.Value.Get("members").Items() {
-			if i, ok := ix.nodes[text(m)]; ok {
+			if i, ok := ix.nodes[core.Text(m)]; ok {
 				ix.x.Refer(m.Range, i)
 			}
 		}
@@ -730,13 +731,13 @@ func (ix *index2) topologyRefs() {
 			continue
 		}
 		body := it.Content[1]
-		if t := ix.typeRef(root, kPolicy, body.Get("type")); t != nil {
+		if t := ix.typeRef(root, core.KPolicy, body.Get("type")); t != nil {
 			ix.memberRefs(body.Get("properties"), t.props)
 		}
 		for _, tg := range body.Get("targets").Items() {
-			if i, ok := ix.nodes[text(tg)]; ok {
+			if i, ok := ix.nodes[core.Text(tg)]; ok {
 				ix.x.Refer(tg.Range, i)
-			} else if i, ok := ix.groups[text(tg)]; ok {
+			} else if i, ok := ix.groups[core.Text(tg)]; ok {
 				ix.x.Refer(tg.Range, i)
 			}
 		}
@@ -750,7 +751,7 @@ func (ix *index2) topologyRefs() {
 		v, known := topo.outputs[p.Key.Value]
 		ix.calls(valueCtx{ev: &eval2{c: c, f: root}}, p.Value.Get("value"), v, known, 0)
 	}
-	ix.typeRef(root, kNode, st.Get("substitution_mappings").Get("node_type"))
+	ix.typeRef(root, core.KNode, st.Get("substitution_mappings").Get("node_type"))
 }
 
 // mapValue makes a typed map of values a Value (nil stays nil).
@@ -783,7 +784,7 @@ func (ix *index2) nodeRefs(nd *node2, n *yamlsrc.Node) {
 		// Each representation has its own values: those of the first
 		// are shown, evaluated for it (valuesAt2) while its calls are.
 		var props map[string]graph.Value
-		c.quietly(func() { props, caps = c.valuesAt2(nd, nil, 0) })
+		c.Quietly(func() { props, caps = c.valuesAt2(nd, nil, 0) })
 		index, ownProps, ownCaps := nd.index, nd.props, nd.caps
 		nd.index, nd.props, nd.caps = int64(0), props, caps
 		defer func() { nd.index, nd.props, nd.caps = index, ownProps, ownCaps }()
@@ -828,20 +829,20 @@ func (ix *index2) reqRefs(nd *node2, ra *reqAssign2) {
 		target = target.Content[0]
 	}
 	var tt *typeDef2
-	if i, ok := ix.nodes[text(target)]; ok && ra.target != nil {
+	if i, ok := ix.nodes[core.Text(target)]; ok && ra.target != nil {
 		ix.x.Refer(target.Range, i)
 		tt = ra.target.typ
 	} else {
-		tt = ix.typeRef(c.root, kNode, target)
+		tt = ix.typeRef(c.root, core.KNode, target)
 	}
 	if body.Kind != yamlsrc.Mapping {
 		return
 	}
 	if cn := body.Get("capability"); cn != nil {
-		if i, ok := ix.caps[tt.capNamed(text(cn))]; ok {
+		if i, ok := ix.caps[tt.capNamed(core.Text(cn))]; ok {
 			ix.x.Refer(cn.Range, i)
 		} else {
-			ix.typeRef(c.root, kCapability, cn)
+			ix.typeRef(c.root, core.KCapability, cn)
 		}
 	}
 	ev := &eval2{c: c, f: c.root, node: nd, rel: ra.relCtx()}
@@ -852,10 +853,10 @@ func (ix *index2) reqRefs(nd *node2, ra *reqAssign2) {
 			if i, ok := ix.rels[rel.Value]; ok {
 				ix.x.Refer(rel.Range, i)
 			} else {
-				ix.typeRef(c.root, kRelationship, rel)
+				ix.typeRef(c.root, core.KRelationship, rel)
 			}
 		case rel.Kind == yamlsrc.Mapping:
-			ix.typeRef(c.root, kRelationship, rel.Get("type"))
+			ix.typeRef(c.root, core.KRelationship, rel.Get("type"))
 			if ra.relType != nil {
 				ix.memberRefs(rel.Get("properties"), ra.relType.props)
 				ix.memberRefs(rel.Get("attributes"), ra.relType.attrs)
@@ -941,24 +942,24 @@ type valueCtx struct {
 // the compile evaluated it when known; a call the compile kept no value
 // of is evaluated again (quietly) in ctx.
 func (ix *index2) calls(ctx valueCtx, n *yamlsrc.Node, v graph.Value, known bool, depth int) {
-	if n == nil || depth > maxValueDepth {
+	if n == nil || depth > core.MaxValueDepth {
 		return
 	}
 	ctx.secret = ctx.secret || ix.c.v2.secretSrc[n]
 	if name, args, ok := funcCall2(n); ok {
 		c := ix.c
 		switch {
-		case ctx.ev != nil && !ctx.secret && c.secretReads > 0:
+		case ctx.ev != nil && !ctx.secret && c.SecretReads > 0:
 			// Evaluated again to learn whether it reads a secret.
-			before := c.secretReads
-			c.quietly(func() {
+			before := c.SecretReads
+			c.Quietly(func() {
 				if w := ctx.ev.evalAt(n, ""); !known {
 					v, known = w, true
 				}
 			})
-			ctx.secret = c.secretReads > before
+			ctx.secret = c.SecretReads > before
 		case !known && ctx.ev != nil:
-			c.quietly(func() { v = ctx.ev.evalAt(n, "") })
+			c.Quietly(func() { v = ctx.ev.evalAt(n, "") })
 			known = true
 		}
 		ix.call(ctx, n, name, args, v, known)
@@ -996,7 +997,7 @@ func (ix *index2) call(ctx valueCtx, n *yamlsrc.Node, name string, args *yamlsrc
 	}
 	res := ctx.note
 	if known {
-		res = ctx.label + callResult(v, ctx.secret)
+		res = ctx.label + core.CallResult(v, ctx.secret)
 	}
 	ix.x.Calls = append(ix.x.Calls, symbols.Call{Range: at, Function: "$" + name, Result: res})
 	f := ix.c.root

@@ -63,7 +63,7 @@ func (c *compiler) loadNonNormative() {
 			if section == "description" || section == "metadata" || section == "imports" {
 				continue
 			}
-			w.stack = append(w.stack[:0], pathKey{section, -1})
+			w.stack = append(w.stack[:0], pathKey{Key: section, Index: -1})
 			w.walk(f.root.Content[i+1], section, strings.HasSuffix(section, "_types"))
 		}
 	}
@@ -185,7 +185,7 @@ func (w *typeRefWalker) walk(n *yamlsrc.Node, key string, inTypes bool) {
 		// allocate.
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i].Value, n.Content[i+1]
-			w.stack = append(w.stack, pathKey{k, -1})
+			w.stack = append(w.stack, pathKey{Key: k, Index: -1})
 			switch {
 			case v.Kind != yamlsrc.Scalar:
 				if k != "description" && k != "metadata" {
@@ -201,7 +201,7 @@ func (w *typeRefWalker) walk(n *yamlsrc.Node, key string, inTypes bool) {
 			if it.Kind == yamlsrc.Scalar && !(key == "valid_source_types" || key == "valid_target_types" || inTypes && (key == "members" || key == "targets")) {
 				continue
 			}
-			w.stack = append(w.stack, pathKey{index: i})
+			w.stack = append(w.stack, pathKey{Index: i})
 			if it.Kind == yamlsrc.Scalar {
 				w.ref(it)
 			} else {

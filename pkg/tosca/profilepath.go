@@ -28,6 +28,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // Bounds of the profile index walk: far above any catalogue of profiles,
@@ -161,7 +162,7 @@ func declaredProfile(ctx context.Context, p string) (string, bool) {
 		return "", false
 	}
 	root, ds := yamlsrc.Parse(p, data, yamlsrc.Limits{MaxFileBytes: maxProfileFileBytes})
-	if ds.HasErrors() || root == nil || root.Kind != yamlsrc.Mapping || text(root.Get("tosca_definitions_version")) != version20 {
+	if ds.HasErrors() || root == nil || root.Kind != yamlsrc.Mapping || core.Text(root.Get("tosca_definitions_version")) != version20 {
 		return "", false
 	}
 	name := root.Get("profile")

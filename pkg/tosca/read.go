@@ -24,7 +24,6 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
-	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
 // file is one loaded service template or type-definition file.
@@ -77,39 +76,6 @@ func normaliseVersion(v string) (string, bool) {
 	return "", false
 }
 
-func (c *compiler) parseData(name string, data []byte) *yamlsrc.Node {
-	root := c.parseYAML(name, data)
-	if root != nil {
-		var stack []string
-		c.checkDuplicates(root, 0, true, &stack)
-	}
-	return root
-}
-
-// parseYAML parses a file that must hold one YAML map, reporting what
-// stops that; repeated keys are the caller's to check (their severity
-// depends on the TOSCA version).
-func (c *compiler) parseYAML(name string, data []byte) *yamlsrc.Node {
-	root, ds := c.opts.Parses.parse(c.Ctx, name, data)
-	if c.StoppedNow() {
-		// What a parse cut short found is not reported (cancel.go).
-		return nil
-	}
-	c.Diags = c.Diags.Extend(ds)
-	if ds.HasErrors() {
-		return nil
-	}
-	if root == nil {
-		c.errorf(diag.Range{File: name, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeWrongKind, "the file is empty; a service template must be a map")
-		return nil
-	}
-	if root.Kind != yamlsrc.Mapping {
-		c.errorf(root.Range, "", CodeWrongKind, "a service template must be a map, found %s", root.Describe())
-		return nil
-	}
-	return root
-}
-
 // embeddedParse is the parse of an embedded type file: the data parsed,
 // its tree, which the compiler only reads, and what parsing it reported.
 type embeddedParse struct {
@@ -132,76 +98,17 @@ var embeddedParses sync.Map
 func (c *compiler) parseEmbedded(key, name string, data []byte) *yamlsrc.Node {
 	p, ok := embeddedParses.Load(key)
 	if !ok {
-		sub := &compiler{Session: core.Session{Ctx: c.Ctx}}
-		root := sub.parseData(name, data)
+		sub := core.Session{Ctx: c.Ctx}
+		root := sub.ParseData(name, data)
 		p, _ = embeddedParses.LoadOrStore(key, &embeddedParse{data: data, root: root, diags: sub.Diags})
 	}
 	ep := p.(*embeddedParse)
 	if !bytes.Equal(ep.data, data) {
-		return c.parseData(name, data)
+		return c.ParseData(name, data)
 	}
 	// Copied: a caller may change its diagnostics in place.
 	c.Diags = append(c.Diags, ep.diags...)
 	return ep.root
-}
-
-// checkDuplicates reports repeated mapping keys. Outside topology_template
-// (type sections, metadata, imports…) the repeat is a warning and the last
-// entry wins: XOS's generator emits repeated tosca.relationships.BelongsToOne
-// keys, the OASIS conformance suite repeats metadata keys, and PyYAML, which
-// XOS and tosca-parser use, keeps the last. Inside topology_template it is
-// an error: silently dropping a template, property or requirement changes
-// what gets deployed, and loaders disagree on which value wins.
-// The walk keeps the keys above n in stack and joins them into a path only
-// when it reports something.
-func (c *compiler) checkDuplicates(n *yamlsrc.Node, depth int, lenient bool, stack *[]string) {
-	if n == nil {
-		return
-	}
-	switch n.Kind {
-	case yamlsrc.Sequence:
-		for i, it := range n.Content {
-			*stack = append(*stack, "["+itoa(int64(i))+"]")
-			c.checkDuplicates(it, depth+1, lenient, stack)
-			*stack = (*stack)[:len(*stack)-1]
-		}
-	case yamlsrc.Mapping:
-		if len(n.Content) > 2 && hasDuplicateKey(n) {
-			for _, d := range n.DuplicateKeys() {
-				path := joinPath(strings.ReplaceAll(strings.Join(*stack, "."), ".[", "["), d.Key.Value)
-				if lenient {
-					c.warnf(d.Key.Range, path, CodeDuplicateKey, "duplicate key %q: the last definition wins", d.Key.Value)
-				} else {
-					c.errorf(d.Key.Range, path, CodeDuplicateKey, "duplicate key %q", d.Key.Value)
-				}
-			}
-		}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			child := lenient
-			if depth == 0 && n.Content[i].Value == "topology_template" {
-				child = false
-			}
-			*stack = append(*stack, n.Content[i].Value)
-			c.checkDuplicates(n.Content[i+1], depth+1, child, stack)
-			*stack = (*stack)[:len(*stack)-1]
-		}
-	}
-}
-
-// hasDuplicateKey is a quick allocation-free test for small maps (most of
-// a template), falling back to DuplicateKeys for large ones.
-func hasDuplicateKey(n *yamlsrc.Node) bool {
-	if len(n.Content) > 32 {
-		return len(n.DuplicateKeys()) > 0
-	}
-	for i := 0; i < len(n.Content); i += 2 {
-		for j := i + 2; j < len(n.Content); j += 2 {
-			if n.Content[i].Value == n.Content[j].Value && n.Content[i].Kind == yamlsrc.Scalar && n.Content[j].Kind == yamlsrc.Scalar {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // topLevelKeys lists the keynames of a service template; a function so
@@ -249,7 +156,7 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 	}
 	c.checkKeys(root, "", "template", topLevelKeys()...)
 	if md := root.Get("metadata"); md != nil {
-		c.readMetadata(md, "metadata", true)
+		c.ReadMetadata(md, "metadata", true)
 	}
 	for _, k := range []string{"template_name", "template_author"} {
 		if n := root.Get(k); n != nil && !n.IsString() {
@@ -329,37 +236,6 @@ func (c *compiler) checkCredentials() {
 
 func supportedVersions() []string {
 	return []string{version10, version11, version12, version13}
-}
-
-// readMetadata checks a metadata map: values are scalars; at the template
-// level template_name and template_author are strings and template_version
-// is a TOSCA version.
-func (c *compiler) readMetadata(md *yamlsrc.Node, path string, template bool) {
-	if md.IsNull() {
-		return
-	}
-	if !template {
-		// tosca-parser accepts any metadata on types and templates.
-		return
-	}
-	if md.Kind != yamlsrc.Mapping {
-		c.errorf(md.Range, path, CodeWrongKind, "metadata must be a map, found %s", md.Describe())
-		return
-	}
-	for _, p := range md.Pairs() {
-		switch p.Key.Value {
-		case "template_name", "template_author":
-			if !p.Value.IsString() {
-				c.errorf(p.Value.Range, joinPath(path, p.Key.Value), CodeMetadata, "metadata %s must be a string, found %s", p.Key.Value, p.Value.Describe())
-			}
-		case "template_version":
-			if _, err := values.Coerce("version", p.Value); err != nil {
-				c.errorf(p.Value.Range, joinPath(path, p.Key.Value), CodeMetadata, "metadata template_version must be a version: %v", err)
-			} else {
-				c.versionWithoutMinor(p.Value, joinPath(path, p.Key.Value))
-			}
-		}
-	}
 }
 
 func (c *compiler) readRepositories(n *yamlsrc.Node) {

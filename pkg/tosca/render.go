@@ -81,9 +81,9 @@ func (c *compiler) render() *graph.Graph {
 	if len(t.outputs) > 0 {
 		g.Outputs = make(map[string]graph.Value, len(t.outputs))
 		for _, o := range t.outputs {
-			before := c.secretReads
+			before := c.SecretReads
 			g.Outputs[o.name] = c.rawValue(o.val, o.path+".value", &scope{at: o.val.Range, outputs: true})
-			if c.secretReads > before || c.definedSecret(o.n) {
+			if c.SecretReads > before || c.definedSecret(o.n) {
 				g.SensitiveOutputs = append(g.SensitiveOutputs, o.name)
 			}
 		}
@@ -94,7 +94,7 @@ func (c *compiler) render() *graph.Graph {
 	for _, name := range g.SensitiveOutputs {
 		secretOut[name] = true
 	}
-	c.spreadSecrets(g, secretOut)
+	c.SpreadSecrets(g, secretOut)
 	if len(secretOut) > len(g.SensitiveOutputs) {
 		g.SensitiveOutputs = slices.Sorted(maps.Keys(secretOut))
 	}
@@ -131,7 +131,7 @@ func (c *compiler) addEdges(g *graph.Graph, skip map[*reqAssign]bool) map[*reqAs
 			if ra.implicit {
 				implicit[e.Source+"\x00"+e.Name] = ra
 			}
-			c.addEdge(g, e, ra.path)
+			c.AddEdge(g, e, ra.path)
 		}
 	}
 	if len(implicit) == 0 || skip != nil {
@@ -177,7 +177,7 @@ func (c *compiler) addReads(g *graph.Graph) {
 			continue
 		}
 		linked[k] = true
-		c.addEdge(g, graph.Edge{Source: k.src, Target: k.dst, Kind: graph.Reads, Name: r.where, Range: r.at}, r.reader.path)
+		c.AddEdge(g, graph.Edge{Source: k.src, Target: k.dst, Kind: graph.Reads, Name: r.where, Range: r.at}, r.reader.path)
 	}
 }
 
@@ -194,16 +194,6 @@ func (c *compiler) addResource(g *graph.Graph, r *graph.Resource, path string) {
 		return
 	}
 	c.errorf(r.Range, path, CodeInternal, "node template %s cannot be compiled into the graph: %v", r.Address, err)
-}
-
-// addEdge adds e to g. Render adds edges only between the node templates
-// it made resources of, so a refusal is a bug of xosplan; it is reported
-// at e's position (CodeInternal) rather than lost, since the plan would
-// otherwise order the two resources wrongly without saying so.
-func (c *compiler) addEdge(g *graph.Graph, e graph.Edge, path string) {
-	if err := g.AddEdge(e); err != nil {
-		c.errorf(e.Range, path, CodeInternal, "the dependency of %s on %s cannot be kept: %v", e.Source, e.Target, err)
-	}
 }
 
 func (c *compiler) edgeKind(ra *reqAssign) graph.EdgeKind {
@@ -278,14 +268,14 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 		for _, name := range slices.Sorted(maps.Keys(caps)) {
 			props, _ := caps[name].(map[string]graph.Value)["properties"].(map[string]graph.Value)
 			for _, p := range slices.Sorted(maps.Keys(props)) {
-				if c.secretAt[nt.path+".capabilities."+name+".properties."+p] {
+				if c.SecretAt[nt.path+".capabilities."+name+".properties."+p] {
 					out = append(out, "capabilities."+name+".properties."+p)
 				}
 			}
 		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(nt.typ.props)) {
-		if nt.typ.props[name].sensitive || (derived && c.secretAt[nt.path+".properties."+name]) {
+		if nt.typ.props[name].sensitive || (derived && c.SecretAt[nt.path+".properties."+name]) {
 			out = append(out, "properties."+name)
 		}
 	}
@@ -579,7 +569,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		// secret marks the inputs whose values are secrets (secrets.go).
 		var secret map[string]bool
 		mark := func(name string, before int) {
-			if c.secretReads > before {
+			if c.SecretReads > before {
 				if secret == nil {
 					secret = map[string]bool{}
 				}
@@ -588,13 +578,13 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		}
 		for _, p := range inputs {
 			v := p.Value
-			before := c.secretReads
+			before := c.SecretReads
 			// An input definition (a map with a type) contributes its
 			// default or value, not itself.
 			if v.Kind == yamlsrc.Mapping && v.Get("type") != nil && len(v.Content) >= 2 {
 				if _, isFn := functionName(v); !isFn {
 					if c.definedSecret(v) {
-						c.secretReads++
+						c.SecretReads++
 					}
 					if dv := v.Get("default"); dv != nil {
 						v = dv
@@ -613,7 +603,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		// assigned to an input defined as sensitive stays secret.
 		for _, p := range assigned {
 			ip := path + ".inputs." + p.Key.Value
-			before := c.secretReads
+			before := c.SecretReads
 			if d := c.opInputDef(od, p.Key.Value); d != nil {
 				op.Inputs[p.Key.Value] = c.checkAssigned(d, p.Value, ip, "operation input "+quote(p.Key.Value), s)
 			} else {

@@ -26,24 +26,12 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
-// noteSecret records the value at path as secret when secret reads rose
-// above before while it was evaluated.
-func (c *compiler) noteSecret(path string, before int) {
-	if c.secretReads == before {
-		return
-	}
-	if c.secretAt == nil {
-		c.secretAt = map[string]bool{}
-	}
-	c.secretAt[path] = true
-}
-
 // noteSecretNode records that a property or capability property of nt is
 // secret when secret reads rose above before. Paths are looked up only for
 // such nodes: building them for every property would cost an allocation
 // each.
 func (c *compiler) noteSecretNode(nt *nodeTpl, before int) {
-	if c.secretReads == before {
+	if c.SecretReads == before {
 		return
 	}
 	if c.secretNode == nil {
@@ -55,8 +43,8 @@ func (c *compiler) noteSecretNode(nt *nodeTpl, before int) {
 // readSecretAt counts a read of the memoized value at path when it is
 // secret.
 func (c *compiler) readSecretAt(path string) {
-	if c.secretAt[path] {
-		c.secretReads++
+	if c.SecretAt[path] {
+		c.SecretReads++
 	}
 }
 

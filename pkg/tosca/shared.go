@@ -59,3 +59,12 @@ const (
 	maxValueDepth      = core.MaxValueDepth
 	maxDerivationDepth = core.MaxDerivationDepth
 )
+
+func longImportKeys() []string                       { return core.LongImportKeys() }
+func nearestName(name string, names []string) string { return core.NearestName(name, names) }
+
+// pathKey is a step of a YAML path.
+type pathKey = core.PathKey
+
+func pathOf(keys []pathKey) string { return core.PathOf(keys) }
+func ifaceMetaKeys() []string      { return core.IfaceMetaKeys() }

@@ -341,7 +341,7 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	nt.capsN = field(nt.n, src, "capabilities")
 	nt.ifacesN = field(nt.n, src, "interfaces")
 	if md := nt.n.Get("metadata"); md != nil {
-		c.readMetadata(md, nt.path+".metadata", false)
+		c.ReadMetadata(md, nt.path+".metadata", false)
 	}
 	if a := field(nt.n, src, "artifacts"); a != nil {
 		var inherited map[string]*artifactDef

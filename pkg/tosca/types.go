@@ -527,7 +527,7 @@ func (c *compiler) inherit(t *typeDef) {
 func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	path := t.path
 	if md := n.Get("metadata"); md != nil {
-		c.readMetadata(md, path+".metadata", false)
+		c.ReadMetadata(md, path+".metadata", false)
 		if s := md.Get("sensitive"); s != nil && strings.EqualFold(s.Value, "true") {
 			t.sensitive = true
 		}
@@ -1073,12 +1073,6 @@ func standardInterface(name string) string {
 		return "tosca.interfaces.relationship.Configure"
 	}
 	return ""
-}
-
-// ifaceMetaKeys lists keynames the grammar allows; a function so that no
-// package-level slice can be changed.
-func ifaceMetaKeys() []string {
-	return []string{"type", "description", "inputs", "operations", "notifications", "derived_from", "version", "metadata"}
 }
 
 func (c *compiler) readIfaceDefs(into map[string]*ifaceDef, n *yamlsrc.Node, path string) {

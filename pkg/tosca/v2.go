@@ -84,7 +84,7 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 			if root != nil {
 				name = root.name
 			}
-			c.reportCanceled(name)
+			c.ReportCanceled(name)
 		}
 		return nil
 	}
@@ -97,15 +97,15 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 	}
 	c.readTopology2(root)
 	if c.StoppedNow() {
-		c.reportCanceled(root.name)
+		c.ReportCanceled(root.name)
 		return nil
 	}
 	g := c.render2()
 	if g != nil {
-		c.checkCycles(g)
+		c.CheckCycles(g)
 	}
 	if c.StoppedNow() {
-		c.reportCanceled(root.name)
+		c.ReportCanceled(root.name)
 		return nil
 	}
 	return g

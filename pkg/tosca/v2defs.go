@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 func propKeys2(isProp bool) []string {
@@ -36,7 +37,7 @@ func (c *compiler) readPropDefs2(f *file, into map[string]*prop2, n *yamlsrc.Nod
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -59,7 +60,7 @@ func (c *compiler) readParamDefs2(f *file, into map[string]*prop2, n *yamlsrc.No
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -72,7 +73,7 @@ func (c *compiler) readParamDefs2(f *file, into map[string]*prop2, n *yamlsrc.No
 				cp := *prev
 				d = &cp
 				if prev.value != nil {
-					c.errorf(rangeOf(p.Value), pp, CodeIncompatibleRefinement, "%q has the fixed value %s in the definition it refines; a value cannot be changed", name, describeValue(prev.value))
+					c.Errorf(core.RangeOf(p.Value), pp, core.CodeIncompatibleRefinement, "%q has the fixed value %s in the definition it refines; a value cannot be changed", name, core.DescribeValue(prev.value))
 				}
 			}
 			d.n, d.value = p.Value, p.Value
@@ -129,10 +130,10 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	// that its assignments are not reported again (one cause, once).
 	untyped := &prop2{name: name, n: n, f: f, sensitive: metaSensitive(n) || (prev != nil && prev.sensitive)}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(rangeOf(n), path, CodeWrongKind, "definition %q must be a map, found %s", name, n.Describe())
+		c.Errorf(core.RangeOf(n), path, core.CodeWrongKind, "definition %q must be a map, found %s", name, n.Describe())
 		return untyped
 	}
-	c.keys2(n, path, func() string { return "definition " + quote(name) }, propKeys2(isProp), legacyPropKey)
+	c.keys2(n, path, func() string { return "definition " + core.Quote(name) }, propKeys2(isProp), legacyPropKey)
 	c.metadata2(n, path)
 	d := &prop2{name: name, n: n, required: true, f: f}
 	if prev != nil {
@@ -147,23 +148,23 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	tn := n.Get("type")
 	switch {
 	case tn != nil && !tn.IsNull():
-		t := c.typeRef2(f, kData, tn, path+".type")
+		t := c.typeRef2(f, core.KData, tn, path+".type")
 		if t == nil {
 			return untyped
 		}
 		if t.name == "scalar" && t.parent == nil {
-			c.errorf(tn.Range, path+".type", CodeValue, "scalar is abstract: a definition names a scalar type derived from it (§9.1.2.2)")
+			c.Errorf(tn.Range, path+".type", core.CodeValue, "scalar is abstract: a definition names a scalar type derived from it (§9.1.2.2)")
 			return untyped
 		}
 		if prev != nil && prev.typ != nil && !c.derives2(t, prev.typ) {
-			c.errorf(tn.Range, path+".type", CodeIncompatibleRefinement, "%q refines a definition of type %q with type %q, which does not derive from it", name, prev.typ.name, t.name)
+			c.Errorf(tn.Range, path+".type", core.CodeIncompatibleRefinement, "%q refines a definition of type %q with type %q, which does not derive from it", name, prev.typ.name, t.name)
 		}
 		d.typ = t
 	case prev == nil:
 		if _, written := n.GetPair("type"); written {
-			c.errorf(n.Get("type").Range, path+".type", CodeMissingField, "definition %q has an empty type", name)
+			c.Errorf(n.Get("type").Range, path+".type", core.CodeMissingField, "definition %q has an empty type", name)
 		} else {
-			c.errorf(n.Range, path, CodeMissingField, "definition %q is missing required field \"type\"", name)
+			c.Errorf(n.Range, path, core.CodeMissingField, "definition %q is missing required field \"type\"", name)
 		}
 		return untyped
 	}
@@ -182,7 +183,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	}
 	if vp, ok := n.GetPair("value"); ok {
 		if prev != nil && prev.value != nil {
-			c.errorf(vp.Key.Range, path+".value", CodeIncompatibleRefinement, "%q has the fixed value %s in the definition it refines; a value cannot be changed", name, describeValue(prev.value))
+			c.Errorf(vp.Key.Range, path+".value", core.CodeIncompatibleRefinement, "%q has the fixed value %s in the definition it refines; a value cannot be changed", name, core.DescribeValue(prev.value))
 		}
 		d.value = vp.Value
 		c.checkDefValue2(d, vp.Value, path+".value")
@@ -208,12 +209,12 @@ func (c *compiler) checkSchemas2(d *prop2, n *yamlsrc.Node, path string) {
 	kp, hasKey := n.GetPair("key_schema")
 	switch {
 	case (base == "list" || base == "map") && d.entry == nil && d.typ.entry == nil && !hasEntry:
-		c.errorf(rangeOf(n), path, CodeMissingField, "%q is a %s, so its definition needs an entry_schema (§9.3)", d.name, d.typ.name)
+		c.Errorf(core.RangeOf(n), path, core.CodeMissingField, "%q is a %s, so its definition needs an entry_schema (§9.3)", d.name, d.typ.name)
 	case base != "list" && base != "map" && hasEntry:
-		c.errorf(ep.Key.Range, path+".entry_schema", CodeUnknownField, "%q is not a list or map: entry_schema is not allowed (§9.3)", d.name)
+		c.Errorf(ep.Key.Range, path+".entry_schema", core.CodeUnknownField, "%q is not a list or map: entry_schema is not allowed (§9.3)", d.name)
 	}
 	if hasKey && base != "map" {
-		c.errorf(kp.Key.Range, path+".key_schema", CodeUnknownField, "%q is not a map: key_schema is not allowed (§9.3)", d.name)
+		c.Errorf(kp.Key.Range, path+".key_schema", core.CodeUnknownField, "%q is not a map: key_schema is not allowed (§9.3)", d.name)
 	}
 }
 
@@ -246,7 +247,7 @@ func (c *compiler) refineSchema2(f *file, n *yamlsrc.Node, path string, prev *pr
 // type, description, validation and schemas (§9.3).
 func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 	if n.IsNull() {
-		c.errorf(rangeOf(n), path, CodeMissingField, "a schema names a type")
+		c.Errorf(core.RangeOf(n), path, core.CodeMissingField, "a schema names a type")
 		return nil
 	}
 	d := &prop2{name: lastKey(path), n: n, required: true, f: f}
@@ -257,7 +258,7 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 		if tn == nil {
 			// Schema definition: type is required; reported at the
 			// schema, where the keyname is missing.
-			c.errorf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
+			c.Errorf(n.Range, path, core.CodeMissingField, "schema definition is missing required field \"type\"")
 			return nil
 		}
 		if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
@@ -270,12 +271,12 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 			d.keyS = c.readSchema2(f, ks, path+".key_schema")
 		}
 	}
-	t := c.typeRef2(f, kData, tn, path+".type")
+	t := c.typeRef2(f, core.KData, tn, path+".type")
 	if t == nil {
 		return nil
 	}
 	if t.name == "scalar" && t.parent == nil {
-		c.errorf(tn.Range, path, CodeValue, "scalar is abstract: a schema names a scalar type derived from it (§9.1.2.2)")
+		c.Errorf(tn.Range, path, core.CodeValue, "scalar is abstract: a schema names a scalar type derived from it (§9.1.2.2)")
 		return nil
 	}
 	d.typ = t
@@ -290,18 +291,18 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 func (c *compiler) checkSchemaDef2(d *prop2, n *yamlsrc.Node, path string) {
 	t := d.typ
 	if lastKey(path) == "key_schema" && (t.base != "string" || t.scalar != nil) {
-		c.errorf(rangeOf(n), path, CodeWrongKind, "a key_schema names a type derived from string, not %q (§9.3)", t.name)
+		c.Errorf(core.RangeOf(n), path, core.CodeWrongKind, "a key_schema names a type derived from string, not %q (§9.3)", t.name)
 	}
 	ep, hasEntry := n.GetPair("entry_schema")
 	kp, hasKey := n.GetPair("key_schema")
 	switch {
 	case (t.base == "list" || t.base == "map") && d.entry == nil && t.entry == nil && !hasEntry:
-		c.errorf(rangeOf(n), path, CodeMissingField, "a schema of type %q needs an entry_schema (§9.3)", t.name)
+		c.Errorf(core.RangeOf(n), path, core.CodeMissingField, "a schema of type %q needs an entry_schema (§9.3)", t.name)
 	case t.base != "list" && t.base != "map" && hasEntry:
-		c.errorf(ep.Key.Range, path+".entry_schema", CodeUnknownField, "a schema of type %q is not a list or map: entry_schema is not allowed (§9.3)", t.name)
+		c.Errorf(ep.Key.Range, path+".entry_schema", core.CodeUnknownField, "a schema of type %q is not a list or map: entry_schema is not allowed (§9.3)", t.name)
 	}
 	if hasKey && t.base != "map" {
-		c.errorf(kp.Key.Range, path+".key_schema", CodeUnknownField, "a schema of type %q is not a map: key_schema is not allowed (§9.3)", t.name)
+		c.Errorf(kp.Key.Range, path+".key_schema", core.CodeUnknownField, "a schema of type %q is not a map: key_schema is not allowed (§9.3)", t.name)
 	}
 }
 
@@ -311,7 +312,7 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "capabilities must be a map, found %s", n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "capabilities must be a map, found %s", n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -320,13 +321,13 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		d := &cap2{name: name, n: p.Value, props: map[string]*prop2{}, attrs: map[string]*prop2{}}
 		tn := p.Value
 		if p.Value.Kind == yamlsrc.Mapping {
-			c.keys2(p.Value, cp, func() string { return "capability " + quote(name) }, capDefKeys2(), nil)
+			c.keys2(p.Value, cp, func() string { return "capability " + core.Quote(name) }, capDefKeys2(), nil)
 			c.metadata2(p.Value, cp)
 			tn = p.Value.Get("type")
 		}
 		if prev != nil && tn.IsNull() {
 			d.typ = prev.typ
-		} else if d.typ = c.typeRef2(t.f, kCapability, tn, cp+".type"); d.typ == nil {
+		} else if d.typ = c.typeRef2(t.f, core.KCapability, tn, cp+".type"); d.typ == nil {
 			// Kept untyped: what names it is not reported again.
 			t.caps[name] = d
 			continue
@@ -346,8 +347,8 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			if an := p.Value.Get("attributes"); an != nil {
 				c.readPropDefs2(t.f, d.attrs, an, cp+".attributes", false)
 			}
-			setValid2(&d.validSources, c.typeNames2(t.f, kNode, p.Value.Get("valid_source_node_types"), cp+".valid_source_node_types"))
-			c.typeNames2(t.f, kRelationship, p.Value.Get("valid_relationship_types"), cp+".valid_relationship_types")
+			setValid2(&d.validSources, c.typeNames2(t.f, core.KNode, p.Value.Get("valid_source_node_types"), cp+".valid_source_node_types"))
+			c.typeNames2(t.f, core.KRelationship, p.Value.Get("valid_relationship_types"), cp+".valid_relationship_types")
 		}
 		t.caps[name] = d
 	}
@@ -360,13 +361,13 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		return
 	}
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeWrongKind, "requirements must be a list, found %s", n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "requirements must be a list, found %s", n.Describe())
 		return
 	}
 	for i, it := range n.Content {
-		ip := path + "[" + itoa(int64(i)) + "]"
+		ip := path + "[" + core.Itoa(int64(i)) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
-			c.errorf(it.Range, ip, CodeWrongKind, "a requirement definition is a map with one entry, found %s", it.Describe())
+			c.Errorf(it.Range, ip, core.CodeWrongKind, "a requirement definition is a map with one entry, found %s", it.Describe())
 			continue
 		}
 		name, body := it.Content[0].Value, it.Content[1]
@@ -387,27 +388,27 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		}
 		switch {
 		case body.IsString():
-			d.capType = c.typeRef2(t.f, kCapability, body, rp)
+			d.capType = c.typeRef2(t.f, core.KCapability, body, rp)
 		case body.Kind == yamlsrc.Mapping:
-			c.keys2(body, rp, func() string { return "requirement " + quote(name) }, reqDefKeys2(), legacyReqKey)
+			c.keys2(body, rp, func() string { return "requirement " + core.Quote(name) }, reqDefKeys2(), legacyReqKey)
 			c.metadata2(body, rp)
 			if nn := body.Get("node"); nn != nil {
-				d.nodeType = c.typeRef2(t.f, kNode, nn, rp+".node")
+				d.nodeType = c.typeRef2(t.f, core.KNode, nn, rp+".node")
 			}
 			if cn := body.Get("capability"); cn != nil {
-				d.capType = c.findType2(t.f, kCapability, cn.Value)
+				d.capType = c.findType2(t.f, core.KCapability, cn.Value)
 				// With a node type, capability may name one of its
 				// capabilities instead of a type (§8.4).
 				if cd := d.nodeType.capNamed(cn.Value); d.capType == nil && cd != nil && cn.IsString() {
 					d.capType = cd.typ
 				} else if d.capType == nil || !cn.IsString() {
-					c.typeRef2(t.f, kCapability, cn, rp+".capability")
+					c.typeRef2(t.f, core.KCapability, cn, rp+".capability")
 				}
 			} else if prev == nil {
-				c.errorf(it.Content[0].Range, rp, CodeMissingField, "requirement %q is missing required field \"capability\"", name)
+				c.Errorf(it.Content[0].Range, rp, core.CodeMissingField, "requirement %q is missing required field \"capability\"", name)
 			}
 			if _, ok := body.GetPair("relationship"); !ok && prev == nil {
-				c.errorf(it.Content[0].Range, rp, CodeMissingField, "requirement %q is missing required field \"relationship\" (§8.4)", name)
+				c.Errorf(it.Content[0].Range, rp, core.CodeMissingField, "requirement %q is missing required field \"relationship\" (§8.4)", name)
 			}
 			if rn := body.Get("relationship"); rn != nil {
 				tn := rn
@@ -416,13 +417,13 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 					c.keys2(rn, rp+".relationship", func() string { return "relationship definition" }, []string{"type", "description", "metadata", "properties", "attributes", "interfaces"}, nil)
 				}
 				if !(tn.IsNull() && prev != nil) {
-					d.relType = c.typeRef2(t.f, kRelationship, tn, rp+".relationship")
+					d.relType = c.typeRef2(t.f, core.KRelationship, tn, rp+".relationship")
 				}
 			}
 			if cr, ok := body.GetPair("count_range"); ok {
 				if lo, hi, ok := c.readRange2(cr.Value, rp+".count_range"); ok {
 					if prev != nil && prev.countRange && (lo < prev.min || (prev.max >= 0 && (hi < 0 || hi > prev.max))) {
-						c.errorf(cr.Value.Range, rp+".count_range", CodeIncompatibleRefinement, "requirement %q refines count_range %s to %s, which is not within it (§8.4.1)", name, rangeText2(prev.min, prev.max), rangeText2(lo, hi))
+						c.Errorf(cr.Value.Range, rp+".count_range", core.CodeIncompatibleRefinement, "requirement %q refines count_range %s to %s, which is not within it (§8.4.1)", name, rangeText2(prev.min, prev.max), rangeText2(lo, hi))
 					}
 					d.min, d.max, d.countRange = lo, hi, true
 				}
@@ -435,7 +436,7 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 				c.checkExpr2(t.f, nf, rp+".node_filter", true)
 			}
 		default:
-			c.errorf(body.Range, rp, CodeWrongKind, "requirement %q must be a capability type name or a map, found %s", name, body.Describe())
+			c.Errorf(body.Range, rp, core.CodeWrongKind, "requirement %q must be a capability type name or a map, found %s", name, body.Describe())
 			continue
 		}
 		if prev != nil {
@@ -453,7 +454,7 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 					x := nt.caps[n].typ
 					return x == nil || c.derives2(x, ct)
 				}) {
-					c.warnf(rangeOf(at), rp+".node", CodeCapabilityMismatch, "requirement %q names node type %q, which has no capability of type %q: no node of that type can fulfil it (§8.4.1)", name, nt.name, ct.name)
+					c.Warnf(core.RangeOf(at), rp+".node", core.CodeCapabilityMismatch, "requirement %q names node type %q, which has no capability of type %q: no node of that type can fulfil it (§8.4.1)", name, nt.name, ct.name)
 				}
 			})
 		}
@@ -473,7 +474,7 @@ func (c *compiler) checkReqRefinement2(prev, d *req2, path string) {
 		was, is *typeDef2
 	}{{"capability", prev.capType, d.capType}, {"node", prev.nodeType, d.nodeType}, {"relationship", prev.relType, d.relType}} {
 		if x.was != nil && x.is != nil && !c.derives2(x.is, x.was) {
-			c.errorf(rangeOf(d.n.Get(x.key)), path+"."+x.key, CodeIncompatibleRefinement, "requirement %q refines %s %q with %q, which does not derive from it (§8.4.1)", d.name, x.key, x.was.name, x.is.name)
+			c.Errorf(core.RangeOf(d.n.Get(x.key)), path+"."+x.key, core.CodeIncompatibleRefinement, "requirement %q refines %s %q with %q, which does not derive from it (§8.4.1)", d.name, x.key, x.was.name, x.is.name)
 		}
 	}
 }
@@ -490,9 +491,9 @@ func (t *typeDef2) capNamed(name string) *cap2 {
 // rangeText2 writes a count range as the template does.
 func rangeText2(lo, hi int64) string {
 	if hi < 0 {
-		return "[" + itoa(lo) + ", UNBOUNDED]"
+		return "[" + core.Itoa(lo) + ", UNBOUNDED]"
 	}
-	return "[" + itoa(lo) + ", " + itoa(hi) + "]"
+	return "[" + core.Itoa(lo) + ", " + core.Itoa(hi) + "]"
 }
 
 func legacyReqKey(key string) string {
@@ -506,12 +507,12 @@ func legacyReqKey(key string) string {
 // upper bound possibly UNBOUNDED.
 func (c *compiler) readRange2(n *yamlsrc.Node, path string) (int64, int64, bool) {
 	if n.Kind != yamlsrc.Sequence || len(n.Content) != 2 {
-		c.errorf(rangeOf(n), path, CodeOccurrences, "a range is a list of two bounds, found %s", n.Describe())
+		c.Errorf(core.RangeOf(n), path, core.CodeOccurrences, "a range is a list of two bounds, found %s", n.Describe())
 		return 0, 0, false
 	}
 	lo, ok := n.Content[0].Int()
 	if !ok || lo < 0 {
-		c.errorf(n.Content[0].Range, path, CodeOccurrences, "the lower bound must be a non-negative integer, found %s", n.Content[0].Describe())
+		c.Errorf(n.Content[0].Range, path, core.CodeOccurrences, "the lower bound must be a non-negative integer, found %s", n.Content[0].Describe())
 		return 0, 0, false
 	}
 	hiN := n.Content[1]
@@ -520,7 +521,7 @@ func (c *compiler) readRange2(n *yamlsrc.Node, path string) (int64, int64, bool)
 	}
 	hi, ok := hiN.Int()
 	if !ok || hi < lo {
-		c.errorf(hiN.Range, path, CodeOccurrences, "the upper bound must be an integer not below the lower bound, or UNBOUNDED, found %s", hiN.Describe())
+		c.Errorf(hiN.Range, path, core.CodeOccurrences, "the upper bound must be an integer not below the lower bound, or UNBOUNDED, found %s", hiN.Describe())
 		return 0, 0, false
 	}
 	return lo, hi, true
@@ -532,22 +533,22 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
 		name, ip := p.Key.Value, path+"."+p.Key.Value
 		if p.Value.Kind != yamlsrc.Mapping {
-			c.errorf(rangeOf(p.Value), ip, CodeWrongKind, "interface %q must be a map, found %s", name, p.Value.Describe())
+			c.Errorf(core.RangeOf(p.Value), ip, core.CodeWrongKind, "interface %q must be a map, found %s", name, p.Value.Describe())
 			continue
 		}
-		c.keys2(p.Value, ip, func() string { return "interface " + quote(name) }, ifaceDefKeys2(), nil)
+		c.keys2(p.Value, ip, func() string { return "interface " + core.Quote(name) }, ifaceDefKeys2(), nil)
 		prev := into[name]
 		d := &iface2{name: name, inputs: map[string]*prop2{}, ops: map[string]*op2{}, notes: map[string]*op2{}}
 		tn := p.Value.Get("type")
 		if prev != nil && tn.IsNull() {
 			d.typ = prev.typ
-		} else if d.typ = c.typeRef2(f, kInterface, tn, ip+".type"); d.typ == nil {
+		} else if d.typ = c.typeRef2(f, core.KInterface, tn, ip+".type"); d.typ == nil {
 			// Kept untyped: its assignments are not reported again.
 			into[name] = d
 			continue
@@ -576,7 +577,7 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -590,14 +591,14 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 		case p.Value.IsNull():
 		case p.Value.IsString():
 			if inType {
-				c.errorf(p.Value.Range, op, CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)
+				c.Errorf(p.Value.Range, op, core.CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)
 			}
 			d.impl = p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
-			c.keys2(p.Value, op, func() string { return "operation " + quote(name) }, opDefKeys2(false), nil)
+			c.keys2(p.Value, op, func() string { return "operation " + core.Quote(name) }, opDefKeys2(false), nil)
 			if ip, ok := p.Value.GetPair("implementation"); ok {
 				if inType {
-					c.errorf(ip.Key.Range, op+".implementation", CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)
+					c.Errorf(ip.Key.Range, op+".implementation", core.CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)
 				}
 				d.impl = ip.Value
 				c.checkImpl2(ip.Value, op+".implementation")
@@ -606,7 +607,7 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 				c.readParamDefs2(f, d.inputs, in, op+".inputs", true)
 			}
 		default:
-			c.errorf(p.Value.Range, op, CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, p.Value.Describe())
+			c.Errorf(p.Value.Range, op, core.CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, p.Value.Describe())
 			continue
 		}
 		into[name] = d
@@ -621,7 +622,7 @@ func (c *compiler) checkImpl2(n *yamlsrc.Node, path string) {
 	case n.Kind == yamlsrc.Mapping:
 		c.keys2(n, path, func() string { return "implementation" }, []string{"primary", "dependencies", "timeout", "operation_host"}, nil)
 	default:
-		c.errorf(n.Range, path, CodeWrongKind, "an implementation is an artifact or a map, found %s", n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "an implementation is an artifact or a map, found %s", n.Describe())
 	}
 }
 
@@ -635,7 +636,7 @@ func (c *compiler) readArtifactDefs2(t *typeDef2, n *yamlsrc.Node, path string) 
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "artifacts must be a map, found %s", n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "artifacts must be a map, found %s", n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -649,17 +650,17 @@ func (c *compiler) readArtifactDefs2(t *typeDef2, n *yamlsrc.Node, path string) 
 func (c *compiler) checkArtifact2(f *file, p yamlsrc.Pair, path string, refines bool) {
 	name := p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
-		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "artifact %q must be a map, found %s", name, p.Value.Describe())
+		c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "artifact %q must be a map, found %s", name, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "artifact " + quote(name) }, artifactKeys2(), nil)
+	c.keys2(p.Value, path, func() string { return "artifact " + core.Quote(name) }, artifactKeys2(), nil)
 	c.metadata2(p.Value, path)
 	if tn := p.Value.Get("type"); tn != nil || !refines {
-		c.typeRef2(f, kArtifact, tn, path+".type")
+		c.typeRef2(f, core.KArtifact, tn, path+".type")
 	}
 	if fn := p.Value.Get("file"); fn == nil && !refines {
-		c.errorf(p.Key.Range, path, CodeMissingField, "artifact %q is missing required field \"file\"", name)
+		c.Errorf(p.Key.Range, path, core.CodeMissingField, "artifact %q is missing required field \"file\"", name)
 	} else if fn != nil && !fn.IsString() {
-		c.errorf(fn.Range, path+".file", CodeWrongKind, "file must be a string, found %s", fn.Describe())
+		c.Errorf(fn.Range, path+".file", core.CodeWrongKind, "file must be a string, found %s", fn.Describe())
 	}
 }

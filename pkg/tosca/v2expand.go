@@ -15,6 +15,7 @@ package tosca
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // limitExpansion2 adds up the node representations and relationships of
@@ -27,7 +28,7 @@ func (c *compiler) limitExpansion2() bool {
 		total += nd.count
 		if total > maxExpansion2 {
 			at, path := countAt2(nd.n, nd.key, nd.path)
-			c.errorf(at, path, CodeExpansion, "node template %q brings the service template to %d node representations and relationships, over the limit of %d", nd.name, total, maxExpansion2)
+			c.Errorf(at, path, core.CodeExpansion, "node template %q brings the service template to %d node representations and relationships, over the limit of %d", nd.name, total, maxExpansion2)
 			return false
 		}
 		if hasCount2(nd.n) && nd.count > 0 {
@@ -36,7 +37,7 @@ func (c *compiler) limitExpansion2() bool {
 			size := yamlSize2(nd.n, maxExpandedValues2/nd.count+1)
 			if values += size * nd.count; values > maxExpandedValues2 {
 				at, path := countAt2(nd.n, nd.key, nd.path)
-				c.errorf(at, path, CodeExpansion, "node template %q repeats its values (%s YAML nodes) for each of its %d representations, which brings the values of representations over the limit of %d YAML nodes", nd.name, sizeText2(size, maxExpandedValues2/nd.count+1), nd.count, maxExpandedValues2)
+				c.Errorf(at, path, core.CodeExpansion, "node template %q repeats its values (%s YAML nodes) for each of its %d representations, which brings the values of representations over the limit of %d YAML nodes", nd.name, sizeText2(size, maxExpandedValues2/nd.count+1), nd.count, maxExpandedValues2)
 				return false
 			}
 		}
@@ -57,7 +58,7 @@ func (c *compiler) limitExpansion2() bool {
 					at, path = countAt2(ra.target.n, ra.key, ra.target.path)
 				}
 			}
-			c.errorf(at, path, CodeExpansion, "requirement %q of node template %q makes %s relationships, which bring the service template over the limit of %d node representations and relationships", ra.name, nd.name, expansionProduct2(nd.count, per), maxExpansion2)
+			c.Errorf(at, path, core.CodeExpansion, "requirement %q of node template %q makes %s relationships, which bring the service template over the limit of %d node representations and relationships", ra.name, nd.name, expansionProduct2(nd.count, per), maxExpansion2)
 			return false
 		}
 	}
@@ -96,9 +97,9 @@ func countAt2(n *yamlsrc.Node, def diag.Range, path string) (diag.Range, string)
 // would not fit.
 func expansionProduct2(n, per int64) string {
 	if n > (1<<62)/per {
-		return "more than " + itoa(1<<62)
+		return "more than " + core.Itoa(1<<62)
 	}
-	return itoa(n * per)
+	return core.Itoa(n * per)
 }
 
 // yamlSize2 counts the YAML nodes of n (an alias's target each time it
@@ -122,7 +123,25 @@ func yamlSize2(n *yamlsrc.Node, max int64) int64 {
 // sizeText2 writes a size yamlSize2 stopped counting at max as "at least".
 func sizeText2(size, max int64) string {
 	if size >= max {
-		return "at least " + itoa(size)
+		return "at least " + core.Itoa(size)
 	}
-	return itoa(size)
+	return core.Itoa(size)
 }
+
+// maxExpansion2 bounds what a TOSCA 2.0 service template expands to: its
+// node representations (a template without count is one, with count as
+// many as its count) and its relationships together. A requirement
+// assignment of a template makes, for each representation of the
+// template, its count of relationships (§14.3) — or, when it names a
+// template with count and no index, one to every representation of it,
+// the edges plan orders by, if that is more. Each representation is a
+// resource and each relationship an edge: the limit bounds the graph, and
+// the work that builds it, before any of it is built (limitExpansion2).
+const maxExpansion2 = 250_000
+
+// maxExpandedValues2 bounds the values the representations of 2.0 node
+// templates with count repeat: each representation evaluates its
+// template's values anew ($node_index may make each differ) and keeps
+// them in its resource, so a template of n YAML nodes with count c costs
+// about n × c of work and memory, added up over the templates with count.
+const maxExpandedValues2 = 4_000_000

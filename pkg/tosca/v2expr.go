@@ -22,6 +22,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -94,13 +95,13 @@ func (c *compiler) checkExpr2(f *file, n *yamlsrc.Node, path string, validation 
 }
 
 func (c *compiler) walkExpr2(f *file, n *yamlsrc.Node, path string, validation bool, depth int) {
-	if n == nil || depth > maxValueDepth {
+	if n == nil || depth > core.MaxValueDepth {
 		return
 	}
 	if name, args, ok := funcCall2(n); ok {
 		c.checkCall2(f, n, name, args, path)
 		for i, a := range argList2(args) {
-			c.walkExpr2(f, a, path+"["+itoa(int64(i))+"]", validation, depth+1)
+			c.walkExpr2(f, a, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
 		}
 		return
 	}
@@ -108,11 +109,11 @@ func (c *compiler) walkExpr2(f *file, n *yamlsrc.Node, path string, validation b
 	case yamlsrc.Mapping:
 		c.checkMalformed2(n, path)
 		for _, p := range n.Pairs() {
-			c.walkExpr2(f, p.Value, joinPath(path, p.Key.Value), validation, depth+1)
+			c.walkExpr2(f, p.Value, core.JoinPath(path, p.Key.Value), validation, depth+1)
 		}
 	case yamlsrc.Sequence:
 		for i, it := range n.Content {
-			c.walkExpr2(f, it, path+"["+itoa(int64(i))+"]", validation, depth+1)
+			c.walkExpr2(f, it, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
 		}
 	}
 }
@@ -125,7 +126,7 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 	}
 	c.v2.checked[n] = true
 	if name == "" {
-		c.errorf(n.Range, path, CodeFunction, "a function call names no function after $ (write $$ for a literal $)")
+		c.Errorf(n.Range, path, core.CodeFunction, "a function call names no function after $ (write $$ for a literal $)")
 		return
 	}
 	if d := c.findFunc2(f, name); d != nil {
@@ -133,27 +134,27 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 		return
 	}
 	if name == "relationship_index" && !relContext2(path) {
-		c.errorf(n.Range, path, CodeFunction, "$relationship_index outside a relationship context: it is valid in relationship types and templates and in requirement definitions and assignments (§10.2.1.7)")
+		c.Errorf(n.Range, path, core.CodeFunction, "$relationship_index outside a relationship context: it is valid in relationship types and templates and in requirement definitions and assignments (§10.2.1.7)")
 	}
 	if name == "node_index" && !nodeContext2(path) {
-		c.errorf(n.Range, path, CodeFunction, "$node_index outside a node context: the service template's inputs, outputs, groups and policies, and group and policy types, belong to no node representation (§10.2.1.6)")
+		c.Errorf(n.Range, path, core.CodeFunction, "$node_index outside a node context: the service template's inputs, outputs, groups and policies, and group and policy types, belong to no node representation (§10.2.1.6)")
 	}
 	lo, hi, ok := builtinArity2(name)
 	if !ok {
-		c.ErrorDetail(n.Range, path, CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
+		c.ErrorDetail(n.Range, path, core.CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
 			"unknown function $%s: it is neither built-in nor declared in functions", name)
 		return
 	}
 	got := len(argList2(args))
 	if got < lo || (hi >= 0 && got > hi) {
-		want := itoa(int64(lo))
+		want := core.Itoa(int64(lo))
 		switch {
 		case hi < 0:
 			want = "at least " + want
 		case hi != lo:
-			want += " to " + itoa(int64(hi))
+			want += " to " + core.Itoa(int64(hi))
 		}
-		c.errorf(n.Range, path, CodeFunction, "$%s takes %s argument(s), found %d", name, want, got)
+		c.Errorf(n.Range, path, core.CodeFunction, "$%s takes %s argument(s), found %d", name, want, got)
 		return
 	}
 	if name == "matches" {
@@ -173,14 +174,14 @@ func (c *compiler) checkPattern2(p *yamlsrc.Node, path string) {
 	switch {
 	case problem == nil:
 	case problem.Invalid:
-		c.errorf(p.Range, path, values.CodeBadPattern, "the $matches pattern %q is not a valid regular expression in any dialect: %s", p.Value, problem.Reason)
+		c.Errorf(p.Range, path, values.CodeBadPattern, "the $matches pattern %q is not a valid regular expression in any dialect: %s", p.Value, problem.Reason)
 	default:
 		c.warnUncheckedPattern2(p.Range, path, p.Value, problem.Reason)
 	}
 }
 
 func (c *compiler) warnUncheckedPattern2(r diag.Range, path, pattern, reason string) {
-	c.warnf(r, path, values.CodeUncheckedPattern, "the $matches pattern %q is not checked: %s, and TOSCA names no dialect (§10.2.2.2.7), so values are not checked against it", pattern, reason)
+	c.Warnf(r, path, values.CodeUncheckedPattern, "the $matches pattern %q is not checked: %s, and TOSCA names no dialect (§10.2.2.2.7), so values are not checked against it", pattern, reason)
 }
 
 // relContext2 reports whether the YAML path path lies in a relationship
@@ -213,7 +214,7 @@ func (c *compiler) checkMalformed2(n *yamlsrc.Node, path string) {
 	}
 	for _, p := range n.Pairs() {
 		if k := p.Key.Value; p.Key.Kind == yamlsrc.Scalar && strings.HasPrefix(k, "$") && !strings.HasPrefix(k, "$$") {
-			c.errorf(p.Key.Range, joinPath(path, k), CodeFunction, "malformed function: %q is a function call, which must be the only key of its map (write $$ for a literal $)", k)
+			c.Errorf(p.Key.Range, core.JoinPath(path, k), core.CodeFunction, "malformed function: %q is a function call, which must be the only key of its map (write $$ for a literal $)", k)
 			return
 		}
 	}
@@ -259,16 +260,16 @@ func isUnknown2(v graph.Value) bool {
 // eval evaluates a value: functions are called, literals read (with $$
 // unescaped).
 func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
-	if n == nil || depth > maxValueDepth || !ev.c.step(n, ev.path) {
+	if n == nil || depth > core.MaxValueDepth || !ev.c.step2(n, ev.path) {
 		return nil
 	}
 	if name, args, ok := funcCall2(n); ok {
 		var vals []graph.Value
-		before := ev.c.secretReads
+		before := ev.c.SecretReads
 		for _, a := range argList2(args) {
 			vals = append(vals, ev.eval(a, depth+1))
 		}
-		if ev.c.secretReads > before {
+		if ev.c.SecretReads > before {
 			// What the call reports must not quote its secret arguments.
 			ev.c.InSecret++
 			defer func() { ev.c.InSecret-- }()

@@ -32,6 +32,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // funcDef2 is one custom function definition.
@@ -139,13 +140,13 @@ func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
 			}
 			continue
 		}
-		if !c.keys2(p.Value, path, func() string { return "function " + quote(p.Key.Value) }, functionKeys2(), nil) {
+		if !c.keys2(p.Value, path, func() string { return "function " + core.Quote(p.Key.Value) }, functionKeys2(), nil) {
 			continue
 		}
 		d := &funcDef2{name: outer.name, f: f, sigs: slices.Clone(outer.sigs)}
 		sn := p.Value.Get("signatures")
 		for i, sig := range sn.Items() {
-			sp := path + ".signatures[" + itoa(int64(i)) + "]"
+			sp := path + ".signatures[" + core.Itoa(int64(i)) + "]"
 			if i >= len(outer.sigs) {
 				if more, ok := c.readSignature2(f, sig, sp); ok {
 					d.sigs = append(d.sigs, more)
@@ -170,24 +171,24 @@ func (c *compiler) refineFunctions2(f *file, n *yamlsrc.Node) {
 func (c *compiler) readFuncDef2(f *file, p yamlsrc.Pair, path string) *funcDef2 {
 	name := p.Key.Value
 	if !p.Key.IsString() || name == "" {
-		c.errorf(p.Key.Range, path, CodeBadName, "a function name must be a non-empty string, found %s", p.Key.Describe())
+		c.Errorf(p.Key.Range, path, core.CodeBadName, "a function name must be a non-empty string, found %s", p.Key.Describe())
 		return nil
 	}
-	if !c.keys2(p.Value, path, func() string { return "function " + quote(name) }, functionKeys2(), nil) {
+	if !c.keys2(p.Value, path, func() string { return "function " + core.Quote(name) }, functionKeys2(), nil) {
 		if p.Value.IsNull() {
-			c.errorf(p.Key.Range, path, CodeMissingField, "function %q is missing required field \"signatures\"", name)
+			c.Errorf(p.Key.Range, path, core.CodeMissingField, "function %q is missing required field \"signatures\"", name)
 		}
 		return nil
 	}
 	c.metadata2(p.Value, path)
 	sn := p.Value.Get("signatures")
 	if sn == nil || sn.Kind != yamlsrc.Sequence || len(sn.Content) == 0 {
-		c.errorf(rangeOf(sn), path+".signatures", CodeMissingField, "function %q needs a list of one or more signatures", name)
+		c.Errorf(core.RangeOf(sn), path+".signatures", core.CodeMissingField, "function %q needs a list of one or more signatures", name)
 		return nil
 	}
 	d := &funcDef2{name: name, f: f}
 	for i, sig := range sn.Content {
-		if sg, ok := c.readSignature2(f, sig, path+".signatures["+itoa(int64(i))+"]"); ok {
+		if sg, ok := c.readSignature2(f, sig, path+".signatures["+core.Itoa(int64(i))+"]"); ok {
 			d.sigs = append(d.sigs, sg)
 		}
 	}
@@ -207,11 +208,11 @@ func (c *compiler) readSignature2(f *file, s *yamlsrc.Node, sp string) (sig2, bo
 			continue
 		}
 		if an.Kind != yamlsrc.Sequence {
-			c.errorf(an.Range, sp+"."+key, CodeWrongKind, "%s must be a list of definitions, found %s", key, an.Describe())
+			c.Errorf(an.Range, sp+"."+key, core.CodeWrongKind, "%s must be a list of definitions, found %s", key, an.Describe())
 			continue
 		}
 		for j, a := range an.Content {
-			sig.params = append(sig.params, c.readSchema2(f, a, sp+"."+key+"["+itoa(int64(j))+"]"))
+			sig.params = append(sig.params, c.readSchema2(f, a, sp+"."+key+"["+core.Itoa(int64(j))+"]"))
 		}
 		if key == "arguments" {
 			sig.min = len(an.Content)
@@ -243,7 +244,7 @@ func (c *compiler) checkSignature2(d *funcDef2, n, args *yamlsrc.Node, path stri
 			return
 		}
 	}
-	c.errorf(n.Range, path, CodeFunction, "no signature of function $%s takes %d arguments", d.name, got)
+	c.Errorf(n.Range, path, core.CodeFunction, "no signature of function $%s takes %d arguments", d.name, got)
 }
 
 // matchSig2 returns the first signature of d that takes the evaluated
@@ -283,13 +284,13 @@ func (ev *eval2) matchSig2(n *yamlsrc.Node, name string, d *funcDef2, vals []gra
 	case 0:
 	case 1:
 		m := misses[0]
-		c.errorf(m.why.Range, ev.path, CodeFunction, "argument %d of $%s: %s", m.arg+1, name, m.why.Summary)
+		c.Errorf(m.why.Range, ev.path, core.CodeFunction, "argument %d of $%s: %s", m.arg+1, name, m.why.Summary)
 	default:
 		parts := make([]string, len(misses))
 		for i, m := range misses {
-			parts[i] = "signature " + itoa(int64(m.sig+1)) + ", argument " + itoa(int64(m.arg+1)) + ": " + m.why.Summary
+			parts[i] = "signature " + core.Itoa(int64(m.sig+1)) + ", argument " + core.Itoa(int64(m.arg+1)) + ": " + m.why.Summary
 		}
-		c.errorf(n.Range, ev.path, CodeFunction, "no signature of function $%s accepts these arguments (%s)", name, strings.Join(parts, "; "))
+		c.Errorf(n.Range, ev.path, core.CodeFunction, "no signature of function $%s accepts these arguments (%s)", name, strings.Join(parts, "; "))
 	}
 	return nil
 }
@@ -315,9 +316,9 @@ func (ev *eval2) argFits2(p *prop2, v graph.Value, at *yamlsrc.Node, i int) (dia
 		// would read as a call.
 		return diag.Diagnostic{}, true
 	}
-	path := ev.path + "[" + itoa(int64(i)) + "]"
-	errs := c.quietly(func() {
-		c.checkValueDepth2(ev, p.typ, p.entry, p.keyS, p.validation, nodeOf(v, at.Range), path, 1)
+	path := ev.path + "[" + core.Itoa(int64(i)) + "]"
+	errs := c.Quietly(func() {
+		c.checkValueDepth2(ev, p.typ, p.entry, p.keyS, p.validation, core.NodeOf(v, at.Range), path, 1)
 	})
 	for _, e := range errs {
 		if e.Severity == diag.Error {
@@ -325,21 +326,6 @@ func (ev *eval2) argFits2(p *prop2, v graph.Value, at *yamlsrc.Node, i int) (dia
 		}
 	}
 	return diag.Diagnostic{}, true
-}
-
-// quietly runs check and returns the diagnostics it reported, which it
-// takes back: a trial of a value against a definition.
-func (c *compiler) quietly(check func()) diag.Diagnostics {
-	n0 := len(c.Diags)
-	check()
-	got := slices.Clone(c.Diags[n0:])
-	c.Diags = c.Diags[:n0]
-	for at := range c.FollowOns {
-		if at >= n0 {
-			delete(c.FollowOns, at)
-		}
-	}
-	return got
 }
 
 // staticType2 returns the definition of what the call n yields when its
@@ -417,7 +403,7 @@ func (c *compiler) resultFits2(n *yamlsrc.Node, t *typeDef2, entry, keyS *prop2,
 	want := &prop2{typ: t, entry: entry, keyS: keyS}
 	if c.schemaClash2(s.result, want) {
 		name, _, _ := funcCall2(n)
-		c.errorf(n.Range, path, CodeFunction, "$%s returns type %s, not %s", name, schemaText2(s.result), schemaText2(want))
+		c.Errorf(n.Range, path, core.CodeFunction, "$%s returns type %s, not %s", name, schemaText2(s.result), schemaText2(want))
 	}
 }
 
@@ -438,7 +424,7 @@ func (ev *eval2) customCall2(name string, s *sig2, vals []graph.Value) graph.Val
 		if s.implRel == "" {
 			s.implRel = s.impl
 			if !strings.Contains(s.impl, "://") && !filepath.IsAbs(s.impl) && s.implF.dir != "" {
-				c.ConfineNamed(s.implAt, s.impl, s.implF.dir, s.implPath, CodeImplOutsideRoot, "implementation")
+				c.ConfineNamed(s.implAt, s.impl, s.implF.dir, s.implPath, core.CodeImplOutsideRoot, "implementation")
 				if rel, err := filepath.Rel(c.root.dir, filepath.Join(s.implF.dir, filepath.FromSlash(s.impl))); err == nil {
 					s.implRel = filepath.ToSlash(rel)
 				}

@@ -15,6 +15,7 @@ import (
 	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -75,7 +76,7 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	}
 	v, err := funceval.Eval(name, vals, ev.ordering())
 	if err != nil {
-		ev.c.badValue2(rangeOf(n), ev.path, CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")
+		ev.c.badValue2(core.RangeOf(n), ev.path, core.CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")
 		return nil
 	}
 	return v
@@ -115,7 +116,7 @@ func (ev *eval2) relationshipIndex(n *yamlsrc.Node) graph.Value {
 	case r.known:
 		return r.index
 	case r.once != "":
-		ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$relationship_index in %s of requirement %q, which makes %d relationships: xosplan runs them once for the requirement, so the index has no single value", r.once, r.req, r.count)
+		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$relationship_index in %s of requirement %q, which makes %d relationships: xosplan runs them once for the requirement, so the index has no single value", r.once, r.req, r.count)
 		return nil
 	}
 	return unknown2("relationship_index", nil)
@@ -150,7 +151,7 @@ func (ev *eval2) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
 	name, isName := vals[0].(string)
 	if !isName || !topo.declared[name] {
 		if !isUnknown2(vals[0]) {
-			ev.c.errorf(rangeOf(n), ev.path, CodeUnknownInput, "$get_input of %s, which the service template does not declare as an input", describeGo2(vals[0]))
+			ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownInput, "$get_input of %s, which the service template does not declare as an input", describeGo2(vals[0]))
 		}
 		return nil
 	}
@@ -225,7 +226,7 @@ func (ev *eval2) uncheckedPattern2(n *yamlsrc.Node, vals []graph.Value) bool {
 	}
 	_, args, _ := funcCall2(n)
 	if pn := argList2(args)[1]; pn.Kind != yamlsrc.Scalar || pn.Value != p {
-		ev.c.warnUncheckedPattern2(rangeOf(pn), ev.path, p, problem.Reason)
+		ev.c.warnUncheckedPattern2(core.RangeOf(pn), ev.path, p, problem.Reason)
 	}
 	return true
 }

@@ -48,7 +48,7 @@ func (c *compiler) loadFile2(f *file, isRoot bool) {
 		return
 	}
 	if !f.normative {
-		c.checkLimits(f)
+		c.CheckLimits(f.root)
 	}
 	c.scope2(f)
 	if in := f.root.Get("imports"); in != nil && in.Kind == yamlsrc.Sequence {
@@ -56,7 +56,7 @@ func (c *compiler) loadFile2(f *file, isRoot bool) {
 			if c.Ctx.Err() != nil {
 				break
 			}
-			c.loadImport2(f, it, "imports["+itoa(int64(i))+"]")
+			c.loadImport2(f, it, "imports["+core.Itoa(int64(i))+"]")
 		}
 	}
 	c.order = append(c.order, f)
@@ -94,7 +94,7 @@ func (c *compiler) parseImport2(it *yamlsrc.Node, path string) (import2, bool) {
 		imp.url = it.Value
 		return imp, true
 	case it.Kind != yamlsrc.Mapping:
-		c.errorf(it.Range, path, CodeWrongKind, "an import must be a url or a map, found %s", it.Describe())
+		c.Errorf(it.Range, path, core.CodeWrongKind, "an import must be a url or a map, found %s", it.Describe())
 		return imp, false
 	}
 	c.keys2(it, path, func() string { return "import" }, importKeys2(), legacyImport)
@@ -113,21 +113,21 @@ func (c *compiler) parseImport2(it *yamlsrc.Node, path string) (import2, bool) {
 		imp.namespace, nsN = c.str2(it, path, "namespace_prefix")
 	}
 	if nsN != nil && (imp.namespace == "" || strings.ContainsAny(imp.namespace, ": \t")) {
-		c.errorf(nsN.Range, path+".namespace", CodeWrongKind, "namespace %q is not a name (no colon or space)", imp.namespace)
+		c.Errorf(nsN.Range, path+".namespace", core.CodeWrongKind, "namespace %q is not a name (no colon or space)", imp.namespace)
 		imp.namespace = ""
 	}
 	switch {
 	case urlN != nil && profN != nil:
-		c.errorf(it.Range, path, CodeWrongKind, "an import names either a url or a profile, not both (§6.8.1)")
+		c.Errorf(it.Range, path, core.CodeWrongKind, "an import names either a url or a profile, not both (§6.8.1)")
 		return imp, false
 	case urlN == nil && profN == nil:
-		c.errorf(it.Range, path, CodeMissingField, "import is missing required field \"url\" or \"profile\"")
+		c.Errorf(it.Range, path, core.CodeMissingField, "import is missing required field \"url\" or \"profile\"")
 		return imp, false
 	case profN != nil && imp.repository != "":
-		c.errorf(it.Range, path, CodeWrongKind, "an import of a profile names no repository (§6.8.1)")
+		c.Errorf(it.Range, path, core.CodeWrongKind, "an import of a profile names no repository (§6.8.1)")
 		return imp, false
 	case urlN != nil && imp.repository != "" && strings.Contains(imp.url, "://"):
-		c.errorf(urlN.Range, path+".url", CodeWrongKind, "url %q has a scheme, so it names no repository (§6.8.2.2)", imp.url)
+		c.Errorf(urlN.Range, path+".url", core.CodeWrongKind, "url %q has a scheme, so it names no repository (§6.8.2.2)", imp.url)
 		return imp, false
 	}
 	if urlN != nil {
@@ -163,17 +163,17 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 	if imp.repository != "" {
 		repo, owner := c.findRepo2(from, imp.repository)
 		if repo == nil {
-			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which neither this file nor what it imports before declares", imp.url, imp.repository)
+			c.Errorf(at, path, core.CodeUnknownRepository, "import %q names repository %q, which neither this file nor what it imports before declares", imp.url, imp.repository)
 			c.FailedImport()
 			return nil
 		}
-		u := repositoryURL(repo, imp.url)
+		u := core.RepositoryURL(repo, imp.url)
 		if local, ok := c.opts.ImportMap[u]; ok {
 			return c.loadMapped2(imp, u, local, path)
 		}
-		name, dir, ok := repositoryFile(repo, owner.dir, imp.url)
+		name, dir, ok := core.RepositoryFile(repo, owner.dir, imp.url)
 		if !ok {
-			c.networkImport(at, path, "import %q is fetched from repository %q (%s): xosplan does not use the network; download the file and import it by path", imp.url, imp.repository, u)
+			c.NetworkImport(at, path, "import %q is fetched from repository %q (%s): xosplan does not use the network; download the file and import it by path", imp.url, imp.repository, u)
 			return nil
 		}
 		// The file lies in the named repository: its own "/" urls start
@@ -187,7 +187,7 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 	if strings.Contains(name, "://") {
 		local, ok := core.LocalURL(name)
 		if !ok {
-			c.networkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", imp.url)
+			c.NetworkImport(at, path, "import %q is a URL: xosplan does not use the network; download the file and import it by path", imp.url)
 			return nil
 		}
 		name = local
@@ -207,7 +207,7 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 // checks of Options.Root (readFile); repo is the root of the repository
 // that holds it.
 func (c *compiler) loadLocal2(imp import2, name, repo, path string) *file {
-	key := fileKey(name)
+	key := core.FileKey(name)
 	if g, seen := c.files[key]; seen {
 		return g
 	}
@@ -216,11 +216,11 @@ func (c *compiler) loadLocal2(imp import2, name, repo, path string) *file {
 		at := imp.at.Range
 		switch {
 		case !errors.Is(err, fs.ErrNotExist):
-			c.importRefused(imp.url, at, path, err)
+			c.ImportRefused(imp.url, at, path, err)
 		case imp.repository != "":
-			c.errorf(at, path, CodeImportNotFound, "import %q not found in repository %q (%s)", imp.url, imp.repository, c.Display(name))
+			c.Errorf(at, path, core.CodeImportNotFound, "import %q not found in repository %q (%s)", imp.url, imp.repository, c.Display(name))
 		default:
-			c.errorf(at, path, CodeImportNotFound, "import %q not found", imp.url)
+			c.Errorf(at, path, core.CodeImportNotFound, "import %q not found", imp.url)
 		}
 		c.FailedImport()
 		return nil
@@ -235,7 +235,7 @@ func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
 	if err != nil {
 		name = filepath.Clean(local)
 	}
-	key := fileKey(name)
+	key := core.FileKey(name)
 	if g, seen := c.files[key]; seen {
 		return g
 	}
@@ -245,9 +245,9 @@ func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			c.errorf(imp.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
+			c.Errorf(imp.at.Range, path, core.CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
 		} else {
-			c.importRefused(u, imp.at.Range, path, err)
+			c.ImportRefused(u, imp.at.Range, path, err)
 		}
 		c.FailedImport()
 		return nil
@@ -261,12 +261,12 @@ func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
 func (c *compiler) loadParsed2(name, key string, data []byte, repo string, embedded bool) *file {
 	var root *yamlsrc.Node
 	if embedded {
-		root = c.parseData(name, data)
+		root = c.ParseData(name, data)
 	} else {
-		root = c.parseYAML(name, data)
+		root = c.ParseYAML(name, data)
 		if root != nil {
 			var stack []string
-			c.checkDuplicates(root, 0, false, &stack)
+			c.CheckDuplicates(root, 0, false, &stack)
 		}
 	}
 	f := &file{name: name, key: key, dir: filepath.Dir(name), root: root, normative: embedded}
@@ -291,13 +291,13 @@ func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *fil
 	}
 	var f *file
 	if e, ok := c.v2.index.lookup(name); ok {
-		key := fileKey(e.path)
+		key := core.FileKey(e.path)
 		if g, seen := c.files[key]; seen {
 			f = g
 		} else {
 			data, err := c.ReadFile(e.path)
 			if err != nil {
-				c.importRefused(e.path, at.Range, path, err)
+				c.ImportRefused(e.path, at.Range, path, err)
 				c.FailedImport()
 				return nil
 			}
@@ -331,7 +331,7 @@ func (c *compiler) loadEmbeddedSibling2(from *file, imp import2, path string) *f
 	}
 	data, ok := embeddedProfileFile(name)
 	if !ok {
-		c.errorf(imp.at.Range, path, CodeImportNotFound, "import %q not found", imp.url)
+		c.Errorf(imp.at.Range, path, core.CodeImportNotFound, "import %q not found", imp.url)
 		c.FailedImport()
 		return nil
 	}
@@ -349,7 +349,7 @@ func (c *compiler) unknownProfile(name string, at *yamlsrc.Node, path string) {
 		}
 		where = "no file of the profile search path declares it (" + strings.Join(shown, ", ") + ")"
 	}
-	c.ErrorDetail(rangeOf(at), path, CodeProfile, "xosplan embeds "+strings.Join(embeddedProfileNames(), " and ")+".",
+	c.ErrorDetail(core.RangeOf(at), path, core.CodeProfile, "xosplan embeds "+strings.Join(embeddedProfileNames(), " and ")+".",
 		"unknown profile %q: %s", name, where)
 }
 
@@ -362,7 +362,7 @@ func (c *compiler) setupProfiles2(root *file) {
 		var err error
 		x, err = NewProfileIndex(c.Ctx, c.opts.ProfilePath)
 		if err != nil {
-			c.errorf(diag.Range{File: root.name}, "", CodeRead, "reading the profile search path: %v", plainErr(err))
+			c.Errorf(diag.Range{File: root.name}, "", core.CodeRead, "reading the profile search path: %v", core.PlainErr(err))
 		}
 	}
 	c.v2.index = x

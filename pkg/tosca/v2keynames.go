@@ -8,6 +8,8 @@ package tosca
 import (
 	"slices"
 	"strings"
+
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // keynames2 lists the keynames of the 2.0 grammar at a place (see
@@ -31,7 +33,7 @@ func keynames2(place string) []string {
 	case "functions":
 		return functionKeynames2(parts[1:])
 	}
-	for k := kind(0); k < numKinds; k++ {
+	for k := core.Kind(0); k < core.NumKinds; k++ {
 		if parts[0] == k.Section() && len(parts) >= 2 && parts[1] == "*" {
 			return typeKeynames2(k, parts[2:])
 		}
@@ -90,7 +92,7 @@ func functionKeynames2(rest []string) []string {
 	return nil
 }
 
-func typeKeynames2(k kind, rest []string) []string {
+func typeKeynames2(k core.Kind, rest []string) []string {
 	switch at := strings.Join(rest, "."); {
 	case at == "":
 		return typeKeys2(k)
@@ -98,15 +100,15 @@ func typeKeynames2(k kind, rest []string) []string {
 		return propKeys2(true)
 	case at == "attributes.*":
 		return propKeys2(false)
-	case k == kNode && at == "capabilities.*":
+	case k == core.KNode && at == "capabilities.*":
 		return capDefKeys2()
-	case k == kNode && at == "requirements.*":
+	case k == core.KNode && at == "requirements.*":
 		return reqDefKeys2()
-	case k == kNode && at == "artifacts.*":
+	case k == core.KNode && at == "artifacts.*":
 		return artifactKeys2()
 	case at == "interfaces.*":
 		return ifaceDefKeys2()
-	case k == kInterface && (at == "operations.*" || at == "notifications.*"):
+	case k == core.KInterface && (at == "operations.*" || at == "notifications.*"):
 		return opDefKeys2(true)
 	case strings.HasSuffix(at, "operations.*"), strings.HasSuffix(at, "notifications.*"):
 		return opDefKeys2(false)

@@ -46,6 +46,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // pathEnd is where a TOSCA path leads: a node (one representation, or
@@ -185,7 +186,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 				return end, nil, false
 			}
 		}
-		c.errorf(rangeOf(n), ev.path, CodeUnknownTemplate, "$%s starts at %q, which is neither SELF nor a node or relationship template", fn, graph.Text(vals[0]))
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownTemplate, "$%s starts at %q, which is neither SELF nor a node or relationship template", fn, graph.Text(vals[0]))
 		return end, nil, false
 	}
 	for len(rest) > 0 {
@@ -230,18 +231,18 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		switch step {
 		case "RELATIONSHIP":
 			if len(rest) < 2 {
-				c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: RELATIONSHIP names a requirement", fn)
+				c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: RELATIONSHIP names a requirement", fn)
 				return end, nil, false
 			}
 			req, _ := rest[1].(string)
 			rels := c.outgoing2(end.node, end.idx, req)
 			if len(rels) == 0 {
 				if !hasReqDef(end.node.typ, req) {
-					c.errorf(rangeOf(n), ev.path, CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
+					c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
 				}
 				return end, nil, false
 			}
-			re, more, each, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+quote(req)+" of node template "+quote(end.node.name))
+			re, more, each, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+core.Quote(req)+" of node template "+core.Quote(end.node.name))
 			if !ok {
 				end.each = each
 				return end, nil, false
@@ -249,12 +250,12 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 			end, rest = pathEnd{rel: re}, more
 		case "CAPABILITY":
 			if len(rest) < 2 {
-				c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: CAPABILITY names a capability", fn)
+				c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: CAPABILITY names a capability", fn)
 				return end, nil, false
 			}
 			name, _ := rest[1].(string)
 			if end.node.typ.caps[name] == nil {
-				c.errorf(rangeOf(n), ev.path, CodeUnknownCapability, "$%s: node template %q has no capability %q", fn, end.node.name, name)
+				c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownCapability, "$%s: node template %q has no capability %q", fn, end.node.name, name)
 				return end, nil, false
 			}
 			end.capName = name
@@ -279,14 +280,14 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 func (ev *eval2) representation(n *yamlsrc.Node, fn string, nd *node2, idx int64) bool {
 	c := ev.c
 	if idx < 0 {
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: the index of a representation of node template %q is a non-negative integer or ALL, found %d (§10.3)", fn, nd.name, idx)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: the index of a representation of node template %q is a non-negative integer or ALL, found %d (§10.3)", fn, nd.name, idx)
 		return false
 	}
 	_, counted := nd.n.GetPair("count")
 	if nd.countFn || (counted && !c.v2.topo.picked) || idx < nd.count {
 		return true
 	}
-	c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: node template %q has %d representation(s), so none has index %d (§10.3)", fn, nd.name, nd.count, idx)
+	c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: node template %q has %d representation(s), so none has index %d (§10.3)", fn, nd.name, nd.count, idx)
 	return false
 }
 
@@ -301,7 +302,7 @@ func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.
 		}
 	}
 	rels := ev.c.incoming2(end.node, idx, end.capName)
-	re, more, each, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+quote(end.capName)+" of "+quote(address2(end.node, idx)))
+	re, more, each, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+core.Quote(end.capName)+" of "+core.Quote(address2(end.node, idx)))
 	return pathEnd{rel: re, each: each}, more, ok
 }
 
@@ -320,7 +321,7 @@ func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []grap
 	}
 	if i < 0 || i >= int64(len(rels)) {
 		if len(rels) > 0 || i != 0 {
-			ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: relationship %d of the %d %s does not exist", fn, i, len(rels), what)
+			ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: relationship %d of the %d %s does not exist", fn, i, len(rels), what)
 		}
 		return nil, nil, nil, false
 	}
@@ -494,7 +495,7 @@ func address2(nd *node2, idx int64) string {
 			idx = 0
 		}
 	}
-	return nd.name + "[" + itoa(idx) + "]"
+	return nd.name + "[" + core.Itoa(idx) + "]"
 }
 
 // query evaluates $get_property, $get_attribute and $get_artifact.
@@ -521,7 +522,7 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		case "get_artifact":
 			what = "artifact"
 		}
-		ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: its TOSCA path names no %s after it (§10.2.1)", fn, what)
+		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: its TOSCA path names no %s after it (§10.2.1)", fn, what)
 		return nil
 	}
 	if !ok {
@@ -548,7 +549,7 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	case end.capName != "":
 		cd := nd.typ.caps[end.capName]
 		if cd.props[name] == nil && (fn == "get_property" || cd.attrs[name] == nil) {
-			ev.c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: capability %q of node template %q has no %s %q", fn, end.capName, nd.name, noun2(fn), name)
+			ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: capability %q of node template %q has no %s %q", fn, end.capName, nd.name, noun2(fn), name)
 			return nil
 		}
 		if fn == "get_property" && !end.all {
@@ -560,7 +561,7 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		return ev.attributeOf(nd, end, append([]graph.Value{end.capName}, rest...))
 	}
 	if nd.typ.props[name] == nil && (fn == "get_property" || nd.typ.attrs[name] == nil) {
-		ev.c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: node template %q has no %s %q", fn, nd.name, noun2(fn), name)
+		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: node template %q has no %s %q", fn, nd.name, noun2(fn), name)
 		return nil
 	}
 	if fn == "get_property" && !end.all {
@@ -611,7 +612,7 @@ func (ev *eval2) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each 
 // artifacts and allocate no capacity of their own.
 func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []graph.Value) graph.Value {
 	c, ra := ev.c, re.ra
-	owner := "the relationship of requirement " + quote(ra.name) + " of node template " + quote(re.src.name)
+	owner := "the relationship of requirement " + core.Quote(ra.name) + " of node template " + core.Quote(re.src.name)
 	rt := ra.relType
 	name, _ := rest[0].(string)
 	if !ev.relQueryFits2(n, fn, owner, rt, name) {
@@ -677,13 +678,13 @@ func (ev *eval2) relQueryFits2(n *yamlsrc.Node, fn, owner string, rt *typeDef2, 
 	c := ev.c
 	switch {
 	case fn == "get_artifact":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
 	case fn == "available_allocation":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
 	case rt == nil, rt.props[name] != nil, fn != "get_property" && rt.attrs[name] != nil:
 		return true
 	default:
-		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
 	}
 	return false
 }
@@ -695,7 +696,7 @@ func (ev *eval2) relQueryFits2(n *yamlsrc.Node, fn, owner string, rt *typeDef2, 
 func (ev *eval2) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []graph.Value) graph.Value {
 	c := ev.c
 	prop, _ := rest[0].(string)
-	if !ev.relQueryFits2(n, fn, "relationship template "+quote(name), c.v2.topo.relType[name], prop) {
+	if !ev.relQueryFits2(n, fn, "relationship template "+core.Quote(name), c.v2.topo.relType[name], prop) {
 		return nil
 	}
 	v, ok := c.v2.topo.relProps[name][prop]
@@ -734,7 +735,7 @@ func (c *compiler) relProp2(re *relEnd2, name string, d *prop2) graph.Value {
 	}
 	ev := &eval2{c: c, f: c.root, node: re.src, rel: rel}
 	var v graph.Value
-	c.quietly(func() { v = ev.eval(n, 0) })
+	c.Quietly(func() { v = ev.eval(n, 0) })
 	return v
 }
 
@@ -863,26 +864,26 @@ func (ev *eval2) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) gr
 	c, nd := ev.c, end.node
 	name, _ := rest[0].(string)
 	if end.capName != "" {
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at capability %q of node template %q; artifacts belong to nodes (§12.2)", end.capName, nd.name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact: its TOSCA path ends at capability %q of node template %q; artifacts belong to nodes (§12.2)", end.capName, nd.name)
 		return nil
 	}
 	switch extra := rest[1:]; {
 	case len(extra) == 0:
 	case len(extra) > 2 || extra[0] != "LOCAL_FILE":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact takes a TOSCA path and an artifact name (§10.2.1.4); after %q it has %s, and xosplan deploys no artifact to another location", name, describeGo2(extra))
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact takes a TOSCA path and an artifact name (§10.2.1.4); after %q it has %s, and xosplan deploys no artifact to another location", name, describeGo2(extra))
 		return nil
 	default:
 		if len(extra) == 2 {
 			if _, isBool := extra[1].(bool); !isBool {
-				c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: remove must be true or false, found %s", describeGo2(extra[1]))
+				c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact: remove must be true or false, found %s", describeGo2(extra[1]))
 				return nil
 			}
 		}
-		c.warnf(rangeOf(n), ev.path, CodeLegacyKeyname, "$get_artifact's location and remove arguments are TOSCA 1.3's (2.0 §10.2.1.4 takes a TOSCA path and an artifact name); read as 1.3 reads them: LOCAL_FILE is the artifact's local path, and xosplan, which copies no artifact, removes nothing")
+		c.Warnf(core.RangeOf(n), ev.path, core.CodeLegacyKeyname, "$get_artifact's location and remove arguments are TOSCA 1.3's (2.0 §10.2.1.4 takes a TOSCA path and an artifact name); read as 1.3 reads them: LOCAL_FILE is the artifact's local path, and xosplan, which copies no artifact, removes nothing")
 	}
 	a := nodeArtifact2(nd, name)
 	if a == nil {
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: node template %q has no artifact %q", nd.name, name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact: node template %q has no artifact %q", nd.name, name)
 		return nil
 	}
 	one := c.artifactPath2(a, ev.path)
@@ -911,7 +912,7 @@ func nodeArtifact2(nd *node2, name string) *yamlsrc.Node {
 // artifactOf); nil when it has no file, which was reported where it was
 // read.
 func (c *compiler) artifactPath2(a *yamlsrc.Node, path string) graph.Value {
-	file, ok := c.artifactFile2(a, c.root.dir, path, CodeArtifactOutsideRoot, "artifact")
+	file, ok := c.artifactFile2(a, c.root.dir, path, core.CodeArtifactOutsideRoot, "artifact")
 	if !ok {
 		return nil
 	}
@@ -956,7 +957,7 @@ func (c *compiler) artifactFile2(a *yamlsrc.Node, base, path, code, what string)
 func (ev *eval2) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []graph.Value) graph.Value {
 	c, nd := ev.c, end.node
 	if end.capName == "" {
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8)")
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8)")
 		return nil
 	}
 	name, _ := rest[0].(string)
@@ -967,13 +968,13 @@ func (ev *eval2) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []
 	d := cd.props[name]
 	switch {
 	case len(rest) > 1:
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation takes a TOSCA path and a property name, found %s after %q", describeGo2(rest[1:]), name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation takes a TOSCA path and a property name, found %s after %q", describeGo2(rest[1:]), name)
 		return nil
 	case d == nil:
-		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$available_allocation: capability %q of node template %q has no property %q", end.capName, nd.name, name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$available_allocation: capability %q of node template %q has no property %q", end.capName, nd.name, name)
 		return nil
 	case d.typ != nil && d.typ.base != "integer" && d.typ.base != "float" && d.typ.scalar == nil:
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", name, d.typ.name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", name, d.typ.name)
 		return nil
 	}
 	later := graph.Unknown{Func: "available_allocation", Args: []graph.Value{address2(nd, end.idx), end.capName, name}}

@@ -27,6 +27,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // loadRoot2 starts a 2.0 compile at the top-level file, already parsed:
@@ -43,8 +44,8 @@ func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
 	}
 	c.version = version20
 	var stack []string
-	c.checkDuplicates(root, 0, false, &stack)
-	f := &file{name: path, key: fileKey(path), dir: filepath.Dir(path), root: root, version: version20}
+	c.CheckDuplicates(root, 0, false, &stack)
+	f := &file{name: path, key: core.FileKey(path), dir: filepath.Dir(path), root: root, version: version20}
 	c.root = f
 	c.files[f.key] = f
 	// A url with a leading "/" starts at the root of the repository that
@@ -106,7 +107,7 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 	vp, ok := root.GetPair("tosca_definitions_version")
 	switch {
 	case !ok:
-		c.errorf(diag.Range{File: f.name, Start: root.Range.Start}, "", CodeVersion, "the file is missing required field \"tosca_definitions_version\"")
+		c.Errorf(diag.Range{File: f.name, Start: root.Range.Start}, "", core.CodeVersion, "the file is missing required field \"tosca_definitions_version\"")
 		if !isRoot {
 			return false
 		}
@@ -115,12 +116,12 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 		if !isRoot {
 			what = "the imported file's version %q is not tosca_2_0: a TOSCA 2.0 file imports TOSCA 2.0 files and profiles"
 		}
-		c.errorf(vp.Value.Range, "tosca_definitions_version", CodeVersion, what, vp.Value.Value)
+		c.Errorf(vp.Value.Range, "tosca_definitions_version", core.CodeVersion, what, vp.Value.Value)
 		if !isRoot {
 			return false
 		}
 	case root.Content[0] != vp.Key:
-		c.errorf(vp.Key.Range, "tosca_definitions_version", CodeVersion, "tosca_definitions_version must be the first line of a TOSCA file (§6.1)")
+		c.Errorf(vp.Key.Range, "tosca_definitions_version", core.CodeVersion, "tosca_definitions_version must be the first line of a TOSCA file (§6.1)")
 	}
 	f.version = version20
 	for _, p := range root.Pairs() {
@@ -128,10 +129,10 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 		switch {
 		case slices.Contains(topLevelKeys2(), k):
 		case legacyTopLevel(k) != "":
-			c.errorf(p.Key.Range, k, CodeUnknownField, "%q is not a keyname of a TOSCA 2.0 file: %s", k, legacyTopLevel(k))
+			c.Errorf(p.Key.Range, k, core.CodeUnknownField, "%q is not a keyname of a TOSCA 2.0 file: %s", k, legacyTopLevel(k))
 			continue
 		default:
-			c.errorf(p.Key.Range, k, CodeUnknownField, "a TOSCA 2.0 file has no keyname %q", k)
+			c.Errorf(p.Key.Range, k, core.CodeUnknownField, "a TOSCA 2.0 file has no keyname %q", k)
 			continue
 		}
 		if entitySections2(k) {
@@ -150,9 +151,9 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 			// §5.3.1: metadata "MAY be ignored" and "SHOULD NOT affect
 			// runtime behavior"; the TC's suite accepts a file whose
 			// metadata is a note.
-			c.warnf(md.Key.Range, "metadata", CodeMetadata, "metadata should be a map, found %s; it is ignored", md.Value.Describe())
+			c.Warnf(md.Key.Range, "metadata", core.CodeMetadata, "metadata should be a map, found %s; it is ignored", md.Value.Describe())
 		} else {
-			c.readMetadata(md.Value, "metadata", true)
+			c.ReadMetadata(md.Value, "metadata", true)
 			c.metadataTypes2(md.Value, "metadata")
 		}
 	}
@@ -177,10 +178,10 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 func (c *compiler) section2(p yamlsrc.Pair, path string, want yamlsrc.Kind) bool {
 	switch {
 	case p.Value.IsNull():
-		c.errorf(p.Key.Range, path, CodeWrongKind, "%s has no value; an empty %s is written %s, or the keyname left out", p.Key.Value, want, emptyOf(want))
+		c.Errorf(p.Key.Range, path, core.CodeWrongKind, "%s has no value; an empty %s is written %s, or the keyname left out", p.Key.Value, want, emptyOf(want))
 		return false
 	case p.Value.Kind != want:
-		c.errorf(p.Key.Range, path, CodeWrongKind, "%s must be a %s, found %s", p.Key.Value, want, p.Value.Describe())
+		c.Errorf(p.Key.Range, path, core.CodeWrongKind, "%s must be a %s, found %s", p.Key.Value, want, p.Value.Describe())
 		return false
 	}
 	return true
@@ -196,7 +197,7 @@ func emptyOf(k yamlsrc.Kind) string {
 // description2 checks a description: a string (or null).
 func (c *compiler) description2(p yamlsrc.Pair, path string) {
 	if !p.Value.IsNull() && !p.Value.IsString() {
-		c.errorf(p.Key.Range, path, CodeWrongKind, "description must be a string, found %s", p.Value.Describe())
+		c.Errorf(p.Key.Range, path, core.CodeWrongKind, "description must be a string, found %s", p.Value.Describe())
 	}
 }
 
@@ -207,7 +208,7 @@ func (c *compiler) metadata2(n *yamlsrc.Node, path string) {
 	if !ok || p.Value.IsNull() || p.Value.Kind == yamlsrc.Mapping {
 		return
 	}
-	c.errorf(p.Value.Range, joinPath(path, "metadata"), CodeMetadata, "metadata must be a map, found %s", p.Value.Describe())
+	c.Errorf(p.Value.Range, core.JoinPath(path, "metadata"), core.CodeMetadata, "metadata must be a map, found %s", p.Value.Describe())
 }
 
 // metadataTypes2 checks that the values of a metadata map, at any depth,
@@ -218,7 +219,7 @@ func (c *compiler) metadata2(n *yamlsrc.Node, path string) {
 // !!timestamp tag is that YAML type, which §9.1.2.1 forbids.
 func (c *compiler) metadataTypes2(n *yamlsrc.Node, path string) {
 	for _, p := range n.Pairs() {
-		c.metadataValue2(p.Value, joinPath(path, p.Key.Value))
+		c.metadataValue2(p.Value, core.JoinPath(path, p.Key.Value))
 	}
 }
 
@@ -228,15 +229,15 @@ func (c *compiler) metadataValue2(n *yamlsrc.Node, path string) {
 		c.metadataTypes2(n, path)
 	case yamlsrc.TagSeq:
 		for i, it := range n.Content {
-			c.metadataValue2(it, path+"["+itoa(int64(i))+"]")
+			c.metadataValue2(it, path+"["+core.Itoa(int64(i))+"]")
 		}
 	case yamlsrc.TagStr, yamlsrc.TagNull, yamlsrc.TagBool, yamlsrc.TagInt, yamlsrc.TagFloat:
 	case yamlsrc.TagTimestamp:
 		if n.Tagged {
-			c.errorf(rangeOf(n), path, CodeMetadata, "a metadata value is tagged !!timestamp, a YAML type TOSCA 2.0 does not accept (§5.3.1, §9.1.2.1); write it as a string")
+			c.Errorf(core.RangeOf(n), path, core.CodeMetadata, "a metadata value is tagged !!timestamp, a YAML type TOSCA 2.0 does not accept (§5.3.1, §9.1.2.1); write it as a string")
 		}
 	default:
-		c.errorf(rangeOf(n), path, CodeMetadata, "a metadata value is of YAML type %s; metadata values are maps, lists, strings, nulls, booleans, integers and floats (§5.3.1)", n.Tag)
+		c.Errorf(core.RangeOf(n), path, core.CodeMetadata, "a metadata value is of YAML type %s; metadata values are maps, lists, strings, nulls, booleans, integers and floats (§5.3.1)", n.Tag)
 	}
 }
 
@@ -244,11 +245,11 @@ func (c *compiler) metadataValue2(n *yamlsrc.Node, path string) {
 // defines no service template (§6.7.1).
 func (c *compiler) readProfileName2(f *file, p yamlsrc.Pair) {
 	if p.Value.Kind != yamlsrc.Scalar || !p.Value.IsString() || p.Value.Value == "" {
-		c.errorf(p.Key.Range, "profile", CodeProfile, "profile must be a name, found %s", p.Value.Describe())
+		c.Errorf(p.Key.Range, "profile", core.CodeProfile, "profile must be a name, found %s", p.Value.Describe())
 		return
 	}
 	if st, ok := f.root.GetPair("service_template"); ok {
-		c.errorf(st.Key.Range, "service_template", CodeProfile, "file declares profile %q and a service template; a TOSCA file that defines a profile must not define a service template (§6.7.1)", p.Value.Value)
+		c.Errorf(st.Key.Range, "service_template", core.CodeProfile, "file declares profile %q and a service template; a TOSCA file that defines a profile must not define a service template (§6.7.1)", p.Value.Value)
 	}
 }
 
@@ -259,12 +260,12 @@ func (c *compiler) readDSL2(n *yamlsrc.Node) {
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, "dsl_definitions", CodeWrongKind, "dsl_definitions must be a map, found %s", n.Describe())
+		c.Errorf(n.Range, "dsl_definitions", core.CodeWrongKind, "dsl_definitions must be a map, found %s", n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
 		if p.Value.Anchor == "" {
-			c.errorf(p.Key.Range, "dsl_definitions."+p.Key.Value, CodeMissingField, "dsl definition %q has no anchor (&name): nothing can refer to it (§6.3)", p.Key.Value)
+			c.Errorf(p.Key.Range, "dsl_definitions."+p.Key.Value, core.CodeMissingField, "dsl definition %q has no anchor (&name): nothing can refer to it (§6.3)", p.Key.Value)
 		}
 	}
 }
@@ -280,15 +281,15 @@ func (c *compiler) readRepositories2(n *yamlsrc.Node) {
 		switch {
 		case p.Value.IsString():
 		case p.Value.Kind == yamlsrc.Mapping:
-			c.keys2(p.Value, path, func() string { return "repository " + quote(p.Key.Value) }, repositoryKeys2(), legacyRepository)
+			c.keys2(p.Value, path, func() string { return "repository " + core.Quote(p.Key.Value) }, repositoryKeys2(), legacyRepository)
 			c.metadata2(p.Value, path)
 			if u := p.Value.Get("url"); u.IsNull() {
-				c.errorf(p.Key.Range, path, CodeMissingField, "repository %q is missing required field \"url\"", p.Key.Value)
+				c.Errorf(p.Key.Range, path, core.CodeMissingField, "repository %q is missing required field \"url\"", p.Key.Value)
 			} else if !u.IsString() {
-				c.errorf(u.Range, path+".url", CodeWrongKind, "url must be a string, found %s", u.Describe())
+				c.Errorf(u.Range, path+".url", core.CodeWrongKind, "url must be a string, found %s", u.Describe())
 			}
 		default:
-			c.errorf(p.Value.Range, path, CodeWrongKind, "repository %q must be a URL or a map, found %s", p.Key.Value, p.Value.Describe())
+			c.Errorf(p.Value.Range, path, core.CodeWrongKind, "repository %q must be a URL or a map, found %s", p.Key.Value, p.Value.Describe())
 		}
 	}
 }
@@ -324,7 +325,7 @@ func (c *compiler) checkServiceTemplateKeys2(st *yamlsrc.Node) {
 		}
 	}
 	if _, ok := st.GetPair("node_templates"); !ok {
-		c.errorf(st.Range, path, CodeMissingField, "the service template is missing required field \"node_templates\" (§6.9.1)")
+		c.Errorf(st.Range, path, core.CodeMissingField, "the service template is missing required field \"node_templates\" (§6.9.1)")
 	}
 }
 
@@ -337,7 +338,7 @@ func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allow
 		return false
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", what(), n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map, found %s", what(), n.Describe())
 		return false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -347,21 +348,21 @@ func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allow
 			// are allowed (§5.3).
 			switch {
 			case k.Value == "description" && !v.IsNull() && !v.IsString():
-				c.errorf(k.Range, joinPath(path, k.Value), CodeWrongKind, "description must be a string, found %s", v.Describe())
+				c.Errorf(k.Range, core.JoinPath(path, k.Value), core.CodeWrongKind, "description must be a string, found %s", v.Describe())
 			case k.Value == "metadata" && !v.IsNull() && v.Kind != yamlsrc.Mapping:
-				c.errorf(v.Range, joinPath(path, k.Value), CodeMetadata, "metadata must be a map, found %s", v.Describe())
+				c.Errorf(v.Range, core.JoinPath(path, k.Value), core.CodeMetadata, "metadata must be a map, found %s", v.Describe())
 			case k.Value == "metadata":
-				c.metadataTypes2(v, joinPath(path, k.Value))
+				c.metadataTypes2(v, core.JoinPath(path, k.Value))
 			}
 			continue
 		}
 		if legacy != nil && k.Kind == yamlsrc.Scalar {
 			if why := legacy(k.Value); why != "" {
-				c.warnf(k.Range, joinPath(path, k.Value), CodeLegacyKeyname, "%q in %s is a TOSCA 1.x keyname: %s; read as TOSCA 1.3 reads it", k.Value, what(), why)
+				c.Warnf(k.Range, core.JoinPath(path, k.Value), core.CodeLegacyKeyname, "%q in %s is a TOSCA 1.x keyname: %s; read as TOSCA 1.3 reads it", k.Value, what(), why)
 				continue
 			}
 		}
-		c.errorf(k.Range, joinPath(path, k.Value), CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
+		c.Errorf(k.Range, core.JoinPath(path, k.Value), core.CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
 	}
 	return true
 }
@@ -374,7 +375,7 @@ func (c *compiler) str2(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Nod
 		return "", nil
 	}
 	if v.Kind != yamlsrc.Scalar || !v.IsString() {
-		c.errorf(v.Range, joinPath(path, key), CodeWrongKind, "%s must be a string, found %s", key, v.Describe())
+		c.Errorf(v.Range, core.JoinPath(path, key), core.CodeWrongKind, "%s must be a string, found %s", key, v.Describe())
 		return "", nil
 	}
 	return v.Value, v
@@ -389,7 +390,7 @@ func (c *compiler) bool2(n *yamlsrc.Node, path, key string) (val, set bool) {
 	}
 	b, ok := v.Bool()
 	if !ok {
-		c.errorf(v.Range, joinPath(path, key), CodeWrongKind, "%s must be true or false, found %s", key, v.Describe())
+		c.Errorf(v.Range, core.JoinPath(path, key), core.CodeWrongKind, "%s must be true or false, found %s", key, v.Describe())
 		return false, false
 	}
 	return b, true

@@ -41,6 +41,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // addresses2 lists the resource addresses of a node template's
@@ -51,7 +52,7 @@ func addresses2(nd *node2) []string {
 	}
 	out := make([]string, nd.count)
 	for i := range out {
-		out[i] = nd.name + "[" + itoa(int64(i)) + "]"
+		out[i] = nd.name + "[" + core.Itoa(int64(i)) + "]"
 	}
 	return out
 }
@@ -81,7 +82,7 @@ func (c *compiler) render2() *graph.Graph {
 			}
 			r := c.renderNode2(nd, addr)
 			if err := g.AddResource(r); err != nil {
-				c.errorf(nd.key, nd.path, CodeUnknownTemplate, "node template %q: %v", nd.name, err)
+				c.Errorf(nd.key, nd.path, core.CodeUnknownTemplate, "node template %q: %v", nd.name, err)
 			}
 		}
 		nd.index = nil
@@ -109,7 +110,7 @@ func (c *compiler) render2() *graph.Graph {
 					if src == dst {
 						continue
 					}
-					c.addEdge(g, graph.Edge{Source: src, Target: dst, Kind: kind, Name: ra.name, Range: ra.key}, ra.path)
+					c.AddEdge(g, graph.Edge{Source: src, Target: dst, Kind: kind, Name: ra.name, Range: ra.key}, ra.path)
 				}
 			}
 		}
@@ -133,23 +134,15 @@ func (c *compiler) addReads2(g *graph.Graph) {
 		linked[pair{e.Source, e.Target}] = true
 	}
 	for _, r := range g.Resources() {
-		for _, t := range attributeReads(r) {
+		for _, t := range core.AttributeReads(r) {
 			k := pair{r.Address, t}
 			if _, known := g.Resource(t); !known || t == r.Address || linked[k] {
 				continue
 			}
 			linked[k] = true
-			c.addEdge(g, graph.Edge{Source: r.Address, Target: t, Kind: graph.Reads, Range: r.Range}, "")
+			c.AddEdge(g, graph.Edge{Source: r.Address, Target: t, Kind: graph.Reads, Range: r.Range}, "")
 		}
 	}
-}
-
-func firstArg2(u graph.Unknown) (string, bool) {
-	if len(u.Args) == 0 {
-		return "", false
-	}
-	s, ok := u.Args[0].(string)
-	return s, ok
 }
 
 // edgeKind2 maps a relationship type to an edge kind by its chain.
@@ -174,12 +167,12 @@ func edgeKind2(t *typeDef2) graph.EdgeKind {
 }
 
 func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
-	spec := map[string]graph.Value{"properties": dropNil(nd.props)}
+	spec := map[string]graph.Value{"properties": core.DropNil(nd.props)}
 	if len(nd.caps) > 0 {
 		m := map[string]graph.Value{}
 		for name, p := range nd.caps {
 			if len(p) > 0 {
-				m[name] = map[string]graph.Value{"properties": dropNil(p)}
+				m[name] = map[string]graph.Value{"properties": core.DropNil(p)}
 			}
 		}
 		if len(m) > 0 {
@@ -187,7 +180,7 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 		}
 	}
 	if len(nd.attrs) > 0 {
-		spec["attributes"] = dropNil(nd.attrs)
+		spec["attributes"] = core.DropNil(nd.attrs)
 	}
 	if _, counted := nd.n.GetPair("count"); counted {
 		spec["node_index"] = nd.index
@@ -223,7 +216,7 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 			continue
 		}
 		assigned := ra.n.Get("relationship").Get("interfaces")
-		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
+		if tpl := c.v2.topo.rels[core.Text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
 		c.lifecycleOps2(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
@@ -270,7 +263,7 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 			if !ok {
 				continue
 			}
-			op.Range = rangeOf(at)
+			op.Range = core.RangeOf(at)
 			op.Outputs = c.opOutputs2(nd, ra, od.n, given.Get(opName))
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
@@ -286,12 +279,12 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				input := func(ev *eval2, name string, v *yamlsrc.Node) {
 					// An input secret by its definition or by what it
 					// reads is passed, but never shown.
-					before := c.secretReads
+					before := c.SecretReads
 					if od.inputs[name].secret() || d.inputs[name].secret() {
 						c.enterSecret(v)()
 					}
 					op.Inputs[name] = ev.evalAt(v, opPath+".inputs."+name)
-					if c.secretReads > before && !slices.Contains(op.Sensitive, name) {
+					if c.SecretReads > before && !slices.Contains(op.Sensitive, name) {
 						op.Sensitive = append(op.Sensitive, name)
 					}
 				}
@@ -360,7 +353,7 @@ func (c *compiler) implementation2(nd *node2, impl *yamlsrc.Node, base, path str
 		return op, true
 	}
 	for i, d := range impl.Get("dependencies").Items() {
-		if f, ok := c.implArtifact2(nd, d, base, path+".dependencies["+itoa(int64(i))+"]"); ok {
+		if f, ok := c.implArtifact2(nd, d, base, path+".dependencies["+core.Itoa(int64(i))+"]"); ok {
 			op.Dependencies = append(op.Dependencies, f)
 		}
 	}
@@ -368,7 +361,7 @@ func (c *compiler) implementation2(nd *node2, impl *yamlsrc.Node, base, path str
 		if secs, ok := to.Int(); ok && secs > 0 {
 			op.Timeout = time.Duration(secs) * time.Second
 		} else {
-			c.errorf(to.Range, path+".timeout", CodeValue, "timeout must be a positive integer number of seconds, found %s", to.Describe())
+			c.Errorf(to.Range, path+".timeout", core.CodeValue, "timeout must be a positive integer number of seconds, found %s", to.Describe())
 		}
 	}
 	return op, true
@@ -393,7 +386,7 @@ func (c *compiler) implArtifact2(nd *node2, n *yamlsrc.Node, base, path string) 
 	if a := nodeArtifact2(nd, n.Value); a != nil {
 		return c.implFile2(a, base, path)
 	}
-	c.ConfineNamed(n, n.Value, base, path, CodeImplOutsideRoot, "implementation")
+	c.ConfineNamed(n, n.Value, base, path, core.CodeImplOutsideRoot, "implementation")
 	return n.Value, true
 }
 
@@ -404,11 +397,11 @@ func (c *compiler) implArtifact2(nd *node2, n *yamlsrc.Node, base, path string) 
 func (c *compiler) implFile2(a *yamlsrc.Node, base, path string) (string, bool) {
 	fn := a.Get("file")
 	if r := a.Get("repository"); r != nil && fn != nil && fn.IsString() {
-		if repo, _ := c.findRepo2(c.files[fileKey(a.Range.File)], text(r)); repo != nil {
-			return repositoryURL(repo, fn.Value), true
+		if repo, _ := c.findRepo2(c.files[core.FileKey(a.Range.File)], core.Text(r)); repo != nil {
+			return core.RepositoryURL(repo, fn.Value), true
 		}
 	}
-	return c.artifactFile2(a, base, path, CodeImplOutsideRoot, "implementation")
+	return c.artifactFile2(a, base, path, core.CodeImplOutsideRoot, "implementation")
 }
 
 // allocationRequest2 turns the allocations of a node template's

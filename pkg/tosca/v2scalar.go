@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // scalarDef2 is a concrete scalar type's definition, inherited merged.
@@ -82,13 +83,13 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		s.dataType = c.v2.builtins["float"]
 	}
 	if dn, ok := n.GetPair("data_type"); ok {
-		dt := c.typeRef2(t.f, kData, dn.Value, t.path+".data_type")
+		dt := c.typeRef2(t.f, core.KData, dn.Value, t.path+".data_type")
 		switch {
 		case dt == nil:
 		case dt.base != "integer" && dt.base != "float":
-			c.errorf(dn.Value.Range, t.path+".data_type", CodeValue, "the data_type of scalar type %q must be integer or float, or derived from them; %q is not", t.name, dt.name)
+			c.Errorf(dn.Value.Range, t.path+".data_type", core.CodeValue, "the data_type of scalar type %q must be integer or float, or derived from them; %q is not", t.name, dt.name)
 		case inherited != nil && dt != inherited.dataType:
-			c.errorf(dn.Value.Range, t.path+".data_type", CodeIncompatibleRefinement, "scalar type %q changes the data_type %q of the scalar type it derives from (§9.1.2.2)", t.name, inherited.dataType.name)
+			c.Errorf(dn.Value.Range, t.path+".data_type", core.CodeIncompatibleRefinement, "scalar type %q changes the data_type %q of the scalar type it derives from (§9.1.2.2)", t.name, inherited.dataType.name)
 		default:
 			s.dataType = dt
 		}
@@ -106,7 +107,7 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		if intUnits {
 			want = "an integer (the data_type is integer)"
 		}
-		c.errorf(m.Range, path, CodeValue, "the multiplier of %s must be %s, found %s", what, want, m.Describe())
+		c.Errorf(m.Range, path, core.CodeValue, "the multiplier of %s must be %s, found %s", what, want, m.Describe())
 		return 0, false
 	}
 	// readEntries reads the units or the prefixes: names, multipliers,
@@ -123,7 +124,7 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 				good = false
 				continue
 			}
-			if mult, isNum := readMult(p.Value, path, what+" "+quote(p.Key.Value)); isNum {
+			if mult, isNum := readMult(p.Value, path, what+" "+core.Quote(p.Key.Value)); isNum {
 				good = c.extendScalar2(t, inherited, into, p, mult, path, what) && good
 			} else {
 				good = false
@@ -134,22 +135,22 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 	un, hasUnits := n.GetPair("units")
 	switch {
 	case !hasUnits && inherited == nil:
-		c.errorf(t.key, t.path, CodeMissingField, "scalar type %q is missing required field \"units\"", t.name)
+		c.Errorf(t.key, t.path, core.CodeMissingField, "scalar type %q is missing required field \"units\"", t.name)
 		ok = false
 	case hasUnits && un.Value.Kind != yamlsrc.Mapping:
-		c.errorf(un.Value.Range, t.path+".units", CodeWrongKind, "units must be a map of unit names to multipliers, found %s", un.Value.Describe())
+		c.Errorf(un.Value.Range, t.path+".units", core.CodeWrongKind, "units must be a map of unit names to multipliers, found %s", un.Value.Describe())
 		ok = false
 	case hasUnits:
 		ok = readEntries(un.Value, "unit") && ok
 	}
 	if pn, has := n.GetPair("prefixes"); has {
 		if pn.Value.Kind != yamlsrc.Mapping {
-			c.errorf(pn.Value.Range, t.path+".prefixes", CodeWrongKind, "prefixes must be a map of prefixes to multipliers, found %s", pn.Value.Describe())
+			c.Errorf(pn.Value.Range, t.path+".prefixes", core.CodeWrongKind, "prefixes must be a map of prefixes to multipliers, found %s", pn.Value.Describe())
 			ok = false
 		} else {
 			ok = readEntries(pn.Value, "prefix") && ok
 			if len(s.units) != 1 {
-				c.errorf(pn.Key.Range, t.path+".prefixes", CodeValue, "scalar type %q defines prefixes and %d units; prefixes apply to one unit of multiplier 1 (§9.1.2.2)", t.name, len(s.units))
+				c.Errorf(pn.Key.Range, t.path+".prefixes", core.CodeValue, "scalar type %q defines prefixes and %d units; prefixes apply to one unit of multiplier 1 (§9.1.2.2)", t.name, len(s.units))
 				ok = false
 			}
 		}
@@ -161,24 +162,24 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		}
 	}
 	if ok && ones == 0 {
-		c.errorf(t.key, t.path+".units", CodeValue, "scalar type %q has no unit of multiplier 1 (§9.1.2.2)", t.name)
+		c.Errorf(t.key, t.path+".units", core.CodeValue, "scalar type %q has no unit of multiplier 1 (§9.1.2.2)", t.name)
 	}
 	if cp, has := n.GetPair("canonical_unit"); has {
-		cu := text(cp.Value)
+		cu := core.Text(cp.Value)
 		switch m, found := s.lookup(cu); {
 		case inherited != nil && inherited.canonical != "" && cu != inherited.canonical:
-			c.errorf(cp.Value.Range, t.path+".canonical_unit", CodeIncompatibleRefinement, "scalar type %q changes the canonical unit %q it inherits (§9.1.2.2)", t.name, inherited.canonical)
+			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeIncompatibleRefinement, "scalar type %q changes the canonical unit %q it inherits (§9.1.2.2)", t.name, inherited.canonical)
 		case inherited != nil && inherited.canonical == "":
-			c.errorf(cp.Value.Range, t.path+".canonical_unit", CodeIncompatibleRefinement, "scalar type %q adds a canonical unit to the scalar type it derives from, which has none; a derived scalar type does not add one (§9.1.2.2)", t.name)
+			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeIncompatibleRefinement, "scalar type %q adds a canonical unit to the scalar type it derives from, which has none; a derived scalar type does not add one (§9.1.2.2)", t.name)
 		case !found:
-			c.errorf(cp.Value.Range, t.path+".canonical_unit", CodeValue, "canonical unit %q is not a unit of scalar type %q", cu, t.name)
+			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeValue, "canonical unit %q is not a unit of scalar type %q", cu, t.name)
 		case m != 1:
-			c.errorf(cp.Value.Range, t.path+".canonical_unit", CodeValue, "canonical unit %q has multiplier %v; the canonical unit's multiplier is 1 (§9.1.2.2)", cu, m)
+			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeValue, "canonical unit %q has multiplier %v; the canonical unit's multiplier is 1 (§9.1.2.2)", cu, m)
 		default:
 			s.canonical = cu
 		}
 	} else if ok && ones > 1 && s.canonical == "" {
-		c.errorf(t.key, t.path, CodeMissingField, "scalar type %q has %d units of multiplier 1, so it must name its canonical_unit (§9.1.2.2)", t.name, ones)
+		c.Errorf(t.key, t.path, core.CodeMissingField, "scalar type %q has %d units of multiplier 1, so it must name its canonical_unit (§9.1.2.2)", t.name, ones)
 	}
 	t.scalar = s
 }
@@ -189,9 +190,9 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 func (c *compiler) unitName2(k *yamlsrc.Node, path, what string, emptyOK bool) bool {
 	switch name := k.Value; {
 	case name == "" && !emptyOK:
-		c.errorf(k.Range, path, CodeValue, "a %s name is not empty: a scalar is written \"<number> <unit>\" (§9.1.2.2)", what)
+		c.Errorf(k.Range, path, core.CodeValue, "a %s name is not empty: a scalar is written \"<number> <unit>\" (§9.1.2.2)", what)
 	case strings.ContainsFunc(name, unicode.IsSpace):
-		c.errorf(k.Range, path, CodeValue, "%s %q contains white space, which separates a scalar's number from its unit (§9.1.2.2)", what, name)
+		c.Errorf(k.Range, path, core.CodeValue, "%s %q contains white space, which separates a scalar's number from its unit (§9.1.2.2)", what, name)
 	default:
 		return true
 	}
@@ -208,7 +209,7 @@ func (c *compiler) extendScalar2(t *typeDef2, inherited *scalarDef2, into map[st
 			from = inherited.prefixes
 		}
 		if old, has := from[p.Key.Value]; has && old != m {
-			c.errorf(p.Value.Range, path, CodeIncompatibleRefinement, "scalar type %q changes the multiplier %v of %s %q it inherits to %v; a derived scalar type only adds %ss (§9.1.2.2)", t.name, old, what, p.Key.Value, m, what)
+			c.Errorf(p.Value.Range, path, core.CodeIncompatibleRefinement, "scalar type %q changes the multiplier %v of %s %q it inherits to %v; a derived scalar type only adds %ss (§9.1.2.2)", t.name, old, what, p.Key.Value, m, what)
 			return false
 		}
 	}
@@ -233,14 +234,14 @@ func parseScalar2(s *scalarDef2, text string) (num, canon float64, unit string, 
 		}
 	}
 	if perr != nil || math.IsNaN(n) || math.IsInf(n, 0) {
-		return 0, 0, "", quote(numText) + " is not a number"
+		return 0, 0, "", core.Quote(numText) + " is not a number"
 	}
 	m, ok := s.lookup(unit)
 	if _, bare := s.units[unit]; !ok && bare {
-		return 0, 0, "", quote(unit) + " is not a unit of the type: it has prefixes, and \"\" is not one of them to allow the unit alone"
+		return 0, 0, "", core.Quote(unit) + " is not a unit of the type: it has prefixes, and \"\" is not one of them to allow the unit alone"
 	}
 	if !ok {
-		return 0, 0, "", quote(unit) + " is not a unit of the type"
+		return 0, 0, "", core.Quote(unit) + " is not a unit of the type"
 	}
 	cm, _ := s.lookup(s.canonicalUnit())
 	if cm == 0 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // nsImport is one import of a file: the namespace it was given ("" for
@@ -25,7 +26,7 @@ type nsImport struct {
 // scope2 is what one 2.0 file declares and imports.
 type scope2 struct {
 	imports []nsImport
-	types   [numKinds]map[string]*typeDef2
+	types   [core.NumKinds]map[string]*typeDef2
 	funcs   map[string]*funcDef2
 }
 
@@ -45,8 +46,8 @@ func (c *compiler) scope2(f *file) *scope2 {
 // findType2 resolves a type name as the file f sees it: a built-in data
 // type, the file's own types, those of its imports without namespace,
 // and ns:name through an import with that namespace.
-func (c *compiler) findType2(f *file, k kind, name string) *typeDef2 {
-	if k == kData {
+func (c *compiler) findType2(f *file, k core.Kind, name string) *typeDef2 {
+	if k == core.KData {
 		if t := c.v2.builtins[name]; t != nil {
 			return t
 		}
@@ -54,7 +55,7 @@ func (c *compiler) findType2(f *file, k kind, name string) *typeDef2 {
 	return c.findIn2(f, k, name, map[*file]bool{})
 }
 
-func (c *compiler) findIn2(f *file, k kind, name string, seen map[*file]bool) *typeDef2 {
+func (c *compiler) findIn2(f *file, k core.Kind, name string, seen map[*file]bool) *typeDef2 {
 	if f == nil || seen[f] {
 		return nil
 	}
@@ -91,7 +92,7 @@ func (c *compiler) findIn2(f *file, k kind, name string, seen map[*file]bool) *t
 // file's own definition wins, then the first import's, with a warning.
 func (c *compiler) checkNamespaces2() {
 	for _, f := range c.v2.files {
-		var own [numKinds]map[string]*typeDef2
+		var own [core.NumKinds]map[string]*typeDef2
 		s := c.scope2(f)
 		for k := range own {
 			own[k] = map[string]*typeDef2{}
@@ -104,7 +105,7 @@ func (c *compiler) checkNamespaces2() {
 				continue
 			}
 			visible := c.rootNames2(im.f, map[*file]bool{f: true})
-			for k := kind(0); k < numKinds; k++ {
+			for k := core.Kind(0); k < core.NumKinds; k++ {
 				for _, name := range slices.Sorted(maps.Keys(visible[k])) {
 					t := visible[k][name]
 					prev, dup := own[k][name]
@@ -113,10 +114,10 @@ func (c *compiler) checkNamespaces2() {
 						own[k][name] = t
 					case prev != t:
 						if prev.f == f {
-							c.warnf(prev.key, prev.path, CodeTypeRedefined, "%s %q is defined here and in %s, which this file imports without a namespace: this definition is used (§6.8.4: import the other with a namespace to use both)", k.Word(), name, c.Display(t.f.name))
+							c.Warnf(prev.key, prev.path, core.CodeTypeRedefined, "%s %q is defined here and in %s, which this file imports without a namespace: this definition is used (§6.8.4: import the other with a namespace to use both)", k.Word(), name, c.Display(t.f.name))
 							continue
 						}
-						c.warnf(rangeOf(im.at), "imports", CodeTypeRedefined, "%s %q is defined in %s and in %s, both imported without a namespace: the first is used (§6.8.4: import one with a namespace to use both)", k.Word(), name, c.Display(prev.f.name), c.Display(t.f.name))
+						c.Warnf(core.RangeOf(im.at), "imports", core.CodeTypeRedefined, "%s %q is defined in %s and in %s, both imported without a namespace: the first is used (§6.8.4: import one with a namespace to use both)", k.Word(), name, c.Display(prev.f.name), c.Display(t.f.name))
 					}
 				}
 			}
@@ -127,8 +128,8 @@ func (c *compiler) checkNamespaces2() {
 // rootNames2 returns the types a file brings into the root namespace of
 // a file that imports it without a namespace: its own and, transitively,
 // those of its own imports without a namespace.
-func (c *compiler) rootNames2(f *file, seen map[*file]bool) [numKinds]map[string]*typeDef2 {
-	var out [numKinds]map[string]*typeDef2
+func (c *compiler) rootNames2(f *file, seen map[*file]bool) [core.NumKinds]map[string]*typeDef2 {
+	var out [core.NumKinds]map[string]*typeDef2
 	for k := range out {
 		out[k] = map[string]*typeDef2{}
 	}
@@ -228,12 +229,12 @@ func (c *compiler) findRepoIn2(f *file, name string, seen map[*file]bool) (*yaml
 
 // typeRef2 resolves a type name written at n, reporting one that is not
 // a string or names no type of the kind. It returns nil then.
-func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *typeDef2 {
+func (c *compiler) typeRef2(f *file, k core.Kind, n *yamlsrc.Node, path string) *typeDef2 {
 	if n == nil || n.Kind != yamlsrc.Scalar || !n.IsString() || n.Value == "" {
 		if n == nil || n.IsNull() {
-			c.errorf(rangeOf(n), path, CodeMissingField, "a %s name is required here", k.Word())
+			c.Errorf(core.RangeOf(n), path, core.CodeMissingField, "a %s name is required here", k.Word())
 		} else {
-			c.errorf(n.Range, path, CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
+			c.Errorf(n.Range, path, core.CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
 		}
 		return nil
 	}
@@ -246,11 +247,13 @@ func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *type
 		c.resolveType2(t, 0)
 	}
 	if t == nil {
-		c.unknownType(k, n, path, false, "unknown %s %q", k.Word(), n.Value)
-	} else if k == kData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
-		c.warnf(n.Range, path, CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)
-	} else if k == kData && t.name == "range" && t.f == nil {
-		c.warnf(n.Range, path, CodeLegacyType, "range is a TOSCA 1.3 type that TOSCA 2.0 dropped (§9.1): read as 1.3 reads it, [ lower, upper ] with upper UNBOUNDED allowed")
+		c.UnknownOnce(core.UnknownKey{Kind: k, Name: n.Value, Error: true}, func() {
+			c.Errorf(n.Range, path, core.CodeUnknownType, "unknown %s %q", k.Word(), n.Value)
+		})
+	} else if k == core.KData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
+		c.Warnf(n.Range, path, core.CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)
+	} else if k == core.KData && t.name == "range" && t.f == nil {
+		c.Warnf(n.Range, path, core.CodeLegacyType, "range is a TOSCA 1.3 type that TOSCA 2.0 dropped (§9.1): read as 1.3 reads it, [ lower, upper ] with upper UNBOUNDED allowed")
 	}
 	return t
 }

@@ -39,6 +39,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // metaSensitive reports whether a definition's metadata says
@@ -55,8 +56,8 @@ func metaSensitive(n *yamlsrc.Node) bool {
 // sensitiveType2 reports whether t is a sensitive data type: it or a data
 // type it derives from says metadata sensitive: true.
 func sensitiveType2(t *typeDef2) bool {
-	for i := 0; t != nil && i < maxValueDepth; i, t = i+1, t.parent {
-		if t.kind == kData && t.n != nil && metaSensitive(t.n) {
+	for i := 0; t != nil && i < core.MaxValueDepth; i, t = i+1, t.parent {
+		if t.kind == core.KData && t.n != nil && metaSensitive(t.n) {
 			return true
 		}
 	}
@@ -77,7 +78,7 @@ func (c *compiler) enterSecret(n *yamlsrc.Node) func() {
 		}
 		c.v2.secretSrc[n] = true
 	}
-	c.secretReads++
+	c.SecretReads++
 	c.InSecret++
 	return func() { c.InSecret-- }
 }
@@ -96,7 +97,7 @@ func (c *compiler) secretErr2(secret bool, r diag.Range, path, code, msg, hidden
 		c.Diags = c.Diags.Append(diag.Diagnostic{Severity: diag.Error, Code: code, Summary: hidden, Range: r, Path: path, Sensitive: true})
 		return
 	}
-	c.errorf(r, path, code, "%s", msg)
+	c.Errorf(r, path, code, "%s", msg)
 }
 
 // readSecret2 counts a read of a value of one of the definitions when
@@ -106,12 +107,12 @@ func (c *compiler) secretErr2(secret bool, r diag.Range, path, code, msg, hidden
 func (c *compiler) readSecret2(paths func() []string, defs ...*prop2) {
 	switch {
 	case slices.ContainsFunc(defs, (*prop2).secret):
-	case len(c.secretAt) == 0 || paths == nil:
+	case len(c.SecretAt) == 0 || paths == nil:
 		return
-	case !slices.ContainsFunc(paths(), func(p string) bool { return c.secretAt[p] }):
+	case !slices.ContainsFunc(paths(), func(p string) bool { return c.SecretAt[p] }):
 		return
 	}
-	c.secretReads++
+	c.SecretReads++
 }
 
 // querySecret2 counts the read of property or attribute name of the node
@@ -156,9 +157,9 @@ func (c *compiler) relSecret2(re *relEnd2, name string) {
 func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string {
 	var out []string
 	t := nd.typ
-	derived := len(c.secretAt) > 0
+	derived := len(c.SecretAt) > 0
 	for name, d := range t.attrs {
-		if d.secret() || (derived && c.secretAt[nd.path+".attributes."+name]) {
+		if d.secret() || (derived && c.SecretAt[nd.path+".attributes."+name]) {
 			out = append(out, "attributes."+name)
 		}
 	}
@@ -167,138 +168,18 @@ func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string
 		cd := t.caps[name]
 		props, _ := cv.(map[string]graph.Value)["properties"].(map[string]graph.Value)
 		for p := range props {
-			if (cd != nil && cd.props[p].secret()) || (derived && c.secretAt[nd.path+".capabilities."+name+".properties."+p]) {
+			if (cd != nil && cd.props[p].secret()) || (derived && c.SecretAt[nd.path+".capabilities."+name+".properties."+p]) {
 				out = append(out, "capabilities."+name+".properties."+p)
 			}
 		}
 	}
 	for name, d := range t.props {
-		if d.secret() || (derived && c.secretAt[nd.path+".properties."+name]) {
+		if d.secret() || (derived && c.SecretAt[nd.path+".properties."+name]) {
 			out = append(out, "properties."+name)
 		}
 	}
 	slices.Sort(out)
 	return out
-}
-
-// spreadSecrets marks as secret what reads a secret of another resource
-// only at apply time: a spec value or an operation input holding an
-// attribute reference to a sensitive path, and likewise an output. A
-// resource that gains a secret has the resources that read it checked
-// again, so that a chain of references is followed whatever the order of
-// the resources, each resource checked once more per secret it gains.
-func (c *compiler) spreadSecrets(g *graph.Graph, secretOutputs map[string]bool) {
-	if !slices.ContainsFunc(g.Resources(), func(r *graph.Resource) bool { return len(r.Sensitive) > 0 }) {
-		// Nothing to read a secret from.
-		return
-	}
-	readers := map[string][]*graph.Resource{}
-	queue := slices.Clone(g.Resources())
-	for _, r := range queue {
-		for _, addr := range attributeReads(r) {
-			readers[addr] = append(readers[addr], r)
-		}
-	}
-	for len(queue) > 0 {
-		if c.Ctx.Err() != nil {
-			return
-		}
-		r := queue[0]
-		queue = queue[1:]
-		if spreadInto(g, r) {
-			queue = append(queue, readers[r.Address]...)
-		}
-	}
-	for name, v := range g.Outputs {
-		if !secretOutputs[name] && readsSecret2(g, v) {
-			secretOutputs[name] = true
-		}
-	}
-}
-
-// attributeReads returns the addresses whose attributes r's spec and
-// operation inputs read (attribute(address, …) unknowns), sorted, each
-// once.
-func attributeReads(r *graph.Resource) []string {
-	var addrs []string
-	var walk func(v graph.Value)
-	walk = func(v graph.Value) {
-		switch x := v.(type) {
-		case graph.Unknown:
-			// A relationship's attribute is recorded with its source.
-			relAttr := x.Func == "get_attribute" && len(x.Args) > 1 && x.Args[1] == "RELATIONSHIP"
-			if addr, ok := firstArg2(x); ok && (x.Func == "attribute" || relAttr) {
-				addrs = append(addrs, addr)
-			}
-			for _, a := range x.Args {
-				walk(a)
-			}
-		case []graph.Value:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]graph.Value:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(r.Spec)
-	for _, op := range r.Driver.Operations {
-		walk(op.Inputs)
-	}
-	slices.Sort(addrs)
-	return slices.Compact(addrs)
-}
-
-// spreadInto marks the values of r that read a secret of g; it reports
-// whether r's spec gained a sensitive path.
-func spreadInto(g *graph.Graph, r *graph.Resource) bool {
-	gained := false
-	mark := func(v graph.Value, path ...string) {
-		if !readsSecret2(g, v) {
-			return
-		}
-		if p := strings.Join(path, "."); !slices.Contains(r.Sensitive, p) {
-			r.Sensitive = append(r.Sensitive, p)
-			gained = true
-		}
-	}
-	for _, top := range []string{"properties", "attributes"} {
-		m, _ := r.Spec[top].(map[string]graph.Value)
-		for k, v := range m {
-			mark(v, top, k)
-		}
-	}
-	caps, _ := r.Spec["capabilities"].(map[string]graph.Value)
-	for name, cv := range caps {
-		props, _ := cv.(map[string]graph.Value)["properties"].(map[string]graph.Value)
-		for k, v := range props {
-			mark(v, "capabilities", name, "properties", k)
-		}
-	}
-	slices.Sort(r.Sensitive)
-	for key, op := range r.Driver.Operations {
-		for name, v := range op.Inputs {
-			if readsSecret2(g, v) && !slices.Contains(op.Sensitive, name) {
-				op.Sensitive = append(op.Sensitive, name)
-				slices.Sort(op.Sensitive)
-				r.Driver.Operations[key] = op
-			}
-		}
-	}
-	return gained
-}
-
-// readsSecret2 reports whether v reads a sensitive path of a resource of
-// g at apply time (graph.ReadsSensitive).
-func readsSecret2(g *graph.Graph, v graph.Value) bool {
-	return graph.ReadsSensitive(v, func(addr string) []string {
-		if r, ok := g.Resource(addr); ok {
-			return r.Sensitive
-		}
-		return nil
-	})
 }
 
 // renderSecrets2 completes the secrets of g once every resource is in it:
@@ -309,11 +190,11 @@ func (c *compiler) renderSecrets2(g *graph.Graph) {
 	topo := c.v2.topo
 	secretOut := map[string]bool{}
 	for name := range g.Outputs {
-		if c.secretAt["service_template.outputs."+name] {
+		if c.SecretAt["service_template.outputs."+name] {
 			secretOut[name] = true
 		}
 	}
-	c.spreadSecrets(g, secretOut)
+	c.SpreadSecrets(g, secretOut)
 	g.SensitiveOutputs = slices.Sorted(maps.Keys(secretOut))
 	for _, name := range slices.Sorted(maps.Keys(topo.inputDefs)) {
 		if v := topo.inputs[name]; topo.inputDefs[name].secret() && v != nil && !graph.HasUnknown(v) {
@@ -325,7 +206,7 @@ func (c *compiler) renderSecrets2(g *graph.Graph) {
 // fixedValue2 reports the assignment p of another value to a definition
 // d with a fixed value, neither quoted when d is sensitive.
 func (c *compiler) fixedValue2(d *prop2, p yamlsrc.Pair, path, noun string) {
-	c.secretErr2(d.secret(), p.Value.Range, path, CodeValue,
-		fmt.Sprintf("%s %q has the fixed value %s; it cannot be assigned %s", noun, p.Key.Value, describeValue(d.value), describeValue(p.Value)),
+	c.secretErr2(d.secret(), p.Value.Range, path, core.CodeValue,
+		fmt.Sprintf("%s %q has the fixed value %s; it cannot be assigned %s", noun, p.Key.Value, core.DescribeValue(d.value), core.DescribeValue(p.Value)),
 		fmt.Sprintf("%s %q has a fixed sensitive value; it cannot be assigned another", noun, p.Key.Value))
 }

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
@@ -28,25 +29,25 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 	c.keys2(n, path, func() string { return "substitution mappings" }, substitutionKeys2(), nil)
 	tn := n.Get("node_type")
 	if tn == nil {
-		c.errorf(n.Range, path, CodeSubstitution, "substitution mappings are missing required field \"node_type\"")
+		c.Errorf(n.Range, path, core.CodeSubstitution, "substitution mappings are missing required field \"node_type\"")
 		return
 	}
-	t := c.typeRef2(f, kNode, tn, path+".node_type")
+	t := c.typeRef2(f, core.KNode, tn, path+".node_type")
 	if t == nil {
 		return
 	}
 	topo := c.v2.topo
 	for _, p := range n.Get("properties").Pairs() {
 		if t.props[p.Key.Value] == nil {
-			c.errorf(p.Key.Range, path+".properties."+p.Key.Value, CodeSubstitution, "node type %q has no property %q to map", t.name, p.Key.Value)
+			c.Errorf(p.Key.Range, path+".properties."+p.Key.Value, core.CodeSubstitution, "node type %q has no property %q to map", t.name, p.Key.Value)
 		}
 	}
 	for _, p := range n.Get("capabilities").Pairs() {
 		if t.caps[p.Key.Value] == nil {
-			c.errorf(p.Key.Range, path+".capabilities."+p.Key.Value, CodeSubstitution, "node type %q has no capability %q to map", t.name, p.Key.Value)
+			c.Errorf(p.Key.Range, path+".capabilities."+p.Key.Value, core.CodeSubstitution, "node type %q has no capability %q to map", t.name, p.Key.Value)
 		}
-		if tgt := p.Value.Items(); len(tgt) > 0 && topo.byName[text(tgt[0])] == nil && !c.failedTemplate2(tgt[0]) {
-			c.errorf(tgt[0].Range, path+".capabilities."+p.Key.Value, CodeSubstitution, "capability mapping names %s, which is no node template", describeValue(tgt[0]))
+		if tgt := p.Value.Items(); len(tgt) > 0 && topo.byName[core.Text(tgt[0])] == nil && !c.failedTemplate2(tgt[0]) {
+			c.Errorf(tgt[0].Range, path+".capabilities."+p.Key.Value, core.CodeSubstitution, "capability mapping names %s, which is no node template", core.DescribeValue(tgt[0]))
 		}
 	}
 	reqs := n.Get("requirements")
@@ -73,7 +74,7 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 			found = found || r.name == key.Value
 		}
 		if !found {
-			c.errorf(key.Range, path+".requirements."+key.Value, CodeSubstitution, "node type %q has no requirement %q to map", t.name, key.Value)
+			c.Errorf(key.Range, path+".requirements."+key.Value, core.CodeSubstitution, "node type %q has no requirement %q to map", t.name, key.Value)
 		}
 		// [template, requirement], or a list of them (§15.5.2).
 		targets := []*yamlsrc.Node{p.Value}
@@ -81,14 +82,14 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 			targets = items
 		}
 		for _, tg := range targets {
-			if items := tg.Items(); len(items) > 0 && topo.byName[text(items[0])] == nil && !c.failedTemplate2(items[0]) {
-				c.errorf(items[0].Range, path+".requirements."+key.Value, CodeSubstitution, "requirement mapping names %s, which is no node template", describeValue(items[0]))
+			if items := tg.Items(); len(items) > 0 && topo.byName[core.Text(items[0])] == nil && !c.failedTemplate2(items[0]) {
+				c.Errorf(items[0].Range, path+".requirements."+key.Value, core.CodeSubstitution, "requirement mapping names %s, which is no node template", core.DescribeValue(items[0]))
 			}
 		}
 	}
 	for _, p := range n.Get("interfaces").Pairs() {
 		if t.ifaces[p.Key.Value] == nil {
-			c.errorf(p.Key.Range, path+".interfaces."+p.Key.Value, CodeSubstitution, "node type %q has no interface %q to map", t.name, p.Key.Value)
+			c.Errorf(p.Key.Range, path+".interfaces."+p.Key.Value, core.CodeSubstitution, "node type %q has no interface %q to map", t.name, p.Key.Value)
 		}
 	}
 }
@@ -99,7 +100,7 @@ func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
 	}
 	for _, p := range n.Pairs() {
 		path := "service_template.workflows." + p.Key.Value
-		if !c.keys2(p.Value, path, func() string { return "workflow " + quote(p.Key.Value) }, workflowKeys2(), nil) {
+		if !c.keys2(p.Value, path, func() string { return "workflow " + core.Quote(p.Key.Value) }, workflowKeys2(), nil) {
 			continue
 		}
 		inputs := map[string]*prop2{}
@@ -111,7 +112,7 @@ func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
 			continue
 		}
 		if steps.Kind != yamlsrc.Mapping {
-			c.errorf(steps.Range, path+".steps", CodeWorkflow, "steps must be a map, found %s", steps.Describe())
+			c.Errorf(steps.Range, path+".steps", core.CodeWorkflow, "steps must be a map, found %s", steps.Describe())
 			continue
 		}
 		for _, s := range steps.Pairs() {
@@ -121,37 +122,37 @@ func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
 }
 
 func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, inputs map[string]*prop2, path string) {
-	if !c.keys2(s.Value, path, func() string { return "step " + quote(s.Key.Value) }, stepKeys2(), nil) {
+	if !c.keys2(s.Value, path, func() string { return "step " + core.Quote(s.Key.Value) }, stepKeys2(), nil) {
 		return
 	}
 	topo := c.v2.topo
 	tn := s.Value.Get("target")
-	nd := topo.byName[text(tn)]
+	nd := topo.byName[core.Text(tn)]
 	switch {
 	case tn == nil:
-		c.errorf(s.Key.Range, path, CodeWorkflow, "step %q is missing required field \"target\"", s.Key.Value)
-	case nd == nil && topo.groups[text(tn)] == nil && !c.failedTemplate2(tn):
-		c.errorf(tn.Range, path+".target", CodeWorkflow, "step target %s is no node template or group", describeValue(tn))
+		c.Errorf(s.Key.Range, path, core.CodeWorkflow, "step %q is missing required field \"target\"", s.Key.Value)
+	case nd == nil && topo.groups[core.Text(tn)] == nil && !c.failedTemplate2(tn):
+		c.Errorf(tn.Range, path+".target", core.CodeWorkflow, "step target %s is no node template or group", core.DescribeValue(tn))
 	}
 	for _, key := range []string{"on_success", "on_failure"} {
 		for _, x := range s.Value.Get(key).Items() {
-			if steps.Get(text(x)) == nil {
-				c.errorf(x.Range, path+"."+key, CodeWorkflow, "%s names %s, which is no step of the workflow", key, describeValue(x))
+			if steps.Get(core.Text(x)) == nil {
+				c.Errorf(x.Range, path+"."+key, core.CodeWorkflow, "%s names %s, which is no step of the workflow", key, core.DescribeValue(x))
 			}
 		}
 		if x := s.Value.Get(key); x != nil && x.IsString() && steps.Get(x.Value) == nil {
-			c.errorf(x.Range, path+"."+key, CodeWorkflow, "%s names %s, which is no step of the workflow", key, describeValue(x))
+			c.Errorf(x.Range, path+"."+key, core.CodeWorkflow, "%s names %s, which is no step of the workflow", key, core.DescribeValue(x))
 		}
 	}
 	acts := s.Value.Get("activities")
 	if acts == nil || acts.Kind != yamlsrc.Sequence {
-		c.errorf(rangeOf(acts), path+".activities", CodeWorkflow, "step %q needs a list of activities", s.Key.Value)
+		c.Errorf(core.RangeOf(acts), path+".activities", core.CodeWorkflow, "step %q needs a list of activities", s.Key.Value)
 		return
 	}
 	for i, a := range acts.Content {
-		ap := path + ".activities[" + itoa(int64(i)) + "]"
+		ap := path + ".activities[" + core.Itoa(int64(i)) + "]"
 		if a.Kind != yamlsrc.Mapping || len(a.Content) != 2 {
-			c.errorf(a.Range, ap, CodeWorkflow, "an activity is a map with one entry, found %s", a.Describe())
+			c.Errorf(a.Range, ap, core.CodeWorkflow, "an activity is a map with one entry, found %s", a.Describe())
 			continue
 		}
 		kind, body := a.Content[0].Value, a.Content[1]
@@ -165,15 +166,15 @@ func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, input
 				c.keys2(body, ap+".inline", func() string { return "inline activity" }, []string{"workflow", "inputs"}, nil)
 				wn = body.Get("workflow")
 			}
-			if c.v2.topo.st.Get("workflows").Get(text(wn)) == nil {
-				c.errorf(rangeOf(wn), ap+".inline", CodeWorkflow, "inline names %s, which is no workflow of the service template", describeValue(wn))
+			if c.v2.topo.st.Get("workflows").Get(core.Text(wn)) == nil {
+				c.Errorf(core.RangeOf(wn), ap+".inline", core.CodeWorkflow, "inline names %s, which is no workflow of the service template", core.DescribeValue(wn))
 			}
 		case "call_operation":
 			if nd != nil {
 				c.checkCallOperation2(f, nd, body, inputs, ap+".call_operation")
 			}
 		default:
-			c.errorf(a.Content[0].Range, ap, CodeWorkflow, "unknown activity %q (delegate, set_state, call_operation, inline)", kind)
+			c.Errorf(a.Content[0].Range, ap, core.CodeWorkflow, "unknown activity %q (delegate, set_state, call_operation, inline)", kind)
 		}
 	}
 }
@@ -190,9 +191,9 @@ func (c *compiler) checkActivityInput2(ev *eval2, d *prop2, v *yamlsrc.Node, wfI
 	case !isCall:
 		c.checkValue2(ev, d, v, path)
 	case fn == "get_input" && len(argList2(args)) == 1:
-		wi := wfInputs[text(argList2(args)[0])]
+		wi := wfInputs[core.Text(argList2(args)[0])]
 		if wi != nil && wi.typ != nil && !c.derives2(wi.typ, d.typ) {
-			c.errorf(v.Range, path, CodeWorkflow, "input %q of operation %s is of type %q; the workflow input %q given it is of type %q", d.name, op, d.typ.name, wi.name, wi.typ.name)
+			c.Errorf(v.Range, path, core.CodeWorkflow, "input %q of operation %s is of type %q; the workflow input %q given it is of type %q", d.name, op, d.typ.name, wi.name, wi.typ.name)
 		}
 	}
 }
@@ -208,9 +209,9 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 		c.keys2(body, path, func() string { return "call_operation" }, []string{"operation", "inputs"}, nil)
 		opN, given = body.Get("operation"), body.Get("inputs")
 	}
-	ifName, opName, ok := strings.Cut(text(opN), ".")
+	ifName, opName, ok := strings.Cut(core.Text(opN), ".")
 	if !ok {
-		c.errorf(rangeOf(opN), path, CodeWorkflow, "call_operation names <interface>.<operation>, found %s", describeValue(opN))
+		c.Errorf(core.RangeOf(opN), path, core.CodeWorkflow, "call_operation names <interface>.<operation>, found %s", core.DescribeValue(opN))
 		return
 	}
 	iface := nd.typ.ifaces[ifName]
@@ -219,7 +220,7 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 		op = iface.ops[opName]
 	}
 	if op == nil {
-		c.errorf(opN.Range, path, CodeWorkflow, "node template %q has no operation %s", nd.name, opN.Value)
+		c.Errorf(opN.Range, path, core.CodeWorkflow, "node template %q has no operation %s", nd.name, opN.Value)
 		return
 	}
 	defs := map[string]*prop2{}
@@ -229,7 +230,7 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 	for _, p := range given.Pairs() {
 		d := defs[p.Key.Value]
 		if d == nil {
-			c.errorf(p.Key.Range, path+".inputs."+p.Key.Value, CodeWorkflow, "operation %s has no input %q", opN.Value, p.Key.Value)
+			c.Errorf(p.Key.Range, path+".inputs."+p.Key.Value, core.CodeWorkflow, "operation %s has no input %q", opN.Value, p.Key.Value)
 			continue
 		}
 		c.checkActivityInput2(ev, d, p.Value, wfInputs, path+".inputs."+p.Key.Value, opN.Value)
@@ -241,14 +242,14 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 		}
 		v := given.Get(name)
 		if v == nil {
-			c.errorf(rangeOf(body), path, CodeWorkflow, "operation %s needs input %q, which the activity does not give", opN.Value, name)
+			c.Errorf(core.RangeOf(body), path, core.CodeWorkflow, "operation %s needs input %q, which the activity does not give", opN.Value, name)
 			continue
 		}
 		// A required input given an optional workflow input may have no
 		// value when the workflow runs.
 		if fn, args, isCall := funcCall2(v); isCall && fn == "get_input" && len(argList2(args)) > 0 {
-			if wi := wfInputs[text(argList2(args)[0])]; wi != nil && !wi.required && (wi.def == nil || wi.def.IsNull()) {
-				c.errorf(v.Range, path+".inputs."+name, CodeWorkflow, "required input %q of operation %s is given the optional workflow input %q, which may have no value", name, opN.Value, wi.name)
+			if wi := wfInputs[core.Text(argList2(args)[0])]; wi != nil && !wi.required && (wi.def == nil || wi.def.IsNull()) {
+				c.Errorf(v.Range, path+".inputs."+name, core.CodeWorkflow, "required input %q of operation %s is given the optional workflow input %q, which may have no value", name, opN.Value, wi.name)
 			}
 		}
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // maxCount2 bounds the representations of one node template: each is a
@@ -134,7 +135,7 @@ func (c *compiler) readTopology2(root *file) {
 		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
 	c.v2.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
-		c.undeclaredInputs(nil, "service_template", startOf(root.root.Range))
+		c.undeclaredInputs(nil, "service_template", core.StartOf(root.root.Range))
 		return
 	}
 	c.readInputs2(root, st.Get("inputs"))
@@ -151,26 +152,26 @@ func (c *compiler) readTopology2(root *file) {
 			}
 			path := "service_template.node_templates." + p.Key.Value
 			if p.Value.Kind != yamlsrc.Mapping {
-				c.errorf(rangeOf(p.Value), path, CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+				c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 				continue
 			}
-			c.keys2(p.Value, path, func() string { return "node template " + quote(p.Key.Value) }, nodeTemplateKeys2(), nil)
+			c.keys2(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys2(), nil)
 			c.metadata2(p.Value, path)
 			nd := &node2{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
 			if cp := p.Value.Get("copy"); cp == nil {
 				// Most templates copy nothing: no lookup among them all.
-			} else if src := nt.Get(text(cp)); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
+			} else if src := nt.Get(core.Text(cp)); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
 				// The template copied is the basis its keynames refine
 				// (§7.2); a copy of a copy is reported by readNode2.
-				nd.n = mergeNodes(src, p.Value)
+				nd.n = core.MergeNodes(src, p.Value)
 			}
 			tn := nd.n.Get("type")
 			if tn == nil {
-				c.errorf(p.Key.Range, path, CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
+				c.Errorf(p.Key.Range, path, core.CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
 				topo.failed[nd.name] = c.Last()
 				continue
 			}
-			if nd.typ = c.typeRef2(root, kNode, tn, path+".type"); nd.typ == nil {
+			if nd.typ = c.typeRef2(root, core.KNode, tn, path+".type"); nd.typ == nil {
 				// What names the template is not reported again.
 				topo.failed[nd.name] = c.Last()
 				continue
@@ -212,7 +213,7 @@ func (c *compiler) readTopology2(root *file) {
 	}
 	if ps := st.Get("policies"); ps != nil && ps.Kind == yamlsrc.Sequence {
 		for i, it := range ps.Content {
-			c.readPolicy2(root, it, "service_template.policies["+itoa(int64(i))+"]")
+			c.readPolicy2(root, it, "service_template.policies["+core.Itoa(int64(i))+"]")
 		}
 	}
 	c.readOutputs2(root, st.Get("outputs"))
@@ -232,7 +233,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 		for _, p := range n.Pairs() {
 			path := "service_template.inputs." + p.Key.Value
 			if p.Value.Kind != yamlsrc.Mapping {
-				c.errorf(rangeOf(p.Value), path, CodeWrongKind, "input %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+				c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "input %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 				continue
 			}
 			if d := c.readParam2(f, p.Key.Value, p.Value, path); d != nil {
@@ -244,7 +245,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 	for name := range defs {
 		topo.declared[name] = true
 	}
-	at := startOf(f.root.Range)
+	at := core.StartOf(f.root.Range)
 	if n != nil {
 		at = n.Range
 	}
@@ -255,7 +256,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 		path := "service_template.inputs." + name
 		switch {
 		case c.opts.Inputs != nil && c.opts.Inputs[name] != nil:
-			vn := nodeOf(c.opts.Inputs[name], d.n.Range)
+			vn := core.NodeOf(c.opts.Inputs[name], d.n.Range)
 			topo.inputs[name] = c.checkValue2(ev, d, vn, path)
 		case d.value != nil && d.typ != nil:
 			topo.inputs[name] = c.checkValue2(ev, d, d.value, path+".value")
@@ -267,7 +268,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 			topo.inputs[name] = ev.evalAt(d.def, path+".default")
 		default:
 			if d.required && c.opts.RequireInputs {
-				c.errorf(d.n.Range, path, CodeMissingInput, "input %q is required and has no value or default", name)
+				c.Errorf(d.n.Range, path, core.CodeMissingInput, "input %q is required and has no value or default", name)
 			}
 			topo.inputs[name] = unknown2("get_input", []graph.Value{name})
 		}
@@ -278,7 +279,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 // definition whose type may be left out.
 func (c *compiler) readParam2(f *file, name string, n *yamlsrc.Node, path string) *prop2 {
 	if n.Get("type") == nil {
-		c.keys2(n, path, func() string { return "parameter " + quote(name) }, paramKeys2(), legacyPropKey)
+		c.keys2(n, path, func() string { return "parameter " + core.Quote(name) }, paramKeys2(), legacyPropKey)
 		d := &prop2{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default"), sensitive: metaSensitive(n)}
 		if req, set := c.bool2(n, path, "required"); set {
 			d.required = req
@@ -298,7 +299,7 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 	for _, p := range n.Pairs() {
 		path := "service_template.outputs." + p.Key.Value
 		if p.Value.Kind != yamlsrc.Mapping {
-			c.errorf(rangeOf(p.Value), path, CodeWrongKind, "output %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+			c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "output %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 			continue
 		}
 		d := c.readParam2(f, p.Key.Value, p.Value, path)
@@ -308,7 +309,7 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 		ev := &eval2{c: c, f: f}
 		if v := p.Value.Get("value"); v != nil {
 			c.checkExpr2(f, v, path+".value", false)
-			before := c.secretReads
+			before := c.SecretReads
 			if d.secret() {
 				c.enterSecret(v)()
 			}
@@ -318,7 +319,7 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 			} else {
 				c.v2.topo.outputs[p.Key.Value] = ev.evalAt(v, path+".value")
 			}
-			c.noteSecret(path, before)
+			c.NoteSecret(path, before)
 		}
 	}
 }
@@ -327,10 +328,10 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	path := "service_template.relationship_templates." + p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
-		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "relationship template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+		c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "relationship template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "relationship template " + quote(p.Key.Value) }, relTemplateKeys2(), nil)
+	c.keys2(p.Value, path, func() string { return "relationship template " + core.Quote(p.Key.Value) }, relTemplateKeys2(), nil)
 	n, ok := c.copyRelTemplate2(p, all, path)
 	if !ok {
 		c.v2.topo.failed[p.Key.Value] = c.Last()
@@ -338,19 +339,19 @@ func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) 
 	}
 	tn := n.Get("type")
 	if tn == nil {
-		c.errorf(p.Key.Range, path, CodeMissingField, "relationship template %q is missing required field \"type\"", p.Key.Value)
+		c.Errorf(p.Key.Range, path, core.CodeMissingField, "relationship template %q is missing required field \"type\"", p.Key.Value)
 		c.v2.topo.failed[p.Key.Value] = c.Last()
 		return
 	}
-	t := c.typeRef2(f, kRelationship, tn, path+".type")
+	t := c.typeRef2(f, core.KRelationship, tn, path+".type")
 	if t == nil {
 		return
 	}
 	c.v2.topo.rels[p.Key.Value] = n
 	c.v2.topo.relType[p.Key.Value] = t
 	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
-	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
-	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value))
+	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+core.Quote(p.Key.Value), true)
+	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+core.Quote(p.Key.Value))
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -365,20 +366,20 @@ func (c *compiler) copyRelTemplate2(p yamlsrc.Pair, all *yamlsrc.Node, path stri
 	if cp == nil {
 		return p.Value, true
 	}
-	src := all.Get(text(cp))
+	src := all.Get(core.Text(cp))
 	switch {
 	case !cp.IsString():
-		c.errorf(cp.Range, path+".copy", CodeWrongKind, "copy names a relationship template, found %s", cp.Describe())
+		c.Errorf(cp.Range, path+".copy", core.CodeWrongKind, "copy names a relationship template, found %s", cp.Describe())
 	case src == nil:
-		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names %s, which is no relationship template", describeValue(cp))
+		c.Errorf(cp.Range, path+".copy", core.CodeCopy, "copy names %s, which is no relationship template", core.DescribeValue(cp))
 	case cp.Value == p.Key.Value:
-		c.errorf(cp.Range, path+".copy", CodeCopy, "relationship template %q copies itself", p.Key.Value)
+		c.Errorf(cp.Range, path+".copy", core.CodeCopy, "relationship template %q copies itself", p.Key.Value)
 	case src.Kind != yamlsrc.Mapping:
-		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names relationship template %q, which is not a map", cp.Value)
+		c.Errorf(cp.Range, path+".copy", core.CodeCopy, "copy names relationship template %q, which is not a map", cp.Value)
 	case src.Get("copy") != nil:
-		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names relationship template %q, which uses copy itself (§7.4)", cp.Value)
+		c.Errorf(cp.Range, path+".copy", core.CodeCopy, "copy names relationship template %q, which uses copy itself (§7.4)", cp.Value)
 	default:
-		return mergeNodes(src, p.Value), true
+		return core.MergeNodes(src, p.Value), true
 	}
 	return nil, false
 }
@@ -455,24 +456,24 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 		noun = "attribute"
 	}
 	if n != nil && !n.IsNull() && n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
 		n = nil
 	}
 	for _, p := range n.Pairs() {
 		d := defs[p.Key.Value]
-		pp := joinPath(path, p.Key.Value)
+		pp := core.JoinPath(path, p.Key.Value)
 		if d == nil {
 			if c.ImportFailed >= 0 {
 				// The import that failed may have defined it.
 				c.FollowOn(c.ImportFailed)
 			} else {
-				c.errorf(p.Key.Range, pp, CodeUnknownProperty, "%s has no %s %q", owner, noun, p.Key.Value)
+				c.Errorf(p.Key.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", owner, noun, p.Key.Value)
 			}
 			continue
 		}
-		before := c.secretReads
+		before := c.SecretReads
 		v := c.checkValue2(ev, d, p.Value, pp)
-		c.noteSecret(pp, before)
+		c.NoteSecret(pp, before)
 		if d.value != nil && v != nil && !isUnknown2(v) {
 			fixed := c.checkValue2(ev, d, d.value, pp)
 			if r, ok := ev.compare(v, fixed); !ok || r != 0 {
@@ -486,20 +487,20 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 			continue
 		}
 		d := defs[name]
-		before := c.secretReads
+		before := c.SecretReads
 		switch {
 		case d.value != nil:
-			out[name] = c.checkValue2(ev, d, d.value, joinPath(path, name))
-			c.noteSecret(joinPath(path, name), before)
+			out[name] = c.checkValue2(ev, d, d.value, core.JoinPath(path, name))
+			c.NoteSecret(core.JoinPath(path, name), before)
 		case d.def != nil && !d.def.IsNull():
-			out[name] = c.checkValue2(ev, d, d.def, joinPath(path, name))
-			c.noteSecret(joinPath(path, name), before)
+			out[name] = c.checkValue2(ev, d, d.def, core.JoinPath(path, name))
+			c.NoteSecret(core.JoinPath(path, name), before)
 		case isProp && d.required:
 			at := ev.c.v2.topo.st
 			if n != nil {
 				at = n
 			}
-			c.errorf(rangeOf(at), path, CodeMissingProperty, "%s is missing required property %q, which has no default", owner, name)
+			c.Errorf(core.RangeOf(at), path, core.CodeMissingProperty, "%s is missing required property %q, which has no default", owner, name)
 		}
 	}
 	return out
@@ -515,24 +516,24 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 		case int64:
 			switch {
 			case v < 0:
-				c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count must not be negative, found %d", v)
+				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count must not be negative, found %d", v)
 			case v > maxCount2:
-				c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount2)
+				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount2)
 			default:
 				nd.count = v
 			}
 		case graph.Unknown:
 			nd.countFn = true
 		default:
-			c.errorf(cn.Value.Range, nd.path+".count", CodeValue, "count must be a non-negative integer, found %s", cn.Value.Describe())
+			c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count must be a non-negative integer, found %s", cn.Value.Describe())
 		}
 	}
 	if dn := n.Get("directives"); dn != nil && !dn.IsNull() && dn.Kind != yamlsrc.Sequence {
-		c.errorf(dn.Range, nd.path+".directives", CodeWrongKind, "directives must be a list, found %s", dn.Describe())
+		c.Errorf(dn.Range, nd.path+".directives", core.CodeWrongKind, "directives must be a list, found %s", dn.Describe())
 	} else {
 		for i, d := range dn.Items() {
 			if !d.IsString() || !slices.Contains([]string{"create", "select", "substitute"}, d.Value) {
-				c.errorf(d.Range, nd.path+".directives["+itoa(int64(i))+"]", CodeDirective, "unknown directive %s: a node template's directives are create, select and substitute (§7.2.1)", describeValue(d))
+				c.Errorf(d.Range, nd.path+".directives["+core.Itoa(int64(i))+"]", core.CodeDirective, "unknown directive %s: a node template's directives are create, select and substitute (§7.2.1)", core.DescribeValue(d))
 			}
 		}
 	}
@@ -540,19 +541,19 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 		c.checkExpr2(f, nf, nd.path+".node_filter", false)
 	}
 	if cp := n.Get("copy"); cp != nil {
-		switch src := c.v2.topo.byName[text(cp)]; {
+		switch src := c.v2.topo.byName[core.Text(cp)]; {
 		case src == nil && c.failedTemplate2(cp):
 		case src == nil:
-			c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names %s, which is no node template", describeValue(cp))
+			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names %s, which is no node template", core.DescribeValue(cp))
 		case src.n.Get("copy") != nil:
-			c.errorf(cp.Range, nd.path+".copy", CodeCopy, "copy names node template %q, which uses copy itself (§7.2)", src.name)
+			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names node template %q, which uses copy itself (§7.2)", src.name)
 		}
 	}
 	c.readReqAssigns2(f, nd)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
 	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
 		if an.Kind != yamlsrc.Mapping {
-			c.errorf(an.Range, nd.path+".artifacts", CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
+			c.Errorf(an.Range, nd.path+".artifacts", core.CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
 		} else {
 			for _, p := range an.Pairs() {
 				c.checkArtifact2(f, p, nd.path+".artifacts."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
@@ -567,18 +568,18 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 func (c *compiler) nodeValues2(f *file, nd *node2) {
 	n, t := nd.n, nd.typ
 	ev := &eval2{c: c, f: f, node: nd}
-	owner := "node template " + quote(nd.name)
+	owner := "node template " + core.Quote(nd.name)
 	nd.props = c.assignProps2(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable2(n))
 	nd.attrs = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), nd.path+".attributes", owner)
 	caps := map[string]map[string]graph.Value{}
 	assigned := n.Get("capabilities")
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
-		c.errorf(assigned.Range, nd.path+".capabilities", CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
+		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
 		assigned = nil
 	}
 	for _, p := range assigned.Pairs() {
 		if t.caps[p.Key.Value] == nil {
-			c.errorf(p.Key.Range, nd.path+".capabilities."+p.Key.Value, CodeUnknownCapability, "node type %q has no capability %q", t.name, p.Key.Value)
+			c.Errorf(p.Key.Range, nd.path+".capabilities."+p.Key.Value, core.CodeUnknownCapability, "node type %q has no capability %q", t.name, p.Key.Value)
 		}
 	}
 	for _, name := range sortedOnce(&t.capOrder, t.caps) {
@@ -590,9 +591,9 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 		body := assigned.Get(name)
 		cp := nd.path + ".capabilities." + name
 		if body != nil && !body.IsNull() {
-			c.keys2(body, cp, func() string { return "capability " + quote(name) }, capAssignKeys2(), nil)
+			c.keys2(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys2(), nil)
 		}
-		co := "capability " + quote(name) + " of " + owner
+		co := "capability " + core.Quote(name) + " of " + owner
 		caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
 		c.assignAttrs2(ev, cd.attrs, cd.props, body.Get("attributes"), cp+".attributes", co)
 	}
@@ -602,7 +603,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 // failedTemplate2 reports whether n names a node template that could not
 // be read, counting the reference as a follow-on of why.
 func (c *compiler) failedTemplate2(n *yamlsrc.Node) bool {
-	cause, ok := c.v2.topo.failed[text(n)]
+	cause, ok := c.v2.topo.failed[core.Text(n)]
 	if ok {
 		c.FollowOn(cause)
 	}
@@ -627,17 +628,17 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
 		ip := path + "." + p.Key.Value
 		d := defs[p.Key.Value]
 		if d == nil {
-			c.errorf(p.Key.Range, ip, CodeUnknownInterface, "no interface %q is defined here", p.Key.Value)
+			c.Errorf(p.Key.Range, ip, core.CodeUnknownInterface, "no interface %q is defined here", p.Key.Value)
 			continue
 		}
-		if !c.keys2(p.Value, ip, func() string { return "interface " + quote(p.Key.Value) }, ifaceAssignKeys2(), nil) {
+		if !c.keys2(p.Value, ip, func() string { return "interface " + core.Quote(p.Key.Value) }, ifaceAssignKeys2(), nil) {
 			continue
 		}
 		if in := p.Value.Get("inputs"); in != nil {
@@ -649,7 +650,7 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 				continue
 			}
 			if ops.Kind != yamlsrc.Mapping {
-				c.errorf(ops.Range, ip+"."+key, CodeWrongKind, "%s must be a map, found %s", key, ops.Describe())
+				c.Errorf(ops.Range, ip+"."+key, core.CodeWrongKind, "%s must be a map, found %s", key, ops.Describe())
 				continue
 			}
 			for _, op := range ops.Pairs() {
@@ -659,19 +660,19 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 					defined = d.notes
 				}
 				if d.typ != nil && defined[op.Key.Value] == nil {
-					c.errorf(op.Key.Range, opPath, CodeUnknownOperation, "interface %q has no %s %q", p.Key.Value, strings.TrimSuffix(key, "s"), op.Key.Value)
+					c.Errorf(op.Key.Range, opPath, core.CodeUnknownOperation, "interface %q has no %s %q", p.Key.Value, strings.TrimSuffix(key, "s"), op.Key.Value)
 					continue
 				}
 				switch {
 				case op.Value.IsNull(), op.Value.IsString():
 				case op.Value.Kind == yamlsrc.Mapping:
-					c.keys2(op.Value, opPath, func() string { return "operation " + quote(op.Key.Value) }, opAssignKeys2(), nil)
+					c.keys2(op.Value, opPath, func() string { return "operation " + core.Quote(op.Key.Value) }, opAssignKeys2(), nil)
 					if im := op.Value.Get("implementation"); im != nil {
 						c.checkImpl2(im, opPath+".implementation")
 					}
 					c.checkExpr2(ev.f, op.Value.Get("inputs"), opPath+".inputs", false)
 				default:
-					c.errorf(op.Value.Range, opPath, CodeWrongKind, "operation %q must be an implementation or a map, found %s", op.Key.Value, op.Value.Describe())
+					c.Errorf(op.Value.Range, opPath, core.CodeWrongKind, "operation %q must be an implementation or a map, found %s", op.Key.Value, op.Value.Describe())
 				}
 			}
 		}
@@ -689,15 +690,15 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		return
 	}
 	if rn.Kind != yamlsrc.Sequence {
-		c.errorf(rn.Range, nd.path+".requirements", CodeWrongKind, "requirements must be a list, found %s", rn.Describe())
+		c.Errorf(rn.Range, nd.path+".requirements", core.CodeWrongKind, "requirements must be a list, found %s", rn.Describe())
 		return
 	}
 	topo := c.v2.topo
 	ev := &eval2{c: c, f: f, node: nd}
 	for i, it := range rn.Content {
-		ip := nd.path + ".requirements[" + itoa(int64(i)) + "]"
+		ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
-			c.errorf(it.Range, ip, CodeWrongKind, "a requirement assignment is a map with one entry, found %s", it.Describe())
+			c.Errorf(it.Range, ip, core.CodeWrongKind, "a requirement assignment is a map with one entry, found %s", it.Describe())
 			continue
 		}
 		name, body := it.Content[0].Value, it.Content[1]
@@ -709,13 +710,13 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 			}
 		}
 		if ra.def == nil {
-			c.errorf(it.Content[0].Range, rp, CodeUnknownRequirement, "node type %q has no requirement %q", nd.typ.name, name)
+			c.Errorf(it.Content[0].Range, rp, core.CodeUnknownRequirement, "node type %q has no requirement %q", nd.typ.name, name)
 			continue
 		}
 		ra.relType = ra.def.relType
 		nodeN := body
 		if body.Kind == yamlsrc.Mapping {
-			c.keys2(body, rp, func() string { return "requirement " + quote(name) }, reqAssignKeys2(), nil)
+			c.keys2(body, rp, func() string { return "requirement " + core.Quote(name) }, reqAssignKeys2(), nil)
 			nodeN = body.Get("node")
 			if cn := body.Get("count"); cn != nil {
 				if v, ok := cn.Int(); ok && v >= 0 {
@@ -724,18 +725,18 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 					ra.countFn = true
 					c.checkExpr2(f, cn, rp+".count", false)
 				} else {
-					c.errorf(cn.Range, rp+".count", CodeValue, "count must be a non-negative integer, found %s", cn.Describe())
+					c.Errorf(cn.Range, rp+".count", core.CodeValue, "count must be a non-negative integer, found %s", cn.Describe())
 				}
 			}
 			if on := body.Get("optional"); on != nil {
 				if b, ok := on.Bool(); ok {
 					ra.optional = b
 				} else {
-					c.errorf(on.Range, rp+".optional", CodeValue, "optional must be true or false, found %s", on.Describe())
+					c.Errorf(on.Range, rp+".optional", core.CodeValue, "optional must be true or false, found %s", on.Describe())
 				}
 			}
 			if cn := body.Get("capability"); cn != nil && !cn.IsString() {
-				c.errorf(cn.Range, rp+".capability", CodeWrongKind, "capability must name a capability or capability type, found %s", cn.Describe())
+				c.Errorf(cn.Range, rp+".capability", core.CodeWrongKind, "capability must name a capability or capability type, found %s", cn.Describe())
 			}
 			if rel := body.Get("relationship"); rel != nil {
 				rev := *ev
@@ -750,7 +751,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 				c.checkExpr2(f, al, rp+".allocation", false)
 			}
 		} else if !body.IsString() && !(body.Kind == yamlsrc.Sequence && len(body.Content) == 2) {
-			c.errorf(body.Range, rp, CodeWrongKind, "requirement %q must name a node template or node type, or be a map, found %s", name, body.Describe())
+			c.Errorf(body.Range, rp, core.CodeWrongKind, "requirement %q must name a node template or node type, or be a map, found %s", name, body.Describe())
 			continue
 		}
 		if nodeN != nil && !nodeN.IsNull() {
@@ -763,13 +764,13 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 					c.checkExpr2(f, ra.nodeIdx, rp+".node", false)
 				}
 			}
-			if tn := topo.byName[text(target)]; tn != nil {
+			if tn := topo.byName[core.Text(target)]; tn != nil {
 				ra.target = tn
 				c.checkTarget2(f, ra, tn.typ, target)
-			} else if t := c.findType2(f, kNode, text(target)); t != nil {
+			} else if t := c.findType2(f, core.KNode, core.Text(target)); t != nil {
 				c.checkTarget2(f, ra, t, target)
 			} else if !c.failedTemplate2(target) {
-				c.errorf(target.Range, rp+".node", CodeUnknownTemplate, "requirement %q names %s, which is neither a node template nor a node type", name, describeValue(target))
+				c.Errorf(target.Range, rp+".node", core.CodeUnknownTemplate, "requirement %q names %s, which is neither a node template nor a node type", name, core.DescribeValue(target))
 			}
 		}
 		if ra.alloc != nil {
@@ -787,7 +788,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsrc.Node) {
 	d := ra.def
 	if d.nodeType != nil && !c.derives2(t, d.nodeType) {
-		c.errorf(at.Range, ra.path+".node", CodeNodeMismatch, "requirement %q needs a node of type %q; %s is a %q", ra.name, d.nodeType.name, describeValue(at), t.name)
+		c.Errorf(at.Range, ra.path+".node", core.CodeNodeMismatch, "requirement %q needs a node of type %q; %s is a %q", ra.name, d.nodeType.name, core.DescribeValue(at), t.name)
 		return
 	}
 	want := d.capType
@@ -798,20 +799,20 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 				return
 			}
 			if want != nil && !c.derives2(cd.typ, want) {
-				c.errorf(cn.Range, ra.path+".capability", CodeCapabilityMismatch, "capability %q of %s is a %q, not the %q requirement %q needs", cn.Value, describeValue(at), cd.typ.name, want.name, ra.name)
+				c.Errorf(cn.Range, ra.path+".capability", core.CodeCapabilityMismatch, "capability %q of %s is a %q, not the %q requirement %q needs", cn.Value, core.DescribeValue(at), cd.typ.name, want.name, ra.name)
 				return
 			}
 			ra.capName = cd.name
 			c.checkValidTypes2(ra, t, cd, at)
 			return
 		}
-		ct := c.findType2(f, kCapability, cn.Value)
+		ct := c.findType2(f, core.KCapability, cn.Value)
 		if ct == nil {
-			c.errorf(cn.Range, ra.path+".capability", CodeUnknownCapability, "%s has no capability %q, and no capability type has that name", describeValue(at), cn.Value)
+			c.Errorf(cn.Range, ra.path+".capability", core.CodeUnknownCapability, "%s has no capability %q, and no capability type has that name", core.DescribeValue(at), cn.Value)
 			return
 		}
 		if want != nil && !c.derives2(ct, want) {
-			c.errorf(cn.Range, ra.path+".capability", CodeCapabilityMismatch, "capability type %q is not the %q requirement %q needs", ct.name, want.name, ra.name)
+			c.Errorf(cn.Range, ra.path+".capability", core.CodeCapabilityMismatch, "capability type %q is not the %q requirement %q needs", ct.name, want.name, ra.name)
 			return
 		}
 		want = ct
@@ -826,7 +827,7 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 			return
 		}
 	}
-	c.errorf(at.Range, ra.path+".node", CodeCapabilityMismatch, "%s has no capability of type %q, which requirement %q needs", describeValue(at), want.name, ra.name)
+	c.Errorf(at.Range, ra.path+".node", core.CodeCapabilityMismatch, "%s has no capability of type %q, which requirement %q needs", core.DescribeValue(at), want.name, ra.name)
 }
 
 // checkValidTypes2 checks the valid_*_types restrictions of the target
@@ -839,7 +840,7 @@ func (c *compiler) checkValidTypes2(ra *reqAssign2, target *typeDef2, cd *cap2, 
 		return len(list) == 0 || slices.ContainsFunc(list, func(x *typeDef2) bool { return c.derives2(t, x) })
 	}
 	if !in(src, cd.validSources) {
-		c.errorf(at.Range, ra.path, CodeValidSource, "capability %q of %s does not accept a requirement of node type %q (valid_source_node_types: %s)", cd.name, describeValue(at), src.name, typeNames2(cd.validSources))
+		c.Errorf(at.Range, ra.path, core.CodeValidSource, "capability %q of %s does not accept a requirement of node type %q (valid_source_node_types: %s)", cd.name, core.DescribeValue(at), src.name, typeNames2(cd.validSources))
 	}
 	rt := ra.relType
 	if rt == nil {
@@ -847,11 +848,11 @@ func (c *compiler) checkValidTypes2(ra *reqAssign2, target *typeDef2, cd *cap2, 
 	}
 	switch {
 	case !in(cd.typ, rt.validCaps):
-		c.errorf(at.Range, ra.path, CodeValidTarget, "relationship type %q cannot target capability %q of type %q (valid_capability_types: %s)", rt.name, cd.name, cd.typ.name, typeNames2(rt.validCaps))
+		c.Errorf(at.Range, ra.path, core.CodeValidTarget, "relationship type %q cannot target capability %q of type %q (valid_capability_types: %s)", rt.name, cd.name, cd.typ.name, typeNames2(rt.validCaps))
 	case !in(target, rt.validTargets):
-		c.errorf(at.Range, ra.path, CodeValidTarget, "relationship type %q cannot target a node of type %q (valid_target_node_types: %s)", rt.name, target.name, typeNames2(rt.validTargets))
+		c.Errorf(at.Range, ra.path, core.CodeValidTarget, "relationship type %q cannot target a node of type %q (valid_target_node_types: %s)", rt.name, target.name, typeNames2(rt.validTargets))
 	case !in(src, rt.validSources):
-		c.errorf(at.Range, ra.path, CodeValidSource, "relationship type %q cannot start at a node of type %q (valid_source_node_types: %s)", rt.name, src.name, typeNames2(rt.validSources))
+		c.Errorf(at.Range, ra.path, core.CodeValidSource, "relationship type %q cannot start at a node of type %q (valid_source_node_types: %s)", rt.name, src.name, typeNames2(rt.validSources))
 	}
 }
 
@@ -908,7 +909,7 @@ func (c *compiler) checkCapacity2(f *file) {
 		capacity, ok := quantity2(d.typ, k.target.caps[k.capName][k.prop])
 		if ok && sums[k] > capacity {
 			ra := at[k]
-			c.errorf(ra.key, ra.path+".allocation", CodeValue, "the allocations of %s to capability %q of %q add up to %v, over its %v (§8.5.5)", k.prop, k.capName, k.target.name, sums[k], capacity)
+			c.Errorf(ra.key, ra.path+".allocation", core.CodeValue, "the allocations of %s to capability %q of %q add up to %v, over its %v (§8.5.5)", k.prop, k.capName, k.target.name, sums[k], capacity)
 		}
 	}
 }
@@ -941,7 +942,7 @@ func (c *compiler) checkReqCounts2(nd *node2) {
 	for _, d := range nd.typ.reqs {
 		if d.max >= 0 && sums[d] > d.max {
 			ra := last[d]
-			c.errorf(ra.key, ra.path, CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sums[d], rangeText2(d.min, d.max))
+			c.Errorf(ra.key, ra.path, core.CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sums[d], rangeText2(d.min, d.max))
 		}
 	}
 }
@@ -958,7 +959,7 @@ func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 		return
 	}
 	if ra.alloc.Kind != yamlsrc.Mapping {
-		c.errorf(ra.alloc.Range, path, CodeWrongKind, "an allocation is a map of capability properties to amounts, found %s", ra.alloc.Describe())
+		c.Errorf(ra.alloc.Range, path, core.CodeWrongKind, "an allocation is a map of capability properties to amounts, found %s", ra.alloc.Describe())
 		return
 	}
 	ct, props := c.allocatedCap2(ev.f, ra)
@@ -970,10 +971,10 @@ func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 		pp := path + "." + p.Key.Value
 		switch {
 		case d == nil:
-			c.errorf(p.Key.Range, pp, CodeUnknownProperty, "allocation of %q, which capability type %q does not define (§8.5.5)", p.Key.Value, ct.name)
+			c.Errorf(p.Key.Range, pp, core.CodeUnknownProperty, "allocation of %q, which capability type %q does not define (§8.5.5)", p.Key.Value, ct.name)
 		case d.typ == nil:
 		case d.typ.base != "integer" && d.typ.base != "float" && d.typ.scalar == nil:
-			c.errorf(p.Key.Range, pp, CodeValue, "allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", p.Key.Value, d.typ.name)
+			c.Errorf(p.Key.Range, pp, core.CodeValue, "allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", p.Key.Value, d.typ.name)
 		default:
 			// An amount of the property: its type, not its validation
 			// clauses, which constrain the capacity.
@@ -991,7 +992,7 @@ func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string
 		target = ra.target.typ
 	case nn != nil && nn.IsString():
 		// A node type the orchestrator selects a node of.
-		target = c.findType2(f, kNode, nn.Value)
+		target = c.findType2(f, core.KNode, nn.Value)
 	}
 	if target != nil && ra.capName != "" {
 		if cd := target.caps[ra.capName]; cd != nil && cd.typ != nil {
@@ -999,7 +1000,7 @@ func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string
 		}
 	}
 	if cn := ra.n.Get("capability"); cn != nil && cn.IsString() {
-		if ct := c.findType2(f, kCapability, cn.Value); ct != nil {
+		if ct := c.findType2(f, core.KCapability, cn.Value); ct != nil {
 			return ct, ct.props
 		}
 	}
@@ -1023,23 +1024,23 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 			c.FollowOn(cause)
 			return
 		}
-		ra.relType = c.typeRef2(ev.f, kRelationship, n, path)
+		ra.relType = c.typeRef2(ev.f, core.KRelationship, n, path)
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "relationship must name a relationship template or type, or be a map, found %s", n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "relationship must name a relationship template or type, or be a map, found %s", n.Describe())
 		return
 	}
 	c.keys2(n, path, func() string { return "relationship" }, relAssignKeys2(), nil)
 	t := ra.relType
 	if tn := n.Get("type"); tn != nil {
-		t = c.typeRef2(ev.f, kRelationship, tn, path+".type")
+		t = c.typeRef2(ev.f, core.KRelationship, tn, path+".type")
 	}
 	if t == nil {
 		return
 	}
 	ra.relType = t
-	owner := "relationship of requirement " + quote(ra.name)
+	owner := "relationship of requirement " + core.Quote(ra.name)
 	ra.relProps = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
 	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
@@ -1049,17 +1050,17 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 	path := "service_template.groups." + p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
-		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "group %q must be a map, found %s", p.Key.Value, p.Value.Describe())
+		c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "group %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "group " + quote(p.Key.Value) }, groupKeys2(), nil)
+	c.keys2(p.Value, path, func() string { return "group " + core.Quote(p.Key.Value) }, groupKeys2(), nil)
 	c.v2.topo.groups[p.Key.Value] = p.Value
-	t := c.typeRef2(f, kGroup, p.Value.Get("type"), path+".type")
+	t := c.typeRef2(f, core.KGroup, p.Value.Get("type"), path+".type")
 	if t == nil {
 		return
 	}
 	ev := &eval2{c: c, f: f}
-	owner := "group " + quote(p.Key.Value)
+	owner := "group " + core.Quote(p.Key.Value)
 	c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
 	c.assignAttrs2(ev, t.attrs, t.props, p.Value.Get("attributes"), path+".attributes", owner)
 	ms := p.Value.Get("members")
@@ -1067,21 +1068,21 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 		return
 	}
 	if ms.Kind != yamlsrc.Sequence {
-		c.errorf(ms.Range, path+".members", CodeWrongKind, "members must be a list, found %s", ms.Describe())
+		c.Errorf(ms.Range, path+".members", core.CodeWrongKind, "members must be a list, found %s", ms.Describe())
 		return
 	}
 	var seen []string
 	for i, m := range ms.Content {
-		mp := path + ".members[" + itoa(int64(i)) + "]"
-		nd := c.v2.topo.byName[text(m)]
+		mp := path + ".members[" + core.Itoa(int64(i)) + "]"
+		nd := c.v2.topo.byName[core.Text(m)]
 		switch {
 		case nd == nil && c.failedTemplate2(m):
 		case nd == nil:
-			c.errorf(m.Range, mp, CodeGroupMembers, "group member %s is no node template", describeValue(m))
+			c.Errorf(m.Range, mp, core.CodeGroupMembers, "group member %s is no node template", core.DescribeValue(m))
 		case slices.Contains(seen, nd.name):
-			c.errorf(m.Range, mp, CodeGroupMembers, "group member %q is listed twice", nd.name)
+			c.Errorf(m.Range, mp, core.CodeGroupMembers, "group member %q is listed twice", nd.name)
 		case len(t.members) > 0 && !slices.ContainsFunc(t.members, func(mt *typeDef2) bool { return c.derives2(nd.typ, mt) }):
-			c.errorf(m.Range, mp, CodeGroupMembers, "node template %q of type %q is not of a member type of group type %q", nd.name, nd.typ.name, t.name)
+			c.Errorf(m.Range, mp, core.CodeGroupMembers, "node template %q of type %q is not of a member type of group type %q", nd.name, nd.typ.name, t.name)
 		}
 		if nd != nil {
 			seen = append(seen, nd.name)
@@ -1092,53 +1093,53 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 // readPolicy2 reads a policy definition (§16.4): a map with one entry.
 func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 	if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
-		c.errorf(it.Range, ip, CodeWrongKind, "a policy definition is a map with one entry, found %s", it.Describe())
+		c.Errorf(it.Range, ip, core.CodeWrongKind, "a policy definition is a map with one entry, found %s", it.Describe())
 		return
 	}
 	name, body := it.Content[0].Value, it.Content[1]
 	path := "service_template.policies." + name
-	if !c.keys2(body, path, func() string { return "policy " + quote(name) }, policyKeys2(), nil) {
+	if !c.keys2(body, path, func() string { return "policy " + core.Quote(name) }, policyKeys2(), nil) {
 		return
 	}
-	t := c.typeRef2(f, kPolicy, body.Get("type"), path+".type")
+	t := c.typeRef2(f, core.KPolicy, body.Get("type"), path+".type")
 	if t == nil {
 		return
 	}
 	ev := &eval2{c: c, f: f}
-	c.assignProps2(ev, t.props, body.Get("properties"), path+".properties", "policy "+quote(name), true)
+	c.assignProps2(ev, t.props, body.Get("properties"), path+".properties", "policy "+core.Quote(name), true)
 	for i, tg := range body.Get("targets").Items() {
-		tp := path + ".targets[" + itoa(int64(i)) + "]"
-		nd, grp := c.v2.topo.byName[text(tg)], c.v2.topo.groups[text(tg)]
+		tp := path + ".targets[" + core.Itoa(int64(i)) + "]"
+		nd, grp := c.v2.topo.byName[core.Text(tg)], c.v2.topo.groups[core.Text(tg)]
 		var tt *typeDef2
 		switch {
 		case nd != nil:
 			tt = nd.typ
 		case grp != nil:
-			tt = c.findType2(f, kGroup, text(grp.Get("type")))
+			tt = c.findType2(f, core.KGroup, core.Text(grp.Get("type")))
 		case c.failedTemplate2(tg):
 		default:
-			c.errorf(tg.Range, tp, CodePolicyTargets, "policy target %s is no node template or group", describeValue(tg))
+			c.Errorf(tg.Range, tp, core.CodePolicyTargets, "policy target %s is no node template or group", core.DescribeValue(tg))
 			continue
 		}
 		// The policy type's targets list the node and group types it
 		// applies to (§16.3).
 		if tt != nil && len(t.targets) > 0 && !slices.ContainsFunc(t.targets, func(x *typeDef2) bool { return c.derives2(tt, x) }) {
-			c.errorf(tg.Range, tp, CodePolicyTargets, "policy type %q does not apply to %s of type %q (targets: %s)", t.name, describeValue(tg), tt.name, typeNames2(t.targets))
+			c.Errorf(tg.Range, tp, core.CodePolicyTargets, "policy type %q does not apply to %s of type %q (targets: %s)", t.name, core.DescribeValue(tg), tt.name, typeNames2(t.targets))
 		}
 	}
 	if tr := body.Get("triggers"); tr != nil && !tr.IsNull() {
 		if tr.Kind != yamlsrc.Mapping {
-			c.errorf(tr.Range, path+".triggers", CodeWrongKind, "triggers must be a map, found %s", tr.Describe())
+			c.Errorf(tr.Range, path+".triggers", core.CodeWrongKind, "triggers must be a map, found %s", tr.Describe())
 			return
 		}
 		for _, p := range tr.Pairs() {
 			tp := path + ".triggers." + p.Key.Value
-			if !c.keys2(p.Value, tp, func() string { return "trigger " + quote(p.Key.Value) }, triggerKeys2(), nil) {
+			if !c.keys2(p.Value, tp, func() string { return "trigger " + core.Quote(p.Key.Value) }, triggerKeys2(), nil) {
 				continue
 			}
 			for _, req := range []string{"event", "action"} {
 				if p.Value.Get(req) == nil {
-					c.errorf(p.Key.Range, tp, CodeMissingField, "trigger %q is missing required field %q", p.Key.Value, req)
+					c.Errorf(p.Key.Range, tp, core.CodeMissingField, "trigger %q is missing required field %q", p.Key.Value, req)
 				}
 			}
 			c.checkExpr2(f, p.Value.Get("condition"), tp+".condition", false)
@@ -1174,7 +1175,7 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 			switch v := ev.evalAt(ra.nodeIdx, ra.path+".node").(type) {
 			case int64:
 				if v < 0 || (v >= ra.target.count && !ra.target.countFn) {
-					c.errorf(ra.nodeIdx.Range, ra.path+".node", CodeValue, "requirement %q selects representation %d of node template %q, which has %d (§8.5.2)", ra.name, v, ra.target.name, ra.target.count)
+					c.Errorf(ra.nodeIdx.Range, ra.path+".node", core.CodeValue, "requirement %q selects representation %d of node template %q, which has %d (§8.5.2)", ra.name, v, ra.target.name, ra.target.count)
 					return
 				}
 				picks = append(picks, v)
@@ -1184,7 +1185,7 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 			case nil:
 				return
 			default:
-				c.errorf(ra.nodeIdx.Range, ra.path+".node", CodeValue, "the index of the node requirement %q names must be a non-negative integer, found %s", ra.name, describeGo2(v))
+				c.Errorf(ra.nodeIdx.Range, ra.path+".node", core.CodeValue, "the index of the node requirement %q names must be a non-negative integer, found %s", ra.name, describeGo2(v))
 				return
 			}
 		}

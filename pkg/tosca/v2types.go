@@ -40,7 +40,7 @@ import (
 // typeDef2 is one TOSCA 2.0 type, with its inherited members merged once
 // resolved.
 type typeDef2 struct {
-	kind kind
+	kind core.Kind
 	name string
 	f    *file
 	n    *yamlsrc.Node
@@ -189,17 +189,17 @@ func legacyCanonical2(name string) string {
 func (c *compiler) declareTypes2() {
 	c.v2.builtins = map[string]*typeDef2{}
 	for _, name := range builtinTypes2() {
-		c.v2.builtins[name] = &typeDef2{kind: kData, name: name, base: name, state: 2, chain: []string{name}}
+		c.v2.builtins[name] = &typeDef2{kind: core.KData, name: name, base: name, state: 2, chain: []string{name}}
 	}
 	// 1.3's range, which 2.0 dropped, read as 1.3 reads it.
-	c.v2.builtins["range"] = &typeDef2{kind: kData, name: "range", base: "range", state: 2, chain: []string{"range"}}
+	c.v2.builtins["range"] = &typeDef2{kind: core.KData, name: "range", base: "range", state: 2, chain: []string{"range"}}
 	for name, units := range legacyScalarUnits2() {
 		s := &scalarDef2{dataType: c.v2.builtins["float"], units: units, canonical: legacyCanonical2(name)}
-		c.v2.builtins[name] = &typeDef2{kind: kData, name: name, base: "scalar", state: 2, chain: []string{name, "scalar"}, scalar: s}
+		c.v2.builtins[name] = &typeDef2{kind: core.KData, name: name, base: "scalar", state: 2, chain: []string{name, "scalar"}, scalar: s}
 	}
 	for _, f := range c.v2.files {
 		s := c.scope2(f)
-		for k := kind(0); k < numKinds; k++ {
+		for k := core.Kind(0); k < core.NumKinds; k++ {
 			sec := f.root.Get(k.Section())
 			if sec == nil || sec.Kind != yamlsrc.Mapping {
 				continue
@@ -207,25 +207,25 @@ func (c *compiler) declareTypes2() {
 			for _, p := range sec.Pairs() {
 				path := k.Section() + "." + p.Key.Value
 				if !p.Key.IsString() || p.Key.Value == "" {
-					c.errorf(p.Key.Range, path, CodeBadName, "a %s name must be a non-empty string, found %s", k.Word(), p.Key.Describe())
+					c.Errorf(p.Key.Range, path, core.CodeBadName, "a %s name must be a non-empty string, found %s", k.Word(), p.Key.Describe())
 					continue
 				}
 				if p.Value.Kind != yamlsrc.Mapping {
 					if !p.Value.IsNull() {
-						c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.Word(), p.Key.Value, p.Value.Describe())
+						c.Errorf(p.Value.Range, path, core.CodeWrongKind, "%s %q must be a map, found %s", k.Word(), p.Key.Value, p.Value.Describe())
 						continue
 					}
 					switch k {
-					case kData:
+					case core.KData:
 						// §9.2: a data type definition is a map; one without a body is a
 						// definition lost to indentation. Declared all the
 						// same, so that its uses are not reported again.
-						c.errorf(p.Key.Range, path, CodeWrongKind, "data type %q has no definition: a data type is a map (derived_from, properties, validation…), found null", p.Key.Value)
-					case kInterface:
+						c.Errorf(p.Key.Range, path, core.CodeWrongKind, "data type %q has no definition: a data type is a map (derived_from, properties, validation…), found null", p.Key.Value)
+					case core.KInterface:
 						// §11.1: likewise an interface type, which "describes
 						// a set of operations and notifications" ({} is one
 						// that declares none).
-						c.errorf(p.Key.Range, path, CodeWrongKind, "interface type %q has no definition: an interface type is a map (derived_from, inputs, operations, notifications…), found null", p.Key.Value)
+						c.Errorf(p.Key.Range, path, core.CodeWrongKind, "interface type %q has no definition: an interface type is a map (derived_from, inputs, operations, notifications…), found null", p.Key.Value)
 					}
 				}
 				t := &typeDef2{kind: k, name: p.Key.Value, f: f, n: p.Value, key: p.Key.Range, path: path}
@@ -247,24 +247,24 @@ func (c *compiler) resolveTypes2() {
 }
 
 // typeKeys2 lists the keynames of a type definition of a kind.
-func typeKeys2(k kind) []string {
+func typeKeys2(k core.Kind) []string {
 	common := []string{"derived_from", "version", "metadata", "description"}
 	switch k {
-	case kArtifact:
+	case core.KArtifact:
 		return append(common, "mime_type", "file_ext", "properties")
-	case kData:
+	case core.KData:
 		return append(common, "validation", "properties", "key_schema", "entry_schema", "data_type", "units", "canonical_unit", "prefixes")
-	case kCapability:
+	case core.KCapability:
 		return append(common, "properties", "attributes", "valid_source_node_types", "valid_relationship_types")
-	case kInterface:
+	case core.KInterface:
 		return append(common, "inputs", "operations", "notifications")
-	case kRelationship:
+	case core.KRelationship:
 		return append(common, "properties", "attributes", "interfaces", "valid_capability_types", "valid_target_node_types", "valid_source_node_types")
-	case kNode:
+	case core.KNode:
 		return append(common, "properties", "attributes", "capabilities", "requirements", "interfaces", "artifacts")
-	case kGroup:
+	case core.KGroup:
 		return append(common, "properties", "attributes", "members")
-	case kPolicy:
+	case core.KPolicy:
 		return append(common, "properties", "targets", "triggers")
 	}
 	return common
@@ -285,7 +285,7 @@ func legacyTypeKey(key string) string {
 func (c *compiler) resolveType2(t *typeDef2, depth int) {
 	switch {
 	case t.state == 1 && t.deriving:
-		c.errorf(t.key, t.path, CodeDerivationCycle, "%s %q derives from itself", t.kind.Word(), t.name)
+		c.Errorf(t.key, t.path, core.CodeDerivationCycle, "%s %q derives from itself", t.kind.Word(), t.name)
 		return
 	case t.state != 0:
 		// Resolved, or being resolved and named by one of its own
@@ -293,15 +293,15 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 		// used as it stands.
 		return
 	}
-	if depth > maxDerivationDepth {
-		c.errorf(t.key, t.path, CodeTooDeep, "the derivation chain of %s %q is longer than %d types", t.kind.Word(), t.name, maxDerivationDepth)
+	if depth > core.MaxDerivationDepth {
+		c.Errorf(t.key, t.path, core.CodeTooDeep, "the derivation chain of %s %q is longer than %d types", t.kind.Word(), t.name, core.MaxDerivationDepth)
 		t.state = 2
 		return
 	}
 	t.state = 1
 	n := t.n
 	if n != nil && n.Kind == yamlsrc.Mapping {
-		c.keys2(n, t.path, func() string { return t.kind.Word() + " " + quote(t.name) }, typeKeys2(t.kind), legacyTypeKey)
+		c.keys2(n, t.path, func() string { return t.kind.Word() + " " + core.Quote(t.name) }, typeKeys2(t.kind), legacyTypeKey)
 		c.metadata2(n, t.path)
 		if p, ok := n.GetPair("description"); ok {
 			c.description2(p, t.path+".description")
@@ -314,11 +314,11 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 		dn := dp.Value
 		switch {
 		case dn.Kind != yamlsrc.Scalar || !dn.IsString() || dn.Value == "":
-			c.errorf(rangeOf(dn), t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.Word(), dn.Describe())
+			c.Errorf(core.RangeOf(dn), t.path+".derived_from", core.CodeWrongKind, "derived_from must name a %s, found %s", t.kind.Word(), dn.Describe())
 		default:
 			if p := c.findType2(t.f, t.kind, dn.Value); p == nil {
 				c.UnknownOnce(core.UnknownKey{Kind: t.kind, Name: dn.Value, Error: true}, func() {
-					c.errorf(dn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.Word(), t.name, t.kind.Word(), dn.Value)
+					c.Errorf(dn.Range, t.path+".derived_from", core.CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.Word(), t.name, t.kind.Word(), dn.Value)
 				})
 			} else {
 				t.deriving = true
@@ -382,7 +382,7 @@ func clone2[V any](into, from map[string]V) {
 
 func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
 	path := t.path
-	if t.kind == kData {
+	if t.kind == core.KData {
 		c.readDataType2(t, n)
 	}
 	if pn := n.Get("properties"); pn != nil {
@@ -392,70 +392,70 @@ func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
 		c.readPropDefs2(t.f, t.attrs, an, path+".attributes", false)
 	}
 	switch t.kind {
-	case kNode:
+	case core.KNode:
 		c.readCapDefs2(t, n.Get("capabilities"), path+".capabilities")
 		c.readReqDefs2(t, n.Get("requirements"), path+".requirements")
 		c.readIfaceDefs2(t.f, t.ifaces, n.Get("interfaces"), path+".interfaces")
 		c.readArtifactDefs2(t, n.Get("artifacts"), path+".artifacts")
-	case kRelationship:
+	case core.KRelationship:
 		c.readIfaceDefs2(t.f, t.ifaces, n.Get("interfaces"), path+".interfaces")
-		setValid2(&t.validCaps, c.typeNames2(t.f, kCapability, n.Get("valid_capability_types"), path+".valid_capability_types"))
-		setValid2(&t.validTargets, c.typeNames2(t.f, kNode, n.Get("valid_target_node_types"), path+".valid_target_node_types"))
-		setValid2(&t.validSources, c.typeNames2(t.f, kNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
-	case kCapability:
-		setValid2(&t.validSources, c.typeNames2(t.f, kNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
-		c.typeNames2(t.f, kRelationship, n.Get("valid_relationship_types"), path+".valid_relationship_types")
-	case kInterface:
+		setValid2(&t.validCaps, c.typeNames2(t.f, core.KCapability, n.Get("valid_capability_types"), path+".valid_capability_types"))
+		setValid2(&t.validTargets, c.typeNames2(t.f, core.KNode, n.Get("valid_target_node_types"), path+".valid_target_node_types"))
+		setValid2(&t.validSources, c.typeNames2(t.f, core.KNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
+	case core.KCapability:
+		setValid2(&t.validSources, c.typeNames2(t.f, core.KNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
+		c.typeNames2(t.f, core.KRelationship, n.Get("valid_relationship_types"), path+".valid_relationship_types")
+	case core.KInterface:
 		if in := n.Get("inputs"); in != nil {
 			c.readParamDefs2(t.f, map[string]*prop2{}, in, path+".inputs", true)
 		}
 		c.readOpDefs2(t.f, t.ops, n.Get("operations"), path+".operations", true)
 		c.readOpDefs2(t.f, t.notes, n.Get("notifications"), path+".notifications", true)
-	case kGroup:
-		if m := c.typeNames2(t.f, kNode, n.Get("members"), path+".members"); m != nil {
+	case core.KGroup:
+		if m := c.typeNames2(t.f, core.KNode, n.Get("members"), path+".members"); m != nil {
 			t.members = m
 		}
-	case kPolicy:
+	case core.KPolicy:
 		tn := n.Get("targets")
 		if tn != nil && tn.Kind == yamlsrc.Sequence {
 			var out []*typeDef2
 			for i, it := range tn.Content {
-				x := c.findType2(t.f, kNode, it.Value)
+				x := c.findType2(t.f, core.KNode, it.Value)
 				if x == nil {
-					x = c.findType2(t.f, kGroup, it.Value)
+					x = c.findType2(t.f, core.KGroup, it.Value)
 				}
 				if x == nil || !it.IsString() {
-					c.errorf(it.Range, path+".targets["+itoa(int64(i))+"]", CodeUnknownType, "policy target %s is no node or group type", it.Describe())
+					c.Errorf(it.Range, path+".targets["+core.Itoa(int64(i))+"]", core.CodeUnknownType, "policy target %s is no node or group type", it.Describe())
 					continue
 				}
 				out = append(out, x)
 			}
 			t.targets = out
 		} else if tn != nil && !tn.IsNull() {
-			c.errorf(tn.Range, path+".targets", CodeWrongKind, "targets must be a list, found %s", tn.Describe())
+			c.Errorf(tn.Range, path+".targets", core.CodeWrongKind, "targets must be a list, found %s", tn.Describe())
 		}
 		if tr := n.Get("triggers"); tr != nil && !tr.IsNull() && tr.Kind != yamlsrc.Mapping {
-			c.errorf(tr.Range, path+".triggers", CodeWrongKind, "triggers must be a map, found %s", tr.Describe())
+			c.Errorf(tr.Range, path+".triggers", core.CodeWrongKind, "triggers must be a map, found %s", tr.Describe())
 		}
-	case kArtifact:
+	case core.KArtifact:
 		if fe := n.Get("file_ext"); fe != nil && !fe.IsNull() && fe.Kind != yamlsrc.Sequence {
-			c.errorf(fe.Range, path+".file_ext", CodeWrongKind, "file_ext must be a list, found %s", fe.Describe())
+			c.Errorf(fe.Range, path+".file_ext", core.CodeWrongKind, "file_ext must be a list, found %s", fe.Describe())
 		}
 	}
 }
 
 // typeNames2 resolves a list of type names.
-func (c *compiler) typeNames2(f *file, k kind, n *yamlsrc.Node, path string) []*typeDef2 {
+func (c *compiler) typeNames2(f *file, k core.Kind, n *yamlsrc.Node, path string) []*typeDef2 {
 	if n == nil || n.IsNull() {
 		return nil
 	}
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a list of %s names, found %s", path, k.Word(), n.Describe())
+		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a list of %s names, found %s", path, k.Word(), n.Describe())
 		return nil
 	}
 	var out []*typeDef2
 	for i, it := range n.Content {
-		if t := c.typeRef2(f, k, it, path+"["+itoa(int64(i))+"]"); t != nil {
+		if t := c.typeRef2(f, k, it, path+"["+core.Itoa(int64(i))+"]"); t != nil {
 			out = append(out, t)
 		}
 	}
@@ -476,28 +476,28 @@ func (c *compiler) readDataType2(t *typeDef2, n *yamlsrc.Node) {
 	}
 	switch {
 	case (t.base == "list" || t.base == "map") && t.entry == nil:
-		c.errorf(t.key, t.path, CodeMissingField, "data type %q derives from %s, so it needs an entry_schema (§9.2)", t.name, t.base)
+		c.Errorf(t.key, t.path, core.CodeMissingField, "data type %q derives from %s, so it needs an entry_schema (§9.2)", t.name, t.base)
 	case t.base != "list" && t.base != "map" && n.Get("entry_schema") != nil:
-		c.errorf(t.key, t.path+".entry_schema", CodeUnknownField, "data type %q does not derive from list or map: entry_schema is not allowed (§9.2)", t.name)
+		c.Errorf(t.key, t.path+".entry_schema", core.CodeUnknownField, "data type %q does not derive from list or map: entry_schema is not allowed (§9.2)", t.name)
 	case t.base != "map" && n.Get("key_schema") != nil:
-		c.errorf(t.key, t.path+".key_schema", CodeUnknownField, "data type %q does not derive from map: key_schema is not allowed (§9.2)", t.name)
+		c.Errorf(t.key, t.path+".key_schema", core.CodeUnknownField, "data type %q does not derive from map: key_schema is not allowed (§9.2)", t.name)
 	}
 	scalarKeys := []string{"data_type", "units", "canonical_unit", "prefixes"}
 	if t.base != "scalar" {
 		for _, k := range scalarKeys {
 			if p, ok := n.GetPair(k); ok {
-				c.errorf(p.Key.Range, t.path+"."+k, CodeNativeExtended, "%s is a keyname of scalar types; data type %q does not derive from scalar", k, t.name)
+				c.Errorf(p.Key.Range, t.path+"."+k, core.CodeNativeExtended, "%s is a keyname of scalar types; data type %q does not derive from scalar", k, t.name)
 			}
 		}
 		if t.base != "" && t.base != "list" && t.base != "map" {
 			if p, ok := n.GetPair("properties"); ok {
-				c.errorf(p.Key.Range, t.path+".properties", CodeNativeExtended, "data type %q derives from %s, so it cannot define properties", t.name, t.base)
+				c.Errorf(p.Key.Range, t.path+".properties", core.CodeNativeExtended, "data type %q derives from %s, so it cannot define properties", t.name, t.base)
 			}
 		}
 		return
 	}
 	if p, ok := n.GetPair("properties"); ok {
-		c.errorf(p.Key.Range, t.path+".properties", CodeNativeExtended, "scalar type %q cannot define properties (§9.1.2.2)", t.name)
+		c.Errorf(p.Key.Range, t.path+".properties", core.CodeNativeExtended, "scalar type %q cannot define properties (§9.1.2.2)", t.name)
 	}
 	c.readScalarDef2(t, n)
 }
@@ -506,10 +506,10 @@ func (c *compiler) readDataType2(t *typeDef2, n *yamlsrc.Node) {
 // (§6.4.1, §9.1.2.3), major.minor[.fix[.qualifier[-build]]].
 func (c *compiler) typeVersion2(v *yamlsrc.Node, path string) {
 	if v.Kind != yamlsrc.Scalar {
-		c.errorf(v.Range, path, CodeWrongKind, "version must be a version string, found %s", v.Describe())
+		c.Errorf(v.Range, path, core.CodeWrongKind, "version must be a version string, found %s", v.Describe())
 		return
 	}
 	if _, err := values.CoerceV2(values.Version, v); err != nil {
-		c.errorf(v.Range, path, CodeValue, "the version of a type must be a TOSCA version (§9.1.2.3): %v", err)
+		c.Errorf(v.Range, path, core.CodeValue, "the version of a type must be a TOSCA version (§9.1.2.3): %v", err)
 	}
 }

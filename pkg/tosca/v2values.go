@@ -22,6 +22,7 @@ import (
 	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -37,6 +38,15 @@ import (
 // corpora take at most about 13,000 steps.
 const maxValueSteps2 = 4_000_000
 
+// step2 counts one unit of value work (spend2); false once the compile
+// stopped.
+func (c *compiler) step2(n *yamlsrc.Node, path string) bool {
+	if c.Stopped() {
+		return false
+	}
+	return c.spend2(n, path, 1)
+}
+
 // spend2 counts k steps of 2.0 value work at n (path); false once the
 // budget is spent, when the compile stops as a canceled one does and
 // reports one error, at n (reportCanceled).
@@ -48,7 +58,7 @@ func (c *compiler) spend2(n *yamlsrc.Node, path string, k int64) bool {
 	if c.steps <= maxValueSteps2 {
 		return true
 	}
-	c.Spend(rangeOf(n), path, c.InSecret > 0)
+	c.Spend(core.RangeOf(n), path, c.InSecret > 0, fmt.Sprintf("values take more than %d steps of work to check and evaluate; a template with count evaluates its type's defaults and validation clauses again for each representation", maxValueSteps2))
 	return false
 }
 
@@ -63,7 +73,7 @@ func (c *compiler) checkValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string
 }
 
 func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, validation []*yamlsrc.Node, n *yamlsrc.Node, path string, depth int) graph.Value {
-	if depth > maxValueDepth || !c.step(n, path) {
+	if depth > core.MaxValueDepth || !c.step2(n, path) {
 		return nil
 	}
 	if sensitiveType2(t) {
@@ -71,7 +81,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	}
 	if _, _, ok := funcCall2(n); ok {
 		c.checkExpr2(ev.f, n, path, false)
-		before := c.secretReads
+		before := c.SecretReads
 		v := ev.evalAt(n, path)
 		if t != nil && graph.HasUnknown(v) {
 			c.resultFits2(n, t, entry, keyS, path)
@@ -79,7 +89,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		if t == nil || v == nil || graph.HasUnknown(v) || dollarText2(v) {
 			return v
 		}
-		if c.secretReads > before {
+		if c.SecretReads > before {
 			// The value read a secret: it is checked as one.
 			c.InSecret++
 			defer func() { c.InSecret-- }()
@@ -89,7 +99,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		if !c.spend2(n, path, funceval.Size(v, maxValueSteps2)) {
 			return nil
 		}
-		return c.checkValueDepth2(ev, t, entry, keyS, validation, nodeOf(v, n.Range), path, depth+1)
+		return c.checkValueDepth2(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
 	}
 	if n.Kind == yamlsrc.Mapping {
 		c.checkMalformed2(n, path)
@@ -108,13 +118,13 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	case t.scalar != nil:
 		s, ok := n.String()
 		if !ok || n.Kind != yamlsrc.Scalar || !n.IsString() {
-			c.badValue2(rangeOf(n), path, CodeValue, fmt.Sprintf("%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", describeValue(n), t.name),
+			c.badValue2(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", core.DescribeValue(n), t.name),
 				fmt.Sprintf("a sensitive value is not a scalar of type %q: a scalar is written \"<number> <unit>\"", t.name))
 			return nil
 		}
 		num, canon, _, msg := parseScalar2(t.scalar, s)
 		if msg != "" {
-			c.badValue2(n.Range, path, CodeValue, fmt.Sprintf("%s is not a scalar of type %q: %s (units: %s)", describeValue(n), t.name, msg, unitList2(t.scalar)),
+			c.badValue2(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: %s (units: %s)", core.DescribeValue(n), t.name, msg, unitList2(t.scalar)),
 				fmt.Sprintf("a sensitive value is not a scalar of type %q (units: %s)", t.name, unitList2(t.scalar)))
 			return nil
 		}
@@ -122,7 +132,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 			var nv graph.Value = num
 			if dt.base == "integer" {
 				if num != float64(int64(num)) {
-					c.badValue2(n.Range, path, CodeValue, fmt.Sprintf("%s is not a scalar of type %q: its number must be an integer", describeValue(n), t.name),
+					c.badValue2(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: its number must be an integer", core.DescribeValue(n), t.name),
 						fmt.Sprintf("a sensitive value is not a scalar of type %q: its number must be an integer", t.name))
 					return nil
 				}
@@ -135,33 +145,33 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		v = formatScalar2(t.scalar, canon)
 	case t.base == "list":
 		if n.Kind != yamlsrc.Sequence {
-			c.badValue2(rangeOf(n), path, CodeValue, describeValue(n)+" is not a list", "a sensitive value is not a list")
+			c.badValue2(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a list", "a sensitive value is not a list")
 			return nil
 		}
 		out := make([]graph.Value, len(n.Content))
 		for i, it := range n.Content {
-			out[i] = c.schemaValue2(ev, entry, it, path+"["+itoa(int64(i))+"]", depth)
+			out[i] = c.schemaValue2(ev, entry, it, path+"["+core.Itoa(int64(i))+"]", depth)
 		}
 		v = out
 	case t.base == "map":
 		if n.Kind != yamlsrc.Mapping {
-			c.badValue2(rangeOf(n), path, CodeValue, describeValue(n)+" is not a map", "a sensitive value is not a map")
+			c.badValue2(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a map", "a sensitive value is not a map")
 			return nil
 		}
 		out := make(map[string]graph.Value, len(n.Content)/2)
 		for _, p := range n.Pairs() {
 			if keyS != nil && keyS.typ != nil {
 				if _, _, isCall := funcCall2(p.Key); !isCall {
-					c.checkValueDepth2(ev, keyS.typ, nil, nil, keyS.validation, p.Key, joinPath(path, p.Key.Value), depth+1)
+					c.checkValueDepth2(ev, keyS.typ, nil, nil, keyS.validation, p.Key, core.JoinPath(path, p.Key.Value), depth+1)
 				}
 			}
-			out[unescape2(p.Key.Value)] = c.schemaValue2(ev, entry, p.Value, joinPath(path, p.Key.Value), depth)
+			out[unescape2(p.Key.Value)] = c.schemaValue2(ev, entry, p.Value, core.JoinPath(path, p.Key.Value), depth)
 		}
 		v = out
 	case t.base == "range":
 		cv, err := values.Coerce(values.Range, n)
 		if err != nil {
-			c.badValue2(rangeOf(n), path, CodeValue, err.Error(), "a sensitive value is not a range")
+			c.badValue2(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not a range")
 			return nil
 		}
 		v = cv
@@ -173,7 +183,7 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	default:
 		cv, err := values.CoerceV2(t.base, n)
 		if err != nil {
-			c.badValue2(rangeOf(n), path, CodeValue, err.Error(), "a sensitive value is not of type "+t.base)
+			c.badValue2(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not of type "+t.base)
 			return nil
 		}
 		v = cv
@@ -190,7 +200,7 @@ func unitList2(s *scalarDef2) string {
 		out = append(out, u)
 	}
 	if len(s.prefixes) > 0 {
-		return "prefixes of " + quote(joinSorted(out))
+		return "prefixes of " + core.Quote(joinSorted(out))
 	}
 	return joinSorted(out)
 }
@@ -207,7 +217,7 @@ func (c *compiler) schemaValue2(ev *eval2, s *prop2, n *yamlsrc.Node, path strin
 // complexValue2 checks the fields of a complex data type's value.
 func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path string, depth int) graph.Value {
 	if n.Kind != yamlsrc.Mapping {
-		c.badValue2(rangeOf(n), path, CodeValue, fmt.Sprintf("%s is not a value of data type %q, which is a map of its properties", describeValue(n), t.name),
+		c.badValue2(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a value of data type %q, which is a map of its properties", core.DescribeValue(n), t.name),
 			fmt.Sprintf("a sensitive value is not a value of data type %q, which is a map of its properties", t.name))
 		return nil
 	}
@@ -215,10 +225,10 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 	for _, p := range n.Pairs() {
 		d := t.props[p.Key.Value]
 		if d == nil {
-			c.errorf(p.Key.Range, joinPath(path, p.Key.Value), CodeUnknownProperty, "data type %q has no property %q", t.name, p.Key.Value)
+			c.Errorf(p.Key.Range, core.JoinPath(path, p.Key.Value), core.CodeUnknownProperty, "data type %q has no property %q", t.name, p.Key.Value)
 			continue
 		}
-		out[p.Key.Value] = c.fieldValue2(ev, d, p.Value, joinPath(path, p.Key.Value), depth)
+		out[p.Key.Value] = c.fieldValue2(ev, d, p.Value, core.JoinPath(path, p.Key.Value), depth)
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.props)) {
 		d := t.props[name]
@@ -227,15 +237,15 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 		}
 		if d.sensitive && (d.value != nil || d.def != nil) {
 			// A sensitive field's default makes the value a secret too.
-			c.secretReads++
+			c.SecretReads++
 		}
 		switch {
 		case d.value != nil:
-			out[name] = ev.evalAt(d.value, joinPath(path, name))
+			out[name] = ev.evalAt(d.value, core.JoinPath(path, name))
 		case d.def != nil && !d.def.IsNull():
-			out[name] = ev.evalAt(d.def, joinPath(path, name))
+			out[name] = ev.evalAt(d.def, core.JoinPath(path, name))
 		case d.required:
-			c.errorf(n.Range, path, CodeMissingProperty, "value of data type %q is missing required property %q", t.name, name)
+			c.Errorf(n.Range, path, core.CodeMissingProperty, "value of data type %q is missing required property %q", t.name, name)
 		}
 	}
 	return out
@@ -260,11 +270,11 @@ func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v 
 		r := vev.eval(cl, 0)
 		switch b, ok := r.(bool); {
 		case ok && !b:
-			c.badValue2(rangeOf(n), path, CodeConstraint, describeValue(n)+" does not satisfy the validation clause "+describeValue(cl),
-				"a sensitive value does not satisfy the validation clause "+describeValue(cl))
+			c.badValue2(core.RangeOf(n), path, core.CodeConstraint, core.DescribeValue(n)+" does not satisfy the validation clause "+core.DescribeValue(cl),
+				"a sensitive value does not satisfy the validation clause "+core.DescribeValue(cl))
 			return false
 		case !ok && r != nil && !isUnknown2(r):
-			c.errorf(rangeOf(cl), path, CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", describeValue(cl))
+			c.Errorf(core.RangeOf(cl), path, core.CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", core.DescribeValue(cl))
 			return false
 		}
 	}
@@ -288,9 +298,9 @@ func (c *compiler) clause2(f *file, v *yamlsrc.Node, path string) bool {
 		}
 	}
 	if isCall {
-		c.errorf(rangeOf(v), path, CodeConstraint, "the validation clause is a call of $%s, whose result is never a Boolean: a validation clause is a Boolean expression (§9.10)", name)
+		c.Errorf(core.RangeOf(v), path, core.CodeConstraint, "the validation clause is a call of $%s, whose result is never a Boolean: a validation clause is a Boolean expression (§9.10)", name)
 	} else {
-		c.errorf(rangeOf(v), path, CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", describeValue(v))
+		c.Errorf(core.RangeOf(v), path, core.CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", core.DescribeValue(v))
 	}
 	return false
 }

@@ -41,7 +41,7 @@ func (c *compiler) checkValue(d *propDef, n *yamlsrc.Node, path, what string, s 
 func (c *compiler) checkAssigned(d *propDef, n *yamlsrc.Node, path, what string, s *scope) graph.Value {
 	if d != nil && d.prim == "string" && n != nil && n.Kind == yamlsrc.Scalar && !n.IsNull() {
 		if d.sensitive {
-			c.secretReads++
+			c.SecretReads++
 			c.InSecret++
 			defer func() { c.InSecret-- }()
 		}
@@ -61,15 +61,15 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 		return nil
 	}
 	if d != nil && d.sensitive {
-		c.secretReads++
+		c.SecretReads++
 		c.InSecret++
 		defer func() { c.InSecret-- }()
 	}
 	if fn, ok := functionName(n); ok {
-		before := c.secretReads
+		before := c.SecretReads
 		v := c.evalFunction(fn, n, path, s)
 		if fn == "get_input" && d != nil {
-			c.checkInputRead(d, v, n, path, what, c.secretReads > before)
+			c.checkInputRead(d, v, n, path, what, c.SecretReads > before)
 		}
 		return v
 	}
@@ -108,7 +108,7 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 			return nil
 		}
 		if d.prim == values.Version {
-			c.versionWithoutMinor(n, path)
+			c.VersionWithoutMinor(n, path)
 		}
 		v = cv
 	case d.dt != nil:
@@ -140,9 +140,6 @@ const maxDefaultNesting = 4
 func (c *compiler) step(n *yamlsrc.Node, path string) bool {
 	if c.Stopped() {
 		return false
-	}
-	if c.v2 != nil {
-		return c.spend2(n, path, 1)
 	}
 	c.steps++
 	if c.steps == maxValueSteps {
@@ -357,9 +354,9 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 			// TOSCA 1.3 extended notation: {description, value}.
 			v = v.Get("value")
 		}
-		before := c.secretReads
+		before := c.SecretReads
 		out[k.Value] = c.checkAssigned(d, v, pp, noun+" "+quote(k.Value), s)
-		c.noteSecret(pp, before)
+		c.NoteSecret(pp, before)
 	}
 	for name, d := range defs {
 		if _, set := out[name]; set {
@@ -367,9 +364,9 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 		}
 		switch {
 		case d.hasDefault:
-			before := c.secretReads
+			before := c.SecretReads
 			out[name] = c.checkValue(d, d.def, joinPath(path, name), noun+" "+quote(name), s)
-			c.noteSecret(joinPath(path, name), before)
+			c.NoteSecret(joinPath(path, name), before)
 		case d.required && missing != ignoreMissing && d.status != "unsupported":
 			at := rangeOf(n)
 			if n == nil {
@@ -383,13 +380,4 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 		}
 	}
 	return out
-}
-
-// versionWithoutMinor warns of a 1.x version written as its major number
-// alone: 1.3 §3.2.2 makes minor_version mandatory, but tosca-parser reads
-// "2" as 2.0, and so does xosplan (TOSCA 2.0 rejects it, §9.1.2.3).
-func (c *compiler) versionWithoutMinor(n *yamlsrc.Node, path string) {
-	if n.Kind == yamlsrc.Scalar && values.VersionWithoutMinor(n.Value) {
-		c.warnf(n.Range, path, CodeValue, "%q is read as version %s.0: a TOSCA version is major.minor[.fix[.qualifier[-build]]], the minor version mandatory (TOSCA 1.3 §3.2.2)", n.Value, n.Value)
-	}
 }

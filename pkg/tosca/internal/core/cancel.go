@@ -27,10 +27,11 @@ type Halt struct {
 	// Spent is set when a compile stopped because its value work ran out,
 	// not its context; SpentAt and SpentPath are where, SpentSecret tells
 	// whether the value was a secret's.
-	Spent       bool
-	SpentAt     diag.Range
-	SpentPath   string
-	SpentSecret bool
+	Spent        bool
+	SpentAt      diag.Range
+	SpentPath    string
+	SpentSecret  bool
+	SpentMessage string
 }
 
 // Stopped reports whether the compile's context has ended, looking at it
@@ -55,10 +56,11 @@ func (s *Session) StoppedNow() bool {
 }
 
 // Spend stops the compile because its value work ran out at the value at
-// r, path (a secret's when secret): Stopped is true from now on.
-func (s *Session) Spend(r diag.Range, path string, secret bool) {
+// r, path (a secret's when secret), which ReportCanceled reports with
+// message: Stopped is true from now on.
+func (s *Session) Spend(r diag.Range, path string, secret bool, message string) {
 	s.Halt.Done, s.Halt.At, s.Halt.Spent = true, len(s.Diags), true
-	s.Halt.SpentAt, s.Halt.SpentPath, s.Halt.SpentSecret = r, path, secret
+	s.Halt.SpentAt, s.Halt.SpentPath, s.Halt.SpentSecret, s.Halt.SpentMessage = r, path, secret, message
 }
 
 // DropSinceStop drops the diagnostics found since the compile stopped,

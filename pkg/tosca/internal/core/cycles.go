@@ -1,13 +1,16 @@
 package core
 
-// Dependency cycles among node templates, found on the compiled graph with
-// Tarjan's algorithm (graph.Cycles, O(V+E)): one diagnostic per strongly
-// connected component, named in order ("a -> b -> c -> a"), positioned at
-// the first requirement of the cycle, with every hop and its
-// requirement's file:line:col in the detail and as related places. A hop
-// may be a read (get_property, get_attribute or get_operation_output
-// naming another template), which orders the reader after what it reads
-// as a requirement does.
+// Phase 8 (1.x and 2.0) — cycles: a dependency cycle among node templates.
+//
+// Errors detected here:
+//   - each dependency cycle, named in order ("a -> b -> c -> a"), positioned at the first
+//     requirement of the cycle, with every hop and its requirement's file:line:col in the
+//     detail and as related places (tosca.dependency_cycle); a hop may be a read (get_property, get_attribute or
+//     get_operation_output naming another template), which orders the reader after what it
+//     reads as a requirement does
+//
+// Cycles are found on the compiled graph with Tarjan's algorithm
+// (graph.Cycles, O(V+E)): one diagnostic per strongly connected component.
 
 import (
 	"strings"
@@ -16,9 +19,8 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
-// CheckCycles reports each dependency cycle of g (nil: none) as an error
-// with code.
-func (s *Session) CheckCycles(g *graph.Graph, code string) {
+// CheckCycles reports each dependency cycle of g (nil: none).
+func (s *Session) CheckCycles(g *graph.Graph) {
 	if g == nil {
 		return
 	}
@@ -40,7 +42,7 @@ func (s *Session) CheckCycles(g *graph.Graph, code string) {
 			related = append(related, diag.Related{Range: e.Range, Message: hop + ")"})
 		}
 		first := cyc[0]
-		s.ErrorDetail(first.Range, "topology_template.node_templates."+first.Source+".requirements", code,
+		s.ErrorDetail(first.Range, "topology_template.node_templates."+first.Source+".requirements", CodeDependencyCycle,
 			detail.String(), "dependency cycle: %s", graph.CyclePath(cyc))
 		s.Diags[len(s.Diags)-1].Related = related
 	}
