@@ -8,6 +8,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -135,7 +136,7 @@ func HasKeyname(root *yamlsrc.Node) bool {
 	if root == nil || root.Kind != yamlsrc.Mapping || root.Get("application") != nil {
 		return false
 	}
-	keys := append(topLevelKeys(), topLevelKeys2()...)
+	keys := append(topLevelKeys(), tosca2.TopLevelKeys()...)
 	for _, p := range root.Pairs() {
 		if slices.Contains(keys, p.Key.Value) {
 			return true
@@ -158,8 +159,9 @@ func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag
 func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
 	root := c.loadRoot(path)
 	if c.v2 != nil {
-		// A TOSCA 2.0 service template: its own front end (v2.go).
-		return c.compile2(root), c.Finish()
+		// A TOSCA 2.0 service template: its own front end
+		// (internal/tosca2).
+		return c.v2.Graph(), c.Finish()
 	}
 	if root == nil || c.StoppedNow() {
 		if c.StoppedNow() {
@@ -249,8 +251,9 @@ type compiler struct {
 	// idx records names as they resolve for CompileIndexed; nil for
 	// Compile.
 	idx *indexer
-	// v2 holds the state of a TOSCA 2.0 compile (v2.go); nil for 1.x.
-	v2 *state2
+	// v2 is the compile of a TOSCA 2.0 service template
+	// (internal/tosca2); nil for 1.x.
+	v2 *tosca2.Compile
 }
 
 func newCompiler(ctx context.Context, opts Options) *compiler {

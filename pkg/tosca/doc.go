@@ -290,7 +290,7 @@
 // # TOSCA 2.0
 //
 // A file whose tosca_definitions_version is tosca_2_0 is compiled by the
-// 2.0 front end (v2.go lists its files and phases) with the same loading,
+// 2.0 front end (package internal/tosca2 lists its files and phases) with the same loading,
 // confinement, limits, diagnostics and graph; the codes above serve both,
 // with tosca.profile and tosca.legacy_keyname for 2.0 only. Unlike 1.x,
 // 2.0 is strict everywhere, type definitions included: the 2.0
@@ -302,7 +302,7 @@
 //   - No type is available without an import but the built-in data types
 //     (§6.7.2: 2.0 removed 1.x's implicit normative types); the simple
 //     profile is org.oasis-open.simple:2.0 (alias
-//     org.oasis-open.tosca.simple:2.0), embedded from profiles2/, written
+//     org.oasis-open.tosca.simple:2.0), embedded from internal/tosca2/profiles2/, written
 //     for xosplan from 1.3's normative types with 2.0's names and grammar.
 //     The profile search path (Options.ProfilePath or Options.Profiles)
 //     wins over it.

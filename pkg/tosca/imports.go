@@ -44,6 +44,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
 	"github.com/xosplan/xosplan/pkg/tosca/normative"
 )
 
@@ -69,8 +70,12 @@ func (c *compiler) loadRoot(path string) *file {
 	if root == nil {
 		return nil
 	}
-	if text(root.Get("tosca_definitions_version")) == version20 {
-		return c.loadRoot2(path, root)
+	if text(root.Get("tosca_definitions_version")) == tosca2.Version {
+		c.v2 = tosca2.New(&c.Session, tosca2.Options{Inputs: c.opts.Inputs, RequireInputs: c.opts.RequireInputs,
+			InputRanges: c.opts.InputRanges, Root: c.opts.Root, ImportMap: c.opts.ImportMap,
+			ProfilePath: c.opts.ProfilePath, Profiles: c.opts.Profiles})
+		c.v2.Load(path, root)
+		return nil
 	}
 	var stack []string
 	c.CheckDuplicates(root, 0, true, &stack)

@@ -6,7 +6,7 @@ package tosca
 // imports as they load, inputs and templates as functions read them) and
 // completed from the compiled topology, so that it says exactly what the
 // compiler understood; it detects nothing. A TOSCA 2.0 compile builds the
-// same index from its own phases' state (index2.go).
+// same index from its own phases' state (internal/tosca2/index.go).
 
 import (
 	"context"
@@ -32,8 +32,8 @@ func CompileIndexed(ctx context.Context, path string, opts Options) (*graph.Grap
 	c.idx = &indexer{}
 	g, diags := c.compile(path)
 	if c.v2 != nil {
-		// A TOSCA 2.0 compile: its own index (index2.go).
-		return g, c.buildIndex2(), diags
+		// A TOSCA 2.0 compile: its own index (internal/tosca2).
+		return g, c.v2.Index(), diags
 	}
 	return g, c.buildIndex(), diags
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -27,8 +28,8 @@ const (
 // nil. The lists are the compiler's own, so an editor's completion
 // offers exactly what Compile accepts.
 func Keynames(version, place string) []string {
-	if isVersion20(version) {
-		return sortedKeys(keynames2(place))
+	if tosca2.IsVersion(version) {
+		return tosca2.Keynames(place)
 	}
 	v, ok := normaliseVersion(version)
 	if !ok {
@@ -115,18 +116,18 @@ func typeKeynames(place string) ([]string, string) {
 
 // Versions lists the tosca_definitions_version values the compiler
 // reads, as written: 1.0 to 1.3 and 2.0.
-func Versions() []string { return append(supportedVersions(), version20) }
+func Versions() []string { return append(supportedVersions(), tosca2.Version) }
 
 // IsVersion2 reports whether version (a tosca_definitions_version) is
 // TOSCA 2.0's, which the 2.0 front end compiles.
-func IsVersion2(version string) bool { return isVersion20(version) }
+func IsVersion2(version string) bool { return tosca2.IsVersion(version) }
 
 // Functions lists, sorted, the built-in functions a value of a TOSCA
 // version may call: 1.x's intrinsic functions (those evalFunction
 // knows), or TOSCA 2.0's, written without their $ (§10.2).
 func Functions(version string) []string {
-	if isVersion20(version) {
-		return builtinFunctions2()
+	if tosca2.IsVersion(version) {
+		return tosca2.Functions()
 	}
 	return []string{"concat", "get_artifact", "get_attribute", "get_input", "get_nodes_of_type",
 		"get_operation_output", "get_property", "join", "token"}

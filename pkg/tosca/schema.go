@@ -5,12 +5,13 @@ import (
 	"fmt"
 
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
 )
 
 // JSON Schema of a TOSCA service template, for editors that have no
 // language server (the YAML language server reads it from a modeline):
 // a file whose tosca_definitions_version is tosca_2_0 follows TOSCA 2.0's
-// grammar (schema2.go), any other TOSCA 1.0–1.3's. It is built from the compiler's own keyname lists, so that
+// grammar (internal/tosca2/schema.go), any other TOSCA 1.0–1.3's. It is built from the compiler's own keyname lists, so that
 // it names what Compile accepts; it checks the shape of a file (which
 // keys a map may hold, which values are maps, lists or strings) and
 // leaves the rest — types, values, references — to Compile. Where real
@@ -28,10 +29,10 @@ func JSONSchema() ([]byte, error) {
 		"$schema":     "https://json-schema.org/draft/2020-12/schema",
 		"title":       "TOSCA service template: Simple Profile in YAML 1.0–1.3, or TOSCA 2.0 (xosplan)",
 		"description": "A TOSCA file; tosca_definitions_version: tosca_2_0 selects TOSCA 2.0's grammar.",
-		"if":          core.Schema{"properties": core.Schema{"tosca_definitions_version": core.Schema{"const": version20}}, "required": []string{"tosca_definitions_version"}},
+		"if":          core.Schema{"properties": core.Schema{"tosca_definitions_version": core.Schema{"const": tosca2.Version}}, "required": []string{"tosca_definitions_version"}},
 		"then":        core.Schema{"$ref": "#/$defs/tosca2"},
 		"else":        core.Schema{"$ref": "#/$defs/tosca1"},
-		"$defs":       core.Schema{"tosca1": serviceTemplateSchema(), "tosca2": tosca2Schema()},
+		"$defs":       core.Schema{"tosca1": serviceTemplateSchema(), "tosca2": tosca2.Schema()},
 	}
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {

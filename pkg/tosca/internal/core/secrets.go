@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -146,4 +147,15 @@ func FirstArg(u graph.Unknown) (string, bool) {
 	}
 	s, ok := u.Args[0].(string)
 	return s, ok
+}
+
+// MetaSensitive reports whether a definition's metadata says
+// sensitive: true (a Boolean, or the text "true" in any case).
+func MetaSensitive(n *yamlsrc.Node) bool {
+	s := n.Get("metadata").Get("sensitive")
+	if s == nil {
+		return false
+	}
+	b, ok := s.Bool()
+	return (ok && b) || strings.EqualFold(s.Value, "true")
 }

@@ -164,7 +164,7 @@ func (c *Session) AddEdge(g *graph.Graph, e graph.Edge, path string) {
 // ("interrupted" for the CLI's signals) for the compile of file, or the
 // value budget of a 2.0 compile, at the value it ran out at.
 func (c *Session) ReportCanceled(file string) {
-	// A problem found Quietly (v2funcdefs.go) may have been dropped since.
+	// A problem found quietly (Quietly: internal/tosca2/funcdefs.go) may have been dropped since.
 	c.DropSinceStop()
 	if c.Halt.Spent {
 		c.Diags = c.Diags.Errorf(c.Halt.SpentAt, c.Halt.SpentPath, CodeTooComplex, "%s", c.Halt.SpentMessage)

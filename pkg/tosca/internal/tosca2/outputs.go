@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"

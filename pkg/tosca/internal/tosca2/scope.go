@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Namespaces of TOSCA 2.0 (§6.8.4): the names a file sees are its own
 // definitions, those of the files it imports without a namespace (and,

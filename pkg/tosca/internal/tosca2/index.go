@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // The symbol index of a TOSCA 2.0 compile (CompileIndexed), the same index
 // a 1.x compile fills (index.go): types with their derivation chains and
@@ -54,7 +54,7 @@ const (
 
 // buildIndex2 builds the index of a TOSCA 2.0 compile.
 func (c *compiler) buildIndex2() *symbols.Index {
-	x := &symbols.Index{Version: version20}
+	x := &symbols.Index{Version: Version}
 	ix := &index2{c: c, x: x, files: map[*file]int{}, types: map[*typeDef2]int{}, props: map[*prop2]int{},
 		caps: map[*cap2]int{}, reqs: map[*req2]int{}, funcs: map[*funcDef2]int{}, nodes: map[string]int{},
 		rels: map[string]int{}, groups: map[string]int{}, inputs: map[string]int{}, chains: map[*typeDef2]string{}}

@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 5 (2.0) — the service template (§6.9, §7.2, §7.4, §8.3, §8.5,
 // §9.4, §9.6, §11.3, §11.5, §14, §16): inputs, node templates with count,
@@ -280,7 +280,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 func (c *compiler) readParam2(f *file, name string, n *yamlsrc.Node, path string) *prop2 {
 	if n.Get("type") == nil {
 		c.keys2(n, path, func() string { return "parameter " + core.Quote(name) }, paramKeys2(), legacyPropKey)
-		d := &prop2{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default"), sensitive: metaSensitive(n)}
+		d := &prop2{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default"), sensitive: core.MetaSensitive(n)}
 		if req, set := c.bool2(n, path, "required"); set {
 			d.required = req
 		}

@@ -1,10 +1,10 @@
-package tosca
+package tosca2
 
 import "github.com/xosplan/xosplan/pkg/tosca/internal/core"
 
 // JSON Schema of a TOSCA 2.0 file, the tosca_2_0 branch of JSONSchema.
 // Like the 1.x one it is built from the compiler's own keyname lists (the
-// 2.0 phases' and v2keynames.go's) and checks shape only: which keys a
+// 2.0 phases' and keynames.go's) and checks shape only: which keys a
 // map may hold, which values are maps, lists or strings. Keynames that
 // 2.0 reads as 1.x did with a tosca.legacy_keyname warning (occurrences,
 // constraints, a repository's credential…) are accepted, as Compile
@@ -35,7 +35,7 @@ func strictMapOf(of core.Schema, description string) core.Schema {
 }
 
 // tosca2Schema is the schema of a TOSCA 2.0 file.
-func tosca2Schema() core.Schema {
+func Schema() core.Schema {
 	anyMap := core.Schema{"type": []string{"object", "null"}}
 	metadata := core.Schema{"type": []string{"object", "null"}, "description": "metadata: a map of names to values"}
 	described := func(s core.Schema) core.Schema {
@@ -99,7 +99,7 @@ func tosca2Schema() core.Schema {
 		return core.Schema{"anyOf": []core.Schema{described(core.Keys(append(typeKeys2(k), legacyKeys(legacyTypeKey, "constraints", "valid_source_types", "valid_target_types")...), true, props)), {"type": "null"}}}
 	}
 	sections := map[string]core.Schema{
-		"tosca_definitions_version": core.Schema{"const": version20, "description": "the TOSCA version of the file"},
+		"tosca_definitions_version": core.Schema{"const": Version, "description": "the TOSCA version of the file"},
 		"metadata":                  core.Schema{"description": "file metadata (a map of names to values)"},
 		"dsl_definitions":           core.Schema{"description": "anchored YAML for aliases to repeat (§6.3)"},
 		"profile":                   core.Schema{"type": "string", "description": "the name of the profile this file defines"},
@@ -114,7 +114,7 @@ func tosca2Schema() core.Schema {
 	for k := core.Kind(0); k < core.NumKinds; k++ {
 		sections[k.Section()] = strictMapOf(typeDef(k), k.Word()+" definitions, by name")
 	}
-	s := described(core.Keys(topLevelKeys2(), true, sections))
+	s := described(core.Keys(TopLevelKeys(), true, sections))
 	s["required"] = []string{"tosca_definitions_version"}
 	s["description"] = "a TOSCA 2.0 file: a service template or a profile"
 	return s

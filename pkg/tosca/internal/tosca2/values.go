@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 4 (2.0) — values (§9): every value checked against its
 // definition and canonicalized, and the validation clauses of the

@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 3 (2.0) — types: declaration, derivation and the 2.0 refinement
 // rules of every type kind (§6.4, §7–§9, §11, §12, §16), and the built-in
@@ -109,7 +109,7 @@ type prop2 struct {
 	// f is the file whose names the definition's values see.
 	f *file
 	// sensitive: the definition's metadata, or that of the definition it
-	// refines, says sensitive: true (prop2.secret, v2secrets.go).
+	// refines, says sensitive: true (prop2.secret, secrets.go).
 	sensitive bool
 }
 

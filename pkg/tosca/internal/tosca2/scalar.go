@@ -1,8 +1,8 @@
-package tosca
+package tosca2
 
 // Scalar types of TOSCA 2.0 (§9.1.2.2): concrete scalar types derived
 // from the abstract scalar, their units, prefixes and canonical unit, and
-// scalar values "<number> <unit>". Errors are those listed in v2types.go.
+// scalar values "<number> <unit>". Errors are those listed in types.go.
 
 import (
 	"math"

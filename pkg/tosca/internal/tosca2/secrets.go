@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Secrets (2.0): which values of a 2.0 service template carry a secret,
 // by the rules the 1.x path follows (secrets.go).
@@ -34,7 +34,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -42,22 +41,11 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// metaSensitive reports whether a definition's metadata says
-// sensitive: true (a Boolean, or the text "true" in any case).
-func metaSensitive(n *yamlsrc.Node) bool {
-	s := n.Get("metadata").Get("sensitive")
-	if s == nil {
-		return false
-	}
-	b, ok := s.Bool()
-	return (ok && b) || strings.EqualFold(s.Value, "true")
-}
-
 // sensitiveType2 reports whether t is a sensitive data type: it or a data
 // type it derives from says metadata sensitive: true.
 func sensitiveType2(t *typeDef2) bool {
 	for i := 0; t != nil && i < core.MaxValueDepth; i, t = i+1, t.parent {
-		if t.kind == core.KData && t.n != nil && metaSensitive(t.n) {
+		if t.kind == core.KData && t.n != nil && core.MetaSensitive(t.n) {
 			return true
 		}
 	}

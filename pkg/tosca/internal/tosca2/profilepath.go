@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Profiles of TOSCA 2.0, found by name (§6.7, §6.8.2.1): the profile
 // search path (Options.ProfilePath, the CLI's --profile-path and
@@ -158,11 +158,11 @@ func profileCandidate(name string) bool {
 // declares: a TOSCA 2.0 file with a top-level profile name.
 func declaredProfile(ctx context.Context, p string) (string, bool) {
 	data, err := userfile.Read(ctx, p, userfile.Options{MaxBytes: maxProfileFileBytes})
-	if err != nil || !bytes.Contains(data, []byte("profile:")) || !bytes.Contains(data, []byte(version20)) {
+	if err != nil || !bytes.Contains(data, []byte("profile:")) || !bytes.Contains(data, []byte(Version)) {
 		return "", false
 	}
 	root, ds := yamlsrc.Parse(p, data, yamlsrc.Limits{MaxFileBytes: maxProfileFileBytes})
-	if ds.HasErrors() || root == nil || root.Kind != yamlsrc.Mapping || core.Text(root.Get("tosca_definitions_version")) != version20 {
+	if ds.HasErrors() || root == nil || root.Kind != yamlsrc.Mapping || core.Text(root.Get("tosca_definitions_version")) != Version {
 		return "", false
 	}
 	name := root.Get("profile")

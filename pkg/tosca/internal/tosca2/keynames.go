@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // The keynames of TOSCA 2.0 by place, for Keynames: the lists the 2.0
 // phases check keys against (keys2), named by the place where they
@@ -17,7 +17,7 @@ import (
 func keynames2(place string) []string {
 	parts := strings.Split(place, ".")
 	if place == "" {
-		return topLevelKeys2()
+		return TopLevelKeys()
 	}
 	switch parts[0] {
 	case "service_template":
@@ -193,7 +193,7 @@ func stepKeys2() []string {
 
 // builtinFunctions2 lists the built-in functions of TOSCA 2.0 (§10.2),
 // each of which builtinArity2 knows.
-func builtinFunctions2() []string {
+func Functions() []string {
 	return []string{"and", "available_allocation", "ceil", "concat", "contains", "difference", "equal", "floor",
 		"get_artifact", "get_attribute", "get_input", "get_property", "greater_or_equal", "greater_than",
 		"has_all_entries", "has_all_keys", "has_any_entry", "has_any_key", "has_entry", "has_key", "has_prefix",
@@ -204,7 +204,7 @@ func builtinFunctions2() []string {
 
 // isVersion20 reports whether a tosca_definitions_version value names
 // TOSCA 2.0.
-func isVersion20(version string) bool { return version == version20 }
+func IsVersion(version string) bool { return version == Version }
 
 // sortedKeys returns a sorted copy of keynames without duplicates.
 func sortedKeys(keys []string) []string {
@@ -215,3 +215,7 @@ func sortedKeys(keys []string) []string {
 	slices.Sort(out)
 	return slices.Compact(out)
 }
+
+// Keynames lists, sorted, the keynames of the 2.0 grammar at a place
+// (tosca.Keynames documents the places).
+func Keynames(place string) []string { return sortedKeys(keynames2(place)) }

@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 9 (2.0) — render: the graph.Graph of a 2.0 service template, as
 // for 1.x (render.go).

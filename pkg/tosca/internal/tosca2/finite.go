@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 6 (2.0) — the last step of rendering: a TOSCA 2.0 float may be
 // infinite or not-a-number (§9.1.1.3), but the graph's values are

@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 2 (2.0) — imports: the files and profiles a TOSCA 2.0 file brings
 // in (§6.8).
@@ -26,7 +26,7 @@ package tosca
 // checks, and that file's own "/" urls start at that root. Each file is
 // loaded once however often it is imported, and files that import each
 // other are loaded once each; the namespace an import gives is recorded
-// per importing file (v2scope.go).
+// per importing file (scope.go).
 
 import (
 	"errors"

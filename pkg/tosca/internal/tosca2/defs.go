@@ -1,9 +1,9 @@
-package tosca
+package tosca2
 
 // Phase 3 (2.0) — the entity definitions of types: properties,
 // attributes, parameters and schemas (§9.3–§9.7), capabilities (§8.2),
 // requirements (§8.4), interfaces and operations (§11.2, §11.4),
-// artifacts (§12.2). Errors are those listed in v2types.go.
+// artifacts (§12.2). Errors are those listed in types.go.
 
 import (
 	"maps"
@@ -128,7 +128,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	}
 	// A definition that cannot be read stays, untyped and optional, so
 	// that its assignments are not reported again (one cause, once).
-	untyped := &prop2{name: name, n: n, f: f, sensitive: metaSensitive(n) || (prev != nil && prev.sensitive)}
+	untyped := &prop2{name: name, n: n, f: f, sensitive: core.MetaSensitive(n) || (prev != nil && prev.sensitive)}
 	if n.Kind != yamlsrc.Mapping {
 		c.Errorf(core.RangeOf(n), path, core.CodeWrongKind, "definition %q must be a map, found %s", name, n.Describe())
 		return untyped
@@ -144,7 +144,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	}
 	// Before the default is checked: a diagnostic about it must not quote
 	// a secret.
-	d.sensitive = d.sensitive || metaSensitive(n)
+	d.sensitive = d.sensitive || core.MetaSensitive(n)
 	tn := n.Get("type")
 	switch {
 	case tn != nil && !tn.IsNull():

@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 1 (2.0) — read: the grammar of a TOSCA 2.0 file (§6).
 //
@@ -42,17 +42,16 @@ func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
 		calls:      map[*yamlsrc.Node]*sig2{},
 		evaluating: map[*yamlsrc.Node]bool{},
 	}
-	c.version = version20
 	var stack []string
 	c.CheckDuplicates(root, 0, false, &stack)
-	f := &file{name: path, key: core.FileKey(path), dir: filepath.Dir(path), root: root, version: version20}
+	f := &file{name: path, key: core.FileKey(path), dir: filepath.Dir(path), root: root, version: Version}
 	c.root = f
 	c.files[f.key] = f
 	// A url with a leading "/" starts at the root of the repository that
 	// holds the file (§6.8.2.2): a CSAR's root, else the folder of the
 	// top-level template, whose tree is the service's repository.
 	repo := f.dir
-	if c.opts.Files != nil && len(c.opts.Root) > 0 {
+	if c.Files != nil && len(c.opts.Root) > 0 {
 		repo = c.opts.Root[0]
 	}
 	c.v2.repoRoot[f] = repo
@@ -63,7 +62,7 @@ func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
 
 // topLevelKeys2 lists the keynames of a TOSCA 2.0 file (§6.1); a function
 // so that no package-level slice can be changed.
-func topLevelKeys2() []string {
+func TopLevelKeys() []string {
 	return []string{
 		"tosca_definitions_version", "description", "metadata", "dsl_definitions", "artifact_types",
 		"data_types", "capability_types", "interface_types", "relationship_types", "node_types",
@@ -111,7 +110,7 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 		if !isRoot {
 			return false
 		}
-	case vp.Value.Kind != yamlsrc.Scalar || vp.Value.Value != version20:
+	case vp.Value.Kind != yamlsrc.Scalar || vp.Value.Value != Version:
 		what := "the template version %q is not tosca_2_0"
 		if !isRoot {
 			what = "the imported file's version %q is not tosca_2_0: a TOSCA 2.0 file imports TOSCA 2.0 files and profiles"
@@ -123,11 +122,11 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 	case root.Content[0] != vp.Key:
 		c.Errorf(vp.Key.Range, "tosca_definitions_version", core.CodeVersion, "tosca_definitions_version must be the first line of a TOSCA file (§6.1)")
 	}
-	f.version = version20
+	f.version = Version
 	for _, p := range root.Pairs() {
 		k := p.Key.Value
 		switch {
-		case slices.Contains(topLevelKeys2(), k):
+		case slices.Contains(TopLevelKeys(), k):
 		case legacyTopLevel(k) != "":
 			c.Errorf(p.Key.Range, k, core.CodeUnknownField, "%q is not a keyname of a TOSCA 2.0 file: %s", k, legacyTopLevel(k))
 			continue

@@ -1,8 +1,8 @@
-package tosca
+package tosca2
 
 // The built-in functions of TOSCA 2.0 evaluated at compile time (§10.2):
 // $value, $get_input, $node_index and $relationship_index here, the
-// graph queries in v2path.go, and the boolean, comparison, string, list,
+// graph queries in path.go, and the boolean, comparison, string, list,
 // map, set and arithmetic functions by internal/funceval, which apply
 // uses too: such a call with an argument known only at apply time is the
 // graph.Unknown funceval.Call makes, evaluated by pkg/executor once its

@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // TOSCA Path (§10.3) and the graph query functions that follow it:
 // $get_property, $get_attribute, $get_artifact and

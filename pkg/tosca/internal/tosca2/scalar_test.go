@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 import "testing"
 

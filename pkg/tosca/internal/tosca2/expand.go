@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 5b (2.0) — the expansion limit: after the node templates and their
 // requirement assignments are read, and before any representation or

@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 7 (2.0) — functions (§10): the $name syntax with its $$ escape
 // and $name$suffix keys (§10.1), the static check of every call (a

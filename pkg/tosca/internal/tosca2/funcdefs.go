@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 3 (2.0) — custom function definitions (§6.6, §10.4): each
 // function's signatures (arguments, optional_arguments, variadic, result,

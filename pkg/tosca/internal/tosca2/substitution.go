@@ -1,4 +1,4 @@
-package tosca
+package tosca2
 
 // Phase 5 (2.0) — substitution mappings (§15) and workflows (§13), read
 // once every node template is known.

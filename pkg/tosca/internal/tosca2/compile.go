@@ -1,0 +1,158 @@
+package tosca2
+
+import (
+	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/symbols"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
+)
+
+// Options are what a 2.0 compile takes of tosca.Options, which documents
+// them.
+type Options struct {
+	Inputs        map[string]any
+	RequireInputs bool
+	InputRanges   map[string]diag.Range
+	Root          []string
+	ImportMap     map[string]string
+	ProfilePath   []string
+	Profiles      *ProfileIndex
+}
+
+// Compile is one compile of a 2.0 service template, on the session of
+// pkg/tosca's compile, which read the root file and found it 2.0: Load
+// loads it with its imports, Graph compiles it, Index indexes it.
+type Compile struct {
+	c    *compiler
+	root *file
+}
+
+// New starts a 2.0 compile on s.
+func New(s *core.Session, opts Options) *Compile {
+	return &Compile{c: &compiler{Session: s, opts: opts, files: map[string]*file{}}}
+}
+
+// Load loads the root file path, parsed as root, and what it imports.
+func (x *Compile) Load(path string, root *yamlsrc.Node) { x.root = x.c.loadRoot2(path, root) }
+
+// Graph runs the phases on the loaded root file and returns the graph,
+// nil when errors prevent one.
+func (x *Compile) Graph() *graph.Graph { return x.c.compile2(x.root) }
+
+// Index returns the index of the names the compile resolved.
+func (x *Compile) Index() *symbols.Index { return x.c.buildIndex2() }
+
+// compiler holds the state of one 2.0 compile. Nothing is shared between
+// compiles but the session.
+type compiler struct {
+	*core.Session
+	opts Options
+	// files holds the loaded files by key (core.FileKey); order lists
+	// them in load order; root is the top-level file.
+	files map[string]*file
+	order []*file
+	root  *file
+	// steps counts the value work done (spend2).
+	steps int
+	// v2 holds the state of the phases.
+	v2 *state2
+}
+
+// file is one loaded service template, type-definition or profile file.
+type file struct {
+	// name is the path used in diagnostics (as the user wrote it, joined
+	// with import paths), or a pseudo name for embedded profiles.
+	name string
+	// key identifies the file so that it is parsed once.
+	key string
+	// dir resolves relative imports; empty for embedded files.
+	dir  string
+	root *yamlsrc.Node
+	// version is the file's tosca_definitions_version.
+	version string
+	// normative marks the embedded profiles' files.
+	normative bool
+}
+
+// undeclaredInputs reports the input values given for inputs the template
+// does not declare (core.Session.UndeclaredInputs).
+func (c *compiler) undeclaredInputs(declared map[string]bool, section string, fallback diag.Range) {
+	c.UndeclaredInputs(c.opts.Inputs, c.opts.InputRanges, c.root.name, declared, section, fallback)
+}
+
+// version20 is the tosca_definitions_version of TOSCA 2.0 (§6.2).
+const Version = "tosca_2_0"
+
+// state2 is the state of a 2.0 compile.
+type state2 struct {
+	// scopes holds the namespace of each loaded 2.0 file (scope.go).
+	scopes map[*file]*scope2
+	// files lists the 2.0 files in load order (imports before importers).
+	files []*file
+	// repoRoot is the folder a url with a leading "/" is read from, by
+	// file: the configuration root for the template's files, the search
+	// folder a profile was found in for its files (imports.go).
+	repoRoot map[*file]string
+	// profiles holds the root file of each profile loaded, by name.
+	profiles map[string]*file
+	// index is the profile search path's index (profilepath.go).
+	index *ProfileIndex
+	// builtins holds the built-in data types by name.
+	builtins map[string]*typeDef2
+	// types lists every declared type in declaration order.
+	types []*typeDef2
+	// funcs lists every function definition in declaration order.
+	funcs []*funcDef2
+	// later holds the checks that need every type resolved.
+	later []func()
+	// checked marks the function calls whose static check ran.
+	checked map[*yamlsrc.Node]bool
+	// secretSrc marks the values written for sensitive definitions, whose
+	// calls the index shows no result of (secrets.go).
+	secretSrc map[*yamlsrc.Node]bool
+	// calls holds the signature each evaluated custom function call
+	// chose (matchSig2), for the check of its result.
+	calls map[*yamlsrc.Node]*sig2
+	// evaluating marks the capability values $available_allocation
+	// evaluates ahead of their template (capValue2), against a value that
+	// reads itself.
+	evaluating map[*yamlsrc.Node]bool
+	topo       *topology2
+}
+
+// compile2 runs the 2.0 phases on the loaded root file (nil when it could
+// not be read) and returns the graph, nil when errors prevent one.
+func (c *compiler) compile2(root *file) *graph.Graph {
+	if root == nil || c.StoppedNow() {
+		if c.StoppedNow() {
+			name := ""
+			if root != nil {
+				name = root.name
+			}
+			c.ReportCanceled(name)
+		}
+		return nil
+	}
+	c.declareTypes2()
+	c.checkNamespaces2()
+	c.readFunctions2()
+	c.resolveTypes2()
+	for _, check := range c.v2.later {
+		check()
+	}
+	c.readTopology2(root)
+	if c.StoppedNow() {
+		c.ReportCanceled(root.name)
+		return nil
+	}
+	g := c.render2()
+	if g != nil {
+		c.CheckCycles(g)
+	}
+	if c.StoppedNow() {
+		c.ReportCanceled(root.name)
+		return nil
+	}
+	return g
+}
