@@ -17,7 +17,7 @@ import (
 // slowTemplate2 is a valid 2.0 template whose compile takes about a
 // second (several under -race) within every limit: each of the 10,000
 // representations of a checks a default list of 390 integers its type
-// gives, close to the value budget (maxValueSteps2).
+// gives, close to the value budget (internal/tosca2's maxValueSteps).
 func slowTemplate2() []byte {
 	entries := make([]string, 390)
 	for i := range entries {

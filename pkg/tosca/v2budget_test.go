@@ -35,7 +35,7 @@ func budgetTemplate2(prop string, templates int) []byte {
 }
 
 // TestValueBudget2 checks that the value work of a 2.0 compile is held
-// to maxValueSteps2: the type's defaults and validation clauses that each
+// to internal/tosca2's maxValueSteps: the type's defaults and validation clauses that each
 // representation evaluates again give one tosca.too_complex error, at the
 // value being evaluated when the work ran out, and the compile stops
 // there. Each of these templates validated without a problem before (the
@@ -78,7 +78,7 @@ func TestValueBudget2(t *testing.T) {
 }
 
 // TestValueBudgetAllowsExpansion2 checks that the values a template with
-// count may repeat under maxExpandedValues2 stay within the value budget.
+// count may repeat under internal/tosca2's maxExpandedValues stay within the value budget.
 func TestValueBudgetAllowsExpansion2(t *testing.T) {
 	g, diags := compileWithin(t, valuesTemplate2(390))
 	requireNoErrors(t, diags)

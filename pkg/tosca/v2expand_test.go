@@ -64,7 +64,7 @@ func compileWithin(t *testing.T, src []byte) (*graph.Graph, diag.Diagnostics) {
 }
 
 // TestExpansionLimit2 checks that counts expanding a service template
-// beyond maxExpansion2 node representations and relationships give one
+// beyond internal/tosca2's maxExpansion node representations and relationships give one
 // error at the count that brought it over, and nothing else: the
 // expansion is counted, not built.
 func TestExpansionLimit2(t *testing.T) {

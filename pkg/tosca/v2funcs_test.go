@@ -70,7 +70,7 @@ func TestFunctions2Evaluate(t *testing.T) {
 
 // TestValidationOrdersByMeasure2: in a validation clause, strings of the
 // scalar, version or timestamp type of $value compare by what they
-// measure (eval2.Order), not as text: 2 GB > 900 MB, 1.10 > 1.9, and
+// measure (internal/tosca2's eval.Order), not as text: 2 GB > 900 MB, 1.10 > 1.9, and
 // 10:00 UTC+2 is before 09:00 UTC.
 func TestValidationOrdersByMeasure2(t *testing.T) {
 	src := "tosca_definitions_version: tosca_2_0\n" +
@@ -102,7 +102,7 @@ func state0(name string) graph.Unknown {
 	return graph.Unknown{Func: "attribute", Args: []graph.Value{"a[0]", name}}
 }
 
-// as is the value of an attribute read as kind (attrKind2).
+// as is the value of an attribute read as kind (internal/tosca2's attrKind).
 func as(kind string, v graph.Unknown) graph.Unknown {
 	return graph.Unknown{Func: "as", Args: []graph.Value{kind, v}}
 }

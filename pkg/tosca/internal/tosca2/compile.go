@@ -34,14 +34,14 @@ func New(s *core.Session, opts Options) *Compile {
 }
 
 // Load loads the root file path, parsed as root, and what it imports.
-func (x *Compile) Load(path string, root *yamlsrc.Node) { x.root = x.c.loadRoot2(path, root) }
+func (x *Compile) Load(path string, root *yamlsrc.Node) { x.root = x.c.loadRoot(path, root) }
 
 // Graph runs the phases on the loaded root file and returns the graph,
 // nil when errors prevent one.
-func (x *Compile) Graph() *graph.Graph { return x.c.compile2(x.root) }
+func (x *Compile) Graph() *graph.Graph { return x.c.compile(x.root) }
 
 // Index returns the index of the names the compile resolved.
-func (x *Compile) Index() *symbols.Index { return x.c.buildIndex2() }
+func (x *Compile) Index() *symbols.Index { return x.c.buildIndex() }
 
 // compiler holds the state of one 2.0 compile. Nothing is shared between
 // compiles but the session.
@@ -53,10 +53,10 @@ type compiler struct {
 	files map[string]*file
 	order []*file
 	root  *file
-	// steps counts the value work done (spend2).
+	// steps counts the value work done (spend).
 	steps int
-	// v2 holds the state of the phases.
-	v2 *state2
+	// state holds the state of the phases.
+	state *compileState
 }
 
 // file is one loaded service template, type-definition or profile file.
@@ -81,13 +81,13 @@ func (c *compiler) undeclaredInputs(declared map[string]bool, section string, fa
 	c.UndeclaredInputs(c.opts.Inputs, c.opts.InputRanges, c.root.name, declared, section, fallback)
 }
 
-// version20 is the tosca_definitions_version of TOSCA 2.0 (§6.2).
+// Version is the tosca_definitions_version of TOSCA 2.0 (§6.2).
 const Version = "tosca_2_0"
 
-// state2 is the state of a 2.0 compile.
-type state2 struct {
+// compileState is the state of a 2.0 compile.
+type compileState struct {
 	// scopes holds the namespace of each loaded 2.0 file (scope.go).
-	scopes map[*file]*scope2
+	scopes map[*file]*scope
 	// files lists the 2.0 files in load order (imports before importers).
 	files []*file
 	// repoRoot is the folder a url with a leading "/" is read from, by
@@ -99,11 +99,11 @@ type state2 struct {
 	// index is the profile search path's index (profilepath.go).
 	index *ProfileIndex
 	// builtins holds the built-in data types by name.
-	builtins map[string]*typeDef2
+	builtins map[string]*typeDef
 	// types lists every declared type in declaration order.
-	types []*typeDef2
+	types []*typeDef
 	// funcs lists every function definition in declaration order.
-	funcs []*funcDef2
+	funcs []*funcDef
 	// later holds the checks that need every type resolved.
 	later []func()
 	// checked marks the function calls whose static check ran.
@@ -112,18 +112,18 @@ type state2 struct {
 	// calls the index shows no result of (secrets.go).
 	secretSrc map[*yamlsrc.Node]bool
 	// calls holds the signature each evaluated custom function call
-	// chose (matchSig2), for the check of its result.
-	calls map[*yamlsrc.Node]*sig2
+	// chose (matchSig), for the check of its result.
+	calls map[*yamlsrc.Node]*sig
 	// evaluating marks the capability values $available_allocation
-	// evaluates ahead of their template (capValue2), against a value that
+	// evaluates ahead of their template (capValue), against a value that
 	// reads itself.
 	evaluating map[*yamlsrc.Node]bool
-	topo       *topology2
+	topo       *topology
 }
 
-// compile2 runs the 2.0 phases on the loaded root file (nil when it could
+// compile runs the 2.0 phases on the loaded root file (nil when it could
 // not be read) and returns the graph, nil when errors prevent one.
-func (c *compiler) compile2(root *file) *graph.Graph {
+func (c *compiler) compile(root *file) *graph.Graph {
 	if root == nil || c.StoppedNow() {
 		if c.StoppedNow() {
 			name := ""
@@ -134,19 +134,19 @@ func (c *compiler) compile2(root *file) *graph.Graph {
 		}
 		return nil
 	}
-	c.declareTypes2()
-	c.checkNamespaces2()
-	c.readFunctions2()
-	c.resolveTypes2()
-	for _, check := range c.v2.later {
+	c.declareTypes()
+	c.checkNamespaces()
+	c.readFunctions()
+	c.resolveTypes()
+	for _, check := range c.state.later {
 		check()
 	}
-	c.readTopology2(root)
+	c.readTopology(root)
 	if c.StoppedNow() {
 		c.ReportCanceled(root.name)
 		return nil
 	}
-	g := c.render2()
+	g := c.render()
 	if g != nil {
 		c.CheckCycles(g)
 	}

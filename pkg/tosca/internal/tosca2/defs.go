@@ -13,7 +13,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-func propKeys2(isProp bool) []string {
+func propKeys(isProp bool) []string {
 	if isProp {
 		return []string{"type", "description", "metadata", "required", "default", "value", "validation", "key_schema", "entry_schema", "mapping"}
 	}
@@ -30,9 +30,9 @@ func legacyPropKey(key string) string {
 	return ""
 }
 
-// readPropDefs2 reads a map of property (isProp) or attribute
+// readPropDefs reads a map of property (isProp) or attribute
 // definitions into into, refining what it holds already.
-func (c *compiler) readPropDefs2(f *file, into map[string]*prop2, n *yamlsrc.Node, path string, isProp bool) {
+func (c *compiler) readPropDefs(f *file, into map[string]*prop, n *yamlsrc.Node, path string, isProp bool) {
 	if n.IsNull() {
 		return
 	}
@@ -41,13 +41,13 @@ func (c *compiler) readPropDefs2(f *file, into map[string]*prop2, n *yamlsrc.Nod
 		return
 	}
 	for _, p := range n.Pairs() {
-		if d := c.readPropDef2(f, p.Key.Value, p.Value, path+"."+p.Key.Value, isProp, into[p.Key.Value]); d != nil {
+		if d := c.readPropDef(f, p.Key.Value, p.Value, path+"."+p.Key.Value, isProp, into[p.Key.Value]); d != nil {
 			into[p.Key.Value] = d
 		}
 	}
 }
 
-// readParamDefs2 reads a map of parameter definitions (§9.7) into into,
+// readParamDefs reads a map of parameter definitions (§9.7) into into,
 // refining what it holds already. A parameter definition is a property
 // definition whose type may be left out (its value is then not checked
 // against a type). An outgoing parameter (operation, notification and
@@ -55,7 +55,7 @@ func (c *compiler) readPropDefs2(f *file, into map[string]*prop2, n *yamlsrc.Nod
 // single-line grammar <parameter_name>: <parameter_value>: a scalar, a
 // list, a function call, or a map none of whose keys is a keyname of a
 // parameter definition.
-func (c *compiler) readParamDefs2(f *file, into map[string]*prop2, n *yamlsrc.Node, path string, outgoing bool) {
+func (c *compiler) readParamDefs(f *file, into map[string]*prop, n *yamlsrc.Node, path string, outgoing bool) {
 	if n.IsNull() {
 		return
 	}
@@ -65,10 +65,10 @@ func (c *compiler) readParamDefs2(f *file, into map[string]*prop2, n *yamlsrc.No
 	}
 	for _, p := range n.Pairs() {
 		name, pp, prev := p.Key.Value, path+"."+p.Key.Value, into[p.Key.Value]
-		var d *prop2
+		var d *prop
 		switch {
-		case outgoing && paramValueOnly2(p.Value):
-			d = &prop2{name: name, required: true, f: f}
+		case outgoing && paramValueOnly(p.Value):
+			d = &prop{name: name, required: true, f: f}
 			if prev != nil {
 				cp := *prev
 				d = &cp
@@ -78,13 +78,13 @@ func (c *compiler) readParamDefs2(f *file, into map[string]*prop2, n *yamlsrc.No
 			}
 			d.n, d.value = p.Value, p.Value
 			if d.typ == nil {
-				c.checkExpr2(f, p.Value, pp, false)
+				c.checkExpr(f, p.Value, pp, false)
 			}
-			c.checkDefValue2(d, p.Value, pp)
+			c.checkDefValue(d, p.Value, pp)
 		case prev == nil && p.Value.Kind == yamlsrc.Mapping:
-			d = c.readParam2(f, name, p.Value, pp)
+			d = c.readParam(f, name, p.Value, pp)
 		default:
-			d = c.readPropDef2(f, name, p.Value, pp, true, prev)
+			d = c.readPropDef(f, name, p.Value, pp, true, prev)
 		}
 		if d != nil {
 			into[name] = d
@@ -92,15 +92,15 @@ func (c *compiler) readParamDefs2(f *file, into map[string]*prop2, n *yamlsrc.No
 	}
 }
 
-// paramValueOnly2 reports whether a parameter definition is written in
+// paramValueOnly reports whether a parameter definition is written in
 // the single-line grammar: anything but a map that holds a keyname of a
 // parameter definition.
-func paramValueOnly2(n *yamlsrc.Node) bool {
+func paramValueOnly(n *yamlsrc.Node) bool {
 	if n.Kind != yamlsrc.Mapping {
 		return true
 	}
 	for _, p := range n.Pairs() {
-		if slices.Contains(paramKeys2(), p.Key.Value) {
+		if slices.Contains(paramKeys(), p.Key.Value) {
 			return false
 		}
 	}
@@ -116,26 +116,26 @@ func lastKey(path string) string {
 	return path
 }
 
-// readPropDef2 reads one definition; prev is the inherited one it refines.
-func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path string, isProp bool, prev *prop2) *prop2 {
+// readPropDef reads one definition; prev is the inherited one it refines.
+func (c *compiler) readPropDef(f *file, name string, n *yamlsrc.Node, path string, isProp bool, prev *prop) *prop {
 	if n.Kind != yamlsrc.Mapping && prev != nil && prev.typ != nil && prev.typ.base != "" && prev.typ.base != "map" {
 		// The short notation of a refinement: the value it gives to the
 		// definition it refines (§8.2.1, property-definition-short).
 		d := *prev
 		d.n, d.def = n, n
-		c.checkDefValue2(&d, n, path)
+		c.checkDefValue(&d, n, path)
 		return &d
 	}
 	// A definition that cannot be read stays, untyped and optional, so
 	// that its assignments are not reported again (one cause, once).
-	untyped := &prop2{name: name, n: n, f: f, sensitive: core.MetaSensitive(n) || (prev != nil && prev.sensitive)}
+	untyped := &prop{name: name, n: n, f: f, sensitive: core.MetaSensitive(n) || (prev != nil && prev.sensitive)}
 	if n.Kind != yamlsrc.Mapping {
 		c.Errorf(core.RangeOf(n), path, core.CodeWrongKind, "definition %q must be a map, found %s", name, n.Describe())
 		return untyped
 	}
-	c.keys2(n, path, func() string { return "definition " + core.Quote(name) }, propKeys2(isProp), legacyPropKey)
-	c.metadata2(n, path)
-	d := &prop2{name: name, n: n, required: true, f: f}
+	c.keys(n, path, func() string { return "definition " + core.Quote(name) }, propKeys(isProp), legacyPropKey)
+	c.metadata(n, path)
+	d := &prop{name: name, n: n, required: true, f: f}
 	if prev != nil {
 		cp := *prev
 		d = &cp
@@ -148,7 +148,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	tn := n.Get("type")
 	switch {
 	case tn != nil && !tn.IsNull():
-		t := c.typeRef2(f, core.KData, tn, path+".type")
+		t := c.typeRef(f, core.KData, tn, path+".type")
 		if t == nil {
 			return untyped
 		}
@@ -156,7 +156,7 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 			c.Errorf(tn.Range, path+".type", core.CodeValue, "scalar is abstract: a definition names a scalar type derived from it (§9.1.2.2)")
 			return untyped
 		}
-		if prev != nil && prev.typ != nil && !c.derives2(t, prev.typ) {
+		if prev != nil && prev.typ != nil && !c.derives(t, prev.typ) {
 			c.Errorf(tn.Range, path+".type", core.CodeIncompatibleRefinement, "%q refines a definition of type %q with type %q, which does not derive from it", name, prev.typ.name, t.name)
 		}
 		d.typ = t
@@ -169,16 +169,16 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 		return untyped
 	}
 	if es := n.Get("entry_schema"); es != nil {
-		d.entry = c.refineSchema2(f, es, path+".entry_schema", d.entry)
+		d.entry = c.refineSchema(f, es, path+".entry_schema", d.entry)
 	}
 	if ks := n.Get("key_schema"); ks != nil {
-		d.keyS = c.refineSchema2(f, ks, path+".key_schema", d.keyS)
+		d.keyS = c.refineSchema(f, ks, path+".key_schema", d.keyS)
 	}
-	c.checkSchemas2(d, n, path)
-	if req, set := c.bool2(n, path, "required"); set {
+	c.checkSchemas(d, n, path)
+	if req, set := c.boolValue(n, path, "required"); set {
 		d.required = req
 	}
-	if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
+	if v := n.Get("validation"); v != nil && c.clause(f, v, path+".validation") {
 		d.validation = append(d.validation, v)
 	}
 	if vp, ok := n.GetPair("value"); ok {
@@ -186,21 +186,21 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 			c.Errorf(vp.Key.Range, path+".value", core.CodeIncompatibleRefinement, "%q has the fixed value %s in the definition it refines; a value cannot be changed", name, core.DescribeValue(prev.value))
 		}
 		d.value = vp.Value
-		c.checkDefValue2(d, vp.Value, path+".value")
+		c.checkDefValue(d, vp.Value, path+".value")
 	}
 	if dp, ok := n.GetPair("default"); ok {
 		d.def = dp.Value
 		if !dp.Value.IsNull() {
-			c.checkDefValue2(d, dp.Value, path+".default")
+			c.checkDefValue(d, dp.Value, path+".default")
 		}
 	}
 	return d
 }
 
-// checkSchemas2 checks that a definition of a collection type has its
+// checkSchemas checks that a definition of a collection type has its
 // entry schema (its type's, or its own) and that other types have none;
 // a key schema is for maps only (§9.3).
-func (c *compiler) checkSchemas2(d *prop2, n *yamlsrc.Node, path string) {
+func (c *compiler) checkSchemas(d *prop, n *yamlsrc.Node, path string) {
 	if d.typ == nil {
 		return
 	}
@@ -218,42 +218,42 @@ func (c *compiler) checkSchemas2(d *prop2, n *yamlsrc.Node, path string) {
 	}
 }
 
-// checkDefValue2 checks a default or fixed value against its definition.
-func (c *compiler) checkDefValue2(d *prop2, v *yamlsrc.Node, path string) {
+// checkDefValue checks a default or fixed value against its definition.
+func (c *compiler) checkDefValue(d *prop, v *yamlsrc.Node, path string) {
 	if d.typ == nil {
 		return
 	}
-	ev := &eval2{c: c, f: d.f}
-	c.checkValue2(ev, d, v, path)
+	ev := &eval{c: c, f: d.f}
+	c.checkValue(ev, d, v, path)
 }
 
-// refineSchema2 reads a schema of a definition that refines another: it
+// refineSchema reads a schema of a definition that refines another: it
 // may leave out the type it inherits from prev.
-func (c *compiler) refineSchema2(f *file, n *yamlsrc.Node, path string, prev *prop2) *prop2 {
+func (c *compiler) refineSchema(f *file, n *yamlsrc.Node, path string, prev *prop) *prop {
 	if prev == nil || n.Kind != yamlsrc.Mapping || n.Get("type") != nil {
-		return c.readSchema2(f, n, path)
+		return c.readSchema(f, n, path)
 	}
-	c.keys2(n, path, func() string { return "schema" }, schemaKeys2(), legacyPropKey)
+	c.keys(n, path, func() string { return "schema" }, schemaKeys(), legacyPropKey)
 	d := *prev
 	d.n = n
 	d.validation = append([]*yamlsrc.Node(nil), prev.validation...)
-	if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
+	if v := n.Get("validation"); v != nil && c.clause(f, v, path+".validation") {
 		d.validation = append(d.validation, v)
 	}
 	return &d
 }
 
-// readSchema2 reads an entry or key schema: a type name, or a map with
+// readSchema reads an entry or key schema: a type name, or a map with
 // type, description, validation and schemas (§9.3).
-func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
+func (c *compiler) readSchema(f *file, n *yamlsrc.Node, path string) *prop {
 	if n.IsNull() {
 		c.Errorf(core.RangeOf(n), path, core.CodeMissingField, "a schema names a type")
 		return nil
 	}
-	d := &prop2{name: lastKey(path), n: n, required: true, f: f}
+	d := &prop{name: lastKey(path), n: n, required: true, f: f}
 	tn := n
 	if n.Kind == yamlsrc.Mapping {
-		c.keys2(n, path, func() string { return "schema" }, schemaKeys2(), legacyPropKey)
+		c.keys(n, path, func() string { return "schema" }, schemaKeys(), legacyPropKey)
 		tn = n.Get("type")
 		if tn == nil {
 			// Schema definition: type is required; reported at the
@@ -261,17 +261,17 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 			c.Errorf(n.Range, path, core.CodeMissingField, "schema definition is missing required field \"type\"")
 			return nil
 		}
-		if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
+		if v := n.Get("validation"); v != nil && c.clause(f, v, path+".validation") {
 			d.validation = append(d.validation, v)
 		}
 		if es := n.Get("entry_schema"); es != nil {
-			d.entry = c.readSchema2(f, es, path+".entry_schema")
+			d.entry = c.readSchema(f, es, path+".entry_schema")
 		}
 		if ks := n.Get("key_schema"); ks != nil {
-			d.keyS = c.readSchema2(f, ks, path+".key_schema")
+			d.keyS = c.readSchema(f, ks, path+".key_schema")
 		}
 	}
-	t := c.typeRef2(f, core.KData, tn, path+".type")
+	t := c.typeRef(f, core.KData, tn, path+".type")
 	if t == nil {
 		return nil
 	}
@@ -280,15 +280,15 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 		return nil
 	}
 	d.typ = t
-	c.checkSchemaDef2(d, n, path)
+	c.checkSchemaDef(d, n, path)
 	return d
 }
 
-// checkSchemaDef2 checks the rules of §9.3 that a schema's type decides:
+// checkSchemaDef checks the rules of §9.3 that a schema's type decides:
 // a list or map schema has an entry schema (its own or its type's), other
 // types have none; a key schema is for a map schema only; a key schema's
 // type derives from string.
-func (c *compiler) checkSchemaDef2(d *prop2, n *yamlsrc.Node, path string) {
+func (c *compiler) checkSchemaDef(d *prop, n *yamlsrc.Node, path string) {
 	t := d.typ
 	if lastKey(path) == "key_schema" && (t.base != "string" || t.scalar != nil) {
 		c.Errorf(core.RangeOf(n), path, core.CodeWrongKind, "a key_schema names a type derived from string, not %q (§9.3)", t.name)
@@ -306,8 +306,8 @@ func (c *compiler) checkSchemaDef2(d *prop2, n *yamlsrc.Node, path string) {
 	}
 }
 
-// readCapDefs2 reads a node type's capability definitions.
-func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
+// readCapDefs reads a node type's capability definitions.
+func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	if n.IsNull() {
 		return
 	}
@@ -318,45 +318,45 @@ func (c *compiler) readCapDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 	for _, p := range n.Pairs() {
 		name, cp := p.Key.Value, path+"."+p.Key.Value
 		prev := t.caps[name]
-		d := &cap2{name: name, n: p.Value, props: map[string]*prop2{}, attrs: map[string]*prop2{}}
+		d := &capability{name: name, n: p.Value, props: map[string]*prop{}, attrs: map[string]*prop{}}
 		tn := p.Value
 		if p.Value.Kind == yamlsrc.Mapping {
-			c.keys2(p.Value, cp, func() string { return "capability " + core.Quote(name) }, capDefKeys2(), nil)
-			c.metadata2(p.Value, cp)
+			c.keys(p.Value, cp, func() string { return "capability " + core.Quote(name) }, capDefKeys(), nil)
+			c.metadata(p.Value, cp)
 			tn = p.Value.Get("type")
 		}
 		if prev != nil && tn.IsNull() {
 			d.typ = prev.typ
-		} else if d.typ = c.typeRef2(t.f, core.KCapability, tn, cp+".type"); d.typ == nil {
+		} else if d.typ = c.typeRef(t.f, core.KCapability, tn, cp+".type"); d.typ == nil {
 			// Kept untyped: what names it is not reported again.
 			t.caps[name] = d
 			continue
 		}
-		clone2(d.props, d.typ.props)
-		clone2(d.attrs, d.typ.attrs)
+		clone(d.props, d.typ.props)
+		clone(d.attrs, d.typ.attrs)
 		d.validSources = d.typ.validSources
 		if prev != nil {
-			clone2(d.props, prev.props)
-			clone2(d.attrs, prev.attrs)
-			setValid2(&d.validSources, prev.validSources)
+			clone(d.props, prev.props)
+			clone(d.attrs, prev.attrs)
+			setValid(&d.validSources, prev.validSources)
 		}
 		if p.Value.Kind == yamlsrc.Mapping {
 			if pn := p.Value.Get("properties"); pn != nil {
-				c.readPropDefs2(t.f, d.props, pn, cp+".properties", true)
+				c.readPropDefs(t.f, d.props, pn, cp+".properties", true)
 			}
 			if an := p.Value.Get("attributes"); an != nil {
-				c.readPropDefs2(t.f, d.attrs, an, cp+".attributes", false)
+				c.readPropDefs(t.f, d.attrs, an, cp+".attributes", false)
 			}
-			setValid2(&d.validSources, c.typeNames2(t.f, core.KNode, p.Value.Get("valid_source_node_types"), cp+".valid_source_node_types"))
-			c.typeNames2(t.f, core.KRelationship, p.Value.Get("valid_relationship_types"), cp+".valid_relationship_types")
+			setValid(&d.validSources, c.typeNames(t.f, core.KNode, p.Value.Get("valid_source_node_types"), cp+".valid_source_node_types"))
+			c.typeNames(t.f, core.KRelationship, p.Value.Get("valid_relationship_types"), cp+".valid_relationship_types")
 		}
 		t.caps[name] = d
 	}
 }
 
-// readReqDefs2 reads a node type's requirement definitions: a list of
+// readReqDefs reads a node type's requirement definitions: a list of
 // single-entry maps (§8.4).
-func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
+func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	if n.IsNull() {
 		return
 	}
@@ -372,7 +372,7 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		}
 		name, body := it.Content[0].Value, it.Content[1]
 		rp := path + "." + name
-		var prev *req2
+		var prev *req
 		idx := -1
 		for j, r := range t.reqs {
 			if r.name == name {
@@ -380,7 +380,7 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 			}
 		}
 		// count_range defaults to [0, UNBOUNDED] (§8.4).
-		d := &req2{name: name, n: body, min: 0, max: -1}
+		d := &req{name: name, n: body, min: 0, max: -1}
 		if prev != nil {
 			cp := *prev
 			d = &cp
@@ -388,21 +388,21 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 		}
 		switch {
 		case body.IsString():
-			d.capType = c.typeRef2(t.f, core.KCapability, body, rp)
+			d.capType = c.typeRef(t.f, core.KCapability, body, rp)
 		case body.Kind == yamlsrc.Mapping:
-			c.keys2(body, rp, func() string { return "requirement " + core.Quote(name) }, reqDefKeys2(), legacyReqKey)
-			c.metadata2(body, rp)
+			c.keys(body, rp, func() string { return "requirement " + core.Quote(name) }, reqDefKeys(), legacyReqKey)
+			c.metadata(body, rp)
 			if nn := body.Get("node"); nn != nil {
-				d.nodeType = c.typeRef2(t.f, core.KNode, nn, rp+".node")
+				d.nodeType = c.typeRef(t.f, core.KNode, nn, rp+".node")
 			}
 			if cn := body.Get("capability"); cn != nil {
-				d.capType = c.findType2(t.f, core.KCapability, cn.Value)
+				d.capType = c.findType(t.f, core.KCapability, cn.Value)
 				// With a node type, capability may name one of its
 				// capabilities instead of a type (§8.4).
 				if cd := d.nodeType.capNamed(cn.Value); d.capType == nil && cd != nil && cn.IsString() {
 					d.capType = cd.typ
 				} else if d.capType == nil || !cn.IsString() {
-					c.typeRef2(t.f, core.KCapability, cn, rp+".capability")
+					c.typeRef(t.f, core.KCapability, cn, rp+".capability")
 				}
 			} else if prev == nil {
 				c.Errorf(it.Content[0].Range, rp, core.CodeMissingField, "requirement %q is missing required field \"capability\"", name)
@@ -414,45 +414,45 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 				tn := rn
 				if rn.Kind == yamlsrc.Mapping {
 					tn = rn.Get("type")
-					c.keys2(rn, rp+".relationship", func() string { return "relationship definition" }, []string{"type", "description", "metadata", "properties", "attributes", "interfaces"}, nil)
+					c.keys(rn, rp+".relationship", func() string { return "relationship definition" }, []string{"type", "description", "metadata", "properties", "attributes", "interfaces"}, nil)
 				}
 				if !(tn.IsNull() && prev != nil) {
-					d.relType = c.typeRef2(t.f, core.KRelationship, tn, rp+".relationship")
+					d.relType = c.typeRef(t.f, core.KRelationship, tn, rp+".relationship")
 				}
 			}
 			if cr, ok := body.GetPair("count_range"); ok {
-				if lo, hi, ok := c.readRange2(cr.Value, rp+".count_range"); ok {
+				if lo, hi, ok := c.readRange(cr.Value, rp+".count_range"); ok {
 					if prev != nil && prev.countRange && (lo < prev.min || (prev.max >= 0 && (hi < 0 || hi > prev.max))) {
-						c.Errorf(cr.Value.Range, rp+".count_range", core.CodeIncompatibleRefinement, "requirement %q refines count_range %s to %s, which is not within it (§8.4.1)", name, rangeText2(prev.min, prev.max), rangeText2(lo, hi))
+						c.Errorf(cr.Value.Range, rp+".count_range", core.CodeIncompatibleRefinement, "requirement %q refines count_range %s to %s, which is not within it (§8.4.1)", name, rangeText(prev.min, prev.max), rangeText(lo, hi))
 					}
 					d.min, d.max, d.countRange = lo, hi, true
 				}
 			} else if oc, ok := body.GetPair("occurrences"); ok {
-				if lo, hi, ok := c.readRange2(oc.Value, rp+".occurrences"); ok {
+				if lo, hi, ok := c.readRange(oc.Value, rp+".occurrences"); ok {
 					d.min, d.max, d.countRange = lo, hi, true
 				}
 			}
 			if nf := body.Get("node_filter"); nf != nil {
-				c.checkExpr2(t.f, nf, rp+".node_filter", true)
+				c.checkExpr(t.f, nf, rp+".node_filter", true)
 			}
 		default:
 			c.Errorf(body.Range, rp, core.CodeWrongKind, "requirement %q must be a capability type name or a map, found %s", name, body.Describe())
 			continue
 		}
 		if prev != nil {
-			c.checkReqRefinement2(prev, d, rp)
+			c.checkReqRefinement(prev, d, rp)
 		}
 		if d.nodeType != nil && d.capType != nil {
 			// Once every type is resolved: node types may name each
 			// other (valid_source_node_types, requirements). A warning:
 			// §8.4.1 asks it of refinements, the TC's suite breaks it in
 			// definitions, and an assignment to a node without the
-			// capability is an error where it is made (checkTarget2).
+			// capability is an error where it is made (checkTarget).
 			nt, ct, at := d.nodeType, d.capType, body.Get("node")
-			c.v2.later = append(c.v2.later, func() {
+			c.state.later = append(c.state.later, func() {
 				if !slices.ContainsFunc(slices.Sorted(maps.Keys(nt.caps)), func(n string) bool {
 					x := nt.caps[n].typ
-					return x == nil || c.derives2(x, ct)
+					return x == nil || c.derives(x, ct)
 				}) {
 					c.Warnf(core.RangeOf(at), rp+".node", core.CodeCapabilityMismatch, "requirement %q names node type %q, which has no capability of type %q: no node of that type can fulfil it (§8.4.1)", name, nt.name, ct.name)
 				}
@@ -466,14 +466,14 @@ func (c *compiler) readReqDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
 	}
 }
 
-// checkReqRefinement2 checks a requirement refinement (§8.4.1): its
+// checkReqRefinement checks a requirement refinement (§8.4.1): its
 // capability, node and relationship types derive from those it refines.
-func (c *compiler) checkReqRefinement2(prev, d *req2, path string) {
+func (c *compiler) checkReqRefinement(prev, d *req, path string) {
 	for _, x := range []struct {
 		key     string
-		was, is *typeDef2
+		was, is *typeDef
 	}{{"capability", prev.capType, d.capType}, {"node", prev.nodeType, d.nodeType}, {"relationship", prev.relType, d.relType}} {
-		if x.was != nil && x.is != nil && !c.derives2(x.is, x.was) {
+		if x.was != nil && x.is != nil && !c.derives(x.is, x.was) {
 			c.Errorf(core.RangeOf(d.n.Get(x.key)), path+"."+x.key, core.CodeIncompatibleRefinement, "requirement %q refines %s %q with %q, which does not derive from it (§8.4.1)", d.name, x.key, x.was.name, x.is.name)
 		}
 	}
@@ -481,15 +481,15 @@ func (c *compiler) checkReqRefinement2(prev, d *req2, path string) {
 
 // capNamed returns the capability of a node type by name; nil for none
 // (or no type).
-func (t *typeDef2) capNamed(name string) *cap2 {
+func (t *typeDef) capNamed(name string) *capability {
 	if t == nil {
 		return nil
 	}
 	return t.caps[name]
 }
 
-// rangeText2 writes a count range as the template does.
-func rangeText2(lo, hi int64) string {
+// rangeText writes a count range as the template does.
+func rangeText(lo, hi int64) string {
 	if hi < 0 {
 		return "[" + core.Itoa(lo) + ", UNBOUNDED]"
 	}
@@ -503,9 +503,9 @@ func legacyReqKey(key string) string {
 	return ""
 }
 
-// readRange2 reads a [lower, upper] range of non-negative integers, the
+// readRange reads a [lower, upper] range of non-negative integers, the
 // upper bound possibly UNBOUNDED.
-func (c *compiler) readRange2(n *yamlsrc.Node, path string) (int64, int64, bool) {
+func (c *compiler) readRange(n *yamlsrc.Node, path string) (int64, int64, bool) {
 	if n.Kind != yamlsrc.Sequence || len(n.Content) != 2 {
 		c.Errorf(core.RangeOf(n), path, core.CodeOccurrences, "a range is a list of two bounds, found %s", n.Describe())
 		return 0, 0, false
@@ -527,8 +527,8 @@ func (c *compiler) readRange2(n *yamlsrc.Node, path string) (int64, int64, bool)
 	return lo, hi, true
 }
 
-// readIfaceDefs2 reads interface definitions (§11.2).
-func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.Node, path string) {
+// readIfaceDefs reads interface definitions (§11.2).
+func (c *compiler) readIfaceDefs(f *file, into map[string]*iface, n *yamlsrc.Node, path string) {
 	if n.IsNull() {
 		return
 	}
@@ -542,37 +542,37 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 			c.Errorf(core.RangeOf(p.Value), ip, core.CodeWrongKind, "interface %q must be a map, found %s", name, p.Value.Describe())
 			continue
 		}
-		c.keys2(p.Value, ip, func() string { return "interface " + core.Quote(name) }, ifaceDefKeys2(), nil)
+		c.keys(p.Value, ip, func() string { return "interface " + core.Quote(name) }, ifaceDefKeys(), nil)
 		prev := into[name]
-		d := &iface2{name: name, inputs: map[string]*prop2{}, ops: map[string]*op2{}, notes: map[string]*op2{}}
+		d := &iface{name: name, inputs: map[string]*prop{}, ops: map[string]*opDef{}, notes: map[string]*opDef{}}
 		tn := p.Value.Get("type")
 		if prev != nil && tn.IsNull() {
 			d.typ = prev.typ
-		} else if d.typ = c.typeRef2(f, core.KInterface, tn, ip+".type"); d.typ == nil {
+		} else if d.typ = c.typeRef(f, core.KInterface, tn, ip+".type"); d.typ == nil {
 			// Kept untyped: its assignments are not reported again.
 			into[name] = d
 			continue
 		}
-		clone2(d.ops, d.typ.ops)
-		clone2(d.notes, d.typ.notes)
+		clone(d.ops, d.typ.ops)
+		clone(d.notes, d.typ.notes)
 		if prev != nil {
-			clone2(d.inputs, prev.inputs)
-			clone2(d.ops, prev.ops)
-			clone2(d.notes, prev.notes)
+			clone(d.inputs, prev.inputs)
+			clone(d.ops, prev.ops)
+			clone(d.notes, prev.notes)
 		}
 		if in := p.Value.Get("inputs"); in != nil {
-			c.readParamDefs2(f, d.inputs, in, ip+".inputs", true)
+			c.readParamDefs(f, d.inputs, in, ip+".inputs", true)
 		}
-		c.readOpDefs2(f, d.ops, p.Value.Get("operations"), ip+".operations", false)
-		c.readOpDefs2(f, d.notes, p.Value.Get("notifications"), ip+".notifications", false)
+		c.readOpDefs(f, d.ops, p.Value.Get("operations"), ip+".operations", false)
+		c.readOpDefs(f, d.notes, p.Value.Get("notifications"), ip+".notifications", false)
 		into[name] = d
 	}
 }
 
-// readOpDefs2 reads operation (or notification) definitions: a map of
+// readOpDefs reads operation (or notification) definitions: a map of
 // names to an implementation or a map (§11.4); those of an interface
 // type (inType) have no implementation.
-func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, path string, inType bool) {
+func (c *compiler) readOpDefs(f *file, into map[string]*opDef, n *yamlsrc.Node, path string, inType bool) {
 	if n.IsNull() {
 		return
 	}
@@ -582,9 +582,9 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 	}
 	for _, p := range n.Pairs() {
 		name, op := p.Key.Value, path+"."+p.Key.Value
-		d := &op2{name: name, n: p.Value, inputs: map[string]*prop2{}}
+		d := &opDef{name: name, n: p.Value, inputs: map[string]*prop{}}
 		if prev := into[name]; prev != nil {
-			clone2(d.inputs, prev.inputs)
+			clone(d.inputs, prev.inputs)
 			d.impl = prev.impl
 		}
 		switch {
@@ -595,16 +595,16 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 			}
 			d.impl = p.Value
 		case p.Value.Kind == yamlsrc.Mapping:
-			c.keys2(p.Value, op, func() string { return "operation " + core.Quote(name) }, opDefKeys2(false), nil)
+			c.keys(p.Value, op, func() string { return "operation " + core.Quote(name) }, opDefKeys(false), nil)
 			if ip, ok := p.Value.GetPair("implementation"); ok {
 				if inType {
 					c.Errorf(ip.Key.Range, op+".implementation", core.CodeUnknownField, "an interface type defines no implementation of %q: node and relationship types and templates do (§11.1)", name)
 				}
 				d.impl = ip.Value
-				c.checkImpl2(ip.Value, op+".implementation")
+				c.checkImpl(ip.Value, op+".implementation")
 			}
 			if in := p.Value.Get("inputs"); in != nil {
-				c.readParamDefs2(f, d.inputs, in, op+".inputs", true)
+				c.readParamDefs(f, d.inputs, in, op+".inputs", true)
 			}
 		default:
 			c.Errorf(p.Value.Range, op, core.CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, p.Value.Describe())
@@ -614,24 +614,24 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 	}
 }
 
-// checkImpl2 checks an implementation: an artifact name or file, or a
+// checkImpl checks an implementation: an artifact name or file, or a
 // map with primary and dependencies (§11.8).
-func (c *compiler) checkImpl2(n *yamlsrc.Node, path string) {
+func (c *compiler) checkImpl(n *yamlsrc.Node, path string) {
 	switch {
 	case n.IsNull(), n.IsString():
 	case n.Kind == yamlsrc.Mapping:
-		c.keys2(n, path, func() string { return "implementation" }, []string{"primary", "dependencies", "timeout", "operation_host"}, nil)
+		c.keys(n, path, func() string { return "implementation" }, []string{"primary", "dependencies", "timeout", "operation_host"}, nil)
 	default:
 		c.Errorf(n.Range, path, core.CodeWrongKind, "an implementation is an artifact or a map, found %s", n.Describe())
 	}
 }
 
-func artifactKeys2() []string {
+func artifactKeys() []string {
 	return []string{"type", "file", "repository", "description", "metadata", "artifact_version", "checksum", "checksum_algorithm", "properties", "deploy_path"}
 }
 
-// readArtifactDefs2 reads a node type's artifact definitions (§12.2).
-func (c *compiler) readArtifactDefs2(t *typeDef2, n *yamlsrc.Node, path string) {
+// readArtifactDefs reads a node type's artifact definitions (§12.2).
+func (c *compiler) readArtifactDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	if n.IsNull() {
 		return
 	}
@@ -640,23 +640,23 @@ func (c *compiler) readArtifactDefs2(t *typeDef2, n *yamlsrc.Node, path string) 
 		return
 	}
 	for _, p := range n.Pairs() {
-		c.checkArtifact2(t.f, p, path+"."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
+		c.checkArtifact(t.f, p, path+"."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
 		t.artifacts[p.Key.Value] = p.Value
 	}
 }
 
-// checkArtifact2 checks one artifact definition; refining one already
+// checkArtifact checks one artifact definition; refining one already
 // defined may leave type and file out.
-func (c *compiler) checkArtifact2(f *file, p yamlsrc.Pair, path string, refines bool) {
+func (c *compiler) checkArtifact(f *file, p yamlsrc.Pair, path string, refines bool) {
 	name := p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
 		c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "artifact %q must be a map, found %s", name, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "artifact " + core.Quote(name) }, artifactKeys2(), nil)
-	c.metadata2(p.Value, path)
+	c.keys(p.Value, path, func() string { return "artifact " + core.Quote(name) }, artifactKeys(), nil)
+	c.metadata(p.Value, path)
 	if tn := p.Value.Get("type"); tn != nil || !refines {
-		c.typeRef2(f, core.KArtifact, tn, path+".type")
+		c.typeRef(f, core.KArtifact, tn, path+".type")
 	}
 	if fn := p.Value.Get("file"); fn == nil && !refines {
 		c.Errorf(p.Key.Range, path, core.CodeMissingField, "artifact %q is missing required field \"file\"", name)

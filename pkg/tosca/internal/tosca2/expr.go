@@ -26,9 +26,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
-// funcCall2 reports whether n is a function call and returns the
+// funcCall reports whether n is a function call and returns the
 // function's name and its arguments (nil for the string form).
-func funcCall2(n *yamlsrc.Node) (string, *yamlsrc.Node, bool) {
+func funcCall(n *yamlsrc.Node) (string, *yamlsrc.Node, bool) {
 	if n == nil {
 		return "", nil, false
 	}
@@ -49,17 +49,17 @@ func funcCall2(n *yamlsrc.Node) (string, *yamlsrc.Node, bool) {
 	return "", nil, false
 }
 
-// unescape2 returns a literal string with its escaping $ removed.
-func unescape2(s string) string {
+// unescape returns a literal string with its escaping $ removed.
+func unescape(s string) string {
 	if strings.HasPrefix(s, "$$") {
 		return s[1:]
 	}
 	return s
 }
 
-// builtinArity2 gives the argument counts of the built-in functions
+// builtinArity gives the argument counts of the built-in functions
 // (§10.2): min and max (-1: any); ok is false for an unknown name.
-func builtinArity2(name string) (lo, hi int, ok bool) {
+func builtinArity(name string) (lo, hi int, ok bool) {
 	switch name {
 	case "get_input":
 		return 1, -1, true
@@ -76,9 +76,9 @@ func builtinArity2(name string) (lo, hi int, ok bool) {
 	return funceval.Arity(name)
 }
 
-// argList2 returns the arguments of a call as a list: a list's items,
+// argList returns the arguments of a call as a list: a list's items,
 // nothing for none, or the one argument that is not a list.
-func argList2(args *yamlsrc.Node) []*yamlsrc.Node {
+func argList(args *yamlsrc.Node) []*yamlsrc.Node {
 	switch {
 	case args == nil || args.IsNull():
 		return nil
@@ -88,64 +88,64 @@ func argList2(args *yamlsrc.Node) []*yamlsrc.Node {
 	return []*yamlsrc.Node{args}
 }
 
-// checkExpr2 checks every function call in a value (static checks only;
+// checkExpr checks every function call in a value (static checks only;
 // validation tells whether $value may be used).
-func (c *compiler) checkExpr2(f *file, n *yamlsrc.Node, path string, validation bool) {
-	c.walkExpr2(f, n, path, validation, 0)
+func (c *compiler) checkExpr(f *file, n *yamlsrc.Node, path string, validation bool) {
+	c.walkExpr(f, n, path, validation, 0)
 }
 
-func (c *compiler) walkExpr2(f *file, n *yamlsrc.Node, path string, validation bool, depth int) {
+func (c *compiler) walkExpr(f *file, n *yamlsrc.Node, path string, validation bool, depth int) {
 	if n == nil || depth > core.MaxValueDepth {
 		return
 	}
-	if name, args, ok := funcCall2(n); ok {
-		c.checkCall2(f, n, name, args, path)
-		for i, a := range argList2(args) {
-			c.walkExpr2(f, a, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
+	if name, args, ok := funcCall(n); ok {
+		c.checkCall(f, n, name, args, path)
+		for i, a := range argList(args) {
+			c.walkExpr(f, a, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
 		}
 		return
 	}
 	switch n.Kind {
 	case yamlsrc.Mapping:
-		c.checkMalformed2(n, path)
+		c.checkMalformed(n, path)
 		for _, p := range n.Pairs() {
-			c.walkExpr2(f, p.Value, core.JoinPath(path, p.Key.Value), validation, depth+1)
+			c.walkExpr(f, p.Value, core.JoinPath(path, p.Key.Value), validation, depth+1)
 		}
 	case yamlsrc.Sequence:
 		for i, it := range n.Content {
-			c.walkExpr2(f, it, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
+			c.walkExpr(f, it, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
 		}
 	}
 }
 
-// checkCall2 checks one call: a known function with an acceptable number
+// checkCall checks one call: a known function with an acceptable number
 // of arguments.
-func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamlsrc.Node, path string) {
-	if c.v2.checked[n] {
+func (c *compiler) checkCall(f *file, n *yamlsrc.Node, name string, args *yamlsrc.Node, path string) {
+	if c.state.checked[n] {
 		return
 	}
-	c.v2.checked[n] = true
+	c.state.checked[n] = true
 	if name == "" {
 		c.Errorf(n.Range, path, core.CodeFunction, "a function call names no function after $ (write $$ for a literal $)")
 		return
 	}
-	if d := c.findFunc2(f, name); d != nil {
-		c.checkSignature2(d, n, args, path)
+	if d := c.findFunc(f, name); d != nil {
+		c.checkSignature(d, n, args, path)
 		return
 	}
-	if name == "relationship_index" && !relContext2(path) {
+	if name == "relationship_index" && !relContext(path) {
 		c.Errorf(n.Range, path, core.CodeFunction, "$relationship_index outside a relationship context: it is valid in relationship types and templates and in requirement definitions and assignments (§10.2.1.7)")
 	}
-	if name == "node_index" && !nodeContext2(path) {
+	if name == "node_index" && !nodeContext(path) {
 		c.Errorf(n.Range, path, core.CodeFunction, "$node_index outside a node context: the service template's inputs, outputs, groups and policies, and group and policy types, belong to no node representation (§10.2.1.6)")
 	}
-	lo, hi, ok := builtinArity2(name)
+	lo, hi, ok := builtinArity(name)
 	if !ok {
 		c.ErrorDetail(n.Range, path, core.CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
 			"unknown function $%s: it is neither built-in nor declared in functions", name)
 		return
 	}
-	got := len(argList2(args))
+	got := len(argList(args))
 	if got < lo || (hi >= 0 && got > hi) {
 		want := core.Itoa(int64(lo))
 		switch {
@@ -158,15 +158,15 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 		return
 	}
 	if name == "matches" {
-		c.checkPattern2(argList2(args)[1], path)
+		c.checkPattern(argList(args)[1], path)
 	}
 }
 
-// checkPattern2 checks the pattern of a $matches call written as a
+// checkPattern checks the pattern of a $matches call written as a
 // string: §10.2.2.2.7 names no dialect, so a construct Go's RE2 lacks
 // leaves the pattern unchecked (a warning; see values.CompilePattern),
 // and only a pattern invalid in every dialect is an error.
-func (c *compiler) checkPattern2(p *yamlsrc.Node, path string) {
+func (c *compiler) checkPattern(p *yamlsrc.Node, path string) {
 	if p == nil || p.Kind != yamlsrc.Scalar || !p.IsString() || strings.HasPrefix(p.Value, "$") {
 		return
 	}
@@ -176,27 +176,27 @@ func (c *compiler) checkPattern2(p *yamlsrc.Node, path string) {
 	case problem.Invalid:
 		c.Errorf(p.Range, path, values.CodeBadPattern, "the $matches pattern %q is not a valid regular expression in any dialect: %s", p.Value, problem.Reason)
 	default:
-		c.warnUncheckedPattern2(p.Range, path, p.Value, problem.Reason)
+		c.warnUncheckedPattern(p.Range, path, p.Value, problem.Reason)
 	}
 }
 
-func (c *compiler) warnUncheckedPattern2(r diag.Range, path, pattern, reason string) {
+func (c *compiler) warnUncheckedPattern(r diag.Range, path, pattern, reason string) {
 	c.Warnf(r, path, values.CodeUncheckedPattern, "the $matches pattern %q is not checked: %s, and TOSCA names no dialect (§10.2.2.2.7), so values are not checked against it", pattern, reason)
 }
 
-// relContext2 reports whether the YAML path path lies in a relationship
+// relContext reports whether the YAML path path lies in a relationship
 // context (§10.2.1.7): a relationship type or template, or a requirement
 // definition or assignment.
-func relContext2(path string) bool {
+func relContext(path string) bool {
 	return strings.HasPrefix(path, "relationship_types.") || strings.HasPrefix(path, "service_template.relationship_templates.") ||
 		strings.Contains(path, ".requirements.") || strings.Contains(path, ".requirements[")
 }
 
-// nodeContext2 reports whether the YAML path path may lie in a node
+// nodeContext reports whether the YAML path path may lie in a node
 // context (§10.2.1.6): anything but the service template's inputs,
 // outputs, groups and policies and the group and policy types, which
 // belong to no node representation.
-func nodeContext2(path string) bool {
+func nodeContext(path string) bool {
 	for _, p := range []string{"service_template.inputs.", "service_template.outputs.", "service_template.groups.",
 		"service_template.policies.", "service_template.policies[", "group_types.", "policy_types."} {
 		if strings.HasPrefix(path, p) {
@@ -206,9 +206,9 @@ func nodeContext2(path string) bool {
 	return true
 }
 
-// checkMalformed2 reports a map that has a function-call key ($name)
+// checkMalformed reports a map that has a function-call key ($name)
 // beside other keys: "malformed function" (§10.1).
-func (c *compiler) checkMalformed2(n *yamlsrc.Node, path string) {
+func (c *compiler) checkMalformed(n *yamlsrc.Node, path string) {
 	if len(n.Content) <= 2 {
 		return
 	}
@@ -220,8 +220,8 @@ func (c *compiler) checkMalformed2(n *yamlsrc.Node, path string) {
 	}
 }
 
-// eval2 is the context an expression is evaluated in.
-type eval2 struct {
+// eval is the context an expression is evaluated in.
+type eval struct {
 	c *compiler
 	// f is the file whose names the expression sees.
 	f *file
@@ -230,43 +230,43 @@ type eval2 struct {
 	hasValue bool
 	// typ is the type of $value, for comparisons of scalars, versions and
 	// timestamps written as strings.
-	typ *typeDef2
+	typ *typeDef
 	// node is the node template the expression belongs to, nil outside one.
-	node *node2
+	node *node
 	// rel is the relationship the expression is evaluated for, nil outside
 	// a requirement's.
-	rel *relCtx2
+	rel *relCtx
 	// path is the YAML path of the value evaluated, for diagnostics.
 	path string
 }
 
 // evalAt evaluates the value n at the YAML path path.
-func (ev *eval2) evalAt(n *yamlsrc.Node, path string) graph.Value {
+func (ev *eval) evalAt(n *yamlsrc.Node, path string) graph.Value {
 	at := *ev
 	at.path = path
 	return at.eval(n, 0)
 }
 
-// unknown2 is the value of a call only apply time resolves.
-func unknown2(name string, args []graph.Value) graph.Value {
+// unknown is the value of a call only apply time resolves.
+func unknown(name string, args []graph.Value) graph.Value {
 	return graph.Unknown{Func: name, Args: args}
 }
 
-func isUnknown2(v graph.Value) bool {
+func isUnknown(v graph.Value) bool {
 	_, ok := v.(graph.Unknown)
 	return ok
 }
 
 // eval evaluates a value: functions are called, literals read (with $$
 // unescaped).
-func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
-	if n == nil || depth > core.MaxValueDepth || !ev.c.step2(n, ev.path) {
+func (ev *eval) eval(n *yamlsrc.Node, depth int) graph.Value {
+	if n == nil || depth > core.MaxValueDepth || !ev.c.step(n, ev.path) {
 		return nil
 	}
-	if name, args, ok := funcCall2(n); ok {
+	if name, args, ok := funcCall(n); ok {
 		var vals []graph.Value
 		before := ev.c.SecretReads
-		for _, a := range argList2(args) {
+		for _, a := range argList(args) {
 			vals = append(vals, ev.eval(a, depth+1))
 		}
 		if ev.c.SecretReads > before {
@@ -280,7 +280,7 @@ func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
 	case yamlsrc.Mapping:
 		m := make(map[string]graph.Value, len(n.Content)/2)
 		for _, p := range n.Pairs() {
-			m[unescape2(p.Key.Value)] = ev.eval(p.Value, depth+1)
+			m[unescape(p.Key.Value)] = ev.eval(p.Value, depth+1)
 		}
 		return m
 	case yamlsrc.Sequence:
@@ -292,7 +292,7 @@ func (ev *eval2) eval(n *yamlsrc.Node, depth int) graph.Value {
 	}
 	v := n.Interface()
 	if s, ok := v.(string); ok {
-		return unescape2(s)
+		return unescape(s)
 	}
 	return v
 }

@@ -12,9 +12,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// finiteGraph2 replaces the non-finite floats of every value the graph
+// finiteGraph replaces the non-finite floats of every value the graph
 // holds by their YAML text.
-func finiteGraph2(g *graph.Graph) {
+func finiteGraph(g *graph.Graph) {
 	for _, r := range g.Resources() {
 		core.FiniteMap(r.Spec)
 		core.FiniteMap(r.Lookup)

@@ -7,7 +7,7 @@ package tosca2
 // uses too: such a call with an argument known only at apply time is the
 // graph.Unknown funceval.Call makes, evaluated by pkg/executor once its
 // arguments are. A custom function is a graph.Unknown for apply time
-// (customCall2).
+// (customCall).
 
 import (
 	"slices"
@@ -20,11 +20,11 @@ import (
 )
 
 // call evaluates one call with its evaluated arguments.
-func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Value {
+func (ev *eval) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Value {
 	switch name {
 	case "value":
 		if !ev.hasValue {
-			return unknown2("value", vals)
+			return unknown("value", vals)
 		}
 		return ev.walkValue(ev.value, vals)
 	case "get_input":
@@ -33,32 +33,32 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 		if ev.node != nil && ev.node.index != nil {
 			return ev.node.index
 		}
-		return unknown2(name, vals)
+		return unknown(name, vals)
 	case "relationship_index":
 		return ev.relationshipIndex(n)
 	}
-	if d := ev.c.findFunc2(ev.f, name); d != nil {
+	if d := ev.c.findFunc(ev.f, name); d != nil {
 		// A custom function has no value here, only a signature.
 		if len(d.sigs) == 0 {
-			return ev.customCall2(name, nil, vals)
+			return ev.customCall(name, nil, vals)
 		}
-		s := ev.matchSig2(n, name, d, vals)
+		s := ev.matchSig(n, name, d, vals)
 		if s == nil {
 			return nil
 		}
-		return ev.customCall2(name, s, vals)
+		return ev.customCall(name, s, vals)
 	}
 	// A call the static check rejects for its number of arguments has no
 	// value here.
-	lo, hi, ok := builtinArity2(name)
+	lo, hi, ok := builtinArity(name)
 	if !ok || len(vals) < lo || (hi >= 0 && len(vals) > hi) {
-		return unknown2(name, vals)
+		return unknown(name, vals)
 	}
 	switch name {
 	case "get_property", "get_attribute", "get_artifact", "available_allocation":
 		for _, v := range vals {
-			if isUnknown2(v) {
-				return unknown2(name, vals)
+			if isUnknown(v) {
+				return unknown(name, vals)
 			}
 		}
 		return ev.query(n, name, vals)
@@ -68,27 +68,27 @@ func (ev *eval2) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Va
 	if slices.ContainsFunc(vals, graph.HasUnknown) {
 		return funceval.Call(name, vals)
 	}
-	if name == "matches" && ev.uncheckedPattern2(n, vals) {
-		return unknown2(name, vals)
+	if name == "matches" && ev.uncheckedPattern(n, vals) {
+		return unknown(name, vals)
 	}
-	if !ev.c.spend2(n, ev.path, funceval.Cost(name, vals, maxValueSteps2)) {
+	if !ev.c.spend(n, ev.path, funceval.Cost(name, vals, maxValueSteps)) {
 		return nil
 	}
 	v, err := funceval.Eval(name, vals, ev.ordering())
 	if err != nil {
-		ev.c.badValue2(core.RangeOf(n), ev.path, core.CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")
+		ev.c.badValue(core.RangeOf(n), ev.path, core.CodeFunction, err.Error(), "$"+name+" cannot be applied to its arguments, which hold a sensitive value")
 		return nil
 	}
 	return v
 }
 
-// relCtx2 is the relationship a value is evaluated for: relationship
+// relCtx is the relationship a value is evaluated for: relationship
 // index of the relationships requirement req makes (count of them);
 // known is false where one value serves them all.
-type relCtx2 struct {
+type relCtx struct {
 	// ra is the requirement assignment, nil in a relationship template
 	// or type, whose relationships are known where they are used.
-	ra    *reqAssign2
+	ra    *reqAssign
 	req   string
 	count int64
 	index int64
@@ -108,23 +108,23 @@ type relCtx2 struct {
 // relationship's properties), an error in operations xosplan runs once
 // per requirement. Outside a relationship context the static check
 // reported it.
-func (ev *eval2) relationshipIndex(n *yamlsrc.Node) graph.Value {
+func (ev *eval) relationshipIndex(n *yamlsrc.Node) graph.Value {
 	r := ev.rel
 	switch {
 	case r == nil:
-		return unknown2("relationship_index", nil)
+		return unknown("relationship_index", nil)
 	case r.known:
 		return r.index
 	case r.once != "":
 		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$relationship_index in %s of requirement %q, which makes %d relationships: xosplan runs them once for the requirement, so the index has no single value", r.once, r.req, r.count)
 		return nil
 	}
-	return unknown2("relationship_index", nil)
+	return unknown("relationship_index", nil)
 }
 
 // walkValue indexes into a value by the keys and indices of $value's
 // arguments.
-func (ev *eval2) walkValue(v graph.Value, path []graph.Value) graph.Value {
+func (ev *eval) walkValue(v graph.Value, path []graph.Value) graph.Value {
 	for _, k := range path {
 		switch x := v.(type) {
 		case map[string]graph.Value:
@@ -143,42 +143,42 @@ func (ev *eval2) walkValue(v graph.Value, path []graph.Value) graph.Value {
 	return v
 }
 
-func (ev *eval2) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
-	topo := ev.c.v2.topo
+func (ev *eval) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
+	topo := ev.c.state.topo
 	if len(vals) == 0 || topo == nil || topo.declared == nil {
-		return unknown2("get_input", vals)
+		return unknown("get_input", vals)
 	}
 	name, isName := vals[0].(string)
 	if !isName || !topo.declared[name] {
-		if !isUnknown2(vals[0]) {
-			ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownInput, "$get_input of %s, which the service template does not declare as an input", describeGo2(vals[0]))
+		if !isUnknown(vals[0]) {
+			ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownInput, "$get_input of %s, which the service template does not declare as an input", describeGo(vals[0]))
 		}
 		return nil
 	}
-	ev.c.readSecret2(nil, topo.inputDefs[name])
+	ev.c.readSecret(nil, topo.inputDefs[name])
 	in, ok := topo.inputs[name]
-	if !ok || isUnknown2(in) {
-		return unknown2("get_input", vals)
+	if !ok || isUnknown(in) {
+		return unknown("get_input", vals)
 	}
 	return ev.walkValue(in, vals[1:])
 }
 
-// describeGo2 renders an evaluated value for a message, shortened.
-func describeGo2(v graph.Value) string { return funceval.Describe(v) }
+// describeGo renders an evaluated value for a message, shortened.
+func describeGo(v graph.Value) string { return funceval.Describe(v) }
 
-// toFloat2 is the number v holds; ok is false when it holds none.
-func toFloat2(v graph.Value) (float64, bool) { return funceval.ToFloat(v) }
+// toFloat is the number v holds; ok is false when it holds none.
+func toFloat(v graph.Value) (float64, bool) { return funceval.ToFloat(v) }
 
 // compare orders two values as the built-in functions do
 // (funceval.Compare), strings of the scalar, version or timestamp type
 // of $value by what they measure.
-func (ev *eval2) compare(a, b graph.Value) (int, bool) {
+func (ev *eval) compare(a, b graph.Value) (int, bool) {
 	return funceval.Compare(a, b, ev.ordering())
 }
 
 // ordering orders strings by the type of $value, nil without one. It is
 // the type, not ev, so that passing it on allocates nothing.
-func (ev *eval2) ordering() funceval.Ordering {
+func (ev *eval) ordering() funceval.Ordering {
 	if ev.typ == nil {
 		return nil
 	}
@@ -188,11 +188,11 @@ func (ev *eval2) ordering() funceval.Ordering {
 // Order orders two strings of a scalar, version or timestamp type by
 // what they measure (funceval.Ordering); ok is false for other types and
 // for strings that are not of the type.
-func (t *typeDef2) Order(a, b string) (int, bool) {
+func (t *typeDef) Order(a, b string) (int, bool) {
 	switch {
 	case t.scalar != nil:
-		_, x, _, e1 := parseScalar2(t.scalar, a)
-		_, y, _, e2 := parseScalar2(t.scalar, b)
+		_, x, _, e1 := parseScalar(t.scalar, a)
+		_, y, _, e2 := parseScalar(t.scalar, b)
 		if e1 == "" && e2 == "" {
 			r, _ := funceval.Compare(x, y, nil)
 			return r, true
@@ -209,13 +209,13 @@ func (t *typeDef2) Order(a, b string) (int, bool) {
 	return 0, false
 }
 
-// uncheckedPattern2 reports whether a $matches call's pattern is one Go's
+// uncheckedPattern reports whether a $matches call's pattern is one Go's
 // RE2 cannot compile but another dialect may (values.CompilePattern): in
 // a validation clause the call is then unknown, so the clause holds (the
-// value is not checked against it; checkPattern2 warned where the pattern
+// value is not checked against it; checkPattern warned where the pattern
 // is written, or it is warned of here when computed). A value that needs
 // the call's result cannot have one: that is the error Eval gives.
-func (ev *eval2) uncheckedPattern2(n *yamlsrc.Node, vals []graph.Value) bool {
+func (ev *eval) uncheckedPattern(n *yamlsrc.Node, vals []graph.Value) bool {
 	p, ok := vals[1].(string)
 	if !ok || !ev.hasValue {
 		return false
@@ -224,9 +224,9 @@ func (ev *eval2) uncheckedPattern2(n *yamlsrc.Node, vals []graph.Value) bool {
 	if problem == nil || problem.Invalid {
 		return false
 	}
-	_, args, _ := funcCall2(n)
-	if pn := argList2(args)[1]; pn.Kind != yamlsrc.Scalar || pn.Value != p {
-		ev.c.warnUncheckedPattern2(core.RangeOf(pn), ev.path, p, problem.Reason)
+	_, args, _ := funcCall(n)
+	if pn := argList(args)[1]; pn.Kind != yamlsrc.Scalar || pn.Value != p {
+		ev.c.warnUncheckedPattern(core.RangeOf(pn), ev.path, p, problem.Reason)
 	}
 	return true
 }

@@ -39,32 +39,32 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// loadFile2 checks a 2.0 file's grammar and loads its imports depth first,
+// loadFile checks a 2.0 file's grammar and loads its imports depth first,
 // then records it (imported definitions are declared before the ones
 // that use them).
-func (c *compiler) loadFile2(f *file, isRoot bool) {
-	if !c.readHeader2(f, isRoot) {
+func (c *compiler) loadFile(f *file, isRoot bool) {
+	if !c.readHeader(f, isRoot) {
 		c.FailedImport()
 		return
 	}
 	if !f.normative {
 		c.CheckLimits(f.root)
 	}
-	c.scope2(f)
+	c.scope(f)
 	if in := f.root.Get("imports"); in != nil && in.Kind == yamlsrc.Sequence {
 		for i, it := range in.Content {
 			if c.Ctx.Err() != nil {
 				break
 			}
-			c.loadImport2(f, it, "imports["+core.Itoa(int64(i))+"]")
+			c.loadImport(f, it, "imports["+core.Itoa(int64(i))+"]")
 		}
 	}
 	c.order = append(c.order, f)
-	c.v2.files = append(c.v2.files, f)
+	c.state.files = append(c.state.files, f)
 }
 
-// importKeys2 lists the keynames of an import definition (§6.8.1).
-func importKeys2() []string {
+// importKeys lists the keynames of an import definition (§6.8.1).
+func importKeys() []string {
 	return []string{"url", "profile", "repository", "namespace", "description", "metadata"}
 }
 
@@ -80,15 +80,15 @@ func legacyImport(key string) string {
 	return ""
 }
 
-// import2 is one parsed import definition.
-type import2 struct {
+// importEntry is one parsed import definition.
+type importEntry struct {
 	url, profile, repository, namespace string
 	at                                  *yamlsrc.Node
 }
 
-// parseImport2 reads an import definition: a url string, or a map.
-func (c *compiler) parseImport2(it *yamlsrc.Node, path string) (import2, bool) {
-	imp := import2{at: it}
+// parseImport reads an import definition: a url string, or a map.
+func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importEntry, bool) {
+	imp := importEntry{at: it}
 	switch {
 	case it.IsString() && it.Value != "":
 		imp.url = it.Value
@@ -97,20 +97,20 @@ func (c *compiler) parseImport2(it *yamlsrc.Node, path string) (import2, bool) {
 		c.Errorf(it.Range, path, core.CodeWrongKind, "an import must be a url or a map, found %s", it.Describe())
 		return imp, false
 	}
-	c.keys2(it, path, func() string { return "import" }, importKeys2(), legacyImport)
-	c.metadata2(it, path)
+	c.keys(it, path, func() string { return "import" }, importKeys(), legacyImport)
+	c.metadata(it, path)
 	var urlN, profN *yamlsrc.Node
-	imp.url, urlN = c.str2(it, path, "url")
+	imp.url, urlN = c.str(it, path, "url")
 	if urlN == nil {
-		// The 1.x spelling, read with the warning keys2 gave.
-		imp.url, urlN = c.str2(it, path, "file")
+		// The 1.x spelling, read with the warning keys gave.
+		imp.url, urlN = c.str(it, path, "file")
 	}
-	imp.profile, profN = c.str2(it, path, "profile")
-	imp.repository, _ = c.str2(it, path, "repository")
+	imp.profile, profN = c.str(it, path, "profile")
+	imp.repository, _ = c.str(it, path, "repository")
 	var nsN *yamlsrc.Node
-	imp.namespace, nsN = c.str2(it, path, "namespace")
+	imp.namespace, nsN = c.str(it, path, "namespace")
 	if nsN == nil {
-		imp.namespace, nsN = c.str2(it, path, "namespace_prefix")
+		imp.namespace, nsN = c.str(it, path, "namespace_prefix")
 	}
 	if nsN != nil && (imp.namespace == "" || strings.ContainsAny(imp.namespace, ": \t")) {
 		c.Errorf(nsN.Range, path+".namespace", core.CodeWrongKind, "namespace %q is not a name (no colon or space)", imp.namespace)
@@ -138,30 +138,30 @@ func (c *compiler) parseImport2(it *yamlsrc.Node, path string) (import2, bool) {
 	return imp, true
 }
 
-// loadImport2 loads one import of from.
-func (c *compiler) loadImport2(from *file, it *yamlsrc.Node, path string) {
-	imp, ok := c.parseImport2(it, path)
+// loadImport loads one import of from.
+func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
+	imp, ok := c.parseImport(it, path)
 	if !ok {
 		c.FailedImport()
 		return
 	}
 	var g *file
 	if imp.profile != "" {
-		g = c.loadProfile2(imp.profile, imp.at, path)
+		g = c.loadProfile(imp.profile, imp.at, path)
 	} else {
-		g = c.loadURL2(from, imp, path)
+		g = c.loadURL(from, imp, path)
 	}
 	if g != nil {
-		s := c.scope2(from)
+		s := c.scope(from)
 		s.imports = append(s.imports, nsImport{ns: imp.namespace, f: g, at: imp.at})
 	}
 }
 
-// loadURL2 loads the file an import's url names.
-func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
+// loadURL loads the file an import's url names.
+func (c *compiler) loadURL(from *file, imp importEntry, path string) *file {
 	at := imp.at.Range
 	if imp.repository != "" {
-		repo, owner := c.findRepo2(from, imp.repository)
+		repo, owner := c.findRepo(from, imp.repository)
 		if repo == nil {
 			c.Errorf(at, path, core.CodeUnknownRepository, "import %q names repository %q, which neither this file nor what it imports before declares", imp.url, imp.repository)
 			c.FailedImport()
@@ -169,7 +169,7 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 		}
 		u := core.RepositoryURL(repo, imp.url)
 		if local, ok := c.opts.ImportMap[u]; ok {
-			return c.loadMapped2(imp, u, local, path)
+			return c.loadMapped(imp, u, local, path)
 		}
 		name, dir, ok := core.RepositoryFile(repo, owner.dir, imp.url)
 		if !ok {
@@ -178,10 +178,10 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 		}
 		// The file lies in the named repository: its own "/" urls start
 		// at that repository's root.
-		return c.loadLocal2(imp, name, dir, path)
+		return c.loadLocal(imp, name, dir, path)
 	}
 	if local, ok := c.opts.ImportMap[imp.url]; ok {
-		return c.loadMapped2(imp, imp.url, local, path)
+		return c.loadMapped(imp, imp.url, local, path)
 	}
 	name := imp.url
 	if strings.Contains(name, "://") {
@@ -193,20 +193,20 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 		name = local
 	} else if strings.HasPrefix(name, "/") {
 		// From the root of the repository that holds the importing file.
-		name = filepath.Join(c.v2.repoRoot[from], filepath.FromSlash(strings.TrimLeft(name, "/")))
+		name = filepath.Join(c.state.repoRoot[from], filepath.FromSlash(strings.TrimLeft(name, "/")))
 	} else if from.dir == "" {
 		// An embedded profile's sibling.
-		return c.loadEmbeddedSibling2(from, imp, path)
+		return c.loadEmbeddedSibling(from, imp, path)
 	} else {
 		name = filepath.Join(from.dir, filepath.FromSlash(name))
 	}
-	return c.loadLocal2(imp, name, c.v2.repoRoot[from], path)
+	return c.loadLocal(imp, name, c.state.repoRoot[from], path)
 }
 
-// loadLocal2 loads the local file name an import resolved to, with the
+// loadLocal loads the local file name an import resolved to, with the
 // checks of Options.Root (readFile); repo is the root of the repository
 // that holds it.
-func (c *compiler) loadLocal2(imp import2, name, repo, path string) *file {
+func (c *compiler) loadLocal(imp importEntry, name, repo, path string) *file {
 	key := core.FileKey(name)
 	if g, seen := c.files[key]; seen {
 		return g
@@ -225,12 +225,12 @@ func (c *compiler) loadLocal2(imp import2, name, repo, path string) *file {
 		c.FailedImport()
 		return nil
 	}
-	return c.loadParsed2(name, key, data, repo, false)
+	return c.loadParsed(name, key, data, repo, false)
 }
 
-// loadMapped2 loads the local file an import map entry gives for the URL
+// loadMapped loads the local file an import map entry gives for the URL
 // u (see loadMapped: the mapping is the user's permission for the file).
-func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
+func (c *compiler) loadMapped(imp importEntry, u, local, path string) *file {
 	name, err := filepath.Abs(local)
 	if err != nil {
 		name = filepath.Clean(local)
@@ -252,13 +252,13 @@ func (c *compiler) loadMapped2(imp import2, u, local, path string) *file {
 		c.FailedImport()
 		return nil
 	}
-	return c.loadParsed2(name, key, data, filepath.Dir(name), false)
+	return c.loadParsed(name, key, data, filepath.Dir(name), false)
 }
 
-// loadParsed2 parses a file's data and loads it as a 2.0 file; repo is
+// loadParsed parses a file's data and loads it as a 2.0 file; repo is
 // the root its "/" urls are read from. It returns nil when the file is
 // not a YAML map (reported).
-func (c *compiler) loadParsed2(name, key string, data []byte, repo string, embedded bool) *file {
+func (c *compiler) loadParsed(name, key string, data []byte, repo string, embedded bool) *file {
 	var root *yamlsrc.Node
 	if embedded {
 		root = c.ParseData(name, data)
@@ -278,19 +278,19 @@ func (c *compiler) loadParsed2(name, key string, data []byte, repo string, embed
 		c.FailedImport()
 		return nil
 	}
-	c.v2.repoRoot[f] = repo
-	c.loadFile2(f, false)
+	c.state.repoRoot[f] = repo
+	c.loadFile(f, false)
 	return f
 }
 
-// loadProfile2 loads a profile by name: from the search path, else from
+// loadProfile loads a profile by name: from the search path, else from
 // the embedded profiles (profilepath.go).
-func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *file {
-	if f, ok := c.v2.profiles[name]; ok {
+func (c *compiler) loadProfile(name string, at *yamlsrc.Node, path string) *file {
+	if f, ok := c.state.profiles[name]; ok {
 		return f
 	}
 	var f *file
-	if e, ok := c.v2.index.lookup(name); ok {
+	if e, ok := c.state.index.lookup(name); ok {
 		key := core.FileKey(e.path)
 		if g, seen := c.files[key]; seen {
 			f = g
@@ -301,14 +301,14 @@ func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *fil
 				c.FailedImport()
 				return nil
 			}
-			f = c.loadParsed2(e.path, key, data, e.dir, false)
+			f = c.loadParsed(e.path, key, data, e.dir, false)
 		}
 	} else if fname, data, ok := embeddedProfile(name); ok {
 		key := "profile:" + fname
 		if g, seen := c.files[key]; seen {
 			f = g
 		} else {
-			f = c.loadParsed2(fname, key, data, "", true)
+			f = c.loadParsed(fname, key, data, "", true)
 		}
 	} else {
 		c.unknownProfile(name, at, path)
@@ -316,14 +316,14 @@ func (c *compiler) loadProfile2(name string, at *yamlsrc.Node, path string) *fil
 		return nil
 	}
 	if f != nil {
-		c.v2.profiles[name] = f
+		c.state.profiles[name] = f
 	}
 	return f
 }
 
-// loadEmbeddedSibling2 loads a file an embedded profile imports by a
+// loadEmbeddedSibling loads a file an embedded profile imports by a
 // relative url.
-func (c *compiler) loadEmbeddedSibling2(from *file, imp import2, path string) *file {
+func (c *compiler) loadEmbeddedSibling(from *file, imp importEntry, path string) *file {
 	name := filepath.ToSlash(filepath.Join(filepath.Dir(from.name), imp.url))
 	key := "profile:" + name
 	if g, seen := c.files[key]; seen {
@@ -335,14 +335,14 @@ func (c *compiler) loadEmbeddedSibling2(from *file, imp import2, path string) *f
 		c.FailedImport()
 		return nil
 	}
-	return c.loadParsed2(name, key, data, "", true)
+	return c.loadParsed(name, key, data, "", true)
 }
 
 // unknownProfile reports a profile that nothing declares, naming where
 // xosplan looked.
 func (c *compiler) unknownProfile(name string, at *yamlsrc.Node, path string) {
 	where := "the profile search path is empty (set it with --profile-path or XOSPLAN_PROFILE_PATH)"
-	if dirs := c.v2.index.Dirs(); len(dirs) > 0 {
+	if dirs := c.state.index.Dirs(); len(dirs) > 0 {
 		shown := make([]string, len(dirs))
 		for i, d := range dirs {
 			shown[i] = c.Display(d)
@@ -353,10 +353,10 @@ func (c *compiler) unknownProfile(name string, at *yamlsrc.Node, path string) {
 		"unknown profile %q: %s", name, where)
 }
 
-// setupProfiles2 makes the profile index of the compile: Options.Profiles,
+// setupProfiles makes the profile index of the compile: Options.Profiles,
 // else one built from Options.ProfilePath. The search folders are the
 // user's: their files may be read wherever they lie.
-func (c *compiler) setupProfiles2(root *file) {
+func (c *compiler) setupProfiles(root *file) {
 	x := c.opts.Profiles
 	if x == nil && len(c.opts.ProfilePath) > 0 {
 		var err error
@@ -365,7 +365,7 @@ func (c *compiler) setupProfiles2(root *file) {
 			c.Errorf(diag.Range{File: root.name}, "", core.CodeRead, "reading the profile search path: %v", core.PlainErr(err))
 		}
 	}
-	c.v2.index = x
+	c.state.index = x
 	for _, d := range x.Dirs() {
 		_ = c.FSRoot.AddDir(d)
 	}

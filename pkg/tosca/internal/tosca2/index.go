@@ -5,7 +5,7 @@ package tosca2
 // members, custom functions, templates, inputs, outputs and the files
 // imported by url or by profile name. It is read from the state the 2.0
 // phases leave once they are done, and every name the files write is
-// resolved as those phases resolve it (findType2: the file's own types,
+// resolved as those phases resolve it (findType: the file's own types,
 // those of its imports without a namespace, ns:name), so that it says what
 // the compiler understood. Function calls carry the value the compile
 // gave them where it keeps one (properties, attributes, capability and
@@ -26,23 +26,23 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// index2 numbers the symbols of a 2.0 compile as it adds them.
-type index2 struct {
+// index numbers the symbols of a 2.0 compile as it adds them.
+type index struct {
 	c      *compiler
 	x      *symbols.Index
 	files  map[*file]int
-	types  map[*typeDef2]int
-	props  map[*prop2]int
-	caps   map[*cap2]int
-	reqs   map[*req2]int
-	funcs  map[*funcDef2]int
+	types  map[*typeDef]int
+	props  map[*prop]int
+	caps   map[*capability]int
+	reqs   map[*req]int
+	funcs  map[*funcDef]int
 	nodes  map[string]int
 	rels   map[string]int
 	groups map[string]int
 	inputs map[string]int
 	// chains holds each template type's chain as a template's hover
 	// shows it, written once.
-	chains map[*typeDef2]string
+	chains map[*typeDef]string
 }
 
 // What a call is where the compile gives it no value of its own.
@@ -52,23 +52,23 @@ const (
 	noteCondition  = "a condition: evaluated when the trigger's event occurs"
 )
 
-// buildIndex2 builds the index of a TOSCA 2.0 compile.
-func (c *compiler) buildIndex2() *symbols.Index {
+// buildIndex builds the index of a TOSCA 2.0 compile.
+func (c *compiler) buildIndex() *symbols.Index {
 	x := &symbols.Index{Version: Version}
-	ix := &index2{c: c, x: x, files: map[*file]int{}, types: map[*typeDef2]int{}, props: map[*prop2]int{},
-		caps: map[*cap2]int{}, reqs: map[*req2]int{}, funcs: map[*funcDef2]int{}, nodes: map[string]int{},
-		rels: map[string]int{}, groups: map[string]int{}, inputs: map[string]int{}, chains: map[*typeDef2]string{}}
+	ix := &index{c: c, x: x, files: map[*file]int{}, types: map[*typeDef]int{}, props: map[*prop]int{},
+		caps: map[*capability]int{}, reqs: map[*req]int{}, funcs: map[*funcDef]int{}, nodes: map[string]int{},
+		rels: map[string]int{}, groups: map[string]int{}, inputs: map[string]int{}, chains: map[*typeDef]string{}}
 	// Sized for a large service template (see buildIndex).
 	nodes := 0
-	if c.v2.topo != nil {
-		nodes = len(c.v2.topo.nodes)
+	if c.state.topo != nil {
+		nodes = len(c.state.topo.nodes)
 	}
-	x.Symbols = make([]symbols.Symbol, 0, len(c.order)+8*len(c.v2.types)+2*nodes)
+	x.Symbols = make([]symbols.Symbol, 0, len(c.order)+8*len(c.state.types)+2*nodes)
 	x.References = make([]symbols.Reference, 0, 64+8*nodes)
 	x.Calls = make([]symbols.Call, 0, 2*nodes)
 	ix.addFiles()
 	ix.addBuiltins()
-	for _, t := range c.v2.types {
+	for _, t := range c.state.types {
 		ix.addType(t)
 	}
 	for t, i := range ix.types {
@@ -80,7 +80,7 @@ func (c *compiler) buildIndex2() *symbols.Index {
 	ix.addTopology()
 	ix.spellings()
 	ix.importRefs()
-	for _, t := range c.v2.types {
+	for _, t := range c.state.types {
 		ix.typeDefRefs(t)
 	}
 	ix.functionRefs()
@@ -92,29 +92,29 @@ func (c *compiler) buildIndex2() *symbols.Index {
 	return x
 }
 
-// embedded2 reports whether a file is embedded in xosplan (no editor can
+// embedded reports whether a file is embedded in xosplan (no editor can
 // open it).
-func embedded2(f *file) bool { return f == nil || f.normative || f.dir == "" }
+func embedded(f *file) bool { return f == nil || f.normative || f.dir == "" }
 
-func (ix *index2) add(s symbols.Symbol) int { return ix.x.Add(s) }
+func (ix *index) add(s symbols.Symbol) int { return ix.x.Add(s) }
 
 // addFiles adds a symbol for each file the compile loaded, the root
 // first in Files; an embedded profile is a symbol an import names, not
 // one of Files.
-func (ix *index2) addFiles() {
+func (ix *index) addFiles() {
 	c := ix.c
 	for _, f := range c.order {
 		start := diag.Range{File: f.name, Start: diag.Pos{Line: 1, Column: 1}, End: diag.Pos{Line: 1, Column: 1}}
 		detail := "**file** `" + f.name + "`"
 		if name := core.Text(f.root.Get("profile")); name != "" {
 			detail = "**profile** `" + name + "`"
-			if embedded2(f) {
+			if embedded(f) {
 				detail += ", embedded in xosplan"
 			} else {
 				detail += "\n\nfile: " + f.name
 			}
 		}
-		s := symbols.Symbol{Kind: symbols.File, Name: f.name, Range: start, Detail: detail, Embedded: embedded2(f)}
+		s := symbols.Symbol{Kind: symbols.File, Name: f.name, Range: start, Detail: detail, Embedded: embedded(f)}
 		if s.Embedded {
 			s.Range = diag.Range{File: f.name}
 		} else if f == c.root {
@@ -128,23 +128,23 @@ func (ix *index2) addFiles() {
 
 // addBuiltins adds the built-in data types (§9.1), which type: names
 // like any other.
-func (ix *index2) addBuiltins() {
-	if ix.c.v2.builtins == nil {
+func (ix *index) addBuiltins() {
+	if ix.c.state.builtins == nil {
 		return
 	}
-	for _, name := range builtinTypes2() {
-		t := ix.c.v2.builtins[name]
+	for _, name := range builtinTypes() {
+		t := ix.c.state.builtins[name]
 		ix.types[t] = ix.add(symbols.Symbol{Kind: symbols.Type, Name: name, Embedded: true, Type: core.KData.Word(),
 			Detail: "**data type** `" + name + "`\n\nbuilt into TOSCA 2.0 (§9.1)"})
 	}
 }
 
 // addType adds a type and the members its definition declares.
-func (ix *index2) addType(t *typeDef2) {
+func (ix *index) addType(t *typeDef) {
 	if _, dup := ix.types[t]; dup {
 		return
 	}
-	embedded := embedded2(t.f)
+	embedded := embedded(t.f)
 	var d strings.Builder
 	fmt.Fprintf(&d, "**%s** `%s`", t.kind.Word(), t.name)
 	if len(t.chain) > 1 {
@@ -174,11 +174,11 @@ func (ix *index2) addType(t *typeDef2) {
 	for _, sec := range []struct {
 		name string
 		kind symbols.Kind
-		defs map[string]*prop2
+		defs map[string]*prop
 	}{{"properties", symbols.Property, t.props}, {"attributes", symbols.Attribute, t.attrs}} {
 		for _, p := range t.n.Get(sec.name).Pairs() {
 			if d := sec.defs[p.Key.Value]; d != nil {
-				ix.props[d] = member(sec.kind, p.Key, typeName2(d), propDetail2(sec.kind.String(), d, t.name, p.Key, embedded))
+				ix.props[d] = member(sec.kind, p.Key, typeName(d), propDetail(sec.kind.String(), d, t.name, p.Key, embedded))
 			}
 		}
 	}
@@ -205,23 +205,23 @@ func (ix *index2) addType(t *typeDef2) {
 		key, body := it.Content[0], it.Content[1]
 		for _, rd := range t.reqs {
 			if rd.n == body {
-				ix.reqs[rd] = member(symbols.Requirement, key, "", reqDetail2(rd, t.name, body)+core.DeclaredAt(key, embedded))
+				ix.reqs[rd] = member(symbols.Requirement, key, "", reqDetail(rd, t.name, body)+core.DeclaredAt(key, embedded))
 			}
 		}
 	}
 }
 
-func typeName2(d *prop2) string {
+func typeName(d *prop) string {
 	if d.typ == nil {
 		return ""
 	}
 	return d.typ.name
 }
 
-// propDetail2 describes a property, attribute or parameter definition:
+// propDetail describes a property, attribute or parameter definition:
 // its type, whether it is required, its default or fixed value, its
 // validation clauses, its description and where it is declared.
-func propDetail2(what string, d *prop2, owner string, key *yamlsrc.Node, embedded bool) string {
+func propDetail(what string, d *prop, owner string, key *yamlsrc.Node, embedded bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "**%s** `%s`", what, d.name)
 	if owner != "" {
@@ -273,18 +273,18 @@ func yamlText(n *yamlsrc.Node, limit int) string {
 	return "`" + core.ClipText(string(js), limit) + "`"
 }
 
-func reqDetail2(rd *req2, owner string, body *yamlsrc.Node) string {
+func reqDetail(rd *req, owner string, body *yamlsrc.Node) string {
 	var d strings.Builder
 	fmt.Fprintf(&d, "**requirement** `%s` of `%s`", rd.name, owner)
 	for _, kv := range []struct {
 		key string
-		t   *typeDef2
+		t   *typeDef
 	}{{"capability", rd.capType}, {"node", rd.nodeType}, {"relationship", rd.relType}} {
 		if kv.t != nil {
 			fmt.Fprintf(&d, "\n\n%s: `%s`", kv.key, kv.t.name)
 		}
 	}
-	fmt.Fprintf(&d, "\n\ncount_range: %s", rangeText2(rd.min, rd.max))
+	fmt.Fprintf(&d, "\n\ncount_range: %s", rangeText(rd.min, rd.max))
 	if body.Kind == yamlsrc.Mapping {
 		core.WriteDescription(&d, body)
 	}
@@ -293,24 +293,24 @@ func reqDetail2(rd *req2, owner string, body *yamlsrc.Node) string {
 
 // addFunctions adds the custom functions each file declares, and those
 // the service template declares or refines.
-func (ix *index2) addFunctions() {
+func (ix *index) addFunctions() {
 	c := ix.c
-	addAt := func(d *funcDef2, p yamlsrc.Pair, refines bool) {
+	addAt := func(d *funcDef, p yamlsrc.Pair, refines bool) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "**function** `$%s`", d.name)
 		if refines {
 			b.WriteString(" (refined by the service template)")
 		}
 		for i, s := range d.sigs {
-			fmt.Fprintf(&b, "\n\nsignature %d: %s", i+1, signatureText2(&s))
+			fmt.Fprintf(&b, "\n\nsignature %d: %s", i+1, signatureText(&s))
 		}
 		core.WriteDescription(&b, p.Value)
-		if !embedded2(d.f) {
+		if !embedded(d.f) {
 			b.WriteString("\n\ndefined at " + p.Key.Range.String())
 		}
-		ix.funcs[d] = ix.add(symbols.Symbol{Kind: symbols.Function, Name: d.name, Range: p.Key.Range, Embedded: embedded2(d.f), Detail: b.String()})
+		ix.funcs[d] = ix.add(symbols.Symbol{Kind: symbols.Function, Name: d.name, Range: p.Key.Range, Embedded: embedded(d.f), Detail: b.String()})
 	}
-	for _, d := range c.v2.funcs {
+	for _, d := range c.state.funcs {
 		if p, ok := d.f.root.Get("functions").GetPair(d.name); ok {
 			addAt(d, p, false)
 		}
@@ -319,16 +319,16 @@ func (ix *index2) addFunctions() {
 		return
 	}
 	for _, p := range c.root.root.Get("service_template").Get("functions").Pairs() {
-		if d := c.scope2(c.root).funcs[p.Key.Value]; d != nil {
+		if d := c.scope(c.root).funcs[p.Key.Value]; d != nil {
 			if _, seen := ix.funcs[d]; !seen {
-				addAt(d, p, !slices.Contains(c.v2.funcs, d))
+				addAt(d, p, !slices.Contains(c.state.funcs, d))
 			}
 		}
 	}
 }
 
-// signatureText2 writes a signature as (type, type, …) -> result.
-func signatureText2(s *sig2) string {
+// signatureText writes a signature as (type, type, …) -> result.
+func signatureText(s *sig) string {
 	var args []string
 	for i, p := range s.params {
 		name := "any"
@@ -356,8 +356,8 @@ func signatureText2(s *sig2) string {
 
 // addTopology adds the service template's inputs, node and relationship
 // templates, groups, policies and outputs, in the order written.
-func (ix *index2) addTopology() {
-	topo := ix.c.v2.topo
+func (ix *index) addTopology() {
+	topo := ix.c.state.topo
 	if topo == nil || topo.st == nil || topo.st.Kind != yamlsrc.Mapping {
 		return
 	}
@@ -368,9 +368,9 @@ func (ix *index2) addTopology() {
 			continue
 		}
 		ix.inputs[p.Key.Value] = ix.add(symbols.Symbol{Kind: symbols.Input, Name: p.Key.Value, Range: p.Key.Range,
-			Type: typeName2(d), Detail: propDetail2("input", d, "", p.Key, false)})
+			Type: typeName(d), Detail: propDetail("input", d, "", p.Key, false)})
 	}
-	template := func(kind symbols.Kind, p yamlsrc.Pair, t *typeDef2) int {
+	template := func(kind symbols.Kind, p yamlsrc.Pair, t *typeDef) int {
 		d := fmt.Sprintf("**%s** `%s`", kind, p.Key.Value)
 		s := symbols.Symbol{Kind: kind, Name: p.Key.Value, Range: p.Key.Range}
 		if t != nil {
@@ -392,7 +392,7 @@ func (ix *index2) addTopology() {
 		return ix.add(s)
 	}
 	for _, p := range st.Get("node_templates").Pairs() {
-		var t *typeDef2
+		var t *typeDef
 		if nd := topo.byName[p.Key.Value]; nd != nil {
 			t = nd.typ
 		}
@@ -402,12 +402,12 @@ func (ix *index2) addTopology() {
 		ix.rels[p.Key.Value] = template(symbols.RelationshipTemplate, p, topo.relType[p.Key.Value])
 	}
 	for _, p := range st.Get("groups").Pairs() {
-		ix.groups[p.Key.Value] = template(symbols.Group, p, ix.c.findType2(ix.c.root, core.KGroup, core.Text(p.Value.Get("type"))))
+		ix.groups[p.Key.Value] = template(symbols.Group, p, ix.c.findType(ix.c.root, core.KGroup, core.Text(p.Value.Get("type"))))
 	}
 	for _, it := range st.Get("policies").Items() {
 		if it.Kind == yamlsrc.Mapping && len(it.Content) == 2 {
 			p := yamlsrc.Pair{Key: it.Content[0], Value: it.Content[1]}
-			template(symbols.Policy, p, ix.c.findType2(ix.c.root, core.KPolicy, core.Text(p.Value.Get("type"))))
+			template(symbols.Policy, p, ix.c.findType(ix.c.root, core.KPolicy, core.Text(p.Value.Get("type"))))
 		}
 	}
 	for _, p := range st.Get("outputs").Pairs() {
@@ -424,13 +424,13 @@ func (ix *index2) addTopology() {
 
 // spellings lists the names the root file may write for types: its own
 // and those its imports without a namespace bring, by name; those of a
-// file imported with namespace ns, ns:name (recursively, as findType2
+// file imported with namespace ns, ns:name (recursively, as findType
 // resolves them).
-func (ix *index2) spellings() {
+func (ix *index) spellings() {
 	c := ix.c
 	ix.x.TypeNames = []symbols.Spelling{}
-	for _, name := range builtinTypes2() {
-		if i, ok := ix.types[c.v2.builtins[name]]; ok {
+	for _, name := range builtinTypes() {
+		if i, ok := ix.types[c.state.builtins[name]]; ok {
 			ix.x.TypeNames = append(ix.x.TypeNames, symbols.Spelling{Name: name, Symbol: i})
 		}
 	}
@@ -448,7 +448,7 @@ func (ix *index2) spellings() {
 			return
 		}
 		seen[visit{f, prefix}] = true
-		s := c.v2.scopes[f]
+		s := c.state.scopes[f]
 		if s == nil {
 			return
 		}
@@ -490,9 +490,9 @@ func (ix *index2) spellings() {
 }
 
 // importRefs links each import to the file or profile it loaded.
-func (ix *index2) importRefs() {
-	for _, f := range ix.c.v2.files {
-		s := ix.c.v2.scopes[f]
+func (ix *index) importRefs() {
+	for _, f := range ix.c.state.files {
+		s := ix.c.state.scopes[f]
 		if s == nil {
 			continue
 		}
@@ -506,18 +506,18 @@ func (ix *index2) importRefs() {
 
 // typeRef refers the type name written at n, as the file f resolves it
 // for kind k, to its symbol, and returns the type (nil for none).
-func (ix *index2) typeRef(f *file, k core.Kind, n *yamlsrc.Node) *typeDef2 {
+func (ix *index) typeRef(f *file, k core.Kind, n *yamlsrc.Node) *typeDef {
 	if n == nil || n.Kind != yamlsrc.Scalar || !n.IsString() || n.Value == "" || f == nil {
 		return nil
 	}
-	t := ix.c.findType2(f, k, n.Value)
+	t := ix.c.findType(f, k, n.Value)
 	if i, ok := ix.types[t]; ok && t != nil {
 		ix.x.Refer(n.Range, i)
 	}
 	return t
 }
 
-func (ix *index2) typeListRefs(f *file, k core.Kind, n *yamlsrc.Node) {
+func (ix *index) typeListRefs(f *file, k core.Kind, n *yamlsrc.Node) {
 	for _, it := range n.Items() {
 		ix.typeRef(f, k, it)
 	}
@@ -525,7 +525,7 @@ func (ix *index2) typeListRefs(f *file, k core.Kind, n *yamlsrc.Node) {
 
 // defRefs refers the types a map of property, attribute or parameter
 // definitions names.
-func (ix *index2) defRefs(f *file, n *yamlsrc.Node) {
+func (ix *index) defRefs(f *file, n *yamlsrc.Node) {
 	for _, p := range n.Pairs() {
 		ix.defRef(f, p.Value)
 	}
@@ -534,7 +534,7 @@ func (ix *index2) defRefs(f *file, n *yamlsrc.Node) {
 // defRef refers the types one definition names: its type and schemas.
 // A definition written as a value (a refinement's short form) names
 // none.
-func (ix *index2) defRef(f *file, d *yamlsrc.Node) {
+func (ix *index) defRef(f *file, d *yamlsrc.Node) {
 	if d == nil || d.Kind != yamlsrc.Mapping {
 		return
 	}
@@ -544,7 +544,7 @@ func (ix *index2) defRef(f *file, d *yamlsrc.Node) {
 }
 
 // schemaRef refers the types of a schema: a type name, or a definition.
-func (ix *index2) schemaRef(f *file, n *yamlsrc.Node) {
+func (ix *index) schemaRef(f *file, n *yamlsrc.Node) {
 	if n != nil && n.Kind == yamlsrc.Scalar {
 		ix.typeRef(f, core.KData, n)
 		return
@@ -554,7 +554,7 @@ func (ix *index2) schemaRef(f *file, n *yamlsrc.Node) {
 
 // ifaceRefs refers the types of interface definitions: the interface
 // types and those of their inputs.
-func (ix *index2) ifaceRefs(f *file, n *yamlsrc.Node) {
+func (ix *index) ifaceRefs(f *file, n *yamlsrc.Node) {
 	for _, p := range n.Pairs() {
 		if p.Value.Kind != yamlsrc.Mapping {
 			continue
@@ -571,9 +571,9 @@ func (ix *index2) ifaceRefs(f *file, n *yamlsrc.Node) {
 
 // typeDefRefs refers every name a type's definition writes: its parent, the
 // types of its definitions, the valid_*_types, members and targets.
-func (ix *index2) typeDefRefs(t *typeDef2) {
+func (ix *index) typeDefRefs(t *typeDef) {
 	n, f := t.n, t.f
-	if n == nil || n.Kind != yamlsrc.Mapping || embedded2(f) {
+	if n == nil || n.Kind != yamlsrc.Mapping || embedded(f) {
 		return
 	}
 	ix.typeRef(f, t.kind, n.Get("derived_from"))
@@ -605,7 +605,7 @@ func (ix *index2) typeDefRefs(t *typeDef2) {
 				continue
 			}
 			nt := ix.typeRef(f, core.KNode, body.Get("node"))
-			if cn := body.Get("capability"); ix.c.findType2(f, core.KCapability, core.Text(cn)) != nil {
+			if cn := body.Get("capability"); ix.c.findType(f, core.KCapability, core.Text(cn)) != nil {
 				ix.typeRef(f, core.KCapability, cn)
 			} else if cd := nt.capNamed(core.Text(cn)); cd != nil {
 				if i, ok := ix.caps[cd]; ok {
@@ -639,7 +639,7 @@ func (ix *index2) typeDefRefs(t *typeDef2) {
 		ix.typeListRefs(f, core.KNode, n.Get("members"))
 	case core.KPolicy:
 		for _, it := range n.Get("targets").Items() {
-			if ix.c.findType2(f, core.KNode, core.Text(it)) != nil {
+			if ix.c.findType(f, core.KNode, core.Text(it)) != nil {
 				ix.typeRef(f, core.KNode, it)
 			} else {
 				ix.typeRef(f, core.KGroup, it)
@@ -649,9 +649,9 @@ func (ix *index2) typeDefRefs(t *typeDef2) {
 }
 
 // functionRefs refers the types of the custom functions' signatures.
-func (ix *index2) functionRefs() {
+func (ix *index) functionRefs() {
 	for d := range ix.funcs {
-		if embedded2(d.f) {
+		if embedded(d.f) {
 			continue
 		}
 		for _, p := range d.f.root.Get("functions").Pairs() {
@@ -672,7 +672,7 @@ func (ix *index2) functionRefs() {
 
 // memberRefs refers the keys of assignments to the definitions of defs
 // they assign.
-func (ix *index2) memberRefs(n *yamlsrc.Node, defs map[string]*prop2) {
+func (ix *index) memberRefs(n *yamlsrc.Node, defs map[string]*prop) {
 	for _, p := range n.Pairs() {
 		if i, ok := ix.props[defs[p.Key.Value]]; ok {
 			ix.x.Refer(p.Key.Range, i)
@@ -683,9 +683,9 @@ func (ix *index2) memberRefs(n *yamlsrc.Node, defs map[string]*prop2) {
 // topologyRefs refers the names the service template writes — types,
 // templates, requirement targets, members, properties — and records
 // its function calls.
-func (ix *index2) topologyRefs() {
+func (ix *index) topologyRefs() {
 	c := ix.c
-	topo, root := c.v2.topo, c.root
+	topo, root := c.state.topo, c.root
 	if topo == nil || topo.st == nil || topo.st.Kind != yamlsrc.Mapping {
 		return
 	}
@@ -710,7 +710,7 @@ func (ix *index2) topologyRefs() {
 		}
 		ix.memberRefs(p.Value.Get("properties"), t.props)
 		ix.memberRefs(p.Value.Get("attributes"), t.attrs)
-		ev := &eval2{c: c, f: root, rel: &relCtx2{}}
+		ev := &eval{c: c, f: root, rel: &relCtx{}}
 		ix.sectionCalls(ev, p.Value, map[string]graph.Value{"properties": mapValue(topo.relProps[p.Key.Value])})
 	}
 	for _, p := range st.Get("groups").Pairs() {
@@ -724,7 +724,7 @@ func (ix *index2) topologyRefs() {
 				ix.x.Refer(m.Range, i)
 			}
 		}
-		ix.sectionCalls(&eval2{c: c, f: root}, p.Value, nil)
+		ix.sectionCalls(&eval{c: c, f: root}, p.Value, nil)
 	}
 	for _, it := range st.Get("policies").Items() {
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
@@ -741,7 +741,7 @@ func (ix *index2) topologyRefs() {
 				ix.x.Refer(tg.Range, i)
 			}
 		}
-		ix.calls(valueCtx{ev: &eval2{c: c, f: root}}, body.Get("properties"), nil, false, 0)
+		ix.calls(valueCtx{ev: &eval{c: c, f: root}}, body.Get("properties"), nil, false, 0)
 		for _, tr := range body.Get("triggers").Pairs() {
 			ix.calls(valueCtx{note: noteCondition}, tr.Value.Get("condition"), nil, false, 0)
 		}
@@ -749,7 +749,7 @@ func (ix *index2) topologyRefs() {
 	for _, p := range st.Get("outputs").Pairs() {
 		ix.defRef(root, p.Value)
 		v, known := topo.outputs[p.Key.Value]
-		ix.calls(valueCtx{ev: &eval2{c: c, f: root}}, p.Value.Get("value"), v, known, 0)
+		ix.calls(valueCtx{ev: &eval{c: c, f: root}}, p.Value.Get("value"), v, known, 0)
 	}
 	ix.typeRef(root, core.KNode, st.Get("substitution_mappings").Get("node_type"))
 }
@@ -764,7 +764,7 @@ func mapValue(m map[string]graph.Value) graph.Value {
 
 // nodeRefs refers the names a node template's definition n writes and
 // records its function calls.
-func (ix *index2) nodeRefs(nd *node2, n *yamlsrc.Node) {
+func (ix *index) nodeRefs(nd *node, n *yamlsrc.Node) {
 	c, t := ix.c, nd.typ
 	ix.memberRefs(n.Get("properties"), t.props)
 	ix.memberRefs(n.Get("attributes"), t.attrs)
@@ -776,15 +776,15 @@ func (ix *index2) nodeRefs(nd *node2, n *yamlsrc.Node) {
 	for _, ra := range nd.reqs {
 		ix.reqRefs(nd, ra)
 	}
-	ev := &eval2{c: c, f: c.root, node: nd}
+	ev := &eval{c: c, f: c.root, node: nd}
 	ctx := valueCtx{ev: ev}
 	known := map[string]graph.Value{"properties": mapValue(nd.props), "attributes": mapValue(nd.attrs)}
 	caps := nd.caps
 	if _, counted := nd.n.GetPair("count"); counted {
 		// Each representation has its own values: those of the first
-		// are shown, evaluated for it (valuesAt2) while its calls are.
+		// are shown, evaluated for it (valuesAt) while its calls are.
 		var props map[string]graph.Value
-		c.Quietly(func() { props, caps = c.valuesAt2(nd, nil, 0) })
+		c.Quietly(func() { props, caps = c.valuesAt(nd, nil, 0) })
 		index, ownProps, ownCaps := nd.index, nd.props, nd.caps
 		nd.index, nd.props, nd.caps = int64(0), props, caps
 		defer func() { nd.index, nd.props, nd.caps = index, ownProps, ownCaps }()
@@ -815,7 +815,7 @@ func (ix *index2) nodeRefs(nd *node2, n *yamlsrc.Node) {
 // reqRefs refers the names of a requirement assignment — its definition,
 // the node and capability it names, its relationship with its
 // properties — and records its function calls.
-func (ix *index2) reqRefs(nd *node2, ra *reqAssign2) {
+func (ix *index) reqRefs(nd *node, ra *reqAssign) {
 	c := ix.c
 	if i, ok := ix.reqs[ra.def]; ok {
 		ix.x.Refer(ra.key, i)
@@ -828,7 +828,7 @@ func (ix *index2) reqRefs(nd *node2, ra *reqAssign2) {
 	if target != nil && target.Kind == yamlsrc.Sequence && len(target.Content) > 0 {
 		target = target.Content[0]
 	}
-	var tt *typeDef2
+	var tt *typeDef
 	if i, ok := ix.nodes[core.Text(target)]; ok && ra.target != nil {
 		ix.x.Refer(target.Range, i)
 		tt = ra.target.typ
@@ -845,7 +845,7 @@ func (ix *index2) reqRefs(nd *node2, ra *reqAssign2) {
 			ix.typeRef(c.root, core.KCapability, cn)
 		}
 	}
-	ev := &eval2{c: c, f: c.root, node: nd, rel: ra.relCtx()}
+	ev := &eval{c: c, f: c.root, node: nd, rel: ra.relCtx()}
 	ctx := valueCtx{ev: ev}
 	if rel := body.Get("relationship"); rel != nil {
 		switch {
@@ -875,7 +875,7 @@ func (ix *index2) reqRefs(nd *node2, ra *reqAssign2) {
 
 // sectionCalls records the calls of an entity's properties, attributes
 // and interfaces, with the values known holds by section.
-func (ix *index2) sectionCalls(ev *eval2, n *yamlsrc.Node, known map[string]graph.Value) {
+func (ix *index) sectionCalls(ev *eval, n *yamlsrc.Node, known map[string]graph.Value) {
 	for _, key := range []string{"properties", "attributes", "interfaces"} {
 		v := known[key]
 		ix.calls(valueCtx{ev: ev}, n.Get(key), v, v != nil, 0)
@@ -884,11 +884,11 @@ func (ix *index2) sectionCalls(ev *eval2, n *yamlsrc.Node, known map[string]grap
 
 // paramCalls records the calls of a parameter definition: its value or
 // default (v, the parameter's value, when known), its validation.
-func (ix *index2) paramCalls(d *yamlsrc.Node, v graph.Value, known bool) {
+func (ix *index) paramCalls(d *yamlsrc.Node, v graph.Value, known bool) {
 	if d == nil || d.Kind != yamlsrc.Mapping {
 		return
 	}
-	ev := &eval2{c: ix.c, f: ix.c.root}
+	ev := &eval{c: ix.c, f: ix.c.root}
 	_, hasValue := d.GetPair("value")
 	for _, p := range d.Pairs() {
 		switch p.Key.Value {
@@ -904,12 +904,12 @@ func (ix *index2) paramCalls(d *yamlsrc.Node, v graph.Value, known bool) {
 
 // typeCalls records the calls of the types the template's files define:
 // defaults and fixed values of their definitions, validation clauses.
-func (ix *index2) typeCalls() {
-	for _, t := range ix.c.v2.types {
-		if embedded2(t.f) || t.n == nil || t.n.Kind != yamlsrc.Mapping {
+func (ix *index) typeCalls() {
+	for _, t := range ix.c.state.types {
+		if embedded(t.f) || t.n == nil || t.n.Kind != yamlsrc.Mapping {
 			continue
 		}
-		ev := &eval2{c: ix.c, f: t.f}
+		ev := &eval{c: ix.c, f: t.f}
 		ix.calls(valueCtx{note: noteValidation}, t.n.Get("validation"), nil, false, 0)
 		for _, key := range []string{"properties", "attributes"} {
 			for _, p := range t.n.Get(key).Pairs() {
@@ -930,7 +930,7 @@ func (ix *index2) typeCalls() {
 // call that is no compile-time value, which note describes); label
 // prefixes each result.
 type valueCtx struct {
-	ev    *eval2
+	ev    *eval
 	note  string
 	label string
 	// secret: the value is one of a sensitive definition, whose calls
@@ -941,12 +941,12 @@ type valueCtx struct {
 // calls records the function calls of the value n, v being its value as
 // the compile evaluated it when known; a call the compile kept no value
 // of is evaluated again (quietly) in ctx.
-func (ix *index2) calls(ctx valueCtx, n *yamlsrc.Node, v graph.Value, known bool, depth int) {
+func (ix *index) calls(ctx valueCtx, n *yamlsrc.Node, v graph.Value, known bool, depth int) {
 	if n == nil || depth > core.MaxValueDepth {
 		return
 	}
-	ctx.secret = ctx.secret || ix.c.v2.secretSrc[n]
-	if name, args, ok := funcCall2(n); ok {
+	ctx.secret = ctx.secret || ix.c.state.secretSrc[n]
+	if name, args, ok := funcCall(n); ok {
 		c := ix.c
 		switch {
 		case ctx.ev != nil && !ctx.secret && c.SecretReads > 0:
@@ -963,7 +963,7 @@ func (ix *index2) calls(ctx valueCtx, n *yamlsrc.Node, v graph.Value, known bool
 			known = true
 		}
 		ix.call(ctx, n, name, args, v, known)
-		for _, a := range argList2(args) {
+		for _, a := range argList(args) {
 			ix.calls(ctx, a, nil, false, depth+1)
 		}
 		return
@@ -972,7 +972,7 @@ func (ix *index2) calls(ctx valueCtx, n *yamlsrc.Node, v graph.Value, known bool
 	case yamlsrc.Mapping:
 		m, isMap := v.(map[string]graph.Value)
 		for _, p := range n.Pairs() {
-			cv, ok := m[unescape2(p.Key.Value)]
+			cv, ok := m[unescape(p.Key.Value)]
 			ix.calls(ctx, p.Value, cv, known && isMap && ok, depth+1)
 		}
 	case yamlsrc.Sequence:
@@ -990,7 +990,7 @@ func (ix *index2) calls(ctx valueCtx, n *yamlsrc.Node, v graph.Value, known bool
 
 // call records one call, and refers what its arguments name: an input,
 // a node template and its property or capability, a custom function.
-func (ix *index2) call(ctx valueCtx, n *yamlsrc.Node, name string, args *yamlsrc.Node, v graph.Value, known bool) {
+func (ix *index) call(ctx valueCtx, n *yamlsrc.Node, name string, args *yamlsrc.Node, v graph.Value, known bool) {
 	at := n.Range
 	if n.Kind == yamlsrc.Mapping {
 		at = n.Content[0].Range
@@ -1004,13 +1004,13 @@ func (ix *index2) call(ctx valueCtx, n *yamlsrc.Node, name string, args *yamlsrc
 	if ctx.ev != nil {
 		f = ctx.ev.f
 	}
-	if d := ix.c.findFunc2(f, name); d != nil {
+	if d := ix.c.findFunc(f, name); d != nil {
 		if i, ok := ix.funcs[d]; ok {
 			ix.x.Refer(at, i)
 		}
 		return
 	}
-	list := argList2(args)
+	list := argList(args)
 	if len(list) == 0 || !list[0].IsString() {
 		return
 	}
@@ -1020,12 +1020,12 @@ func (ix *index2) call(ctx valueCtx, n *yamlsrc.Node, name string, args *yamlsrc
 			ix.x.Refer(list[0].Range, i)
 		}
 	case "get_property", "get_attribute":
-		var nd *node2
+		var nd *node
 		switch {
 		case list[0].Value == "SELF" && ctx.ev != nil:
 			nd = ctx.ev.node
-		case ix.c.v2.topo != nil:
-			nd = ix.c.v2.topo.byName[list[0].Value]
+		case ix.c.state.topo != nil:
+			nd = ix.c.state.topo.byName[list[0].Value]
 			if i, ok := ix.nodes[list[0].Value]; ok && nd != nil {
 				ix.x.Refer(list[0].Range, i)
 			}

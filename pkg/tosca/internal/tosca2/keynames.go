@@ -1,7 +1,7 @@
 package tosca2
 
 // The keynames of TOSCA 2.0 by place, for Keynames: the lists the 2.0
-// phases check keys against (keys2), named by the place where they
+// phases check keys against (keys), named by the place where they
 // apply. TestKeynames2AreTheCompilers compiles a file that writes every
 // keyname of every place and finds none reported unknown.
 
@@ -12,187 +12,187 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// keynames2 lists the keynames of the 2.0 grammar at a place (see
+// keynames lists the keynames of the 2.0 grammar at a place (see
 // Keynames); nil for a place it does not name.
-func keynames2(place string) []string {
+func keynames(place string) []string {
 	parts := strings.Split(place, ".")
 	if place == "" {
 		return TopLevelKeys()
 	}
 	switch parts[0] {
 	case "service_template":
-		return serviceTemplateKeynames2(parts[1:])
+		return serviceTemplateKeynames(parts[1:])
 	case "imports":
 		if len(parts) == 1 {
-			return importKeys2()
+			return importKeys()
 		}
 	case "repositories":
 		if len(parts) == 2 {
-			return repositoryKeys2()
+			return repositoryKeys()
 		}
 	case "functions":
-		return functionKeynames2(parts[1:])
+		return functionKeynames(parts[1:])
 	}
 	for k := core.Kind(0); k < core.NumKinds; k++ {
 		if parts[0] == k.Section() && len(parts) >= 2 && parts[1] == "*" {
-			return typeKeynames2(k, parts[2:])
+			return typeKeynames(k, parts[2:])
 		}
 	}
 	return nil
 }
 
-func serviceTemplateKeynames2(rest []string) []string {
+func serviceTemplateKeynames(rest []string) []string {
 	if len(rest) == 0 {
-		return serviceTemplateKeys2()
+		return serviceTemplateKeys()
 	}
 	switch at := strings.Join(rest, "."); {
 	case at == "inputs.*", at == "outputs.*":
-		return paramKeys2()
+		return paramKeys()
 	case at == "node_templates.*":
-		return nodeTemplateKeys2()
+		return nodeTemplateKeys()
 	case at == "node_templates.*.requirements.*":
-		return reqAssignKeys2()
+		return reqAssignKeys()
 	case at == "node_templates.*.requirements.*.relationship":
-		return relAssignKeys2()
+		return relAssignKeys()
 	case at == "node_templates.*.capabilities.*":
-		return capAssignKeys2()
+		return capAssignKeys()
 	case at == "node_templates.*.artifacts.*":
-		return artifactKeys2()
+		return artifactKeys()
 	case at == "relationship_templates.*":
-		return relTemplateKeys2()
+		return relTemplateKeys()
 	case at == "groups.*":
-		return groupKeys2()
+		return groupKeys()
 	case at == "policies.*":
-		return policyKeys2()
+		return policyKeys()
 	case at == "policies.*.triggers.*":
-		return triggerKeys2()
+		return triggerKeys()
 	case at == "substitution_mappings":
-		return substitutionKeys2()
+		return substitutionKeys()
 	case at == "workflows.*":
-		return workflowKeys2()
+		return workflowKeys()
 	case at == "workflows.*.steps.*":
-		return stepKeys2()
+		return stepKeys()
 	case at == "functions.*":
-		return functionKeys2()
+		return functionKeys()
 	case strings.HasSuffix(at, ".interfaces.*"):
-		return ifaceAssignKeys2()
+		return ifaceAssignKeys()
 	case strings.HasSuffix(at, ".operations.*"), strings.HasSuffix(at, ".notifications.*"):
-		return opAssignKeys2()
+		return opAssignKeys()
 	}
 	return nil
 }
 
-func functionKeynames2(rest []string) []string {
+func functionKeynames(rest []string) []string {
 	switch strings.Join(rest, ".") {
 	case "*":
-		return functionKeys2()
+		return functionKeys()
 	case "*.signatures":
-		return signatureKeys2()
+		return signatureKeys()
 	}
 	return nil
 }
 
-func typeKeynames2(k core.Kind, rest []string) []string {
+func typeKeynames(k core.Kind, rest []string) []string {
 	switch at := strings.Join(rest, "."); {
 	case at == "":
-		return typeKeys2(k)
+		return typeKeys(k)
 	case at == "properties.*":
-		return propKeys2(true)
+		return propKeys(true)
 	case at == "attributes.*":
-		return propKeys2(false)
+		return propKeys(false)
 	case k == core.KNode && at == "capabilities.*":
-		return capDefKeys2()
+		return capDefKeys()
 	case k == core.KNode && at == "requirements.*":
-		return reqDefKeys2()
+		return reqDefKeys()
 	case k == core.KNode && at == "artifacts.*":
-		return artifactKeys2()
+		return artifactKeys()
 	case at == "interfaces.*":
-		return ifaceDefKeys2()
+		return ifaceDefKeys()
 	case k == core.KInterface && (at == "operations.*" || at == "notifications.*"):
-		return opDefKeys2(true)
+		return opDefKeys(true)
 	case strings.HasSuffix(at, "operations.*"), strings.HasSuffix(at, "notifications.*"):
-		return opDefKeys2(false)
+		return opDefKeys(false)
 	case strings.HasSuffix(at, "entry_schema"), strings.HasSuffix(at, "key_schema"):
-		return schemaKeys2()
+		return schemaKeys()
 	}
 	return nil
 }
 
-func relAssignKeys2() []string {
+func relAssignKeys() []string {
 	return []string{"type", "properties", "attributes", "interfaces", "description", "metadata"}
 }
 
-func capAssignKeys2() []string { return []string{"properties", "attributes", "directives", "type"} }
+func capAssignKeys() []string { return []string{"properties", "attributes", "directives", "type"} }
 
-func ifaceAssignKeys2() []string {
+func ifaceAssignKeys() []string {
 	return []string{"inputs", "operations", "notifications", "description", "metadata", "type"}
 }
 
-func opAssignKeys2() []string {
+func opAssignKeys() []string {
 	return []string{"implementation", "inputs", "outputs", "description", "metadata"}
 }
 
-func relTemplateKeys2() []string {
+func relTemplateKeys() []string {
 	return []string{"type", "description", "metadata", "properties", "attributes", "interfaces", "copy"}
 }
 
-func groupKeys2() []string {
+func groupKeys() []string {
 	return []string{"type", "description", "metadata", "properties", "attributes", "members"}
 }
 
-func policyKeys2() []string {
+func policyKeys() []string {
 	return []string{"type", "description", "metadata", "properties", "targets", "triggers"}
 }
 
-func triggerKeys2() []string {
+func triggerKeys() []string {
 	return []string{"description", "metadata", "event", "condition", "action"}
 }
 
-func functionKeys2() []string { return []string{"signatures", "description", "metadata"} }
+func functionKeys() []string { return []string{"signatures", "description", "metadata"} }
 
-func signatureKeys2() []string {
+func signatureKeys() []string {
 	return []string{"arguments", "optional_arguments", "variadic", "result", "implementation"}
 }
 
-func schemaKeys2() []string {
+func schemaKeys() []string {
 	return []string{"type", "description", "metadata", "validation", "key_schema", "entry_schema"}
 }
 
-func capDefKeys2() []string {
+func capDefKeys() []string {
 	return []string{"type", "description", "metadata", "properties", "attributes", "valid_source_node_types", "valid_relationship_types", "occurrences"}
 }
 
-func reqDefKeys2() []string {
+func reqDefKeys() []string {
 	return []string{"description", "metadata", "relationship", "node", "capability", "node_filter", "count_range"}
 }
 
-func ifaceDefKeys2() []string {
+func ifaceDefKeys() []string {
 	return []string{"type", "description", "metadata", "inputs", "operations", "notifications"}
 }
 
-// opDefKeys2 are an operation's or notification's definition keynames;
+// opDefKeys are an operation's or notification's definition keynames;
 // an interface type's define no implementation (§11.1).
-func opDefKeys2(inInterfaceType bool) []string {
+func opDefKeys(inInterfaceType bool) []string {
 	if inInterfaceType {
 		return []string{"description", "metadata", "inputs", "outputs"}
 	}
 	return []string{"description", "metadata", "implementation", "inputs", "outputs"}
 }
 
-func substitutionKeys2() []string {
+func substitutionKeys() []string {
 	return []string{"node_type", "substitution_filter", "properties", "attributes", "capabilities", "requirements", "interfaces"}
 }
 
-func workflowKeys2() []string {
+func workflowKeys() []string {
 	return []string{"description", "metadata", "inputs", "precondition", "steps", "implementation", "outputs"}
 }
 
-func stepKeys2() []string {
+func stepKeys() []string {
 	return []string{"target", "target_relationship", "filter", "activities", "on_success", "on_failure", "operation_host"}
 }
 
-// builtinFunctions2 lists the built-in functions of TOSCA 2.0 (§10.2),
-// each of which builtinArity2 knows.
+// Functions lists the built-in functions of TOSCA 2.0 (§10.2),
+// each of which builtinArity knows.
 func Functions() []string {
 	return []string{"and", "available_allocation", "ceil", "concat", "contains", "difference", "equal", "floor",
 		"get_artifact", "get_attribute", "get_input", "get_property", "greater_or_equal", "greater_than",
@@ -202,7 +202,7 @@ func Functions() []string {
 		"valid_values", "value", "xor"}
 }
 
-// isVersion20 reports whether a tosca_definitions_version value names
+// IsVersion reports whether a tosca_definitions_version value names
 // TOSCA 2.0.
 func IsVersion(version string) bool { return version == Version }
 
@@ -218,4 +218,4 @@ func sortedKeys(keys []string) []string {
 
 // Keynames lists, sorted, the keynames of the 2.0 grammar at a place
 // (tosca.Keynames documents the places).
-func Keynames(place string) []string { return sortedKeys(keynames2(place)) }
+func Keynames(place string) []string { return sortedKeys(keynames(place)) }

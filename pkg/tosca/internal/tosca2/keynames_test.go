@@ -6,7 +6,7 @@ import "testing"
 // completion (Functions) is a built-in function the compiler knows.
 func TestFunctionsAreBuiltIn(t *testing.T) {
 	for _, f := range Functions() {
-		if _, _, ok := builtinArity2(f); !ok {
+		if _, _, ok := builtinArity(f); !ok {
 			t.Errorf("$%s is offered but is no built-in function", f)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
-// opOutputs2 maps the outputs of an operation onto the attributes they
+// opOutputs maps the outputs of an operation onto the attributes they
 // set (graph.Operation.Outputs): the mapping of each output definition
 // (§9.3 "mapping"), overridden by the operation assignment's parameter
 // mapping assignments (§9.9: name: [ <tosca_path>, attribute, … ]). The
@@ -15,10 +15,10 @@ import (
 // a relationship's operation (ra) [SELF, attribute] is the
 // relationship's, [SELF, SOURCE, attribute] the source node's and
 // [SELF, TARGET, attribute] the target's. Nil when there are none.
-func (c *compiler) opOutputs2(nd *node2, ra *reqAssign2, def, assigned *yamlsrc.Node) map[string]string {
+func (c *compiler) opOutputs(nd *node, ra *reqAssign, def, assigned *yamlsrc.Node) map[string]string {
 	var out map[string]string
 	set := func(name string, m *yamlsrc.Node) {
-		if attr, ok := c.outputAttribute2(nd, ra, m.Items()); ok {
+		if attr, ok := c.outputAttribute(nd, ra, m.Items()); ok {
 			if out == nil {
 				out = map[string]string{}
 			}
@@ -36,11 +36,11 @@ func (c *compiler) opOutputs2(nd *node2, ra *reqAssign2, def, assigned *yamlsrc.
 	return out
 }
 
-// outputAttribute2 is the attribute the mapping items (a TOSCA path from
+// outputAttribute is the attribute the mapping items (a TOSCA path from
 // SELF, then the attribute's name and fields) name, as
 // graph.Operation.Outputs names it; ok is false for a mapping that names
 // none xosplan records (a capability's attribute, another template).
-func (c *compiler) outputAttribute2(nd *node2, ra *reqAssign2, items []*yamlsrc.Node) (string, bool) {
+func (c *compiler) outputAttribute(nd *node, ra *reqAssign, items []*yamlsrc.Node) (string, bool) {
 	if len(items) < 2 || items[0].Value != "SELF" {
 		return "", false
 	}
@@ -53,8 +53,8 @@ func (c *compiler) outputAttribute2(nd *node2, ra *reqAssign2, items []*yamlsrc.
 			rest = rest[2:]
 		}
 		req := items[2].Value
-		if r := c.relOfIndex2(nd, req, idx); r != nil && r.target != nil {
-			return graph.OutputAttribute{Requirement: req, Index: int(idx), Target: address2(r.target, -1), Name: rest[0].Value}.String(), true
+		if r := c.relOfIndex(nd, req, idx); r != nil && r.target != nil {
+			return graph.OutputAttribute{Requirement: req, Index: int(idx), Target: address(r.target, -1), Name: rest[0].Value}.String(), true
 		}
 		return "", false
 	}
@@ -74,20 +74,20 @@ func (c *compiler) outputAttribute2(nd *node2, ra *reqAssign2, items []*yamlsrc.
 		if len(rest) < 2 || ra.target == nil {
 			return "", false
 		}
-		return graph.OutputAttribute{Target: address2(ra.target, -1), Name: rest[1].Value}.String(), true
+		return graph.OutputAttribute{Target: address(ra.target, -1), Name: rest[1].Value}.String(), true
 	case "CAPABILITY", "RELATIONSHIP":
 		return "", false
 	}
 	if ra.target == nil {
 		return "", false
 	}
-	idx := firstRelIndex2(nd, ra)
-	return graph.OutputAttribute{Requirement: ra.name, Index: int(idx), Target: address2(ra.target, -1), Name: rest[0].Value}.String(), true
+	idx := firstRelIndex(nd, ra)
+	return graph.OutputAttribute{Requirement: ra.name, Index: int(idx), Target: address(ra.target, -1), Name: rest[0].Value}.String(), true
 }
 
-// relOfIndex2 is the assignment of nd's requirement req that makes its
+// relOfIndex is the assignment of nd's requirement req that makes its
 // idx-th relationship, nil when there is none.
-func (c *compiler) relOfIndex2(nd *node2, req string, idx int64) *reqAssign2 {
+func (c *compiler) relOfIndex(nd *node, req string, idx int64) *reqAssign {
 	if idx < 0 {
 		return nil
 	}
@@ -95,10 +95,10 @@ func (c *compiler) relOfIndex2(nd *node2, req string, idx int64) *reqAssign2 {
 		if ra.name != req {
 			continue
 		}
-		if idx < relCount2(ra) {
+		if idx < relCount(ra) {
 			return ra
 		}
-		idx -= relCount2(ra)
+		idx -= relCount(ra)
 	}
 	return nil
 }

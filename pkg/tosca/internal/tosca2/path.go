@@ -52,13 +52,13 @@ import (
 // pathEnd is where a TOSCA path leads: a node (one representation, or
 // all of them), perhaps one of its capabilities, or a relationship (rel).
 type pathEnd struct {
-	node *node2
+	node *node
 	// idx is the representation; -1 for the current one (SELF) or the
 	// first.
 	idx     int64
 	all     bool
 	capName string
-	rel     *relEnd2
+	rel     *relEnd
 	// each, when set, is an ALL the path goes on from: the path is
 	// followed once for each index it stands for (queryEach).
 	each *allAt
@@ -74,13 +74,13 @@ type allAt struct {
 	n       int64
 }
 
-// relEnd2 is one relationship a path reaches: relationship r (0 to
+// relEnd is one relationship a path reaches: relationship r (0 to
 // count-1) of the requirement assignment ra of representation srcIdx of
 // the node template src (-1: the current or first); r is -1 where the
 // relationship is one of several the context does not tell apart.
-type relEnd2 struct {
-	ra     *reqAssign2
-	src    *node2
+type relEnd struct {
+	ra     *reqAssign
+	src    *node
 	srcIdx int64
 	r      int64
 }
@@ -89,7 +89,7 @@ type relEnd2 struct {
 // template and the representation its node's index selects (-1 when it
 // selects none: the first). ok is false when only the orchestrator knows
 // the target (a node type, an unassigned requirement).
-func (re *relEnd2) target() (pathEnd, bool) {
+func (re *relEnd) target() (pathEnd, bool) {
 	ra := re.ra
 	if ra.target == nil {
 		return pathEnd{}, false
@@ -135,9 +135,9 @@ func isIndex(v graph.Value) bool {
 // its target capability (then RELATIONSHIP <idx> to one of that
 // capability's incoming relationships), and anything else ends at the
 // relationship. A missing idx is 0.
-func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEnd, []graph.Value, bool) {
+func (ev *eval) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEnd, []graph.Value, bool) {
 	c := ev.c
-	topo := c.v2.topo
+	topo := c.state.topo
 	end := pathEnd{idx: -1}
 	first, _ := vals[0].(string)
 	rest := vals[1:]
@@ -151,7 +151,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		if ev.rel.known {
 			r = ev.rel.index
 		}
-		end.rel = &relEnd2{ra: ev.rel.ra, src: ev.node, srcIdx: -1, r: r}
+		end.rel = &relEnd{ra: ev.rel.ra, src: ev.node, srcIdx: -1, r: r}
 	case first == "SELF":
 		end.node = ev.node
 		if ev.node == nil {
@@ -167,7 +167,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 			}
 		}
 	case topo != nil && topo.rels[first] != nil:
-		users := c.relTemplateUsers2(first)
+		users := c.relTemplateUsers(first)
 		if len(users) != 1 {
 			// Used by no requirement, or by several: no one relationship
 			// to go on from, but the template's own values.
@@ -194,7 +194,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		if end.all && (step == "RELATIONSHIP" || step == "CAPABILITY") {
 			// A path from every representation: followed from each, where
 			// their number is known; else one value each, at apply.
-			if _, counted := end.node.n.GetPair("count"); !end.node.countFn && (!counted || c.v2.topo.picked) {
+			if _, counted := end.node.n.GetPair("count"); !end.node.countFn && (!counted || c.state.topo.picked) {
 				end.each = &allAt{fromEnd: len(rest) + 1, n: end.node.count}
 			}
 			return end, nil, false
@@ -235,7 +235,7 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 				return end, nil, false
 			}
 			req, _ := rest[1].(string)
-			rels := c.outgoing2(end.node, end.idx, req)
+			rels := c.outgoing(end.node, end.idx, req)
 			if len(rels) == 0 {
 				if !hasReqDef(end.node.typ, req) {
 					c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
@@ -277,14 +277,14 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 // names (§10.3): a non-negative integer below its count, where the
 // count is known (a template without count has one representation; a
 // count is known once every template is read).
-func (ev *eval2) representation(n *yamlsrc.Node, fn string, nd *node2, idx int64) bool {
+func (ev *eval) representation(n *yamlsrc.Node, fn string, nd *node, idx int64) bool {
 	c := ev.c
 	if idx < 0 {
 		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: the index of a representation of node template %q is a non-negative integer or ALL, found %d (§10.3)", fn, nd.name, idx)
 		return false
 	}
 	_, counted := nd.n.GetPair("count")
-	if nd.countFn || (counted && !c.v2.topo.picked) || idx < nd.count {
+	if nd.countFn || (counted && !c.state.topo.picked) || idx < nd.count {
 		return true
 	}
 	c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: node template %q has %d representation(s), so none has index %d (§10.3)", fn, nd.name, nd.count, idx)
@@ -293,7 +293,7 @@ func (ev *eval2) representation(n *yamlsrc.Node, fn string, nd *node2, idx int64
 
 // incoming follows RELATIONSHIP <idx> from the capability at end to one
 // of the relationships that target it; rest follows RELATIONSHIP.
-func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.Value) (pathEnd, []graph.Value, bool) {
+func (ev *eval) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.Value) (pathEnd, []graph.Value, bool) {
 	idx := end.idx
 	if idx < 0 {
 		idx = 0
@@ -301,8 +301,8 @@ func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.
 			idx = x
 		}
 	}
-	rels := ev.c.incoming2(end.node, idx, end.capName)
-	re, more, each, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+core.Quote(end.capName)+" of "+core.Quote(address2(end.node, idx)))
+	rels := ev.c.incoming(end.node, idx, end.capName)
+	re, more, each, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+core.Quote(end.capName)+" of "+core.Quote(address(end.node, idx)))
 	return pathEnd{rel: re, each: each}, more, ok
 }
 
@@ -310,7 +310,7 @@ func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.
 // selects among rels (the first without index); what names them is for
 // the message of an index out of range. ALL, or an index only apply time
 // knows, selects none here; ALL is returned as each, for queryEach.
-func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []graph.Value, what string) (*relEnd2, []graph.Value, *allAt, bool) {
+func (ev *eval) pickRel(n *yamlsrc.Node, fn string, rels []relEnd, rest []graph.Value, what string) (*relEnd, []graph.Value, *allAt, bool) {
 	i := int64(0)
 	if len(rest) > 0 && isIndex(rest[0]) {
 		x, all := indexOf(rest[0])
@@ -328,55 +328,55 @@ func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []grap
 	return &rels[i], rest, nil, true
 }
 
-// relCount2 is how many relationships an assignment makes: its count (1
-// when only apply time knows it). No more than one over maxExpansion2 are
-// ever listed: limitExpansion2 reports such a count, and a path
+// relCount is how many relationships an assignment makes: its count (1
+// when only apply time knows it). No more than one over maxExpansion are
+// ever listed: limitExpansion reports such a count, and a path
 // evaluated before it ran must not list them all.
-func relCount2(ra *reqAssign2) int64 {
+func relCount(ra *reqAssign) int64 {
 	if ra.countFn {
 		return 1
 	}
-	return min(ra.count, maxExpansion2+1)
+	return min(ra.count, maxExpansion+1)
 }
 
-// outgoing2 lists the relationships of requirement req of representation
+// outgoing lists the relationships of requirement req of representation
 // idx of nd, in the order of its assignments.
-func (c *compiler) outgoing2(nd *node2, idx int64, req string) []relEnd2 {
-	var out []relEnd2
+func (c *compiler) outgoing(nd *node, idx int64, req string) []relEnd {
+	var out []relEnd
 	for _, ra := range nd.reqs {
 		if ra.name != req {
 			continue
 		}
-		for r := range relCount2(ra) {
-			out = append(out, relEnd2{ra: ra, src: nd, srcIdx: idx, r: r})
+		for r := range relCount(ra) {
+			out = append(out, relEnd{ra: ra, src: nd, srcIdx: idx, r: r})
 		}
 	}
 	return out
 }
 
-// incoming2 lists the relationships that target capability capName of
+// incoming lists the relationships that target capability capName of
 // representation idx of target, known once requirements are matched: by
 // source template in the template's order, representation, assignment
 // and relationship index. A relationship whose node selects no
 // representation of a target with count goes to each (as its edges do).
 // Once every pick is made they come from an index built once
-// (indexIncoming2), so that a path evaluated for each representation
+// (indexIncoming), so that a path evaluated for each representation
 // does not scan every relationship each time.
-func (c *compiler) incoming2(target *node2, idx int64, capName string) []relEnd2 {
-	topo := c.v2.topo
+func (c *compiler) incoming(target *node, idx int64, capName string) []relEnd {
+	topo := c.state.topo
 	if !topo.picked {
-		return c.scanIncoming2(target, idx, capName)
+		return c.scanIncoming(target, idx, capName)
 	}
 	if topo.incoming == nil {
-		topo.incoming = c.indexIncoming2()
+		topo.incoming = c.indexIncoming()
 	}
-	each := topo.incoming[inKey2{target, capName, -1}]
-	at := topo.incoming[inKey2{target, capName, idx}]
+	each := topo.incoming[inKey{target, capName, -1}]
+	at := topo.incoming[inKey{target, capName, idx}]
 	if len(each)+len(at) == 0 {
 		return nil
 	}
 	// Both lists are in the order of the scan: merged, they are too.
-	out := make([]relEnd2, 0, len(each)+len(at))
+	out := make([]relEnd, 0, len(each)+len(at))
 	for len(each) > 0 || len(at) > 0 {
 		if len(at) == 0 || (len(each) > 0 && each[0].seq < at[0].seq) {
 			out, each = append(out, each[0].re), each[1:]
@@ -387,38 +387,38 @@ func (c *compiler) incoming2(target *node2, idx int64, capName string) []relEnd2
 	return out
 }
 
-// inKey2 is a target capability of a representation (idx -1: of each).
-type inKey2 struct {
-	target  *node2
+// inKey is a target capability of a representation (idx -1: of each).
+type inKey struct {
+	target  *node
 	capName string
 	idx     int64
 }
 
-// seqRel2 is a relationship and its place in the order incoming2 lists.
-type seqRel2 struct {
+// seqRel is a relationship and its place in the order incoming lists.
+type seqRel struct {
 	seq int
-	re  relEnd2
+	re  relEnd
 }
 
-// indexIncoming2 lists every relationship under the capability and
+// indexIncoming lists every relationship under the capability and
 // representation it targets (-1 when its node selects none), in the
-// order of scanIncoming2.
-func (c *compiler) indexIncoming2() map[inKey2][]seqRel2 {
-	out := map[inKey2][]seqRel2{}
+// order of scanIncoming.
+func (c *compiler) indexIncoming() map[inKey][]seqRel {
+	out := map[inKey][]seqRel{}
 	seq := 0
-	c.eachRel2(func(ra *reqAssign2) bool { return ra.target != nil }, func(re relEnd2, pick int64) {
-		k := inKey2{re.ra.target, re.ra.capName, pick}
-		out[k] = append(out[k], seqRel2{seq, re})
+	c.eachRel(func(ra *reqAssign) bool { return ra.target != nil }, func(re relEnd, pick int64) {
+		k := inKey{re.ra.target, re.ra.capName, pick}
+		out[k] = append(out[k], seqRel{seq, re})
 		seq++
 	})
 	return out
 }
 
-// scanIncoming2 is incoming2 by a scan of every relationship, while
+// scanIncoming is incoming by a scan of every relationship, while
 // requirements are still being read.
-func (c *compiler) scanIncoming2(target *node2, idx int64, capName string) []relEnd2 {
-	var out []relEnd2
-	c.eachRel2(func(ra *reqAssign2) bool { return ra.target == target && ra.capName == capName }, func(re relEnd2, pick int64) {
+func (c *compiler) scanIncoming(target *node, idx int64, capName string) []relEnd {
+	var out []relEnd
+	c.eachRel(func(ra *reqAssign) bool { return ra.target == target && ra.capName == capName }, func(re relEnd, pick int64) {
 		if pick < 0 || pick == idx {
 			out = append(out, re)
 		}
@@ -426,26 +426,26 @@ func (c *compiler) scanIncoming2(target *node2, idx int64, capName string) []rel
 	return out
 }
 
-// relTemplateUsers2 lists the relationships of the requirement
+// relTemplateUsers lists the relationships of the requirement
 // assignments that name relationship template name.
-func (c *compiler) relTemplateUsers2(name string) []relEnd2 {
-	var out []relEnd2
-	c.eachRel2(func(ra *reqAssign2) bool {
+func (c *compiler) relTemplateUsers(name string) []relEnd {
+	var out []relEnd
+	c.eachRel(func(ra *reqAssign) bool {
 		rel := ra.n.Get("relationship")
 		return rel != nil && rel.IsString() && rel.Value == name
-	}, func(re relEnd2, _ int64) {
+	}, func(re relEnd, _ int64) {
 		out = append(out, re)
 	})
 	return out
 }
 
-// eachRel2 calls fn with every relationship of the assignments keep
+// eachRel calls fn with every relationship of the assignments keep
 // accepts, by source template in the template's order, representation,
 // assignment and relationship index, with the representation of the
 // target its node picks (-1: none, so each). It stops when the compile's
 // context ends.
-func (c *compiler) eachRel2(keep func(*reqAssign2) bool, fn func(re relEnd2, pick int64)) {
-	for _, src := range c.v2.topo.nodes {
+func (c *compiler) eachRel(keep func(*reqAssign) bool, fn func(re relEnd, pick int64)) {
+	for _, src := range c.state.topo.nodes {
 		for i := range src.count {
 			if c.Stopped() {
 				return
@@ -454,12 +454,12 @@ func (c *compiler) eachRel2(keep func(*reqAssign2) bool, fn func(re relEnd2, pic
 				if !keep(ra) {
 					continue
 				}
-				for r := range relCount2(ra) {
+				for r := range relCount(ra) {
 					pick := int64(-1)
 					if i < int64(len(ra.picks)) && ra.picks[i] != nil && r < int64(len(ra.picks[i])) {
 						pick = ra.picks[i][r]
 					}
-					fn(relEnd2{ra: ra, src: src, srcIdx: i, r: r}, pick)
+					fn(relEnd{ra: ra, src: src, srcIdx: i, r: r}, pick)
 				}
 			}
 		}
@@ -473,7 +473,7 @@ func indexOf(v graph.Value) (int64, bool) {
 	return -1, true
 }
 
-func hasReqDef(t *typeDef2, name string) bool {
+func hasReqDef(t *typeDef, name string) bool {
 	for _, r := range t.reqs {
 		if r.name == name {
 			return true
@@ -482,9 +482,9 @@ func hasReqDef(t *typeDef2, name string) bool {
 	return false
 }
 
-// address2 returns the resource address of one representation of a node
+// address returns the resource address of one representation of a node
 // template; idx -1 is the current one (while rendering) or the first.
-func address2(nd *node2, idx int64) string {
+func address(nd *node, idx int64) string {
 	if _, counted := nd.n.GetPair("count"); !counted {
 		return nd.name
 	}
@@ -499,15 +499,15 @@ func address2(nd *node2, idx int64) string {
 }
 
 // query evaluates $get_property, $get_attribute and $get_artifact.
-func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Value {
+func (ev *eval) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Value {
 	if len(vals) < 2 || (ev.node == nil && vals[0] == "SELF") {
 		// SELF outside a node template (a type's validation clause) is
 		// known when a template uses the type.
-		return unknown2(fn, vals)
+		return unknown(fn, vals)
 	}
 	for _, v := range vals {
-		if isUnknown2(v) {
-			return unknown2(fn, vals)
+		if isUnknown(v) {
+			return unknown(fn, vals)
 		}
 	}
 	end, rest, ok := ev.walkPath(n, fn, vals)
@@ -526,7 +526,7 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		return nil
 	}
 	if !ok {
-		return unknown2(fn, vals)
+		return unknown(fn, vals)
 	}
 	if end.rel != nil {
 		return ev.relValue(n, fn, end.rel, vals, rest)
@@ -537,7 +537,7 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	name, _ := rest[0].(string)
 	nd := end.node
 	if fn == "get_property" || fn == "get_attribute" {
-		ev.c.querySecret2(end, name)
+		ev.c.querySecret(end, name)
 	}
 	switch {
 	case fn == "get_artifact":
@@ -545,28 +545,28 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	case fn == "available_allocation":
 		return ev.availableAllocation(n, end, vals, rest)
 	case end.capName != "" && nd.typ.caps[end.capName].typ == nil:
-		return unknown2(fn, vals)
+		return unknown(fn, vals)
 	case end.capName != "":
 		cd := nd.typ.caps[end.capName]
 		if cd.props[name] == nil && (fn == "get_property" || cd.attrs[name] == nil) {
-			ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: capability %q of node template %q has no %s %q", fn, end.capName, nd.name, noun2(fn), name)
+			ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: capability %q of node template %q has no %s %q", fn, end.capName, nd.name, noun(fn), name)
 			return nil
 		}
 		if fn == "get_property" && !end.all {
-			_, caps := ev.c.valuesAt2(nd, ev.node, end.idx)
-			if v, ok := caps[end.capName][name]; ok && !isUnknown2(v) {
+			_, caps := ev.c.valuesAt(nd, ev.node, end.idx)
+			if v, ok := caps[end.capName][name]; ok && !isUnknown(v) {
 				return ev.walkValue(v, rest[1:])
 			}
 		}
 		return ev.attributeOf(nd, end, append([]graph.Value{end.capName}, rest...))
 	}
 	if nd.typ.props[name] == nil && (fn == "get_property" || nd.typ.attrs[name] == nil) {
-		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: node template %q has no %s %q", fn, nd.name, noun2(fn), name)
+		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: node template %q has no %s %q", fn, nd.name, noun(fn), name)
 		return nil
 	}
 	if fn == "get_property" && !end.all {
-		props, _ := ev.c.valuesAt2(nd, ev.node, end.idx)
-		if v, ok := props[name]; ok && !isUnknown2(v) {
+		props, _ := ev.c.valuesAt(nd, ev.node, end.idx)
+		if v, ok := props[name]; ok && !isUnknown(v) {
 			return ev.walkValue(v, rest[1:])
 		}
 	}
@@ -578,9 +578,9 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 // separately) as a list"): once for each index, the results in a list,
 // those of a further ALL merged into it. nil when one of them is in
 // error (reported once).
-func (ev *eval2) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each *allAt) graph.Value {
+func (ev *eval) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each *allAt) graph.Value {
 	pos := len(vals) - each.fromEnd
-	if !ev.c.spend2(n, ev.path, each.n) {
+	if !ev.c.spend(n, ev.path, each.n) {
 		return nil
 	}
 	merge := false
@@ -608,73 +608,73 @@ func (ev *eval2) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each 
 // relValue evaluates a query at a relationship (re): a property is the
 // value its assignment, relationship template or type gives, when known
 // at compile time; an attribute is known at apply time, once the
-// operations that set it ran (relAttributeRef2). Relationships have no
+// operations that set it ran (relAttributeRef). Relationships have no
 // artifacts and allocate no capacity of their own.
-func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []graph.Value) graph.Value {
+func (ev *eval) relValue(n *yamlsrc.Node, fn string, re *relEnd, vals, rest []graph.Value) graph.Value {
 	c, ra := ev.c, re.ra
 	owner := "the relationship of requirement " + core.Quote(ra.name) + " of node template " + core.Quote(re.src.name)
 	rt := ra.relType
 	name, _ := rest[0].(string)
-	if !ev.relQueryFits2(n, fn, owner, rt, name) {
+	if !ev.relQueryFits(n, fn, owner, rt, name) {
 		return nil
 	}
 	if rt == nil {
-		return unknown2(fn, vals)
+		return unknown(fn, vals)
 	}
 	d := rt.props[name]
-	c.relSecret2(re, name)
+	c.relSecret(re, name)
 	if d == nil || (fn == "get_attribute" && rt.attrs[name] != nil) {
 		if fn == "get_attribute" && re.r >= 0 {
-			return relAttributeRef2(re, rest)
+			return relAttributeRef(re, rest)
 		}
-		return unknown2(fn, vals)
+		return unknown(fn, vals)
 	}
 	v, ok := ra.relProps[name]
 	if !ok || graph.HasUnknown(v) {
 		// Named by its type, or read before the values it reads were
 		// known (a relationship's values are read with the requirements,
 		// before the node templates' values): evaluated again now.
-		v = ev.c.relProp2(re, name, d)
+		v = ev.c.relProp(re, name, d)
 	}
 	if v == nil || graph.HasUnknown(v) {
-		return unknown2(fn, vals)
+		return unknown(fn, vals)
 	}
 	return ev.walkValue(v, rest[1:])
 }
 
-// relAttributeRef2 is the apply-time value of the attribute of the
+// relAttributeRef is the apply-time value of the attribute of the
 // relationship re along path (its name, then fields or indices): the
 // attribute that the relationship's source records for it (pkg/executor
 // resolves get_attribute(source, RELATIONSHIP, requirement, index,
 // path…)), the index counting the relationships of the source's
 // assignments of the requirement in their order.
-func relAttributeRef2(re *relEnd2, path []graph.Value) graph.Unknown {
-	idx := firstRelIndex2(re.src, re.ra) + re.r
-	args := append([]graph.Value{address2(re.src, re.srcIdx), "RELATIONSHIP", re.ra.name, idx}, path...)
+func relAttributeRef(re *relEnd, path []graph.Value) graph.Unknown {
+	idx := firstRelIndex(re.src, re.ra) + re.r
+	args := append([]graph.Value{address(re.src, re.srcIdx), "RELATIONSHIP", re.ra.name, idx}, path...)
 	return graph.Unknown{Func: "get_attribute", Args: args}
 }
 
-// firstRelIndex2 is the index, among the relationships of nd's
+// firstRelIndex is the index, among the relationships of nd's
 // requirement ra.name, of the first that the assignment ra makes.
-func firstRelIndex2(nd *node2, ra *reqAssign2) int64 {
+func firstRelIndex(nd *node, ra *reqAssign) int64 {
 	idx := int64(0)
 	for _, o := range nd.reqs {
 		if o == ra {
 			break
 		}
 		if o.name == ra.name {
-			idx += relCount2(o)
+			idx += relCount(o)
 		}
 	}
 	return idx
 }
 
-// relQueryFits2 reports whether the query fn can read name at a
+// relQueryFits reports whether the query fn can read name at a
 // relationship (owner) of type rt (nil: not known), and reports why not:
 // relationships have no artifacts and allocate no capacity of their own,
 // and name must be a property (for $get_attribute, an attribute or a
 // property) of rt.
-func (ev *eval2) relQueryFits2(n *yamlsrc.Node, fn, owner string, rt *typeDef2, name string) bool {
+func (ev *eval) relQueryFits(n *yamlsrc.Node, fn, owner string, rt *typeDef, name string) bool {
 	c := ev.c
 	switch {
 	case fn == "get_artifact":
@@ -684,7 +684,7 @@ func (ev *eval2) relQueryFits2(n *yamlsrc.Node, fn, owner string, rt *typeDef2, 
 	case rt == nil, rt.props[name] != nil, fn != "get_property" && rt.attrs[name] != nil:
 		return true
 	default:
-		c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun(fn), name)
 	}
 	return false
 }
@@ -693,30 +693,30 @@ func (ev *eval2) relQueryFits2(n *yamlsrc.Node, fn, owner string, rt *typeDef2, 
 // itself (see pathEnd.relTpl): a property is the value the template
 // gives, or its type's default, when known at compile time; an
 // attribute is left to the orchestrator.
-func (ev *eval2) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []graph.Value) graph.Value {
+func (ev *eval) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []graph.Value) graph.Value {
 	c := ev.c
 	prop, _ := rest[0].(string)
-	if !ev.relQueryFits2(n, fn, "relationship template "+core.Quote(name), c.v2.topo.relType[name], prop) {
+	if !ev.relQueryFits(n, fn, "relationship template "+core.Quote(name), c.state.topo.relType[name], prop) {
 		return nil
 	}
-	v, ok := c.v2.topo.relProps[name][prop]
+	v, ok := c.state.topo.relProps[name][prop]
 	if fn != "get_property" || !ok || v == nil || graph.HasUnknown(v) {
-		return unknown2(fn, vals)
+		return unknown(fn, vals)
 	}
 	return ev.walkValue(v, rest[1:])
 }
 
-// relProp2 evaluates property name (definition d) of the relationship re
+// relProp evaluates property name (definition d) of the relationship re
 // in its relationship context: the value its assignment or relationship
 // template gives, else its type's; nil while it is being evaluated (it
 // reads itself). What it reports was reported when it was first read.
-func (c *compiler) relProp2(re *relEnd2, name string, d *prop2) graph.Value {
+func (c *compiler) relProp(re *relEnd, name string, d *prop) graph.Value {
 	var n *yamlsrc.Node
 	switch rel := re.ra.n.Get("relationship"); {
 	case rel != nil && rel.Kind == yamlsrc.Mapping:
 		n = rel.Get("properties").Get(name)
-	case rel != nil && rel.IsString() && c.v2.topo.rels[rel.Value] != nil:
-		n = c.v2.topo.rels[rel.Value].Get("properties").Get(name)
+	case rel != nil && rel.IsString() && c.state.topo.rels[rel.Value] != nil:
+		n = c.state.topo.rels[rel.Value].Get("properties").Get(name)
 	}
 	if n == nil {
 		n = d.value
@@ -724,27 +724,27 @@ func (c *compiler) relProp2(re *relEnd2, name string, d *prop2) graph.Value {
 	if n == nil {
 		n = d.def
 	}
-	if n == nil || c.v2.evaluating[n] {
+	if n == nil || c.state.evaluating[n] {
 		return nil
 	}
-	c.v2.evaluating[n] = true
-	defer delete(c.v2.evaluating, n)
+	c.state.evaluating[n] = true
+	defer delete(c.state.evaluating, n)
 	rel := re.ra.relCtx()
 	if re.r >= 0 {
 		rel.index, rel.known = re.r, true
 	}
-	ev := &eval2{c: c, f: c.root, node: re.src, rel: rel}
+	ev := &eval{c: c, f: c.root, node: re.src, rel: rel}
 	var v graph.Value
 	c.Quietly(func() { v = ev.eval(n, 0) })
 	return v
 }
 
-// valuesAt2 returns the property and capability values of one
+// valuesAt returns the property and capability values of one
 // representation of nd, as seen from the template from (SELF when nd is
 // from): those of the current representation, or of representation idx
 // (the first when idx is -1) of a template with count, evaluated for it;
 // nil while nd's values are being evaluated (they read each other).
-func (c *compiler) valuesAt2(nd, from *node2, idx int64) (map[string]graph.Value, map[string]map[string]graph.Value) {
+func (c *compiler) valuesAt(nd, from *node, idx int64) (map[string]graph.Value, map[string]map[string]graph.Value) {
 	if _, counted := nd.n.GetPair("count"); !counted || (nd == from && idx < 0) {
 		return nd.props, nd.caps
 	}
@@ -762,23 +762,23 @@ func (c *compiler) valuesAt2(nd, from *node2, idx int64) (map[string]graph.Value
 	}
 	index, props, attrs, caps := nd.index, nd.props, nd.attrs, nd.caps
 	nd.busy, nd.index = true, idx
-	c.nodeValues2(c.root, nd)
+	c.nodeValues(c.root, nd)
 	if nd.at == nil {
-		nd.at = map[int64]repValues2{}
+		nd.at = map[int64]repValues{}
 	}
-	nd.at[idx] = repValues2{props: nd.props, caps: nd.caps}
+	nd.at[idx] = repValues{props: nd.props, caps: nd.caps}
 	atProps, atCaps := nd.props, nd.caps
 	nd.busy, nd.index, nd.props, nd.attrs, nd.caps = false, index, props, attrs, caps
 	return atProps, atCaps
 }
 
-// repValues2 are the values of one representation.
-type repValues2 struct {
+// repValues are the values of one representation.
+type repValues struct {
 	props map[string]graph.Value
 	caps  map[string]map[string]graph.Value
 }
 
-func noun2(fn string) string {
+func noun(fn string) string {
 	if fn == "get_property" {
 		return "property"
 	}
@@ -791,10 +791,10 @@ func noun2(fn string) string {
 // as that type, as(kind, attribute(…)): operations report their outputs
 // as text, which apply converts (pkg/executor.Resolve), so that "5432"
 // is the integer a $sum or an integer property takes.
-func (ev *eval2) attributeOf(nd *node2, end pathEnd, path []graph.Value) graph.Value {
-	kind := attrKind2(nd, end.capName, path)
+func (ev *eval) attributeOf(nd *node, end pathEnd, path []graph.Value) graph.Value {
+	kind := attrKind(nd, end.capName, path)
 	one := func(idx int64) graph.Value {
-		v := graph.Unknown{Func: "attribute", Args: append([]graph.Value{address2(nd, idx)}, path...)}
+		v := graph.Unknown{Func: "attribute", Args: append([]graph.Value{address(nd, idx)}, path...)}
 		if kind == "" {
 			return v
 		}
@@ -814,12 +814,12 @@ func (ev *eval2) attributeOf(nd *node2, end pathEnd, path []graph.Value) graph.V
 	return out
 }
 
-// attrKind2 is the kind of JSON value (resultKind2) of the attribute,
+// attrKind is the kind of JSON value (resultKind) of the attribute,
 // else property, that path names in full on node template nd (or on its
 // capability capName): integer, float, boolean, list or map; "" for a
 // string, for a path into the value, or when the definition's type is
 // not known.
-func attrKind2(nd *node2, capName string, path []graph.Value) string {
+func attrKind(nd *node, capName string, path []graph.Value) string {
 	attrs, props := nd.typ.attrs, nd.typ.props
 	if capName != "" {
 		cd := nd.typ.caps[capName]
@@ -839,7 +839,7 @@ func attrKind2(nd *node2, capName string, path []graph.Value) string {
 	if d == nil || d.typ == nil {
 		return ""
 	}
-	switch k := resultKind2(d.typ); k {
+	switch k := resultKind(d.typ); k {
 	case "integer", "float", "boolean", "list", "map":
 		return k
 	}
@@ -860,7 +860,7 @@ func attrKind2(nd *node2, capName string, path []graph.Value) string {
 // tosca.legacy_keyname warning: LOCAL_FILE is the same local path, and
 // since xosplan never copies an artifact, there is nothing to remove; a
 // location to deploy to is an error.
-func (ev *eval2) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) graph.Value {
+func (ev *eval) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) graph.Value {
 	c, nd := ev.c, end.node
 	name, _ := rest[0].(string)
 	if end.capName != "" {
@@ -870,23 +870,23 @@ func (ev *eval2) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) gr
 	switch extra := rest[1:]; {
 	case len(extra) == 0:
 	case len(extra) > 2 || extra[0] != "LOCAL_FILE":
-		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact takes a TOSCA path and an artifact name (§10.2.1.4); after %q it has %s, and xosplan deploys no artifact to another location", name, describeGo2(extra))
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact takes a TOSCA path and an artifact name (§10.2.1.4); after %q it has %s, and xosplan deploys no artifact to another location", name, describeGo(extra))
 		return nil
 	default:
 		if len(extra) == 2 {
 			if _, isBool := extra[1].(bool); !isBool {
-				c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact: remove must be true or false, found %s", describeGo2(extra[1]))
+				c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact: remove must be true or false, found %s", describeGo(extra[1]))
 				return nil
 			}
 		}
 		c.Warnf(core.RangeOf(n), ev.path, core.CodeLegacyKeyname, "$get_artifact's location and remove arguments are TOSCA 1.3's (2.0 §10.2.1.4 takes a TOSCA path and an artifact name); read as 1.3 reads them: LOCAL_FILE is the artifact's local path, and xosplan, which copies no artifact, removes nothing")
 	}
-	a := nodeArtifact2(nd, name)
+	a := nodeArtifact(nd, name)
 	if a == nil {
 		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$get_artifact: node template %q has no artifact %q", nd.name, name)
 		return nil
 	}
-	one := c.artifactPath2(a, ev.path)
+	one := c.artifactPath(a, ev.path)
 	if !end.all {
 		return one
 	}
@@ -897,10 +897,10 @@ func (ev *eval2) artifactOf(n *yamlsrc.Node, end pathEnd, rest []graph.Value) gr
 	return out
 }
 
-// nodeArtifact2 returns the definition of the artifact name of node
+// nodeArtifact returns the definition of the artifact name of node
 // template nd: its own, else (or when its own refines one without giving
 // the file) its type's; nil for none.
-func nodeArtifact2(nd *node2, name string) *yamlsrc.Node {
+func nodeArtifact(nd *node, name string) *yamlsrc.Node {
 	a := nd.n.Get("artifacts").Get(name)
 	if t := nd.typ.artifacts[name]; t != nil && (a == nil || a.Get("file") == nil) {
 		return t
@@ -908,24 +908,24 @@ func nodeArtifact2(nd *node2, name string) *yamlsrc.Node {
 	return a
 }
 
-// artifactPath2 is the location of an artifact definition a (see
+// artifactPath is the location of an artifact definition a (see
 // artifactOf); nil when it has no file, which was reported where it was
 // read.
-func (c *compiler) artifactPath2(a *yamlsrc.Node, path string) graph.Value {
-	file, ok := c.artifactFile2(a, c.root.dir, path, core.CodeArtifactOutsideRoot, "artifact")
+func (c *compiler) artifactPath(a *yamlsrc.Node, path string) graph.Value {
+	file, ok := c.artifactFile(a, c.root.dir, path, core.CodeArtifactOutsideRoot, "artifact")
 	if !ok {
 		return nil
 	}
 	return file
 }
 
-// artifactFile2 is the file of the artifact definition a as seen from
+// artifactFile is the file of the artifact definition a as seen from
 // the folder base: taken from the folder of the file that declares it
 // and written relative to base, confined to the configuration root (a
 // warning of code code naming it what). A URL, an absolute path, a file
 // in a repository or one an embedded profile declares is as written. ok
 // is false when a has no file.
-func (c *compiler) artifactFile2(a *yamlsrc.Node, base, path, code, what string) (string, bool) {
+func (c *compiler) artifactFile(a *yamlsrc.Node, base, path, code, what string) (string, bool) {
 	fn := a.Get("file")
 	if fn == nil || !fn.IsString() {
 		return "", false
@@ -954,7 +954,7 @@ func (c *compiler) artifactFile2(a *yamlsrc.Node, base, path, code, what string)
 // substitute's). Otherwise it stays
 // graph.Unknown available_allocation(address, capability, property),
 // which pkg/executor reports it cannot resolve.
-func (ev *eval2) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []graph.Value) graph.Value {
+func (ev *eval) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []graph.Value) graph.Value {
 	c, nd := ev.c, end.node
 	if end.capName == "" {
 		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8)")
@@ -963,12 +963,12 @@ func (ev *eval2) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []
 	name, _ := rest[0].(string)
 	cd := nd.typ.caps[end.capName]
 	if cd.typ == nil {
-		return unknown2("available_allocation", vals)
+		return unknown("available_allocation", vals)
 	}
 	d := cd.props[name]
 	switch {
 	case len(rest) > 1:
-		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation takes a TOSCA path and a property name, found %s after %q", describeGo2(rest[1:]), name)
+		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation takes a TOSCA path and a property name, found %s after %q", describeGo(rest[1:]), name)
 		return nil
 	case d == nil:
 		c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownProperty, "$available_allocation: capability %q of node template %q has no property %q", end.capName, nd.name, name)
@@ -977,34 +977,34 @@ func (ev *eval2) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []
 		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$available_allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", name, d.typ.name)
 		return nil
 	}
-	later := graph.Unknown{Func: "available_allocation", Args: []graph.Value{address2(nd, end.idx), end.capName, name}}
-	if _, counted := nd.n.GetPair("count"); counted || end.all || c.selectable2(nd.n) {
+	later := graph.Unknown{Func: "available_allocation", Args: []graph.Value{address(nd, end.idx), end.capName, name}}
+	if _, counted := nd.n.GetPair("count"); counted || end.all || c.selectable(nd.n) {
 		return later
 	}
-	capacity, ok := quantity2(d.typ, ev.capValue2(nd, end.capName, name, d))
+	capacity, ok := quantity(d.typ, ev.capValue(nd, end.capName, name, d))
 	if !ok {
 		return later
 	}
-	used, ok := c.allocated2(nd, end.capName, name, d)
+	used, ok := c.allocated(nd, end.capName, name, d)
 	if !ok {
 		return later
 	}
 	left := capacity - used
 	switch {
 	case d.typ != nil && d.typ.scalar != nil:
-		return formatScalar2(d.typ.scalar, left)
+		return formatScalar(d.typ.scalar, left)
 	case d.typ != nil && d.typ.base == "integer":
 		return int64(left)
 	}
 	return left
 }
 
-// capValue2 is the value of property prop (definition d) of capability
+// capValue is the value of property prop (definition d) of capability
 // capName of the node template nd without count: the one evaluated with
 // nd's values, or, while they are not yet (nd's own properties, or a
 // template later in the file), the assignment or default evaluated now;
 // nil while it is being evaluated (it reads itself).
-func (ev *eval2) capValue2(nd *node2, capName, prop string, d *prop2) graph.Value {
+func (ev *eval) capValue(nd *node, capName, prop string, d *prop) graph.Value {
 	if v, ok := nd.caps[capName][prop]; ok {
 		return v
 	}
@@ -1015,21 +1015,21 @@ func (ev *eval2) capValue2(nd *node2, capName, prop string, d *prop2) graph.Valu
 	if n == nil {
 		n = d.def
 	}
-	if n == nil || ev.c.v2.evaluating[n] {
+	if n == nil || ev.c.state.evaluating[n] {
 		return nil
 	}
-	ev.c.v2.evaluating[n] = true
-	defer delete(ev.c.v2.evaluating, n)
-	at := eval2{c: ev.c, f: ev.c.root, node: nd, path: ev.path}
+	ev.c.state.evaluating[n] = true
+	defer delete(ev.c.state.evaluating, n)
+	at := eval{c: ev.c, f: ev.c.root, node: nd, path: ev.path}
 	return at.eval(n, 0)
 }
 
-// allocated2 adds up what the requirements of the template allocate of
+// allocated adds up what the requirements of the template allocate of
 // property prop (definition d) of capability capName of target; false
 // when an amount is not known at compile time.
-func (c *compiler) allocated2(target *node2, capName, prop string, d *prop2) (float64, bool) {
+func (c *compiler) allocated(target *node, capName, prop string, d *prop) (float64, bool) {
 	sum := 0.0
-	for _, src := range c.v2.topo.nodes {
+	for _, src := range c.state.topo.nodes {
 		for _, ra := range src.reqs {
 			if ra.alloc == nil || ra.target != target || ra.capName != capName {
 				continue
@@ -1038,8 +1038,8 @@ func (c *compiler) allocated2(target *node2, capName, prop string, d *prop2) (fl
 			if an == nil {
 				continue
 			}
-			ev := &eval2{c: c, f: c.root, node: src}
-			amount, ok := quantity2(d.typ, ev.evalAt(an, ra.path+".allocation."+prop))
+			ev := &eval{c: c, f: c.root, node: src}
+			amount, ok := quantity(d.typ, ev.evalAt(an, ra.path+".allocation."+prop))
 			if !ok {
 				return 0, false
 			}

@@ -30,16 +30,16 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// loadRoot2 starts a 2.0 compile at the top-level file, already parsed:
+// loadRoot starts a 2.0 compile at the top-level file, already parsed:
 // it sets up the 2.0 state and the profile index, then loads the file and
 // its imports.
-func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
-	c.v2 = &state2{
-		scopes:     map[*file]*scope2{},
+func (c *compiler) loadRoot(path string, root *yamlsrc.Node) *file {
+	c.state = &compileState{
+		scopes:     map[*file]*scope{},
 		repoRoot:   map[*file]string{},
 		profiles:   map[string]*file{},
 		checked:    map[*yamlsrc.Node]bool{},
-		calls:      map[*yamlsrc.Node]*sig2{},
+		calls:      map[*yamlsrc.Node]*sig{},
 		evaluating: map[*yamlsrc.Node]bool{},
 	}
 	var stack []string
@@ -54,13 +54,13 @@ func (c *compiler) loadRoot2(path string, root *yamlsrc.Node) *file {
 	if c.Files != nil && len(c.opts.Root) > 0 {
 		repo = c.opts.Root[0]
 	}
-	c.v2.repoRoot[f] = repo
-	c.setupProfiles2(f)
-	c.loadFile2(f, true)
+	c.state.repoRoot[f] = repo
+	c.setupProfiles(f)
+	c.loadFile(f, true)
 	return f
 }
 
-// topLevelKeys2 lists the keynames of a TOSCA 2.0 file (§6.1); a function
+// TopLevelKeys lists the keynames of a TOSCA 2.0 file (§6.1); a function
 // so that no package-level slice can be changed.
 func TopLevelKeys() []string {
 	return []string{
@@ -84,10 +84,10 @@ func legacyTopLevel(key string) string {
 	return ""
 }
 
-// entitySections2 reports whether a top-level keyname holds definitions,
+// entitySections reports whether a top-level keyname holds definitions,
 // which a keyname written without a value leaves undefined: an error
 // (an empty section is {} or []).
-func entitySections2(key string) bool {
+func entitySections(key string) bool {
 	switch key {
 	case "artifact_types", "data_types", "capability_types", "interface_types", "relationship_types",
 		"node_types", "group_types", "policy_types", "repositories", "functions", "imports", "service_template":
@@ -96,12 +96,12 @@ func entitySections2(key string) bool {
 	return false
 }
 
-// readHeader2 checks the file-level grammar of a 2.0 file.
+// readHeader checks the file-level grammar of a 2.0 file.
 //
 // An imported file that is not a TOSCA 2.0 file is reported once, at its
 // version, and not read further (false): its keynames are another
 // grammar's.
-func (c *compiler) readHeader2(f *file, isRoot bool) bool {
+func (c *compiler) readHeader(f *file, isRoot bool) bool {
 	root := f.root
 	vp, ok := root.GetPair("tosca_definitions_version")
 	switch {
@@ -134,16 +134,16 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 			c.Errorf(p.Key.Range, k, core.CodeUnknownField, "a TOSCA 2.0 file has no keyname %q", k)
 			continue
 		}
-		if entitySections2(k) {
+		if entitySections(k) {
 			want := yamlsrc.Mapping
 			if k == "imports" {
 				want = yamlsrc.Sequence
 			}
-			c.section2(p, k, want)
+			c.section(p, k, want)
 		}
 	}
 	if p, ok := root.GetPair("description"); ok {
-		c.description2(p, "description")
+		c.description(p, "description")
 	}
 	if md, ok := root.GetPair("metadata"); ok && !md.Value.IsNull() {
 		if md.Value.Kind != yamlsrc.Mapping {
@@ -153,28 +153,28 @@ func (c *compiler) readHeader2(f *file, isRoot bool) bool {
 			c.Warnf(md.Key.Range, "metadata", core.CodeMetadata, "metadata should be a map, found %s; it is ignored", md.Value.Describe())
 		} else {
 			c.ReadMetadata(md.Value, "metadata", true)
-			c.metadataTypes2(md.Value, "metadata")
+			c.metadataTypes(md.Value, "metadata")
 		}
 	}
 	if pn, ok := root.GetPair("profile"); ok {
-		c.readProfileName2(f, pn)
+		c.readProfileName(f, pn)
 	}
 	if dn := root.Get("dsl_definitions"); dn != nil {
-		c.readDSL2(dn)
+		c.readDSL(dn)
 	}
 	if rn := root.Get("repositories"); rn != nil && rn.Kind == yamlsrc.Mapping {
-		c.readRepositories2(rn)
+		c.readRepositories(rn)
 	}
 	if st, ok := root.GetPair("service_template"); ok && st.Value.Kind == yamlsrc.Mapping {
-		c.checkServiceTemplateKeys2(st.Value)
+		c.checkServiceTemplateKeys(st.Value)
 	}
 	return true
 }
 
-// section2 checks that a section holds the kind it should, and that it
+// section checks that a section holds the kind it should, and that it
 // is not written without a value. It reports whether the section can be
 // read.
-func (c *compiler) section2(p yamlsrc.Pair, path string, want yamlsrc.Kind) bool {
+func (c *compiler) section(p yamlsrc.Pair, path string, want yamlsrc.Kind) bool {
 	switch {
 	case p.Value.IsNull():
 		c.Errorf(p.Key.Range, path, core.CodeWrongKind, "%s has no value; an empty %s is written %s, or the keyname left out", p.Key.Value, want, emptyOf(want))
@@ -193,16 +193,16 @@ func emptyOf(k yamlsrc.Kind) string {
 	return "{}"
 }
 
-// description2 checks a description: a string (or null).
-func (c *compiler) description2(p yamlsrc.Pair, path string) {
+// description checks a description: a string (or null).
+func (c *compiler) description(p yamlsrc.Pair, path string) {
 	if !p.Value.IsNull() && !p.Value.IsString() {
 		c.Errorf(p.Key.Range, path, core.CodeWrongKind, "description must be a string, found %s", p.Value.Describe())
 	}
 }
 
-// metadata2 checks the metadata of a type, template or definition: a map
+// metadata checks the metadata of a type, template or definition: a map
 // of any values (§5.3.1).
-func (c *compiler) metadata2(n *yamlsrc.Node, path string) {
+func (c *compiler) metadata(n *yamlsrc.Node, path string) {
 	p, ok := n.GetPair("metadata")
 	if !ok || p.Value.IsNull() || p.Value.Kind == yamlsrc.Mapping {
 		return
@@ -210,25 +210,25 @@ func (c *compiler) metadata2(n *yamlsrc.Node, path string) {
 	c.Errorf(p.Value.Range, core.JoinPath(path, "metadata"), core.CodeMetadata, "metadata must be a map, found %s", p.Value.Describe())
 }
 
-// metadataTypes2 checks that the values of a metadata map, at any depth,
+// metadataTypes checks that the values of a metadata map, at any depth,
 // are of the YAML types §5.3.1 names: "!!map", "!!seq", "!!str",
 // "!!null", "!!bool", "!!int", "!!float" — not !!binary, !!set, !!omap
 // or a local tag. A timestamp-looking plain scalar is a string in YAML
 // 1.2, whatever a YAML 1.1 resolver tags it; one written with the
 // !!timestamp tag is that YAML type, which §9.1.2.1 forbids.
-func (c *compiler) metadataTypes2(n *yamlsrc.Node, path string) {
+func (c *compiler) metadataTypes(n *yamlsrc.Node, path string) {
 	for _, p := range n.Pairs() {
-		c.metadataValue2(p.Value, core.JoinPath(path, p.Key.Value))
+		c.metadataValue(p.Value, core.JoinPath(path, p.Key.Value))
 	}
 }
 
-func (c *compiler) metadataValue2(n *yamlsrc.Node, path string) {
+func (c *compiler) metadataValue(n *yamlsrc.Node, path string) {
 	switch n.Tag {
 	case yamlsrc.TagMap:
-		c.metadataTypes2(n, path)
+		c.metadataTypes(n, path)
 	case yamlsrc.TagSeq:
 		for i, it := range n.Content {
-			c.metadataValue2(it, path+"["+core.Itoa(int64(i))+"]")
+			c.metadataValue(it, path+"["+core.Itoa(int64(i))+"]")
 		}
 	case yamlsrc.TagStr, yamlsrc.TagNull, yamlsrc.TagBool, yamlsrc.TagInt, yamlsrc.TagFloat:
 	case yamlsrc.TagTimestamp:
@@ -240,9 +240,9 @@ func (c *compiler) metadataValue2(n *yamlsrc.Node, path string) {
 	}
 }
 
-// readProfileName2 checks the profile keyname: a name, in a file that
+// readProfileName checks the profile keyname: a name, in a file that
 // defines no service template (§6.7.1).
-func (c *compiler) readProfileName2(f *file, p yamlsrc.Pair) {
+func (c *compiler) readProfileName(f *file, p yamlsrc.Pair) {
 	if p.Value.Kind != yamlsrc.Scalar || !p.Value.IsString() || p.Value.Value == "" {
 		c.Errorf(p.Key.Range, "profile", core.CodeProfile, "profile must be a name, found %s", p.Value.Describe())
 		return
@@ -252,9 +252,9 @@ func (c *compiler) readProfileName2(f *file, p yamlsrc.Pair) {
 	}
 }
 
-// readDSL2 checks dsl_definitions: each entry holds the anchor its
+// readDSL checks dsl_definitions: each entry holds the anchor its
 // aliases refer to (§6.3).
-func (c *compiler) readDSL2(n *yamlsrc.Node) {
+func (c *compiler) readDSL(n *yamlsrc.Node) {
 	if n.IsNull() {
 		return
 	}
@@ -269,19 +269,19 @@ func (c *compiler) readDSL2(n *yamlsrc.Node) {
 	}
 }
 
-// repositoryKeys2 lists the keynames of a repository definition (§6.5).
-func repositoryKeys2() []string { return []string{"description", "metadata", "url"} }
+// repositoryKeys lists the keynames of a repository definition (§6.5).
+func repositoryKeys() []string { return []string{"description", "metadata", "url"} }
 
-// readRepositories2 checks repository definitions: a URL, or a map with
+// readRepositories checks repository definitions: a URL, or a map with
 // url (§6.5). A 1.x credential is read as 1.x did, with a warning.
-func (c *compiler) readRepositories2(n *yamlsrc.Node) {
+func (c *compiler) readRepositories(n *yamlsrc.Node) {
 	for _, p := range n.Pairs() {
 		path := "repositories." + p.Key.Value
 		switch {
 		case p.Value.IsString():
 		case p.Value.Kind == yamlsrc.Mapping:
-			c.keys2(p.Value, path, func() string { return "repository " + core.Quote(p.Key.Value) }, repositoryKeys2(), legacyRepository)
-			c.metadata2(p.Value, path)
+			c.keys(p.Value, path, func() string { return "repository " + core.Quote(p.Key.Value) }, repositoryKeys(), legacyRepository)
+			c.metadata(p.Value, path)
 			if u := p.Value.Get("url"); u.IsNull() {
 				c.Errorf(p.Key.Range, path, core.CodeMissingField, "repository %q is missing required field \"url\"", p.Key.Value)
 			} else if !u.IsString() {
@@ -300,27 +300,27 @@ func legacyRepository(key string) string {
 	return ""
 }
 
-// serviceTemplateKeys2 lists the keynames of a service template (§6.9.1).
-func serviceTemplateKeys2() []string {
+// serviceTemplateKeys lists the keynames of a service template (§6.9.1).
+func serviceTemplateKeys() []string {
 	return []string{"description", "metadata", "inputs", "outputs", "node_templates", "relationship_templates",
 		"groups", "policies", "substitution_mappings", "workflows", "functions"}
 }
 
-// checkServiceTemplateKeys2 checks the keynames and section kinds of a
+// checkServiceTemplateKeys checks the keynames and section kinds of a
 // service template.
-func (c *compiler) checkServiceTemplateKeys2(st *yamlsrc.Node) {
+func (c *compiler) checkServiceTemplateKeys(st *yamlsrc.Node) {
 	const path = "service_template"
-	c.keys2(st, path, func() string { return "the service template" }, serviceTemplateKeys2(), nil)
-	c.metadata2(st, path)
+	c.keys(st, path, func() string { return "the service template" }, serviceTemplateKeys(), nil)
+	c.metadata(st, path)
 	if p, ok := st.GetPair("description"); ok {
-		c.description2(p, path+".description")
+		c.description(p, path+".description")
 	}
 	for _, p := range st.Pairs() {
 		switch k := p.Key.Value; k {
 		case "policies":
-			c.section2(p, path+"."+k, yamlsrc.Sequence)
+			c.section(p, path+"."+k, yamlsrc.Sequence)
 		case "inputs", "outputs", "node_templates", "relationship_templates", "groups", "substitution_mappings", "workflows", "functions":
-			c.section2(p, path+"."+k, yamlsrc.Mapping)
+			c.section(p, path+"."+k, yamlsrc.Mapping)
 		}
 	}
 	if _, ok := st.GetPair("node_templates"); !ok {
@@ -328,11 +328,11 @@ func (c *compiler) checkServiceTemplateKeys2(st *yamlsrc.Node) {
 	}
 }
 
-// keys2 reports every keyname of the map n that the 2.0 grammar does not
+// keys reports every keyname of the map n that the 2.0 grammar does not
 // allow there. legacy, when set, names the 1.x keynames 2.0 dropped and
 // why: those are warnings (xosplan reads them as 1.x did). It returns
 // false when n is not a map (reported, unless null).
-func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allowed []string, legacy func(string) string) bool {
+func (c *compiler) keys(n *yamlsrc.Node, path string, what func() string, allowed []string, legacy func(string) string) bool {
 	if n.IsNull() {
 		return false
 	}
@@ -351,7 +351,7 @@ func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allow
 			case k.Value == "metadata" && !v.IsNull() && v.Kind != yamlsrc.Mapping:
 				c.Errorf(v.Range, core.JoinPath(path, k.Value), core.CodeMetadata, "metadata must be a map, found %s", v.Describe())
 			case k.Value == "metadata":
-				c.metadataTypes2(v, core.JoinPath(path, k.Value))
+				c.metadataTypes(v, core.JoinPath(path, k.Value))
 			}
 			continue
 		}
@@ -366,9 +366,9 @@ func (c *compiler) keys2(n *yamlsrc.Node, path string, what func() string, allow
 	return true
 }
 
-// str2 returns a string keyname's value, reporting one that is not a
+// str returns a string keyname's value, reporting one that is not a
 // string; nil when absent or null.
-func (c *compiler) str2(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Node) {
+func (c *compiler) str(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Node) {
 	v := n.Get(key)
 	if v.IsNull() {
 		return "", nil
@@ -380,9 +380,9 @@ func (c *compiler) str2(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Nod
 	return v.Value, v
 }
 
-// bool2 reads a boolean keyname (required, optional, variadic): a YAML
+// boolValue reads a boolean keyname (required, optional, variadic): a YAML
 // boolean. ok is false when absent or not a boolean (reported).
-func (c *compiler) bool2(n *yamlsrc.Node, path, key string) (val, set bool) {
+func (c *compiler) boolValue(n *yamlsrc.Node, path, key string) (val, set bool) {
 	v := n.Get(key)
 	if v.IsNull() {
 		return false, false

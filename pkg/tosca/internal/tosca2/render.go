@@ -44,9 +44,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// addresses2 lists the resource addresses of a node template's
+// addresses lists the resource addresses of a node template's
 // representations.
-func addresses2(nd *node2) []string {
+func addresses(nd *node) []string {
 	if _, counted := nd.n.GetPair("count"); !counted {
 		return []string{nd.name}
 	}
@@ -57,12 +57,12 @@ func addresses2(nd *node2) []string {
 	return out
 }
 
-func (c *compiler) render2() *graph.Graph {
+func (c *compiler) render() *graph.Graph {
 	if c.Diags.HasErrors() {
 		return nil
 	}
 	g := graph.New()
-	topo := c.v2.topo
+	topo := c.state.topo
 	for _, f := range c.files {
 		if f.dir != "" || f == c.root {
 			g.Sources = append(g.Sources, f.name)
@@ -71,16 +71,16 @@ func (c *compiler) render2() *graph.Graph {
 	slices.Sort(g.Sources)
 	for _, nd := range topo.nodes {
 		_, counted := nd.n.GetPair("count")
-		for i, addr := range addresses2(nd) {
+		for i, addr := range addresses(nd) {
 			if c.Stopped() {
 				return nil
 			}
 			nd.index = int64(i)
 			if counted {
 				// $node_index gives each representation its own values.
-				c.nodeValues2(c.root, nd)
+				c.nodeValues(c.root, nd)
 			}
-			r := c.renderNode2(nd, addr)
+			r := c.renderNode(nd, addr)
 			if err := g.AddResource(r); err != nil {
 				c.Errorf(nd.key, nd.path, core.CodeUnknownTemplate, "node template %q: %v", nd.name, err)
 			}
@@ -92,10 +92,10 @@ func (c *compiler) render2() *graph.Graph {
 			if ra.target == nil {
 				continue
 			}
-			kind := edgeKind2(ra.relType)
-			all := addresses2(ra.target)
-			var picked pickSet2
-			for i, src := range addresses2(nd) {
+			kind := edgeKind(ra.relType)
+			all := addresses(ra.target)
+			var picked pickSet
+			for i, src := range addresses(nd) {
 				if c.Stopped() {
 					return nil
 				}
@@ -103,7 +103,7 @@ func (c *compiler) render2() *graph.Graph {
 				if i < len(ra.picks) && ra.picks[i] != nil {
 					dsts = nil
 					for _, idx := range picked.distinct(ra.picks[i], len(all)) {
-						dsts = append(dsts, address2(ra.target, idx))
+						dsts = append(dsts, address(ra.target, idx))
 					}
 				}
 				for _, dst := range dsts {
@@ -115,19 +115,19 @@ func (c *compiler) render2() *graph.Graph {
 			}
 		}
 	}
-	c.addReads2(g)
+	c.addReads(g)
 	if len(topo.outputs) > 0 {
 		g.Outputs = topo.outputs
 	}
-	c.renderSecrets2(g)
-	finiteGraph2(g)
+	c.renderSecrets(g)
+	finiteGraph(g)
 	return g
 }
 
-// addReads2 orders a resource after each other resource whose state its
+// addReads orders a resource after each other resource whose state its
 // values read (an attribute(address, …) unknown in its spec or operation
 // inputs), as 1.x does (addReads), where no edge joins them already.
-func (c *compiler) addReads2(g *graph.Graph) {
+func (c *compiler) addReads(g *graph.Graph) {
 	type pair struct{ src, dst string }
 	linked := map[pair]bool{}
 	for _, e := range g.Edges() {
@@ -145,8 +145,8 @@ func (c *compiler) addReads2(g *graph.Graph) {
 	}
 }
 
-// edgeKind2 maps a relationship type to an edge kind by its chain.
-func edgeKind2(t *typeDef2) graph.EdgeKind {
+// edgeKind maps a relationship type to an edge kind by its chain.
+func edgeKind(t *typeDef) graph.EdgeKind {
 	if t == nil {
 		return graph.DependsOn
 	}
@@ -166,7 +166,7 @@ func edgeKind2(t *typeDef2) graph.EdgeKind {
 	return graph.DependsOn
 }
 
-func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
+func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	spec := map[string]graph.Value{"properties": core.DropNil(nd.props)}
 	if len(nd.caps) > 0 {
 		m := map[string]graph.Value{}
@@ -198,28 +198,28 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 			r.Management = graph.Unmanaged
 		}
 	}
-	r.Driver = c.renderDriver2(nd)
-	r.Sensitive = c.secretPaths2(nd, spec)
-	r.Request = c.allocationRequest2(nd)
+	r.Driver = c.renderDriver(nd)
+	r.Sensitive = c.secretPaths(nd, spec)
+	r.Request = c.allocationRequest(nd)
 	return r
 }
 
-// renderDriver2 collects the operations of the node template's Standard
+// renderDriver collects the operations of the node template's Standard
 // interface and of the Configure interfaces of its requirements'
 // relationships (as 1.x does: Configure.<operation> on the source).
-func (c *compiler) renderDriver2(nd *node2) graph.Driver {
+func (c *compiler) renderDriver(nd *node) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	c.lifecycleOps(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
 		}
 		assigned := ra.n.Get("relationship").Get("interfaces")
-		if tpl := c.v2.topo.rels[core.Text(ra.n.Get("relationship"))]; tpl != nil {
+		if tpl := c.state.topo.rels[core.Text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		c.lifecycleOps2(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
+		c.lifecycleOps(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
 	}
 	if len(ops) > 0 {
 		drv.Name = graph.DriverExec
@@ -228,12 +228,12 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	return drv
 }
 
-// lifecycleOps2 adds to ops, as "<kind>.<operation>", the operations with
+// lifecycleOps adds to ops, as "<kind>.<operation>", the operations with
 // an implementation of the interfaces of typ named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
 // assignments under assigned; ra is the requirement whose relationship's
 // operations they are (nil for the node's own).
-func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+func (c *compiler) lifecycleOps(nd *node, ra *reqAssign, kind string, typ *typeDef, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
 		d := typ.ifaces[name]
@@ -259,24 +259,24 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				continue
 			}
 			opPath := path + "." + name + ".operations." + opName
-			op, ok := c.implementation2(nd, impl, base, opPath+".implementation")
+			op, ok := c.implementation(nd, impl, base, opPath+".implementation")
 			if !ok {
 				continue
 			}
 			op.Range = core.RangeOf(at)
-			op.Outputs = c.opOutputs2(nd, ra, od.n, given.Get(opName))
+			op.Outputs = c.opOutputs(nd, ra, od.n, given.Get(opName))
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
 			}
-			defined := definedInputs2(d, od, inputs)
+			defined := definedInputs(d, od, inputs)
 			if inputs != nil || len(defined) > 0 {
-				ev := &eval2{c: c, f: c.root, node: nd}
+				ev := &eval{c: c, f: c.root, node: nd}
 				if ra != nil {
 					ev.rel = ra.relCtx()
 					ev.rel.once = "the Configure operations"
 				}
 				op.Inputs = map[string]graph.Value{}
-				input := func(ev *eval2, name string, v *yamlsrc.Node) {
+				input := func(ev *eval, name string, v *yamlsrc.Node) {
 					// An input secret by its definition or by what it
 					// reads is passed, but never shown.
 					before := c.SecretReads
@@ -304,14 +304,14 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 	}
 }
 
-// definedInputs2 returns the inputs of operation od of interface d that
+// definedInputs returns the inputs of operation od of interface d that
 // their definitions give a value (§11.5, outgoing parameters), the
 // operation's over the interface's, and that the template's assignment
 // (assigned) does not: TOSCA 2.0 calls a definition's "value" the value
 // to pass; its default stands in when it has none.
-func definedInputs2(d *iface2, od *op2, assigned *yamlsrc.Node) map[string]*prop2 {
-	out := map[string]*prop2{}
-	for _, defs := range []map[string]*prop2{d.inputs, od.inputs} {
+func definedInputs(d *iface, od *opDef, assigned *yamlsrc.Node) map[string]*prop {
+	out := map[string]*prop{}
+	for _, defs := range []map[string]*prop{d.inputs, od.inputs} {
 		for name, p := range defs {
 			v := p.value
 			if v == nil {
@@ -331,11 +331,11 @@ func definedInputs2(d *iface2, od *op2, assigned *yamlsrc.Node) map[string]*prop
 	return out
 }
 
-// implementation2 reads an operation implementation definition (§11.8)
+// implementation reads an operation implementation definition (§11.8)
 // into the operation that runs it: its primary artifact and its
-// dependencies (implArtifact2), and its timeout in seconds. ok is false
+// dependencies (implArtifact), and its timeout in seconds. ok is false
 // without a primary artifact: nothing runs.
-func (c *compiler) implementation2(nd *node2, impl *yamlsrc.Node, base, path string) (graph.Operation, bool) {
+func (c *compiler) implementation(nd *node, impl *yamlsrc.Node, base, path string) (graph.Operation, bool) {
 	var op graph.Operation
 	if impl == nil {
 		return op, false
@@ -344,7 +344,7 @@ func (c *compiler) implementation2(nd *node2, impl *yamlsrc.Node, base, path str
 	if impl.Kind == yamlsrc.Mapping {
 		primary, at = impl.Get("primary"), path+".primary"
 	}
-	file, ok := c.implArtifact2(nd, primary, base, at)
+	file, ok := c.implArtifact(nd, primary, base, at)
 	if !ok {
 		return op, false
 	}
@@ -353,7 +353,7 @@ func (c *compiler) implementation2(nd *node2, impl *yamlsrc.Node, base, path str
 		return op, true
 	}
 	for i, d := range impl.Get("dependencies").Items() {
-		if f, ok := c.implArtifact2(nd, d, base, path+".dependencies["+core.Itoa(int64(i))+"]"); ok {
+		if f, ok := c.implArtifact(nd, d, base, path+".dependencies["+core.Itoa(int64(i))+"]"); ok {
 			op.Dependencies = append(op.Dependencies, f)
 		}
 	}
@@ -367,48 +367,48 @@ func (c *compiler) implementation2(nd *node2, impl *yamlsrc.Node, base, path str
 	return op, true
 }
 
-// implArtifact2 is the file an artifact of an implementation runs,
+// implArtifact is the file an artifact of an implementation runs,
 // written relative to base, the folder of the node template, where
 // operations run: an inline artifact definition's file, or that of the
 // artifact of the node template (or of its type) the name n names,
-// taken from the folder of the file that declares it (artifactFile2);
+// taken from the folder of the file that declares it (artifactFile);
 // else n is a file relative to base. Either is confined to the root and
 // digested as any operation's file. ok is false for no artifact.
-func (c *compiler) implArtifact2(nd *node2, n *yamlsrc.Node, base, path string) (string, bool) {
+func (c *compiler) implArtifact(nd *node, n *yamlsrc.Node, base, path string) (string, bool) {
 	switch {
 	case n == nil:
 		return "", false
 	case n.Kind == yamlsrc.Mapping:
-		return c.implFile2(n, base, path)
+		return c.implFile(n, base, path)
 	case !n.IsString() || n.Value == "":
 		return "", false
 	}
-	if a := nodeArtifact2(nd, n.Value); a != nil {
-		return c.implFile2(a, base, path)
+	if a := nodeArtifact(nd, n.Value); a != nil {
+		return c.implFile(a, base, path)
 	}
 	c.ConfineNamed(n, n.Value, base, path, core.CodeImplOutsideRoot, "implementation")
 	return n.Value, true
 }
 
-// implFile2 is the file of the artifact definition a that an operation
-// runs. One in a repository the declaring file sees (findRepo2) is the
+// implFile is the file of the artifact definition a that an operation
+// runs. One in a repository the declaring file sees (findRepo) is the
 // repository's URL joined with the file: xosplan fetches nothing, so
 // apply fails on it rather than run a local file of the same name.
-func (c *compiler) implFile2(a *yamlsrc.Node, base, path string) (string, bool) {
+func (c *compiler) implFile(a *yamlsrc.Node, base, path string) (string, bool) {
 	fn := a.Get("file")
 	if r := a.Get("repository"); r != nil && fn != nil && fn.IsString() {
-		if repo, _ := c.findRepo2(c.files[core.FileKey(a.Range.File)], core.Text(r)); repo != nil {
+		if repo, _ := c.findRepo(c.files[core.FileKey(a.Range.File)], core.Text(r)); repo != nil {
 			return core.RepositoryURL(repo, fn.Value), true
 		}
 	}
-	return c.artifactFile2(a, base, path, core.CodeImplOutsideRoot, "implementation")
+	return c.artifactFile(a, base, path, core.CodeImplOutsideRoot, "implementation")
 }
 
-// allocationRequest2 turns the allocations of a node template's
+// allocationRequest turns the allocations of a node template's
 // requirements into one placement request.
-func (c *compiler) allocationRequest2(nd *node2) *graph.PlacementRequest {
+func (c *compiler) allocationRequest(nd *node) *graph.PlacementRequest {
 	req := &graph.PlacementRequest{Resources: map[string]int64{}}
-	ev := &eval2{c: c, f: c.root, node: nd}
+	ev := &eval{c: c, f: c.root, node: nd}
 	for _, ra := range nd.reqs {
 		for _, p := range ra.alloc.Pairs() {
 			v := ev.evalAt(p.Value, ra.path+".allocation."+p.Key.Value)
@@ -418,11 +418,11 @@ func (c *compiler) allocationRequest2(nd *node2) *graph.PlacementRequest {
 					req.Resources["VCPU"] += n
 				}
 			case "mem_size":
-				if b, ok := bytesOf2(v); ok {
+				if b, ok := bytesOf(v); ok {
 					req.Resources["MEMORY_MB"] += int64(math.Ceil(b / 1e6))
 				}
 			case "disk_size":
-				if b, ok := bytesOf2(v); ok {
+				if b, ok := bytesOf(v); ok {
 					req.Resources["DISK_GB"] += int64(math.Ceil(b / 1e9))
 				}
 			}
@@ -434,30 +434,30 @@ func (c *compiler) allocationRequest2(nd *node2) *graph.PlacementRequest {
 	return req
 }
 
-// bytesOf2 reads a size "<number> <unit>" in bytes (B, kB, KiB, MB, MiB,
+// bytesOf reads a size "<number> <unit>" in bytes (B, kB, KiB, MB, MiB,
 // GB, GiB, TB, TiB).
-func bytesOf2(v graph.Value) (float64, bool) {
+func bytesOf(v graph.Value) (float64, bool) {
 	s, ok := v.(string)
 	if !ok {
 		return 0, false
 	}
-	size := &scalarDef2{units: map[string]float64{"B": 1, "kB": 1e3, "KB": 1e3, "KiB": 1 << 10, "MB": 1e6, "MiB": 1 << 20,
+	size := &scalarDef{units: map[string]float64{"B": 1, "kB": 1e3, "KB": 1e3, "KiB": 1 << 10, "MB": 1e6, "MiB": 1 << 20,
 		"GB": 1e9, "GiB": 1 << 30, "TB": 1e12, "TiB": 1 << 40}, canonical: "B"}
-	_, b, _, msg := parseScalar2(size, s)
+	_, b, _, msg := parseScalar(size, s)
 	return b, msg == ""
 }
 
-// pickSet2 keeps the representations one source's picks name once each,
+// pickSet keeps the representations one source's picks name once each,
 // in the order they are named, in time linear in the picks: a slice of
 // flags the size of the target's representations, cleared after each
 // use, and a map for an index beyond them (of a target whose count only
 // apply time knows).
-type pickSet2 struct {
+type pickSet struct {
 	seen []bool
 	out  []int64
 }
 
-func (ps *pickSet2) distinct(picks []int64, n int) []int64 {
+func (ps *pickSet) distinct(picks []int64, n int) []int64 {
 	if len(ps.seen) < n {
 		ps.seen = make([]bool, n)
 	}

@@ -14,9 +14,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// scalarDef2 is a concrete scalar type's definition, inherited merged.
-type scalarDef2 struct {
-	dataType  *typeDef2
+// scalarDef is a concrete scalar type's definition, inherited merged.
+type scalarDef struct {
+	dataType  *typeDef
 	units     map[string]float64
 	prefixes  map[string]float64
 	canonical string
@@ -27,7 +27,7 @@ type scalarDef2 struct {
 // alone only when "" is one of the prefixes (§9.1.2.2: prefixes "are
 // prepended to the unit to obtain the unit string"; "" is what "allows use
 // of the base unit without any prefix").
-func (s *scalarDef2) lookup(u string) (float64, bool) {
+func (s *scalarDef) lookup(u string) (float64, bool) {
 	if m, ok := s.units[u]; ok && len(s.prefixes) == 0 {
 		return m, true
 	}
@@ -46,7 +46,7 @@ func (s *scalarDef2) lookup(u string) (float64, bool) {
 // prefixes but no "" prefix the unit alone is not a unit string, so it is
 // the prefixed unit whose multiplier is nearest 1: a canonical value must
 // read back as a value of its type.
-func (s *scalarDef2) canonicalUnit() string {
+func (s *scalarDef) canonicalUnit() string {
 	if s.canonical != "" {
 		return s.canonical
 	}
@@ -72,18 +72,18 @@ func (s *scalarDef2) canonicalUnit() string {
 	return best
 }
 
-func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
-	s := &scalarDef2{units: map[string]float64{}, prefixes: map[string]float64{}}
+func (c *compiler) readScalarDef(t *typeDef, n *yamlsrc.Node) {
+	s := &scalarDef{units: map[string]float64{}, prefixes: map[string]float64{}}
 	inherited := t.scalar
 	if inherited != nil {
-		clone2(s.units, inherited.units)
-		clone2(s.prefixes, inherited.prefixes)
+		clone(s.units, inherited.units)
+		clone(s.prefixes, inherited.prefixes)
 		s.dataType, s.canonical = inherited.dataType, inherited.canonical
 	} else {
-		s.dataType = c.v2.builtins["float"]
+		s.dataType = c.state.builtins["float"]
 	}
 	if dn, ok := n.GetPair("data_type"); ok {
-		dt := c.typeRef2(t.f, core.KData, dn.Value, t.path+".data_type")
+		dt := c.typeRef(t.f, core.KData, dn.Value, t.path+".data_type")
 		switch {
 		case dt == nil:
 		case dt.base != "integer" && dt.base != "float":
@@ -120,12 +120,12 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 		good := true
 		for _, p := range m.Pairs() {
 			path := t.path + section + p.Key.Value
-			if !c.unitName2(p.Key, path, what, what == "prefix") {
+			if !c.unitName(p.Key, path, what, what == "prefix") {
 				good = false
 				continue
 			}
 			if mult, isNum := readMult(p.Value, path, what+" "+core.Quote(p.Key.Value)); isNum {
-				good = c.extendScalar2(t, inherited, into, p, mult, path, what) && good
+				good = c.extendScalar(t, inherited, into, p, mult, path, what) && good
 			} else {
 				good = false
 			}
@@ -184,10 +184,10 @@ func (c *compiler) readScalarDef2(t *typeDef2, n *yamlsrc.Node) {
 	t.scalar = s
 }
 
-// unitName2 checks the name of a unit or prefix: a string without white
+// unitName checks the name of a unit or prefix: a string without white
 // space (§9.1.2.2: "<unit>: The YAML string, with no white space"); a unit
 // is not empty, a prefix may be ("" allows the unit alone).
-func (c *compiler) unitName2(k *yamlsrc.Node, path, what string, emptyOK bool) bool {
+func (c *compiler) unitName(k *yamlsrc.Node, path, what string, emptyOK bool) bool {
 	switch name := k.Value; {
 	case name == "" && !emptyOK:
 		c.Errorf(k.Range, path, core.CodeValue, "a %s name is not empty: a scalar is written \"<number> <unit>\" (§9.1.2.2)", what)
@@ -199,10 +199,10 @@ func (c *compiler) unitName2(k *yamlsrc.Node, path, what string, emptyOK bool) b
 	return false
 }
 
-// extendScalar2 adds a unit or prefix to a scalar type's map: a derived
+// extendScalar adds a unit or prefix to a scalar type's map: a derived
 // type may add entries (§9.1.2.2) but not change the multiplier of one it
 // inherits (writing it again unchanged is allowed, §6.4.2).
-func (c *compiler) extendScalar2(t *typeDef2, inherited *scalarDef2, into map[string]float64, p yamlsrc.Pair, m float64, path, what string) bool {
+func (c *compiler) extendScalar(t *typeDef, inherited *scalarDef, into map[string]float64, p yamlsrc.Pair, m float64, path, what string) bool {
 	if inherited != nil {
 		from := inherited.units
 		if what == "prefix" {
@@ -217,10 +217,10 @@ func (c *compiler) extendScalar2(t *typeDef2, inherited *scalarDef2, into map[st
 	return true
 }
 
-// parseScalar2 reads a scalar value "<number> <unit>" of a concrete
+// parseScalar reads a scalar value "<number> <unit>" of a concrete
 // scalar type: the number in the type's data type and the quantity in
 // the canonical unit.
-func parseScalar2(s *scalarDef2, text string) (num, canon float64, unit string, err string) {
+func parseScalar(s *scalarDef, text string) (num, canon float64, unit string, err string) {
 	text = strings.TrimSpace(text)
 	i := strings.IndexAny(text, " \t")
 	if i < 0 {
@@ -250,7 +250,7 @@ func parseScalar2(s *scalarDef2, text string) (num, canon float64, unit string, 
 	return n, n * m / cm, unit, ""
 }
 
-// formatScalar2 renders a quantity in the canonical unit.
-func formatScalar2(s *scalarDef2, canon float64) string {
+// formatScalar renders a quantity in the canonical unit.
+func formatScalar(s *scalarDef, canon float64) string {
 	return strconv.FormatFloat(canon, 'f', -1, 64) + " " + s.canonicalUnit()
 }

@@ -34,7 +34,7 @@ func strictMapOf(of core.Schema, description string) core.Schema {
 	return core.Schema{"type": "object", "additionalProperties": of, "description": description}
 }
 
-// tosca2Schema is the schema of a TOSCA 2.0 file.
+// Schema is the schema of a TOSCA 2.0 file.
 func Schema() core.Schema {
 	anyMap := core.Schema{"type": []string{"object", "null"}}
 	metadata := core.Schema{"type": []string{"object", "null"}, "description": "metadata: a map of names to values"}
@@ -50,34 +50,34 @@ func Schema() core.Schema {
 	propDef := func(isProp bool) core.Schema {
 		// A refinement's short form is the value it gives: any value.
 		return core.Schema{"anyOf": []core.Schema{
-			described(core.Keys(append(propKeys2(isProp), legacyKeys(legacyPropKey, "constraints", "status")...), true, map[string]core.Schema{"type": core.Str("the data type of the value")})),
+			described(core.Keys(append(propKeys(isProp), legacyKeys(legacyPropKey, "constraints", "status")...), true, map[string]core.Schema{"type": core.Str("the data type of the value")})),
 			{"not": core.Schema{"type": "object"}},
 		}}
 	}
-	params := strictMapOf(described(core.Keys(append(paramKeys2(), legacyKeys(legacyPropKey, "constraints", "status")...), true, map[string]core.Schema{"type": core.Str("the data type of the value")})), "parameter definitions, by name")
-	ifaceAssign := described(core.Keys(ifaceAssignKeys2(), true, map[string]core.Schema{"operations": core.MapOf(core.Schema{}, "operation assignments"), "notifications": core.MapOf(core.Schema{}, "notification assignments")}))
+	params := strictMapOf(described(core.Keys(append(paramKeys(), legacyKeys(legacyPropKey, "constraints", "status")...), true, map[string]core.Schema{"type": core.Str("the data type of the value")})), "parameter definitions, by name")
+	ifaceAssign := described(core.Keys(ifaceAssignKeys(), true, map[string]core.Schema{"operations": core.MapOf(core.Schema{}, "operation assignments"), "notifications": core.MapOf(core.Schema{}, "notification assignments")}))
 	reqAssign := core.Schema{"anyOf": []core.Schema{
 		{"type": []string{"string", "array", "null"}, "description": "the node template (or node type, or [template, index]) that fulfils the requirement"},
-		described(core.Keys(reqAssignKeys2(), true, map[string]core.Schema{"relationship": core.Schema{"anyOf": []core.Schema{core.Str("a relationship template or type"), described(core.Keys(relAssignKeys2(), true, nil))}}})),
+		described(core.Keys(reqAssignKeys(), true, map[string]core.Schema{"relationship": core.Schema{"anyOf": []core.Schema{core.Str("a relationship template or type"), described(core.Keys(relAssignKeys(), true, nil))}}})),
 	}}
-	nodeTemplate := described(core.Keys(nodeTemplateKeys2(), true, map[string]core.Schema{
+	nodeTemplate := described(core.Keys(nodeTemplateKeys(), true, map[string]core.Schema{
 		"type":         core.Str("the node type of the template"),
 		"properties":   core.MapOf(core.Schema{}, "property values"),
 		"attributes":   core.MapOf(core.Schema{}, "attribute values"),
 		"requirements": oneEntryList(reqAssign, "requirement assignments, one name each"),
-		"capabilities": core.MapOf(described(core.Keys(capAssignKeys2(), true, nil)), "capability assignments"),
+		"capabilities": core.MapOf(described(core.Keys(capAssignKeys(), true, nil)), "capability assignments"),
 		"interfaces":   core.MapOf(ifaceAssign, "interface assignments"),
-		"artifacts":    core.MapOf(described(core.Keys(artifactKeys2(), true, nil)), "artifact definitions"),
+		"artifacts":    core.MapOf(described(core.Keys(artifactKeys(), true, nil)), "artifact definitions"),
 		"directives":   core.Schema{"type": []string{"array", "null"}, "items": core.Schema{"type": "string"}, "description": "create, select, substitute"},
 		"copy":         core.Str("the node template this one copies"),
 	}))
-	serviceTemplate := described(core.Keys(serviceTemplateKeys2(), true, map[string]core.Schema{
+	serviceTemplate := described(core.Keys(serviceTemplateKeys(), true, map[string]core.Schema{
 		"inputs":                 params,
 		"outputs":                params,
 		"node_templates":         strictMapOf(nodeTemplate, "the node templates, by name"),
-		"relationship_templates": strictMapOf(described(core.Keys(relTemplateKeys2(), true, map[string]core.Schema{"interfaces": core.MapOf(ifaceAssign, "interface assignments")})), "the relationship templates, by name"),
-		"groups":                 strictMapOf(described(core.Keys(groupKeys2(), true, map[string]core.Schema{"members": core.Schema{"type": []string{"array", "null"}, "items": core.Schema{"type": "string"}}})), "the groups, by name"),
-		"policies":               oneEntryList(described(core.Keys(policyKeys2(), true, map[string]core.Schema{"triggers": core.MapOf(described(core.Keys(triggerKeys2(), true, nil)), "triggers, by name")})), "the policies, one name each"),
+		"relationship_templates": strictMapOf(described(core.Keys(relTemplateKeys(), true, map[string]core.Schema{"interfaces": core.MapOf(ifaceAssign, "interface assignments")})), "the relationship templates, by name"),
+		"groups":                 strictMapOf(described(core.Keys(groupKeys(), true, map[string]core.Schema{"members": core.Schema{"type": []string{"array", "null"}, "items": core.Schema{"type": "string"}}})), "the groups, by name"),
+		"policies":               oneEntryList(described(core.Keys(policyKeys(), true, map[string]core.Schema{"triggers": core.MapOf(described(core.Keys(triggerKeys(), true, nil)), "triggers, by name")})), "the policies, one name each"),
 		"substitution_mappings":  core.Schema{"type": "object"},
 		"workflows":              strictMapOf(core.Schema{"type": "object"}, "declarative workflows, by name"),
 		"functions":              strictMapOf(anyMap, "functions the service template declares or refines"),
@@ -93,10 +93,10 @@ func Schema() core.Schema {
 		}
 		switch k {
 		case core.KNode:
-			props["requirements"] = oneEntryList(core.Schema{"anyOf": []core.Schema{core.Str("the capability type"), described(core.Keys(append(typeKeynames2(core.KNode, []string{"requirements", "*"}), legacyKeys(legacyReqKey, "occurrences")...), true, nil))}}, "requirement definitions, one name each")
+			props["requirements"] = oneEntryList(core.Schema{"anyOf": []core.Schema{core.Str("the capability type"), described(core.Keys(append(typeKeynames(core.KNode, []string{"requirements", "*"}), legacyKeys(legacyReqKey, "occurrences")...), true, nil))}}, "requirement definitions, one name each")
 			props["capabilities"] = core.MapOf(core.Schema{"anyOf": []core.Schema{core.Str("the capability type"), {"type": "object"}}}, "capability definitions")
 		}
-		return core.Schema{"anyOf": []core.Schema{described(core.Keys(append(typeKeys2(k), legacyKeys(legacyTypeKey, "constraints", "valid_source_types", "valid_target_types")...), true, props)), {"type": "null"}}}
+		return core.Schema{"anyOf": []core.Schema{described(core.Keys(append(typeKeys(k), legacyKeys(legacyTypeKey, "constraints", "valid_source_types", "valid_target_types")...), true, props)), {"type": "null"}}}
 	}
 	sections := map[string]core.Schema{
 		"tosca_definitions_version": core.Schema{"const": Version, "description": "the TOSCA version of the file"},
@@ -105,10 +105,10 @@ func Schema() core.Schema {
 		"profile":                   core.Schema{"type": "string", "description": "the name of the profile this file defines"},
 		"imports": core.Schema{"type": "array", "description": "files and profiles whose definitions this one uses", "items": core.Schema{"anyOf": []core.Schema{
 			{"type": "string"},
-			described(core.Keys(append(importKeys2(), legacyKeys(legacyImport, "file", "namespace_prefix", "namespace_uri")...), true, nil)),
+			described(core.Keys(append(importKeys(), legacyKeys(legacyImport, "file", "namespace_prefix", "namespace_uri")...), true, nil)),
 		}}},
-		"repositories":     strictMapOf(core.Schema{"anyOf": []core.Schema{{"type": "string"}, described(core.Keys(append(repositoryKeys2(), legacyKeys(legacyRepository, "credential")...), true, nil))}}, "repositories imports may name"),
-		"functions":        strictMapOf(described(core.Keys(functionKeys2(), true, map[string]core.Schema{"signatures": core.Schema{"type": "array"}})), "custom functions, by name"),
+		"repositories":     strictMapOf(core.Schema{"anyOf": []core.Schema{{"type": "string"}, described(core.Keys(append(repositoryKeys(), legacyKeys(legacyRepository, "credential")...), true, nil))}}, "repositories imports may name"),
+		"functions":        strictMapOf(described(core.Keys(functionKeys(), true, map[string]core.Schema{"signatures": core.Schema{"type": "array"}})), "custom functions, by name"),
 		"service_template": serviceTemplate,
 	}
 	for k := core.Kind(0); k < core.NumKinds; k++ {

@@ -23,51 +23,51 @@ type nsImport struct {
 	at *yamlsrc.Node
 }
 
-// scope2 is what one 2.0 file declares and imports.
-type scope2 struct {
+// scope is what one 2.0 file declares and imports.
+type scope struct {
 	imports []nsImport
-	types   [core.NumKinds]map[string]*typeDef2
-	funcs   map[string]*funcDef2
+	types   [core.NumKinds]map[string]*typeDef
+	funcs   map[string]*funcDef
 }
 
-// scope2 returns the scope of a file, creating it on first use.
-func (c *compiler) scope2(f *file) *scope2 {
-	s, ok := c.v2.scopes[f]
+// scope returns the scope of a file, creating it on first use.
+func (c *compiler) scope(f *file) *scope {
+	s, ok := c.state.scopes[f]
 	if !ok {
-		s = &scope2{funcs: map[string]*funcDef2{}}
+		s = &scope{funcs: map[string]*funcDef{}}
 		for k := range s.types {
-			s.types[k] = map[string]*typeDef2{}
+			s.types[k] = map[string]*typeDef{}
 		}
-		c.v2.scopes[f] = s
+		c.state.scopes[f] = s
 	}
 	return s
 }
 
-// findType2 resolves a type name as the file f sees it: a built-in data
+// findType resolves a type name as the file f sees it: a built-in data
 // type, the file's own types, those of its imports without namespace,
 // and ns:name through an import with that namespace.
-func (c *compiler) findType2(f *file, k core.Kind, name string) *typeDef2 {
+func (c *compiler) findType(f *file, k core.Kind, name string) *typeDef {
 	if k == core.KData {
-		if t := c.v2.builtins[name]; t != nil {
+		if t := c.state.builtins[name]; t != nil {
 			return t
 		}
 	}
-	return c.findIn2(f, k, name, map[*file]bool{})
+	return c.findIn(f, k, name, map[*file]bool{})
 }
 
-func (c *compiler) findIn2(f *file, k core.Kind, name string, seen map[*file]bool) *typeDef2 {
+func (c *compiler) findIn(f *file, k core.Kind, name string, seen map[*file]bool) *typeDef {
 	if f == nil || seen[f] {
 		return nil
 	}
 	seen[f] = true
-	s := c.scope2(f)
+	s := c.scope(f)
 	if t := s.types[k][name]; t != nil {
 		return t
 	}
 	if ns, rest, ok := strings.Cut(name, ":"); ok {
 		for _, im := range s.imports {
 			if im.ns == ns {
-				if t := c.findIn2(im.f, k, rest, map[*file]bool{}); t != nil {
+				if t := c.findIn(im.f, k, rest, map[*file]bool{}); t != nil {
 					return t
 				}
 			}
@@ -75,7 +75,7 @@ func (c *compiler) findIn2(f *file, k core.Kind, name string, seen map[*file]boo
 	}
 	for _, im := range s.imports {
 		if im.ns == "" {
-			if t := c.findIn2(im.f, k, name, seen); t != nil {
+			if t := c.findIn(im.f, k, name, seen); t != nil {
 				return t
 			}
 		}
@@ -83,19 +83,19 @@ func (c *compiler) findIn2(f *file, k core.Kind, name string, seen map[*file]boo
 	return nil
 }
 
-// checkNamespaces2 warns of names defined twice in one namespace
+// checkNamespaces warns of names defined twice in one namespace
 // (§6.8.4): a file's own types and those its imports without a namespace
 // bring into its root namespace, unless they are the same definition
 // reached twice. §6.8.4 makes a duplicate within one file an error (YAML
 // duplicate keys, tosca.duplicate_key) and calls one across files
 // ambiguous; the TC's suite redefines imported types locally, so the
 // file's own definition wins, then the first import's, with a warning.
-func (c *compiler) checkNamespaces2() {
-	for _, f := range c.v2.files {
-		var own [core.NumKinds]map[string]*typeDef2
-		s := c.scope2(f)
+func (c *compiler) checkNamespaces() {
+	for _, f := range c.state.files {
+		var own [core.NumKinds]map[string]*typeDef
+		s := c.scope(f)
 		for k := range own {
-			own[k] = map[string]*typeDef2{}
+			own[k] = map[string]*typeDef{}
 			for name, t := range s.types[k] {
 				own[k][name] = t
 			}
@@ -104,7 +104,7 @@ func (c *compiler) checkNamespaces2() {
 			if im.ns != "" {
 				continue
 			}
-			visible := c.rootNames2(im.f, map[*file]bool{f: true})
+			visible := c.rootNames(im.f, map[*file]bool{f: true})
 			for k := core.Kind(0); k < core.NumKinds; k++ {
 				for _, name := range slices.Sorted(maps.Keys(visible[k])) {
 					t := visible[k][name]
@@ -125,51 +125,51 @@ func (c *compiler) checkNamespaces2() {
 	}
 }
 
-// rootNames2 returns the types a file brings into the root namespace of
+// rootNames returns the types a file brings into the root namespace of
 // a file that imports it without a namespace: its own and, transitively,
 // those of its own imports without a namespace.
-func (c *compiler) rootNames2(f *file, seen map[*file]bool) [core.NumKinds]map[string]*typeDef2 {
-	var out [core.NumKinds]map[string]*typeDef2
+func (c *compiler) rootNames(f *file, seen map[*file]bool) [core.NumKinds]map[string]*typeDef {
+	var out [core.NumKinds]map[string]*typeDef
 	for k := range out {
-		out[k] = map[string]*typeDef2{}
+		out[k] = map[string]*typeDef{}
 	}
 	if seen[f] {
 		return out
 	}
 	seen[f] = true
-	s := c.scope2(f)
+	s := c.scope(f)
 	for _, im := range s.imports {
 		if im.ns == "" {
-			sub := c.rootNames2(im.f, seen)
+			sub := c.rootNames(im.f, seen)
 			for k := range out {
-				clone2(out[k], sub[k])
+				clone(out[k], sub[k])
 			}
 		}
 	}
 	for k := range out {
-		clone2(out[k], s.types[k])
+		clone(out[k], s.types[k])
 	}
 	return out
 }
 
-// findFunc2 resolves a custom function name as the file f sees it.
-func (c *compiler) findFunc2(f *file, name string) *funcDef2 {
-	return c.findFuncIn2(f, name, map[*file]bool{})
+// findFunc resolves a custom function name as the file f sees it.
+func (c *compiler) findFunc(f *file, name string) *funcDef {
+	return c.findFuncIn(f, name, map[*file]bool{})
 }
 
-func (c *compiler) findFuncIn2(f *file, name string, seen map[*file]bool) *funcDef2 {
+func (c *compiler) findFuncIn(f *file, name string, seen map[*file]bool) *funcDef {
 	if f == nil || seen[f] {
 		return nil
 	}
 	seen[f] = true
-	s := c.scope2(f)
+	s := c.scope(f)
 	if d := s.funcs[name]; d != nil {
 		return d
 	}
 	if ns, rest, ok := strings.Cut(name, ":"); ok {
 		for _, im := range s.imports {
 			if im.ns == ns {
-				if d := c.findFuncIn2(im.f, rest, map[*file]bool{}); d != nil {
+				if d := c.findFuncIn(im.f, rest, map[*file]bool{}); d != nil {
 					return d
 				}
 			}
@@ -177,7 +177,7 @@ func (c *compiler) findFuncIn2(f *file, name string, seen map[*file]bool) *funcD
 	}
 	for _, im := range s.imports {
 		if im.ns == "" {
-			if d := c.findFuncIn2(im.f, name, seen); d != nil {
+			if d := c.findFuncIn(im.f, name, seen); d != nil {
 				return d
 			}
 		}
@@ -185,7 +185,7 @@ func (c *compiler) findFuncIn2(f *file, name string, seen map[*file]bool) *funcD
 	return nil
 }
 
-// findRepo2 resolves a repository name as the file f sees it, with the
+// findRepo resolves a repository name as the file f sees it, with the
 // file that defines it. §6.7 makes a profile a collection of "types,
 // repositories, and functions", and §6.8.4 counts repositories among the
 // names of a namespace (OASIS Standard and csd07 alike): like a type, a
@@ -193,11 +193,11 @@ func (c *compiler) findFuncIn2(f *file, name string, seen map[*file]bool) *funcD
 // (transitively), or ns:name through an import with that namespace.
 // While a file's imports load, those before the import being read are
 // known.
-func (c *compiler) findRepo2(f *file, name string) (*yamlsrc.Node, *file) {
-	return c.findRepoIn2(f, name, map[*file]bool{})
+func (c *compiler) findRepo(f *file, name string) (*yamlsrc.Node, *file) {
+	return c.findRepoIn(f, name, map[*file]bool{})
 }
 
-func (c *compiler) findRepoIn2(f *file, name string, seen map[*file]bool) (*yamlsrc.Node, *file) {
+func (c *compiler) findRepoIn(f *file, name string, seen map[*file]bool) (*yamlsrc.Node, *file) {
 	if f == nil || f.root == nil || seen[f] {
 		return nil, nil
 	}
@@ -207,11 +207,11 @@ func (c *compiler) findRepoIn2(f *file, name string, seen map[*file]bool) (*yaml
 			return r, f
 		}
 	}
-	s := c.scope2(f)
+	s := c.scope(f)
 	if ns, rest, ok := strings.Cut(name, ":"); ok {
 		for _, im := range s.imports {
 			if im.ns == ns {
-				if r, g := c.findRepoIn2(im.f, rest, map[*file]bool{}); r != nil {
+				if r, g := c.findRepoIn(im.f, rest, map[*file]bool{}); r != nil {
 					return r, g
 				}
 			}
@@ -219,7 +219,7 @@ func (c *compiler) findRepoIn2(f *file, name string, seen map[*file]bool) (*yaml
 	}
 	for _, im := range s.imports {
 		if im.ns == "" {
-			if r, g := c.findRepoIn2(im.f, name, seen); r != nil {
+			if r, g := c.findRepoIn(im.f, name, seen); r != nil {
 				return r, g
 			}
 		}
@@ -227,9 +227,9 @@ func (c *compiler) findRepoIn2(f *file, name string, seen map[*file]bool) (*yaml
 	return nil, nil
 }
 
-// typeRef2 resolves a type name written at n, reporting one that is not
+// typeRef resolves a type name written at n, reporting one that is not
 // a string or names no type of the kind. It returns nil then.
-func (c *compiler) typeRef2(f *file, k core.Kind, n *yamlsrc.Node, path string) *typeDef2 {
+func (c *compiler) typeRef(f *file, k core.Kind, n *yamlsrc.Node, path string) *typeDef {
 	if n == nil || n.Kind != yamlsrc.Scalar || !n.IsString() || n.Value == "" {
 		if n == nil || n.IsNull() {
 			c.Errorf(core.RangeOf(n), path, core.CodeMissingField, "a %s name is required here", k.Word())
@@ -238,13 +238,13 @@ func (c *compiler) typeRef2(f *file, k core.Kind, n *yamlsrc.Node, path string) 
 		}
 		return nil
 	}
-	t := c.findType2(f, k, n.Value)
+	t := c.findType(f, k, n.Value)
 	if t != nil && t.state == 0 {
 		// A type named before its turn is resolved now, so that its
 		// members and ancestors are known where it is used; one being
 		// resolved (a type that refers to itself through a property) is
 		// used as it stands.
-		c.resolveType2(t, 0)
+		c.resolveType(t, 0)
 	}
 	if t == nil {
 		c.UnknownOnce(core.UnknownKey{Kind: k, Name: n.Value, Error: true}, func() {

@@ -15,7 +15,7 @@ package tosca2
 // list or a map. The compiler counts secret reads while it evaluates
 // (compiler.secretReads); a property or attribute whose evaluation raised
 // the count is recorded by its path (compiler.secretAt) so that reading
-// it later counts again. render2 lists the secret properties, capability
+// it later counts again. render lists the secret properties, capability
 // properties and attributes of each resource in graph.Resource.Sensitive
 // ("attributes.<name>" for an attribute, whose value an operation output
 // sets at apply time), the secret operation inputs in
@@ -41,9 +41,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// sensitiveType2 reports whether t is a sensitive data type: it or a data
+// sensitiveType reports whether t is a sensitive data type: it or a data
 // type it derives from says metadata sensitive: true.
-func sensitiveType2(t *typeDef2) bool {
+func sensitiveType(t *typeDef) bool {
 	for i := 0; t != nil && i < core.MaxValueDepth; i, t = i+1, t.parent {
 		if t.kind == core.KData && t.n != nil && core.MetaSensitive(t.n) {
 			return true
@@ -53,34 +53,34 @@ func sensitiveType2(t *typeDef2) bool {
 }
 
 // secret reports whether values of the definition are secrets.
-func (d *prop2) secret() bool {
-	return d != nil && (d.sensitive || sensitiveType2(d.typ))
+func (d *prop) secret() bool {
+	return d != nil && (d.sensitive || sensitiveType(d.typ))
 }
 
 // enterSecret counts a secret read and marks what follows as the check
 // of a secret value n, until the returned function is called.
 func (c *compiler) enterSecret(n *yamlsrc.Node) func() {
 	if n != nil {
-		if c.v2.secretSrc == nil {
-			c.v2.secretSrc = map[*yamlsrc.Node]bool{}
+		if c.state.secretSrc == nil {
+			c.state.secretSrc = map[*yamlsrc.Node]bool{}
 		}
-		c.v2.secretSrc[n] = true
+		c.state.secretSrc[n] = true
 	}
 	c.SecretReads++
 	c.InSecret++
 	return func() { c.InSecret-- }
 }
 
-// badValue2 reports a value that does not fit its definition: msg quotes
+// badValue reports a value that does not fit its definition: msg quotes
 // it; while a secret is checked, hidden (which does not) is said instead
 // and the diagnostic shows no source line.
-func (c *compiler) badValue2(r diag.Range, path, code, msg, hidden string) {
-	c.secretErr2(c.InSecret > 0, r, path, code, msg, hidden)
+func (c *compiler) badValue(r diag.Range, path, code, msg, hidden string) {
+	c.secretErr(c.InSecret > 0, r, path, code, msg, hidden)
 }
 
-// secretErr2 reports msg, or hidden (which quotes no value) without a
+// secretErr reports msg, or hidden (which quotes no value) without a
 // source line when secret.
-func (c *compiler) secretErr2(secret bool, r diag.Range, path, code, msg, hidden string) {
+func (c *compiler) secretErr(secret bool, r diag.Range, path, code, msg, hidden string) {
 	if secret {
 		c.Diags = c.Diags.Append(diag.Diagnostic{Severity: diag.Error, Code: code, Summary: hidden, Range: r, Path: path, Sensitive: true})
 		return
@@ -88,13 +88,13 @@ func (c *compiler) secretErr2(secret bool, r diag.Range, path, code, msg, hidden
 	c.Errorf(r, path, code, "%s", msg)
 }
 
-// readSecret2 counts a read of a value of one of the definitions when
+// readSecret counts a read of a value of one of the definitions when
 // they are sensitive, or else when the value at one of the paths that
 // paths builds is derived from a secret. Paths are built only when some
 // value is: building them for every read would cost allocations.
-func (c *compiler) readSecret2(paths func() []string, defs ...*prop2) {
+func (c *compiler) readSecret(paths func() []string, defs ...*prop) {
 	switch {
-	case slices.ContainsFunc(defs, (*prop2).secret):
+	case slices.ContainsFunc(defs, (*prop).secret):
 	case len(c.SecretAt) == 0 || paths == nil:
 		return
 	case !slices.ContainsFunc(paths(), func(p string) bool { return c.SecretAt[p] }):
@@ -103,33 +103,33 @@ func (c *compiler) readSecret2(paths func() []string, defs ...*prop2) {
 	c.SecretReads++
 }
 
-// querySecret2 counts the read of property or attribute name of the node
+// querySecret counts the read of property or attribute name of the node
 // (or its capability) a $get_property or $get_attribute path ends at
 // when that value is a secret.
-func (c *compiler) querySecret2(end pathEnd, name string) {
+func (c *compiler) querySecret(end pathEnd, name string) {
 	nd := end.node
 	if nd == nil || nd.typ == nil {
 		return
 	}
 	if end.capName != "" {
 		if cd := nd.typ.caps[end.capName]; cd != nil {
-			c.readSecret2(func() []string { return []string{nd.path + ".capabilities." + end.capName + ".properties." + name} },
+			c.readSecret(func() []string { return []string{nd.path + ".capabilities." + end.capName + ".properties." + name} },
 				cd.props[name], cd.attrs[name])
 		}
 		return
 	}
-	c.readSecret2(func() []string { return []string{nd.path + ".properties." + name, nd.path + ".attributes." + name} },
+	c.readSecret(func() []string { return []string{nd.path + ".properties." + name, nd.path + ".attributes." + name} },
 		nd.typ.props[name], nd.typ.attrs[name])
 }
 
-// relSecret2 counts the read of property (or attribute) name of the
+// relSecret counts the read of property (or attribute) name of the
 // relationship re when it is secret: its definition is sensitive, or its
 // value in the requirement's relationship or the relationship template
 // it names is derived from a secret.
-func (c *compiler) relSecret2(re *relEnd2, name string) {
+func (c *compiler) relSecret(re *relEnd, name string) {
 	ra := re.ra
 	rt := ra.relType
-	c.readSecret2(func() []string {
+	c.readSecret(func() []string {
 		paths := []string{ra.path + ".relationship.properties." + name}
 		if rel := ra.n.Get("relationship"); rel.IsString() {
 			paths = append(paths, "service_template.relationship_templates."+rel.Value+".properties."+name)
@@ -138,11 +138,11 @@ func (c *compiler) relSecret2(re *relEnd2, name string) {
 	}, rt.props[name], rt.attrs[name])
 }
 
-// secretPaths2 lists, sorted, the paths of a node template's secret
+// secretPaths lists, sorted, the paths of a node template's secret
 // values in its resource: properties and capability properties that are
 // sensitive or derived from a secret, and every sensitive attribute as
 // "attributes.<name>", set or not, since an operation output may set it.
-func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string {
+func (c *compiler) secretPaths(nd *node, spec map[string]graph.Value) []string {
 	var out []string
 	t := nd.typ
 	derived := len(c.SecretAt) > 0
@@ -170,12 +170,12 @@ func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string
 	return out
 }
 
-// renderSecrets2 completes the secrets of g once every resource is in it:
+// renderSecrets completes the secrets of g once every resource is in it:
 // what reads a secret only at apply time (spreadSecrets), the outputs
 // that are secret, and the values of the sensitive inputs, which apply
 // redacts from what drivers print.
-func (c *compiler) renderSecrets2(g *graph.Graph) {
-	topo := c.v2.topo
+func (c *compiler) renderSecrets(g *graph.Graph) {
+	topo := c.state.topo
 	secretOut := map[string]bool{}
 	for name := range g.Outputs {
 		if c.SecretAt["service_template.outputs."+name] {
@@ -191,10 +191,10 @@ func (c *compiler) renderSecrets2(g *graph.Graph) {
 	}
 }
 
-// fixedValue2 reports the assignment p of another value to a definition
+// fixedValue reports the assignment p of another value to a definition
 // d with a fixed value, neither quoted when d is sensitive.
-func (c *compiler) fixedValue2(d *prop2, p yamlsrc.Pair, path, noun string) {
-	c.secretErr2(d.secret(), p.Value.Range, path, core.CodeValue,
+func (c *compiler) fixedValue(d *prop, p yamlsrc.Pair, path, noun string) {
+	c.secretErr(d.secret(), p.Value.Range, path, core.CodeValue,
 		fmt.Sprintf("%s %q has the fixed value %s; it cannot be assigned %s", noun, p.Key.Value, core.DescribeValue(d.value), core.DescribeValue(p.Value)),
 		fmt.Sprintf("%s %q has a fixed sensitive value; it cannot be assigned another", noun, p.Key.Value))
 }

@@ -21,22 +21,22 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
+func (c *compiler) readSubstitution(f *file, n *yamlsrc.Node) {
 	const path = "service_template.substitution_mappings"
 	if n == nil || n.Kind != yamlsrc.Mapping {
 		return
 	}
-	c.keys2(n, path, func() string { return "substitution mappings" }, substitutionKeys2(), nil)
+	c.keys(n, path, func() string { return "substitution mappings" }, substitutionKeys(), nil)
 	tn := n.Get("node_type")
 	if tn == nil {
 		c.Errorf(n.Range, path, core.CodeSubstitution, "substitution mappings are missing required field \"node_type\"")
 		return
 	}
-	t := c.typeRef2(f, core.KNode, tn, path+".node_type")
+	t := c.typeRef(f, core.KNode, tn, path+".node_type")
 	if t == nil {
 		return
 	}
-	topo := c.v2.topo
+	topo := c.state.topo
 	for _, p := range n.Get("properties").Pairs() {
 		if t.props[p.Key.Value] == nil {
 			c.Errorf(p.Key.Range, path+".properties."+p.Key.Value, core.CodeSubstitution, "node type %q has no property %q to map", t.name, p.Key.Value)
@@ -46,7 +46,7 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 		if t.caps[p.Key.Value] == nil {
 			c.Errorf(p.Key.Range, path+".capabilities."+p.Key.Value, core.CodeSubstitution, "node type %q has no capability %q to map", t.name, p.Key.Value)
 		}
-		if tgt := p.Value.Items(); len(tgt) > 0 && topo.byName[core.Text(tgt[0])] == nil && !c.failedTemplate2(tgt[0]) {
+		if tgt := p.Value.Items(); len(tgt) > 0 && topo.byName[core.Text(tgt[0])] == nil && !c.failedTemplate(tgt[0]) {
 			c.Errorf(tgt[0].Range, path+".capabilities."+p.Key.Value, core.CodeSubstitution, "capability mapping names %s, which is no node template", core.DescribeValue(tgt[0]))
 		}
 	}
@@ -82,7 +82,7 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 			targets = items
 		}
 		for _, tg := range targets {
-			if items := tg.Items(); len(items) > 0 && topo.byName[core.Text(items[0])] == nil && !c.failedTemplate2(items[0]) {
+			if items := tg.Items(); len(items) > 0 && topo.byName[core.Text(items[0])] == nil && !c.failedTemplate(items[0]) {
 				c.Errorf(items[0].Range, path+".requirements."+key.Value, core.CodeSubstitution, "requirement mapping names %s, which is no node template", core.DescribeValue(items[0]))
 			}
 		}
@@ -94,18 +94,18 @@ func (c *compiler) readSubstitution2(f *file, n *yamlsrc.Node) {
 	}
 }
 
-func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
+func (c *compiler) readWorkflows(f *file, n *yamlsrc.Node) {
 	if n == nil || n.Kind != yamlsrc.Mapping {
 		return
 	}
 	for _, p := range n.Pairs() {
 		path := "service_template.workflows." + p.Key.Value
-		if !c.keys2(p.Value, path, func() string { return "workflow " + core.Quote(p.Key.Value) }, workflowKeys2(), nil) {
+		if !c.keys(p.Value, path, func() string { return "workflow " + core.Quote(p.Key.Value) }, workflowKeys(), nil) {
 			continue
 		}
-		inputs := map[string]*prop2{}
+		inputs := map[string]*prop{}
 		if in := p.Value.Get("inputs"); in != nil {
-			c.readParamDefs2(f, inputs, in, path+".inputs", false)
+			c.readParamDefs(f, inputs, in, path+".inputs", false)
 		}
 		steps := p.Value.Get("steps")
 		if steps == nil || steps.IsNull() {
@@ -116,22 +116,22 @@ func (c *compiler) readWorkflows2(f *file, n *yamlsrc.Node) {
 			continue
 		}
 		for _, s := range steps.Pairs() {
-			c.readStep2(f, s, steps, inputs, path+".steps."+s.Key.Value)
+			c.readStep(f, s, steps, inputs, path+".steps."+s.Key.Value)
 		}
 	}
 }
 
-func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, inputs map[string]*prop2, path string) {
-	if !c.keys2(s.Value, path, func() string { return "step " + core.Quote(s.Key.Value) }, stepKeys2(), nil) {
+func (c *compiler) readStep(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, inputs map[string]*prop, path string) {
+	if !c.keys(s.Value, path, func() string { return "step " + core.Quote(s.Key.Value) }, stepKeys(), nil) {
 		return
 	}
-	topo := c.v2.topo
+	topo := c.state.topo
 	tn := s.Value.Get("target")
 	nd := topo.byName[core.Text(tn)]
 	switch {
 	case tn == nil:
 		c.Errorf(s.Key.Range, path, core.CodeWorkflow, "step %q is missing required field \"target\"", s.Key.Value)
-	case nd == nil && topo.groups[core.Text(tn)] == nil && !c.failedTemplate2(tn):
+	case nd == nil && topo.groups[core.Text(tn)] == nil && !c.failedTemplate(tn):
 		c.Errorf(tn.Range, path+".target", core.CodeWorkflow, "step target %s is no node template or group", core.DescribeValue(tn))
 	}
 	for _, key := range []string{"on_success", "on_failure"} {
@@ -163,15 +163,15 @@ func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, input
 			// (§13.2.3.4): its name, or a map with workflow and inputs.
 			wn := body
 			if body.Kind == yamlsrc.Mapping {
-				c.keys2(body, ap+".inline", func() string { return "inline activity" }, []string{"workflow", "inputs"}, nil)
+				c.keys(body, ap+".inline", func() string { return "inline activity" }, []string{"workflow", "inputs"}, nil)
 				wn = body.Get("workflow")
 			}
-			if c.v2.topo.st.Get("workflows").Get(core.Text(wn)) == nil {
+			if c.state.topo.st.Get("workflows").Get(core.Text(wn)) == nil {
 				c.Errorf(core.RangeOf(wn), ap+".inline", core.CodeWorkflow, "inline names %s, which is no workflow of the service template", core.DescribeValue(wn))
 			}
 		case "call_operation":
 			if nd != nil {
-				c.checkCallOperation2(f, nd, body, inputs, ap+".call_operation")
+				c.checkCallOperation(f, nd, body, inputs, ap+".call_operation")
 			}
 		default:
 			c.Errorf(a.Content[0].Range, ap, core.CodeWorkflow, "unknown activity %q (delegate, set_state, call_operation, inline)", kind)
@@ -179,34 +179,34 @@ func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, input
 	}
 }
 
-// checkActivityInput2 checks the value a call_operation activity gives
+// checkActivityInput checks the value a call_operation activity gives
 // the operation's input d (§13.2.3.3: "the inputs to the operation"):
 // a value written out must be of the input's type, and a workflow input
 // passed with $get_input must be declared of that type or one derived
 // from it. Other functions are left to their own checks.
-func (c *compiler) checkActivityInput2(ev *eval2, d *prop2, v *yamlsrc.Node, wfInputs map[string]*prop2, path, op string) {
-	fn, args, isCall := funcCall2(v)
+func (c *compiler) checkActivityInput(ev *eval, d *prop, v *yamlsrc.Node, wfInputs map[string]*prop, path, op string) {
+	fn, args, isCall := funcCall(v)
 	switch {
 	case d.typ == nil:
 	case !isCall:
-		c.checkValue2(ev, d, v, path)
-	case fn == "get_input" && len(argList2(args)) == 1:
-		wi := wfInputs[core.Text(argList2(args)[0])]
-		if wi != nil && wi.typ != nil && !c.derives2(wi.typ, d.typ) {
+		c.checkValue(ev, d, v, path)
+	case fn == "get_input" && len(argList(args)) == 1:
+		wi := wfInputs[core.Text(argList(args)[0])]
+		if wi != nil && wi.typ != nil && !c.derives(wi.typ, d.typ) {
 			c.Errorf(v.Range, path, core.CodeWorkflow, "input %q of operation %s is of type %q; the workflow input %q given it is of type %q", d.name, op, d.typ.name, wi.name, wi.typ.name)
 		}
 	}
 }
 
-// checkCallOperation2 checks a call_operation activity against the
+// checkCallOperation checks a call_operation activity against the
 // target's operation: it exists, the inputs given are defined and of
 // their types, and the required ones are given a value that is there
 // when the workflow runs.
-func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, wfInputs map[string]*prop2, path string) {
+func (c *compiler) checkCallOperation(f *file, nd *node, body *yamlsrc.Node, wfInputs map[string]*prop, path string) {
 	opN := body
 	var given *yamlsrc.Node
 	if body.Kind == yamlsrc.Mapping {
-		c.keys2(body, path, func() string { return "call_operation" }, []string{"operation", "inputs"}, nil)
+		c.keys(body, path, func() string { return "call_operation" }, []string{"operation", "inputs"}, nil)
 		opN, given = body.Get("operation"), body.Get("inputs")
 	}
 	ifName, opName, ok := strings.Cut(core.Text(opN), ".")
@@ -215,7 +215,7 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 		return
 	}
 	iface := nd.typ.ifaces[ifName]
-	var op *op2
+	var op *opDef
 	if iface != nil {
 		op = iface.ops[opName]
 	}
@@ -223,17 +223,17 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 		c.Errorf(opN.Range, path, core.CodeWorkflow, "node template %q has no operation %s", nd.name, opN.Value)
 		return
 	}
-	defs := map[string]*prop2{}
-	clone2(defs, iface.inputs)
-	clone2(defs, op.inputs)
-	ev := &eval2{c: c, f: f, node: nd}
+	defs := map[string]*prop{}
+	clone(defs, iface.inputs)
+	clone(defs, op.inputs)
+	ev := &eval{c: c, f: f, node: nd}
 	for _, p := range given.Pairs() {
 		d := defs[p.Key.Value]
 		if d == nil {
 			c.Errorf(p.Key.Range, path+".inputs."+p.Key.Value, core.CodeWorkflow, "operation %s has no input %q", opN.Value, p.Key.Value)
 			continue
 		}
-		c.checkActivityInput2(ev, d, p.Value, wfInputs, path+".inputs."+p.Key.Value, opN.Value)
+		c.checkActivityInput(ev, d, p.Value, wfInputs, path+".inputs."+p.Key.Value, opN.Value)
 	}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
@@ -247,8 +247,8 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 		}
 		// A required input given an optional workflow input may have no
 		// value when the workflow runs.
-		if fn, args, isCall := funcCall2(v); isCall && fn == "get_input" && len(argList2(args)) > 0 {
-			if wi := wfInputs[core.Text(argList2(args)[0])]; wi != nil && !wi.required && (wi.def == nil || wi.def.IsNull()) {
+		if fn, args, isCall := funcCall(v); isCall && fn == "get_input" && len(argList(args)) > 0 {
+			if wi := wfInputs[core.Text(argList(args)[0])]; wi != nil && !wi.required && (wi.def == nil || wi.def.IsNull()) {
 				c.Errorf(v.Range, path+".inputs."+name, core.CodeWorkflow, "required input %q of operation %s is given the optional workflow input %q, which may have no value", name, opN.Value, wi.name)
 			}
 		}

@@ -35,23 +35,23 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// maxCount2 bounds the representations of one node template: each is a
+// maxCount bounds the representations of one node template: each is a
 // resource to plan and apply, and a template from a pull request must not
 // make the compile build millions of them.
-const maxCount2 = 10_000
+const maxCount = 10_000
 
-// topology2 is the service template read.
-type topology2 struct {
+// topology is the service template read.
+type topology struct {
 	st *yamlsrc.Node
 	// declared names the inputs the service template declares;
 	// inputDefs holds their definitions.
 	declared  map[string]bool
-	inputDefs map[string]*prop2
+	inputDefs map[string]*prop
 	inputs    map[string]graph.Value
-	nodes     []*node2
-	byName    map[string]*node2
+	nodes     []*node
+	byName    map[string]*node
 	rels      map[string]*yamlsrc.Node
-	relType   map[string]*typeDef2
+	relType   map[string]*typeDef
 	relProps  map[string]map[string]graph.Value
 	outputs   map[string]graph.Value
 	groups    map[string]*yamlsrc.Node
@@ -59,15 +59,15 @@ type topology2 struct {
 	// diagnostic that says why: what names them is its follow-on.
 	failed map[string]int
 	// picked is set once every requirement's picks are made; incoming
-	// then indexes the relationships by what they target (incoming2).
+	// then indexes the relationships by what they target (incoming).
 	picked   bool
-	incoming map[inKey2][]seqRel2
+	incoming map[inKey][]seqRel
 }
 
-// node2 is a node template.
-type node2 struct {
+// node is a node template.
+type node struct {
 	name  string
-	typ   *typeDef2
+	typ   *typeDef
 	n     *yamlsrc.Node
 	key   diag.Range
 	path  string
@@ -80,24 +80,24 @@ type node2 struct {
 	props map[string]graph.Value
 	attrs map[string]graph.Value
 	caps  map[string]map[string]graph.Value
-	reqs  []*reqAssign2
+	reqs  []*reqAssign
 	// busy is set while the values of another representation are
-	// evaluated for a TOSCA path (valuesAt2); at holds those evaluated.
+	// evaluated for a TOSCA path (valuesAt); at holds those evaluated.
 	busy bool
-	at   map[int64]repValues2
+	at   map[int64]repValues
 }
 
-// reqAssign2 is a requirement assignment of a node template.
-type reqAssign2 struct {
+// reqAssign is a requirement assignment of a node template.
+type reqAssign struct {
 	// src is the type of the node template that holds the requirement.
-	src      *typeDef2
+	src      *typeDef
 	name     string
-	def      *req2
+	def      *req
 	n        *yamlsrc.Node
 	key      diag.Range
 	path     string
-	target   *node2
-	relType  *typeDef2
+	target   *node
+	relType  *typeDef
 	count    int64
 	optional bool
 	alloc    *yamlsrc.Node
@@ -118,30 +118,30 @@ type reqAssign2 struct {
 
 // relCtx is the relationship context of the assignment's values: index 0
 // when it makes one relationship, none when it makes several.
-func (ra *reqAssign2) relCtx() *relCtx2 {
-	return &relCtx2{ra: ra, req: ra.name, count: ra.count, known: ra.count == 1 && !ra.countFn}
+func (ra *reqAssign) relCtx() *relCtx {
+	return &relCtx{ra: ra, req: ra.name, count: ra.count, known: ra.count == 1 && !ra.countFn}
 }
 
-func nodeTemplateKeys2() []string {
+func nodeTemplateKeys() []string {
 	return []string{"type", "description", "metadata", "directives", "properties", "attributes", "requirements",
 		"capabilities", "interfaces", "artifacts", "count", "node_filter", "copy"}
 }
 
-// readTopology2 reads the service template of the root file.
-func (c *compiler) readTopology2(root *file) {
+// readTopology reads the service template of the root file.
+func (c *compiler) readTopology(root *file) {
 	st := root.root.Get("service_template")
-	topo := &topology2{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node2{},
-		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, relProps: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
+	topo := &topology{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node{},
+		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef{}, relProps: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
 		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
-	c.v2.topo = topo
+	c.state.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
 		c.undeclaredInputs(nil, "service_template", core.StartOf(root.root.Range))
 		return
 	}
-	c.readInputs2(root, st.Get("inputs"))
+	c.readInputs(root, st.Get("inputs"))
 	if rt := st.Get("relationship_templates"); rt != nil && rt.Kind == yamlsrc.Mapping {
 		for _, p := range rt.Pairs() {
-			c.readRelTemplate2(root, p, rt)
+			c.readRelTemplate(root, p, rt)
 		}
 	}
 	nt := st.Get("node_templates")
@@ -155,14 +155,14 @@ func (c *compiler) readTopology2(root *file) {
 				c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 				continue
 			}
-			c.keys2(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys2(), nil)
-			c.metadata2(p.Value, path)
-			nd := &node2{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
+			c.keys(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys(), nil)
+			c.metadata(p.Value, path)
+			nd := &node{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
 			if cp := p.Value.Get("copy"); cp == nil {
 				// Most templates copy nothing: no lookup among them all.
 			} else if src := nt.Get(core.Text(cp)); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
 				// The template copied is the basis its keynames refine
-				// (§7.2); a copy of a copy is reported by readNode2.
+				// (§7.2); a copy of a copy is reported by readNode.
 				nd.n = core.MergeNodes(src, p.Value)
 			}
 			tn := nd.n.Get("type")
@@ -171,7 +171,7 @@ func (c *compiler) readTopology2(root *file) {
 				topo.failed[nd.name] = c.Last()
 				continue
 			}
-			if nd.typ = c.typeRef2(root, core.KNode, tn, path+".type"); nd.typ == nil {
+			if nd.typ = c.typeRef(root, core.KNode, tn, path+".type"); nd.typ == nil {
 				// What names the template is not reported again.
 				topo.failed[nd.name] = c.Last()
 				continue
@@ -184,15 +184,15 @@ func (c *compiler) readTopology2(root *file) {
 		if c.Stopped() {
 			return
 		}
-		c.readNode2(root, nd)
+		c.readNode(root, nd)
 	}
-	if !c.limitExpansion2() {
+	if !c.limitExpansion() {
 		return
 	}
 	for _, nd := range topo.nodes {
 		for _, ra := range nd.reqs {
 			if ra.nodeIdx != nil && ra.target != nil {
-				c.pickTargets2(root, nd, ra)
+				c.pickTargets(root, nd, ra)
 			}
 		}
 	}
@@ -202,33 +202,33 @@ func (c *compiler) readTopology2(root *file) {
 		if c.Stopped() {
 			return
 		}
-		c.nodeValues2(root, nd)
+		c.nodeValues(root, nd)
 	}
-	c.checkCapacity2(root)
-	c.relTemplatesInContext2(root)
+	c.checkCapacity(root)
+	c.relTemplatesInContext(root)
 	if gs := st.Get("groups"); gs != nil && gs.Kind == yamlsrc.Mapping {
 		for _, p := range gs.Pairs() {
-			c.readGroup2(root, p)
+			c.readGroup(root, p)
 		}
 	}
 	if ps := st.Get("policies"); ps != nil && ps.Kind == yamlsrc.Sequence {
 		for i, it := range ps.Content {
-			c.readPolicy2(root, it, "service_template.policies["+core.Itoa(int64(i))+"]")
+			c.readPolicy(root, it, "service_template.policies["+core.Itoa(int64(i))+"]")
 		}
 	}
-	c.readOutputs2(root, st.Get("outputs"))
-	c.readSubstitution2(root, st.Get("substitution_mappings"))
-	c.readWorkflows2(root, st.Get("workflows"))
+	c.readOutputs(root, st.Get("outputs"))
+	c.readSubstitution(root, st.Get("substitution_mappings"))
+	c.readWorkflows(root, st.Get("workflows"))
 }
 
-func paramKeys2() []string {
+func paramKeys() []string {
 	return []string{"type", "description", "metadata", "required", "default", "value", "validation", "key_schema", "entry_schema", "mapping"}
 }
 
-// readInputs2 reads input definitions and the values given for them.
-func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
-	topo := c.v2.topo
-	defs := map[string]*prop2{}
+// readInputs reads input definitions and the values given for them.
+func (c *compiler) readInputs(f *file, n *yamlsrc.Node) {
+	topo := c.state.topo
+	defs := map[string]*prop{}
 	if n != nil && n.Kind == yamlsrc.Mapping {
 		for _, p := range n.Pairs() {
 			path := "service_template.inputs." + p.Key.Value
@@ -236,7 +236,7 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 				c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "input %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 				continue
 			}
-			if d := c.readParam2(f, p.Key.Value, p.Value, path); d != nil {
+			if d := c.readParam(f, p.Key.Value, p.Value, path); d != nil {
 				defs[p.Key.Value] = d
 			}
 		}
@@ -252,47 +252,47 @@ func (c *compiler) readInputs2(f *file, n *yamlsrc.Node) {
 	c.undeclaredInputs(topo.declared, "service_template", at)
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]
-		ev := &eval2{c: c, f: f}
+		ev := &eval{c: c, f: f}
 		path := "service_template.inputs." + name
 		switch {
 		case c.opts.Inputs != nil && c.opts.Inputs[name] != nil:
 			vn := core.NodeOf(c.opts.Inputs[name], d.n.Range)
-			topo.inputs[name] = c.checkValue2(ev, d, vn, path)
+			topo.inputs[name] = c.checkValue(ev, d, vn, path)
 		case d.value != nil && d.typ != nil:
-			topo.inputs[name] = c.checkValue2(ev, d, d.value, path+".value")
+			topo.inputs[name] = c.checkValue(ev, d, d.value, path+".value")
 		case d.value != nil:
 			topo.inputs[name] = ev.evalAt(d.value, path+".value")
 		case d.def != nil && !d.def.IsNull() && d.typ != nil:
-			topo.inputs[name] = c.checkValue2(ev, d, d.def, path+".default")
+			topo.inputs[name] = c.checkValue(ev, d, d.def, path+".default")
 		case d.def != nil && !d.def.IsNull():
 			topo.inputs[name] = ev.evalAt(d.def, path+".default")
 		default:
 			if d.required && c.opts.RequireInputs {
 				c.Errorf(d.n.Range, path, core.CodeMissingInput, "input %q is required and has no value or default", name)
 			}
-			topo.inputs[name] = unknown2("get_input", []graph.Value{name})
+			topo.inputs[name] = unknown("get_input", []graph.Value{name})
 		}
 	}
 }
 
-// readParam2 reads a parameter definition (§9.7): as a property
+// readParam reads a parameter definition (§9.7): as a property
 // definition whose type may be left out.
-func (c *compiler) readParam2(f *file, name string, n *yamlsrc.Node, path string) *prop2 {
+func (c *compiler) readParam(f *file, name string, n *yamlsrc.Node, path string) *prop {
 	if n.Get("type") == nil {
-		c.keys2(n, path, func() string { return "parameter " + core.Quote(name) }, paramKeys2(), legacyPropKey)
-		d := &prop2{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default"), sensitive: core.MetaSensitive(n)}
-		if req, set := c.bool2(n, path, "required"); set {
+		c.keys(n, path, func() string { return "parameter " + core.Quote(name) }, paramKeys(), legacyPropKey)
+		d := &prop{name: name, n: n, required: true, f: f, value: n.Get("value"), def: n.Get("default"), sensitive: core.MetaSensitive(n)}
+		if req, set := c.boolValue(n, path, "required"); set {
 			d.required = req
 		}
-		c.checkExpr2(f, n.Get("value"), path+".value", false)
+		c.checkExpr(f, n.Get("value"), path+".value", false)
 		return d
 	}
-	return c.readPropDef2(f, name, n, path, true, nil)
+	return c.readPropDef(f, name, n, path, true, nil)
 }
 
-// readOutputs2 reads output parameters: their values are evaluated when
+// readOutputs reads output parameters: their values are evaluated when
 // known, Unknown otherwise.
-func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
+func (c *compiler) readOutputs(f *file, n *yamlsrc.Node) {
 	if n == nil || n.Kind != yamlsrc.Mapping {
 		return
 	}
@@ -302,66 +302,66 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 			c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "output %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 			continue
 		}
-		d := c.readParam2(f, p.Key.Value, p.Value, path)
+		d := c.readParam(f, p.Key.Value, p.Value, path)
 		if d == nil {
 			continue
 		}
-		ev := &eval2{c: c, f: f}
+		ev := &eval{c: c, f: f}
 		if v := p.Value.Get("value"); v != nil {
-			c.checkExpr2(f, v, path+".value", false)
+			c.checkExpr(f, v, path+".value", false)
 			before := c.SecretReads
 			if d.secret() {
 				c.enterSecret(v)()
 			}
 			if d.typ != nil {
 				// A typed output's value fits its type (§9.7).
-				c.v2.topo.outputs[p.Key.Value] = c.checkValue2(ev, d, v, path+".value")
+				c.state.topo.outputs[p.Key.Value] = c.checkValue(ev, d, v, path+".value")
 			} else {
-				c.v2.topo.outputs[p.Key.Value] = ev.evalAt(v, path+".value")
+				c.state.topo.outputs[p.Key.Value] = ev.evalAt(v, path+".value")
 			}
 			c.NoteSecret(path, before)
 		}
 	}
 }
 
-// readRelTemplate2 reads a relationship template (§7.4).
-func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
+// readRelTemplate reads a relationship template (§7.4).
+func (c *compiler) readRelTemplate(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	path := "service_template.relationship_templates." + p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
 		c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "relationship template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "relationship template " + core.Quote(p.Key.Value) }, relTemplateKeys2(), nil)
-	n, ok := c.copyRelTemplate2(p, all, path)
+	c.keys(p.Value, path, func() string { return "relationship template " + core.Quote(p.Key.Value) }, relTemplateKeys(), nil)
+	n, ok := c.copyRelTemplate(p, all, path)
 	if !ok {
-		c.v2.topo.failed[p.Key.Value] = c.Last()
+		c.state.topo.failed[p.Key.Value] = c.Last()
 		return
 	}
 	tn := n.Get("type")
 	if tn == nil {
 		c.Errorf(p.Key.Range, path, core.CodeMissingField, "relationship template %q is missing required field \"type\"", p.Key.Value)
-		c.v2.topo.failed[p.Key.Value] = c.Last()
+		c.state.topo.failed[p.Key.Value] = c.Last()
 		return
 	}
-	t := c.typeRef2(f, core.KRelationship, tn, path+".type")
+	t := c.typeRef(f, core.KRelationship, tn, path+".type")
 	if t == nil {
 		return
 	}
-	c.v2.topo.rels[p.Key.Value] = n
-	c.v2.topo.relType[p.Key.Value] = t
-	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
-	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+core.Quote(p.Key.Value), true)
-	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+core.Quote(p.Key.Value))
-	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
+	c.state.topo.rels[p.Key.Value] = n
+	c.state.topo.relType[p.Key.Value] = t
+	ev := &eval{c: c, f: f, rel: &relCtx{}}
+	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+core.Quote(p.Key.Value), true)
+	c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+core.Quote(p.Key.Value))
+	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
-// copyRelTemplate2 returns the relationship template p with the one its
+// copyRelTemplate returns the relationship template p with the one its
 // copy keyname names merged under it (§7.4: all its keynames and values
 // are copied, and the template's own refine them). The template copied
 // must be one of the service template's relationship templates (all)
 // that does not use copy itself, which also rules out a chain or a
 // cycle of copies; ok is false, with the error reported, otherwise.
-func (c *compiler) copyRelTemplate2(p yamlsrc.Pair, all *yamlsrc.Node, path string) (*yamlsrc.Node, bool) {
+func (c *compiler) copyRelTemplate(p yamlsrc.Pair, all *yamlsrc.Node, path string) (*yamlsrc.Node, bool) {
 	cp := p.Value.Get("copy")
 	if cp == nil {
 		return p.Value, true
@@ -384,26 +384,26 @@ func (c *compiler) copyRelTemplate2(p yamlsrc.Pair, all *yamlsrc.Node, path stri
 	return nil, false
 }
 
-// relTemplatesInContext2 evaluates the inputs a relationship template's
+// relTemplatesInContext evaluates the inputs a relationship template's
 // interface assignments give in the relationship context of the first
 // requirement that uses it, where SELF is that relationship and SOURCE
 // and TARGET its nodes (§10.3), so that a TOSCA path that does not fit
 // them is reported: read on its own, a relationship template's path is
 // known only where it is used. A template no requirement uses has no
 // such context.
-func (c *compiler) relTemplatesInContext2(f *file) {
-	topo := c.v2.topo
+func (c *compiler) relTemplatesInContext(f *file) {
+	topo := c.state.topo
 	for _, p := range topo.st.Get("relationship_templates").Pairs() {
 		n := topo.rels[p.Key.Value]
 		if n == nil || n.Get("interfaces") == nil || c.Stopped() {
 			continue
 		}
-		users := c.relTemplateUsers2(p.Key.Value)
+		users := c.relTemplateUsers(p.Key.Value)
 		if len(users) == 0 {
 			continue
 		}
 		re := users[0]
-		ev := &eval2{c: c, f: f, node: re.src, rel: re.ra.relCtx()}
+		ev := &eval{c: c, f: f, node: re.src, rel: re.ra.relCtx()}
 		path := "service_template.relationship_templates." + p.Key.Value + ".interfaces."
 		for _, ip := range n.Get("interfaces").Pairs() {
 			for _, in := range ip.Value.Get("inputs").Pairs() {
@@ -420,14 +420,14 @@ func (c *compiler) relTemplatesInContext2(f *file) {
 	}
 }
 
-// assignAttrs2 checks attribute assignments (§9.6) against the
+// assignAttrs checks attribute assignments (§9.6) against the
 // attribute definitions attrs and returns the values, defaults included.
 // An attribute may also be one reflected from a property of the same
 // name (§9.5: orchestrators "MUST automatically create an attribute for
 // every declared property"; §9.6: an attribute "declared (or reflected
 // from a Property definition)"), of that property's type and validation;
 // only the attributes declared as such get a default.
-func (c *compiler) assignAttrs2(ev *eval2, attrs, props map[string]*prop2, n *yamlsrc.Node, path, owner string) map[string]graph.Value {
+func (c *compiler) assignAttrs(ev *eval, attrs, props map[string]*prop, n *yamlsrc.Node, path, owner string) map[string]graph.Value {
 	defs, cloned := attrs, false
 	for _, p := range n.Pairs() {
 		pd := props[p.Key.Value]
@@ -435,7 +435,7 @@ func (c *compiler) assignAttrs2(ev *eval2, attrs, props map[string]*prop2, n *ya
 			continue
 		}
 		if !cloned {
-			defs, cloned = make(map[string]*prop2, len(attrs)+1), true
+			defs, cloned = make(map[string]*prop, len(attrs)+1), true
 			maps.Copy(defs, attrs)
 		}
 		// The actual state the property's value asks for: not fixed by
@@ -444,12 +444,12 @@ func (c *compiler) assignAttrs2(ev *eval2, attrs, props map[string]*prop2, n *ya
 		d.value = nil
 		defs[p.Key.Value] = &d
 	}
-	return c.assignProps2(ev, defs, n, path, owner, false)
+	return c.assignProps(ev, defs, n, path, owner, false)
 }
 
-// assignProps2 checks property (or attribute) assignments against their
+// assignProps checks property (or attribute) assignments against their
 // definitions and returns the values, defaults included.
-func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.Node, path, owner string, isProp bool) map[string]graph.Value {
+func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node, path, owner string, isProp bool) map[string]graph.Value {
 	out := map[string]graph.Value{}
 	noun := "property"
 	if !isProp {
@@ -472,12 +472,12 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 			continue
 		}
 		before := c.SecretReads
-		v := c.checkValue2(ev, d, p.Value, pp)
+		v := c.checkValue(ev, d, p.Value, pp)
 		c.NoteSecret(pp, before)
-		if d.value != nil && v != nil && !isUnknown2(v) {
-			fixed := c.checkValue2(ev, d, d.value, pp)
+		if d.value != nil && v != nil && !isUnknown(v) {
+			fixed := c.checkValue(ev, d, d.value, pp)
 			if r, ok := ev.compare(v, fixed); !ok || r != 0 {
-				c.fixedValue2(d, p, pp, noun)
+				c.fixedValue(d, p, pp, noun)
 			}
 		}
 		out[p.Key.Value] = v
@@ -490,13 +490,13 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 		before := c.SecretReads
 		switch {
 		case d.value != nil:
-			out[name] = c.checkValue2(ev, d, d.value, core.JoinPath(path, name))
+			out[name] = c.checkValue(ev, d, d.value, core.JoinPath(path, name))
 			c.NoteSecret(core.JoinPath(path, name), before)
 		case d.def != nil && !d.def.IsNull():
-			out[name] = c.checkValue2(ev, d, d.def, core.JoinPath(path, name))
+			out[name] = c.checkValue(ev, d, d.def, core.JoinPath(path, name))
 			c.NoteSecret(core.JoinPath(path, name), before)
 		case isProp && d.required:
-			at := ev.c.v2.topo.st
+			at := ev.c.state.topo.st
 			if n != nil {
 				at = n
 			}
@@ -506,19 +506,19 @@ func (c *compiler) assignProps2(ev *eval2, defs map[string]*prop2, n *yamlsrc.No
 	return out
 }
 
-// readNode2 reads a node template's assignments.
-func (c *compiler) readNode2(f *file, nd *node2) {
+// readNode reads a node template's assignments.
+func (c *compiler) readNode(f *file, nd *node) {
 	n, t := nd.n, nd.typ
-	ev := &eval2{c: c, f: f, node: nd}
+	ev := &eval{c: c, f: f, node: nd}
 	if cn, ok := n.GetPair("count"); ok {
-		c.checkExpr2(f, cn.Value, nd.path+".count", false)
+		c.checkExpr(f, cn.Value, nd.path+".count", false)
 		switch v := ev.evalAt(cn.Value, nd.path+".count").(type) {
 		case int64:
 			switch {
 			case v < 0:
 				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count must not be negative, found %d", v)
-			case v > maxCount2:
-				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount2)
+			case v > maxCount:
+				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount)
 			default:
 				nd.count = v
 			}
@@ -538,39 +538,39 @@ func (c *compiler) readNode2(f *file, nd *node2) {
 		}
 	}
 	if nf := n.Get("node_filter"); nf != nil {
-		c.checkExpr2(f, nf, nd.path+".node_filter", false)
+		c.checkExpr(f, nf, nd.path+".node_filter", false)
 	}
 	if cp := n.Get("copy"); cp != nil {
-		switch src := c.v2.topo.byName[core.Text(cp)]; {
-		case src == nil && c.failedTemplate2(cp):
+		switch src := c.state.topo.byName[core.Text(cp)]; {
+		case src == nil && c.failedTemplate(cp):
 		case src == nil:
 			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names %s, which is no node template", core.DescribeValue(cp))
 		case src.n.Get("copy") != nil:
 			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names node template %q, which uses copy itself (§7.2)", src.name)
 		}
 	}
-	c.readReqAssigns2(f, nd)
-	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
+	c.readReqAssigns(f, nd)
+	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
 	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
 		if an.Kind != yamlsrc.Mapping {
 			c.Errorf(an.Range, nd.path+".artifacts", core.CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
 		} else {
 			for _, p := range an.Pairs() {
-				c.checkArtifact2(f, p, nd.path+".artifacts."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
+				c.checkArtifact(f, p, nd.path+".artifacts."+p.Key.Value, t.artifacts[p.Key.Value] != nil)
 			}
 		}
 	}
 }
 
-// nodeValues2 checks and evaluates a node template's properties,
+// nodeValues checks and evaluates a node template's properties,
 // attributes and capability properties, for the representation nd.index
 // ($node_index) when the template has a count.
-func (c *compiler) nodeValues2(f *file, nd *node2) {
+func (c *compiler) nodeValues(f *file, nd *node) {
 	n, t := nd.n, nd.typ
-	ev := &eval2{c: c, f: f, node: nd}
+	ev := &eval{c: c, f: f, node: nd}
 	owner := "node template " + core.Quote(nd.name)
-	nd.props = c.assignProps2(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable2(n))
-	nd.attrs = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), nd.path+".attributes", owner)
+	nd.props = c.assignProps(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable(n))
+	nd.attrs = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), nd.path+".attributes", owner)
 	caps := map[string]map[string]graph.Value{}
 	assigned := n.Get("capabilities")
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
@@ -591,29 +591,29 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 		body := assigned.Get(name)
 		cp := nd.path + ".capabilities." + name
 		if body != nil && !body.IsNull() {
-			c.keys2(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys2(), nil)
+			c.keys(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys(), nil)
 		}
 		co := "capability " + core.Quote(name) + " of " + owner
-		caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
-		c.assignAttrs2(ev, cd.attrs, cd.props, body.Get("attributes"), cp+".attributes", co)
+		caps[name] = c.assignProps(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable(n))
+		c.assignAttrs(ev, cd.attrs, cd.props, body.Get("attributes"), cp+".attributes", co)
 	}
 	nd.caps = caps
 }
 
-// failedTemplate2 reports whether n names a node template that could not
+// failedTemplate reports whether n names a node template that could not
 // be read, counting the reference as a follow-on of why.
-func (c *compiler) failedTemplate2(n *yamlsrc.Node) bool {
-	cause, ok := c.v2.topo.failed[core.Text(n)]
+func (c *compiler) failedTemplate(n *yamlsrc.Node) bool {
+	cause, ok := c.state.topo.failed[core.Text(n)]
 	if ok {
 		c.FollowOn(cause)
 	}
 	return ok
 }
 
-// selectable2 reports whether a node template is selected from the
+// selectable reports whether a node template is selected from the
 // orchestrator's inventory or substituted, so that its required
 // properties need no value here (§7.2.1).
-func (c *compiler) selectable2(n *yamlsrc.Node) bool {
+func (c *compiler) selectable(n *yamlsrc.Node) bool {
 	for _, d := range n.Get("directives").Items() {
 		if d.Value == "select" || d.Value == "substitute" {
 			return true
@@ -622,8 +622,8 @@ func (c *compiler) selectable2(n *yamlsrc.Node) bool {
 	return false
 }
 
-// assignIfaces2 checks interface assignments against their definitions.
-func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.Node, path string) {
+// assignIfaces checks interface assignments against their definitions.
+func (c *compiler) assignIfaces(ev *eval, defs map[string]*iface, n *yamlsrc.Node, path string) {
 	if n == nil || n.IsNull() {
 		return
 	}
@@ -638,11 +638,11 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 			c.Errorf(p.Key.Range, ip, core.CodeUnknownInterface, "no interface %q is defined here", p.Key.Value)
 			continue
 		}
-		if !c.keys2(p.Value, ip, func() string { return "interface " + core.Quote(p.Key.Value) }, ifaceAssignKeys2(), nil) {
+		if !c.keys(p.Value, ip, func() string { return "interface " + core.Quote(p.Key.Value) }, ifaceAssignKeys(), nil) {
 			continue
 		}
 		if in := p.Value.Get("inputs"); in != nil {
-			c.checkExpr2(ev.f, in, ip+".inputs", false)
+			c.checkExpr(ev.f, in, ip+".inputs", false)
 		}
 		for _, key := range []string{"operations", "notifications"} {
 			ops := p.Value.Get(key)
@@ -666,11 +666,11 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 				switch {
 				case op.Value.IsNull(), op.Value.IsString():
 				case op.Value.Kind == yamlsrc.Mapping:
-					c.keys2(op.Value, opPath, func() string { return "operation " + core.Quote(op.Key.Value) }, opAssignKeys2(), nil)
+					c.keys(op.Value, opPath, func() string { return "operation " + core.Quote(op.Key.Value) }, opAssignKeys(), nil)
 					if im := op.Value.Get("implementation"); im != nil {
-						c.checkImpl2(im, opPath+".implementation")
+						c.checkImpl(im, opPath+".implementation")
 					}
-					c.checkExpr2(ev.f, op.Value.Get("inputs"), opPath+".inputs", false)
+					c.checkExpr(ev.f, op.Value.Get("inputs"), opPath+".inputs", false)
 				default:
 					c.Errorf(op.Value.Range, opPath, core.CodeWrongKind, "operation %q must be an implementation or a map, found %s", op.Key.Value, op.Value.Describe())
 				}
@@ -679,12 +679,12 @@ func (c *compiler) assignIfaces2(ev *eval2, defs map[string]*iface2, n *yamlsrc.
 	}
 }
 
-func reqAssignKeys2() []string {
+func reqAssignKeys() []string {
 	return []string{"node", "capability", "relationship", "allocation", "count", "node_filter", "directives", "optional"}
 }
 
-// readReqAssigns2 reads a node template's requirement assignments (§8.5).
-func (c *compiler) readReqAssigns2(f *file, nd *node2) {
+// readReqAssigns reads a node template's requirement assignments (§8.5).
+func (c *compiler) readReqAssigns(f *file, nd *node) {
 	rn := nd.n.Get("requirements")
 	if rn == nil || rn.IsNull() {
 		return
@@ -693,8 +693,8 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		c.Errorf(rn.Range, nd.path+".requirements", core.CodeWrongKind, "requirements must be a list, found %s", rn.Describe())
 		return
 	}
-	topo := c.v2.topo
-	ev := &eval2{c: c, f: f, node: nd}
+	topo := c.state.topo
+	ev := &eval{c: c, f: f, node: nd}
 	for i, it := range rn.Content {
 		ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
@@ -703,7 +703,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		}
 		name, body := it.Content[0].Value, it.Content[1]
 		rp := nd.path + ".requirements." + name
-		ra := &reqAssign2{src: nd.typ, name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
+		ra := &reqAssign{src: nd.typ, name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
 		for _, d := range nd.typ.reqs {
 			if d.name == name {
 				ra.def = d
@@ -716,14 +716,14 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		ra.relType = ra.def.relType
 		nodeN := body
 		if body.Kind == yamlsrc.Mapping {
-			c.keys2(body, rp, func() string { return "requirement " + core.Quote(name) }, reqAssignKeys2(), nil)
+			c.keys(body, rp, func() string { return "requirement " + core.Quote(name) }, reqAssignKeys(), nil)
 			nodeN = body.Get("node")
 			if cn := body.Get("count"); cn != nil {
 				if v, ok := cn.Int(); ok && v >= 0 {
 					ra.count = v
-				} else if _, _, isCall := funcCall2(cn); isCall {
+				} else if _, _, isCall := funcCall(cn); isCall {
 					ra.countFn = true
-					c.checkExpr2(f, cn, rp+".count", false)
+					c.checkExpr(f, cn, rp+".count", false)
 				} else {
 					c.Errorf(cn.Range, rp+".count", core.CodeValue, "count must be a non-negative integer, found %s", cn.Describe())
 				}
@@ -741,14 +741,14 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 			if rel := body.Get("relationship"); rel != nil {
 				rev := *ev
 				rev.rel = ra.relCtx()
-				c.readReqRelationship2(&rev, ra, rel, rp+".relationship")
+				c.readReqRelationship(&rev, ra, rel, rp+".relationship")
 			}
 			if nf := body.Get("node_filter"); nf != nil {
-				c.checkExpr2(f, nf, rp+".node_filter", false)
+				c.checkExpr(f, nf, rp+".node_filter", false)
 			}
 			if al := body.Get("allocation"); al != nil {
 				ra.alloc = al
-				c.checkExpr2(f, al, rp+".allocation", false)
+				c.checkExpr(f, al, rp+".allocation", false)
 			}
 		} else if !body.IsString() && !(body.Kind == yamlsrc.Sequence && len(body.Content) == 2) {
 			c.Errorf(body.Range, rp, core.CodeWrongKind, "requirement %q must name a node template or node type, or be a map, found %s", name, body.Describe())
@@ -761,33 +761,33 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 				target = nodeN.Content[0]
 				if len(nodeN.Content) == 2 {
 					ra.nodeIdx = nodeN.Content[1]
-					c.checkExpr2(f, ra.nodeIdx, rp+".node", false)
+					c.checkExpr(f, ra.nodeIdx, rp+".node", false)
 				}
 			}
 			if tn := topo.byName[core.Text(target)]; tn != nil {
 				ra.target = tn
-				c.checkTarget2(f, ra, tn.typ, target)
-			} else if t := c.findType2(f, core.KNode, core.Text(target)); t != nil {
-				c.checkTarget2(f, ra, t, target)
-			} else if !c.failedTemplate2(target) {
+				c.checkTarget(f, ra, tn.typ, target)
+			} else if t := c.findType(f, core.KNode, core.Text(target)); t != nil {
+				c.checkTarget(f, ra, t, target)
+			} else if !c.failedTemplate(target) {
 				c.Errorf(target.Range, rp+".node", core.CodeUnknownTemplate, "requirement %q names %s, which is neither a node template nor a node type", name, core.DescribeValue(target))
 			}
 		}
 		if ra.alloc != nil {
-			c.checkAllocation2(ev, ra)
+			c.checkAllocation(ev, ra)
 		}
 		nd.reqs = append(nd.reqs, ra)
 	}
-	c.checkReqCounts2(nd)
+	c.checkReqCounts(nd)
 }
 
-// checkTarget2 checks that the node (template or type) a requirement
+// checkTarget checks that the node (template or type) a requirement
 // assignment names is of the node type the definition asks for and has
 // the capability it asks for: the one the assignment names, by name or
 // type, else one of the definition's capability type (§8.5.2).
-func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsrc.Node) {
+func (c *compiler) checkTarget(f *file, ra *reqAssign, t *typeDef, at *yamlsrc.Node) {
 	d := ra.def
-	if d.nodeType != nil && !c.derives2(t, d.nodeType) {
+	if d.nodeType != nil && !c.derives(t, d.nodeType) {
 		c.Errorf(at.Range, ra.path+".node", core.CodeNodeMismatch, "requirement %q needs a node of type %q; %s is a %q", ra.name, d.nodeType.name, core.DescribeValue(at), t.name)
 		return
 	}
@@ -798,20 +798,20 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 			if cd.typ == nil {
 				return
 			}
-			if want != nil && !c.derives2(cd.typ, want) {
+			if want != nil && !c.derives(cd.typ, want) {
 				c.Errorf(cn.Range, ra.path+".capability", core.CodeCapabilityMismatch, "capability %q of %s is a %q, not the %q requirement %q needs", cn.Value, core.DescribeValue(at), cd.typ.name, want.name, ra.name)
 				return
 			}
 			ra.capName = cd.name
-			c.checkValidTypes2(ra, t, cd, at)
+			c.checkValidTypes(ra, t, cd, at)
 			return
 		}
-		ct := c.findType2(f, core.KCapability, cn.Value)
+		ct := c.findType(f, core.KCapability, cn.Value)
 		if ct == nil {
 			c.Errorf(cn.Range, ra.path+".capability", core.CodeUnknownCapability, "%s has no capability %q, and no capability type has that name", core.DescribeValue(at), cn.Value)
 			return
 		}
-		if want != nil && !c.derives2(ct, want) {
+		if want != nil && !c.derives(ct, want) {
 			c.Errorf(cn.Range, ra.path+".capability", core.CodeCapabilityMismatch, "capability type %q is not the %q requirement %q needs", ct.name, want.name, ra.name)
 			return
 		}
@@ -821,26 +821,26 @@ func (c *compiler) checkTarget2(f *file, ra *reqAssign2, t *typeDef2, at *yamlsr
 		return
 	}
 	for _, name := range sortedOnce(&t.capOrder, t.caps) {
-		if cd := t.caps[name]; cd.typ != nil && c.derives2(cd.typ, want) {
+		if cd := t.caps[name]; cd.typ != nil && c.derives(cd.typ, want) {
 			ra.capName = cd.name
-			c.checkValidTypes2(ra, t, cd, at)
+			c.checkValidTypes(ra, t, cd, at)
 			return
 		}
 	}
 	c.Errorf(at.Range, ra.path+".node", core.CodeCapabilityMismatch, "%s has no capability of type %q, which requirement %q needs", core.DescribeValue(at), want.name, ra.name)
 }
 
-// checkValidTypes2 checks the valid_*_types restrictions of the target
+// checkValidTypes checks the valid_*_types restrictions of the target
 // capability and of the relationship (§7.3, §8.1, §8.2): the source node
 // type, the capability type and the target node type must each derive
 // from one of the types listed, where a list is given.
-func (c *compiler) checkValidTypes2(ra *reqAssign2, target *typeDef2, cd *cap2, at *yamlsrc.Node) {
+func (c *compiler) checkValidTypes(ra *reqAssign, target *typeDef, cd *capability, at *yamlsrc.Node) {
 	src := ra.src
-	in := func(t *typeDef2, list []*typeDef2) bool {
-		return len(list) == 0 || slices.ContainsFunc(list, func(x *typeDef2) bool { return c.derives2(t, x) })
+	in := func(t *typeDef, list []*typeDef) bool {
+		return len(list) == 0 || slices.ContainsFunc(list, func(x *typeDef) bool { return c.derives(t, x) })
 	}
 	if !in(src, cd.validSources) {
-		c.Errorf(at.Range, ra.path, core.CodeValidSource, "capability %q of %s does not accept a requirement of node type %q (valid_source_node_types: %s)", cd.name, core.DescribeValue(at), src.name, typeNames2(cd.validSources))
+		c.Errorf(at.Range, ra.path, core.CodeValidSource, "capability %q of %s does not accept a requirement of node type %q (valid_source_node_types: %s)", cd.name, core.DescribeValue(at), src.name, typeNames(cd.validSources))
 	}
 	rt := ra.relType
 	if rt == nil {
@@ -848,15 +848,15 @@ func (c *compiler) checkValidTypes2(ra *reqAssign2, target *typeDef2, cd *cap2, 
 	}
 	switch {
 	case !in(cd.typ, rt.validCaps):
-		c.Errorf(at.Range, ra.path, core.CodeValidTarget, "relationship type %q cannot target capability %q of type %q (valid_capability_types: %s)", rt.name, cd.name, cd.typ.name, typeNames2(rt.validCaps))
+		c.Errorf(at.Range, ra.path, core.CodeValidTarget, "relationship type %q cannot target capability %q of type %q (valid_capability_types: %s)", rt.name, cd.name, cd.typ.name, typeNames(rt.validCaps))
 	case !in(target, rt.validTargets):
-		c.Errorf(at.Range, ra.path, core.CodeValidTarget, "relationship type %q cannot target a node of type %q (valid_target_node_types: %s)", rt.name, target.name, typeNames2(rt.validTargets))
+		c.Errorf(at.Range, ra.path, core.CodeValidTarget, "relationship type %q cannot target a node of type %q (valid_target_node_types: %s)", rt.name, target.name, typeNames(rt.validTargets))
 	case !in(src, rt.validSources):
-		c.Errorf(at.Range, ra.path, core.CodeValidSource, "relationship type %q cannot start at a node of type %q (valid_source_node_types: %s)", rt.name, src.name, typeNames2(rt.validSources))
+		c.Errorf(at.Range, ra.path, core.CodeValidSource, "relationship type %q cannot start at a node of type %q (valid_source_node_types: %s)", rt.name, src.name, typeNames(rt.validSources))
 	}
 }
 
-func typeNames2(list []*typeDef2) string {
+func typeNames(list []*typeDef) string {
 	names := make([]string, len(list))
 	for i, t := range list {
 		names[i] = t.name
@@ -864,23 +864,23 @@ func typeNames2(list []*typeDef2) string {
 	return strings.Join(names, ", ")
 }
 
-// checkCapacity2 checks that the allocations of the requirements that
+// checkCapacity checks that the allocations of the requirements that
 // target a capability do not add up to more than its properties' values
 // (§8.5.5), where both are known: every representation of a source
 // allocates, to a target without count.
-func (c *compiler) checkCapacity2(f *file) {
+func (c *compiler) checkCapacity(f *file) {
 	type key struct {
-		target        *node2
+		target        *node
 		capName, prop string
 	}
 	sums := map[key]float64{}
 	var order []key
-	at := map[key]*reqAssign2{}
-	for _, nd := range c.v2.topo.nodes {
+	at := map[key]*reqAssign{}
+	for _, nd := range c.state.topo.nodes {
 		if c.Stopped() {
 			return
 		}
-		ev := &eval2{c: c, f: f, node: nd}
+		ev := &eval{c: c, f: f, node: nd}
 		for _, ra := range nd.reqs {
 			if ra.alloc == nil || ra.target == nil || ra.capName == "" || ra.target.n.Get("count") != nil {
 				continue
@@ -891,7 +891,7 @@ func (c *compiler) checkCapacity2(f *file) {
 				if d == nil {
 					continue
 				}
-				amount, ok := quantity2(d.typ, ev.evalAt(p.Value, ra.path+".allocation."+p.Key.Value))
+				amount, ok := quantity(d.typ, ev.evalAt(p.Value, ra.path+".allocation."+p.Key.Value))
 				if !ok {
 					continue
 				}
@@ -906,7 +906,7 @@ func (c *compiler) checkCapacity2(f *file) {
 	}
 	for _, k := range order {
 		d := k.target.typ.caps[k.capName].props[k.prop]
-		capacity, ok := quantity2(d.typ, k.target.caps[k.capName][k.prop])
+		capacity, ok := quantity(d.typ, k.target.caps[k.capName][k.prop])
 		if ok && sums[k] > capacity {
 			ra := at[k]
 			c.Errorf(ra.key, ra.path+".allocation", core.CodeValue, "the allocations of %s to capability %q of %q add up to %v, over its %v (§8.5.5)", k.prop, k.capName, k.target.name, sums[k], capacity)
@@ -914,25 +914,25 @@ func (c *compiler) checkCapacity2(f *file) {
 	}
 }
 
-// quantity2 reads a number, or a scalar of type t in its canonical unit.
-func quantity2(t *typeDef2, v graph.Value) (float64, bool) {
-	if f, ok := toFloat2(v); ok {
+// quantity reads a number, or a scalar of type t in its canonical unit.
+func quantity(t *typeDef, v graph.Value) (float64, bool) {
+	if f, ok := toFloat(v); ok {
 		return f, true
 	}
 	s, ok := v.(string)
 	if !ok || t == nil || t.scalar == nil {
 		return 0, false
 	}
-	_, canon, _, msg := parseScalar2(t.scalar, s)
+	_, canon, _, msg := parseScalar(t.scalar, s)
 	return canon, msg == ""
 }
 
-// checkReqCounts2 checks that the counts of the non-optional assignments
+// checkReqCounts checks that the counts of the non-optional assignments
 // of each requirement do not exceed the upper bound of its count_range
 // (§8.5.4); fewer are fulfilled by the orchestrator.
-func (c *compiler) checkReqCounts2(nd *node2) {
-	sums := map[*req2]int64{}
-	var last = map[*req2]*reqAssign2{}
+func (c *compiler) checkReqCounts(nd *node) {
+	sums := map[*req]int64{}
+	var last = map[*req]*reqAssign{}
 	for _, ra := range nd.reqs {
 		if !ra.optional {
 			sums[ra.def] += ra.count
@@ -942,18 +942,18 @@ func (c *compiler) checkReqCounts2(nd *node2) {
 	for _, d := range nd.typ.reqs {
 		if d.max >= 0 && sums[d] > d.max {
 			ra := last[d]
-			c.Errorf(ra.key, ra.path, core.CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sums[d], rangeText2(d.min, d.max))
+			c.Errorf(ra.key, ra.path, core.CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sums[d], rangeText(d.min, d.max))
 		}
 	}
 }
 
-// checkAllocation2 checks an allocation (§8.5.5): each entry names a
+// checkAllocation checks an allocation (§8.5.5): each entry names a
 // property of the capability the requirement targets (the capability
 // definition of the target node template or node type, whose properties
 // include those its type inherits; else the capability type the
 // assignment names; else the definition's) that is an integer, a float or a scalar, and is an
 // amount of that property's type.
-func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
+func (c *compiler) checkAllocation(ev *eval, ra *reqAssign) {
 	path := ra.path + ".allocation"
 	if ra.alloc.IsNull() {
 		return
@@ -962,7 +962,7 @@ func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 		c.Errorf(ra.alloc.Range, path, core.CodeWrongKind, "an allocation is a map of capability properties to amounts, found %s", ra.alloc.Describe())
 		return
 	}
-	ct, props := c.allocatedCap2(ev.f, ra)
+	ct, props := c.allocatedCap(ev.f, ra)
 	if ct == nil {
 		return
 	}
@@ -978,21 +978,21 @@ func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 		default:
 			// An amount of the property: its type, not its validation
 			// clauses, which constrain the capacity.
-			c.checkValueDepth2(ev, d.typ, nil, nil, nil, p.Value, pp, 0)
+			c.checkValueDepth(ev, d.typ, nil, nil, nil, p.Value, pp, 0)
 		}
 	}
 }
 
-// allocatedCap2 returns the type and the property definitions of the
-// capability an allocation draws on (see checkAllocation2).
-func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string]*prop2) {
-	var target *typeDef2
+// allocatedCap returns the type and the property definitions of the
+// capability an allocation draws on (see checkAllocation).
+func (c *compiler) allocatedCap(f *file, ra *reqAssign) (*typeDef, map[string]*prop) {
+	var target *typeDef
 	switch nn := ra.n.Get("node"); {
 	case ra.target != nil:
 		target = ra.target.typ
 	case nn != nil && nn.IsString():
 		// A node type the orchestrator selects a node of.
-		target = c.findType2(f, core.KNode, nn.Value)
+		target = c.findType(f, core.KNode, nn.Value)
 	}
 	if target != nil && ra.capName != "" {
 		if cd := target.caps[ra.capName]; cd != nil && cd.typ != nil {
@@ -1000,7 +1000,7 @@ func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string
 		}
 	}
 	if cn := ra.n.Get("capability"); cn != nil && cn.IsString() {
-		if ct := c.findType2(f, core.KCapability, cn.Value); ct != nil {
+		if ct := c.findType(f, core.KCapability, cn.Value); ct != nil {
 			return ct, ct.props
 		}
 	}
@@ -1010,10 +1010,10 @@ func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string
 	return nil, nil
 }
 
-// readReqRelationship2 reads the relationship of a requirement
+// readReqRelationship reads the relationship of a requirement
 // assignment: a relationship template or type name, or a map.
-func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.Node, path string) {
-	topo := c.v2.topo
+func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node, path string) {
+	topo := c.state.topo
 	if n.IsString() {
 		if t := topo.relType[n.Value]; t != nil {
 			ra.relType, ra.relProps = t, topo.relProps[n.Value]
@@ -1024,45 +1024,45 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 			c.FollowOn(cause)
 			return
 		}
-		ra.relType = c.typeRef2(ev.f, core.KRelationship, n, path)
+		ra.relType = c.typeRef(ev.f, core.KRelationship, n, path)
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
 		c.Errorf(n.Range, path, core.CodeWrongKind, "relationship must name a relationship template or type, or be a map, found %s", n.Describe())
 		return
 	}
-	c.keys2(n, path, func() string { return "relationship" }, relAssignKeys2(), nil)
+	c.keys(n, path, func() string { return "relationship" }, relAssignKeys(), nil)
 	t := ra.relType
 	if tn := n.Get("type"); tn != nil {
-		t = c.typeRef2(ev.f, core.KRelationship, tn, path+".type")
+		t = c.typeRef(ev.f, core.KRelationship, tn, path+".type")
 	}
 	if t == nil {
 		return
 	}
 	ra.relType = t
 	owner := "relationship of requirement " + core.Quote(ra.name)
-	ra.relProps = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
-	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
+	ra.relProps = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", owner, true)
+	c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
+	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
-// readGroup2 reads a group definition (§16.2).
-func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
+// readGroup reads a group definition (§16.2).
+func (c *compiler) readGroup(f *file, p yamlsrc.Pair) {
 	path := "service_template.groups." + p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
 		c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "group %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
-	c.keys2(p.Value, path, func() string { return "group " + core.Quote(p.Key.Value) }, groupKeys2(), nil)
-	c.v2.topo.groups[p.Key.Value] = p.Value
-	t := c.typeRef2(f, core.KGroup, p.Value.Get("type"), path+".type")
+	c.keys(p.Value, path, func() string { return "group " + core.Quote(p.Key.Value) }, groupKeys(), nil)
+	c.state.topo.groups[p.Key.Value] = p.Value
+	t := c.typeRef(f, core.KGroup, p.Value.Get("type"), path+".type")
 	if t == nil {
 		return
 	}
-	ev := &eval2{c: c, f: f}
+	ev := &eval{c: c, f: f}
 	owner := "group " + core.Quote(p.Key.Value)
-	c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
-	c.assignAttrs2(ev, t.attrs, t.props, p.Value.Get("attributes"), path+".attributes", owner)
+	c.assignProps(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
+	c.assignAttrs(ev, t.attrs, t.props, p.Value.Get("attributes"), path+".attributes", owner)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return
@@ -1074,14 +1074,14 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 	var seen []string
 	for i, m := range ms.Content {
 		mp := path + ".members[" + core.Itoa(int64(i)) + "]"
-		nd := c.v2.topo.byName[core.Text(m)]
+		nd := c.state.topo.byName[core.Text(m)]
 		switch {
-		case nd == nil && c.failedTemplate2(m):
+		case nd == nil && c.failedTemplate(m):
 		case nd == nil:
 			c.Errorf(m.Range, mp, core.CodeGroupMembers, "group member %s is no node template", core.DescribeValue(m))
 		case slices.Contains(seen, nd.name):
 			c.Errorf(m.Range, mp, core.CodeGroupMembers, "group member %q is listed twice", nd.name)
-		case len(t.members) > 0 && !slices.ContainsFunc(t.members, func(mt *typeDef2) bool { return c.derives2(nd.typ, mt) }):
+		case len(t.members) > 0 && !slices.ContainsFunc(t.members, func(mt *typeDef) bool { return c.derives(nd.typ, mt) }):
 			c.Errorf(m.Range, mp, core.CodeGroupMembers, "node template %q of type %q is not of a member type of group type %q", nd.name, nd.typ.name, t.name)
 		}
 		if nd != nil {
@@ -1090,41 +1090,41 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 	}
 }
 
-// readPolicy2 reads a policy definition (§16.4): a map with one entry.
-func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
+// readPolicy reads a policy definition (§16.4): a map with one entry.
+func (c *compiler) readPolicy(f *file, it *yamlsrc.Node, ip string) {
 	if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
 		c.Errorf(it.Range, ip, core.CodeWrongKind, "a policy definition is a map with one entry, found %s", it.Describe())
 		return
 	}
 	name, body := it.Content[0].Value, it.Content[1]
 	path := "service_template.policies." + name
-	if !c.keys2(body, path, func() string { return "policy " + core.Quote(name) }, policyKeys2(), nil) {
+	if !c.keys(body, path, func() string { return "policy " + core.Quote(name) }, policyKeys(), nil) {
 		return
 	}
-	t := c.typeRef2(f, core.KPolicy, body.Get("type"), path+".type")
+	t := c.typeRef(f, core.KPolicy, body.Get("type"), path+".type")
 	if t == nil {
 		return
 	}
-	ev := &eval2{c: c, f: f}
-	c.assignProps2(ev, t.props, body.Get("properties"), path+".properties", "policy "+core.Quote(name), true)
+	ev := &eval{c: c, f: f}
+	c.assignProps(ev, t.props, body.Get("properties"), path+".properties", "policy "+core.Quote(name), true)
 	for i, tg := range body.Get("targets").Items() {
 		tp := path + ".targets[" + core.Itoa(int64(i)) + "]"
-		nd, grp := c.v2.topo.byName[core.Text(tg)], c.v2.topo.groups[core.Text(tg)]
-		var tt *typeDef2
+		nd, grp := c.state.topo.byName[core.Text(tg)], c.state.topo.groups[core.Text(tg)]
+		var tt *typeDef
 		switch {
 		case nd != nil:
 			tt = nd.typ
 		case grp != nil:
-			tt = c.findType2(f, core.KGroup, core.Text(grp.Get("type")))
-		case c.failedTemplate2(tg):
+			tt = c.findType(f, core.KGroup, core.Text(grp.Get("type")))
+		case c.failedTemplate(tg):
 		default:
 			c.Errorf(tg.Range, tp, core.CodePolicyTargets, "policy target %s is no node template or group", core.DescribeValue(tg))
 			continue
 		}
 		// The policy type's targets list the node and group types it
 		// applies to (§16.3).
-		if tt != nil && len(t.targets) > 0 && !slices.ContainsFunc(t.targets, func(x *typeDef2) bool { return c.derives2(tt, x) }) {
-			c.Errorf(tg.Range, tp, core.CodePolicyTargets, "policy type %q does not apply to %s of type %q (targets: %s)", t.name, core.DescribeValue(tg), tt.name, typeNames2(t.targets))
+		if tt != nil && len(t.targets) > 0 && !slices.ContainsFunc(t.targets, func(x *typeDef) bool { return c.derives(tt, x) }) {
+			c.Errorf(tg.Range, tp, core.CodePolicyTargets, "policy type %q does not apply to %s of type %q (targets: %s)", t.name, core.DescribeValue(tg), tt.name, typeNames(t.targets))
 		}
 	}
 	if tr := body.Get("triggers"); tr != nil && !tr.IsNull() {
@@ -1134,7 +1134,7 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 		}
 		for _, p := range tr.Pairs() {
 			tp := path + ".triggers." + p.Key.Value
-			if !c.keys2(p.Value, tp, func() string { return "trigger " + core.Quote(p.Key.Value) }, triggerKeys2(), nil) {
+			if !c.keys(p.Value, tp, func() string { return "trigger " + core.Quote(p.Key.Value) }, triggerKeys(), nil) {
 				continue
 			}
 			for _, req := range []string{"event", "action"} {
@@ -1142,18 +1142,18 @@ func (c *compiler) readPolicy2(f *file, it *yamlsrc.Node, ip string) {
 					c.Errorf(p.Key.Range, tp, core.CodeMissingField, "trigger %q is missing required field %q", p.Key.Value, req)
 				}
 			}
-			c.checkExpr2(f, p.Value.Get("condition"), tp+".condition", false)
+			c.checkExpr(f, p.Value.Get("condition"), tp+".condition", false)
 		}
 	}
 }
 
-// pickTargets2 evaluates the index of the node a requirement names as
+// pickTargets evaluates the index of the node a requirement names as
 // [template, index] (§8.5.2, §14.3.4) for each representation of the
 // source ($node_index) and each relationship the requirement makes
 // ($relationship_index, 0 to count-1): the representation of the target
 // each relationship goes to. An index only apply time knows selects every
 // representation, as a requirement without index does.
-func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
+func (c *compiler) pickTargets(f *file, nd *node, ra *reqAssign) {
 	rels := ra.count
 	if ra.countFn || rels < 1 {
 		rels = 1
@@ -1171,7 +1171,7 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 		var picks []int64
 	rels:
 		for r := range rels {
-			ev := &eval2{c: c, f: f, node: nd, rel: &relCtx2{ra: ra, req: ra.name, count: ra.count, index: r, known: true}}
+			ev := &eval{c: c, f: f, node: nd, rel: &relCtx{ra: ra, req: ra.name, count: ra.count, index: r, known: true}}
 			switch v := ev.evalAt(ra.nodeIdx, ra.path+".node").(type) {
 			case int64:
 				if v < 0 || (v >= ra.target.count && !ra.target.countFn) {
@@ -1185,7 +1185,7 @@ func (c *compiler) pickTargets2(f *file, nd *node2, ra *reqAssign2) {
 			case nil:
 				return
 			default:
-				c.Errorf(ra.nodeIdx.Range, ra.path+".node", core.CodeValue, "the index of the node requirement %q names must be a non-negative integer, found %s", ra.name, describeGo2(v))
+				c.Errorf(ra.nodeIdx.Range, ra.path+".node", core.CodeValue, "the index of the node requirement %q names must be a non-negative integer, found %s", ra.name, describeGo(v))
 				return
 			}
 		}

@@ -37,9 +37,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
-// typeDef2 is one TOSCA 2.0 type, with its inherited members merged once
+// typeDef is one TOSCA 2.0 type, with its inherited members merged once
 // resolved.
-type typeDef2 struct {
+type typeDef struct {
 	kind core.Kind
 	name string
 	f    *file
@@ -47,7 +47,7 @@ type typeDef2 struct {
 	key  diag.Range
 	path string
 
-	parent *typeDef2
+	parent *typeDef
 	// base is the built-in data type a data type derives from, "" for a
 	// complex data type.
 	base string
@@ -58,21 +58,21 @@ type typeDef2 struct {
 	deriving bool
 	chain    []string
 
-	props, attrs map[string]*prop2
-	caps         map[string]*cap2
-	reqs         []*req2
-	ifaces       map[string]*iface2
-	ops          map[string]*op2 // interface types
-	notes        map[string]*op2 // interface types' notifications
+	props, attrs map[string]*prop
+	caps         map[string]*capability
+	reqs         []*req
+	ifaces       map[string]*iface
+	ops          map[string]*opDef // interface types
+	notes        map[string]*opDef // interface types' notifications
 	artifacts    map[string]*yamlsrc.Node
 	validation   []*yamlsrc.Node // every ancestor's, outermost first
-	entry, keyS  *prop2
-	members      []*typeDef2
-	targets      []*typeDef2
-	scalar       *scalarDef2
+	entry, keyS  *prop
+	members      []*typeDef
+	targets      []*typeDef
+	scalar       *scalarDef
 	// validSources, validCaps and validTargets are the valid_*_types
 	// lists of capability and relationship types (nil: no restriction).
-	validSources, validCaps, validTargets []*typeDef2
+	validSources, validCaps, validTargets []*typeDef
 	// capOrder and ifaceOrder hold the names of caps and ifaces in
 	// order, once asked for (sortedOnce).
 	capOrder, ifaceOrder []string
@@ -88,79 +88,79 @@ func sortedOnce[V any](memo *[]string, m map[string]V) []string {
 	return *memo
 }
 
-// setValid2 sets a valid_*_types list when the definition writes a
+// setValid sets a valid_*_types list when the definition writes a
 // non-empty one; otherwise the inherited list stays.
-func setValid2(into *[]*typeDef2, list []*typeDef2) {
+func setValid(into *[]*typeDef, list []*typeDef) {
 	if len(list) > 0 {
 		*into = list
 	}
 }
 
-// prop2 is a property, attribute or parameter definition, or a schema.
-type prop2 struct {
+// prop is a property, attribute or parameter definition, or a schema.
+type prop struct {
 	name       string
 	n          *yamlsrc.Node
-	typ        *typeDef2
-	entry      *prop2
-	keyS       *prop2
+	typ        *typeDef
+	entry      *prop
+	keyS       *prop
 	required   bool
 	def, value *yamlsrc.Node
 	validation []*yamlsrc.Node
 	// f is the file whose names the definition's values see.
 	f *file
 	// sensitive: the definition's metadata, or that of the definition it
-	// refines, says sensitive: true (prop2.secret, secrets.go).
+	// refines, says sensitive: true (prop.secret, secrets.go).
 	sensitive bool
 }
 
-type cap2 struct {
+type capability struct {
 	name         string
-	typ          *typeDef2
+	typ          *typeDef
 	n            *yamlsrc.Node
-	props, attrs map[string]*prop2
+	props, attrs map[string]*prop
 	// validSources restricts the node types whose requirements may
 	// target the capability (its type's, refined by the definition).
-	validSources []*typeDef2
+	validSources []*typeDef
 }
 
-type req2 struct {
+type req struct {
 	name       string
 	n          *yamlsrc.Node
-	capType    *typeDef2
-	nodeType   *typeDef2
-	relType    *typeDef2
+	capType    *typeDef
+	nodeType   *typeDef
+	relType    *typeDef
 	min, max   int64 // max < 0: UNBOUNDED
 	countRange bool
 }
 
-type iface2 struct {
+type iface struct {
 	name   string
-	typ    *typeDef2
-	inputs map[string]*prop2
-	ops    map[string]*op2
+	typ    *typeDef
+	inputs map[string]*prop
+	ops    map[string]*opDef
 	// notes are the notifications (§11.6).
-	notes map[string]*op2
+	notes map[string]*opDef
 	// opOrder holds the names of ops in order (sortedOnce).
 	opOrder []string
 }
 
-type op2 struct {
+type opDef struct {
 	name   string
 	n      *yamlsrc.Node
 	impl   *yamlsrc.Node
-	inputs map[string]*prop2
+	inputs map[string]*prop
 }
 
-// builtinTypes2 lists TOSCA 2.0's built-in data types (§9.1).
-func builtinTypes2() []string {
+// builtinTypes lists TOSCA 2.0's built-in data types (§9.1).
+func builtinTypes() []string {
 	return []string{"string", "integer", "float", "boolean", "bytes", "nil", "timestamp", "scalar", "version", "list", "map"}
 }
 
-// legacyScalarUnits2 gives the units of TOSCA 1.3's scalar-unit types,
+// legacyScalarUnits gives the units of TOSCA 1.3's scalar-unit types,
 // which TOSCA 2.0 left to profiles (§9.1.2.2) and 2.0 templates still
 // name: they are read as 1.3 reads them, with a tosca.legacy_type
 // warning.
-func legacyScalarUnits2() map[string]map[string]float64 {
+func legacyScalarUnits() map[string]map[string]float64 {
 	return map[string]map[string]float64{
 		"scalar-unit.size": {"B": 1, "kB": 1e3, "KB": 1e3, "KiB": 1 << 10, "MB": 1e6, "MiB": 1 << 20, "GB": 1e9,
 			"GiB": 1 << 30, "TB": 1e12, "TiB": 1 << 40},
@@ -172,7 +172,7 @@ func legacyScalarUnits2() map[string]map[string]float64 {
 	}
 }
 
-func legacyCanonical2(name string) string {
+func legacyCanonical(name string) string {
 	switch name {
 	case "scalar-unit.size":
 		return "B"
@@ -184,21 +184,21 @@ func legacyCanonical2(name string) string {
 	return "bps"
 }
 
-// declareTypes2 registers the built-in data types and every type of
+// declareTypes registers the built-in data types and every type of
 // every loaded 2.0 file under its name in the file's scope.
-func (c *compiler) declareTypes2() {
-	c.v2.builtins = map[string]*typeDef2{}
-	for _, name := range builtinTypes2() {
-		c.v2.builtins[name] = &typeDef2{kind: core.KData, name: name, base: name, state: 2, chain: []string{name}}
+func (c *compiler) declareTypes() {
+	c.state.builtins = map[string]*typeDef{}
+	for _, name := range builtinTypes() {
+		c.state.builtins[name] = &typeDef{kind: core.KData, name: name, base: name, state: 2, chain: []string{name}}
 	}
 	// 1.3's range, which 2.0 dropped, read as 1.3 reads it.
-	c.v2.builtins["range"] = &typeDef2{kind: core.KData, name: "range", base: "range", state: 2, chain: []string{"range"}}
-	for name, units := range legacyScalarUnits2() {
-		s := &scalarDef2{dataType: c.v2.builtins["float"], units: units, canonical: legacyCanonical2(name)}
-		c.v2.builtins[name] = &typeDef2{kind: core.KData, name: name, base: "scalar", state: 2, chain: []string{name, "scalar"}, scalar: s}
+	c.state.builtins["range"] = &typeDef{kind: core.KData, name: "range", base: "range", state: 2, chain: []string{"range"}}
+	for name, units := range legacyScalarUnits() {
+		s := &scalarDef{dataType: c.state.builtins["float"], units: units, canonical: legacyCanonical(name)}
+		c.state.builtins[name] = &typeDef{kind: core.KData, name: name, base: "scalar", state: 2, chain: []string{name, "scalar"}, scalar: s}
 	}
-	for _, f := range c.v2.files {
-		s := c.scope2(f)
+	for _, f := range c.state.files {
+		s := c.scope(f)
 		for k := core.Kind(0); k < core.NumKinds; k++ {
 			sec := f.root.Get(k.Section())
 			if sec == nil || sec.Kind != yamlsrc.Mapping {
@@ -228,26 +228,26 @@ func (c *compiler) declareTypes2() {
 						c.Errorf(p.Key.Range, path, core.CodeWrongKind, "interface type %q has no definition: an interface type is a map (derived_from, inputs, operations, notifications…), found null", p.Key.Value)
 					}
 				}
-				t := &typeDef2{kind: k, name: p.Key.Value, f: f, n: p.Value, key: p.Key.Range, path: path}
+				t := &typeDef{kind: k, name: p.Key.Value, f: f, n: p.Value, key: p.Key.Range, path: path}
 				s.types[k][t.name] = t
-				c.v2.types = append(c.v2.types, t)
+				c.state.types = append(c.state.types, t)
 			}
 		}
 	}
 }
 
-// resolveTypes2 resolves every declared type.
-func (c *compiler) resolveTypes2() {
-	for _, t := range c.v2.types {
+// resolveTypes resolves every declared type.
+func (c *compiler) resolveTypes() {
+	for _, t := range c.state.types {
 		if c.Ctx.Err() != nil {
 			return
 		}
-		c.resolveType2(t, 0)
+		c.resolveType(t, 0)
 	}
 }
 
-// typeKeys2 lists the keynames of a type definition of a kind.
-func typeKeys2(k core.Kind) []string {
+// typeKeys lists the keynames of a type definition of a kind.
+func typeKeys(k core.Kind) []string {
 	common := []string{"derived_from", "version", "metadata", "description"}
 	switch k {
 	case core.KArtifact:
@@ -282,7 +282,7 @@ func legacyTypeKey(key string) string {
 	return ""
 }
 
-func (c *compiler) resolveType2(t *typeDef2, depth int) {
+func (c *compiler) resolveType(t *typeDef, depth int) {
 	switch {
 	case t.state == 1 && t.deriving:
 		c.Errorf(t.key, t.path, core.CodeDerivationCycle, "%s %q derives from itself", t.kind.Word(), t.name)
@@ -301,13 +301,13 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 	t.state = 1
 	n := t.n
 	if n != nil && n.Kind == yamlsrc.Mapping {
-		c.keys2(n, t.path, func() string { return t.kind.Word() + " " + core.Quote(t.name) }, typeKeys2(t.kind), legacyTypeKey)
-		c.metadata2(n, t.path)
+		c.keys(n, t.path, func() string { return t.kind.Word() + " " + core.Quote(t.name) }, typeKeys(t.kind), legacyTypeKey)
+		c.metadata(n, t.path)
 		if p, ok := n.GetPair("description"); ok {
-			c.description2(p, t.path+".description")
+			c.description(p, t.path+".description")
 		}
 		if v, ok := n.GetPair("version"); ok && !v.Value.IsNull() {
-			c.typeVersion2(v.Value, t.path+".version")
+			c.typeVersion(v.Value, t.path+".version")
 		}
 	}
 	if dp, ok := n.GetPair("derived_from"); ok {
@@ -316,29 +316,29 @@ func (c *compiler) resolveType2(t *typeDef2, depth int) {
 		case dn.Kind != yamlsrc.Scalar || !dn.IsString() || dn.Value == "":
 			c.Errorf(core.RangeOf(dn), t.path+".derived_from", core.CodeWrongKind, "derived_from must name a %s, found %s", t.kind.Word(), dn.Describe())
 		default:
-			if p := c.findType2(t.f, t.kind, dn.Value); p == nil {
+			if p := c.findType(t.f, t.kind, dn.Value); p == nil {
 				c.UnknownOnce(core.UnknownKey{Kind: t.kind, Name: dn.Value, Error: true}, func() {
 					c.Errorf(dn.Range, t.path+".derived_from", core.CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.Word(), t.name, t.kind.Word(), dn.Value)
 				})
 			} else {
 				t.deriving = true
-				c.resolveType2(p, depth+1)
+				c.resolveType(p, depth+1)
 				t.deriving = false
-				if !p.deriving && !c.derives2(p, t) {
+				if !p.deriving && !c.derives(p, t) {
 					t.parent = p
 				}
 			}
 		}
 	}
-	c.inherit2(t)
+	c.inherit(t)
 	if n != nil && n.Kind == yamlsrc.Mapping {
-		c.readTypeBody2(t, n)
+		c.readTypeBody(t, n)
 	}
 	t.state = 2
 }
 
-// derives2 reports whether t is a or derives from anc.
-func (c *compiler) derives2(t, anc *typeDef2) bool {
+// derives reports whether t is a or derives from anc.
+func (c *compiler) derives(t, anc *typeDef) bool {
 	for x := t; x != nil; x = x.parent {
 		if x == anc {
 			return true
@@ -347,25 +347,25 @@ func (c *compiler) derives2(t, anc *typeDef2) bool {
 	return false
 }
 
-// inherit2 copies the parent's members into t.
-func (c *compiler) inherit2(t *typeDef2) {
+// inherit copies the parent's members into t.
+func (c *compiler) inherit(t *typeDef) {
 	p := t.parent
 	t.chain = []string{t.name}
-	t.props, t.attrs = map[string]*prop2{}, map[string]*prop2{}
-	t.caps, t.ifaces, t.ops, t.notes = map[string]*cap2{}, map[string]*iface2{}, map[string]*op2{}, map[string]*op2{}
+	t.props, t.attrs = map[string]*prop{}, map[string]*prop{}
+	t.caps, t.ifaces, t.ops, t.notes = map[string]*capability{}, map[string]*iface{}, map[string]*opDef{}, map[string]*opDef{}
 	t.artifacts = map[string]*yamlsrc.Node{}
 	if p == nil {
 		return
 	}
 	t.chain = append(t.chain, p.chain...)
 	t.base = p.base
-	clone2(t.props, p.props)
-	clone2(t.attrs, p.attrs)
-	clone2(t.caps, p.caps)
-	clone2(t.ifaces, p.ifaces)
-	clone2(t.ops, p.ops)
-	clone2(t.notes, p.notes)
-	clone2(t.artifacts, p.artifacts)
+	clone(t.props, p.props)
+	clone(t.attrs, p.attrs)
+	clone(t.caps, p.caps)
+	clone(t.ifaces, p.ifaces)
+	clone(t.ops, p.ops)
+	clone(t.notes, p.notes)
+	clone(t.artifacts, p.artifacts)
 	t.reqs = slices.Clone(p.reqs)
 	t.validation = slices.Clone(p.validation)
 	t.entry, t.keyS = p.entry, p.keyS
@@ -374,55 +374,55 @@ func (c *compiler) inherit2(t *typeDef2) {
 	t.validSources, t.validCaps, t.validTargets = p.validSources, p.validCaps, p.validTargets
 }
 
-func clone2[V any](into, from map[string]V) {
+func clone[V any](into, from map[string]V) {
 	for k, v := range from {
 		into[k] = v
 	}
 }
 
-func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
+func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	path := t.path
 	if t.kind == core.KData {
-		c.readDataType2(t, n)
+		c.readDataType(t, n)
 	}
 	if pn := n.Get("properties"); pn != nil {
-		c.readPropDefs2(t.f, t.props, pn, path+".properties", true)
+		c.readPropDefs(t.f, t.props, pn, path+".properties", true)
 	}
 	if an := n.Get("attributes"); an != nil {
-		c.readPropDefs2(t.f, t.attrs, an, path+".attributes", false)
+		c.readPropDefs(t.f, t.attrs, an, path+".attributes", false)
 	}
 	switch t.kind {
 	case core.KNode:
-		c.readCapDefs2(t, n.Get("capabilities"), path+".capabilities")
-		c.readReqDefs2(t, n.Get("requirements"), path+".requirements")
-		c.readIfaceDefs2(t.f, t.ifaces, n.Get("interfaces"), path+".interfaces")
-		c.readArtifactDefs2(t, n.Get("artifacts"), path+".artifacts")
+		c.readCapDefs(t, n.Get("capabilities"), path+".capabilities")
+		c.readReqDefs(t, n.Get("requirements"), path+".requirements")
+		c.readIfaceDefs(t.f, t.ifaces, n.Get("interfaces"), path+".interfaces")
+		c.readArtifactDefs(t, n.Get("artifacts"), path+".artifacts")
 	case core.KRelationship:
-		c.readIfaceDefs2(t.f, t.ifaces, n.Get("interfaces"), path+".interfaces")
-		setValid2(&t.validCaps, c.typeNames2(t.f, core.KCapability, n.Get("valid_capability_types"), path+".valid_capability_types"))
-		setValid2(&t.validTargets, c.typeNames2(t.f, core.KNode, n.Get("valid_target_node_types"), path+".valid_target_node_types"))
-		setValid2(&t.validSources, c.typeNames2(t.f, core.KNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
+		c.readIfaceDefs(t.f, t.ifaces, n.Get("interfaces"), path+".interfaces")
+		setValid(&t.validCaps, c.typeNames(t.f, core.KCapability, n.Get("valid_capability_types"), path+".valid_capability_types"))
+		setValid(&t.validTargets, c.typeNames(t.f, core.KNode, n.Get("valid_target_node_types"), path+".valid_target_node_types"))
+		setValid(&t.validSources, c.typeNames(t.f, core.KNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
 	case core.KCapability:
-		setValid2(&t.validSources, c.typeNames2(t.f, core.KNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
-		c.typeNames2(t.f, core.KRelationship, n.Get("valid_relationship_types"), path+".valid_relationship_types")
+		setValid(&t.validSources, c.typeNames(t.f, core.KNode, n.Get("valid_source_node_types"), path+".valid_source_node_types"))
+		c.typeNames(t.f, core.KRelationship, n.Get("valid_relationship_types"), path+".valid_relationship_types")
 	case core.KInterface:
 		if in := n.Get("inputs"); in != nil {
-			c.readParamDefs2(t.f, map[string]*prop2{}, in, path+".inputs", true)
+			c.readParamDefs(t.f, map[string]*prop{}, in, path+".inputs", true)
 		}
-		c.readOpDefs2(t.f, t.ops, n.Get("operations"), path+".operations", true)
-		c.readOpDefs2(t.f, t.notes, n.Get("notifications"), path+".notifications", true)
+		c.readOpDefs(t.f, t.ops, n.Get("operations"), path+".operations", true)
+		c.readOpDefs(t.f, t.notes, n.Get("notifications"), path+".notifications", true)
 	case core.KGroup:
-		if m := c.typeNames2(t.f, core.KNode, n.Get("members"), path+".members"); m != nil {
+		if m := c.typeNames(t.f, core.KNode, n.Get("members"), path+".members"); m != nil {
 			t.members = m
 		}
 	case core.KPolicy:
 		tn := n.Get("targets")
 		if tn != nil && tn.Kind == yamlsrc.Sequence {
-			var out []*typeDef2
+			var out []*typeDef
 			for i, it := range tn.Content {
-				x := c.findType2(t.f, core.KNode, it.Value)
+				x := c.findType(t.f, core.KNode, it.Value)
 				if x == nil {
-					x = c.findType2(t.f, core.KGroup, it.Value)
+					x = c.findType(t.f, core.KGroup, it.Value)
 				}
 				if x == nil || !it.IsString() {
 					c.Errorf(it.Range, path+".targets["+core.Itoa(int64(i))+"]", core.CodeUnknownType, "policy target %s is no node or group type", it.Describe())
@@ -444,8 +444,8 @@ func (c *compiler) readTypeBody2(t *typeDef2, n *yamlsrc.Node) {
 	}
 }
 
-// typeNames2 resolves a list of type names.
-func (c *compiler) typeNames2(f *file, k core.Kind, n *yamlsrc.Node, path string) []*typeDef2 {
+// typeNames resolves a list of type names.
+func (c *compiler) typeNames(f *file, k core.Kind, n *yamlsrc.Node, path string) []*typeDef {
 	if n == nil || n.IsNull() {
 		return nil
 	}
@@ -453,26 +453,26 @@ func (c *compiler) typeNames2(f *file, k core.Kind, n *yamlsrc.Node, path string
 		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a list of %s names, found %s", path, k.Word(), n.Describe())
 		return nil
 	}
-	var out []*typeDef2
+	var out []*typeDef
 	for i, it := range n.Content {
-		if t := c.typeRef2(f, k, it, path+"["+core.Itoa(int64(i))+"]"); t != nil {
+		if t := c.typeRef(f, k, it, path+"["+core.Itoa(int64(i))+"]"); t != nil {
 			out = append(out, t)
 		}
 	}
 	return out
 }
 
-// readDataType2 reads what only data types have: schemas, validation
+// readDataType reads what only data types have: schemas, validation
 // and the scalar keynames.
-func (c *compiler) readDataType2(t *typeDef2, n *yamlsrc.Node) {
-	if v := n.Get("validation"); v != nil && c.clause2(t.f, v, t.path+".validation") {
+func (c *compiler) readDataType(t *typeDef, n *yamlsrc.Node) {
+	if v := n.Get("validation"); v != nil && c.clause(t.f, v, t.path+".validation") {
 		t.validation = append(t.validation, v)
 	}
 	if es := n.Get("entry_schema"); es != nil {
-		t.entry = c.readSchema2(t.f, es, t.path+".entry_schema")
+		t.entry = c.readSchema(t.f, es, t.path+".entry_schema")
 	}
 	if ks := n.Get("key_schema"); ks != nil {
-		t.keyS = c.readSchema2(t.f, ks, t.path+".key_schema")
+		t.keyS = c.readSchema(t.f, ks, t.path+".key_schema")
 	}
 	switch {
 	case (t.base == "list" || t.base == "map") && t.entry == nil:
@@ -499,12 +499,12 @@ func (c *compiler) readDataType2(t *typeDef2, n *yamlsrc.Node) {
 	if p, ok := n.GetPair("properties"); ok {
 		c.Errorf(p.Key.Range, t.path+".properties", core.CodeNativeExtended, "scalar type %q cannot define properties (§9.1.2.2)", t.name)
 	}
-	c.readScalarDef2(t, n)
+	c.readScalarDef(t, n)
 }
 
-// typeVersion2 checks the version keyname of a type: a TOSCA version
+// typeVersion checks the version keyname of a type: a TOSCA version
 // (§6.4.1, §9.1.2.3), major.minor[.fix[.qualifier[-build]]].
-func (c *compiler) typeVersion2(v *yamlsrc.Node, path string) {
+func (c *compiler) typeVersion(v *yamlsrc.Node, path string) {
 	if v.Kind != yamlsrc.Scalar {
 		c.Errorf(v.Range, path, core.CodeWrongKind, "version must be a version string, found %s", v.Describe())
 		return

@@ -26,67 +26,67 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
-// maxValueSteps2 bounds the value work of a 2.0 compilation, in the steps
-// spend2 counts: each value checked against a definition, each YAML node
+// maxValueSteps bounds the value work of a 2.0 compilation, in the steps
+// spend counts: each value checked against a definition, each YAML node
 // evaluated, each value a function result is converted from, and what
 // each function call reads, compares or copies (funceval.Cost). A
 // template with count evaluates its type's defaults and validation
 // clauses again for each representation, and keeps the values: at the
 // limit validate takes under 1 s of CPU and about 240 MB. The values
-// maxExpandedValues2 lets templates repeat take one step a YAML node, at
+// maxExpandedValues lets templates repeat take one step a YAML node, at
 // most as many as it allows (TestValueBudgetAllowsExpansion2); the
 // corpora take at most about 13,000 steps.
-const maxValueSteps2 = 4_000_000
+const maxValueSteps = 4_000_000
 
-// step2 counts one unit of value work (spend2); false once the compile
+// step counts one unit of value work (spend); false once the compile
 // stopped.
-func (c *compiler) step2(n *yamlsrc.Node, path string) bool {
+func (c *compiler) step(n *yamlsrc.Node, path string) bool {
 	if c.Stopped() {
 		return false
 	}
-	return c.spend2(n, path, 1)
+	return c.spend(n, path, 1)
 }
 
-// spend2 counts k steps of 2.0 value work at n (path); false once the
+// spend counts k steps of 2.0 value work at n (path); false once the
 // budget is spent, when the compile stops as a canceled one does and
 // reports one error, at n (reportCanceled).
-func (c *compiler) spend2(n *yamlsrc.Node, path string, k int64) bool {
+func (c *compiler) spend(n *yamlsrc.Node, path string, k int64) bool {
 	if c.Halt.Done {
 		return false
 	}
 	c.steps += int(k)
-	if c.steps <= maxValueSteps2 {
+	if c.steps <= maxValueSteps {
 		return true
 	}
-	c.Spend(core.RangeOf(n), path, c.InSecret > 0, fmt.Sprintf("values take more than %d steps of work to check and evaluate; a template with count evaluates its type's defaults and validation clauses again for each representation", maxValueSteps2))
+	c.Spend(core.RangeOf(n), path, c.InSecret > 0, fmt.Sprintf("values take more than %d steps of work to check and evaluate; a template with count evaluates its type's defaults and validation clauses again for each representation", maxValueSteps))
 	return false
 }
 
-// checkValue2 checks a value against a definition and returns it
+// checkValue checks a value against a definition and returns it
 // canonical; a function call is checked and evaluated, its result
 // checked when known.
-func (c *compiler) checkValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string) graph.Value {
+func (c *compiler) checkValue(ev *eval, d *prop, n *yamlsrc.Node, path string) graph.Value {
 	if d.secret() {
 		defer c.enterSecret(n)()
 	}
-	return c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, n, path, 0)
+	return c.checkValueDepth(ev, d.typ, d.entry, d.keyS, d.validation, n, path, 0)
 }
 
-func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, validation []*yamlsrc.Node, n *yamlsrc.Node, path string, depth int) graph.Value {
-	if depth > core.MaxValueDepth || !c.step2(n, path) {
+func (c *compiler) checkValueDepth(ev *eval, t *typeDef, entry, keyS *prop, validation []*yamlsrc.Node, n *yamlsrc.Node, path string, depth int) graph.Value {
+	if depth > core.MaxValueDepth || !c.step(n, path) {
 		return nil
 	}
-	if sensitiveType2(t) {
+	if sensitiveType(t) {
 		defer c.enterSecret(n)()
 	}
-	if _, _, ok := funcCall2(n); ok {
-		c.checkExpr2(ev.f, n, path, false)
+	if _, _, ok := funcCall(n); ok {
+		c.checkExpr(ev.f, n, path, false)
 		before := c.SecretReads
 		v := ev.evalAt(n, path)
 		if t != nil && graph.HasUnknown(v) {
-			c.resultFits2(n, t, entry, keyS, path)
+			c.resultFits(n, t, entry, keyS, path)
 		}
-		if t == nil || v == nil || graph.HasUnknown(v) || dollarText2(v) {
+		if t == nil || v == nil || graph.HasUnknown(v) || dollarText(v) {
 			return v
 		}
 		if c.SecretReads > before {
@@ -96,13 +96,13 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 		}
 		// A value known now fits the definition as a written one must,
 		// converted to YAML nodes for it: work in proportion to its size.
-		if !c.spend2(n, path, funceval.Size(v, maxValueSteps2)) {
+		if !c.spend(n, path, funceval.Size(v, maxValueSteps)) {
 			return nil
 		}
-		return c.checkValueDepth2(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
+		return c.checkValueDepth(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
 	}
 	if n.Kind == yamlsrc.Mapping {
-		c.checkMalformed2(n, path)
+		c.checkMalformed(n, path)
 	}
 	if t == nil {
 		return ev.evalAt(n, path)
@@ -118,83 +118,83 @@ func (c *compiler) checkValueDepth2(ev *eval2, t *typeDef2, entry, keyS *prop2, 
 	case t.scalar != nil:
 		s, ok := n.String()
 		if !ok || n.Kind != yamlsrc.Scalar || !n.IsString() {
-			c.badValue2(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", core.DescribeValue(n), t.name),
+			c.badValue(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", core.DescribeValue(n), t.name),
 				fmt.Sprintf("a sensitive value is not a scalar of type %q: a scalar is written \"<number> <unit>\"", t.name))
 			return nil
 		}
-		num, canon, _, msg := parseScalar2(t.scalar, s)
+		num, canon, _, msg := parseScalar(t.scalar, s)
 		if msg != "" {
-			c.badValue2(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: %s (units: %s)", core.DescribeValue(n), t.name, msg, unitList2(t.scalar)),
-				fmt.Sprintf("a sensitive value is not a scalar of type %q (units: %s)", t.name, unitList2(t.scalar)))
+			c.badValue(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: %s (units: %s)", core.DescribeValue(n), t.name, msg, unitList(t.scalar)),
+				fmt.Sprintf("a sensitive value is not a scalar of type %q (units: %s)", t.name, unitList(t.scalar)))
 			return nil
 		}
 		if dt := t.scalar.dataType; dt != nil {
 			var nv graph.Value = num
 			if dt.base == "integer" {
 				if num != float64(int64(num)) {
-					c.badValue2(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: its number must be an integer", core.DescribeValue(n), t.name),
+					c.badValue(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: its number must be an integer", core.DescribeValue(n), t.name),
 						fmt.Sprintf("a sensitive value is not a scalar of type %q: its number must be an integer", t.name))
 					return nil
 				}
 				nv = int64(num)
 			}
-			if !c.validate2(ev, dt, dt.validation, nv, n, path) {
+			if !c.validate(ev, dt, dt.validation, nv, n, path) {
 				return nil
 			}
 		}
-		v = formatScalar2(t.scalar, canon)
+		v = formatScalar(t.scalar, canon)
 	case t.base == "list":
 		if n.Kind != yamlsrc.Sequence {
-			c.badValue2(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a list", "a sensitive value is not a list")
+			c.badValue(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a list", "a sensitive value is not a list")
 			return nil
 		}
 		out := make([]graph.Value, len(n.Content))
 		for i, it := range n.Content {
-			out[i] = c.schemaValue2(ev, entry, it, path+"["+core.Itoa(int64(i))+"]", depth)
+			out[i] = c.schemaValue(ev, entry, it, path+"["+core.Itoa(int64(i))+"]", depth)
 		}
 		v = out
 	case t.base == "map":
 		if n.Kind != yamlsrc.Mapping {
-			c.badValue2(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a map", "a sensitive value is not a map")
+			c.badValue(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a map", "a sensitive value is not a map")
 			return nil
 		}
 		out := make(map[string]graph.Value, len(n.Content)/2)
 		for _, p := range n.Pairs() {
 			if keyS != nil && keyS.typ != nil {
-				if _, _, isCall := funcCall2(p.Key); !isCall {
-					c.checkValueDepth2(ev, keyS.typ, nil, nil, keyS.validation, p.Key, core.JoinPath(path, p.Key.Value), depth+1)
+				if _, _, isCall := funcCall(p.Key); !isCall {
+					c.checkValueDepth(ev, keyS.typ, nil, nil, keyS.validation, p.Key, core.JoinPath(path, p.Key.Value), depth+1)
 				}
 			}
-			out[unescape2(p.Key.Value)] = c.schemaValue2(ev, entry, p.Value, core.JoinPath(path, p.Key.Value), depth)
+			out[unescape(p.Key.Value)] = c.schemaValue(ev, entry, p.Value, core.JoinPath(path, p.Key.Value), depth)
 		}
 		v = out
 	case t.base == "range":
 		cv, err := values.Coerce(values.Range, n)
 		if err != nil {
-			c.badValue2(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not a range")
+			c.badValue(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not a range")
 			return nil
 		}
 		v = cv
 	case t.base == "":
-		v = c.complexValue2(ev, t, n, path, depth)
+		v = c.complexValue(ev, t, n, path, depth)
 		if v == nil {
 			return nil
 		}
 	default:
 		cv, err := values.CoerceV2(t.base, n)
 		if err != nil {
-			c.badValue2(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not of type "+t.base)
+			c.badValue(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not of type "+t.base)
 			return nil
 		}
 		v = cv
 	}
-	if !c.validate2(ev, t, t.validation, v, n, path) || !c.validate2(ev, t, validation, v, n, path) {
+	if !c.validate(ev, t, t.validation, v, n, path) || !c.validate(ev, t, validation, v, n, path) {
 		return nil
 	}
 	return v
 }
 
-func unitList2(s *scalarDef2) string {
+func unitList(s *scalarDef) string {
 	var out []string
 	for u := range s.units {
 		out = append(out, u)
@@ -205,19 +205,19 @@ func unitList2(s *scalarDef2) string {
 	return joinSorted(out)
 }
 
-// schemaValue2 checks an entry of a list or map against its schema
+// schemaValue checks an entry of a list or map against its schema
 // (none: any value).
-func (c *compiler) schemaValue2(ev *eval2, s *prop2, n *yamlsrc.Node, path string, depth int) graph.Value {
+func (c *compiler) schemaValue(ev *eval, s *prop, n *yamlsrc.Node, path string, depth int) graph.Value {
 	if s == nil || s.typ == nil {
 		return ev.evalAt(n, path)
 	}
-	return c.checkValueDepth2(ev, s.typ, s.entry, s.keyS, s.validation, n, path, depth+1)
+	return c.checkValueDepth(ev, s.typ, s.entry, s.keyS, s.validation, n, path, depth+1)
 }
 
-// complexValue2 checks the fields of a complex data type's value.
-func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path string, depth int) graph.Value {
+// complexValue checks the fields of a complex data type's value.
+func (c *compiler) complexValue(ev *eval, t *typeDef, n *yamlsrc.Node, path string, depth int) graph.Value {
 	if n.Kind != yamlsrc.Mapping {
-		c.badValue2(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a value of data type %q, which is a map of its properties", core.DescribeValue(n), t.name),
+		c.badValue(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a value of data type %q, which is a map of its properties", core.DescribeValue(n), t.name),
 			fmt.Sprintf("a sensitive value is not a value of data type %q, which is a map of its properties", t.name))
 		return nil
 	}
@@ -228,7 +228,7 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 			c.Errorf(p.Key.Range, core.JoinPath(path, p.Key.Value), core.CodeUnknownProperty, "data type %q has no property %q", t.name, p.Key.Value)
 			continue
 		}
-		out[p.Key.Value] = c.fieldValue2(ev, d, p.Value, core.JoinPath(path, p.Key.Value), depth)
+		out[p.Key.Value] = c.fieldValue(ev, d, p.Value, core.JoinPath(path, p.Key.Value), depth)
 	}
 	for _, name := range slices.Sorted(maps.Keys(t.props)) {
 		d := t.props[name]
@@ -251,29 +251,29 @@ func (c *compiler) complexValue2(ev *eval2, t *typeDef2, n *yamlsrc.Node, path s
 	return out
 }
 
-// fieldValue2 checks the value of field d of a complex data type's value.
-func (c *compiler) fieldValue2(ev *eval2, d *prop2, n *yamlsrc.Node, path string, depth int) graph.Value {
+// fieldValue checks the value of field d of a complex data type's value.
+func (c *compiler) fieldValue(ev *eval, d *prop, n *yamlsrc.Node, path string, depth int) graph.Value {
 	if d.sensitive {
 		defer c.enterSecret(n)()
 	}
-	return c.checkValueDepth2(ev, d.typ, d.entry, d.keyS, d.validation, n, path, depth+1)
+	return c.checkValueDepth(ev, d.typ, d.entry, d.keyS, d.validation, n, path, depth+1)
 }
 
-// validate2 evaluates validation clauses on a value; it reports whether
+// validate evaluates validation clauses on a value; it reports whether
 // they hold (an Unknown result holds: apply time decides).
-func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v graph.Value, n *yamlsrc.Node, path string) bool {
-	if len(clauses) == 0 || isUnknown2(v) {
+func (c *compiler) validate(ev *eval, t *typeDef, clauses []*yamlsrc.Node, v graph.Value, n *yamlsrc.Node, path string) bool {
+	if len(clauses) == 0 || isUnknown(v) {
 		return true
 	}
-	vev := &eval2{c: c, f: ev.f, value: v, hasValue: true, typ: t, node: ev.node, path: path}
+	vev := &eval{c: c, f: ev.f, value: v, hasValue: true, typ: t, node: ev.node, path: path}
 	for _, cl := range clauses {
 		r := vev.eval(cl, 0)
 		switch b, ok := r.(bool); {
 		case ok && !b:
-			c.badValue2(core.RangeOf(n), path, core.CodeConstraint, core.DescribeValue(n)+" does not satisfy the validation clause "+core.DescribeValue(cl),
+			c.badValue(core.RangeOf(n), path, core.CodeConstraint, core.DescribeValue(n)+" does not satisfy the validation clause "+core.DescribeValue(cl),
 				"a sensitive value does not satisfy the validation clause "+core.DescribeValue(cl))
 			return false
-		case !ok && r != nil && !isUnknown2(r):
+		case !ok && r != nil && !isUnknown(r):
 			c.Errorf(core.RangeOf(cl), path, core.CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", core.DescribeValue(cl))
 			return false
 		}
@@ -281,16 +281,16 @@ func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v 
 	return true
 }
 
-// clause2 checks a validation clause where it is defined (§9.10: "a
+// clause checks a validation clause where it is defined (§9.10: "a
 // Boolean expression"): its calls, and that it can be one, which a
 // literal other than true or false, or a call of a built-in function
 // whose result is never Boolean ($concat, $sum, …), cannot. ok is false
 // for such a clause, which is then not evaluated on values again.
-func (c *compiler) clause2(f *file, v *yamlsrc.Node, path string) bool {
-	c.checkExpr2(f, v, path, true)
-	name, _, isCall := funcCall2(v)
+func (c *compiler) clause(f *file, v *yamlsrc.Node, path string) bool {
+	c.checkExpr(f, v, path, true)
+	name, _, isCall := funcCall(v)
 	switch {
-	case isCall && !nonBoolean2(name):
+	case isCall && !nonBoolean(name):
 		return true
 	case !isCall && v.Kind == yamlsrc.Scalar:
 		if _, isBool := v.Bool(); isBool {
@@ -305,9 +305,9 @@ func (c *compiler) clause2(f *file, v *yamlsrc.Node, path string) bool {
 	return false
 }
 
-// nonBoolean2 reports whether a built-in function never returns a
+// nonBoolean reports whether a built-in function never returns a
 // Boolean; a custom function, the query functions and $value may.
-func nonBoolean2(name string) bool {
+func nonBoolean(name string) bool {
 	switch name {
 	case "concat", "join", "token", "length", "union", "intersection", "sum", "difference", "product", "quotient",
 		"remainder", "round", "floor", "ceil", "node_index", "relationship_index", "available_allocation", "get_artifact":
@@ -316,17 +316,17 @@ func nonBoolean2(name string) bool {
 	return false
 }
 
-// dollarText2 reports whether a value holds a string starting with $,
+// dollarText reports whether a value holds a string starting with $,
 // which written again would read as a function call.
-func dollarText2(v graph.Value) bool {
+func dollarText(v graph.Value) bool {
 	switch x := v.(type) {
 	case string:
 		return strings.HasPrefix(x, "$")
 	case []graph.Value:
-		return slices.ContainsFunc(x, dollarText2)
+		return slices.ContainsFunc(x, dollarText)
 	case map[string]graph.Value:
 		for k, e := range x {
-			if strings.HasPrefix(k, "$") || dollarText2(e) {
+			if strings.HasPrefix(k, "$") || dollarText(e) {
 				return true
 			}
 		}
