@@ -36,38 +36,38 @@ type Halt struct {
 
 // Stopped reports whether the compile's context has ended, looking at it
 // every checkEvery calls. Once true it stays true.
-func (s *Session) Stopped() bool {
-	if s.Halt.Done {
+func (c *Session) Stopped() bool {
+	if c.Halt.Done {
 		return true
 	}
-	s.Halt.pulse++
-	if s.Halt.pulse%checkEvery != 0 {
+	c.Halt.pulse++
+	if c.Halt.pulse%checkEvery != 0 {
 		return false
 	}
-	return s.StoppedNow()
+	return c.StoppedNow()
 }
 
 // StoppedNow is Stopped looking at the context now.
-func (s *Session) StoppedNow() bool {
-	if !s.Halt.Done && s.Ctx.Err() != nil {
-		s.Halt.Done, s.Halt.At = true, len(s.Diags)
+func (c *Session) StoppedNow() bool {
+	if !c.Halt.Done && c.Ctx.Err() != nil {
+		c.Halt.Done, c.Halt.At = true, len(c.Diags)
 	}
-	return s.Halt.Done
+	return c.Halt.Done
 }
 
 // Spend stops the compile because its value work ran out at the value at
 // r, path (a secret's when secret), which ReportCanceled reports with
 // message: Stopped is true from now on.
-func (s *Session) Spend(r diag.Range, path string, secret bool, message string) {
-	s.Halt.Done, s.Halt.At, s.Halt.Spent = true, len(s.Diags), true
-	s.Halt.SpentAt, s.Halt.SpentPath, s.Halt.SpentSecret, s.Halt.SpentMessage = r, path, secret, message
+func (c *Session) Spend(r diag.Range, path string, secret bool, message string) {
+	c.Halt.Done, c.Halt.At, c.Halt.Spent = true, len(c.Diags), true
+	c.Halt.SpentAt, c.Halt.SpentPath, c.Halt.SpentSecret, c.Halt.SpentMessage = r, path, secret, message
 }
 
 // DropSinceStop drops the diagnostics found since the compile stopped,
 // with their follow-on counts, for the one error that says why.
-func (s *Session) DropSinceStop() {
+func (c *Session) DropSinceStop() {
 	// A problem found quietly may have been dropped since.
-	at := min(s.Halt.At, len(s.Diags))
-	s.Diags = s.Diags[:at]
-	maps.DeleteFunc(s.FollowOns, func(i, _ int) bool { return i >= at })
+	at := min(c.Halt.At, len(c.Diags))
+	c.Diags = c.Diags[:at]
+	maps.DeleteFunc(c.FollowOns, func(i, _ int) bool { return i >= at })
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // CheckCycles reports each dependency cycle of g (nil: none).
-func (s *Session) CheckCycles(g *graph.Graph) {
+func (c *Session) CheckCycles(g *graph.Graph) {
 	if g == nil {
 		return
 	}
@@ -42,9 +42,9 @@ func (s *Session) CheckCycles(g *graph.Graph) {
 			related = append(related, diag.Related{Range: e.Range, Message: hop + ")"})
 		}
 		first := cyc[0]
-		s.ErrorDetail(first.Range, "topology_template.node_templates."+first.Source+".requirements", CodeDependencyCycle,
+		c.ErrorDetail(first.Range, "topology_template.node_templates."+first.Source+".requirements", CodeDependencyCycle,
 			detail.String(), "dependency cycle: %s", graph.CyclePath(cyc))
-		s.Diags[len(s.Diags)-1].Related = related
+		c.Diags[len(c.Diags)-1].Related = related
 	}
 }
 

@@ -31,15 +31,15 @@ type Files interface {
 }
 
 // InFiles reports whether name is one of Files's names.
-func (s *Session) InFiles(name string) bool {
-	return s.Files != nil && s.Files.Contains(name)
+func (c *Session) InFiles(name string) bool {
+	return c.Files != nil && c.Files.Contains(name)
 }
 
 // Exists reports whether a file (not a folder) has the name p: in Files
 // when they contain p, else on disk.
-func (s *Session) Exists(p string) bool {
-	if s.InFiles(p) {
-		return s.Files.Exists(p)
+func (c *Session) Exists(p string) bool {
+	if c.InFiles(p) {
+		return c.Files.Exists(p)
 	}
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir()
@@ -49,22 +49,22 @@ func (s *Session) Exists(p string) bool {
 // the name, else with the checks of FSRoot (inside the root after its
 // links are resolved, a regular file); at most the YAML file limit, read
 // under the compile's context.
-func (s *Session) ReadFile(name string) ([]byte, error) {
-	if s.InFiles(name) {
-		return s.Files.ReadFile(s.Ctx, name, yamlsrc.DefaultMaxFileBytes)
+func (c *Session) ReadFile(name string) ([]byte, error) {
+	if c.InFiles(name) {
+		return c.Files.ReadFile(c.Ctx, name, yamlsrc.DefaultMaxFileBytes)
 	}
-	data, err := userfile.Read(s.Ctx, name, userfile.Options{Root: s.FSRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
-	return data, s.outsideFiles(err)
+	data, err := userfile.Read(c.Ctx, name, userfile.Options{Root: c.FSRoot, MaxBytes: yamlsrc.DefaultMaxFileBytes})
+	return data, c.outsideFiles(err)
 }
 
 // outsideFiles says, in a refusal of a name outside the root when the
 // compile reads an archive, that the archive is what confines it; beside
 // a root the refusal is the root's.
-func (s *Session) outsideFiles(err error) error {
+func (c *Session) outsideFiles(err error) error {
 	var ue *userfile.Error
-	if s.Archive && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
-		detail := "the configuration root is the archive " + s.Files.String()
-		if d, ok := s.Files.(interface{ DescribeRoot() string }); ok {
+	if c.Archive && errors.Is(err, userfile.ErrOutsideRoot) && errors.As(err, &ue) {
+		detail := "the configuration root is the archive " + c.Files.String()
+		if d, ok := c.Files.(interface{ DescribeRoot() string }); ok {
 			// Files that are no archive (an editor's document read
 			// alone) say what confines them.
 			detail = d.DescribeRoot()
@@ -76,11 +76,11 @@ func (s *Session) outsideFiles(err error) error {
 
 // InRoot reports whether an existing file resolves inside the root (or is
 // one of Files).
-func (s *Session) InRoot(p string) bool {
-	if s.InFiles(p) {
+func (c *Session) InRoot(p string) bool {
+	if c.InFiles(p) {
 		return true
 	}
-	_, err := s.FSRoot.Resolve(p)
+	_, err := c.FSRoot.Resolve(p)
 	return err == nil
 }
 
@@ -110,7 +110,7 @@ func LocalURL(s string) (string, bool) {
 // are not fetched). A name that does not exist is judged by the part of
 // it that does, since the file may be created before apply; each written
 // name is checked once however many templates share it.
-func (s *Session) ConfineNamed(n *yamlsrc.Node, name, base, path, code, what string) {
+func (c *Session) ConfineNamed(n *yamlsrc.Node, name, base, path, code, what string) {
 	if name == "" || n == nil {
 		return
 	}
@@ -125,16 +125,16 @@ func (s *Session) ConfineNamed(n *yamlsrc.Node, name, base, path, code, what str
 		name = filepath.Join(base, filepath.FromSlash(name))
 	}
 	k := confinedKey{n, name}
-	if s.confined[k] {
+	if c.confined[k] {
 		return
 	}
-	s.markConfined(k)
-	if s.InFiles(name) {
+	c.markConfined(k)
+	if c.InFiles(name) {
 		return
 	}
 	var ue *userfile.Error
-	if _, err := s.FSRoot.Confine(name); errors.As(s.outsideFiles(err), &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
-		s.Warnf(n.Range, path, code, "%s %q is outside the configuration root (%s); apply runs and reads only files inside it", what, n.Value, ue.Detail)
+	if _, err := c.FSRoot.Confine(name); errors.As(c.outsideFiles(err), &ue) && errors.Is(err, userfile.ErrOutsideRoot) {
+		c.Warnf(n.Range, path, code, "%s %q is outside the configuration root (%s); apply runs and reads only files inside it", what, n.Value, ue.Detail)
 	}
 }
 
@@ -145,19 +145,19 @@ type confinedKey struct {
 	name string
 }
 
-func (s *Session) markConfined(k confinedKey) {
-	if s.confined == nil {
-		s.confined = map[confinedKey]bool{}
+func (c *Session) markConfined(k confinedKey) {
+	if c.confined == nil {
+		c.confined = map[confinedKey]bool{}
 	}
-	s.confined[k] = true
+	c.confined[k] = true
 }
 
 // PackagedChecked reports whether n's name was judged already as a file
 // of a self-contained package; MarkPackaged records that it was.
-func (s *Session) PackagedChecked(n *yamlsrc.Node) bool {
-	return s.confined[confinedKey{n, "\x00packaged"}]
+func (c *Session) PackagedChecked(n *yamlsrc.Node) bool {
+	return c.confined[confinedKey{n, "\x00packaged"}]
 }
 
 // MarkPackaged records that n's name was judged as a file of a
 // self-contained package (PackagedChecked).
-func (s *Session) MarkPackaged(n *yamlsrc.Node) { s.markConfined(confinedKey{n, "\x00packaged"}) }
+func (c *Session) MarkPackaged(n *yamlsrc.Node) { c.markConfined(confinedKey{n, "\x00packaged"}) }

@@ -18,25 +18,25 @@ type UnknownKey struct {
 }
 
 // Last returns the index of the last diagnostic added.
-func (s *Session) Last() int { return len(s.Diags) - 1 }
+func (c *Session) Last() int { return len(c.Diags) - 1 }
 
 // FollowOn counts a problem that is not reported because the diagnostic
 // at index cause explains it.
-func (s *Session) FollowOn(cause int) {
+func (c *Session) FollowOn(cause int) {
 	if cause < 0 {
 		return
 	}
-	if s.FollowOns == nil {
-		s.FollowOns = map[int]int{}
+	if c.FollowOns == nil {
+		c.FollowOns = map[int]int{}
 	}
-	s.FollowOns[cause]++
+	c.FollowOns[cause]++
 }
 
 // FailedImport records the diagnostic just added as an import that could
 // not be loaded: type names it may have defined are its follow-ons.
-func (s *Session) FailedImport() {
-	if s.ImportFailed < 0 {
-		s.ImportFailed = s.Last()
+func (c *Session) FailedImport() {
+	if c.ImportFailed < 0 {
+		c.ImportFailed = c.Last()
 	}
 }
 
@@ -44,19 +44,19 @@ func (s *Session) FailedImport() {
 // (unless an import failed) and returns the index of the diagnostic that
 // explains the reference, counting it as a follow-on when that is not a
 // new report.
-func (s *Session) UnknownOnce(key UnknownKey, report func()) int {
-	if at, ok := s.UnknownAt[key]; ok {
-		s.FollowOn(at)
+func (c *Session) UnknownOnce(key UnknownKey, report func()) int {
+	if at, ok := c.UnknownAt[key]; ok {
+		c.FollowOn(at)
 		return at
 	}
-	if s.ImportFailed >= 0 {
-		s.FollowOn(s.ImportFailed)
-		return s.ImportFailed
+	if c.ImportFailed >= 0 {
+		c.FollowOn(c.ImportFailed)
+		return c.ImportFailed
 	}
 	report()
-	if s.UnknownAt == nil {
-		s.UnknownAt = map[UnknownKey]int{}
+	if c.UnknownAt == nil {
+		c.UnknownAt = map[UnknownKey]int{}
 	}
-	s.UnknownAt[key] = s.Last()
-	return s.Last()
+	c.UnknownAt[key] = c.Last()
+	return c.Last()
 }

@@ -69,42 +69,42 @@ func NewSession(ctx context.Context) Session {
 }
 
 // Errorf reports an error at r, the YAML path path.
-func (s *Session) Errorf(r diag.Range, path, code, format string, args ...any) {
-	s.Diags = s.Diags.Errorf(r, path, code, format, args...)
-	s.hideSecretLine()
+func (c *Session) Errorf(r diag.Range, path, code, format string, args ...any) {
+	c.Diags = c.Diags.Errorf(r, path, code, format, args...)
+	c.hideSecretLine()
 }
 
 // Warnf reports a warning at r, the YAML path path.
-func (s *Session) Warnf(r diag.Range, path, code, format string, args ...any) {
-	s.Diags = s.Diags.Warnf(r, path, code, format, args...)
-	s.hideSecretLine()
+func (c *Session) Warnf(r diag.Range, path, code, format string, args ...any) {
+	c.Diags = c.Diags.Warnf(r, path, code, format, args...)
+	c.hideSecretLine()
 }
 
 // ErrorDetail reports an error with a multi-line detail.
-func (s *Session) ErrorDetail(r diag.Range, path, code, detail, format string, args ...any) {
-	s.Errorf(r, path, code, format, args...)
-	s.Diags[len(s.Diags)-1].Detail = detail
+func (c *Session) ErrorDetail(r diag.Range, path, code, detail, format string, args ...any) {
+	c.Errorf(r, path, code, format, args...)
+	c.Diags[len(c.Diags)-1].Detail = detail
 }
 
 // hideSecretLine marks the diagnostic just reported Sensitive when it was
 // reported while a secret is checked: its source line may hold the
 // secret.
-func (s *Session) hideSecretLine() {
-	if s.InSecret > 0 && len(s.Diags) > 0 {
-		s.Diags[len(s.Diags)-1].Sensitive = true
+func (c *Session) hideSecretLine() {
+	if c.InSecret > 0 && len(c.Diags) > 0 {
+		c.Diags[len(c.Diags)-1].Sensitive = true
 	}
 }
 
 // Display names a file in a message: relative to the working folder when
 // it lies inside it, as the files of diagnostics are named.
-func (s *Session) Display(name string) string {
+func (c *Session) Display(name string) string {
 	if !filepath.IsAbs(name) {
 		return name
 	}
-	if s.wd == "" {
-		s.wd, _ = os.Getwd()
+	if c.wd == "" {
+		c.wd, _ = os.Getwd()
 	}
-	if rel, err := filepath.Rel(s.wd, name); err == nil && filepath.IsLocal(rel) {
+	if rel, err := filepath.Rel(c.wd, name); err == nil && filepath.IsLocal(rel) {
 		return rel
 	}
 	return name
@@ -113,13 +113,13 @@ func (s *Session) Display(name string) string {
 // Finish writes the follow-on counts into their root causes' details, then
 // sorts the diagnostics and drops repeats: the same problem at the same
 // place, whatever YAML path led to it.
-func (s *Session) Finish() diag.Diagnostics {
-	for at, n := range s.FollowOns {
+func (c *Session) Finish() diag.Diagnostics {
+	for at, n := range c.FollowOns {
 		more := "1 more problem follows from this."
 		if n > 1 {
 			more = fmt.Sprintf("%d more problems follow from this.", n)
 		}
-		if d := &s.Diags[at]; d.Detail == "" {
+		if d := &c.Diags[at]; d.Detail == "" {
 			d.Detail = more
 		} else {
 			d.Detail += "\n" + more
@@ -127,8 +127,8 @@ func (s *Session) Finish() diag.Diagnostics {
 	}
 	// Ordered by path first, so that of repeats reached by several paths
 	// (in map order) the one kept is always the same.
-	slices.SortStableFunc(s.Diags, func(a, b diag.Diagnostic) int { return strings.Compare(a.Path, b.Path) })
-	ds := s.Diags.Sort()
+	slices.SortStableFunc(c.Diags, func(a, b diag.Diagnostic) int { return strings.Compare(a.Path, b.Path) })
+	ds := c.Diags.Sort()
 	return slices.CompactFunc(ds, func(a, b diag.Diagnostic) bool {
 		return a.Range == b.Range && a.Severity == b.Severity && a.Code == b.Code && a.Summary == b.Summary
 	})
