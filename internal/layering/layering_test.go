@@ -71,8 +71,10 @@ var ours = []struct {
 	{"pkg/tosca/typecmp", []string{"internal/yamlsrc"}},
 	// What both TOSCA grammar generations share: it knows neither, and
 	// the front door (pkg/tosca) and each generation build on it.
-	// The TOSCA 2.0 compiler: on the core, never on pkg/tosca (the front
-	// door and the 1.x compiler), which calls it.
+	// The compilers of the two TOSCA grammar generations: each on the
+	// core only, never on the other or on pkg/tosca (the front door),
+	// which reads the root file and calls the one of its version.
+	{"pkg/tosca/internal/tosca1", []string{"pkg/tosca/internal/core", "pkg/tosca/internal/values", "pkg/tosca/normative", "pkg/tosca/sol001", "custom_definitions", "internal/userfile", "internal/yamlsrc", "pkg/graph", "pkg/diag", "pkg/symbols"}},
 	{"pkg/tosca/internal/tosca2", []string{"pkg/tosca/internal/core", "pkg/tosca/internal/values", "internal/funceval", "internal/userfile", "internal/yamlsrc", "pkg/graph", "pkg/diag", "pkg/symbols"}},
 	{"pkg/tosca/internal/core", []string{"internal/userfile", "internal/nearest", "internal/yamlsrc", "pkg/tosca/internal/values", "pkg/graph", "pkg/diag"}},
 	{"pkg/tosca", []string{"internal/userfile", "internal/nearest", "internal/funceval", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
@@ -581,6 +583,11 @@ func TestRules(t *testing.T) {
 		{src("pkg/tosca"), "pkg/tosca/internal/core", false, ""},
 		{src("pkg/tosca/internal/core"), "pkg/tosca", false, "the layering rule for pkg/tosca/internal/core allows only"},
 		{src("pkg/tosca"), "pkg/tosca/internal/tosca2", false, ""},
+		{src("pkg/tosca"), "pkg/tosca/internal/tosca1", false, ""},
+		{src("pkg/tosca/internal/tosca1"), "pkg/tosca/internal/core", false, ""},
+		{src("pkg/tosca/internal/tosca1"), "pkg/tosca/internal/tosca2", false, "the layering rule for pkg/tosca/internal/tosca1 allows only"},
+		{src("pkg/tosca/internal/tosca2"), "pkg/tosca/internal/tosca1", false, "the layering rule for pkg/tosca/internal/tosca2 allows only"},
+		{src("pkg/tosca/internal/tosca1"), "pkg/tosca", false, "the layering rule for pkg/tosca/internal/tosca1 allows only"},
 		{src("pkg/tosca/internal/tosca2"), "pkg/tosca/internal/core", false, ""},
 		{src("pkg/tosca/internal/tosca2"), "pkg/tosca", false, "the layering rule for pkg/tosca/internal/tosca2 allows only"},
 		{src("pkg/tosca/internal/core"), "pkg/tosca/internal/tosca2", false, "the layering rule for pkg/tosca/internal/core allows only"},

@@ -12,6 +12,7 @@ import (
 
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // slowTemplate2 is a valid 2.0 template whose compile takes about a
@@ -21,7 +22,7 @@ import (
 func slowTemplate2() []byte {
 	entries := make([]string, 390)
 	for i := range entries {
-		entries[i] = itoa(int64(i))
+		entries[i] = core.Itoa(int64(i))
 	}
 	return fmt.Appendf(nil, `tosca_definitions_version: tosca_2_0
 node_types:

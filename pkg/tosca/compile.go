@@ -2,14 +2,17 @@ package tosca
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 
+	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/symbols"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca1"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
-	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
 // Options tune Compile.
@@ -136,7 +139,7 @@ func HasKeyname(root *yamlsrc.Node) bool {
 	if root == nil || root.Kind != yamlsrc.Mapping || root.Get("application") != nil {
 		return false
 	}
-	keys := append(topLevelKeys(), tosca2.TopLevelKeys()...)
+	keys := append(tosca1.TopLevelKeys(), tosca2.TopLevelKeys()...)
 	for _, p := range root.Pairs() {
 		if slices.Contains(keys, p.Key.Value) {
 			return true
@@ -152,136 +155,73 @@ func HasKeyname(root *yamlsrc.Node) bool {
 // Diagnostics are sorted. Compile never panics on bad input and never
 // touches the network.
 func Compile(ctx context.Context, path string, opts Options) (*graph.Graph, diag.Diagnostics) {
-	return newCompiler(ctx, opts).compile(path)
+	g, _, diags := compile(ctx, path, opts, false)
+	return g, diags
 }
 
-// compile runs the phases (see Compile).
-func (c *compiler) compile(path string) (*graph.Graph, diag.Diagnostics) {
-	root := c.loadRoot(path)
-	if c.v2 != nil {
-		// A TOSCA 2.0 service template: its own front end
-		// (internal/tosca2).
-		return c.v2.Graph(), c.Finish()
-	}
-	if root == nil || c.StoppedNow() {
-		if c.StoppedNow() {
-			c.ReportCanceled(path)
-		}
-		return nil, c.Finish()
-	}
-	for _, phase := range []func(){c.loadNonNormative, c.declareAllTypes, c.resolveAllTypes, c.checkCredentials,
-		func() { c.readTopology(root) }, c.matchRequirements, c.checkTopology, c.resolveFunctions} {
-		phase()
-		if c.StoppedNow() {
-			c.ReportCanceled(path)
-			return nil, c.Finish()
-		}
-	}
-	g := c.render()
-	c.CheckCycles(g)
-	if c.StoppedNow() {
-		c.ReportCanceled(path)
-		return nil, c.Finish()
-	}
-	return g, c.Finish()
+// CompileIndexed is Compile, which it calls with the same options and
+// whose results it returns unchanged, with the index of the names the
+// compile resolved: types, their properties, attributes, requirements
+// and capabilities, templates, inputs, outputs, imported files, and what
+// each function call resolves to. The index is never nil.
+func CompileIndexed(ctx context.Context, path string, opts Options) (*graph.Graph, *symbols.Index, diag.Diagnostics) {
+	return compile(ctx, path, opts, true)
 }
 
-// compiler holds the state of one Compile call. Nothing is shared between
-// calls.
-type compiler struct {
-	// Session holds what the 1.x and 2.0 compiles share: the context and
-	// cancellation, the configuration root (FSRoot, built from
-	// Options.Root, or the top-level file's folder) and Options.Files,
-	// the diagnostics and their follow-ons.
-	core.Session
-	opts Options
-
-	// files by cleaned absolute path (or pseudo name for embedded ones);
-	// order lists them in load order (root first after normative).
-	files map[string]*file
-	order []*file
-	root  *file
-
-	// version is the root file's tosca_definitions_version.
-	version string
-
-	// ns holds the types of each kind by every name they may be
-	// referenced with.
-	ns [numKinds]map[string]*typeDef
-	// declared lists every declared type in declaration order.
-	declared []*typeDef
-
-	topo *topology
-
-	// inTypes is set while type definitions are read: tosca-parser does not
-	// check the grammar inside type definitions, and real type files (XOS,
-	// tosca-parser's own test data) carry misspelt keynames there, so those
-	// problems are warnings. Unknown types and parents stay errors.
-	inTypes bool
-	// readingVersion is the tosca_definitions_version of the file whose
-	// type definitions are being read, "" for the root file (versions.go).
-	readingVersion string
-	// substituted lists "template\x00requirement" pairs exposed by
-	// substitution mappings: they are satisfied outside the topology.
-	substituted map[string]bool
-	// substitutes holds the node types that imported templates substitute.
-	substitutes map[*typeDef]bool
-	// satisfiers memoizes whether any node type satisfies a requirement
-	// definition (requirements.go).
-	satisfiers map[*reqDef]bool
-	// implicit lists, by requirement definition, the templates that
-	// satisfy it (requirements.go).
-	implicit map[*reqDef]*implicitSet
-	// filterCons caches parsed node_filter constraints.
-	filterCons map[*yamlsrc.Node]*values.Constraint
-	// opWork memoizes hasOpWork per type.
-	opWork map[*typeDef]bool
-	// xos is 0 until xosTopology is known, then 1 (an XOS recipe) or 2.
-	xos uint8
-	// steps and defaultNesting bound value work (see maxValueSteps).
-	steps          int
-	defaultNesting int
-	// secretNode marks the node templates with a secret property or
-	// capability property (secrets.go).
-	secretNode map[*nodeTpl]bool
-	// reads lists, in evaluation order, every get_property,
-	// get_attribute and get_operation_output by which a node template
-	// names another one (functions.go); render makes them edges.
-	reads []readRef
-	// idx records names as they resolve for CompileIndexed; nil for
-	// Compile.
-	idx *indexer
-	// v2 is the compile of a TOSCA 2.0 service template
-	// (internal/tosca2); nil for 1.x.
-	v2 *tosca2.Compile
-}
-
-func newCompiler(ctx context.Context, opts Options) *compiler {
-	c := &compiler{Session: core.NewSession(ctx), opts: opts, files: map[string]*file{}}
-	c.Files, c.Archive = opts.Files, opts.Files != nil && len(opts.Root) == 0
+// compile reads the root file and hands it to the compiler of its
+// version: internal/tosca2 for TOSCA 2.0, internal/tosca1 for 1.0–1.3
+// and for a file that could not be read. Both work on one session
+// (internal/core); the index is built when indexed.
+func compile(ctx context.Context, path string, opts Options, indexed bool) (*graph.Graph, *symbols.Index, diag.Diagnostics) {
+	s := core.NewSession(ctx)
+	s.Files, s.Archive = opts.Files, opts.Files != nil && len(opts.Root) == 0
 	if opts.Parses != nil {
-		c.Parse = opts.Parses.parse
+		s.Parse = opts.Parses.parse
 	}
-	for k := range c.ns {
-		c.ns[k] = map[string]*typeDef{}
+	root := readRoot(&s, path, opts)
+	if root != nil && core.Text(root.Get("tosca_definitions_version")) == tosca2.Version {
+		x := tosca2.New(&s, tosca2.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs,
+			InputRanges: opts.InputRanges, Root: opts.Root, ImportMap: opts.ImportMap,
+			ProfilePath: opts.ProfilePath, Profiles: opts.Profiles})
+		x.Load(path, root)
+		g := x.Graph()
+		diags := s.Finish()
+		if !indexed {
+			return g, nil, diags
+		}
+		return g, x.Index(), diags
 	}
-	return c
+	x := tosca1.New(&s, tosca1.Options{Inputs: opts.Inputs, RequireInputs: opts.RequireInputs,
+		InputRanges: opts.InputRanges, Root: opts.Root, ImportMap: opts.ImportMap,
+		SelfContained: opts.SelfContained}, indexed)
+	if root != nil {
+		x.Load(path, root)
+	}
+	g := x.Graph(path)
+	diags := s.Finish()
+	if !indexed {
+		return g, nil, diags
+	}
+	return g, x.Index(), diags
 }
 
-func (c *compiler) errorf(r diag.Range, path, code, format string, args ...any) {
-	c.Errorf(r, path, code, format, args...)
-}
-
-func (c *compiler) warnf(r diag.Range, path, code, format string, args ...any) {
-	c.Warnf(r, path, code, format, args...)
-}
-
-// lenientf reports a grammar problem: an error, or a warning inside type
-// definitions (see compiler.inTypes).
-func (c *compiler) lenientf(r diag.Range, path, code, format string, args ...any) {
-	if c.inTypes {
-		c.warnf(r, path, code, format, args...)
-		return
+// readRoot sets the configuration root of the compile, then reads and
+// parses the file path; nil when it cannot be used.
+func readRoot(s *core.Session, path string, opts Options) *yamlsrc.Node {
+	dirs := opts.Root
+	if len(dirs) == 0 && opts.Files == nil {
+		dirs = []string{filepath.Dir(path)}
 	}
-	c.errorf(r, path, code, format, args...)
+	r, err := userfile.NewRoot(dirs...)
+	if err != nil {
+		s.Errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, core.PlainErr(err))
+		return nil
+	}
+	s.FSRoot = r
+	data, err := s.ReadFile(path)
+	if err != nil {
+		s.Errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, core.PlainErr(err))
+		return nil
+	}
+	return s.ParseYAML(path, data)
 }

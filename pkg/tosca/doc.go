@@ -2,12 +2,22 @@
 // (versions 1.0 to 1.3, and XOS recipes) into the format-neutral resource
 // graph of package graph.
 //
+// It is the front door of two compilers, one per grammar generation:
+// internal/tosca1 (1.0–1.3) and internal/tosca2 (2.0), which share
+// internal/core (the session of a compile, file reading and confinement,
+// limits, diagnostics and their codes, cycles) and never import each
+// other. Compile reads the root file and hands it to the compiler of its
+// tosca_definitions_version; this package documents both.
+//
 // # Phases
 //
-// Compile (compile.go) runs the compiler in phases, in the manner of
-// Puccini: each phase is a method of the compiler in a file of its own,
-// whose header comment lists what that file detects. In the order Compile
-// calls them (the phase column is the number in the file's header):
+// Compile (compile.go) reads the root file and hands a 1.x one to the
+// 1.x compiler (package internal/tosca1, whose files the table names),
+// which runs in phases, in the manner of Puccini: each phase is a method
+// of the compiler in a file of its own, whose header comment lists what
+// that file detects; core/ is package internal/core, which the 1.x and
+// 2.0 compilers share. In the order the phases run (the phase column is
+// the number in the file's header):
 //
 //	    Compile calls      file             phase  what it does
 //	1   loadRoot           imports.go        2     reads the top-level file, the normative types of its version
@@ -209,7 +219,7 @@
 // # For editors
 //
 // CompileIndexed runs Compile and returns, with its results unchanged, a
-// symbols.Index of the names the compile resolved (index.go): every type
+// symbols.Index of the names the compile resolved (internal/tosca1/index.go): every type
 // with its own properties, attributes, requirements and capabilities,
 // every template, input and output, every file read, and each place that
 // names one of them — recorded where the compiler resolves the name
@@ -217,8 +227,9 @@
 // the entity of get_property and friends) and completed from the
 // topology (property keys, requirement assignments and their targets) —
 // with what each function call resolves to (never a sensitive value).
-// Keynames, Functions, PrimitiveTypes and TypeSection (keynames.go) give
-// the grammar's own lists for completion, and JSONSchema (schema.go) a
+// Keynames, Functions, PrimitiveTypes and TypeSection (grammar.go, from
+// the lists of internal/tosca1 and internal/tosca2) give
+// the grammar's own lists for completion, and JSONSchema (jsonschema.go) a
 // JSON Schema of the file format built from them.
 //
 // # Errors and warnings
@@ -231,7 +242,7 @@
 // parent type, an import that could not be loaded and an undefined type
 // name are reported once, where written, and what follows from them is
 // counted in that diagnostic's detail ("N more problems follow from
-// this") instead of being reported (follow.go).
+// this") instead of being reported (internal/core/follow.go).
 //
 //	finding                                              severity  why
 //	unassigned requirement                               warning   §2.9, §3.8.2: the orchestrator fulfils dangling requirements (tosca.unsatisfied_requirement), with its own node types too: 1.3's normative Container.Application requires a tosca.capabilities.Storage no normative node type offers

@@ -13,6 +13,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // TestErrorFixtures compiles each testdata/errors/*.yaml and compares its
@@ -105,7 +106,7 @@ func describe(ds []diag.Diagnostic) string {
 	}
 	parts := make([]string, len(ds))
 	for i, d := range ds {
-		parts[i] = d.Severity.String() + " " + quote(d.Summary)
+		parts[i] = d.Severity.String() + " " + core.Quote(d.Summary)
 	}
 	return strings.Join(parts, "; ")
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/symbols"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
 )
 
@@ -182,7 +183,7 @@ func TestKeynames2AreTheCompilers(t *testing.T) {
 		"data_types.*.entry_schema":       `"data_types": {"t": {"derived_from": "list", "entry_schema": {"type": "map", "entry_schema": "string", KEYS}}}`,
 		"capability_types.*.attributes.*": `"capability_types": {"t": {"attributes": {"a": {"type": "map", "entry_schema": "string", KEYS}}}}`,
 	}
-	for k := kind(0); k < numKinds; k++ {
+	for k := core.Kind(0); k < core.NumKinds; k++ {
 		places[k.Section()+".*"] = `"` + k.Section() + `": {"t": {KEYS}}`
 	}
 	// A data type's schemas are those of a map.

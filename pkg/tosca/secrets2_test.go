@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // TestSecrets2 checks which values of a TOSCA 2.0 template the compiler
@@ -152,7 +153,7 @@ func TestIndex2ShowsNoSecret(t *testing.T) {
 		if strings.Contains(c.Result, "pw-default-1") || strings.Contains(c.Result, "k3y-literal") {
 			t.Errorf("call %s at %s resolves to %q", c.Function, c.Range, c.Result)
 		}
-		if c.Result == callResult(nil, true) {
+		if c.Result == core.CallResult(nil, true) {
 			hidden++
 		}
 	}

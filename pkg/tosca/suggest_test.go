@@ -9,6 +9,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 func TestNearestName(t *testing.T) {
@@ -24,8 +25,8 @@ func TestNearestName(t *testing.T) {
 		{strings.Repeat("p", 300), ""},
 	}
 	for _, tt := range tests {
-		if got := nearestName(tt.name, names); got != tt.want {
-			t.Errorf("nearestName(%q) = %q, want %q", tt.name, got, tt.want)
+		if got := core.NearestName(tt.name, names); got != tt.want {
+			t.Errorf("core.NearestName(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }
@@ -84,7 +85,7 @@ func TestUndeclaredInputIsAnError(t *testing.T) {
 				if d.Range.File != "" {
 					file = filepath.Base(d.Range.File)
 				}
-				got = append(got, file+":"+itoa(int64(d.Range.Start.Line))+":"+itoa(int64(d.Range.Start.Column))+" "+d.Summary)
+				got = append(got, file+":"+core.Itoa(int64(d.Range.Start.Line))+":"+core.Itoa(int64(d.Range.Start.Column))+" "+d.Summary)
 			}
 			if want := []string{tt.want}; !slices.Equal(got, want) {
 				t.Errorf("got %q\nwant %q", got, want)

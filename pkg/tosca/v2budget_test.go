@@ -8,6 +8,7 @@ import (
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // budgetTemplate2 is a template of under 2 KB whose cost lies in its
@@ -67,7 +68,7 @@ func TestValueBudget2(t *testing.T) {
 			}
 			d := diags[0]
 			line := d.Range.Start.Line
-			if line < 5 || line > 8 || d.Range.Start.Column != tc.col || d.Path != "service_template.node_templates.t0.properties.p"+itoa(int64(line-5)) {
+			if line < 5 || line > 8 || d.Range.Start.Column != tc.col || d.Path != "service_template.node_templates.t0.properties.p"+core.Itoa(int64(line-5)) {
 				t.Errorf("at %d:%d %s, want column %d of a property's line, and its path: %s", line, d.Range.Start.Column, d.Path, tc.col, d.Summary)
 			}
 			if g != nil {

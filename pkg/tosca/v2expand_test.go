@@ -10,6 +10,7 @@ import (
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // expansionTemplate2 is the 13-line template of issue 20: node templates
@@ -35,7 +36,7 @@ service_template:
 func valuesTemplate2(n int) []byte {
 	entries := make([]string, n)
 	for i := range entries {
-		entries[i] = itoa(int64(i))
+		entries[i] = core.Itoa(int64(i))
 	}
 	return fmt.Appendf(nil, `tosca_definitions_version: tosca_2_0
 node_types:
@@ -192,7 +193,7 @@ service_template:
 			t.Fatalf("no %s", addr)
 		}
 		for i, w := range want {
-			name := "in" + itoa(int64(i))
+			name := "in" + core.Itoa(int64(i))
 			if got := r.Spec["properties"].(map[string]graph.Value)[name]; got != w {
 				t.Errorf("%s %s = %v, want %d", addr, name, got, w)
 			}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // TestFunctions2Evaluate compiles each built-in call as an output of a
@@ -117,11 +118,11 @@ func TestPathsIntoRepresentationsAreEvaluatedOnce(t *testing.T) {
 	const n = 60
 	for i := range n {
 		if i == n-1 {
-			src += "    t" + itoa(int64(i)) + ": { type: N, count: 2, properties: { a: 1, b: 2 } }\n"
+			src += "    t" + core.Itoa(int64(i)) + ": { type: N, count: 2, properties: { a: 1, b: 2 } }\n"
 			continue
 		}
-		next := "t" + itoa(int64(i+1))
-		src += "    t" + itoa(int64(i)) + ": { type: N, count: 2, properties: { " +
+		next := "t" + core.Itoa(int64(i+1))
+		src += "    t" + core.Itoa(int64(i)) + ": { type: N, count: 2, properties: { " +
 			"a: { $sum: [ { $get_property: [ " + next + ", 0, a ] }, { $get_property: [ " + next + ", 1, b ] } ] }, " +
 			"b: { $sum: [ { $get_property: [ " + next + ", 1, a ] }, { $get_property: [ " + next + ", 0, b ] } ] } } }\n"
 	}

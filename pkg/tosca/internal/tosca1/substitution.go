@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 5 (continued) — substitution mappings and workflows, checked once
 // every template is known.
@@ -25,6 +25,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // checkTopology runs the checks that need the whole topology.
@@ -83,7 +84,7 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 	c.checkNewer(sm, "substitution", path)
 	var nodeType *typeDef
 	if tn := sm.Get("node_type"); tn.IsNull() {
-		c.errorf(at, path, CodeMissingField, "substitution_mappings is missing required field \"node_type\"")
+		c.errorf(at, path, core.CodeMissingField, "substitution_mappings is missing required field \"node_type\"")
 	} else {
 		nodeType = c.lookupRef(kNode, tn, path+".node_type")
 	}
@@ -111,7 +112,7 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 	for _, name := range slices.Sorted(maps.Keys(c.topo.inputs)) {
 		in := c.topo.inputs[name]
 		if nodeType.props[name] == nil && !in.d.hasDefault && in.d.required {
-			c.warnf(in.d.key, "topology_template.inputs."+name, CodeSubstitution, "input %q has no default and node type %q of the substitution mappings has no property %q to supply it; a substituted node cannot pass its value (write a properties mapping, TOSCA 1.2 and later)", name, nodeType.name, name)
+			c.warnf(in.d.key, "topology_template.inputs."+name, core.CodeSubstitution, "input %q has no default and node type %q of the substitution mappings has no property %q to supply it; a substituted node cannot pass its value (write a properties mapping, TOSCA 1.2 and later)", name, nodeType.name, name)
 		}
 	}
 }
@@ -119,7 +120,7 @@ func (c *compiler) checkSubstitution(sm *yamlsrc.Node) {
 // unmappedProperty warns of a required property of the substituted node
 // type that no input of the same name receives (see the file's header).
 func (c *compiler) unmappedProperty(at diag.Range, nodeType *typeDef, name string) {
-	c.warnf(at, "topology_template.substitution_mappings", CodeSubstitution, "substitution_mappings with node_type %q has no input %q for the required property of that name; a substituted node's value for it is not passed to the topology (write a properties mapping, TOSCA 1.2 and later)", nodeType.name, name)
+	c.warnf(at, "topology_template.substitution_mappings", core.CodeSubstitution, "substitution_mappings with node_type %q has no input %q for the required property of that name; a substituted node's value for it is not passed to the topology (write a properties mapping, TOSCA 1.2 and later)", nodeType.name, name)
 }
 
 // checkMappings checks capability or requirement mappings:
@@ -129,7 +130,7 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s mappings must be a map, found %s", what, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "%s mappings must be a map, found %s", what, n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -141,7 +142,7 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 			// name requirements their VNF type lacks): suspicious, not
 			// wrong in effect.
 			if !c.lacks(nodeType) {
-				c.warnf(p.Key.Range, mp, CodeSubstitution, "node type %q has no %s %q to map; the mapping is never used", nodeType.name, what, p.Key.Value)
+				c.warnf(p.Key.Range, mp, core.CodeSubstitution, "node type %q has no %s %q to map; the mapping is never used", nodeType.name, what, p.Key.Value)
 			}
 			continue
 		}
@@ -154,16 +155,16 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 			// SOL001 container packages (Tacker's CNFs) write [] for a
 			// VNF requirement no connection point of theirs fulfils:
 			// nothing is mapped, so nothing can be wrong in effect.
-			c.warnf(v.Range, mp, CodeSubstitution, "%s mapping %q is an empty list and maps nothing", what, p.Key.Value)
+			c.warnf(v.Range, mp, core.CodeSubstitution, "%s mapping %q is an empty list and maps nothing", what, p.Key.Value)
 			continue
 		}
 		if v == nil || v.Kind != yamlsrc.Sequence || len(v.Content) != 2 {
-			c.errorf(p.Value.Range, mp, CodeSubstitution, "%s mapping %q must be a list of a node template name and a %s name", what, p.Key.Value, what)
+			c.errorf(p.Value.Range, mp, core.CodeSubstitution, "%s mapping %q must be a list of a node template name and a %s name", what, p.Key.Value, what)
 			continue
 		}
 		nt := c.topo.nodes[v.Content[0].Value]
 		if nt == nil {
-			c.errorf(v.Content[0].Range, mp, CodeUnknownTemplate, "%s mapping %q names node template %q, which does not exist", what, p.Key.Value, v.Content[0].Value)
+			c.errorf(v.Content[0].Range, mp, core.CodeUnknownTemplate, "%s mapping %q names node template %q, which does not exist", what, p.Key.Value, v.Content[0].Value)
 			continue
 		}
 		c.noteNode(v.Content[0], nt)
@@ -175,7 +176,7 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 		case c.lacks(nt.typ):
 		case what == "capability":
 			if nt.typ.caps[name] == nil {
-				c.errorf(v.Content[1].Range, mp, CodeSubstitution, "node template %q has no capability %q", nt.name, name)
+				c.errorf(v.Content[1].Range, mp, core.CodeSubstitution, "node template %q has no capability %q", nt.name, name)
 			}
 		case what == "requirement":
 			found := nt.typ.reqDefOf(name) != nil
@@ -183,7 +184,7 @@ func (c *compiler) checkMappings(n *yamlsrc.Node, path, what string, nodeType *t
 				found = found || ra.name == name
 			}
 			if !found {
-				c.errorf(v.Content[1].Range, mp, CodeSubstitution, "node template %q has no requirement %q", nt.name, name)
+				c.errorf(v.Content[1].Range, mp, core.CodeSubstitution, "node template %q has no requirement %q", nt.name, name)
 			}
 		}
 	}
@@ -204,7 +205,7 @@ func stepKeys() []string {
 func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 	const base = "topology_template.workflows"
 	if wf.Kind != yamlsrc.Mapping {
-		c.errorf(wf.Range, base, CodeWrongKind, "workflows must be a map, found %s", wf.Describe())
+		c.errorf(wf.Range, base, core.CodeWrongKind, "workflows must be a map, found %s", wf.Describe())
 		return
 	}
 	for _, w := range wf.Pairs() {
@@ -218,7 +219,7 @@ func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 			continue
 		}
 		if steps.Kind != yamlsrc.Mapping {
-			c.errorf(steps.Range, wp+".steps", CodeWrongKind, "steps of %s must be a map, found %s", what, steps.Describe())
+			c.errorf(steps.Range, wp+".steps", core.CodeWrongKind, "steps of %s must be a map, found %s", what, steps.Describe())
 			continue
 		}
 		for _, s := range steps.Pairs() {
@@ -228,16 +229,16 @@ func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 				continue
 			}
 			if tg := s.Value.Get("target"); tg.IsNull() {
-				c.errorf(s.Key.Range, sp, CodeMissingField, "%s is missing required field \"target\"", sw)
+				c.errorf(s.Key.Range, sp, core.CodeMissingField, "%s is missing required field \"target\"", sw)
 			} else if c.topo.nodes[tg.Value] == nil && c.topo.groups[tg.Value] == nil {
-				c.errorf(tg.Range, sp+".target", CodeWorkflow, "%s targets %q, which is not a node template or group", sw, tg.Value)
+				c.errorf(tg.Range, sp+".target", core.CodeWorkflow, "%s targets %q, which is not a node template or group", sw, tg.Value)
 			}
 			c.checkActivities(s.Value.Get("activities"), s.Key.Range, sp+".activities", sw)
 			for _, k := range []string{"on_success", "on_failure"} {
 				v := s.Value.Get(k)
 				for _, next := range c.strList(v, sp+"."+k, k) {
 					if steps.Get(next) == nil {
-						c.errorf(v.Range, sp+"."+k, CodeWorkflow, "%s: %s names step %q, which does not exist", sw, k, next)
+						c.errorf(v.Range, sp+"."+k, core.CodeWorkflow, "%s: %s names step %q, which does not exist", sw, k, next)
 					}
 				}
 			}
@@ -247,25 +248,25 @@ func (c *compiler) checkWorkflows(wf *yamlsrc.Node) {
 
 func (c *compiler) checkActivities(n *yamlsrc.Node, at diag.Range, path, what string) {
 	if n.IsNull() {
-		c.errorf(at, path, CodeMissingField, "%s is missing required field \"activities\"", what)
+		c.errorf(at, path, core.CodeMissingField, "%s is missing required field \"activities\"", what)
 		return
 	}
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeWrongKind, "activities of %s must be a list, found %s", what, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "activities of %s must be a list, found %s", what, n.Describe())
 		return
 	}
 	for _, a := range n.Content {
 		if a.Kind != yamlsrc.Mapping || len(a.Content) != 2 {
-			c.errorf(a.Range, path, CodeWorkflow, "an activity must be a map with one key, found %s", a.Describe())
+			c.errorf(a.Range, path, core.CodeWorkflow, "an activity must be a map with one key, found %s", a.Describe())
 			continue
 		}
 		switch k := a.Content[0].Value; k {
 		case "delegate", "set_state", "call_operation", "inline":
 			if a.Content[1].IsNull() {
-				c.errorf(a.Range, path, CodeWorkflow, "activity %q needs an argument", k)
+				c.errorf(a.Range, path, core.CodeWorkflow, "activity %q needs an argument", k)
 			}
 		default:
-			c.errorf(a.Content[0].Range, path, CodeWorkflow, "unknown activity %q (expected delegate, set_state, call_operation or inline)", k)
+			c.errorf(a.Content[0].Range, path, core.CodeWorkflow, "unknown activity %q (expected delegate, set_state, call_operation or inline)", k)
 		}
 	}
 }

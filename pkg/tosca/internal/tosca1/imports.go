@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 2 — imports: the files a service template brings in.
 //
@@ -40,43 +40,14 @@ import (
 	"strings"
 
 	customdefs "github.com/xosplan/xosplan/custom_definitions"
-	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
-	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
-	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
 	"github.com/xosplan/xosplan/pkg/tosca/normative"
 )
 
-// loadRoot reads the top-level file, the normative types of its version
-// and every import. It returns nil when the root file cannot be used.
-func (c *compiler) loadRoot(path string) *file {
-	dirs := c.opts.Root
-	if len(dirs) == 0 && c.opts.Files == nil {
-		dirs = []string{filepath.Dir(path)}
-	}
-	r, err := userfile.NewRoot(dirs...)
-	if err != nil {
-		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
-		return nil
-	}
-	c.FSRoot = r
-	data, err := c.ReadFile(path)
-	if err != nil {
-		c.errorf(diag.Range{File: path}, "", CodeRead, "cannot read %s: %v", path, plainErr(err))
-		return nil
-	}
-	root := c.ParseYAML(path, data)
-	if root == nil {
-		return nil
-	}
-	if text(root.Get("tosca_definitions_version")) == tosca2.Version {
-		c.v2 = tosca2.New(&c.Session, tosca2.Options{Inputs: c.opts.Inputs, RequireInputs: c.opts.RequireInputs,
-			InputRanges: c.opts.InputRanges, Root: c.opts.Root, ImportMap: c.opts.ImportMap,
-			ProfilePath: c.opts.ProfilePath, Profiles: c.opts.Profiles})
-		c.v2.Load(path, root)
-		return nil
-	}
+// loadRoot loads the top-level file path, parsed as root, the normative
+// types of its version and every import.
+func (c *compiler) loadRoot(path string, root *yamlsrc.Node) *file {
 	var stack []string
 	c.CheckDuplicates(root, 0, true, &stack)
 	c.version = version13
@@ -150,7 +121,7 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 		spec.file = it.Value
 		return spec, true
 	case it.Kind != yamlsrc.Mapping:
-		c.errorf(it.Range, path, CodeWrongKind, "an import must be a file name or a map, found %s", it.Describe())
+		c.errorf(it.Range, path, core.CodeWrongKind, "an import must be a file name or a map, found %s", it.Describe())
 		return spec, false
 	}
 	long, at := it, it.Range
@@ -167,13 +138,13 @@ func (c *compiler) parseImport(it *yamlsrc.Node, path string) (importSpec, bool)
 	}
 	if !c.checkKeys(long, path, "import", longImportKeys()...) {
 		if long.IsNull() {
-			c.errorf(at, path, CodeMissingField, "import is missing required field \"file\"")
+			c.errorf(at, path, core.CodeMissingField, "import is missing required field \"file\"")
 		}
 		return spec, false
 	}
 	fn, fnode := c.str(long, path, "file")
 	if fnode == nil {
-		c.errorf(at, path, CodeMissingField, "import is missing required field \"file\"")
+		c.errorf(at, path, core.CodeMissingField, "import is missing required field \"file\"")
 		return spec, false
 	}
 	spec.file, spec.at = fn, fnode
@@ -215,7 +186,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 			// the same.
 			c.NetworkImport(at, path, "import %q is fetched from %q: xosplan does not use the network; download the file and import it by path (repository names a declared repository, not a URL)", spec.file, spec.repository)
 		default:
-			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which is not declared", spec.file, spec.repository)
+			c.errorf(at, path, core.CodeUnknownRepository, "import %q names repository %q, which is not declared", spec.file, spec.repository)
 			c.FailedImport()
 		}
 		return
@@ -235,7 +206,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 	}
 	name, data, found := c.locate(from, spec.file)
 	if !found {
-		c.errorf(at, path, CodeImportNotFound, "import %q not found", spec.file)
+		c.errorf(at, path, core.CodeImportNotFound, "import %q not found", spec.file)
 		c.FailedImport()
 		return
 	}
@@ -248,7 +219,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 		// expected there.
 		xos := strings.HasPrefix(filepath.ToSlash(spec.file), "custom_types/")
 		if !xos && !filepath.IsAbs(spec.file) && from.dir != "" && filepath.Clean(name) != filepath.Join(from.dir, spec.file) && (c.root.dir == "" || filepath.Clean(name) != filepath.Join(c.root.dir, spec.file)) {
-			c.warnf(at, path, CodeImportFallback, "import %q is not relative to the importing file; found %s (tosca-parser compatibility)", spec.file, c.Display(name))
+			c.warnf(at, path, core.CodeImportFallback, "import %q is not relative to the importing file; found %s (tosca-parser compatibility)", spec.file, c.Display(name))
 		}
 	}
 	c.loadFound(spec, written, name, key, data, embedded, false, path)
@@ -261,7 +232,7 @@ func (c *compiler) loadImport(from *file, it *yamlsrc.Node, path string) {
 // repository alone, without the folders a relative import falls back to.
 func (c *compiler) loadRepositoryFile(spec importSpec, name, path string) {
 	if !c.Exists(name) {
-		c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q not found in repository %q (%s)", spec.file, spec.repository, c.Display(name))
+		c.errorf(spec.at.Range, path, core.CodeImportNotFound, "import %q not found in repository %q (%s)", spec.file, spec.repository, c.Display(name))
 		c.FailedImport()
 		return
 	}
@@ -291,7 +262,7 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			c.errorf(spec.at.Range, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
+			c.errorf(spec.at.Range, path, core.CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
 		} else {
 			c.ImportRefused(u, spec.at.Range, path, err)
 		}
@@ -467,8 +438,8 @@ func (c *compiler) checkPackaged(n *yamlsrc.Node, impl bool, artifacts []*artifa
 	}
 	c.MarkPackaged(n)
 	if impl {
-		c.errorf(n.Range, path, CodeImplNotFound, "implementation %q is neither an artifact of the node nor a file of the package (%s)", name, c.Display(p))
+		c.errorf(n.Range, path, core.CodeImplNotFound, "implementation %q is neither an artifact of the node nor a file of the package (%s)", name, c.Display(p))
 		return
 	}
-	c.errorf(n.Range, path, CodeArtifactNotFound, "artifact file %q is not a file of the package (%s)", name, c.Display(p))
+	c.errorf(n.Range, path, core.CodeArtifactNotFound, "artifact file %q is not a file of the package (%s)", name, c.Display(p))
 }

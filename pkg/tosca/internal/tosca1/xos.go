@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 10 — XOS compatibility.
 //

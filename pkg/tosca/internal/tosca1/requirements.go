@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 6 — requirements: each requirement assignment is matched to a node
 // template and one of its capabilities.
@@ -28,6 +28,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -89,7 +90,7 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 			// it again if it would close a dependency cycle.
 			if target, cd, n := c.findImplicit(nt, d); target != nil {
 				if n > 1 {
-					c.warnf(nt.key, nt.path+".requirements", CodeImplicitRequirement,
+					c.warnf(nt.key, nt.path+".requirements", core.CodeImplicitRequirement,
 						"requirement %q of node template %q is not assigned; matched to %q, the first of %d node templates that satisfy it", d.name, nt.name, target.name, n)
 				}
 				nt.reqs = append(nt.reqs, &reqAssign{name: d.name, n: nt.n, key: nt.key, path: nt.path + ".requirements", def: d,
@@ -109,13 +110,13 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 			}
 			msg := "requirement %q of node template %q has a wrong number of occurrences: %d assigned, %s allowed"
 			if d.occurrences {
-				c.errorf(at, nt.path+".requirements", CodeOccurrences, msg, d.name, nt.name, n, occText(d.min, d.max))
+				c.errorf(at, nt.path+".requirements", core.CodeOccurrences, msg, d.name, nt.name, n, occText(d.min, d.max))
 				break
 			}
 			// The bound is the default [1, 1], not one the type's author
 			// wrote: Puccini and tosca-parser read it as a lower bound
 			// only, and templates assign such a requirement twice.
-			c.warnf(at, nt.path+".requirements", CodeOccurrences, msg+" (the default occurrences of a requirement definition)", d.name, nt.name, n, occText(d.min, d.max))
+			c.warnf(at, nt.path+".requirements", core.CodeOccurrences, msg+" (the default occurrences of a requirement definition)", d.name, nt.name, n, occText(d.min, d.max))
 		}
 	}
 }
@@ -132,7 +133,7 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 func (c *compiler) unassigned(nt *nodeTpl, d *reqDef) {
 	path := nt.path + ".requirements"
 	if c.satisfiable(d) {
-		c.warnf(nt.key, path, CodeUnsatisfied,
+		c.warnf(nt.key, path, core.CodeUnsatisfied,
 			"requirement %q of node template %q is not assigned and no node template in the topology satisfies it; the orchestrator must fulfil it (%s needed)",
 			d.name, nt.name, occText(d.min, d.max))
 		return
@@ -144,12 +145,12 @@ func (c *compiler) unassigned(nt *nodeTpl, d *reqDef) {
 		return
 	}
 	if !undefined && (d.capType != nil || d.nodeType != nil) {
-		c.warnf(nt.key, path, CodeUnsatisfied,
+		c.warnf(nt.key, path, core.CodeUnsatisfied,
 			"requirement %q of node template %q is not assigned, and no node type this template knows satisfies it (%s); the orchestrator must fulfil it with a node type of its own (%s needed)",
 			d.name, nt.name, c.needs(d), occText(d.min, d.max))
 		return
 	}
-	c.errorf(nt.key, path, CodeOccurrences,
+	c.errorf(nt.key, path, core.CodeOccurrences,
 		"requirement %q of node template %q is not assigned, and no node type satisfies it: %s", d.name, nt.name, c.needs(d))
 }
 
@@ -350,7 +351,7 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 			// In an XOS recipe, XOS's engine reads relationship names itself
 			// (XOS 3.x's tosca.relationships.SameHost is declared nowhere):
 			// a warning, and the requirement orders like DependsOn.
-			c.warnf(ra.relN.Range, ra.path+".relationship", CodeUnknownType, "requirement %q of node template %q names relationship %q, which is not declared; XOS reads it as a plain dependency", ra.name, nt.name, ra.relName)
+			c.warnf(ra.relN.Range, ra.path+".relationship", core.CodeUnknownType, "requirement %q of node template %q names relationship %q, which is not declared; XOS reads it as a plain dependency", ra.name, nt.name, ra.relName)
 		} else {
 			c.unknownType(kRelationship, ra.relN, ra.path+".relationship", false, "requirement %q of node template %q names relationship %q, which is neither a relationship template nor a relationship type", ra.name, nt.name, ra.relName)
 		}
@@ -379,7 +380,7 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 			at = ra.nodeN.Range
 		}
 		if explicitNode {
-			c.errorf(at, ra.path, CodeUnknownTemplate, "requirement %q of node template %q names %q, which is neither a node template nor a node type", ra.name, nt.name, nodeName)
+			c.errorf(at, ra.path, core.CodeUnknownTemplate, "requirement %q of node template %q names %q, which is neither a node template nor a node type", ra.name, nt.name, nodeName)
 		}
 		return
 	}
@@ -415,7 +416,7 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 		if target == nil {
 			// The orchestrator may still select or substitute a node for a
 			// requirement given by type only (Puccini, tosca-parser).
-			c.warnf(ra.key, ra.path, CodeUnsatisfied, "no node template in the topology satisfies requirement %q of node template %q", ra.name, nt.name)
+			c.warnf(ra.key, ra.path, core.CodeUnsatisfied, "no node template in the topology satisfies requirement %q of node template %q", ra.name, nt.name)
 			return
 		}
 	}
@@ -424,7 +425,7 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 		return
 	}
 	if d != nil && d.nodeType != nil && !c.derives(target.typ, d.nodeType) && explicitNode {
-		c.warnf(rangeOf(ra.nodeN), ra.path, CodeNodeMismatch, "requirement %q of node template %q needs a %q, but %q is a %q", ra.name, nt.name, d.nodeType.name, target.name, target.typ.name)
+		c.warnf(rangeOf(ra.nodeN), ra.path, core.CodeNodeMismatch, "requirement %q of node template %q needs a %q, but %q is a %q", ra.name, nt.name, d.nodeType.name, target.name, target.typ.name)
 	}
 	if capName != "" || capType != nil {
 		cd := c.capabilityFor(target, capName, capType)
@@ -438,15 +439,15 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 				what = capType.name
 			}
 			if capName == "" || c.lookup(kCapability, capName) != nil || ra.capName != "" {
-				c.errorf(capRange(ra), ra.path, CodeCapabilityMismatch, "requirement %q of node template %q: node template %q has no capability %q", ra.name, nt.name, target.name, what)
+				c.errorf(capRange(ra), ra.path, core.CodeCapabilityMismatch, "requirement %q of node template %q: node template %q has no capability %q", ra.name, nt.name, target.name, what)
 			}
 		} else {
 			ra.targetCap = cd
 			if rel := ra.relType; rel != nil && !rel.xos && len(rel.validTargets) > 0 && cd.typ != nil && !c.derivesAny(cd.typ, rel.validTargets) {
-				c.errorf(ra.key, ra.path, CodeValidTarget, "relationship type %q of requirement %q cannot target capability %q of type %q", rel.name, ra.name, cd.name, cd.typ.name)
+				c.errorf(ra.key, ra.path, core.CodeValidTarget, "relationship type %q of requirement %q cannot target capability %q of type %q", rel.name, ra.name, cd.name, cd.typ.name)
 			}
 			if len(cd.validSources) > 0 && !c.derivesAny(nt.typ, cd.validSources) {
-				c.errorf(ra.key, ra.path, CodeValidSource, "capability %q of node template %q does not accept node template %q of type %q as a source", cd.name, target.name, nt.name, nt.typ.name)
+				c.errorf(ra.key, ra.path, core.CodeValidSource, "capability %q of node template %q does not accept node template %q of type %q as a source", cd.name, target.name, nt.name, nt.typ.name)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 5 — templates: the topology template's inputs, node templates,
 // relationship templates, groups, policies, outputs, substitution mappings
@@ -33,6 +33,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 type topology struct {
@@ -181,7 +182,7 @@ func (c *compiler) readTopology(root *file) {
 	c.checkNewer(tn, "topology", "topology_template")
 	const tp = "topology_template"
 	if d := tn.Get("description"); d != nil && !d.IsNull() && d.Kind != yamlsrc.Scalar {
-		c.errorf(d.Range, tp+".description", CodeWrongKind, "description must be a string, found %s", d.Describe())
+		c.errorf(d.Range, tp+".description", core.CodeWrongKind, "description must be a string, found %s", d.Describe())
 	}
 	c.readInputs(c.section(tn, "inputs", yamlsrc.Mapping))
 	c.readNodeTemplates(c.section(tn, "node_templates", yamlsrc.Mapping))
@@ -198,7 +199,7 @@ func (c *compiler) section(tn *yamlsrc.Node, key string, want yamlsrc.Kind) *yam
 		return nil
 	}
 	if p.Value.Kind != want {
-		c.errorf(p.Key.Range, "topology_template."+key, CodeWrongKind, "%s must be a %s, found %s", key, want, p.Value.Describe())
+		c.errorf(p.Key.Range, "topology_template."+key, core.CodeWrongKind, "%s must be a %s, found %s", key, want, p.Value.Describe())
 		return nil
 	}
 	return p.Value
@@ -234,7 +235,7 @@ func (c *compiler) readInputs(n *yamlsrc.Node) {
 			continue
 		}
 		if d.required && c.opts.RequireInputs {
-			c.errorf(p.Key.Range, path, CodeMissingInput, "required input %q has no value and no default", in.name)
+			c.errorf(p.Key.Range, path, core.CodeMissingInput, "required input %q has no value and no default", in.name)
 		}
 	}
 	declared := map[string]bool{}
@@ -298,10 +299,10 @@ func (c *compiler) copySource(nt *nodeTpl, depth int) *yamlsrc.Node {
 	c.noteNode(cp, other)
 	switch {
 	case other == nil:
-		c.errorf(cp.Range, nt.path+".copy", CodeCopy, "node template %q copies %q, which is not a node template", nt.name, cp.Value)
+		c.errorf(cp.Range, nt.path+".copy", core.CodeCopy, "node template %q copies %q, which is not a node template", nt.name, cp.Value)
 		return nil
 	case other == nt || depth > 16:
-		c.errorf(cp.Range, nt.path+".copy", CodeCopy, "node template %q is part of a copy cycle", nt.name)
+		c.errorf(cp.Range, nt.path+".copy", core.CodeCopy, "node template %q is part of a copy cycle", nt.name)
 		return nil
 	case other.n.Kind != yamlsrc.Mapping:
 		return nil
@@ -317,14 +318,14 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	what := func() string { return "node template " + quote(nt.name) }
 	if !c.checkKeysOf(nt.n, nt.path, what, nodeTplKeys()...) {
 		if nt.n.IsNull() {
-			c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what())
+			c.errorf(nt.key, nt.path, core.CodeMissingField, "%s is missing required field \"type\"", what())
 		}
 		return
 	}
 	src := c.copySource(nt, 0)
 	tn := field(nt.n, src, "type")
 	if tn.IsNull() {
-		c.errorf(nt.key, nt.path, CodeMissingField, "%s is missing required field \"type\"", what())
+		c.errorf(nt.key, nt.path, core.CodeMissingField, "%s is missing required field \"type\"", what())
 		return
 	}
 	nt.typ = c.templateType(kNode, tn, nt.path+".type")
@@ -332,7 +333,7 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 		nt.directives = c.strList(d, nt.path+".directives", "directives")
 		for _, dv := range nt.directives {
 			if dv != "select" && dv != "substitute" {
-				c.warnf(d.Range, nt.path+".directives", CodeDirective, "unknown directive %q (TOSCA defines select and substitute)", dv)
+				c.warnf(d.Range, nt.path+".directives", core.CodeDirective, "unknown directive %q (TOSCA defines select and substitute)", dv)
 			}
 		}
 	}
@@ -368,7 +369,7 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 // kind is reported as such.
 func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef {
 	if tn.Kind != yamlsrc.Scalar {
-		c.errorf(tn.Range, path, CodeWrongKind, "type must be a string, found %s", tn.Describe())
+		c.errorf(tn.Range, path, core.CodeWrongKind, "type must be a string, found %s", tn.Describe())
 		return nil
 	}
 	t := c.lookup(k, tn.Value)
@@ -378,7 +379,7 @@ func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef 
 	}
 	for other := kind(0); other < numKinds; other++ {
 		if o := c.lookup(other, tn.Value); o != nil {
-			c.errorf(tn.Range, path, CodeUnknownType, "%q is a %s, not a %s", tn.Value, other.Word(), k.Word())
+			c.errorf(tn.Range, path, core.CodeUnknownType, "%q is a %s, not a %s", tn.Value, other.Word(), k.Word())
 			return nil
 		}
 	}
@@ -411,7 +412,7 @@ func (c *compiler) readCapAssignments(nt *nodeTpl) {
 	}
 	path := nt.path + ".capabilities"
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "capabilities of node template %q must be a map, found %s", nt.name, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "capabilities of node template %q must be a map, found %s", nt.name, n.Describe())
 		nt.capsN = nil
 		return
 	}
@@ -421,7 +422,7 @@ func (c *compiler) readCapAssignments(nt *nodeTpl) {
 			if c.lacks(nt.typ) {
 				continue
 			}
-			c.errorf(p.Key.Range, cp, CodeUnknownCapability, "node template %q has no capability %q (type %q)", nt.name, p.Key.Value, nt.typ.name)
+			c.errorf(p.Key.Range, cp, core.CodeUnknownCapability, "node template %q has no capability %q (type %q)", nt.name, p.Key.Value, nt.typ.name)
 			continue
 		}
 		c.checkKeysOf(p.Value, cp, func() string { return "capability " + quote(p.Key.Value) + " of node template " + quote(nt.name) }, "properties", "attributes", "occurrences", "description")
@@ -440,14 +441,14 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 	}
 	path := nt.path + ".requirements"
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(keyAt(nt.n, "requirements", n.Range), path, CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
+		c.errorf(keyAt(nt.n, "requirements", n.Range), path, core.CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
 		return
 	}
 	nt.reqs = make([]*reqAssign, 0, len(n.Content))
 	for i, it := range n.Content {
 		ip := path + "[" + strconv.Itoa(i) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
-			c.errorf(it.Range, ip, CodeWrongKind, "a requirement assignment must be a map with one key, found %s", it.Describe())
+			c.errorf(it.Range, ip, core.CodeWrongKind, "a requirement assignment must be a map with one key, found %s", it.Describe())
 			continue
 		}
 		k, v := it.Content[0], it.Content[1]
@@ -460,7 +461,7 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 				if c.lacks(nt.typ) {
 					continue
 				}
-				c.errorf(k.Range, ra.path, CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
+				c.errorf(k.Range, ra.path, core.CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
 				continue
 			}
 		case v.Kind == yamlsrc.Mapping:
@@ -476,7 +477,7 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 					ra.relName, ra.relN = c.str(rel, ra.path+".relationship", "type")
 					ra.relBody = rel
 				default:
-					c.errorf(rel.Range, ra.path+".relationship", CodeWrongKind, "relationship must be a name or a map, found %s", rel.Describe())
+					c.errorf(rel.Range, ra.path+".relationship", core.CodeWrongKind, "relationship must be a name or a map, found %s", rel.Describe())
 				}
 			}
 			if nf := v.Get("node_filter"); nf != nil {
@@ -491,11 +492,11 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 				if c.lacks(nt.typ) {
 					continue
 				}
-				c.errorf(k.Range, ra.path, CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
+				c.errorf(k.Range, ra.path, core.CodeUnknownRequirement, "node template %q has no requirement %q (type %q)", nt.name, ra.name, nt.typ.name)
 				continue
 			}
 		default:
-			c.errorf(v.Range, ra.path, CodeWrongKind, "requirement %q must be a node template name or a map, found %s", ra.name, v.Describe())
+			c.errorf(v.Range, ra.path, core.CodeWrongKind, "requirement %q must be a node template name or a map, found %s", ra.name, v.Describe())
 			continue
 		}
 		nt.reqs = append(nt.reqs, ra)
@@ -514,7 +515,7 @@ func (c *compiler) readNodeFilter(n *yamlsrc.Node, path string) {
 	c.filterProperties(n.Get("properties"), path+".properties")
 	if cp := n.Get("capabilities"); cp != nil && !cp.IsNull() {
 		if cp.Kind != yamlsrc.Sequence {
-			c.errorf(cp.Range, path+".capabilities", CodeWrongKind, "capabilities of a node_filter must be a list, found %s", cp.Describe())
+			c.errorf(cp.Range, path+".capabilities", core.CodeWrongKind, "capabilities of a node_filter must be a list, found %s", cp.Describe())
 			return
 		}
 		for _, it := range cp.Content {
@@ -536,9 +537,9 @@ func (c *compiler) filterProperties(p *yamlsrc.Node, path string) {
 	switch {
 	case p.IsNull(), p.Kind == yamlsrc.Sequence:
 	case p.Kind == yamlsrc.Mapping:
-		c.warnf(p.Range, path, CodeWrongKind, "properties of a node_filter should be a list of one-key maps (TOSCA 1.3 §3.6.5); this map is read as one")
+		c.warnf(p.Range, path, core.CodeWrongKind, "properties of a node_filter should be a list of one-key maps (TOSCA 1.3 §3.6.5); this map is read as one")
 	default:
-		c.errorf(p.Range, path, CodeWrongKind, "properties of a node_filter must be a list, found %s", p.Describe())
+		c.errorf(p.Range, path, core.CodeWrongKind, "properties of a node_filter must be a list, found %s", p.Describe())
 	}
 }
 
@@ -550,7 +551,7 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "interfaces of %s must be a map, found %s", owner, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "interfaces of %s must be a map, found %s", owner, n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -558,7 +559,7 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 		d := defs[p.Key.Value]
 		if d == nil {
 			if !c.lacks(t) {
-				c.errorf(p.Key.Range, ip, CodeUnknownInterface, "%s has no interface %q", owner, p.Key.Value)
+				c.errorf(p.Key.Range, ip, core.CodeUnknownInterface, "%s has no interface %q", owner, p.Key.Value)
 			}
 			continue
 		}
@@ -566,7 +567,7 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 			continue
 		}
 		if p.Value.Kind != yamlsrc.Mapping {
-			c.errorf(p.Value.Range, ip, CodeWrongKind, "interface %q of %s must be a map, found %s", p.Key.Value, owner, p.Value.Describe())
+			c.errorf(p.Value.Range, ip, core.CodeWrongKind, "interface %q of %s must be a map, found %s", p.Key.Value, owner, p.Value.Describe())
 			continue
 		}
 		c.checkNewer(p.Value, "interface", ip)
@@ -575,7 +576,7 @@ func (c *compiler) readIfaceAssignments(t *typeDef, n *yamlsrc.Node, path, owner
 				if c.lacks(d.typ) || c.lacks(t) {
 					return
 				}
-				c.errorf(q.Key.Range, op, CodeUnknownOperation, "interface %q of %s has no operation %q", p.Key.Value, owner, q.Key.Value)
+				c.errorf(q.Key.Range, op, core.CodeUnknownOperation, "interface %q of %s has no operation %q", p.Key.Value, owner, q.Key.Value)
 				return
 			}
 			c.checkOpAssignment(q.Value, op, q.Key.Value, listed)
@@ -620,13 +621,13 @@ func (c *compiler) checkOpAssignment(n *yamlsrc.Node, path, name string, listed 
 		if impl := n.Get("implementation"); impl != nil && impl.Kind == yamlsrc.Mapping {
 			c.checkKeys(impl, path+".implementation", "implementation of operation "+quote(name), implKeys()...)
 		} else if impl != nil && impl.Kind == yamlsrc.Sequence {
-			c.errorf(impl.Range, path+".implementation", CodeWrongKind, "implementation must be a file name or a map, found a list")
+			c.errorf(impl.Range, path+".implementation", core.CodeWrongKind, "implementation must be a file name or a map, found a list")
 		}
 		if ins := n.Get("inputs"); ins != nil && !ins.IsNull() && ins.Kind != yamlsrc.Mapping {
-			c.errorf(ins.Range, path+".inputs", CodeWrongKind, "inputs of operation %q must be a map, found %s", name, ins.Describe())
+			c.errorf(ins.Range, path+".inputs", core.CodeWrongKind, "inputs of operation %q must be a map, found %s", name, ins.Describe())
 		}
 	default:
-		c.errorf(n.Range, path, CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, n.Describe())
 	}
 }
 
@@ -650,7 +651,7 @@ func (c *compiler) warnEmptyOperation(n *yamlsrc.Node, path, what, name string, 
 	if declared == version13 && !listed {
 		form = "operations: {" + name + ": {}}"
 	}
-	c.warnf(n.Range, path, CodeWrongKind, "%s %q is an empty list; read as no implementation (write %q)", what, name, form)
+	c.warnf(n.Range, path, core.CodeWrongKind, "%s %q is an empty list; read as no implementation (write %q)", what, name, form)
 }
 
 // readTemplateType checks the keys of a relationship template, group or
@@ -661,13 +662,13 @@ func (c *compiler) warnEmptyOperation(n *yamlsrc.Node, path, what, name string, 
 func (c *compiler) readTemplateType(k kind, n *yamlsrc.Node, key diag.Range, path, what string, keys []string) (typ *typeDef, keysOK bool) {
 	if !c.checkKeys(n, path, what, keys...) {
 		if n.IsNull() {
-			c.errorf(key, path, CodeMissingField, "%s is missing required field \"type\"", what)
+			c.errorf(key, path, core.CodeMissingField, "%s is missing required field \"type\"", what)
 		}
 		return nil, false
 	}
 	tn := n.Get("type")
 	if tn.IsNull() {
-		c.errorf(key, path, CodeMissingField, "%s is missing required field \"type\"", what)
+		c.errorf(key, path, core.CodeMissingField, "%s is missing required field \"type\"", what)
 		return nil, true
 	}
 	return c.templateType(k, tn, path+".type"), true
@@ -716,25 +717,25 @@ func (c *compiler) readGroups(n *yamlsrc.Node) {
 					at = m.Content[i].Range
 				}
 				if seen[name] {
-					c.errorf(at, g.path+".members", CodeGroupMembers, "group %q lists member %q more than once", g.name, name)
+					c.errorf(at, g.path+".members", core.CodeGroupMembers, "group %q lists member %q more than once", g.name, name)
 					continue
 				}
 				seen[name] = true
 				nt := c.topo.nodes[name]
 				if nt == nil {
-					c.errorf(at, g.path+".members", CodeUnknownTemplate, "group %q member %q is not a node template", g.name, name)
+					c.errorf(at, g.path+".members", core.CodeUnknownTemplate, "group %q member %q is not a node template", g.name, name)
 					continue
 				}
 				if i < len(m.Content) {
 					c.noteNode(m.Content[i], nt)
 				}
 				if g.typ != nil && len(g.typ.members) > 0 && nt.typ != nil && !c.derivesAny(nt.typ, g.typ.members) {
-					c.errorf(at, g.path+".members", CodeGroupMembers, "group %q member %q has type %q, which the group type %q does not allow", g.name, name, nt.typ.name, g.typ.name)
+					c.errorf(at, g.path+".members", core.CodeGroupMembers, "group %q member %q has type %q, which the group type %q does not allow", g.name, name, nt.typ.name, g.typ.name)
 				}
 				g.members = append(g.members, nt)
 			}
 			if len(names) == 0 && m.Kind == yamlsrc.Sequence {
-				c.errorf(m.Range, g.path+".members", CodeGroupMembers, "group %q must have at least one member", g.name)
+				c.errorf(m.Range, g.path+".members", core.CodeGroupMembers, "group %q must have at least one member", g.name)
 			}
 		}
 		if g.typ != nil {
@@ -778,7 +779,7 @@ func (c *compiler) checkTraits(props *yamlsrc.Node, path string) {
 				ok = ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '_'
 			}
 			if !ok {
-				c.errorf(it.Range, joinPath(path, key), CodeValue, "%q is not a trait name (upper-case letters, digits and _, at most 255 characters)", name)
+				c.errorf(it.Range, joinPath(path, key), core.CodeValue, "%q is not a trait name (upper-case letters, digits and _, at most 255 characters)", name)
 			}
 		}
 	}
@@ -803,7 +804,7 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 	for i, it := range n.Items() {
 		ip := "topology_template.policies[" + strconv.Itoa(i) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
-			c.errorf(it.Range, ip, CodeWrongKind, "a policy must be a map with one key, found %s", it.Describe())
+			c.errorf(it.Range, ip, core.CodeWrongKind, "a policy must be a map with one key, found %s", it.Describe())
 			continue
 		}
 		k, v := it.Content[0], it.Content[1]
@@ -825,7 +826,7 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 						c.noteNode(tg.Content[j], nt)
 					}
 					if pt.typ != nil && len(pt.typ.targets) > 0 && nt.typ != nil && !c.derivesAny(nt.typ, pt.typ.targets) {
-						c.errorf(at, pt.path+".targets", CodePolicyTargets, "policy %q target %q has type %q, which the policy type %q does not allow", pt.name, name, nt.typ.name, pt.typ.name)
+						c.errorf(at, pt.path+".targets", core.CodePolicyTargets, "policy %q target %q has type %q, which the policy type %q does not allow", pt.name, name, nt.typ.name, pt.typ.name)
 					}
 					pt.targets = append(pt.targets, nt)
 					continue
@@ -834,7 +835,7 @@ func (c *compiler) readPolicies(n *yamlsrc.Node) {
 					pt.targets = append(pt.targets, g.members...)
 					continue
 				}
-				c.errorf(at, pt.path+".targets", CodeUnknownTemplate, "policy %q target %q is not a node template or group", pt.name, name)
+				c.errorf(at, pt.path+".targets", core.CodeUnknownTemplate, "policy %q target %q is not a node template or group", pt.name, name)
 			}
 		}
 		if pt.typ != nil {
@@ -865,13 +866,13 @@ func (c *compiler) readOutputs(n *yamlsrc.Node) {
 		what := "output " + quote(o.name)
 		if !c.checkKeys(p.Value, o.path, what, outputKeys()...) {
 			if p.Value.IsNull() {
-				c.errorf(p.Key.Range, o.path, CodeMissingField, "%s is missing required field \"value\"", what)
+				c.errorf(p.Key.Range, o.path, core.CodeMissingField, "%s is missing required field \"value\"", what)
 			}
 			continue
 		}
 		o.val = p.Value.Get("value")
 		if o.val == nil {
-			c.errorf(p.Key.Range, o.path, CodeMissingField, "%s is missing required field \"value\"", what)
+			c.errorf(p.Key.Range, o.path, core.CodeMissingField, "%s is missing required field \"value\"", what)
 			continue
 		}
 		c.topo.outputs = append(c.topo.outputs, o)

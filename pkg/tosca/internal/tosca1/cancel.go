@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Cancellation (the Session's Stopped, internal/core): every loop of the
 // compiler whose work grows with the input asks Stopped once per item, so that a compile stops soon after its

@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 1 — read: the grammar of a service template file.
 //
@@ -111,9 +111,9 @@ func (c *compiler) parseEmbedded(key, name string, data []byte) *yamlsrc.Node {
 	return ep.root
 }
 
-// topLevelKeys lists the keynames of a service template; a function so
+// TopLevelKeys lists the keynames of a 1.x service template; a function so
 // that no package-level slice can be changed.
-func topLevelKeys() []string {
+func TopLevelKeys() []string {
 	return []string{
 		"tosca_definitions_version", "namespace", "metadata", "template_name", "template_author",
 		"template_version", "description", "dsl_definitions", "repositories", "imports",
@@ -130,7 +130,7 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 	switch {
 	case !ok:
 		if isRoot {
-			c.errorf(diag.Range{File: f.name, Start: root.Range.Start}, "", CodeVersion, "template is missing required field \"tosca_definitions_version\"")
+			c.errorf(diag.Range{File: f.name, Start: root.Range.Start}, "", core.CodeVersion, "template is missing required field \"tosca_definitions_version\"")
 		}
 		f.version = c.version
 	default:
@@ -138,13 +138,13 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 		v, known := normaliseVersion(s)
 		switch {
 		case !isStr || !known:
-			c.errorf(vp.Value.Range, "tosca_definitions_version", CodeVersion,
-				"the template version %q is invalid; valid versions are %s", vp.Value.Value, strings.Join(supportedVersions(), ", "))
+			c.errorf(vp.Value.Range, "tosca_definitions_version", core.CodeVersion,
+				"the template version %q is invalid; valid versions are %s", vp.Value.Value, strings.Join(SupportedVersions(), ", "))
 		case root.Content[0] != vp.Key:
 			// The specification asks for it first (TOSCA 1.3 §3.9.3.1),
 			// but a YAML mapping is unordered (YAML 1.2 §3.2.1.1): the
 			// version is declared all the same.
-			c.warnf(vp.Key.Range, "tosca_definitions_version", CodeVersion, "tosca_definitions_version should be the first line of the template")
+			c.warnf(vp.Key.Range, "tosca_definitions_version", core.CodeVersion, "tosca_definitions_version should be the first line of the template")
 		}
 		f.version = v
 		if f.version == "" {
@@ -154,17 +154,17 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 	if f.version == "" {
 		f.version = version13
 	}
-	c.checkKeys(root, "", "template", topLevelKeys()...)
+	c.checkKeys(root, "", "template", TopLevelKeys()...)
 	if md := root.Get("metadata"); md != nil {
 		c.ReadMetadata(md, "metadata", true)
 	}
 	for _, k := range []string{"template_name", "template_author"} {
 		if n := root.Get(k); n != nil && !n.IsString() {
-			c.errorf(n.Range, k, CodeMetadata, "%s must be a string, found %s", k, n.Describe())
+			c.errorf(n.Range, k, core.CodeMetadata, "%s must be a string, found %s", k, n.Describe())
 		}
 	}
 	if p, ok := root.GetPair("description"); ok && !p.Value.IsNull() && !p.Value.IsString() {
-		c.errorf(p.Key.Range, "description", CodeWrongKind, "description must be a string, found %s", p.Value.Describe())
+		c.errorf(p.Key.Range, "description", core.CodeWrongKind, "description must be a string, found %s", p.Value.Describe())
 	}
 	if n := root.Get("repositories"); n != nil {
 		c.readRepositories(n)
@@ -176,11 +176,11 @@ func (c *compiler) readHeader(f *file, isRoot bool) {
 		k := p.Key.Value
 		if strings.HasSuffix(k, "_types") || k == "topology_template" || k == "repositories" || k == "metadata" {
 			if !p.Value.IsNull() && p.Value.Kind != yamlsrc.Mapping {
-				c.errorf(p.Key.Range, k, CodeWrongKind, "%s must be a map, found %s", k, p.Value.Describe())
+				c.errorf(p.Key.Range, k, core.CodeWrongKind, "%s must be a map, found %s", k, p.Value.Describe())
 			}
 		}
 		if k == "imports" && !p.Value.IsNull() && p.Value.Kind != yamlsrc.Sequence {
-			c.errorf(p.Key.Range, k, CodeWrongKind, "imports must be a list, found %s", p.Value.Describe())
+			c.errorf(p.Key.Range, k, core.CodeWrongKind, "imports must be a list, found %s", p.Value.Describe())
 		}
 	}
 }
@@ -193,11 +193,11 @@ func (c *compiler) checkNamespace(n *yamlsrc.Node, path, what string) {
 		return
 	}
 	if n.Kind != yamlsrc.Scalar {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a URI string, found %s", what, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "%s must be a URI string, found %s", what, n.Describe())
 		return
 	}
 	if u, err := url.Parse(n.Value); err != nil || u.Scheme == "" {
-		c.warnf(n.Range, path, CodeValue, "%s %q is not an absolute URI", what, n.Value)
+		c.warnf(n.Range, path, core.CodeValue, "%s %q is not an absolute URI", what, n.Value)
 	}
 }
 
@@ -234,7 +234,7 @@ func (c *compiler) checkCredentials() {
 	}
 }
 
-func supportedVersions() []string {
+func SupportedVersions() []string {
 	return []string{version10, version11, version12, version13}
 }
 
@@ -249,12 +249,12 @@ func (c *compiler) readRepositories(n *yamlsrc.Node) {
 		case p.Value.Kind == yamlsrc.Mapping:
 			c.checkKeys(p.Value, path, "repository "+quote(p.Key.Value), "description", "url", "credential")
 			if u := p.Value.Get("url"); u == nil || u.IsNull() {
-				c.errorf(p.Key.Range, path, CodeMissingField, "repository %q is missing required field \"url\"", p.Key.Value)
+				c.errorf(p.Key.Range, path, core.CodeMissingField, "repository %q is missing required field \"url\"", p.Key.Value)
 			} else if !u.IsString() {
-				c.errorf(u.Range, path+".url", CodeWrongKind, "url must be a string, found %s", u.Describe())
+				c.errorf(u.Range, path+".url", core.CodeWrongKind, "url must be a string, found %s", u.Describe())
 			}
 		default:
-			c.errorf(p.Value.Range, path, CodeWrongKind, "repository %q must be a URL or a map, found %s", p.Key.Value, p.Value.Describe())
+			c.errorf(p.Value.Range, path, core.CodeWrongKind, "repository %q must be a URL or a map, found %s", p.Key.Value, p.Value.Describe())
 		}
 	}
 }
@@ -273,13 +273,13 @@ func (c *compiler) checkKeysOf(n *yamlsrc.Node, path string, what func() string,
 		return false
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map, found %s", what(), n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "%s must be a map, found %s", what(), n.Describe())
 		return false
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k := n.Content[i]
 		if !slices.Contains(allowed, k.Value) {
-			c.lenientf(k.Range, joinPath(path, k.Value), CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
+			c.lenientf(k.Range, joinPath(path, k.Value), core.CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
 		}
 	}
 	return true
@@ -292,7 +292,7 @@ func (c *compiler) str(n *yamlsrc.Node, path, key string) (string, *yamlsrc.Node
 		return "", nil
 	}
 	if v.Kind != yamlsrc.Scalar {
-		c.errorf(v.Range, joinPath(path, key), CodeWrongKind, "%s must be a string, found %s", key, v.Describe())
+		c.errorf(v.Range, joinPath(path, key), core.CodeWrongKind, "%s must be a string, found %s", key, v.Describe())
 		return "", nil
 	}
 	return v.Value, v
@@ -308,13 +308,13 @@ func (c *compiler) strList(v *yamlsrc.Node, path, what string) []string {
 		return []string{v.Value}
 	}
 	if v.Kind != yamlsrc.Sequence {
-		c.errorf(v.Range, path, CodeWrongKind, "%s must be a list, found %s", what, v.Describe())
+		c.errorf(v.Range, path, core.CodeWrongKind, "%s must be a list, found %s", what, v.Describe())
 		return nil
 	}
 	out := make([]string, 0, len(v.Content))
 	for _, it := range v.Content {
 		if it.Kind != yamlsrc.Scalar || it.IsNull() {
-			c.errorf(it.Range, path, CodeWrongKind, "%s must list strings, found %s", what, it.Describe())
+			c.errorf(it.Range, path, core.CodeWrongKind, "%s must list strings, found %s", what, it.Describe())
 			continue
 		}
 		out = append(out, it.Value)

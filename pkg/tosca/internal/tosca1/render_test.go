@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // TestRenderReportsWhatTheGraphRefuses: render adds resources and edges
@@ -35,7 +36,7 @@ func TestRenderReportsWhatTheGraphRefuses(t *testing.T) {
 			c.addResource(g, &graph.Resource{Address: "web", Range: at(4)}, web.path)
 		}, at(4), web.path, "node template web cannot be compiled into the graph"},
 		{"a template named twice in its mapping", func(c *compiler, g *graph.Graph) {
-			c.errorf(at(4), web.path, CodeDuplicateKey, "duplicate key %q", "web")
+			c.errorf(at(4), web.path, core.CodeDuplicateKey, "duplicate key %q", "web")
 			c.addResource(g, &graph.Resource{Address: "web", Range: at(4)}, web.path)
 		}, at(4), web.path, "duplicate key"},
 		{"a requirement of a template not in the graph", func(c *compiler, g *graph.Graph) {
@@ -50,7 +51,8 @@ func TestRenderReportsWhatTheGraphRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newCompiler(context.Background(), Options{})
+			s := core.NewSession(context.Background())
+			c := New(&s, Options{}, false).c
 			g := graph.New()
 			if err := g.AddResource(&graph.Resource{Address: "web", Range: at(1)}); err != nil {
 				t.Fatal(err)
@@ -60,9 +62,9 @@ func TestRenderReportsWhatTheGraphRefuses(t *testing.T) {
 				t.Fatalf("diagnostics %v, want one", c.Diags)
 			}
 			d := c.Diags[0]
-			code := CodeInternal
+			code := core.CodeInternal
 			if tt.summary == "duplicate key" {
-				code = CodeDuplicateKey
+				code = core.CodeDuplicateKey
 			}
 			if d.Severity != diag.Error || d.Code != code || d.Range != tt.at || d.Path != tt.path || !strings.HasPrefix(d.Summary, tt.summary) {
 				t.Errorf("got %s %s at %v %s: %q, want %s at %v %s: %q…", d.Severity, d.Code, d.Range, d.Path, d.Summary,

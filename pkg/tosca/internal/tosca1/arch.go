@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // The os capability's architecture as a placement trait (part of phase 9,
 // render).

@@ -1,17 +1,15 @@
-package tosca
+package tosca1
 
 // What the 1.x compiler names from internal/core, which it shares with
 // the 2.0 one, by the names its code has always used.
 
 import (
-	"context"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
-	"github.com/xosplan/xosplan/pkg/tosca/internal/tosca2"
 )
 
 // kind is a kind of type.
@@ -62,8 +60,7 @@ const (
 	maxDerivationDepth = core.MaxDerivationDepth
 )
 
-func longImportKeys() []string                       { return core.LongImportKeys() }
-func nearestName(name string, names []string) string { return core.NearestName(name, names) }
+func longImportKeys() []string { return core.LongImportKeys() }
 
 // pathKey is a step of a YAML path.
 type pathKey = core.PathKey
@@ -71,19 +68,4 @@ type pathKey = core.PathKey
 func pathOf(keys []pathKey) string { return core.PathOf(keys) }
 func ifaceMetaKeys() []string      { return core.IfaceMetaKeys() }
 
-// ProfileIndex maps TOSCA 2.0 profile names to the files of a search path
-// that declare them (Options.ProfilePath). Build one with
-// NewProfileIndex; it is read-only afterwards, so one index may serve
-// every compile of a run at once.
-type ProfileIndex = tosca2.ProfileIndex
-
-// NewProfileIndex indexes the profiles the folders declare: the files
-// named *.yaml, *.yml or without an extension (hidden folders skipped,
-// links to folders not followed) that are TOSCA 2.0 files declaring
-// `profile: NAME`, the first folder that declares a name winning. A
-// folder that cannot be read is an error; a file that cannot be read or
-// is not a profile is skipped.
-func NewProfileIndex(ctx context.Context, dirs []string) (*ProfileIndex, error) {
-	return tosca2.NewProfileIndex(ctx, dirs)
-}
 func metaSensitive(n *yamlsrc.Node) bool { return core.MetaSensitive(n) }

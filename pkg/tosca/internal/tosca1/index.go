@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // The symbol index: where each name a template defines is written, and
 // every place that names it, for editors (xosplan lsp). It is recorded as
@@ -9,7 +9,6 @@ package tosca
 // same index from its own phases' state (internal/tosca2/index.go).
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -21,22 +20,6 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/symbols"
 )
-
-// CompileIndexed is Compile, which it calls with the same options and
-// whose results it returns unchanged, with the index of the names the
-// compile resolved: types, their properties, attributes, requirements
-// and capabilities, templates, inputs, outputs, imported files, and what
-// each function call resolves to. The index is never nil.
-func CompileIndexed(ctx context.Context, path string, opts Options) (*graph.Graph, *symbols.Index, diag.Diagnostics) {
-	c := newCompiler(ctx, opts)
-	c.idx = &indexer{}
-	g, diags := c.compile(path)
-	if c.v2 != nil {
-		// A TOSCA 2.0 compile: its own index (internal/tosca2).
-		return g, c.v2.Index(), diags
-	}
-	return g, c.buildIndex(), diags
-}
 
 // indexer holds what the compiler records for the index as it resolves
 // names; nil when no index is asked for.

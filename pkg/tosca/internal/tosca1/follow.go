@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // One cause, one message: a problem that makes others follow (an unknown
 // parent type, an import that could not be loaded, a type name that is not
@@ -23,9 +23,9 @@ func (c *compiler) unknownType(k kind, n *yamlsrc.Node, path string, lenient boo
 	lenient = lenient && c.inTypes
 	return c.UnknownOnce(core.UnknownKey{Kind: k, Name: n.Value, Error: !lenient}, func() {
 		if lenient {
-			c.warnf(n.Range, path, CodeUnknownType, format, args...)
+			c.warnf(n.Range, path, core.CodeUnknownType, format, args...)
 		} else {
-			c.errorf(n.Range, path, CodeUnknownType, format, args...)
+			c.errorf(n.Range, path, core.CodeUnknownType, format, args...)
 		}
 	})
 }
@@ -34,7 +34,7 @@ func (c *compiler) unknownType(k kind, n *yamlsrc.Node, path string, lenient boo
 // t's kind, as unknownType does.
 func (c *compiler) unknownParent(t *typeDef, pn *yamlsrc.Node) int {
 	return c.UnknownOnce(core.UnknownKey{Kind: t.kind, Name: pn.Value, Error: true}, func() {
-		c.errorf(pn.Range, t.path+".derived_from", CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.Word(), t.name, t.kind.Word(), pn.Value)
+		c.errorf(pn.Range, t.path+".derived_from", core.CodeUnknownParent, "%s %q derives from unknown %s %q", t.kind.Word(), t.name, t.kind.Word(), pn.Value)
 	})
 }
 

@@ -21,9 +21,3 @@ func UndeclaredInput(d diag.Diagnostic) (string, bool) {
 	}
 	return "", false
 }
-
-// undeclaredInputs reports the input values given for inputs the template
-// does not declare (core.Session.UndeclaredInputs).
-func (c *compiler) undeclaredInputs(declared map[string]bool, section string, fallback diag.Range) {
-	c.UndeclaredInputs(c.opts.Inputs, c.opts.InputRanges, c.root.name, declared, section, fallback)
-}

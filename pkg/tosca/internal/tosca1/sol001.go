@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 2 — imports of the ETSI NFV-SOL 001 type libraries, which VNF and
 // NS packages import by their forge URL or by bare file name and expect

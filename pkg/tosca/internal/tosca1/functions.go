@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 7 — functions: intrinsic functions in values.
 //
@@ -33,6 +33,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // scope is where a value is evaluated.
@@ -69,7 +70,7 @@ func functionName(n *yamlsrc.Node) (string, bool) {
 }
 
 func (c *compiler) fnErr(n *yamlsrc.Node, path, format string, args ...any) graph.Value {
-	c.errorf(n.Range, path, CodeFunction, format, args...)
+	c.errorf(n.Range, path, core.CodeFunction, format, args...)
 	return nil
 }
 
@@ -130,7 +131,7 @@ func (c *compiler) fnGetInput(args *yamlsrc.Node, path string, s *scope) graph.V
 	}
 	in := c.topo.inputs[name.Value]
 	if in == nil {
-		c.errorf(name.Range, path, CodeUnknownInput, "unknown input %q", name.Value)
+		c.errorf(name.Range, path, core.CodeUnknownInput, "unknown input %q", name.Value)
 		return nil
 	}
 	c.noteInput(name, in)
@@ -152,18 +153,18 @@ func (c *compiler) index(v graph.Value, key *yamlsrc.Node, path string) graph.Va
 	case map[string]graph.Value:
 		e, ok := x[key.Value]
 		if !ok {
-			c.errorf(key.Range, path, CodeFunction, "value has no field %q", key.Value)
+			c.errorf(key.Range, path, core.CodeFunction, "value has no field %q", key.Value)
 		}
 		return e
 	case []graph.Value:
 		i, ok := key.Int()
 		if !ok || i < 0 || int(i) >= len(x) {
-			c.errorf(key.Range, path, CodeFunction, "index %q is out of range for a list of %d", key.Value, len(x))
+			c.errorf(key.Range, path, core.CodeFunction, "index %q is out of range for a list of %d", key.Value, len(x))
 			return nil
 		}
 		return x[i]
 	case string, int64, float64, bool:
-		c.errorf(key.Range, path, CodeFunction, "cannot select %q from %s, which has no fields or elements", key.Value, scalarKind(x))
+		c.errorf(key.Range, path, core.CodeFunction, "cannot select %q from %s, which has no fields or elements", key.Value, scalarKind(x))
 		return nil
 	}
 	return v
@@ -275,7 +276,7 @@ func (c *compiler) relPropRead(r *relRef, name string) graph.Value {
 	ra.relReading = ra.relReading[:len(ra.relReading)-1]
 	if top && ra.relCycle {
 		ra.relCycle = false
-		c.errorf(rangeOf(at), path, CodeFunction, "property %q of %s depends on itself through get_property", name, r.what())
+		c.errorf(rangeOf(at), path, core.CodeFunction, "property %q of %s depends on itself through get_property", name, r.what())
 		return nil
 	}
 	return v
@@ -381,10 +382,10 @@ func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr strin
 		return nil, &relRef{tpl: rt}, true
 	}
 	if what := c.groupOrPolicy(n.Value); what != "" {
-		c.errorf(n.Range, path, CodeUnknownTemplate, "%s: %q is %s, not a node or relationship template, the entities whose properties and attributes TOSCA 1.3 functions read (§4.4.1, §4.5.1)", fn, n.Value, what)
+		c.errorf(n.Range, path, core.CodeUnknownTemplate, "%s: %q is %s, not a node or relationship template, the entities whose properties and attributes TOSCA 1.3 functions read (§4.4.1, §4.5.1)", fn, n.Value, what)
 		return nil, nil, false
 	}
-	c.errorf(n.Range, path, CodeUnknownTemplate, "%s: node template %q was not found", fn, n.Value)
+	c.errorf(n.Range, path, core.CodeUnknownTemplate, "%s: node template %q was not found", fn, n.Value)
 	return nil, nil, false
 }
 
@@ -497,7 +498,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 			return nil
 		}
 		if t.props[name] == nil {
-			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: %s has no property %q", rt.what(), name)
+			c.errorf(a[1].Range, path, core.CodeUnknownProperty, "get_property: %s has no property %q", rt.what(), name)
 			return nil
 		}
 		v := c.relRefProp(rt, name)
@@ -530,7 +531,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 					if c.lacks(ra.relType) {
 						return nil
 					}
-					c.errorf(a[3].Range, path, CodeUnknownProperty, "get_property: the relationship of requirement %q of node template %q has no property %q", name, nt.name, prop)
+					c.errorf(a[3].Range, path, core.CodeUnknownProperty, "get_property: the relationship of requirement %q of node template %q has no property %q", name, nt.name, prop)
 					return nil
 				}
 				return c.relProperty(ra, prop, a[4:], path)
@@ -547,7 +548,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 	}
 	if nt.typ.props[name] == nil {
 		if !c.lacks(nt.typ) {
-			c.errorf(a[1].Range, path, CodeUnknownProperty, "get_property: node template %q has no property %q", nt.name, name)
+			c.errorf(a[1].Range, path, core.CodeUnknownProperty, "get_property: node template %q has no property %q", nt.name, name)
 		}
 		return nil
 	}
@@ -563,7 +564,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 func (c *compiler) capProperty(owner *nodeTpl, cd *capDef, prop *yamlsrc.Node, rest []*yamlsrc.Node, path string) graph.Value {
 	if cd.props[prop.Value] == nil {
 		if !c.lacks(cd.typ) && !c.lacks(owner.typ) {
-			c.errorf(prop.Range, path, CodeUnknownProperty, "get_property: capability %q of node template %q has no property %q", cd.name, owner.name, prop.Value)
+			c.errorf(prop.Range, path, core.CodeUnknownProperty, "get_property: capability %q of node template %q has no property %q", cd.name, owner.name, prop.Value)
 		}
 		return nil
 	}
@@ -643,7 +644,7 @@ func (c *compiler) targetProperty(nt *nodeTpl, ra *reqAssign, req string, prop *
 		return c.relProperty(ra, prop.Value, rest, path)
 	}
 	if !c.lacks(target.typ) && !c.lacks(ra.relType) {
-		c.errorf(prop.Range, path, CodeUnknownProperty, "get_property: node template %q, the target of requirement %q of node template %q, has no property %q, nor has the capability it targets or the relationship", target.name, req, nt.name, prop.Value)
+		c.errorf(prop.Range, path, core.CodeUnknownProperty, "get_property: node template %q, the target of requirement %q of node template %q, has no property %q, nor has the capability it targets or the relationship", target.name, req, nt.name, prop.Value)
 	}
 	return nil
 }
@@ -672,7 +673,7 @@ func (c *compiler) danglingRead(nt *nodeTpl, req string, name *yamlsrc.Node, pat
 	if attr {
 		noun = "attribute"
 	}
-	c.warnf(name.Range, path, CodeUnknownProperty, "%s: requirement %q of node template %q is not assigned, and the types its definition names declare no %s %q; the node the orchestrator selects must declare it", fn, req, nt.name, noun, name.Value)
+	c.warnf(name.Range, path, core.CodeUnknownProperty, "%s: requirement %q of node template %q is not assigned, and the types its definition names declare no %s %q; the node the orchestrator selects must declare it", fn, req, nt.name, noun, name.Value)
 }
 
 func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) graph.Value {
@@ -754,7 +755,7 @@ func (c *compiler) relAttribute(r *relRef, path []*yamlsrc.Node, at string, s *s
 		}
 		return v
 	}
-	c.errorf(path[0].Range, at, CodeUnknownProperty, "get_attribute: attribute %q was not found in %s", name, r.what())
+	c.errorf(path[0].Range, at, core.CodeUnknownProperty, "get_attribute: attribute %q was not found in %s", name, r.what())
 	return nil
 }
 
@@ -780,7 +781,7 @@ func (c *compiler) templateAttribute(tpl *relTpl, path []*yamlsrc.Node, at strin
 	}
 	switch len(refs) {
 	case 0:
-		c.warnf(path[0].Range, at, CodeUnknownProperty,
+		c.warnf(path[0].Range, at, core.CodeUnknownProperty,
 			"get_attribute: relationship template %q is used by no requirement, so its attribute %q never has a value", tpl.name, path[0].Value)
 		return nil
 	case 1:
@@ -813,10 +814,10 @@ func (c *compiler) undeclaredAttr(nt *nodeTpl, t *typeDef, attr *yamlsrc.Node, p
 		return
 	}
 	if c.outputSets(nt, attr.Value) {
-		c.warnf(attr.Range, path, CodeUnknownProperty, "get_attribute: %s declares no attribute %q; only an operation output sets it", what, attr.Value)
+		c.warnf(attr.Range, path, core.CodeUnknownProperty, "get_attribute: %s declares no attribute %q; only an operation output sets it", what, attr.Value)
 		return
 	}
-	c.errorf(attr.Range, path, CodeUnknownProperty, "get_attribute: attribute %q was not found in %s", attr.Value, what)
+	c.errorf(attr.Range, path, core.CodeUnknownProperty, "get_attribute: attribute %q was not found in %s", attr.Value, what)
 }
 
 // outputSets reports whether an operation of nt, as its type defines it or
@@ -1098,7 +1099,7 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 	path := nt.path + ".properties"
 	n := nt.propsN
 	if !n.IsNull() && n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "properties of %s must be a map, found %s", what, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "properties of %s must be a map, found %s", what, n.Describe())
 		n, nt.propsN = nil, nil
 	}
 	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
@@ -1106,15 +1107,15 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 		d := defs[k.Value]
 		if d == nil {
 			if !c.lacks(nt.typ) {
-				c.errorf(k.Range, joinPath(path, k.Value), CodeUnknownProperty, "%s has no property %q", what, k.Value)
+				c.errorf(k.Range, joinPath(path, k.Value), core.CodeUnknownProperty, "%s has no property %q", what, k.Value)
 			}
 			continue
 		}
 		switch d.status {
 		case "unsupported":
-			c.errorf(k.Range, joinPath(path, k.Value), CodeStatus, "property %q of %s is unsupported", k.Value, what)
+			c.errorf(k.Range, joinPath(path, k.Value), core.CodeStatus, "property %q of %s is unsupported", k.Value, what)
 		case "deprecated":
-			c.warnf(k.Range, joinPath(path, k.Value), CodeStatus, "property %q of %s is deprecated", k.Value, what)
+			c.warnf(k.Range, joinPath(path, k.Value), core.CodeStatus, "property %q of %s is deprecated", k.Value, what)
 		}
 		c.nodeProp(nt, k.Value)
 	}
@@ -1128,7 +1129,7 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 			if n != nil {
 				at = n.Range
 			}
-			c.errorf(at, path, CodeMissingProperty, "%s is missing required property %q", what, name)
+			c.errorf(at, path, core.CodeMissingProperty, "%s is missing required property %q", what, name)
 		}
 	}
 	nt.state = 2
@@ -1153,7 +1154,7 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 		return nil, false
 	}
 	if slices.Contains(nt.evaluating, name) {
-		c.errorf(nt.key, nt.path+".properties."+name, CodeFunction, "property %q of node template %q depends on itself through get_property", name, nt.name)
+		c.errorf(nt.key, nt.path+".properties."+name, core.CodeFunction, "property %q of node template %q depends on itself through get_property", name, nt.name)
 		return nil, true
 	}
 	nt.evaluating = append(nt.evaluating, name)

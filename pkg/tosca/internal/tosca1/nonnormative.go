@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 2 (end) — the non-normative types of the Simple Profile (MySQL,
 // Apache, WordPress, Node.js, Docker; normative.NonNormative), which the
@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/normative"
 )
 
@@ -88,7 +89,7 @@ func (c *compiler) loadNonNormative() {
 		return
 	}
 	for _, r := range warned {
-		c.warnf(r.n.Range, r.path, CodeNonNormativeType, "%s %q is not a normative TOSCA type: xosplan supplies the definition the TOSCA Simple Profile gives for it (non-normative types); another orchestrator may define it otherwise or not at all, so import a definition of your own to be sure", r.k.Word(), r.full)
+		c.warnf(r.n.Range, r.path, core.CodeNonNormativeType, "%s %q is not a normative TOSCA type: xosplan supplies the definition the TOSCA Simple Profile gives for it (non-normative types); another orchestrator may define it otherwise or not at all, so import a definition of your own to be sure", r.k.Word(), r.full)
 	}
 }
 

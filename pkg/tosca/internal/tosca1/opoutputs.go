@@ -1,8 +1,9 @@
-package tosca
+package tosca1
 
 import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // outputAttribute is the attribute an operation output (TOSCA 1.3
@@ -30,7 +31,7 @@ func (c *compiler) outputAttribute(m *yamlsrc.Node, s *scope, path string) strin
 			return name
 		}
 		if t := ra.relType; !c.lacks(t) && t.attrs[name] == nil {
-			c.warnf(items[len(items)-1].Range, path, CodeUnknownProperty,
+			c.warnf(items[len(items)-1].Range, path, core.CodeUnknownProperty,
 				"operation output: %s declares no attribute %q; only this output sets it", (&relRef{ra: ra, tpl: ra.relTpl}).what(), name)
 		}
 		idx, _ := ra.index()

@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Secrets: which evaluated values carry a secret.
 //

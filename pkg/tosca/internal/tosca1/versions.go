@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Keynames that a later TOSCA version introduced, used in a file that
 // declares an older tosca_definitions_version: xosplan reads them (an
@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // newerKeyname is a keyname of one place in the grammar and the version
@@ -49,7 +50,7 @@ func (c *compiler) checkNewer(n *yamlsrc.Node, where, path string) {
 			continue
 		}
 		if p, ok := n.GetPair(k.key); ok {
-			c.warnf(p.Key.Range, joinPath(path, k.key), CodeNewerKeyname, "%q in %s is TOSCA %s (%s); this file declares %s",
+			c.warnf(p.Key.Range, joinPath(path, k.key), core.CodeNewerKeyname, "%q in %s is TOSCA %s (%s); this file declares %s",
 				k.key, articled(where), versionNumber(k.since), k.since, declared)
 		}
 	}

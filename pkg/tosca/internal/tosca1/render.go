@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 9 — render: the checked topology becomes a graph.Graph.
 //
@@ -49,6 +49,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -189,11 +190,11 @@ func (c *compiler) addReads(g *graph.Graph) {
 func (c *compiler) addResource(g *graph.Graph, r *graph.Resource, path string) {
 	err := g.AddResource(r)
 	if err == nil || errors.Is(err, graph.ErrDuplicateResource) && slices.ContainsFunc(c.Diags, func(d diag.Diagnostic) bool {
-		return d.Code == CodeDuplicateKey && d.Severity == diag.Error
+		return d.Code == core.CodeDuplicateKey && d.Severity == diag.Error
 	}) {
 		return
 	}
-	c.errorf(r.Range, path, CodeInternal, "node template %s cannot be compiled into the graph: %v", r.Address, err)
+	c.errorf(r.Range, path, core.CodeInternal, "node template %s cannot be compiled into the graph: %v", r.Address, err)
 }
 
 func (c *compiler) edgeKind(ra *reqAssign) graph.EdgeKind {
@@ -234,7 +235,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		m := make(map[string]graph.Value, len(nt.artifacts))
 		for _, a := range nt.artifacts {
 			m[a.name] = a.file
-			c.ConfineNamed(a.fileNode, a.file, filepath.Dir(nt.key.File), nt.path+".artifacts."+a.name, CodeArtifactOutsideRoot, "artifact")
+			c.ConfineNamed(a.fileNode, a.file, filepath.Dir(nt.key.File), nt.path+".artifacts."+a.name, core.CodeArtifactOutsideRoot, "artifact")
 			c.checkPackaged(a.fileNode, false, nil, nt.path+".artifacts."+a.name)
 		}
 		spec["artifacts"] = m
@@ -384,7 +385,7 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 		// A check needs something to check and to repair what it finds
 		// failed or missing: the lifecycle operations of exec.
 		if drv.Name != graph.DriverExec {
-			c.warnf(check.Range, nt.path+".interfaces", CodeHealthCheck,
+			c.warnf(check.Range, nt.path+".interfaces", core.CodeHealthCheck,
 				"the health check of node template %q never runs: it has no lifecycle operation to create what it checks", nt.name)
 		}
 		delete(ops, graph.OpHealthCheck)
@@ -430,12 +431,12 @@ func (c *compiler) healthInterval(nt *nodeTpl, drv *graph.Driver) {
 	path := nt.path + ".metadata." + healthIntervalKey
 	d, err := time.ParseDuration(text(n))
 	if n.Kind != yamlsrc.Scalar || err != nil || d < minHealthInterval {
-		c.errorf(n.Range, path, CodeHealthInterval,
+		c.errorf(n.Range, path, core.CodeHealthInterval,
 			"%s must be a duration of at least %s, such as \"30s\", \"5m\" or \"1h\", found %s", healthIntervalKey, minHealthInterval, describeValue(n))
 		return
 	}
 	if !drv.HasOperation(graph.OpHealthCheck) {
-		c.warnf(n.Range, path, CodeHealthInterval,
+		c.warnf(n.Range, path, core.CodeHealthInterval,
 			"%s has no effect: node template %q has no health check (an interface of type %s)", healthIntervalKey, nt.name, healthIfaceType)
 		return
 	}
@@ -534,7 +535,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		if a := c.nodeArtifact(node, text(n)); a != nil {
 			return c.artifactImplementation(a, base, path+where)
 		}
-		c.ConfineNamed(n, text(n), base, path+where, CodeImplOutsideRoot, "implementation")
+		c.ConfineNamed(n, text(n), base, path+where, core.CodeImplOutsideRoot, "implementation")
 		c.checkPackaged(n, true, artifacts, path+where)
 		return text(n)
 	}
@@ -560,7 +561,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 			if secs, ok := to.Int(); ok && secs > 0 {
 				op.Timeout = time.Duration(secs) * time.Second
 			} else {
-				c.errorf(to.Range, path+".implementation.timeout", CodeValue, "timeout must be a positive integer number of seconds, found %s", describeValue(to))
+				c.errorf(to.Range, path+".implementation.timeout", core.CodeValue, "timeout must be a positive integer number of seconds, found %s", describeValue(to))
 			}
 		}
 	}
@@ -662,7 +663,7 @@ func (c *compiler) artifactImplementation(a *artifactDef, base, path string) str
 		resolved = rel
 	}
 	resolved = filepath.ToSlash(resolved)
-	c.ConfineNamed(a.fileNode, resolved, base, path, CodeImplOutsideRoot, "implementation")
+	c.ConfineNamed(a.fileNode, resolved, base, path, core.CodeImplOutsideRoot, "implementation")
 	c.checkPackaged(a.fileNode, false, nil, path)
 	return resolved
 }
@@ -716,7 +717,7 @@ func (c *compiler) computeRequest(nt *nodeTpl) *graph.PlacementRequest {
 			if n := nt.capsN.Get("os").Get("properties").Get("architecture"); n != nil {
 				at = n.Range
 			}
-			c.warnf(at, nt.path+".capabilities.os.properties.architecture", CodeValue,
+			c.warnf(at, nt.path+".capabilities.os.properties.architecture", core.CodeValue,
 				"architecture %q has no standard HW_ARCH_* trait, so placement does not constrain the architecture of node template %q", arch, nt.name)
 		}
 	}

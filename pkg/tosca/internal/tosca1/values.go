@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 4 — values: property, attribute, input and parameter assignments
 // checked against their definitions and canonicalized into graph.Value.
@@ -25,6 +25,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -143,7 +144,7 @@ func (c *compiler) step(n *yamlsrc.Node, path string) bool {
 	}
 	c.steps++
 	if c.steps == maxValueSteps {
-		c.errorf(n.Range, path, CodeTooComplex, "values expand to more than %d nodes; check for recursive data types and defaults", maxValueSteps)
+		c.errorf(n.Range, path, core.CodeTooComplex, "values expand to more than %d nodes; check for recursive data types and defaults", maxValueSteps)
 	}
 	return c.steps < maxValueSteps
 }
@@ -162,7 +163,7 @@ func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at d
 			check = con.CheckSecret
 		}
 		if err := check(v); err != nil {
-			d := diag.Diagnostic{Severity: diag.Error, Code: CodeConstraint, Summary: what + ": " + err.Error(), Range: at, Path: path, Sensitive: secret}
+			d := diag.Diagnostic{Severity: diag.Error, Code: core.CodeConstraint, Summary: what + ": " + err.Error(), Range: at, Path: path, Sensitive: secret}
 			if from != "" {
 				d.Detail = "The value comes from input " + quote(from) + "."
 			}
@@ -175,11 +176,11 @@ func (c *compiler) checkConstraints(cs []*values.Constraint, v graph.Value, at d
 // describes it, hidden is said instead when the value is a secret.
 func (c *compiler) mismatch(n *yamlsrc.Node, path, what, msg, hidden string) {
 	if c.InSecret > 0 {
-		c.Diags = c.Diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeValue, Summary: what + ": " + hidden,
+		c.Diags = c.Diags.Append(diag.Diagnostic{Severity: diag.Error, Code: core.CodeValue, Summary: what + ": " + hidden,
 			Range: n.Range, Path: path, Sensitive: true})
 		return
 	}
-	c.errorf(n.Range, path, CodeValue, "%s: %s", what, msg)
+	c.errorf(n.Range, path, core.CodeValue, "%s: %s", what, msg)
 }
 
 // checkInputRead checks the value get_input (the call n) read against the
@@ -250,7 +251,7 @@ func (c *compiler) assignFields(dt *typeDef, n *yamlsrc.Node, path, what string,
 			if c.lacks(dt) {
 				continue
 			}
-			c.errorf(p.Key.Range, fp, CodeUnknownProperty, "%s: data type %q has no field %q", what, dt.name, p.Key.Value)
+			c.errorf(p.Key.Range, fp, core.CodeUnknownProperty, "%s: data type %q has no field %q", what, dt.name, p.Key.Value)
 			continue
 		}
 		out[p.Key.Value] = c.checkValueDepth(fd, p.Value, fp, what+" field "+quote(p.Key.Value), s, depth)
@@ -268,7 +269,7 @@ func (c *compiler) assignFields(dt *typeDef, n *yamlsrc.Node, path, what string,
 			out[name] = c.checkValueDepth(fd, fd.def, joinPath(path, name), what+" field "+quote(name), s, depth)
 			c.defaultNesting--
 		case fd.required:
-			c.errorf(n.Range, path, CodeMissingProperty, "%s: data type %q requires field %q", what, dt.name, name)
+			c.errorf(n.Range, path, core.CodeMissingProperty, "%s: data type %q requires field %q", what, dt.name, name)
 		}
 	}
 	return out
@@ -331,7 +332,7 @@ const (
 func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.Node, path, owner, noun string, s *scope, missing missingRequired) map[string]graph.Value {
 	out := make(map[string]graph.Value, len(defs))
 	if !n.IsNull() && n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%ss of %s must be a map, found %s", noun, owner, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "%ss of %s must be a map, found %s", noun, owner, n.Describe())
 		n = nil
 	}
 	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
@@ -340,15 +341,15 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 		pp := joinPath(path, k.Value)
 		if d == nil {
 			if !c.lacks(t) {
-				c.errorf(k.Range, pp, CodeUnknownProperty, "%s has no %s %q", owner, noun, k.Value)
+				c.errorf(k.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", owner, noun, k.Value)
 			}
 			continue
 		}
 		switch d.status {
 		case "unsupported":
-			c.errorf(k.Range, pp, CodeStatus, "%s %q of %s is unsupported", noun, k.Value, owner)
+			c.errorf(k.Range, pp, core.CodeStatus, "%s %q of %s is unsupported", noun, k.Value, owner)
 		case "deprecated":
-			c.warnf(k.Range, pp, CodeStatus, "%s %q of %s is deprecated", noun, k.Value, owner)
+			c.warnf(k.Range, pp, core.CodeStatus, "%s %q of %s is deprecated", noun, k.Value, owner)
 		}
 		if noun == "attribute" && v.Kind == yamlsrc.Mapping && v.Get("value") != nil && (len(v.Content) == 2 || (len(v.Content) == 4 && v.Get("description") != nil)) && d.dt == nil && d.prim != "map" {
 			// TOSCA 1.3 extended notation: {description, value}.
@@ -373,9 +374,9 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 				at = s.at
 			}
 			if missing == warnMissing {
-				c.warnf(at, path, CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
+				c.warnf(at, path, core.CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
 			} else {
-				c.errorf(at, path, CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
+				c.errorf(at, path, core.CodeMissingProperty, "%s is missing required %s %q", owner, noun, name)
 			}
 		}
 	}

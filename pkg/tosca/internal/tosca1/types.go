@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 3 — types: namespaces, derivation hierarchies and inheritance.
 //
@@ -32,6 +32,7 @@ import (
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/values"
 )
 
@@ -194,7 +195,7 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 	name := p.Key.Value
 	path := k.Section() + "." + name
 	if p.Value.Kind != yamlsrc.Mapping && !p.Value.IsNull() {
-		c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.Word(), name, p.Value.Describe())
+		c.errorf(p.Value.Range, path, core.CodeWrongKind, "%s %q must be a map, found %s", k.Word(), name, p.Value.Describe())
 		return
 	}
 	if k == kData && p.Value.IsNull() && !f.normative {
@@ -202,7 +203,7 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 		// properties); one without a body is a definition lost to
 		// indentation. It is declared all the same, so that its uses are
 		// not reported again.
-		c.errorf(p.Key.Range, path, CodeWrongKind, "data type %q has no definition: a data type is a map (derived_from, properties, constraints…), found null", name)
+		c.errorf(p.Key.Range, path, core.CodeWrongKind, "data type %q has no definition: a data type is a map (derived_from, properties, constraints…), found null", name)
 	}
 	xos := false
 	if k == kNode {
@@ -226,7 +227,7 @@ func (c *compiler) declare(f *file, k kind, p yamlsrc.Pair) {
 	t := &typeDef{kind: k, name: name, f: f, n: p.Value, key: p.Key.Range, path: path, xos: xos}
 	if prev, ok := c.ns[k][name]; ok && prev.name == name && !prev.f.normative && prev.f != f {
 		if !xos {
-			c.warnf(p.Key.Range, path, CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.Word(), name, c.Display(prev.f.name))
+			c.warnf(p.Key.Range, path, core.CodeTypeRedefined, "%s %q is already defined in %s; this definition replaces it", k.Word(), name, c.Display(prev.f.name))
 		}
 	}
 	c.ns[k][name] = t
@@ -340,7 +341,7 @@ func (c *compiler) lookupRef(k kind, n *yamlsrc.Node, path string) *typeDef {
 		return nil
 	}
 	if n.Kind != yamlsrc.Scalar {
-		c.errorf(n.Range, path, CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
 		return nil
 	}
 	t := c.lookup(k, n.Value)
@@ -405,25 +406,25 @@ func (c *compiler) resolveType(t *typeDef) {
 	if pn := n.Get("derived_from"); pn != nil && pn.IsNull() && !t.f.normative {
 		// §3.7.1: derived_from names the parent type; written without
 		// one, the type derives from nothing it meant to.
-		c.errorf(pn.Range, t.path+".derived_from", CodeWrongKind, "derived_from must name a %s, found %s", t.kind.Word(), pn.Describe())
+		c.errorf(pn.Range, t.path+".derived_from", core.CodeWrongKind, "derived_from must name a %s, found %s", t.kind.Word(), pn.Describe())
 	}
 	if pn := n.Get("derived_from"); pn != nil && !pn.IsNull() {
 		switch {
 		case t.kind == kData && (isPrimitive(pn.Value)):
 			t.base = primName(pn.Value)
 		case pn.Value == t.name:
-			c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from itself", t.kind.Word(), t.name)
+			c.errorf(pn.Range, t.path+".derived_from", core.CodeDerivationCycle, "%s %q derives from itself", t.kind.Word(), t.name)
 		default:
 			p := c.lookup(t.kind, pn.Value)
 			switch {
 			case p == nil:
 				t.incomplete = 1 + c.unknownParent(t, pn)
 			case p.deriving:
-				c.errorf(pn.Range, t.path+".derived_from", CodeDerivationCycle, "%s %q derives from %q, which derives from it", t.kind.Word(), t.name, pn.Value)
+				c.errorf(pn.Range, t.path+".derived_from", core.CodeDerivationCycle, "%s %q derives from %q, which derives from it", t.kind.Word(), t.name, pn.Value)
 			default:
 				c.resolveType(p)
 				if p.depth >= maxDerivationDepth {
-					c.errorf(pn.Range, t.path+".derived_from", CodeTooDeep, "%s %q derives through more than %d types", t.kind.Word(), t.name, maxDerivationDepth)
+					c.errorf(pn.Range, t.path+".derived_from", core.CodeTooDeep, "%s %q derives through more than %d types", t.kind.Word(), t.name, maxDerivationDepth)
 					break
 				}
 				t.parent = p
@@ -538,7 +539,7 @@ func (c *compiler) readTypeBody(t *typeDef, n *yamlsrc.Node) {
 	}
 	if props := n.Get("properties"); props != nil {
 		if t.kind == kData && t.base != "" && len(props.Content) > 0 {
-			c.errorf(keyAt(n, "properties", props.Range), path+".properties", CodeNativeExtended, "data type %q derives from the primitive type %q and cannot add properties", t.name, t.base)
+			c.errorf(keyAt(n, "properties", props.Range), path+".properties", core.CodeNativeExtended, "data type %q derives from the primitive type %q and cannot add properties", t.name, t.base)
 		}
 		c.readPropDefs(t.props, props, path+".properties", "property", true)
 	}
@@ -597,12 +598,12 @@ func (c *compiler) checkFileExt(n *yamlsrc.Node, path string) {
 		return
 	}
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeWrongKind, "file_ext must be a list of file extensions, found %s", describeValue(n))
+		c.errorf(n.Range, path, core.CodeWrongKind, "file_ext must be a list of file extensions, found %s", describeValue(n))
 		return
 	}
 	for _, it := range n.Content {
 		if it.Kind != yamlsrc.Scalar || it.IsNull() || it.Value == "" || strings.ContainsAny(it.Value, ",;/\\ \t") {
-			c.errorf(it.Range, path, CodeValue, "file_ext entry %s is not one file extension", describeValue(it))
+			c.errorf(it.Range, path, core.CodeValue, "file_ext entry %s is not one file extension", describeValue(it))
 		}
 	}
 }
@@ -642,7 +643,7 @@ func (c *compiler) readPropDefs(into map[string]*propDef, n *yamlsrc.Node, path,
 		return
 	}
 	if n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, CodeWrongKind, "%s definitions must be a map, found %s", what, n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "%s definitions must be a map, found %s", what, n.Describe())
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -665,7 +666,7 @@ func propDefKeys() []string {
 // inherited definition it refines, if any.
 func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp bool, prev *propDef) *propDef {
 	if n.Kind != yamlsrc.Mapping {
-		c.lenientf(n.Range, path, CodeWrongKind, "%s definition %q must be a map, found %s", what, key.Value, n.Describe())
+		c.lenientf(n.Range, path, core.CodeWrongKind, "%s definition %q must be a map, found %s", what, key.Value, n.Describe())
 		return nil
 	}
 	c.checkKeys(n, path, what+" definition "+quote(key.Value), propDefKeys()...)
@@ -686,16 +687,16 @@ func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp b
 		// §3.6.10, §3.6.12: type is required in property and attribute
 		// definitions, in type definitions as in templates (1.3 §3.6.14
 		// leaves it optional only in parameter definitions).
-		c.errorf(key.Range, path, CodeMissingField, "%s definition %q is missing required field \"type\"", what, key.Value)
+		c.errorf(key.Range, path, core.CodeMissingField, "%s definition %q is missing required field \"type\"", what, key.Value)
 	}
 	if prev != nil && tn != nil && d.typeName != "" && prev.typeName != "" && !c.compatible(prev, d) {
-		c.errorf(tn.Range, path+".type", CodeIncompatibleRefinement, "%s %q refines type %q as incompatible type %q", what, key.Value, prev.typeName, d.typeName)
+		c.errorf(tn.Range, path+".type", core.CodeIncompatibleRefinement, "%s %q refines type %q as incompatible type %q", what, key.Value, prev.typeName, d.typeName)
 	}
 	if r := n.Get("required"); r != nil {
 		if b, err := values.Coerce("boolean", r); err == nil {
 			d.required, _ = b.(bool)
 		} else if !r.IsNull() {
-			c.errorf(r.Range, path+".required", CodeWrongKind, "required must be a boolean, found %s", r.Describe())
+			c.errorf(r.Range, path+".required", core.CodeWrongKind, "required must be a boolean, found %s", r.Describe())
 		}
 	}
 	if s, sn := c.str(n, path, "status"); sn != nil {
@@ -703,7 +704,7 @@ func (c *compiler) readPropDef(key, n *yamlsrc.Node, path, what string, isProp b
 		case "supported", "unsupported", "experimental", "deprecated":
 			d.status = s
 		default:
-			c.errorf(sn.Range, path+".status", CodeStatus, "status must be supported, unsupported, experimental or deprecated, found %q", s)
+			c.errorf(sn.Range, path+".status", core.CodeStatus, "status must be supported, unsupported, experimental or deprecated, found %q", s)
 		}
 	}
 	if cs := n.Get("constraints"); cs != nil {
@@ -755,7 +756,7 @@ func numeric(p string) bool { return p == "integer" || p == "float" }
 // setPropType resolves a definition's type keyname.
 func (c *compiler) setPropType(d *propDef, tn *yamlsrc.Node, path string) {
 	if tn.Kind != yamlsrc.Scalar {
-		c.errorf(tn.Range, path, CodeWrongKind, "type must be a string, found %s", tn.Describe())
+		c.errorf(tn.Range, path, core.CodeWrongKind, "type must be a string, found %s", tn.Describe())
 		return
 	}
 	d.typeName = tn.Value
@@ -764,7 +765,7 @@ func (c *compiler) setPropType(d *propDef, tn *yamlsrc.Node, path string) {
 		return
 	}
 	if legacyInteger(tn.Value) && c.lookup(kData, tn.Value) == nil {
-		c.warnf(tn.Range, path, CodeLegacyType, "%q is not a TOSCA type; read as integer (XOS xproto and Tacker type files use it)", tn.Value)
+		c.warnf(tn.Range, path, core.CodeLegacyType, "%q is not a TOSCA type; read as integer (XOS xproto and Tacker type files use it)", tn.Value)
 		d.prim = "integer"
 		return
 	}
@@ -813,7 +814,7 @@ func (c *compiler) readSchema(n *yamlsrc.Node, path string) *propDef {
 	case n.IsNull():
 		// An empty entry_schema (a slip of indentation in real type
 		// files): entries are unchecked.
-		c.lenientf(n.Range, path, CodeWrongKind, "a schema must be a type name or a map, found null")
+		c.lenientf(n.Range, path, core.CodeWrongKind, "a schema must be a type name or a map, found null")
 		return nil
 	case n.Kind == yamlsrc.Scalar:
 		c.setPropType(d, n, path)
@@ -823,7 +824,7 @@ func (c *compiler) readSchema(n *yamlsrc.Node, path string) *propDef {
 		if tn == nil || tn.IsNull() {
 			// §3.6.9: a schema definition's type is required, in type
 			// definitions as in templates.
-			c.errorf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
+			c.errorf(n.Range, path, core.CodeMissingField, "schema definition is missing required field \"type\"")
 			return nil
 		}
 		c.setPropType(d, tn, path+".type")
@@ -837,7 +838,7 @@ func (c *compiler) readSchema(n *yamlsrc.Node, path string) *propDef {
 			d.keyS = c.readSchema(ks, path+".key_schema")
 		}
 	default:
-		c.errorf(n.Range, path, CodeWrongKind, "a schema must be a type name or a map, found %s", n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "a schema must be a type name or a map, found %s", n.Describe())
 		return nil
 	}
 	return d
@@ -848,7 +849,7 @@ func (c *compiler) readConstraints(n *yamlsrc.Node, typ, path string) []*values.
 		return nil
 	}
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeWrongKind, "constraints must be a list, found %s", n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "constraints must be a list, found %s", n.Describe())
 		return nil
 	}
 	out := make([]*values.Constraint, 0, len(n.Content))
@@ -876,7 +877,7 @@ func capDefKeys() []string {
 func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	if n.Kind != yamlsrc.Mapping {
 		if !n.IsNull() {
-			c.errorf(n.Range, path, CodeWrongKind, "capabilities must be a map, found %s", n.Describe())
+			c.errorf(n.Range, path, core.CodeWrongKind, "capabilities must be a map, found %s", n.Describe())
 		}
 		return
 	}
@@ -895,7 +896,7 @@ func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 			// An empty definition (a type left out, or a value lost to
 			// indentation): read as one without type below.
 		default:
-			c.errorf(p.Value.Range, cp, CodeWrongKind, "capability definition %q must be a type name or a map, found %s", d.name, p.Value.Describe())
+			c.errorf(p.Value.Range, cp, core.CodeWrongKind, "capability definition %q must be a type name or a map, found %s", d.name, p.Value.Describe())
 			continue
 		}
 		switch {
@@ -906,7 +907,7 @@ func (c *compiler) readCapDefs(t *typeDef, n *yamlsrc.Node, path string) {
 		default:
 			// Grammar inside type definitions, as a property definition
 			// without type: the capability offers nothing to match.
-			c.lenientf(p.Key.Range, cp, CodeMissingField, "capability definition %q is missing required field \"type\"", d.name)
+			c.lenientf(p.Key.Range, cp, core.CodeMissingField, "capability definition %q is missing required field \"type\"", d.name)
 		}
 		if d.typ != nil {
 			d.props, d.attrs = d.typ.props, d.typ.attrs
@@ -948,11 +949,11 @@ func cloneProps(m map[string]*propDef) map[string]*propDef {
 // readOccurrences reads [min, max]; max UNBOUNDED is -1.
 func (c *compiler) readOccurrences(n *yamlsrc.Node, path string) (int, int, bool) {
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(n.Range, path, CodeOccurrences, "occurrences must be a list of two values, found %s", n.Describe())
+		c.errorf(n.Range, path, core.CodeOccurrences, "occurrences must be a list of two values, found %s", n.Describe())
 		return 1, 1, false
 	}
 	if len(n.Content) != 2 {
-		c.errorf(n.Range, path, CodeOccurrences, "occurrences must be a list of two values, found %d", len(n.Content))
+		c.errorf(n.Range, path, core.CodeOccurrences, "occurrences must be a list of two values, found %d", len(n.Content))
 		return 1, 1, false
 	}
 	lo, ok1 := n.Content[0].Int()
@@ -969,10 +970,10 @@ func (c *compiler) readOccurrences(n *yamlsrc.Node, path string) (int, int, bool
 		if ok1 {
 			bad = n.Content[1]
 		}
-		c.errorf(bad.Range, path, CodeOccurrences, "occurrences bound %q is not an integer", bad.Value)
+		c.errorf(bad.Range, path, core.CodeOccurrences, "occurrences bound %q is not an integer", bad.Value)
 		return 1, 1, false
 	case lo < 0 || hi == 0 || (hi > 0 && hi < lo) || (hi < 0 && n.Content[1].Value != "UNBOUNDED"):
-		c.errorf(n.Range, path, CodeOccurrences, "occurrences [%s, %s] are invalid: need 0 <= min <= max and max > 0", n.Content[0].Value, n.Content[1].Value)
+		c.errorf(n.Range, path, core.CodeOccurrences, "occurrences [%s, %s] are invalid: need 0 <= min <= max and max > 0", n.Content[0].Value, n.Content[1].Value)
 		return 1, 1, false
 	}
 	return int(lo), int(hi), true
@@ -987,14 +988,14 @@ func reqDefKeys() []string {
 func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 	if n.Kind != yamlsrc.Sequence {
 		if !n.IsNull() {
-			c.errorf(n.Range, path, CodeWrongKind, "requirements must be a list, found %s", n.Describe())
+			c.errorf(n.Range, path, core.CodeWrongKind, "requirements must be a list, found %s", n.Describe())
 		}
 		return
 	}
 	for i, it := range n.Content {
 		ip := path + "[" + itoa(int64(i)) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
-			c.errorf(it.Range, ip, CodeWrongKind, "a requirement definition must be a map with one key, found %s", it.Describe())
+			c.errorf(it.Range, ip, core.CodeWrongKind, "a requirement definition must be a map with one key, found %s", it.Describe())
 			continue
 		}
 		name, v := it.Content[0].Value, it.Content[1]
@@ -1019,7 +1020,7 @@ func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 				d.min, d.max, d.occurrences = c.readOccurrences(oc, rp+".occurrences")
 			}
 		default:
-			c.errorf(v.Range, rp, CodeWrongKind, "requirement definition %q must be a capability type or a map, found %s", name, v.Describe())
+			c.errorf(v.Range, rp, core.CodeWrongKind, "requirement definition %q must be a capability type or a map, found %s", name, v.Describe())
 			continue
 		}
 		// tosca-parser accepts requirement definitions whose types are
@@ -1078,7 +1079,7 @@ func standardInterface(name string) string {
 func (c *compiler) readIfaceDefs(into map[string]*ifaceDef, n *yamlsrc.Node, path string) {
 	if n.Kind != yamlsrc.Mapping {
 		if !n.IsNull() {
-			c.errorf(n.Range, path, CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
+			c.errorf(n.Range, path, core.CodeWrongKind, "interfaces must be a map, found %s", n.Describe())
 		}
 		return
 	}
@@ -1087,7 +1088,7 @@ func (c *compiler) readIfaceDefs(into map[string]*ifaceDef, n *yamlsrc.Node, pat
 		prev := into[p.Key.Value]
 		d := &ifaceDef{name: p.Key.Value, n: p.Value, ops: map[string]*opDef{}, inputs: map[string]*yamlsrc.Node{}}
 		if p.Value.Kind != yamlsrc.Mapping && !p.Value.IsNull() {
-			c.errorf(p.Value.Range, ip, CodeWrongKind, "interface definition %q must be a map, found %s", d.name, p.Value.Describe())
+			c.errorf(p.Value.Range, ip, core.CodeWrongKind, "interface definition %q must be a map, found %s", d.name, p.Value.Describe())
 			continue
 		}
 		tn := p.Value.Get("type")
@@ -1099,7 +1100,7 @@ func (c *compiler) readIfaceDefs(into map[string]*ifaceDef, n *yamlsrc.Node, pat
 		case standardInterface(d.name) != "":
 			d.typ = c.lookup(kInterface, standardInterface(d.name))
 		default:
-			c.errorf(p.Key.Range, ip, CodeMissingField, "interface definition %q is missing required field \"type\"", d.name)
+			c.errorf(p.Key.Range, ip, core.CodeMissingField, "interface definition %q is missing required field \"type\"", d.name)
 		}
 		if d.typ != nil {
 			c.resolveType(d.typ)
@@ -1152,7 +1153,7 @@ func (c *compiler) readOpDefs(into map[string]*opDef, n *yamlsrc.Node, path stri
 				}
 			}
 		default:
-			c.errorf(p.Value.Range, op, CodeWrongKind, "operation definition %q must be an implementation or a map, found %s", d.name, p.Value.Describe())
+			c.errorf(p.Value.Range, op, core.CodeWrongKind, "operation definition %q must be an implementation or a map, found %s", d.name, p.Value.Describe())
 			return
 		}
 		into[d.name] = d
@@ -1205,7 +1206,7 @@ func (c *compiler) readArtifacts(n *yamlsrc.Node, path string, inherited map[str
 			}
 			return out
 		}
-		c.errorf(n.Range, path, CodeWrongKind, "artifacts must be a map, found %s", n.Describe())
+		c.errorf(n.Range, path, core.CodeWrongKind, "artifacts must be a map, found %s", n.Describe())
 		return nil
 	}
 	var out []*artifactDef
@@ -1226,11 +1227,11 @@ func (c *compiler) readArtifacts(n *yamlsrc.Node, path string, inherited map[str
 					// A template may refine an artifact its type defines.
 					a.file, a.fileNode = prev.file, prev.fileNode
 				} else {
-					c.errorf(p.Key.Range, ap, CodeMissingField, "artifact %q is missing required field \"file\"", a.name)
+					c.errorf(p.Key.Range, ap, core.CodeMissingField, "artifact %q is missing required field \"file\"", a.name)
 				}
 			}
 		default:
-			c.errorf(p.Value.Range, ap, CodeWrongKind, "artifact %q must be a file name or a map, found %s", a.name, p.Value.Describe())
+			c.errorf(p.Value.Range, ap, core.CodeWrongKind, "artifact %q must be a file name or a map, found %s", a.name, p.Value.Describe())
 			continue
 		}
 		out = append(out, a)

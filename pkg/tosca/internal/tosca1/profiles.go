@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Profiles: type sets that a tosca_definitions_version value adds to the
 // normative types of the Simple Profile version it builds on. Loaded by

@@ -1,4 +1,4 @@
-package tosca
+package tosca1
 
 // Phase 9 (model policies) — a policy of type xosplan.policies.ModelPolicy
 // (normative.Xosplan) becomes a graph.Policy that pkg/policy runs before
@@ -24,6 +24,7 @@ import (
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
 // modelPolicyType is the type every model policy derives from.
@@ -73,7 +74,7 @@ func (c *compiler) renderModelPolicies(g *graph.Graph) {
 		// Names are unique in the topology's policies list only by
 		// convention; a second one of a name is reported.
 		if err := g.AddPolicy(p); err != nil {
-			c.errorf(pt.key, pt.path, CodeDuplicateKey, "model policy %q is declared twice; policies derive under their names, which must be unique", pt.name)
+			c.errorf(pt.key, pt.path, core.CodeDuplicateKey, "model policy %q is declared twice; policies derive under their names, which must be unique", pt.name)
 		}
 	}
 }
@@ -83,7 +84,7 @@ func (c *compiler) renderModelPolicies(g *graph.Graph) {
 // configuration root, and reports it otherwise.
 func (c *compiler) policyExecutable(pt *policyTpl, impl string, at diag.Range, path string) (string, bool) {
 	fail := func(why string, args ...any) (string, bool) {
-		c.errorf(at, path, CodePolicyImplementation, "model policy %q cannot run %q: "+why, append([]any{pt.name, impl}, args...)...)
+		c.errorf(at, path, core.CodePolicyImplementation, "model policy %q cannot run %q: "+why, append([]any{pt.name, impl}, args...)...)
 		return "", false
 	}
 	switch {
