@@ -1,0 +1,213 @@
+package ansible
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// needAnsible skips a test that runs a real playbook when Ansible is not
+// installed (make test-deps installs it).
+func needAnsible(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath(Program); err != nil {
+		t.Skip("ansible-playbook is not installed (make test-deps installs ansible-core)")
+	}
+}
+
+// testCtx is a context with the test's own deadline.
+func testCtx(t *testing.T, d time.Duration) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// writeFiles writes name → content under dir.
+func writeFiles(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	for name, content := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+const writePlaybook = `- hosts: all
+  gather_facts: false
+  tasks:
+    - name: write the file
+      copy:
+        dest: "{{ dir }}/{{ name }}.txt"
+        content: "{{ content }}"
+    - name: report
+      set_stats:
+        data:
+          path: "{{ dir }}/{{ name }}.txt"
+          count: 3
+`
+
+// lines collects Output lines.
+type lines struct {
+	mu sync.Mutex
+	l  []string
+}
+
+func (l *lines) add(s string) { l.mu.Lock(); l.l = append(l.l, s); l.mu.Unlock() }
+func (l *lines) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Join(l.l, "\n")
+}
+
+func TestApplyRunsPlaybookLocally(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	out := t.TempDir()
+	writeFiles(t, dir, map[string]string{"playbooks/create.yml": writePlaybook})
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create": {Implementation: "playbooks/create.yml",
+			Inputs:  map[string]graph.Value{"dir": out, "name": "hello", "content": "s3cret-value"},
+			Outputs: map[string]string{"path": "file_path"}},
+	}}}
+	var got lines
+	red := executor.NewRedactor("s3cret-value")
+	o, err := New(executor.DriverOptions{Timeout: 2 * time.Minute}).Apply(testCtx(t, 3*time.Minute), executor.Request{
+		Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir, Output: got.add, Redactor: red})
+	if err != nil {
+		t.Fatalf("apply: %v\n%s", err, got.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "hello.txt"))
+	if err != nil || string(data) != "s3cret-value" {
+		t.Fatalf("the playbook did not write the file: %q, %v", data, err)
+	}
+	if p := o.Feedback.Attributes["file_path"]; p != filepath.Join(out, "hello.txt") {
+		t.Errorf("file_path = %v, want the path the playbook reported; attributes %v", p, o.Feedback.Attributes)
+	}
+	if c := o.Feedback.Attributes["count"]; c != int64(3) {
+		t.Errorf("count = %#v, want int64 3", c)
+	}
+	if !o.Feedback.Status.Active || o.Feedback.BackendCode != state.BackendOK {
+		t.Errorf("status %+v, backend %d", o.Feedback.Status, o.Feedback.BackendCode)
+	}
+	if !strings.Contains(got.String(), "Standard.create: TASK [write the file]") {
+		t.Errorf("no task line on Output:\n%s", got.String())
+	}
+	if strings.Contains(got.String()+o.Feedback.Output, "s3cret-value") {
+		t.Errorf("a secret was shown:\n%s", got.String())
+	}
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "xosplan-ansible-*", "priv", "vars.json"))
+	for _, l := range left {
+		if fi, err := os.Stat(l); err == nil && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s is %v", l, fi.Mode())
+		}
+	}
+}
+
+func TestApplyFailureKeepsTailAndStops(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"fail.yaml":   "- hosts: all\n  gather_facts: false\n  tasks:\n    - fail:\n        msg: broken on purpose\n",
+		"create.yaml": writePlaybook,
+	})
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create":    {Implementation: "fail.yaml"},
+		"Standard.configure": {Implementation: "create.yaml"},
+	}}}
+	o, err := New(executor.DriverOptions{}).Apply(testCtx(t, 3*time.Minute), executor.Request{
+		Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir})
+	if err == nil || !strings.Contains(err.Error(), "Standard.create (fail.yaml)") {
+		t.Fatalf("err = %v, want the create's failure", err)
+	}
+	if !strings.Contains(o.Feedback.Output, "broken on purpose") {
+		t.Errorf("the output tail lacks the failure:\n%s", o.Feedback.Output)
+	}
+	if o.Feedback.BackendCode != state.BackendError || !o.Feedback.Status.Failed {
+		t.Errorf("feedback %+v", o.Feedback)
+	}
+}
+
+func TestApplyTimeoutEndsPlaybook(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"slow.yml": "- hosts: all\n  gather_facts: false\n  tasks:\n    - command: sleep 60\n",
+	})
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create": {Implementation: "slow.yml", Timeout: 3 * time.Second},
+	}}}
+	_, err := New(executor.DriverOptions{KillGrace: time.Second}).Apply(testCtx(t, time.Minute), executor.Request{
+		Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir})
+	if !errors.Is(err, executor.ErrTimeout) {
+		t.Fatalf("err = %v, want a timeout", err)
+	}
+}
+
+func TestApplyReportsConvergingAndHealth(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"create.yml": "- hosts: all\n  gather_facts: false\n  tasks:\n    - set_stats:\n        data:\n          xosplan_status: converging\n",
+		"check.yml":  "- hosts: all\n  gather_facts: false\n  tasks:\n    - set_stats:\n        data:\n          status: \"{{ 'active' if ready else 'converging' }}\"\n          message: checked\n",
+	})
+	drv := graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create":   {Implementation: "create.yml"},
+		graph.OpHealthCheck: {Implementation: "check.yml", Inputs: map[string]graph.Value{"ready": true}},
+	}}
+	res := &graph.Resource{Address: "app", Driver: drv}
+	d := New(executor.DriverOptions{})
+	o, err := d.Apply(testCtx(t, 3*time.Minute), executor.Request{Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir})
+	if err != nil || !o.Converging || !o.Feedback.Status.Converging {
+		t.Fatalf("create: %v, outcome %+v; want converging", err, o)
+	}
+	if _, ok := o.Feedback.Attributes[StatusOutput]; ok {
+		t.Errorf("%s became an attribute", StatusOutput)
+	}
+	prior := &state.Resource{Address: "app", Driver: drv, Feedback: o.Feedback}
+	h, err := d.Apply(testCtx(t, 3*time.Minute), executor.Request{Action: executor.ActionHealth, Address: "app", Resource: res, Prior: prior, WorkDir: dir})
+	if err != nil || !h.Feedback.Status.Active || h.Feedback.Status.Message != "checked" {
+		t.Fatalf("health: %v, status %+v", err, h.Feedback.Status)
+	}
+}
+
+func TestApplyMissingPlaybookNeedsChange(t *testing.T) {
+	dir := t.TempDir()
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create": {Implementation: "nope.yml"},
+	}}}
+	_, err := New(executor.DriverOptions{}).Apply(testCtx(t, time.Minute), executor.Request{Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir})
+	if !errors.Is(err, executor.ErrNeedsChange) {
+		t.Fatalf("err = %v, want ErrNeedsChange", err)
+	}
+}
+
+func TestApplyWithoutAnsibleIsAClearError(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"create.yml": writePlaybook})
+	t.Setenv("PATH", t.TempDir())
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create": {Implementation: "create.yml"},
+	}}}
+	_, err := New(executor.DriverOptions{}).Apply(testCtx(t, time.Minute), executor.Request{Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir})
+	if !errors.Is(err, ErrNoAnsible) || !errors.Is(err, executor.ErrNeedsChange) {
+		t.Fatalf("err = %v, want ErrNoAnsible", err)
+	}
+	if Available() == nil {
+		t.Error("Available() = nil without ansible-playbook on PATH")
+	}
+}
