@@ -83,7 +83,7 @@ func (f *applyFlags) options(c *cli) (executor.Options, error) {
 		retries = -1 // executor.Options: 0 means the default
 	}
 	var per map[string]int
-	drivers := executor.NewRegistry(executor.DriverOptions{})
+	drivers := newDrivers(executor.DriverOptions{})
 	for _, l := range f.driverLimits {
 		name, n, ok := strings.Cut(l, "=")
 		name = strings.TrimSpace(name)
@@ -347,7 +347,7 @@ func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.
 	if err != nil {
 		return err
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
+	reg := newDrivers(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
 		StateDir: scriptStateDir(backend)})
 	claimer, err := r.f.placement.placer(ctx, r.c, prior)
 	if err != nil {

@@ -106,7 +106,7 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 	if err != nil {
 		return err
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
+	reg := newDrivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
 	wd, _ := os.Getwd()
 	view.Importing(addr, id)
 	rec, err := executor.Import(ctx, desired, cur, addr, id, reg, executor.ImportOptions{

@@ -87,7 +87,7 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend)})
+	reg := newDrivers(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend)})
 	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: view.Result})
 	if err != nil {
 		view.Output(out.Feedback.Output)

@@ -18,6 +18,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/executor/driver/ansible"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/policy"
@@ -348,6 +349,7 @@ func makeGoal(ctx context.Context, spec planSpec) (*graph.Graph, planner.Options
 	if diags.HasErrors() {
 		return nil, opts, res, diags, nil
 	}
+	diags = diags.Extend(driverDiagnostics([]*graph.Graph{desired}, ansible.Available))
 	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.opts.Destroy || spec.opts.RefreshOnly)
 	diags = diags.Extend(deriveDiags)
 	if diags.HasErrors() {
@@ -477,6 +479,17 @@ func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, ro
 		for _, k := range slices.Sorted(maps.Keys(r.Driver.Operations)) {
 			op := r.Driver.Operations[k]
 			files, complete := executor.OperationFiles(r, op, scriptRoot)
+			if r.Driver.Name == graph.DriverAnsible && complete && len(files) > 0 {
+				// A playbook's roles and the files it includes are part of
+				// what it runs (implementation_changed).
+				files = append(files, ansible.Includes(ctx, files[0], func(p string) ([]byte, error) {
+					data, problem := config.ReadFile(ctx, p, root)
+					if problem != nil {
+						return nil, errors.New(problem.Summary)
+					}
+					return data, nil
+				})...)
+			}
 			sums := make([]string, 0, len(files))
 			for _, f := range files {
 				if d, ok := digest(f); ok {

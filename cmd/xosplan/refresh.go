@@ -80,7 +80,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
+	reg := newDrivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, scriptRoot, f.timeout, prior)})
 	if err := view.Plan(p, configDiags.Extend(diags)); err != nil {
 		return err
@@ -118,7 +118,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 // prior supplying factories.
 func refresherFor(reg executor.Registry, root []string, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
 	if reg == nil {
-		reg = executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: timeout})
+		reg = newDrivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: timeout})
 	}
 	wd, _ := os.Getwd()
 	return &executor.Refresher{Drivers: reg, ScriptRoot: scriptRoot, Timeout: timeout, WorkDir: wd, State: prior,

@@ -308,7 +308,7 @@ func (r *syncRun) prepareGoal(ctx context.Context, cmd *cobra.Command, spec plan
 	}
 	r.stateDir = scriptStateDir(r.backend)
 	r.registry = func(scriptRoot string) executor.Registry {
-		return executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: a.timeout, StateDir: r.stateDir})
+		return newDrivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: a.timeout, StateDir: r.stateDir})
 	}
 	r.goal = func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
 		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/pkg/executor/driver/ansible"
 )
 
 // validateFlags are the flags of `xosplan validate`.
@@ -68,6 +69,7 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err != nil {
 		return err
 	}
+	diags = diags.Extend(driverDiagnostics(unitGraphs(res), ansible.Available)).Sort()
 	if err := view.Diagnostics(diags, len(res.Skipped)); err != nil {
 		return err
 	}

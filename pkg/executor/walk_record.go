@@ -196,7 +196,7 @@ func (w *walker) enacted(n *node, req Request, cur *state.Resource, out Outcome,
 func withSource(extra map[string]graph.Value, driver string, req Request) map[string]graph.Value {
 	key, val := "", ""
 	switch driver {
-	case graph.DriverExec:
+	case graph.DriverExec, graph.DriverAnsible:
 		key, val = ExtraWorkDir, req.WorkDir
 	case graph.DriverScripted:
 		key, val = ExtraScriptRoot, req.ScriptRoot

@@ -461,7 +461,7 @@ func summarize(changes []ResourceChange) Summary {
 }
 
 // canUpdateInPlace is the single place that says whether a driver can apply
-// a spec change without replacing the resource: an exec (TOSCA) resource
+// a spec change without replacing the resource: an exec or ansible (TOSCA) resource
 // when its type has a Standard.configure operation, a scripted (Tonomi)
 // component when it has a reconfigure script, a noop resource always.
 // Any other change replaces the resource.
@@ -469,7 +469,7 @@ func canUpdateInPlace(d graph.Driver) bool {
 	switch d.Name {
 	case graph.DriverNoop:
 		return true
-	case graph.DriverExec:
+	case graph.DriverExec, graph.DriverAnsible:
 		return d.HasOperation("Standard.configure")
 	case graph.DriverScripted:
 		return d.HasOperation(graph.OpReconfigure)

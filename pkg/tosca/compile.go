@@ -198,6 +198,9 @@ type compiler struct {
 	// the names checked.
 	fsRoot   *userfile.Root
 	confined map[confinedKey]bool
+	// playbookOps holds the paths of the operations whose implementation
+	// is an artifact of an Ansible type (drivers.go).
+	playbookOps map[string]bool
 
 	diags diag.Diagnostics
 	// wd is the working folder, read once for display.

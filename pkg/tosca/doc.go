@@ -90,6 +90,7 @@
 //	tosca.group_members            group members repeated, missing or of a disallowed type
 //	tosca.policy_targets           policy targets of a disallowed type
 //	tosca.health_check             a health check (xosplan.interfaces.Health) on a node template without lifecycle operations, which never runs (warning)
+//	tosca.no_driver                an operation implementation no driver can run: an Ansible playbook among a node's scripts, or a file that is no .sh, .bash or .py and has no #! line (warning)
 //	tosca.health_interval          a node template's metadata xosplan.health_interval that is not a duration of at least 1s, or (warning) set without a health check
 //	tosca.policy_implementation    a model policy's implementation that is a URL, missing, not a regular file, outside the configuration root or inside an archive (it runs at plan time)
 //	tosca.unsatisfied_requirement  no node template satisfies a requirement given by type (warning)
@@ -438,6 +439,7 @@ const (
 	CodePolicyTargets          = "tosca.policy_targets"
 	CodePolicyImplementation   = "tosca.policy_implementation"
 	CodeHealthCheck            = "tosca.health_check"
+	CodeNoDriver               = "tosca.no_driver"
 	CodeHealthInterval         = "tosca.health_interval"
 	CodeUnsatisfied            = "tosca.unsatisfied_requirement"
 	CodeNodeMismatch           = "tosca.node_mismatch"

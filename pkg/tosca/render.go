@@ -342,6 +342,7 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 		}
 	}
 	ops := map[string]graph.Operation{}
+	where := map[string]opSite{}
 	s := &scope{at: nt.key, node: nt}
 	// Sorted, so that two interfaces with the same short name resolve the
 	// same way every time.
@@ -368,6 +369,7 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), nt.path+".interfaces."+name+"."+opName, s)
 			if ok {
 				ops[key] = op
+				where[key] = opSite{path: nt.path + ".interfaces." + name + "." + opName, host: func() graph.Value { return c.ansibleHost(nt) }}
 			}
 		}
 	}
@@ -396,21 +398,20 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 				op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
 				if ok {
 					ops["Configure."+opName] = op
+					site := opSite{path: ra.path + ".relationship.interfaces." + name + "." + opName, host: func() graph.Value { return c.ansibleHost(nt) }}
+					if target := ra.target; targetSideOps[opName] {
+						site.host = func() graph.Value { return c.ansibleHost(target) }
+					}
+					where["Configure."+opName] = site
 				}
 			}
 		}
 	}
-	drv := graph.Driver{Name: graph.DriverNoop}
-	for key, op := range ops {
-		if op.Implementation != "" && key != graph.OpHealthCheck {
-			drv.Name = graph.DriverExec
-			break
-		}
-	}
-	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name != graph.DriverExec || check.Implementation == "") {
+	drv := graph.Driver{Name: c.chooseDriver(nt.name, nt.key.File, ops, where)}
+	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name == graph.DriverNoop || check.Implementation == "") {
 		// A check needs something to check and to repair what it finds
-		// failed or missing: the lifecycle operations of exec.
-		if drv.Name != graph.DriverExec {
+		// failed or missing: the lifecycle operations of exec or ansible.
+		if drv.Name == graph.DriverNoop {
 			c.warnf(check.Range, nt.path+".interfaces", CodeHealthCheck,
 				"the health check of node template %q never runs: it has no lifecycle operation to create what it checks", nt.name)
 		}
@@ -556,6 +557,9 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	}
 	named := func(n *yamlsrc.Node, where string) string {
 		if a := c.nodeArtifact(node, text(n)); a != nil {
+			if where == ".implementation" || where == ".implementation.primary" {
+				c.markPlaybook(path, a.typ)
+			}
 			return c.artifactImplementation(a, base, path+where)
 		}
 		c.confineNamed(n, text(n), base, path+where, CodeImplOutsideRoot, "implementation")
@@ -569,6 +573,9 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	case impl.Kind == yamlsrc.Mapping:
 		primary := impl.Get("primary")
 		if primary != nil && primary.Kind == yamlsrc.Mapping {
+			if tn := primary.Get("type"); tn.IsString() {
+				c.markPlaybook(path, c.lookup(kArtifact, tn.Value))
+			}
 			primary = primary.Get("file")
 		}
 		op.Implementation = named(primary, ".implementation.primary")

@@ -217,7 +217,8 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	where := map[string]opSite{}
+	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops, where)
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
@@ -226,10 +227,15 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		c.lifecycleOps2(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
+		c.lifecycleOps2(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops, where)
 	}
 	if len(ops) > 0 {
-		drv.Name = graph.DriverExec
+		drv.Name = c.chooseDriver(nd.name, nd.key.File, ops, where)
+		if drv.Name == graph.DriverNoop {
+			// Operations without implementations (inputs only) are
+			// exec's, as they always were.
+			drv.Name = graph.DriverExec
+		}
 		drv.Operations = ops
 	}
 	return drv
@@ -240,7 +246,7 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 // (Standard, Configure), the type's definitions overlaid with the
 // assignments under assigned; ra is the requirement whose relationship's
 // operations they are (nil for the node's own).
-func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation, where map[string]opSite) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
 		d := typ.ifaces[name]
@@ -270,6 +276,12 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 			if !ok {
 				continue
 			}
+			c.markPlaybook2(nd, impl, opPath)
+			site := opSite{path: opPath, host: func() graph.Value { return ansibleHost2(nd) }}
+			if target := ra.targetNode(); target != nil && targetSideOps[opName] {
+				site.host = func() graph.Value { return ansibleHost2(target) }
+			}
+			where[kind+"."+opName] = site
 			op.Range = rangeOf(at)
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
@@ -494,4 +506,50 @@ func (ps *pickSet2) distinct(picks []int64, n int) []int64 {
 		}
 	}
 	return ps.out
+}
+
+// markPlaybook2 records that the operation at path runs an Ansible
+// playbook artifact: its implementation (impl, or its primary) is an
+// artifact definition, inline or named, whose type's chain holds
+// tosca.artifacts.Implementation.Ansible (or a profile's
+// Implementation.Ansible or Ansible).
+func (c *compiler) markPlaybook2(nd *node2, impl *yamlsrc.Node, path string) {
+	a := impl
+	if a.Kind == yamlsrc.Mapping && a.Get("primary") != nil {
+		a = a.Get("primary")
+	}
+	if a.IsString() {
+		a = nodeArtifact2(nd, a.Value)
+	}
+	tn := a.Get("type")
+	if !tn.IsString() {
+		return
+	}
+	f := c.files[fileKey(a.Range.File)]
+	if f == nil {
+		return
+	}
+	t := c.findType2(f, kArtifact, tn.Value)
+	if t == nil {
+		return
+	}
+	for _, name := range t.chain {
+		switch name[strings.LastIndex(name, ":")+1:] {
+		case ansibleArtifactType, "Implementation.Ansible", "Ansible":
+			if c.playbookOps == nil {
+				c.playbookOps = map[string]bool{}
+			}
+			c.playbookOps[path] = true
+			return
+		}
+	}
+}
+
+// targetNode is the node template the requirement's relationship
+// targets; nil for none (or a nil requirement: a node's own operations).
+func (ra *reqAssign2) targetNode() *node2 {
+	if ra == nil {
+		return nil
+	}
+	return ra.target
 }
