@@ -291,7 +291,6 @@ func (d *Driver) run(ctx context.Context, req executor.Request, key string, op g
 	env = append(env,
 		"ANSIBLE_CALLBACK_PLUGINS="+filepath.Join(rd.priv, "plugins"),
 		"ANSIBLE_CALLBACKS_ENABLED=xosplan_stats",
-		"ANSIBLE_CALLBACK_WHITELIST=xosplan_stats",
 		"ANSIBLE_STDOUT_CALLBACK=default",
 		"ANSIBLE_RETRY_FILES_ENABLED=False",
 		"ANSIBLE_NOCOLOR=1",
