@@ -81,6 +81,11 @@ import (
 //   - XOSPLAN_STATE_DIR: DriverOptions.StateDir, when set;
 //   - XOSPLAN_OUTPUTS: a file the script appends its outputs to.
 //
+// Readiness: an operation that writes xosplan_status=converging
+// (ReadinessOutput) reports the object started but not ready; the walk
+// then runs the health check until it reports active before any
+// dependent starts.
+//
 // Outputs: the convention of GitHub Actions' $GITHUB_OUTPUT. The script
 // writes "name=value" lines to $XOSPLAN_OUTPUTS, or for a multi-line
 // value "name<<DELIM", the lines, then "DELIM" alone. Each output becomes
@@ -181,6 +186,7 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 		return failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
 	}
 	var tails []string
+	converging := false
 	for _, key := range e.OperationsFor(req.Action, drv) {
 		op := drv.Operations[key]
 		outputs, tail, err := e.runOperation(ctx, req, key, op)
@@ -188,6 +194,10 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 			tails = append(tails, "["+key+"]\n"+strings.TrimSuffix(tail, "\n"))
 		}
 		for name, value := range outputs {
+			if name == ReadinessOutput {
+				converging = value == "converging"
+				continue
+			}
 			fb.Attributes[outputAttribute(op, name)] = value
 		}
 		if err != nil {
@@ -205,9 +215,22 @@ func (e *Exec) Apply(ctx context.Context, req Request) (Outcome, error) {
 		fb.BackendStatus = "deleted"
 		return Outcome{Feedback: fb, Gone: true}, nil
 	}
+	if converging {
+		fb.BackendStatus = "converging"
+		fb.Status = state.Status{Converging: true}
+		return Outcome{Feedback: fb, Converging: true}, nil
+	}
 	fb.Status = state.Status{Active: true}
 	return Outcome{Feedback: fb}, nil
 }
+
+// ReadinessOutput is the output through which a lifecycle operation
+// reports the object not ready yet: xosplan_status=converging (exec: in
+// $XOSPLAN_OUTPUTS; Ansible: a set_stats key). The walk then holds its
+// dependents until the health check reports it active, as it does for a
+// scripted component whose launch returns converging. The last
+// operation that reports it decides; it is never an attribute.
+const ReadinessOutput = "xosplan_status"
 
 // Health check outputs with a meaning of their own (the protocol above);
 // they are never attributes.

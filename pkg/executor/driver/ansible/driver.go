@@ -36,11 +36,12 @@ func Available() error {
 }
 
 // StatusOutput is the set_stats key through which a lifecycle playbook
-// reports the node converging (its value "converging"): the walk then
-// holds its dependents until the health check reports it active. It is
-// never an attribute. A health check playbook reports "status" and
-// "message" as an exec health check does.
-const StatusOutput = "xosplan_status"
+// reports the node converging (its value "converging"), the exec driver's
+// executor.ReadinessOutput: the walk then holds its dependents until the
+// health check reports it active. It is never an attribute. A health
+// check playbook reports "status" and "message" as an exec health check
+// does.
+const StatusOutput = executor.ReadinessOutput
 
 // Driver runs TOSCA operations whose implementations are Ansible
 // playbooks (graph.DriverAnsible) with ansible-playbook, as xOpera does.
@@ -276,7 +277,7 @@ func (d *Driver) run(ctx context.Context, req executor.Request, key string, op g
 		return nil, "", err
 	}
 	host := HostOf(inputs[graph.InputAnsibleHost], d.defaults)
-	rd, err := newRunDir(ctx, playbook, deps)
+	rd, err := newRunDir(ctx, playbook, deps, dir)
 	if err != nil {
 		return nil, "", err
 	}

@@ -211,3 +211,39 @@ func TestApplyWithoutAnsibleIsAClearError(t *testing.T) {
 		t.Error("Available() = nil without ansible-playbook on PATH")
 	}
 }
+
+// TestApplyFindsDependenciesAndArtifacts: a dependency is beside the
+// playbook by its name (xOpera's layout), a task file by its path
+// relative to the playbook, and an artifact by the path get_artifact
+// gives (relative to the template's folder).
+func TestApplyFindsDependenciesAndArtifacts(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	out := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"playbooks/create.yml": `- hosts: all
+  gather_facts: false
+  tasks:
+    - include_tasks: tasks/write.yml
+`,
+		"playbooks/tasks/write.yml": `- copy:
+    dest: "{{ out }}/result.txt"
+    content: "{{ lookup('file', 'settings.env') }} {{ lookup('file', artifact) }}"
+`,
+		"config/settings.env": "dep",
+		"files/app.conf":      "artifact",
+	})
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create": {Implementation: "playbooks/create.yml", Dependencies: []string{"config/settings.env"},
+			Inputs: map[string]graph.Value{"out": out, "artifact": "files/app.conf"}},
+	}}}
+	var got lines
+	if _, err := New(executor.DriverOptions{}).Apply(testCtx(t, 3*time.Minute), executor.Request{
+		Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir, Output: got.add}); err != nil {
+		t.Fatalf("apply: %v\n%s", err, got.String())
+	}
+	data, err := os.ReadFile(filepath.Join(out, "result.txt"))
+	if err != nil || string(data) != "dep artifact" {
+		t.Fatalf("result %q, %v", data, err)
+	}
+}

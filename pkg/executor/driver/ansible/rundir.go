@@ -22,7 +22,9 @@ const maxPlaybookBytes = 16 << 20
 // own: the playbook and each dependency by its base name, and beside them
 // links to everything else in the playbook's folder, so that roles,
 // task files and templates it names by relative paths resolve as they do
-// where the playbook is written. priv/ holds the inventory, the
+// where the playbook is written, then to what else the template's folder
+// holds, so that a path relative to the template (get_artifact's)
+// resolves too. priv/ holds the inventory, the
 // variables (0600: they may hold secrets, which is why they never go on
 // the command line) and the callback plugin.
 type runDir struct {
@@ -31,8 +33,8 @@ type runDir struct {
 }
 
 // newRunDir lays out a run of playbook with dependencies (absolute paths,
-// already confined to the configuration root).
-func newRunDir(ctx context.Context, playbook string, dependencies []string) (_ *runDir, err error) {
+// already confined to the configuration root) for a template in workDir.
+func newRunDir(ctx context.Context, playbook string, dependencies []string, workDir string) (_ *runDir, err error) {
 	root, err := os.MkdirTemp("", "xosplan-ansible-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
@@ -73,16 +75,21 @@ func newRunDir(ctx context.Context, playbook string, dependencies []string) (_ *
 			return nil, fmt.Errorf("dependency %s: %w", dep, err)
 		}
 	}
-	entries, err := os.ReadDir(filepath.Dir(playbook))
-	if err != nil {
-		return nil, fmt.Errorf("reading the playbook's folder: %w", err)
-	}
-	for _, e := range entries {
-		if placed[e.Name()] {
-			continue
+	// The playbook's folder first, then the template's (where paths
+	// relative to the template, such as get_artifact's, start).
+	for _, dir := range []string{filepath.Dir(playbook), workDir} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			return nil, fmt.Errorf("reading the folder %s: %w", dir, err)
 		}
-		if err := os.Symlink(filepath.Join(filepath.Dir(playbook), e.Name()), filepath.Join(d.run, e.Name())); err != nil {
-			return nil, fmt.Errorf("linking %s: %w", e.Name(), err)
+		for _, e := range entries {
+			if placed[e.Name()] {
+				continue
+			}
+			placed[e.Name()] = true
+			if err := os.Symlink(filepath.Join(dir, e.Name()), filepath.Join(d.run, e.Name())); err != nil {
+				return nil, fmt.Errorf("linking %s: %w", e.Name(), err)
+			}
 		}
 	}
 	if err := os.WriteFile(filepath.Join(d.priv, "plugins", "xosplan_stats.py"), []byte(statsPlugin), 0o600); err != nil {
