@@ -247,3 +247,25 @@ func TestApplyFindsDependenciesAndArtifacts(t *testing.T) {
 		t.Fatalf("result %q, %v", data, err)
 	}
 }
+
+// TestApplyRefusesPlaybookOutsideRoot: a playbook (or a dependency) that
+// resolves outside the configuration root never runs.
+func TestApplyRefusesPlaybookOutsideRoot(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, "project")
+	writeFiles(t, base, map[string]string{
+		"project/ok.yml": writePlaybook,
+		"outside.yml":    writePlaybook,
+	})
+	for _, op := range []graph.Operation{
+		{Implementation: "../outside.yml"},
+		{Implementation: "ok.yml", Dependencies: []string{"../outside.yml"}},
+	} {
+		res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{"Standard.create": op}}}
+		_, err := New(executor.DriverOptions{Root: []string{root}}).Apply(testCtx(t, time.Minute), executor.Request{
+			Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: root})
+		if !errors.Is(err, executor.ErrImplementationPath) || !errors.Is(err, executor.ErrNeedsChange) {
+			t.Errorf("%+v: err = %v, want ErrImplementationPath", op, err)
+		}
+	}
+}
