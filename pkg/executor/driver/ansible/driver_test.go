@@ -269,3 +269,35 @@ func TestApplyRefusesPlaybookOutsideRoot(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyCancelEndsPlaybook: cancelling the call ends the playbook's
+// process group and returns promptly with the cause.
+func TestApplyCancelEndsPlaybook(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"slow.yml": "- hosts: all\n  gather_facts: false\n  tasks:\n    - command: sleep 60\n",
+	})
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create": {Implementation: "slow.yml"},
+	}}}
+	ctx, cancel := context.WithCancelCause(testCtx(t, time.Minute))
+	started := make(chan struct{})
+	var once sync.Once
+	go func() {
+		select {
+		case <-started:
+			time.Sleep(2 * time.Second)
+		case <-ctx.Done():
+		}
+		cancel(executor.ErrInterrupted)
+	}()
+	_, err := New(executor.DriverOptions{KillGrace: time.Second}).Apply(ctx, executor.Request{
+		Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir,
+		Started: func(state.Process) { once.Do(func() { close(started) }) }})
+	// Waiting for the playbook would end at the test's deadline with
+	// another error.
+	if !errors.Is(err, executor.ErrInterrupted) {
+		t.Fatalf("err = %v, want the interrupt", err)
+	}
+}
