@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
@@ -48,6 +49,8 @@ type planFlags struct {
 	imports             importMapFlags
 	placement           placementFlags
 	root                rootFlag
+	check               bool
+	checkTimeout        time.Duration
 }
 
 func newPlanCommand(c *cli) *cobra.Command {
@@ -100,6 +103,8 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	f.imports.add(fs)
 	f.placement.add(fs)
 	f.root.add(fs)
+	fs.BoolVar(&f.check, "check", false, "after the plan, run each playbook it would run in Ansible's check mode with --diff and show what it would change on its host (a prediction; this runs the playbooks, which check mode keeps from changing anything unless a task sets check_mode: false, and such a playbook is not run)")
+	fs.DurationVar(&f.checkTimeout, "check-timeout", defaultCheckTimeout, "with --check, bound each playbook's check-mode run (`DURATION`)")
 	return cmd
 }
 
@@ -150,7 +155,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	spec.importMap = importMap
 	spec.profilePath = f.imports.profilePath(c)
 	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
-	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
+	p, desired, _, planDiags, err := makePlan(ctx, spec, prior)
 	if err != nil {
 		return err
 	}
@@ -173,6 +178,16 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}
 	if err := view.Plan(p, diags, saved); err != nil {
 		return err
+	}
+	if f.check && !f.json {
+		execRoot, err := f.root.executorRoot(c, spec.root, prior)
+		if err != nil {
+			return usagef(cmd, "%v", err)
+		}
+		preds := predictChanges(ctx, p, desired, prior, executor.DriverOptions{Root: execRoot, Timeout: f.checkTimeout})
+		if err := writePredictions(human, preds); err != nil {
+			return err
+		}
 	}
 	if ctx.Err() != nil {
 		return &exitStatus{code: exitError, err: errors.New("interrupted")}

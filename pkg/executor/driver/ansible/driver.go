@@ -92,8 +92,9 @@ var (
 	}
 )
 
-// operationsFor returns the operation keys run for action, in order.
-func operationsFor(action string, drv graph.Driver) []string {
+// OperationsFor returns the operation keys the driver runs for action
+// (executor.ActionCreate, ActionUpdate, ActionDelete) on drv, in order.
+func OperationsFor(action string, drv graph.Driver) []string {
 	var keys []string
 	switch action {
 	case executor.ActionCreate:
@@ -150,7 +151,7 @@ func (d *Driver) Apply(ctx context.Context, req executor.Request) (executor.Outc
 	}
 	var tails []string
 	converging := false
-	for _, key := range operationsFor(req.Action, drv) {
+	for _, key := range OperationsFor(req.Action, drv) {
 		op := drv.Operations[key]
 		outputs, tail, err := d.run(ctx, req, key, op)
 		if tail != "" {
@@ -240,6 +241,11 @@ func (d *Driver) health(ctx context.Context, req executor.Request, op graph.Oper
 // run runs one playbook and returns what it reported with set_stats and
 // the tail of what it printed.
 func (d *Driver) run(ctx context.Context, req executor.Request, key string, op graph.Operation) (map[string]graph.Value, string, error) {
+	return d.runWith(ctx, req, key, op, nil)
+}
+
+// runWith is run with extra arguments for ansible-playbook (check mode's).
+func (d *Driver) runWith(ctx context.Context, req executor.Request, key string, op graph.Operation, extra []string) (map[string]graph.Value, string, error) {
 	workDir := req.WorkDir
 	if workDir == "" {
 		workDir = "."
@@ -314,7 +320,7 @@ func (d *Driver) run(ctx context.Context, req executor.Request, key string, op g
 		}
 	}
 	res, runErr := executor.RunCommand(ctx, executor.Command{
-		Argv:     []string{program, "-i", rd.inventory(), "-e", "@" + rd.vars(), rd.playbook},
+		Argv:     append(append([]string{program, "-i", rd.inventory(), "-e", "@" + rd.vars()}, extra...), rd.playbook),
 		Dir:      rd.run,
 		Env:      env,
 		Timeout:  firstPositive(op.Timeout, req.Timeout, d.opts.Timeout),

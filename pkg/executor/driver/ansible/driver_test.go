@@ -301,3 +301,38 @@ func TestApplyCancelEndsPlaybook(t *testing.T) {
 		t.Fatalf("err = %v, want the interrupt", err)
 	}
 }
+
+// TestCheckPredictsWithoutChanging: check mode reports what would change
+// and changes nothing; a playbook with a task forced to run for real is
+// not run at all.
+func TestCheckPredictsWithoutChanging(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	out := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"create.yml": writePlaybook,
+		"forced.yml": "- hosts: all\n  gather_facts: false\n  tasks:\n    - include_tasks: tasks.yml\n",
+		"tasks.yml":  "- file:\n    path: \"{{ dir }}/forced\"\n    state: touch\n  check_mode: false\n",
+	})
+	inputs := map[string]graph.Value{"dir": out, "name": "x", "content": "c"}
+	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create":    {Implementation: "create.yml", Inputs: inputs},
+		"Standard.configure": {Implementation: "forced.yml", Inputs: inputs},
+	}}}
+	d := New(executor.DriverOptions{})
+	req := executor.Request{Action: executor.ActionCreate, Address: "app", Resource: res, WorkDir: dir}
+	p, err := d.Check(testCtx(t, 3*time.Minute), req, "Standard.create")
+	if err != nil || p.Changed != 1 || !strings.Contains(p.Output, "+c") {
+		t.Fatalf("prediction %+v, %v; want one change with its diff", p, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "x.txt")); err == nil {
+		t.Error("check mode wrote the file")
+	}
+	p, err = d.Check(testCtx(t, 3*time.Minute), req, "Standard.configure")
+	if err != nil || !strings.Contains(p.Skipped, "check_mode: false") {
+		t.Fatalf("prediction %+v, %v; want it skipped", p, err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "forced")); err == nil {
+		t.Error("the forced task ran")
+	}
+}

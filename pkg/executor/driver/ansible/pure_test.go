@@ -186,3 +186,17 @@ func TestIncludesBoundsACycle(t *testing.T) {
 		t.Errorf("got %v, want t.yml and u.yml once", got)
 	}
 }
+
+func TestForcesRealRun(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"plain.yml":  "- hosts: all\n  tasks:\n    - debug: msg=x\n      check_mode: true\n",
+		"forced.yml": "- hosts: all\n  tasks:\n    - block:\n        - command: rm -rf /x\n          check_mode: no\n",
+		"play.yml":   "- hosts: all\n  check_mode: false\n",
+	})
+	for name, want := range map[string]bool{"plain.yml": false, "forced.yml": true, "play.yml": true, "missing.yml": false} {
+		if got := ForcesRealRun(context.Background(), []string{filepath.Join(dir, name)}, os.ReadFile); got != want {
+			t.Errorf("%s: %v, want %v", name, got, want)
+		}
+	}
+}
