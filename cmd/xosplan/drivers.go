@@ -4,62 +4,54 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/executor"
-	"github.com/xosplan/xosplan/pkg/executor/driver/ansible"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
-// newDrivers returns the registry of every driver the commands use: the
-// executor's own (exec, scripted, noop) and the Ansible driver, all
-// configured by opts.
-func newDrivers(opts executor.DriverOptions) executor.Registry {
-	reg := executor.NewRegistry(opts)
-	reg[graph.DriverAnsible] = ansible.New(opts)
-	return reg
-}
-
-// codeNoAnsible is the warning of playbook implementations on a machine
-// without ansible-playbook.
-const codeNoAnsible = "driver.no_ansible"
+// codeDriverUnavailable is the warning of resources whose driver cannot
+// run on this machine (ansible without ansible-playbook).
+const codeDriverUnavailable = "driver.unavailable"
 
 // driverDiagnostics warns, at validate and plan, of what the drivers of
-// this machine cannot run: the Ansible driver's resources when
-// ansible-playbook is not installed (one warning, at the first playbook,
-// naming how many resources need it). available is ansible.Available.
-func driverDiagnostics(graphs []*graph.Graph, available func() error) diag.Diagnostics {
-	var first *graph.Resource
-	n := 0
+// this machine cannot run: for each driver of reg that says it is missing
+// something (driver.Prerequisite), one warning at the first of its
+// resources, naming how many need it.
+func driverDiagnostics(graphs []*graph.Graph, reg driver.Registry) diag.Diagnostics {
+	first := map[string]*graph.Resource{}
+	count := map[string]int{}
 	for _, g := range graphs {
 		if g == nil {
 			continue
 		}
 		for _, r := range g.Resources() {
-			if r.Driver.Name == graph.DriverAnsible {
-				if first == nil {
-					first = r
-				}
-				n++
+			if _, ok := reg[r.Driver.Name].(driver.Prerequisite); !ok {
+				continue
 			}
-		}
-	}
-	if n == 0 {
-		return nil
-	}
-	err := available()
-	if err == nil {
-		return nil
-	}
-	at := first.Range
-	for _, k := range slices.Sorted(maps.Keys(first.Driver.Operations)) {
-		if op := first.Driver.Operations[k]; op.Implementation != "" && op.Range.File != "" {
-			at = op.Range
-			break
+			if first[r.Driver.Name] == nil {
+				first[r.Driver.Name] = r
+			}
+			count[r.Driver.Name]++
 		}
 	}
 	var diags diag.Diagnostics
-	return diags.Warnf(at, "", codeNoAnsible, "%d resource(s) run Ansible playbooks (%s first), which apply cannot run here: %v", n, first.Address, err)
+	for _, name := range slices.Sorted(maps.Keys(first)) {
+		err := reg[name].(driver.Prerequisite).Missing()
+		if err == nil {
+			continue
+		}
+		r := first[name]
+		at := r.Range
+		for _, k := range slices.Sorted(maps.Keys(r.Driver.Operations)) {
+			if op := r.Driver.Operations[k]; op.Implementation != "" && op.Range.File != "" {
+				at = op.Range
+				break
+			}
+		}
+		diags = diags.Warnf(at, "", codeDriverUnavailable, "%d resource(s) use the %s driver (%s first), which apply cannot run here: %v", count[name], name, r.Address, err)
+	}
+	return diags
 }
 
 // unitGraphs lists the graphs of the units res compiled.

@@ -16,10 +16,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
-	"github.com/xosplan/xosplan/pkg/executor/driver/ansible"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/policy"
@@ -364,7 +365,7 @@ func makeGoal(ctx context.Context, spec planSpec) (*graph.Graph, planner.Options
 	if diags.HasErrors() {
 		return nil, opts, res, diags, nil
 	}
-	diags = diags.Extend(driverDiagnostics([]*graph.Graph{desired}, ansible.Available))
+	diags = diags.Extend(driverDiagnostics([]*graph.Graph{desired}, all.NewRegistry(executor.DriverOptions{})))
 	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.opts.Destroy || spec.opts.RefreshOnly)
 	diags = diags.Extend(deriveDiags)
 	if diags.HasErrors() {
@@ -466,6 +467,7 @@ func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, ro
 		return out
 	}
 	unreadable := map[string]bool{}
+	reg := all.NewRegistry(driver.Options{})
 	digest := func(f string) (string, bool) {
 		key := f
 		if abs, err := filepath.Abs(f); err == nil {
@@ -494,10 +496,10 @@ func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, ro
 		for _, k := range slices.Sorted(maps.Keys(r.Driver.Operations)) {
 			op := r.Driver.Operations[k]
 			files, complete := executor.OperationFiles(r, op, scriptRoot)
-			if r.Driver.Name == graph.DriverAnsible && complete && len(files) > 0 {
+			if fl, ok := reg[r.Driver.Name].(driver.FileLister); ok && complete && len(files) > 0 {
 				// A playbook's roles and the files it includes are part of
 				// what it runs (implementation_changed).
-				files = append(files, ansible.Includes(ctx, files[0], func(p string) ([]byte, error) {
+				files = append(files, fl.IncludedFiles(ctx, files[0], func(p string) ([]byte, error) {
 					data, problem := config.ReadFile(ctx, p, root)
 					if problem != nil {
 						return nil, errors.New(problem.Summary)

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/executor"
-	"github.com/xosplan/xosplan/pkg/executor/driver/ansible"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -19,21 +20,21 @@ import (
 // --check-timeout.
 const defaultCheckTimeout = 2 * time.Minute
 
-// prediction is one playbook's check-mode prediction under plan --check.
+// prediction is one operation's prediction under plan --check.
 type prediction struct {
 	address string
-	ansible.Prediction
+	driver.Prediction
 	err error
 }
 
-// predictChanges runs, for plan --check, each playbook the plan would run
-// (the Ansible driver's operations of every create and update, in plan
-// order) in Ansible's check mode with --diff: what it would change on its
-// host, predicted, nothing changed. An operation whose inputs read what
+// predictChanges runs, for plan --check, each operation the plan would
+// run whose driver can predict (driver.Predictor: the Ansible driver's
+// playbooks, in check mode with --diff), for every create and update in
+// plan order: what it would change on its host, nothing changed. An operation whose inputs read what
 // only the apply will record is skipped with the reason. Each run is
 // bounded by timeout; the walk stops when ctx ends.
 func predictChanges(ctx context.Context, p *planner.Plan, desired *graph.Graph, prior *state.State, opts executor.DriverOptions) []prediction {
-	drv := ansible.New(opts)
+	reg := all.NewRegistry(opts)
 	red := executor.NewRedactorFor(prior, desired)
 	var out []prediction
 	for i := range p.Changes {
@@ -48,7 +49,11 @@ func predictChanges(ctx context.Context, p *planner.Plan, desired *graph.Graph, 
 			continue
 		}
 		r, ok := desired.Resource(c.Address)
-		if !ok || r.Driver.Name != graph.DriverAnsible {
+		if !ok {
+			continue
+		}
+		pd, ok := reg[r.Driver.Name].(driver.Predictor)
+		if !ok {
 			continue
 		}
 		var rec *state.Resource
@@ -74,11 +79,11 @@ func predictChanges(ctx context.Context, p *planner.Plan, desired *graph.Graph, 
 		if abs, err := filepath.Abs(dir); err == nil {
 			dir = abs
 		}
-		for _, key := range ansible.OperationsFor(action, r.Driver) {
+		for _, key := range pd.PredictedOperations(action, r.Driver) {
 			if ctx.Err() != nil {
 				return out
 			}
-			pr := prediction{address: c.Address, Prediction: ansible.Prediction{Operation: key, Changed: -1}}
+			pr := prediction{address: c.Address, Prediction: driver.Prediction{Operation: key, Changed: -1}}
 			inputs, err := executor.ResolveMap(r.Driver.Operations[key].Inputs, lookup)
 			if err != nil {
 				pr.Skipped = "its inputs are known only after apply (" + err.Error() + ")"
@@ -87,7 +92,7 @@ func predictChanges(ctx context.Context, p *planner.Plan, desired *graph.Graph, 
 			}
 			req := executor.Request{Action: action, Address: c.Address, Resource: r, Prior: rec, WorkDir: dir,
 				Inputs: map[string]map[string]graph.Value{key: inputs}, Redactor: red}
-			pr.Prediction, pr.err = drv.Check(ctx, req, key)
+			pr.Prediction, pr.err = pd.Predict(ctx, req, key)
 			out = append(out, pr)
 		}
 	}

@@ -6,7 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/pkg/executor/driver/ansible"
+	"github.com/xosplan/xosplan/driver/all"
+	"github.com/xosplan/xosplan/pkg/executor"
 )
 
 // validateFlags are the flags of `xosplan validate`.
@@ -69,7 +70,7 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err != nil {
 		return err
 	}
-	diags = diags.Extend(driverDiagnostics(unitGraphs(res), ansible.Available)).Sort()
+	diags = diags.Extend(driverDiagnostics(unitGraphs(res), all.NewRegistry(executor.DriverOptions{}))).Sort()
 	if err := view.Diagnostics(diags, len(res.Skipped)); err != nil {
 		return err
 	}

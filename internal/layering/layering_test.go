@@ -20,8 +20,9 @@ import (
 // typecmp, which compares type files for the tests of embedded types, and
 // placementtest, which serves a placement.Model over Placement's REST API,
 // pgtest, which runs throw-away PostgreSQL servers, and statetest, the
-// conformance suite of state backends.
-var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest", "internal/pgtest", "pkg/state/statetest"}
+// conformance suite of state backends, and drivertest, what the drivers'
+// tests share.
+var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest", "internal/pgtest", "pkg/state/statetest", "driver/drivertest"}
 
 // ours lists, for each package of ours (matched by the longest path
 // prefix, relative to the module root), the packages of ours it may import.
@@ -52,8 +53,15 @@ var ours = []struct {
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
 	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
-	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
-	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
+	{"pkg/redact", []string{"pkg/graph", "pkg/state"}},
+	{"pkg/process", []string{"internal/userfile", "pkg/redact", "pkg/state"}},
+	// driver is the contract the walk knows; each folder below it but all
+	// and drivertest is a driver (see checkDrivers).
+	{"driver", []string{"internal/userfile", "internal/canonjson", "internal/yamlsrc", "pkg/diag", "pkg/graph", "pkg/state", "pkg/redact", "pkg/process"}},
+	{"driver/all", []string{"driver", "pkg/graph"}}, // the registration point: every driver
+	{"driver/drivertest", []string{"driver", "pkg/graph", "pkg/state"}},
+	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "driver", "pkg/redact", "pkg/process"}}, // driver: the contract only (checkDrivers)
+	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/process", "pkg/planner", "pkg/graph", "pkg/diag"}},                                                             // not pkg/executor: a policy is a program, not an apply
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
 	{"pkg/sync", []string{"internal/canonjson", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules
@@ -68,6 +76,11 @@ var forbidden = []struct{ pkg, target, why string }{
 	// user does, so the CLI cannot hold a loader of its own.
 	{"cmd", "pkg/tosca", "configuration is loaded through pkg/config (DESIGN.md §1)"},
 	{"cmd", "pkg/manifest", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	// A model policy is a program run by the process runner, not an apply.
+	{"pkg/policy", "pkg/executor", "a policy runs through pkg/process; the executor is the apply walk (issue 22)"},
+	// The walk calls drivers through the contract of package driver, never
+	// the reverse, so a driver can be added or tested without the walk.
+	{"driver", "pkg/executor", "a driver implements package driver's contract; the walk calls it, not the reverse"},
 }
 
 // thirdParty lists each third-party module and the packages of ours that
@@ -224,6 +237,9 @@ func checkOurs(f goFile, target string) string {
 	if under(target, f.pkg) {
 		return ""
 	}
+	if driverOf(target) != "" {
+		return checkDrivers(f, target)
+	}
 	for _, p := range testOnlyOurs {
 		if under(target, p) {
 			if f.test {
@@ -250,6 +266,41 @@ func checkOurs(f goFile, target string) string {
 		}
 	}
 	return fmt.Sprintf("%s imports %s, but the layering rule for %s allows only %s", f.pkg, target, rulePkg, describe(allowed))
+}
+
+// driverOf returns the driver package pkg is in ("driver/exec" for
+// driver/exec and its sub-packages), or "" when pkg is no driver: the
+// contract (driver), the registration point (driver/all) and the tests'
+// helpers (driver/drivertest) are none.
+func driverOf(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, "driver/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	if name == "all" || name == "drivertest" {
+		return ""
+	}
+	return "driver/" + name
+}
+
+// checkDrivers returns why f may not import the driver target, or "":
+// drivers never import each other, not even in tests; outside tests only
+// the registration point, driver/all, imports a driver, so the walk
+// (pkg/executor) and the CLI name none. Tests may (the walk's run real
+// drivers). A new driver is then a folder
+// under driver/ and a line in driver/all, and this rule covers it as it is.
+func checkDrivers(f goFile, target string) string {
+	d, own := driverOf(target), driverOf(f.pkg)
+	switch {
+	case own == d:
+		return ""
+	case own != "":
+		return fmt.Sprintf("%s imports %s: drivers never import each other; what they share belongs in package driver", f.pkg, target)
+	case f.test || under(f.pkg, "driver/all"):
+		return ""
+	}
+	return fmt.Sprintf("%s imports %s: only driver/all, the registration point, imports a driver (the walk names none)", f.pkg, target)
 }
 
 // checkThirdParty returns why f may not import the third-party package
@@ -411,9 +462,9 @@ func exportedReceiver(typ ast.Expr) bool {
 	}
 }
 
-// TestPkgNeverPrintsOrExits checks STYLE rule 1: library packages return
-// data, diagnostics and errors; only cmd/xosplan writes to the terminal or
-// ends the process.
+// TestPkgNeverPrintsOrExits checks STYLE rule 1: library packages (the
+// drivers too) return data, diagnostics and errors; only cmd/xosplan
+// writes to the terminal or ends the process.
 func TestPkgNeverPrintsOrExits(t *testing.T) {
 	root, _ := moduleRoot(t)
 	forbidden := map[string]map[string]bool{
@@ -423,7 +474,7 @@ func TestPkgNeverPrintsOrExits(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	for _, f := range goFiles(t, root) {
-		if f.test || !(under(f.pkg, "pkg") || under(f.pkg, "internal") || under(f.pkg, "custom_definitions")) {
+		if f.test || !(under(f.pkg, "pkg") || under(f.pkg, "driver") || under(f.pkg, "internal") || under(f.pkg, "custom_definitions")) {
 			continue
 		}
 		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.SkipObjectResolution)
@@ -508,5 +559,39 @@ func TestRules(t *testing.T) {
 		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
 			t.Errorf("%s importing %s: got %q, want %q", tc.file.rel, tc.target, got, tc.want)
 		}
+	}
+}
+
+// TestCheckDrivers checks the drivers' rules on imports the tree does not
+// make (it must not), among them those of a driver added later.
+func TestCheckDrivers(t *testing.T) {
+	for _, tc := range []struct {
+		pkg, target string
+		test, ok    bool
+	}{
+		{"driver/exec", "driver/exec/internal/x", false, true},
+		{"driver/exec", "driver/scripted", false, false},
+		{"driver/ansible", "driver/exec", true, false},
+		{"driver/all", "driver/ansible", false, true},
+		{"pkg/executor", "driver/exec", false, false},
+		{"pkg/executor", "driver/exec", true, true},
+		{"cmd/xosplan", "driver/noop", false, false},
+		{"pkg/sync", "driver/exec", true, true},
+	} {
+		got := checkDrivers(goFile{pkg: tc.pkg, test: tc.test}, tc.target)
+		if (got == "") != tc.ok {
+			t.Errorf("%s (test %v) imports %s: %q, want allowed %v", tc.pkg, tc.test, tc.target, got, tc.ok)
+		}
+	}
+	for _, tc := range []struct{ pkg, target string }{
+		{"pkg/policy", "pkg/executor"},
+		{"driver/exec", "pkg/executor"},
+	} {
+		if checkOurs(goFile{pkg: tc.pkg}, tc.target) == "" {
+			t.Errorf("%s may import %s", tc.pkg, tc.target)
+		}
+	}
+	if checkOurs(goFile{pkg: "cmd/xosplan"}, "driver/all") != "" || checkOurs(goFile{pkg: "pkg/executor"}, "driver") != "" {
+		t.Error("the registration point or the contract is refused")
 	}
 }
