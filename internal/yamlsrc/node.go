@@ -56,6 +56,9 @@ type Node struct {
 	// Quoted is true for a scalar written in quotes or block style: it is
 	// a string whatever it looks like.
 	Quoted bool
+	// Tagged is true for a node whose tag is written (!!timestamp
+	// 2001-12-14, !!str 5) rather than resolved from how it looks.
+	Tagged bool
 	// Anchor is the name of the anchor (&name) written on the node, "" for
 	// none: TOSCA 2.0's dsl_definitions exist to hold anchors.
 	Anchor string

@@ -30,6 +30,25 @@ func TestPositionsAndValues(t *testing.T) {
 	}
 }
 
+// TestTagged: a node records whether its tag was written, so that a
+// front end can refuse a YAML type that only an explicit tag gives
+// (TOSCA 2.0 refuses !!timestamp) while it reads the same text untagged.
+func TestTagged(t *testing.T) {
+	src := "a: !!timestamp 2001-12-14T21:59:43Z\nb: 2001-12-14T21:59:43Z\nc: !!str 5\nd: \"x\"\ne: !!map {}\n"
+	n, ds := Parse("f.yaml", []byte(src), Limits{})
+	if len(ds) != 0 {
+		t.Fatal(ds)
+	}
+	for key, want := range map[string]bool{"a": true, "b": false, "c": true, "d": false, "e": true} {
+		if got := n.Get(key).Tagged; got != want {
+			t.Errorf("%s: Tagged = %v, want %v", key, got, want)
+		}
+	}
+	if a, b := n.Get("a"), n.Get("b"); a.Tag != TagTimestamp || b.Tag != TagTimestamp {
+		t.Errorf("tags %s and %s, want %s for both", a.Tag, b.Tag, TagTimestamp)
+	}
+}
+
 func TestBadInputs(t *testing.T) {
 	deep := strings.Repeat("[", 300) + strings.Repeat("]", 300)
 	bomb := "a: &a [x, x, x, x, x, x, x, x, x, x]\n"

@@ -10,11 +10,11 @@ import (
 
 	"github.com/xosplan/xosplan/driver/exec"
 	"github.com/xosplan/xosplan/driver/noop"
-	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 // wideGraph returns n resources of driver drv in chains of depth: wide

@@ -62,6 +62,12 @@ type Resolver struct {
 //     was mapped to (the exec driver maps outputs to attributes of the
 //     same name unless the operation's outputs say otherwise), else null.
 //   - signal(addr, iface, pin): Feedback.Signals["iface.pin"], else null.
+//   - get_attribute(addr, "RELATIONSHIP", requirement, [index,] name,
+//     path…): the attribute of the relationship that the resource at
+//     addr makes through its requirement (its index-th assignment of it,
+//     0 when not given), as its operations' outputs set it
+//     (state.Feedback.Relationships), else null, then path… into it.
+//     Other get_attribute paths of TOSCA 2.0 are an error.
 //   - concat(v…): the arguments as text, joined.
 //   - join(list[, delimiter]): the list's elements as text, joined.
 //   - token(string, separators, index): the index-th piece of string cut
@@ -236,12 +242,49 @@ func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Va
 		return parts[idx], nil
 	case "available_allocation":
 		return nil, fmt.Errorf("%w: %s: TOSCA 2.0's $available_allocation of a capability whose capacity, or what is allocated of it, the template does not tell (a node with count, or a value known only at apply time) has no value: xosplan reads no inventory's capacity at apply time", ErrUnresolved, u)
-	case "get_property", "get_attribute", "get_artifact":
-		return nil, fmt.Errorf("%w: %s: this TOSCA 2.0 path leads where xosplan records no state (a relationship's attribute, a node only the orchestrator selects, ALL followed by more steps)", ErrUnresolved, u)
+	case "get_attribute":
+		if v, ok, err := relationshipAttribute(u, args, lookup); ok {
+			return v, err
+		}
+		fallthrough
+	case "get_property", "get_artifact":
+		return nil, fmt.Errorf("%w: %s: this TOSCA 2.0 path leads where xosplan records no state (a node only the orchestrator selects, a relationship that targets a capability, ALL followed by more steps)", ErrUnresolved, u)
 	case "relationship_index":
 		return nil, fmt.Errorf("%w: TOSCA 2.0's $relationship_index has no value here: xosplan knows a relationship's index only where it makes one value per relationship (the node of a requirement with count), and 0 for a requirement without count", ErrUnresolved)
 	}
 	return nil, fmt.Errorf("%w: unknown function %q", ErrUnresolved, u.Func)
+}
+
+// relationshipAttribute resolves get_attribute(addr, "RELATIONSHIP",
+// requirement, [index,] name, path…) with its arguments resolved (args);
+// ok is false for any other get_attribute.
+func relationshipAttribute(u graph.Unknown, args []graph.Value, lookup Lookup) (v graph.Value, ok bool, err error) {
+	if len(args) < 4 || args[1] != "RELATIONSHIP" || args[3] == "ALL" {
+		return nil, false, nil
+	}
+	addr, _ := args[0].(string)
+	req, _ := args[2].(string)
+	rest, idx := args[3:], int64(0)
+	if i, isInt := rest[0].(int64); isInt {
+		idx, rest = i, rest[1:]
+	}
+	if addr == "" || req == "" || len(rest) == 0 || idx < 0 || idx > math.MaxInt32 {
+		return nil, true, fmt.Errorf("%w: %s needs an address, a requirement, an optional index and an attribute", ErrUnresolved, u)
+	}
+	rec, found := lookup(addr)
+	if !found {
+		return nil, true, fmt.Errorf("%w: %s: %s has no recorded state", ErrUnresolved, u, addr)
+	}
+	rel, found := rec.Feedback.Relationship(req, int(idx))
+	if !found {
+		return nil, true, nil
+	}
+	name, _ := rest[0].(string)
+	a, found := rel.Attributes[name]
+	if !found {
+		return nil, true, nil
+	}
+	return walkPath(a, rest[1:]), true, nil
 }
 
 // callBuiltin evaluates tosca2(name, arguments…), a TOSCA 2.0 built-in

@@ -291,7 +291,8 @@ func TestResolveSaysWhatTOSCA2LeavesUnknown(t *testing.T) {
 	}{
 		{graph.Unknown{Func: "available_allocation", Args: []graph.Value{"pool[1]", "host", "num-cpus"}}, "available_allocation(pool[1], host, num-cpus): TOSCA 2.0's $available_allocation"},
 		{graph.Unknown{Func: "relationship_index"}, "TOSCA 2.0's $relationship_index has no value here"},
-		{graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "RELATIONSHIP", "uses", "state"}}, "get_attribute(a, RELATIONSHIP, uses, state): this TOSCA 2.0 path leads where xosplan records no state"},
+		{graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "RELATIONSHIP", "uses", "ALL", "state"}}, "get_attribute(a, RELATIONSHIP, uses, ALL, state): this TOSCA 2.0 path leads where xosplan records no state"},
+		{graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "CAPABILITY", "c", "RELATIONSHIP", int64(0), "state"}}, "this TOSCA 2.0 path leads where xosplan records no state"},
 	} {
 		_, err := Resolve(tt.u, func(string) (*state.Resource, bool) { return nil, false })
 		if !errors.Is(err, ErrUnresolved) || !strings.Contains(err.Error(), tt.want) {

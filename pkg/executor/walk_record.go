@@ -36,9 +36,11 @@ func (w *walker) appendRecord(rec state.Record) error {
 // before the call) and returns the task's result; a journal that fails is
 // fatal.
 func (w *walker) record(t task, req Request, out Outcome, err error, permanent bool) taskResult {
-	rec := w.outcomeRecord(t.n, req, out, err)
-	if jerr := w.appendRecord(rec); jerr != nil {
-		return taskResult{t: t, fatal: jerr}
+	rec, targets := w.outcomeRecord(t.n, req, out, err)
+	for _, r := range append([]state.Record{rec}, targets...) {
+		if jerr := w.appendRecord(r); jerr != nil {
+			return taskResult{t: t, fatal: jerr}
+		}
 	}
 	return taskResult{t: t, out: out, err: err, permanent: permanent}
 }
@@ -68,19 +70,25 @@ func (w *walker) lookup(addr string) (*state.Resource, bool) {
 }
 
 // outcomeRecord builds the journal record of a driver call (or of a
-// failure before it) and updates the current records.
-func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) state.Record {
+// failure before it) and updates the current records. The outputs the
+// call mapped onto attributes of the resource's relationships are
+// recorded with the resource; those mapped onto a relationship's target
+// update the target's record, each in a record of its own (targets).
+func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) (rec state.Record, targets []state.Record) {
 	addr := n.step.Address
 	now := w.opts.Now().UTC()
-	rec := state.Record{Kind: state.RecordOutcome, Address: addr, Action: req.Action, Attempt: n.attempts, Time: now}
+	rec = state.Record{Kind: state.RecordOutcome, Address: addr, Action: req.Action, Attempt: n.attempts, Time: now}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	cur := w.records[addr]
 	fb := outcomeFeedback(out.Feedback, n.attempts, now, err)
 	if req.Action == ActionDelete {
 		w.deleteOutcome(&rec, n, cur, fb, err)
-		return rec
+		return rec, nil
 	}
+	var toTargets map[string]map[string]graph.Value
+	fb.Attributes, fb.Relationships, toTargets = placeOutputs(fb, req.Prior)
+	targets = w.setTargetAttributes(toTargets, now)
 	var r state.Resource
 	if err != nil && cur != nil && req.Action != ActionCreate {
 		// A failed update keeps the spec last enacted: the next plan shows
@@ -96,7 +104,7 @@ func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) sta
 	r.Feedback = fb
 	rec.Resource = &r
 	w.records[addr] = &r
-	return rec
+	return rec, targets
 }
 
 // outcomeFeedback is the feedback a driver call reported, with its

@@ -57,6 +57,7 @@ func fullResource() Resource {
 			Resolved:      map[string]graph.Value{"s": "x"},
 			Attributes:    map[string]graph.Value{"ip": "10.0.0.1"},
 			Signals:       map[string]graph.Value{"app.url": "http://x"},
+			Relationships: []Relationship{{Requirement: "db", Index: 1, Target: "db<1>", Attributes: map[string]graph.Value{"link": "l-1"}}},
 			InstanceID:    "i-1",
 			Status:        Status{Active: true, Converging: true, Failed: true, Message: "m"},
 			BackendCode:   BackendError,
@@ -324,6 +325,9 @@ func decodeStd(data []byte) (*State, error) {
 		decodeMap(fb.Resolved)
 		decodeMap(fb.Attributes)
 		decodeMap(fb.Signals)
+		for _, rel := range fb.Relationships {
+			decodeMap(rel.Attributes)
+		}
 		decodeMap(fb.Extra)
 	}
 	for k, o := range s.Outputs {

@@ -415,7 +415,7 @@ func (p *parser) operation(op *graph.Operation) error {
 
 func (p *parser) feedback(f *Feedback) error {
 	return p.structInto(func(key []byte) error {
-		switch fieldName(key, "resolved", "attributes", "signals", "instance_id", "status", "backend_code",
+		switch fieldName(key, "resolved", "attributes", "signals", "relationships", "instance_id", "status", "backend_code",
 			"backend_status", "attempts", "output", "allocations", "extra", "created", "enacted", "last_attempt") {
 		case "resolved":
 			return p.valueMap(&f.Resolved)
@@ -423,6 +423,8 @@ func (p *parser) feedback(f *Feedback) error {
 			return p.valueMap(&f.Attributes)
 		case "signals":
 			return p.valueMap(&f.Signals)
+		case "relationships":
+			return sliceInto(p, &f.Relationships, p.relationship)
 		case "instance_id":
 			return p.str(&f.InstanceID)
 		case "status":
@@ -477,6 +479,22 @@ func (p *parser) process(pr *Process) error {
 			return p.str(&pr.Start)
 		case "member":
 			return p.str(&pr.Member)
+		}
+		return p.Skip()
+	})
+}
+
+func (p *parser) relationship(r *Relationship) error {
+	return p.structInto(func(key []byte) error {
+		switch fieldName(key, "requirement", "index", "target", "attributes") {
+		case "requirement":
+			return p.str(&r.Requirement)
+		case "index":
+			return p.intInto(&r.Index, "index")
+		case "target":
+			return p.str(&r.Target)
+		case "attributes":
+			return p.valueMap(&r.Attributes)
 		}
 		return p.Skip()
 	})

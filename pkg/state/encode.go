@@ -152,6 +152,20 @@ func writeFeedback(w *canonjson.Writer, f *Feedback) {
 	if len(f.Signals) > 0 {
 		canonjson.Map(o.Field("signals"), f.Signals)
 	}
+	if len(f.Relationships) > 0 {
+		list := o.Field("relationships").BeginArray()
+		for _, r := range f.Relationships {
+			ro := list.Next().BeginObject()
+			ro.Field("requirement").String(r.Requirement)
+			ro.Field("index").Int(int64(r.Index))
+			ro.Field("target").String(r.Target)
+			if len(r.Attributes) > 0 {
+				canonjson.Map(ro.Field("attributes"), r.Attributes)
+			}
+			ro.End()
+		}
+		list.End()
+	}
 	if f.InstanceID != "" {
 		o.Field("instance_id").String(f.InstanceID)
 	}

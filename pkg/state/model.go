@@ -96,9 +96,13 @@ type Feedback struct {
 	Resolved   map[string]graph.Value `json:"resolved,omitempty"`
 	Attributes map[string]graph.Value `json:"attributes,omitempty"`
 	// Signals are keyed "interface.pin" (Tonomi).
-	Signals    map[string]graph.Value `json:"signals,omitempty"`
-	InstanceID string                 `json:"instance_id,omitempty"`
-	Status     Status                 `json:"status"`
+	Signals map[string]graph.Value `json:"signals,omitempty"`
+	// Relationships are the attributes of the relationships whose
+	// source is this resource, as its operations' outputs set them
+	// (graph.OutputAttribute), sorted by requirement and index.
+	Relationships []Relationship `json:"relationships,omitempty"`
+	InstanceID    string         `json:"instance_id,omitempty"`
+	Status        Status         `json:"status"`
 	// BackendCode is BackendPending, BackendOK or BackendError.
 	BackendCode   int    `json:"backend_code"`
 	BackendStatus string `json:"backend_status,omitempty"`
@@ -111,6 +115,27 @@ type Feedback struct {
 	Created     time.Time `json:"created,omitzero"`
 	Enacted     time.Time `json:"enacted,omitzero"`
 	LastAttempt time.Time `json:"last_attempt,omitzero"`
+}
+
+// Relationship is the recorded feedback of one relationship instance:
+// the one that the source resource's requirement Requirement (its
+// Index-th assignment of it, from 0) makes to Target.
+type Relationship struct {
+	Requirement string                 `json:"requirement"`
+	Index       int                    `json:"index"`
+	Target      string                 `json:"target"`
+	Attributes  map[string]graph.Value `json:"attributes,omitempty"`
+}
+
+// Relationship returns the recorded relationship of requirement req,
+// index idx.
+func (f *Feedback) Relationship(req string, idx int) (*Relationship, bool) {
+	for i := range f.Relationships {
+		if r := &f.Relationships[i]; r.Requirement == req && r.Index == idx {
+			return r, true
+		}
+	}
+	return nil, false
 }
 
 // Succeeded reports whether the last apply of the resource succeeded.

@@ -307,6 +307,19 @@
 //     for xosplan from 1.3's normative types with 2.0's names and grammar.
 //     The profile search path (Options.ProfilePath or Options.Profiles)
 //     wins over it.
+//   - A repository is a name of a namespace, as a type is (§6.7,
+//     §6.8.4): an import or artifact may name one a file or profile
+//     imported before defines (ns:name through an import with a
+//     namespace); a relative repository url is read from the folder of
+//     the file that defines it.
+//   - Operation, notification and interface inputs are parameter
+//     definitions (OASIS Standard §9.8, csd07 §9.7): type may be left
+//     out, and an input written as its value alone (anything but a map
+//     holding a parameter keyname) is the value the operation receives.
+//   - A value tagged !!timestamp is an error (§9.1.2.1: implementations
+//     "shall not accept this YAML type"), and a version without its
+//     minor number ("2") is no version (§9.1.2.3); 1.x reads "2" as 2.0
+//     with a warning (1.3 §3.2.2 requires the minor number too).
 //   - A url starting with "/" is read from the repository of the
 //     importing file: a CSAR's root, else the top-level template's folder
 //     (the service's tree); a profile's, from the search folder it was
@@ -353,7 +366,10 @@
 //     representation (num_cpus, mem_size, disk_size: VCPU, MEMORY_MB,
 //     DISK_GB), which pkg/placement answers against the providers'
 //     inventory; the allocations to one capability are also checked
-//     against its properties' values when both are known. A 2.0 Compute
+//     against its properties' values when both are known; its entries
+//     are amounts, of their types, of properties of the capability of
+//     the target (node template or node type), inherited ones included.
+//     A 2.0 Compute
 //     node makes no request of its own (1.x's does): in 2.0 its capacity
 //     is what allocations draw on. $available_allocation is the
 //     capability's property value less the template's allocations of it,
@@ -370,7 +386,11 @@
 //     template, representation, assignment and relationship index), and
 //     may end at a relationship, whose properties are those its
 //     assignment, relationship template or type gives; SELF in a
-//     requirement's relationship context is the relationship (§10.3). A
+//     requirement's relationship context is the relationship (§10.3); a
+//     relationship template's interface inputs are checked in the
+//     context of the first requirement that uses it. A path that goes on
+//     from ALL is followed from each index, the results in one list
+//     (several ALLs merged), where the number of indices is known. A
 //     relationship's attributes stay unknown: no apply records them. A
 //     whole attribute (or property) whose declared type is an integer,
 //     float, boolean, list or map (a complex data type) is read as that

@@ -293,19 +293,24 @@ func relAttributeRef(r *relRef, path []*yamlsrc.Node) graph.Unknown {
 	}
 	ref := attributeRef(r.ra.src.name, path)
 	head := []graph.Value{r.ra.src.name, "RELATIONSHIP", r.ra.name}
-	idx, n := 0, 0
-	for _, ra := range r.ra.src.reqs {
-		if ra.name == r.ra.name {
-			if ra == r.ra {
+	if idx, n := r.ra.index(); n > 1 {
+		head = append(head, int64(idx))
+	}
+	return graph.Unknown{Func: "get_attribute", Args: append(head, ref.Args[1:]...)}
+}
+
+// index returns the index of ra among its node's assignments of the
+// same requirement, and how many there are.
+func (ra *reqAssign) index() (idx, n int) {
+	for _, o := range ra.src.reqs {
+		if o.name == ra.name {
+			if o == ra {
 				idx = n
 			}
 			n++
 		}
 	}
-	if n > 1 {
-		head = append(head, int64(idx))
-	}
-	return graph.Unknown{Func: "get_attribute", Args: append(head, ref.Args[1:]...)}
+	return idx, n
 }
 
 // entity resolves the modelable entity name of get_property /
@@ -375,8 +380,26 @@ func (c *compiler) entity(n *yamlsrc.Node, fn, path string, s *scope, attr strin
 	if rt := c.topo.rels[n.Value]; rt != nil {
 		return nil, &relRef{tpl: rt}, true
 	}
+	if what := c.groupOrPolicy(n.Value); what != "" {
+		c.errorf(n.Range, path, CodeUnknownTemplate, "%s: %q is %s, not a node or relationship template, the entities whose properties and attributes TOSCA 1.3 functions read (§4.4.1, §4.5.1)", fn, n.Value, what)
+		return nil, nil, false
+	}
 	c.errorf(n.Range, path, CodeUnknownTemplate, "%s: node template %q was not found", fn, n.Value)
 	return nil, nil, false
+}
+
+// groupOrPolicy names what name is when it is a group's or a policy's
+// name ("a group", "a policy"), else "".
+func (c *compiler) groupOrPolicy(name string) string {
+	if c.topo.groups[name] != nil {
+		return "a group"
+	}
+	for _, p := range c.topo.policies {
+		if p.name == name {
+			return "a policy"
+		}
+	}
+	return ""
 }
 
 // readRef is a node template's value naming another node template: the
@@ -664,7 +687,7 @@ func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) gra
 	}
 	switch {
 	case rt != nil:
-		return c.relAttribute(rt, a[1:], path)
+		return c.relAttribute(rt, a[1:], path, s)
 	case nt == nil:
 		return graph.Unknown{Func: "attribute", Args: []graph.Value{a[0].Value, name}}
 	case nt.typ == nil:
@@ -711,7 +734,7 @@ func (c *compiler) fnGetAttribute(args *yamlsrc.Node, path string, s *scope) gra
 // name, then fields or indices): an attribute its type declares is known
 // at apply time; a property its type declares but no attribute of that
 // name has the property's value, which is known now.
-func (c *compiler) relAttribute(r *relRef, path []*yamlsrc.Node, at string) graph.Value {
+func (c *compiler) relAttribute(r *relRef, path []*yamlsrc.Node, at string, s *scope) graph.Value {
 	t, name := r.typ(), path[0].Value
 	switch {
 	case t == nil || c.lacks(t):
@@ -719,6 +742,9 @@ func (c *compiler) relAttribute(r *relRef, path []*yamlsrc.Node, at string) grap
 	case t.attrs[name] != nil:
 		if len(path) > 1 && !c.checkAttrPath(t.attrs[name], path[1:], at) {
 			return nil
+		}
+		if r.ra == nil {
+			return c.templateAttribute(r.tpl, path, at, s)
 		}
 		return relAttributeRef(r, path)
 	case t.props[name] != nil:
@@ -730,6 +756,37 @@ func (c *compiler) relAttribute(r *relRef, path []*yamlsrc.Node, at string) grap
 	}
 	c.errorf(path[0].Range, at, CodeUnknownProperty, "get_attribute: attribute %q was not found in %s", name, r.what())
 	return nil
+}
+
+// templateAttribute is get_attribute of an attribute of the relationship
+// template tpl named by its name (TOSCA 1.3 §4.5.1): the attribute of
+// the relationship each requirement that uses the template makes, at
+// apply time. One requirement uses it: its value; several: the list of
+// their values, by source node template and requirement in source
+// order (as get_attribute of an entity with several instances is a
+// list). A template no requirement uses makes no relationship: its
+// attributes have no value (null), and a warning says so. A node
+// template that reads it is applied after the sources, whose operations
+// set the attributes.
+func (c *compiler) templateAttribute(tpl *relTpl, path []*yamlsrc.Node, at string, s *scope) graph.Value {
+	var refs []graph.Value
+	for _, nt := range c.topo.nodeList {
+		for _, ra := range nt.reqs {
+			if ra.relTpl == tpl && ra.relBody == nil {
+				c.noteRead(s, nt, at, path[0].Range)
+				refs = append(refs, relAttributeRef(&relRef{ra: ra, tpl: tpl}, path))
+			}
+		}
+	}
+	switch len(refs) {
+	case 0:
+		c.warnf(path[0].Range, at, CodeUnknownProperty,
+			"get_attribute: relationship template %q is used by no requirement, so its attribute %q never has a value", tpl.name, path[0].Value)
+		return nil
+	case 1:
+		return refs[0]
+	}
+	return refs
 }
 
 // attributeRef is the apply-time reference to an attribute of the

@@ -377,6 +377,8 @@ func (c *compiler) readMetadata(md *yamlsrc.Node, path string, template bool) {
 		case "template_version":
 			if _, err := values.Coerce("version", p.Value); err != nil {
 				c.errorf(p.Value.Range, joinPath(path, p.Key.Value), CodeMetadata, "metadata template_version must be a version: %v", err)
+			} else {
+				c.versionWithoutMinor(p.Value, joinPath(path, p.Key.Value))
 			}
 		}
 	}

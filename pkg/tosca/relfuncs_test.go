@@ -2,8 +2,10 @@ package tosca
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -154,7 +156,7 @@ func TestRelationshipOperationsReadTheirRelationship(t *testing.T) {
 	}
 	for name, w := range map[string]graph.Value{
 		"tpl_port": int64(9), "tpl_inherited": "from-base", "req_port": int64(9),
-		"tpl_attr": graph.Unknown{Func: "attribute", Args: []graph.Value{"wire9", "link_id"}},
+		"tpl_attr": link("c"),
 	} {
 		if got := g.Outputs[name]; !graph.Equal(got, w) {
 			t.Errorf("output %s = %s, want %s", name, graph.Render(got), graph.Render(w))
@@ -242,6 +244,153 @@ service_template:
 		}
 		if got := r.Driver.Operations[w.op].Inputs; !graph.Equal(graph.Value(got), graph.Value(w.inputs)) {
 			t.Errorf("%s %s inputs = %s, want %s", w.addr, w.op, graph.Render(got), graph.Render(w.inputs))
+		}
+	}
+}
+
+// relOutputsTemplate has relationship operations whose outputs name the
+// relationship (SELF), its target and its source, and outputs and a node
+// template that read a relationship template's attribute by its name.
+const relOutputsTemplate = `tosca_definitions_version: tosca_simple_yaml_1_3
+relationship_types:
+  my.Wire:
+    derived_from: tosca.relationships.DependsOn
+    attributes:
+      link_id: { type: string }
+    interfaces:
+      Configure:
+        operations:
+          pre_configure_source:
+            implementation: pre.sh
+            outputs:
+              typed: [ SELF, link_id ]
+node_types:
+  my.Server:
+    derived_from: tosca.nodes.Root
+    attributes:
+      client: { type: string }
+    interfaces:
+      Standard:
+        create:
+          implementation: pre.sh
+          outputs:
+            who: [ SELF, client ]
+  my.Client:
+    derived_from: tosca.nodes.Root
+    requirements:
+      - db: { capability: tosca.capabilities.Node, node: my.Server, relationship: my.Wire }
+topology_template:
+  relationship_templates:
+    shared:
+      type: my.Wire
+      interfaces:
+        Configure:
+          pre_configure_source:
+            outputs:
+              link: [ SELF, link_id ]
+              peer: [ TARGET, client ]
+              note: [ SOURCE, note ]
+              odd: [ SELF, undeclared ]
+    unused: { type: my.Wire }
+  node_templates:
+    db: { type: my.Server }
+    db2: { type: my.Server }
+    a:
+      type: my.Client
+      requirements:
+        - db: { node: db, relationship: shared }
+        - db: { node: db2, relationship: shared }
+    b:
+      type: my.Client
+      requirements:
+        - db: { node: db, relationship: shared }
+    reader:
+      type: tosca.nodes.Root
+      interfaces:
+        Standard:
+          create:
+            implementation: pre.sh
+            inputs:
+              links: { get_attribute: [ shared, link_id ] }
+  outputs:
+    links: { value: { get_attribute: [ shared, link_id ] } }
+    none: { value: { get_attribute: [ unused, link_id ] } }
+`
+
+// TestRelationshipOperationOutputs checks where a relationship
+// operation's outputs go (TOSCA 1.3 §3.6.17): [SELF, attr] to the
+// relationship (the requirement and its index among the node's
+// assignments of it), [TARGET, attr] to the requirement's target,
+// [SOURCE, attr] to the node, as a node's own operation's outputs, those
+// of the type's operation definition as those of the template's; and
+// that get_attribute of a relationship template by name (§4.5.1) reads
+// the relationship of each requirement that uses it, a list when there
+// are several, after their sources (a reads edge). Before, every output
+// set an attribute of the source node, and such a get_attribute named a
+// resource that no apply records, and the outputs a type's operation
+// definition maps were not mapped at all.
+func TestRelationshipOperationOutputs(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"f.yaml": relOutputsTemplate, "pre.sh": ""} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	g, diags := Compile(context.Background(), filepath.Join(dir, "f.yaml"), Options{})
+	requireNoErrors(t, diags)
+	var warned []string
+	for _, d := range diags {
+		warned = append(warned, d.Summary)
+	}
+	for _, w := range []string{
+		`operation output: the relationship of requirement "db" of node template "a" (relationship template "shared") declares no attribute "undeclared"; only this output sets it`,
+		`get_attribute: relationship template "unused" is used by no requirement, so its attribute "link_id" never has a value`,
+	} {
+		if !slices.Contains(warned, w) {
+			t.Errorf("no warning %q in %q", w, warned)
+		}
+	}
+	a, _ := g.Resource("a")
+	// a's two assignments of db share the operation key: the last wins.
+	got := a.Driver.Operations["Configure.pre_configure_source"].Outputs
+	want := map[string]string{
+		"link":  graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
+		"peer":  graph.OutputAttribute{Target: "db2", Name: "client"}.String(),
+		"note":  "note",
+		"odd":   graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "undeclared"}.String(),
+		"typed": graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("a's outputs = %v, want %v", got, want)
+	}
+	// A type's operation definition maps its outputs too.
+	db, _ := g.Resource("db")
+	if got, want := db.Driver.Operations["Standard.create"].Outputs, map[string]string{"who": "client"}; !maps.Equal(got, want) {
+		t.Errorf("db's outputs = %v, want %v", got, want)
+	}
+	if w := `{"requirement":"db","index":1,"target":"db2","attribute":"link_id"}`; want["link"] != w {
+		t.Errorf("OutputAttribute = %s, want %s", want["link"], w)
+	}
+	ref := func(src string, idx ...graph.Value) graph.Value {
+		args := append(append([]graph.Value{src, "RELATIONSHIP", "db"}, idx...), "link_id")
+		return graph.Unknown{Func: "get_attribute", Args: args}
+	}
+	links := []graph.Value{ref("a", int64(0)), ref("a", int64(1)), ref("b")}
+	if got := g.Outputs["links"]; !graph.Equal(got, links) {
+		t.Errorf("output links = %s, want %s", graph.Render(got), graph.Render(links))
+	}
+	if got := g.Outputs["none"]; got != nil {
+		t.Errorf("output none = %s, want null", graph.Render(got))
+	}
+	r, _ := g.Resource("reader")
+	if got := r.Driver.Operations["Standard.create"].Inputs["links"]; !graph.Equal(got, links) {
+		t.Errorf("reader's input = %s, want %s", graph.Render(got), graph.Render(links))
+	}
+	for _, src := range []string{"a", "b"} {
+		if !slices.ContainsFunc(g.Edges(), func(e graph.Edge) bool {
+			return e.Source == "reader" && e.Target == src && e.Kind == graph.Reads
+		}) {
+			t.Errorf("no reads edge reader -> %s", src)
 		}
 	}
 }

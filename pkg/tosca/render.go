@@ -518,6 +518,19 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: ifaceInputs[k]})
 	}
 	inputs = append(inputs, assignedIfaceInputs.Pairs()...)
+	// TOSCA 1.3 operation outputs (§3.6.17), of the type's definition
+	// and then of the template's assignment: name: [ SELF, attribute, … ].
+	mapOutputs := func(n *yamlsrc.Node) {
+		for _, p := range n.Get("outputs").Pairs() {
+			if op.Outputs == nil {
+				op.Outputs = map[string]string{}
+			}
+			op.Outputs[p.Key.Value] = c.outputAttribute(p.Value, s, path+".outputs."+p.Key.Value)
+		}
+	}
+	if od.n != nil && od.n.Kind == yamlsrc.Mapping {
+		mapOutputs(od.n)
+	}
 	for _, k := range slices.Sorted(maps.Keys(od.inputs)) {
 		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: od.inputs[k]})
 	}
@@ -532,17 +545,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 				impl, op.Range = i, i.Range
 			}
 			assigned = an.Get("inputs").Pairs()
-			// TOSCA 1.3 operation outputs: name: [ SELF, attribute, … ].
-			for _, p := range an.Get("outputs").Pairs() {
-				attr := p.Value.Value
-				if items := p.Value.Items(); len(items) > 0 {
-					attr = items[len(items)-1].Value
-				}
-				if op.Outputs == nil {
-					op.Outputs = map[string]string{}
-				}
-				op.Outputs[p.Key.Value] = attr
-			}
+			mapOutputs(an)
 		}
 	}
 	// The executor runs an implementation from the folder of the node

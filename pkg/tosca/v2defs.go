@@ -46,6 +46,66 @@ func (c *compiler) readPropDefs2(f *file, into map[string]*prop2, n *yamlsrc.Nod
 	}
 }
 
+// readParamDefs2 reads a map of parameter definitions (§9.7) into into,
+// refining what it holds already. A parameter definition is a property
+// definition whose type may be left out (its value is then not checked
+// against a type). An outgoing parameter (operation, notification and
+// interface inputs) may also be written as its value alone, the
+// single-line grammar <parameter_name>: <parameter_value>: a scalar, a
+// list, a function call, or a map none of whose keys is a keyname of a
+// parameter definition.
+func (c *compiler) readParamDefs2(f *file, into map[string]*prop2, n *yamlsrc.Node, path string, outgoing bool) {
+	if n.IsNull() {
+		return
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.errorf(n.Range, path, CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
+		return
+	}
+	for _, p := range n.Pairs() {
+		name, pp, prev := p.Key.Value, path+"."+p.Key.Value, into[p.Key.Value]
+		var d *prop2
+		switch {
+		case outgoing && paramValueOnly2(p.Value):
+			d = &prop2{name: name, required: true, f: f}
+			if prev != nil {
+				cp := *prev
+				d = &cp
+				if prev.value != nil {
+					c.errorf(rangeOf(p.Value), pp, CodeIncompatibleRefinement, "%q has the fixed value %s in the definition it refines; a value cannot be changed", name, describeValue(prev.value))
+				}
+			}
+			d.n, d.value = p.Value, p.Value
+			if d.typ == nil {
+				c.checkExpr2(f, p.Value, pp, false)
+			}
+			c.checkDefValue2(d, p.Value, pp)
+		case prev == nil && p.Value.Kind == yamlsrc.Mapping:
+			d = c.readParam2(f, name, p.Value, pp)
+		default:
+			d = c.readPropDef2(f, name, p.Value, pp, true, prev)
+		}
+		if d != nil {
+			into[name] = d
+		}
+	}
+}
+
+// paramValueOnly2 reports whether a parameter definition is written in
+// the single-line grammar: anything but a map that holds a keyname of a
+// parameter definition.
+func paramValueOnly2(n *yamlsrc.Node) bool {
+	if n.Kind != yamlsrc.Mapping {
+		return true
+	}
+	for _, p := range n.Pairs() {
+		if slices.Contains(paramKeys2(), p.Key.Value) {
+			return false
+		}
+	}
+	return true
+}
+
 func lastKey(path string) string {
 	for i := len(path) - 1; i >= 0; i-- {
 		if path[i] == '.' {
@@ -117,9 +177,8 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	if req, set := c.bool2(n, path, "required"); set {
 		d.required = req
 	}
-	if v := n.Get("validation"); v != nil {
+	if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
 		d.validation = append(d.validation, v)
-		c.checkExpr2(f, v, path+".validation", true)
 	}
 	if vp, ok := n.GetPair("value"); ok {
 		if prev != nil && prev.value != nil {
@@ -177,9 +236,8 @@ func (c *compiler) refineSchema2(f *file, n *yamlsrc.Node, path string, prev *pr
 	d := *prev
 	d.n = n
 	d.validation = append([]*yamlsrc.Node(nil), prev.validation...)
-	if v := n.Get("validation"); v != nil {
+	if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
 		d.validation = append(d.validation, v)
-		c.checkExpr2(f, v, path+".validation", true)
 	}
 	return &d
 }
@@ -202,9 +260,8 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 			c.errorf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
 			return nil
 		}
-		if v := n.Get("validation"); v != nil {
+		if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
 			d.validation = append(d.validation, v)
-			c.checkExpr2(f, v, path+".validation", true)
 		}
 		if es := n.Get("entry_schema"); es != nil {
 			d.entry = c.readSchema2(f, es, path+".entry_schema")
@@ -503,7 +560,7 @@ func (c *compiler) readIfaceDefs2(f *file, into map[string]*iface2, n *yamlsrc.N
 			clone2(d.notes, prev.notes)
 		}
 		if in := p.Value.Get("inputs"); in != nil {
-			c.readPropDefs2(f, d.inputs, in, ip+".inputs", true)
+			c.readParamDefs2(f, d.inputs, in, ip+".inputs", true)
 		}
 		c.readOpDefs2(f, d.ops, p.Value.Get("operations"), ip+".operations", false)
 		c.readOpDefs2(f, d.notes, p.Value.Get("notifications"), ip+".notifications", false)
@@ -546,7 +603,7 @@ func (c *compiler) readOpDefs2(f *file, into map[string]*op2, n *yamlsrc.Node, p
 				c.checkImpl2(ip.Value, op+".implementation")
 			}
 			if in := p.Value.Get("inputs"); in != nil {
-				c.readPropDefs2(f, d.inputs, in, op+".inputs", true)
+				c.readParamDefs2(f, d.inputs, in, op+".inputs", true)
 			}
 		default:
 			c.errorf(p.Value.Range, op, CodeWrongKind, "operation %q must be an implementation or a map, found %s", name, p.Value.Describe())

@@ -160,9 +160,9 @@ func (c *compiler) loadImport2(from *file, it *yamlsrc.Node, path string) {
 func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 	at := imp.at.Range
 	if imp.repository != "" {
-		repo := from.root.Get("repositories").Get(imp.repository)
+		repo, owner := c.findRepo2(from, imp.repository)
 		if repo == nil {
-			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which is not declared", imp.url, imp.repository)
+			c.errorf(at, path, CodeUnknownRepository, "import %q names repository %q, which neither this file nor what it imports before declares", imp.url, imp.repository)
 			c.failedImport()
 			return nil
 		}
@@ -170,7 +170,7 @@ func (c *compiler) loadURL2(from *file, imp import2, path string) *file {
 		if local, ok := c.opts.ImportMap[u]; ok {
 			return c.loadMapped2(imp, u, local, path)
 		}
-		name, dir, ok := repositoryFile(repo, from.dir, imp.url)
+		name, dir, ok := repositoryFile(repo, owner.dir, imp.url)
 		if !ok {
 			c.networkImport(at, path, "import %q is fetched from repository %q (%s): xosplan does not use the network; download the file and import it by path", imp.url, imp.repository, u)
 			return nil

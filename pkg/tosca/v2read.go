@@ -214,7 +214,8 @@ func (c *compiler) metadata2(n *yamlsrc.Node, path string) {
 // are of the YAML types §5.3.1 names: "!!map", "!!seq", "!!str",
 // "!!null", "!!bool", "!!int", "!!float" — not !!binary, !!set, !!omap
 // or a local tag. A timestamp-looking plain scalar is a string in YAML
-// 1.2, whatever a YAML 1.1 resolver tags it.
+// 1.2, whatever a YAML 1.1 resolver tags it; one written with the
+// !!timestamp tag is that YAML type, which §9.1.2.1 forbids.
 func (c *compiler) metadataTypes2(n *yamlsrc.Node, path string) {
 	for _, p := range n.Pairs() {
 		c.metadataValue2(p.Value, joinPath(path, p.Key.Value))
@@ -229,7 +230,11 @@ func (c *compiler) metadataValue2(n *yamlsrc.Node, path string) {
 		for i, it := range n.Content {
 			c.metadataValue2(it, path+"["+itoa(int64(i))+"]")
 		}
-	case yamlsrc.TagStr, yamlsrc.TagNull, yamlsrc.TagBool, yamlsrc.TagInt, yamlsrc.TagFloat, yamlsrc.TagTimestamp:
+	case yamlsrc.TagStr, yamlsrc.TagNull, yamlsrc.TagBool, yamlsrc.TagInt, yamlsrc.TagFloat:
+	case yamlsrc.TagTimestamp:
+		if n.Tagged {
+			c.errorf(rangeOf(n), path, CodeMetadata, "a metadata value is tagged !!timestamp, a YAML type TOSCA 2.0 does not accept (§5.3.1, §9.1.2.1); write it as a string")
+		}
 	default:
 		c.errorf(rangeOf(n), path, CodeMetadata, "a metadata value is of YAML type %s; metadata values are maps, lists, strings, nulls, booleans, integers and floats (§5.3.1)", n.Tag)
 	}

@@ -283,6 +283,7 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 			}
 			where[kind+"."+opName] = site
 			op.Range = rangeOf(at)
+			op.Outputs = c.opOutputs2(nd, ra, od.n, given.Get(opName))
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
 			}
@@ -409,16 +410,14 @@ func (c *compiler) implArtifact2(nd *node2, n *yamlsrc.Node, base, path string) 
 }
 
 // implFile2 is the file of the artifact definition a that an operation
-// runs. One in a repository the declaring file defines is the
+// runs. One in a repository the declaring file sees (findRepo2) is the
 // repository's URL joined with the file: xosplan fetches nothing, so
 // apply fails on it rather than run a local file of the same name.
 func (c *compiler) implFile2(a *yamlsrc.Node, base, path string) (string, bool) {
 	fn := a.Get("file")
 	if r := a.Get("repository"); r != nil && fn != nil && fn.IsString() {
-		if f := c.files[fileKey(a.Range.File)]; f != nil && f.root != nil {
-			if repo := f.root.Get("repositories").Get(text(r)); repo != nil {
-				return repositoryURL(repo, fn.Value), true
-			}
+		if repo, _ := c.findRepo2(c.files[fileKey(a.Range.File)], text(r)); repo != nil {
+			return repositoryURL(repo, fn.Value), true
 		}
 	}
 	return c.artifactFile2(a, base, path, CodeImplOutsideRoot, "implementation")

@@ -184,6 +184,48 @@ func (c *compiler) findFuncIn2(f *file, name string, seen map[*file]bool) *funcD
 	return nil
 }
 
+// findRepo2 resolves a repository name as the file f sees it, with the
+// file that defines it. §6.7 makes a profile a collection of "types,
+// repositories, and functions", and §6.8.4 counts repositories among the
+// names of a namespace (OASIS Standard and csd07 alike): like a type, a
+// repository is the file's own, one of an import without a namespace
+// (transitively), or ns:name through an import with that namespace.
+// While a file's imports load, those before the import being read are
+// known.
+func (c *compiler) findRepo2(f *file, name string) (*yamlsrc.Node, *file) {
+	return c.findRepoIn2(f, name, map[*file]bool{})
+}
+
+func (c *compiler) findRepoIn2(f *file, name string, seen map[*file]bool) (*yamlsrc.Node, *file) {
+	if f == nil || f.root == nil || seen[f] {
+		return nil, nil
+	}
+	seen[f] = true
+	if rs := f.root.Get("repositories"); rs != nil && rs.Kind == yamlsrc.Mapping {
+		if r := rs.Get(name); r != nil {
+			return r, f
+		}
+	}
+	s := c.scope2(f)
+	if ns, rest, ok := strings.Cut(name, ":"); ok {
+		for _, im := range s.imports {
+			if im.ns == ns {
+				if r, g := c.findRepoIn2(im.f, rest, map[*file]bool{}); r != nil {
+					return r, g
+				}
+			}
+		}
+	}
+	for _, im := range s.imports {
+		if im.ns == "" {
+			if r, g := c.findRepoIn2(im.f, name, seen); r != nil {
+				return r, g
+			}
+		}
+	}
+	return nil, nil
+}
+
 // typeRef2 resolves a type name written at n, reporting one that is not
 // a string or names no type of the kind. It returns nil then.
 func (c *compiler) typeRef2(f *file, k kind, n *yamlsrc.Node, path string) *typeDef2 {

@@ -225,7 +225,9 @@ func attributeReads(r *graph.Resource) []string {
 	walk = func(v graph.Value) {
 		switch x := v.(type) {
 		case graph.Unknown:
-			if addr, ok := firstArg2(x); ok && x.Func == "attribute" {
+			// A relationship's attribute is recorded with its source.
+			relAttr := x.Func == "get_attribute" && len(x.Args) > 1 && x.Args[1] == "RELATIONSHIP"
+			if addr, ok := firstArg2(x); ok && (x.Func == "attribute" || relAttr) {
 				addrs = append(addrs, addr)
 			}
 			for _, a := range x.Args {

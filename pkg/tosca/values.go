@@ -111,6 +111,9 @@ func (c *compiler) checkValueDepth(d *propDef, n *yamlsrc.Node, path, what strin
 			c.mismatch(n, path, what, err.Error(), "the value is not of type "+d.prim)
 			return nil
 		}
+		if d.prim == values.Version {
+			c.versionWithoutMinor(n, path)
+		}
 		v = cv
 	case d.dt != nil:
 		if n.Kind != yamlsrc.Mapping {
@@ -392,4 +395,13 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 		}
 	}
 	return out
+}
+
+// versionWithoutMinor warns of a 1.x version written as its major number
+// alone: 1.3 §3.2.2 makes minor_version mandatory, but tosca-parser reads
+// "2" as 2.0, and so does xosplan (TOSCA 2.0 rejects it, §9.1.2.3).
+func (c *compiler) versionWithoutMinor(n *yamlsrc.Node, path string) {
+	if n.Kind == yamlsrc.Scalar && values.VersionWithoutMinor(n.Value) {
+		c.warnf(n.Range, path, CodeValue, "%q is read as version %s.0: a TOSCA version is major.minor[.fix[.qualifier[-build]]], the minor version mandatory (TOSCA 1.3 §3.2.2)", n.Value, n.Value)
+	}
 }

@@ -68,6 +68,13 @@ func StateText(w io.Writer, st *state.State, opts TextOptions) error {
 		for _, k := range slices.Sorted(maps.Keys(fb.Signals)) {
 			r.line("    # signals.", k, " = ", scalar(fb.Signals[k]))
 		}
+		for _, rel := range fb.Relationships {
+			at := "    # relationships." + rel.Requirement + "[" + strconv.Itoa(rel.Index) + "]."
+			r.line(at, "target = ", strconv.Quote(rel.Target))
+			for _, k := range slices.Sorted(maps.Keys(rel.Attributes)) {
+				r.line(at, "attributes.", k, " = ", scalar(rel.Attributes[k]))
+			}
+		}
 		if !fb.Enacted.IsZero() {
 			r.line("    # enacted = ", fb.Enacted.UTC().Format(time.RFC3339))
 		}

@@ -49,14 +49,25 @@ var rfc3339 = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}
 //	nil        null only (§9.1.1.6); canonical nil
 //	timestamp  an RFC 3339 date-time ("T" separator, "Z" or an offset of at
 //	           most 23:59, second 60 only for a leap second); the unknown
-//	           offset -00:00 is UTC; canonical RFC 3339 (§9.1.2.1)
-//	version    as Coerce
+//	           offset -00:00 is UTC; canonical RFC 3339 (§9.1.2.1). A plain
+//	           scalar a YAML 1.1 resolver reads as a timestamp is text in
+//	           YAML 1.2 and accepted; one tagged !!timestamp is not, for any
+//	           type (§9.1.2.1: implementations "shall not accept this YAML
+//	           type")
+//	version    as Coerce, but with the minor version: "2" is not a version
+//	           (§9.1.2.3: minor_version is mandatory)
 //
 // A null node is accepted only by nil: strings and bytes cannot be null
 // (§9.1.1.1, §9.1.1.5).
 func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
 	if n == nil {
 		n = &yamlsrc.Node{Kind: yamlsrc.Scalar, Tag: yamlsrc.TagNull}
+	}
+	if n.Tagged && n.Tag == yamlsrc.TagTimestamp {
+		// §9.1.2.1: "to ensure portability TOSCA implementations shall
+		// not accept this YAML type", whatever the type expected; a
+		// timestamp is an RFC 3339 string.
+		return nil, fmt.Errorf("%s is tagged !!timestamp, a YAML type TOSCA 2.0 does not accept (§9.1.2.1): write the timestamp as a string, without the tag", display(n))
 	}
 	if typ == Nil {
 		if n.IsNull() {
@@ -101,7 +112,11 @@ func CoerceV2(typ string, n *yamlsrc.Node) (graph.Value, error) {
 			return ParseTimestampV2(n.Value)
 		}
 	case Version:
-		return coerce(Version, n, false)
+		v, err := coerce(Version, n, false)
+		if err == nil && VersionWithoutMinor(n.Value) {
+			return nil, fmt.Errorf("%s is not a TOSCA version: the minor version is mandatory, major.minor[.fix[.qualifier[-build]]] (§9.1.2.3); write \"%s.0\"", display(n), strings.TrimSpace(n.Value))
+		}
+		return v, err
 	default:
 		return nil, fmt.Errorf("%q is not a primitive type", typ)
 	}

@@ -9,8 +9,18 @@ import (
 
 // versionRE is TOSCA's version grammar
 // <major>.<minor>[.<fix>[.<qualifier>[-<build>]]], with minor made optional
-// as tosca-parser accepts ("2" means "2.0").
+// as tosca-parser accepts ("2" means "2.0"); see VersionWithoutMinor.
 var versionRE = regexp.MustCompile(`^([0-9]+)(?:\.([0-9]+)(?:\.([0-9]+)(?:\.([0-9A-Za-z_]+)(?:-([0-9]+))?)?)?)?$`)
+
+// VersionWithoutMinor reports whether text is a version written as its
+// major number alone ("2"), which Coerce reads as major.0 but the grammar
+// does not allow: 1.3 §3.2.2 and 2.0 §9.1.2.3 (csd07 and the OASIS
+// Standard alike) make minor_version mandatory. CoerceV2 rejects it; the
+// 1.x compiler warns.
+func VersionWithoutMinor(text string) bool {
+	m := versionRE.FindStringSubmatch(strings.TrimSpace(text))
+	return m != nil && m[2] == ""
+}
 
 // version is a parsed TOSCA version. Numbers stay text so that any number
 // of digits compares correctly.

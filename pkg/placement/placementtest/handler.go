@@ -151,30 +151,36 @@ func (h *handler) route(q *apiReq) (int, any, error) {
 	case len(p) == 2 && p[0] == "allocations":
 		return h.allocations(q, p[1])
 	case len(p) >= 1 && p[0] == "resource_providers":
-		switch len(p) {
-		case 1:
-			return h.providers(q)
-		case 2:
-			return h.provider(q, p[1])
-		case 3:
-			switch p[2] {
-			case "traits":
-				if q.v.AtLeast(6) {
-					return h.providerTraits(q, p[1])
-				}
-			case "inventories":
-				return h.inventories(q, p[1])
-			case "usages":
-				return h.usages(q, p[1])
-			case "aggregates":
-				if q.v.AtLeast(1) {
-					return h.aggregates(q, p[1])
-				}
+		return h.providerRoute(q, p)
+	}
+	return 0, nil, errNotFoundRoute()
+}
+
+// providerRoute routes the paths under /resource_providers.
+func (h *handler) providerRoute(q *apiReq, p []string) (int, any, error) {
+	switch len(p) {
+	case 1:
+		return h.providers(q)
+	case 2:
+		return h.provider(q, p[1])
+	case 3:
+		switch p[2] {
+		case "traits":
+			if q.v.AtLeast(6) {
+				return h.providerTraits(q, p[1])
 			}
-		case 4:
-			if p[2] == "inventories" {
-				return h.inventory(q, p[1], p[3])
+		case "inventories":
+			return h.inventories(q, p[1])
+		case "usages":
+			return h.usages(q, p[1])
+		case "aggregates":
+			if q.v.AtLeast(1) {
+				return h.aggregates(q, p[1])
 			}
+		}
+	case 4:
+		if p[2] == "inventories" {
+			return h.inventory(q, p[1], p[3])
 		}
 	}
 	return 0, nil, errNotFoundRoute()
@@ -679,81 +685,103 @@ func (h *handler) allocations(q *apiReq, consumerID string) (int, any, error) {
 // (1.12+), with project/user (1.8+) and consumer_generation (1.28+).
 func readAllocationBody(body map[string]any, v placement.Version) (placement.Allocations, placement.WriteOptions, error) {
 	opts := placement.WriteOptions{}
-	allocs := placement.Allocations{}
-	addRes := func(rp string, res any) error {
-		rm, ok := res.(map[string]any)
-		if !ok {
-			return badRequest("JSON does not validate: 'resources' is a required property")
-		}
-		out := map[string]int64{}
-		for rc, a := range rm {
-			n, ok := asInt(a)
-			if !ok {
-				return badRequest("JSON does not validate: %v is not of type 'integer'", a)
-			}
-			if n < 1 {
-				return badRequest("JSON does not validate: %d is less than the minimum of 1", n)
-			}
-			out[rc] = n
-		}
-		if len(out) > 0 {
-			allocs[rp] = out
-		}
-		return nil
-	}
 	raw, ok := body["allocations"]
 	if !ok {
 		return nil, opts, badRequest("JSON does not validate: 'allocations' is a required property")
 	}
+	allocs, err := readAllocationList(raw, v)
+	if err != nil {
+		return nil, opts, err
+	}
+	if err := readConsumerFields(body, v, &opts); err != nil {
+		return nil, opts, err
+	}
+	return allocs, opts, nil
+}
+
+// readAllocationList reads the allocations of a body: a dict by provider
+// from 1.12 on, a list of {resource_provider, resources} before.
+func readAllocationList(raw any, v placement.Version) (placement.Allocations, error) {
+	allocs := placement.Allocations{}
 	if v.AtLeast(12) {
 		dict, ok := raw.(map[string]any)
 		if !ok {
-			return nil, opts, badRequest("JSON does not validate: 'allocations' is not of type 'object'")
+			return nil, badRequest("JSON does not validate: 'allocations' is not of type 'object'")
 		}
 		for rp, entry := range dict {
 			em, _ := entry.(map[string]any)
-			if err := addRes(rp, em["resources"]); err != nil {
-				return nil, opts, err
+			if err := addResources(allocs, rp, em["resources"]); err != nil {
+				return nil, err
 			}
 		}
-	} else {
-		list, ok := raw.([]any)
-		if !ok || len(list) == 0 {
-			return nil, opts, badRequest("JSON does not validate: 'allocations' must be a non-empty array")
+		return allocs, nil
+	}
+	list, ok := raw.([]any)
+	if !ok || len(list) == 0 {
+		return nil, badRequest("JSON does not validate: 'allocations' must be a non-empty array")
+	}
+	for _, entry := range list {
+		em, _ := entry.(map[string]any)
+		rpm, _ := em["resource_provider"].(map[string]any)
+		rp, _ := rpm["uuid"].(string)
+		if rp == "" {
+			return nil, badRequest("JSON does not validate: 'resource_provider' is a required property")
 		}
-		for _, entry := range list {
-			em, _ := entry.(map[string]any)
-			rpm, _ := em["resource_provider"].(map[string]any)
-			rp, _ := rpm["uuid"].(string)
-			if rp == "" {
-				return nil, opts, badRequest("JSON does not validate: 'resource_provider' is a required property")
-			}
-			if err := addRes(rp, em["resources"]); err != nil {
-				return nil, opts, err
-			}
+		if err := addResources(allocs, rp, em["resources"]); err != nil {
+			return nil, err
 		}
 	}
+	return allocs, nil
+}
+
+// addResources reads the resources of one provider's allocation into
+// allocs (nothing when there are none).
+func addResources(allocs placement.Allocations, rp string, res any) error {
+	rm, ok := res.(map[string]any)
+	if !ok {
+		return badRequest("JSON does not validate: 'resources' is a required property")
+	}
+	out := map[string]int64{}
+	for rc, a := range rm {
+		n, ok := asInt(a)
+		if !ok {
+			return badRequest("JSON does not validate: %v is not of type 'integer'", a)
+		}
+		if n < 1 {
+			return badRequest("JSON does not validate: %d is less than the minimum of 1", n)
+		}
+		out[rc] = n
+	}
+	if len(out) > 0 {
+		allocs[rp] = out
+	}
+	return nil
+}
+
+// readConsumerFields reads project_id and user_id (1.8+) and
+// consumer_generation (1.28+) into opts.
+func readConsumerFields(body map[string]any, v placement.Version, opts *placement.WriteOptions) error {
 	if v.AtLeast(8) {
 		p, ok1 := body["project_id"].(string)
 		u, ok2 := body["user_id"].(string)
 		if !ok1 || !ok2 {
-			return nil, opts, badRequest("JSON does not validate: 'project_id' and 'user_id' are required properties")
+			return badRequest("JSON does not validate: 'project_id' and 'user_id' are required properties")
 		}
 		opts.ProjectID, opts.UserID = p, u
 	}
 	if v.AtLeast(28) {
 		g, ok := body["consumer_generation"]
 		if !ok {
-			return nil, opts, badRequest("JSON does not validate: 'consumer_generation' is a required property")
+			return badRequest("JSON does not validate: 'consumer_generation' is a required property")
 		}
 		opts.CheckGeneration = true
 		if g != nil {
 			n, ok := asInt(g)
 			if !ok {
-				return nil, opts, badRequest("JSON does not validate: %v is not of type 'integer', 'null'", g)
+				return badRequest("JSON does not validate: %v is not of type 'integer', 'null'", g)
 			}
 			opts.Generation = &n
 		}
 	}
-	return allocs, opts, nil
+	return nil
 }

@@ -10,6 +10,10 @@
 // read it and skip the test, saying how to run it, when it is not set. A
 // test that must kill its server (kill -9 during an apply) starts one of its
 // own with Start.
+//
+// It lives beside the backend it serves, as net/http/httptest beside
+// net/http; only _test.go files and the CI runner .ci/withpg import it
+// (internal/layering).
 package pgtest
 
 import (

@@ -6,8 +6,10 @@
 // left out of every comparison.
 //
 // The tests that check the embedded type libraries (pkg/tosca/normative,
-// pkg/tosca/sol001) against reference copies use it; nothing else may
-// (internal/layering).
+// pkg/tosca/sol001) against reference copies use it, and the test of the
+// XOS types (custom_definitions) reads repeated keys with it; nothing else
+// may (internal/layering). It lives beside the type libraries it checks
+// rather than as a _test.go file in each: three packages' tests share it.
 package typecmp
 
 import (

@@ -1,0 +1,135 @@
+package tosca
+
+import (
+	"maps"
+	"slices"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+)
+
+// TestRelationshipAttributes2 checks TOSCA 2.0's relationship attributes:
+// an operation's outputs map onto the attribute their TOSCA path reaches
+// from SELF (§9.9; an output definition's mapping, §9.3, overridden by
+// the assignment's) — in a relationship's operation SELF is the
+// relationship, SELF, SOURCE its source, SELF, TARGET its target; in a
+// node's, SELF, RELATIONSHIP, req, idx a relationship of its requirement
+// — and $get_attribute of a relationship's attribute is the attribute its
+// source records (get_attribute(source, RELATIONSHIP, requirement,
+// index, name)), reading it orders the reader after the source. Before,
+// outputs were not mapped at all, and such a $get_attribute was left to
+// an orchestrator apply cannot resolve.
+func TestRelationshipAttributes2(t *testing.T) {
+	g := compileFiles2(t, map[string]string{
+		"pre.sh": "", "create.sh": "",
+		"main.yaml": `tosca_definitions_version: tosca_2_0
+capability_types:
+  Api: {}
+interface_types:
+  Configure:
+    operations:
+      pre_configure_source: {}
+  Standard:
+    operations:
+      create: {}
+relationship_types:
+  Wire:
+    attributes:
+      link_id: { type: string }
+    interfaces:
+      Configure:
+        type: Configure
+        operations:
+          pre_configure_source:
+            implementation: pre.sh
+            outputs:
+              link: { type: string, mapping: [ SELF, link_id ] }
+node_types:
+  Server:
+    attributes:
+      client: { type: string }
+    capabilities:
+      api: { type: Api }
+  Client:
+    attributes:
+      note: { type: string }
+    requirements:
+      - db: { capability: Api, node: Server, relationship: Wire }
+    interfaces:
+      Standard:
+        type: Standard
+        operations:
+          create:
+            implementation: create.sh
+            outputs:
+              rl: { type: string, mapping: [ SELF, RELATIONSHIP, db, 1, link_id ] }
+              own: { type: string, mapping: [ SELF, note ] }
+  Reader:
+    interfaces:
+      Standard:
+        type: Standard
+service_template:
+  node_templates:
+    db: { type: Server }
+    db2: { type: Server }
+    a:
+      type: Client
+      requirements:
+        - db: db
+        - db:
+            node: db2
+            relationship:
+              type: Wire
+              interfaces:
+                Configure:
+                  operations:
+                    pre_configure_source:
+                      outputs:
+                        peer: [ SELF, TARGET, client ]
+                        note: [ SELF, SOURCE, note ]
+    reader:
+      type: Reader
+      interfaces:
+        Standard:
+          operations:
+            create:
+              implementation: create.sh
+              inputs:
+                link: { $get_attribute: [ a, RELATIONSHIP, db, 1, link_id ] }
+  outputs:
+    link:
+      type: string
+      value: { $get_attribute: [ a, RELATIONSHIP, db, link_id ] }
+`})
+	a, ok := g.Resource("a")
+	if !ok {
+		t.Fatal("no resource a")
+	}
+	// The two assignments' operations share their key: the last wins.
+	if got, want := a.Driver.Operations["Configure.pre_configure_source"].Outputs, map[string]string{
+		"link": graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
+		"peer": graph.OutputAttribute{Target: "db2", Name: "client"}.String(),
+		"note": "note",
+	}; !maps.Equal(got, want) {
+		t.Errorf("a's relationship outputs = %v, want %v", got, want)
+	}
+	if got, want := a.Driver.Operations["Standard.create"].Outputs, map[string]string{
+		"rl":  graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
+		"own": "note",
+	}; !maps.Equal(got, want) {
+		t.Errorf("a's create outputs = %v, want %v", got, want)
+	}
+	ref := func(idx int64) graph.Value {
+		return graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "RELATIONSHIP", "db", idx, "link_id"}}
+	}
+	r, _ := g.Resource("reader")
+	if got := r.Driver.Operations["Standard.create"].Inputs["link"]; !graph.Equal(got, ref(1)) {
+		t.Errorf("reader's input = %s, want %s", graph.Render(got), graph.Render(ref(1)))
+	}
+	if got := g.Outputs["link"]; !graph.Equal(got, ref(0)) {
+		t.Errorf("output link = %s, want %s", graph.Render(got), graph.Render(ref(0)))
+	}
+	if !slices.ContainsFunc(g.Edges(), func(e graph.Edge) bool { return e.Source == "reader" && e.Target == "a" }) {
+		t.Errorf("no edge reader -> a: %v", g.Edges())
+	}
+}
