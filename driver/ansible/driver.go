@@ -118,32 +118,65 @@ func (d *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 	if err != nil {
 		return driver.Failed(req, nil, err)
 	}
+	switch req.Action {
+	case driver.ActionRead, driver.ActionHealth:
+		return d.observe(ctx, req, drv)
+	case driver.ActionCreate, driver.ActionUpdate, driver.ActionDelete:
+	default:
+		return driver.Failed(req, nil, fmt.Errorf("the ansible driver cannot %s", req.Action))
+	}
 	fb := state.Feedback{Attributes: map[string]graph.Value{}}
 	if req.Prior != nil && req.Action != driver.ActionDelete {
 		maps.Copy(fb.Attributes, req.Prior.Feedback.Attributes)
 		fb.InstanceID = req.Prior.Feedback.InstanceID
 		fb.Signals = req.Prior.Feedback.Signals
 	}
-	switch req.Action {
-	case driver.ActionRead, driver.ActionHealth:
-		if req.Prior != nil {
-			fb = req.Prior.Feedback
-		}
-		if check, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == driver.ActionHealth && check.Implementation != "" {
-			return d.health(ctx, req, check, fb)
-		}
-		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
-		fb.Status = state.Status{Active: true}
-		return driver.Outcome{Feedback: fb}, nil
-	case driver.ActionCreate, driver.ActionUpdate, driver.ActionDelete:
-	default:
-		return driver.Failed(req, &fb, fmt.Errorf("the ansible driver cannot %s", req.Action))
-	}
 	if req.Action == driver.ActionUpdate && !drv.HasOperation("Standard.configure") {
 		return driver.Failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
 	}
+	converging, err := d.runAll(ctx, req, drv, &fb)
+	if err != nil {
+		return driver.Failed(req, &fb, err)
+	}
+	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+	if len(fb.Attributes) == 0 {
+		fb.Attributes = nil
+	}
+	switch {
+	case req.Action == driver.ActionDelete:
+		fb.Attributes, fb.Signals = nil, nil
+		fb.BackendStatus = "deleted"
+		return driver.Outcome{Feedback: fb, Gone: true}, nil
+	case converging:
+		fb.BackendStatus = "converging"
+		fb.Status = state.Status{Converging: true}
+		return driver.Outcome{Feedback: fb, Converging: true}, nil
+	}
+	fb.Status = state.Status{Active: true}
+	return driver.Outcome{Feedback: fb}, nil
+}
+
+// observe answers a read or a health check: the recorded feedback, after
+// the health check playbook when there is one and the action is health.
+func (d *Driver) observe(ctx context.Context, req driver.Request, drv graph.Driver) (driver.Outcome, error) {
+	var fb state.Feedback
+	if req.Prior != nil {
+		fb = req.Prior.Feedback
+	}
+	if check, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == driver.ActionHealth && check.Implementation != "" {
+		return d.health(ctx, req, check, fb)
+	}
+	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+	fb.Status = state.Status{Active: true}
+	return driver.Outcome{Feedback: fb}, nil
+}
+
+// runAll runs the playbooks of req.Action in order, into fb: their
+// outputs as attributes, the output tails. It stops at the first failure
+// and reports whether one reported the node converging.
+func (d *Driver) runAll(ctx context.Context, req driver.Request, drv graph.Driver, fb *state.Feedback) (converging bool, err error) {
 	var tails []string
-	converging := false
+	defer func() { fb.Output = driver.JoinTails(tails, d.opts.MaxOutput) }()
 	for _, key := range OperationsFor(req.Action, drv) {
 		op := drv.Operations[key]
 		outputs, tail, err := d.run(ctx, req, key, op)
@@ -154,8 +187,7 @@ func (d *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 			err = missingOutputs(op, outputs)
 		}
 		if err != nil {
-			fb.Output = driver.JoinTails(tails, d.opts.MaxOutput)
-			return driver.Failed(req, &fb, fmt.Errorf("%s (%s): %w", key, op.Implementation, err))
+			return converging, fmt.Errorf("%s (%s): %w", key, op.Implementation, err)
 		}
 		if s, _ := outputs[StatusOutput].(string); s == "converging" {
 			converging = true
@@ -166,23 +198,7 @@ func (d *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 			}
 		}
 	}
-	fb.Output = driver.JoinTails(tails, d.opts.MaxOutput)
-	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
-	if len(fb.Attributes) == 0 {
-		fb.Attributes = nil
-	}
-	if req.Action == driver.ActionDelete {
-		fb.Attributes, fb.Signals = nil, nil
-		fb.BackendStatus = "deleted"
-		return driver.Outcome{Feedback: fb, Gone: true}, nil
-	}
-	if converging {
-		fb.BackendStatus = "converging"
-		fb.Status = state.Status{Converging: true}
-		return driver.Outcome{Feedback: fb, Converging: true}, nil
-	}
-	fb.Status = state.Status{Active: true}
-	return driver.Outcome{Feedback: fb}, nil
+	return converging, nil
 }
 
 // health runs the health check playbook over the recorded feedback fb:
