@@ -292,7 +292,7 @@ func (d *Driver) runWith(ctx context.Context, req driver.Request, key string, op
 		return nil, "", err
 	}
 	host := HostOf(inputs[graph.InputAnsibleHost], d.defaults)
-	rd, err := newRunDir(ctx, playbook, deps, dir)
+	rd, err := newRunDir(ctx, playbook, deps, artifactFiles(root, dir, req), dir)
 	if err != nil {
 		return nil, "", err
 	}
@@ -345,6 +345,29 @@ func (d *Driver) runWith(ctx context.Context, req driver.Request, key string, op
 	}
 	outputs, err := readStats(ctx, rd.stats())
 	return outputs, res.Tail, err
+}
+
+// artifactFiles returns the files of the node's artifacts (the spec's
+// "artifacts", relative to the template's folder dir) that exist inside
+// root, sorted by artifact name; the others (URLs, files elsewhere) are
+// left out: a playbook that needs one fails on it.
+func artifactFiles(root *userfile.Root, dir string, req driver.Request) []string {
+	spec := req.Resolved
+	if spec == nil && req.Resource != nil {
+		spec = req.Resource.Spec
+	}
+	arts, _ := spec["artifacts"].(map[string]graph.Value)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(arts)) {
+		f, ok := arts[name].(string)
+		if !ok || f == "" || strings.Contains(f, "://") {
+			continue
+		}
+		if p, err := confine(root, dir, f); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // rootDirs are the folders implementations are confined to:

@@ -214,10 +214,10 @@ func TestApplyWithoutAnsibleIsAClearError(t *testing.T) {
 	}
 }
 
-// TestApplyFindsDependenciesAndArtifacts: a dependency is beside the
-// playbook by its name (xOpera's layout), a task file by its path
-// relative to the playbook, and an artifact by the path get_artifact
-// gives (relative to the template's folder).
+// TestApplyFindsDependenciesAndArtifacts: a dependency and the node's
+// artifacts are beside the playbook by their names (xOpera's layout), a
+// task file by its path relative to the playbook, and an artifact by the
+// path get_artifact gives (relative to the template's folder).
 func TestApplyFindsDependenciesAndArtifacts(t *testing.T) {
 	needAnsible(t)
 	dir := t.TempDir()
@@ -230,22 +230,24 @@ func TestApplyFindsDependenciesAndArtifacts(t *testing.T) {
 `,
 		"playbooks/tasks/write.yml": `- copy:
     dest: "{{ out }}/result.txt"
-    content: "{{ lookup('file', 'settings.env') }} {{ lookup('file', artifact) }}"
+    content: "{{ lookup('file', 'settings.env') }} {{ lookup('file', artifact) }} {{ lookup('file', 'logo.txt') }}"
 `,
 		"config/settings.env": "dep",
 		"files/app.conf":      "artifact",
+		"files/logo.txt":      "logo",
 	})
-	res := &graph.Resource{Address: "app", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
-		"Standard.create": {Implementation: "playbooks/create.yml", Dependencies: []string{"config/settings.env"},
-			Inputs: map[string]graph.Value{"out": out, "artifact": "files/app.conf"}},
-	}}}
+	res := &graph.Resource{Address: "app", Spec: map[string]graph.Value{"artifacts": map[string]graph.Value{"logo": "files/logo.txt", "remote": "https://example.com/x"}},
+		Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+			"Standard.create": {Implementation: "playbooks/create.yml", Dependencies: []string{"config/settings.env"},
+				Inputs: map[string]graph.Value{"out": out, "artifact": "files/app.conf"}},
+		}}}
 	var got lines
 	if _, err := New(driver.Options{}).Apply(testCtx(t, 3*time.Minute), driver.Request{
 		Action: driver.ActionCreate, Address: "app", Resource: res, WorkDir: dir, Output: got.add}); err != nil {
 		t.Fatalf("apply: %v\n%s", err, got.String())
 	}
 	data, err := os.ReadFile(filepath.Join(out, "result.txt"))
-	if err != nil || string(data) != "dep artifact" {
+	if err != nil || string(data) != "dep artifact logo" {
 		t.Fatalf("result %q, %v", data, err)
 	}
 }

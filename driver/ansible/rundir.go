@@ -19,7 +19,8 @@ const maxPlaybookBytes = 16 << 20
 
 // runDir is the private folder of one ansible-playbook run (0700, removed
 // after): run/ is its working folder, laid out as xOpera lays out its
-// own: the playbook and each dependency by its base name, and beside them
+// own: the playbook, each dependency and each of the node's artifacts by
+// its base name, and beside them
 // links to everything else in the playbook's folder, so that roles,
 // task files and templates it names by relative paths resolve as they do
 // where the playbook is written, then to what else the template's folder
@@ -32,9 +33,10 @@ type runDir struct {
 	playbook        string // in run/
 }
 
-// newRunDir lays out a run of playbook with dependencies (absolute paths,
-// already confined to the configuration root) for a template in workDir.
-func newRunDir(ctx context.Context, playbook string, dependencies []string, workDir string) (_ *runDir, err error) {
+// newRunDir lays out a run of playbook with dependencies and the node's
+// artifacts (absolute paths, already confined to the configuration root)
+// for a template in workDir.
+func newRunDir(ctx context.Context, playbook string, dependencies, artifacts []string, workDir string) (_ *runDir, err error) {
 	root, err := os.MkdirTemp("", "xosplan-ansible-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
@@ -73,6 +75,16 @@ func newRunDir(ctx context.Context, playbook string, dependencies []string, work
 		}
 		if err != nil {
 			return nil, fmt.Errorf("dependency %s: %w", dep, err)
+		}
+	}
+	// The node's artifacts by name too, as xOpera puts them (linked: an
+	// artifact may be large), unless an operation file has the name.
+	for _, a := range artifacts {
+		if name := filepath.Base(a); !placed[name] {
+			placed[name] = true
+			if err := os.Symlink(a, filepath.Join(d.run, name)); err != nil {
+				return nil, fmt.Errorf("linking the artifact %s: %w", a, err)
+			}
 		}
 	}
 	// The playbook's folder first, then the template's (where paths

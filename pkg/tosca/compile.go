@@ -201,6 +201,9 @@ type compiler struct {
 	// playbookOps holds the paths of the operations whose implementation
 	// is an artifact of an Ansible type (drivers.go).
 	playbookOps map[string]bool
+	// opHosts holds the operation_host of the operations that give one,
+	// by path (drivers.go).
+	opHosts map[string]string
 
 	diags diag.Diagnostics
 	// wd is the working folder, read once for display.

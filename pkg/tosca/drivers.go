@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -221,4 +222,44 @@ func (c *compiler) checkRunnable(name, file string, op graph.Operation, path str
 	c.warnf(op.Range, path, CodeNoDriver,
 		"no driver can run the operation of node template %q: %q is not a .sh, .bash or .py file, has no #! line, and is not an Ansible playbook (.yaml, .yml, or an artifact of type %s)",
 		name, impl, ansibleArtifactType)
+}
+
+// noteOperationHost records the operation_host keyname of the operation
+// at path (TOSCA 1.2+ implementation definition: SELF, HOST, SOURCE,
+// TARGET or ORCHESTRATOR), which says where an Ansible playbook runs.
+func (c *compiler) noteOperationHost(n *yamlsrc.Node, path string) {
+	v, ok := n.String()
+	if !ok {
+		return
+	}
+	switch v {
+	case "SELF", "HOST", "SOURCE", "TARGET", "ORCHESTRATOR":
+	default:
+		c.warnf(n.Range, path+".implementation.operation_host", CodeValue,
+			"operation_host must be SELF, HOST, SOURCE, TARGET or ORCHESTRATOR, found %q; the operation runs where it would without it", v)
+		return
+	}
+	if c.opHosts == nil {
+		c.opHosts = map[string]string{}
+	}
+	c.opHosts[path] = v
+}
+
+// operationHost returns the host of the operation at path: that of
+// runsOn (the node, or for a target-side relationship operation the
+// target), unless its operation_host says otherwise: ORCHESTRATOR runs on
+// this machine, SELF, HOST and SOURCE on source's host (the node's),
+// TARGET on target's.
+func (c *compiler) operationHost(path string, runsOn, source, target *nodeTpl) func() graph.Value {
+	switch c.opHosts[path] {
+	case "ORCHESTRATOR":
+		return func() graph.Value { return nil }
+	case "SELF", "HOST", "SOURCE":
+		runsOn = source
+	case "TARGET":
+		if target != nil {
+			runsOn = target
+		}
+	}
+	return func() graph.Value { return c.ansibleHost(runsOn) }
 }

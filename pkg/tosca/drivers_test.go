@@ -14,7 +14,8 @@ import (
 // layout): nodes whose implementations are all playbooks get the Ansible
 // driver, and each operation the host it runs on: the Compute below the
 // node, the target's for the target-side relationship operations, none
-// (this machine) for the Compute's own.
+// (this machine) for the Compute's own; operation_host overrides it
+// (ORCHESTRATOR: this machine; TARGET: the target's).
 func TestAnsibleDriverAndHosts(t *testing.T) {
 	dir := t.TempDir()
 	src := `tosca_definitions_version: tosca_simple_yaml_1_3
@@ -29,6 +30,10 @@ relationship_types:
         operations:
           pre_configure_source: playbooks/source.yml
           pre_configure_target: playbooks/target.yml
+          post_configure_source:
+            implementation:
+              primary: playbooks/source.yml
+              operation_host: TARGET
 node_types:
   my.VM:
     derived_from: tosca.nodes.Compute
@@ -44,6 +49,10 @@ node_types:
     interfaces:
       Standard:
         create: setup
+        configure:
+          implementation:
+            primary: playbooks/local.yml
+            operation_host: ORCHESTRATOR
     requirements:
       - peer:
           capability: tosca.capabilities.Endpoint
@@ -104,6 +113,8 @@ topology_template:
 		{"app", graph.DriverAnsible, "Standard.create", host("vm", "10.0.0.5")},
 		{"app", graph.DriverAnsible, "Configure.pre_configure_source", host("vm", "10.0.0.5")},
 		{"app", graph.DriverAnsible, "Configure.pre_configure_target", host("other")},
+		{"app", graph.DriverAnsible, "Configure.post_configure_source", host("other")},
+		{"app", graph.DriverAnsible, "Standard.configure", nil},
 		{"db", graph.DriverAnsible, "Standard.create", host("other")},
 		{"local", graph.DriverExec, "Standard.create", nil},
 	} {

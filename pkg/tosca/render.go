@@ -369,7 +369,8 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), nt.path+".interfaces."+name+"."+opName, s)
 			if ok {
 				ops[key] = op
-				where[key] = opSite{path: nt.path + ".interfaces." + name + "." + opName, host: func() graph.Value { return c.ansibleHost(nt) }}
+				opPath := nt.path + ".interfaces." + name + "." + opName
+				where[key] = opSite{path: opPath, host: c.operationHost(opPath, nt, nt, nil)}
 			}
 		}
 	}
@@ -398,11 +399,12 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 				op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
 				if ok {
 					ops["Configure."+opName] = op
-					site := opSite{path: ra.path + ".relationship.interfaces." + name + "." + opName, host: func() graph.Value { return c.ansibleHost(nt) }}
-					if target := ra.target; targetSideOps[opName] {
-						site.host = func() graph.Value { return c.ansibleHost(target) }
+					opPath := ra.path + ".relationship.interfaces." + name + "." + opName
+					runsOn := nt
+					if targetSideOps[opName] {
+						runsOn = ra.target
 					}
-					where["Configure."+opName] = site
+					where["Configure."+opName] = opSite{path: opPath, host: c.operationHost(opPath, runsOn, nt, ra.target)}
 				}
 			}
 		}
@@ -590,6 +592,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 				op.Dependencies = append(op.Dependencies, named(d, ".implementation.dependencies"))
 			}
 		}
+		c.noteOperationHost(impl.Get("operation_host"), path)
 		if to := impl.Get("timeout"); to != nil {
 			if secs, ok := to.Int(); ok && secs > 0 {
 				op.Timeout = time.Duration(secs) * time.Second

@@ -278,8 +278,19 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 			}
 			c.markPlaybook2(nd, impl, opPath)
 			site := opSite{path: opPath, host: func() graph.Value { return ansibleHost2(nd) }}
-			if target := ra.targetNode(); target != nil && targetSideOps[opName] {
+			target := ra.targetNode()
+			if target != nil && targetSideOps[opName] {
 				site.host = func() graph.Value { return ansibleHost2(target) }
+			}
+			switch oh := text(impl.Get("operation_host")); oh {
+			case "ORCHESTRATOR":
+				site.host = func() graph.Value { return nil }
+			case "SELF", "HOST", "SOURCE":
+				site.host = func() graph.Value { return ansibleHost2(nd) }
+			case "TARGET":
+				if target != nil {
+					site.host = func() graph.Value { return ansibleHost2(target) }
+				}
 			}
 			where[kind+"."+opName] = site
 			op.Range = rangeOf(at)
