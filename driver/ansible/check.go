@@ -41,8 +41,13 @@ func (d *Driver) Predict(ctx context.Context, req driver.Request, key string) (d
 	if !filepath.IsAbs(playbook) {
 		playbook = filepath.Join(req.WorkDir, filepath.FromSlash(playbook))
 	}
+	root, err := userfile.NewRoot(d.rootDirs(req.WorkDir)...)
+	if err != nil {
+		return pr, err
+	}
+	// Only what the run itself may read: the configuration root's files.
 	read := func(p string) ([]byte, error) {
-		return userfile.Read(ctx, p, userfile.Options{MaxBytes: maxPlaybookBytes})
+		return userfile.Read(ctx, p, userfile.Options{Root: root, MaxBytes: maxPlaybookBytes})
 	}
 	if ForcesRealRun(ctx, append([]string{playbook}, Includes(ctx, playbook, read)...), read) {
 		pr.Skipped = ErrRealRun.Error()
