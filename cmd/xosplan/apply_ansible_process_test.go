@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 
 // TestAnsibleKill9ConvergesOnNextApply kills xosplan with SIGKILL while a
 // playbook runs: the playbook's processes end with it, and the next apply
+// removes the run folder (and its variables file) the killed one left,
 // runs the create again and converges (nothing left to do after).
 func TestAnsibleKill9ConvergesOnNextApply(t *testing.T) {
 	if runtime.GOOS != "linux" {
@@ -75,8 +77,13 @@ topology_template:
 	}
 	task := pidIn(t, filepath.Join(work, "pid"))
 	t.Cleanup(func() { endOurSleep(task) })
+	killed := cmd.Process.Pid
 	_ = cmd.Process.Kill()
 	_ = cmd.Wait()
+	left, _ := filepath.Glob(filepath.Join(os.TempDir(), "xosplan-ansible-"+strconv.Itoa(killed)+"-*"))
+	if len(left) == 0 {
+		t.Fatal("the killed run left no run folder: the sweep below proves nothing")
+	}
 	if !gone(task, 20*time.Second) {
 		t.Fatalf("the playbook's task (pid %d) outlived the xosplan that ran it", task)
 	}
@@ -87,6 +94,14 @@ topology_template:
 	}
 	if _, err := os.Stat(filepath.Join(work, "done")); err != nil {
 		t.Errorf("the create did not run again to its end: %v", err)
+	}
+	// The next run removed the folder (with its variables) the killed one
+	// left.
+	for _, d := range left {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%s is still there", d)
+			_ = os.RemoveAll(d)
+		}
 	}
 	code, text = runXosplan(t, dir, []string{"HOME=" + dir}, "plan", "--detailed-exitcode", "--var", "work="+work, "stack.yaml")
 	if code != 0 {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/internal/userfile"
@@ -50,6 +51,8 @@ const StatusOutput = driver.ReadinessOutput
 // group of each run (pkg/process). See docs/drivers.md.
 type Driver struct {
 	opts driver.Options
+	// sweep removes, once, the run folders killed processes left.
+	sweep sync.Once
 	// defaults is the SSH login of hosts that give none
 	// (OPERA_SSH_USER, OPERA_SSH_IDENTITY_FILE, as xOpera reads them).
 	defaults Host
@@ -292,6 +295,7 @@ func (d *Driver) runWith(ctx context.Context, req driver.Request, key string, op
 		return nil, "", err
 	}
 	host := HostOf(inputs[graph.InputAnsibleHost], d.defaults)
+	d.sweep.Do(func() { sweepStale(os.TempDir()) })
 	rd, err := newRunDir(ctx, playbook, deps, artifactFiles(root, dir, req), dir)
 	if err != nil {
 		return nil, "", err

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/userfile"
@@ -16,6 +17,12 @@ import (
 
 // maxPlaybookBytes bounds a playbook or a dependency the driver copies.
 const maxPlaybookBytes = 16 << 20
+
+// runDirPrefix starts the name of every run folder, followed by the id of
+// the xosplan process that made it and a random part
+// ("xosplan-ansible-4242-123456"), so that a later run can tell the
+// folders a killed process left (sweepStale).
+const runDirPrefix = "xosplan-ansible-"
 
 // runDir is the private folder of one ansible-playbook run (0700, removed
 // after): run/ is its working folder, laid out as xOpera lays out its
@@ -37,7 +44,7 @@ type runDir struct {
 // artifacts (absolute paths, already confined to the configuration root)
 // for a template in workDir.
 func newRunDir(ctx context.Context, playbook string, dependencies, artifacts []string, workDir string) (_ *runDir, err error) {
-	root, err := os.MkdirTemp("", "xosplan-ansible-*")
+	root, err := os.MkdirTemp("", runDirPrefix+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, fmt.Errorf("creating the run folder: %w", err)
 	}
