@@ -56,6 +56,14 @@ const (
 // node template's metadata xosplan.health_interval, pkg/sync reads it.
 const OptionHealthInterval = "health_interval"
 
+// OptionDiscoverySchedule is the driver option (a Quartz cron expression,
+// seconds first: "0 0/5 * * * ?") that says when a synchronizer runs a
+// resource's discovery (OpDiscovery). A front end writes it only after
+// checking the expression (internal/quartz): pkg/manifest from a
+// factory's component.discoverySchedule; pkg/sync reads it without
+// knowing which format it came from.
+const OptionDiscoverySchedule = "schedule"
+
 // Driver says which actuator applies a resource and with what.
 type Driver struct {
 	// Name is one of the Driver* constants.

@@ -1,4 +1,4 @@
-package main
+package workflow
 
 import (
 	"context"
@@ -35,17 +35,17 @@ func TestDriverDiagnostics(t *testing.T) {
 		t.Fatal(err)
 	}
 	reg := driver.Registry{graph.DriverAnsible: missingDriver{errors.New("ansible-playbook was not found")}, graph.DriverExec: missingDriver{}}
-	diags := driverDiagnostics([]*graph.Graph{g, nil}, reg)
+	diags := DriverDiagnostics([]*graph.Graph{g, nil}, reg)
 	if len(diags) != 1 {
 		t.Fatalf("diagnostics %v, want one", diags)
 	}
 	d := diags[0]
-	if d.Severity != diag.Warning || d.Code != codeDriverUnavailable || d.Range != at ||
+	if d.Severity != diag.Warning || d.Code != CodeDriverUnavailable || d.Range != at ||
 		!strings.Contains(d.Summary, "2 resource(s) use the ansible driver (a first)") || !strings.Contains(d.Summary, "ansible-playbook was not found") {
 		t.Errorf("got %+v", d)
 	}
 	reg[graph.DriverAnsible] = missingDriver{}
-	if diags := driverDiagnostics([]*graph.Graph{g}, reg); len(diags) != 0 {
+	if diags := DriverDiagnostics([]*graph.Graph{g}, reg); len(diags) != 0 {
 		t.Errorf("a driver that can run: %v", diags)
 	}
 }
