@@ -13,7 +13,6 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/workflow"
@@ -176,15 +175,8 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err := view.Plan(p, diags, saved); err != nil {
 		return err
 	}
-	if f.check && !f.json {
-		execRoot, err := f.root.executorRoot(c, spec.Root, prior)
-		if err != nil {
-			return usagef(cmd, "%v", err)
-		}
-		preds := workflow.PredictChanges(ctx, p, planned.Desired, prior, executor.DriverOptions{Root: execRoot, Timeout: f.checkTimeout})
-		if err := writePredictions(human, preds); err != nil {
-			return err
-		}
+	if err := f.predict(cmd, c, human, spec.Root, prior, planned); err != nil {
+		return err
 	}
 	if ctx.Err() != nil {
 		return &exitStatus{code: exitError, err: errors.New("interrupted")}

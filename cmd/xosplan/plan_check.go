@@ -6,12 +6,31 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/pkg/config"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // defaultCheckTimeout bounds each check-mode run of plan --check without
 // --check-timeout.
 const defaultCheckTimeout = 2 * time.Minute
+
+// predict shows, for --check (and not --json), the predictions of the
+// playbooks the plan would run (workflow.PredictChanges) under the human
+// plan.
+func (f planFlags) predict(cmd *cobra.Command, c *cli, human io.Writer, root *config.Root, prior *state.State, planned *workflow.Planned) error {
+	if !f.check || f.json {
+		return nil
+	}
+	execRoot, err := f.root.executorRoot(c, root, prior)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	preds := workflow.PredictChanges(cmd.Context(), planned.Plan, planned.Desired, prior, executor.DriverOptions{Root: execRoot, Timeout: f.checkTimeout})
+	return writePredictions(human, preds)
+}
 
 // writePredictions prints plan --check's predictions under the plan.
 func writePredictions(w io.Writer, preds []workflow.Prediction) error {
