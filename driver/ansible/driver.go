@@ -324,6 +324,11 @@ func (d *Driver) runWith(ctx context.Context, req driver.Request, key string, op
 	if d.opts.StateDir != "" {
 		env = append(env, "XOSPLAN_STATE_DIR="+d.opts.StateDir)
 	}
+	if host.Local() {
+		// On this machine the modules' files (with their arguments) stay
+		// in the run's private folder too, rather than ~/.ansible/tmp.
+		env = append(env, "ANSIBLE_REMOTE_TEMP="+filepath.Join(rd.priv, "tmp", "remote"))
+	}
 	var output func(string)
 	if req.Output != nil {
 		output = func(l string) {
