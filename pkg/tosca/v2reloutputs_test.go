@@ -105,8 +105,14 @@ service_template:
 	if !ok {
 		t.Fatal("no resource a")
 	}
-	// The two assignments' operations share their key: the last wins.
-	if got, want := a.Driver.Operations["Configure.pre_configure_source"].Outputs, map[string]string{
+	// Each assignment's operation is its own, its outputs its own
+	// relationship's.
+	if got, want := a.Driver.Operations["Configure.pre_configure_source@db[0]"].Outputs, map[string]string{
+		"link": graph.OutputAttribute{Requirement: "db", Index: 0, Target: "db", Name: "link_id"}.String(),
+	}; !maps.Equal(got, want) {
+		t.Errorf("a's first relationship's outputs = %v, want %v", got, want)
+	}
+	if got, want := a.Driver.Operations["Configure.pre_configure_source@db[1]"].Outputs, map[string]string{
 		"link": graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
 		"peer": graph.OutputAttribute{Target: "db2", Name: "client"}.String(),
 		"note": "note",

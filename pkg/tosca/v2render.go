@@ -14,7 +14,10 @@ package tosca
 //   - The operations of the interfaces named or typed Standard are
 //     exec-driver operations "Standard.<operation>" (the simple profile's
 //     lifecycle), and those of the Configure interfaces of a template's
-//     relationships "Configure.<operation>" of the source, as for 1.x.
+//     relationships operations of the source, each relationship's its own
+//     (graph.RelationshipOperationKey, relationshipOps), as for 1.x; an
+//     assignment with a count runs them once for each relationship it
+//     makes.
 //     An implementation (§11.8) is a file, the name of an artifact of the
 //     node template or its type, or an inline artifact definition, with
 //     dependencies of the same forms and a timeout; an artifact's file is
@@ -213,11 +216,14 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 
 // renderDriver2 collects the operations of the node template's Standard
 // interface and of the Configure interfaces of its requirements'
-// relationships (as 1.x does: Configure.<operation> on the source).
+// relationships (as 1.x does: on the source, relationshipOps).
 func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", func(name string, op graph.Operation) {
+		ops["Standard."+name] = op
+	})
+	var relOps []relationshipOp
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
@@ -226,8 +232,17 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		c.lifecycleOps2(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
+		first := int(firstRelIndex2(nd, ra))
+		c.lifecycleOps2(nd, ra, graph.RelationshipInterface, ra.relType, assigned, ra.path+".relationship.interfaces", func(name string, op graph.Operation) {
+			// An assignment with a count makes count relationships
+			// (§14.1), each running the operation with its outputs
+			// set on its own record.
+			for i := range int(relCount2(ra)) {
+				relOps = append(relOps, relationshipOp{name: name, req: ra.name, index: first + i, op: shiftOutputs(op, ra.name, first, first+i)})
+			}
+		})
 	}
+	relationshipOps(relOps, ops)
 	if len(ops) > 0 {
 		drv.Name = graph.DriverExec
 		drv.Operations = ops
@@ -235,12 +250,12 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	return drv
 }
 
-// lifecycleOps2 adds to ops, as "<kind>.<operation>", the operations with
+// lifecycleOps2 gives add, with their names, the operations with
 // an implementation of the interfaces of typ named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
 // assignments under assigned; ra is the requirement whose relationship's
 // operations they are (nil for the node's own).
-func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, add func(name string, op graph.Operation)) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
 		d := typ.ifaces[name]
@@ -306,9 +321,29 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				}
 				slices.Sort(op.Sensitive)
 			}
-			ops[kind+"."+opName] = op
+			add(opName, op)
 		}
 	}
+}
+
+// shiftOutputs returns op with the outputs it maps onto the attributes of
+// relationship index from of requirement req mapped onto those of
+// relationship to instead: the same operation run for another of the
+// relationships one assignment with a count makes.
+func shiftOutputs(op graph.Operation, req string, from, to int) graph.Operation {
+	if from == to || len(op.Outputs) == 0 {
+		return op
+	}
+	outs := make(map[string]string, len(op.Outputs))
+	for name, attr := range op.Outputs {
+		if a, ok := graph.ParseOutputAttribute(attr); ok && a.Requirement == req && a.Index == from {
+			a.Index = to
+			attr = a.String()
+		}
+		outs[name] = attr
+	}
+	op.Outputs = outs
+	return op
 }
 
 // definedInputs2 returns the inputs of operation od of interface d that
