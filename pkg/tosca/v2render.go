@@ -233,14 +233,15 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 			assigned = tpl.Get("interfaces")
 		}
 		first := int(firstRelIndex2(nd, ra))
-		c.lifecycleOps2(nd, ra, graph.RelationshipInterface, ra.relType, assigned, ra.path+".relationship.interfaces", func(name string, op graph.Operation) {
-			// An assignment with a count makes count relationships
-			// (§14.1), each running the operation with its outputs
-			// set on its own record.
-			for i := range int(relCount2(ra)) {
-				relOps = append(relOps, relationshipOp{name: name, req: ra.name, index: first + i, op: shiftOutputs(op, ra.name, first, first+i)})
-			}
-		})
+		// An assignment with a count makes count relationships (§14.1):
+		// each runs its operations, evaluated for it ($relationship_index,
+		// its target), its outputs set on its own record. What they all
+		// find wrong is reported once (diag.Diagnostics.Sort).
+		for r := range relCount2(ra) {
+			c.lifecycleOps2(nd, &relEnd2{ra: ra, src: nd, srcIdx: -1, r: r}, graph.RelationshipInterface, ra.relType, assigned, ra.path+".relationship.interfaces", func(name string, op graph.Operation) {
+				relOps = append(relOps, relationshipOp{name: name, req: ra.name, index: first + int(r), op: op})
+			})
+		}
 	}
 	relationshipOps(relOps, ops)
 	if len(ops) > 0 {
@@ -253,9 +254,9 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 // lifecycleOps2 gives add, with their names, the operations with
 // an implementation of the interfaces of typ named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
-// assignments under assigned; ra is the requirement whose relationship's
-// operations they are (nil for the node's own).
-func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, add func(name string, op graph.Operation)) {
+// assignments under assigned; rel is the relationship whose operations
+// they are (nil for the node's own).
+func (c *compiler) lifecycleOps2(nd *node2, rel *relEnd2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, add func(name string, op graph.Operation)) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
 		d := typ.ifaces[name]
@@ -286,15 +287,18 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				continue
 			}
 			op.Range = rangeOf(at)
-			op.Outputs = c.opOutputs2(nd, ra, od.n, given.Get(opName))
+			op.Outputs = c.opOutputs2(nd, rel, od.n, given.Get(opName))
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
 			}
 			defined := definedInputs2(d, od, inputs)
 			if inputs != nil || len(defined) > 0 {
 				ev := &eval2{c: c, f: c.root, node: nd}
-				if ra != nil {
-					ev.rel = ra.relCtx()
+				if rel != nil {
+					ev.rel = rel.ra.relCtx()
+					if relCount2(rel.ra) > 1 {
+						ev.rel.index, ev.rel.known = rel.r, true
+					}
 					ev.rel.once = "the Configure operations"
 				}
 				op.Inputs = map[string]graph.Value{}
@@ -324,26 +328,6 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 			add(opName, op)
 		}
 	}
-}
-
-// shiftOutputs returns op with the outputs it maps onto the attributes of
-// relationship index from of requirement req mapped onto those of
-// relationship to instead: the same operation run for another of the
-// relationships one assignment with a count makes.
-func shiftOutputs(op graph.Operation, req string, from, to int) graph.Operation {
-	if from == to || len(op.Outputs) == 0 {
-		return op
-	}
-	outs := make(map[string]string, len(op.Outputs))
-	for name, attr := range op.Outputs {
-		if a, ok := graph.ParseOutputAttribute(attr); ok && a.Requirement == req && a.Index == from {
-			a.Index = to
-			attr = a.String()
-		}
-		outs[name] = attr
-	}
-	op.Outputs = outs
-	return op
 }
 
 // definedInputs2 returns the inputs of operation od of interface d that
