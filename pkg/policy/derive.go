@@ -158,16 +158,29 @@ func (d *deriver) build() (*graph.Graph, diag.Diagnostics) {
 // xosplan (CodeInternal), since the declared part comes from a graph that
 // held it already and run checked the edges.
 func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	refused := func(at diag.Range, what string, err error) {
-		diags = diags.Errorf(at, "", CodeInternal, "%s cannot be kept: %v", what, err)
+	out, diags := d.declared()
+	diags = d.addDerived(out, outputs, diags)
+	if diags.HasErrors() {
+		return out, diags
 	}
+	return out, d.addDerivedEdges(out, outputs, diags)
+}
+
+// refused is the diagnostic of what the graph refuses to keep.
+func refused(diags diag.Diagnostics, at diag.Range, what string, err error) diag.Diagnostics {
+	return diags.Errorf(at, "", CodeInternal, "%s cannot be kept: %v", what, err)
+}
+
+// declared is the declared part of d.g: its resources not marked as
+// derived, the edges between them, and its policies.
+func (d *deriver) declared() (*graph.Graph, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	out := graph.New()
 	out.Sources, out.Outputs, out.SensitiveOutputs, out.Secrets = d.g.Sources, d.g.Outputs, d.g.SensitiveOutputs, d.g.Secrets
 	for _, r := range d.g.Resources() {
 		if r.DerivedBy == "" {
 			if err := out.AddResource(r); err != nil {
-				refused(r.Range, "resource "+r.Address, err)
+				diags = refused(diags, r.Range, "resource "+r.Address, err)
 			}
 		}
 	}
@@ -175,16 +188,22 @@ func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagno
 		if _, ok := out.Resource(e.Source); ok {
 			if _, ok := out.Resource(e.Target); ok {
 				if err := out.AddEdge(e); err != nil {
-					refused(e.Range, "the dependency of "+e.Source+" on "+e.Target, err)
+					diags = refused(diags, e.Range, "the dependency of "+e.Source+" on "+e.Target, err)
 				}
 			}
 		}
 	}
 	for _, p := range d.policies {
 		if err := out.AddPolicy(p); err != nil {
-			refused(p.Range, "model policy "+p.Name, err)
+			diags = refused(diags, p.Range, "model policy "+p.Name, err)
 		}
 	}
+	return out, diags
+}
+
+// addDerived adds to out the resources of each policy's output, in policy
+// order; an address already taken is CodeAddressConflict.
+func (d *deriver) addDerived(out *graph.Graph, outputs map[string]output, diags diag.Diagnostics) diag.Diagnostics {
 	for _, p := range d.policies {
 		o, ok := outputs[p.Name]
 		if !ok {
@@ -201,9 +220,12 @@ func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagno
 			}
 		}
 	}
-	if diags.HasErrors() {
-		return out, diags
-	}
+	return diags
+}
+
+// addDerivedEdges adds to out the edges of each policy's output whose
+// target out holds, in policy order.
+func (d *deriver) addDerivedEdges(out *graph.Graph, outputs map[string]output, diags diag.Diagnostics) diag.Diagnostics {
 	for _, p := range d.policies {
 		for _, e := range outputs[p.Name].edges {
 			if _, ok := out.Resource(e.Target); !ok {
@@ -214,11 +236,11 @@ func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagno
 				continue
 			}
 			if err := out.AddEdge(e); err != nil {
-				refused(e.Range, "the dependency of "+e.Source+" on "+e.Target+" that policy "+p.Name+" derives", err)
+				diags = refused(diags, e.Range, "the dependency of "+e.Source+" on "+e.Target+" that policy "+p.Name+" derives", err)
 			}
 		}
 	}
-	return out, diags
+	return diags
 }
 
 // order returns the policies in dependency order by their last outputs: a
