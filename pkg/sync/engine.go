@@ -349,37 +349,7 @@ func (e *Engine) backoff(n int) time.Duration {
 // checks, discovery, the resync, and a reconcile when anything asks
 // for one.
 func (e *Engine) step(ctx context.Context) {
-	now := e.opts.Clock.Now()
-	e.mu.Lock()
-	var due []string
-	for addr, t := range e.tracked {
-		if e.checks[addr] || (t.checkable && !t.nextCheck.IsZero() && !t.nextCheck.After(now)) {
-			due = append(due, addr)
-		}
-	}
-	clear(e.checks)
-	var discover []string
-	for addr, t := range e.tracked {
-		if t.schedule != nil && !t.nextDiscover.IsZero() && !t.nextDiscover.After(now) {
-			discover = append(discover, addr)
-		}
-	}
-	resync := !e.nextResync.After(now)
-	if resync {
-		e.dirty = true
-		e.reasons["resync"] = true
-	}
-	if !e.goalRetry.IsZero() && !e.goalRetry.After(now) {
-		e.goalRetry = time.Time{}
-		e.reasons["retry"] = true
-	}
-	for _, t := range e.tracked {
-		if !t.nextRetry.IsZero() && !t.nextRetry.After(now) {
-			e.reasons["retry"] = true
-			break
-		}
-	}
-	e.mu.Unlock()
+	due, discover, resync := e.takeDue(e.opts.Clock.Now())
 	slices.Sort(due)
 	slices.Sort(discover)
 	if resync {
@@ -409,6 +379,42 @@ func (e *Engine) step(ctx context.Context) {
 	if resync && ctx.Err() == nil {
 		e.recordResync(ctx)
 	}
+}
+
+// takeDue returns what is due at now: the health checks asked for or
+// scheduled, the discoveries, and whether the resync is; it clears the
+// checks asked for and notes the resync and the retries due as reasons
+// to reconcile.
+func (e *Engine) takeDue(now time.Time) (due, discover []string, resync bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for addr, t := range e.tracked {
+		if e.checks[addr] || (t.checkable && !t.nextCheck.IsZero() && !t.nextCheck.After(now)) {
+			due = append(due, addr)
+		}
+	}
+	clear(e.checks)
+	for addr, t := range e.tracked {
+		if t.schedule != nil && !t.nextDiscover.IsZero() && !t.nextDiscover.After(now) {
+			discover = append(discover, addr)
+		}
+	}
+	resync = !e.nextResync.After(now)
+	if resync {
+		e.dirty = true
+		e.reasons["resync"] = true
+	}
+	if !e.goalRetry.IsZero() && !e.goalRetry.After(now) {
+		e.goalRetry = time.Time{}
+		e.reasons["retry"] = true
+	}
+	for _, t := range e.tracked {
+		if !t.nextRetry.IsZero() && !t.nextRetry.After(now) {
+			e.reasons["retry"] = true
+			break
+		}
+	}
+	return due, discover, resync
 }
 
 // nextWake is the earliest time something is due, or zero.
