@@ -82,35 +82,11 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 	}
 	cur := declared
 	for round := 1; round <= opts.MaxRounds; round++ {
-		var changed []graph.Policy
-		for _, p := range d.order() {
-			if err := ctx.Err(); err != nil {
-				return declared, diags.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
-			}
-			rs, es := inputOf(cur, p)
-			in, err := encodeInput(p, rs, es)
-			if err != nil {
-				return declared, diags.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
-			}
-			if prev, ran := d.inputs[p.Name]; ran && bytes.Equal(prev, in) {
-				continue
-			}
-			d.inputs[p.Name] = in
-			out, problem := d.run(ctx, p, in, rs)
-			if problem != nil {
-				return declared, diags.Append(*problem)
-			}
-			if prev, ran := d.outputs[p.Name]; ran && bytes.Equal(prev.canonical, out.canonical) {
-				continue
-			}
-			d.outputs[p.Name] = out
-			changed = append(changed, p)
-			next, buildDiags := d.build()
-			if buildDiags.HasErrors() {
-				return declared, diags.Extend(buildDiags)
-			}
-			cur = next
+		changed, next, stop := d.round(ctx, cur)
+		if len(stop) > 0 {
+			return declared, diags.Extend(stop)
 		}
+		cur = next
 		if len(changed) == 0 {
 			for _, cycle := range cur.Cycles() {
 				p, _ := cur.Policy(cycleOwner(cur, cycle))
@@ -132,6 +108,43 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 		}
 	}
 	return cur, diags
+}
+
+// round runs, in dependency order, each policy whose input in cur is not
+// the one it last ran on, and returns the policies whose output changed
+// and the graph with the outputs; stop, when not empty, is what ends
+// Derive.
+func (d *deriver) round(ctx context.Context, cur *graph.Graph) (changed []graph.Policy, next *graph.Graph, stop diag.Diagnostics) {
+	next = cur
+	for _, p := range d.order() {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, stop.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
+		}
+		rs, es := inputOf(next, p)
+		in, err := encodeInput(p, rs, es)
+		if err != nil {
+			return nil, nil, stop.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
+		}
+		if prev, ran := d.inputs[p.Name]; ran && bytes.Equal(prev, in) {
+			continue
+		}
+		d.inputs[p.Name] = in
+		out, problem := d.run(ctx, p, in, rs)
+		if problem != nil {
+			return nil, nil, stop.Append(*problem)
+		}
+		if prev, ran := d.outputs[p.Name]; ran && bytes.Equal(prev.canonical, out.canonical) {
+			continue
+		}
+		d.outputs[p.Name] = out
+		changed = append(changed, p)
+		built, buildDiags := d.build()
+		if buildDiags.HasErrors() {
+			return nil, nil, buildDiags
+		}
+		next = built
+	}
+	return changed, next, nil
 }
 
 // deriver holds the work of one Derive.
