@@ -470,30 +470,7 @@ func (e *Engine) track(st *state.State, now time.Time) {
 			t = &tracked{}
 			e.tracked[r.Address] = t
 		}
-		t.interval = e.opts.HealthInterval
-		if s, ok := r.Driver.Options[OptionHealthInterval].(string); ok {
-			if d, err := time.ParseDuration(s); err == nil && d > 0 {
-				t.interval = d
-			}
-		}
-		t.checkable = r.Driver.HasOperation(graph.OpHealthCheck)
-		if t.checkable && t.nextCheck.IsZero() {
-			t.nextCheck = wholeSecond(now.Add(time.Duration(e.opts.Rand() * float64(t.interval))))
-		}
-		if !t.checkable {
-			t.nextCheck = time.Time{}
-		}
-		expr, _ := r.Driver.Options[graph.OptionDiscoverySchedule].(string)
-		switch {
-		case expr == "" || !r.Driver.HasOperation(graph.OpDiscovery):
-			t.schedule, t.nextDiscover = nil, time.Time{}
-		case t.schedule == nil:
-			// The configuration was validated; a schedule that does not
-			// parse never fires.
-			if s, err := quartz.Parse(expr); err == nil {
-				t.schedule, t.nextDiscover = s, s.Next(now)
-			}
-		}
+		e.scheduleOf(t, r, now)
 	}
 	for addr, t := range e.tracked {
 		if !seen[addr] && e.goal != nil {
@@ -506,6 +483,36 @@ func (e *Engine) track(st *state.State, now time.Time) {
 		}
 		if !seen[addr] {
 			delete(e.tracked, addr)
+		}
+	}
+}
+
+// scheduleOf brings the schedules t of the recorded resource r in line
+// with its driver: its health check interval and first check, and its
+// discovery's next firing.
+func (e *Engine) scheduleOf(t *tracked, r *state.Resource, now time.Time) {
+	t.interval = e.opts.HealthInterval
+	if s, ok := r.Driver.Options[OptionHealthInterval].(string); ok {
+		if d, err := time.ParseDuration(s); err == nil && d > 0 {
+			t.interval = d
+		}
+	}
+	t.checkable = r.Driver.HasOperation(graph.OpHealthCheck)
+	if t.checkable && t.nextCheck.IsZero() {
+		t.nextCheck = wholeSecond(now.Add(time.Duration(e.opts.Rand() * float64(t.interval))))
+	}
+	if !t.checkable {
+		t.nextCheck = time.Time{}
+	}
+	expr, _ := r.Driver.Options[graph.OptionDiscoverySchedule].(string)
+	switch {
+	case expr == "" || !r.Driver.HasOperation(graph.OpDiscovery):
+		t.schedule, t.nextDiscover = nil, time.Time{}
+	case t.schedule == nil:
+		// The configuration was validated; a schedule that does not
+		// parse never fires.
+		if s, err := quartz.Parse(expr); err == nil {
+			t.schedule, t.nextDiscover = s, s.Next(now)
 		}
 	}
 }
