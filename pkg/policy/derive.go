@@ -305,7 +305,7 @@ func reads(p graph.Policy, o output) bool {
 // may read (rs).
 func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*graph.Resource) (output, *diag.Diagnostic) {
 	problem := func(code, format string, args ...any) *diag.Diagnostic {
-		return &diag.Diagnostic{Severity: diag.Error, Code: code, Range: p.Range, Summary: fmt.Sprintf(format, args...)}
+		return policyProblem(p, code, format, args...)
 	}
 	exe, err := d.confine(ctx, p.Implementation)
 	if err != nil {
@@ -337,6 +337,21 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 	if err != nil {
 		return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: %v", p.Name, err)
 	}
+	if problem := completeOutput(p, out, rs); problem != nil {
+		return output{}, problem
+	}
+	return out, nil
+}
+
+// policyProblem is an error diagnostic at the policy p.
+func policyProblem(p graph.Policy, code, format string, args ...any) *diag.Diagnostic {
+	return &diag.Diagnostic{Severity: diag.Error, Code: code, Range: p.Range, Summary: fmt.Sprintf(format, args...)}
+}
+
+// completeOutput completes the resources of p's output out (their policy,
+// position, driver and types) and checks its edges against what p may
+// read (rs) and derives.
+func completeOutput(p graph.Policy, out output, rs []*graph.Resource) *diag.Diagnostic {
 	readable := make(map[string]*graph.Resource, len(rs)+len(out.resources))
 	for _, r := range rs {
 		readable[r.Address] = r
@@ -347,7 +362,7 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 		if dr.driverFrom != "" {
 			from, ok := readable[dr.driverFrom]
 			if !ok {
-				return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: %s takes its driver from %s, which is not a resource the policy reads", p.Name, r.Address, dr.driverFrom)
+				return policyProblem(p, CodeBadOutput, "policy %s printed an output xosplan cannot use: %s takes its driver from %s, which is not a resource the policy reads", p.Name, r.Address, dr.driverFrom)
 			}
 			r.Driver = from.Driver
 			if r.Type == "" {
@@ -363,11 +378,11 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 	}
 	for i, e := range out.edges {
 		if readable[e.Target] == nil {
-			return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: edges[%d]: target %s is neither a resource the policy reads nor one it derives", p.Name, i, e.Target)
+			return policyProblem(p, CodeBadOutput, "policy %s printed an output xosplan cannot use: edges[%d]: target %s is neither a resource the policy reads nor one it derives", p.Name, i, e.Target)
 		}
 		out.edges[i].Range = p.Range
 	}
-	return out, nil
+	return nil
 }
 
 // confine returns the executable exe once it is known to be a regular
