@@ -162,13 +162,7 @@ func (jw *jsonWriter) change(c *planner.ResourceChange) jsonChange {
 			replacePaths = append(replacePaths, segments(rp, c.After, c.Before))
 		}
 	}
-	before, after := c.Before, c.After
-	switch c.Action {
-	case planner.Create:
-		before = nil
-	case planner.Delete, planner.Forget:
-		after = nil
-	}
+	before, after := shownValues(c)
 	return jsonChange{
 		Address:    c.Address,
 		Type:       c.Type,

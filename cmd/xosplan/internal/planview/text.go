@@ -361,13 +361,7 @@ func (r *renderer) change(c *planner.ResourceChange) {
 	if c.Action.IsReplace() && c.Reason != planner.ReasonDependencyReplaced {
 		d.forcing = c.ReasonPaths
 	}
-	before, after := c.Before, c.After
-	switch c.Action {
-	case planner.Create:
-		before = nil
-	case planner.Delete, planner.Forget:
-		after = nil
-	}
+	before, after := shownValues(c)
 	r.mapBody(d, 6, "", before, after, before != nil, after != nil, false)
 	r.operations(c)
 	r.line("    }")
@@ -551,6 +545,19 @@ func (r *renderer) mapBody(d *differ, indent int, prefix string, before, after m
 		}
 		r.hidden(indent, hidden, what)
 	}
+}
+
+// shownValues are the values of c the plan shows before and after: no
+// values before a create, none after a delete or a forget.
+func shownValues(c *planner.ResourceChange) (before, after map[string]graph.Value) {
+	before, after = c.Before, c.After
+	switch c.Action {
+	case planner.Create:
+		before = nil
+	case planner.Delete, planner.Forget:
+		after = nil
+	}
+	return before, after
 }
 
 // unionKeys returns the keys of before and after, sorted.
