@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -120,15 +121,10 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	inputs, diags, err := f.inputs.values(ctx, c)
+	inputs, importMap, diags, err := readValues(cmd, c, &f.inputs, &f.imports)
 	if err != nil {
-		return usagef(cmd, "%v", err)
+		return err
 	}
-	importMap, mapDiags, err := f.imports.values(ctx, c)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	diags = diags.Extend(mapDiags)
 	backend, prior, err := f.readState(cmd, c)
 	if err != nil {
 		return err
@@ -150,7 +146,28 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if planned != nil {
 		p = planned.Plan
 	}
-	diags = diags.Extend(planDiags).Sort()
+	return f.report(ctx, c, view, p, diags.Extend(planDiags).Sort(), id)
+}
+
+// readValues reads --inputs and the import map, the values a plan and an
+// apply compile with, and their diagnostics in that order.
+func readValues(cmd *cobra.Command, c *cli, inputs *inputFlags, imports *importMapFlags) (workflow.Inputs, map[string]string, diag.Diagnostics, error) {
+	ctx := cmd.Context()
+	values, diags, err := inputs.values(ctx, c)
+	if err != nil {
+		return workflow.Inputs{}, nil, nil, usagef(cmd, "%v", err)
+	}
+	importMap, mapDiags, err := imports.values(ctx, c)
+	if err != nil {
+		return workflow.Inputs{}, nil, nil, usagef(cmd, "%v", err)
+	}
+	return values, importMap, diags.Extend(mapDiags), nil
+}
+
+// report shows the plan p made against the state id with its sorted
+// diagnostics, or its failure, writes the plan's files and returns the
+// exit status it calls for.
+func (f planFlags) report(ctx context.Context, c *cli, view views.Plan, p *planner.Plan, diags diag.Diagnostics, id state.Identity) error {
 	if (p == nil || diags.HasErrors()) && ctx.Err() != nil {
 		if err := view.Failed(diags); err != nil {
 			return err
