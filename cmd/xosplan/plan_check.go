@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/pkg/config"
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/workflow"
@@ -17,19 +18,22 @@ import (
 // --check-timeout.
 const defaultCheckTimeout = 2 * time.Minute
 
-// predict shows, for --check (and not --json), the predictions of the
-// playbooks the plan would run (workflow.PredictChanges) under the human
-// plan.
-func (f planFlags) predict(cmd *cobra.Command, c *cli, human io.Writer, root *config.Root, prior *state.State, planned *workflow.Planned) error {
-	if !f.check || f.json {
-		return nil
+// predictions returns, for --check (and not --json), the predictions of
+// the playbooks the plan would run (workflow.PredictChanges): nil without
+// --check, or without a plan to run.
+func (f planFlags) predictions(cmd *cobra.Command, c *cli, root *config.Root, prior *state.State, planned *workflow.Planned, diags diag.Diagnostics) ([]workflow.Prediction, error) {
+	if !f.check || f.json || planned == nil || diags.HasErrors() {
+		return nil, nil
 	}
 	execRoot, err := f.root.executorRoot(c, root, prior)
 	if err != nil {
-		return usagef(cmd, "%v", err)
+		return nil, usagef(cmd, "%v", err)
 	}
 	preds := workflow.PredictChanges(cmd.Context(), planned.Plan, planned.Desired, prior, executor.DriverOptions{Root: execRoot, Timeout: f.checkTimeout})
-	return writePredictions(human, preds)
+	if preds == nil {
+		preds = []workflow.Prediction{}
+	}
+	return preds, nil
 }
 
 // writePredictions prints plan --check's predictions under the plan.

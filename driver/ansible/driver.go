@@ -73,45 +73,11 @@ func (*Driver) Source(req driver.Request) (key, dir string) {
 	return driver.ExtraWorkDir, req.WorkDir
 }
 
-var (
-	createOps = []string{
-		"Standard.create",
-		"Configure.pre_configure_source", "Configure.pre_configure_target",
-		"Standard.configure",
-		"Configure.post_configure_source", "Configure.post_configure_target",
-		"Standard.start",
-		"Configure.add_target", "Configure.add_source",
-	}
-	updateOps = []string{
-		"Configure.pre_configure_source", "Configure.pre_configure_target",
-		"Standard.configure",
-		"Configure.post_configure_source", "Configure.post_configure_target",
-	}
-	deleteOps = []string{
-		"Configure.remove_target", "Configure.remove_source",
-		"Standard.stop", "Standard.delete",
-	}
-)
-
 // OperationsFor returns the operation keys the driver runs for action
-// (driver.ActionCreate, ActionUpdate, ActionDelete) on drv, in order.
+// (driver.ActionCreate, ActionUpdate, ActionDelete) on drv, in order: the
+// shared lifecycle order (driver.LifecycleOperations), exec's too.
 func OperationsFor(action string, drv graph.Driver) []string {
-	var keys []string
-	switch action {
-	case driver.ActionCreate:
-		keys = createOps
-	case driver.ActionUpdate:
-		keys = updateOps
-	case driver.ActionDelete:
-		keys = deleteOps
-	}
-	var out []string
-	for _, k := range keys {
-		if op, ok := drv.Operations[k]; ok && op.Implementation != "" {
-			out = append(out, k)
-		}
-	}
-	return out
+	return driver.LifecycleOperations(action, drv)
 }
 
 // Apply runs the playbooks of req.Action in order and stops at the first

@@ -205,41 +205,9 @@ func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Va
 		}
 		return b.String(), nil
 	case "join":
-		if len(args) < 1 || len(args) > 2 {
-			return nil, fmt.Errorf("%w: %s takes a list and an optional delimiter", ErrUnresolved, u)
-		}
-		list, ok := args[0].([]graph.Value)
-		if !ok {
-			return nil, fmt.Errorf("%w: %s: the first argument is not a list", ErrUnresolved, u)
-		}
-		delim := ""
-		if len(args) == 2 {
-			delim = graph.Text(args[1])
-		}
-		parts := make([]string, len(list))
-		for i, e := range list {
-			parts[i] = graph.Text(e)
-		}
-		return strings.Join(parts, delim), nil
+		return joinValues(u, args)
 	case "token":
-		if len(args) != 3 {
-			return nil, fmt.Errorf("%w: %s takes a string, separators and an index", ErrUnresolved, u)
-		}
-		s, seps := graph.Text(args[0]), graph.Text(args[1])
-		idx, ok := args[2].(int64)
-		if !ok {
-			if f, isF := args[2].(float64); isF && f == math.Trunc(f) {
-				idx, ok = int64(f), true
-			}
-		}
-		if !ok || idx < 0 {
-			return nil, fmt.Errorf("%w: %s: the index is not a non-negative integer", ErrUnresolved, u)
-		}
-		parts := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(seps, r) })
-		if idx >= int64(len(parts)) {
-			return nil, fmt.Errorf("%w: %s: %q has %d tokens, no token %d", ErrUnresolved, u, s, len(parts), idx)
-		}
-		return parts[idx], nil
+		return tokenOf(u, args)
 	case "available_allocation":
 		return nil, fmt.Errorf("%w: %s: TOSCA 2.0's $available_allocation of a capability whose capacity, or what is allocated of it, the template does not tell (a node with count, or a value known only at apply time) has no value: xosplan reads no inventory's capacity at apply time", ErrUnresolved, u)
 	case "get_attribute":

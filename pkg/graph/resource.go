@@ -36,9 +36,11 @@ const InputAnsibleHost = "xosplan_host"
 
 // Well-known operation keys. TOSCA operations use "Interface.operation"
 // with the interface's short name ("Standard.create",
-// "Configure.pre_configure_source"); scripted components use these names,
-// and so does a TOSCA health check (xosplan.interfaces.Health's check is
-// OpHealthCheck).
+// "Configure.pre_configure_source"; a relationship's operation shared
+// with another relationship of the resource is
+// "Configure.pre_configure_source@db[1]": RelationshipOperationKey);
+// scripted components use these names, and so does a TOSCA health check
+// (xosplan.interfaces.Health's check is OpHealthCheck).
 const (
 	OpLaunch      = "launch"
 	OpDestroy     = "destroy"

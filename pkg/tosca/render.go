@@ -374,6 +374,9 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			}
 		}
 	}
+	// Each relationship's operations are its own (relationshipOps): two
+	// requirements defining the same operation both run.
+	var relOps []relationshipOp
 	for _, ra := range nt.reqs {
 		rel := ra.relType
 		if rel == nil {
@@ -398,17 +401,19 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 				}
 				op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
 				if ok {
-					ops["Configure."+opName] = op
+					idx, _ := ra.index()
 					opPath := ra.path + ".relationship.interfaces." + name + "." + opName
 					runsOn := nt
 					if targetSideOps[opName] {
 						runsOn = ra.target
 					}
-					where["Configure."+opName] = opSite{path: opPath, host: c.operationHost(opPath, runsOn, nt, ra.target)}
+					relOps = append(relOps, relationshipOp{name: opName, req: ra.name, index: idx, op: op,
+						site: opSite{path: opPath, host: c.operationHost(opPath, runsOn, nt, ra.target)}})
 				}
 			}
 		}
 	}
+	relationshipOps(relOps, ops, where)
 	drv := graph.Driver{Name: c.chooseDriver(nt.name, nt.key.File, ops, where)}
 	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name == graph.DriverNoop || check.Implementation == "") {
 		// A check needs something to check and to repair what it finds
@@ -836,4 +841,42 @@ func strList(v graph.Value) []string {
 		}
 	}
 	return out
+}
+
+// relationshipOp is one operation of one relationship of a node: its
+// name (pre_configure_source, …), the requirement and index of the
+// relationship (1.x reqAssign.index, 2.0 firstRelIndex2) and what runs.
+type relationshipOp struct {
+	name  string
+	req   string
+	index int
+	op    graph.Operation
+	// site is where the operation is written and runs (drivers.go).
+	site opSite
+}
+
+// relationshipOps adds the relationship operations of a node to its
+// operations, each under its graph.RelationshipOperationKey: the plain
+// "Configure.<operation>" when one relationship of the node alone defines
+// the operation, else one key per relationship. Before, every
+// relationship's operation had the plain key and the last replaced the
+// others, which then never ran. where learns, by the same keys, where
+// each is written and runs.
+func relationshipOps(rel []relationshipOp, ops map[string]graph.Operation, where map[string]opSite) {
+	type relationship struct {
+		req   string
+		index int
+	}
+	defining := map[string]map[relationship]bool{}
+	for _, r := range rel {
+		if defining[r.name] == nil {
+			defining[r.name] = map[relationship]bool{}
+		}
+		defining[r.name][relationship{r.req, r.index}] = true
+	}
+	for _, r := range rel {
+		key := graph.RelationshipOperationKey(r.name, r.req, r.index, len(defining[r.name]) == 1)
+		ops[key] = r.op
+		where[key] = r.site
+	}
 }
