@@ -77,9 +77,12 @@ func (w *walker) work(t task) taskResult {
 	var out Outcome
 	w.driverCall(func() {
 		out, err = callDriver(w.driverCtx, drv.d, req)
-		// A sensitive attribute an operation output set is a secret from
-		// now on, in this resource's output tail too.
+		// A sensitive attribute an operation output set (of the
+		// resource, of one of its relationships or of a relationship's
+		// target) is a secret from now on, in this resource's output
+		// tail too.
 		w.redact.AddPaths(out.Feedback.Attributes, state.AttributePaths(n.change.Sensitive))
+		w.addSensitiveOutputs(out.Feedback.Attributes, n.change.Sensitive)
 		out.Feedback, err = w.redact.Feedback(out.Feedback), w.redact.Error(err)
 	}, n)
 	if t.kind == taskRun {

@@ -52,6 +52,7 @@ type topology2 struct {
 	rels      map[string]*yamlsrc.Node
 	relType   map[string]*typeDef2
 	relProps  map[string]map[string]graph.Value
+	relAttrs  map[string]map[string]graph.Value
 	outputs   map[string]graph.Value
 	groups    map[string]*yamlsrc.Node
 	// failed holds the node templates that could not be read, with the
@@ -113,6 +114,9 @@ type reqAssign2 struct {
 	// relProps holds the relationship's property values (of its
 	// assignment, its relationship template or its type's defaults).
 	relProps map[string]graph.Value
+	// relAttrs holds the relationship's attribute values, alike
+	// (relattrs.go).
+	relAttrs map[string]graph.Value
 }
 
 // relCtx is the relationship context of the assignment's values: index 0
@@ -130,7 +134,7 @@ func nodeTemplateKeys2() []string {
 func (c *compiler) readTopology2(root *file) {
 	st := root.root.Get("service_template")
 	topo := &topology2{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node2{},
-		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, relProps: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
+		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, relProps: map[string]map[string]graph.Value{}, relAttrs: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
 		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
 	c.v2.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
@@ -338,7 +342,7 @@ func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair) {
 	c.v2.topo.relType[p.Key.Value] = t
 	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
 	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
-	c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
+	c.v2.topo.relAttrs[p.Key.Value] = c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
 	c.assignIfaces2(ev, t.ifaces, p.Value.Get("interfaces"), path+".interfaces")
 }
 
@@ -671,6 +675,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		if ra.alloc != nil {
 			c.checkAllocation2(ra)
 		}
+		c.relAttrDefaults2(ev, ra)
 		nd.reqs = append(nd.reqs, ra)
 	}
 	c.checkReqCounts2(nd)
@@ -874,7 +879,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	topo := c.v2.topo
 	if n.IsString() {
 		if t := topo.relType[n.Value]; t != nil {
-			ra.relType, ra.relProps = t, topo.relProps[n.Value]
+			ra.relType, ra.relProps, ra.relAttrs = t, topo.relProps[n.Value], topo.relAttrs[n.Value]
 			return
 		}
 		ra.relType = c.typeRef2(ev.f, kRelationship, n, path)
@@ -895,7 +900,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	ra.relType = t
 	owner := "relationship of requirement " + quote(ra.name)
 	ra.relProps = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", owner, false)
+	ra.relAttrs = c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", owner, false)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 

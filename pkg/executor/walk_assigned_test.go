@@ -1,0 +1,153 @@
+package executor
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// TestWalkRecordsAssignedAttributes checks that the attribute values a
+// spec assigns (a template's assignment or a definition's default: the
+// spec's "attributes", and its "relationships" for those of its
+// relationships) are recorded when the resource is created, replaced by
+// what an operation output sets, and read by a dependent's
+// get_attribute and concat, and by an output. Before, they were read as
+// null: only what outputs set was recorded.
+func TestWalkRecordsAssignedAttributes(t *testing.T) {
+	dbSpec := map[string]graph.Value{"properties": map[string]graph.Value{},
+		"attributes": map[string]graph.Value{"endpoint": "tcp://db:5432", "level": int64(3)}}
+	aSpec := map[string]graph.Value{"properties": map[string]graph.Value{},
+		"relationships": map[string]graph.Value{"db": []graph.Value{
+			map[string]graph.Value{"target": "db", "attributes": map[string]graph.Value{"mode": "tls", "kind": "plain"}}}}}
+	endpoint := graph.Unknown{Func: "attribute", Args: []graph.Value{"db", "endpoint"}}
+	level := graph.Unknown{Func: "attribute", Args: []graph.Value{"db", "level"}}
+	mode := graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "RELATIONSHIP", "db", "mode"}}
+	kind := graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "RELATIONSHIP", "db", int64(0), "kind"}}
+	url := graph.Unknown{Func: "concat", Args: []graph.Value{endpoint, "/", level}}
+	g := buildGraph(t, res{addr: "db", spec: dbSpec}, res{addr: "a", deps: []string{"db"}, spec: aSpec, inputs: map[string]graph.Value{"mode": mode}},
+		res{addr: "c", deps: []string{"a"}, inputs: map[string]graph.Value{"url": url, "mode": mode, "kind": kind}})
+	g.Outputs = map[string]graph.Value{"url": url, "kind": kind}
+	f := newFake()
+	// a's operation replaces the relationship's kind.
+	f.attrs["a"] = map[string]graph.Value{graph.OutputAttribute{Requirement: "db", Target: "db", Name: "kind"}.String(): "set"}
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("report: %+v", rep)
+	}
+	if got := f.requests["a:create"].Inputs["Standard.create"]["mode"]; got != "tls" {
+		t.Errorf("a's own relationship attribute before its first apply = %v, want its assignment tls", got)
+	}
+	in := f.requests["c:create"].Inputs["Standard.create"]
+	if in["url"] != "tcp://db:5432/3" || in["mode"] != "tls" || in["kind"] != "set" {
+		t.Errorf("c's inputs = %v, want url tcp://db:5432/3, mode tls, kind set", in)
+	}
+	st := j.state(nil)
+	db, _ := st.Lookup("db")
+	if !graph.Equal(graph.Value(db.Feedback.Attributes), dbSpec["attributes"]) {
+		t.Errorf("db's recorded attributes = %v, want its assigned ones", db.Feedback.Attributes)
+	}
+	a, _ := st.Lookup("a")
+	want := []state.Relationship{{Requirement: "db", Target: "db", Attributes: map[string]graph.Value{"mode": "tls", "kind": "set"}}}
+	if !relationshipsEqual(a.Feedback.Relationships, want) {
+		t.Errorf("a's relationships = %+v, want %+v", a.Feedback.Relationships, want)
+	}
+	outs, missing := ResolveOutputs(g, st)
+	if outs["url"].Value != "tcp://db:5432/3" || outs["kind"].Value != "set" || len(missing) != 0 {
+		t.Errorf("outputs = %v, missing %v", outs, missing)
+	}
+
+	// A new assignment replaces a value the old one recorded; a value an
+	// output set stays.
+	dbSpec2 := map[string]graph.Value{"properties": map[string]graph.Value{}, "name": "db2",
+		"attributes": map[string]graph.Value{"endpoint": "tcp://db:6000", "level": int64(3)}}
+	aSpec2 := map[string]graph.Value{"properties": map[string]graph.Value{}, "name": "a2",
+		"relationships": map[string]graph.Value{"db": []graph.Value{
+			map[string]graph.Value{"target": "db", "attributes": map[string]graph.Value{"mode": "mtls", "kind": "plain"}}}}}
+	g2 := buildGraph(t, res{addr: "db", spec: dbSpec2, drv: graph.DriverNoop}, res{addr: "a", deps: []string{"db"}, spec: aSpec2, drv: graph.DriverNoop})
+	f2 := newFake()
+	f2.attrs["db"] = map[string]graph.Value{"endpoint": "tcp://db:5432", "level": int64(3)}
+	f2.attrs["a"] = map[string]graph.Value{graph.OutputAttribute{Requirement: "db", Target: "db", Name: "kind"}.String(): "set"}
+	rep, j = walkFake(t, f2, planOf(t, g2, st, planner.Options{}), st, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("second report: %+v", rep)
+	}
+	st2 := j.state(st)
+	db2, _ := st2.Lookup("db")
+	if db2.Feedback.Attributes["endpoint"] != "tcp://db:6000" {
+		t.Errorf("db's endpoint after the update = %v, want the new assignment", db2.Feedback.Attributes["endpoint"])
+	}
+	a2, _ := st2.Lookup("a")
+	want2 := []state.Relationship{{Requirement: "db", Target: "db", Attributes: map[string]graph.Value{"mode": "mtls", "kind": "set"}}}
+	if !relationshipsEqual(a2.Feedback.Relationships, want2) {
+		t.Errorf("a's relationships after the update = %+v, want %+v", a2.Feedback.Relationships, want2)
+	}
+}
+
+// TestWalkRedactsRelationshipSecrets checks that a relationship attribute
+// that the source's sensitive paths name (graph.RelationshipPath), which
+// an operation output sets, is a secret: the walk masks it from then on, state.Resource.Redacted
+// masks it, a Redactor built from the state knows it, and an output and
+// a dependent's input that read it are sensitive. So is an attribute an
+// output sets on a relationship's target that the target declares
+// sensitive. Before, sensitivity covered node attributes only.
+func TestWalkRedactsRelationshipSecrets(t *testing.T) {
+	const secret, targetSecret = "R3L-s3cret-4711", "T4RGET-s3cret-99"
+	link := graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "RELATIONSHIP", "db", "secret"}}
+	g := buildGraph(t, res{addr: "db"}, res{addr: "a", deps: []string{"db"}},
+		res{addr: "c", deps: []string{"a"}, inputs: map[string]graph.Value{"link": link}})
+	a, _ := g.Resource("a")
+	a.Sensitive = []string{"relationships.db.0.attributes.secret"}
+	db, _ := g.Resource("db")
+	db.Sensitive = []string{"attributes.peer"}
+	g.Outputs = map[string]graph.Value{"link": link}
+	f := newFake()
+	f.attrs["a"] = map[string]graph.Value{
+		graph.OutputAttribute{Requirement: "db", Target: "db", Name: "secret"}.String(): secret,
+		graph.OutputAttribute{Target: "db", Name: "peer"}.String():                      targetSecret,
+	}
+	opts := fastOpts()
+	opts.Desired = g
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, opts)
+	if !rep.OK() {
+		t.Fatalf("report: %+v", rep)
+	}
+	if got := f.requests["c:create"].Inputs["Standard.create"]["link"]; got != secret {
+		t.Fatalf("c's input link = %v, want the relationship's attribute", got)
+	}
+	// The walk knows them as secrets from a's outcome on: what c's
+	// scripts print is masked.
+	for _, s := range []string{secret, targetSecret} {
+		if got := f.requests["c:create"].Redactor.String("got " + s); strings.Contains(got, s) {
+			t.Errorf("the walk's Redactor does not know %q after a's create: %s", s, got)
+		}
+	}
+	st := j.state(nil)
+	ra, _ := st.Lookup("a")
+	red := ra.Redacted()
+	if got := red.Feedback.Relationships[0].Attributes["secret"]; got != state.SensitiveMarker {
+		t.Errorf("a's redacted relationship attribute = %v, want %q", got, state.SensitiveMarker)
+	}
+	if got := ra.Feedback.Relationships[0].Attributes["secret"]; got != secret {
+		t.Errorf("a's recorded relationship attribute = %v: the state must keep it", got)
+	}
+	r := NewRedactorFor(st, nil)
+	for _, s := range []string{secret, targetSecret} {
+		if got := r.String("got " + s); strings.Contains(got, s) {
+			t.Errorf("a Redactor of the state does not know %q: %s", s, got)
+		}
+	}
+	outs, _ := ResolveOutputs(g, st)
+	if !outs["link"].Sensitive {
+		t.Errorf("output link reads a sensitive relationship attribute but is not sensitive")
+	}
+	cr, _ := g.Resource("c")
+	if !graph.ReadsSensitive(cr.Driver.Operations["Standard.create"].Inputs, func(addr string) []string {
+		r, _ := g.Resource(addr)
+		return r.Sensitive
+	}) {
+		t.Errorf("c's input reads a sensitive relationship attribute, graph.ReadsSensitive says not")
+	}
+}
