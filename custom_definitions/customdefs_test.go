@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
-	"github.com/xosplan/xosplan/internal/typecmp"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/tosca/typecmp"
 )
 
 // commonFile holds the types every model file imports.

@@ -22,7 +22,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 func main() {

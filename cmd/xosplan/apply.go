@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -83,7 +84,7 @@ func (f *applyFlags) options(c *cli) (executor.Options, error) {
 		retries = -1 // executor.Options: 0 means the default
 	}
 	var per map[string]int
-	drivers := executor.NewRegistry(executor.DriverOptions{})
+	drivers := all.NewRegistry(executor.DriverOptions{})
 	for _, l := range f.driverLimits {
 		name, n, ok := strings.Cut(l, "=")
 		name = strings.TrimSpace(name)
@@ -347,7 +348,7 @@ func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.
 	if err != nil {
 		return err
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
+	reg := all.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
 		StateDir: scriptStateDir(backend)})
 	claimer, err := r.f.placement.placer(ctx, r.c, prior)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/executor"
 )
 
@@ -106,7 +107,7 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 	if err != nil {
 		return err
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
+	reg := all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
 	wd, _ := os.Getwd()
 	view.Importing(addr, id)
 	rec, err := executor.Import(ctx, desired, cur, addr, id, reg, executor.ImportOptions{

@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/process"
 )
 
 // Compiling a large template allocates many short-lived nodes; with Go's
@@ -28,8 +28,8 @@ const (
 
 func main() {
 	// Before anything else: this may be the supervisor of an operation's
-	// script, not a command (executor.Supervise).
-	if code, ok := executor.Supervise(); ok {
+	// script, not a command (process.Supervise).
+	if code, ok := process.Supervise(); ok {
 		os.Exit(code)
 	}
 	if os.Getenv("GOGC") == "" {

@@ -16,11 +16,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 // markerStack is one node whose marker property comes from the input

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/placementtest"
 	"github.com/xosplan/xosplan/pkg/placement"
+	"github.com/xosplan/xosplan/pkg/placement/placementtest"
 )
 
 // TestPlacementCandidatesURL runs `placement candidates --placement-url`

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
@@ -80,7 +81,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
+	reg := all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, scriptRoot, f.timeout, prior)})
 	if err := view.Plan(p, configDiags.Extend(diags)); err != nil {
 		return err
@@ -118,7 +119,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 // prior supplying factories.
 func refresherFor(reg executor.Registry, root []string, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
 	if reg == nil {
-		reg = executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: timeout})
+		reg = all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: timeout})
 	}
 	wd, _ := os.Getwd()
 	return &executor.Refresher{Drivers: reg, ScriptRoot: scriptRoot, Timeout: timeout, WorkDir: wd, State: prior,

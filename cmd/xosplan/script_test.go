@@ -11,15 +11,15 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/xosplan/xosplan/internal/testutil"
-	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/process"
 )
 
 // TestMain makes the test binary double as the xosplan command, so that
 // the scripts run the real main path (flags, exit codes, streams) without
 // a separate build step. It doubles as the supervisor of the scripts the
-// tests run, as main does (executor.Supervise).
+// tests run, as main does (process.Supervise).
 func TestMain(m *testing.M) {
-	if code, ok := executor.Supervise(); ok {
+	if code, ok := process.Supervise(); ok {
 		os.Exit(code)
 	}
 	testscript.Main(privateRuntimeDir{m}, map[string]func(){

@@ -23,6 +23,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -308,7 +309,7 @@ func (r *syncRun) prepareGoal(ctx context.Context, cmd *cobra.Command, spec plan
 	}
 	r.stateDir = scriptStateDir(r.backend)
 	r.registry = func(scriptRoot string) executor.Registry {
-		return executor.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: a.timeout, StateDir: r.stateDir})
+		return all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: a.timeout, StateDir: r.stateDir})
 	}
 	r.goal = func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
 		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)

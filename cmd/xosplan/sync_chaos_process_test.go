@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/internal/testutil"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 // runOp is every operation of the fault tests' stacks: it logs its start

@@ -280,50 +280,9 @@ func (r *Reader) slowString(start int) ([]byte, error) {
 		case c < 0x20:
 			return nil, r.failHere("invalid character %s in string literal", quoteChar(c))
 		case c == '\\':
-			r.pos++
-			if r.pos >= len(r.data) {
-				return nil, r.eof()
-			}
-			e := r.data[r.pos]
-			r.pos++
-			switch e {
-			case '"', '\\', '/':
-				out = append(out, e)
-			case 'b':
-				out = append(out, '\b')
-			case 'f':
-				out = append(out, '\f')
-			case 'n':
-				out = append(out, '\n')
-			case 'r':
-				out = append(out, '\r')
-			case 't':
-				out = append(out, '\t')
-			case 'u':
-				u, err := r.hex4()
-				if err != nil {
-					return nil, err
-				}
-				if utf16.IsSurrogate(u) {
-					r2 := rune(-1)
-					if r.pos+1 < len(r.data) && r.data[r.pos] == '\\' && r.data[r.pos+1] == 'u' {
-						save := r.pos
-						r.pos += 2
-						if r2, err = r.hex4(); err != nil {
-							return nil, err
-						}
-						if dec := utf16.DecodeRune(u, r2); dec != utf8.RuneError {
-							out = utf8.AppendRune(out, dec)
-							continue
-						}
-						r.pos = save
-					}
-					u = utf8.RuneError
-				}
-				out = utf8.AppendRune(out, u)
-			default:
-				r.pos--
-				return nil, r.failHere("invalid character %s in string escape code", quoteChar(e))
+			var err error
+			if out, err = r.escape(out); err != nil {
+				return nil, err
 			}
 		case c < utf8.RuneSelf:
 			out = append(out, c)
@@ -339,6 +298,60 @@ func (r *Reader) slowString(start int) ([]byte, error) {
 		}
 	}
 	return nil, r.eof()
+}
+
+// escape decodes the escape sequence at r.pos (its '\\') onto out; a
+// surrogate that does not pair with the next \\u escape becomes U+FFFD.
+func (r *Reader) escape(out []byte) ([]byte, error) {
+	r.pos++
+	if r.pos >= len(r.data) {
+		return nil, r.eof()
+	}
+	e := r.data[r.pos]
+	r.pos++
+	switch e {
+	case '"', '\\', '/':
+		return append(out, e), nil
+	case 'b':
+		return append(out, '\b'), nil
+	case 'f':
+		return append(out, '\f'), nil
+	case 'n':
+		return append(out, '\n'), nil
+	case 'r':
+		return append(out, '\r'), nil
+	case 't':
+		return append(out, '\t'), nil
+	case 'u':
+		return r.unicodeEscape(out)
+	}
+	r.pos--
+	return nil, r.failHere("invalid character %s in string escape code", quoteChar(e))
+}
+
+// unicodeEscape decodes the four hex digits of a \\u escape at r.pos onto
+// out, with the low surrogate that follows a high one.
+func (r *Reader) unicodeEscape(out []byte) ([]byte, error) {
+	u, err := r.hex4()
+	if err != nil {
+		return nil, err
+	}
+	if utf16.IsSurrogate(u) {
+		r2 := rune(-1)
+		if r.pos+1 < len(r.data) && r.data[r.pos] == '\\' && r.data[r.pos+1] == 'u' {
+			save := r.pos
+			r.pos += 2
+			if r2, err = r.hex4(); err != nil {
+				return nil, err
+			}
+			if dec := utf16.DecodeRune(u, r2); dec != utf8.RuneError {
+				return utf8.AppendRune(out, dec), nil
+			}
+			r.pos = save
+		}
+		u = utf8.RuneError
+	}
+	return utf8.AppendRune(out, u), nil
 }
 
 func (r *Reader) hex4() (rune, error) {

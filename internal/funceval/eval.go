@@ -27,23 +27,54 @@ func Call(name string, args []graph.Value) graph.Unknown {
 // Arity gives the number of arguments the function name takes: min and
 // max (-1: any). ok is false when name is not a function Eval knows.
 func Arity(name string) (lo, hi int, ok bool) {
-	switch name {
-	case "and", "or":
-		return 0, -1, true
-	case "not", "length", "round", "floor", "ceil":
-		return 1, 1, true
-	case "xor", "equal", "greater_than", "greater_or_equal", "less_than", "less_or_equal", "valid_values",
-		"matches", "has_suffix", "has_prefix", "contains", "has_entry", "has_key", "has_all_entries",
-		"has_all_keys", "has_any_entry", "has_any_key", "difference", "quotient", "remainder":
-		return 2, 2, true
-	case "concat", "union", "intersection", "sum", "product":
-		return 1, -1, true
-	case "join":
-		return 1, 2, true
-	case "token":
-		return 3, 3, true
-	}
-	return 0, 0, false
+	f, ok := functions[name]
+	return f.min, f.max, ok
+}
+
+// A function is a built-in function Eval knows: how many arguments it
+// takes (max -1: any) and how it evaluates them, given its name (several
+// names share one evaluation); ok is false when the arguments do not fit.
+type function struct {
+	min, max int
+	eval     func(name string, a []graph.Value, ord Ordering) (v graph.Value, ok bool)
+}
+
+// functions holds the functions Eval knows, by name.
+var functions = map[string]function{
+	"and":              {0, -1, evalAnd},
+	"or":               {0, -1, evalOr},
+	"not":              {1, 1, evalNot},
+	"xor":              {2, 2, evalXor},
+	"equal":            {2, 2, evalEqual},
+	"greater_than":     {2, 2, evalOrder},
+	"greater_or_equal": {2, 2, evalOrder},
+	"less_than":        {2, 2, evalOrder},
+	"less_or_equal":    {2, 2, evalOrder},
+	"valid_values":     {2, 2, evalValidValues},
+	"matches":          {2, 2, evalMatches},
+	"has_suffix":       {2, 2, evalAffix},
+	"has_prefix":       {2, 2, evalAffix},
+	"contains":         {2, 2, evalContains},
+	"has_entry":        {2, 2, evalHasEntries},
+	"has_all_entries":  {2, 2, evalHasEntries},
+	"has_any_entry":    {2, 2, evalHasEntries},
+	"has_key":          {2, 2, evalHasKeys},
+	"has_all_keys":     {2, 2, evalHasKeys},
+	"has_any_key":      {2, 2, evalHasKeys},
+	"length":           {1, 1, evalLength},
+	"concat":           {1, -1, evalConcat},
+	"join":             {1, 2, evalJoin},
+	"token":            {3, 3, evalToken},
+	"union":            {1, -1, evalSet},
+	"intersection":     {1, -1, evalSet},
+	"sum":              {1, -1, evalArith},
+	"product":          {1, -1, evalArith},
+	"difference":       {2, 2, evalArith},
+	"quotient":         {2, 2, evalArith},
+	"remainder":        {2, 2, evalArith},
+	"round":            {1, 1, evalRound},
+	"floor":            {1, 1, evalRound},
+	"ceil":             {1, 1, evalRound},
 }
 
 // Ordering orders two strings by what they measure (scalar units,
@@ -87,168 +118,204 @@ func (e *UnknownFunctionError) Error() string {
 // *UnknownFunctionError when Arity does not know name, an *ArgumentError
 // when the arguments do not fit. ord orders strings (nil: as text).
 func Eval(name string, args []graph.Value, ord Ordering) (graph.Value, error) {
-	lo, hi, known := Arity(name)
+	f, known := functions[name]
 	switch {
 	case !known:
 		return nil, &UnknownFunctionError{Name: name}
-	case len(args) < lo || (hi >= 0 && len(args) > hi):
+	case len(args) < f.min || (f.max >= 0 && len(args) > f.max):
 		return nil, &ArgumentError{Name: name, Args: args}
 	}
-	v, ok := eval(name, args, ord)
+	v, ok := f.eval(name, args, ord)
 	if !ok {
 		return nil, &ArgumentError{Name: name, Args: args}
 	}
 	return v, nil
 }
 
-// eval evaluates a call with the right number of arguments; ok is false
-// when they do not fit.
-func eval(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
-	switch name {
-	case "and":
-		for _, x := range a {
-			if b, ok := x.(bool); !ok || !b {
-				return false, ok
-			}
+func evalAnd(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	for _, x := range a {
+		if b, ok := x.(bool); !ok || !b {
+			return false, ok
 		}
-		return true, true
-	case "or":
-		for _, x := range a {
-			if b, ok := x.(bool); ok && b {
-				return true, true
-			}
-		}
-		return false, true
-	case "not":
-		b, ok := a[0].(bool)
-		return !b, ok
-	case "xor":
-		x, ok1 := a[0].(bool)
-		y, ok2 := a[1].(bool)
-		return x != y, ok1 && ok2
-	case "equal":
-		r, ok := Compare(a[0], a[1], ord)
-		return ok && r == 0, true
-	case "greater_than", "greater_or_equal", "less_than", "less_or_equal":
-		if isNaN(a[0]) || isNaN(a[1]) {
-			return false, true // IEEE 754: NaN is unordered, every comparison is false
-		}
-		r, ok := Compare(a[0], a[1], ord)
-		if !ok {
-			return nil, false
-		}
-		switch name {
-		case "greater_than":
-			return r > 0, true
-		case "greater_or_equal":
-			return r >= 0, true
-		case "less_than":
-			return r < 0, true
-		}
-		return r <= 0, true
-	case "valid_values":
-		list, ok := a[1].([]graph.Value)
-		if !ok {
-			return nil, false
-		}
-		for _, x := range list {
-			if r, ok := Compare(a[0], x, ord); ok && r == 0 {
-				return true, true
-			}
-		}
-		return false, true
-	case "matches":
-		s, ok1 := a[0].(string)
-		p, ok2 := a[1].(string)
-		if !ok1 || !ok2 {
-			return nil, false
-		}
-		// Not anchored: §10.2.2.2.7 has the value match if the pattern
-		// matches it, and a pattern that must match the whole string
-		// starts with ^ and ends with $ itself.
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, false
-		}
-		return re.MatchString(s), true
-	case "has_suffix", "has_prefix":
-		return hasAffix(name == "has_suffix", a[0], a[1], ord)
-	case "contains":
-		return contains(a[0], a[1], ord)
-	case "has_entry", "has_all_entries", "has_any_entry":
-		var items []graph.Value
-		switch x := a[0].(type) {
-		case []graph.Value:
-			items = x
-		case map[string]graph.Value:
-			for _, v := range x {
-				items = append(items, v)
-			}
-		default:
-			return nil, false
-		}
-		return hasMembers(name == "has_entry", name == "has_any_entry", items, a[1], ord)
-	case "has_key", "has_all_keys", "has_any_key":
-		m, ok := a[0].(map[string]graph.Value)
-		if !ok {
-			return nil, false
-		}
-		keys := make([]graph.Value, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		return hasMembers(name == "has_key", name == "has_any_key", keys, a[1], ord)
-	case "length":
-		n, ok := Length(a[0])
-		return n, ok
-	case "concat":
-		return concat(a)
-	case "join":
-		l, ok := a[0].([]graph.Value)
-		if !ok {
-			return nil, false
-		}
-		sep := ""
-		if len(a) > 1 {
-			if sep, ok = a[1].(string); !ok {
-				return nil, false
-			}
-		}
-		parts := make([]string, len(l))
-		for i, x := range l {
-			parts[i] = graph.Text(x)
-		}
-		return strings.Join(parts, sep), true
-	case "token":
-		s, ok1 := a[0].(string)
-		seps, ok2 := a[1].(string)
-		i, ok3 := a[2].(int64)
-		if !ok1 || !ok2 || !ok3 {
-			return nil, false
-		}
-		parts := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(seps, r) })
-		if i < 0 || i >= int64(len(parts)) {
-			return nil, false
-		}
-		return parts[i], true
-	case "union", "intersection":
-		return setOf(name == "union", a, ord)
-	case "sum", "product", "difference", "quotient", "remainder":
-		return arith(name, a)
-	case "round", "floor", "ceil":
-		f, ok := ToFloat(a[0])
-		if !ok {
-			return nil, false
-		}
-		switch name {
-		case "round":
-			return int64(math.Round(f)), true
-		case "floor":
-			return int64(math.Floor(f)), true
-		}
-		return int64(math.Ceil(f)), true
 	}
-	return nil, false
+	return true, true
+}
+
+func evalOr(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	for _, x := range a {
+		if b, ok := x.(bool); ok && b {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+func evalNot(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	b, ok := a[0].(bool)
+	return !b, ok
+}
+
+func evalXor(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	x, ok1 := a[0].(bool)
+	y, ok2 := a[1].(bool)
+	return x != y, ok1 && ok2
+}
+
+func evalEqual(_ string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	r, ok := Compare(a[0], a[1], ord)
+	return ok && r == 0, true
+}
+
+// evalOrder evaluates greater_than, greater_or_equal, less_than and
+// less_or_equal.
+func evalOrder(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	if isNaN(a[0]) || isNaN(a[1]) {
+		return false, true // IEEE 754: NaN is unordered, every comparison is false
+	}
+	r, ok := Compare(a[0], a[1], ord)
+	if !ok {
+		return nil, false
+	}
+	switch name {
+	case "greater_than":
+		return r > 0, true
+	case "greater_or_equal":
+		return r >= 0, true
+	case "less_than":
+		return r < 0, true
+	}
+	return r <= 0, true
+}
+
+func evalValidValues(_ string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	list, ok := a[1].([]graph.Value)
+	if !ok {
+		return nil, false
+	}
+	for _, x := range list {
+		if r, ok := Compare(a[0], x, ord); ok && r == 0 {
+			return true, true
+		}
+	}
+	return false, true
+}
+
+func evalMatches(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	s, ok1 := a[0].(string)
+	p, ok2 := a[1].(string)
+	if !ok1 || !ok2 {
+		return nil, false
+	}
+	// Not anchored: §10.2.2.2.7 has the value match if the pattern
+	// matches it, and a pattern that must match the whole string
+	// starts with ^ and ends with $ itself.
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, false
+	}
+	return re.MatchString(s), true
+}
+
+func evalAffix(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	return hasAffix(name == "has_suffix", a[0], a[1], ord)
+}
+
+func evalContains(_ string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	return contains(a[0], a[1], ord)
+}
+
+// evalHasEntries evaluates has_entry, has_all_entries and has_any_entry:
+// over the items of a list or the values of a map.
+func evalHasEntries(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	var items []graph.Value
+	switch x := a[0].(type) {
+	case []graph.Value:
+		items = x
+	case map[string]graph.Value:
+		for _, v := range x {
+			items = append(items, v)
+		}
+	default:
+		return nil, false
+	}
+	return hasMembers(name == "has_entry", name == "has_any_entry", items, a[1], ord)
+}
+
+// evalHasKeys evaluates has_key, has_all_keys and has_any_key.
+func evalHasKeys(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	m, ok := a[0].(map[string]graph.Value)
+	if !ok {
+		return nil, false
+	}
+	keys := make([]graph.Value, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	return hasMembers(name == "has_key", name == "has_any_key", keys, a[1], ord)
+}
+
+func evalLength(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	n, ok := Length(a[0])
+	return n, ok
+}
+
+func evalConcat(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	return concat(a)
+}
+
+func evalJoin(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	l, ok := a[0].([]graph.Value)
+	if !ok {
+		return nil, false
+	}
+	sep := ""
+	if len(a) > 1 {
+		if sep, ok = a[1].(string); !ok {
+			return nil, false
+		}
+	}
+	parts := make([]string, len(l))
+	for i, x := range l {
+		parts[i] = graph.Text(x)
+	}
+	return strings.Join(parts, sep), true
+}
+
+func evalToken(_ string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	s, ok1 := a[0].(string)
+	seps, ok2 := a[1].(string)
+	i, ok3 := a[2].(int64)
+	if !ok1 || !ok2 || !ok3 {
+		return nil, false
+	}
+	parts := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(seps, r) })
+	if i < 0 || i >= int64(len(parts)) {
+		return nil, false
+	}
+	return parts[i], true
+}
+
+func evalSet(name string, a []graph.Value, ord Ordering) (graph.Value, bool) {
+	return setOf(name == "union", a, ord)
+}
+
+func evalArith(name string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	return arith(name, a)
+}
+
+// evalRound evaluates round, floor and ceil.
+func evalRound(name string, a []graph.Value, _ Ordering) (graph.Value, bool) {
+	f, ok := ToFloat(a[0])
+	if !ok {
+		return nil, false
+	}
+	switch name {
+	case "round":
+		return int64(math.Round(f)), true
+	case "floor":
+		return int64(math.Floor(f)), true
+	}
+	return int64(math.Ceil(f)), true
 }
 
 // hasAffix evaluates $has_suffix (suffix) and $has_prefix: of a string by

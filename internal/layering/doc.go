@@ -1,7 +1,11 @@
 // Package layering holds the test that enforces xosplan's import layering
 // (DESIGN.md §1): which of our packages may import which, which
 // third-party module may be imported where, that only tests import the test
-// helpers of internal/testutil and internal/planfixture, that nothing
-// imports cmd/, that no third-party type leaks into an exported signature,
-// and that pkg/* neither prints nor exits. It has no code of its own.
+// helpers (internal/testutil) and the test fakes that live beside what they
+// fake (pkg/placement/placementtest, pkg/planner/planfixture, …), that
+// internal/ holds production libraries only, that nothing imports cmd/, that
+// drivers never import each other and only driver/all (the registration
+// point) imports them, that no third-party type leaks into an exported
+// signature, and that pkg/* neither prints nor exits. It has no code of its
+// own.
 package layering

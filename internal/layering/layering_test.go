@@ -16,12 +16,36 @@ import (
 )
 
 // testOnlyOurs lists packages of ours that any _test.go file may import and
-// no other file (outside themselves): helpers that call t.Fatal and t.Skip,
-// typecmp, which compares type files for the tests of embedded types, and
-// placementtest, which serves a placement.Model over Placement's REST API,
-// pgtest, which runs throw-away PostgreSQL servers, and statetest, the
-// conformance suite of state backends.
-var testOnlyOurs = []string{"internal/testutil", "internal/planfixture", "internal/typecmp", "internal/placementtest", "internal/pgtest", "pkg/state/statetest"}
+// no other file (outside themselves). Test fakes live beside what they fake,
+// as net/http/httptest beside net/http: placementtest serves a
+// placement.Model over Placement's REST API, planfixture holds the
+// planner's case folders and benchmark inputs, pgtest runs throw-away
+// PostgreSQL servers (the CI runner .ci/withpg, a hidden folder the go tool
+// and this test leave out, uses it too), statetest is the conformance suite
+// of state backends, typecmp compares the type files of the embedded type
+// libraries, and drivertest holds what the drivers' tests share.
+// internal/testutil holds the helpers every package's tests
+// share (t.Fatal and t.Skip, golden files, markers); it imports nothing of
+// ours, so it fakes nothing and has no package to sit beside, like the
+// standard library's internal/testenv. TestTestFakesAreListed checks that
+// no package named *test is missing here.
+var testOnlyOurs = []string{
+	"internal/testutil",
+	"pkg/placement/placementtest",
+	"pkg/planner/planfixture",
+	"pkg/state/pgbackend/pgtest",
+	"pkg/state/statetest",
+	"pkg/tosca/typecmp",
+	"driver/drivertest",
+}
+
+// testOnlyInInternal lists the test-only packages internal/ may hold, with
+// the reason: internal/ holds production libraries only
+// (TestInternalHoldsProductionLibraries).
+var testOnlyInInternal = map[string]string{
+	"internal/testutil": "the ground floor of every package's tests, importing nothing of ours",
+	"internal/layering": "this test",
+}
 
 // ours lists, for each package of ours (matched by the longest path
 // prefix, relative to the module root), the packages of ours it may import.
@@ -38,22 +62,29 @@ var ours = []struct {
 	{"internal/canonjson", []string{"pkg/graph"}},
 	{"internal/layering", nil},
 	{"internal/testutil", nil},
-	{"internal/typecmp", []string{"internal/yamlsrc"}},
-	{"internal/planfixture", []string{"pkg/graph", "pkg/state"}}, // not pkg/planner: its in-package tests use it
-	{"internal/placementtest", []string{"pkg/placement"}},
-	{"internal/pgtest", nil},
 	{"internal/funceval", []string{"pkg/graph"}},
 	{"pkg/graph", []string{"pkg/diag"}},
 	{"custom_definitions", []string{"pkg/diag", "internal/yamlsrc"}},
 	{"pkg/tosca/sol001", []string{"internal/yamlsrc", "pkg/tosca/normative"}}, // yamlsrc and normative: for its tests
 	{"pkg/symbols", []string{"pkg/diag"}},
+	{"pkg/tosca/typecmp", []string{"internal/yamlsrc"}},
 	{"pkg/tosca", []string{"internal/userfile", "internal/nearest", "internal/funceval", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
 	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
+	{"pkg/state/pgbackend/pgtest", nil},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
+	{"pkg/placement/placementtest", []string{"pkg/placement"}},
+	{"pkg/planner/planfixture", []string{"pkg/graph", "pkg/state"}}, // not pkg/planner: its in-package tests use it
 	{"pkg/planner", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/state", "pkg/placement", "pkg/diag", "internal/textdiff"}},
-	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "internal/yamlsrc"}},
-	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/executor", "pkg/planner", "pkg/graph", "pkg/diag"}},
+	{"pkg/redact", []string{"pkg/graph", "pkg/state"}},
+	{"pkg/process", []string{"internal/userfile", "pkg/redact", "pkg/state"}},
+	// driver is the contract the walk knows; each folder below it but all
+	// and drivertest is a driver (see checkDrivers).
+	{"driver", []string{"internal/userfile", "internal/canonjson", "internal/yamlsrc", "pkg/diag", "pkg/graph", "pkg/state", "pkg/redact", "pkg/process"}},
+	{"driver/all", []string{"driver", "pkg/graph"}}, // the registration point: every driver
+	{"driver/drivertest", []string{"driver", "pkg/graph", "pkg/state"}},
+	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "driver", "pkg/redact", "pkg/process"}}, // driver: the contract only (checkDrivers)
+	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/process", "pkg/planner", "pkg/graph", "pkg/diag"}},                                                             // not pkg/executor: a policy is a program, not an apply
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
 	{"pkg/sync", []string{"internal/canonjson", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules
@@ -68,6 +99,11 @@ var forbidden = []struct{ pkg, target, why string }{
 	// user does, so the CLI cannot hold a loader of its own.
 	{"cmd", "pkg/tosca", "configuration is loaded through pkg/config (DESIGN.md §1)"},
 	{"cmd", "pkg/manifest", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	// A model policy is a program run by the process runner, not an apply.
+	{"pkg/policy", "pkg/executor", "a policy runs through pkg/process; the executor is the apply walk (issue 22)"},
+	// The walk calls drivers through the contract of package driver, never
+	// the reverse, so a driver can be added or tested without the walk.
+	{"driver", "pkg/executor", "a driver implements package driver's contract; the walk calls it, not the reverse"},
 }
 
 // thirdParty lists each third-party module and the packages of ours that
@@ -84,11 +120,11 @@ var thirdParty = []struct {
 	{module: "github.com/spf13/cobra", allowed: []string{"cmd/xosplan"}},
 	{module: "github.com/spf13/pflag", allowed: []string{"cmd/xosplan"}},
 	{module: "github.com/sergi/go-diff", allowed: []string{"internal/textdiff"}},
-	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state", "internal/pgtest", "pkg/sync/pgcluster"}}, // pgcluster: River's driver takes a pgx pool
-	{module: "github.com/riverqueue/river", allowed: []string{"pkg/sync/pgcluster"}},                          // the synchronizers' job queue
-	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}},                                         // argon2id of plan input values
-	{module: "github.com/prometheus/client_golang", allowed: []string{"pkg/sync"}},                            // the synchronizer's /metrics
-	{module: "github.com/fsnotify/fsnotify", allowed: []string{"pkg/sync"}},                                   // the synchronizer's file watch
+	{module: "github.com/jackc/pgx", allowed: []string{"pkg/state", "pkg/sync/pgcluster"}}, // pgcluster: River's driver takes a pgx pool
+	{module: "github.com/riverqueue/river", allowed: []string{"pkg/sync/pgcluster"}},       // the synchronizers' job queue
+	{module: "golang.org/x/crypto", allowed: []string{"pkg/planner"}},                      // argon2id of plan input values
+	{module: "github.com/prometheus/client_golang", allowed: []string{"pkg/sync"}},         // the synchronizer's /metrics
+	{module: "github.com/fsnotify/fsnotify", allowed: []string{"pkg/sync"}},                // the synchronizer's file watch
 	{module: "github.com/santhosh-tekuri/jsonschema", testOnly: true},
 	{module: "github.com/tliron/glsp", allowed: []string{"pkg/lsp"}},
 	{module: "github.com/sourcegraph/jsonrpc2", allowed: []string{"pkg/lsp"}},
@@ -221,16 +257,22 @@ func checkOurs(f goFile, target string) string {
 	if under(target, "cmd") && !under(f.pkg, "cmd") {
 		return fmt.Sprintf("%s imports %s: nothing outside cmd/ may import cmd/", f.pkg, target)
 	}
+	// Before a package's own sub-packages are allowed: a fake beside what
+	// it fakes (pkg/placement/placementtest) is still for tests only.
+	for _, p := range testOnlyOurs {
+		if !under(target, p) || under(f.pkg, p) {
+			continue
+		}
+		if f.test {
+			return ""
+		}
+		return fmt.Sprintf("%s imports %s outside a _test.go file; it is a test helper package", f.pkg, target)
+	}
 	if under(target, f.pkg) {
 		return ""
 	}
-	for _, p := range testOnlyOurs {
-		if under(target, p) {
-			if f.test {
-				return ""
-			}
-			return fmt.Sprintf("%s imports %s outside a _test.go file; it is a test helper package", f.pkg, target)
-		}
+	if driverOf(target) != "" {
+		return checkDrivers(f, target)
 	}
 	for _, fb := range forbidden {
 		if under(f.pkg, fb.pkg) && under(target, fb.target) {
@@ -250,6 +292,41 @@ func checkOurs(f goFile, target string) string {
 		}
 	}
 	return fmt.Sprintf("%s imports %s, but the layering rule for %s allows only %s", f.pkg, target, rulePkg, describe(allowed))
+}
+
+// driverOf returns the driver package pkg is in ("driver/exec" for
+// driver/exec and its sub-packages), or "" when pkg is no driver: the
+// contract (driver), the registration point (driver/all) and the tests'
+// helpers (driver/drivertest) are none.
+func driverOf(pkg string) string {
+	rest, ok := strings.CutPrefix(pkg, "driver/")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, "/")
+	if name == "all" || name == "drivertest" {
+		return ""
+	}
+	return "driver/" + name
+}
+
+// checkDrivers returns why f may not import the driver target, or "":
+// drivers never import each other, not even in tests; outside tests only
+// the registration point, driver/all, imports a driver, so the walk
+// (pkg/executor) and the CLI name none. Tests may (the walk's run real
+// drivers). A new driver is then a folder
+// under driver/ and a line in driver/all, and this rule covers it as it is.
+func checkDrivers(f goFile, target string) string {
+	d, own := driverOf(target), driverOf(f.pkg)
+	switch {
+	case own == d:
+		return ""
+	case own != "":
+		return fmt.Sprintf("%s imports %s: drivers never import each other; what they share belongs in package driver", f.pkg, target)
+	case f.test || under(f.pkg, "driver/all"):
+		return ""
+	}
+	return fmt.Sprintf("%s imports %s: only driver/all, the registration point, imports a driver (the walk names none)", f.pkg, target)
 }
 
 // checkThirdParty returns why f may not import the third-party package
@@ -411,9 +488,9 @@ func exportedReceiver(typ ast.Expr) bool {
 	}
 }
 
-// TestPkgNeverPrintsOrExits checks STYLE rule 1: library packages return
-// data, diagnostics and errors; only cmd/xosplan writes to the terminal or
-// ends the process.
+// TestPkgNeverPrintsOrExits checks STYLE rule 1: library packages (the
+// drivers too) return data, diagnostics and errors; only cmd/xosplan
+// writes to the terminal or ends the process.
 func TestPkgNeverPrintsOrExits(t *testing.T) {
 	root, _ := moduleRoot(t)
 	forbidden := map[string]map[string]bool{
@@ -423,7 +500,7 @@ func TestPkgNeverPrintsOrExits(t *testing.T) {
 	}
 	fset := token.NewFileSet()
 	for _, f := range goFiles(t, root) {
-		if f.test || !(under(f.pkg, "pkg") || under(f.pkg, "internal") || under(f.pkg, "custom_definitions")) {
+		if f.test || !(under(f.pkg, "pkg") || under(f.pkg, "driver") || under(f.pkg, "internal") || under(f.pkg, "custom_definitions")) {
 			continue
 		}
 		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.SkipObjectResolution)
@@ -490,6 +567,19 @@ func TestRules(t *testing.T) {
 		{src("pkg/tosca"), "internal/testutil", false, "outside a _test.go file"},
 		{src("cmd/xosplan"), "internal/testutil", false, "outside a _test.go file"},
 		{src("internal/testutil"), "pkg/diag", false, "allows only nothing of ours"},
+		{test("pkg/placement"), "pkg/placement/placementtest", false, ""},
+		{test("cmd/xosplan"), "pkg/placement/placementtest", false, ""},
+		{src("pkg/placement"), "pkg/placement/placementtest", false, "outside a _test.go file"},
+		{src("pkg/placement/placementtest"), "pkg/placement", false, ""},
+		{src("pkg/placement/placementtest"), "pkg/graph", false, "rule for pkg/placement/placementtest"},
+		{src("pkg/planner"), "pkg/planner/planfixture", false, "outside a _test.go file"},
+		{test("pkg/planner"), "pkg/planner/planfixture", false, ""},
+		{src("cmd/xosplan"), "pkg/planner/planfixture", false, "outside a _test.go file"},
+		{src("pkg/state"), "pkg/state/statetest", false, "outside a _test.go file"},
+		{src("pkg/state/pgbackend"), "pkg/state/pgbackend/pgtest", false, "outside a _test.go file"},
+		{test("pkg/state/pgbackend"), "pkg/state/pgbackend/pgtest", false, ""},
+		{src("pkg/tosca/normative"), "pkg/tosca/typecmp", false, "outside a _test.go file"},
+		{test("custom_definitions"), "pkg/tosca/typecmp", false, ""},
 		{src("internal/yamlsrc"), "go.yaml.in/yaml/v3", true, ""},
 		{src("pkg/tosca"), "go.yaml.in/yaml/v3", true, "only its wrapper internal/yamlsrc"},
 		{src("pkg/planner"), "github.com/dominikbraun/graph", true, "only its wrapper pkg/graph"},
@@ -509,4 +599,104 @@ func TestRules(t *testing.T) {
 			t.Errorf("%s importing %s: got %q, want %q", tc.file.rel, tc.target, got, tc.want)
 		}
 	}
+}
+
+// TestCheckDrivers checks the drivers' rules on imports the tree does not
+// make (it must not), among them those of a driver added later.
+func TestCheckDrivers(t *testing.T) {
+	for _, tc := range []struct {
+		pkg, target string
+		test, ok    bool
+	}{
+		{"driver/exec", "driver/exec/internal/x", false, true},
+		{"driver/exec", "driver/scripted", false, false},
+		{"driver/ansible", "driver/exec", true, false},
+		{"driver/all", "driver/ansible", false, true},
+		{"pkg/executor", "driver/exec", false, false},
+		{"pkg/executor", "driver/exec", true, true},
+		{"cmd/xosplan", "driver/noop", false, false},
+		{"pkg/sync", "driver/exec", true, true},
+	} {
+		got := checkDrivers(goFile{pkg: tc.pkg, test: tc.test}, tc.target)
+		if (got == "") != tc.ok {
+			t.Errorf("%s (test %v) imports %s: %q, want allowed %v", tc.pkg, tc.test, tc.target, got, tc.ok)
+		}
+	}
+	for _, tc := range []struct{ pkg, target string }{
+		{"pkg/policy", "pkg/executor"},
+		{"driver/exec", "pkg/executor"},
+	} {
+		if checkOurs(goFile{pkg: tc.pkg}, tc.target) == "" {
+			t.Errorf("%s may import %s", tc.pkg, tc.target)
+		}
+	}
+	if checkOurs(goFile{pkg: "cmd/xosplan"}, "driver/all") != "" || checkOurs(goFile{pkg: "pkg/executor"}, "driver") != "" {
+		t.Error("the registration point or the contract is refused")
+	}
+}
+
+// TestTestFakesAreListed checks that every package of ours named *test (a
+// fake, as net/http/httptest) is in testOnlyOurs, so that only _test.go
+// files may import it.
+func TestTestFakesAreListed(t *testing.T) {
+	root, _ := moduleRoot(t)
+	for _, pkg := range packages(t, root) {
+		name := pkg[strings.LastIndexByte(pkg, '/')+1:]
+		if strings.HasSuffix(name, "test") && !slices.Contains(testOnlyOurs, pkg) {
+			t.Errorf("%s is named as a test fake but is not in testOnlyOurs (internal/layering/layering_test.go); only _test.go files may import a fake", pkg)
+		}
+	}
+}
+
+// TestInternalHoldsProductionLibraries checks that every package under
+// internal/ is imported by a non-test file of another package: test-only
+// packages live beside what they fake (pkg/placement/placementtest), not on
+// the ground floor beside the production libraries, save the ones
+// testOnlyInInternal names.
+func TestInternalHoldsProductionLibraries(t *testing.T) {
+	root, module := moduleRoot(t)
+	usedBy := map[string]bool{} // package of ours → imported by a non-test file of another package
+	fset := token.NewFileSet()
+	for _, f := range goFiles(t, root) {
+		if f.test {
+			continue
+		}
+		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatalf("%s: %v", f.rel, err)
+		}
+		for _, spec := range file.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			if target, ok := strings.CutPrefix(path, module+"/"); ok && target != f.pkg {
+				usedBy[target] = true
+			}
+		}
+	}
+	for _, pkg := range packages(t, root) {
+		if !under(pkg, "internal") || usedBy[pkg] {
+			continue
+		}
+		if why, ok := testOnlyInInternal[pkg]; ok {
+			t.Logf("%s is test-only: %s", pkg, why)
+			continue
+		}
+		t.Errorf("%s is imported by no non-test file: internal/ holds production libraries only; move a test helper beside the package it fakes (as net/http/httptest), or into the _test.go files that use it", pkg)
+	}
+	for _, p := range testOnlyOurs {
+		if _, ok := testOnlyInInternal[p]; under(p, "internal") && !ok {
+			t.Errorf("testOnlyOurs lists %s: internal/ holds production libraries only", p)
+		}
+	}
+}
+
+// packages lists the folders of the module that hold a non-test Go file.
+func packages(t *testing.T, root string) []string {
+	t.Helper()
+	var pkgs []string
+	for _, f := range goFiles(t, root) {
+		if !f.test && !slices.Contains(pkgs, f.pkg) {
+			pkgs = append(pkgs, f.pkg)
+		}
+	}
+	return pkgs
 }

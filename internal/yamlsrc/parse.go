@@ -103,22 +103,8 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 // ParseAllContext is ParseAll that stops when ctx ends (see ParseContext).
 func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
 	lim = lim.withDefaults()
-	if len(data) > lim.MaxFileBytes {
-		return nil, diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeTooLarge,
-			"file is %d bytes; the limit is %d bytes (%d MiB)", len(data), lim.MaxFileBytes, lim.MaxFileBytes>>20)
-	}
-	if bad := firstNonText(data); bad >= 0 {
-		p := newLineIndex(data).posOfByte(bad)
-		return nil, diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeBinary,
-			"file is not UTF-8 text (byte 0x%02x at offset %d)", data[bad], bad)
-	}
-	// The YAML library builds a document's whole tree before anything of
-	// ours sees it, so the number of nodes is bounded from the bytes
-	// first (count.go).
-	if n, at := countNodes(data, lim.MaxNodes); n > lim.MaxNodes {
-		p := newLineIndex(data).posOfByte(at)
-		return nil, diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeTooMany,
-			"file holds more than %d YAML nodes (scalars, lists and maps; the count passed the limit here)", lim.MaxNodes)
+	if d := refuseBeforeParsing(file, data, lim); d != nil {
+		return nil, diags.Append(*d)
 	}
 	idx := newLineIndex(data)
 	defer func() {
@@ -158,23 +144,7 @@ func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) 
 			}
 			root = raw.Content[0]
 		}
-		// Conversion shares anchored nodes instead of copying them, so it is
-		// linear in the written document whatever its aliases do; only a
-		// document with aliases needs the expansion and cycle check, which
-		// runs before anyone walks the shared tree.
-		n := c.convert(root, 0)
-		// The scan above bounds what the library accepts; this count
-		// holds the limit whatever the scan misjudged.
-		if nodes += c.nodes; nodes > lim.MaxNodes && !c.diags.HasErrors() {
-			c.diags = c.diags.Errorf(c.rangeOf(root), "", CodeTooMany, "file holds more than %d YAML nodes", lim.MaxNodes)
-		}
-		if c.sawAlias && !c.diags.HasErrors() {
-			c.size, c.active = map[*yaml.Node]int{}, map[*yaml.Node]bool{}
-			if c.expandedSize(root, 0) > lim.MaxExpandedNodes && !c.diags.HasErrors() {
-				c.diags = c.diags.Errorf(c.rangeOf(root), "", CodeAliasBomb,
-					"aliases expand this document to more than %d nodes", lim.MaxExpandedNodes)
-			}
-		}
+		n := c.convertDocument(root, &nodes)
 		diags = diags.Append(c.diags...)
 		if c.diags.HasErrors() {
 			break
@@ -184,6 +154,56 @@ func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) 
 		}
 	}
 	return docs, diags
+}
+
+// refuseBeforeParsing returns the error of a file the YAML library must
+// not see: too large, not text, or holding too many nodes; nil otherwise.
+func refuseBeforeParsing(file string, data []byte, lim Limits) *diag.Diagnostic {
+	var diags diag.Diagnostics
+	if len(data) > lim.MaxFileBytes {
+		diags = diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeTooLarge,
+			"file is %d bytes; the limit is %d bytes (%d MiB)", len(data), lim.MaxFileBytes, lim.MaxFileBytes>>20)
+		return &diags[0]
+	}
+	if bad := firstNonText(data); bad >= 0 {
+		p := newLineIndex(data).posOfByte(bad)
+		diags = diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeBinary,
+			"file is not UTF-8 text (byte 0x%02x at offset %d)", data[bad], bad)
+		return &diags[0]
+	}
+	// The YAML library builds a document's whole tree before anything of
+	// ours sees it, so the number of nodes is bounded from the bytes
+	// first (count.go).
+	if n, at := countNodes(data, lim.MaxNodes); n > lim.MaxNodes {
+		p := newLineIndex(data).posOfByte(at)
+		diags = diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeTooMany,
+			"file holds more than %d YAML nodes (scalars, lists and maps; the count passed the limit here)", lim.MaxNodes)
+		return &diags[0]
+	}
+	return nil
+}
+
+// convertDocument converts one document's root, adding its nodes to
+// *nodes, the count of the file so far. Conversion shares anchored nodes
+// instead of copying them, so it is linear in the written document
+// whatever its aliases do; only a document with aliases needs the
+// expansion and cycle check, which runs before anyone walks the shared
+// tree.
+func (c *converter) convertDocument(root *yaml.Node, nodes *int) *Node {
+	n := c.convert(root, 0)
+	// The scan before parsing bounds what the library accepts; this count
+	// holds the limit whatever the scan misjudged.
+	if *nodes += c.nodes; *nodes > c.lim.MaxNodes && !c.diags.HasErrors() {
+		c.diags = c.diags.Errorf(c.rangeOf(root), "", CodeTooMany, "file holds more than %d YAML nodes", c.lim.MaxNodes)
+	}
+	if c.sawAlias && !c.diags.HasErrors() {
+		c.size, c.active = map[*yaml.Node]int{}, map[*yaml.Node]bool{}
+		if c.expandedSize(root, 0) > c.lim.MaxExpandedNodes && !c.diags.HasErrors() {
+			c.diags = c.diags.Errorf(c.rangeOf(root), "", CodeAliasBomb,
+				"aliases expand this document to more than %d nodes", c.lim.MaxExpandedNodes)
+		}
+	}
+	return n
 }
 
 // firstNonText returns the offset of the first byte that makes the data

@@ -33,24 +33,7 @@ func Reparse(file string, prev *Node, old, data []byte, lim Limits) (root *Node,
 	}()
 	p := commonPrefix(old, data)
 	s := commonSuffix(old[p:], data[p:])
-	lo, hi := p, len(old)-s
-	// The deepest block-mapping entry whose lines hold the change.
-	var path []step
-	m, end := prev, len(old)
-	oldEnd := 0 // where the deepest entry found ends in old
-	for {
-		i, spanEnd, found := entryHolding(old, m, end, lo, hi)
-		if !found {
-			break
-		}
-		path = append(path, step{m: m, i: i})
-		oldEnd = spanEnd
-		v := m.Content[2*i+1]
-		if v.Kind != Mapping || len(v.Content) == 0 || !startsLine(old, v.Content[0]) {
-			break
-		}
-		m, end = v, spanEnd
-	}
+	path, oldEnd := pathToChange(old, prev, p, len(old)-s)
 	if len(path) == 0 {
 		return nil, false
 	}
@@ -73,6 +56,26 @@ func Reparse(file string, prev *Node, old, data []byte, lim Limits) (root *Node,
 		return nil, false
 	}
 	return root, true
+}
+
+// pathToChange finds the deepest block-mapping entry of prev whose lines
+// in old hold the change, from byte lo to byte hi: the path of mappings to
+// it (empty when none holds it) and where its lines end in old.
+func pathToChange(old []byte, prev *Node, lo, hi int) (path []step, oldEnd int) {
+	m, end := prev, len(old)
+	for {
+		i, spanEnd, found := entryHolding(old, m, end, lo, hi)
+		if !found {
+			return path, oldEnd
+		}
+		path = append(path, step{m: m, i: i})
+		oldEnd = spanEnd
+		v := m.Content[2*i+1]
+		if v.Kind != Mapping || len(v.Content) == 0 || !startsLine(old, v.Content[0]) {
+			return path, oldEnd
+		}
+		m, end = v, spanEnd
+	}
 }
 
 // step is one mapping of the path to the entry parsed again, and the

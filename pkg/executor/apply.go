@@ -6,10 +6,18 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
+
+// ErrInterrupted is the cause of the cancellation of running driver calls
+// after an interrupt (the grace period ended, or a second interrupt came):
+// their errors wrap it, so that they say "interrupted", not "context
+// canceled".
+var ErrInterrupted = errors.New("interrupted")
 
 // Defaults of Options.
 const (
@@ -23,22 +31,13 @@ const (
 	DefaultProgress        = 10 * time.Second
 )
 
-// Option keys the walk reads from a scripted component's Driver.Options
-// (written by pkg/manifest, which this package may not import).
+// Keys the walk reads and records (driver's keys.go says what each holds).
 const (
-	// OptionFactoryAddress is the address of the component's factory; the
-	// walk passes the factory's recorded state as Request.Factory.
-	OptionFactoryAddress = "factory_address"
-)
-
-// Feedback.Extra keys the walk records so that later deletes, refreshes
-// and commands find a resource's scripts without the configuration.
-const (
-	// ExtraWorkDir is the folder an exec resource was applied from.
-	ExtraWorkDir = "work_dir"
-	// ExtraScriptRoot is the script root a scripted resource was applied
-	// with.
-	ExtraScriptRoot = "script_root"
+	OptionFactoryAddress   = driver.OptionFactoryAddress
+	SignalFactoryInstances = driver.SignalFactoryInstances
+	ExtraInstanceID        = driver.ExtraInstanceID
+	ExtraWorkDir           = driver.ExtraWorkDir
+	ExtraScriptRoot        = driver.ExtraScriptRoot
 )
 
 // Options tune Apply. The zero value is usable: every field has a default.
@@ -201,10 +200,9 @@ func Apply(ctx context.Context, p *planner.Plan, st Store, drivers Registry, opt
 func EndLeftovers(interrupted []state.Record, events func(Event)) {
 	for _, rec := range interrupted {
 		p := rec.Process
-		if p == nil || p.Member != "" || !leftoverAlive(p.PGID, p.Start) {
+		if p == nil || p.Member != "" || !process.EndLeftover(*p) {
 			continue
 		}
-		endGroup(p.PGID, defaultKillGrace)
 		if events != nil {
 			events(Event{Type: EventLeftover, Address: rec.Address, Action: rec.Action, Attempt: rec.Attempt,
 				Line: fmt.Sprintf("process group %d", p.PGID), Time: time.Now()})

@@ -8,11 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
+	"github.com/xosplan/xosplan/driver/exec"
+	"github.com/xosplan/xosplan/driver/noop"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 // wideGraph returns n resources of driver drv in chains of depth: wide
@@ -84,7 +86,7 @@ func benchApplyTo(b *testing.B, g *graph.Graph, reg Registry, opts Options, idea
 // BenchmarkApplyNoop10k: 10,000 noop actions with the journal on (goal:
 // under 3 s).
 func BenchmarkApplyNoop10k(b *testing.B) {
-	benchApply(b, wideGraph(b, 10000, 10, graph.DriverNoop), Registry{graph.DriverNoop: Noop{}}, Options{}, 0)
+	benchApply(b, wideGraph(b, 10000, 10, graph.DriverNoop), Registry{graph.DriverNoop: noop.Driver{}}, Options{}, 0)
 }
 
 // BenchmarkApplyNoop10kPostgres: the same apply with the state (snapshot
@@ -92,7 +94,7 @@ func BenchmarkApplyNoop10k(b *testing.B) {
 // without the test server (XOSPLAN_TEST_PG).
 func BenchmarkApplyNoop10kPostgres(b *testing.B) {
 	db := pgtest.NewDatabase(b)
-	benchApplyTo(b, wideGraph(b, 10000, 10, graph.DriverNoop), Registry{graph.DriverNoop: Noop{}}, Options{}, 0, func(i int) state.Store {
+	benchApplyTo(b, wideGraph(b, 10000, 10, graph.DriverNoop), Registry{graph.DriverNoop: noop.Driver{}}, Options{}, 0, func(i int) state.Store {
 		ctx := context.Background()
 		def, err := pgbackend.Open(ctx, pgbackend.Options{DSN: db})
 		if err != nil {
@@ -139,5 +141,5 @@ func BenchmarkApplyExecSleep200(b *testing.B) {
 	}
 	// Applied from the script's folder: an implementation outside the
 	// configuration root is refused.
-	benchApply(b, g, Registry{graph.DriverExec: NewExec(DriverOptions{})}, Options{Parallelism: 10, WorkDir: dir}, time.Second)
+	benchApply(b, g, Registry{graph.DriverExec: exec.New(DriverOptions{})}, Options{Parallelism: 10, WorkDir: dir}, time.Second)
 }

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/xosplan/xosplan/driver/noop"
+	"github.com/xosplan/xosplan/driver/scripted"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -97,7 +99,7 @@ func TestRefresherErrors(t *testing.T) {
 
 func TestInvoke(t *testing.T) {
 	cur := &state.State{Resources: []state.Resource{refreshRecord("vm", graph.Managed)}}
-	reg := Registry{fakeName: healthDriver{}, graph.DriverNoop: Noop{}}
+	reg := Registry{fakeName: healthDriver{}, graph.DriverNoop: noop.Driver{}}
 	out, rec, err := Invoke(context.Background(), cur, "vm", "control.reboot", map[string]graph.Value{"mode": "soft"}, reg, InvokeOptions{})
 	if err != nil || len(out.Results) != 1 {
 		t.Fatalf("invoke: %+v, %v", out, err)
@@ -133,7 +135,7 @@ func TestRefreshResolvesReferencesWhoseMappingArrived(t *testing.T) {
 	member := func(addr, fa, natural string, model map[string]graph.Value, attrs map[string]graph.Value) state.Resource {
 		fb := ok
 		fb.InstanceID, fb.Attributes = natural, attrs
-		fb.Extra = map[string]graph.Value{ExtraInstanceID: "synthetic-" + natural, ExtraModel: model}
+		fb.Extra = map[string]graph.Value{ExtraInstanceID: "synthetic-" + natural, scripted.ExtraModel: model}
 		return state.Resource{Address: addr, Type: "scripted.Component", Management: graph.Managed,
 			Driver: graph.Driver{Name: graph.DriverScripted, Options: map[string]graph.Value{OptionFactoryAddress: fa},
 				Operations: map[string]graph.Operation{graph.OpLaunch: {Implementation: "/p/launch.py"}, graph.OpDestroy: {Implementation: "/p/destroy.py"}}},
@@ -144,16 +146,16 @@ func TestRefreshResolvesReferencesWhoseMappingArrived(t *testing.T) {
 	st := &state.State{Resources: []state.Resource{
 		factory("P.factory", map[string]graph.Value{"vms.vm-by-id": graph.Unknown{Func: "signal", Args: []graph.Value{"VM.factory", "factory", "instances"}}},
 			map[string]graph.Value{"vms.vm-by-id": map[string]graph.Value{}}),
-		member("P.p", "P.factory", "p-1", model, map[string]graph.Value{AttrComponents: map[string]graph.Value{"vm": ref}}),
+		member("P.p", "P.factory", "p-1", model, map[string]graph.Value{scripted.AttrComponents: map[string]graph.Value{"vm": ref}}),
 		factory("VM.factory", map[string]graph.Value{}, nil),
 		member("VM.vm", "VM.factory", "i-1", map[string]graph.Value{}, nil),
 	}}
-	rf := &Refresher{Drivers: Registry{graph.DriverScripted: NewScripted(DriverOptions{})}, State: st}
+	rf := &Refresher{Drivers: Registry{graph.DriverScripted: scripted.New(DriverOptions{})}, State: st}
 	fb, err := rf.Refresh(context.Background(), &st.Resources[1])
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := fb.Attributes[AttrComponents].(map[string]graph.Value)["vm"].(map[string]graph.Value)
+	got, _ := fb.Attributes[scripted.AttrComponents].(map[string]graph.Value)["vm"].(map[string]graph.Value)
 	if got["instance"] != "synthetic-i-1" {
 		t.Errorf("reference after refresh: %v, want instance synthetic-i-1", got)
 	}

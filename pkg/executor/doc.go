@@ -1,6 +1,9 @@
-// Package executor applies plans: it owns the apply walk, the drivers that
-// actuate resources (exec for TOSCA operations, scripted for the Tonomi
-// script protocol, noop), retries, and the recording of feedback.
+// Package executor applies plans: it owns the apply walk, retries,
+// readiness and the recording of feedback. It drives resources through the
+// contract of package driver (Driver, Request, Outcome, named here too)
+// and never names a driver: they live in driver/exec, driver/scripted and
+// driver/noop, and the caller passes them in a Registry (driver/all's
+// NewRegistry builds xosplan's).
 //
 // # The apply pipeline
 //
@@ -22,8 +25,8 @@
 //	intent         walk_record.go           journal record written holding the slot, right before the call: an
 //	                                        intent without an outcome always means a call that started
 //	driver call    walk_task.go             Driver.Apply or BatchDriver.LaunchBatch (a panic is a failure), counted
-//	               exec.go scripted.go      in flight and reported every ProgressInterval; each process group is
-//	               driver_process.go        recorded as it starts (Request.Started) and ends with its operation;
+//	               driver/*, pkg/process    in flight and reported every ProgressInterval; each process group is
+//	                                        recorded as it starts (Request.Started) and ends with its operation;
 //	                                        an update that runs nothing (planner.ResourceChange.RecordsOnly: only a
 //	                                        health check, discovery or command script changed) skips request, slot,
 //	                                        intent and call, as a forget does: its outcome is the record with the new
@@ -69,29 +72,11 @@
 // # Processes
 //
 // Every subprocess (drivers' scripts, health checks, discovery, model
-// policies through RunProgram) goes through one runner
-// (driver_process.go): its own process group, a timeout, SIGTERM then
-// SIGKILL to the group when the operation ends, bounded output. On Linux,
-// once the program called Supervise (xosplan's main does, first thing),
-// each process runs under a supervisor (supervise_linux.go): the same
-// binary started again from /proc/self/exe, which leads the group, makes
-// itself a child subreaper and starts the script in its group with
-// Pdeathsig SIGKILL. The supervisor's own Pdeathsig is SIGTERM, which it
-// catches: when xosplan dies, even by SIGKILL, the kernel tells it, and
-// it kills every process below it — the subreaper keeps the ones that
-// left the group or session (setsid, double fork) below it — and then
-// its group and itself. A SIGTERM from xosplan ending the group while
-// xosplan lives is ignored (the script got it too); the supervisor also
-// looks every second whether xosplan is still its parent. It relays the
-// script's exit status, and its death by SIGTERM, SIGINT, SIGHUP or
-// SIGKILL (other signals: 128 + the signal), and a script that cannot
-// start is the runner's error as before (the errno comes back on a
-// pipe). Costs: one more process per operation, about 10 ms of CPU (the
-// Go start-up of the binary) and 2–3 MiB of private memory (the binary's
-// pages are shared with xosplan's).
-// Should a supervisor die with xosplan, the group is a leftover the
-// next run ends (EndLeftovers). Elsewhere, and in a program that did not
-// call Supervise, scripts start directly (Pdeathsig SIGKILL on Linux).
+// policies) goes through one runner, pkg/process: its own process group,
+// a timeout, SIGTERM then SIGKILL to the group when the operation ends,
+// bounded output, and on Linux a supervisor that ends the group when
+// xosplan dies. Apply ends the groups a killed run left first
+// (EndLeftovers).
 //
 // Refresher runs health checks (and factories' discovery) for refresh and
 // `plan --refresh-only`; applying a refresh-only plan records the drift it

@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/driver/drivertest"
+	"github.com/xosplan/xosplan/driver/exec"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -45,8 +48,8 @@ echo "lag=12" >> "$XOSPLAN_OUTPUTS"`,
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			writeScript(t, dir, "scripts/create.sh", "true\n")
-			writeScript(t, dir, "scripts/check.sh", tc.body+"\n")
+			testutil.WriteScript(t, dir, "scripts/create.sh", "true\n")
+			testutil.WriteScript(t, dir, "scripts/check.sh", tc.body+"\n")
 			r := execResource("db", map[string]graph.Operation{
 				"Standard.create": {Implementation: "scripts/create.sh"},
 				graph.OpHealthCheck: {Implementation: "scripts/check.sh", Inputs: map[string]graph.Value{"port": int64(5432)},
@@ -55,7 +58,7 @@ echo "lag=12" >> "$XOSPLAN_OUTPUTS"`,
 			rec := &state.Resource{Address: "db", Type: r.Type, Driver: r.Driver, Management: graph.Managed,
 				Feedback: state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Active: true},
 					Attributes: map[string]graph.Value{"kept": "yes"}, Extra: map[string]graph.Value{ExtraWorkDir: dir}}}
-			d := NewExec(testOpts(""))
+			d := exec.New(drivertest.Options(""))
 			o, err := d.Apply(context.Background(), Request{Action: ActionHealth, Address: "db", Resource: r, Prior: rec, WorkDir: dir})
 			if tc.errText == "" && err != nil || tc.errText != "" && (err == nil || !strings.Contains(err.Error(), tc.errText)) {
 				t.Fatalf("error %v, want one containing %q", err, tc.errText)
@@ -95,8 +98,8 @@ echo "lag=12" >> "$XOSPLAN_OUTPUTS"`,
 // operation's.
 func TestExecHealthCheckInputsReadTheState(t *testing.T) {
 	dir := t.TempDir()
-	writeScript(t, dir, "scripts/create.sh", "true\n")
-	writeScript(t, dir, "scripts/check.sh", `[ "$url" = "db.example:5432" ] || { echo "url=$url" >&2; exit 1; }`+"\n")
+	testutil.WriteScript(t, dir, "scripts/create.sh", "true\n")
+	testutil.WriteScript(t, dir, "scripts/check.sh", `[ "$url" = "db.example:5432" ] || { echo "url=$url" >&2; exit 1; }`+"\n")
 	r := execResource("app", map[string]graph.Operation{
 		"Standard.create":   {Implementation: "scripts/create.sh"},
 		graph.OpHealthCheck: {Implementation: "scripts/check.sh", Inputs: map[string]graph.Value{"url": graph.Unknown{Func: "attribute", Args: []graph.Value{"db", "url"}}}},
@@ -105,9 +108,15 @@ func TestExecHealthCheckInputsReadTheState(t *testing.T) {
 		Feedback: state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Active: true}, Extra: map[string]graph.Value{ExtraWorkDir: dir}}}
 	db := state.Resource{Address: "db", Type: "tosca.nodes.Root", Driver: graph.Driver{Name: graph.DriverNoop}, Management: graph.Managed,
 		Feedback: state.Feedback{BackendCode: state.BackendOK, Attributes: map[string]graph.Value{"url": "db.example:5432"}}}
-	rf := &Refresher{Drivers: Registry{graph.DriverExec: NewExec(testOpts(""))}, State: &state.State{Resources: []state.Resource{rec, db}}}
+	rf := &Refresher{Drivers: Registry{graph.DriverExec: exec.New(drivertest.Options(""))}, State: &state.State{Resources: []state.Resource{rec, db}}}
 	fb, err := rf.Refresh(context.Background(), &rec)
 	if err != nil || !fb.Status.Active {
 		t.Fatalf("refresh: %v %+v", err, fb.Status)
 	}
+}
+
+// execResource is a TOSCA node with the given operations, for the exec
+// driver.
+func execResource(addr string, ops map[string]graph.Operation) *graph.Resource {
+	return &graph.Resource{Address: addr, Type: "tosca.nodes.SoftwareComponent", Driver: graph.Driver{Name: graph.DriverExec, Operations: ops}, Management: graph.Managed}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -48,17 +49,22 @@ type ImportOptions struct {
 // discovered instance with its component's manifest), so that the next
 // plan changes the object only where the configuration does.
 //
-// A scripted component's object is an instance of its factory, id its
-// natural id (as a discovery script reports it, see AttrDiscovered); its
-// health check must report it active or converging, and what it reports
-// is recorded. A component without a health check is confirmed by its
-// factory's recorded discovery instead. An exec or noop resource cannot be
-// asked about: it is recorded with id as its instance id and
-// opts.Attributes. Values the spec reads from other resources are
+// A scripted component's object (that of a driver.InstanceConfirmer) is
+// an instance of its factory, id its natural id (as a discovery script
+// reports it, see AttrDiscovered); its health check must report it active
+// or converging, and what it reports is recorded. A component without a
+// health check is confirmed by its factory's recorded discovery instead.
+// An exec or noop resource cannot be asked about: it is recorded with id
+// as its instance id and opts.Attributes. Values the spec reads from other resources are
 // resolved from cur, so those must be recorded first. What the health
 // check reports passes through a Redactor of cur's and g's secrets.
 func Import(ctx context.Context, g *graph.Graph, cur *state.State, addr, id string, drivers Registry, opts ImportOptions) (*state.Resource, error) {
 	res, ok := g.Resource(addr)
+	var confirms bool
+	if ok {
+		d, _ := drivers.Lookup(res.Driver.Name)
+		_, confirms = d.(driver.InstanceConfirmer)
+	}
 	switch {
 	case !ok:
 		return nil, fmt.Errorf("%w: %s", ErrNotConfigured, addr)
@@ -66,10 +72,10 @@ func Import(ctx context.Context, g *graph.Graph, cur *state.State, addr, id stri
 		return nil, fmt.Errorf("%s: %w: the id is empty", addr, ErrNotConfirmed)
 	case res.Management == graph.Unmanaged:
 		return nil, fmt.Errorf("%s: %w: it is unmanaged, so xosplan only reads it (plan records it)", addr, ErrNotImportable)
-	case res.Driver.Name == graph.DriverScripted && !res.Driver.HasOperation(graph.OpLaunch) && res.Driver.HasOperation(graph.OpDiscovery):
+	case confirms && !res.Driver.HasOperation(graph.OpLaunch) && res.Driver.HasOperation(graph.OpDiscovery):
 		return nil, fmt.Errorf("%s: %w: it is a factory, which has no object of its own (apply records it)", addr, ErrNotImportable)
 	}
-	if len(opts.Attributes) > 0 && res.Driver.Name == graph.DriverScripted {
+	if len(opts.Attributes) > 0 && confirms {
 		return nil, fmt.Errorf("%s: %w: attributes are given for exec and noop resources; a scripted component's health check reports its own", addr, ErrNotImportable)
 	}
 	if _, ok := cur.Lookup(addr); ok {
@@ -100,7 +106,7 @@ func Import(ctx context.Context, g *graph.Graph, cur *state.State, addr, id stri
 	fb := state.Feedback{InstanceID: id, Attributes: opts.Attributes, Status: state.Status{Active: true}}
 	req := Request{Action: ActionHealth, Address: addr, Resource: res, Resolved: resolved, ScriptRoot: opts.ScriptRoot,
 		Timeout: opts.Timeout, WorkDir: cmp.Or(sourceDir(res), opts.WorkDir)}
-	if res.Driver.Name == graph.DriverScripted {
+	if confirms {
 		if fb, err = confirmInstance(ctx, g, cur, rec, id, req, drivers); err != nil {
 			return nil, err
 		}
@@ -109,7 +115,8 @@ func Import(ctx context.Context, g *graph.Graph, cur *state.State, addr, id stri
 	fb.Resolved = resolved
 	fb.BackendCode, fb.BackendStatus = state.BackendOK, "imported "+id
 	fb.Created, fb.Enacted, fb.LastAttempt = t, t, t
-	fb.Extra = withSource(fb.Extra, res.Driver.Name, req)
+	d, _ := drivers.Lookup(res.Driver.Name)
+	fb.Extra = withSource(fb.Extra, d, req)
 	rec.Feedback = fb
 	return rec, nil
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -40,7 +41,7 @@ func TestImportRecordsTheConfiguredResource(t *testing.T) {
 	withHost := &state.State{Version: state.FormatVersion, Lineage: "l", Resources: []state.Resource{hostRec}}
 	opts := ImportOptions{Attributes: map[string]graph.Value{"port": int64(5432)}, Now: func() time.Time { return now }}
 
-	rec, err := Import(context.Background(), g, withHost, "db", "db-42", NewRegistry(DriverOptions{}), opts)
+	rec, err := Import(context.Background(), g, withHost, "db", "db-42", all.NewRegistry(DriverOptions{}), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +72,12 @@ func TestImportRecordsTheConfiguredResource(t *testing.T) {
 		{"attributes of a scripted component", "vm", empty, opts, ErrNotImportable},
 		{"scripted component without a health check or discovery", "vm", empty, ImportOptions{}, ErrNotConfirmed},
 	} {
-		if _, err := Import(context.Background(), g, tc.cur, tc.addr, "x", NewRegistry(DriverOptions{}), tc.opts); !errors.Is(err, tc.want) {
+		if _, err := Import(context.Background(), g, tc.cur, tc.addr, "x", all.NewRegistry(DriverOptions{}), tc.opts); !errors.Is(err, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, err, tc.want)
 		}
 	}
 	// What it reads must be recorded first.
-	if _, err := Import(context.Background(), g, empty, "db", "db-42", NewRegistry(DriverOptions{}), ImportOptions{}); err == nil {
+	if _, err := Import(context.Background(), g, empty, "db", "db-42", all.NewRegistry(DriverOptions{}), ImportOptions{}); err == nil {
 		t.Error("imported a resource whose spec reads an unrecorded one")
 	}
 }
@@ -102,14 +103,14 @@ func TestImportOfADiscoveredInstanceWithoutHealthCheck(t *testing.T) {
 	if got := DiscoveredIDs(&factory); len(got) != 2 || got[0] != "i-1" || got[1] != "i-2" {
 		t.Errorf("DiscoveredIDs = %v", got)
 	}
-	rec, err := Import(context.Background(), g, cur, "vm", "i-2", NewRegistry(DriverOptions{}), ImportOptions{})
+	rec, err := Import(context.Background(), g, cur, "vm", "i-2", all.NewRegistry(DriverOptions{}), ImportOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rec.Feedback.InstanceID != "i-2" {
 		t.Errorf("instance id %q", rec.Feedback.InstanceID)
 	}
-	if _, err := Import(context.Background(), g, cur, "vm", "i-3", NewRegistry(DriverOptions{}), ImportOptions{}); !errors.Is(err, ErrNotConfirmed) {
+	if _, err := Import(context.Background(), g, cur, "vm", "i-3", all.NewRegistry(DriverOptions{}), ImportOptions{}); !errors.Is(err, ErrNotConfirmed) {
 		t.Errorf("an undiscovered id: %v", err)
 	}
 	after := WithoutDiscovered(&factory, "i-2")

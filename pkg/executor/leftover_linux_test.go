@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -27,7 +28,7 @@ func TestEndLeftoversEndsOnlyGroupsOfItsOwn(t *testing.T) {
 		}
 		t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 		pid := cmd.Process.Pid
-		return cmd, state.Process{PID: pid, PGID: pid, Start: startToken(pid)}
+		return cmd, state.Process{PID: pid, PGID: pid, Start: process.Group(pid).Start}
 	}
 	own, ownProc := start()
 	members, memberProc := start()

@@ -8,10 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xosplan/xosplan/driver/drivertest"
+	"github.com/xosplan/xosplan/driver/exec"
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/redact"
 )
+
+const testSecret = "hunter2/s3cr3t+key"
 
 // TestApplyRedactsSecretsFromOutputErrorsReportAndJournal runs a real
 // script that prints a secret operation input, a secret only the
@@ -21,12 +27,12 @@ import (
 func TestApplyRedactsSecretsFromOutputErrorsReportAndJournal(t *testing.T) {
 	const other = "only-in-graph-secrets"
 	var printed strings.Builder
-	for _, f := range leakedForms() {
+	for _, f := range testutil.SecretForms(testSecret) {
 		printed.WriteString("echo '" + f + "'\n")
 		printed.WriteString("echo 'err " + f + "' >&2\n")
 	}
 	dir := t.TempDir()
-	writeScript(t, dir, "create.sh", printed.String()+`printf 'half %s' "${PW%%s3cr3t*}"; sleep 0.05; printf 's3cr3t+key\n'
+	testutil.WriteScript(t, dir, "create.sh", printed.String()+`printf 'half %s' "${PW%%s3cr3t*}"; sleep 0.05; printf 's3cr3t+key\n'
 echo "$PW `+other+`"
 echo "last: $PW" >&2
 exit 3
@@ -48,7 +54,7 @@ exit 3
 	opts := fastOpts()
 	opts.Desired = g
 	opts.Events = func(e Event) { events = append(events, e) }
-	rep, err := Walk(context.Background(), p, nil, j, Registry{graph.DriverExec: NewExec(testOpts(""))}, opts)
+	rep, err := Walk(context.Background(), p, nil, j, Registry{graph.DriverExec: exec.New(drivertest.Options(""))}, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,13 +81,13 @@ exit 3
 		fb := rec.Resource.Feedback
 		all.WriteString(fb.Output + "\n" + fb.BackendStatus + "\n" + fb.Status.Message + "\n")
 	}
-	for _, f := range append(encodings(testSecret), encodings(other)...) {
+	for _, f := range append(redact.Encodings(testSecret), redact.Encodings(other)...) {
 		if strings.Contains(all.String(), f) {
 			t.Errorf("%q leaked:\n%s", f, all.String())
 		}
 	}
-	if shown < 2*len(leakedForms()) {
-		t.Errorf("%d output lines show the marker, want the %d the script printed", shown, 2*len(leakedForms()))
+	if shown < 2*len(testutil.SecretForms(testSecret)) {
+		t.Errorf("%d output lines show the marker, want the %d the script printed", shown, 2*len(testutil.SecretForms(testSecret)))
 	}
 	fb := j.state(nil).Resources[0].Feedback
 	if !strings.Contains(fb.Output, "half (sensitive value)") || !strings.HasSuffix(fb.Status.Message, "last: (sensitive value)") {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/internal/funceval"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -26,30 +27,12 @@ var ErrUnresolved = errors.New("cannot resolve a value known only at apply time"
 // an earlier apply recorded.
 type Lookup func(addr string) (*state.Resource, bool)
 
-// FunctionCall is one call of a TOSCA 2.0 custom function (§10.4) to
-// evaluate: the graph.Unknown function(name, declaration, [arguments…])
-// that pkg/tosca compiles a call to, its arguments resolved.
-type FunctionCall struct {
-	// Name is the function's name as the template calls it.
-	Name string
-	// Implementation is the artifact that computes it: a path relative
-	// to WorkDir (the folder of the top-level template).
-	Implementation string
-	WorkDir        string
-	// Address is the resource whose value calls it ("" for none).
-	Address string
-	// Args are the arguments, every one known.
-	Args []graph.Value
-	// Timeout bounds the run; zero means DefaultFunctionTimeout.
-	Timeout time.Duration
-}
+// FunctionCall is one call of a TOSCA 2.0 custom function
+// (driver.FunctionCall).
+type FunctionCall = driver.FunctionCall
 
-// FunctionRunner evaluates custom function calls. The exec driver is
-// one (Exec.RunFunction): an implementation is a script it runs as it
-// runs operations.
-type FunctionRunner interface {
-	RunFunction(ctx context.Context, call FunctionCall) (graph.Value, error)
-}
+// FunctionRunner evaluates custom function calls (driver.FunctionRunner).
+type FunctionRunner = driver.FunctionRunner
 
 // Resolver replaces the graph.Unknowns of values known only at apply
 // time by their values. The zero value with a Lookup is what Resolve

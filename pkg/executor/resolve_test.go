@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 
+	execdriver "github.com/xosplan/xosplan/driver/exec"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -200,7 +202,7 @@ func TestResolveCustomFunctions(t *testing.T) {
 			r, ok := recs[a]
 			return r, ok
 		},
-		Functions: NewExec(DriverOptions{Root: []string{work}}),
+		Functions: execdriver.New(DriverOptions{Root: []string{work}}),
 		WorkDir:   work,
 		Address:   "app",
 	}
@@ -235,15 +237,15 @@ func TestResolveCustomFunctions(t *testing.T) {
 		{name: "name and address in the environment", in: fn("env", "env.sh", "string"), want: "env@app"},
 		{name: "in a map", in: map[string]graph.Value{"port": fn("double", "double.sh", "", int64(4))}, want: map[string]graph.Value{"port": int64(8)}},
 		{name: "exit status", in: fn("fail", "fail.sh", ""), wantErr: []string{"custom function $fail (fail.sh)", "exit status 3", "no quota left"}},
-		{name: "not JSON", in: fn("garbage", "garbage.sh", ""), wantErr: []string{"$garbage", "did not print one JSON value"}, is: ErrFunctionResult},
-		{name: "two values", in: fn("two", "two.sh", ""), wantErr: []string{"$two", "more follows"}, is: ErrFunctionResult},
-		{name: "an unknown is no result", in: fn("unknown", "unknown.sh", ""), wantErr: []string{"$unknown"}, is: ErrFunctionResult},
+		{name: "not JSON", in: fn("garbage", "garbage.sh", ""), wantErr: []string{"$garbage", "did not print one JSON value"}, is: execdriver.ErrFunctionResult},
+		{name: "two values", in: fn("two", "two.sh", ""), wantErr: []string{"$two", "more follows"}, is: execdriver.ErrFunctionResult},
+		{name: "an unknown is no result", in: fn("unknown", "unknown.sh", ""), wantErr: []string{"$unknown"}, is: execdriver.ErrFunctionResult},
 		{name: "result of the wrong kind", in: fn("echo", "echo.sh", "integer", "x"), wantErr: []string{"$echo (echo.sh) returned [\"x\"], and its signature's result is of kind integer"}},
 		{name: "no implementation", in: fn("myfn", "", "integer", int64(1)), wantErr: []string{"custom function $myfn has no implementation"}},
 		{name: "missing implementation", in: fn("gone", "gone.sh", ""), wantErr: []string{"$gone (gone.sh)", "does not exist"}, is: ErrNeedsChange},
-		{name: "outside the root", in: fn("out", "../outside.sh", ""), wantErr: []string{"$out (../outside.sh)"}, is: ErrImplementationPath},
+		{name: "outside the root", in: fn("out", "../outside.sh", ""), wantErr: []string{"$out (../outside.sh)"}, is: execdriver.ErrImplementationPath},
 		{name: "a URL", in: fn("remote", "https://example.org/f.sh", ""), wantErr: []string{"$remote", "is a URL"}},
-		{name: "timeout", in: slow, wantErr: []string{"$slow (slow.sh)"}, is: ErrTimeout},
+		{name: "timeout", in: slow, wantErr: []string{"$slow (slow.sh)"}, is: process.ErrTimeout},
 		{name: "argument unresolved", in: fn("double", "double.sh", "", graph.Unknown{Func: "attribute", Args: []graph.Value{"nosuch", "n"}}), wantErr: []string{"nosuch has no recorded state"}},
 	}
 	for _, tt := range tests {

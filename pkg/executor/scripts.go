@@ -3,6 +3,7 @@ package executor
 import (
 	"path/filepath"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -33,7 +34,7 @@ func OperationFiles(r *graph.Resource, op graph.Operation, scriptRoot string) (f
 			}
 			files = append(files, p)
 		case graph.DriverScripted:
-			if p, err := resolveScript(scriptRoot, name); err == nil {
+			if p, err := driver.ResolveScript(scriptRoot, name); err == nil {
 				files = append(files, p)
 			} else {
 				complete = false

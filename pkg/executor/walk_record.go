@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -101,7 +102,8 @@ func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) (re
 	} else {
 		r, fb = w.enacted(n, req, cur, out, fb, now, err)
 	}
-	fb.Extra = withSource(fb.Extra, r.Driver.Name, req)
+	d, _ := w.drivers.Lookup(r.Driver.Name)
+	fb.Extra = withSource(fb.Extra, d, req)
 	r.Feedback = fb
 	rec.Resource = &r
 	w.records[addr] = &r
@@ -202,16 +204,14 @@ func (w *walker) enacted(n *node, req Request, cur *state.Resource, out Outcome,
 
 // withSource returns extra with where the resource's scripts are, so that
 // later deletes, refreshes and commands find them without the
-// configuration: an exec resource's work folder, a scripted one's script
-// root (ExtraWorkDir, ExtraScriptRoot).
-func withSource(extra map[string]graph.Value, driver string, req Request) map[string]graph.Value {
-	key, val := "", ""
-	switch driver {
-	case graph.DriverExec:
-		key, val = ExtraWorkDir, req.WorkDir
-	case graph.DriverScripted:
-		key, val = ExtraScriptRoot, req.ScriptRoot
+// configuration: the folder its driver d names (driver.SourceRecorder;
+// an exec resource's work folder, a scripted one's script root).
+func withSource(extra map[string]graph.Value, d Driver, req Request) map[string]graph.Value {
+	sr, ok := d.(driver.SourceRecorder)
+	if !ok {
+		return extra
 	}
+	key, val := sr.Source(req)
 	if val == "" {
 		return extra
 	}

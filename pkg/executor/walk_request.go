@@ -150,16 +150,14 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 }
 
 // resolver resolves the values of req's resource: recorded state through
-// lookup, custom functions with the exec driver's runner (when the
-// registry's exec driver is one), each run holding one of the walk's
+// lookup, custom functions with the registry's runner (Registry.Functions:
+// the exec driver in xosplan's), each run holding one of the walk's
 // slots, so that the functions of many resources resolved at once run no
 // more than Parallelism at a time.
 func (w *walker) resolver(lookup Lookup, req Request) Resolver {
 	rv := Resolver{Lookup: lookup, WorkDir: req.WorkDir, Address: req.Address}
-	if d, ok := w.drivers.Lookup(graph.DriverExec); ok {
-		if fr, ok := d.(FunctionRunner); ok {
-			rv.Functions = slottedFunctions{w: w, run: fr}
-		}
+	if fr, ok := w.drivers.Functions(); ok {
+		rv.Functions = slottedFunctions{w: w, run: fr}
 	}
 	return rv
 }

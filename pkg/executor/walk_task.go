@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -422,33 +423,9 @@ func (w *walker) progress(n *node) func() {
 		return func() {}
 	}
 	start := time.Now()
-	return every(w.opts.ProgressInterval, func() {
+	return driver.Every(w.opts.ProgressInterval, func() {
 		w.emit(Event{Type: EventProgress, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: time.Since(start)})
 	})
-}
-
-// every calls fn every interval, on a goroutine of its own, until the
-// returned function is called, which waits for that goroutine to end.
-func every(interval time.Duration, fn func()) (stop func()) {
-	done := make(chan struct{})
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		tick := time.NewTicker(interval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				fn()
-			}
-		}
-	}()
-	return func() {
-		close(done)
-		<-exited
-	}
 }
 
 func orText(s, def string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
@@ -144,6 +145,13 @@ func Canonicalize(v any) (Value, error) {
 		}
 		return out, nil
 	}
+	return canonicalizeReflected(v)
+}
+
+// canonicalizeReflected is Canonicalize of the kinds of values its type
+// switch does not name: other slices, arrays, maps with string keys,
+// integers, strings and booleans.
+func canonicalizeReflected(v any) (Value, error) {
 	rv := reflect.ValueOf(v)
 	switch rv.Kind() {
 	case reflect.Slice, reflect.Array:
@@ -188,49 +196,34 @@ func Canonicalize(v any) (Value, error) {
 func Equal(a, b Value) bool {
 	switch x := a.(type) {
 	case int64:
-		switch y := b.(type) {
-		case int64:
+		if y, ok := b.(int64); ok {
 			return x == y
-		case float64:
-			return float64(x) == y
 		}
-		return false
+		return equalFloat(float64(x), b)
 	case float64:
-		switch y := b.(type) {
-		case float64:
-			return x == y
-		case int64:
-			return x == float64(y)
-		}
-		return false
+		return equalFloat(x, b)
 	case []Value:
 		y, ok := b.([]Value)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !Equal(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
+		return ok && slices.EqualFunc(x, y, Equal)
 	case map[string]Value:
 		y, ok := b.(map[string]Value)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !Equal(v, w) {
-				return false
-			}
-		}
-		return true
+		return ok && maps.EqualFunc(x, y, Equal)
 	case Unknown:
 		y, ok := b.(Unknown)
 		return ok && x.Func == y.Func && Equal(x.Args, y.Args)
 	}
 	return a == b
+}
+
+// equalFloat reports whether b is a number equal to f.
+func equalFloat(f float64, b Value) bool {
+	switch y := b.(type) {
+	case float64:
+		return f == y
+	case int64:
+		return f == float64(y)
+	}
+	return false
 }
 
 // HasUnknown reports whether the value is or contains an Unknown.

@@ -185,129 +185,191 @@ func members(list []symbols.Symbol, kind protocol.CompletionItemKind, suffix str
 var functionCall = regexp.MustCompile(`\{\s*(\$?\w+)\s*:\s*(\[\s*)?([\w.:]*)$`)
 
 func toscaItems(c cursor, x *symbols.Index, version string) []protocol.CompletionItem {
-	v2 := tosca.IsVersion2(version)
-	topo := tosca.PlaceTopology
-	if v2 {
-		topo = "service_template"
+	t := toscaCompletion{c: c, x: x, version: version, v2: tosca.IsVersion2(version), topo: tosca.PlaceTopology}
+	if t.v2 {
+		t.topo = "service_template"
 	}
-	templates := func() []protocol.CompletionItem {
-		return names(x.Names(symbols.NodeTemplate, ""), protocol.CompletionItemKindReference, "node template")
-	}
-	typeNames := func(kind string) []protocol.CompletionItem {
-		return names(x.TypesOf(kind), protocol.CompletionItemKindClass, kind)
-	}
-	functions := func(prefix, suffix string) []protocol.CompletionItem {
-		var out []protocol.CompletionItem
-		for _, f := range tosca.Functions(version) {
-			out = append(out, item(prefix+f, protocol.CompletionItemKindFunction, "function", prefix+f+suffix))
-		}
-		if v2 {
-			for _, f := range x.Names(symbols.Function, "") {
-				out = append(out, item("$"+f, protocol.CompletionItemKindFunction, "custom function", "$"+f+suffix))
-			}
-		}
-		return out
-	}
-	n := len(c.path)
 	if c.key == "" {
-		if v2 && strings.HasPrefix(strings.TrimSpace(c.typed), "$") {
-			// A function call written as a key: `$get_input: port`.
-			return functions("$", ": ")
-		}
-		pl := place(c.path)
-		// In a section of a template: the names its type defines.
-		if n == 4 && c.path[0] == topo && c.path[1] == "node_templates" {
-			tpl, _ := x.Lookup(symbols.NodeTemplate, c.path[2])
-			member := func(kind symbols.Kind) []symbols.Symbol {
-				if i, ok := tpl.TypeRef.Index(); ok {
-					return x.MembersOf(i, kind)
-				}
-				return x.Members(tpl.Type, kind)
-			}
-			switch c.path[3] {
-			case "properties":
-				return members(member(symbols.Property), protocol.CompletionItemKindProperty, ": ")
-			case "attributes":
-				return members(member(symbols.Attribute), protocol.CompletionItemKindProperty, ": ")
-			case "requirements":
-				return members(member(symbols.Requirement), protocol.CompletionItemKindField, ": ")
-			case "capabilities":
-				return members(member(symbols.Capability), protocol.CompletionItemKindField, ":")
-			}
-		}
-		keys := tosca.Keynames(version, pl)
-		out := make([]protocol.CompletionItem, 0, len(keys))
-		for _, k := range keys {
-			out = append(out, item(k, protocol.CompletionItemKindKeyword, "keyname", k+": "))
-		}
-		return out
+		return t.keys()
 	}
 	value := strings.TrimSpace(c.value)
-	if m := functionCall.FindStringSubmatch(c.value); m != nil || strings.HasPrefix(c.key, "$") {
-		fn, list := c.key, strings.HasPrefix(value, "[")
-		if m != nil {
-			fn, list = m[1], m[2] != ""
+	if out, ok := t.functionArguments(value); ok {
+		return out
+	}
+	if strings.HasSuffix(value, "{") || t.v2 && (strings.HasSuffix(value, "{ $") || strings.HasSuffix(value, "{$") || value == "$") {
+		if t.v2 {
+			return t.functions("$", ": ")
 		}
-		switch strings.TrimPrefix(fn, "$") {
-		case "get_input":
-			if v2 == strings.HasPrefix(fn, "$") {
-				return names(x.Names(symbols.Input, ""), protocol.CompletionItemKindVariable, "input")
-			}
-		case "get_property", "get_attribute", "get_artifact", "get_operation_output":
-			if list && v2 == strings.HasPrefix(fn, "$") {
-				entities := []string{"SELF", "SOURCE", "TARGET", "HOST"}
-				if v2 {
-					entities = []string{"SELF", "SOURCE", "TARGET"}
-				}
-				out := names(entities, protocol.CompletionItemKindKeyword, "entity")
-				return append(out, templates()...)
-			}
+		return t.functions("", ": ")
+	}
+	if out := t.values(); out != nil {
+		return out
+	}
+	return []protocol.CompletionItem{}
+}
+
+// toscaCompletion answers a completion at cursor c in a TOSCA document of
+// the given version, from the index x of its configuration.
+type toscaCompletion struct {
+	c       cursor
+	x       *symbols.Index
+	version string
+	v2      bool
+	topo    string // the key of the topology: topology_template, or service_template in 2.0
+}
+
+func (t *toscaCompletion) templates() []protocol.CompletionItem {
+	return names(t.x.Names(symbols.NodeTemplate, ""), protocol.CompletionItemKindReference, "node template")
+}
+
+func (t *toscaCompletion) typeNames(kind string) []protocol.CompletionItem {
+	return names(t.x.TypesOf(kind), protocol.CompletionItemKindClass, kind)
+}
+
+// functions lists the built-in functions of the version (and in 2.0 the
+// custom ones the configuration declares), written with prefix, inserted
+// with suffix.
+func (t *toscaCompletion) functions(prefix, suffix string) []protocol.CompletionItem {
+	var out []protocol.CompletionItem
+	for _, f := range tosca.Functions(t.version) {
+		out = append(out, item(prefix+f, protocol.CompletionItemKindFunction, "function", prefix+f+suffix))
+	}
+	if t.v2 {
+		for _, f := range t.x.Names(symbols.Function, "") {
+			out = append(out, item("$"+f, protocol.CompletionItemKindFunction, "custom function", "$"+f+suffix))
 		}
 	}
-	if strings.HasSuffix(value, "{") || v2 && (strings.HasSuffix(value, "{ $") || strings.HasSuffix(value, "{$") || value == "$") {
-		if v2 {
-			return functions("$", ": ")
-		}
-		return functions("", ": ")
+	return out
+}
+
+// templateSections gives, for each section of a node template whose keys
+// are names its type defines, the kind of those names, how they are shown
+// and what follows a name inserted.
+var templateSections = map[string]struct {
+	kind   symbols.Kind
+	item   protocol.CompletionItemKind
+	suffix string
+}{
+	"properties":   {symbols.Property, protocol.CompletionItemKindProperty, ": "},
+	"attributes":   {symbols.Attribute, protocol.CompletionItemKindProperty, ": "},
+	"requirements": {symbols.Requirement, protocol.CompletionItemKindField, ": "},
+	"capabilities": {symbols.Capability, protocol.CompletionItemKindField, ":"},
+}
+
+// keys answers where a key is being written: a function call written as a
+// key (2.0), the names a template's type defines in a section of the
+// template, or else the keynames of the place.
+func (t *toscaCompletion) keys() []protocol.CompletionItem {
+	c, n := t.c, len(t.c.path)
+	if t.v2 && strings.HasPrefix(strings.TrimSpace(c.typed), "$") {
+		// A function call written as a key: `$get_input: port`.
+		return t.functions("$", ": ")
 	}
-	pl := place(c.path)
+	if sec, ok := templateSections[pathAt(c.path, 3)]; ok && n == 4 && c.path[0] == t.topo && c.path[1] == "node_templates" {
+		tpl, _ := t.x.Lookup(symbols.NodeTemplate, c.path[2])
+		var list []symbols.Symbol
+		if i, ok := tpl.TypeRef.Index(); ok {
+			list = t.x.MembersOf(i, sec.kind)
+		} else {
+			list = t.x.Members(tpl.Type, sec.kind)
+		}
+		return members(list, sec.item, sec.suffix)
+	}
+	keys := tosca.Keynames(t.version, place(c.path))
+	out := make([]protocol.CompletionItem, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, item(k, protocol.CompletionItemKindKeyword, "keyname", k+": "))
+	}
+	return out
+}
+
+// pathAt returns path[i], or "" when the path is shorter.
+func pathAt(path []string, i int) string {
+	if i < len(path) {
+		return path[i]
+	}
+	return ""
+}
+
+// functionArguments answers inside a function call being written (in a
+// flow map, or as a key in 2.0): the inputs of get_input, the entities and
+// templates of get_property and its kin. ok is false elsewhere.
+func (t *toscaCompletion) functionArguments(value string) (out []protocol.CompletionItem, ok bool) {
+	c := t.c
+	m := functionCall.FindStringSubmatch(c.value)
+	if m == nil && !strings.HasPrefix(c.key, "$") {
+		return nil, false
+	}
+	fn, list := c.key, strings.HasPrefix(value, "[")
+	if m != nil {
+		fn, list = m[1], m[2] != ""
+	}
+	if t.v2 != strings.HasPrefix(fn, "$") {
+		return nil, false
+	}
+	switch strings.TrimPrefix(fn, "$") {
+	case "get_input":
+		return names(t.x.Names(symbols.Input, ""), protocol.CompletionItemKindVariable, "input"), true
+	case "get_property", "get_attribute", "get_artifact", "get_operation_output":
+		if !list {
+			return nil, false
+		}
+		entities := []string{"SELF", "SOURCE", "TARGET", "HOST"}
+		if t.v2 {
+			entities = []string{"SELF", "SOURCE", "TARGET"}
+		}
+		return append(names(entities, protocol.CompletionItemKindKeyword, "entity"), t.templates()...), true
+	}
+	return nil, false
+}
+
+// values answers where a value is being written: type names, the targets
+// of a requirement, the TOSCA versions; nil when it has nothing to offer.
+func (t *toscaCompletion) values() []protocol.CompletionItem {
+	c, n := t.c, len(t.c.path)
 	switch {
 	case c.key == "type" || c.key == "derived_from":
-		if c.key == "type" && n >= 1 && (c.path[n-1] == "relationship") {
-			return typeNames("relationship type")
-		}
-		if kind := tosca.TypeSection(pl); kind != "" {
-			out := typeNames(kind)
-			if kind == "data type" && c.key == "type" && !v2 {
-				out = append(names(tosca.PrimitiveTypes(), protocol.CompletionItemKindTypeParameter, "primitive type"), out...)
-			}
-			return out
-		}
-	case n == 4 && c.path[0] == topo && c.path[3] == "requirements":
-		return templates()
-	case n == 5 && c.path[0] == topo && c.path[3] == "requirements":
+		return t.typeRefs()
+	case n == 4 && c.path[0] == t.topo && c.path[3] == "requirements":
+		return t.templates()
+	case n == 5 && c.path[0] == t.topo && c.path[3] == "requirements":
 		switch c.key {
 		case "node":
-			return templates()
+			return t.templates()
 		case "capability":
-			return typeNames("capability type")
+			return t.typeNames("capability type")
 		case "relationship":
-			out := typeNames("relationship type")
-			return append(names(x.Names(symbols.RelationshipTemplate, ""), protocol.CompletionItemKindReference, "relationship template"), out...)
+			out := t.typeNames("relationship type")
+			return append(names(t.x.Names(symbols.RelationshipTemplate, ""), protocol.CompletionItemKindReference, "relationship template"), out...)
 		}
 	case n >= 3 && strings.HasSuffix(c.path[0], "_types") && c.path[n-1] != "properties":
 		switch c.key {
-		case "node":
-			return typeNames("node type")
-		case "capability":
-			return typeNames("capability type")
-		case "relationship":
-			return typeNames("relationship type")
+		case "node", "capability", "relationship":
+			return t.typeNames(c.key + " type")
 		}
 	case n == 0 && c.key == "tosca_definitions_version":
 		return names(tosca.Versions(), protocol.CompletionItemKindEnumMember, "TOSCA version")
 	}
-	return []protocol.CompletionItem{}
+	return nil
+}
+
+// typeRefs answers the value of `type` or `derived_from`: the types of
+// the section's kind (relationship types in a requirement's
+// `relationship`), with the primitive types before the data types of 1.x.
+func (t *toscaCompletion) typeRefs() []protocol.CompletionItem {
+	c, n := t.c, len(t.c.path)
+	if c.key == "type" && n >= 1 && (c.path[n-1] == "relationship") {
+		return t.typeNames("relationship type")
+	}
+	kind := tosca.TypeSection(place(c.path))
+	if kind == "" {
+		return nil
+	}
+	out := t.typeNames(kind)
+	if kind == "data type" && c.key == "type" && !t.v2 {
+		out = append(names(tosca.PrimitiveTypes(), protocol.CompletionItemKindTypeParameter, "primitive type"), out...)
+	}
+	return out
 }
 
 // manifestKeys lists the keys of a component (load.go's grammar).

@@ -148,27 +148,37 @@ func fits(n *yamlsrc.Node, t *valueType) (*yamlsrc.Node, string) {
 			return n, "expected true or false, found " + n.Describe()
 		}
 	case tList:
-		if n.Kind != yamlsrc.Sequence {
-			return n, "expected a list, found " + n.Describe()
-		}
-		for _, it := range n.Items() {
-			if bad, msg := fits(it, t.Elem); msg != "" {
-				return bad, "list item: " + msg
-			}
-		}
+		return fitsList(n, t)
 	case tMap:
-		if n.Kind != yamlsrc.Mapping {
-			return n, "expected a map, found " + n.Describe()
+		return fitsMap(n, t)
+	}
+	return n, ""
+}
+
+func fitsList(n *yamlsrc.Node, t *valueType) (*yamlsrc.Node, string) {
+	if n.Kind != yamlsrc.Sequence {
+		return n, "expected a list, found " + n.Describe()
+	}
+	for _, it := range n.Items() {
+		if bad, msg := fits(it, t.Elem); msg != "" {
+			return bad, "list item: " + msg
 		}
-		for _, p := range n.Pairs() {
-			if t.Key.Kind == tInt {
-				if _, ok := p.Key.Int(); !ok {
-					return p.Key, "map key: expected an integer, found " + p.Key.Describe()
-				}
+	}
+	return n, ""
+}
+
+func fitsMap(n *yamlsrc.Node, t *valueType) (*yamlsrc.Node, string) {
+	if n.Kind != yamlsrc.Mapping {
+		return n, "expected a map, found " + n.Describe()
+	}
+	for _, p := range n.Pairs() {
+		if t.Key.Kind == tInt {
+			if _, ok := p.Key.Int(); !ok {
+				return p.Key, "map key: expected an integer, found " + p.Key.Describe()
 			}
-			if bad, msg := fits(p.Value, t.Elem); msg != "" {
-				return bad, "entry " + quote(p.Key.Value) + ": " + msg
-			}
+		}
+		if bad, msg := fits(p.Value, t.Elem); msg != "" {
+			return bad, "entry " + quote(p.Key.Value) + ": " + msg
 		}
 	}
 	return n, ""

@@ -53,36 +53,59 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 		})
 	}
 	slices.Sort(g.Sources)
-
-	type edgeKey struct {
-		src, dst *component
-		name     string
+	edges := &edgeAdder{g: g, resources: resources, seen: map[edgeKey]bool{}}
+	reads := env.bindSignals(edges)
+	env.addStructuralEdges(edges)
+	diags = diags.Extend(edges.diags)
+	diags = diags.Extend(addReads(g, reads, resources, env.factoryMembers()))
+	for _, cyc := range g.Cycles() {
+		diags = diags.Errorf(cyc[0].Range, "", CodeDependencyCycle,
+			"bindings form a dependency cycle, so no component can be applied first: %s", graph.CyclePath(cyc))
 	}
-	seen := map[edgeKey]bool{}
-	addEdge := func(src, dst *component, kind graph.EdgeKind, name string, rng diag.Range) {
-		k := edgeKey{src, dst, name}
-		if src == dst || seen[k] {
-			return
-		}
-		seen[k] = true
-		s, d := resources[src], resources[dst]
-		if s == nil || d == nil {
-			return
-		}
-		diags = diags.Extend(addEdge(g, graph.Edge{Source: s.Address, Target: d.Address, Kind: kind, Name: name, Range: rng}))
-	}
+	env.outputs(g, resources)
+	return g, diags
+}
 
-	// Consumed signals become Unknown spec values read from the real
-	// publisher: through a resolved reference.Service to the application
-	// that provides it.
+// edgeAdder adds the edges between components' resources, each (source,
+// target, name) once, none from a component to itself.
+type edgeAdder struct {
+	g         *graph.Graph
+	resources map[*component]*graph.Resource
+	seen      map[edgeKey]bool
+	diags     diag.Diagnostics
+}
+
+type edgeKey struct {
+	src, dst *component
+	name     string
+}
+
+func (a *edgeAdder) add(src, dst *component, kind graph.EdgeKind, name string, rng diag.Range) {
+	k := edgeKey{src, dst, name}
+	if src == dst || a.seen[k] {
+		return
+	}
+	a.seen[k] = true
+	s, d := a.resources[src], a.resources[dst]
+	if s == nil || d == nil {
+		return
+	}
+	a.diags = a.diags.Extend(addEdge(a.g, graph.Edge{Source: s.Address, Target: d.Address, Kind: kind, Name: name, Range: rng}))
+}
+
+// bindSignals adds an edge for each binding and returns the signals
+// consumers read. Consumed signals become Unknown spec values read from
+// the real publisher: through a resolved reference.Service to the
+// application that provides it.
+func (env *environment) bindSignals(edges *edgeAdder) []signalRead {
 	signals := map[*graph.Resource]map[string][]graph.Value{}
 	var reads []signalRead
 	for _, l := range env.links {
-		addEdge(l.consumer.c, l.provider.c, graph.Binding, l.via.text, l.via.rng)
+		edges.add(l.consumer.c, l.provider.c, graph.Binding, l.via.text, l.via.rng)
 		if l.consumer.p == nil || l.consumer.p.kind != pinConsume {
 			continue
 		}
-		res := resources[l.consumer.c]
+		res := edges.resources[l.consumer.c]
 		if res == nil {
 			continue
 		}
@@ -91,7 +114,7 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 		}
 		key := l.consumer.iface + "." + l.consumer.p.name
 		for _, src := range env.publishers(l.provider) {
-			if r := resources[src.c]; r != nil {
+			if r := edges.resources[src.c]; r != nil {
 				signals[res][key] = append(signals[res][key], graph.Unknown{Func: "signal", Args: []graph.Value{r.Address, src.iface, src.p.name}})
 				reads = append(reads, signalRead{consumer: l.consumer.c, publisher: src, key: key, rng: l.via.rng})
 			}
@@ -102,33 +125,32 @@ func (env *environment) compile() (*graph.Graph, diag.Diagnostics) {
 			res.Spec[key] = oneOrList(us)
 		}
 	}
+	return reads
+}
 
+// addStructuralEdges adds the edges of containment, of factories and of
+// resolved services.
+func (env *environment) addStructuralEdges(edges *edgeAdder) {
 	for _, app := range env.apps {
 		walkComponents(app.root, func(c *component) {
 			if c.parent != nil && c.parent.path != "" {
-				addEdge(c.parent, c, graph.Contains, "components", c.rng)
+				edges.add(c.parent, c, graph.Contains, "components", c.rng)
 			}
 			if c.factory != nil {
-				addEdge(c, c.factory, graph.Reference, "factory.name", c.values["factory.name"].Range)
+				edges.add(c, c.factory, graph.Reference, "factory.name", c.values["factory.name"].Range)
 			}
-			if c.provider != nil {
-				for _, f := range c.ifaces {
-					for _, p := range f.pins {
-						for _, src := range env.publishers(pinRef{c, f.name, p}) {
-							addEdge(c, src.c, graph.Reference, "service "+f.name+"."+p.name, c.rng)
-						}
+			if c.provider == nil {
+				return
+			}
+			for _, f := range c.ifaces {
+				for _, p := range f.pins {
+					for _, src := range env.publishers(pinRef{c, f.name, p}) {
+						edges.add(c, src.c, graph.Reference, "service "+f.name+"."+p.name, c.rng)
 					}
 				}
 			}
 		})
 	}
-	diags = diags.Extend(addReads(g, reads, resources, env.factoryMembers()))
-	for _, cyc := range g.Cycles() {
-		diags = diags.Errorf(cyc[0].Range, "", CodeDependencyCycle,
-			"bindings form a dependency cycle, so no component can be applied first: %s", graph.CyclePath(cyc))
-	}
-	env.outputs(g, resources)
-	return g, diags
 }
 
 // signalRead is a consumed signal: the consumer's spec reads the

@@ -144,16 +144,7 @@ func (l *loader) component(c *component, n *yamlsrc.Node) {
 		key, path := p.Key.Value, join(c.yaml, p.Key.Value)
 		switch key {
 		case "type":
-			s, ok := p.Value.String()
-			if !ok || !p.Value.IsString() || s == "" {
-				l.diags = l.diags.Errorf(p.Value.Range, path, CodeStructure, "`type` must be a component type name such as workflow.Instance, found %s", p.Value.Describe())
-				continue
-			}
-			if c.path == "" {
-				l.diags = l.diags.Errorf(p.Key.Range, path, CodeUnknownKey, "the application itself has no `type`; put typed components under `components:`")
-				continue
-			}
-			c.kind, c.kindRng = s, p.Value.Range
+			l.componentType(c, p, path)
 		case "interfaces":
 			ifacesNode = p.Value
 		case "required":
@@ -171,6 +162,34 @@ func (l *loader) component(c *component, n *yamlsrc.Node) {
 				"unknown key %q in %s (expected type, interfaces, required, configuration, components, bindings or, for the application, policies)", key, c.describe())
 		}
 	}
+	l.knownKind(c)
+	if ifacesNode != nil {
+		l.interfaces(c, ifacesNode, join(c.yaml, "interfaces"))
+	}
+	if len(c.children) > 0 && c.known != nil && !c.known.Container {
+		l.diags = l.diags.Errorf(c.kindRng, join(c.yaml, "type"), CodeStructure,
+			"a %s cannot hold components; only plain composites and container types such as composite.Scaler can", c.kind)
+	}
+}
+
+// componentType reads a component's `type`; the application has none.
+func (l *loader) componentType(c *component, p yamlsrc.Pair, path string) {
+	s, ok := p.Value.String()
+	if !ok || !p.Value.IsString() || s == "" {
+		l.diags = l.diags.Errorf(p.Value.Range, path, CodeStructure, "`type` must be a component type name such as workflow.Instance, found %s", p.Value.Describe())
+		return
+	}
+	if c.path == "" {
+		l.diags = l.diags.Errorf(p.Key.Range, path, CodeUnknownKey, "the application itself has no `type`; put typed components under `components:`")
+		return
+	}
+	c.kind, c.kindRng = s, p.Value.Range
+}
+
+// knownKind looks the component's type up in the registry (warning when
+// it is unknown) and gives the component the implicit interfaces of a
+// known one.
+func (l *loader) knownKind(c *component) {
 	if c.kind != "" {
 		if k, ok := l.reg.kinds[c.kind]; ok {
 			c.known = k
@@ -186,13 +205,6 @@ func (l *loader) component(c *component, n *yamlsrc.Node) {
 		for _, f := range c.known.ifaces {
 			c.addIface(&iface{name: f.name, implicit: true, yaml: join(c.yaml, "type"), pins: slices.Clone(f.pins)})
 		}
-	}
-	if ifacesNode != nil {
-		l.interfaces(c, ifacesNode, join(c.yaml, "interfaces"))
-	}
-	if len(c.children) > 0 && c.known != nil && !c.known.Container {
-		l.diags = l.diags.Errorf(c.kindRng, join(c.yaml, "type"), CodeStructure,
-			"a %s cannot hold components; only plain composites and container types such as composite.Scaler can", c.kind)
 	}
 }
 

@@ -74,42 +74,7 @@ func (l *loader) policies(c *component, key, n *yamlsrc.Node, path string) {
 		}
 		d := &policyDecl{name: p.Key.Value, rng: p.Key.Range, yaml: ppath}
 		for _, e := range p.Value.Pairs() {
-			epath := join(ppath, e.Key.Value)
-			switch e.Key.Value {
-			case "implementation":
-				s, ok := e.Value.String()
-				if !ok || !e.Value.IsString() || s == "" {
-					l.diags = l.diags.Errorf(e.Value.Range, epath, CodeStructure, "`implementation` must be the path of an executable, found %s", e.Value.Describe())
-					continue
-				}
-				d.impl, d.implRng = s, e.Value.Range
-			case "targets":
-				d.targets = append(d.targets, l.stringList(e.Value, epath, "`targets` lists component paths")...)
-			case "types":
-				for _, s := range l.stringList(e.Value, epath, "`types` lists component type names") {
-					d.types = append(d.types, s.name)
-				}
-			case "timeout":
-				secs, ok := e.Value.Int()
-				if !ok || secs <= 0 {
-					l.diags = l.diags.Errorf(e.Value.Range, epath, CodeStructure, "`timeout` must be a positive number of seconds, found %s", e.Value.Describe())
-					continue
-				}
-				d.timeout = time.Duration(secs) * time.Second
-			case "configuration":
-				if !l.expectMap(e.Value, epath, "a policy's `configuration`") {
-					continue
-				}
-				v, err := graph.Canonicalize(e.Value.Interface())
-				if err != nil {
-					l.diags = l.diags.Errorf(e.Value.Range, epath, CodeStructure, "a policy's `configuration` must hold JSON values: %v", err)
-					continue
-				}
-				d.config, _ = v.(map[string]graph.Value)
-			default:
-				l.diags = l.diags.Errorf(e.Key.Range, epath, CodeUnknownKey,
-					"unknown key %q in policy %q (expected implementation, targets, types, timeout or configuration)", e.Key.Value, d.name)
-			}
+			l.policyField(d, e, join(ppath, e.Key.Value))
 		}
 		if d.impl == "" {
 			if p.Value.Get("implementation") == nil {
@@ -118,6 +83,45 @@ func (l *loader) policies(c *component, key, n *yamlsrc.Node, path string) {
 			continue
 		}
 		c.app.policies = append(c.app.policies, d)
+	}
+}
+
+// policyField reads one field e of the policy d, at epath.
+func (l *loader) policyField(d *policyDecl, e yamlsrc.Pair, epath string) {
+	switch e.Key.Value {
+	case "implementation":
+		s, ok := e.Value.String()
+		if !ok || !e.Value.IsString() || s == "" {
+			l.diags = l.diags.Errorf(e.Value.Range, epath, CodeStructure, "`implementation` must be the path of an executable, found %s", e.Value.Describe())
+			return
+		}
+		d.impl, d.implRng = s, e.Value.Range
+	case "targets":
+		d.targets = append(d.targets, l.stringList(e.Value, epath, "`targets` lists component paths")...)
+	case "types":
+		for _, s := range l.stringList(e.Value, epath, "`types` lists component type names") {
+			d.types = append(d.types, s.name)
+		}
+	case "timeout":
+		secs, ok := e.Value.Int()
+		if !ok || secs <= 0 {
+			l.diags = l.diags.Errorf(e.Value.Range, epath, CodeStructure, "`timeout` must be a positive number of seconds, found %s", e.Value.Describe())
+			return
+		}
+		d.timeout = time.Duration(secs) * time.Second
+	case "configuration":
+		if !l.expectMap(e.Value, epath, "a policy's `configuration`") {
+			return
+		}
+		v, err := graph.Canonicalize(e.Value.Interface())
+		if err != nil {
+			l.diags = l.diags.Errorf(e.Value.Range, epath, CodeStructure, "a policy's `configuration` must hold JSON values: %v", err)
+			return
+		}
+		d.config, _ = v.(map[string]graph.Value)
+	default:
+		l.diags = l.diags.Errorf(e.Key.Range, epath, CodeUnknownKey,
+			"unknown key %q in policy %q (expected implementation, targets, types, timeout or configuration)", e.Key.Value, d.name)
 	}
 }
 

@@ -132,30 +132,39 @@ func (p *typeParser) parse(depth int) (*valueType, error) {
 	case !hasArgs:
 		return t, nil
 	}
+	if err := p.typeArgs(t, name, depth); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// typeArgs parses the type arguments of t (a list or a map, called name
+// in messages) from its '<' to its '>'.
+func (p *typeParser) typeArgs(t *valueType, name string, depth int) error {
 	p.i++ // '<'
 	first, err := p.parse(depth + 1)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	p.space()
-	if k == tMap {
+	if t.Kind == tMap {
 		if p.i >= len(p.s) || p.s[p.i] != ',' {
-			return nil, fmt.Errorf("map needs two type arguments, as in map<string, string>")
+			return fmt.Errorf("map needs two type arguments, as in map<string, string>")
 		}
 		p.i++
 		t.Key = first
 		if t.Elem, err = p.parse(depth + 1); err != nil {
-			return nil, err
+			return err
 		}
 	} else {
 		t.Elem = first
 	}
 	p.space()
 	if p.i >= len(p.s) || p.s[p.i] != '>' {
-		return nil, fmt.Errorf("missing '>' to close %s<", name)
+		return fmt.Errorf("missing '>' to close %s<", name)
 	}
 	p.i++
-	return t, nil
+	return nil
 }
 
 func isIdentByte(b byte) bool {

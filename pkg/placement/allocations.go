@@ -71,17 +71,45 @@ func (m *Model) Allocations(consumerID string) ConsumerAllocations {
 func (m *Model) PutAllocations(consumerID string, allocs Allocations, o WriteOptions) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	old, exists := m.consumers[consumerID]
-	if o.CheckGeneration {
-		switch {
-		case !exists && o.Generation != nil:
-			return conflict(CodeConcurrentUpdate, "consumer generation conflict - expected null but got %d", *o.Generation)
-		case exists && o.Generation == nil:
-			return conflict(CodeConcurrentUpdate, "consumer generation conflict - expected %d but got None", old.generation)
-		case exists && *o.Generation != old.generation:
-			return conflict(CodeConcurrentUpdate, "consumer generation conflict - expected %d but got %d", old.generation, *o.Generation)
-		}
+	old := m.consumers[consumerID]
+	if err := checkConsumerGeneration(old, o); err != nil {
+		return err
 	}
+	if err := m.checkAllocations(consumerID, allocs); err != nil {
+		return err
+	}
+	touched := touchedBy(allocs)
+	if old != nil {
+		touched.add(old.allocs)
+	}
+	if err := m.checkCapacity(touched, old, allocs); err != nil {
+		return err
+	}
+	m.commitAllocations(consumerID, touched, old, allocs, o)
+	return nil
+}
+
+// checkConsumerGeneration is the consumer-generation guard of microversion
+// 1.28+ (WriteOptions.CheckGeneration); old is nil for a new consumer.
+func checkConsumerGeneration(old *consumer, o WriteOptions) error {
+	if !o.CheckGeneration {
+		return nil
+	}
+	switch {
+	case old == nil && o.Generation != nil:
+		return conflict(CodeConcurrentUpdate, "consumer generation conflict - expected null but got %d", *o.Generation)
+	case old != nil && o.Generation == nil:
+		return conflict(CodeConcurrentUpdate, "consumer generation conflict - expected %d but got None", old.generation)
+	case old != nil && *o.Generation != old.generation:
+		return conflict(CodeConcurrentUpdate, "consumer generation conflict - expected %d but got %d", old.generation, *o.Generation)
+	}
+	return nil
+}
+
+// checkAllocations checks each allocation on its own, in provider and
+// class order: the provider and the class exist, the amount is in range,
+// the provider has an inventory of the class that accepts the amount.
+func (m *Model) checkAllocations(consumerID string, allocs Allocations) error {
 	for _, pn := range slices.Sorted(maps.Keys(allocs)) {
 		p, ok := m.providers[pn]
 		if !ok {
@@ -104,28 +132,40 @@ func (m *Model) PutAllocations(consumerID string, allocs Allocations, o WriteOpt
 			}
 		}
 	}
-	// Capacity: compare usage before and after for every touched pair.
-	touched := map[string]map[string]bool{}
-	mark := func(a Allocations) {
-		for pn, res := range a {
-			if touched[pn] == nil {
-				touched[pn] = map[string]bool{}
-			}
-			for rc := range res {
-				touched[pn][rc] = true
-			}
+	return nil
+}
+
+// touched is the set of provider and class pairs a write changes:
+// provider name -> class -> true.
+type touched map[string]map[string]bool
+
+func touchedBy(a Allocations) touched {
+	t := touched{}
+	t.add(a)
+	return t
+}
+
+func (t touched) add(a Allocations) {
+	for pn, res := range a {
+		if t[pn] == nil {
+			t[pn] = map[string]bool{}
+		}
+		for rc := range res {
+			t[pn][rc] = true
 		}
 	}
-	mark(allocs)
-	if exists {
-		mark(old.allocs)
-	}
-	for _, pn := range slices.Sorted(maps.Keys(touched)) {
+}
+
+// checkCapacity compares usage before and after the write for every
+// touched pair: usage after must fit, unless the provider is already over
+// capacity and the write does not make it worse. Releasing always fits.
+func (m *Model) checkCapacity(t touched, old *consumer, allocs Allocations) error {
+	for _, pn := range slices.Sorted(maps.Keys(t)) {
 		p := m.providers[pn]
-		for _, rc := range slices.Sorted(maps.Keys(touched[pn])) {
+		for _, rc := range slices.Sorted(maps.Keys(t[pn])) {
 			before := p.used[rc]
 			after := before + allocs[pn][rc]
-			if exists {
+			if old != nil {
 				after -= old.allocs[pn][rc]
 			}
 			inv, ok := p.inv[rc]
@@ -137,8 +177,14 @@ func (m *Model) PutAllocations(consumerID string, allocs Allocations, o WriteOpt
 			}
 		}
 	}
-	// Commit.
-	if exists {
+	return nil
+}
+
+// commitAllocations writes checked allocations: usage moves from the old
+// allocations to the new, the touched providers and the consumer get their
+// generations bumped, and empty allocations delete the consumer.
+func (m *Model) commitAllocations(consumerID string, t touched, old *consumer, allocs Allocations, o WriteOptions) {
+	if old != nil {
 		for pn, res := range old.allocs {
 			if p, ok := m.providers[pn]; ok {
 				for rc, n := range res {
@@ -153,17 +199,17 @@ func (m *Model) PutAllocations(consumerID string, allocs Allocations, o WriteOpt
 			p.used[rc] += n
 		}
 	}
-	for pn := range touched {
+	for pn := range t {
 		if p, ok := m.providers[pn]; ok {
 			p.generation++
 		}
 	}
 	if len(allocs) == 0 {
 		delete(m.consumers, consumerID)
-		return nil
+		return
 	}
 	c := &consumer{project: o.ProjectID, user: o.UserID, allocs: Allocations(allocs).clone()}
-	if exists {
+	if old != nil {
 		c.generation = old.generation
 		if c.project == "" {
 			c.project, c.user = old.project, old.user
@@ -171,7 +217,6 @@ func (m *Model) PutAllocations(consumerID string, allocs Allocations, o WriteOpt
 	}
 	c.generation++
 	m.consumers[consumerID] = c
-	return nil
 }
 
 // DeleteAllocations releases everything the consumer holds (404 if it

@@ -396,8 +396,40 @@ func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, elig
 	if inTree != nil && anchor != inTree {
 		return nil
 	}
-	// options are scratch buffers reused across trees: a tree's group
-	// candidates copy what they need out of them.
+	options := s.unsuffixedOptions(g, rcs, anchor, eligible, inTree)
+	if options == nil {
+		return nil
+	}
+	var out []*groupCand
+	pick := make([]*provider, len(rcs))
+	var walk func(i int)
+	walk = func(i int) {
+		if s.truncated || s.err != nil {
+			return
+		}
+		if i == len(rcs) {
+			if !s.count() {
+				return
+			}
+			if c := s.unsuffixedCand(g, rcs, pick); c != nil {
+				out = append(out, c)
+			}
+			return
+		}
+		for _, p := range options[i] {
+			pick[i] = p
+			walk(i + 1)
+		}
+	}
+	walk(0)
+	return out
+}
+
+// unsuffixedOptions lists, for each class of rcs, the eligible providers
+// (of inTree, when given) that can serve it in the unsuffixed group; nil
+// when a class has none. The lists are scratch buffers reused across
+// trees: a tree's group candidates copy what they need out of them.
+func (s *search) unsuffixedOptions(g RequestGroup, rcs []string, anchor *provider, eligible []*provider, inTree *provider) [][]*provider {
 	for len(s.options) < len(rcs) {
 		s.options = append(s.options, nil)
 	}
@@ -416,47 +448,33 @@ func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, elig
 			return nil
 		}
 	}
-	var out []*groupCand
-	pick := make([]*provider, len(rcs))
-	var walk func(i int)
-	walk = func(i int) {
-		if s.truncated || s.err != nil {
-			return
-		}
-		if i == len(rcs) {
-			if !s.count() {
-				return
-			}
-			c := &groupCand{items: s.itemSlab.take(len(rcs)), providers: s.provSlab.take(len(rcs))[:0]}
-			for j, rc := range rcs {
-				c.items[j] = item{pick[j], rc, g.Resources[rc]}
-				if !slices.Contains(c.providers, pick[j]) {
-					c.providers = append(c.providers, pick[j])
-				}
-			}
-			if len(g.RequiredAnyOf) > 0 && !anyOfOK(func(t string) bool {
-				for _, p := range c.providers {
-					if p.traits[t] {
-						return true
-					}
-				}
-				return false
-			}, g.RequiredAnyOf) {
-				return
-			}
-			if len(c.providers) > 1 {
-				sort.Slice(c.providers, func(a, b int) bool { return c.providers[a].name < c.providers[b].name })
-			}
-			out = append(out, c)
-			return
-		}
-		for _, p := range options[i] {
-			pick[i] = p
-			walk(i + 1)
+	return options
+}
+
+// unsuffixedCand makes the group candidate of one pick of a provider per
+// class, or nil when the providers together lack a required trait.
+func (s *search) unsuffixedCand(g RequestGroup, rcs []string, pick []*provider) *groupCand {
+	c := &groupCand{items: s.itemSlab.take(len(rcs)), providers: s.provSlab.take(len(rcs))[:0]}
+	for j, rc := range rcs {
+		c.items[j] = item{pick[j], rc, g.Resources[rc]}
+		if !slices.Contains(c.providers, pick[j]) {
+			c.providers = append(c.providers, pick[j])
 		}
 	}
-	walk(0)
-	return out
+	if len(g.RequiredAnyOf) > 0 && !anyOfOK(func(t string) bool {
+		for _, p := range c.providers {
+			if p.traits[t] {
+				return true
+			}
+		}
+		return false
+	}, g.RequiredAnyOf) {
+		return nil
+	}
+	if len(c.providers) > 1 {
+		sort.Slice(c.providers, func(a, b int) bool { return c.providers[a].name < c.providers[b].name })
+	}
+	return c
 }
 
 // slab hands out slices carved from shared blocks; a slice is never
@@ -555,6 +573,28 @@ func (s *search) fitsMerged(c *groupCand) bool {
 }
 
 func (s *search) emit(anchor string) {
+	used, sharing := s.usedProviders()
+	if !s.sameSubtreeOK() {
+		return
+	}
+	if !s.q.Version.AtLeast(29) && !oneEachPerTree(used) {
+		return
+	}
+	req := AllocationRequest{Resources: s.amounts(), Mappings: s.mappings(), Anchor: anchor}
+	req.used = used
+	if sharing || s.dedupeAll {
+		key := requestKey(req, s.q.Version.AtLeast(34))
+		if s.seen[key] {
+			return
+		}
+		s.seen[key] = true
+	}
+	s.out = append(s.out, req)
+}
+
+// usedProviders lists the providers of the chosen group candidates, once
+// each, and whether one of them is a sharing provider.
+func (s *search) usedProviders() ([]*provider, bool) {
 	n := 0
 	for _, c := range s.chosen {
 		n += len(c.providers)
@@ -569,18 +609,24 @@ func (s *search) emit(anchor string) {
 			}
 		}
 	}
-	if !s.sameSubtreeOK() {
-		return
-	}
-	if !s.q.Version.AtLeast(29) {
-		for i, p := range used {
-			for _, q := range used[:i] {
-				if q.root == p.root {
-					return
-				}
+	return used, sharing
+}
+
+// oneEachPerTree reports whether no two providers share a tree, as
+// Placement requires before microversion 1.29.
+func oneEachPerTree(used []*provider) bool {
+	for i, p := range used {
+		for _, q := range used[:i] {
+			if q.root == p.root {
+				return false
 			}
 		}
 	}
+	return true
+}
+
+// amounts sums the chosen items by provider and class, sorted.
+func (s *search) amounts() []Amount {
 	k := 0
 	for _, c := range s.chosen {
 		k += len(c.items)
@@ -604,6 +650,11 @@ func (s *search) emit(anchor string) {
 			res[j], res[j-1] = res[j-1], res[j]
 		}
 	}
+	return res
+}
+
+// mappings names, for each group, the providers of its chosen candidate.
+func (s *search) mappings() []GroupMapping {
 	maps := s.mapSlab.take(len(s.chosen))
 	for gi, c := range s.chosen {
 		names := s.strSlab.take(len(c.providers))
@@ -612,16 +663,7 @@ func (s *search) emit(anchor string) {
 		}
 		maps[gi] = GroupMapping{Suffix: s.q.Groups[gi].Suffix, Providers: names}
 	}
-	req := AllocationRequest{Resources: res, Mappings: maps, Anchor: anchor}
-	req.used = used
-	if sharing || s.dedupeAll {
-		key := requestKey(req, s.q.Version.AtLeast(34))
-		if s.seen[key] {
-			return
-		}
-		s.seen[key] = true
-	}
-	s.out = append(s.out, req)
+	return maps
 }
 
 // sameSubtreeOK: for every same_subtree set, one of the providers serving

@@ -6,8 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/placementtest"
 	"github.com/xosplan/xosplan/pkg/placement"
+	"github.com/xosplan/xosplan/pkg/placement/placementtest"
 )
 
 // TestClientAgainstHandler drives the Client against the embedded model

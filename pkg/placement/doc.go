@@ -8,8 +8,8 @@
 // Model, loaded from a YAML inventory (LoadProviders) or the embedded demo
 // cloud, and Client, which talks to a real Placement API. A Model's errors
 // carry Placement's status codes and error texts; the test-support package
-// internal/placementtest serves a Model through Placement's REST shape, and
-// the corpus of upstream API sequences is replayed through it. The package
+// placementtest serves a Model through Placement's REST shape, and the
+// corpus of upstream API sequences is replayed through it. The package
 // knows nothing of TOSCA or of plans.
 //
 // # Candidate semantics

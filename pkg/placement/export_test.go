@@ -2,7 +2,7 @@ package placement
 
 // What the external tests (package placement_test) use of this package's
 // unexported code. They are external because they serve a Model through
-// internal/placementtest's REST handler, which imports this package.
+// placementtest's REST handler, which imports this package.
 var (
 	AddProviders  = addProviders
 	ReadInventory = readInventory

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/placementtest"
 	"github.com/xosplan/xosplan/pkg/placement"
+	"github.com/xosplan/xosplan/pkg/placement/placementtest"
 )
 
 // FuzzHandler: any request to the REST handler gets a 2xx or 4xx answer —

@@ -184,58 +184,81 @@ func readProvider(m *Model, n *yamlsrc.Node, path string) (*providerNode, diag.D
 			diags = diags.Errorf(v.Range, path+".parent", CodeInvalidProvider, "parent must be a provider name (1 to %d characters without control characters), found %s", MaxNameLength, v.Describe())
 		}
 	}
-	if v := n.Get("inventories"); !v.IsNull() {
-		if v.Kind != yamlsrc.Mapping {
-			diags = diags.Errorf(v.Range, path+".inventories", CodeInvalidInventory, "inventories must be a mapping of resource class to inventory, found %s", v.Describe())
-		}
-		for _, pair := range v.Pairs() {
-			rc := pair.Key.Value
-			p := path + ".inventories." + rc
-			if !validClass(m, rc) {
-				diags = diags.Errorf(pair.Key.Range, p, CodeInvalidClass, "unknown resource class %q: use a standard class or CUSTOM_[A-Z0-9_]+", rc)
-				continue
-			}
-			inv, d := readInventory(pair.Value, p)
-			diags = diags.Extend(d)
-			if d.HasErrors() {
-				continue
-			}
-			if err := validateInventory(name, rc, inv, true); err != nil {
-				diags = diags.Errorf(pair.Value.Range, p, CodeInvalidInventory, "%s", err.(*Error).Detail)
-				continue
-			}
-			pn.spec.Inventories[rc] = inv
-		}
+	diags = diags.Extend(pn.readInventories(m, n.Get("inventories")))
+	diags = diags.Extend(pn.readTraits(m, n))
+	diags = diags.Extend(pn.readUsages(m, n.Get("usages")))
+	return pn, diags
+}
+
+// readInventories reads a provider's inventories (v may be nil).
+func (pn *providerNode) readInventories(m *Model, v *yamlsrc.Node) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if v.IsNull() {
+		return nil
 	}
-	for i, t := range stringList(n.Get("traits"), path+".traits", &diags) {
+	if v.Kind != yamlsrc.Mapping {
+		diags = diags.Errorf(v.Range, pn.path+".inventories", CodeInvalidInventory, "inventories must be a mapping of resource class to inventory, found %s", v.Describe())
+	}
+	for _, pair := range v.Pairs() {
+		rc := pair.Key.Value
+		p := pn.path + ".inventories." + rc
+		if !validClass(m, rc) {
+			diags = diags.Errorf(pair.Key.Range, p, CodeInvalidClass, "unknown resource class %q: use a standard class or CUSTOM_[A-Z0-9_]+", rc)
+			continue
+		}
+		inv, d := readInventory(pair.Value, p)
+		diags = diags.Extend(d)
+		if d.HasErrors() {
+			continue
+		}
+		if err := validateInventory(pn.spec.Name, rc, inv, true); err != nil {
+			diags = diags.Errorf(pair.Value.Range, p, CodeInvalidInventory, "%s", err.(*Error).Detail)
+			continue
+		}
+		pn.spec.Inventories[rc] = inv
+	}
+	return diags
+}
+
+// readTraits reads a provider's traits and aggregates.
+func (pn *providerNode) readTraits(m *Model, n *yamlsrc.Node) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for i, t := range stringList(n.Get("traits"), pn.path+".traits", &diags) {
 		if !m.TraitExists(t.value) && !IsValidCustomTrait(t.value) {
-			diags = diags.Errorf(t.node.Range, fmt.Sprintf("%s.traits[%d]", path, i), CodeUnknownTrait, "unknown trait %q: not a standard trait of os-traits and not CUSTOM_[A-Z0-9_]+ (at most 255 characters)", t.value)
+			diags = diags.Errorf(t.node.Range, fmt.Sprintf("%s.traits[%d]", pn.path, i), CodeUnknownTrait, "unknown trait %q: not a standard trait of os-traits and not CUSTOM_[A-Z0-9_]+ (at most 255 characters)", t.value)
 			continue
 		}
 		pn.spec.Traits = append(pn.spec.Traits, t.value)
 	}
-	for _, a := range stringList(n.Get("aggregates"), path+".aggregates", &diags) {
+	for _, a := range stringList(n.Get("aggregates"), pn.path+".aggregates", &diags) {
 		pn.spec.Aggregates = append(pn.spec.Aggregates, a.value)
 	}
-	if v := n.Get("usages"); !v.IsNull() {
-		if v.Kind != yamlsrc.Mapping {
-			diags = diags.Errorf(v.Range, path+".usages", CodeInvalidUsage, "usages must be a mapping of resource class to amount, found %s", v.Describe())
-		}
-		for _, pair := range v.Pairs() {
-			rc := pair.Key.Value
-			p := path + ".usages." + rc
-			u, ok := pair.Value.Int()
-			switch {
-			case !validClass(m, rc):
-				diags = diags.Errorf(pair.Key.Range, p, CodeInvalidClass, "unknown resource class %q", rc)
-			case !ok || u < 0 || u > MaxInt:
-				diags = diags.Errorf(pair.Value.Range, p, CodeInvalidUsage, "usage must be an integer from 0 to %d, found %s", MaxInt, found(pair.Value))
-			default:
-				pn.spec.Usages[rc] = u
-			}
+	return diags
+}
+
+// readUsages reads a provider's usages (v may be nil).
+func (pn *providerNode) readUsages(m *Model, v *yamlsrc.Node) diag.Diagnostics {
+	var diags diag.Diagnostics
+	if v.IsNull() {
+		return nil
+	}
+	if v.Kind != yamlsrc.Mapping {
+		diags = diags.Errorf(v.Range, pn.path+".usages", CodeInvalidUsage, "usages must be a mapping of resource class to amount, found %s", v.Describe())
+	}
+	for _, pair := range v.Pairs() {
+		rc := pair.Key.Value
+		p := pn.path + ".usages." + rc
+		u, ok := pair.Value.Int()
+		switch {
+		case !validClass(m, rc):
+			diags = diags.Errorf(pair.Key.Range, p, CodeInvalidClass, "unknown resource class %q", rc)
+		case !ok || u < 0 || u > MaxInt:
+			diags = diags.Errorf(pair.Value.Range, p, CodeInvalidUsage, "usage must be an integer from 0 to %d, found %s", MaxInt, found(pair.Value))
+		default:
+			pn.spec.Usages[rc] = u
 		}
 	}
-	return pn, diags
+	return diags
 }
 
 func validClass(m *Model, rc string) bool {

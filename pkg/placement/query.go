@@ -82,7 +82,37 @@ var (
 	rcNameRE = regexp.MustCompile(`^[A-Z0-9_]+$`)
 )
 
-var groupParams = []string{"resources", "required", "member_of", "in_tree"}
+// A queryParam reads one parameter of the whole query into q, from the
+// microversion 1.since on; before it the parameter is unexpected.
+type queryParam struct {
+	since int
+	read  func(q *Query, vals []string) error
+}
+
+// queryParams holds the parameters that are not of a request group.
+var queryParams = map[string]queryParam{
+	"group_policy":  {25, readGroupPolicy},
+	"limit":         {16, readLimit},
+	"root_required": {35, readRootRequired},
+	"same_subtree":  {36, readSameSubtree},
+}
+
+// A groupParam reads one parameter of a request group (name, then an
+// optional suffix naming the group), from the microversion 1.since on.
+type groupParam struct {
+	name  string
+	since int
+	read  func(g *RequestGroup, key string, vals []string, v Version) error
+}
+
+// groupParams holds the parameters of a request group, in the order their
+// names are matched against a key.
+var groupParams = []groupParam{
+	{"resources", 10, readResources},
+	{"required", 17, readRequired},
+	{"member_of", 21, readMemberOf},
+	{"in_tree", 31, readInTree},
+}
 
 // ParseQuery parses the query string of GET /allocation_candidates with
 // the semantics of microversion v (1.10 to 1.39). Provider and aggregate
@@ -100,183 +130,208 @@ func ParseQuery(raw string, v Version) (Query, error) {
 		return q, badRequest("Invalid query string: %v", err)
 	}
 	groups := map[string]*RequestGroup{}
-	group := func(s string) *RequestGroup {
-		g := groups[s]
-		if g == nil {
-			g = &RequestGroup{Suffix: s}
-			groups[s] = g
-		}
-		return g
-	}
 	for _, key := range slices.Sorted(maps.Keys(values)) {
-		vals := values[key]
-		switch key {
-		case "group_policy":
-			if !v.AtLeast(25) {
-				return q, unexpected(key)
-			}
-			switch vals[0] {
-			case "none", "isolate":
-				q.GroupPolicy = vals[0]
-			default:
-				return q, badRequest("Invalid query string parameters: '%s' is not one of ['none', 'isolate']", vals[0])
-			}
-			continue
-		case "limit":
-			if !v.AtLeast(16) {
-				return q, unexpected(key)
-			}
-			if !limitRE.MatchString(vals[0]) {
-				return q, badRequest("Invalid query string parameters: '%s' does not match '^[1-9][0-9]*$'", vals[0])
-			}
-			n, err := strconv.Atoi(vals[0])
-			if err != nil || n > MaxInt {
-				return q, badRequest("Invalid query string parameters: limit %s is too large", vals[0])
-			}
-			q.Limit = n
-			continue
-		case "root_required":
-			if !v.AtLeast(35) {
-				return q, unexpected(key)
-			}
-			for _, val := range vals {
-				for _, t := range strings.Split(val, ",") {
-					switch {
-					case strings.HasPrefix(t, "!") && len(t) > 1:
-						q.RootForbidden = append(q.RootForbidden, t[1:])
-					case t == "" || t == "!":
-						return q, badRequest("Invalid query string parameters: Expected 'root_required' parameter value of the form: HW_CPU_X86_VMX,!CUSTOM_MAGIC. Got: %s", val)
-					default:
-						q.RootRequired = append(q.RootRequired, t)
-					}
-				}
-			}
-			continue
-		case "same_subtree":
-			if !v.AtLeast(36) {
-				return q, unexpected(key)
-			}
-			for _, val := range vals {
-				var set []string
-				for _, s := range strings.Split(val, ",") {
-					if s == "" {
-						return q, badRequest("Empty string (unsuffixed group) can not be specified in `same_subtree`.")
-					}
-					set = append(set, s)
-				}
-				q.SameSubtree = append(q.SameSubtree, set)
-			}
-			continue
-		}
-		param, suffix := splitSuffix(key)
-		if param == "" {
-			return q, unexpected(key)
-		}
-		if suffix != "" {
-			if !v.AtLeast(25) || (!v.AtLeast(33) && !isDigits(suffix)) || !suffixRE.MatchString(suffix) {
-				return q, unexpected(key)
-			}
-		}
-		g := group(suffix)
-		switch param {
-		case "resources":
-			if len(vals) > 1 {
-				return q, badRequest("Invalid query string parameters: multiple values for %s", key)
-			}
-			res, err := parseResources(key, vals[0])
-			if err != nil {
-				return q, err
-			}
-			g.Resources = res
-		case "required":
-			if !v.AtLeast(17) {
-				return q, unexpected(key)
-			}
-			if len(vals) > 1 && !v.AtLeast(39) {
-				return q, badRequest("Invalid query string parameters: multiple values for %s need microversion 1.39", key)
-			}
-			for _, val := range vals {
-				if err := parseRequired(g, key, val, v); err != nil {
-					return q, err
-				}
-			}
-		case "member_of":
-			if !v.AtLeast(21) {
-				return q, unexpected(key)
-			}
-			if len(vals) > 1 && !v.AtLeast(24) {
-				return q, badRequest("Invalid query string parameters: multiple member_of need microversion 1.24")
-			}
-			for _, val := range vals {
-				if err := parseMemberOf(g, key, val, v); err != nil {
-					return q, err
-				}
-			}
-		case "in_tree":
-			if !v.AtLeast(31) {
-				return q, unexpected(key)
-			}
-			if vals[0] == "" {
-				return q, badRequest("Invalid query string parameters: Expected '%s' parameter value to be a provider.", key)
-			}
-			g.InTree = vals[0]
+		if err := q.readParam(groups, key, values[key]); err != nil {
+			return q, err
 		}
 	}
+	if err := q.addGroups(groups); err != nil {
+		return q, err
+	}
+	return q, q.check(groups)
+}
+
+// readParam reads one parameter, of the query or of the request group its
+// key names (made in groups on first use).
+func (q *Query) readParam(groups map[string]*RequestGroup, key string, vals []string) error {
+	if p, ok := queryParams[key]; ok {
+		if !q.Version.AtLeast(p.since) {
+			return unexpected(key)
+		}
+		return p.read(q, vals)
+	}
+	p, suffix, ok := splitSuffix(key)
+	if !ok {
+		return unexpected(key)
+	}
+	v := q.Version
+	if suffix != "" && (!v.AtLeast(25) || (!v.AtLeast(33) && !isDigits(suffix)) || !suffixRE.MatchString(suffix)) {
+		return unexpected(key)
+	}
+	g := groups[suffix]
+	if g == nil {
+		g = &RequestGroup{Suffix: suffix}
+		groups[suffix] = g
+	}
+	if !v.AtLeast(p.since) {
+		return unexpected(key)
+	}
+	return p.read(g, key, vals, v)
+}
+
+func readGroupPolicy(q *Query, vals []string) error {
+	switch vals[0] {
+	case "none", "isolate":
+		q.GroupPolicy = vals[0]
+		return nil
+	}
+	return badRequest("Invalid query string parameters: '%s' is not one of ['none', 'isolate']", vals[0])
+}
+
+func readLimit(q *Query, vals []string) error {
+	if !limitRE.MatchString(vals[0]) {
+		return badRequest("Invalid query string parameters: '%s' does not match '^[1-9][0-9]*$'", vals[0])
+	}
+	n, err := strconv.Atoi(vals[0])
+	if err != nil || n > MaxInt {
+		return badRequest("Invalid query string parameters: limit %s is too large", vals[0])
+	}
+	q.Limit = n
+	return nil
+}
+
+func readRootRequired(q *Query, vals []string) error {
+	for _, val := range vals {
+		for _, t := range strings.Split(val, ",") {
+			switch {
+			case strings.HasPrefix(t, "!") && len(t) > 1:
+				q.RootForbidden = append(q.RootForbidden, t[1:])
+			case t == "" || t == "!":
+				return badRequest("Invalid query string parameters: Expected 'root_required' parameter value of the form: HW_CPU_X86_VMX,!CUSTOM_MAGIC. Got: %s", val)
+			default:
+				q.RootRequired = append(q.RootRequired, t)
+			}
+		}
+	}
+	return nil
+}
+
+func readSameSubtree(q *Query, vals []string) error {
+	for _, val := range vals {
+		var set []string
+		for _, s := range strings.Split(val, ",") {
+			if s == "" {
+				return badRequest("Empty string (unsuffixed group) can not be specified in `same_subtree`.")
+			}
+			set = append(set, s)
+		}
+		q.SameSubtree = append(q.SameSubtree, set)
+	}
+	return nil
+}
+
+func readResources(g *RequestGroup, key string, vals []string, _ Version) error {
+	if len(vals) > 1 {
+		return badRequest("Invalid query string parameters: multiple values for %s", key)
+	}
+	res, err := parseResources(key, vals[0])
+	if err != nil {
+		return err
+	}
+	g.Resources = res
+	return nil
+}
+
+func readRequired(g *RequestGroup, key string, vals []string, v Version) error {
+	if len(vals) > 1 && !v.AtLeast(39) {
+		return badRequest("Invalid query string parameters: multiple values for %s need microversion 1.39", key)
+	}
+	for _, val := range vals {
+		if err := parseRequired(g, key, val, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readMemberOf(g *RequestGroup, key string, vals []string, v Version) error {
+	if len(vals) > 1 && !v.AtLeast(24) {
+		return badRequest("Invalid query string parameters: multiple member_of need microversion 1.24")
+	}
+	for _, val := range vals {
+		if err := parseMemberOf(g, key, val, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func readInTree(g *RequestGroup, key string, vals []string, _ Version) error {
+	if vals[0] == "" {
+		return badRequest("Invalid query string parameters: Expected '%s' parameter value to be a provider.", key)
+	}
+	g.InTree = vals[0]
+	return nil
+}
+
+// addGroups appends the request groups to q.Groups in suffix order,
+// leaving out an unsuffixed group with nothing in it, and refuses groups
+// without resources that their microversion does not allow.
+func (q *Query) addGroups(groups map[string]*RequestGroup) error {
 	for _, s := range sortedSuffixes(groups) {
 		g := groups[s]
 		if len(g.Resources) == 0 {
 			// Only suffixed groups of 1.36+ may be resourceless.
-			if s == "" || !v.AtLeast(36) {
+			if s == "" || !q.Version.AtLeast(36) {
 				if len(g.RequiredAnyOf)+len(g.Forbidden)+len(g.MemberOfAnyOf)+len(g.ForbiddenAggs) > 0 || g.InTree != "" {
-					return q, badRequest("All traits, member_of and in_tree parameters must be associated with resources. Found orphaned parameters for group '%s'.", s)
+					return badRequest("All traits, member_of and in_tree parameters must be associated with resources. Found orphaned parameters for group '%s'.", s)
 				}
 				continue
 			}
 			if !inSameSubtree(q.SameSubtree, s) {
-				return q, badRequest("Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - ['%s'].", s)
+				return badRequest("Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - ['%s'].", s)
 			}
 		}
 		q.Groups = append(q.Groups, *g)
 	}
 	if len(q.Groups) == 0 {
-		return q, badRequest("At least one request group (`resources` or `resources{N}`) is required.")
+		return badRequest("At least one request group (`resources` or `resources{N}`) is required.")
 	}
+	return nil
+}
+
+// check refuses what contradicts itself across parameters: a trait both
+// required and forbidden, several granular groups without a group policy,
+// a same_subtree naming no group.
+func (q *Query) check(groups map[string]*RequestGroup) error {
 	granular := 0
 	for _, g := range q.Groups {
 		if g.Suffix != "" {
 			granular++
 		}
 		if conflictTrait := overlap(flatten(g.RequiredAnyOf), g.Forbidden); conflictTrait != "" {
-			return q, badRequest("Conflicting required and forbidden traits found in the following traits keys: required%s: (%s)", g.Suffix, conflictTrait)
+			return badRequest("Conflicting required and forbidden traits found in the following traits keys: required%s: (%s)", g.Suffix, conflictTrait)
 		}
 	}
 	if granular > 1 && q.GroupPolicy == "" {
-		return q, badRequest(`The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.`)
+		return badRequest(`The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.`)
 	}
 	for _, set := range q.SameSubtree {
 		for _, s := range set {
 			if groups[s] == nil {
-				return q, badRequest("Real suffixes should be specified in `same_subtree`: %s not found in request groups.", s)
+				return badRequest("Real suffixes should be specified in `same_subtree`: %s not found in request groups.", s)
 			}
 		}
 	}
 	if t := overlap(q.RootRequired, q.RootForbidden); t != "" {
-		return q, badRequest("Conflicting required and forbidden traits found in root_required: (%s)", t)
+		return badRequest("Conflicting required and forbidden traits found in root_required: (%s)", t)
 	}
-	return q, nil
+	return nil
 }
 
 func unexpected(key string) error {
 	return badRequest("Invalid query string parameters: Additional properties are not allowed ('%s' was unexpected)", key)
 }
 
-func splitSuffix(key string) (param, suffix string) {
+// splitSuffix splits a group parameter's key into the parameter and the
+// suffix naming its group.
+func splitSuffix(key string) (groupParam, string, bool) {
 	for _, p := range groupParams {
-		if strings.HasPrefix(key, p) {
-			return p, key[len(p):]
+		if suffix, ok := strings.CutPrefix(key, p.name); ok {
+			return p, suffix, true
 		}
 	}
-	return "", ""
+	return groupParam{}, "", false
 }
 
 func isDigits(s string) bool {

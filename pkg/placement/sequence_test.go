@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/placementtest"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/placement"
+	"github.com/xosplan/xosplan/pkg/placement/placementtest"
 )
 
 // runSequence replays an API-sequence scenario: the starting providers are

@@ -8,8 +8,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/planfixture"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner/planfixture"
 )
 
 // BenchmarkDiff plans n resources against n recorded, 1% changed, and

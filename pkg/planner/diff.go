@@ -178,19 +178,21 @@ func canceled(diags diag.Diagnostics, err error) diag.Diagnostics {
 	return diags.Append(diag.Diagnostic{Severity: diag.Error, Code: CodeCanceled, Summary: "planning stopped", Detail: err.Error()})
 }
 
-func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*universe, diag.Diagnostics) {
-	x := g.Index()
-	order, ok := x.Order()
-	if !ok {
-		for _, c := range g.Cycles() {
-			r := diag.Range{}
-			if len(c) > 0 {
-				r = c[0].Range
-			}
-			diags = diags.Errorf(r, "", CodeCycle, "dependency cycle: %s", graph.CyclePath(c))
+// cycleDiags appends an error for each dependency cycle of g.
+func cycleDiags(g *graph.Graph, diags diag.Diagnostics) diag.Diagnostics {
+	for _, c := range g.Cycles() {
+		r := diag.Range{}
+		if len(c) > 0 {
+			r = c[0].Range
 		}
-		return nil, diags
+		diags = diags.Errorf(r, "", CodeCycle, "dependency cycle: %s", graph.CyclePath(c))
 	}
+	return diags
+}
+
+// recordsByAddress maps each address of the state to its first record,
+// warning about the others.
+func recordsByAddress(prior *state.State, diags diag.Diagnostics) (map[string]*state.Resource, diag.Diagnostics) {
 	rec := make(map[string]*state.Resource, len(prior.Resources))
 	for i := range prior.Resources {
 		r := &prior.Resources[i]
@@ -200,6 +202,37 @@ func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*u
 		}
 		rec[r.Address] = r
 	}
+	return rec, diags
+}
+
+// linkRecorded fills the recorded dependencies of every recorded resource
+// (sorted, once each, only those in the universe), which are also the
+// dependencies of a resource no longer configured.
+func (u *universe) linkRecorded() {
+	for i, r := range u.rec {
+		if r == nil {
+			continue
+		}
+		for _, d := range r.Dependencies {
+			if j, ok := u.ids[d]; ok && j != i {
+				u.recDeps[i] = append(u.recDeps[i], j)
+			}
+		}
+		slices.Sort(u.recDeps[i])
+		u.recDeps[i] = slices.Compact(u.recDeps[i])
+		if u.cfg[i] == nil {
+			u.cfgDeps[i] = u.recDeps[i]
+		}
+	}
+}
+
+func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*universe, diag.Diagnostics) {
+	x := g.Index()
+	order, ok := x.Order()
+	if !ok {
+		return nil, cycleDiags(g, diags)
+	}
+	rec, diags := recordsByAddress(prior, diags)
 	addrs := slices.Clone(x.Addrs)
 	for a := range rec {
 		if _, ok := x.IDs[a]; !ok {
@@ -233,21 +266,7 @@ func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*u
 		}
 		u.cfgDeps[xid[i]] = deps
 	}
-	for i, r := range u.rec {
-		if r == nil {
-			continue
-		}
-		for _, d := range r.Dependencies {
-			if j, ok := u.ids[d]; ok && j != i {
-				u.recDeps[i] = append(u.recDeps[i], j)
-			}
-		}
-		slices.Sort(u.recDeps[i])
-		u.recDeps[i] = slices.Compact(u.recDeps[i])
-		if u.cfg[i] == nil {
-			u.cfgDeps[i] = u.recDeps[i]
-		}
-	}
+	u.linkRecorded()
 	for _, e := range g.Edges() {
 		if e.Kind == graph.HostedOn || e.Kind == graph.Contains {
 			u.hosted[[2]int{u.ids[e.Source], u.ids[e.Target]}] = true
@@ -491,12 +510,7 @@ func replaceIgnoredWhy(g *graph.Resource, r *state.Resource) string {
 // says what will run.
 func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, replaceRequested, cbd bool) (Action, Reason, []string) {
 	if g.Management == graph.Unmanaged {
-		// A record made while the resource was managed is read again, so
-		// that the state stops treating it as ours (destroy then forgets it).
-		if r == nil || len(changed) > 0 || !r.Succeeded() || r.Management != graph.Unmanaged {
-			return Read, ReasonUnmanagedRead, changed
-		}
-		return NoOp, ReasonNone, nil
+		return decideUnmanaged(r, changed)
 	}
 	if r == nil || r.Management == graph.Unmanaged {
 		// A resource that was only read before is not ours yet: create it.
@@ -525,6 +539,16 @@ func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, r
 	case len(opChanged) > 0:
 		reason, paths := OperationReason(opChanged, r.Driver.Operations, g.Driver.Operations)
 		return Update, reason, paths
+	}
+	return NoOp, ReasonNone, nil
+}
+
+// decideUnmanaged decides for a resource that is only read. A record made
+// while the resource was managed is read again, so that the state stops
+// treating it as ours (destroy then forgets it).
+func decideUnmanaged(r *state.Resource, changed []string) (Action, Reason, []string) {
+	if r == nil || len(changed) > 0 || !r.Succeeded() || r.Management != graph.Unmanaged {
+		return Read, ReasonUnmanagedRead, changed
 	}
 	return NoOp, ReasonNone, nil
 }
@@ -565,49 +589,71 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 			// action. A record without dependencies (written by hand or
 			// by an old version) says nothing about its host, so it is
 			// not taken to have moved.
-			if !c.Action.IsReplace() || c.Reason == ReasonDependencyReplaced {
-				c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = replacement(cbd), ReasonHostChanged, nil, nil
-			}
-			if c.Reason == ReasonHostChanged {
-				c.ForcedBy = append(c.ForcedBy, dep)
-			}
+			c.moveToNewHost(dep, cbd)
 			continue
 		}
 		// A dependency created anew (recorded state lost it) is a new object
 		// for its dependents, as a replaced one is.
-		if at[d] < 0 || !(out[at[d]].Action.IsReplace() || out[at[d]].Action == Create && !out[at[d]].Reruns()) {
+		if at[d] < 0 || !out[at[d]].makesNewObject() {
 			continue
 		}
-		switch {
-		case u.hosted[[2]int{i, d}]:
-			if !c.Action.IsReplace() {
-				if c.Reason != ReasonDependencyReplaced {
-					c.ReasonPaths = nil
-				}
-				c.Action, c.Reason = replacement(cbd), ReasonDependencyReplaced
-			}
-		default:
+		if u.hosted[[2]int{i, d}] {
+			c.replaceWithHost(cbd)
+		} else {
 			if !refsDone {
 				refs, refsDone = unionSorted(specRefs(g.Spec), operationRefs(g.Driver.Operations)), true
 			}
 			if _, found := slices.BinarySearch(refs, dep); !found {
 				continue
 			}
-			if c.Action == NoOp || c.RecordsOnly() {
-				// What it reads changes: its update must run, which
-				// applies its new operations too (still in OperationPaths).
-				c.Action, c.Reason, c.ReasonPaths = Update, ReasonDependencyReplaced, nil
-				if !canUpdateInPlace(g.Driver) {
-					c.Action = replacement(cbd)
-				}
-			}
-			if c.Reason == ReasonDependencyReplaced {
-				c.ReasonPaths = unionSorted(c.ReasonPaths, unionSorted(keysReading(g.Spec, dep), inputsReading(g.Driver.Operations, dep)))
-			}
+			c.rereadDependency(g, dep, cbd)
 		}
 		if c.Reason == ReasonDependencyReplaced {
 			c.ForcedBy = append(c.ForcedBy, dep)
 		}
+	}
+}
+
+// makesNewObject reports whether the change leaves a new object in place
+// of the recorded one: a replacement, or a create that does not run again
+// over the recorded object.
+func (c *ResourceChange) makesNewObject() bool {
+	return c.Action.IsReplace() || c.Action == Create && !c.Reruns()
+}
+
+// moveToNewHost replaces c, hosted on dep now and not before.
+func (c *ResourceChange) moveToNewHost(dep string, cbd bool) {
+	if !c.Action.IsReplace() || c.Reason == ReasonDependencyReplaced {
+		c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = replacement(cbd), ReasonHostChanged, nil, nil
+	}
+	if c.Reason == ReasonHostChanged {
+		c.ForcedBy = append(c.ForcedBy, dep)
+	}
+}
+
+// replaceWithHost replaces c, whose host is a new object.
+func (c *ResourceChange) replaceWithHost(cbd bool) {
+	if !c.Action.IsReplace() {
+		if c.Reason != ReasonDependencyReplaced {
+			c.ReasonPaths = nil
+		}
+		c.Action, c.Reason = replacement(cbd), ReasonDependencyReplaced
+	}
+}
+
+// rereadDependency updates c (of resource g), which reads the feedback of
+// dep, a new object; replaces it when its driver cannot update in place.
+func (c *ResourceChange) rereadDependency(g *graph.Resource, dep string, cbd bool) {
+	if c.Action == NoOp || c.RecordsOnly() {
+		// What it reads changes: its update must run, which
+		// applies its new operations too (still in OperationPaths).
+		c.Action, c.Reason, c.ReasonPaths = Update, ReasonDependencyReplaced, nil
+		if !canUpdateInPlace(g.Driver) {
+			c.Action = replacement(cbd)
+		}
+	}
+	if c.Reason == ReasonDependencyReplaced {
+		c.ReasonPaths = unionSorted(c.ReasonPaths, unionSorted(keysReading(g.Spec, dep), inputsReading(g.Driver.Operations, dep)))
 	}
 }
 

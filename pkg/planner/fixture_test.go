@@ -3,8 +3,8 @@ package planner
 import (
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/planfixture"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner/planfixture"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 

@@ -193,6 +193,21 @@ func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.
 			_ = opts.Model.DeleteAllocations(ConsumerID(prior.Lineage, c.Address))
 		}
 	}
+	for _, i := range askingForCompute(changes, desired) {
+		if err := ctx.Err(); err != nil {
+			return canceled(diags, err)
+		}
+		var err error
+		if diags, err = pl.placeChange(ctx, &changes[i], desired, prior, stale, diags); err != nil {
+			return canceled(diags, err)
+		}
+	}
+	return diags
+}
+
+// askingForCompute returns the indexes of the changes whose managed
+// resource has a placement request, in address order.
+func askingForCompute(changes []ResourceChange, desired *graph.Graph) []int {
 	idx := make([]int, 0, len(changes))
 	for i := range changes {
 		if r, ok := desired.Resource(changes[i].Address); ok && r.Request != nil && r.Management != graph.Unmanaged {
@@ -200,55 +215,60 @@ func placeChanges(ctx context.Context, changes []ResourceChange, desired *graph.
 		}
 	}
 	sort.Slice(idx, func(a, b int) bool { return changes[idx[a]].Address < changes[idx[b]].Address })
-	for _, i := range idx {
-		if err := ctx.Err(); err != nil {
-			return canceled(diags, err)
+	return idx
+}
+
+// placeChange fills the Placement of one change whose resource asks for
+// compute (see placeChanges); stale holds the recorded allocations that no
+// longer fit. err is set only when ctx ended.
+func (pl *placer) placeChange(ctx context.Context, c *ResourceChange, desired *graph.Graph, prior *state.State, stale map[string]error, diags diag.Diagnostics) (diag.Diagnostics, error) {
+	res, _ := desired.Resource(c.Address)
+	var recorded []state.Allocation
+	if r, ok := prior.Lookup(c.Address); ok {
+		recorded = r.Feedback.Allocations
+	}
+	q, qerr := PlacementQuery(res.Request)
+	switch {
+	case c.Action == Update || c.Action == NoOp || c.Reruns():
+		if len(recorded) == 0 {
+			// Created before placement was in use: it runs wherever
+			// it runs; nothing to claim.
+			return diags, nil
 		}
-		c := &changes[i]
-		res, _ := desired.Resource(c.Address)
-		var recorded []state.Allocation
-		if r, ok := prior.Lookup(c.Address); ok {
-			recorded = r.Feedback.Allocations
+		if qerr != nil || sameAmounts(totals(recorded), q.Groups[0].Resources) || c.Action != Update {
+			return keepPlacement(c, res.Range, recorded, q, qerr, stale, diags), nil
 		}
-		q, qerr := PlacementQuery(res.Request)
-		switch {
-		case c.Action == Update || c.Action == NoOp || c.Reruns():
-			if len(recorded) == 0 {
-				// Created before placement was in use: it runs wherever
-				// it runs; nothing to claim.
-				continue
-			}
-			if qerr == nil && !sameAmounts(totals(recorded), q.Groups[0].Resources) && c.Action == Update {
-				break // resized: re-placed below, claimed before the update
-			}
-			if err, ok := stale[c.Address]; ok {
-				diags = diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: CodeAllocationStale, Range: res.Range,
-					Summary: fmt.Sprintf("the recorded placement of %s no longer fits the provider inventory", c.Address),
-					Detail:  fmt.Sprintf("%v. The resource keeps its allocations until it is next created; replace it (--replace %s) to place it again.", err, c.Address)})
-			}
-			c.Placement = &PlacementDecision{Allocations: recorded, Kept: true}
-			if qerr == nil {
-				c.Placement.Query = q.String()
-			}
-			continue
-		case c.Action == Create || c.Action.IsReplace():
-		default:
-			continue
-		}
-		if qerr != nil {
-			diags = diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: CodePlacementRequest, Range: res.Range,
-				Summary: fmt.Sprintf("%s is not placed: %v", c.Address, qerr)})
-			continue
-		}
-		d, dg, err := pl.placeOne(ctx, c.Address, q, res.Range)
-		if err != nil {
-			return canceled(diags, err)
-		}
-		if dg != nil {
-			diags = diags.Append(*dg)
-			continue
-		}
-		c.Placement = d
+		// Resized: re-placed below, claimed before the update.
+	case c.Action == Create || c.Action.IsReplace():
+	default:
+		return diags, nil
+	}
+	if qerr != nil {
+		return diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: CodePlacementRequest, Range: res.Range,
+			Summary: fmt.Sprintf("%s is not placed: %v", c.Address, qerr)}), nil
+	}
+	d, dg, err := pl.placeOne(ctx, c.Address, q, res.Range)
+	if err != nil {
+		return diags, err
+	}
+	if dg != nil {
+		return diags.Append(*dg), nil
+	}
+	c.Placement = d
+	return diags, nil
+}
+
+// keepPlacement keeps the recorded allocations of an existing resource,
+// warning when they no longer fit the provider inventory.
+func keepPlacement(c *ResourceChange, rng diag.Range, recorded []state.Allocation, q placement.Query, qerr error, stale map[string]error, diags diag.Diagnostics) diag.Diagnostics {
+	if err, ok := stale[c.Address]; ok {
+		diags = diags.Append(diag.Diagnostic{Severity: diag.Warning, Code: CodeAllocationStale, Range: rng,
+			Summary: fmt.Sprintf("the recorded placement of %s no longer fits the provider inventory", c.Address),
+			Detail:  fmt.Sprintf("%v. The resource keeps its allocations until it is next created; replace it (--replace %s) to place it again.", err, c.Address)})
+	}
+	c.Placement = &PlacementDecision{Allocations: recorded, Kept: true}
+	if qerr == nil {
+		c.Placement.Query = q.String()
 	}
 	return diags
 }

@@ -13,8 +13,8 @@ import (
 
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/process"
 )
 
 // Options tune Derive. The zero value of each field but Root means its
@@ -280,7 +280,7 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 	if timeout <= 0 {
 		timeout = d.opts.Timeout
 	}
-	res, err := executor.RunProgram(ctx, executor.Program{
+	res, err := process.RunProgram(ctx, process.Program{
 		Path:      exe,
 		Dir:       filepath.Dir(exe),
 		Env:       []string{"PATH=" + os.Getenv("PATH"), "XOSPLAN_POLICY=" + p.Name},
@@ -289,9 +289,9 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 		MaxStdout: d.opts.MaxOutput,
 	})
 	switch {
-	case errors.Is(err, executor.ErrTimeout):
+	case errors.Is(err, process.ErrTimeout):
 		return output{}, problem(CodeTimeout, "policy %s ran past its timeout of %s; its process group was killed", p.Name, timeout)
-	case errors.Is(err, executor.ErrReplyTooLarge):
+	case errors.Is(err, process.ErrReplyTooLarge):
 		return output{}, problem(CodeOutputTooLarge, "policy %s printed more than %s on stdout", p.Name, userfile.SizeText(int64(d.opts.MaxOutput)))
 	case ctx.Err() != nil:
 		return output{}, problem(CodeCanceled, "policy %s stopped: %v", p.Name, context.Cause(ctx))

@@ -47,7 +47,7 @@
 //
 // # Running
 //
-// A policy runs through pkg/executor's RunProgram, the runner of the
+// A policy runs through pkg/process's RunProgram, the runner of the
 // drivers' scripts: its own process group, ended with the run, a timeout
 // (the policy's, else Options.Timeout), cancellation by ctx. Its
 // executable must resolve (links followed) to a regular file inside the

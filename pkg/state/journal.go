@@ -503,26 +503,9 @@ func (f *File) OpenJournal(ctx context.Context) (*Journal, error) {
 	if err := f.unchangedSinceRead(cur); err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
 	}
-	// The guard opened the journal read-write to flock it: a named pipe
-	// or a device there is refused by its type, and the read is bounded.
-	jinfo, err := userfile.Check(g.fh, g.path, userfile.Options{MaxBytes: MaxFileBytes})
+	data, sc, current, err := readOldJournal(ctx, g, cur)
 	if err != nil {
 		return nil, fmt.Errorf("opening journal: %w", err)
-	}
-	data, err := userfile.ReadAll(ctx, g.fh, g.path, jinfo.Size(), MaxFileBytes)
-	if err != nil {
-		return nil, fmt.Errorf("opening journal: %w", err)
-	}
-	sc, scanErr := scanJournal(data)
-	current := sc.base != nil && sc.base.Lineage == cur.lineage && sc.base.Serial == cur.serial
-	if scanErr != nil && (current || sc.base == nil) {
-		// A damaged journal of the current snapshot holds records the
-		// state has not absorbed: refuse rather than discard them.
-		var dmg *JournalDamageError
-		if errors.As(scanErr, &dmg) {
-			dmg.Path = g.path
-		}
-		return nil, fmt.Errorf("opening journal: %w", scanErr)
 	}
 	base := journalBase{Kind: recordBase, Version: FormatVersion, Lineage: cur.lineage, Serial: cur.serial, PID: os.Getpid(), Host: hostName()}
 	if f.held != nil {
@@ -540,20 +523,7 @@ func (f *File) OpenJournal(ctx context.Context) (*Journal, error) {
 			next = sc.records[n-1].Seq + 1
 		}
 	}
-	// The new journal is flocked before it takes the old one's place, so
-	// that it is never there unguarded.
-	fh, _, err := stage(f.fsys, g.path, parts)
-	if err == nil {
-		if err = flockNB(fh.Fd()); err != nil {
-			fh.Close()
-			os.Remove(fh.Name())
-		}
-	}
-	if err == nil {
-		if err = publish(f.fsys, fh.Name(), g.path); err != nil {
-			fh.Close()
-		}
-	}
+	fh, err := replaceJournal(f.fsys, g.path, parts)
 	if err != nil {
 		return nil, fmt.Errorf("creating journal: %w", err)
 	}
@@ -574,6 +544,53 @@ func (f *File) OpenJournal(ctx context.Context) (*Journal, error) {
 	}}
 	f.journal = NewJournal(sink, opts)
 	return f.journal, nil
+}
+
+// readOldJournal reads and scans the journal the guard holds open;
+// current reports whether it continues the snapshot cur. A damaged journal
+// of the current snapshot (or one without a header) is an error: it holds
+// records the state has not absorbed, refused rather than discarded.
+func readOldJournal(ctx context.Context, g *commitGuard, cur *seenSnapshot) (data []byte, sc journalScan, current bool, err error) {
+	// The guard opened the journal read-write to flock it: a named pipe
+	// or a device there is refused by its type, and the read is bounded.
+	jinfo, err := userfile.Check(g.fh, g.path, userfile.Options{MaxBytes: MaxFileBytes})
+	if err != nil {
+		return nil, sc, false, err
+	}
+	data, err = userfile.ReadAll(ctx, g.fh, g.path, jinfo.Size(), MaxFileBytes)
+	if err != nil {
+		return nil, sc, false, err
+	}
+	sc, scanErr := scanJournal(data)
+	current = sc.base != nil && sc.base.Lineage == cur.lineage && sc.base.Serial == cur.serial
+	if scanErr != nil && (current || sc.base == nil) {
+		var dmg *JournalDamageError
+		if errors.As(scanErr, &dmg) {
+			dmg.Path = g.path
+		}
+		return nil, sc, false, scanErr
+	}
+	return data, sc, current, nil
+}
+
+// replaceJournal writes parts as the new journal at path. It is flocked
+// before it takes the old one's place, so that it is never there
+// unguarded.
+func replaceJournal(fsys fileSystem, path string, parts [][]byte) (diskFile, error) {
+	fh, _, err := stage(fsys, path, parts)
+	if err != nil {
+		return nil, err
+	}
+	if err := flockNB(fh.Fd()); err != nil {
+		fh.Close()
+		os.Remove(fh.Name())
+		return nil, err
+	}
+	if err := publish(fsys, fh.Name(), path); err != nil {
+		fh.Close()
+		return nil, err
+	}
+	return fh, nil
 }
 
 // Append assigns rec the next seq, writes it and returns the seq once the

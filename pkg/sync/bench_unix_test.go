@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/driver/noop"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
@@ -44,7 +45,7 @@ func benchGoalOn(n, changed int, drv executor.Driver) GoalFunc {
 				_ = g.AddEdge(graph.Edge{Source: fmt.Sprintf("r%05d", i), Target: fmt.Sprintf("r%05d", i-1), Kind: graph.DependsOn})
 			}
 		}
-		return &Goal{Desired: g, Drivers: executor.Registry{graph.DriverNoop: executor.Noop{}, "fake": drv},
+		return &Goal{Desired: g, Drivers: executor.Registry{graph.DriverNoop: noop.Driver{}, "fake": drv},
 			Plan: planner.Options{InputDigests: map[string]string{"bench.yaml": "1"}}}, nil, nil
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/driver/exec"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -20,9 +21,10 @@ import (
 )
 
 // timedDriver records each action with the fake clock's time and hands it
-// to the driver it wraps.
+// to the exec driver it wraps, whose other methods (the source folder it
+// records) it keeps.
 type timedDriver struct {
-	executor.Driver
+	*exec.Driver
 	clock *fakeClock
 	mu    stdsync.Mutex
 	calls []call
@@ -68,7 +70,7 @@ func TestTOSCAHealthCheckRunsOnItsOwnInterval(t *testing.T) {
 		}
 	}
 	clock := newFakeClock()
-	drv := &timedDriver{Driver: executor.NewExec(executor.DriverOptions{Timeout: 20 * time.Second}), clock: clock}
+	drv := &timedDriver{Driver: exec.New(executor.DriverOptions{Timeout: 20 * time.Second}), clock: clock}
 	reg := executor.Registry{graph.DriverExec: drv}
 	goal := func(context.Context) (*Goal, diag.Diagnostics, error) {
 		g := graph.New()

@@ -365,7 +365,10 @@
 //     representation (num_cpus, mem_size, disk_size: VCPU, MEMORY_MB,
 //     DISK_GB), which pkg/placement answers against the providers'
 //     inventory; the allocations to one capability are also checked
-//     against its properties' values when both are known. A 2.0 Compute
+//     against its properties' values when both are known; its entries
+//     are amounts, of their types, of properties of the capability of
+//     the target (node template or node type), inherited ones included.
+//     A 2.0 Compute
 //     node makes no request of its own (1.x's does): in 2.0 its capacity
 //     is what allocations draw on. $available_allocation is the
 //     capability's property value less the template's allocations of it,
@@ -382,7 +385,11 @@
 //     template, representation, assignment and relationship index), and
 //     may end at a relationship, whose properties are those its
 //     assignment, relationship template or type gives; SELF in a
-//     requirement's relationship context is the relationship (§10.3). A
+//     requirement's relationship context is the relationship (§10.3); a
+//     relationship template's interface inputs are checked in the
+//     context of the first requirement that uses it. A path that goes on
+//     from ALL is followed from each index, the results in one list
+//     (several ALLs merged), where the number of indices is known. A
 //     relationship's attributes stay unknown: no apply records them. A
 //     whole attribute (or property) whose declared type is an integer,
 //     float, boolean, list or map (a complex data type) is read as that

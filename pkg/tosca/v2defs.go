@@ -177,9 +177,8 @@ func (c *compiler) readPropDef2(f *file, name string, n *yamlsrc.Node, path stri
 	if req, set := c.bool2(n, path, "required"); set {
 		d.required = req
 	}
-	if v := n.Get("validation"); v != nil {
+	if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
 		d.validation = append(d.validation, v)
-		c.checkExpr2(f, v, path+".validation", true)
 	}
 	if vp, ok := n.GetPair("value"); ok {
 		if prev != nil && prev.value != nil {
@@ -237,9 +236,8 @@ func (c *compiler) refineSchema2(f *file, n *yamlsrc.Node, path string, prev *pr
 	d := *prev
 	d.n = n
 	d.validation = append([]*yamlsrc.Node(nil), prev.validation...)
-	if v := n.Get("validation"); v != nil {
+	if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
 		d.validation = append(d.validation, v)
-		c.checkExpr2(f, v, path+".validation", true)
 	}
 	return &d
 }
@@ -262,9 +260,8 @@ func (c *compiler) readSchema2(f *file, n *yamlsrc.Node, path string) *prop2 {
 			c.errorf(n.Range, path, CodeMissingField, "schema definition is missing required field \"type\"")
 			return nil
 		}
-		if v := n.Get("validation"); v != nil {
+		if v := n.Get("validation"); v != nil && c.clause2(f, v, path+".validation") {
 			d.validation = append(d.validation, v)
-			c.checkExpr2(f, v, path+".validation", true)
 		}
 		if es := n.Get("entry_schema"); es != nil {
 			d.entry = c.readSchema2(f, es, path+".entry_schema")

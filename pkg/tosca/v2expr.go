@@ -12,7 +12,7 @@ package tosca
 // Errors detected here:
 //   - a call of a function that is neither built-in nor declared in functions, a function name
 //     that is empty, arguments of the wrong number or kind for a built-in, $relationship_index
-//     outside a relationship context (tosca.function)
+//     outside a relationship context, $node_index outside a node context (tosca.function)
 //   - $get_input of an input the service template does not declare (tosca.unknown_input)
 
 import (
@@ -60,14 +60,17 @@ func unescape2(s string) string {
 // (§10.2): min and max (-1: any); ok is false for an unknown name.
 func builtinArity2(name string) (lo, hi int, ok bool) {
 	switch name {
-	case "get_input", "get_property", "get_attribute", "get_artifact":
+	case "get_input":
 		return 1, -1, true
+	case "get_property", "get_attribute", "get_artifact":
+		// A TOSCA path and a name (§10.2.1.2–4).
+		return 2, -1, true
 	case "value":
 		return 0, -1, true
 	case "node_index", "relationship_index":
 		return 0, 0, true
 	case "available_allocation":
-		return 1, -1, true
+		return 2, -1, true
 	}
 	return funceval.Arity(name)
 }
@@ -132,6 +135,9 @@ func (c *compiler) checkCall2(f *file, n *yamlsrc.Node, name string, args *yamls
 	if name == "relationship_index" && !relContext2(path) {
 		c.errorf(n.Range, path, CodeFunction, "$relationship_index outside a relationship context: it is valid in relationship types and templates and in requirement definitions and assignments (§10.2.1.7)")
 	}
+	if name == "node_index" && !nodeContext2(path) {
+		c.errorf(n.Range, path, CodeFunction, "$node_index outside a node context: the service template's inputs, outputs, groups and policies, and group and policy types, belong to no node representation (§10.2.1.6)")
+	}
 	lo, hi, ok := builtinArity2(name)
 	if !ok {
 		c.errorDetail(n.Range, path, CodeFunction, "A string or key that starts with $ is a function call in TOSCA 2.0 (§10.1); write $$ for a literal $.",
@@ -183,6 +189,20 @@ func (c *compiler) warnUncheckedPattern2(r diag.Range, path, pattern, reason str
 func relContext2(path string) bool {
 	return strings.HasPrefix(path, "relationship_types.") || strings.HasPrefix(path, "service_template.relationship_templates.") ||
 		strings.Contains(path, ".requirements.") || strings.Contains(path, ".requirements[")
+}
+
+// nodeContext2 reports whether the YAML path path may lie in a node
+// context (§10.2.1.6): anything but the service template's inputs,
+// outputs, groups and policies and the group and policy types, which
+// belong to no node representation.
+func nodeContext2(path string) bool {
+	for _, p := range []string{"service_template.inputs.", "service_template.outputs.", "service_template.groups.",
+		"service_template.policies.", "service_template.policies[", "group_types.", "policy_types."} {
+		if strings.HasPrefix(path, p) {
+			return false
+		}
+	}
+	return true
 }
 
 // checkMalformed2 reports a map that has a function-call key ($name)

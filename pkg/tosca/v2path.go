@@ -10,16 +10,20 @@ package tosca
 // <requirement> <idx>) and incoming (CAPABILITY <name> RELATIONSHIP
 // <idx>), to their SOURCE, TARGET or target CAPABILITY; it ends at a
 // node, a capability or a relationship. What is left names the property
-// or attribute and the keys and indices into its value. Where only the
-// orchestrator knows the way (an unassigned requirement, a requirement
-// fulfilled by a node type, ALL followed by more steps), the value is
-// left to apply time.
+// or attribute and the keys and indices into its value. A path that goes
+// on from ALL is followed from each index it stands for, the results in
+// one list (queryEach). Where only the orchestrator knows the way (an
+// unassigned requirement, a requirement fulfilled by a node type, ALL
+// over a count only apply time knows), the value is left to apply time.
 //
 // Errors detected here (tosca.function, tosca.unknown_template,
 // tosca.unknown_requirement, tosca.unknown_capability,
 // tosca.unknown_property): a path that does not start with SELF or a
-// node or relationship template, a requirement or capability the node
-// does not have, a relationship index beyond those made, a property (for
+// node or relationship template, a representation index that is
+// negative or not below the template's count, a path that names no
+// property, attribute or artifact after it, a requirement or capability
+// the node does not have, a relationship index beyond those made, a
+// property (for
 // $get_property; an attribute or property for $get_attribute) the
 // entity does not define.
 //
@@ -54,6 +58,19 @@ type pathEnd struct {
 	all     bool
 	capName string
 	rel     *relEnd2
+	// each, when set, is an ALL the path goes on from: the path is
+	// followed once for each index it stands for (queryEach).
+	each *allAt
+	// relTpl is a relationship template the path ends at that no one
+	// relationship stands for: used by no requirement, or by several.
+	relTpl string
+}
+
+// allAt is an ALL that stands for the indices 0 to n-1, fromEnd values
+// before the end of the function's arguments.
+type allAt struct {
+	fromEnd int
+	n       int64
 }
 
 // relEnd2 is one relationship a path reaches: relationship r (0 to
@@ -100,13 +117,15 @@ func isIndex(v graph.Value) bool {
 
 // walkPath follows a TOSCA path (§10.3); it returns the end, what is
 // left of the arguments, and false when the path leads where only apply
-// time knows (an unassigned requirement's target, several relationships
-// of ALL) or does not fit the template, which is then reported at n.
+// time knows (an unassigned requirement's target) or does not fit the
+// template, which is then reported at n; an ALL it goes on from is
+// returned in the end's each.
 //
 // The path starts at SELF (the node template whose value is evaluated,
 // or in a requirement's relationship context that relationship), at a
 // node template with the index of a representation, or at a relationship
-// template that one requirement uses. From a node, RELATIONSHIP <req>
+// template: the relationship of the one requirement that uses it, else
+// the template itself (relTpl). From a node, RELATIONSHIP <req>
 // <idx> leads to the idx-th relationship the requirement's assignments
 // make, CAPABILITY <cap> RELATIONSHIP <idx> to the idx-th relationship
 // that targets the capability (the incoming ones, in the order of their
@@ -142,12 +161,20 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 		if len(rest) > 0 && isIndex(rest[0]) {
 			end.idx, end.all = indexOf(rest[0])
 			rest = rest[1:]
+			if !end.all && !ev.representation(n, fn, end.node, end.idx) {
+				return end, nil, false
+			}
 		}
 	case topo != nil && topo.rels[first] != nil:
 		users := c.relTemplateUsers2(first)
 		if len(users) != 1 {
-			// Used by no requirement, or by several: no one relationship.
-			return end, nil, false
+			// Used by no requirement, or by several: no one relationship
+			// to go on from, but the template's own values.
+			if len(rest) > 0 && (rest[0] == "SOURCE" || rest[0] == "TARGET" || rest[0] == "CAPABILITY") {
+				return end, nil, false
+			}
+			end.relTpl = first
+			return end, rest, true
 		}
 		end.rel = &users[0]
 	default:
@@ -164,7 +191,11 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 	for len(rest) > 0 {
 		step, _ := rest[0].(string)
 		if end.all && (step == "RELATIONSHIP" || step == "CAPABILITY") {
-			// A path from every representation: one value each, at apply.
+			// A path from every representation: followed from each, where
+			// their number is known; else one value each, at apply.
+			if _, counted := end.node.n.GetPair("count"); !end.node.countFn && (!counted || c.v2.topo.picked) {
+				end.each = &allAt{fromEnd: len(rest) + 1, n: end.node.count}
+			}
 			return end, nil, false
 		}
 		if end.rel != nil {
@@ -210,8 +241,9 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 				}
 				return end, nil, false
 			}
-			re, more, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+quote(req)+" of node template "+quote(end.node.name))
+			re, more, each, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+quote(req)+" of node template "+quote(end.node.name))
 			if !ok {
+				end.each = each
 				return end, nil, false
 			}
 			end, rest = pathEnd{rel: re}, more
@@ -240,6 +272,24 @@ func (ev *eval2) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathE
 	return end, rest, true
 }
 
+// representation checks the index of a representation of nd that a path
+// names (§10.3): a non-negative integer below its count, where the
+// count is known (a template without count has one representation; a
+// count is known once every template is read).
+func (ev *eval2) representation(n *yamlsrc.Node, fn string, nd *node2, idx int64) bool {
+	c := ev.c
+	if idx < 0 {
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: the index of a representation of node template %q is a non-negative integer or ALL, found %d (§10.3)", fn, nd.name, idx)
+		return false
+	}
+	_, counted := nd.n.GetPair("count")
+	if nd.countFn || (counted && !c.v2.topo.picked) || idx < nd.count {
+		return true
+	}
+	c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: node template %q has %d representation(s), so none has index %d (§10.3)", fn, nd.name, nd.count, idx)
+	return false
+}
+
 // incoming follows RELATIONSHIP <idx> from the capability at end to one
 // of the relationships that target it; rest follows RELATIONSHIP.
 func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.Value) (pathEnd, []graph.Value, bool) {
@@ -251,20 +301,20 @@ func (ev *eval2) incoming(n *yamlsrc.Node, fn string, end pathEnd, rest []graph.
 		}
 	}
 	rels := ev.c.incoming2(end.node, idx, end.capName)
-	re, more, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+quote(end.capName)+" of "+quote(address2(end.node, idx)))
-	return pathEnd{rel: re}, more, ok
+	re, more, each, ok := ev.pickRel(n, fn, rels, rest, "relationships that target capability "+quote(end.capName)+" of "+quote(address2(end.node, idx)))
+	return pathEnd{rel: re, each: each}, more, ok
 }
 
 // pickRel takes the relationship that the index at the head of rest
 // selects among rels (the first without index); what names them is for
 // the message of an index out of range. ALL, or an index only apply time
-// knows, selects none here.
-func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []graph.Value, what string) (*relEnd2, []graph.Value, bool) {
+// knows, selects none here; ALL is returned as each, for queryEach.
+func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []graph.Value, what string) (*relEnd2, []graph.Value, *allAt, bool) {
 	i := int64(0)
 	if len(rest) > 0 && isIndex(rest[0]) {
 		x, all := indexOf(rest[0])
 		if all {
-			return nil, nil, false
+			return nil, nil, &allAt{fromEnd: len(rest), n: int64(len(rels))}, false
 		}
 		i, rest = x, rest[1:]
 	}
@@ -272,9 +322,9 @@ func (ev *eval2) pickRel(n *yamlsrc.Node, fn string, rels []relEnd2, rest []grap
 		if len(rels) > 0 || i != 0 {
 			ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: relationship %d of the %d %s does not exist", fn, i, len(rels), what)
 		}
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	return &rels[i], rest, true
+	return &rels[i], rest, nil, true
 }
 
 // relCount2 is how many relationships an assignment makes: its count (1
@@ -460,11 +510,28 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 		}
 	}
 	end, rest, ok := ev.walkPath(n, fn, vals)
-	if !ok || len(rest) == 0 {
+	if end.each != nil {
+		return ev.queryEach(n, fn, vals, end.each)
+	}
+	if ok && len(rest) == 0 {
+		what := "property"
+		switch fn {
+		case "get_attribute":
+			what = "attribute"
+		case "get_artifact":
+			what = "artifact"
+		}
+		ev.c.errorf(rangeOf(n), ev.path, CodeFunction, "$%s: its TOSCA path names no %s after it (§10.2.1)", fn, what)
+		return nil
+	}
+	if !ok {
 		return unknown2(fn, vals)
 	}
 	if end.rel != nil {
 		return ev.relValue(n, fn, end.rel, vals, rest)
+	}
+	if end.relTpl != "" {
+		return ev.relTemplateValue(n, fn, end.relTpl, vals, rest)
 	}
 	name, _ := rest[0].(string)
 	nd := end.node
@@ -505,6 +572,38 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 	return ev.attributeOf(nd, end, rest)
 }
 
+// queryEach evaluates a query whose path goes on from an ALL (§10.3:
+// "we return the result for all possible indices (further resolved
+// separately) as a list"): once for each index, the results in a list,
+// those of a further ALL merged into it. nil when one of them is in
+// error (reported once).
+func (ev *eval2) queryEach(n *yamlsrc.Node, fn string, vals []graph.Value, each *allAt) graph.Value {
+	pos := len(vals) - each.fromEnd
+	if !ev.c.spend2(n, ev.path, each.n) {
+		return nil
+	}
+	merge := false
+	for _, v := range vals[pos+1:] {
+		merge = merge || v == "ALL"
+	}
+	out := make([]graph.Value, 0, each.n)
+	for i := range each.n {
+		one := append([]graph.Value(nil), vals...)
+		one[pos] = i
+		before := len(ev.c.diags)
+		v := ev.query(n, fn, one)
+		if v == nil && len(ev.c.diags) > before {
+			return nil
+		}
+		if list, ok := v.([]graph.Value); ok && merge {
+			out = append(out, list...)
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
 // relValue evaluates a query at a relationship (re): a property is the
 // value its assignment, relationship template or type gives, when known
 // at compile time; an attribute is known at apply time, once the
@@ -513,24 +612,15 @@ func (ev *eval2) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Val
 func (ev *eval2) relValue(n *yamlsrc.Node, fn string, re *relEnd2, vals, rest []graph.Value) graph.Value {
 	c, ra := ev.c, re.ra
 	owner := "the relationship of requirement " + quote(ra.name) + " of node template " + quote(re.src.name)
-	switch fn {
-	case "get_artifact":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
-		return nil
-	case "available_allocation":
-		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
+	rt := ra.relType
+	name, _ := rest[0].(string)
+	if !ev.relQueryFits2(n, fn, owner, rt, name) {
 		return nil
 	}
-	rt := ra.relType
 	if rt == nil {
 		return unknown2(fn, vals)
 	}
-	name, _ := rest[0].(string)
 	d := rt.props[name]
-	if d == nil && (fn == "get_property" || rt.attrs[name] == nil) {
-		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
-		return nil
-	}
 	c.relSecret2(re, name)
 	if d == nil || (fn == "get_attribute" && rt.attrs[name] != nil) {
 		if fn == "get_attribute" && re.r >= 0 {
@@ -576,6 +666,43 @@ func firstRelIndex2(nd *node2, ra *reqAssign2) int64 {
 		}
 	}
 	return idx
+}
+
+// relQueryFits2 reports whether the query fn can read name at a
+// relationship (owner) of type rt (nil: not known), and reports why not:
+// relationships have no artifacts and allocate no capacity of their own,
+// and name must be a property (for $get_attribute, an attribute or a
+// property) of rt.
+func (ev *eval2) relQueryFits2(n *yamlsrc.Node, fn, owner string, rt *typeDef2, name string) bool {
+	c := ev.c
+	switch {
+	case fn == "get_artifact":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$get_artifact: its TOSCA path ends at %s; artifacts belong to nodes (§12.2)", owner)
+	case fn == "available_allocation":
+		c.errorf(rangeOf(n), ev.path, CodeFunction, "$available_allocation: its TOSCA path must lead to a capability (CAPABILITY <name>, §10.2.1.8), not to %s", owner)
+	case rt == nil, rt.props[name] != nil, fn != "get_property" && rt.attrs[name] != nil:
+		return true
+	default:
+		c.errorf(rangeOf(n), ev.path, CodeUnknownProperty, "$%s: %s (type %q) has no %s %q", fn, owner, rt.name, noun2(fn), name)
+	}
+	return false
+}
+
+// relTemplateValue evaluates a query at relationship template name
+// itself (see pathEnd.relTpl): a property is the value the template
+// gives, or its type's default, when known at compile time; an
+// attribute is left to the orchestrator.
+func (ev *eval2) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []graph.Value) graph.Value {
+	c := ev.c
+	prop, _ := rest[0].(string)
+	if !ev.relQueryFits2(n, fn, "relationship template "+quote(name), c.v2.topo.relType[name], prop) {
+		return nil
+	}
+	v, ok := c.v2.topo.relProps[name][prop]
+	if fn != "get_property" || !ok || v == nil || graph.HasUnknown(v) {
+		return unknown2(fn, vals)
+	}
+	return ev.walkValue(v, rest[1:])
 }
 
 // relProp2 evaluates property name (definition d) of the relationship re

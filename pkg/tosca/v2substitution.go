@@ -178,9 +178,29 @@ func (c *compiler) readStep2(f *file, s yamlsrc.Pair, steps *yamlsrc.Node, input
 	}
 }
 
+// checkActivityInput2 checks the value a call_operation activity gives
+// the operation's input d (§13.2.3.3: "the inputs to the operation"):
+// a value written out must be of the input's type, and a workflow input
+// passed with $get_input must be declared of that type or one derived
+// from it. Other functions are left to their own checks.
+func (c *compiler) checkActivityInput2(ev *eval2, d *prop2, v *yamlsrc.Node, wfInputs map[string]*prop2, path, op string) {
+	fn, args, isCall := funcCall2(v)
+	switch {
+	case d.typ == nil:
+	case !isCall:
+		c.checkValue2(ev, d, v, path)
+	case fn == "get_input" && len(argList2(args)) == 1:
+		wi := wfInputs[text(argList2(args)[0])]
+		if wi != nil && wi.typ != nil && !c.derives2(wi.typ, d.typ) {
+			c.errorf(v.Range, path, CodeWorkflow, "input %q of operation %s is of type %q; the workflow input %q given it is of type %q", d.name, op, d.typ.name, wi.name, wi.typ.name)
+		}
+	}
+}
+
 // checkCallOperation2 checks a call_operation activity against the
-// target's operation: it exists, the inputs given are defined, and the
-// required ones are given a value that is there when the workflow runs.
+// target's operation: it exists, the inputs given are defined and of
+// their types, and the required ones are given a value that is there
+// when the workflow runs.
 func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, wfInputs map[string]*prop2, path string) {
 	opN := body
 	var given *yamlsrc.Node
@@ -205,10 +225,14 @@ func (c *compiler) checkCallOperation2(f *file, nd *node2, body *yamlsrc.Node, w
 	defs := map[string]*prop2{}
 	clone2(defs, iface.inputs)
 	clone2(defs, op.inputs)
+	ev := &eval2{c: c, f: f, node: nd}
 	for _, p := range given.Pairs() {
-		if defs[p.Key.Value] == nil {
+		d := defs[p.Key.Value]
+		if d == nil {
 			c.errorf(p.Key.Range, path+".inputs."+p.Key.Value, CodeWorkflow, "operation %s has no input %q", opN.Value, p.Key.Value)
+			continue
 		}
+		c.checkActivityInput2(ev, d, p.Value, wfInputs, path+".inputs."+p.Key.Value, opN.Value)
 	}
 	for _, name := range slices.Sorted(maps.Keys(defs)) {
 		d := defs[name]

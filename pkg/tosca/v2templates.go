@@ -144,7 +144,7 @@ func (c *compiler) readTopology2(root *file) {
 	c.readInputs2(root, st.Get("inputs"))
 	if rt := st.Get("relationship_templates"); rt != nil && rt.Kind == yamlsrc.Mapping {
 		for _, p := range rt.Pairs() {
-			c.readRelTemplate2(root, p)
+			c.readRelTemplate2(root, p, rt)
 		}
 	}
 	nt := st.Get("node_templates")
@@ -208,6 +208,7 @@ func (c *compiler) readTopology2(root *file) {
 		c.nodeValues2(root, nd)
 	}
 	c.checkCapacity2(root)
+	c.relTemplatesInContext2(root)
 	if gs := st.Get("groups"); gs != nil && gs.Kind == yamlsrc.Mapping {
 		for _, p := range gs.Pairs() {
 			c.readGroup2(root, p)
@@ -327,23 +328,126 @@ func (c *compiler) readOutputs2(f *file, n *yamlsrc.Node) {
 }
 
 // readRelTemplate2 reads a relationship template (§7.4).
-func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair) {
+func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	path := "service_template.relationship_templates." + p.Key.Value
 	if p.Value.Kind != yamlsrc.Mapping {
 		c.errorf(rangeOf(p.Value), path, CodeWrongKind, "relationship template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 		return
 	}
 	c.keys2(p.Value, path, func() string { return "relationship template " + quote(p.Key.Value) }, relTemplateKeys2(), nil)
-	t := c.typeRef2(f, kRelationship, p.Value.Get("type"), path+".type")
+	n, ok := c.copyRelTemplate2(p, all, path)
+	if !ok {
+		c.v2.topo.failed[p.Key.Value] = c.last()
+		return
+	}
+	tn := n.Get("type")
+	if tn == nil {
+		c.errorf(p.Key.Range, path, CodeMissingField, "relationship template %q is missing required field \"type\"", p.Key.Value)
+		c.v2.topo.failed[p.Key.Value] = c.last()
+		return
+	}
+	t := c.typeRef2(f, kRelationship, tn, path+".type")
 	if t == nil {
 		return
 	}
-	c.v2.topo.rels[p.Key.Value] = p.Value
+	c.v2.topo.rels[p.Key.Value] = n
 	c.v2.topo.relType[p.Key.Value] = t
 	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
-	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
-	c.v2.topo.relAttrs[p.Key.Value] = c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value), false)
-	c.assignIfaces2(ev, t.ifaces, p.Value.Get("interfaces"), path+".interfaces")
+	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
+	c.v2.topo.relAttrs[p.Key.Value] = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value))
+	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
+}
+
+// copyRelTemplate2 returns the relationship template p with the one its
+// copy keyname names merged under it (§7.4: all its keynames and values
+// are copied, and the template's own refine them). The template copied
+// must be one of the service template's relationship templates (all)
+// that does not use copy itself, which also rules out a chain or a
+// cycle of copies; ok is false, with the error reported, otherwise.
+func (c *compiler) copyRelTemplate2(p yamlsrc.Pair, all *yamlsrc.Node, path string) (*yamlsrc.Node, bool) {
+	cp := p.Value.Get("copy")
+	if cp == nil {
+		return p.Value, true
+	}
+	src := all.Get(text(cp))
+	switch {
+	case !cp.IsString():
+		c.errorf(cp.Range, path+".copy", CodeWrongKind, "copy names a relationship template, found %s", cp.Describe())
+	case src == nil:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names %s, which is no relationship template", describeValue(cp))
+	case cp.Value == p.Key.Value:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "relationship template %q copies itself", p.Key.Value)
+	case src.Kind != yamlsrc.Mapping:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names relationship template %q, which is not a map", cp.Value)
+	case src.Get("copy") != nil:
+		c.errorf(cp.Range, path+".copy", CodeCopy, "copy names relationship template %q, which uses copy itself (§7.4)", cp.Value)
+	default:
+		return mergeNodes(src, p.Value), true
+	}
+	return nil, false
+}
+
+// relTemplatesInContext2 evaluates the inputs a relationship template's
+// interface assignments give in the relationship context of the first
+// requirement that uses it, where SELF is that relationship and SOURCE
+// and TARGET its nodes (§10.3), so that a TOSCA path that does not fit
+// them is reported: read on its own, a relationship template's path is
+// known only where it is used. A template no requirement uses has no
+// such context.
+func (c *compiler) relTemplatesInContext2(f *file) {
+	topo := c.v2.topo
+	for _, p := range topo.st.Get("relationship_templates").Pairs() {
+		n := topo.rels[p.Key.Value]
+		if n == nil || n.Get("interfaces") == nil || c.stopped() {
+			continue
+		}
+		users := c.relTemplateUsers2(p.Key.Value)
+		if len(users) == 0 {
+			continue
+		}
+		re := users[0]
+		ev := &eval2{c: c, f: f, node: re.src, rel: re.ra.relCtx()}
+		path := "service_template.relationship_templates." + p.Key.Value + ".interfaces."
+		for _, ip := range n.Get("interfaces").Pairs() {
+			for _, in := range ip.Value.Get("inputs").Pairs() {
+				ev.evalAt(in.Value, path+ip.Key.Value+".inputs."+in.Key.Value)
+			}
+			for _, key := range []string{"operations", "notifications"} {
+				for _, op := range ip.Value.Get(key).Pairs() {
+					for _, in := range op.Value.Get("inputs").Pairs() {
+						ev.evalAt(in.Value, path+ip.Key.Value+"."+key+"."+op.Key.Value+".inputs."+in.Key.Value)
+					}
+				}
+			}
+		}
+	}
+}
+
+// assignAttrs2 checks attribute assignments (§9.6) against the
+// attribute definitions attrs and returns the values, defaults included.
+// An attribute may also be one reflected from a property of the same
+// name (§9.5: orchestrators "MUST automatically create an attribute for
+// every declared property"; §9.6: an attribute "declared (or reflected
+// from a Property definition)"), of that property's type and validation;
+// only the attributes declared as such get a default.
+func (c *compiler) assignAttrs2(ev *eval2, attrs, props map[string]*prop2, n *yamlsrc.Node, path, owner string) map[string]graph.Value {
+	defs, cloned := attrs, false
+	for _, p := range n.Pairs() {
+		pd := props[p.Key.Value]
+		if attrs[p.Key.Value] != nil || pd == nil {
+			continue
+		}
+		if !cloned {
+			defs, cloned = make(map[string]*prop2, len(attrs)+1), true
+			maps.Copy(defs, attrs)
+		}
+		// The actual state the property's value asks for: not fixed by
+		// the property's value keyname.
+		d := *pd
+		d.value = nil
+		defs[p.Key.Value] = &d
+	}
+	return c.assignProps2(ev, defs, n, path, owner, false)
 }
 
 // assignProps2 checks property (or attribute) assignments against their
@@ -469,7 +573,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 	ev := &eval2{c: c, f: f, node: nd}
 	owner := "node template " + quote(nd.name)
 	nd.props = c.assignProps2(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable2(n))
-	nd.attrs = c.assignProps2(ev, t.attrs, n.Get("attributes"), nd.path+".attributes", owner, false)
+	nd.attrs = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), nd.path+".attributes", owner)
 	caps := map[string]map[string]graph.Value{}
 	assigned := n.Get("capabilities")
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
@@ -494,7 +598,7 @@ func (c *compiler) nodeValues2(f *file, nd *node2) {
 		}
 		co := "capability " + quote(name) + " of " + owner
 		caps[name] = c.assignProps2(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable2(n))
-		c.assignProps2(ev, cd.attrs, body.Get("attributes"), cp+".attributes", co, false)
+		c.assignAttrs2(ev, cd.attrs, cd.props, body.Get("attributes"), cp+".attributes", co)
 	}
 	nd.caps = caps
 }
@@ -673,7 +777,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 			}
 		}
 		if ra.alloc != nil {
-			c.checkAllocation2(ra)
+			c.checkAllocation2(ev, ra)
 		}
 		c.relAttrDefaults2(ev, ra)
 		nd.reqs = append(nd.reqs, ra)
@@ -847,9 +951,13 @@ func (c *compiler) checkReqCounts2(nd *node2) {
 	}
 }
 
-// checkAllocation2 checks that an allocation names properties of the
-// capability the requirement targets (§8.5.5).
-func (c *compiler) checkAllocation2(ra *reqAssign2) {
+// checkAllocation2 checks an allocation (§8.5.5): each entry names a
+// property of the capability the requirement targets (the capability
+// definition of the target node template or node type, whose properties
+// include those its type inherits; else the capability type the
+// assignment names; else the definition's) that is an integer, a float or a scalar, and is an
+// amount of that property's type.
+func (c *compiler) checkAllocation2(ev *eval2, ra *reqAssign2) {
 	path := ra.path + ".allocation"
 	if ra.alloc.IsNull() {
 		return
@@ -858,19 +966,52 @@ func (c *compiler) checkAllocation2(ra *reqAssign2) {
 		c.errorf(ra.alloc.Range, path, CodeWrongKind, "an allocation is a map of capability properties to amounts, found %s", ra.alloc.Describe())
 		return
 	}
-	ct := ra.def.capType
+	ct, props := c.allocatedCap2(ev.f, ra)
 	if ct == nil {
 		return
 	}
 	for _, p := range ra.alloc.Pairs() {
-		d := ct.props[p.Key.Value]
+		d := props[p.Key.Value]
+		pp := path + "." + p.Key.Value
 		switch {
 		case d == nil:
-			c.errorf(p.Key.Range, path+"."+p.Key.Value, CodeUnknownProperty, "allocation of %q, which capability type %q does not define (§8.5.5)", p.Key.Value, ct.name)
-		case d.typ != nil && d.typ.base != "integer" && d.typ.base != "float" && d.typ.base != "scalar":
-			c.errorf(p.Key.Range, path+"."+p.Key.Value, CodeValue, "allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", p.Key.Value, d.typ.name)
+			c.errorf(p.Key.Range, pp, CodeUnknownProperty, "allocation of %q, which capability type %q does not define (§8.5.5)", p.Key.Value, ct.name)
+		case d.typ == nil:
+		case d.typ.base != "integer" && d.typ.base != "float" && d.typ.scalar == nil:
+			c.errorf(p.Key.Range, pp, CodeValue, "allocation of %q, a %s: only integer, float and scalar properties are allocated (§8.5.5)", p.Key.Value, d.typ.name)
+		default:
+			// An amount of the property: its type, not its validation
+			// clauses, which constrain the capacity.
+			c.checkValueDepth2(ev, d.typ, nil, nil, nil, p.Value, pp, 0)
 		}
 	}
+}
+
+// allocatedCap2 returns the type and the property definitions of the
+// capability an allocation draws on (see checkAllocation2).
+func (c *compiler) allocatedCap2(f *file, ra *reqAssign2) (*typeDef2, map[string]*prop2) {
+	var target *typeDef2
+	switch nn := ra.n.Get("node"); {
+	case ra.target != nil:
+		target = ra.target.typ
+	case nn != nil && nn.IsString():
+		// A node type the orchestrator selects a node of.
+		target = c.findType2(f, kNode, nn.Value)
+	}
+	if target != nil && ra.capName != "" {
+		if cd := target.caps[ra.capName]; cd != nil && cd.typ != nil {
+			return cd.typ, cd.props
+		}
+	}
+	if cn := ra.n.Get("capability"); cn != nil && cn.IsString() {
+		if ct := c.findType2(f, kCapability, cn.Value); ct != nil {
+			return ct, ct.props
+		}
+	}
+	if ct := ra.def.capType; ct != nil {
+		return ct, ct.props
+	}
+	return nil, nil
 }
 
 // readReqRelationship2 reads the relationship of a requirement
@@ -880,6 +1021,11 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	if n.IsString() {
 		if t := topo.relType[n.Value]; t != nil {
 			ra.relType, ra.relProps, ra.relAttrs = t, topo.relProps[n.Value], topo.relAttrs[n.Value]
+			return
+		}
+		if cause, failed := topo.failed[n.Value]; failed && topo.st.Get("relationship_templates").Get(n.Value) != nil {
+			// A relationship template that could not be read.
+			c.followOn(cause)
 			return
 		}
 		ra.relType = c.typeRef2(ev.f, kRelationship, n, path)
@@ -900,7 +1046,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	ra.relType = t
 	owner := "relationship of requirement " + quote(ra.name)
 	ra.relProps = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	ra.relAttrs = c.assignProps2(ev, t.attrs, n.Get("attributes"), path+".attributes", owner, false)
+	ra.relAttrs = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -920,7 +1066,7 @@ func (c *compiler) readGroup2(f *file, p yamlsrc.Pair) {
 	ev := &eval2{c: c, f: f}
 	owner := "group " + quote(p.Key.Value)
 	c.assignProps2(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
-	c.assignProps2(ev, t.attrs, p.Value.Get("attributes"), path+".attributes", owner, false)
+	c.assignAttrs2(ev, t.attrs, t.props, p.Value.Get("attributes"), path+".attributes", owner)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return

@@ -214,11 +214,17 @@ func (c *compiler) declareTypes2() {
 						c.errorf(p.Value.Range, path, CodeWrongKind, "%s %q must be a map, found %s", k.word(), p.Key.Value, p.Value.Describe())
 						continue
 					}
-					if k == kData {
+					switch k {
+					case kData:
 						// §9.2: a data type definition is a map; one without a body is a
 						// definition lost to indentation. Declared all the
 						// same, so that its uses are not reported again.
 						c.errorf(p.Key.Range, path, CodeWrongKind, "data type %q has no definition: a data type is a map (derived_from, properties, validation…), found null", p.Key.Value)
+					case kInterface:
+						// §11.1: likewise an interface type, which "describes
+						// a set of operations and notifications" ({} is one
+						// that declares none).
+						c.errorf(p.Key.Range, path, CodeWrongKind, "interface type %q has no definition: an interface type is a map (derived_from, inputs, operations, notifications…), found null", p.Key.Value)
 					}
 				}
 				t := &typeDef2{kind: k, name: p.Key.Value, f: f, n: p.Value, key: p.Key.Range, path: path}
@@ -458,9 +464,8 @@ func (c *compiler) typeNames2(f *file, k kind, n *yamlsrc.Node, path string) []*
 // readDataType2 reads what only data types have: schemas, validation
 // and the scalar keynames.
 func (c *compiler) readDataType2(t *typeDef2, n *yamlsrc.Node) {
-	if v := n.Get("validation"); v != nil {
+	if v := n.Get("validation"); v != nil && c.clause2(t.f, v, t.path+".validation") {
 		t.validation = append(t.validation, v)
-		c.checkExpr2(t.f, v, t.path+".validation", true)
 	}
 	if es := n.Get("entry_schema"); es != nil {
 		t.entry = c.readSchema2(t.f, es, t.path+".entry_schema")

@@ -272,6 +272,41 @@ func (c *compiler) validate2(ev *eval2, t *typeDef2, clauses []*yamlsrc.Node, v 
 	return true
 }
 
+// clause2 checks a validation clause where it is defined (§9.10: "a
+// Boolean expression"): its calls, and that it can be one, which a
+// literal other than true or false, or a call of a built-in function
+// whose result is never Boolean ($concat, $sum, …), cannot. ok is false
+// for such a clause, which is then not evaluated on values again.
+func (c *compiler) clause2(f *file, v *yamlsrc.Node, path string) bool {
+	c.checkExpr2(f, v, path, true)
+	name, _, isCall := funcCall2(v)
+	switch {
+	case isCall && !nonBoolean2(name):
+		return true
+	case !isCall && v.Kind == yamlsrc.Scalar:
+		if _, isBool := v.Bool(); isBool {
+			return true
+		}
+	}
+	if isCall {
+		c.errorf(rangeOf(v), path, CodeConstraint, "the validation clause is a call of $%s, whose result is never a Boolean: a validation clause is a Boolean expression (§9.10)", name)
+	} else {
+		c.errorf(rangeOf(v), path, CodeConstraint, "the validation clause %s is not a Boolean expression (§9.10)", describeValue(v))
+	}
+	return false
+}
+
+// nonBoolean2 reports whether a built-in function never returns a
+// Boolean; a custom function, the query functions and $value may.
+func nonBoolean2(name string) bool {
+	switch name {
+	case "concat", "join", "token", "length", "union", "intersection", "sum", "difference", "product", "quotient",
+		"remainder", "round", "floor", "ceil", "node_index", "relationship_index", "available_allocation", "get_artifact":
+		return true
+	}
+	return false
+}
+
 // dollarText2 reports whether a value holds a string starting with $,
 // which written again would read as a function call.
 func dollarText2(v graph.Value) bool {

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 // newDatabase creates a database of its own for the calling test on the

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
 func res(addr string, port int64) state.Resource {

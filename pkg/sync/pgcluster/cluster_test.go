@@ -14,13 +14,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/pgtest"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 	xsync "github.com/xosplan/xosplan/pkg/sync"
 )
 

@@ -12,9 +12,9 @@ import (
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
-	"github.com/xosplan/xosplan/internal/typecmp"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/tosca/normative"
+	"github.com/xosplan/xosplan/pkg/tosca/typecmp"
 )
 
 func TestParseURL(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"io"
 	"testing"
 
-	"github.com/xosplan/xosplan/internal/planfixture"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/planner/planfixture"
 )
 
 // BenchmarkPlanAndRender is the planning and rendering path of

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xosplan/xosplan/internal/planfixture"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/planner/planfixture"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 

@@ -1,0 +1,106 @@
+package driver
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Helpers every driver needs alike: they keep what drivers report the
+// same shape whichever one reports it.
+
+// ResourceDriver returns the driver of the desired resource, or on a delete
+// of a resource no longer configured the recorded one.
+func ResourceDriver(req Request) (graph.Driver, error) {
+	switch {
+	case req.Resource != nil:
+		return req.Resource.Driver, nil
+	case req.Prior != nil:
+		return req.Prior.Driver, nil
+	}
+	return graph.Driver{}, fmt.Errorf("%s: neither a desired nor a recorded resource", req.Address)
+}
+
+// Failed returns the outcome of a failed action: fb (or an empty
+// feedback) marked failed, with err as backend status.
+func Failed(req Request, fb *state.Feedback, err error) (Outcome, error) {
+	var f state.Feedback
+	if fb != nil {
+		f = *fb
+	}
+	if len(f.Attributes) == 0 {
+		f.Attributes = nil
+	}
+	f.BackendCode = state.BackendError
+	f.BackendStatus = err.Error()
+	f.Status.Active, f.Status.Converging, f.Status.Failed = false, false, true
+	f.Status.Message = Truncate(err.Error(), 1024)
+	return Outcome{Feedback: f}, err
+}
+
+// JoinTails joins the output tails of several runs, keeping the last
+// maxBytes of them.
+func JoinTails(tails []string, maxBytes int) string {
+	s := strings.Join(tails, "\n")
+	if len(s) > maxBytes {
+		s = "…" + strings.ToValidUTF8(s[len(s)-maxBytes:], "")
+	}
+	return s
+}
+
+// FirstPositive returns the first positive duration of ds (a timeout:
+// the operation's, the request's, the driver's), or 0.
+func FirstPositive(ds ...time.Duration) time.Duration {
+	for _, d := range ds {
+		if d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// Truncate cuts s to n bytes, on a UTF-8 boundary, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
+}
+
+// InstanceID returns the stable instance id xosplan gives the resource at
+// addr: the same address always gets the same id, so that a repeated
+// launch is recognised by idempotent scripts (the scripted driver's
+// instanceId, Feedback.Extra[ExtraInstanceID]).
+func InstanceID(addr string) string {
+	sum := sha256.Sum256([]byte("xosplan instance\x00" + addr))
+	return hex.EncodeToString(sum[:12])
+}
+
+// Every calls fn every interval, on a goroutine of its own, until the
+// returned function is called, which waits for that goroutine to end.
+func Every(interval time.Duration, fn func()) (stop func()) {
+	done := make(chan struct{})
+	exited := make(chan struct{})
+	go func() {
+		defer close(exited)
+		tick := time.NewTicker(interval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				fn()
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
+}
