@@ -1,6 +1,8 @@
 package executor
 
 import (
+	"context"
+	"maps"
 	"strings"
 	"testing"
 
@@ -149,5 +151,86 @@ func TestWalkRedactsRelationshipSecrets(t *testing.T) {
 		return r.Sensitive
 	}) {
 		t.Errorf("c's input reads a sensitive relationship attribute, graph.ReadsSensitive says not")
+	}
+}
+
+// orderedDriver runs a's operations as the exec driver does: each with
+// the request ForOperation returns after the outputs of those before it
+// (reported), and keeps the inputs each got.
+type orderedDriver struct {
+	got map[string]map[string]graph.Value
+}
+
+func (d *orderedDriver) Apply(ctx context.Context, req Request) (Outcome, error) {
+	reported := map[string]graph.Value{}
+	for _, step := range []struct {
+		key     string
+		outputs map[string]graph.Value
+	}{
+		{"Standard.create", map[string]graph.Value{"addr": "10.0.0.1"}},
+		{"Configure.pre_configure_source", map[string]graph.Value{
+			graph.OutputAttribute{Requirement: "db", Target: "db", Name: "link_id"}.String(): "L-1",
+			graph.OutputAttribute{Target: "db", Name: "client"}.String():                     "a",
+		}},
+		{"Standard.configure", nil},
+	} {
+		opReq, err := req.ForOperation(ctx, step.key, reported)
+		if err != nil {
+			return Outcome{}, err
+		}
+		if req.Address == "a" {
+			d.got[step.key] = opReq.Inputs[step.key]
+		}
+		maps.Copy(reported, step.outputs)
+	}
+	if req.Address != "a" {
+		reported = nil
+	}
+	return Outcome{Feedback: state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Active: true}, Attributes: reported}}, nil
+}
+
+// TestWalkResolvesInputsPerOperation checks that a driver running several
+// operations in one request gets each one's inputs resolved after the
+// outputs of those before it (Request.ForOperation): its own attribute
+// create set, its relationship's and its target's that a relationship
+// operation set, in this run. Before, every input was resolved once,
+// before the first operation, and read null (or the previous apply's
+// value).
+func TestWalkResolvesInputsPerOperation(t *testing.T) {
+	g := graph.New()
+	selfAddr := graph.Unknown{Func: "attribute", Args: []graph.Value{"a", "addr"}}
+	ops := map[string]graph.Operation{
+		"Standard.create":                {Implementation: "x"},
+		"Configure.pre_configure_source": {Implementation: "x", Inputs: map[string]graph.Value{"addr": selfAddr}},
+		"Standard.configure": {Implementation: "x", Inputs: map[string]graph.Value{
+			"addr":   selfAddr,
+			"link":   graph.Unknown{Func: "get_attribute", Args: []graph.Value{"a", "RELATIONSHIP", "db", "link_id"}},
+			"client": graph.Unknown{Func: "attribute", Args: []graph.Value{"db", "client"}},
+		}},
+	}
+	for _, r := range []*graph.Resource{
+		{Address: "db", Type: "test.T", Driver: graph.Driver{Name: fakeName}, Spec: map[string]graph.Value{}, Management: graph.Managed},
+		{Address: "a", Type: "test.T", Driver: graph.Driver{Name: fakeName, Operations: ops}, Spec: map[string]graph.Value{}, Management: graph.Managed},
+	} {
+		if err := g.AddResource(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.AddEdge(graph.Edge{Source: "a", Target: "db", Kind: graph.ConnectsTo}); err != nil {
+		t.Fatal(err)
+	}
+	d := &orderedDriver{got: map[string]map[string]graph.Value{}}
+	opts := fastOpts()
+	opts.Desired = g
+	rep, err := Walk(context.Background(), planOf(t, g, nil, planner.Options{}), nil, &memJournal{}, Registry{fakeName: d}, opts)
+	if err != nil || !rep.OK() {
+		t.Fatalf("walk: %v, report %+v", err, rep)
+	}
+	if got := d.got["Configure.pre_configure_source"]["addr"]; got != "10.0.0.1" {
+		t.Errorf("pre_configure_source's addr = %v, want create's output 10.0.0.1", got)
+	}
+	want := map[string]graph.Value{"addr": "10.0.0.1", "link": "L-1", "client": "a"}
+	if got := d.got["Standard.configure"]; !graph.Equal(graph.Value(got), graph.Value(want)) {
+		t.Errorf("configure's inputs = %v, want %v", got, want)
 	}
 }

@@ -138,6 +138,7 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		// reported is known whole only now.
 		w.redact.AddPaths(req.Resolved, res.Sensitive)
 		w.addSensitiveInputs(res.Driver, req.Inputs)
+		req.InputsOf = w.inputsOf(req, res.Driver, self)
 		if fa, ok := res.Driver.Options[OptionFactoryAddress].(string); ok {
 			req.Factory = scriptFactory(fa, w.lookup)
 		}
