@@ -14,7 +14,8 @@ import (
 // its relationships' attribute defaults and assignments under
 // "relationships" (one entry per assignment of a requirement), and that
 // a relationship type's sensitive attribute makes its path sensitive
-// ("relationships.<requirement>.<index>.attributes.<name>"). Before, a 1.3 node without an attributes
+// ("relationships.<requirement>.<index>.attributes.<name>"), as a
+// property and an output that read it at apply time are. Before, a 1.3 node without an attributes
 // assignment had none in its spec, and no relationship attribute value
 // or sensitivity reached the graph.
 func TestAttributeValues(t *testing.T) {
@@ -39,6 +40,10 @@ node_types:
     derived_from: tosca.nodes.Root
     requirements:
       - db: { capability: tosca.capabilities.Endpoint, node: my.Server, relationship: my.Wire, occurrences: [ 1, 2 ] }
+  my.Reader:
+    derived_from: tosca.nodes.Root
+    properties:
+      seen: { type: string }
 topology_template:
   relationship_templates:
     wire:
@@ -51,6 +56,12 @@ topology_template:
       requirements:
         - db: { node: db, relationship: wire }
         - db: { node: db, relationship: my.Wire }
+    reader:
+      type: my.Reader
+      properties:
+        seen: { concat: [ "t=", { get_attribute: [ wire, secret ] } ] }
+  outputs:
+    link: { value: { get_attribute: [ wire, secret ] } }
 `},
 		{"tosca20", `tosca_definitions_version: tosca_2_0
 capability_types:
@@ -69,6 +80,9 @@ node_types:
   Client:
     requirements:
       - db: { capability: Api, node: Server, relationship: Wire, count_range: [ 1, 2 ] }
+  Reader:
+    properties:
+      seen: { type: string }
 service_template:
   relationship_templates:
     wire:
@@ -81,6 +95,12 @@ service_template:
       requirements:
         - db: { node: db, relationship: wire }
         - db: { node: db, relationship: Wire }
+    reader:
+      type: Reader
+      properties:
+        seen: { $concat: [ "t=", { $get_attribute: [ app, RELATIONSHIP, db, 0, secret ] } ] }
+  outputs:
+    link: { value: { $get_attribute: [ app, RELATIONSHIP, db, 1, secret ] } }
 `},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -101,6 +121,14 @@ service_template:
 				if !slices.Contains(app.Sensitive, p) {
 					t.Errorf("app's sensitive paths %v lack %s", app.Sensitive, p)
 				}
+			}
+			// What reads the secret at apply time is secret too.
+			reader, _ := g.Resource("reader")
+			if !slices.Contains(reader.Sensitive, "properties.seen") {
+				t.Errorf("reader's sensitive paths %v lack properties.seen, which reads the relationship's secret", reader.Sensitive)
+			}
+			if !slices.Contains(g.SensitiveOutputs, "link") {
+				t.Errorf("sensitive outputs %v lack link, which reads the relationship's secret", g.SensitiveOutputs)
 			}
 		})
 	}
