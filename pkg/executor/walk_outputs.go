@@ -43,7 +43,7 @@ func placeOutputs(fb state.Feedback, prior *state.Resource) (attrs map[string]gr
 			toTargets[a.Target][a.Name] = v
 			continue
 		}
-		i := slices.IndexFunc(rels, func(r state.Relationship) bool { return r.Requirement == a.Requirement && r.Index == a.Index })
+		i := relationshipIndex(rels, state.Relationship{Requirement: a.Requirement, Index: a.Index})
 		if i < 0 {
 			rels = append(rels, state.Relationship{Requirement: a.Requirement, Index: a.Index})
 			i = len(rels) - 1
@@ -164,26 +164,35 @@ func withAssigned(attrs map[string]graph.Value, rels []state.Relationship, spec 
 	assigned, _ := spec["attributes"].(map[string]graph.Value)
 	before, _ := priorSpec["attributes"].(map[string]graph.Value)
 	attrs = overlayAssigned(attrs, assigned, before)
+	assignedRels := specRelationships(spec)
+	if len(assignedRels) == 0 {
+		return attrs, rels
+	}
 	priorRels := specRelationships(priorSpec)
-	for _, a := range specRelationships(spec) {
+	rels = cloneRelationships(rels)
+	for _, a := range assignedRels {
 		var was map[string]graph.Value
-		if i := slices.IndexFunc(priorRels, func(r state.Relationship) bool { return r.Requirement == a.Requirement && r.Index == a.Index }); i >= 0 {
+		if i := relationshipIndex(priorRels, a); i >= 0 {
 			was = priorRels[i].Attributes
 		}
-		i := slices.IndexFunc(rels, func(r state.Relationship) bool { return r.Requirement == a.Requirement && r.Index == a.Index })
+		i := relationshipIndex(rels, a)
 		if i < 0 {
 			if len(a.Attributes) == 0 {
 				continue
 			}
-			rels = append(cloneRelationships(rels), state.Relationship{Requirement: a.Requirement, Index: a.Index, Target: a.Target})
+			rels = append(rels, state.Relationship{Requirement: a.Requirement, Index: a.Index, Target: a.Target})
 			i = len(rels) - 1
-		} else {
-			rels = cloneRelationships(rels)
 		}
 		rels[i].Attributes = overlayAssigned(rels[i].Attributes, a.Attributes, was)
 	}
 	sortRelationships(rels)
 	return attrs, rels
+}
+
+// relationshipIndex is the position in rels of the relationship of a's
+// requirement and index, -1 for none.
+func relationshipIndex(rels []state.Relationship, a state.Relationship) int {
+	return slices.IndexFunc(rels, func(r state.Relationship) bool { return r.Requirement == a.Requirement && r.Index == a.Index })
 }
 
 // overlayAssigned returns set (what outputs set, and what was recorded
