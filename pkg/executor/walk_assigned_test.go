@@ -234,3 +234,43 @@ func TestWalkResolvesInputsPerOperation(t *testing.T) {
 		t.Errorf("configure's inputs = %v, want %v", got, want)
 	}
 }
+
+// TestWalkRecordsChangedAssignment checks that an update confined to the
+// attribute values a spec assigns (planner RecordsOnly) calls no driver
+// and records the new spec, resolved, and the new value, over one an
+// output did not set; one an output set stays.
+func TestWalkRecordsChangedAssignment(t *testing.T) {
+	spec := func(level, endpoint int64) map[string]graph.Value {
+		return map[string]graph.Value{"properties": map[string]graph.Value{},
+			"attributes": map[string]graph.Value{"level": level, "endpoint": endpoint}}
+	}
+	g := buildGraph(t, res{addr: "db", spec: spec(3, 1)})
+	f := newFake()
+	f.attrs["db"] = map[string]graph.Value{"endpoint": "set by create"}
+	rep, j := walkFake(t, f, planOf(t, g, nil, planner.Options{}), nil, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("report: %+v", rep)
+	}
+	st := j.state(nil)
+	g2 := buildGraph(t, res{addr: "db", spec: spec(4, 2)})
+	p := planOf(t, g2, st, planner.Options{})
+	if c := p.Changes[0]; !c.RecordsOnly() {
+		t.Fatalf("change %s %s %v: want an update that records only", c.Action, c.Reason, c.ChangedPaths)
+	}
+	f2 := newFake()
+	opts := fastOpts()
+	opts.Desired = g2
+	rep, j = walkFake(t, f2, p, st, opts)
+	if !rep.OK() || len(f2.callList()) != 0 {
+		t.Fatalf("report %+v, calls %v: want no driver call", rep, f2.callList())
+	}
+	db, _ := j.state(st).Lookup("db")
+	want := map[string]graph.Value{"level": int64(4), "endpoint": "set by create"}
+	if !graph.Equal(graph.Value(db.Feedback.Attributes), graph.Value(want)) || !graph.Equal(graph.Value(db.Spec), graph.Value(spec(4, 2))) ||
+		!graph.Equal(graph.Value(db.Feedback.Resolved), graph.Value(spec(4, 2))) {
+		t.Errorf("db's record: attributes %v (want %v), spec %v, resolved %v", db.Feedback.Attributes, want, db.Spec, db.Feedback.Resolved)
+	}
+	if p := planOf(t, g2, j.state(st), planner.Options{}); p.Changes[0].Action != planner.NoOp {
+		t.Errorf("plan after: %s %s", p.Changes[0].Action, p.Changes[0].Reason)
+	}
+}
