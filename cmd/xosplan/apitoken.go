@@ -2,19 +2,17 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"net"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // apiTokenSuffix names the token a sync makes beside a file state.
@@ -49,39 +47,6 @@ func apiTokenPath(c *cli, sf *stateFlags, port string) (string, error) {
 	return filepath.Join(dir, "xosplan", "sync-api-"+port+".token"), nil
 }
 
-// makeAPIToken writes a new random token (256 bits, hex) to path, readable
-// by the user alone: a temporary file created exclusively with mode 0600,
-// synced, then renamed over path, so that a reader never sees a partial
-// token and a stale file (a sync that was killed) is replaced. forget
-// removes the file if it still holds this token.
-func makeAPIToken(path string) (token string, forget func(), err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", nil, fmt.Errorf("API token: %w", err)
-	}
-	secret := make([]byte, 32)
-	_, _ = rand.Read(secret) // never fails (crypto/rand)
-	token = hex.EncodeToString(secret)
-	tmp, err := os.CreateTemp(dir, ".api-token-*")
-	if err != nil {
-		return "", nil, fmt.Errorf("API token: %w", err)
-	}
-	_, err = tmp.WriteString(token + "\n")
-	err = errors.Join(err, tmp.Sync(), tmp.Close())
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
-		return "", nil, fmt.Errorf("API token: %w", err)
-	}
-	return token, func() {
-		if data, err := os.ReadFile(path); err == nil && string(data) == token+"\n" {
-			_ = os.Remove(path)
-		}
-	}, nil
-}
-
 // statusToken is the token status sends: --api-token-file's, else the one
 // a sync made for the state and address (none when it made none).
 func statusToken(ctx context.Context, c *cli, f statusFlags, addr string) (string, error) {
@@ -101,7 +66,7 @@ func statusToken(ctx context.Context, c *cli, f statusFlags, addr string) (strin
 		return "", nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("the API token sync made: %w", plainError(err))
+		return "", fmt.Errorf("the API token sync made: %w", workflow.PlainError(err))
 	}
 	return strings.TrimSpace(string(data)), nil
 }

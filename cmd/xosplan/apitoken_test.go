@@ -11,6 +11,8 @@ import (
 	stdsync "sync"
 	"testing"
 	"time"
+
+	xsync "github.com/xosplan/xosplan/pkg/sync"
 )
 
 // TestStatusSendsTheTokenSyncMade: status finds the token a sync made
@@ -35,7 +37,7 @@ func TestStatusSendsTheTokenSyncMade(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, forget, err := makeAPIToken(path)
+	token, forget, err := xsync.MakeTokenFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

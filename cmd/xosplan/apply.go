@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -27,6 +24,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // applyFlags are the flags apply, destroy and refresh share.
@@ -84,7 +82,7 @@ func (f *applyFlags) options(c *cli) (executor.Options, error) {
 		retries = -1 // executor.Options: 0 means the default
 	}
 	var per map[string]int
-	drivers := all.NewRegistry(executor.DriverOptions{})
+	drivers := workflow.Drivers(executor.DriverOptions{})
 	for _, l := range f.driverLimits {
 		name, n, ok := strings.Cut(l, "=")
 		name = strings.TrimSpace(name)
@@ -229,7 +227,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		if r.root, err = f.root.root(c, paths); err != nil {
 			return usagef(cmd, "%v", err)
 		}
-		if err := refuseArchives(paths); err != nil {
+		if err := workflow.RefuseArchives(paths); err != nil {
 			return err
 		}
 	}
@@ -302,7 +300,7 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		return exitWith(exitError)
 	}
 	if opts.ScriptRoot == "" {
-		opts.ScriptRoot = defaultScriptRoot(manifestDirs)
+		opts.ScriptRoot = workflow.DefaultScriptRoot(manifestDirs)
 	}
 	return r.execute(ctx, backend, p, desired, prior, opts)
 }
@@ -320,14 +318,7 @@ func (r *applyRun) lockState(ctx context.Context) (state.Store, *state.HeldLock,
 		backend.Close()
 		return nil, nil, nil, err
 	}
-	loaded, err := backend.LoadWithJournal(ctx)
-	switch {
-	case err != nil:
-	case loaded.Busy != nil:
-		// Its unfinished operations still run: they are not leftovers to
-		// end, and nothing may run beside them.
-		err = stateRecovery(loaded.Busy, backend, false)
-	}
+	loaded, err := workflow.LoadLocked(ctx, backend)
 	if err != nil {
 		held.Unlock()
 		backend.Close()
@@ -340,25 +331,17 @@ func (r *applyRun) lockState(ctx context.Context) (state.Store, *state.HeldLock,
 // execute carries out p, confirmed, and reports how it went.
 func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.Plan, desired *graph.Graph, prior *state.State, opts executor.Options) error {
 	opts.Events = r.view.Event
-	opts.Desired = desired
-	if wd, err := os.Getwd(); err == nil {
-		opts.WorkDir = wd
-	}
 	execRoot, err := r.f.root.executorRoot(r.c, r.root, prior)
 	if err != nil {
 		return err
 	}
-	reg := all.NewRegistry(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: execRoot, Timeout: r.f.timeout,
-		StateDir: scriptStateDir(backend)})
-	claimer, err := r.f.placement.placer(ctx, r.c, prior)
-	if err != nil {
-		return err
+	applied, applyErr := workflow.Apply(ctx, p, desired, backend, prior, workflow.ApplyOptions{Executor: opts, Root: execRoot,
+		Timeout: r.f.timeout, Placement: r.f.placement.workflow(r.c)})
+	if applied == nil {
+		return applyErr
 	}
-	opts.Placer = executorPlacer(claimer)
-	rep, applyErr := executor.Apply(ctx, p, backend, reg, opts)
-	if claimer != nil {
-		r.view.PlacementWarnings(claimer.Errors())
-	}
+	r.view.PlacementWarnings(applied.PlacementErrors)
+	rep := applied.Report
 	if rep != nil {
 		if err := r.view.Report(rep, r.op); err != nil {
 			return errors.Join(applyErr, err)
@@ -366,7 +349,7 @@ func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.
 	}
 	switch {
 	case applyErr != nil:
-		return stateRecovery(applyErr, backend, rep != nil)
+		return applyErr
 	case rep.Interrupted:
 		return &exitStatus{code: exitError, err: errors.New("interrupted: the state holds what finished; run apply again to complete")}
 	case !rep.OK():
@@ -382,11 +365,11 @@ func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.
 }
 
 // newPlan compiles the configuration and plans it against prior.
-func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.State, inputs inputValues, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
+func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.State, inputs workflow.Inputs, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	spec := planSpec{paths: paths, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, profilePath: r.profilePath, scriptRoot: r.f.scriptRoot, opts: planner.Options{
+	spec := workflow.Spec{Paths: paths, Root: r.root, Inputs: inputs, ImportMap: r.importMap, ProfilePath: r.profilePath, ScriptRoot: r.f.scriptRoot, Options: planner.Options{
 		Destroy:  r.op == applyview.OpDestroy,
 		Targets:  r.f.targets,
 		Excludes: r.f.excludes,
@@ -394,106 +377,46 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	},
 		// Destroy needs no configuration (the state records what to
 		// delete and where its scripts are): an empty folder is fine.
-		allowNoFiles: r.op == applyview.OpDestroy,
+		AllowNoFiles: r.op == applyview.OpDestroy,
 	}
 	if r.op != applyview.OpDestroy {
-		spec.opts.Placement, diags = r.f.placement.planOptions(ctx, r.c, diags)
+		spec.Options.Placement, diags = r.f.placement.workflow(r.c).PlanOptions(ctx, diags)
 	}
-	p, desired, res, planDiags, err := makePlan(ctx, spec, prior)
+	planned, planDiags, err := workflow.MakePlan(ctx, spec, prior)
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
 	diags = diags.Extend(planDiags).Sort()
-	if p == nil || diags.HasErrors() {
+	if planned == nil || diags.HasErrors() {
 		return nil, nil, nil, diags, planFailed(r.view, diags)
 	}
-	if len(res.Units) == 0 && len(prior.Resources) > 0 && r.op == applyview.OpApply {
-		// An apply run in the wrong folder would plan to delete everything.
-		return nil, nil, nil, diags, fmt.Errorf("no configuration found in %s, but the state records %d resources; "+
-			"give the configuration's path, or run destroy to delete them", strings.Join(paths, ", "), len(prior.Resources))
-	}
-	return p, desired, res.ManifestFolders(), diags, nil
-}
-
-// savedPlan makes the plan of a plan file again from what it records,
-// after checking that backend is the state it was made against: the same configuration paths compiled with the input values
-// given now, the same options, the same placement source, against the
-// state, which must still be the one the plan was made for. A stale plan
-// (the state, a file or an input value changed) is refused with the
-// reasons, and so is one that differs from the plan made again in
-// anything (an edited file), naming the first difference. What is
-// applied is the plan made again: it holds the sensitive values a plan
-// file leaves out.
-func (r *applyRun) savedPlan(ctx context.Context, saved *planner.Plan, backend state.Store, prior *state.State, inputs inputValues, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
-	// Before anything is compared: in another folder every check below
-	// fails, each in its own words, none of them saying why.
-	if err := madeHere(saved); err != nil {
-		return nil, nil, nil, diags, err
-	}
-	// Another state's lineage and serial say nothing about this one.
-	if err := checkPlanState(saved, backend); err != nil {
-		return nil, nil, nil, diags, err
-	}
-	// The state first: that check needs no compiling, and says most.
-	if err := planner.CheckStale(saved, prior, saved.InputDigests); err != nil {
-		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
-	}
-	var vars []string
-	for k := range saved.InputDigests {
-		if name, ok := strings.CutPrefix(k, "var."); ok {
-			if _, given := inputs.vals[name]; !given {
-				vars = append(vars, name)
-			}
+	if r.op == applyview.OpApply {
+		if err := workflow.CheckConfigured(planned.Config, prior, paths); err != nil {
+			return nil, nil, nil, diags, err
 		}
 	}
-	if len(vars) > 0 {
-		// A plan file keeps digests of input values, never the values (they
-		// may be secrets), so apply needs them again.
-		slices.Sort(vars)
-		return nil, nil, nil, diags, fmt.Errorf("the plan was made with input values for %s: pass the same --var and --inputs to apply as to plan",
-			strings.Join(vars, ", "))
-	}
-	if len(saved.Configuration) == 0 {
-		return nil, nil, nil, diags, fmt.Errorf("%w: it names no configuration to make it again from; run plan again", planner.ErrBadPlanFile)
-	}
-	if err := refuseArchives(saved.Configuration); err != nil {
-		return nil, nil, nil, diags, err
-	}
-	// The plan file chooses what is compiled, so it may not choose where
-	// the root is: the root is --root, or the one the working folder lies in
-	// (its repository, else itself), and every configuration path the plan
-	// records must lie inside it. Otherwise an edited plan could point apply
-	// at any template on this machine.
-	var err error
-	if r.root, err = r.f.root.root(r.c, []string{"."}); err != nil {
-		return nil, nil, nil, diags, err
-	}
-	if err := confined(r.root, saved.Configuration); err != nil {
-		return nil, nil, nil, diags, err
-	}
-	spec := planSpec{paths: saved.Configuration, root: r.root, inputs: inputs, inputsFile: r.f.inputs.file, importMap: r.importMap, profilePath: r.profilePath, scriptRoot: r.f.scriptRoot, opts: saved.Options()}
-	place, err := r.f.placement.sourceFlags(saved.PlacementSource)
+	return planned.Plan, planned.Desired, planned.Config.ManifestFolders(), diags, nil
+}
+
+// savedPlan makes the plan of a plan file again (workflow.RemakeSaved),
+// after the checks that it may be applied here, against backend's state,
+// with the input values given now; the configuration root is --root, or
+// the one the working folder lies in, never one the plan file chooses.
+func (r *applyRun) savedPlan(ctx context.Context, saved *planner.Plan, backend state.Store, prior *state.State, inputs workflow.Inputs, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
+	planned, planDiags, err := workflow.RemakeSaved(ctx, saved, backend, prior, workflow.SavedOptions{Inputs: inputs, ImportMap: r.importMap,
+		ProfilePath: r.profilePath, ScriptRoot: r.f.scriptRoot, Placement: r.f.placement.workflow(r.c),
+		Root: func() (*config.Root, error) {
+			var err error
+			r.root, err = r.f.root.root(r.c, []string{"."})
+			return r.root, err
+		}})
 	if err != nil {
 		return nil, nil, nil, diags, err
 	}
-	spec.opts.Placement, diags = place.planOptions(ctx, r.c, diags)
-	if saved.Mode == planner.ModeRefreshOnly {
-		spec.opts.Refresher = refresherFor(nil, r.root.Dirs(), r.f.scriptRoot, 0, prior)
-	}
-	p, desired, res, planDiags, err := makePlan(ctx, spec, prior)
-	if err != nil {
-		return nil, nil, nil, diags, err
-	}
-	if all := diags.Extend(planDiags); p == nil || all.HasErrors() {
+	if all := diags.Extend(planDiags); planned == nil || all.HasErrors() {
 		return nil, nil, nil, diags, planFailed(r.view, all)
 	}
-	if err := planner.CheckStale(saved, prior, p.InputDigests); err != nil {
-		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
-	}
-	if err := planner.Verify(saved, p); err != nil {
-		return nil, nil, nil, diags, fmt.Errorf("%w; run plan again", err)
-	}
-	return p, desired, res.ManifestFolders(), diags, nil
+	return planned.Plan, planned.Desired, planned.Config.ManifestFolders(), diags, nil
 }
 
 // confirm asks whether to go on, through the view; the answer is a line
@@ -524,40 +447,6 @@ func addScriptRoot(fs *pflag.FlagSet, dst *string) {
 	fs.StringVar(dst, "script-root", "", "the `FOLDER` scripted components' container paths (/vm/launch.py) resolve under (default: the scripts folder beside the manifests)")
 }
 
-// defaultScriptRoot is the "scripts" folder beside the first manifest
-// folder that has one: examples/petclinic keeps /vm/launch.py as
-// scripts/vm/launch.py.
-func defaultScriptRoot(dirs []string) string {
-	for _, d := range dirs {
-		root := filepath.Join(d, "scripts")
-		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
-			if abs, err := filepath.Abs(root); err == nil {
-				return abs
-			}
-			return root
-		}
-	}
-	return ""
-}
-
-// scriptStateDir is the folder scripts may keep private state in
-// (XOSPLAN_STATE_DIR): ".xosplan" beside the state file, as Terraform keeps
-// ".terraform", or in the working folder when the state is in a database.
-// It is created when missing; when it cannot be, scripts get no such
-// folder rather than the apply failing.
-func scriptStateDir(backend state.Store) string {
-	dir := ".xosplan"
-	if f, ok := backend.(*state.File); ok {
-		dir = filepath.Join(filepath.Dir(f.Path()), ".xosplan")
-	} else if abs, err := filepath.Abs(dir); err == nil {
-		dir = abs
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return ""
-	}
-	return dir
-}
-
 // recordOutputs records the outputs of desired after an apply or destroy
 // that succeeded (executor.RecordOutputs), and shows an apply's.
 func (r *applyRun) recordOutputs(ctx context.Context, backend state.Store, desired *graph.Graph) error {
@@ -569,64 +458,4 @@ func (r *applyRun) recordOutputs(ctx context.Context, backend state.Store, desir
 		return nil
 	}
 	return r.view.Outputs(values)
-}
-
-// madeHere checks that a saved plan was made in the working folder: its
-// configuration paths and input files are named relative to the folder
-// plan ran in, so elsewhere some path it compiled is missing, or none of
-// the files it read is there.
-func madeHere(saved *planner.Plan) error {
-	exists := func(p string) bool { _, err := os.Lstat(p); return err == nil }
-	var missing string
-	for _, p := range saved.Configuration {
-		if !exists(p) {
-			missing = p
-			break
-		}
-	}
-	if missing == "" {
-		var files []string
-		for k := range saved.InputDigests {
-			if !strings.HasPrefix(k, "var.") {
-				files = append(files, k)
-			}
-		}
-		slices.Sort(files)
-		if len(files) == 0 || slices.ContainsFunc(files, exists) {
-			return nil
-		}
-		missing = files[0]
-	}
-	wd, _ := os.Getwd()
-	return fmt.Errorf("the plan was made in another folder: its input %s is not in this one (%s); "+
-		"apply a plan in the folder plan ran in, e.g. xosplan -chdir=DIR apply PLANFILE", missing, wd)
-}
-
-// confined checks that every configuration path a saved plan records lies
-// inside root (after resolving its links).
-func confined(root *config.Root, paths []string) error {
-	for _, p := range paths {
-		if _, err := root.Resolve(p); err != nil {
-			if errors.Is(err, config.ErrOutsideRoot) {
-				return fmt.Errorf("%w: it names configuration %s outside the configuration root (%s); apply a plan from the folder it was made in, or give --root",
-					planner.ErrBadPlanFile, p, strings.Join(root.ResolvedDirs(), ", "))
-			}
-			return fmt.Errorf("the plan's configuration %s: %w", p, plainError(err))
-		}
-	}
-	return nil
-}
-
-// refuseArchives refuses a CSAR archive among the configuration paths of
-// an apply or destroy: the exec driver runs an operation's implementation
-// from the folder of its template, and an archive's members are not files
-// it could run. validate, plan and graph read archives; apply wants the
-// package unpacked, which is the same configuration as a folder.
-func refuseArchives(paths []string) error {
-	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && diag.IsArchiveName(p) {
-			return fmt.Errorf("%s is a CSAR archive, whose operations cannot run from inside it: unpack it into a folder (unzip %s -d DIR) and apply the folder", p, p)
-		}
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/internal/nearest"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // terraformSpellings rewrites the single-dash spellings of long flags that
@@ -81,7 +82,7 @@ func (f *chdirFlag) apply(cmd *cobra.Command) error {
 		return nil
 	}
 	if err := os.Chdir(f.dir); err != nil {
-		return usagef(cmd, "-chdir=%s: %v", f.dir, plainError(err))
+		return usagef(cmd, "-chdir=%s: %v", f.dir, workflow.PlainError(err))
 	}
 	return nil
 }

@@ -2,10 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"sync"
 
@@ -13,8 +10,8 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // readNamedFile reads a file the person running xosplan named with a flag
@@ -41,15 +38,12 @@ func (f rootFlag) root(c *cli, paths []string) (*config.Root, error) {
 	if f.dir != "" {
 		var err error
 		if r, err = config.NewRoot(f.dir); err != nil {
-			return nil, fmt.Errorf("--root %s: %w", f.dir, plainError(err))
+			return nil, fmt.Errorf("--root %s: %w", f.dir, workflow.PlainError(err))
 		}
 	} else {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
-		}
-		if r, err = config.FindRoot(wd, paths); err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
+		var err error
+		if r, err = workflow.FindRoot(paths); err != nil {
+			return nil, err
 		}
 	}
 	c.sources.confine(r)
@@ -75,19 +69,16 @@ func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, input
 	if err != nil {
 		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
 	}
-	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals.vals, InputRanges: vals.ranges,
-		RequireInputs: requireGiven && vals.vals != nil, InputsFile: inputs.file, Root: r, ImportMap: importMap,
+	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals.Values, InputRanges: vals.Ranges,
+		RequireInputs: requireGiven && vals.Values != nil, InputsFile: inputs.file, Root: r, ImportMap: importMap,
 		ProfilePath: imports.profilePath(c)})
 	return res, r, diags.Extend(mapDiags, res.Diags).Sort(), nil
 }
 
 // executorRoot returns the folders the exec driver confines implementations
-// to (executor.DriverOptions.Root): those of root (--root, or the
-// configuration root when the command has one), and the repositories (else
-// the folders) of the work folders prior records, where a destroy run
-// without configuration finds each resource's scripts: the state is the
-// user's own file, named like --state. nil when neither gives a folder:
-// each resource's own folder.
+// to (workflow.ExecutorRoot): those of root (--root, or the configuration
+// root when the command has one), and those of the work folders prior
+// records.
 func (f rootFlag) executorRoot(c *cli, root *config.Root, prior *state.State) ([]string, error) {
 	if root == nil && f.dir != "" {
 		var err error
@@ -95,40 +86,7 @@ func (f rootFlag) executorRoot(c *cli, root *config.Root, prior *state.State) ([
 			return nil, err
 		}
 	}
-	var recorded []string
-	if prior != nil {
-		for _, r := range prior.Resources {
-			if d, ok := r.Feedback.Extra[executor.ExtraWorkDir].(string); ok && d != "" {
-				recorded = append(recorded, d)
-			}
-		}
-	}
-	var dirs []string
-	if root != nil {
-		dirs = root.ResolvedDirs()
-	}
-	if len(recorded) > 0 {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
-		}
-		found, err := config.FindRoot(wd, recorded)
-		if err != nil {
-			return nil, fmt.Errorf("finding the configuration root: %w", err)
-		}
-		dirs = append(dirs, found.ResolvedDirs()...)
-	}
-	return dirs, nil
-}
-
-// plainError strips the path of a *fs.PathError, which the message names
-// already.
-func plainError(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
+	return workflow.ExecutorRoot(root, prior)
 }
 
 // sourceCache gives renderers the text of files named in diagnostics, read

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // importFlags are the flags of `xosplan import`.
@@ -94,7 +94,7 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 	}
 	scriptRoot := f.scriptRoot
 	if scriptRoot == "" {
-		scriptRoot = defaultScriptRoot(res.ManifestFolders())
+		scriptRoot = workflow.DefaultScriptRoot(res.ManifestFolders())
 	}
 
 	backend, held, cur, err := f.state.lockAndRead(ctx, c, "import")
@@ -107,7 +107,7 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 	if err != nil {
 		return err
 	}
-	reg := all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
+	reg := workflow.Drivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: workflow.ScriptStateDir(backend)})
 	wd, _ := os.Getwd()
 	view.Importing(addr, id)
 	rec, err := executor.Import(ctx, desired, cur, addr, id, reg, executor.ImportOptions{

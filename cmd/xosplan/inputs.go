@@ -9,6 +9,7 @@ import (
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // inputFlags are the --inputs and --var flags, shared by every command that
@@ -27,15 +28,6 @@ func (f *inputFlags) add(fs *pflag.FlagSet) {
 // given reports whether any input value was supplied.
 func (f *inputFlags) given() bool { return f.file != "" || len(f.vars) > 0 }
 
-// inputValues are the input values of --inputs and --var, and where each
-// was given (config.Options.InputRanges): its place in the inputs file, or
-// none for a --var.
-type inputValues struct {
-	// vals is nil when no value is given.
-	vals   map[string]any
-	ranges map[string]diag.Range
-}
-
 // values merges the --inputs file (config.ReadInputs) and the --var flags
 // into one map (nil when neither is given). Problems in the file are
 // diagnostics; a --var without "NAME=" is an error (a usage problem).
@@ -44,16 +36,17 @@ type inputValues struct {
 // `[80, 443]` a list, `""` or nothing the empty string. A value that is not
 // one YAML node (`a: b`, or a syntax error) is taken as the literal string,
 // since that is what a shell user typing it meant.
-func (f *inputFlags) values(ctx context.Context, c *cli) (inputValues, diag.Diagnostics, error) {
+func (f *inputFlags) values(ctx context.Context, c *cli) (workflow.Inputs, diag.Diagnostics, error) {
+	none := workflow.Inputs{File: f.file}
 	if !f.given() {
-		return inputValues{}, nil, nil
+		return none, nil, nil
 	}
 	var diags diag.Diagnostics
-	in := inputValues{vals: map[string]any{}, ranges: map[string]diag.Range{}}
+	in := workflow.Inputs{Values: map[string]any{}, Ranges: map[string]diag.Range{}, File: f.file}
 	if f.file != "" {
 		c.sources.allow(f.file)
-		if in.vals, in.ranges, diags = config.ReadInputs(ctx, f.file); in.vals == nil {
-			return inputValues{}, diags, nil
+		if in.Values, in.Ranges, diags = config.ReadInputs(ctx, f.file); in.Values == nil {
+			return none, diags, nil
 		}
 	}
 	for i, v := range f.vars {
@@ -61,11 +54,11 @@ func (f *inputFlags) values(ctx context.Context, c *cli) (inputValues, diag.Diag
 		if !ok || strings.TrimSpace(name) == "" {
 			// The argument is not quoted: it may be a secret typed without
 			// its name.
-			return inputValues{}, diags, fmt.Errorf("--var wants NAME=VALUE: --var number %d has no NAME= before its value", i+1)
+			return none, diags, fmt.Errorf("--var wants NAME=VALUE: --var number %d has no NAME= before its value", i+1)
 		}
 		name = strings.TrimSpace(name)
-		in.vals[name] = varValue(value)
-		in.ranges[name] = diag.Range{}
+		in.Values[name] = varValue(value)
+		in.Ranges[name] = diag.Range{}
 	}
 	return in, diags, nil
 }

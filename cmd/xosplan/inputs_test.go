@@ -89,13 +89,13 @@ func TestInputValues(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(got.vals, tc.want) {
-				t.Errorf("values = %#v, want %#v", got.vals, tc.want)
+			if !reflect.DeepEqual(got.Values, tc.want) {
+				t.Errorf("values = %#v, want %#v", got.Values, tc.want)
 			}
 			// Each value says where it was given: a --var nowhere, a
 			// value of the file in it.
-			for name := range got.vals {
-				r, ok := got.ranges[name]
+			for name := range got.Values {
+				r, ok := got.Ranges[name]
 				if !ok || (r.File != "" && r.File != tc.flags.file) {
 					t.Errorf("range of %s = %v (given: %v)", name, r, ok)
 				}

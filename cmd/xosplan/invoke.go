@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // assignments reads the NAME=VALUE values of a repeatable flag (--arg,
@@ -88,7 +88,7 @@ func runInvoke(cmd *cobra.Command, c *cli, f invokeFlags, addr, command string) 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := all.NewRegistry(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: scriptStateDir(backend)})
+	reg := workflow.Drivers(executor.DriverOptions{ScriptRoot: f.scriptRoot, Root: root, StateDir: workflow.ScriptStateDir(backend)})
 	out, rec, err := executor.Invoke(ctx, cur, addr, command, args, reg, executor.InvokeOptions{ScriptRoot: f.scriptRoot, Output: view.Result})
 	if err != nil {
 		view.Output(out.Feedback.Output)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/lsp"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // lspFlags are the flags of `xosplan lsp`.
@@ -49,7 +50,7 @@ func runLSP(cmd *cobra.Command, c *cli, f lspFlags) error {
 	if f.root != "" {
 		r, err := config.NewRoot(f.root)
 		if err != nil {
-			return fmt.Errorf("--root %s: %w", f.root, plainError(err))
+			return fmt.Errorf("--root %s: %w", f.root, workflow.PlainError(err))
 		}
 		opts.Root = r
 	}

@@ -2,26 +2,19 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
-	"maps"
 	"os"
-	"path/filepath"
-	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/executor"
-	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
-	"github.com/xosplan/xosplan/pkg/policy"
 	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // exitChanges is --detailed-exitcode's "the plan has changes".
@@ -144,14 +137,18 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	spec := f.spec(paths, root, inputs, prior)
 	// The plan is bound to the state it is made against (apply refuses
 	// it for another).
-	id := stateIdentity(backend)
-	spec.opts.State = &id
-	spec.importMap = importMap
-	spec.profilePath = f.imports.profilePath(c)
-	spec.opts.Placement, diags = f.placement.planOptions(ctx, c, diags)
-	p, _, _, planDiags, err := makePlan(ctx, spec, prior)
+	id := workflow.StateIdentity(backend)
+	spec.Options.State = &id
+	spec.ImportMap = importMap
+	spec.ProfilePath = f.imports.profilePath(c)
+	spec.Options.Placement, diags = f.placement.workflow(c).PlanOptions(ctx, diags)
+	planned, planDiags, err := workflow.MakePlan(ctx, spec, prior)
 	if err != nil {
 		return err
+	}
+	var p *planner.Plan
+	if planned != nil {
+		p = planned.Plan
 	}
 	diags = diags.Extend(planDiags).Sort()
 	if (p == nil || diags.HasErrors()) && ctx.Err() != nil {
@@ -214,8 +211,8 @@ func (f planFlags) readState(cmd *cobra.Command, c *cli) (state.Store, *state.St
 }
 
 // spec returns what the flags ask to plan of paths against prior.
-func (f planFlags) spec(paths []string, root *config.Root, inputs inputValues, prior *state.State) planSpec {
-	spec := planSpec{paths: paths, root: root, inputs: inputs, inputsFile: f.inputs.file, scriptRoot: f.scriptRoot, opts: planner.Options{
+func (f planFlags) spec(paths []string, root *config.Root, inputs workflow.Inputs, prior *state.State) workflow.Spec {
+	spec := workflow.Spec{Paths: paths, Root: root, Inputs: inputs, ScriptRoot: f.scriptRoot, Options: planner.Options{
 		Destroy:             f.destroy,
 		RefreshOnly:         f.refreshOnly,
 		Targets:             f.targets,
@@ -225,7 +222,7 @@ func (f planFlags) spec(paths []string, root *config.Root, inputs inputValues, p
 	}}
 	if f.refreshOnly {
 		// The same health checks as `xosplan refresh`, with its defaults.
-		spec.opts.Refresher = refresherFor(nil, root.Dirs(), f.scriptRoot, 0, prior)
+		spec.Options.Refresher = workflow.Refresher(nil, root.Dirs(), f.scriptRoot, 0, prior)
 	}
 	return spec
 }
@@ -287,219 +284,4 @@ func writeTo(c *cli, path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	return nil
-}
-
-// planSpec is what a plan is made from besides the state: what plan's
-// flags say, or what a plan file recorded.
-type planSpec struct {
-	// paths are the configuration paths as given.
-	paths []string
-	// root is the configuration root; nil: config.FindRoot of paths.
-	root   *config.Root
-	inputs inputValues
-	// inputsFile is the --inputs file, which a folder walk leaves out.
-	inputsFile string
-	// importMap maps imported URLs to local files (--import-map).
-	importMap map[string]string
-	// profilePath lists the TOSCA 2.0 profile folders (--profile-path).
-	profilePath []string
-	// opts are the planner's options; makePlan fills Configuration,
-	// InputDigests and (when empty) InputSalt.
-	opts planner.Options
-	// scriptRoot is where scripted components' scripts are; "" means the
-	// default beside the manifests.
-	scriptRoot string
-	// allowNoFiles accepts a configuration without files (destroy).
-	allowNoFiles bool
-}
-
-// makePlan compiles the configuration of spec and plans it against prior,
-// with the digests of every input (the files compiled, the scripts the
-// resources run, the placement inventory, the input values under the
-// plan's salt). It returns what config.Load found too. The plan is nil
-// when the diagnostics have errors; the error is for the environment.
-func makePlan(ctx context.Context, spec planSpec, prior *state.State) (*planner.Plan, *graph.Graph, config.Result, diag.Diagnostics, error) {
-	desired, opts, res, diags, err := makeGoal(ctx, spec)
-	if err != nil || desired == nil {
-		return nil, nil, res, diags, err
-	}
-	p, planDiags := planner.Diff(ctx, desired, prior, opts)
-	diags = diags.Extend(planDiags)
-	if diags.HasErrors() {
-		p = nil
-	}
-	return p, desired, res, diags, nil
-}
-
-// makeGoal compiles the configuration of spec into the desired graph and
-// the planner options a plan of it takes (spec's, with the configuration
-// paths, the salt and the digests of every input): what plan diffs
-// against the state, and what `xosplan sync` reconciles to. The graph is
-// nil when the diagnostics have errors; the error is for the environment.
-func makeGoal(ctx context.Context, spec planSpec) (*graph.Graph, planner.Options, config.Result, diag.Diagnostics, error) {
-	opts := spec.opts
-	res := config.Load(ctx, spec.paths, config.Options{Inputs: spec.inputs.vals, InputRanges: spec.inputs.ranges, RequireInputs: true, InputsFile: spec.inputsFile, Root: spec.root, ImportMap: spec.importMap, ProfilePath: spec.profilePath})
-	diags := res.Diags
-	if spec.allowNoFiles {
-		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })
-	}
-	desired, files, mergeDiags := res.Merge()
-	diags = diags.Extend(mergeDiags)
-	if diags.HasErrors() {
-		return nil, opts, res, diags, nil
-	}
-	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.opts.Destroy || spec.opts.RefreshOnly)
-	diags = diags.Extend(deriveDiags)
-	if diags.HasErrors() {
-		return nil, opts, res, diags, nil
-	}
-	if opts.InputSalt == "" {
-		salt, err := planner.NewInputSalt()
-		if err != nil {
-			return nil, opts, res, diags, err
-		}
-		opts.InputSalt = salt
-	}
-	if pl := opts.Placement; pl != nil && pl.Source.Inventory != "" && pl.Source.Inventory != demoProvidersName && !slices.Contains(files, pl.Source.Inventory) {
-		files = append(slices.Clone(files), pl.Source.Inventory)
-		slices.Sort(files)
-	}
-	digests, err := inputDigests(files, spec.inputs.vals, opts.InputSalt)
-	if err != nil {
-		return nil, opts, res, diags, err
-	}
-	maps.Copy(digests, digestOperations(ctx, desired, spec.effectiveScriptRoot(res), spec.root))
-	opts.InputDigests, opts.Configuration = digests, spec.paths
-	return desired, opts, res, diags, nil
-}
-
-// effectiveScriptRoot is --script-root, or the scripts folder beside the
-// manifests res found.
-func (spec planSpec) effectiveScriptRoot(res config.Result) string {
-	if spec.scriptRoot != "" {
-		return spec.scriptRoot
-	}
-	return defaultScriptRoot(res.ManifestFolders())
-}
-
-// derive runs the model policies of the configuration (pkg/policy) and
-// returns the desired graph with what they derive, and the input files
-// with the policies' executables added, so that a plan file goes stale
-// when a policy changes and a saved plan's re-plan derives from the same
-// programs. This is the one place the desired graph of plan, apply (a
-// saved plan too) and a synchronizer gets its derived resources. skip is
-// for a destroy, which deletes what the state records, and a refresh-only
-// plan, which plans no action: neither runs a policy.
-func derive(ctx context.Context, desired *graph.Graph, files []string, root *config.Root, skip bool) (*graph.Graph, []string, diag.Diagnostics) {
-	policies := desired.Policies()
-	if skip || len(policies) == 0 {
-		return desired, files, nil
-	}
-	var dirs []string
-	if root != nil {
-		dirs = root.Dirs()
-	}
-	derived, diags := policy.Derive(ctx, desired, policy.Options{Root: dirs})
-	files = slices.Clone(files)
-	wd, _ := os.Getwd()
-	for _, p := range policies {
-		// Named as the configuration's files are: relative to the
-		// working folder when under it, so that a plan file does not
-		// depend on where the checkout is.
-		f := p.Implementation
-		if rel, err := filepath.Rel(wd, f); err == nil && filepath.IsLocal(rel) {
-			f = filepath.ToSlash(rel)
-		}
-		if !slices.Contains(files, f) {
-			files = append(files, f)
-		}
-	}
-	slices.Sort(files)
-	return derived, files, diags
-}
-
-// inputDigests digests the input files and values for the plan file.
-func inputDigests(files []string, inputs map[string]any, salt string) (map[string]string, error) {
-	values := make(map[string]graph.Value, len(inputs))
-	for k, v := range inputs {
-		cv, err := graph.Canonicalize(v)
-		if err != nil {
-			return nil, fmt.Errorf("input %s: %w", k, err)
-		}
-		values[k] = cv
-	}
-	return planner.Digests(files, values, salt)
-}
-
-// digestOperations digests the scripts and artifacts the configured
-// resources run: it returns their digests keyed by path (relative to the
-// working folder when under it), so that a plan names the scripts it
-// reviewed, and records in each operation the digest of what it runs
-// (graph.Operation.Digest), which the planner compares with the one
-// enacted. Only files inside the configuration root are read, through
-// userfile's checks: a template may name any file as its implementation,
-// and the digest of a small file outside the project (a token, a host
-// name) would give its content away to a guesser. A file that cannot be
-// read is left out, and so is the digest of the operation that runs it;
-// the driver reports the file when it runs.
-func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, root *config.Root) map[string]string {
-	out := map[string]string{}
-	wd, err := os.Getwd()
-	if err != nil {
-		return out
-	}
-	unreadable := map[string]bool{}
-	digest := func(f string) (string, bool) {
-		key := f
-		if abs, err := filepath.Abs(f); err == nil {
-			if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
-				key = filepath.ToSlash(rel)
-			} else {
-				key = abs
-			}
-		}
-		if d, done := out[key]; done {
-			return d, true
-		}
-		if unreadable[key] {
-			return "", false
-		}
-		data, problem := config.ReadFile(ctx, f, root)
-		if problem != nil {
-			unreadable[key] = true
-			return "", false
-		}
-		out[key] = planner.Digest(data)
-		return out[key], true
-	}
-	for _, r := range g.Resources() {
-		var ops map[string]graph.Operation
-		for _, k := range slices.Sorted(maps.Keys(r.Driver.Operations)) {
-			op := r.Driver.Operations[k]
-			files, complete := executor.OperationFiles(r, op, scriptRoot)
-			sums := make([]string, 0, len(files))
-			for _, f := range files {
-				if d, ok := digest(f); ok {
-					sums = append(sums, d)
-				}
-			}
-			if !complete || len(sums) != len(files) || len(sums) == 0 {
-				continue
-			}
-			op.Digest = sums[0]
-			if len(sums) > 1 {
-				op.Digest = planner.Digest([]byte(strings.Join(sums, "\n")))
-			}
-			if ops == nil {
-				// The graph's operations may be shared; this resource
-				// gets its own map.
-				ops = maps.Clone(r.Driver.Operations)
-			}
-			ops[k] = op
-		}
-		if ops != nil {
-			r.Driver.Operations = ops
-		}
-	}
-	return out
 }

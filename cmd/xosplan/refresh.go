@@ -2,19 +2,14 @@ package main
 
 import (
 	"errors"
-	"os"
 	"slices"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
-	"github.com/xosplan/xosplan/pkg/executor"
-	"github.com/xosplan/xosplan/pkg/planner"
-	"github.com/xosplan/xosplan/pkg/state"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 func newRefreshCommand(c *cli) *cobra.Command {
@@ -69,7 +64,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 	}
 	scriptRoot := f.scriptRoot
 	if scriptRoot == "" {
-		scriptRoot = defaultScriptRoot(res.ManifestFolders())
+		scriptRoot = workflow.DefaultScriptRoot(res.ManifestFolders())
 	}
 	backend, held, prior, err := f.state.lockAndRead(ctx, c, "refresh")
 	if err != nil {
@@ -81,22 +76,17 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	reg := all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout, StateDir: scriptStateDir(backend)})
-	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Refresher: refresherFor(reg, root, scriptRoot, f.timeout, prior)})
-	if err := view.Plan(p, configDiags.Extend(diags)); err != nil {
+	refresh := workflow.PlanRefresh(ctx, prior, workflow.RefreshOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout,
+		StateDir: workflow.ScriptStateDir(backend)})
+	if err := view.Plan(refresh.Plan, configDiags.Extend(refresh.Diags)); err != nil {
 		return err
 	}
-	if p == nil {
+	if refresh.Plan == nil {
 		return exitWith(exitError)
 	}
 	opts.Events = view.Event
-	// The drift that could be observed is recorded even when some checks
-	// failed: each resource's feedback is independent.
-	rep, err := executor.Apply(ctx, p, backend, reg, opts)
+	rep, err := refresh.Apply(ctx, backend, opts)
 	if rep != nil {
-		// Each check that could not run is an error diagnostic.
-		failedChecks, _ := diags.Count()
-		rep.Checked = len(prior.Resources) - failedChecks
 		if verr := view.Report(rep, applyview.OpRefresh); verr != nil {
 			return errors.Join(err, verr)
 		}
@@ -104,24 +94,10 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 	switch {
 	case err != nil:
 		return err
-	case diags.HasErrors():
+	case refresh.Diags.HasErrors():
 		return exitWith(exitError)
 	case f.detailedExitcode && rep.Changes():
 		return exitWith(exitChanges)
 	}
 	return nil
-}
-
-// refresherFor returns the health checks that observe drift, for refresh
-// and for `plan --refresh-only` (planner.Options.Refresher): reg's drivers
-// (nil: the default ones, exec implementations confined to root), scripts
-// found where each resource was applied from unless scriptRoot is given,
-// prior supplying factories.
-func refresherFor(reg executor.Registry, root []string, scriptRoot string, timeout time.Duration, prior *state.State) *executor.Refresher {
-	if reg == nil {
-		reg = all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: root, Timeout: timeout})
-	}
-	wd, _ := os.Getwd()
-	return &executor.Refresher{Drivers: reg, ScriptRoot: scriptRoot, Timeout: timeout, WorkDir: wd, State: prior,
-		Redactor: executor.NewRedactorFor(prior, nil)}
 }

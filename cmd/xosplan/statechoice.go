@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/xosplan/xosplan/internal/userfile"
-	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
 )
@@ -149,35 +148,6 @@ func (f stateFlags) forPlan(c *cli, planned *state.Identity) (stateFlags, error)
 		f.workspace = planned.Workspace
 	}
 	return f, nil
-}
-
-// stateIdentity is the identity of backend as a plan records it: a state
-// file's path relative to the working folder when it lies under it (as
-// the plan's configuration paths are), so that a plan file does not
-// depend on where the checkout is.
-func stateIdentity(backend state.Store) state.Identity {
-	id := backend.Identity()
-	if id.Path == "" {
-		return id
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if resolved, err := filepath.EvalSymlinks(wd); err == nil {
-			wd = resolved
-		}
-		if rel, err := filepath.Rel(wd, id.Path); err == nil && filepath.IsLocal(rel) {
-			id.Path = filepath.ToSlash(rel)
-		}
-	}
-	return id
-}
-
-// checkPlanState refuses a saved plan applied to another state than the
-// one it was made against.
-func checkPlanState(saved *planner.Plan, backend state.Store) error {
-	if err := planner.CheckState(saved, stateIdentity(backend)); err != nil {
-		return fmt.Errorf("%w; apply it to that state (--state, --workspace), or run plan again against this one", err)
-	}
-	return nil
 }
 
 // applyArgs returns the arguments of the `xosplan apply` that applies the

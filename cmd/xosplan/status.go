@@ -13,6 +13,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/termsafe"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/internal/userfile"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // statusFlags are the flags of `xosplan status`.
@@ -60,7 +61,7 @@ func runStatus(ctx context.Context, c *cli, f statusFlags) error {
 	if f.listenFile != "" {
 		data, err := userfile.Read(ctx, f.listenFile, userfile.Options{MaxBytes: 1024})
 		if err != nil {
-			return fmt.Errorf("--listen-file: %w", plainError(err))
+			return fmt.Errorf("--listen-file: %w", workflow.PlainError(err))
 		}
 		addr = strings.TrimSpace(string(data))
 	}

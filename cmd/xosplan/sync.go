@@ -4,16 +4,11 @@ import (
 	"bytes"
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"slices"
 	"strings"
 	stdsync "sync"
 	"syscall"
@@ -23,16 +18,15 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/applyview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/uievent"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
-	"github.com/xosplan/xosplan/driver/all"
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
-	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
 	xsync "github.com/xosplan/xosplan/pkg/sync"
 	"github.com/xosplan/xosplan/pkg/sync/pgcluster"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // defaultListen is where sync's API listens unless --listen says
@@ -146,27 +140,6 @@ func (f *syncFlags) check(cmd *cobra.Command) error {
 	return nil
 }
 
-// syncRun is one `xosplan sync`: what its flags made ready, then the
-// engine, the cluster membership (with a PostgreSQL state) and the
-// listeners that feed the engine.
-type syncRun struct {
-	c      *cli
-	f      syncFlags
-	paths  []string
-	opts   executor.Options
-	logger *slog.Logger
-	token  string
-	// goal builds the configuration's goal; registry the drivers for a
-	// script root.
-	goal     xsync.GoalFunc
-	registry func(scriptRoot string) executor.Registry
-	stateDir string
-	backend  state.Store
-	engine   *xsync.Engine
-	member   *pgcluster.Cluster
-	metrics  *xsync.Metrics
-}
-
 func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	ctx := cmd.Context()
 	if err := f.check(cmd); err != nil {
@@ -175,313 +148,101 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	r := &syncRun{c: c, f: f, paths: paths}
-	var err error
-	if r.opts, err = f.apply.options(c); err != nil {
+	applyOpts, err := f.apply.options(c)
+	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
 	root, err := f.apply.root.root(c, paths)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	if err := refuseArchives(paths); err != nil {
+	if err := workflow.RefuseArchives(paths); err != nil {
 		return err
 	}
-	if r.token, err = readToken(ctx, f.tokenFile); err != nil {
+	token, err := readToken(ctx, f.tokenFile)
+	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	if f.listen != "" && !isLoopback(f.listen) && r.token == "" {
+	if f.listen != "" && !xsync.IsLoopback(f.listen) && token == "" {
 		return usagef(cmd, "--listen %s is not a loopback address: give --api-token-file, whose token every request must then carry", f.listen)
 	}
-	spec, diags, err := r.planSpec(ctx, root)
+	spec, diags, err := f.spec(ctx, c, paths, root)
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
 	if diags.HasErrors() {
 		return planFailed(views.NewPlan(false, c.stderr, c.streams()), diags)
 	}
-	r.logger = newSyncLogger(c.stderr, f.logFormat)
+	logger := newSyncLogger(c.stderr, f.logFormat)
 
-	r.backend, err = f.apply.state.open(ctx, c)
+	backend, err := f.apply.state.open(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer r.backend.Close()
-	// With a PostgreSQL state, several syncs share the workspace as a
-	// cluster: the leader takes the state lock for its term (lead).
-	// Otherwise this sync holds the lock for its whole run.
-	pg, clustered := r.backend.(*pgbackend.Backend)
-	var prior *state.State
-	if clustered {
-		prior, err = r.backend.Read(ctx)
-	} else {
-		var held *state.HeldLock
-		if held, err = r.backend.Lock(ctx, stateLockInfo("sync")); err != nil {
-			return err
-		}
-		defer held.Unlock()
-		prior, err = recoverState(ctx, r.backend)
-	}
-	if err != nil {
-		return err
-	}
-	if err := r.prepareGoal(ctx, cmd, spec, diags, prior); err != nil {
-		return err
-	}
-	wd, _ := os.Getwd()
-	r.metrics = xsync.NewMetrics()
-	eopts := xsync.Options{Goal: r.goal, Store: r.backend, Drivers: r.registry(f.apply.scriptRoot), Apply: r.opts,
-		Timeout: f.apply.timeout, WorkDir: wd, RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval,
-		Resync: f.resync, Logger: r.logger, Events: logApplyEvent(r.logger), Metrics: r.metrics}
-	if clustered {
-		if err := r.joinCluster(ctx, wd); err != nil {
-			return err
-		}
-		defer r.leaveCluster(ctx)
-		eopts.Cluster = r.member
-	}
-	r.engine = xsync.New(eopts)
-
-	var wg stdsync.WaitGroup
-	defer wg.Wait()
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	if err := r.serveAPI(runCtx, &wg); err != nil {
-		return err
-	}
-	r.watch(runCtx, &wg)
+	defer backend.Close()
+	dsn, workspace := f.apply.state.where(c)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
+	reasons, stopReasons := signalReasons(hup, "SIGHUP")
+	defer stopReasons()
+	svc, err := xsync.NewService(xsync.ServiceOptions{Spec: spec, Diags: diags, Placement: f.apply.placement.workflow(c),
+		Store: backend, LockInfo: stateLockInfo("sync"), Apply: applyOpts, Timeout: f.apply.timeout,
+		RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval, Resync: f.resync,
+		Debounce: f.debounce, Poll: pollOption(f.poll), Logger: logger, Events: logApplyEvent(logger),
+		API: xsync.ServiceAPI{Listen: f.listen, ListenFile: f.listenFile, Token: token, Encode: encodeSyncEvent,
+			TokenPath: func(port string) (string, error) { return apiTokenPath(c, &f.apply.state, port) }},
+		Reconcile: reasons,
+		// With a PostgreSQL state, several syncs share the workspace as a
+		// cluster: the leader takes the state lock for its term. Otherwise
+		// this sync holds the lock for its whole run.
+		Join: pgcluster.Joiner(pgcluster.Options{DSN: dsn, Workspace: cmp.Or(workspace, pgbackend.DefaultWorkspace),
+			Name: f.memberName, Lease: f.lease})})
+	if err != nil {
+		return err
+	}
+	return svc.Run(ctx)
+}
+
+// spec reads the inputs, the import map and the placement options into
+// the spec every compile of the goal uses.
+func (f *syncFlags) spec(ctx context.Context, c *cli, paths []string, root *config.Root) (workflow.Spec, diag.Diagnostics, error) {
+	a := &f.apply
+	inputs, diags, err := a.inputs.values(ctx, c)
+	if err != nil {
+		return workflow.Spec{}, nil, err
+	}
+	importMap, mapDiags, err := a.imports.values(ctx, c)
+	if err != nil {
+		return workflow.Spec{}, nil, err
+	}
+	diags = diags.Extend(mapDiags)
+	placeOpts, diags := a.placement.workflow(c).PlanOptions(ctx, diags)
+	return workflow.Spec{Paths: paths, Root: root, Inputs: inputs, ImportMap: importMap,
+		ProfilePath: a.imports.profilePath(c), ScriptRoot: a.scriptRoot, Options: planner.Options{Placement: placeOpts}}, diags, nil
+}
+
+// signalReasons turns each signal received on sig into a request for a
+// reconcile for reason, until stop is called, which waits for the
+// goroutine that does it to end.
+func signalReasons(sig <-chan os.Signal, reason string) (reasons <-chan string, stop func()) {
+	out, done := make(chan string), make(chan struct{})
+	var wg stdsync.WaitGroup
 	wg.Go(func() {
 		for {
 			select {
-			case <-runCtx.Done():
+			case <-done:
 				return
-			case <-hup:
-				r.reconcile(runCtx, "SIGHUP")
+			case <-sig:
+				select {
+				case out <- reason:
+				case <-done:
+					return
+				}
 			}
 		}
 	})
-	if r.member == nil {
-		r.logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", r.backend.Location())
-		err = r.engine.Run(ctx)
-	} else {
-		r.logger.Info("sync started", "configuration", strings.Join(paths, ","), "state", r.backend.Location(), "member", r.member.Member())
-		err = r.member.Run(ctx, func(term context.Context) error { return r.lead(term, pg) })
-	}
-	stop()
-	return err
-}
-
-// planSpec reads the inputs, the import map and the placement options
-// into the spec every compile of the goal uses.
-func (r *syncRun) planSpec(ctx context.Context, root *config.Root) (planSpec, diag.Diagnostics, error) {
-	a := &r.f.apply
-	inputs, diags, err := a.inputs.values(ctx, r.c)
-	if err != nil {
-		return planSpec{}, nil, err
-	}
-	importMap, mapDiags, err := a.imports.values(ctx, r.c)
-	if err != nil {
-		return planSpec{}, nil, err
-	}
-	diags = diags.Extend(mapDiags)
-	placeOpts, diags := a.placement.planOptions(ctx, r.c, diags)
-	return planSpec{paths: r.paths, root: root, inputs: inputs, inputsFile: a.inputs.file, importMap: importMap,
-		profilePath: a.imports.profilePath(r.c), scriptRoot: a.scriptRoot, opts: planner.Options{Placement: placeOpts}}, diags, nil
-}
-
-// prepareGoal makes the goal function and the drivers' registry, from the
-// state recorded before (the roots and placements it names).
-func (r *syncRun) prepareGoal(ctx context.Context, cmd *cobra.Command, spec planSpec, diags diag.Diagnostics, prior *state.State) error {
-	a := &r.f.apply
-	execRoot, err := a.root.executorRoot(r.c, spec.root, prior)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	claimer, err := a.placement.placer(ctx, r.c, prior)
-	if err != nil {
-		return err
-	}
-	if spec.opts.InputSalt, err = planner.NewInputSalt(); err != nil {
-		return err
-	}
-	r.stateDir = scriptStateDir(r.backend)
-	r.registry = func(scriptRoot string) executor.Registry {
-		return all.NewRegistry(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: a.timeout, StateDir: r.stateDir})
-	}
-	r.goal = func(ctx context.Context) (*xsync.Goal, diag.Diagnostics, error) {
-		desired, planOpts, res, goalDiags, err := makeGoal(ctx, spec)
-		goalDiags = diags.Extend(goalDiags)
-		if err != nil || desired == nil {
-			return nil, goalDiags, err
-		}
-		scriptRoot := spec.effectiveScriptRoot(res)
-		return &xsync.Goal{Desired: desired, Plan: planOpts, ScriptRoot: scriptRoot, Drivers: r.registry(scriptRoot),
-			Placer: executorPlacer(claimer)}, goalDiags, nil
-	}
-	return nil
-}
-
-// joinCluster makes this sync a member of its workspace's cluster.
-func (r *syncRun) joinCluster(ctx context.Context, wd string) error {
-	path, workspace := r.f.apply.state.where(r.c)
-	member, err := pgcluster.Open(ctx, pgcluster.Options{DSN: path, Workspace: cmp.Or(workspace, pgbackend.DefaultWorkspace),
-		Name: r.f.memberName, Parallelism: r.f.apply.parallelism, PerDriver: r.opts.PerDriver, Lease: r.f.lease, WorkDir: wd,
-		Logger: r.logger,
-		Local: func(ctx context.Context) (pgcluster.Local, error) {
-			g, gdiags, err := r.goal(ctx)
-			if err != nil {
-				return pgcluster.Local{}, err
-			}
-			if gdiags.HasErrors() || g == nil {
-				return pgcluster.Local{}, fmt.Errorf("the configuration has errors: %w", gdiags.Err())
-			}
-			return pgcluster.Local{Drivers: g.Drivers, Digest: xsync.CheckoutDigest(g)}, nil
-		},
-		// Called only while this member leads, when the engine runs.
-		OnReconcile: func(reason string) { r.engine.ConfigurationChanged(reason) },
-		OnCheck:     func(addr string) { _ = r.engine.Check(addr) }})
-	r.member = member
-	return err
-}
-
-// leaveCluster leaves it: the actions running here get the grace apply
-// gives them.
-func (r *syncRun) leaveCluster(ctx context.Context) {
-	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cmp.Or(r.opts.Grace, executor.DefaultGrace))
-	defer cancel()
-	if err := r.member.Close(stopCtx); err != nil {
-		r.logger.Warn("leaving the cluster", "error", err.Error())
-	}
-}
-
-// lead is a term of this member's leadership: the state lock, the journal
-// a former leader left, and the engine until the term ends.
-func (r *syncRun) lead(term context.Context, pg *pgbackend.Backend) error {
-	held, err := pgcluster.LockState(term, pg, stateLockInfo("sync"), r.logger)
-	if err != nil {
-		if term.Err() != nil {
-			return nil
-		}
-		return err
-	}
-	defer held.Unlock()
-	if _, err := recoverState(term, r.backend); err != nil {
-		return err
-	}
-	return r.engine.Run(term)
-}
-
-// reconcile asks for a reconcile: of the engine, or, on a member of a
-// cluster that does not lead, of the leader.
-func (r *syncRun) reconcile(ctx context.Context, reason string) {
-	if r.member != nil && !r.member.Leading() {
-		if err := r.member.RequestReconcile(ctx, reason+" (via "+r.member.Member()+")"); err != nil {
-			r.logger.Warn("reconcile not requested", "error", err.Error())
-		}
-		return
-	}
-	r.engine.ConfigurationChanged(reason)
-}
-
-// check asks for a resource's health check, as reconcile does.
-func (r *syncRun) check(ctx context.Context, addr string) error {
-	if r.member != nil && !r.member.Leading() {
-		return r.member.RequestCheck(ctx, addr)
-	}
-	return r.engine.Check(addr)
-}
-
-// serveAPI starts the API when --listen names an address; it stops with
-// ctx. Without --api-token-file it makes a token (apiTokenPath) before
-// --listen-file names the address, and removes it when it stops.
-func (r *syncRun) serveAPI(ctx context.Context, wg *stdsync.WaitGroup) error {
-	if r.f.listen == "" {
-		return nil
-	}
-	ln, err := net.Listen("tcp", r.f.listen)
-	if err != nil {
-		return fmt.Errorf("API: %w", err)
-	}
-	token, forget := r.token, func() {}
-	if token == "" {
-		_, port, _ := net.SplitHostPort(ln.Addr().String())
-		path, err := apiTokenPath(r.c, &r.f.apply.state, port)
-		if err == nil {
-			token, forget, err = makeAPIToken(path)
-		}
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		r.logger.Info("API token made", "file", path)
-	}
-	if r.f.listenFile != "" {
-		if err := os.WriteFile(r.f.listenFile, []byte(ln.Addr().String()+"\n"), 0o644); err != nil {
-			ln.Close()
-			forget()
-			return fmt.Errorf("writing --listen-file: %w", err)
-		}
-	}
-	h := xsync.Handler(r.engine, xsync.APIOptions{Token: token, WritesOnly: isLoopback(r.f.listen),
-		Encode: encodeSyncEvent, Metrics: r.metrics,
-		Reconcile: func(reason string) { r.reconcile(ctx, reason) },
-		Check:     func(addr string) error { return r.check(ctx, addr) }})
-	// The server's requests end with ctx (event streams included).
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
-	r.logger.Info("API listening", "address", ln.Addr().String())
-	wg.Go(func() {
-		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			r.logger.Error("API stopped", "error", err.Error())
-		}
-	})
-	wg.Go(func() {
-		<-ctx.Done()
-		shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		_ = srv.Shutdown(shutdown)
-		forget()
-	})
-	return nil
-}
-
-// watch turns changes of the configuration's files (and of the script
-// root) into reconciles, and tells the cluster member its checkout may
-// have changed.
-func (r *syncRun) watch(ctx context.Context, wg *stdsync.WaitGroup) {
-	watchPaths := r.paths
-	if r.f.apply.scriptRoot != "" {
-		watchPaths = append(slices.Clone(watchPaths), r.f.apply.scriptRoot)
-	}
-	statePath, _ := filepath.Abs(r.backend.Location())
-	wg.Go(func() {
-		_ = xsync.Watch(ctx, watchPaths, xsync.WatchOptions{Debounce: r.f.debounce, Poll: pollOption(r.f.poll),
-			Ignore: func(p string) bool {
-				abs, err := filepath.Abs(p)
-				return err == nil && (strings.HasPrefix(abs, statePath) || strings.HasPrefix(abs, r.stateDir))
-			}}, func(reason string) {
-			r.engine.ConfigurationChanged(reason)
-			if r.member != nil {
-				r.member.LocalChanged()
-			}
-		})
-	})
-}
-
-// recoverState reads the state with the journal an interrupted apply
-// left, the caller holding the lock; a journal still being written by a
-// holder whose lock was forced away is an error saying what to do.
-func recoverState(ctx context.Context, backend state.Store) (*state.State, error) {
-	loaded, err := backend.LoadWithJournal(ctx)
-	if err == nil && loaded.Busy != nil {
-		err = stateRecovery(loaded.Busy, backend, false)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return loaded.State, nil
+	return out, func() { close(done); wg.Wait() }
 }
 
 // pollOption maps --poll-interval (0: never) to WatchOptions.Poll.
@@ -490,20 +251,6 @@ func pollOption(d time.Duration) time.Duration {
 		return -1
 	}
 	return d
-}
-
-// isLoopback reports whether a listen address is on a loopback interface
-// only (an empty host listens on every interface).
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // maxTokenBytes bounds an API token file.
@@ -517,7 +264,7 @@ func readToken(ctx context.Context, path string) (string, error) {
 	}
 	data, err := userfile.Read(ctx, path, userfile.Options{MaxBytes: maxTokenBytes})
 	if err != nil {
-		return "", fmt.Errorf("--api-token-file: %w", plainError(err))
+		return "", fmt.Errorf("--api-token-file: %w", workflow.PlainError(err))
 	}
 	token := strings.TrimSpace(string(data))
 	if token == "" || strings.ContainsAny(token, "\r\n") {

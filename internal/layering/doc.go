@@ -6,6 +6,6 @@
 // internal/ holds production libraries only, that nothing imports cmd/, that
 // drivers never import each other and only driver/all (the registration
 // point) imports them, that no third-party type leaks into an exported
-// signature, and that pkg/* neither prints nor exits. It has no code of its
-// own.
+// signature, that pkg/* neither prints nor exits, and that cmd/ calls no
+// step of an operation that pkg/workflow holds. It has no code of its own.
 package layering

@@ -58,6 +58,7 @@ var ours = []struct {
 	{"internal/yamlsrc", []string{"pkg/diag"}},
 	{"internal/textdiff", nil},
 	{"internal/nearest", nil},
+	{"internal/quartz", nil},
 	{"internal/userfile", nil},
 	{"internal/canonjson", []string{"pkg/graph"}},
 	{"internal/layering", nil},
@@ -69,7 +70,7 @@ var ours = []struct {
 	{"pkg/symbols", []string{"pkg/diag"}},
 	{"pkg/tosca/typecmp", []string{"internal/yamlsrc"}},
 	{"pkg/tosca", []string{"internal/userfile", "internal/nearest", "internal/funceval", "pkg/graph", "pkg/diag", "internal/yamlsrc", "custom_definitions", "pkg/symbols"}},
-	{"pkg/manifest", []string{"internal/userfile", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
+	{"pkg/manifest", []string{"internal/userfile", "internal/quartz", "pkg/graph", "pkg/diag", "internal/yamlsrc", "pkg/symbols"}},
 	{"pkg/state", []string{"internal/userfile", "internal/canonjson", "pkg/graph", "pkg/diag"}},
 	{"pkg/state/pgbackend/pgtest", nil},
 	{"pkg/placement", []string{"internal/userfile", "pkg/diag", "internal/yamlsrc"}},
@@ -87,7 +88,10 @@ var ours = []struct {
 	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/process", "pkg/planner", "pkg/graph", "pkg/diag"}},                                                             // not pkg/executor: a policy is a program, not an apply
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},
 	{"pkg/lsp", []string{"pkg/config", "pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/diag"}},
-	{"pkg/sync", []string{"internal/canonjson", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "pkg/manifest"}}, // manifest: discovery schedules
+	// The operations layer: it drives the stages below it; cmd/xosplan and
+	// pkg/sync drive it.
+	{"pkg/workflow", []string{"pkg/config", "pkg/policy", "pkg/planner", "pkg/executor", "pkg/state", "pkg/placement", "pkg/graph", "pkg/diag", "driver/all"}},
+	{"pkg/sync", []string{"internal/canonjson", "internal/quartz", "pkg/workflow", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag"}}, // workflow: the goal
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
 
@@ -104,6 +108,16 @@ var forbidden = []struct{ pkg, target, why string }{
 	// The walk calls drivers through the contract of package driver, never
 	// the reverse, so a driver can be added or tested without the walk.
 	{"driver", "pkg/executor", "a driver implements package driver's contract; the walk calls it, not the reverse"},
+	// The synchronizer reconciles the format-neutral graph: what it needs
+	// of a format (a discovery schedule) is a field of the graph.
+	// The goal pipeline compiles through pkg/config, and runs the model
+	// policies itself: the command holds no second pipeline.
+	{"pkg/workflow", "pkg/tosca", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	{"pkg/workflow", "pkg/manifest", "configuration is loaded through pkg/config (DESIGN.md §1)"},
+	{"cmd", "pkg/policy", "model policies run in the goal pipeline of pkg/workflow (DESIGN.md §1)"},
+	{"pkg/sync", "pkg/manifest", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
+	{"pkg/sync", "pkg/tosca", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
+	{"pkg/sync", "pkg/config", "pkg/sync never imports a format package: it reads the graph (DESIGN.md §1)"},
 }
 
 // thirdParty lists each third-party module and the packages of ours that
@@ -520,18 +534,28 @@ func TestPkgNeverPrintsOrExits(t *testing.T) {
 			}
 			local[name] = path
 		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
-			}
-			if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" && forbidden[local[id.Name]][sel.Sel.Name] {
+		forEachQualified(file, local, func(pkg, name string, pos token.Pos) {
+			if forbidden[pkg][name] {
 				t.Errorf("%s:%d: %s uses %s.%s; library packages return results and never print or exit (STYLE rule 1)",
-					f.rel, fset.Position(sel.Pos()).Line, f.pkg, local[id.Name], sel.Sel.Name)
+					f.rel, fset.Position(pos).Line, f.pkg, pkg, name)
 			}
-			return true
 		})
 	}
+}
+
+// forEachQualified calls visit for every qualified identifier pkg.Name in
+// file whose package is one of local's (local name → package).
+func forEachQualified(file *ast.File, local map[string]string, visit func(pkg, name string, pos token.Pos)) {
+	ast.Inspect(file, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if id, ok := sel.X.(*ast.Ident); ok && local[id.Name] != "" {
+			visit(local[id.Name], sel.Sel.Name, sel.Pos())
+		}
+		return true
+	})
 }
 
 // TestRules checks the rule tables themselves on known-good and known-bad
@@ -562,6 +586,20 @@ func TestRules(t *testing.T) {
 		{src("pkg/config"), "pkg/planner", false, "rule for pkg/config"},
 		{src("pkg/tosca"), "pkg/config", false, "rule for pkg/tosca"},
 		{src("tools/gen"), "pkg/diag", false, "has no layering rule"},
+		{src("pkg/sync"), "pkg/manifest", false, "pkg/sync never imports a format package"},
+		{src("pkg/sync/pgcluster"), "pkg/tosca/normative", false, "pkg/sync never imports a format package"},
+		{test("pkg/sync"), "pkg/config", false, "pkg/sync never imports a format package"},
+		{src("pkg/sync"), "internal/quartz", false, ""},
+		{src("pkg/sync"), "pkg/workflow", false, ""},
+		{src("pkg/workflow"), "pkg/config", false, ""},
+		{src("pkg/workflow"), "pkg/policy", false, ""},
+		{src("pkg/workflow"), "pkg/manifest", false, "configuration is loaded through pkg/config"},
+		{src("pkg/workflow"), "pkg/sync", false, "rule for pkg/workflow"},
+		{src("pkg/workflow"), "pkg/lsp", false, "rule for pkg/workflow"},
+		{src("pkg/planner"), "pkg/workflow", false, "rule for pkg/planner"},
+		{src("cmd/xosplan"), "pkg/workflow", false, ""},
+		{src("cmd/xosplan"), "pkg/policy", false, "goal pipeline of pkg/workflow"},
+		{src("pkg/manifest"), "internal/quartz", false, ""},
 		{test("pkg/tosca"), "internal/testutil", false, ""},
 		{test("pkg/diag"), "internal/testutil", false, ""},
 		{src("pkg/tosca"), "internal/testutil", false, "outside a _test.go file"},
@@ -699,4 +737,91 @@ func packages(t *testing.T, root string) []string {
 		}
 	}
 	return pkgs
+}
+
+// cmdForbiddenCalls lists, by package of ours, the functions that only
+// the operations layer calls: steps of the goal pipeline, of applying a
+// saved plan, of placement at apply time, and the parts a sync.Service
+// assembles (the engine, its API, the watch, the cluster membership). cmd/ holds flags, views, exit
+// codes and signals (DESIGN.md §1), and calls pkg/workflow for these, so
+// that a library user gets the same operations the command runs.
+var cmdForbiddenCalls = map[string][]string{
+	"pkg/planner":  {"Diff", "Verify", "CheckStale", "CheckState", "NewClaimer", "SeedAllocations", "Digests", "Digest", "NewInputSalt"},
+	"pkg/executor": {"Apply", "NewRedactorFor", "OperationFiles"},
+	// The synchronizer's parts: the command starts a sync.Service, which
+	// assembles them.
+	"pkg/sync":           {"New", "Handler", "Watch", "NewMetrics"},
+	"pkg/sync/pgcluster": {"Open", "LockState"},
+}
+
+// checkCmdCall returns why a non-test file of cmd/ may not call fn of the
+// package of ours pkg (relative to the module root), or "".
+func checkCmdCall(pkg, fn string) string {
+	if slices.Contains(cmdForbiddenCalls[pkg], fn) {
+		return fmt.Sprintf("cmd calls %s.%s, a step of an operation: call pkg/workflow (or start a sync.Service), which holds the operations a library user needs too", pkg, fn)
+	}
+	return ""
+}
+
+// TestCmdHoldsNoOperations checks that the command calls no step of an
+// operation itself (cmdForbiddenCalls).
+func TestCmdHoldsNoOperations(t *testing.T) {
+	root, module := moduleRoot(t)
+	fset := token.NewFileSet()
+	for _, f := range goFiles(t, root) {
+		if f.test || !under(f.pkg, "cmd") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, filepath.Join(root, f.rel), nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Errorf("%s: %v", f.rel, err)
+			continue
+		}
+		local := map[string]string{} // local name → package of ours
+		for _, spec := range file.Imports {
+			path, _ := strconv.Unquote(spec.Path.Value)
+			rel, ok := strings.CutPrefix(path, module+"/")
+			if !ok {
+				continue
+			}
+			name := rel[strings.LastIndexByte(rel, '/')+1:]
+			if spec.Name != nil {
+				name = spec.Name.Name
+			}
+			local[name] = rel
+		}
+		forEachQualified(file, local, func(pkg, name string, pos token.Pos) {
+			if msg := checkCmdCall(pkg, name); msg != "" {
+				t.Errorf("%s:%d: %s", f.rel, fset.Position(pos).Line, msg)
+			}
+		})
+	}
+}
+
+// TestCmdCallRules checks the table of TestCmdHoldsNoOperations on known
+// calls, so that an emptied table cannot pass silently.
+func TestCmdCallRules(t *testing.T) {
+	for _, tc := range []struct {
+		pkg, fn string
+		want    string // substring of the complaint; "" = allowed
+	}{
+		{"pkg/planner", "Diff", "call pkg/workflow"},
+		{"pkg/planner", "Verify", "call pkg/workflow"},
+		{"pkg/planner", "NewClaimer", "call pkg/workflow"},
+		{"pkg/executor", "OperationFiles", "call pkg/workflow"},
+		{"pkg/planner", "WritePlanFile", ""},
+		{"pkg/executor", "Apply", "call pkg/workflow"},
+		{"pkg/executor", "RecordOutputs", ""},
+		{"pkg/workflow", "MakePlan", ""},
+		{"pkg/planner", "NewInputSalt", "call pkg/workflow"},
+		{"pkg/sync", "New", "call pkg/workflow"},
+		{"pkg/sync", "NewService", ""},
+		{"pkg/sync/pgcluster", "Open", "call pkg/workflow"},
+		{"pkg/sync/pgcluster", "Joiner", ""},
+	} {
+		got := checkCmdCall(tc.pkg, tc.fn)
+		if (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s.%s: got %q, want %q", tc.pkg, tc.fn, got, tc.want)
+		}
+	}
 }

@@ -26,9 +26,11 @@ const (
 
 // Well-known operation keys. TOSCA operations use "Interface.operation"
 // with the interface's short name ("Standard.create",
-// "Configure.pre_configure_source"); scripted components use these names,
-// and so does a TOSCA health check (xosplan.interfaces.Health's check is
-// OpHealthCheck).
+// "Configure.pre_configure_source"; a relationship's operation shared
+// with another relationship of the resource is
+// "Configure.pre_configure_source@db[1]": RelationshipOperationKey);
+// scripted components use these names, and so does a TOSCA health check
+// (xosplan.interfaces.Health's check is OpHealthCheck).
 const (
 	OpLaunch      = "launch"
 	OpDestroy     = "destroy"
@@ -45,6 +47,14 @@ const (
 // it from a component's factory.healthCheckInterval, pkg/tosca from a
 // node template's metadata xosplan.health_interval, pkg/sync reads it.
 const OptionHealthInterval = "health_interval"
+
+// OptionDiscoverySchedule is the driver option (a Quartz cron expression,
+// seconds first: "0 0/5 * * * ?") that says when a synchronizer runs a
+// resource's discovery (OpDiscovery). A front end writes it only after
+// checking the expression (internal/quartz): pkg/manifest from a
+// factory's component.discoverySchedule; pkg/sync reads it without
+// knowing which format it came from.
+const OptionDiscoverySchedule = "schedule"
 
 // Driver says which actuator applies a resource and with what.
 type Driver struct {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/quartz"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
 )
@@ -271,7 +272,7 @@ func (r *resolver) checkFactory(c *component) {
 }
 
 func (r *resolver) checkSchedule(v *yamlsrc.Node, path, s string, discovery bool) {
-	perMinute, err := checkQuartz(s)
+	perMinute, err := quartz.Check(s)
 	switch {
 	case err != nil:
 		r.errorf(v.Range, path, CodeBadSchedule, "schedule %q is not a Quartz cron expression: %v", s, err)

@@ -17,8 +17,10 @@ const (
 	OptionFactoryAddress = "factory_address"
 	// OptionApplication is a factory's component.application.
 	OptionApplication = "application"
-	// OptionSchedule is a factory's discovery schedule (Quartz cron).
-	OptionSchedule = "schedule"
+	// OptionSchedule is a factory's component.discoverySchedule (Quartz
+	// cron): the driver option every front end writes a discovery
+	// schedule to.
+	OptionSchedule = graph.OptionDiscoverySchedule
 	// OptionHealthInterval is a scripted.Component's
 	// factory.healthCheckInterval: how often `xosplan sync` runs its
 	// health check (a Go duration); the driver option every front end

@@ -10,10 +10,10 @@
 // load.go reads one file into a composite tree with source positions;
 // resolve.go resolves bind() targets and bindings and checks directions
 // and types; checks.go holds the per-kind checks (scripted components,
-// factories, configuration values, required interfaces); cron.go checks
-// discovery schedules and schedule.go says when one fires next
-// (ParseSchedule, for the synchronizer); env.go joins manifests into an environment;
-// compile.go builds the graph.
+// factories, configuration values, required interfaces, discovery
+// schedules with internal/quartz); env.go joins manifests into an
+// environment; compile.go builds the graph, a discovery schedule in the
+// format-neutral driver option graph.OptionDiscoverySchedule.
 //
 // # Addresses
 //

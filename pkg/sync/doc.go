@@ -20,7 +20,7 @@
 //	                          (OptionHealthInterval per resource), jittered, through the refresh-only plan
 //	                          `xosplan refresh` makes; the drift is recorded and the next reconcile repairs it
 //	discovery   check.go      a factory with a discovery script runs it on its Quartz schedule
-//	                          (manifest.ParseSchedule); what it finds is recorded on the factory as refresh does
+//	                          (graph.OptionDiscoverySchedule, internal/quartz); what it finds is recorded on the factory as refresh does
 //	resync      check.go      every resource is checked and the configuration compiled again every Resync,
 //	                          jittered; the time is kept in the state (state.SyncInfo), so a restart waits its turn
 //
@@ -28,6 +28,18 @@
 // them over HTTP (Handler) with the Prometheus metrics (metrics.go),
 // refusing web pages (a foreign Origin, a rebound host name, a POST body
 // that is not JSON), checking the token, and capping the event streams;
-// watch.go turns file changes into ConfigurationChanged. The package
-// returns data and logs through log/slog; it never prints.
+// watch.go turns file changes into ConfigurationChanged.
+//
+// A Service (service.go) is the synchronizer as a program runs it, as
+// controller-runtime's manager is started by main: it takes the state
+// lock for its whole run, or, with a PostgreSQL state and a JoinFunc
+// (pkg/sync/pgcluster.Joiner), joins the cluster of synchronizers sharing
+// the workspace and takes the lock for each term it leads; it recovers
+// the journal an interrupted apply left, builds the goal of its
+// workflow.Spec for every reconcile (pkg/workflow: the goal plan and apply
+// make), and runs the Engine with the API, the watch and the reconciles
+// asked for (a SIGHUP), routing those to the leader when another member
+// leads. The package returns data and logs through log/slog; it never
+// prints, and it never imports a format: what it needs of one (a
+// discovery schedule) is a field of the graph.
 package sync

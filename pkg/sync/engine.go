@@ -13,10 +13,10 @@ import (
 	stdsync "sync"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/quartz"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
-	"github.com/xosplan/xosplan/pkg/manifest"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -202,7 +202,7 @@ type tracked struct {
 	lastCheck    time.Time
 	interval     time.Duration
 	checkable    bool
-	schedule     *manifest.Schedule
+	schedule     *quartz.Schedule
 	nextDiscover time.Time
 	activity     []Activity
 }
@@ -477,14 +477,14 @@ func (e *Engine) track(st *state.State, now time.Time) {
 		if !t.checkable {
 			t.nextCheck = time.Time{}
 		}
-		expr, _ := r.Driver.Options[manifest.OptionSchedule].(string)
+		expr, _ := r.Driver.Options[graph.OptionDiscoverySchedule].(string)
 		switch {
 		case expr == "" || !r.Driver.HasOperation(graph.OpDiscovery):
 			t.schedule, t.nextDiscover = nil, time.Time{}
 		case t.schedule == nil:
 			// The configuration was validated; a schedule that does not
 			// parse never fires.
-			if s, err := manifest.ParseSchedule(expr); err == nil {
+			if s, err := quartz.Parse(expr); err == nil {
 				t.schedule, t.nextDiscover = s, s.Next(now)
 			}
 		}

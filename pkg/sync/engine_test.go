@@ -14,7 +14,6 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
-	"github.com/xosplan/xosplan/pkg/manifest"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -121,7 +120,7 @@ func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
 	}
 	for a, expr := range s.schedules {
 		r, _ := g.Resource(a)
-		r.Driver.Options = map[string]graph.Value{manifest.OptionSchedule: expr}
+		r.Driver.Options = map[string]graph.Value{graph.OptionDiscoverySchedule: expr}
 		r.Driver.Operations = map[string]graph.Operation{graph.OpLaunch: {Implementation: "/x/launch.py"}, graph.OpDiscovery: {Implementation: "/x/discover.py"}}
 	}
 	for a, ds := range s.deps {

@@ -406,9 +406,11 @@
 //     requirement that makes one relationship; with count, it is each
 //     relationship's index where xosplan makes one value per relationship
 //     (the node [template, index] selects, so that edges go to the
-//     representations selected), unknown in the relationship's properties
-//     and an error in its Configure operations, which run once per
-//     requirement. Outside a relationship context it is an error.
+//     representations selected) and in its Configure operations, which
+//     run once per relationship; unknown in the relationship's
+//     properties; an error in the Configure operations of a requirement
+//     whose count is a function call, which run once for it. Outside a
+//     relationship context it is an error.
 package tosca
 
 // Diagnostic codes; see the package documentation.

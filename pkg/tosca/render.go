@@ -380,6 +380,9 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			}
 		}
 	}
+	// Each relationship's operations are its own (relationshipOps): two
+	// requirements defining the same operation both run.
+	var relOps []relationshipOp
 	for _, ra := range nt.reqs {
 		rel := ra.relType
 		if rel == nil {
@@ -404,11 +407,13 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 				}
 				op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
 				if ok {
-					ops["Configure."+opName] = op
+					idx, _ := ra.index()
+					relOps = append(relOps, relationshipOp{name: opName, req: ra.name, index: idx, op: op})
 				}
 			}
 		}
 	}
+	relationshipOps(relOps, ops)
 	drv := graph.Driver{Name: graph.DriverNoop}
 	for key, op := range ops {
 		if op.Implementation != "" && key != graph.OpHealthCheck {
@@ -835,4 +840,37 @@ func strList(v graph.Value) []string {
 		}
 	}
 	return out
+}
+
+// relationshipOp is one operation of one relationship of a node: its
+// name (pre_configure_source, …), the requirement and index of the
+// relationship (1.x reqAssign.index, 2.0 firstRelIndex2) and what runs.
+type relationshipOp struct {
+	name  string
+	req   string
+	index int
+	op    graph.Operation
+}
+
+// relationshipOps adds the relationship operations of a node to its
+// operations, each under its graph.RelationshipOperationKey: the plain
+// "Configure.<operation>" when one relationship of the node alone defines
+// the operation, else one key per relationship. Before, every
+// relationship's operation had the plain key and the last replaced the
+// others, which then never ran.
+func relationshipOps(rel []relationshipOp, ops map[string]graph.Operation) {
+	type relationship struct {
+		req   string
+		index int
+	}
+	defining := map[string]map[relationship]bool{}
+	for _, r := range rel {
+		if defining[r.name] == nil {
+			defining[r.name] = map[relationship]bool{}
+		}
+		defining[r.name][relationship{r.req, r.index}] = true
+	}
+	for _, r := range rel {
+		ops[graph.RelationshipOperationKey(r.name, r.req, r.index, len(defining[r.name]) == 1)] = r.op
+	}
 }

@@ -14,7 +14,10 @@ package tosca
 //   - The operations of the interfaces named or typed Standard are
 //     exec-driver operations "Standard.<operation>" (the simple profile's
 //     lifecycle), and those of the Configure interfaces of a template's
-//     relationships "Configure.<operation>" of the source, as for 1.x.
+//     relationships operations of the source, each relationship's its own
+//     (graph.RelationshipOperationKey, relationshipOps), as for 1.x; an
+//     assignment with a count runs them once for each relationship it
+//     makes.
 //     An implementation (§11.8) is a file, the name of an artifact of the
 //     node template or its type, or an inline artifact definition, with
 //     dependencies of the same forms and a timeout; an artifact's file is
@@ -216,11 +219,14 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 
 // renderDriver2 collects the operations of the node template's Standard
 // interface and of the Configure interfaces of its requirements'
-// relationships (as 1.x does: Configure.<operation> on the source).
+// relationships (as 1.x does: on the source, relationshipOps).
 func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	c.lifecycleOps2(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", func(name string, op graph.Operation) {
+		ops["Standard."+name] = op
+	})
+	var relOps []relationshipOp
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
@@ -229,8 +235,18 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 		if tpl := c.v2.topo.rels[text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		c.lifecycleOps2(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
+		first := int(firstRelIndex2(nd, ra))
+		// An assignment with a count makes count relationships (§14.1):
+		// each runs its operations, evaluated for it ($relationship_index,
+		// its target), its outputs set on its own record. What they all
+		// find wrong is reported once (diag.Diagnostics.Sort).
+		for r := range relCount2(ra) {
+			c.lifecycleOps2(nd, &relEnd2{ra: ra, src: nd, srcIdx: -1, r: r}, graph.RelationshipInterface, ra.relType, assigned, ra.path+".relationship.interfaces", func(name string, op graph.Operation) {
+				relOps = append(relOps, relationshipOp{name: name, req: ra.name, index: first + int(r), op: op})
+			})
+		}
 	}
+	relationshipOps(relOps, ops)
 	if len(ops) > 0 {
 		drv.Name = graph.DriverExec
 		drv.Operations = ops
@@ -238,12 +254,12 @@ func (c *compiler) renderDriver2(nd *node2) graph.Driver {
 	return drv
 }
 
-// lifecycleOps2 adds to ops, as "<kind>.<operation>", the operations with
+// lifecycleOps2 gives add, with their names, the operations with
 // an implementation of the interfaces of typ named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
-// assignments under assigned; ra is the requirement whose relationship's
-// operations they are (nil for the node's own).
-func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+// assignments under assigned; rel is the relationship whose operations
+// they are (nil for the node's own).
+func (c *compiler) lifecycleOps2(nd *node2, rel *relEnd2, kind string, typ *typeDef2, assigned *yamlsrc.Node, path string, add func(name string, op graph.Operation)) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
 		d := typ.ifaces[name]
@@ -274,15 +290,18 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				continue
 			}
 			op.Range = rangeOf(at)
-			op.Outputs = c.opOutputs2(nd, ra, od.n, given.Get(opName))
+			op.Outputs = c.opOutputs2(nd, rel, od.n, given.Get(opName))
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
 			}
 			defined := definedInputs2(d, od, inputs)
 			if inputs != nil || len(defined) > 0 {
 				ev := &eval2{c: c, f: c.root, node: nd}
-				if ra != nil {
-					ev.rel = ra.relCtx()
+				if rel != nil {
+					ev.rel = rel.ra.relCtx()
+					if relCount2(rel.ra) > 1 {
+						ev.rel.index, ev.rel.known = rel.r, true
+					}
 					ev.rel.once = "the Configure operations"
 				}
 				op.Inputs = map[string]graph.Value{}
@@ -309,7 +328,7 @@ func (c *compiler) lifecycleOps2(nd *node2, ra *reqAssign2, kind string, typ *ty
 				}
 				slices.Sort(op.Sensitive)
 			}
-			ops[kind+"."+opName] = op
+			add(opName, op)
 		}
 	}
 }

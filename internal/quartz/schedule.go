@@ -1,4 +1,4 @@
-package manifest
+package quartz
 
 import (
 	"strconv"
@@ -6,8 +6,8 @@ import (
 	"time"
 )
 
-// Schedule is a factory's discovery schedule, a Quartz cron expression
-// (OptionSchedule), ready to say when it fires next.
+// Schedule is a parsed Quartz cron expression, ready to say when it fires
+// next.
 type Schedule struct {
 	// fields are the sets of seconds, minutes, hours, days of the month,
 	// months, days of the week (1 = Sunday) and years the expression
@@ -20,10 +20,10 @@ type Schedule struct {
 	anyDOM, anyDOW bool
 }
 
-// ParseSchedule parses a Quartz cron expression (6 or 7 fields, seconds
-// first), with the checks validate makes (manifest.bad_schedule).
-func ParseSchedule(expr string) (*Schedule, error) {
-	if _, err := checkQuartz(expr); err != nil {
+// Parse parses a Quartz cron expression (6 or 7 fields, seconds first),
+// with the checks of Check.
+func Parse(expr string) (*Schedule, error) {
+	if _, err := Check(expr); err != nil {
 		return nil, err
 	}
 	s := &Schedule{}
@@ -45,7 +45,7 @@ func ParseSchedule(expr string) (*Schedule, error) {
 				}
 				continue
 			}
-			// checkQuartz accepted every item.
+			// Check accepted every item.
 			_ = spec.item(item, seen)
 		}
 		s.fields[i] = seen

@@ -1,4 +1,4 @@
-package manifest
+package quartz
 
 import (
 	"testing"
@@ -29,7 +29,7 @@ func TestScheduleNextFollowsQuartz(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.expr, func(t *testing.T) {
-			s, err := ParseSchedule(tc.expr)
+			s, err := Parse(tc.expr)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,11 +48,11 @@ func TestScheduleNextFollowsQuartz(t *testing.T) {
 	}
 }
 
-// TestParseScheduleRefusesWhatValidateRefuses: the same checks as
-// manifest.bad_schedule.
-func TestParseScheduleRefusesWhatValidateRefuses(t *testing.T) {
+// TestParseRefusesWhatCheckRefuses: Parse makes the checks of Check
+// (which validate reports as manifest.bad_schedule).
+func TestParseRefusesWhatCheckRefuses(t *testing.T) {
 	for _, expr := range []string{"* * * * *", "0 0 0 * * *", "0 0 0 ? * ?", "61 * * * * ?"} {
-		if _, err := ParseSchedule(expr); err == nil {
+		if _, err := Parse(expr); err == nil {
 			t.Errorf("%q parsed", expr)
 		}
 	}

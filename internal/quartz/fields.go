@@ -1,4 +1,4 @@
-package manifest
+package quartz
 
 import (
 	"fmt"
@@ -74,10 +74,10 @@ func dowSpecial(s string) bool {
 	return false
 }
 
-// checkQuartz validates a Quartz cron expression and returns how many
-// times it fires in a minute in which it fires at all (the number of
-// distinct seconds it names).
-func checkQuartz(expr string) (perMinute int, err error) {
+// Check validates a Quartz cron expression and returns how many times it
+// fires in a minute in which it fires at all (the number of distinct
+// seconds it names).
+func Check(expr string) (perMinute int, err error) {
 	fields := strings.Fields(expr)
 	specs := quartzFields()
 	if len(fields) != 6 && len(fields) != 7 {

@@ -1,0 +1,261 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/xosplan/xosplan/pkg/config"
+	"github.com/xosplan/xosplan/pkg/diag"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/policy"
+	"github.com/xosplan/xosplan/pkg/state"
+)
+
+// Inputs are the input values given to a configuration (an inputs file,
+// values set one by one) and where each was given.
+type Inputs struct {
+	// Values is nil when no value is given.
+	Values map[string]any
+	// Ranges are where each value was given (config.Options.InputRanges):
+	// its place in the inputs file, or none.
+	Ranges map[string]diag.Range
+	// File is the inputs file, which a folder walk leaves out.
+	File string
+}
+
+// Spec is what a goal is made from besides the state: what a command's
+// flags say, or what a plan file recorded.
+type Spec struct {
+	// Paths are the configuration paths as given.
+	Paths []string
+	// Root is the configuration root; nil: config.FindRoot of Paths.
+	Root   *config.Root
+	Inputs Inputs
+	// ImportMap maps imported URLs to local files.
+	ImportMap map[string]string
+	// ProfilePath lists the TOSCA 2.0 profile folders.
+	ProfilePath []string
+	// Options are the planner's options; MakeGoal fills Configuration,
+	// InputDigests and (when empty) InputSalt.
+	Options planner.Options
+	// ScriptRoot is where scripted components' scripts are; "" means the
+	// default beside the manifests (DefaultScriptRoot).
+	ScriptRoot string
+	// AllowNoFiles accepts a configuration without files (a destroy,
+	// which deletes what the state records).
+	AllowNoFiles bool
+}
+
+// Goal is the configuration compiled into what a plan diffs against the
+// state and what a synchronizer reconciles to.
+type Goal struct {
+	// Desired is the desired graph, with what the model policies derive
+	// and the digest of what each operation runs.
+	Desired *graph.Graph
+	// Options are the Spec's planner options with the configuration
+	// paths, the salt and the digests of every input.
+	Options planner.Options
+	// Config is what config.Load found.
+	Config config.Result
+	// ScriptRoot is the Spec's, or the default beside the manifests.
+	ScriptRoot string
+}
+
+// Planned is a plan and the goal it was made from.
+type Planned struct {
+	Plan *planner.Plan
+	Goal
+}
+
+// MakeGoal compiles the configuration of spec into the desired graph and
+// the planner options a plan of it takes (spec's, with the configuration
+// paths, the salt and the digests of every input: the files compiled, the
+// policies' programs, the scripts the resources run, the placement
+// inventory, the input values under the salt). The goal is nil when the
+// diagnostics have errors; the error is for the environment.
+func MakeGoal(ctx context.Context, spec Spec) (*Goal, diag.Diagnostics, error) {
+	opts := spec.Options
+	res := config.Load(ctx, spec.Paths, config.Options{Inputs: spec.Inputs.Values, InputRanges: spec.Inputs.Ranges, RequireInputs: true,
+		InputsFile: spec.Inputs.File, Root: spec.Root, ImportMap: spec.ImportMap, ProfilePath: spec.ProfilePath})
+	diags := res.Diags
+	if spec.AllowNoFiles {
+		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })
+	}
+	desired, files, mergeDiags := res.Merge()
+	diags = diags.Extend(mergeDiags)
+	if diags.HasErrors() {
+		return nil, diags, nil
+	}
+	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.Options.Destroy || spec.Options.RefreshOnly)
+	diags = diags.Extend(deriveDiags)
+	if diags.HasErrors() {
+		return nil, diags, nil
+	}
+	if opts.InputSalt == "" {
+		salt, err := planner.NewInputSalt()
+		if err != nil {
+			return nil, diags, err
+		}
+		opts.InputSalt = salt
+	}
+	if pl := opts.Placement; pl != nil && pl.Source.Inventory != "" && pl.Source.Inventory != DemoProviders && !slices.Contains(files, pl.Source.Inventory) {
+		files = append(slices.Clone(files), pl.Source.Inventory)
+		slices.Sort(files)
+	}
+	digests, err := inputDigests(files, spec.Inputs.Values, opts.InputSalt)
+	if err != nil {
+		return nil, diags, err
+	}
+	scriptRoot := spec.ScriptRoot
+	if scriptRoot == "" {
+		scriptRoot = DefaultScriptRoot(res.ManifestFolders())
+	}
+	maps.Copy(digests, digestOperations(ctx, desired, scriptRoot, spec.Root))
+	opts.InputDigests, opts.Configuration = digests, spec.Paths
+	return &Goal{Desired: desired, Options: opts, Config: res, ScriptRoot: scriptRoot}, diags, nil
+}
+
+// MakePlan makes the goal of spec (MakeGoal) and plans it against prior.
+// The result is nil when the diagnostics have errors; the error is for
+// the environment.
+func MakePlan(ctx context.Context, spec Spec, prior *state.State) (*Planned, diag.Diagnostics, error) {
+	goal, diags, err := MakeGoal(ctx, spec)
+	if err != nil || goal == nil {
+		return nil, diags, err
+	}
+	p, planDiags := planner.Diff(ctx, goal.Desired, prior, goal.Options)
+	diags = diags.Extend(planDiags)
+	if diags.HasErrors() {
+		return nil, diags, nil
+	}
+	return &Planned{Plan: p, Goal: *goal}, diags, nil
+}
+
+// derive runs the model policies of the configuration (pkg/policy) and
+// returns the desired graph with what they derive, and the input files
+// with the policies' executables added, so that a plan file goes stale
+// when a policy changes and a saved plan's re-plan derives from the same
+// programs. This is the one place the desired graph of plan, apply (a
+// saved plan too) and a synchronizer gets its derived resources. skip is
+// for a destroy, which deletes what the state records, and a refresh-only
+// plan, which plans no action: neither runs a policy.
+func derive(ctx context.Context, desired *graph.Graph, files []string, root *config.Root, skip bool) (*graph.Graph, []string, diag.Diagnostics) {
+	policies := desired.Policies()
+	if skip || len(policies) == 0 {
+		return desired, files, nil
+	}
+	var dirs []string
+	if root != nil {
+		dirs = root.Dirs()
+	}
+	derived, diags := policy.Derive(ctx, desired, policy.Options{Root: dirs})
+	files = slices.Clone(files)
+	wd, _ := os.Getwd()
+	for _, p := range policies {
+		// Named as the configuration's files are: relative to the
+		// working folder when under it, so that a plan file does not
+		// depend on where the checkout is.
+		f := p.Implementation
+		if rel, err := filepath.Rel(wd, f); err == nil && filepath.IsLocal(rel) {
+			f = filepath.ToSlash(rel)
+		}
+		if !slices.Contains(files, f) {
+			files = append(files, f)
+		}
+	}
+	slices.Sort(files)
+	return derived, files, diags
+}
+
+// inputDigests digests the input files and values for the plan file.
+func inputDigests(files []string, inputs map[string]any, salt string) (map[string]string, error) {
+	values := make(map[string]graph.Value, len(inputs))
+	for k, v := range inputs {
+		cv, err := graph.Canonicalize(v)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %w", k, err)
+		}
+		values[k] = cv
+	}
+	return planner.Digests(files, values, salt)
+}
+
+// digestOperations digests the scripts and artifacts the configured
+// resources run: it returns their digests keyed by path (relative to the
+// working folder when under it), so that a plan names the scripts it
+// reviewed, and records in each operation the digest of what it runs
+// (graph.Operation.Digest), which the planner compares with the one
+// enacted. Only files inside the configuration root are read, through
+// userfile's checks: a template may name any file as its implementation,
+// and the digest of a small file outside the project (a token, a host
+// name) would give its content away to a guesser. A file that cannot be
+// read is left out, and so is the digest of the operation that runs it;
+// the driver reports the file when it runs.
+func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, root *config.Root) map[string]string {
+	out := map[string]string{}
+	wd, err := os.Getwd()
+	if err != nil {
+		return out
+	}
+	unreadable := map[string]bool{}
+	digest := func(f string) (string, bool) {
+		key := f
+		if abs, err := filepath.Abs(f); err == nil {
+			if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
+				key = filepath.ToSlash(rel)
+			} else {
+				key = abs
+			}
+		}
+		if d, done := out[key]; done {
+			return d, true
+		}
+		if unreadable[key] {
+			return "", false
+		}
+		data, problem := config.ReadFile(ctx, f, root)
+		if problem != nil {
+			unreadable[key] = true
+			return "", false
+		}
+		out[key] = planner.Digest(data)
+		return out[key], true
+	}
+	for _, r := range g.Resources() {
+		var ops map[string]graph.Operation
+		for _, k := range slices.Sorted(maps.Keys(r.Driver.Operations)) {
+			op := r.Driver.Operations[k]
+			files, complete := executor.OperationFiles(r, op, scriptRoot)
+			sums := make([]string, 0, len(files))
+			for _, f := range files {
+				if d, ok := digest(f); ok {
+					sums = append(sums, d)
+				}
+			}
+			if !complete || len(sums) != len(files) || len(sums) == 0 {
+				continue
+			}
+			op.Digest = sums[0]
+			if len(sums) > 1 {
+				op.Digest = planner.Digest([]byte(strings.Join(sums, "\n")))
+			}
+			if ops == nil {
+				// The graph's operations may be shared; this resource
+				// gets its own map.
+				ops = maps.Clone(r.Driver.Operations)
+			}
+			ops[k] = op
+		}
+		if ops != nil {
+			r.Driver.Operations = ops
+		}
+	}
+	return out
+}
