@@ -86,11 +86,7 @@ func (c *compiler) relAttrValues(ra *reqAssign) map[string]graph.Value {
 	if ra.relType == nil {
 		return nil
 	}
-	var n *yamlsrc.Node
-	path, what := ra.path+".relationship.attributes", "relationship of requirement "+quote(ra.name)
-	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
-		n, path, what = rt.n.Get("attributes"), rt.path+".attributes", "relationship template "+quote(rt.name)
-	}
+	n, path, what := relAttrSource(ra)
 	defs := templateAttrDefs(ra.relType)
 	if n == nil && len(defs) == 0 {
 		return nil
@@ -107,17 +103,31 @@ func (c *compiler) relAttrValues(ra *reqAssign) map[string]graph.Value {
 	return dropNil(attrs)
 }
 
-// relSecretPaths lists, sorted, the paths of the sensitive attributes of
-// nt's relationships (graph.RelationshipPath).
-func relSecretPaths(nt *nodeTpl) []string {
+// relAttrSource returns where ra's relationship attribute values are
+// assigned: the relationship template's attributes (nil when it assigns
+// none, or for a relationship written in the requirement, which assigns
+// none in 1.x), their path and what owns them.
+func relAttrSource(ra *reqAssign) (n *yamlsrc.Node, path, what string) {
+	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
+		return rt.n.Get("attributes"), rt.path + ".attributes", "relationship template " + quote(rt.name)
+	}
+	return nil, ra.path + ".relationship.attributes", "relationship of requirement " + quote(ra.name)
+}
+
+// relSecretPaths lists, sorted, the paths of the secret attributes of
+// nt's relationships (graph.RelationshipPath): those defined sensitive,
+// and those whose value read a secret (a sensitive input, secrets.go)
+// where relAttrsOf evaluated it.
+func (c *compiler) relSecretPaths(nt *nodeTpl) []string {
 	var out []string
 	for _, ra := range nt.reqs {
 		if ra.relType == nil {
 			continue
 		}
 		idx, _ := ra.index()
+		_, path, _ := relAttrSource(ra)
 		for name, d := range ra.relType.attrs {
-			if d.sensitive {
+			if d.sensitive || c.secretAt[joinPath(path, name)] {
 				out = append(out, graph.RelationshipPath(ra.name, idx, name))
 			}
 		}
@@ -168,17 +178,20 @@ func relAttrsOf2(nd *node2) map[string]graph.Value {
 	return out
 }
 
-// relSecretPaths2 lists the paths of the sensitive attributes of nd's
-// relationships (graph.RelationshipPath), every one its assignments make.
-func relSecretPaths2(nd *node2) []string {
+// relSecretPaths2 lists the paths of the secret attributes of nd's
+// relationships (graph.RelationshipPath), every one its assignments make:
+// those defined sensitive, and those whose value read a secret where the
+// relationship, or the relationship template it names, assigns it.
+func (c *compiler) relSecretPaths2(nd *node2) []string {
 	var out []string
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
 		}
 		first := firstRelIndex2(nd, ra)
+		tpl := "service_template.relationship_templates." + text(ra.n.Get("relationship")) + ".attributes."
 		for name, d := range ra.relType.attrs {
-			if !d.secret() {
+			if !d.secret() && !c.secretAt[ra.path+".relationship.attributes."+name] && !c.secretAt[tpl+name] {
 				continue
 			}
 			for i := range relCount2(ra) {

@@ -14,8 +14,9 @@ import (
 // its relationships' attribute defaults and assignments under
 // "relationships" (one entry per assignment of a requirement), and that
 // a relationship type's sensitive attribute makes its path sensitive
-// ("relationships.<requirement>.<index>.attributes.<name>"), as a
-// property and an output that read it at apply time are. Before, a 1.3 node without an attributes
+// ("relationships.<requirement>.<index>.attributes.<name>"), as does a
+// relationship template's attribute assigned a sensitive input, and a
+// property and an output that read one at apply time are sensitive. Before, a 1.3 node without an attributes
 // assignment had none in its spec, and no relationship attribute value
 // or sensitivity reached the graph.
 func TestAttributeValues(t *testing.T) {
@@ -29,6 +30,7 @@ relationship_types:
     attributes:
       mode: { type: string, default: plain }
       secret: { type: string, metadata: { sensitive: true } }
+      token: { type: string, required: false }
 node_types:
   my.Server:
     derived_from: tosca.nodes.Root
@@ -45,10 +47,12 @@ node_types:
     properties:
       seen: { type: string }
 topology_template:
+  inputs:
+    tok: { type: string, metadata: { sensitive: true }, default: T0K-s3cret }
   relationship_templates:
     wire:
       type: my.Wire
-      attributes: { mode: tls }
+      attributes: { mode: tls, token: { get_input: tok } }
   node_templates:
     db: { type: my.Server }
     app:
@@ -71,6 +75,7 @@ relationship_types:
     attributes:
       mode: { type: string, default: plain }
       secret: { type: string, metadata: { sensitive: true } }
+      token: { type: string }
 node_types:
   Server:
     attributes:
@@ -84,10 +89,12 @@ node_types:
     properties:
       seen: { type: string }
 service_template:
+  inputs:
+    tok: { type: string, metadata: { sensitive: true }, default: T0K-s3cret }
   relationship_templates:
     wire:
       type: Wire
-      attributes: { mode: tls }
+      attributes: { mode: tls, token: { $get_input: tok } }
   node_templates:
     db: { type: Server }
     app:
@@ -111,16 +118,19 @@ service_template:
 			}
 			app, _ := g.Resource("app")
 			want := map[string]graph.Value{"db": []graph.Value{
-				map[string]graph.Value{"target": "db", "attributes": map[string]graph.Value{"mode": "tls"}},
+				map[string]graph.Value{"target": "db", "attributes": map[string]graph.Value{"mode": "tls", "token": "T0K-s3cret"}},
 				map[string]graph.Value{"target": "db", "attributes": map[string]graph.Value{"mode": "plain"}},
 			}}
 			if !graph.Equal(app.Spec["relationships"], graph.Value(want)) {
 				t.Errorf("app's relationships = %s, want %s", graph.Render(app.Spec["relationships"]), graph.Render(want))
 			}
-			for _, p := range []string{"relationships.db.0.attributes.secret", "relationships.db.1.attributes.secret"} {
+			for _, p := range []string{"relationships.db.0.attributes.secret", "relationships.db.1.attributes.secret", "relationships.db.0.attributes.token"} {
 				if !slices.Contains(app.Sensitive, p) {
 					t.Errorf("app's sensitive paths %v lack %s", app.Sensitive, p)
 				}
+			}
+			if slices.Contains(app.Sensitive, "relationships.db.1.attributes.token") {
+				t.Errorf("app's sensitive paths %v hold the second relationship's token, which nothing assigns", app.Sensitive)
 			}
 			// What reads the secret at apply time is secret too.
 			reader, _ := g.Resource("reader")

@@ -305,7 +305,7 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 	}
 	slices.Sort(attrs)
 	out = append(attrs, out...)
-	if rels := relSecretPaths(nt); len(rels) > 0 {
+	if rels := c.relSecretPaths(nt); len(rels) > 0 {
 		out = append(out, rels...)
 		slices.Sort(out)
 	}

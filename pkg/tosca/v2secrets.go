@@ -177,7 +177,7 @@ func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string
 			out = append(out, "properties."+name)
 		}
 	}
-	out = append(out, relSecretPaths2(nd)...)
+	out = append(out, c.relSecretPaths2(nd)...)
 	slices.Sort(out)
 	return out
 }
