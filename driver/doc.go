@@ -21,7 +21,10 @@
 // Resource (nil on the delete of a resource no longer configured: use
 // Prior.Driver, ResourceDriver does), the recorded Prior (nil on create),
 // the spec and the operation Inputs with every value known only at apply
-// time already resolved by the walk (Resolved, Inputs), where the
+// time already resolved by the walk (Resolved, Inputs; a driver that runs
+// several operations per request runs each with the request
+// Request.ForOperation returns, given the attributes the ones before it
+// reported, so that it reads what they set in this run), where the
 // resource's files are (WorkDir; ScriptRoot for container paths, resolved
 // with ResolveScript), a Timeout, and the callbacks Output, Started and
 // the Redactor. Options (from NewRegistry) holds what a driver is

@@ -159,7 +159,12 @@ func (e *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 	converging := false
 	for _, key := range driver.LifecycleOperations(req.Action, drv) {
 		op := drv.Operations[key]
-		outputs, tail, err := e.runOperation(ctx, req, key, op)
+		opReq, err := req.ForOperation(ctx, key, fb.Attributes)
+		if err != nil {
+			fb.Output = driver.JoinTails(tails, e.opts.MaxOutput)
+			return driver.Failed(req, &fb, err)
+		}
+		outputs, tail, err := e.runOperation(ctx, opReq, key, op)
 		if tail != "" {
 			tails = append(tails, "["+key+"]\n"+strings.TrimSuffix(tail, "\n"))
 		}

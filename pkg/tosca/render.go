@@ -237,8 +237,15 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		}
 		spec["capabilities"] = m
 	}
-	if len(nt.attrs) > 0 {
-		spec["attributes"] = dropNil(nt.attrs)
+	attrs := nt.attrs
+	if nt.attrsN == nil {
+		attrs = c.nodeAttrDefaults(nt)
+	}
+	if len(attrs) > 0 {
+		spec["attributes"] = dropNil(attrs)
+	}
+	if rels := c.relAttrsOf(nt); rels != nil {
+		spec["relationships"] = rels
 	}
 	if len(nt.artifacts) > 0 {
 		m := make(map[string]graph.Value, len(nt.artifacts))
@@ -296,11 +303,13 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 			attrs = append(attrs, "attributes."+name)
 		}
 	}
-	if len(attrs) == 0 {
-		return out
-	}
 	slices.Sort(attrs)
-	return append(attrs, out...)
+	out = append(attrs, out...)
+	if rels := c.relSecretPaths(nt); len(rels) > 0 {
+		out = append(out, rels...)
+		slices.Sort(out)
+	}
+	return out
 }
 
 func dropNil(m map[string]graph.Value) map[string]graph.Value {

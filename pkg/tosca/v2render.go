@@ -192,6 +192,9 @@ func (c *compiler) renderNode2(nd *node2, addr string) *graph.Resource {
 	if len(nd.attrs) > 0 {
 		spec["attributes"] = dropNil(nd.attrs)
 	}
+	if rels := relAttrsOf2(nd); rels != nil {
+		spec["relationships"] = rels
+	}
 	if _, counted := nd.n.GetPair("count"); counted {
 		spec["node_index"] = nd.index
 	}

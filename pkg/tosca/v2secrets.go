@@ -177,6 +177,7 @@ func (c *compiler) secretPaths2(nd *node2, spec map[string]graph.Value) []string
 			out = append(out, "properties."+name)
 		}
 	}
+	out = append(out, c.relSecretPaths2(nd)...)
 	slices.Sort(out)
 	return out
 }

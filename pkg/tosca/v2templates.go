@@ -52,6 +52,7 @@ type topology2 struct {
 	rels      map[string]*yamlsrc.Node
 	relType   map[string]*typeDef2
 	relProps  map[string]map[string]graph.Value
+	relAttrs  map[string]map[string]graph.Value
 	outputs   map[string]graph.Value
 	groups    map[string]*yamlsrc.Node
 	// failed holds the node templates that could not be read, with the
@@ -113,6 +114,9 @@ type reqAssign2 struct {
 	// relProps holds the relationship's property values (of its
 	// assignment, its relationship template or its type's defaults).
 	relProps map[string]graph.Value
+	// relAttrs holds the relationship's attribute values, alike
+	// (relattrs.go).
+	relAttrs map[string]graph.Value
 }
 
 // relCtx is the relationship context of the assignment's values: index 0
@@ -130,7 +134,7 @@ func nodeTemplateKeys2() []string {
 func (c *compiler) readTopology2(root *file) {
 	st := root.root.Get("service_template")
 	topo := &topology2{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node2{},
-		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, relProps: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
+		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef2{}, relProps: map[string]map[string]graph.Value{}, relAttrs: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
 		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
 	c.v2.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
@@ -350,7 +354,7 @@ func (c *compiler) readRelTemplate2(f *file, p yamlsrc.Pair, all *yamlsrc.Node) 
 	c.v2.topo.relType[p.Key.Value] = t
 	ev := &eval2{c: c, f: f, rel: &relCtx2{}}
 	c.v2.topo.relProps[p.Key.Value] = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+quote(p.Key.Value), true)
-	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value))
+	c.v2.topo.relAttrs[p.Key.Value] = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+quote(p.Key.Value))
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -775,6 +779,7 @@ func (c *compiler) readReqAssigns2(f *file, nd *node2) {
 		if ra.alloc != nil {
 			c.checkAllocation2(ev, ra)
 		}
+		c.relAttrDefaults2(ev, ra)
 		nd.reqs = append(nd.reqs, ra)
 	}
 	c.checkReqCounts2(nd)
@@ -1015,7 +1020,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	topo := c.v2.topo
 	if n.IsString() {
 		if t := topo.relType[n.Value]; t != nil {
-			ra.relType, ra.relProps = t, topo.relProps[n.Value]
+			ra.relType, ra.relProps, ra.relAttrs = t, topo.relProps[n.Value], topo.relAttrs[n.Value]
 			return
 		}
 		if cause, failed := topo.failed[n.Value]; failed && topo.st.Get("relationship_templates").Get(n.Value) != nil {
@@ -1041,7 +1046,7 @@ func (c *compiler) readReqRelationship2(ev *eval2, ra *reqAssign2, n *yamlsrc.No
 	ra.relType = t
 	owner := "relationship of requirement " + quote(ra.name)
 	ra.relProps = c.assignProps2(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
+	ra.relAttrs = c.assignAttrs2(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
 	c.assignIfaces2(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 

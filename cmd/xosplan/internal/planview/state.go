@@ -66,7 +66,8 @@ func (r *renderer) stateResource(res *state.Resource) {
 	if fb.InstanceID != "" {
 		r.line("    # instance_id = ", strconv.Quote(fb.InstanceID))
 	}
-	attrs := res.Redacted().Feedback.Attributes
+	redacted := res.Redacted()
+	attrs := redacted.Feedback.Attributes
 	for _, k := range slices.Sorted(maps.Keys(attrs)) {
 		if d.isSensitive("attributes." + k) {
 			r.line("    # attributes.", k, " = ", state.SensitiveMarker)
@@ -77,7 +78,7 @@ func (r *renderer) stateResource(res *state.Resource) {
 	for _, k := range slices.Sorted(maps.Keys(fb.Signals)) {
 		r.line("    # signals.", k, " = ", scalar(fb.Signals[k]))
 	}
-	for _, rel := range fb.Relationships {
+	for _, rel := range redacted.Feedback.Relationships {
 		at := "    # relationships." + rel.Requirement + "[" + strconv.Itoa(rel.Index) + "]."
 		r.line(at, "target = ", strconv.Quote(rel.Target))
 		for _, k := range slices.Sorted(maps.Keys(rel.Attributes)) {
@@ -210,7 +211,8 @@ func StateJSON(w io.Writer, st *state.State) error {
 	for i := range st.Resources {
 		res := &st.Resources[i]
 		fb := res.Feedback
-		fb.Attributes = res.Redacted().Feedback.Attributes
+		redacted := res.Redacted()
+		fb.Attributes, fb.Relationships = redacted.Feedback.Attributes, redacted.Feedback.Relationships
 		fb.Resolved = nil
 		if res.Feedback.Resolved != nil {
 			if m, ok := known(res.Feedback.Resolved, res.Sensitive).(map[string]any); ok {

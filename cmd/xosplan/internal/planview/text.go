@@ -680,7 +680,7 @@ func (r *renderer) nested(d *differ, indent int, path, key, sym string, v graph.
 		for i, e := range x {
 			p := join(path, strconv.Itoa(i))
 			switch {
-			case d.isSensitive(p):
+			case d.isSensitive(p) || d.hasSensitiveBelow(p):
 				r.line(pad(indent+4), r.sym(sym), " ", sensitiveValue, ",")
 			case isNested(e) && !graph.HasUnknown(e):
 				r.line(pad(indent+4), r.sym(sym), " ", graph.Render(e), ",")
