@@ -148,7 +148,12 @@ func (d *Driver) runAll(ctx context.Context, req driver.Request, drv graph.Drive
 	defer func() { fb.Output = driver.JoinTails(tails, d.opts.MaxOutput) }()
 	for _, key := range OperationsFor(req.Action, drv) {
 		op := drv.Operations[key]
-		outputs, tail, err := d.run(ctx, req, key, op)
+		// Its inputs read what the playbooks before it reported.
+		opReq, err := req.ForOperation(ctx, key, fb.Attributes)
+		if err != nil {
+			return converging, err
+		}
+		outputs, tail, err := d.run(ctx, opReq, key, op)
 		if tail != "" {
 			tails = append(tails, "["+key+"]\n"+strings.TrimSuffix(tail, "\n"))
 		}

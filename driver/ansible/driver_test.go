@@ -344,3 +344,40 @@ func TestCheckPredictsWithoutChanging(t *testing.T) {
 		t.Error("the forced task ran")
 	}
 }
+
+// TestApplyInputsOfEachOperation: a playbook's inputs are resolved again
+// just before it runs (Request.ForOperation), so that configure reads
+// what create reported with set_stats in the same request.
+func TestApplyInputsOfEachOperation(t *testing.T) {
+	needAnsible(t)
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"create.yml":    "- hosts: all\n  gather_facts: false\n  tasks:\n    - set_stats:\n        data:\n          ip: 10.0.0.7\n",
+		"configure.yml": "- hosts: all\n  gather_facts: false\n  tasks:\n    - set_stats:\n        data:\n          seen: \"{{ addr }}\"\n",
+	})
+	res := &graph.Resource{Address: "n", Driver: graph.Driver{Name: graph.DriverAnsible, Operations: map[string]graph.Operation{
+		"Standard.create":    {Implementation: "create.yml", Outputs: map[string]string{"ip": "private_address"}},
+		"Standard.configure": {Implementation: "configure.yml", Inputs: map[string]graph.Value{"addr": graph.Unknown{Func: "attribute", Args: []graph.Value{"n", "private_address"}}}},
+	}}}
+	req := driver.Request{Action: driver.ActionCreate, Address: "n", Resource: res, WorkDir: dir,
+		Inputs: map[string]map[string]graph.Value{"Standard.configure": {"addr": "resolved before create"}},
+		InputsOf: func(_ context.Context, key string, reported map[string]graph.Value) (map[string]graph.Value, error) {
+			if key != "Standard.configure" {
+				return nil, nil
+			}
+			return map[string]graph.Value{"addr": reported["private_address"]}, nil
+		}}
+	o, err := New(driver.Options{}).Apply(testCtx(t, 3*time.Minute), req)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if got := o.Feedback.Attributes["seen"]; got != "10.0.0.7" {
+		t.Errorf("configure saw addr %v, want create's output 10.0.0.7", got)
+	}
+	req.InputsOf = func(context.Context, string, map[string]graph.Value) (map[string]graph.Value, error) {
+		return nil, errors.New("cannot resolve")
+	}
+	if _, err := New(driver.Options{}).Apply(testCtx(t, time.Minute), req); err == nil || !strings.Contains(err.Error(), "cannot resolve") {
+		t.Errorf("create with inputs that cannot be resolved: %v", err)
+	}
+}
