@@ -41,7 +41,8 @@ test: lint test-deps
 # The differential placement test (pkg/placement) runs Debian's real
 # Placement service on 127.0.0.1, started and stopped by the test itself,
 # and the language server's end-to-end test (lsp_neovim.txtar) runs
-# Debian's Neovim headless. Install them when they are missing and we are
+# Debian's Neovim headless; the Ansible driver's tests run Debian's
+# ansible-playbook (ansible-core) on the local connection. Install them when they are missing and we are
 # root with apt; otherwise those tests skip with a message saying why.
 # The PostgreSQL state backend's tests run against PostgreSQL 15, installed
 # the same way when it is missing.
@@ -73,6 +74,15 @@ test-deps:
 			echo "neovim is not installed and cannot be installed here; the editor test will skip"; \
 		fi; \
 	fi
+	@if ! command -v ansible-playbook >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing ansible-core (ansible-playbook runs the Ansible driver's tests)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ansible-core) >/dev/null \
+				|| echo "warning: could not install ansible-core; the Ansible driver's tests will skip"; \
+		else \
+			echo "ansible-core is not installed and cannot be installed here; the Ansible driver's tests will skip"; \
+		fi; \
+	fi
 
 # The concurrent paths several times under the race detector.
 race:
@@ -98,7 +108,8 @@ fuzz:
 # copies under $(DEMO): plan, apply, re-plan with no changes, a change (one
 # property edited, one node removed) and its apply, destroy. Scripts work
 # under $(DEMO) (webstack's in $(DEMO)/work, petclinic's instances in
-# $(DEMO)/registry); nothing outside $(DEMO) is written, examples/ least of
+# $(DEMO)/registry, ansible's playbooks in $(DEMO)/work3, when
+# ansible-playbook is installed); nothing outside $(DEMO) is written, examples/ least of
 # all (demo_writes_only_its_folder.txtar). The petclinic scripts need
 # python3.
 DEMO := bin/demo
@@ -107,7 +118,7 @@ XOSPLAN := ./$(BIN) --no-color
 demo: build demo-validate demo-loop demo-sync
 
 demo-validate: build
-	@for ex in examples/webstack examples/xos examples/petclinic examples/placement; do \
+	@for ex in examples/webstack examples/xos examples/petclinic examples/placement examples/ansible; do \
 		if [ -d $$ex ]; then echo "== xosplan validate $$ex"; $(XOSPLAN) validate $$ex || exit 1; echo; fi; \
 	done
 	@echo "== xosplan validate examples/tosca2 (TOSCA 2.0; its profile on the search path)"
@@ -154,6 +165,15 @@ demo-loop: build
 		cat $(DEMO)/work2/web/2/site.conf; echo; \
 		echo "== tosca2: destroy"; $(XOSPLAN) destroy --auto-approve $$t2; echo; \
 	fi
+	@if [ -d examples/ansible ] && command -v ansible-playbook >/dev/null 2>&1; then set -e; st=$(DEMO)/ansible.state.json; \
+		cp -R examples/ansible $(DEMO)/ansible; a="--state $$st --var folder=$$PWD/$(DEMO)/work3 $(DEMO)/ansible/stack.yaml"; \
+		echo "== ansible (playbooks, local connection): apply"; $(XOSPLAN) apply --auto-approve $$a; echo; \
+		echo "== ansible: a changed task file (implementation_changed), plan and apply"; \
+		sed -e 's/^    mode: "0644"$$/    mode: "0640"/' examples/ansible/playbooks/tasks/write_app.yml > $(DEMO)/ansible/playbooks/tasks/write_app.yml; \
+		$(XOSPLAN) plan $$a; echo; $(XOSPLAN) apply --auto-approve $$a; echo; \
+		$(XOSPLAN) output --state $$st; echo; \
+		echo "== ansible: destroy"; $(XOSPLAN) destroy --auto-approve $$a; echo; \
+	elif [ -d examples/ansible ]; then echo "== ansible: skipped (ansible-playbook is not installed; make test-deps installs ansible-core)"; fi
 	@if [ -f examples/placement/providers.yaml ]; then \
 		echo "== placement: where the compute lands"; \
 		$(XOSPLAN) plan --state $(DEMO)/placement.state.json --providers examples/placement/providers.yaml examples/placement; \

@@ -5,6 +5,7 @@
 //	driver/exec       TOSCA interface operations as processes
 //	driver/scripted   Tonomi scripted components (the YAML protocol)
 //	driver/noop       resources with nothing to run
+//	driver/ansible    TOSCA operations whose implementations are Ansible playbooks
 //	driver/all        the registration point: NewRegistry, one line per driver
 //	driver/drivertest what the drivers' tests share
 //
@@ -20,7 +21,10 @@
 // Resource (nil on the delete of a resource no longer configured: use
 // Prior.Driver, ResourceDriver does), the recorded Prior (nil on create),
 // the spec and the operation Inputs with every value known only at apply
-// time already resolved by the walk (Resolved, Inputs), where the
+// time already resolved by the walk (Resolved, Inputs; a driver that runs
+// several operations per request runs each with the request
+// Request.ForOperation returns, given the attributes the ones before it
+// reported, so that it reads what they set in this run), where the
 // resource's files are (WorkDir; ScriptRoot for container paths, resolved
 // with ResolveScript), a Timeout, and the callbacks Output, Started and
 // the Redactor. Options (from NewRegistry) holds what a driver is
@@ -75,6 +79,28 @@
 // included, reach a process through its environment, its stdin or a
 // private file (mode 0600, removed after the run), never its command line,
 // which other users of the machine can read.
+//
+// The TOSCA lifecycle. A driver of TOSCA interface operations (exec, one
+// that runs playbooks) runs, for an action, the operations
+// LifecycleOperations lists, in its order: the phases of the action
+// (LifecyclePhases: create is Standard.create, pre_configure_source,
+// pre_configure_target, Standard.configure, post_configure_source,
+// post_configure_target, Standard.start, add_target, add_source), and in
+// each phase the operations PhaseOperations gives. A node's relationships
+// each have their own operations: a Configure operation that several
+// relationships of the node define is one key per relationship,
+// "Configure.<operation>@<requirement>[<index>]"
+// (graph.RelationshipOperationKey), run by requirement name, then index;
+// one that a single relationship defines keeps "Configure.<operation>".
+// Each is an operation of its own: its own inputs (Request.Inputs by its
+// key), its own outputs, which its graph.Operation.Outputs maps onto its
+// own relationship's attributes (graph.OutputAttribute), its own digest.
+// The target-side ones (TargetSide: pre_configure_target,
+// post_configure_target, add_source, remove_source, target_changed) come
+// in the source's request too, at their place in the source's lifecycle:
+// the target was applied before, and add_source must follow the source's
+// start. A driver that reaches machines runs them against the target's
+// host; exec runs every operation on this machine.
 //
 // Optional parts, each an interface the walk looks for: Limiter (fewer
 // concurrent actions than the walk's parallelism), BatchDriver (several

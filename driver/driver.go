@@ -53,6 +53,15 @@ type Request struct {
 	// An operation missing here gets its declared inputs if they are all
 	// known.
 	Inputs map[string]map[string]graph.Value
+	// InputsOf, when set, resolves the inputs of operation key again just
+	// before it runs, with reported, the attributes the request's earlier
+	// operations reported (over the recorded ones, named as the
+	// operations' Outputs name them): an operation then reads what one
+	// before it in the same request set (TOSCA: configure reads the
+	// attribute create's output set), not what the previous apply
+	// recorded. A driver that runs several operations per request runs
+	// each with ForOperation's request.
+	InputsOf func(ctx context.Context, key string, reported map[string]graph.Value) (map[string]graph.Value, error)
 	// WorkDir is the folder of the source file: TOSCA implementations are
 	// relative to it and exec runs there.
 	WorkDir string
@@ -83,6 +92,28 @@ type Request struct {
 	// now; its Signals hold factory.instances). nil when the factory is
 	// not known; the scripts then get an empty configuration.
 	Factory *state.Resource
+}
+
+// ForOperation returns the request to run operation key of req with,
+// once the operations before it reported the attributes reported: with
+// InputsOf set, its Inputs hold key's inputs resolved again; else req.
+// req is not modified.
+func (req Request) ForOperation(ctx context.Context, key string, reported map[string]graph.Value) (Request, error) {
+	if req.InputsOf == nil {
+		return req, nil
+	}
+	in, err := req.InputsOf(ctx, key, reported)
+	if err != nil {
+		return req, err
+	}
+	if in != nil {
+		req.Inputs = maps.Clone(req.Inputs)
+		if req.Inputs == nil {
+			req.Inputs = map[string]map[string]graph.Value{}
+		}
+		req.Inputs[key] = in
+	}
+	return req, nil
 }
 
 // Outcome is what an action observed.

@@ -43,3 +43,10 @@ type InstanceConfirmer interface {
 	// ConfirmsInstances marks the driver; it does nothing.
 	ConfirmsInstances()
 }
+
+// ReadinessOutput is the output through which a lifecycle operation
+// reports the object started but not ready: xosplan_status=converging
+// (exec: in $XOSPLAN_OUTPUTS; ansible: a set_stats key). The driver then
+// returns Outcome.Converging, and the walk holds the dependents until the
+// health check reports the object active. It is never an attribute.
+const ReadinessOutput = "xosplan_status"

@@ -14,6 +14,11 @@ import (
 // script root.
 var ErrScriptPath = errors.New("script path escapes the script root")
 
+// ErrImplementationPath is wrapped by the error of a TOSCA implementation
+// (exec's script, ansible's playbook or a dependency) that resolves
+// outside the configuration root (Options.Root).
+var ErrImplementationPath = errors.New("implementation outside the configuration root")
+
 // ResolveScript maps a container path (/vm/launch.py) to a file under
 // root. A path that climbs above the root with "..", or reaches outside it
 // through a symbolic link, is refused.

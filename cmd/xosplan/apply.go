@@ -218,40 +218,9 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 			r.view.Error(err)
 		}
 	}()
-	if !fromFile {
-		// A saved plan's root is found from the input files it names.
-		paths := args
-		if len(paths) == 0 {
-			paths = []string{"."}
-		}
-		if r.root, err = f.root.root(c, paths); err != nil {
-			return usagef(cmd, "%v", err)
-		}
-		if err := workflow.RefuseArchives(paths); err != nil {
-			return err
-		}
-	}
-	inputs, diags, err := f.inputs.values(ctx, c)
+	inputs, diags, saved, err := r.readArgs(cmd, args, fromFile)
 	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	importMap, mapDiags, err := f.imports.values(ctx, c)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	r.importMap, diags = importMap, diags.Extend(mapDiags)
-	r.profilePath = f.imports.profilePath(c)
-
-	var saved *planner.Plan
-	if fromFile {
-		// A saved plan names the state it was made against: it chooses the
-		// state where the user chose none, and no other state is opened.
-		if saved, err = planner.ReadPlanFile(args[0]); err != nil {
-			return err
-		}
-		if r.f.state, err = r.f.state.forPlan(c, saved.State); err != nil {
-			return err
-		}
+		return err
 	}
 	backend, held, loaded, err := r.lockState(ctx)
 	if err != nil {
@@ -265,35 +234,12 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 	// runs, and whether or not this plan has steps.
 	executor.EndLeftovers(loaded.Interrupted, r.view.Event)
 
-	var p *planner.Plan
-	var desired *graph.Graph
-	var manifestDirs []string
-	if fromFile {
-		p, desired, manifestDirs, diags, err = r.savedPlan(ctx, saved, backend, prior, inputs, diags)
-	} else {
-		p, desired, manifestDirs, diags, err = r.newPlan(ctx, args, prior, inputs, diags)
-	}
+	p, desired, manifestDirs, err := r.plan(ctx, args, fromFile, saved, backend, prior, inputs, diags)
 	if err != nil || p == nil {
 		return err
 	}
-	if !fromFile {
-		if err := r.view.Plan(p, diags); err != nil {
-			return err
-		}
-	}
 	if len(p.Steps()) == 0 && (p.Mode != planner.ModeRefreshOnly || len(p.Drift) == 0) {
-		// Nothing to run: say so in the words CI tools look for. A journal
-		// left by a killed apply may hold everything this plan found done;
-		// fold it into the snapshot now, or the state would live in the
-		// journal alone.
-		if _, err := backend.Compact(context.WithoutCancel(ctx)); err != nil {
-			return fmt.Errorf("saving state: %w", err)
-		}
-		if err := r.view.Report(&executor.Report{}, op); err != nil {
-			return err
-		}
-		// The outputs may have changed without any resource.
-		return r.recordOutputs(ctx, backend, desired)
+		return r.nothingToRun(ctx, backend, desired)
 	}
 	if p.HasChanges() && !fromFile && !f.autoApprove && !r.confirm(ctx) {
 		r.view.Cancelled(op)
@@ -303,6 +249,80 @@ func runApply(cmd *cobra.Command, c *cli, f applyFlags, args []string, op applyv
 		opts.ScriptRoot = workflow.DefaultScriptRoot(manifestDirs)
 	}
 	return r.execute(ctx, backend, p, desired, prior, opts)
+}
+
+// readArgs finds the configuration root of a new plan, reads the inputs
+// and the import map, and reads the saved plan args name when fromFile,
+// choosing the state it names.
+func (r *applyRun) readArgs(cmd *cobra.Command, args []string, fromFile bool) (workflow.Inputs, diag.Diagnostics, *planner.Plan, error) {
+	c, f := r.c, r.f
+	if !fromFile {
+		// A saved plan's root is found from the input files it names.
+		paths := args
+		if len(paths) == 0 {
+			paths = []string{"."}
+		}
+		var err error
+		if r.root, err = f.root.root(c, paths); err != nil {
+			return workflow.Inputs{}, nil, nil, usagef(cmd, "%v", err)
+		}
+		if err := workflow.RefuseArchives(paths); err != nil {
+			return workflow.Inputs{}, nil, nil, err
+		}
+	}
+	inputs, importMap, diags, err := readValues(cmd, c, &f.inputs, &f.imports)
+	if err != nil {
+		return workflow.Inputs{}, nil, nil, err
+	}
+	r.importMap = importMap
+	r.profilePath = f.imports.profilePath(c)
+	if !fromFile {
+		return inputs, diags, nil, nil
+	}
+	// A saved plan names the state it was made against: it chooses the
+	// state where the user chose none, and no other state is opened.
+	saved, err := planner.ReadPlanFile(args[0])
+	if err != nil {
+		return workflow.Inputs{}, nil, nil, err
+	}
+	if r.f.state, err = r.f.state.forPlan(c, saved.State); err != nil {
+		return workflow.Inputs{}, nil, nil, err
+	}
+	return inputs, diags, saved, nil
+}
+
+// plan returns the plan to apply with the desired graph and the manifest
+// folders: the saved plan remade against the state when fromFile, or a new
+// plan, which it shows.
+func (r *applyRun) plan(ctx context.Context, args []string, fromFile bool, saved *planner.Plan, backend state.Store, prior *state.State, inputs workflow.Inputs, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, error) {
+	if fromFile {
+		p, desired, manifestDirs, _, err := r.savedPlan(ctx, saved, backend, prior, inputs, diags)
+		return p, desired, manifestDirs, err
+	}
+	p, desired, manifestDirs, diags, err := r.newPlan(ctx, args, prior, inputs, diags)
+	if err != nil || p == nil {
+		return nil, nil, nil, err
+	}
+	if err := r.view.Plan(p, diags); err != nil {
+		return nil, nil, nil, err
+	}
+	return p, desired, manifestDirs, nil
+}
+
+// nothingToRun ends an apply whose plan has no step: it says so in the
+// words CI tools look for.
+func (r *applyRun) nothingToRun(ctx context.Context, backend state.Store, desired *graph.Graph) error {
+	// A journal left by a killed apply may hold everything this plan
+	// found done; fold it into the snapshot now, or the state would live
+	// in the journal alone.
+	if _, err := backend.Compact(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("saving state: %w", err)
+	}
+	if err := r.view.Report(&executor.Report{}, r.op); err != nil {
+		return err
+	}
+	// The outputs may have changed without any resource.
+	return r.recordOutputs(ctx, backend, desired)
 }
 
 // lockState opens the state backend, takes its lock (which the caller

@@ -22,7 +22,7 @@ import (
 // `# WARNING:` comments announce, on their lines.
 func TestExamples(t *testing.T) {
 	root := filepath.Join("..", "..", "examples")
-	for _, good := range []string{"webstack", "xos", "petclinic", "tosca2"} {
+	for _, good := range []string{"webstack", "xos", "petclinic", "tosca2", "ansible"} {
 		dir := filepath.Join(root, good)
 		if _, err := os.Stat(dir); err != nil {
 			t.Logf("%s: %v (skipped)", good, err)

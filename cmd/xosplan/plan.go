@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
@@ -40,6 +42,8 @@ type planFlags struct {
 	imports             importMapFlags
 	placement           placementFlags
 	root                rootFlag
+	check               bool
+	checkTimeout        time.Duration
 }
 
 func newPlanCommand(c *cli) *cobra.Command {
@@ -92,6 +96,8 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	f.imports.add(fs)
 	f.placement.add(fs)
 	f.root.add(fs)
+	fs.BoolVar(&f.check, "check", false, "after the plan, run each playbook it would run in Ansible's check mode with --diff and show what it would change on its host (a prediction; this runs the playbooks, which check mode keeps from changing anything unless a task sets check_mode: false, and such a playbook is not run)")
+	fs.DurationVar(&f.checkTimeout, "check-timeout", defaultCheckTimeout, "with --check, bound each playbook's check-mode run (`DURATION`)")
 	return cmd
 }
 
@@ -120,15 +126,10 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return usagef(cmd, "%v", err)
 	}
-	inputs, diags, err := f.inputs.values(ctx, c)
+	inputs, importMap, diags, err := readValues(cmd, c, &f.inputs, &f.imports)
 	if err != nil {
-		return usagef(cmd, "%v", err)
+		return err
 	}
-	importMap, mapDiags, err := f.imports.values(ctx, c)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	diags = diags.Extend(mapDiags)
 	backend, prior, err := f.readState(cmd, c)
 	if err != nil {
 		return err
@@ -150,7 +151,33 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if planned != nil {
 		p = planned.Plan
 	}
-	diags = diags.Extend(planDiags).Sort()
+	preds, err := f.predictions(cmd, c, spec.Root, prior, planned, planDiags)
+	if err != nil {
+		return err
+	}
+	return f.report(ctx, c, view, p, diags.Extend(planDiags).Sort(), id, human, preds)
+}
+
+// readValues reads --inputs and the import map, the values a plan and an
+// apply compile with, and their diagnostics in that order.
+func readValues(cmd *cobra.Command, c *cli, inputs *inputFlags, imports *importMapFlags) (workflow.Inputs, map[string]string, diag.Diagnostics, error) {
+	ctx := cmd.Context()
+	values, diags, err := inputs.values(ctx, c)
+	if err != nil {
+		return workflow.Inputs{}, nil, nil, usagef(cmd, "%v", err)
+	}
+	importMap, mapDiags, err := imports.values(ctx, c)
+	if err != nil {
+		return workflow.Inputs{}, nil, nil, usagef(cmd, "%v", err)
+	}
+	return values, importMap, diags.Extend(mapDiags), nil
+}
+
+// report shows the plan p made against the state id with its sorted
+// diagnostics (and on human, plan --check's predictions when there are
+// some), or its failure, writes the plan's files and returns the exit
+// status it calls for.
+func (f planFlags) report(ctx context.Context, c *cli, view views.Plan, p *planner.Plan, diags diag.Diagnostics, id state.Identity, human io.Writer, preds []workflow.Prediction) error {
 	if (p == nil || diags.HasErrors()) && ctx.Err() != nil {
 		if err := view.Failed(diags); err != nil {
 			return err
@@ -169,6 +196,12 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}
 	if err := view.Plan(p, diags, saved); err != nil {
 		return err
+	}
+	if preds != nil {
+		// plan --check's predictions, under the plan.
+		if err := writePredictions(human, preds); err != nil {
+			return err
+		}
 	}
 	if ctx.Err() != nil {
 		return &exitStatus{code: exitError, err: errors.New("interrupted")}

@@ -21,23 +21,29 @@ import (
 
 // The secrets of secretStacks: secretValue is a sensitive input's
 // default; secretToken is what db's create reports for its sensitive
-// attribute token, known to nobody before.
+// attribute token, known to nobody before; secretLink is what app's
+// relationship to db reports for the relationship's sensitive attribute
+// link_token.
 const (
 	secretValue = "s3cr3t-VALUE-42"
 	secretToken = "T0KEN-from-script-99"
+	secretLink  = "L1NK-from-script-77"
 )
 
 // The scripts of secretStacks receive the secrets and print them, as a
 // careless script would: apply redacts what they print.
 const (
-	secretDBScript  = "echo \"token=" + secretToken + "\" >> \"$XOSPLAN_OUTPUTS\"\necho \"db got $pw\"\n"
-	secretAppScript = "echo \"app got $pw, $tok and $dsn\"\nprintf %s \"$pw\" | base64\nprintf %s \"$tok\" | base64\n"
+	secretDBScript   = "echo \"token=" + secretToken + "\" >> \"$XOSPLAN_OUTPUTS\"\necho \"db got $pw\"\n"
+	secretAppScript  = "echo \"app got $pw, $tok and $dsn\"\nprintf %s \"$pw\" | base64\nprintf %s \"$tok\" | base64\n"
+	secretLinkScript = "echo \"link_token=" + secretLink + "\" >> \"$XOSPLAN_OUTPUTS\"\n"
 )
 
 // secretStacks holds the same service as a TOSCA 1.3 and a TOSCA 2.0
 // template: a sensitive input, a property set from it, one derived from
 // it, a sensitive attribute an operation output sets, a property and
-// operation inputs derived from that attribute, and outputs of each;
+// operation inputs derived from that attribute, a sensitive attribute of
+// a relationship that the relationship's operation output sets, and
+// outputs of each;
 // bad.yaml gives a sensitive integer input a value that is not one.
 var secretStacks = map[string]map[string]string{
 	"tosca13": {
@@ -49,11 +55,27 @@ node_types:
       password: { type: string }
     attributes:
       token: { type: string, metadata: { sensitive: true } }
+    capabilities:
+      link: tosca.capabilities.Endpoint
   demo.App:
     derived_from: tosca.nodes.Root
     properties:
       dsn: { type: string }
       url: { type: string }
+    requirements:
+      - db: { capability: tosca.capabilities.Endpoint, node: demo.Db, relationship: demo.Link }
+relationship_types:
+  demo.Link:
+    derived_from: tosca.relationships.ConnectsTo
+    attributes:
+      link_token: { type: string, metadata: { sensitive: true } }
+    interfaces:
+      Configure:
+        operations:
+          pre_configure_source:
+            implementation: link.sh
+            outputs:
+              link_token: [ SELF, link_token ]
 topology_template:
   inputs:
     db_password: { type: string, metadata: { sensitive: true }, default: ` + secretValue + ` }
@@ -71,6 +93,8 @@ topology_template:
               pw: { get_input: db_password }
     app:
       type: demo.App
+      requirements:
+        - db: { node: db, relationship: link }
       properties:
         dsn: { concat: [ "pg://admin:", { get_input: db_password }, "@db" ] }
         url: { concat: [ "https://", { get_attribute: [ db, token ] }, "@api" ] }
@@ -87,6 +111,9 @@ topology_template:
     dsn: { value: { get_property: [ app, dsn ] } }
     token: { value: { get_attribute: [ db, token ] } }
     url: { value: { get_attribute: [ app, url ] } }
+    link: { value: { get_attribute: [ link, link_token ] } }
+  relationship_templates:
+    link: { type: demo.Link }
 `,
 		"bad.yaml": `tosca_definitions_version: tosca_simple_yaml_1_3
 topology_template:
@@ -105,11 +132,28 @@ node_types:
       password: { type: string }
     attributes:
       token: { type: string, metadata: { sensitive: true } }
+    capabilities:
+      link: { type: Endpoint }
   App:
     derived_from: Root
     properties:
       dsn: { type: string }
       url: { type: string }
+    requirements:
+      - db: { capability: Endpoint, node: Db, relationship: Link }
+relationship_types:
+  Link:
+    derived_from: ConnectsTo
+    attributes:
+      link_token: { type: string, metadata: { sensitive: true } }
+    interfaces:
+      Configure:
+        type: Configure
+        operations:
+          pre_configure_source:
+            implementation: link.sh
+            outputs:
+              link_token: { type: string, mapping: [ SELF, link_token ] }
 service_template:
   inputs:
     db_password: { type: string, metadata: { sensitive: true }, default: ` + secretValue + ` }
@@ -128,6 +172,8 @@ service_template:
                 pw: { $get_input: db_password }
     app:
       type: App
+      requirements:
+        - db: db
       properties:
         dsn: { $concat: [ "pg://admin:", { $get_input: db_password }, "@db" ] }
         url: { $concat: [ "https://", { $get_attribute: [ db, token ] }, "@api" ] }
@@ -145,6 +191,7 @@ service_template:
     dsn: { value: { $get_property: [ app, dsn ] } }
     token: { value: { $get_attribute: [ db, token ] } }
     url: { value: { $get_property: [ app, url ] } }
+    link: { value: { $get_attribute: [ app, RELATIONSHIP, db, link_token ] } }
 `,
 		"bad.yaml": `tosca_definitions_version: tosca_2_0
 service_template:
@@ -159,7 +206,7 @@ service_template:
 // JSON escapes.
 func secretForms() []string {
 	var out []string
-	for _, s := range []string{secretValue, secretToken} {
+	for _, s := range []string{secretValue, secretToken, secretLink} {
 		out = append(out, s, url.QueryEscape(s))
 		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
 			out = append(out, enc.EncodeToString([]byte(s)))
@@ -185,7 +232,7 @@ func TestSecretsNeverShown(t *testing.T) {
 	for _, version := range []string{"tosca13", "tosca20"} {
 		t.Run(version, func(t *testing.T) {
 			dir := t.TempDir()
-			files := map[string]string{"db.sh": secretDBScript, "app.sh": secretAppScript}
+			files := map[string]string{"db.sh": secretDBScript, "app.sh": secretAppScript, "link.sh": secretLinkScript}
 			for name, body := range secretStacks[version] {
 				files[name] = body
 			}
@@ -238,7 +285,7 @@ func TestSecretsNeverShown(t *testing.T) {
 			run(0, "show", "--json")
 			run(0, "output")
 			run(0, "output", "--json")
-			for _, name := range []string{"password", "dsn", "token", "url"} {
+			for _, name := range []string{"password", "dsn", "token", "url", "link"} {
 				run(1, "output", name)
 				run(1, "output", "--raw", name)
 				run(1, "output", "--json", name)
@@ -261,6 +308,9 @@ func TestSecretsNeverShown(t *testing.T) {
 			// The state needs the secrets to apply again.
 			if !bytes.Contains(mustRead(t, filepath.Join(dir, "xosplan.state.json")), []byte(secretToken)) {
 				t.Errorf("the state does not record the token db's create reported")
+			}
+			if !bytes.Contains(mustRead(t, filepath.Join(dir, "xosplan.state.json")), []byte(secretLink)) {
+				t.Errorf("the state does not record the link token app's relationship reported")
 			}
 		})
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend"
 	xsync "github.com/xosplan/xosplan/pkg/sync"
 	"github.com/xosplan/xosplan/pkg/sync/pgcluster"
@@ -148,30 +149,12 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	applyOpts, err := f.apply.options(c)
+	setup, err := f.setup(cmd, c, paths)
 	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	root, err := f.apply.root.root(c, paths)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	if err := workflow.RefuseArchives(paths); err != nil {
 		return err
 	}
-	token, err := readToken(ctx, f.tokenFile)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	if f.listen != "" && !xsync.IsLoopback(f.listen) && token == "" {
-		return usagef(cmd, "--listen %s is not a loopback address: give --api-token-file, whose token every request must then carry", f.listen)
-	}
-	spec, diags, err := f.spec(ctx, c, paths, root)
-	if err != nil {
-		return usagef(cmd, "%v", err)
-	}
-	if diags.HasErrors() {
-		return planFailed(views.NewPlan(false, c.stderr, c.streams()), diags)
+	if setup.diags.HasErrors() {
+		return planFailed(views.NewPlan(false, c.stderr, c.streams()), setup.diags)
 	}
 	logger := newSyncLogger(c.stderr, f.logFormat)
 
@@ -180,44 +163,84 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 		return err
 	}
 	defer backend.Close()
-	dsn, workspace := f.apply.state.where(c)
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer signal.Stop(hup)
 	reasons, stopReasons := signalReasons(hup, "SIGHUP")
 	defer stopReasons()
-	svc, err := xsync.NewService(xsync.ServiceOptions{Spec: spec, Diags: diags, Placement: f.apply.placement.workflow(c),
-		Store: backend, LockInfo: stateLockInfo("sync"), Apply: applyOpts, Timeout: f.apply.timeout,
-		RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval, Resync: f.resync,
-		Debounce: f.debounce, Poll: pollOption(f.poll), Logger: logger, Events: logApplyEvent(logger),
-		API: xsync.ServiceAPI{Listen: f.listen, ListenFile: f.listenFile, Token: token, Encode: encodeSyncEvent,
-			TokenPath: func(port string) (string, error) { return apiTokenPath(c, &f.apply.state, port) }},
-		Reconcile: reasons,
-		// With a PostgreSQL state, several syncs share the workspace as a
-		// cluster: the leader takes the state lock for its term. Otherwise
-		// this sync holds the lock for its whole run.
-		Join: pgcluster.Joiner(pgcluster.Options{DSN: dsn, Workspace: cmp.Or(workspace, pgbackend.DefaultWorkspace),
-			Name: f.memberName, Lease: f.lease})})
+	svc, err := xsync.NewService(f.serviceOptions(c, setup, backend, logger, reasons))
 	if err != nil {
 		return err
 	}
 	return svc.Run(ctx)
 }
 
+// syncSetup is what the flags of a sync give its service.
+type syncSetup struct {
+	applyOpts executor.Options
+	// token is the API's token; empty: none.
+	token string
+	spec  workflow.Spec
+	diags diag.Diagnostics
+}
+
+// setup reads the flags and the files they name that a sync of paths
+// needs before it opens the state, in this order: the apply options, the
+// configuration root, the API token and the spec.
+func (f *syncFlags) setup(cmd *cobra.Command, c *cli, paths []string) (syncSetup, error) {
+	ctx := cmd.Context()
+	applyOpts, err := f.apply.options(c)
+	if err != nil {
+		return syncSetup{}, usagef(cmd, "%v", err)
+	}
+	root, err := f.apply.root.root(c, paths)
+	if err != nil {
+		return syncSetup{}, usagef(cmd, "%v", err)
+	}
+	if err := workflow.RefuseArchives(paths); err != nil {
+		return syncSetup{}, err
+	}
+	token, err := readToken(ctx, f.tokenFile)
+	if err != nil {
+		return syncSetup{}, usagef(cmd, "%v", err)
+	}
+	if f.listen != "" && !xsync.IsLoopback(f.listen) && token == "" {
+		return syncSetup{}, usagef(cmd, "--listen %s is not a loopback address: give --api-token-file, whose token every request must then carry", f.listen)
+	}
+	spec, diags, err := f.spec(cmd, c, paths, root)
+	if err != nil {
+		return syncSetup{}, err
+	}
+	return syncSetup{applyOpts: applyOpts, token: token, spec: spec, diags: diags}, nil
+}
+
+// serviceOptions are the options of the sync service of setup over
+// backend, reconciling also for reasons.
+func (f *syncFlags) serviceOptions(c *cli, setup syncSetup, backend state.Store, logger *slog.Logger, reasons <-chan string) xsync.ServiceOptions {
+	dsn, workspace := f.apply.state.where(c)
+	return xsync.ServiceOptions{Spec: setup.spec, Diags: setup.diags, Placement: f.apply.placement.workflow(c),
+		Store: backend, LockInfo: stateLockInfo("sync"), Apply: setup.applyOpts, Timeout: f.apply.timeout,
+		RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval, Resync: f.resync,
+		Debounce: f.debounce, Poll: pollOption(f.poll), Logger: logger, Events: logApplyEvent(logger),
+		API: xsync.ServiceAPI{Listen: f.listen, ListenFile: f.listenFile, Token: setup.token, Encode: encodeSyncEvent,
+			TokenPath: func(port string) (string, error) { return apiTokenPath(c, &f.apply.state, port) }},
+		Reconcile: reasons,
+		// With a PostgreSQL state, several syncs share the workspace as a
+		// cluster: the leader takes the state lock for its term. Otherwise
+		// this sync holds the lock for its whole run.
+		Join: pgcluster.Joiner(pgcluster.Options{DSN: dsn, Workspace: cmp.Or(workspace, pgbackend.DefaultWorkspace),
+			Name: f.memberName, Lease: f.lease})}
+}
+
 // spec reads the inputs, the import map and the placement options into
 // the spec every compile of the goal uses.
-func (f *syncFlags) spec(ctx context.Context, c *cli, paths []string, root *config.Root) (workflow.Spec, diag.Diagnostics, error) {
+func (f *syncFlags) spec(cmd *cobra.Command, c *cli, paths []string, root *config.Root) (workflow.Spec, diag.Diagnostics, error) {
 	a := &f.apply
-	inputs, diags, err := a.inputs.values(ctx, c)
+	inputs, importMap, diags, err := readValues(cmd, c, &a.inputs, &a.imports)
 	if err != nil {
 		return workflow.Spec{}, nil, err
 	}
-	importMap, mapDiags, err := a.imports.values(ctx, c)
-	if err != nil {
-		return workflow.Spec{}, nil, err
-	}
-	diags = diags.Extend(mapDiags)
-	placeOpts, diags := a.placement.workflow(c).PlanOptions(ctx, diags)
+	placeOpts, diags := a.placement.workflow(c).PlanOptions(cmd.Context(), diags)
 	return workflow.Spec{Paths: paths, Root: root, Inputs: inputs, ImportMap: importMap,
 		ProfilePath: a.imports.profilePath(c), ScriptRoot: a.scriptRoot, Options: planner.Options{Placement: placeOpts}}, diags, nil
 }

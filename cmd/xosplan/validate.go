@@ -6,6 +6,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/diagview"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 // validateFlags are the flags of `xosplan validate`.
@@ -68,6 +70,7 @@ func runValidate(cmd *cobra.Command, c *cli, f validateFlags, paths []string) er
 	if err != nil {
 		return err
 	}
+	diags = diags.Extend(workflow.DriverDiagnostics(unitGraphs(res), workflow.Drivers(executor.DriverOptions{}))).Sort()
 	if err := view.Diagnostics(diags, len(res.Skipped)); err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ package all
 
 import (
 	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/driver/ansible"
 	"github.com/xosplan/xosplan/driver/exec"
 	"github.com/xosplan/xosplan/driver/noop"
 	"github.com/xosplan/xosplan/driver/scripted"
@@ -19,5 +20,6 @@ func NewRegistry(opts driver.Options) driver.Registry {
 		graph.DriverExec:     exec.New(opts),
 		graph.DriverScripted: scripted.New(opts),
 		graph.DriverNoop:     noop.Driver{},
+		graph.DriverAnsible:  ansible.New(opts),
 	}
 }

@@ -11,7 +11,7 @@ import (
 // give, with the optional parts of the contract the walk relies on.
 func TestNewRegistry(t *testing.T) {
 	reg := NewRegistry(driver.Options{})
-	for _, name := range []string{graph.DriverExec, graph.DriverScripted, graph.DriverNoop} {
+	for _, name := range []string{graph.DriverExec, graph.DriverScripted, graph.DriverNoop, graph.DriverAnsible} {
 		if _, ok := reg.Lookup(name); !ok {
 			t.Errorf("registry has no %s driver", name)
 		}
@@ -22,7 +22,7 @@ func TestNewRegistry(t *testing.T) {
 	if _, ok := reg[graph.DriverScripted].(driver.Invoker); !ok {
 		t.Error("the scripted driver is not an Invoker")
 	}
-	for _, name := range []string{graph.DriverExec, graph.DriverScripted} {
+	for _, name := range []string{graph.DriverExec, graph.DriverScripted, graph.DriverAnsible} {
 		if _, ok := reg[name].(driver.SourceRecorder); !ok {
 			t.Errorf("the %s driver records no source folder", name)
 		}

@@ -24,7 +24,8 @@ import (
 // Driver runs TOSCA interface operations (graph.DriverExec) as subprocesses.
 //
 // Which operations run, in this order, for each action (an operation the
-// resource does not define is skipped):
+// resource does not define is skipped; driver.LifecycleOperations gives
+// the order, which a driver of playbooks shares):
 //
 //	create:  Standard.create, Configure.pre_configure_source,
 //	         Configure.pre_configure_target, Standard.configure,
@@ -60,9 +61,14 @@ import (
 // object, which the planner repairs (planner.ReasonInstanceFailed).
 //
 // Relationship operations are those of the node's requirements, compiled
-// onto the source node (pkg/tosca); the target-side ones
-// (pre_configure_target, …) run in the source's request too, with the
-// inputs the walk resolved, since both ends are on this machine.
+// onto the source node (pkg/tosca). Each relationship runs its own: where
+// several relationships of the node define one operation, each has its
+// own key, "Configure.<operation>@<requirement>[<index>]", and they run
+// in turn at that operation's place above, by requirement name then index
+// (driver.PhaseOperations); its outputs set the attributes of its own
+// relationship. The target-side ones (pre_configure_target, add_source,
+// …: driver.TargetSide) run in the source's request too, with the inputs
+// the walk resolved, since both ends are on this machine.
 //
 // How an operation runs. The implementation path is relative to
 // Request.WorkDir (the template's folder), which is also the working
@@ -80,6 +86,11 @@ import (
 //   - XOSPLAN_ACTION: the action ("create", "update", "delete");
 //   - XOSPLAN_STATE_DIR: driver.Options.StateDir, when set;
 //   - XOSPLAN_OUTPUTS: a file the script appends its outputs to.
+//
+// Readiness: an operation that writes xosplan_status=converging
+// (driver.ReadinessOutput) reports the object started but not ready; the walk
+// then runs the health check until it reports active before any
+// dependent starts.
 //
 // Outputs: the convention of GitHub Actions' $GITHUB_OUTPUT. The script
 // writes "name=value" lines to $XOSPLAN_OUTPUTS, or for a multi-line
@@ -109,47 +120,6 @@ func (e *Driver) MaxConcurrent() int { return e.opts.MaxConcurrent }
 // Source records, for a resource this driver applied, the folder it was applied from (Request.WorkDir), where a later delete or health check runs its operations.
 func (*Driver) Source(req driver.Request) (key, dir string) {
 	return driver.ExtraWorkDir, req.WorkDir
-}
-
-var (
-	execCreateOps = []string{
-		"Standard.create",
-		"Configure.pre_configure_source", "Configure.pre_configure_target",
-		"Standard.configure",
-		"Configure.post_configure_source", "Configure.post_configure_target",
-		"Standard.start",
-		"Configure.add_target", "Configure.add_source",
-	}
-	execUpdateOps = []string{
-		"Configure.pre_configure_source", "Configure.pre_configure_target",
-		"Standard.configure",
-		"Configure.post_configure_source", "Configure.post_configure_target",
-	}
-	execDeleteOps = []string{
-		"Configure.remove_target", "Configure.remove_source",
-		"Standard.stop", "Standard.delete",
-	}
-)
-
-// OperationsFor returns the operation keys the exec driver runs for action
-// on drv, in order.
-func (e *Driver) OperationsFor(action string, drv graph.Driver) []string {
-	var keys []string
-	switch action {
-	case driver.ActionCreate:
-		keys = execCreateOps
-	case driver.ActionUpdate:
-		keys = execUpdateOps
-	case driver.ActionDelete:
-		keys = execDeleteOps
-	}
-	var out []string
-	for _, k := range keys {
-		if op, ok := drv.Operations[k]; ok && op.Implementation != "" {
-			out = append(out, k)
-		}
-	}
-	return out
 }
 
 // Apply runs the operations of req.Action in order and stops at the first
@@ -186,13 +156,23 @@ func (e *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 		return driver.Failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
 	}
 	var tails []string
-	for _, key := range e.OperationsFor(req.Action, drv) {
+	converging := false
+	for _, key := range driver.LifecycleOperations(req.Action, drv) {
 		op := drv.Operations[key]
-		outputs, tail, err := e.runOperation(ctx, req, key, op)
+		opReq, err := req.ForOperation(ctx, key, fb.Attributes)
+		if err != nil {
+			fb.Output = driver.JoinTails(tails, e.opts.MaxOutput)
+			return driver.Failed(req, &fb, err)
+		}
+		outputs, tail, err := e.runOperation(ctx, opReq, key, op)
 		if tail != "" {
 			tails = append(tails, "["+key+"]\n"+strings.TrimSuffix(tail, "\n"))
 		}
 		for name, value := range outputs {
+			if name == driver.ReadinessOutput {
+				converging = value == "converging"
+				continue
+			}
 			fb.Attributes[outputAttribute(op, name)] = value
 		}
 		if err != nil {
@@ -209,6 +189,11 @@ func (e *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 		fb.Attributes, fb.Signals = nil, nil
 		fb.BackendStatus = "deleted"
 		return driver.Outcome{Feedback: fb, Gone: true}, nil
+	}
+	if converging {
+		fb.BackendStatus = "converging"
+		fb.Status = state.Status{Converging: true}
+		return driver.Outcome{Feedback: fb, Converging: true}, nil
 	}
 	fb.Status = state.Status{Active: true}
 	return driver.Outcome{Feedback: fb}, nil
@@ -370,9 +355,10 @@ func (e *Driver) runOperation(ctx context.Context, req driver.Request, key strin
 	return outputs, res.Tail, nil
 }
 
-// ErrImplementationPath is wrapped by the error of an implementation that
-// resolves outside the configuration root (driver.Options.Root).
-var ErrImplementationPath = errors.New("implementation outside the configuration root")
+// ErrImplementationPath is driver.ErrImplementationPath, wrapped by the
+// error of an implementation that resolves outside the configuration root
+// (driver.Options.Root).
+var ErrImplementationPath = driver.ErrImplementationPath
 
 // implementation returns the script an operation names, relative to dir,
 // after checking that it resolves (links followed) inside the

@@ -400,3 +400,45 @@ func TestMissingImplementationNeedsAChange(t *testing.T) {
 		t.Errorf("error %v: want ErrNeedsChange and fs.ErrNotExist", err)
 	}
 }
+
+// TestExecInputsOfEachOperation checks that the driver asks
+// Request.InputsOf for each operation's inputs just before it runs, with
+// the attributes the operations before it reported (under their mapped
+// names), and runs it with them; an error fails the operation before it
+// starts.
+func TestExecInputsOfEachOperation(t *testing.T) {
+	dir := t.TempDir()
+	testutil.WriteScript(t, dir, "create.sh", `echo "ip=10.0.0.7" >> "$XOSPLAN_OUTPUTS"`)
+	testutil.WriteScript(t, dir, "configure.sh", `echo "seen=$addr" >> "$XOSPLAN_OUTPUTS"`)
+	r := execResource("n", map[string]graph.Operation{
+		"Standard.create":    {Implementation: "create.sh", Outputs: map[string]string{"ip": "private_address"}},
+		"Standard.configure": {Implementation: "configure.sh", Inputs: map[string]graph.Value{"addr": graph.Unknown{Func: "attribute", Args: []graph.Value{"n", "private_address"}}}},
+	})
+	var asked []string
+	req := driver.Request{Action: driver.ActionCreate, Address: "n", Resource: r, WorkDir: dir,
+		Inputs: map[string]map[string]graph.Value{"Standard.configure": {"addr": "resolved before create"}},
+		InputsOf: func(_ context.Context, key string, reported map[string]graph.Value) (map[string]graph.Value, error) {
+			asked = append(asked, key)
+			if key != "Standard.configure" {
+				return nil, nil
+			}
+			return map[string]graph.Value{"addr": reported["private_address"]}, nil
+		}}
+	o, err := New(drivertest.Options("")).Apply(context.Background(), req)
+	if err != nil {
+		t.Fatalf("create: %v", err)
+	}
+	if got := o.Feedback.Attributes["seen"]; got != "10.0.0.7" {
+		t.Errorf("configure saw addr %v, want create's output 10.0.0.7", got)
+	}
+	if strings.Join(asked, " ") != "Standard.create Standard.configure" {
+		t.Errorf("InputsOf asked for %v", asked)
+	}
+
+	req.InputsOf = func(context.Context, string, map[string]graph.Value) (map[string]graph.Value, error) {
+		return nil, errors.New("cannot resolve")
+	}
+	if _, err := New(drivertest.Options("")).Apply(context.Background(), req); err == nil || !strings.Contains(err.Error(), "cannot resolve") {
+		t.Errorf("create with inputs that cannot be resolved: %v", err)
+	}
+}

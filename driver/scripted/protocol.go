@@ -226,65 +226,80 @@ type instanceModel map[string]graph.Value
 func (m instanceModel) apply(u update) (pushed []graph.Value, err error) {
 	switch u.op {
 	case opReplace, opSet:
-		if isFlagPath(u.path) {
-			if _, ok := u.value.(bool); !ok {
-				return nil, fmt.Errorf("%s must be a boolean, found %s", strings.Join(u.path, "."), describe(u.value))
-			}
-		}
-		if len(u.path) == 1 && u.path[0] == "activityLog" {
-			list, ok := u.value.([]graph.Value)
-			if !ok && u.value != nil {
-				return nil, fmt.Errorf("activityLog must be a list, found %s", describe(u.value))
-			}
-			entries, err := logEntries(list)
-			if err != nil {
-				return nil, err
-			}
-			m["activityLog"] = entries
-			return entries, nil
-		}
-		return nil, setPath(map[string]graph.Value(m), u.path, u.value)
+		return m.set(u)
 	case opUnset:
-		if isFlagPath(u.path) {
-			return nil, fmt.Errorf("cannot $unset the status flag %s (flags are booleans; set it to false)", strings.Join(u.path, "."))
-		}
-		if len(u.path) == 1 && u.path[0] == "instanceId" {
-			return nil, fmt.Errorf("cannot $unset instanceId")
-		}
-		unsetPath(map[string]graph.Value(m), u.path)
-		return nil, nil
+		return nil, m.unset(u)
 	case opPushAll:
-		list, _ := u.value.([]graph.Value)
-		switch {
-		case len(u.path) == 1 && u.path[0] == "activityLog":
-			entries, err := logEntries(list)
-			if err != nil {
-				return nil, err
-			}
-			old, _ := m["activityLog"].([]graph.Value)
-			m["activityLog"] = append(old, entries...)
-			return entries, nil
-		case len(u.path) == 2 && u.path[0] == "commands":
-			for i, r := range list {
-				if _, ok := r.(map[string]graph.Value); !ok {
-					return nil, fmt.Errorf("commands.%s item %d: a command result must be a map, found %s", u.path[1], i+1, describe(r))
-				}
-			}
-			cmds, ok := m["commands"].(map[string]graph.Value)
-			if !ok {
-				cmds = map[string]graph.Value{}
-				m["commands"] = cmds
-			}
-			old, _ := cmds[u.path[1]].([]graph.Value)
-			cmds[u.path[1]] = append(old, list...)
-			return list, nil
-		}
-		return nil, fmt.Errorf("$pushAll is supported for activityLog and commands.<command id> only, not %s", strings.Join(u.path, "."))
+		return m.pushAll(u)
 	}
 	return nil, fmt.Errorf("unknown update operator %q", u.op)
 }
 
-// logEntries checks activity log entries and normalises their severity.
+// set runs a $replace or $set: a status flag must be a boolean, and the
+// whole activity log is checked as it is pushed.
+func (m instanceModel) set(u update) ([]graph.Value, error) {
+	if isFlagPath(u.path) {
+		if _, ok := u.value.(bool); !ok {
+			return nil, fmt.Errorf("%s must be a boolean, found %s", strings.Join(u.path, "."), describe(u.value))
+		}
+	}
+	if len(u.path) == 1 && u.path[0] == "activityLog" {
+		list, ok := u.value.([]graph.Value)
+		if !ok && u.value != nil {
+			return nil, fmt.Errorf("activityLog must be a list, found %s", describe(u.value))
+		}
+		entries, err := logEntries(list)
+		if err != nil {
+			return nil, err
+		}
+		m["activityLog"] = entries
+		return entries, nil
+	}
+	return nil, setPath(map[string]graph.Value(m), u.path, u.value)
+}
+
+// unset runs an $unset, which neither a status flag nor instanceId takes.
+func (m instanceModel) unset(u update) error {
+	if isFlagPath(u.path) {
+		return fmt.Errorf("cannot $unset the status flag %s (flags are booleans; set it to false)", strings.Join(u.path, "."))
+	}
+	if len(u.path) == 1 && u.path[0] == "instanceId" {
+		return fmt.Errorf("cannot $unset instanceId")
+	}
+	unsetPath(map[string]graph.Value(m), u.path)
+	return nil
+}
+
+// pushAll runs a $pushAll to the activity log or to a command's results.
+func (m instanceModel) pushAll(u update) ([]graph.Value, error) {
+	list, _ := u.value.([]graph.Value)
+	switch {
+	case len(u.path) == 1 && u.path[0] == "activityLog":
+		entries, err := logEntries(list)
+		if err != nil {
+			return nil, err
+		}
+		old, _ := m["activityLog"].([]graph.Value)
+		m["activityLog"] = append(old, entries...)
+		return entries, nil
+	case len(u.path) == 2 && u.path[0] == "commands":
+		for i, r := range list {
+			if _, ok := r.(map[string]graph.Value); !ok {
+				return nil, fmt.Errorf("commands.%s item %d: a command result must be a map, found %s", u.path[1], i+1, describe(r))
+			}
+		}
+		cmds, ok := m["commands"].(map[string]graph.Value)
+		if !ok {
+			cmds = map[string]graph.Value{}
+			m["commands"] = cmds
+		}
+		old, _ := cmds[u.path[1]].([]graph.Value)
+		cmds[u.path[1]] = append(old, list...)
+		return list, nil
+	}
+	return nil, fmt.Errorf("$pushAll is supported for activityLog and commands.<command id> only, not %s", strings.Join(u.path, "."))
+}
+
 // appendedBy returns the entries u appends to the activity log or to a
 // command's results, as applying it returns them, without applying it:
 // nil when it appends none or would fail.
@@ -308,6 +323,7 @@ func appendedBy(u update) []graph.Value {
 	return nil
 }
 
+// logEntries checks activity log entries and normalises their severity.
 func logEntries(list []graph.Value) ([]graph.Value, error) {
 	out := make([]graph.Value, 0, len(list))
 	for i, e := range list {
@@ -370,79 +386,97 @@ func unsetPath(m map[string]graph.Value, path []string) {
 // defines must have its type. Keys the protocol does not define are kept
 // as they are.
 func (m instanceModel) check() []string {
-	var probs []string
-	str := func(path string, v graph.Value) {
-		if _, ok := v.(string); !ok && v != nil {
-			probs = append(probs, fmt.Sprintf("%s must be a string, found %s", path, describe(v)))
-		}
-	}
-	status := func(path string, v graph.Value) {
-		if v == nil {
-			return
-		}
-		st, ok := v.(map[string]graph.Value)
-		if !ok {
-			probs = append(probs, fmt.Sprintf("%s must be a map with flags and message, found %s", path, describe(v)))
-			return
-		}
-		str(path+".message", st["message"])
-		if st["flags"] == nil {
-			return
-		}
-		flags, ok := st["flags"].(map[string]graph.Value)
-		if !ok {
-			probs = append(probs, fmt.Sprintf("%s.flags must be a map, found %s", path, describe(st["flags"])))
-			return
-		}
-		for _, k := range slices.Sorted(maps.Keys(flags)) {
-			switch k {
-			case "active", "converging", "failed":
-				if _, ok := flags[k].(bool); !ok {
-					probs = append(probs, fmt.Sprintf("%s.flags.%s must be a boolean, found %s", path, k, describe(flags[k])))
-				}
-			default:
-				probs = append(probs, fmt.Sprintf("%s.flags.%s is not a status flag (active, converging, failed)", path, driver.Truncate(k, 40)))
-			}
-		}
-	}
-	str("instanceId", m["instanceId"])
-	str("name", m["name"])
-	status("status", m["status"])
+	var probs shapeProblems
+	probs.str("instanceId", m["instanceId"])
+	probs.str("name", m["name"])
+	probs.status("status", m["status"])
 	if v := m["interfaces"]; v != nil {
-		ifs, ok := v.(map[string]graph.Value)
-		if !ok {
-			probs = append(probs, fmt.Sprintf("interfaces must be a map, found %s", describe(v)))
-		}
-		for _, name := range slices.Sorted(maps.Keys(ifs)) {
-			iface, ok := ifs[name].(map[string]graph.Value)
-			if !ok {
-				if ifs[name] != nil {
-					probs = append(probs, fmt.Sprintf("interfaces.%s must be a map with signals and status, found %s", name, describe(ifs[name])))
-				}
-				continue
-			}
-			if s := iface["signals"]; s != nil {
-				if _, ok := s.(map[string]graph.Value); !ok {
-					probs = append(probs, fmt.Sprintf("interfaces.%s.signals must be a map of pins to values, found %s", name, describe(s)))
-				}
-			}
-			status("interfaces."+name+".status", iface["status"])
-		}
+		probs.interfaces(v)
 	}
 	if v := m["components"]; v != nil {
 		probs = append(probs, checkComponents("components", v)...)
 	}
 	if v := m["activityLog"]; v != nil {
 		if _, ok := v.([]graph.Value); !ok {
-			probs = append(probs, fmt.Sprintf("activityLog must be a list, found %s", describe(v)))
+			probs.add("activityLog must be a list, found %s", describe(v))
 		}
 	}
 	if v := m["commands"]; v != nil {
 		if _, ok := v.(map[string]graph.Value); !ok {
-			probs = append(probs, fmt.Sprintf("commands must be a map of command ids to results, found %s", describe(v)))
+			probs.add("commands must be a map of command ids to results, found %s", describe(v))
 		}
 	}
 	return probs
+}
+
+// shapeProblems are the problems instanceModel.check finds, in the order
+// found.
+type shapeProblems []string
+
+func (probs *shapeProblems) add(format string, args ...any) {
+	*probs = append(*probs, fmt.Sprintf(format, args...))
+}
+
+// str checks that v, if given, is a string.
+func (probs *shapeProblems) str(path string, v graph.Value) {
+	if _, ok := v.(string); !ok && v != nil {
+		probs.add("%s must be a string, found %s", path, describe(v))
+	}
+}
+
+// status checks a status, if given: a map with a message and flags.
+func (probs *shapeProblems) status(path string, v graph.Value) {
+	if v == nil {
+		return
+	}
+	st, ok := v.(map[string]graph.Value)
+	if !ok {
+		probs.add("%s must be a map with flags and message, found %s", path, describe(v))
+		return
+	}
+	probs.str(path+".message", st["message"])
+	if st["flags"] == nil {
+		return
+	}
+	flags, ok := st["flags"].(map[string]graph.Value)
+	if !ok {
+		probs.add("%s.flags must be a map, found %s", path, describe(st["flags"]))
+		return
+	}
+	for _, k := range slices.Sorted(maps.Keys(flags)) {
+		switch k {
+		case "active", "converging", "failed":
+			if _, ok := flags[k].(bool); !ok {
+				probs.add("%s.flags.%s must be a boolean, found %s", path, k, describe(flags[k]))
+			}
+		default:
+			probs.add("%s.flags.%s is not a status flag (active, converging, failed)", path, driver.Truncate(k, 40))
+		}
+	}
+}
+
+// interfaces checks the interfaces v: a map of maps with signals and a
+// status.
+func (probs *shapeProblems) interfaces(v graph.Value) {
+	ifs, ok := v.(map[string]graph.Value)
+	if !ok {
+		probs.add("interfaces must be a map, found %s", describe(v))
+	}
+	for _, name := range slices.Sorted(maps.Keys(ifs)) {
+		iface, ok := ifs[name].(map[string]graph.Value)
+		if !ok {
+			if ifs[name] != nil {
+				probs.add("interfaces.%s must be a map with signals and status, found %s", name, describe(ifs[name]))
+			}
+			continue
+		}
+		if s := iface["signals"]; s != nil {
+			if _, ok := s.(map[string]graph.Value); !ok {
+				probs.add("interfaces.%s.signals must be a map of pins to values, found %s", name, describe(s))
+			}
+		}
+		probs.status("interfaces."+name+".status", iface["status"])
+	}
 }
 
 // mappingName is "interface.pin".

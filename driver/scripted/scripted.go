@@ -177,22 +177,13 @@ func (s *Driver) LaunchBatch(ctx context.Context, reqs []driver.Request) []drive
 // prepare builds the target of one request, or the result of a request
 // that needs no script run (or cannot have one).
 func (s *Driver) prepare(i int, req driver.Request) (*target, *driver.BatchResult) {
-	fail := func(err error) *driver.BatchResult {
-		var fb *state.Feedback
-		if req.Prior != nil {
-			f := req.Prior.Feedback
-			fb = &f
-		}
-		o, err := driver.Failed(req, fb, err)
-		return &driver.BatchResult{Outcome: o, Err: err}
-	}
 	drv, err := driver.ResourceDriver(req)
 	if err != nil {
-		return nil, fail(err)
+		return nil, failedResult(req, err)
 	}
 	key := scriptFor(req.Action)
 	if key == "" || key == graph.OpDiscovery {
-		return nil, fail(fmt.Errorf("the scripted driver cannot %s", req.Action))
+		return nil, failedResult(req, fmt.Errorf("the scripted driver cannot %s", req.Action))
 	}
 	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: driver.InstanceID(req.Address)}
 	if req.Prior != nil {
@@ -204,41 +195,64 @@ func (s *Driver) prepare(i int, req driver.Request) (*target, *driver.BatchResul
 	if !drv.HasOperation(graph.OpLaunch) && drv.HasOperation(graph.OpDiscovery) {
 		// A factory: it runs no life-cycle script of its own (its
 		// discovery runs on ActionDiscover); it is recorded as it is.
-		fb := state.Feedback{Status: state.Status{Active: true}, BackendCode: state.BackendOK, BackendStatus: "ok (factory)"}
-		if req.Prior != nil {
-			fb.Signals, fb.Attributes = req.Prior.Feedback.Signals, req.Prior.Feedback.Attributes
-		}
-		if req.Action == driver.ActionDelete {
-			return nil, &driver.BatchResult{Outcome: driver.Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (factory)"}}}
-		}
-		return nil, &driver.BatchResult{Outcome: driver.Outcome{Feedback: fb}}
+		return nil, factoryResult(req)
 	}
 	if !drv.HasOperation(key) {
-		switch req.Action {
-		case driver.ActionHealth, driver.ActionRead:
-			// Nothing to ask: the recorded state stands, but for the
-			// component references, which resolve through the
-			// factory's mappings as they are now.
-			var fb state.Feedback
-			if req.Prior != nil {
-				fb = req.Prior.Feedback
-				fb.Attributes = resolveReferences(fb.Attributes, t.model, factoryMappings(req.Factory))
-			}
-			fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok (no health check script)"
-			return nil, &driver.BatchResult{Outcome: driver.Outcome{Feedback: fb}}
-		case driver.ActionUpdate:
-			return nil, fail(errors.New("no reconfigurationScript: the resource cannot be updated in place and must be replaced"))
-		}
-		return nil, fail(fmt.Errorf("no %s script", key))
+		return nil, noScriptResult(req, key, t.model)
 	}
 	if req.Action != driver.ActionCreate && t.natural == "" {
 		if req.Action == driver.ActionDelete {
 			// Launch never reported an instance: there is nothing to destroy.
 			return nil, &driver.BatchResult{Outcome: driver.Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (no instance was recorded)"}}}
 		}
-		return nil, fail(errors.New("no instance id recorded (the instance was never launched)"))
+		return nil, failedResult(req, errors.New("no instance id recorded (the instance was never launched)"))
 	}
 	return t, nil
+}
+
+// failedResult is the result of req failed with err, over its recorded
+// feedback.
+func failedResult(req driver.Request, err error) *driver.BatchResult {
+	var fb *state.Feedback
+	if req.Prior != nil {
+		f := req.Prior.Feedback
+		fb = &f
+	}
+	o, err := driver.Failed(req, fb, err)
+	return &driver.BatchResult{Outcome: o, Err: err}
+}
+
+// factoryResult is the result of req for a factory, which runs no script.
+func factoryResult(req driver.Request) *driver.BatchResult {
+	fb := state.Feedback{Status: state.Status{Active: true}, BackendCode: state.BackendOK, BackendStatus: "ok (factory)"}
+	if req.Prior != nil {
+		fb.Signals, fb.Attributes = req.Prior.Feedback.Signals, req.Prior.Feedback.Attributes
+	}
+	if req.Action == driver.ActionDelete {
+		return &driver.BatchResult{Outcome: driver.Outcome{Gone: true, Feedback: state.Feedback{BackendCode: state.BackendOK, BackendStatus: "deleted (factory)"}}}
+	}
+	return &driver.BatchResult{Outcome: driver.Outcome{Feedback: fb}}
+}
+
+// noScriptResult is the result of req when the resource has no script
+// key: a check or read keeps the recorded state, anything else fails.
+func noScriptResult(req driver.Request, key string, model instanceModel) *driver.BatchResult {
+	switch req.Action {
+	case driver.ActionHealth, driver.ActionRead:
+		// Nothing to ask: the recorded state stands, but for the
+		// component references, which resolve through the
+		// factory's mappings as they are now.
+		var fb state.Feedback
+		if req.Prior != nil {
+			fb = req.Prior.Feedback
+			fb.Attributes = resolveReferences(fb.Attributes, model, factoryMappings(req.Factory))
+		}
+		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok (no health check script)"
+		return &driver.BatchResult{Outcome: driver.Outcome{Feedback: fb}}
+	case driver.ActionUpdate:
+		return failedResult(req, errors.New("no reconfigurationScript: the resource cannot be updated in place and must be replaced"))
+	}
+	return failedResult(req, fmt.Errorf("no %s script", key))
 }
 
 func (s *Driver) root(req driver.Request) string {

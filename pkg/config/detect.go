@@ -40,7 +40,8 @@ var (
 // reading or parsing it are returned as diagnostics (once: a file that
 // fails to parse goes to no front end). A file that is neither format gets
 // the format "" and a CodeUnknownFormat diagnostic: a warning when it was
-// met in a folder walk (walked), where it is skipped; an error when the
+// met in a folder walk (walked), where it is skipped (without a warning
+// when it is a list of mappings: an Ansible playbook or task list); an error when the
 // user named it, since a file named to be checked that is not checked
 // cannot pass. A named mapping with a TOSCA keyname but no
 // tosca_definitions_version (description and metadata only, say) is
@@ -92,6 +93,11 @@ func detectFormat(ctx context.Context, root *Root, path string, walked bool) (Fo
 	if !walked && len(docs) == 1 && tosca.HasKeyname(docs[0]) {
 		return FormatTOSCA, diags
 	}
+	if walked && allMappingLists(docs) {
+		// An Ansible playbook or task list beside the templates that run
+		// it (xOpera's layout): skipped without a word.
+		return "", diags
+	}
 	summary := "neither a TOSCA template nor a manifest" + skipped
 	if !walked {
 		summary = "neither a TOSCA template nor a manifest: it has no tosca_definitions_version, nor a manifest's application key"
@@ -118,4 +124,22 @@ func namedDetail(walked bool) string {
 func isProviderInventory(doc *yamlsrc.Node) bool {
 	pairs := doc.Pairs()
 	return len(pairs) == 1 && pairs[0].Key.Value == "providers" && pairs[0].Value.Kind == yamlsrc.Sequence
+}
+
+// allMappingLists reports whether every document is a non-empty list of
+// mappings at its top level, as Ansible playbooks (plays) and task lists
+// (tasks) are and no configuration file is.
+func allMappingLists(docs []*yamlsrc.Node) bool {
+	for _, d := range docs {
+		items := d.Items()
+		if d.Kind != yamlsrc.Sequence || len(items) == 0 {
+			return false
+		}
+		for _, it := range items {
+			if it.Kind != yamlsrc.Mapping {
+				return false
+			}
+		}
+	}
+	return len(docs) > 0
 }

@@ -101,6 +101,7 @@ func TestLoadNamedFileOfNoFormat(t *testing.T) {
 		"walk/app.yaml":    toscaApp,
 		"walk/k8s.yaml":    "kind: Pod\n",
 		"walk/notes.yml":   "- milk\n",
+		"walk/play.yml":    "- hosts: all\n  tasks: []\n",
 		"walk/empty.yaml":  "",
 		"walk/broken.yaml": "a: [\n",
 		"other.yaml":       "name: not a template\n",
@@ -118,7 +119,7 @@ func TestLoadNamedFileOfNoFormat(t *testing.T) {
 	}{
 		{"walk", []string{"broken.yaml:2:1 error yaml.syntax", "empty.yaml:1:1 warning validate.unknown_format",
 			"k8s.yaml:1:1 warning validate.unknown_format", "notes.yml:1:1 warning validate.unknown_format"},
-			[]string{"empty.yaml", "k8s.yaml", "notes.yml"}},
+			[]string{"empty.yaml", "k8s.yaml", "notes.yml", "play.yml"}},
 		{"other.yaml", []string{"other.yaml:1:1 error validate.unknown_format"}, nil},
 		{"empty.yaml", []string{"empty.yaml:1:1 error validate.unknown_format"}, nil},
 		{"k8s.yaml", []string{"k8s.yaml:1:1 error validate.unknown_format"}, nil},

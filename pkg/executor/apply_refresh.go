@@ -50,12 +50,45 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 	if !ok {
 		return rec.Feedback, fmt.Errorf("no driver %q", rec.Driver.Name)
 	}
-	prior := *rec
 	red := r.Redactor
 	if red == nil {
 		red = NewRedactor()
 		red.AddResource(rec)
 	}
+	req := r.request(rec, red)
+	out, err := callDriver(ctx, d, req)
+	out.Feedback, err = red.Feedback(out.Feedback), red.Error(err)
+	if err != nil {
+		if ctx.Err() != nil {
+			return rec.Feedback, err
+		}
+		// A check that fails is the observation: the resource is not
+		// healthy. It is drift, recorded as such, not an error of refresh.
+		out.Feedback.Status = state.Status{Failed: true, Message: err.Error()}
+	}
+	fb := observed(rec.Feedback, out.Feedback)
+	if found, ok := rec.Feedback.Attributes[AttrDiscovered]; ok && r.NoDiscovery {
+		fb.Attributes = maps.Clone(fb.Attributes)
+		if fb.Attributes == nil {
+			fb.Attributes = map[string]graph.Value{}
+		}
+		fb.Attributes[AttrDiscovered] = found
+	}
+	if rec.Driver.HasOperation(graph.OpDiscovery) && !r.NoDiscovery && ctx.Err() == nil {
+		found, err := r.discover(ctx, d, req, rec)
+		if err != nil {
+			return rec.Feedback, err
+		}
+		fb.Attributes = withDiscovered(fb.Attributes, found)
+	}
+	return fb, nil
+}
+
+// request is the health check (or read, for an unmanaged resource) of
+// rec, run where its last apply ran, with its factory and the check's
+// inputs resolved where they can be.
+func (r *Refresher) request(rec *state.Resource, red *Redactor) Request {
+	prior := *rec
 	req := Request{
 		Action:     ActionHealth,
 		Address:    rec.Address,
@@ -88,57 +121,46 @@ func (r *Refresher) Refresh(ctx context.Context, rec *state.Resource) (state.Fee
 			req.Inputs = map[string]map[string]graph.Value{graph.OpHealthCheck: in}
 		}
 	}
-	out, err := callDriver(ctx, d, req)
-	out.Feedback, err = red.Feedback(out.Feedback), red.Error(err)
-	if err != nil {
-		if ctx.Err() != nil {
-			return rec.Feedback, err
-		}
-		// A check that fails is the observation: the resource is not
-		// healthy. It is drift, recorded as such, not an error of refresh.
-		out.Feedback.Status = state.Status{Failed: true, Message: err.Error()}
+	return req
+}
+
+// observed is the recorded feedback with what a check reported: its
+// status, and the attributes, signals, instance id, output and extra it
+// reported at all.
+func observed(recorded, reported state.Feedback) state.Feedback {
+	fb := recorded
+	fb.Status = reported.Status
+	if reported.Attributes != nil {
+		fb.Attributes = reported.Attributes
 	}
-	fb := rec.Feedback
-	fb.Status = out.Feedback.Status
-	if out.Feedback.Attributes != nil {
-		fb.Attributes = out.Feedback.Attributes
+	if reported.Signals != nil {
+		fb.Signals = reported.Signals
 	}
-	if out.Feedback.Signals != nil {
-		fb.Signals = out.Feedback.Signals
+	if reported.InstanceID != "" {
+		fb.InstanceID = reported.InstanceID
 	}
-	if out.Feedback.InstanceID != "" {
-		fb.InstanceID = out.Feedback.InstanceID
+	if reported.Output != "" {
+		fb.Output = reported.Output
 	}
-	if out.Feedback.Output != "" {
-		fb.Output = out.Feedback.Output
+	fb.Extra = mergeExtra(fb.Extra, reported.Extra)
+	return fb
+}
+
+// withDiscovered returns a copy of attrs whose AttrDiscovered is found, or
+// absent when found is empty; nil when nothing is left.
+func withDiscovered(attrs map[string]graph.Value, found []graph.Value) map[string]graph.Value {
+	attrs = maps.Clone(attrs)
+	if attrs == nil {
+		attrs = map[string]graph.Value{}
 	}
-	fb.Extra = mergeExtra(fb.Extra, out.Feedback.Extra)
-	if found, ok := rec.Feedback.Attributes[AttrDiscovered]; ok && r.NoDiscovery {
-		fb.Attributes = maps.Clone(fb.Attributes)
-		if fb.Attributes == nil {
-			fb.Attributes = map[string]graph.Value{}
-		}
-		fb.Attributes[AttrDiscovered] = found
+	delete(attrs, AttrDiscovered)
+	if len(found) > 0 {
+		attrs[AttrDiscovered] = found
 	}
-	if rec.Driver.HasOperation(graph.OpDiscovery) && !r.NoDiscovery && ctx.Err() == nil {
-		found, err := r.discover(ctx, d, req, rec)
-		if err != nil {
-			return rec.Feedback, err
-		}
-		attrs := maps.Clone(fb.Attributes)
-		if attrs == nil {
-			attrs = map[string]graph.Value{}
-		}
-		delete(attrs, AttrDiscovered)
-		if len(found) > 0 {
-			attrs[AttrDiscovered] = found
-		}
-		if len(attrs) == 0 {
-			attrs = nil
-		}
-		fb.Attributes = attrs
+	if len(attrs) == 0 {
+		attrs = nil
 	}
-	return fb, nil
+	return attrs
 }
 
 // AttrDiscovered is the attribute of a factory under which refresh records

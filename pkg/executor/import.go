@@ -59,27 +59,9 @@ type ImportOptions struct {
 // resolved from cur, so those must be recorded first. What the health
 // check reports passes through a Redactor of cur's and g's secrets.
 func Import(ctx context.Context, g *graph.Graph, cur *state.State, addr, id string, drivers Registry, opts ImportOptions) (*state.Resource, error) {
-	res, ok := g.Resource(addr)
-	var confirms bool
-	if ok {
-		d, _ := drivers.Lookup(res.Driver.Name)
-		_, confirms = d.(driver.InstanceConfirmer)
-	}
-	switch {
-	case !ok:
-		return nil, fmt.Errorf("%w: %s", ErrNotConfigured, addr)
-	case id == "":
-		return nil, fmt.Errorf("%s: %w: the id is empty", addr, ErrNotConfirmed)
-	case res.Management == graph.Unmanaged:
-		return nil, fmt.Errorf("%s: %w: it is unmanaged, so xosplan only reads it (plan records it)", addr, ErrNotImportable)
-	case confirms && !res.Driver.HasOperation(graph.OpLaunch) && res.Driver.HasOperation(graph.OpDiscovery):
-		return nil, fmt.Errorf("%s: %w: it is a factory, which has no object of its own (apply records it)", addr, ErrNotImportable)
-	}
-	if len(opts.Attributes) > 0 && confirms {
-		return nil, fmt.Errorf("%s: %w: attributes are given for exec and noop resources; a scripted component's health check reports its own", addr, ErrNotImportable)
-	}
-	if _, ok := cur.Lookup(addr); ok {
-		return nil, fmt.Errorf("%w: %s (xosplan state rm it first to import another object there)", ErrAlreadyRecorded, addr)
+	res, confirms, err := importable(g, cur, addr, id, drivers, opts)
+	if err != nil {
+		return nil, err
 	}
 	lookup := func(a string) (*state.Resource, bool) {
 		if a == addr {
@@ -119,6 +101,35 @@ func Import(ctx context.Context, g *graph.Graph, cur *state.State, addr, id stri
 	fb.Extra = withSource(fb.Extra, d, req)
 	rec.Feedback = fb
 	return rec, nil
+}
+
+// importable returns the configured resource addr, once it is known that
+// the object id can be imported there with opts, and whether its driver
+// confirms the instance.
+func importable(g *graph.Graph, cur *state.State, addr, id string, drivers Registry, opts ImportOptions) (*graph.Resource, bool, error) {
+	res, ok := g.Resource(addr)
+	var confirms bool
+	if ok {
+		d, _ := drivers.Lookup(res.Driver.Name)
+		_, confirms = d.(driver.InstanceConfirmer)
+	}
+	switch {
+	case !ok:
+		return nil, false, fmt.Errorf("%w: %s", ErrNotConfigured, addr)
+	case id == "":
+		return nil, false, fmt.Errorf("%s: %w: the id is empty", addr, ErrNotConfirmed)
+	case res.Management == graph.Unmanaged:
+		return nil, false, fmt.Errorf("%s: %w: it is unmanaged, so xosplan only reads it (plan records it)", addr, ErrNotImportable)
+	case confirms && !res.Driver.HasOperation(graph.OpLaunch) && res.Driver.HasOperation(graph.OpDiscovery):
+		return nil, false, fmt.Errorf("%s: %w: it is a factory, which has no object of its own (apply records it)", addr, ErrNotImportable)
+	}
+	if len(opts.Attributes) > 0 && confirms {
+		return nil, false, fmt.Errorf("%s: %w: attributes are given for exec and noop resources; a scripted component's health check reports its own", addr, ErrNotImportable)
+	}
+	if _, ok := cur.Lookup(addr); ok {
+		return nil, false, fmt.Errorf("%w: %s (xosplan state rm it first to import another object there)", ErrAlreadyRecorded, addr)
+	}
+	return res, confirms, nil
 }
 
 // confirmInstance runs the health check of the scripted component rec on

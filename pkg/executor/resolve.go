@@ -52,7 +52,9 @@ type Resolver struct {
 // from the feedback that lookup returns. The rules, per function:
 //
 //   - attribute(addr, name, path…): the attribute the actuator reported
-//     (Feedback.Attributes), else the property of that name in the spec
+//     (Feedback.Attributes), else the value the spec enacted assigns it
+//     (Feedback.Resolved["attributes"]: a template's assignment or its
+//     definition's default), else the property of that name in the spec
 //     enacted (Feedback.Resolved["properties"]), else a capability's
 //     property ("capabilities".name.properties), then path… into it (map
 //     keys, list indices). An attribute nobody reported is null, as TOSCA
@@ -66,7 +68,9 @@ type Resolver struct {
 //     path…): the attribute of the relationship that the resource at
 //     addr makes through its requirement (its index-th assignment of it,
 //     0 when not given), as its operations' outputs set it
-//     (state.Feedback.Relationships), else null, then path… into it.
+//     (state.Feedback.Relationships), else as the spec enacted assigns
+//     it (Resolved["relationships"][requirement][index]["attributes"]),
+//     else null, then path… into it.
 //     Other get_attribute paths of TOSCA 2.0 are an error.
 //   - concat(v…): the arguments as text, joined.
 //   - join(list[, delimiter]): the list's elements as text, joined.
@@ -205,41 +209,9 @@ func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Va
 		}
 		return b.String(), nil
 	case "join":
-		if len(args) < 1 || len(args) > 2 {
-			return nil, fmt.Errorf("%w: %s takes a list and an optional delimiter", ErrUnresolved, u)
-		}
-		list, ok := args[0].([]graph.Value)
-		if !ok {
-			return nil, fmt.Errorf("%w: %s: the first argument is not a list", ErrUnresolved, u)
-		}
-		delim := ""
-		if len(args) == 2 {
-			delim = graph.Text(args[1])
-		}
-		parts := make([]string, len(list))
-		for i, e := range list {
-			parts[i] = graph.Text(e)
-		}
-		return strings.Join(parts, delim), nil
+		return joinValues(u, args)
 	case "token":
-		if len(args) != 3 {
-			return nil, fmt.Errorf("%w: %s takes a string, separators and an index", ErrUnresolved, u)
-		}
-		s, seps := graph.Text(args[0]), graph.Text(args[1])
-		idx, ok := args[2].(int64)
-		if !ok {
-			if f, isF := args[2].(float64); isF && f == math.Trunc(f) {
-				idx, ok = int64(f), true
-			}
-		}
-		if !ok || idx < 0 {
-			return nil, fmt.Errorf("%w: %s: the index is not a non-negative integer", ErrUnresolved, u)
-		}
-		parts := strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(seps, r) })
-		if idx >= int64(len(parts)) {
-			return nil, fmt.Errorf("%w: %s: %q has %d tokens, no token %d", ErrUnresolved, u, s, len(parts), idx)
-		}
-		return parts[idx], nil
+		return tokenOf(u, args)
 	case "available_allocation":
 		return nil, fmt.Errorf("%w: %s: TOSCA 2.0's $available_allocation of a capability whose capacity, or what is allocated of it, the template does not tell (a node with count, or a value known only at apply time) has no value: xosplan reads no inventory's capacity at apply time", ErrUnresolved, u)
 	case "get_attribute":
@@ -275,16 +247,36 @@ func relationshipAttribute(u graph.Unknown, args []graph.Value, lookup Lookup) (
 	if !found {
 		return nil, true, fmt.Errorf("%w: %s: %s has no recorded state", ErrUnresolved, u, addr)
 	}
-	rel, found := rec.Feedback.Relationship(req, int(idx))
-	if !found {
-		return nil, true, nil
-	}
 	name, _ := rest[0].(string)
-	a, found := rel.Attributes[name]
-	if !found {
-		return nil, true, nil
+	if rel, found := rec.Feedback.Relationship(req, int(idx)); found {
+		if a, found := rel.Attributes[name]; found {
+			return walkPath(a, rest[1:]), true, nil
+		}
 	}
-	return walkPath(a, rest[1:]), true, nil
+	for _, rel := range specRelationships(recordedSpec(rec)) {
+		if rel.Requirement == req && rel.Index == int(idx) {
+			return known(walkPath(rel.Attributes[name], rest[1:])), true, nil
+		}
+	}
+	return nil, true, nil
+}
+
+// recordedSpec is the spec rec was last enacted with, resolved, else as
+// configured.
+func recordedSpec(rec *state.Resource) map[string]graph.Value {
+	if rec.Feedback.Resolved != nil {
+		return rec.Feedback.Resolved
+	}
+	return rec.Spec
+}
+
+// known is v, or null when v is not known yet (a spec as configured,
+// read before it was resolved).
+func known(v graph.Value) graph.Value {
+	if graph.HasUnknown(v) {
+		return nil
+	}
+	return v
 }
 
 // callBuiltin evaluates tosca2(name, arguments…), a TOSCA 2.0 built-in
@@ -416,15 +408,19 @@ func isKind(v graph.Value, kind string) bool {
 }
 
 // attributeValue walks path into the first place that has its first
-// element: reported attributes, enacted properties, capability properties.
+// element: reported attributes, the attribute values the enacted spec
+// assigns (a template's assignment or a definition's default),
+// enacted properties, capability properties.
 func attributeValue(rec *state.Resource, path []graph.Value) graph.Value {
 	first, _ := path[0].(string)
 	if v, ok := rec.Feedback.Attributes[first]; ok {
 		return walkPath(v, path[1:])
 	}
-	spec := rec.Feedback.Resolved
-	if spec == nil {
-		spec = rec.Spec
+	spec := recordedSpec(rec)
+	if attrs, ok := spec["attributes"].(map[string]graph.Value); ok {
+		if v, ok := attrs[first]; ok {
+			return known(walkPath(v, path[1:]))
+		}
 	}
 	if props, ok := spec["properties"].(map[string]graph.Value); ok {
 		if v, ok := props[first]; ok {

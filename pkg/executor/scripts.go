@@ -9,7 +9,7 @@ import (
 
 // OperationFiles returns the files op of the configured resource r runs,
 // as the driver finds them: its implementation, then its dependencies in
-// order; for exec, under the folder of r's source file (the working
+// order; for exec and ansible, under the folder of r's source file (the working
 // folder when r has none); for a scripted component, under scriptRoot.
 // complete is false when some file named is left out because the driver
 // would refuse it (outside its root, missing, no root given): running it
@@ -23,7 +23,7 @@ func OperationFiles(r *graph.Resource, op graph.Operation, scriptRoot string) (f
 	complete = true
 	for _, name := range append([]string{op.Implementation}, op.Dependencies...) {
 		switch r.Driver.Name {
-		case graph.DriverExec:
+		case graph.DriverExec, graph.DriverAnsible:
 			p := filepath.FromSlash(name)
 			if !filepath.IsAbs(p) {
 				dir := "."

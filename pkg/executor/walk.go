@@ -180,10 +180,54 @@ func (w *walker) limitDrivers(steps []planner.Step) error {
 
 // build turns the steps into nodes and edges in O(V+E).
 func (w *walker) build(steps []planner.Step) {
-	del1 := map[string]*node{} // phase 1: deletes and forgets
-	p2 := map[string]*node{}   // phase 2: creates, updates, reads
-	del3 := map[string]*node{} // phase 3: old halves of create-then-delete
-	var phase1, phase2, phase3 []*node
+	ph := w.phases(steps)
+	for _, n := range ph.phase1 {
+		// Delete before what it depended on (the deletion guard: a
+		// resource goes only after everything that used it).
+		for _, d := range n.change.PriorDependencies {
+			if m := ph.del1[d]; m != nil && m != n {
+				hardEdge(n, m)
+			}
+		}
+	}
+	barrier1 := &node{barrier: true}
+	barrier2 := &node{barrier: true}
+	for _, n := range ph.phase1 {
+		softEdge(n, barrier1)
+	}
+	for _, n := range ph.phase2 {
+		softEdge(barrier1, n)
+		softEdge(n, barrier2)
+		ph.linkPhase2(n)
+	}
+	for _, n := range ph.phase3 {
+		softEdge(barrier2, n)
+		if m := ph.p2[n.step.Address]; m != nil {
+			hardEdge(m, n)
+		}
+		for _, d := range n.change.PriorDependencies {
+			if m := ph.del3[d]; m != nil && m != n {
+				hardEdge(n, m)
+			}
+		}
+	}
+	w.nodes = append(w.nodes, barrier1, barrier2)
+}
+
+// walkPhases are the nodes of a walk by phase, in step order, and by
+// address.
+type walkPhases struct {
+	del1 map[string]*node // phase 1: deletes and forgets
+	p2   map[string]*node // phase 2: creates, updates, reads
+	del3 map[string]*node // phase 3: old halves of create-then-delete
+
+	phase1, phase2, phase3 []*node
+}
+
+// phases makes a node of each step, appended to w.nodes, and sorts them
+// into their phases.
+func (w *walker) phases(steps []planner.Step) walkPhases {
+	ph := walkPhases{del1: map[string]*node{}, p2: map[string]*node{}, del3: map[string]*node{}}
 	for _, s := range steps {
 		c := &w.plan.Changes[s.Change]
 		n := &node{step: s, change: c, action: s.Op.String()}
@@ -191,70 +235,50 @@ func (w *walker) build(steps []planner.Step) {
 		switch {
 		case s.Op == planner.StepDelete && c.Action == planner.CreateThenDelete:
 			n.deposed = true
-			del3[s.Address] = n
-			phase3 = append(phase3, n)
+			ph.del3[s.Address] = n
+			ph.phase3 = append(ph.phase3, n)
 		case s.Op == planner.StepDelete || s.Op == planner.StepForget:
-			del1[s.Address] = n
-			phase1 = append(phase1, n)
+			ph.del1[s.Address] = n
+			ph.phase1 = append(ph.phase1, n)
 		default:
-			p2[s.Address] = n
-			phase2 = append(phase2, n)
+			ph.p2[s.Address] = n
+			ph.phase2 = append(ph.phase2, n)
 		}
 		w.nodes = append(w.nodes, n)
 	}
-	hard := func(from, to *node) {
-		from.hardNext = append(from.hardNext, to)
-		to.pending++
-	}
-	soft := func(from, to *node) {
-		from.softNext = append(from.softNext, to)
-		to.pending++
-	}
-	for _, n := range phase1 {
-		// Delete before what it depended on (the deletion guard: a
-		// resource goes only after everything that used it).
-		for _, d := range n.change.PriorDependencies {
-			if m := del1[d]; m != nil && m != n {
-				hard(n, m)
-			}
+	return ph
+}
+
+// linkPhase2 orders the phase 2 node n after its dependencies and its own
+// deletion, and before the deletion of its dependencies' old objects.
+func (ph walkPhases) linkPhase2(n *node) {
+	for _, d := range n.change.Dependencies {
+		if m := ph.p2[d]; m != nil && m != n {
+			hardEdge(m, n)
+		}
+		if m := ph.del3[d]; m != nil {
+			// The old object of a dependency goes once this dependent
+			// is in place on the new one.
+			hardEdge(n, m)
 		}
 	}
-	barrier1 := &node{barrier: true}
-	barrier2 := &node{barrier: true}
-	for _, n := range phase1 {
-		soft(n, barrier1)
-	}
-	for _, n := range phase2 {
-		soft(barrier1, n)
-		soft(n, barrier2)
-		for _, d := range n.change.Dependencies {
-			if m := p2[d]; m != nil && m != n {
-				hard(m, n)
-			}
-			if m := del3[d]; m != nil {
-				// The old object of a dependency goes once this dependent
-				// is in place on the new one.
-				hard(n, m)
-			}
-		}
-		if n.change.Action == planner.DeleteThenCreate {
-			if m := del1[n.step.Address]; m != nil {
-				hard(m, n)
-			}
+	if n.change.Action == planner.DeleteThenCreate {
+		if m := ph.del1[n.step.Address]; m != nil {
+			hardEdge(m, n)
 		}
 	}
-	for _, n := range phase3 {
-		soft(barrier2, n)
-		if m := p2[n.step.Address]; m != nil {
-			hard(m, n)
-		}
-		for _, d := range n.change.PriorDependencies {
-			if m := del3[d]; m != nil && m != n {
-				hard(n, m)
-			}
-		}
-	}
-	w.nodes = append(w.nodes, barrier1, barrier2)
+}
+
+// hardEdge makes to run only after from succeeded.
+func hardEdge(from, to *node) {
+	from.hardNext = append(from.hardNext, to)
+	to.pending++
+}
+
+// softEdge makes to run only after from finished, whatever the result.
+func softEdge(from, to *node) {
+	from.softNext = append(from.softNext, to)
+	to.pending++
 }
 
 // emit delivers an event, one at a time.

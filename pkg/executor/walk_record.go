@@ -88,6 +88,9 @@ func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) (re
 	}
 	var toTargets map[string]map[string]graph.Value
 	fb.Attributes, fb.Relationships, toTargets = placeOutputs(fb, req.Prior)
+	if err == nil && (req.Action == ActionCreate || req.Action == ActionUpdate) {
+		fb.Attributes, fb.Relationships = withAssigned(fb.Attributes, fb.Relationships, req.Resolved, req.Prior)
+	}
 	targets = w.setTargetAttributes(toTargets, now)
 	var r state.Resource
 	if err != nil && cur != nil && req.Action != ActionCreate {

@@ -116,12 +116,13 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 	} else {
 		res := req.Resource
 		// A resource may read its own attributes (TOSCA get_attribute
-		// SELF): before its first apply they have no value yet, which is
-		// null, not an error.
+		// SELF): before its first apply they have only the values its
+		// spec assigns, once resolved; others are null, not an error.
+		self := &state.Resource{Address: req.Address}
 		lookup := func(addr string) (*state.Resource, bool) {
 			r, ok := w.lookup(addr)
 			if !ok && addr == req.Address {
-				return &state.Resource{Address: addr}, true
+				return self, true
 			}
 			return r, ok
 		}
@@ -129,6 +130,7 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		if req.Resolved, err = rv.ResolveMap(w.driverCtx, res.Spec); err != nil {
 			return req, namedDriver{}, err
 		}
+		self.Feedback.Resolved = req.Resolved
 		if req.Inputs, err = w.resolveInputs(rv, res.Driver); err != nil {
 			return req, namedDriver{}, err
 		}
@@ -136,6 +138,7 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		// reported is known whole only now.
 		w.redact.AddPaths(req.Resolved, res.Sensitive)
 		w.addSensitiveInputs(res.Driver, req.Inputs)
+		req.InputsOf = w.inputsOf(req, res.Driver, self)
 		if fa, ok := res.Driver.Options[OptionFactoryAddress].(string); ok {
 			req.Factory = scriptFactory(fa, w.lookup)
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
 	"github.com/xosplan/xosplan/pkg/state"
 )
@@ -78,9 +79,12 @@ func (w *walker) work(t task) taskResult {
 	var out Outcome
 	w.driverCall(func() {
 		out, err = callDriver(w.driverCtx, drv.d, req)
-		// A sensitive attribute an operation output set is a secret from
-		// now on, in this resource's output tail too.
+		// A sensitive attribute an operation output set (of the
+		// resource, of one of its relationships or of a relationship's
+		// target) is a secret from now on, in this resource's output
+		// tail too.
 		w.redact.AddPaths(out.Feedback.Attributes, state.AttributePaths(n.change.Sensitive))
+		w.addSensitiveOutputs(out.Feedback.Attributes, n.change.Sensitive)
 		out.Feedback, err = w.redact.Feedback(out.Feedback), w.redact.Error(err)
 	}, n)
 	if t.kind == taskRun {
@@ -97,19 +101,34 @@ func (w *walker) work(t task) taskResult {
 // (planner.ResourceChange.RecordsOnly): the resource as recorded, its
 // feedback untouched (values resolved and enacted as they were), with the
 // operations the configuration now gives it (a health check, discovery or
-// command script). Like forget it calls no driver, so it takes no slot,
-// writes no intent and resolves nothing.
+// command script). A change of the attribute values the spec assigns
+// (its only changed paths) records the new spec too, resolved, and the
+// new values under what outputs set (withAssigned). Like forget it calls
+// no driver, so it takes no slot and writes no intent.
 func (w *walker) recordOnly(t task) taskResult {
 	n := t.n
 	addr := n.step.Address
 	res := w.desired(n)
 	w.begin(n)
+	var resolved map[string]graph.Value
+	if len(n.change.ChangedPaths) > 0 {
+		var err error
+		rv := w.resolver(w.lookup, Request{Address: addr, WorkDir: sourceDir(res)})
+		if resolved, err = rv.ResolveMap(w.driverCtx, res.Spec); err != nil {
+			return taskResult{t: t, err: w.redact.Error(err), permanent: true}
+		}
+		w.redact.AddPaths(resolved, res.Sensitive)
+	}
 	w.mu.Lock()
 	cur, ok := w.records[addr]
 	var r state.Resource
 	if ok {
 		r = *cur
 		r.Type, r.TypeChain, r.Driver, r.DerivedBy, r.Dependencies = res.Type, res.TypeChain, res.Driver, res.DerivedBy, n.change.Dependencies
+		if resolved != nil {
+			r.Spec, r.Sensitive, r.Feedback.Resolved = res.Spec, res.Sensitive, resolved
+			r.Feedback.Attributes, r.Feedback.Relationships = withAssigned(r.Feedback.Attributes, r.Feedback.Relationships, resolved, cur)
+		}
 		w.records[addr] = &r
 	}
 	w.mu.Unlock()

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 )
 
@@ -48,4 +49,14 @@ func ParseOutputAttribute(s string) (OutputAttribute, bool) {
 		return OutputAttribute{}, false
 	}
 	return a, true
+}
+
+// RelationshipPath is the spec path of the attribute name of the
+// relationship that a resource's requirement req makes (its idx-th
+// assignment of it): Resource.Sensitive names a sensitive relationship
+// attribute so, and a spec that assigns relationship attributes holds
+// them there (Spec["relationships"][req] a list with one entry per
+// assignment, {target, attributes}).
+func RelationshipPath(req string, idx int, name string) string {
+	return "relationships." + req + "." + strconv.Itoa(idx) + ".attributes." + name
 }

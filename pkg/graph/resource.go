@@ -22,13 +22,25 @@ const (
 	DriverExec     = "exec"     // TOSCA interface operations as subprocesses
 	DriverScripted = "scripted" // the Tonomi script protocol
 	DriverNoop     = "noop"     // nothing to run; the state still records it
+	DriverAnsible  = "ansible"  // TOSCA operations whose implementations are Ansible playbooks
 )
+
+// InputAnsibleHost is the operation input through which pkg/tosca tells
+// the Ansible driver where an operation runs: a map with "address", the
+// list of candidate addresses of the Compute the node is hosted on
+// (public_address, then private_address, values the walk resolves), and
+// "user" when the Compute's endpoint gives one. No such input, or no
+// address, runs the playbook on this machine. The driver takes it out of
+// the variables it passes to the playbook.
+const InputAnsibleHost = "xosplan_host"
 
 // Well-known operation keys. TOSCA operations use "Interface.operation"
 // with the interface's short name ("Standard.create",
-// "Configure.pre_configure_source"); scripted components use these names,
-// and so does a TOSCA health check (xosplan.interfaces.Health's check is
-// OpHealthCheck).
+// "Configure.pre_configure_source"; a relationship's operation shared
+// with another relationship of the resource is
+// "Configure.pre_configure_source@db[1]": RelationshipOperationKey);
+// scripted components use these names, and so does a TOSCA health check
+// (xosplan.interfaces.Health's check is OpHealthCheck).
 const (
 	OpLaunch      = "launch"
 	OpDestroy     = "destroy"

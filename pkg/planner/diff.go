@@ -517,9 +517,10 @@ func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, r
 		return Create, ReasonNotInState, nil
 	}
 	inPlace := canUpdateInPlace(g.Driver)
-	// A change confined to operations outside the life cycle needs no
-	// update in place, but does not hide a failure either.
-	recordsOnly := len(changed) == 0 && onlyOutsideLifecycle(opChanged, r.Driver.Operations, g.Driver.Operations)
+	// A change confined to operations outside the life cycle, or to the
+	// attribute values the spec assigns, needs no update in place, but
+	// does not hide a failure either.
+	recordsOnly := recordsOnlyChange(changed, opChanged, r.Driver.Operations, g.Driver.Operations)
 	declared := len(changed) > 0 || len(opChanged) > 0
 	switch {
 	case replaceRequested:

@@ -20,7 +20,9 @@
 //     plan says what will run. A change confined to a health check,
 //     discovery or command script is an update in place that runs
 //     nothing (ResourceChange.RecordsOnly), whatever the driver: it does
-//     not change the object. Unmanaged resources are only ever read:
+//     not change the object; so is a change confined to the attribute
+//     values the spec assigns ("attributes", "relationships"), which
+//     apply records. Unmanaged resources are only ever read:
 //     when not recorded yet, when their spec changed or their last read
 //     failed;
 //   - whether a change can be applied in place (canUpdateInPlace): the

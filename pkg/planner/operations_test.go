@@ -161,33 +161,18 @@ func TestChangeOutsideLifecycleRecordsOnly(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			spec := map[string]graph.Value{"size": int64(1)}
-			g := graph.New()
 			after := &graph.Resource{Address: "obj", Type: "t", Management: graph.Managed, Spec: spec,
 				Driver: graph.Driver{Name: tt.driver, Operations: tt.after}}
 			if tt.specChanged {
 				after.Spec = map[string]graph.Value{"size": int64(2)}
 			}
-			if err := g.AddResource(after); err != nil {
-				t.Fatal(err)
-			}
 			fb := state.Feedback{BackendCode: state.BackendOK, Enacted: time.Unix(1, 0)}
 			if tt.failed {
 				fb.BackendCode, fb.LastAttempt = state.BackendError, time.Unix(2, 0)
 			}
-			st := &state.State{Lineage: "l", Resources: []state.Resource{{Address: "obj", Type: "t", Management: graph.Managed,
-				Spec: spec, Driver: graph.Driver{Name: tt.driver, Operations: tt.before}, Feedback: fb}}}
-			p, diags := Diff(context.Background(), g, st, Options{})
-			if diags.HasErrors() {
-				t.Fatal(diags)
-			}
-			c := &p.Changes[0]
-			if c.Action != tt.action || c.Reason != tt.reason || !slices.Equal(c.ReasonPaths, tt.reasonPaths) || c.RecordsOnly() != tt.recordsOnly {
-				t.Errorf("%s %s %q records only %v, want %s %s %q %v", c.Action, c.Reason, c.ReasonPaths, c.RecordsOnly(),
-					tt.action, tt.reason, tt.reasonPaths, tt.recordsOnly)
-			}
-			if got := fileRoundTrip(t, p).Changes[0].RecordsOnly(); got != tt.recordsOnly {
-				t.Errorf("read back from a plan file: records only %v", got)
-			}
+			checkDecision(t, after, state.Resource{Address: "obj", Type: "t", Management: graph.Managed,
+				Spec: spec, Driver: graph.Driver{Name: tt.driver, Operations: tt.before}, Feedback: fb},
+				tt.action, tt.reason, tt.reasonPaths, tt.recordsOnly)
 		})
 	}
 }

@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/state"
@@ -298,8 +299,43 @@ func (c *ResourceChange) Reruns() bool {
 // such a change is made in place whether or not the driver could update
 // the object (decide).
 func (c *ResourceChange) RecordsOnly() bool {
-	return c.Action == Update && (c.Reason == ReasonOperationChanged || c.Reason == ReasonImplementationChanged) &&
-		len(c.ChangedPaths) == 0 && onlyOutsideLifecycle(c.OperationPaths, c.PriorOperations, c.Driver.Operations)
+	switch {
+	case c.Action != Update:
+		return false
+	case c.Reason == ReasonOperationChanged || c.Reason == ReasonImplementationChanged:
+		return len(c.ChangedPaths) == 0 && onlyOutsideLifecycle(c.OperationPaths, c.PriorOperations, c.Driver.Operations)
+	case c.Reason == ReasonSpecChanged:
+		return recordsOnlyChange(c.ChangedPaths, c.OperationPaths, c.PriorOperations, c.Driver.Operations)
+	}
+	return false
+}
+
+// recordsOnlyChange reports whether spec paths changed and operation
+// paths opChanged (operations before and after) make a change that runs
+// nothing: operations outside the life cycle, and the attribute values
+// the spec assigns (valuesOnly), with something changed.
+func recordsOnlyChange(changed, opChanged []string, before, after map[string]graph.Operation) bool {
+	if len(changed) == 0 && len(opChanged) == 0 {
+		return false
+	}
+	return valuesOnly(changed) && (len(opChanged) == 0 || onlyOutsideLifecycle(opChanged, before, after))
+}
+
+// valuesOnly reports whether the spec paths changed all lie in the
+// attribute values a spec assigns (TOSCA: a template's attribute
+// assignments and attribute definitions' defaults, "attributes", and
+// its relationships', "relationships"): initial values of the object's
+// actual state, not configuration its driver acts on, so that a change
+// of them alone is recorded (RecordsOnly), the object untouched. No
+// paths is vacuously true.
+func valuesOnly(changed []string) bool {
+	for _, p := range changed {
+		top, _, _ := strings.Cut(p, ".")
+		if top != "attributes" && top != "relationships" {
+			return false
+		}
+	}
+	return true
 }
 
 // ResourceDrift is a difference between recorded feedback and what a
@@ -461,7 +497,7 @@ func summarize(changes []ResourceChange) Summary {
 }
 
 // canUpdateInPlace is the single place that says whether a driver can apply
-// a spec change without replacing the resource: an exec (TOSCA) resource
+// a spec change without replacing the resource: an exec or ansible (TOSCA) resource
 // when its type has a Standard.configure operation, a scripted (Tonomi)
 // component when it has a reconfigure script, a noop resource always.
 // Any other change replaces the resource.
@@ -469,7 +505,7 @@ func canUpdateInPlace(d graph.Driver) bool {
 	switch d.Name {
 	case graph.DriverNoop:
 		return true
-	case graph.DriverExec:
+	case graph.DriverExec, graph.DriverAnsible:
 		return d.HasOperation("Standard.configure")
 	case graph.DriverScripted:
 		return d.HasOperation(graph.OpReconfigure)

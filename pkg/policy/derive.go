@@ -82,35 +82,11 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 	}
 	cur := declared
 	for round := 1; round <= opts.MaxRounds; round++ {
-		var changed []graph.Policy
-		for _, p := range d.order() {
-			if err := ctx.Err(); err != nil {
-				return declared, diags.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
-			}
-			rs, es := inputOf(cur, p)
-			in, err := encodeInput(p, rs, es)
-			if err != nil {
-				return declared, diags.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
-			}
-			if prev, ran := d.inputs[p.Name]; ran && bytes.Equal(prev, in) {
-				continue
-			}
-			d.inputs[p.Name] = in
-			out, problem := d.run(ctx, p, in, rs)
-			if problem != nil {
-				return declared, diags.Append(*problem)
-			}
-			if prev, ran := d.outputs[p.Name]; ran && bytes.Equal(prev.canonical, out.canonical) {
-				continue
-			}
-			d.outputs[p.Name] = out
-			changed = append(changed, p)
-			next, buildDiags := d.build()
-			if buildDiags.HasErrors() {
-				return declared, diags.Extend(buildDiags)
-			}
-			cur = next
+		changed, next, stop := d.round(ctx, cur)
+		if len(stop) > 0 {
+			return declared, diags.Extend(stop)
 		}
+		cur = next
 		if len(changed) == 0 {
 			for _, cycle := range cur.Cycles() {
 				p, _ := cur.Policy(cycleOwner(cur, cycle))
@@ -132,6 +108,43 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 		}
 	}
 	return cur, diags
+}
+
+// round runs, in dependency order, each policy whose input in cur is not
+// the one it last ran on, and returns the policies whose output changed
+// and the graph with the outputs; stop, when not empty, is what ends
+// Derive.
+func (d *deriver) round(ctx context.Context, cur *graph.Graph) (changed []graph.Policy, next *graph.Graph, stop diag.Diagnostics) {
+	next = cur
+	for _, p := range d.order() {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, stop.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
+		}
+		rs, es := inputOf(next, p)
+		in, err := encodeInput(p, rs, es)
+		if err != nil {
+			return nil, nil, stop.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
+		}
+		if prev, ran := d.inputs[p.Name]; ran && bytes.Equal(prev, in) {
+			continue
+		}
+		d.inputs[p.Name] = in
+		out, problem := d.run(ctx, p, in, rs)
+		if problem != nil {
+			return nil, nil, stop.Append(*problem)
+		}
+		if prev, ran := d.outputs[p.Name]; ran && bytes.Equal(prev.canonical, out.canonical) {
+			continue
+		}
+		d.outputs[p.Name] = out
+		changed = append(changed, p)
+		built, buildDiags := d.build()
+		if buildDiags.HasErrors() {
+			return nil, nil, buildDiags
+		}
+		next = built
+	}
+	return changed, next, nil
 }
 
 // deriver holds the work of one Derive.
@@ -158,16 +171,29 @@ func (d *deriver) build() (*graph.Graph, diag.Diagnostics) {
 // xosplan (CodeInternal), since the declared part comes from a graph that
 // held it already and run checked the edges.
 func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	refused := func(at diag.Range, what string, err error) {
-		diags = diags.Errorf(at, "", CodeInternal, "%s cannot be kept: %v", what, err)
+	out, diags := d.declared()
+	diags = d.addDerived(out, outputs, diags)
+	if diags.HasErrors() {
+		return out, diags
 	}
+	return out, d.addDerivedEdges(out, outputs, diags)
+}
+
+// refused is the diagnostic of what the graph refuses to keep.
+func refused(diags diag.Diagnostics, at diag.Range, what string, err error) diag.Diagnostics {
+	return diags.Errorf(at, "", CodeInternal, "%s cannot be kept: %v", what, err)
+}
+
+// declared is the declared part of d.g: its resources not marked as
+// derived, the edges between them, and its policies.
+func (d *deriver) declared() (*graph.Graph, diag.Diagnostics) {
+	var diags diag.Diagnostics
 	out := graph.New()
 	out.Sources, out.Outputs, out.SensitiveOutputs, out.Secrets = d.g.Sources, d.g.Outputs, d.g.SensitiveOutputs, d.g.Secrets
 	for _, r := range d.g.Resources() {
 		if r.DerivedBy == "" {
 			if err := out.AddResource(r); err != nil {
-				refused(r.Range, "resource "+r.Address, err)
+				diags = refused(diags, r.Range, "resource "+r.Address, err)
 			}
 		}
 	}
@@ -175,16 +201,22 @@ func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagno
 		if _, ok := out.Resource(e.Source); ok {
 			if _, ok := out.Resource(e.Target); ok {
 				if err := out.AddEdge(e); err != nil {
-					refused(e.Range, "the dependency of "+e.Source+" on "+e.Target, err)
+					diags = refused(diags, e.Range, "the dependency of "+e.Source+" on "+e.Target, err)
 				}
 			}
 		}
 	}
 	for _, p := range d.policies {
 		if err := out.AddPolicy(p); err != nil {
-			refused(p.Range, "model policy "+p.Name, err)
+			diags = refused(diags, p.Range, "model policy "+p.Name, err)
 		}
 	}
+	return out, diags
+}
+
+// addDerived adds to out the resources of each policy's output, in policy
+// order; an address already taken is CodeAddressConflict.
+func (d *deriver) addDerived(out *graph.Graph, outputs map[string]output, diags diag.Diagnostics) diag.Diagnostics {
 	for _, p := range d.policies {
 		o, ok := outputs[p.Name]
 		if !ok {
@@ -201,9 +233,12 @@ func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagno
 			}
 		}
 	}
-	if diags.HasErrors() {
-		return out, diags
-	}
+	return diags
+}
+
+// addDerivedEdges adds to out the edges of each policy's output whose
+// target out holds, in policy order.
+func (d *deriver) addDerivedEdges(out *graph.Graph, outputs map[string]output, diags diag.Diagnostics) diag.Diagnostics {
 	for _, p := range d.policies {
 		for _, e := range outputs[p.Name].edges {
 			if _, ok := out.Resource(e.Target); !ok {
@@ -214,11 +249,11 @@ func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagno
 				continue
 			}
 			if err := out.AddEdge(e); err != nil {
-				refused(e.Range, "the dependency of "+e.Source+" on "+e.Target+" that policy "+p.Name+" derives", err)
+				diags = refused(diags, e.Range, "the dependency of "+e.Source+" on "+e.Target+" that policy "+p.Name+" derives", err)
 			}
 		}
 	}
-	return out, diags
+	return diags
 }
 
 // order returns the policies in dependency order by their last outputs: a
@@ -270,7 +305,7 @@ func reads(p graph.Policy, o output) bool {
 // may read (rs).
 func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*graph.Resource) (output, *diag.Diagnostic) {
 	problem := func(code, format string, args ...any) *diag.Diagnostic {
-		return &diag.Diagnostic{Severity: diag.Error, Code: code, Range: p.Range, Summary: fmt.Sprintf(format, args...)}
+		return policyProblem(p, code, format, args...)
 	}
 	exe, err := d.confine(ctx, p.Implementation)
 	if err != nil {
@@ -302,6 +337,21 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 	if err != nil {
 		return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: %v", p.Name, err)
 	}
+	if problem := completeOutput(p, out, rs); problem != nil {
+		return output{}, problem
+	}
+	return out, nil
+}
+
+// policyProblem is an error diagnostic at the policy p.
+func policyProblem(p graph.Policy, code, format string, args ...any) *diag.Diagnostic {
+	return &diag.Diagnostic{Severity: diag.Error, Code: code, Range: p.Range, Summary: fmt.Sprintf(format, args...)}
+}
+
+// completeOutput completes the resources of p's output out (their policy,
+// position, driver and types) and checks its edges against what p may
+// read (rs) and derives.
+func completeOutput(p graph.Policy, out output, rs []*graph.Resource) *diag.Diagnostic {
 	readable := make(map[string]*graph.Resource, len(rs)+len(out.resources))
 	for _, r := range rs {
 		readable[r.Address] = r
@@ -312,7 +362,7 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 		if dr.driverFrom != "" {
 			from, ok := readable[dr.driverFrom]
 			if !ok {
-				return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: %s takes its driver from %s, which is not a resource the policy reads", p.Name, r.Address, dr.driverFrom)
+				return policyProblem(p, CodeBadOutput, "policy %s printed an output xosplan cannot use: %s takes its driver from %s, which is not a resource the policy reads", p.Name, r.Address, dr.driverFrom)
 			}
 			r.Driver = from.Driver
 			if r.Type == "" {
@@ -328,11 +378,11 @@ func (d *deriver) run(ctx context.Context, p graph.Policy, in []byte, rs []*grap
 	}
 	for i, e := range out.edges {
 		if readable[e.Target] == nil {
-			return output{}, problem(CodeBadOutput, "policy %s printed an output xosplan cannot use: edges[%d]: target %s is neither a resource the policy reads nor one it derives", p.Name, i, e.Target)
+			return policyProblem(p, CodeBadOutput, "policy %s printed an output xosplan cannot use: edges[%d]: target %s is neither a resource the policy reads nor one it derives", p.Name, i, e.Target)
 		}
 		out.edges[i].Range = p.Range
 	}
-	return out, nil
+	return nil
 }
 
 // confine returns the executable exe once it is known to be a regular

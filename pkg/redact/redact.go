@@ -166,12 +166,16 @@ func (r *Redactor) AddOperations(d graph.Driver) {
 }
 
 // AddResource registers the secrets of a recorded resource: its sensitive
-// spec paths as configured and as resolved, its sensitive attributes as
-// operation outputs set them, and its operations' sensitive inputs.
+// spec paths as configured and as resolved, its sensitive attributes and
+// those of its relationships as operation outputs set them, and its
+// operations' sensitive inputs.
 func (r *Redactor) AddResource(rec *state.Resource) {
 	r.AddPaths(rec.Spec, rec.Sensitive)
 	r.AddPaths(rec.Feedback.Resolved, rec.Sensitive)
 	r.AddPaths(rec.Feedback.Attributes, state.AttributePaths(rec.Sensitive))
+	for _, rel := range rec.Feedback.Relationships {
+		r.AddPaths(rel.Attributes, state.RelationshipAttributePaths(rec.Sensitive, rel.Requirement, rel.Index))
+	}
 	r.AddOperations(rec.Driver)
 }
 

@@ -15,8 +15,10 @@ const SensitiveMarker = "(sensitive value)"
 
 // Redacted returns a copy of r whose values at the Sensitive paths of
 // Spec and of Feedback.Resolved, at the paths "attributes.<name>…" of
-// Feedback.Attributes (what operation outputs set), and whose operation
-// inputs named in each operation's Sensitive list, read SensitiveMarker. Paths are dot-joined
+// Feedback.Attributes (what operation outputs set), at the paths
+// "relationships.<requirement>.<index>.attributes.<name>…" of the
+// attributes of Feedback.Relationships, and whose operation inputs named
+// in each operation's Sensitive list, read SensitiveMarker. Paths are dot-joined
 // map keys and list indexes, relative to the spec; a key may hold dots
 // itself (Tonomi's "configuration.password"). r is not modified; the
 // copy shares the parts that hold nothing sensitive.
@@ -29,6 +31,31 @@ func (r *Resource) Redacted() Resource {
 	out.Spec = redactMap(r.Spec, r.Sensitive)
 	out.Feedback.Resolved = redactMap(r.Feedback.Resolved, r.Sensitive)
 	out.Feedback.Attributes = redactMap(r.Feedback.Attributes, AttributePaths(r.Sensitive))
+	cloned := false
+	for i, rel := range r.Feedback.Relationships {
+		paths := RelationshipAttributePaths(r.Sensitive, rel.Requirement, rel.Index)
+		if len(paths) == 0 || len(rel.Attributes) == 0 {
+			continue
+		}
+		if !cloned {
+			out.Feedback.Relationships, cloned = slices.Clone(r.Feedback.Relationships), true
+		}
+		out.Feedback.Relationships[i].Attributes = redactMap(rel.Attributes, paths)
+	}
+	return out
+}
+
+// RelationshipAttributePaths returns the paths of the Attributes of the
+// relationship of requirement req, index idx, that the sensitive spec
+// paths name (graph.RelationshipPath).
+func RelationshipAttributePaths(sensitive []string, req string, idx int) []string {
+	prefix := graph.RelationshipPath(req, idx, "")
+	var out []string
+	for _, p := range sensitive {
+		if rest, ok := strings.CutPrefix(p, prefix); ok && rest != "" {
+			out = append(out, rest)
+		}
+	}
 	return out
 }
 

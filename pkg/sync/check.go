@@ -17,17 +17,9 @@ import (
 // was found changed (failed, gone, converging no more), which the next
 // reconcile repairs.
 func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool {
-	// The state changes only through this engine, which holds its lock:
-	// the copy read last is current.
-	e.mu.Lock()
-	prior := e.recorded
-	e.mu.Unlock()
-	if prior == nil {
-		var err error
-		if prior, err = e.load(ctx); err != nil {
-			e.opts.Logger.Warn("health checks skipped", "error", err.Error())
-			return false
-		}
+	prior, ok := e.current(ctx)
+	if !ok {
+		return false
 	}
 	e.mu.Lock()
 	drivers, scriptRoot := e.opts.Drivers, ""
@@ -40,32 +32,9 @@ func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool 
 	}
 	rf := &executor.Refresher{Drivers: drivers, ScriptRoot: scriptRoot, Timeout: e.opts.Timeout, WorkDir: e.opts.WorkDir,
 		State: prior, Redactor: executor.NewRedactorFor(prior, nil), NoDiscovery: !discover}
-	opts := planner.Options{RefreshOnly: true, Refresher: rf}
-	if addrs != nil {
-		// Only these are checked; the planner's selection adds their
-		// dependencies, which the filter passes over.
-		opts.Targets = addrs
-		set := make(map[string]bool, len(addrs))
-		for _, a := range addrs {
-			set[a] = true
-		}
-		opts.Refresher = &only{inner: rf, addrs: set}
-	}
-	p, diags := planner.Diff(ctx, nil, prior, opts)
+	p, diags := planner.Diff(ctx, nil, prior, checkOptions(rf, addrs))
 	now := e.opts.Clock.Now()
-	e.mu.Lock()
-	for _, a := range e.checkedAddrs(prior, addrs, discover) {
-		if t := e.tracked[a]; t != nil {
-			t.lastCheck = now
-			if t.checkable && !discover {
-				t.nextCheck = wholeSecond(now.Add(e.jitter(t.interval)))
-			}
-			if discover && t.schedule != nil {
-				t.nextDiscover = t.schedule.Next(now)
-			}
-		}
-	}
-	e.mu.Unlock()
+	e.reschedule(e.checkedAddrs(prior, addrs, discover), discover, now)
 	if p == nil || ctx.Err() != nil {
 		return false
 	}
@@ -81,6 +50,64 @@ func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool 
 		}
 		return false
 	}
+	return e.recordDrift(ctx, p, drivers, now, addrs, discover)
+}
+
+// current returns the recorded state. The state changes only through
+// this engine, which holds its lock: the copy read last is current.
+func (e *Engine) current(ctx context.Context) (*state.State, bool) {
+	e.mu.Lock()
+	prior := e.recorded
+	e.mu.Unlock()
+	if prior == nil {
+		var err error
+		if prior, err = e.load(ctx); err != nil {
+			e.opts.Logger.Warn("health checks skipped", "error", err.Error())
+			return nil, false
+		}
+	}
+	return prior, true
+}
+
+// checkOptions are the options of the refresh-only plan that checks addrs
+// with rf, or every recorded resource when addrs is nil.
+func checkOptions(rf *executor.Refresher, addrs []string) planner.Options {
+	opts := planner.Options{RefreshOnly: true, Refresher: rf}
+	if addrs != nil {
+		// Only these are checked; the planner's selection adds their
+		// dependencies, which the filter passes over.
+		opts.Targets = addrs
+		set := make(map[string]bool, len(addrs))
+		for _, a := range addrs {
+			set[a] = true
+		}
+		opts.Refresher = &only{inner: rf, addrs: set}
+	}
+	return opts
+}
+
+// reschedule notes that the resources checked were checked at now and
+// sets their next health check or, with discover, their next discovery.
+func (e *Engine) reschedule(checked []string, discover bool, now time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, a := range checked {
+		if t := e.tracked[a]; t != nil {
+			t.lastCheck = now
+			if t.checkable && !discover {
+				t.nextCheck = wholeSecond(now.Add(e.jitter(t.interval)))
+			}
+			if discover && t.schedule != nil {
+				t.nextDiscover = t.schedule.Next(now)
+			}
+		}
+	}
+}
+
+// recordDrift applies the refresh-only plan p, which found drift, then
+// reports each drifted resource and, with discover, what the discovery of
+// addrs[0] found. It reports whether the drift was recorded.
+func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers executor.Registry, now time.Time, addrs []string, discover bool) bool {
 	aopts := e.opts.Apply
 	aopts.Events = nil
 	if _, err := executor.Apply(ctx, p, e.opts.Store, drivers, aopts); err != nil {

@@ -349,37 +349,7 @@ func (e *Engine) backoff(n int) time.Duration {
 // checks, discovery, the resync, and a reconcile when anything asks
 // for one.
 func (e *Engine) step(ctx context.Context) {
-	now := e.opts.Clock.Now()
-	e.mu.Lock()
-	var due []string
-	for addr, t := range e.tracked {
-		if e.checks[addr] || (t.checkable && !t.nextCheck.IsZero() && !t.nextCheck.After(now)) {
-			due = append(due, addr)
-		}
-	}
-	clear(e.checks)
-	var discover []string
-	for addr, t := range e.tracked {
-		if t.schedule != nil && !t.nextDiscover.IsZero() && !t.nextDiscover.After(now) {
-			discover = append(discover, addr)
-		}
-	}
-	resync := !e.nextResync.After(now)
-	if resync {
-		e.dirty = true
-		e.reasons["resync"] = true
-	}
-	if !e.goalRetry.IsZero() && !e.goalRetry.After(now) {
-		e.goalRetry = time.Time{}
-		e.reasons["retry"] = true
-	}
-	for _, t := range e.tracked {
-		if !t.nextRetry.IsZero() && !t.nextRetry.After(now) {
-			e.reasons["retry"] = true
-			break
-		}
-	}
-	e.mu.Unlock()
+	due, discover, resync := e.takeDue(e.opts.Clock.Now())
 	slices.Sort(due)
 	slices.Sort(discover)
 	if resync {
@@ -409,6 +379,42 @@ func (e *Engine) step(ctx context.Context) {
 	if resync && ctx.Err() == nil {
 		e.recordResync(ctx)
 	}
+}
+
+// takeDue returns what is due at now: the health checks asked for or
+// scheduled, the discoveries, and whether the resync is; it clears the
+// checks asked for and notes the resync and the retries due as reasons
+// to reconcile.
+func (e *Engine) takeDue(now time.Time) (due, discover []string, resync bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for addr, t := range e.tracked {
+		if e.checks[addr] || (t.checkable && !t.nextCheck.IsZero() && !t.nextCheck.After(now)) {
+			due = append(due, addr)
+		}
+	}
+	clear(e.checks)
+	for addr, t := range e.tracked {
+		if t.schedule != nil && !t.nextDiscover.IsZero() && !t.nextDiscover.After(now) {
+			discover = append(discover, addr)
+		}
+	}
+	resync = !e.nextResync.After(now)
+	if resync {
+		e.dirty = true
+		e.reasons["resync"] = true
+	}
+	if !e.goalRetry.IsZero() && !e.goalRetry.After(now) {
+		e.goalRetry = time.Time{}
+		e.reasons["retry"] = true
+	}
+	for _, t := range e.tracked {
+		if !t.nextRetry.IsZero() && !t.nextRetry.After(now) {
+			e.reasons["retry"] = true
+			break
+		}
+	}
+	return due, discover, resync
 }
 
 // nextWake is the earliest time something is due, or zero.
@@ -464,30 +470,7 @@ func (e *Engine) track(st *state.State, now time.Time) {
 			t = &tracked{}
 			e.tracked[r.Address] = t
 		}
-		t.interval = e.opts.HealthInterval
-		if s, ok := r.Driver.Options[OptionHealthInterval].(string); ok {
-			if d, err := time.ParseDuration(s); err == nil && d > 0 {
-				t.interval = d
-			}
-		}
-		t.checkable = r.Driver.HasOperation(graph.OpHealthCheck)
-		if t.checkable && t.nextCheck.IsZero() {
-			t.nextCheck = wholeSecond(now.Add(time.Duration(e.opts.Rand() * float64(t.interval))))
-		}
-		if !t.checkable {
-			t.nextCheck = time.Time{}
-		}
-		expr, _ := r.Driver.Options[graph.OptionDiscoverySchedule].(string)
-		switch {
-		case expr == "" || !r.Driver.HasOperation(graph.OpDiscovery):
-			t.schedule, t.nextDiscover = nil, time.Time{}
-		case t.schedule == nil:
-			// The configuration was validated; a schedule that does not
-			// parse never fires.
-			if s, err := quartz.Parse(expr); err == nil {
-				t.schedule, t.nextDiscover = s, s.Next(now)
-			}
-		}
+		e.scheduleOf(t, r, now)
 	}
 	for addr, t := range e.tracked {
 		if !seen[addr] && e.goal != nil {
@@ -500,6 +483,36 @@ func (e *Engine) track(st *state.State, now time.Time) {
 		}
 		if !seen[addr] {
 			delete(e.tracked, addr)
+		}
+	}
+}
+
+// scheduleOf brings the schedules t of the recorded resource r in line
+// with its driver: its health check interval and first check, and its
+// discovery's next firing.
+func (e *Engine) scheduleOf(t *tracked, r *state.Resource, now time.Time) {
+	t.interval = e.opts.HealthInterval
+	if s, ok := r.Driver.Options[OptionHealthInterval].(string); ok {
+		if d, err := time.ParseDuration(s); err == nil && d > 0 {
+			t.interval = d
+		}
+	}
+	t.checkable = r.Driver.HasOperation(graph.OpHealthCheck)
+	if t.checkable && t.nextCheck.IsZero() {
+		t.nextCheck = wholeSecond(now.Add(time.Duration(e.opts.Rand() * float64(t.interval))))
+	}
+	if !t.checkable {
+		t.nextCheck = time.Time{}
+	}
+	expr, _ := r.Driver.Options[graph.OptionDiscoverySchedule].(string)
+	switch {
+	case expr == "" || !r.Driver.HasOperation(graph.OpDiscovery):
+		t.schedule, t.nextDiscover = nil, time.Time{}
+	case t.schedule == nil:
+		// The configuration was validated; a schedule that does not
+		// parse never fires.
+		if s, err := quartz.Parse(expr); err == nil {
+			t.schedule, t.nextDiscover = s, s.Next(now)
 		}
 	}
 }

@@ -114,42 +114,9 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 	}
 	e.forgetSettled(p, excludes)
 	if len(p.Steps()) == 0 {
-		// As apply with nothing to run: a journal a killed run left is
-		// folded into the snapshot, and the outputs may have changed
-		// without any resource.
-		bg := context.WithoutCancel(ctx)
-		if _, err := e.opts.Store.Compact(bg); err != nil {
-			return OutcomeError, nil, fmt.Errorf("saving state: %w", err)
-		}
-		if _, _, err := executor.RecordOutputs(bg, e.opts.Store, goal.Desired); err != nil {
-			return OutcomeError, nil, err
-		}
-		st, err := e.load(bg)
-		if err != nil {
-			return OutcomeError, nil, err
-		}
-		e.track(st, now)
-		return OutcomeNoChanges, nil, nil
+		return e.nothingToRun(ctx, goal, now)
 	}
-	aopts := e.opts.Apply
-	aopts.Retries = -1
-	aopts.Desired = goal.Desired
-	aopts.ScriptRoot = goal.ScriptRoot
-	aopts.Placer = goal.Placer
-	aopts.Events = func(ev executor.Event) {
-		e.emit(Event{Type: EventApply, Address: ev.Address, Apply: &ev, Time: ev.Time})
-	}
-	if e.opts.WorkDir != "" {
-		aopts.WorkDir = e.opts.WorkDir
-	}
-	drivers := goal.Drivers
-	if c := e.opts.Cluster; c != nil {
-		var parallelism int
-		drivers, parallelism = c.Dispatch(goal)
-		if parallelism > 0 {
-			aopts.Parallelism = parallelism
-		}
-	}
+	aopts, drivers := e.applyOptions(goal)
 	rep, applyErr := executor.Apply(ctx, p, e.opts.Store, drivers, aopts)
 	after := e.opts.Clock.Now()
 	if rep != nil {
@@ -176,6 +143,51 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 		return OutcomeError, rep, err
 	}
 	return OutcomeApplied, rep, nil
+}
+
+// nothingToRun ends a reconcile whose plan has no step as apply does: a
+// journal a killed run left is folded into the snapshot, and the outputs
+// may have changed without any resource.
+func (e *Engine) nothingToRun(ctx context.Context, goal *Goal, now time.Time) (string, *executor.Report, error) {
+	bg := context.WithoutCancel(ctx)
+	if _, err := e.opts.Store.Compact(bg); err != nil {
+		return OutcomeError, nil, fmt.Errorf("saving state: %w", err)
+	}
+	if _, _, err := executor.RecordOutputs(bg, e.opts.Store, goal.Desired); err != nil {
+		return OutcomeError, nil, err
+	}
+	st, err := e.load(bg)
+	if err != nil {
+		return OutcomeError, nil, err
+	}
+	e.track(st, now)
+	return OutcomeNoChanges, nil, nil
+}
+
+// applyOptions are the options and drivers a reconcile applies the plan
+// of goal with: no retry within the apply (the engine retries on its own
+// schedule), events as the engine's, and a cluster's dispatch.
+func (e *Engine) applyOptions(goal *Goal) (executor.Options, executor.Registry) {
+	aopts := e.opts.Apply
+	aopts.Retries = -1
+	aopts.Desired = goal.Desired
+	aopts.ScriptRoot = goal.ScriptRoot
+	aopts.Placer = goal.Placer
+	aopts.Events = func(ev executor.Event) {
+		e.emit(Event{Type: EventApply, Address: ev.Address, Apply: &ev, Time: ev.Time})
+	}
+	if e.opts.WorkDir != "" {
+		aopts.WorkDir = e.opts.WorkDir
+	}
+	drivers := goal.Drivers
+	if c := e.opts.Cluster; c != nil {
+		var parallelism int
+		drivers, parallelism = c.Dispatch(goal)
+		if parallelism > 0 {
+			aopts.Parallelism = parallelism
+		}
+	}
+	return aopts, drivers
 }
 
 // plan makes the reconcile's plan: the goal against prior, less what

@@ -40,29 +40,11 @@ const DefaultPoll = 30 * time.Second
 // ends, or at once with the error of a watch that could not start (the
 // poll then still runs until ctx ends).
 func Watch(ctx context.Context, paths []string, opts WatchOptions, changed func(reason string)) error {
-	if opts.Debounce <= 0 {
-		opts.Debounce = 500 * time.Millisecond
-	}
-	if opts.Poll == 0 {
-		opts.Poll = DefaultPoll
-	}
-	if opts.Clock == nil {
-		opts.Clock = RealClock()
-	}
-	if opts.Ignore == nil {
-		opts.Ignore = func(string) bool { return false }
-	}
+	opts = opts.withDefaults()
 	w := &watcher{paths: paths, opts: opts}
-	var events <-chan fsnotify.Event
-	var errs <-chan error
-	fw, err := fsnotify.NewWatcher()
-	if err == nil {
+	fw, events, errs := w.notify()
+	if fw != nil {
 		defer fw.Close()
-		for _, d := range w.dirs() {
-			// A folder that cannot be watched is still polled.
-			_ = fw.Add(d)
-		}
-		events, errs = fw.Events, fw.Errors
 	}
 	last := w.fingerprint()
 	var pollC <-chan time.Time
@@ -121,6 +103,38 @@ func Watch(ctx context.Context, paths []string, opts WatchOptions, changed func(
 			resetPoll()
 		}
 	}
+}
+
+// withDefaults fills in the defaults of the options not given.
+func (opts WatchOptions) withDefaults() WatchOptions {
+	if opts.Debounce <= 0 {
+		opts.Debounce = 500 * time.Millisecond
+	}
+	if opts.Poll == 0 {
+		opts.Poll = DefaultPoll
+	}
+	if opts.Clock == nil {
+		opts.Clock = RealClock()
+	}
+	if opts.Ignore == nil {
+		opts.Ignore = func(string) bool { return false }
+	}
+	return opts
+}
+
+// notify starts the notifications of the folders to watch and returns
+// their watcher, which the caller closes, and channels; all nil when the
+// operating system's watch could not start.
+func (w *watcher) notify() (*fsnotify.Watcher, <-chan fsnotify.Event, <-chan error) {
+	fw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, nil, nil
+	}
+	for _, d := range w.dirs() {
+		// A folder that cannot be watched is still polled.
+		_ = fw.Add(d)
+	}
+	return fw, fw.Events, fw.Errors
 }
 
 type watcher struct {

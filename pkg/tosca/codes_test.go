@@ -46,7 +46,7 @@ func TestFixturesCoverCodes(t *testing.T) {
 // allCodes lists the code constants.
 func allCodes() []string {
 	return []string{
-		CodeCanceled, CodeRead, CodeWrongKind, CodeVersion, CodeMetadata, CodeUnknownField,
+		CodeCanceled, CodeRead, CodeNoDriver, CodeWrongKind, CodeVersion, CodeMetadata, CodeUnknownField,
 		CodeMissingField, CodeDuplicateKey, CodeImportNotFound, CodeNetworkImport,
 		CodeUnknownRepository, CodeTypeRedefined, CodeUnknownType, CodeUnknownParent,
 		CodeDerivationCycle, CodeNativeExtended, CodeIncompatibleRefinement, CodeStatus,

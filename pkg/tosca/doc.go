@@ -100,6 +100,7 @@
 //	tosca.group_members            group members repeated, missing or of a disallowed type
 //	tosca.policy_targets           policy targets of a disallowed type
 //	tosca.health_check             a health check (xosplan.interfaces.Health) on a node template without lifecycle operations, which never runs (warning)
+//	tosca.no_driver                an operation implementation no driver can run: an Ansible playbook among a node's scripts, or a file that is no .sh, .bash or .py and has no #! line (warning)
 //	tosca.health_interval          a node template's metadata xosplan.health_interval that is not a duration of at least 1s, or (warning) set without a health check
 //	tosca.policy_implementation    a model policy's implementation that is a URL, missing, not a regular file, outside the configuration root or inside an archive (it runs at plan time)
 //	tosca.unsatisfied_requirement  no node template satisfies a requirement given by type (warning)
@@ -417,9 +418,11 @@
 //     requirement that makes one relationship; with count, it is each
 //     relationship's index where xosplan makes one value per relationship
 //     (the node [template, index] selects, so that edges go to the
-//     representations selected), unknown in the relationship's properties
-//     and an error in its Configure operations, which run once per
-//     requirement. Outside a relationship context it is an error.
+//     representations selected) and in its Configure operations, which
+//     run once per relationship; unknown in the relationship's
+//     properties; an error in the Configure operations of a requirement
+//     whose count is a function call, which run once for it. Outside a
+//     relationship context it is an error.
 package tosca
 
 import "github.com/xosplan/xosplan/pkg/tosca/internal/core"
@@ -472,6 +475,7 @@ const (
 	CodePolicyTargets          = core.CodePolicyTargets
 	CodePolicyImplementation   = core.CodePolicyImplementation
 	CodeHealthCheck            = core.CodeHealthCheck
+	CodeNoDriver               = core.CodeNoDriver
 	CodeHealthInterval         = core.CodeHealthInterval
 	CodeUnsatisfied            = core.CodeUnsatisfied
 	CodeNodeMismatch           = core.CodeNodeMismatch

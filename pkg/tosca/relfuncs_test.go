@@ -351,8 +351,20 @@ func TestRelationshipOperationOutputs(t *testing.T) {
 		}
 	}
 	a, _ := g.Resource("a")
-	// a's two assignments of db share the operation key: the last wins.
-	got := a.Driver.Operations["Configure.pre_configure_source"].Outputs
+	// a's two assignments of db each have their operation, and its
+	// outputs set their own relationship's attributes; b's one keeps the
+	// plain key.
+	if _, ok := a.Driver.Operations["Configure.pre_configure_source"]; ok {
+		t.Errorf("a's two relationships share the key Configure.pre_configure_source: %v", slices.Sorted(maps.Keys(a.Driver.Operations)))
+	}
+	first := a.Driver.Operations["Configure.pre_configure_source@db[0]"].Outputs
+	if w := (graph.OutputAttribute{Requirement: "db", Index: 0, Target: "db", Name: "link_id"}).String(); first["link"] != w || first["typed"] != w {
+		t.Errorf("a's first relationship's outputs = %v, want link and typed %s", first, w)
+	}
+	if b, _ := g.Resource("b"); b.Driver.Operations["Configure.pre_configure_source"].Outputs["link"] == "" {
+		t.Errorf("b's one relationship's operation is not Configure.pre_configure_source: %v", slices.Sorted(maps.Keys(b.Driver.Operations)))
+	}
+	got := a.Driver.Operations["Configure.pre_configure_source@db[1]"].Outputs
 	want := map[string]string{
 		"link":  graph.OutputAttribute{Requirement: "db", Index: 1, Target: "db2", Name: "link_id"}.String(),
 		"peer":  graph.OutputAttribute{Target: "db2", Name: "client"}.String(),

@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
@@ -93,6 +95,8 @@ func MakeGoal(ctx context.Context, spec Spec) (*Goal, diag.Diagnostics, error) {
 	if diags.HasErrors() {
 		return nil, diags, nil
 	}
+	reg := Drivers(executor.DriverOptions{})
+	diags = diags.Extend(DriverDiagnostics([]*graph.Graph{desired}, reg))
 	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.Options.Destroy || spec.Options.RefreshOnly)
 	diags = diags.Extend(deriveDiags)
 	if diags.HasErrors() {
@@ -117,7 +121,7 @@ func MakeGoal(ctx context.Context, spec Spec) (*Goal, diag.Diagnostics, error) {
 	if scriptRoot == "" {
 		scriptRoot = DefaultScriptRoot(res.ManifestFolders())
 	}
-	maps.Copy(digests, digestOperations(ctx, desired, scriptRoot, spec.Root))
+	maps.Copy(digests, digestOperations(ctx, desired, scriptRoot, spec.Root, reg))
 	opts.InputDigests, opts.Configuration = digests, spec.Paths
 	return &Goal{Desired: desired, Options: opts, Config: res, ScriptRoot: scriptRoot}, diags, nil
 }
@@ -197,55 +201,36 @@ func inputDigests(files []string, inputs map[string]any, salt string) (map[strin
 // and the digest of a small file outside the project (a token, a host
 // name) would give its content away to a guesser. A file that cannot be
 // read is left out, and so is the digest of the operation that runs it;
-// the driver reports the file when it runs.
-func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, root *config.Root) map[string]string {
-	out := map[string]string{}
+// the driver reports the file when it runs. A driver that says which
+// files an implementation includes (driver.FileLister: a playbook's roles
+// and task files) has them digested with it.
+func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, root *config.Root, reg executor.Registry) map[string]string {
 	wd, err := os.Getwd()
 	if err != nil {
-		return out
+		return map[string]string{}
 	}
-	unreadable := map[string]bool{}
-	digest := func(f string) (string, bool) {
-		key := f
-		if abs, err := filepath.Abs(f); err == nil {
-			if rel, err := filepath.Rel(wd, abs); err == nil && filepath.IsLocal(rel) {
-				key = filepath.ToSlash(rel)
-			} else {
-				key = abs
-			}
-		}
-		if d, done := out[key]; done {
-			return d, true
-		}
-		if unreadable[key] {
-			return "", false
-		}
-		data, problem := config.ReadFile(ctx, f, root)
-		if problem != nil {
-			unreadable[key] = true
-			return "", false
-		}
-		out[key] = planner.Digest(data)
-		return out[key], true
-	}
+	fd := &fileDigests{wd: wd, root: root, out: map[string]string{}, unreadable: map[string]bool{}}
 	for _, r := range g.Resources() {
 		var ops map[string]graph.Operation
 		for _, k := range slices.Sorted(maps.Keys(r.Driver.Operations)) {
 			op := r.Driver.Operations[k]
 			files, complete := executor.OperationFiles(r, op, scriptRoot)
-			sums := make([]string, 0, len(files))
-			for _, f := range files {
-				if d, ok := digest(f); ok {
-					sums = append(sums, d)
-				}
+			if fl, ok := reg[r.Driver.Name].(driver.FileLister); ok && complete && len(files) > 0 {
+				// A playbook's roles and the files it includes are part of
+				// what it runs (implementation_changed).
+				files = append(files, fl.IncludedFiles(ctx, files[0], func(p string) ([]byte, error) {
+					data, problem := config.ReadFile(ctx, p, root)
+					if problem != nil {
+						return nil, errors.New(problem.Summary)
+					}
+					return data, nil
+				})...)
 			}
-			if !complete || len(sums) != len(files) || len(sums) == 0 {
+			d, ok := fd.operation(ctx, files, complete)
+			if !ok {
 				continue
 			}
-			op.Digest = sums[0]
-			if len(sums) > 1 {
-				op.Digest = planner.Digest([]byte(strings.Join(sums, "\n")))
-			}
+			op.Digest = d
 			if ops == nil {
 				// The graph's operations may be shared; this resource
 				// gets its own map.
@@ -257,5 +242,60 @@ func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, ro
 			r.Driver.Operations = ops
 		}
 	}
-	return out
+	return fd.out
+}
+
+// fileDigests are the digests of the files digestOperations read, keyed by
+// path relative to the working folder wd when under it, and the files it
+// could not read.
+type fileDigests struct {
+	wd         string
+	root       *config.Root
+	out        map[string]string
+	unreadable map[string]bool
+}
+
+// operation is the digest of an operation that runs files: that of its
+// one file, or of the digests of its files; false when the files are not
+// complete, or one cannot be read, or there are none.
+func (fd *fileDigests) operation(ctx context.Context, files []string, complete bool) (string, bool) {
+	sums := make([]string, 0, len(files))
+	for _, f := range files {
+		if d, ok := fd.digest(ctx, f); ok {
+			sums = append(sums, d)
+		}
+	}
+	if !complete || len(sums) != len(files) || len(sums) == 0 {
+		return "", false
+	}
+	if len(sums) > 1 {
+		return planner.Digest([]byte(strings.Join(sums, "\n"))), true
+	}
+	return sums[0], true
+}
+
+// digest returns the digest of the file f, read once, inside the
+// configuration root only.
+func (fd *fileDigests) digest(ctx context.Context, f string) (string, bool) {
+	key := f
+	if abs, err := filepath.Abs(f); err == nil {
+		if rel, err := filepath.Rel(fd.wd, abs); err == nil && filepath.IsLocal(rel) {
+			key = filepath.ToSlash(rel)
+		} else {
+			key = abs
+		}
+	}
+	if d, done := fd.out[key]; done {
+		return d, true
+	}
+	if fd.unreadable[key] {
+		return "", false
+	}
+	data, problem := config.ReadFile(ctx, f, fd.root)
+	if problem != nil {
+		fd.unreadable[key] = true
+		return "", false
+	}
+	fd.out[key] = planner.Digest(data)
+	return fd.out[key], true
 }

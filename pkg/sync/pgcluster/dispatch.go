@@ -156,18 +156,12 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 		}
 		return results
 	}
-	args := actionArgs{Workspace: c.opts.Workspace, Action: reqs[0].Action, Digest: digest, Driver: driver, Leader: c.member}
-	for _, req := range reqs {
-		w, err := encodeRequest(req, c.opts.WorkDir)
-		if err != nil {
-			return fail(err)
-		}
-		args.Addresses = append(args.Addresses, req.Address)
-		args.Requests = append(args.Requests, w)
+	args, err := c.jobArgs(driver, digest, reqs)
+	if err != nil {
+		return fail(err)
 	}
 	what := strings.Join(args.Addresses, ", ")
-	key := actionKey(args.Action, args.Requests)
-	args.Key = key
+	key := args.Key
 	for {
 		cl := &call{digest: digest, since: time.Now(), addrs: args.Addresses, reqs: reqs, refused: map[string]bool{},
 			done: make(chan []byte, 1), gone: make(chan string, 1), unwanted: make(chan string, 1)}
@@ -199,14 +193,7 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 			cl.member, cl.started = res.Job.AttemptedBy[len(res.Job.AttemptedBy)-1], time.Now()
 			c.log.Info("an action a former leader handed out is still running; waiting for it", "address", what, "member", cl.member)
 		}
-		c.mu.Lock()
-		c.calls[id] = cl
-		early := c.early[id].msgs
-		delete(c.early, id)
-		c.mu.Unlock()
-		for _, msg := range early {
-			c.started(msg)
-		}
+		c.register(id, cl)
 		// A job a former leader handed out may have finished already.
 		c.poke()
 		var data []byte
@@ -225,9 +212,7 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 			select {
 			case data = <-cl.done:
 				c.forget(id)
-				cl.mu.Lock()
-				cl.finished = true
-				cl.mu.Unlock()
+				cl.finish()
 				return decodeResults(data, results)
 			default:
 			}
@@ -242,11 +227,46 @@ func (c *Cluster) dispatch(ctx context.Context, driver, digest string, reqs []ex
 			return fail(fmt.Errorf("%s: no member ran it: %s", what, why))
 		}
 		c.forget(id)
-		cl.mu.Lock()
-		cl.finished = true
-		cl.mu.Unlock()
+		cl.finish()
 		return decodeResults(data, results)
 	}
+}
+
+// jobArgs are the arguments of the job of the actions reqs of driver,
+// with the key of the action (actionKey).
+func (c *Cluster) jobArgs(driver, digest string, reqs []executor.Request) (actionArgs, error) {
+	args := actionArgs{Workspace: c.opts.Workspace, Action: reqs[0].Action, Digest: digest, Driver: driver, Leader: c.member}
+	for _, req := range reqs {
+		w, err := encodeRequest(req, c.opts.WorkDir)
+		if err != nil {
+			return actionArgs{}, err
+		}
+		args.Addresses = append(args.Addresses, req.Address)
+		args.Requests = append(args.Requests, w)
+	}
+	args.Key = actionKey(args.Action, args.Requests)
+	return args, nil
+}
+
+// register makes cl the call of job id and passes it the messages of
+// the job that arrived before it.
+func (c *Cluster) register(id int64, cl *call) {
+	c.mu.Lock()
+	c.calls[id] = cl
+	early := c.early[id].msgs
+	delete(c.early, id)
+	c.mu.Unlock()
+	for _, msg := range early {
+		c.started(msg)
+	}
+}
+
+// finish marks the call returned: no process its member reports is
+// recorded after this.
+func (cl *call) finish() {
+	cl.mu.Lock()
+	cl.finished = true
+	cl.mu.Unlock()
 }
 
 // insertion is one job waiting for the inserter; key is its action's

@@ -132,41 +132,7 @@ func buildJSON(p *planner.Plan) (*jsonPlan, error) {
 		out.InputDigests = map[string]string{}
 	}
 	for i := range p.Changes {
-		c := &p.Changes[i]
-		replacePaths := [][]any{}
-		if c.Action.IsReplace() && c.Reason != planner.ReasonDependencyReplaced {
-			for _, rp := range c.ReasonPaths {
-				replacePaths = append(replacePaths, segments(rp, c.After, c.Before))
-			}
-		}
-		before, after := c.Before, c.After
-		switch c.Action {
-		case planner.Create:
-			before = nil
-		case planner.Delete, planner.Forget:
-			after = nil
-		}
-		out.ResourceChanges = append(out.ResourceChanges, jsonChange{
-			Address:    c.Address,
-			Type:       c.Type,
-			Management: c.Management,
-			Change: jsonChangeBody{
-				Actions:         c.Action.Actions(),
-				Before:          jw.raw(known(before, c.Sensitive)),
-				After:           jw.raw(known(after, c.Sensitive)),
-				AfterUnknown:    jw.raw(orEmpty(unknownTree(after))),
-				BeforeSensitive: jw.raw(orEmpty(sensitiveTree(before, "", c.Sensitive))),
-				AfterSensitive:  jw.raw(orEmpty(sensitiveTree(after, "", c.Sensitive))),
-				ChangedPaths:    nonNil(c.ChangedPaths),
-				ReplacePaths:    replacePaths,
-			},
-			ActionReason:   c.Reason.String(),
-			ForcedBy:       c.ForcedBy,
-			DerivedBy:      c.DerivedBy,
-			OperationPaths: c.OperationPaths,
-			Dependencies:   nonNil(c.Dependencies),
-			Placement:      c.Placement,
-		})
+		out.ResourceChanges = append(out.ResourceChanges, jw.change(&p.Changes[i]))
 	}
 	for i := range p.Drift {
 		d := &p.Drift[i]
@@ -185,6 +151,39 @@ func buildJSON(p *planner.Plan) (*jsonPlan, error) {
 		out.Steps = append(out.Steps, jsonStep{Address: s.Address, Action: s.Op.String()})
 	}
 	return out, jw.err
+}
+
+// change is the JSON of the resource change c; jw keeps the first error
+// of its values.
+func (jw *jsonWriter) change(c *planner.ResourceChange) jsonChange {
+	replacePaths := [][]any{}
+	if c.Action.IsReplace() && c.Reason != planner.ReasonDependencyReplaced {
+		for _, rp := range c.ReasonPaths {
+			replacePaths = append(replacePaths, segments(rp, c.After, c.Before))
+		}
+	}
+	before, after := shownValues(c)
+	return jsonChange{
+		Address:    c.Address,
+		Type:       c.Type,
+		Management: c.Management,
+		Change: jsonChangeBody{
+			Actions:         c.Action.Actions(),
+			Before:          jw.raw(known(before, c.Sensitive)),
+			After:           jw.raw(known(after, c.Sensitive)),
+			AfterUnknown:    jw.raw(orEmpty(unknownTree(after))),
+			BeforeSensitive: jw.raw(orEmpty(sensitiveTree(before, "", c.Sensitive))),
+			AfterSensitive:  jw.raw(orEmpty(sensitiveTree(after, "", c.Sensitive))),
+			ChangedPaths:    nonNil(c.ChangedPaths),
+			ReplacePaths:    replacePaths,
+		},
+		ActionReason:   c.Reason.String(),
+		ForcedBy:       c.ForcedBy,
+		DerivedBy:      c.DerivedBy,
+		OperationPaths: c.OperationPaths,
+		Dependencies:   nonNil(c.Dependencies),
+		Placement:      c.Placement,
+	}
 }
 
 // jsonFormat is how the JSON plan writes its strings: as plan files do
@@ -228,47 +227,7 @@ func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
 	}{{"resource_changes", p.ResourceChanges}, {"resource_drift", p.ResourceDrift}} {
 		changes := o.Field(list.name).BeginArray()
 		for i := range list.changes {
-			c := &list.changes[i]
-			co := changes.Next().BeginObject()
-			co.Field("address").String(c.Address)
-			co.Field("type").String(c.Type)
-			if c.Management != "" {
-				co.Field("management").String(string(c.Management))
-			}
-			body := co.Field("change").BeginObject()
-			body.Field("actions").Strings(c.Change.Actions)
-			body.Field("before").Raw(c.Change.Before)
-			body.Field("after").Raw(c.Change.After)
-			body.Field("after_unknown").Raw(c.Change.AfterUnknown)
-			body.Field("before_sensitive").Raw(c.Change.BeforeSensitive)
-			body.Field("after_sensitive").Raw(c.Change.AfterSensitive)
-			body.Field("changed_paths").Strings(c.Change.ChangedPaths)
-			w.Format = 0
-			paths := body.Field("replace_paths").BeginArray()
-			for _, segments := range c.Change.ReplacePaths {
-				paths.Next().Value(segments)
-			}
-			paths.End()
-			w.Format = jsonFormat
-			body.End()
-			if c.ActionReason != "" {
-				co.Field("action_reason").String(c.ActionReason)
-			}
-			if len(c.ForcedBy) > 0 {
-				co.Field("forced_by").Strings(c.ForcedBy)
-			}
-			if c.DerivedBy != "" {
-				co.Field("derived_by").String(c.DerivedBy)
-			}
-			if len(c.OperationPaths) > 0 {
-				co.Field("operation_paths").Strings(c.OperationPaths)
-			}
-			co.Field("dependencies").Strings(c.Dependencies)
-			if c.Placement != nil {
-				co.Field("placement")
-				marshal(c.Placement)
-			}
-			co.End()
+			appendChange(changes.Next(), &list.changes[i], marshal)
 		}
 		changes.End()
 	}
@@ -284,6 +243,51 @@ func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
 	steps.End()
 	o.End()
 	return w.Buf, w.Err()
+}
+
+// appendChange writes the resource change (or drift) c with w, the
+// writer of an array element; marshal writes what encoding/json writes.
+func appendChange(w *canonjson.Writer, c *jsonChange, marshal func(any)) {
+	co := w.BeginObject()
+	co.Field("address").String(c.Address)
+	co.Field("type").String(c.Type)
+	if c.Management != "" {
+		co.Field("management").String(string(c.Management))
+	}
+	body := co.Field("change").BeginObject()
+	body.Field("actions").Strings(c.Change.Actions)
+	body.Field("before").Raw(c.Change.Before)
+	body.Field("after").Raw(c.Change.After)
+	body.Field("after_unknown").Raw(c.Change.AfterUnknown)
+	body.Field("before_sensitive").Raw(c.Change.BeforeSensitive)
+	body.Field("after_sensitive").Raw(c.Change.AfterSensitive)
+	body.Field("changed_paths").Strings(c.Change.ChangedPaths)
+	w.Format = 0
+	paths := body.Field("replace_paths").BeginArray()
+	for _, segments := range c.Change.ReplacePaths {
+		paths.Next().Value(segments)
+	}
+	paths.End()
+	w.Format = jsonFormat
+	body.End()
+	if c.ActionReason != "" {
+		co.Field("action_reason").String(c.ActionReason)
+	}
+	if len(c.ForcedBy) > 0 {
+		co.Field("forced_by").Strings(c.ForcedBy)
+	}
+	if c.DerivedBy != "" {
+		co.Field("derived_by").String(c.DerivedBy)
+	}
+	if len(c.OperationPaths) > 0 {
+		co.Field("operation_paths").Strings(c.OperationPaths)
+	}
+	co.Field("dependencies").Strings(c.Dependencies)
+	if c.Placement != nil {
+		co.Field("placement")
+		marshal(c.Placement)
+	}
+	co.End()
 }
 
 func nonNil(s []string) []string {

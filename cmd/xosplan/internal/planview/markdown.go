@@ -39,6 +39,13 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 	if title == "" {
 		title = "xosplan plan"
 	}
+	return markdownDiff(p, markdownHead(p, title), limit)
+}
+
+// markdownHead is the part of the comment never truncated: the marker, the
+// title, the summary, the destruction warning, the action groups and the
+// placement.
+func markdownHead(p *planner.Plan, title string) string {
 	var head bytes.Buffer
 	head.WriteString("<!-- xosplan:plan_id=" + p.PlanID + " -->\n")
 	groups := groupByAction(p)
@@ -59,21 +66,7 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 		head.WriteString("## :memo: " + title + ": changes\n\n")
 	}
 	head.WriteString("**" + SummaryLine(p) + "**\n\n")
-	if len(destructive) > 0 {
-		head.WriteString("> [!WARNING]\n> :warning: This plan **destroys or replaces " + strconv.Itoa(len(destructive)) + " resource")
-		if len(destructive) != 1 {
-			head.WriteString("s")
-		}
-		head.WriteString("**:\n")
-		for i, d := range destructive {
-			if i == maxListed {
-				head.WriteString("> - … and " + strconv.Itoa(len(destructive)-maxListed) + " more\n")
-				break
-			}
-			head.WriteString("> - " + d + "\n")
-		}
-		head.WriteString("\n")
-	}
+	markdownDestructive(&head, destructive)
 	for _, g := range groups {
 		head.WriteString("#### " + g.title + " (" + strconv.Itoa(len(g.changes)) + ")\n\n")
 		for i, c := range g.changes {
@@ -81,27 +74,61 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 				head.WriteString("- … and " + strconv.Itoa(len(g.changes)-maxListed) + " more\n")
 				break
 			}
-			head.WriteString("- `" + c.Address + "`")
-			if c.DerivedBy != "" {
-				head.WriteString(" (derived by policy `" + c.DerivedBy + "`)")
-			}
-			if c.Reason != planner.ReasonNone && c.Reason != planner.ReasonNotInState && c.Reason != planner.ReasonSpecChanged {
-				head.WriteString(" — " + c.Reason.String())
-				switch c.Reason {
-				case planner.ReasonOperationChanged, planner.ReasonImplementationChanged:
-					head.WriteString(": `" + strings.Join(c.ReasonPaths, "`, `") + "`")
-				case planner.ReasonCannotUpdate:
-					if reason, paths := operationCause(c); reason != planner.ReasonNone {
-						head.WriteString(", " + reason.String() + ": `" + strings.Join(paths, "`, `") + "`")
-					}
-				}
-			}
-			head.WriteString("\n")
+			markdownChange(&head, c)
 		}
 		head.WriteString("\n")
 	}
 	head.WriteString(markdownPlacement(p))
+	return head.String()
+}
 
+// markdownDestructive writes the warning naming the resources destroyed or
+// replaced, if there are any.
+func markdownDestructive(head *bytes.Buffer, destructive []string) {
+	if len(destructive) == 0 {
+		return
+	}
+	head.WriteString("> [!WARNING]\n> :warning: This plan **destroys or replaces " + strconv.Itoa(len(destructive)) + " resource")
+	if len(destructive) != 1 {
+		head.WriteString("s")
+	}
+	head.WriteString("**:\n")
+	for i, d := range destructive {
+		if i == maxListed {
+			head.WriteString("> - … and " + strconv.Itoa(len(destructive)-maxListed) + " more\n")
+			break
+		}
+		head.WriteString("> - " + d + "\n")
+	}
+	head.WriteString("\n")
+}
+
+// markdownChange writes one change's list item: its address, the policy
+// that derived it and the reason for it, where those say more than the
+// group's title.
+func markdownChange(head *bytes.Buffer, c *planner.ResourceChange) {
+	head.WriteString("- `" + c.Address + "`")
+	if c.DerivedBy != "" {
+		head.WriteString(" (derived by policy `" + c.DerivedBy + "`)")
+	}
+	if c.Reason != planner.ReasonNone && c.Reason != planner.ReasonNotInState && c.Reason != planner.ReasonSpecChanged {
+		head.WriteString(" — " + c.Reason.String())
+		switch c.Reason {
+		case planner.ReasonOperationChanged, planner.ReasonImplementationChanged:
+			head.WriteString(": `" + strings.Join(c.ReasonPaths, "`, `") + "`")
+		case planner.ReasonCannotUpdate:
+			if reason, paths := operationCause(c); reason != planner.ReasonNone {
+				head.WriteString(", " + reason.String() + ": `" + strings.Join(paths, "`, `") + "`")
+			}
+		}
+	}
+	head.WriteString("\n")
+}
+
+// markdownDiff returns the head out followed by the full text plan in a
+// collapsed diff block, cut at a line with a notice when the whole
+// comment would exceed limit.
+func markdownDiff(p *planner.Plan, out string, limit int) string {
 	var text bytes.Buffer
 	_ = safeText(&text, p, TextOptions{})
 	diffLines := diffStyle(strings.Split(strings.TrimRight(text.String(), "\n"), "\n"))
@@ -109,7 +136,6 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 	open := "<details><summary>Show the full plan (" + strconv.Itoa(len(diffLines)) + " lines)</summary>\n\n" + fence + "diff\n"
 	closing := fence + "\n\n</details>\n"
 
-	out := head.String()
 	full := strings.Join(diffLines, "\n") + "\n"
 	if len(out)+len(open)+len(full)+len(closing) <= limit {
 		return out + open + full + closing

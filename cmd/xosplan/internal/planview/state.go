@@ -35,58 +35,64 @@ func StateText(w io.Writer, st *state.State, opts TextOptions) error {
 		return err
 	}
 	for i := range st.Resources {
-		res := &st.Resources[i]
 		if i > 0 {
 			r.line()
 		}
-		r.line(r.paint(ansiBold, "# "+res.Address+":"))
-		kind := "resource"
-		if res.Management == graph.Unmanaged {
-			kind = "data"
-		}
-		r.line(kind, " ", strconv.Quote(res.Type), " ", strconv.Quote(res.Address), " {")
-		d := &differ{sensitive: res.Sensitive}
-		r.plainMap(d, 4, "", res.Spec)
-		fb := &res.Feedback
-		r.line()
-		r.line("    # backend_code = ", strconv.Itoa(fb.BackendCode), " (", backendWord(fb.BackendCode), ")")
-		if fb.BackendStatus != "" {
-			r.line("    # backend_status = ", strconv.Quote(fb.BackendStatus))
-		}
-		r.line("    # status = ", statusWord(fb.Status))
-		if fb.InstanceID != "" {
-			r.line("    # instance_id = ", strconv.Quote(fb.InstanceID))
-		}
-		attrs := res.Redacted().Feedback.Attributes
-		for _, k := range slices.Sorted(maps.Keys(attrs)) {
-			if d.isSensitive("attributes." + k) {
-				r.line("    # attributes.", k, " = ", state.SensitiveMarker)
-				continue
-			}
-			r.line("    # attributes.", k, " = ", scalar(attrs[k]))
-		}
-		for _, k := range slices.Sorted(maps.Keys(fb.Signals)) {
-			r.line("    # signals.", k, " = ", scalar(fb.Signals[k]))
-		}
-		for _, rel := range fb.Relationships {
-			at := "    # relationships." + rel.Requirement + "[" + strconv.Itoa(rel.Index) + "]."
-			r.line(at, "target = ", strconv.Quote(rel.Target))
-			for _, k := range slices.Sorted(maps.Keys(rel.Attributes)) {
-				r.line(at, "attributes.", k, " = ", scalar(rel.Attributes[k]))
-			}
-		}
-		if !fb.Enacted.IsZero() {
-			r.line("    # enacted = ", fb.Enacted.UTC().Format(time.RFC3339))
-		}
-		if len(res.Dependencies) > 0 {
-			deps, _ := json.Marshal(res.Dependencies)
-			r.line("    # dependencies = ", string(deps))
-		}
-		r.line("}")
+		r.stateResource(&st.Resources[i])
 	}
 	r.outputs(st.Outputs)
 	_, err := w.Write(r.buf.Bytes())
 	return err
+}
+
+// stateResource writes the recorded resource res: its spec as
+// configuration, then its feedback as comments.
+func (r *renderer) stateResource(res *state.Resource) {
+	r.line(r.paint(ansiBold, "# "+res.Address+":"))
+	kind := "resource"
+	if res.Management == graph.Unmanaged {
+		kind = "data"
+	}
+	r.line(kind, " ", strconv.Quote(res.Type), " ", strconv.Quote(res.Address), " {")
+	d := &differ{sensitive: res.Sensitive}
+	r.plainMap(d, 4, "", res.Spec)
+	fb := &res.Feedback
+	r.line()
+	r.line("    # backend_code = ", strconv.Itoa(fb.BackendCode), " (", backendWord(fb.BackendCode), ")")
+	if fb.BackendStatus != "" {
+		r.line("    # backend_status = ", strconv.Quote(fb.BackendStatus))
+	}
+	r.line("    # status = ", statusWord(fb.Status))
+	if fb.InstanceID != "" {
+		r.line("    # instance_id = ", strconv.Quote(fb.InstanceID))
+	}
+	redacted := res.Redacted()
+	attrs := redacted.Feedback.Attributes
+	for _, k := range slices.Sorted(maps.Keys(attrs)) {
+		if d.isSensitive("attributes." + k) {
+			r.line("    # attributes.", k, " = ", state.SensitiveMarker)
+			continue
+		}
+		r.line("    # attributes.", k, " = ", scalar(attrs[k]))
+	}
+	for _, k := range slices.Sorted(maps.Keys(fb.Signals)) {
+		r.line("    # signals.", k, " = ", scalar(fb.Signals[k]))
+	}
+	for _, rel := range redacted.Feedback.Relationships {
+		at := "    # relationships." + rel.Requirement + "[" + strconv.Itoa(rel.Index) + "]."
+		r.line(at, "target = ", strconv.Quote(rel.Target))
+		for _, k := range slices.Sorted(maps.Keys(rel.Attributes)) {
+			r.line(at, "attributes.", k, " = ", scalar(rel.Attributes[k]))
+		}
+	}
+	if !fb.Enacted.IsZero() {
+		r.line("    # enacted = ", fb.Enacted.UTC().Format(time.RFC3339))
+	}
+	if len(res.Dependencies) > 0 {
+		deps, _ := json.Marshal(res.Dependencies)
+		r.line("    # dependencies = ", string(deps))
+	}
+	r.line("}")
 }
 
 // outputs writes the "Outputs:" block of the recorded outputs, sensitive
@@ -205,7 +211,8 @@ func StateJSON(w io.Writer, st *state.State) error {
 	for i := range st.Resources {
 		res := &st.Resources[i]
 		fb := res.Feedback
-		fb.Attributes = res.Redacted().Feedback.Attributes
+		redacted := res.Redacted()
+		fb.Attributes, fb.Relationships = redacted.Feedback.Attributes, redacted.Feedback.Relationships
 		fb.Resolved = nil
 		if res.Feedback.Resolved != nil {
 			if m, ok := known(res.Feedback.Resolved, res.Sensitive).(map[string]any); ok {

@@ -194,6 +194,11 @@ func (r *renderer) legend(shown []*planner.ResourceChange) {
 
 // header returns the "# addr will be …" comment and the "(because …)" note.
 func header(c *planner.ResourceChange) (string, string) {
+	return headLine(c), becauseNote(c)
+}
+
+// headLine is the "# addr will be …" comment of c.
+func headLine(c *planner.ResourceChange) string {
 	a := c.Address
 	var head string
 	switch c.Action {
@@ -224,6 +229,12 @@ func header(c *planner.ResourceChange) (string, string) {
 	if c.DerivedBy != "" {
 		head += ", derived by policy " + c.DerivedBy
 	}
+	return head
+}
+
+// becauseNote is the "(because …)" note of c, empty when c needs none.
+func becauseNote(c *planner.ResourceChange) string {
+	a := c.Address
 	var because string
 	switch c.Reason {
 	case planner.ReasonNoResourceConfig:
@@ -263,7 +274,7 @@ func header(c *planner.ResourceChange) (string, string) {
 			because = "it is unmanaged and " + because + "; nothing is deleted"
 		}
 	}
-	return head, because
+	return because
 }
 
 // operationsBecause words an operation reason (planner.OperationReason)
@@ -350,13 +361,7 @@ func (r *renderer) change(c *planner.ResourceChange) {
 	if c.Action.IsReplace() && c.Reason != planner.ReasonDependencyReplaced {
 		d.forcing = c.ReasonPaths
 	}
-	before, after := c.Before, c.After
-	switch c.Action {
-	case planner.Create:
-		before = nil
-	case planner.Delete, planner.Forget:
-		after = nil
-	}
+	before, after := shownValues(c)
 	r.mapBody(d, 6, "", before, after, before != nil, after != nil, false)
 	r.operations(c)
 	r.line("    }")
@@ -510,16 +515,7 @@ type entry struct {
 // mapBody renders the entries of a map at indent (the column of the
 // change symbol). Keys of nested maps are quoted, as Terraform does.
 func (r *renderer) mapBody(d *differ, indent int, prefix string, before, after map[string]graph.Value, hasBefore, hasAfter, quoted bool) {
-	keys := make([]string, 0, len(before)+len(after))
-	for k := range before {
-		keys = append(keys, k)
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
+	keys := unionKeys(before, after)
 	var entries []entry
 	hidden := 0
 	for _, k := range keys {
@@ -549,6 +545,34 @@ func (r *renderer) mapBody(d *differ, indent int, prefix string, before, after m
 		}
 		r.hidden(indent, hidden, what)
 	}
+}
+
+// shownValues are the values of c the plan shows before and after: no
+// values before a create, none after a delete or a forget.
+func shownValues(c *planner.ResourceChange) (before, after map[string]graph.Value) {
+	before, after = c.Before, c.After
+	switch c.Action {
+	case planner.Create:
+		before = nil
+	case planner.Delete, planner.Forget:
+		after = nil
+	}
+	return before, after
+}
+
+// unionKeys returns the keys of before and after, sorted.
+func unionKeys(before, after map[string]graph.Value) []string {
+	keys := make([]string, 0, len(before)+len(after))
+	for k := range before {
+		keys = append(keys, k)
+	}
+	for k := range after {
+		if _, ok := before[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 func (r *renderer) hidden(indent, n int, what string) {
@@ -656,7 +680,7 @@ func (r *renderer) nested(d *differ, indent int, path, key, sym string, v graph.
 		for i, e := range x {
 			p := join(path, strconv.Itoa(i))
 			switch {
-			case d.isSensitive(p):
+			case d.isSensitive(p) || d.hasSensitiveBelow(p):
 				r.line(pad(indent+4), r.sym(sym), " ", sensitiveValue, ",")
 			case isNested(e) && !graph.HasUnknown(e):
 				r.line(pad(indent+4), r.sym(sym), " ", graph.Render(e), ",")

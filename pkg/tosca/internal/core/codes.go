@@ -48,6 +48,7 @@ const (
 	CodePolicyTargets          = "tosca.policy_targets"
 	CodePolicyImplementation   = "tosca.policy_implementation"
 	CodeHealthCheck            = "tosca.health_check"
+	CodeNoDriver               = "tosca.no_driver"
 	CodeHealthInterval         = "tosca.health_interval"
 	CodeUnsatisfied            = "tosca.unsatisfied_requirement"
 	CodeNodeMismatch           = "tosca.node_mismatch"

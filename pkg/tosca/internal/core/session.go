@@ -33,6 +33,9 @@ type Session struct {
 	Files    Files
 	Archive  bool
 	confined map[confinedKey]bool
+	// PlaybookOps holds the paths of the operations whose implementation
+	// is an artifact of an Ansible type (drivers.go).
+	PlaybookOps map[string]bool
 
 	// Diags holds the diagnostics in the order found.
 	Diags diag.Diagnostics

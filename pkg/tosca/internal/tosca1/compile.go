@@ -84,6 +84,9 @@ type compiler struct {
 	// the diagnostics and their follow-ons.
 	*core.Session
 	opts Options
+	// opHosts holds the operation_host of the operations that give one,
+	// by path (drivers.go).
+	opHosts map[string]string
 
 	// files by cleaned absolute path (or pseudo name for embedded ones);
 	// order lists them in load order (root first after normative).

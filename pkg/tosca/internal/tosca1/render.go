@@ -228,8 +228,15 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		}
 		spec["capabilities"] = m
 	}
-	if len(nt.attrs) > 0 {
-		spec["attributes"] = dropNil(nt.attrs)
+	attrs := nt.attrs
+	if nt.attrsN == nil {
+		attrs = c.nodeAttrDefaults(nt)
+	}
+	if len(attrs) > 0 {
+		spec["attributes"] = dropNil(attrs)
+	}
+	if rels := c.relAttrsOf(nt); rels != nil {
+		spec["relationships"] = rels
 	}
 	if len(nt.artifacts) > 0 {
 		m := make(map[string]graph.Value, len(nt.artifacts))
@@ -287,11 +294,13 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 			attrs = append(attrs, "attributes."+name)
 		}
 	}
-	if len(attrs) == 0 {
-		return out
-	}
 	slices.Sort(attrs)
-	return append(attrs, out...)
+	out = append(attrs, out...)
+	if rels := c.relSecretPaths(nt); len(rels) > 0 {
+		out = append(out, rels...)
+		slices.Sort(out)
+	}
+	return out
 }
 
 // isLifecycle reports whether iface holds operations the exec driver runs.
@@ -316,6 +325,7 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 		}
 	}
 	ops := map[string]graph.Operation{}
+	where := map[string]core.OpSite{}
 	s := &scope{at: nt.key, node: nt}
 	// Sorted, so that two interfaces with the same short name resolve the
 	// same way every time.
@@ -342,9 +352,14 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), nt.path+".interfaces."+name+"."+opName, s)
 			if ok {
 				ops[key] = op
+				opPath := nt.path + ".interfaces." + name + "." + opName
+				where[key] = core.OpSite{Path: opPath, Host: c.operationHost(opPath, nt, nt, nil)}
 			}
 		}
 	}
+	// Each relationship's operations are its own (core.RelationshipOps): two
+	// requirements defining the same operation both run.
+	var relOps []core.RelationshipOp
 	for _, ra := range nt.reqs {
 		rel := ra.relType
 		if rel == nil {
@@ -369,22 +384,24 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 				}
 				op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
 				if ok {
-					ops["Configure."+opName] = op
+					idx, _ := ra.index()
+					opPath := ra.path + ".relationship.interfaces." + name + "." + opName
+					runsOn := nt
+					if core.TargetSideOp(opName) {
+						runsOn = ra.target
+					}
+					relOps = append(relOps, core.RelationshipOp{Name: opName, Req: ra.name, Index: idx, Op: op,
+						Site: core.OpSite{Path: opPath, Host: c.operationHost(opPath, runsOn, nt, ra.target)}})
 				}
 			}
 		}
 	}
-	drv := graph.Driver{Name: graph.DriverNoop}
-	for key, op := range ops {
-		if op.Implementation != "" && key != graph.OpHealthCheck {
-			drv.Name = graph.DriverExec
-			break
-		}
-	}
-	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name != graph.DriverExec || check.Implementation == "") {
+	core.RelationshipOps(relOps, ops, where)
+	drv := graph.Driver{Name: c.ChooseDriver(nt.name, nt.key.File, ops, where)}
+	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name == graph.DriverNoop || check.Implementation == "") {
 		// A check needs something to check and to repair what it finds
-		// failed or missing: the lifecycle operations of exec.
-		if drv.Name != graph.DriverExec {
+		// failed or missing: the lifecycle operations of exec or ansible.
+		if drv.Name == graph.DriverNoop {
 			c.warnf(check.Range, nt.path+".interfaces", core.CodeHealthCheck,
 				"the health check of node template %q never runs: it has no lifecycle operation to create what it checks", nt.name)
 		}
@@ -533,6 +550,9 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	}
 	named := func(n *yamlsrc.Node, where string) string {
 		if a := c.nodeArtifact(node, text(n)); a != nil {
+			if where == ".implementation" || where == ".implementation.primary" {
+				c.markPlaybook(path, a.typ)
+			}
 			return c.artifactImplementation(a, base, path+where)
 		}
 		c.ConfineNamed(n, text(n), base, path+where, core.CodeImplOutsideRoot, "implementation")
@@ -546,6 +566,9 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	case impl.Kind == yamlsrc.Mapping:
 		primary := impl.Get("primary")
 		if primary != nil && primary.Kind == yamlsrc.Mapping {
+			if tn := primary.Get("type"); tn.IsString() {
+				c.markPlaybook(path, c.lookup(kArtifact, tn.Value))
+			}
 			primary = primary.Get("file")
 		}
 		op.Implementation = named(primary, ".implementation.primary")
@@ -557,6 +580,7 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 				op.Dependencies = append(op.Dependencies, named(d, ".implementation.dependencies"))
 			}
 		}
+		c.noteOperationHost(impl.Get("operation_host"), path)
 		if to := impl.Get("timeout"); to != nil {
 			if secs, ok := to.Int(); ok && secs > 0 {
 				op.Timeout = time.Duration(secs) * time.Second

@@ -105,9 +105,10 @@ type relCtx struct {
 // count has an index per relationship where xosplan makes one value per
 // relationship (the target representation its node selects) and none
 // elsewhere: graph.Unknown in values only the orchestrator reads (the
-// relationship's properties), an error in operations xosplan runs once
-// per requirement. Outside a relationship context the static check
-// reported it.
+// relationship's properties). Relationship operations run once per
+// relationship, each with its index; of a requirement whose count is a
+// function call they run once, where the index is an error. Outside a
+// relationship context the static check reported it.
 func (ev *eval) relationshipIndex(n *yamlsrc.Node) graph.Value {
 	r := ev.rel
 	switch {
@@ -116,7 +117,7 @@ func (ev *eval) relationshipIndex(n *yamlsrc.Node) graph.Value {
 	case r.known:
 		return r.index
 	case r.once != "":
-		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$relationship_index in %s of requirement %q, which makes %d relationships: xosplan runs them once for the requirement, so the index has no single value", r.once, r.req, r.count)
+		ev.c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$relationship_index in %s of requirement %q, whose count is a function call: xosplan runs them once for the requirement, so the index has no single value", r.once, r.req)
 		return nil
 	}
 	return unknown("relationship_index", nil)

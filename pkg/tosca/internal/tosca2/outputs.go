@@ -12,13 +12,13 @@ import (
 // path may only reach the local node or relationship (§9.9): in a node's
 // operation [SELF, attribute] is the node's, [SELF, RELATIONSHIP,
 // requirement, index, attribute] a relationship of its requirement's; in
-// a relationship's operation (ra) [SELF, attribute] is the
+// a relationship's operation (rel) [SELF, attribute] is the
 // relationship's, [SELF, SOURCE, attribute] the source node's and
 // [SELF, TARGET, attribute] the target's. Nil when there are none.
-func (c *compiler) opOutputs(nd *node, ra *reqAssign, def, assigned *yamlsrc.Node) map[string]string {
+func (c *compiler) opOutputs(nd *node, rel *relEnd, def, assigned *yamlsrc.Node) map[string]string {
 	var out map[string]string
 	set := func(name string, m *yamlsrc.Node) {
-		if attr, ok := c.outputAttribute(nd, ra, m.Items()); ok {
+		if attr, ok := c.outputAttribute(nd, rel, m.Items()); ok {
 			if out == nil {
 				out = map[string]string{}
 			}
@@ -40,9 +40,13 @@ func (c *compiler) opOutputs(nd *node, ra *reqAssign, def, assigned *yamlsrc.Nod
 // SELF, then the attribute's name and fields) name, as
 // graph.Operation.Outputs names it; ok is false for a mapping that names
 // none xosplan records (a capability's attribute, another template).
-func (c *compiler) outputAttribute(nd *node, ra *reqAssign, items []*yamlsrc.Node) (string, bool) {
+func (c *compiler) outputAttribute(nd *node, rel *relEnd, items []*yamlsrc.Node) (string, bool) {
 	if len(items) < 2 || items[0].Value != "SELF" {
 		return "", false
+	}
+	var ra *reqAssign
+	if rel != nil {
+		ra = rel.ra
 	}
 	rest := items[1:]
 	if ra == nil && rest[0].Value == "RELATIONSHIP" && len(rest) >= 3 {
@@ -53,10 +57,16 @@ func (c *compiler) outputAttribute(nd *node, ra *reqAssign, items []*yamlsrc.Nod
 			rest = rest[2:]
 		}
 		req := items[2].Value
-		if r := c.relOfIndex(nd, req, idx); r != nil && r.target != nil {
-			return graph.OutputAttribute{Requirement: req, Index: int(idx), Target: address(r.target, -1), Name: rest[0].Value}.String(), true
+		r := c.relOfIndex(nd, req, idx)
+		if r == nil {
+			return "", false
 		}
-		return "", false
+		// The target as the relationship's own operations name it.
+		end, ok := (&relEnd{ra: r, src: nd, srcIdx: -1, r: idx - firstRelIndex(nd, r)}).target()
+		if !ok {
+			return "", false
+		}
+		return graph.OutputAttribute{Requirement: req, Index: int(idx), Target: address(end.node, end.idx), Name: rest[0].Value}.String(), true
 	}
 	if ra == nil {
 		if rest[0].Value == "CAPABILITY" {
@@ -70,19 +80,24 @@ func (c *compiler) outputAttribute(nd *node, ra *reqAssign, items []*yamlsrc.Nod
 			return "", false
 		}
 		return rest[1].Value, true
-	case "TARGET":
-		if len(rest) < 2 || ra.target == nil {
-			return "", false
-		}
-		return graph.OutputAttribute{Target: address(ra.target, -1), Name: rest[1].Value}.String(), true
 	case "CAPABILITY", "RELATIONSHIP":
 		return "", false
 	}
-	if ra.target == nil {
+	// The relationship's target: with a count, the representation its
+	// node selects for this relationship.
+	end, ok := rel.target()
+	if !ok {
 		return "", false
 	}
-	idx := firstRelIndex(nd, ra)
-	return graph.OutputAttribute{Requirement: ra.name, Index: int(idx), Target: address(ra.target, -1), Name: rest[0].Value}.String(), true
+	target := address(end.node, end.idx)
+	if rest[0].Value == "TARGET" {
+		if len(rest) < 2 {
+			return "", false
+		}
+		return graph.OutputAttribute{Target: target, Name: rest[1].Value}.String(), true
+	}
+	idx := firstRelIndex(nd, ra) + max(rel.r, 0)
+	return graph.OutputAttribute{Requirement: ra.name, Index: int(idx), Target: target, Name: rest[0].Value}.String(), true
 }
 
 // relOfIndex is the assignment of nd's requirement req that makes its

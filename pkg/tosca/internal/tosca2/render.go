@@ -14,7 +14,10 @@ package tosca2
 //   - The operations of the interfaces named or typed Standard are
 //     exec-driver operations "Standard.<operation>" (the simple profile's
 //     lifecycle), and those of the Configure interfaces of a template's
-//     relationships "Configure.<operation>" of the source, as for 1.x.
+//     relationships operations of the source, each relationship's its own
+//     (graph.RelationshipOperationKey, core.RelationshipOps), as for 1.x; an
+//     assignment with a count runs them once for each relationship it
+//     makes.
 //     An implementation (§11.8) is a file, the name of an artifact of the
 //     node template or its type, or an inline artifact definition, with
 //     dependencies of the same forms and a timeout; an artifact's file is
@@ -182,6 +185,9 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	if len(nd.attrs) > 0 {
 		spec["attributes"] = core.DropNil(nd.attrs)
 	}
+	if rels := relAttrsOf(nd); rels != nil {
+		spec["relationships"] = rels
+	}
 	if _, counted := nd.n.GetPair("count"); counted {
 		spec["node_index"] = nd.index
 	}
@@ -206,11 +212,16 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 
 // renderDriver collects the operations of the node template's Standard
 // interface and of the Configure interfaces of its requirements'
-// relationships (as 1.x does: Configure.<operation> on the source).
+// relationships (as 1.x does: on the source, core.RelationshipOps).
 func (c *compiler) renderDriver(nd *node) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
 	ops := map[string]graph.Operation{}
-	c.lifecycleOps(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", ops)
+	where := map[string]core.OpSite{}
+	c.lifecycleOps(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", func(name string, op graph.Operation, site core.OpSite) {
+		ops["Standard."+name] = op
+		where["Standard."+name] = site
+	})
+	var relOps []core.RelationshipOp
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
@@ -219,21 +230,37 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 		if tpl := c.state.topo.rels[core.Text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
-		c.lifecycleOps(nd, ra, "Configure", ra.relType, assigned, ra.path+".relationship.interfaces", ops)
+		first := int(firstRelIndex(nd, ra))
+		// An assignment with a count makes count relationships (§14.1):
+		// each runs its operations, evaluated for it ($relationship_index,
+		// its target), its outputs set on its own record. What they all
+		// find wrong is reported once (diag.Diagnostics.Sort).
+		for r := range relCount(ra) {
+			c.lifecycleOps(nd, &relEnd{ra: ra, src: nd, srcIdx: -1, r: r}, graph.RelationshipInterface, ra.relType, assigned, ra.path+".relationship.interfaces", func(name string, op graph.Operation, site core.OpSite) {
+				relOps = append(relOps, core.RelationshipOp{Name: name, Req: ra.name, Index: first + int(r), Op: op, Site: site})
+			})
+		}
 	}
+	core.RelationshipOps(relOps, ops, where)
 	if len(ops) > 0 {
-		drv.Name = graph.DriverExec
+		drv.Name = c.ChooseDriver(nd.name, nd.key.File, ops, where)
+		if drv.Name == graph.DriverNoop {
+			// Operations without implementations (inputs only) are
+			// exec's, as they always were.
+			drv.Name = graph.DriverExec
+		}
 		drv.Operations = ops
 	}
 	return drv
 }
 
-// lifecycleOps adds to ops, as "<kind>.<operation>", the operations with
+// lifecycleOps gives add, with their names and where they are written
+// and run, the operations with
 // an implementation of the interfaces of typ named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
-// assignments under assigned; ra is the requirement whose relationship's
-// operations they are (nil for the node's own).
-func (c *compiler) lifecycleOps(nd *node, ra *reqAssign, kind string, typ *typeDef, assigned *yamlsrc.Node, path string, ops map[string]graph.Operation) {
+// assignments under assigned; rel is the relationship whose operations
+// they are (nil for the node's own).
+func (c *compiler) lifecycleOps(nd *node, rel *relEnd, kind string, typ *typeDef, assigned *yamlsrc.Node, path string, add func(name string, op graph.Operation, site core.OpSite)) {
 	base := filepath.Dir(nd.key.File)
 	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
 		d := typ.ifaces[name]
@@ -263,16 +290,35 @@ func (c *compiler) lifecycleOps(nd *node, ra *reqAssign, kind string, typ *typeD
 			if !ok {
 				continue
 			}
+			c.markPlaybook(nd, impl, opPath)
+			site := core.OpSite{Path: opPath, Host: func() graph.Value { return ansibleHost(nd) }}
+			target := rel.targetNode()
+			if target != nil && core.TargetSideOp(opName) {
+				site.Host = func() graph.Value { return ansibleHost(target) }
+			}
+			switch oh := core.Text(impl.Get("operation_host")); oh {
+			case "ORCHESTRATOR":
+				site.Host = func() graph.Value { return nil }
+			case "SELF", "HOST", "SOURCE":
+				site.Host = func() graph.Value { return ansibleHost(nd) }
+			case "TARGET":
+				if target != nil {
+					site.Host = func() graph.Value { return ansibleHost(target) }
+				}
+			}
 			op.Range = core.RangeOf(at)
-			op.Outputs = c.opOutputs(nd, ra, od.n, given.Get(opName))
+			op.Outputs = c.opOutputs(nd, rel, od.n, given.Get(opName))
 			if inputs != nil && inputs.Kind != yamlsrc.Mapping {
 				inputs = nil
 			}
 			defined := definedInputs(d, od, inputs)
 			if inputs != nil || len(defined) > 0 {
 				ev := &eval{c: c, f: c.root, node: nd}
-				if ra != nil {
-					ev.rel = ra.relCtx()
+				if rel != nil {
+					ev.rel = rel.ra.relCtx()
+					if relCount(rel.ra) > 1 {
+						ev.rel.index, ev.rel.known = rel.r, true
+					}
 					ev.rel.once = "the Configure operations"
 				}
 				op.Inputs = map[string]graph.Value{}
@@ -299,7 +345,7 @@ func (c *compiler) lifecycleOps(nd *node, ra *reqAssign, kind string, typ *typeD
 				}
 				slices.Sort(op.Sensitive)
 			}
-			ops[kind+"."+opName] = op
+			add(opName, op, site)
 		}
 	}
 }
@@ -486,4 +532,71 @@ func (ps *pickSet) distinct(picks []int64, n int) []int64 {
 		}
 	}
 	return ps.out
+}
+
+// markPlaybook records that the operation at path runs an Ansible
+// playbook artifact: its implementation (impl, or its primary) is an
+// artifact definition, inline or named, whose type's chain holds
+// tosca.artifacts.Implementation.Ansible (or a profile's
+// Implementation.Ansible or Ansible).
+func (c *compiler) markPlaybook(nd *node, impl *yamlsrc.Node, path string) {
+	a := impl
+	if a.Kind == yamlsrc.Mapping && a.Get("primary") != nil {
+		a = a.Get("primary")
+	}
+	if a.IsString() {
+		a = nodeArtifact(nd, a.Value)
+	}
+	tn := a.Get("type")
+	if !tn.IsString() {
+		return
+	}
+	f := c.files[core.FileKey(a.Range.File)]
+	if f == nil {
+		return
+	}
+	t := c.findType(f, core.KArtifact, tn.Value)
+	if t == nil {
+		return
+	}
+	for _, name := range t.chain {
+		switch name[strings.LastIndex(name, ":")+1:] {
+		case core.AnsibleArtifactType, "Implementation.Ansible", "Ansible":
+			c.MarkPlaybook(path)
+			return
+		}
+	}
+}
+
+// targetNode is the node template the relationship targets; nil for
+// none (or a nil relationship: a node's own operations).
+func (rel *relEnd) targetNode() *node {
+	if rel == nil || rel.ra == nil {
+		return nil
+	}
+	return rel.ra.target
+}
+
+// ansibleHost is the value of graph.InputAnsibleHost for operations that
+// run on nd's host: following HostedOn requirements from nd to a node
+// whose type is or derives from a Compute (core.HostValue); nil runs on
+// this machine.
+func ansibleHost(nd *node) graph.Value {
+	for h, hops := nd, 0; h != nil && hops < 64; hops++ {
+		var next *node
+		for _, ra := range h.reqs {
+			if ra.target != nil && edgeKind(ra.relType) == graph.HostedOn {
+				next = ra.target
+				break
+			}
+		}
+		if next == nil || next == h {
+			return nil
+		}
+		if slices.ContainsFunc(next.typ.chain, func(s string) bool { return s[strings.LastIndex(s, ":")+1:] == "Compute" }) {
+			return core.HostValue(address(next, -1), next.attrs)
+		}
+		h = next
+	}
+	return nil
 }

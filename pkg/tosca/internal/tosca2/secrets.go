@@ -166,6 +166,7 @@ func (c *compiler) secretPaths(nd *node, spec map[string]graph.Value) []string {
 			out = append(out, "properties."+name)
 		}
 	}
+	out = append(out, c.relSecretPaths(nd)...)
 	slices.Sort(out)
 	return out
 }

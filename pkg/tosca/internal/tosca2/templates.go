@@ -53,6 +53,7 @@ type topology struct {
 	rels      map[string]*yamlsrc.Node
 	relType   map[string]*typeDef
 	relProps  map[string]map[string]graph.Value
+	relAttrs  map[string]map[string]graph.Value
 	outputs   map[string]graph.Value
 	groups    map[string]*yamlsrc.Node
 	// failed holds the node templates that could not be read, with the
@@ -114,6 +115,9 @@ type reqAssign struct {
 	// relProps holds the relationship's property values (of its
 	// assignment, its relationship template or its type's defaults).
 	relProps map[string]graph.Value
+	// relAttrs holds the relationship's attribute values, alike
+	// (relattrs.go).
+	relAttrs map[string]graph.Value
 }
 
 // relCtx is the relationship context of the assignment's values: index 0
@@ -131,7 +135,7 @@ func nodeTemplateKeys() []string {
 func (c *compiler) readTopology(root *file) {
 	st := root.root.Get("service_template")
 	topo := &topology{st: st, inputs: map[string]graph.Value{}, byName: map[string]*node{},
-		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef{}, relProps: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
+		rels: map[string]*yamlsrc.Node{}, relType: map[string]*typeDef{}, relProps: map[string]map[string]graph.Value{}, relAttrs: map[string]map[string]graph.Value{}, outputs: map[string]graph.Value{},
 		groups: map[string]*yamlsrc.Node{}, failed: map[string]int{}}
 	c.state.topo = topo
 	if st == nil || st.Kind != yamlsrc.Mapping {
@@ -351,7 +355,7 @@ func (c *compiler) readRelTemplate(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	c.state.topo.relType[p.Key.Value] = t
 	ev := &eval{c: c, f: f, rel: &relCtx{}}
 	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+core.Quote(p.Key.Value), true)
-	c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+core.Quote(p.Key.Value))
+	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+core.Quote(p.Key.Value))
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -776,6 +780,7 @@ func (c *compiler) readReqAssigns(f *file, nd *node) {
 		if ra.alloc != nil {
 			c.checkAllocation(ev, ra)
 		}
+		c.relAttrDefaults(ev, ra)
 		nd.reqs = append(nd.reqs, ra)
 	}
 	c.checkReqCounts(nd)
@@ -1016,7 +1021,7 @@ func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node,
 	topo := c.state.topo
 	if n.IsString() {
 		if t := topo.relType[n.Value]; t != nil {
-			ra.relType, ra.relProps = t, topo.relProps[n.Value]
+			ra.relType, ra.relProps, ra.relAttrs = t, topo.relProps[n.Value], topo.relAttrs[n.Value]
 			return
 		}
 		if cause, failed := topo.failed[n.Value]; failed && topo.st.Get("relationship_templates").Get(n.Value) != nil {
@@ -1042,7 +1047,7 @@ func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node,
 	ra.relType = t
 	owner := "relationship of requirement " + core.Quote(ra.name)
 	ra.relProps = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
+	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 

@@ -1,0 +1,79 @@
+package tosca2
+
+import (
+	"slices"
+
+	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
+)
+
+// Attribute values known at compile time, of the relationships a
+// requirement assignment makes (internal/tosca1/relattrs.go says what
+// they are for).
+
+// relAttrDefaults evaluates, for a TOSCA 2.0 requirement assignment
+// whose relationship assigns no attributes (it names a type, or none),
+// its relationship type's attribute defaults in the relationship's
+// context. The type's definitions were checked where they are declared.
+func (c *compiler) relAttrDefaults(ev *eval, ra *reqAssign) {
+	if ra.relAttrs != nil || ra.relType == nil || len(ra.relType.attrs) == 0 {
+		return
+	}
+	rev := *ev
+	rev.rel = ra.relCtx()
+	c.Quietly(func() {
+		ra.relAttrs = c.assignProps(&rev, ra.relType.attrs, nil, ra.path+".relationship.attributes", "relationship of requirement "+core.Quote(ra.name), false)
+	})
+}
+
+// relAttrsOf is the spec's "relationships" of nd: an entry per relationship an
+// assignment makes (its count), indexed as graph.OutputAttribute counts
+// them (firstRelIndex).
+func relAttrsOf(nd *node) map[string]graph.Value {
+	out := map[string]graph.Value{}
+	found := false
+	for _, ra := range nd.reqs {
+		entry := map[string]graph.Value{}
+		if ra.target != nil {
+			entry["target"] = address(ra.target, -1)
+			if attrs := core.DropNil(ra.relAttrs); len(attrs) > 0 {
+				entry["attributes"] = attrs
+				found = true
+			}
+		}
+		list, _ := out[ra.name].([]graph.Value)
+		for range relCount(ra) {
+			list = append(list, entry)
+		}
+		out[ra.name] = list
+	}
+	if !found {
+		return nil
+	}
+	return out
+}
+
+// relSecretPaths lists the paths of the secret attributes of nd's
+// relationships (graph.RelationshipPath), every one its assignments make:
+// those defined sensitive, and those whose value read a secret where the
+// relationship, or the relationship template it names, assigns it.
+func (c *compiler) relSecretPaths(nd *node) []string {
+	var out []string
+	for _, ra := range nd.reqs {
+		if ra.relType == nil {
+			continue
+		}
+		first := firstRelIndex(nd, ra)
+		tpl := "service_template.relationship_templates." + core.Text(ra.n.Get("relationship")) + ".attributes."
+		for name, d := range ra.relType.attrs {
+			if !d.secret() && !c.SecretAt[ra.path+".relationship.attributes."+name] && !c.SecretAt[tpl+name] {
+				continue
+			}
+			for i := range relCount(ra) {
+				out = append(out, graph.RelationshipPath(ra.name, int(first+i), name))
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
