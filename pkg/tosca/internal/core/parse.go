@@ -7,6 +7,9 @@ import (
 	"github.com/xosplan/xosplan/pkg/diag"
 )
 
+// ParseData parses a file that must hold one YAML map (ParseYAML) and
+// reports its repeated keys leniently (CheckDuplicates: warnings outside
+// topology_template).
 func (c *Session) ParseData(name string, data []byte) *yamlsrc.Node {
 	root := c.ParseYAML(name, data)
 	if root != nil {

@@ -234,6 +234,8 @@ func (c *compiler) checkCredentials() {
 	}
 }
 
+// SupportedVersions lists the 1.x tosca_definitions_version values the
+// compiler reads, as written.
 func SupportedVersions() []string {
 	return []string{version10, version11, version12, version13}
 }
