@@ -17,8 +17,9 @@ import (
 )
 
 // Session is the state of one compile that both grammar generations
-// share. Nothing is shared between compiles: a compiler embeds a new
-// Session (NewSession) for each.
+// share. Nothing is shared between compiles: pkg/tosca makes one
+// (NewSession) for each, and the compiler of the file's version embeds a
+// pointer to it.
 type Session struct {
 	// Ctx ends the compile (cancel.go); Halt is its cancellation state.
 	Ctx  context.Context
@@ -178,15 +179,16 @@ func (c *Session) ReportCanceled(file string) {
 }
 
 // UndeclaredInputs reports, as errors (Terraform refuses a value for an
-// undeclared variable too), each input value given (Options.Inputs) for
-// an input the template does not declare, with the nearest declared name
-// when one is close. The error is placed where the value was given
-// (Options.InputRanges: its entry in an inputs file), else at fallback
+// undeclared variable too), each input value given (inputs:
+// tosca.Options.Inputs) for an input the template (named template) does
+// not declare, with the nearest declared name when one is close. The
+// error is placed where the value was given (ranges:
+// tosca.Options.InputRanges, its entry in an inputs file), else at fallback
 // (the template's inputs, or its first line); a --var, which has no place,
 // is named as such. The message names the input, never its value: it may
 // be a secret. section is the keyname inputs are declared under
 // (topology_template or service_template); the diagnostic's path is
-// section.inputs.NAME, which UndeclaredInput reads back.
+// section.inputs.NAME, which tosca.UndeclaredInput reads back.
 func (c *Session) UndeclaredInputs(inputs map[string]any, ranges map[string]diag.Range, template string, declared map[string]bool, section string, fallback diag.Range) {
 	for _, name := range slices.Sorted(maps.Keys(inputs)) {
 		if declared[name] {
