@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -146,9 +147,13 @@ func (w *walker) waitFor(ctx context.Context, n *node, drvName, key string) (map
 	}
 }
 
-// errWaitStopped fails an operation that was waiting for another
-// resource's when the apply stopped.
-var errWaitStopped = fmt.Errorf("the apply stopped before the operation it reads ran")
+// Errors of an operation that waits for another resource's: the apply
+// stopped first; the resource waited for failed or was skipped, which
+// another attempt would not change (the failure is permanent).
+var (
+	errWaitStopped  = errors.New("the apply stopped before the operation it reads ran")
+	errWaitedFailed = errors.New("the resource it reads did not apply")
+)
 
 // waitsMet, under mu, reports whether any of waits is still pending, and
 // the attributes reported so far by the resources waited for that have
@@ -164,7 +169,7 @@ func (w *walker) waitsMet(waits []graph.OpWait) (partial map[string]map[string]g
 			if p.cause != "" {
 				why = "was skipped: " + p.cause + " failed"
 			}
-			return nil, false, fmt.Errorf("%s reads what %s of %s reports, and %s %s", wt.Operation, wt.After, wt.Address, wt.Address, why)
+			return nil, false, fmt.Errorf("%s reads what %s of %s reports, and %s %s%w", wt.Operation, wt.After, wt.Address, wt.Address, why, silent{errWaitedFailed})
 		case p.ended:
 		case p.phases > rank:
 			if partial == nil {
@@ -213,3 +218,9 @@ func withPartial(lookup Lookup, partial map[string]map[string]graph.Value) Looku
 		return r, true
 	}
 }
+
+// silent wraps an error for errors.Is without adding to the message.
+type silent struct{ err error }
+
+func (s silent) Error() string { return "" }
+func (s silent) Unwrap() error { return s.err }
