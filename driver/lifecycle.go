@@ -15,14 +15,7 @@ import (
 // relationships' Configure interface (TOSCA 1.3 §5.8.4 and §5.8.5; 2.0
 // §14.2 is the same order).
 var lifecyclePhases = map[string][]string{
-	ActionCreate: {
-		"Standard.create",
-		"Configure.pre_configure_source", "Configure.pre_configure_target",
-		"Standard.configure",
-		"Configure.post_configure_source", "Configure.post_configure_target",
-		"Standard.start",
-		"Configure.add_target", "Configure.add_source",
-	},
+	ActionCreate: graph.CreatePhases,
 	ActionUpdate: {
 		"Configure.pre_configure_source", "Configure.pre_configure_target",
 		"Standard.configure",

@@ -83,6 +83,10 @@ type walker struct {
 	inFlight  atomic.Int64
 	maxFlight atomic.Int64
 
+	// waits holds the progress of the resources whose operations others
+	// wait for (walk_waits.go); empty for most walks.
+	waits waitState
+
 	stopping chan struct{} // closed when nothing new may start
 	stopOnce sync.Once
 
@@ -127,6 +131,7 @@ func newWalker(ctx context.Context, p *planner.Plan, prior *state.State, j Journ
 		return nil, err
 	}
 	w.build(steps)
+	w.initWaits()
 	w.driverCtx, w.cancelDriver = context.WithCancelCause(context.WithoutCancel(ctx))
 	return w, nil
 }

@@ -26,24 +26,33 @@ import (
 // when the request was built: an implementation runs once per request.
 // The resolution runs inside the driver's call, which holds a slot of
 // the walk, so it takes none.
-func (w *walker) inputsOf(req Request, drv graph.Driver, self *state.Resource) func(context.Context, string, map[string]graph.Value) (map[string]graph.Value, error) {
+func (w *walker) inputsOf(req Request, n *node, drvName string, self *state.Resource) func(context.Context, string, map[string]graph.Value) (map[string]graph.Value, error) {
+	drv := req.Resource.Driver
 	return func(ctx context.Context, key string, reported map[string]graph.Value) (map[string]graph.Value, error) {
-		op, ok := drv.Operations[key]
-		if !ok || len(op.Inputs) == 0 || callsFunction(op.Inputs) {
-			return req.Inputs[key], nil
-		}
 		own, ok := w.lookup(req.Address)
 		if !ok {
 			own = self
 		}
 		attrs, rels, toTargets := placeOutputs(state.Feedback{Attributes: reported}, own)
+		// The operations before key have run: those waiting for them
+		// (walk_waits.go) may go on, and key may wait in turn.
+		w.advance(req.Address, key, attrs)
+		partial, err := w.waitFor(ctx, n, drvName, key)
+		if err != nil {
+			return nil, err
+		}
+		op, ok := drv.Operations[key]
+		if !ok || len(op.Inputs) == 0 || callsFunction(op.Inputs) {
+			return req.Inputs[key], nil
+		}
+		records := withPartial(w.lookup, partial)
 		lookup := func(addr string) (*state.Resource, bool) {
 			if addr == req.Address {
 				r := *own
 				r.Feedback.Attributes, r.Feedback.Relationships = attrs, rels
 				return &r, true
 			}
-			r, ok := w.lookup(addr)
+			r, ok := records(addr)
 			if !ok || len(toTargets[addr]) == 0 {
 				return r, ok
 			}

@@ -108,7 +108,7 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		}
 	}
 	if req.Action == ActionDelete {
-		if in, err := w.resolveInputs(w.resolver(w.lookup, req), req.Prior.Driver); err == nil {
+		if in, err := w.resolveInputs(w.resolver(w.lookup, req), req.Prior.Driver, nil); err == nil {
 			req.Inputs = in
 			w.addSensitiveInputs(req.Prior.Driver, in)
 		}
@@ -131,14 +131,16 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 			return req, namedDriver{}, err
 		}
 		self.Feedback.Resolved = req.Resolved
-		if req.Inputs, err = w.resolveInputs(rv, res.Driver); err != nil {
+		// An operation that waits for another resource's is resolved
+		// only when it runs (inputsOf): what it reads is not there yet.
+		if req.Inputs, err = w.resolveInputs(rv, res.Driver, w.waitedOps(n)); err != nil {
 			return req, namedDriver{}, err
 		}
 		// A secret joined at apply time with what another resource
 		// reported is known whole only now.
 		w.redact.AddPaths(req.Resolved, res.Sensitive)
 		w.addSensitiveInputs(res.Driver, req.Inputs)
-		req.InputsOf = w.inputsOf(req, res.Driver, self)
+		req.InputsOf = w.inputsOf(req, n, drvName, self)
 		if fa, ok := res.Driver.Options[OptionFactoryAddress].(string); ok {
 			req.Factory = scriptFactory(fa, w.lookup)
 		}
@@ -181,12 +183,13 @@ func (s slottedFunctions) RunFunction(ctx context.Context, call FunctionCall) (g
 	return s.run.RunFunction(ctx, call)
 }
 
-// resolveInputs resolves the inputs of every operation of drv.
-func (w *walker) resolveInputs(rv Resolver, drv graph.Driver) (map[string]map[string]graph.Value, error) {
+// resolveInputs resolves the inputs of every operation of drv but those
+// later names (resolved just before they run).
+func (w *walker) resolveInputs(rv Resolver, drv graph.Driver, later map[string]bool) (map[string]map[string]graph.Value, error) {
 	var out map[string]map[string]graph.Value
 	for _, key := range slices.Sorted(maps.Keys(drv.Operations)) {
 		op := drv.Operations[key]
-		if len(op.Inputs) == 0 {
+		if len(op.Inputs) == 0 || later[key] && !callsFunction(op.Inputs) {
 			continue
 		}
 		in, err := rv.ResolveMap(w.driverCtx, op.Inputs)

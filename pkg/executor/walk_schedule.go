@@ -277,6 +277,7 @@ func (d *dispatcher) finish(n *node, res string) {
 	n.result.Result = res
 	n.result.Attempts = n.attempts
 	n.result.Elapsed = n.elapsed()
+	d.w.ended(n, res == ResultApplied, n.result.Cause)
 	for _, m := range n.softNext {
 		d.unblock(m)
 	}

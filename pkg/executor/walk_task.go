@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -94,7 +95,7 @@ func (w *walker) work(t task) taskResult {
 	if t.kind == taskHealth {
 		return w.checked(t, req, out, err)
 	}
-	return w.record(t, req, out, err, false)
+	return w.record(t, req, out, err, errors.Is(err, errWaitedFailed))
 }
 
 // recordOnly records an update that runs nothing

@@ -124,6 +124,12 @@ type Index struct {
 	// Deps[i] lists the indices that Addrs[i] depends on (sorted, unique);
 	// Dependents[i] those that depend on it.
 	Deps, Dependents [][]int
+	// Waits[i] lists, for the resources Addrs[i] only reads at the depth
+	// of operations where a dependency on the whole of them would be a
+	// cycle the lifecycle phases break (phaseCycles), the operations of
+	// Addrs[i] that must wait for an operation of another; those
+	// resources are then left out of Deps. Nil for most graphs.
+	Waits [][]OpWait
 }
 
 // Index builds the adjacency view.
@@ -145,5 +151,6 @@ func (g *Graph) Index() *Index {
 		slices.Sort(x.Dependents[i])
 		x.Dependents[i] = slices.Compact(x.Dependents[i])
 	}
+	x.breakPhaseCycles(g)
 	return x
 }

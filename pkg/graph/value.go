@@ -50,34 +50,37 @@ type Unknown struct {
 // Refs returns the addresses the expression reads, sorted and unique.
 func (u Unknown) Refs() []string {
 	var out []string
-	var walk func(Value)
-	walk = func(v Value) {
-		switch x := v.(type) {
-		case Unknown:
-			switch x.Func {
-			case "attribute", "operation_output", "signal":
-				if len(x.Args) > 0 {
-					if s, ok := x.Args[0].(string); ok {
-						out = append(out, s)
-					}
-				}
-			}
-			for _, a := range x.Args {
-				walk(a)
-			}
-		case []Value:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]Value:
-			for _, e := range x {
-				walk(e)
-			}
-		}
-	}
-	walk(u)
+	eachRef(u, func(addr string, _ Unknown) { out = append(out, addr) })
 	sort.Strings(out)
 	return slices.Compact(out)
+}
+
+// eachRef calls fn with every read of another resource's state in v, at
+// any depth (an attribute, operation output or signal of the resource at
+// addr), in no particular order.
+func eachRef(v Value, fn func(addr string, u Unknown)) {
+	switch x := v.(type) {
+	case Unknown:
+		switch x.Func {
+		case "attribute", "operation_output", "signal":
+			if len(x.Args) > 0 {
+				if s, ok := x.Args[0].(string); ok {
+					fn(s, x)
+				}
+			}
+		}
+		for _, a := range x.Args {
+			eachRef(a, fn)
+		}
+	case []Value:
+		for _, e := range x {
+			eachRef(e, fn)
+		}
+	case map[string]Value:
+		for _, e := range x {
+			eachRef(e, fn)
+		}
+	}
 }
 
 // String renders the expression as a reader sees it in a plan.

@@ -78,6 +78,7 @@ type universe struct {
 	recDeps  [][]int           // recorded deps
 	hosted   map[[2]int]bool   // hosted_on / contains edges, by universe ids
 	cfgOrder []int             // configured ids in dependency order
+	cfgWaits [][]graph.OpWait  // graph.Index.Waits by universe id; nil for most graphs
 }
 
 // Diff plans the changes that take prior (the recorded state, nil for none)
@@ -265,6 +266,12 @@ func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*u
 			deps[k] = xid[d]
 		}
 		u.cfgDeps[xid[i]] = deps
+		if x.Waits != nil && x.Waits[i] != nil {
+			if u.cfgWaits == nil {
+				u.cfgWaits = make([][]graph.OpWait, len(addrs))
+			}
+			u.cfgWaits[xid[i]] = x.Waits[i]
+		}
 	}
 	u.linkRecorded()
 	for _, e := range g.Edges() {
@@ -381,6 +388,9 @@ func (u *universe) newChange(i int) ResourceChange {
 			c.After = map[string]graph.Value{}
 		}
 		c.Dependencies = u.names(u.cfgDeps[i])
+		if u.cfgWaits != nil {
+			c.OperationWaits = u.cfgWaits[i]
+		}
 		c.Driver = g.Driver
 		c.Management = g.Management
 		c.Sensitive = unionSorted(c.Sensitive, g.Sensitive)

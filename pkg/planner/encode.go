@@ -120,6 +120,17 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 	canonjson.Map(o.Field("after"), after)
 	omitEmpty(&o, "dependencies", c.Dependencies)
 	omitEmpty(&o, "prior_dependencies", c.PriorDependencies)
+	if len(c.OperationWaits) > 0 {
+		ws := o.Field("operation_waits").BeginArray()
+		for _, wt := range c.OperationWaits {
+			wo := ws.Next().BeginObject()
+			wo.Field("operation").String(wt.Operation)
+			wo.Field("address").String(wt.Address)
+			wo.Field("after").String(wt.After)
+			wo.End()
+		}
+		ws.End()
+	}
 	writeDriver(o.Field("driver"), &c.Driver)
 	o.Field("management").String(string(c.Management))
 	if len(c.PriorOperations) > 0 {

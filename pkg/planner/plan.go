@@ -269,6 +269,12 @@ type ResourceChange struct {
 	// them).
 	Dependencies      []string `json:"dependencies,omitempty"`
 	PriorDependencies []string `json:"prior_dependencies,omitempty"`
+	// OperationWaits lists the operations of the resource that wait for
+	// an operation of another resource it is not in Dependencies on
+	// (graph.Index.Waits: two resources configured with each other's
+	// attributes); the apply starts both and holds each operation until
+	// the one it reads has run.
+	OperationWaits []graph.OpWait `json:"operation_waits,omitempty"`
 	// Driver is the configured driver (the recorded one for deletes); in a
 	// plan file, its operations' Sensitive inputs are nil.
 	Driver     graph.Driver     `json:"driver"`
