@@ -79,13 +79,14 @@ func PredictChanges(ctx context.Context, p *planner.Plan, desired *graph.Graph, 
 			pr := Prediction{Address: c.Address, Prediction: driver.Prediction{Operation: key, Changed: -1}}
 			inputs, err := executor.ResolveMap(r.Driver.Operations[key].Inputs, lookup)
 			if err != nil {
-				pr.Skipped = "its inputs are known only after apply (" + err.Error() + ")"
+				pr.Skipped = red.String("its inputs are known only after apply (" + err.Error() + ")")
 				out = append(out, pr)
 				continue
 			}
 			req := executor.Request{Action: action, Address: c.Address, Resource: r, Prior: rec, WorkDir: dir,
 				Inputs: map[string]map[string]graph.Value{key: inputs}, Redactor: red}
 			pr.Prediction, pr.Err = pd.Predict(ctx, req, key)
+			pr.Err = red.Error(pr.Err)
 			out = append(out, pr)
 		}
 	}
