@@ -43,15 +43,16 @@ type syncFlags struct {
 	// checkDrift and checkDriftTimeout are the drift check's
 	// (xsync.Options.CheckDrift).
 	checkDrift, checkDriftTimeout time.Duration
-	resync         time.Duration
-	debounce       time.Duration
-	poll           time.Duration
-	listen         string
-	listenFile     string
-	tokenFile      string
-	logFormat      string
-	memberName     string
-	lease          time.Duration
+	checkDriftRepair              bool
+	resync                        time.Duration
+	debounce                      time.Duration
+	poll                          time.Duration
+	listen                        string
+	listenFile                    string
+	tokenFile                     string
+	logFormat                     string
+	memberName                    string
+	lease                         time.Duration
 }
 
 func newSyncCommand(c *cli) *cobra.Command {
@@ -83,7 +84,9 @@ func newSyncCommand(c *cli) *cobra.Command {
   would run (configure) run in check mode with --diff every INTERVAL, jittered, each bounded
   by --check-drift-timeout, changing nothing (a playbook that sets check_mode: false is
   skipped); predicted changes are drift, reported in the events, the log, the drift metric
-  and status, not repaired: apply the configuration (or replace the resource) to converge.
+  and status. With --check-drift-repair the resource is also recorded failed, as a failed
+  health check, and the next reconcile runs its playbooks again (its create over the
+  recorded object); without it the drift is reported only.
 
 Sync holds the state lock for its whole run: apply, destroy and a second sync refuse while it
 runs; plan still works. With a PostgreSQL state (--state postgres://…), several syncs on
@@ -122,6 +125,7 @@ running actions get --grace to finish, the state is saved, and sync exits 0.`,
 	fs.DurationVar(&f.healthInterval, "health-interval", xsync.DefaultHealthInterval, "run each resource's health check every `DURATION`")
 	fs.DurationVar(&f.checkDrift, "check-drift", 0, "every `INTERVAL`, run the playbooks an update of each configured resource would run in Ansible's check mode and report predicted changes as drift (0: never)")
 	fs.DurationVar(&f.checkDriftTimeout, "check-drift-timeout", xsync.DefaultCheckDriftTimeout, "bound each drift check's check-mode run (`DURATION`)")
+	fs.BoolVar(&f.checkDriftRepair, "check-drift-repair", false, "record a resource the drift check found drifted as failed, so that the next reconcile runs its playbooks again (default: report only)")
 	fs.DurationVar(&f.resync, "resync", xsync.DefaultResync, "check every resource and compile the configuration again at least every `DURATION`")
 	fs.DurationVar(&f.debounce, "debounce", 500*time.Millisecond, "wait for files to stay unchanged `DURATION` before reconciling")
 	fs.DurationVar(&f.poll, "poll-interval", xsync.DefaultPoll, "also compare the files every `DURATION`, where notifications do not arrive (0: never)")
@@ -236,7 +240,7 @@ func (f *syncFlags) serviceOptions(c *cli, setup syncSetup, backend state.Store,
 	return xsync.ServiceOptions{Spec: setup.spec, Diags: setup.diags, Placement: f.apply.placement.workflow(c),
 		Store: backend, LockInfo: stateLockInfo("sync"), Apply: setup.applyOpts, Timeout: f.apply.timeout,
 		RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval, Resync: f.resync,
-		CheckDrift: f.checkDrift, CheckDriftTimeout: f.checkDriftTimeout,
+		CheckDrift: f.checkDrift, CheckDriftTimeout: f.checkDriftTimeout, CheckDriftRepair: f.checkDriftRepair,
 		Debounce: f.debounce, Poll: pollOption(f.poll), Logger: logger, Events: logApplyEvent(logger),
 		API: xsync.ServiceAPI{Listen: f.listen, ListenFile: f.listenFile, Token: setup.token, Encode: encodeSyncEvent,
 			TokenPath: func(port string) (string, error) { return apiTokenPath(c, &f.apply.state, port) }},

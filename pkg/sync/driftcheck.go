@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
@@ -21,18 +23,22 @@ const DefaultCheckDriftTimeout = 2 * time.Minute
 // the drift metric) and its status says so until a check finds it in
 // line again. Only a configured resource whose last apply succeeded, that
 // no reconcile is about to change, is checked. Each run is bounded by
-// Options.CheckDriftTimeout; the checks stop when ctx ends.
-func (e *Engine) checkDrift(ctx context.Context, addrs []string) {
+// Options.CheckDriftTimeout; the checks stop when ctx ends. With
+// Options.CheckDriftRepair the drift is recorded in the state (the
+// resource failed) and checkDrift reports whether it recorded any, which
+// the next reconcile repairs.
+func (e *Engine) checkDrift(ctx context.Context, addrs []string) bool {
 	prior, ok := e.current(ctx)
 	if !ok {
-		return
+		return false
 	}
+	recorded := false
 	e.mu.Lock()
 	goal := e.goal
 	e.mu.Unlock()
 	for _, addr := range addrs {
 		if ctx.Err() != nil {
-			return
+			return recorded
 		}
 		now := e.opts.Clock.Now()
 		e.mu.Lock()
@@ -48,10 +54,45 @@ func (e *Engine) checkDrift(ctx context.Context, addrs []string) {
 		preds := workflow.CheckDrift(rctx, goal.Drivers, goal.Desired, prior, addr, e.opts.CheckDriftTimeout)
 		cancel()
 		if ctx.Err() != nil {
-			return
+			return recorded
 		}
-		e.driftFound(addr, preds, now)
+		if msg := e.driftFound(addr, preds, now); msg != "" && e.opts.CheckDriftRepair {
+			recorded = e.recordCheckDrift(ctx, goal, addr, msg, now) || recorded
+			if prior, ok = e.current(ctx); !ok {
+				return recorded
+			}
+		}
 	}
+	return recorded
+}
+
+// recordCheckDrift records addr, which the drift check found drifted
+// (msg says how), as failed through a refresh-only plan, as refresh
+// records a failed health check: the next reconcile runs it again.
+func (e *Engine) recordCheckDrift(ctx context.Context, goal *Goal, addr, msg string, now time.Time) bool {
+	prior, ok := e.current(ctx)
+	if !ok {
+		return false
+	}
+	opts := planner.Options{RefreshOnly: true, Targets: []string{addr}, Refresher: drifted{addr: addr, msg: msg}}
+	p, _ := planner.Diff(ctx, nil, prior, opts)
+	if p == nil || len(p.Drift) == 0 || ctx.Err() != nil {
+		return false
+	}
+	_, ok = e.applyDrift(ctx, p, goal.Drivers, now)
+	return ok
+}
+
+// drifted is the Refresher of recordCheckDrift: addr is observed failed
+// with msg, every other resource as recorded.
+type drifted struct{ addr, msg string }
+
+func (d drifted) Refresh(_ context.Context, r *state.Resource) (state.Feedback, error) {
+	fb := r.Feedback
+	if r.Address == d.addr {
+		fb.Status = state.Status{Failed: true, Message: "drifted: " + d.msg}
+	}
+	return fb, nil
 }
 
 // driftCheckable reports whether addr is a configured, managed resource
@@ -75,8 +116,9 @@ func (e *Engine) driftCheckable(goal *Goal, addr string) bool {
 	return ok && !rec.Feedback.Status.Failed
 }
 
-// driftFound records what the drift check of addr at now predicted.
-func (e *Engine) driftFound(addr string, preds []workflow.Prediction, now time.Time) {
+// driftFound records what the drift check of addr at now predicted and
+// returns what it found would change ("" for nothing).
+func (e *Engine) driftFound(addr string, preds []workflow.Prediction, now time.Time) string {
 	var changed []string
 	checked := false
 	for _, p := range preds {
@@ -93,7 +135,7 @@ func (e *Engine) driftFound(addr string, preds []workflow.Prediction, now time.T
 		}
 	}
 	if !checked {
-		return
+		return ""
 	}
 	msg := ""
 	if len(changed) > 0 {
@@ -107,13 +149,14 @@ func (e *Engine) driftFound(addr string, preds []workflow.Prediction, now time.T
 	}
 	e.mu.Unlock()
 	if msg == "" {
-		return
+		return ""
 	}
 	e.emit(Event{Type: EventDrift, Address: addr, Message: "changed outside xosplan: " + msg})
 	e.opts.Logger.Info("drift found", "address", addr, "check_mode", msg)
 	if m := e.opts.Metrics; m != nil {
 		m.drift.Inc()
 	}
+	return msg
 }
 
 // takeDriftDue returns the resources whose drift check is due at now.

@@ -99,6 +99,11 @@ type Options struct {
 	// CheckDriftTimeout bounds each drift check's run;
 	// DefaultCheckDriftTimeout when not positive.
 	CheckDriftTimeout time.Duration
+	// CheckDriftRepair records a resource the drift check found drifted
+	// as failed, as a failed health check is, so that the next reconcile
+	// runs its playbooks again (its create over the recorded object);
+	// without it the drift is reported only.
+	CheckDriftRepair bool
 	// Resync is the longest time between two checks of every resource and
 	// two compiles of the configuration, with jitter; the last one is
 	// kept in the state (state.SyncInfo).
@@ -390,7 +395,11 @@ func (e *Engine) step(ctx context.Context) {
 	}
 	if len(driftDue) > 0 {
 		slices.Sort(driftDue)
-		e.checkDrift(ctx, driftDue)
+		if e.checkDrift(ctx, driftDue) {
+			e.mu.Lock()
+			e.reasons["drift"] = true
+			e.mu.Unlock()
+		}
 	}
 	e.mu.Lock()
 	reasons := slices.Sorted(maps.Keys(e.reasons))
