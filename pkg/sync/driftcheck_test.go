@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -175,6 +176,36 @@ func TestCheckDriftTimeout(t *testing.T) {
 	defer s.mu.Unlock()
 	if len(s.drifts) != 0 || rs.Drift != "" || rs.LastDriftCheck != nil || rs.NextDriftCheck == nil || rs.NextDriftCheck.Sub(clockStart) != 15*time.Minute {
 		t.Errorf("a check that timed out: %d drift events, %+v", len(s.drifts), rs)
+	}
+}
+
+// TestCheckDriftStopsWithSync: stopping the engine while a check-mode run
+// pauses (ten minutes, CheckDriftTimeout far away) stops the run: Run
+// returns and the run's folder is removed.
+func TestCheckDriftStopsWithSync(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp) // where the driver makes each run's folder
+	wait := "    - pause:\n        seconds: 600\n      when: ansible_check_mode\n"
+	s := newDriftStack(t, false, wait, time.Hour)
+	next := s.h.start()
+	runs := func() int {
+		found, _ := filepath.Glob(filepath.Join(tmp, "xosplan-ansible-*"))
+		return len(found)
+	}
+	s.h.clock.set(next)
+	testutil.WaitFor(t, 2*time.Minute, "the drift check's run to start", func() bool { return runs() > 0 })
+	stopped := make(chan struct{})
+	go func() {
+		s.h.stop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-time.After(time.Minute):
+		t.Fatal("the engine did not stop during a drift check")
+	}
+	if n := runs(); n != 0 {
+		t.Errorf("%d run folders left after the stop", n)
 	}
 }
 
