@@ -96,7 +96,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	f.imports.add(fs)
 	f.placement.add(fs)
 	f.root.add(fs)
-	fs.BoolVar(&f.check, "check", false, "after the plan, run each playbook it would run in Ansible's check mode with --diff and show what it would change on its host (a prediction; this runs the playbooks, which check mode keeps from changing anything unless a task sets check_mode: false, and such a playbook is not run)")
+	fs.BoolVar(&f.check, "check", false, "after the plan, run each playbook it would run in Ansible's check mode with --diff and show what it would change on its host, also in --json, --json-out and --markdown-out (a prediction; this runs the playbooks, which check mode keeps from changing anything unless a task sets check_mode: false, and such a playbook is not run)")
 	fs.DurationVar(&f.checkTimeout, "check-timeout", defaultCheckTimeout, "with --check, bound each playbook's check-mode run (`DURATION`)")
 	return cmd
 }
