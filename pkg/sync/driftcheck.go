@@ -117,7 +117,9 @@ func (e *Engine) driftCheckable(goal *Goal, addr string) bool {
 }
 
 // driftFound records what the drift check of addr at now predicted and
-// returns what it found would change ("" for nothing).
+// returns what it found would change ("" for nothing). A drift is
+// reported (event, log, metric) when found, not again at every check
+// that finds it unchanged.
 func (e *Engine) driftFound(addr string, preds []workflow.Prediction, now time.Time) string {
 	var changed []string
 	checked := false
@@ -143,13 +145,19 @@ func (e *Engine) driftFound(addr string, preds []workflow.Prediction, now time.T
 	}
 	e.mu.Lock()
 	t := e.tracked[addr]
+	known := false
 	if t != nil {
 		t.lastDriftCheck = now
+		known = t.drift == msg
 		t.drift = msg
 	}
 	e.mu.Unlock()
 	if msg == "" {
 		return ""
+	}
+	if known && !e.opts.CheckDriftRepair {
+		// Reported when found; status keeps showing it.
+		return msg
 	}
 	e.emit(Event{Type: EventDrift, Address: addr, Message: "changed outside xosplan: " + msg})
 	e.opts.Logger.Info("drift found", "address", addr, "check_mode", msg)

@@ -145,6 +145,17 @@ func TestCheckDriftReportsAHandEditWithoutChangingIt(t *testing.T) {
 	if data, err := os.ReadFile(s.conf); err != nil || string(data) != "setting=2 by hand\n" {
 		t.Errorf("app.conf after the drift check: %q, %v; want the hand edit kept", data, err)
 	}
+	// The next check finds the same drift: status still shows it, it is
+	// not reported again.
+	next := s.h.status("app").NextDriftCheck
+	if next == nil {
+		t.Fatal("no next drift check")
+	}
+	s.h.advanceTo(*next)
+	if rs := s.h.status("app"); !strings.Contains(rs.Drift, "Standard.configure would change 1 task(s)") || !rs.LastDriftCheck.Equal(*next) {
+		t.Errorf("at the next check: drift %q, last check %v", rs.Drift, rs.LastDriftCheck)
+	}
+	s.checkReported(t)
 }
 
 // TestCheckDriftRepair: with CheckDriftRepair, the drift is recorded as a
