@@ -124,7 +124,7 @@ running actions get --grace to finish, the state is saved, and sync exits 0.`,
 	fs.DurationVar(&f.retryMax, "retry-max", xsync.DefaultRetryMax, "never wait longer than `DURATION` between two retries")
 	fs.DurationVar(&f.healthInterval, "health-interval", xsync.DefaultHealthInterval, "run each resource's health check every `DURATION`")
 	fs.DurationVar(&f.checkDrift, "check-drift", 0, "every `INTERVAL`, run the playbooks an update of each configured resource would run in Ansible's check mode and report predicted changes as drift (0: never)")
-	fs.DurationVar(&f.checkDriftTimeout, "check-drift-timeout", xsync.DefaultCheckDriftTimeout, "bound each drift check's check-mode run (`DURATION`)")
+	fs.DurationVar(&f.checkDriftTimeout, "check-drift-timeout", xsync.DefaultCheckDriftTimeout, "bound each resource's drift check, its check-mode runs together (`DURATION`)")
 	fs.BoolVar(&f.checkDriftRepair, "check-drift-repair", false, "record a resource the drift check found drifted as failed, so that the next reconcile runs its playbooks again (default: report only)")
 	fs.DurationVar(&f.resync, "resync", xsync.DefaultResync, "check every resource and compile the configuration again at least every `DURATION`")
 	fs.DurationVar(&f.debounce, "debounce", 500*time.Millisecond, "wait for files to stay unchanged `DURATION` before reconciling")
