@@ -4,7 +4,8 @@ package tosca
 //
 // Each node template is one Resource (Address = template name). Its Spec
 // holds "properties" (assigned and default values), "capabilities" (only
-// the capabilities whose properties were assigned), "attributes" and
+// the capabilities assigned: their "properties", and "attributes" when
+// assigned), "attributes" and
 // "artifacts" (only when set). The driver is exec when a Standard or
 // Configure operation has an implementation, noop otherwise. An
 // implementation that names an artifact of the template (or of its type
@@ -234,6 +235,9 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		m := make(map[string]graph.Value, len(caps))
 		for name, p := range caps {
 			m[name] = map[string]graph.Value{"properties": dropNil(p)}
+			if a := dropNil(nt.capAttrs[name]); len(a) > 0 {
+				m[name].(map[string]graph.Value)["attributes"] = a
+			}
 		}
 		spec["capabilities"] = m
 	}
