@@ -634,9 +634,11 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		for _, p := range inputs {
 			v := p.Value
 			before := c.secretReads
-			// An input definition (a map with a type) contributes its
-			// default or value, not itself.
-			if v.Kind == yamlsrc.Mapping && v.Get("type") != nil && len(v.Content) >= 2 {
+			// An input definition (a map with a type, or of definition
+			// keynames with a default or value: 1.3 §3.6.14 makes type
+			// optional in a parameter definition) contributes its default
+			// or value, not itself.
+			if v.Kind == yamlsrc.Mapping && (v.Get("type") != nil && len(v.Content) >= 2 || untypedParamDef(v)) {
 				if _, isFn := functionName(v); !isFn {
 					if c.definedSecret(v) {
 						c.secretReads++
@@ -720,6 +722,22 @@ func (c *compiler) artifactImplementation(a *artifactDef, base, path string) str
 	c.confineNamed(a.fileNode, resolved, base, path, CodeImplOutsideRoot, "implementation")
 	c.checkPackaged(a.fileNode, false, nil, path)
 	return resolved
+}
+
+// untypedParamDef reports whether n, an operation input of a type, is a
+// parameter definition written without a type ({default: …}, as xOpera's
+// templates write them): a map with a default or a value whose keys are
+// all definition keynames.
+func untypedParamDef(n *yamlsrc.Node) bool {
+	if n.Get("default") == nil && n.Get("value") == nil {
+		return false
+	}
+	for _, p := range n.Pairs() {
+		if !slices.Contains(propDefKeys(), p.Key.Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // opInputDef returns the definition of an operation input when the type
