@@ -420,8 +420,11 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 					if targetSideOps[opName] {
 						runsOn = ra.target
 					}
-					relOps = append(relOps, relationshipOp{name: opName, req: ra.name, index: idx, op: op,
-						site: opSite{path: opPath, host: c.operationHost(opPath, runsOn, nt, ra.target)}})
+					site := opSite{path: opPath, host: c.operationHost(opPath, runsOn, nt, ra.target)}
+					if ra.target != nil {
+						site.rel = map[string]graph.Value{"requirement": ra.name, "index": int64(idx), "target": ra.target.name}
+					}
+					relOps = append(relOps, relationshipOp{name: opName, req: ra.name, index: idx, op: op, site: site})
 				}
 			}
 		}
