@@ -34,6 +34,9 @@ const ansibleArtifactType = "tosca.artifacts.Implementation.Ansible"
 type opSite struct {
 	path string
 	host func() graph.Value
+	// rel is the graph.InputAnsibleRelationship value of a relationship's
+	// operation, nil for a node's own.
+	rel graph.Value
 }
 
 // targetSideOps are the Configure operations TOSCA runs on the target's
@@ -106,6 +109,10 @@ func (c *compiler) chooseDriver(name, file string, ops map[string]graph.Operatio
 			if host := where[key].host(); host != nil {
 				op.Inputs = cloneInputs(op.Inputs)
 				op.Inputs[graph.InputAnsibleHost] = host
+			}
+			if rel := where[key].rel; rel != nil {
+				op.Inputs = cloneInputs(op.Inputs)
+				op.Inputs[graph.InputAnsibleRelationship] = rel
 			}
 			ops[key] = op
 		}
