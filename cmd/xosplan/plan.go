@@ -96,7 +96,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	f.imports.add(fs)
 	f.placement.add(fs)
 	f.root.add(fs)
-	fs.BoolVar(&f.check, "check", false, "after the plan, run each playbook it would run in Ansible's check mode with --diff and show what it would change on its host (a prediction; this runs the playbooks, which check mode keeps from changing anything unless a task sets check_mode: false, and such a playbook is not run)")
+	fs.BoolVar(&f.check, "check", false, "after the plan, run each playbook it would run in Ansible's check mode with --diff and show what it would change on its host, also in --json, --json-out and --markdown-out (a prediction; this runs the playbooks, which check mode keeps from changing anything unless a task sets check_mode: false, and such a playbook is not run)")
 	fs.DurationVar(&f.checkTimeout, "check-timeout", defaultCheckTimeout, "with --check, bound each playbook's check-mode run (`DURATION`)")
 	return cmd
 }
@@ -155,7 +155,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	if err != nil {
 		return err
 	}
-	return f.report(ctx, c, view, p, diags.Extend(planDiags).Sort(), id, human, preds)
+	return f.report(ctx, c, view, p, diags.Extend(planDiags).Sort(), id, preds)
 }
 
 // readValues reads --inputs and the import map, the values a plan and an
@@ -174,10 +174,10 @@ func readValues(cmd *cobra.Command, c *cli, inputs *inputFlags, imports *importM
 }
 
 // report shows the plan p made against the state id with its sorted
-// diagnostics (and on human, plan --check's predictions when there are
-// some), or its failure, writes the plan's files and returns the exit
+// diagnostics (and plan --check's predictions when it ran), or its
+// failure, writes the plan's files and returns the exit
 // status it calls for.
-func (f planFlags) report(ctx context.Context, c *cli, view views.Plan, p *planner.Plan, diags diag.Diagnostics, id state.Identity, human io.Writer, preds []workflow.Prediction) error {
+func (f planFlags) report(ctx context.Context, c *cli, view views.Plan, p *planner.Plan, diags diag.Diagnostics, id state.Identity, preds []planview.Prediction) error {
 	if (p == nil || diags.HasErrors()) && ctx.Err() != nil {
 		if err := view.Failed(diags); err != nil {
 			return err
@@ -187,7 +187,7 @@ func (f planFlags) report(ctx context.Context, c *cli, view views.Plan, p *plann
 	if p == nil || diags.HasErrors() {
 		return planFailed(view, diags)
 	}
-	if err := savePlan(c, f, p); err != nil {
+	if err := savePlan(c, f, p, preds); err != nil {
 		return err
 	}
 	var saved *views.SavedPlan
@@ -199,7 +199,7 @@ func (f planFlags) report(ctx context.Context, c *cli, view views.Plan, p *plann
 	}
 	if preds != nil {
 		// plan --check's predictions, under the plan.
-		if err := writePredictions(human, preds); err != nil {
+		if err := view.Predictions(preds); err != nil {
 			return err
 		}
 	}
@@ -277,20 +277,20 @@ func planFailed(view failureView, diags diag.Diagnostics) error {
 
 // savePlan writes the files plan's flags ask for: the plan file (--out),
 // the JSON plan (--json-out) and the pull-request comment
-// (--markdown-out).
-func savePlan(c *cli, f planFlags, p *planner.Plan) error {
+// (--markdown-out), with plan --check's predictions (nil without it).
+func savePlan(c *cli, f planFlags, p *planner.Plan, preds []planview.Prediction) error {
 	if f.out != "" {
 		if err := planner.WritePlanFile(f.out, p); err != nil {
 			return err
 		}
 	}
 	if f.jsonOut != "" {
-		if err := writeTo(c, f.jsonOut, func(w io.Writer) error { return planview.JSON(w, p) }); err != nil {
+		if err := writeTo(c, f.jsonOut, func(w io.Writer) error { return planview.JSONWithPredictions(w, p, preds) }); err != nil {
 			return err
 		}
 	}
 	if f.markdownOut != "" {
-		md := planview.Markdown(p, planview.MarkdownOptions{})
+		md := planview.Markdown(p, planview.MarkdownOptions{Predictions: preds})
 		if err := writeTo(c, f.markdownOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
 			return err
 		}

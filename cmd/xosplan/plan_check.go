@@ -1,12 +1,10 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/xosplan/xosplan/cmd/xosplan/internal/planview"
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/executor"
@@ -18,11 +16,11 @@ import (
 // --check-timeout.
 const defaultCheckTimeout = 2 * time.Minute
 
-// predictions returns, for --check (and not --json), the predictions of
-// the playbooks the plan would run (workflow.PredictChanges): nil without
-// --check, or without a plan to run.
-func (f planFlags) predictions(cmd *cobra.Command, c *cli, root *config.Root, prior *state.State, planned *workflow.Planned, diags diag.Diagnostics) ([]workflow.Prediction, error) {
-	if !f.check || f.json || planned == nil || diags.HasErrors() {
+// predictions returns, for --check, the predictions of the playbooks the
+// plan would run (workflow.PredictChanges) as the views show them: nil
+// without --check, or without a plan to run.
+func (f planFlags) predictions(cmd *cobra.Command, c *cli, root *config.Root, prior *state.State, planned *workflow.Planned, diags diag.Diagnostics) ([]planview.Prediction, error) {
+	if !f.check || planned == nil || diags.HasErrors() {
 		return nil, nil
 	}
 	execRoot, err := f.root.executorRoot(c, root, prior)
@@ -30,42 +28,22 @@ func (f planFlags) predictions(cmd *cobra.Command, c *cli, root *config.Root, pr
 		return nil, usagef(cmd, "%v", err)
 	}
 	preds := workflow.PredictChanges(cmd.Context(), planned.Plan, planned.Desired, prior, executor.DriverOptions{Root: execRoot, Timeout: f.checkTimeout})
-	if preds == nil {
-		preds = []workflow.Prediction{}
-	}
-	return preds, nil
+	return viewPredictions(preds), nil
 }
 
-// writePredictions prints plan --check's predictions under the plan.
-func writePredictions(w io.Writer, preds []workflow.Prediction) error {
-	var b strings.Builder
-	b.WriteString("\nCheck mode: what the playbooks would change on their hosts, as ansible-playbook --check --diff\npredicts it. A prediction: nothing was changed.\n")
-	if len(preds) == 0 {
-		b.WriteString("\nNo playbook to check.\n")
-	}
+// viewPredictions are preds as the views show them.
+func viewPredictions(preds []workflow.Prediction) []planview.Prediction {
+	out := make([]planview.Prediction, 0, len(preds))
 	for _, p := range preds {
-		fmt.Fprintf(&b, "\n  # %s: %s", p.Address, p.Operation)
+		v := planview.Prediction{Address: p.Address, Operation: p.Operation, Status: planview.PredictionChecked,
+			ChangedTasks: p.Changed, Output: p.Output}
 		switch {
 		case p.Skipped != "":
-			fmt.Fprintf(&b, " not checked: %s\n", p.Skipped)
-			continue
+			v.Status, v.Reason = planview.PredictionNotChecked, p.Skipped
 		case p.Err != nil:
-			fmt.Fprintf(&b, " could not be checked: %v\n", p.Err)
-		case p.Changed == 0:
-			b.WriteString(" would change nothing\n")
-			continue
-		case p.Changed > 0:
-			fmt.Fprintf(&b, " would change %d task(s)\n", p.Changed)
-		default:
-			b.WriteString("\n")
+			v.Status, v.Reason = planview.PredictionFailed, p.Err.Error()
 		}
-		for _, l := range strings.Split(strings.TrimRight(p.Output, "\n"), "\n") {
-			if strings.TrimSpace(l) == "" || strings.HasPrefix(l, "PLAY") || strings.HasPrefix(l, "ok: ") {
-				continue
-			}
-			b.WriteString("      " + l + "\n")
-		}
+		out = append(out, v)
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return out
 }

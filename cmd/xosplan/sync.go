@@ -40,15 +40,19 @@ type syncFlags struct {
 	retryBase      time.Duration
 	retryMax       time.Duration
 	healthInterval time.Duration
-	resync         time.Duration
-	debounce       time.Duration
-	poll           time.Duration
-	listen         string
-	listenFile     string
-	tokenFile      string
-	logFormat      string
-	memberName     string
-	lease          time.Duration
+	// checkDrift and checkDriftTimeout are the drift check's
+	// (xsync.Options.CheckDrift).
+	checkDrift, checkDriftTimeout time.Duration
+	checkDriftRepair              bool
+	resync                        time.Duration
+	debounce                      time.Duration
+	poll                          time.Duration
+	listen                        string
+	listenFile                    string
+	tokenFile                     string
+	logFormat                     string
+	memberName                    string
+	lease                         time.Duration
 }
 
 func newSyncCommand(c *cli) *cobra.Command {
@@ -75,6 +79,14 @@ func newSyncCommand(c *cli) *cobra.Command {
   discovery script on its Quartz schedule and records what it finds. Every resource is
   checked and the configuration compiled again every --resync; the time of the last one is
   kept in the state, so a restart does not check everything at once.
+- With --check-drift INTERVAL (off by default: it runs playbooks against the hosts), every
+  configured resource whose operations are Ansible playbooks has the playbooks an update
+  would run (configure) run in check mode with --diff every INTERVAL, jittered, each bounded
+  by --check-drift-timeout, changing nothing (a playbook that sets check_mode: false is
+  skipped); predicted changes are drift, reported in the events, the log, the drift metric
+  and status. With --check-drift-repair the resource is also recorded failed, as a failed
+  health check, and the next reconcile runs its playbooks again (its create over the
+  recorded object); without it the drift is reported only.
 
 Sync holds the state lock for its whole run: apply, destroy and a second sync refuse while it
 runs; plan still works. With a PostgreSQL state (--state postgres://…), several syncs on
@@ -111,6 +123,9 @@ running actions get --grace to finish, the state is saved, and sync exits 0.`,
 	fs.DurationVar(&f.retryBase, "retry-base", xsync.DefaultRetryBase, "wait `DURATION` before retrying a failed resource, doubled after each failure")
 	fs.DurationVar(&f.retryMax, "retry-max", xsync.DefaultRetryMax, "never wait longer than `DURATION` between two retries")
 	fs.DurationVar(&f.healthInterval, "health-interval", xsync.DefaultHealthInterval, "run each resource's health check every `DURATION`")
+	fs.DurationVar(&f.checkDrift, "check-drift", 0, "every `INTERVAL`, run the playbooks an update of each configured resource would run in Ansible's check mode and report predicted changes as drift (0: never)")
+	fs.DurationVar(&f.checkDriftTimeout, "check-drift-timeout", xsync.DefaultCheckDriftTimeout, "bound each resource's drift check, its check-mode runs together (`DURATION`)")
+	fs.BoolVar(&f.checkDriftRepair, "check-drift-repair", false, "record a resource the drift check found drifted as failed, so that the next reconcile runs its playbooks again (default: report only)")
 	fs.DurationVar(&f.resync, "resync", xsync.DefaultResync, "check every resource and compile the configuration again at least every `DURATION`")
 	fs.DurationVar(&f.debounce, "debounce", 500*time.Millisecond, "wait for files to stay unchanged `DURATION` before reconciling")
 	fs.DurationVar(&f.poll, "poll-interval", xsync.DefaultPoll, "also compare the files every `DURATION`, where notifications do not arrive (0: never)")
@@ -133,6 +148,10 @@ func (f *syncFlags) check(cmd *cobra.Command) error {
 		return usagef(cmd, "--retry-base must be positive and --retry-max at least --retry-base")
 	case f.healthInterval < time.Second || f.resync < time.Second:
 		return usagef(cmd, "--health-interval and --resync must be at least 1s")
+	case f.checkDrift != 0 && f.checkDrift < time.Second:
+		return usagef(cmd, "--check-drift must be 0 (off) or at least 1s")
+	case f.checkDriftTimeout <= 0:
+		return usagef(cmd, "--check-drift-timeout must be positive")
 	case f.poll < 0 || f.debounce < 0:
 		return usagef(cmd, "--poll-interval and --debounce cannot be negative")
 	case f.lease < time.Second:
@@ -221,6 +240,7 @@ func (f *syncFlags) serviceOptions(c *cli, setup syncSetup, backend state.Store,
 	return xsync.ServiceOptions{Spec: setup.spec, Diags: setup.diags, Placement: f.apply.placement.workflow(c),
 		Store: backend, LockInfo: stateLockInfo("sync"), Apply: setup.applyOpts, Timeout: f.apply.timeout,
 		RetryBase: f.retryBase, RetryMax: f.retryMax, HealthInterval: f.healthInterval, Resync: f.resync,
+		CheckDrift: f.checkDrift, CheckDriftTimeout: f.checkDriftTimeout, CheckDriftRepair: f.checkDriftRepair,
 		Debounce: f.debounce, Poll: pollOption(f.poll), Logger: logger, Events: logApplyEvent(logger),
 		API: xsync.ServiceAPI{Listen: f.listen, ListenFile: f.listenFile, Token: setup.token, Encode: encodeSyncEvent,
 			TokenPath: func(port string) (string, error) { return apiTokenPath(c, &f.apply.state, port) }},

@@ -421,10 +421,20 @@ func missingOutputs(op graph.Operation, outputs map[string]graph.Value) error {
 }
 
 // outputAttribute is the attribute an output sets: the one the
-// operation's outputs map names, else the output's own name.
+// operation's outputs map names, else, for a relationship's operation
+// (graph.InputAnsibleRelationship), the relationship's attribute of the
+// output's name, else the node's.
 func outputAttribute(op graph.Operation, name string) string {
 	if a, ok := op.Outputs[name]; ok && a != "" {
 		return a
+	}
+	if rel, ok := op.Inputs[graph.InputAnsibleRelationship].(map[string]graph.Value); ok {
+		req, _ := rel["requirement"].(string)
+		idx, _ := rel["index"].(int64)
+		target, _ := rel["target"].(string)
+		if req != "" && target != "" {
+			return graph.OutputAttribute{Requirement: req, Index: int(idx), Target: target, Name: name}.String()
+		}
 	}
 	return name
 }

@@ -155,12 +155,12 @@ func writeVars(path string, vars map[string]graph.Value) error {
 }
 
 // Vars returns the extra variables of an operation: its inputs, without
-// graph.InputAnsibleHost. A name Ansible cannot take as a variable (not
+// graph.InputAnsibleHost and graph.InputAnsibleRelationship. A name Ansible cannot take as a variable (not
 // a Python identifier) is an error, as it would be in xOpera.
 func Vars(inputs map[string]graph.Value) (map[string]graph.Value, error) {
 	out := make(map[string]graph.Value, len(inputs))
 	for name, v := range inputs {
-		if name == graph.InputAnsibleHost {
+		if name == graph.InputAnsibleHost || name == graph.InputAnsibleRelationship {
 			continue
 		}
 		if !validVarName(name) {

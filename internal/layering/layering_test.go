@@ -99,7 +99,7 @@ var ours = []struct {
 	// The operations layer: it drives the stages below it; cmd/xosplan and
 	// pkg/sync drive it.
 	{"pkg/workflow", []string{"pkg/config", "pkg/policy", "pkg/planner", "pkg/executor", "pkg/state", "pkg/placement", "pkg/graph", "pkg/diag", "driver/all", "driver"}}, // driver: the contract's optional parts (a driver's prerequisites, included files)
-	{"pkg/sync", []string{"internal/canonjson", "internal/quartz", "pkg/workflow", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag"}}, // workflow: the goal
+	{"pkg/sync", []string{"internal/canonjson", "internal/quartz", "pkg/workflow", "pkg/executor", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag"}},                 // workflow: the goal
 	{"cmd/xosplan", []string{""}}, // anything of ours, but see forbidden
 }
 

@@ -56,7 +56,8 @@ type Resolver struct {
 //     (Feedback.Resolved["attributes"]: a template's assignment or its
 //     definition's default), else the property of that name in the spec
 //     enacted (Feedback.Resolved["properties"]), else a capability's
-//     property ("capabilities".name.properties), then path… into it (map
+//     attribute as its assignment gives it ("capabilities".name.attributes),
+//     else its property ("capabilities".name.properties), then path… into it (map
 //     keys, list indices). An attribute nobody reported is null, as TOSCA
 //     leaves an attribute without a value: a script sees an empty
 //     variable and may apply its own default.
@@ -410,7 +411,7 @@ func isKind(v graph.Value, kind string) bool {
 // attributeValue walks path into the first place that has its first
 // element: reported attributes, the attribute values the enacted spec
 // assigns (a template's assignment or a definition's default),
-// enacted properties, capability properties.
+// enacted properties, capability attributes then properties.
 func attributeValue(rec *state.Resource, path []graph.Value) graph.Value {
 	first, _ := path[0].(string)
 	if v, ok := rec.Feedback.Attributes[first]; ok {
@@ -429,8 +430,13 @@ func attributeValue(rec *state.Resource, path []graph.Value) graph.Value {
 	}
 	if caps, ok := spec["capabilities"].(map[string]graph.Value); ok && len(path) > 1 {
 		if c, ok := caps[first].(map[string]graph.Value); ok {
+			name, _ := path[1].(string)
+			if attrs, ok := c["attributes"].(map[string]graph.Value); ok {
+				if v, ok := attrs[name]; ok {
+					return known(walkPath(v, path[2:]))
+				}
+			}
 			if props, ok := c["properties"].(map[string]graph.Value); ok {
-				name, _ := path[1].(string)
 				if v, ok := props[name]; ok {
 					return walkPath(v, path[2:])
 				}

@@ -34,6 +34,15 @@ const (
 // the variables it passes to the playbook.
 const InputAnsibleHost = "xosplan_host"
 
+// InputAnsibleRelationship is the operation input through which pkg/tosca
+// tells the Ansible driver the relationship a relationship operation
+// belongs to: a map with "requirement", "index" and "target", as an
+// OutputAttribute names it. What the playbook reports that the
+// operation's outputs do not map sets that relationship's attribute of
+// the same name (SELF in a relationship operation is the relationship, as
+// in xOpera). The driver takes it out of the variables it passes.
+const InputAnsibleRelationship = "xosplan_relationship"
+
 // Well-known operation keys. TOSCA operations use "Interface.operation"
 // with the interface's short name ("Standard.create",
 // "Configure.pre_configure_source"; a relationship's operation shared

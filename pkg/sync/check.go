@@ -108,17 +108,10 @@ func (e *Engine) reschedule(checked []string, discover bool, now time.Time) {
 // reports each drifted resource and, with discover, what the discovery of
 // addrs[0] found. It reports whether the drift was recorded.
 func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers executor.Registry, now time.Time, addrs []string, discover bool) bool {
-	aopts := e.opts.Apply
-	aopts.Events = nil
-	if _, err := executor.Apply(ctx, p, e.opts.Store, drivers, aopts); err != nil {
-		e.opts.Logger.Warn("recording the drift failed", "error", err.Error())
+	after, ok := e.applyDrift(ctx, p, drivers, now)
+	if !ok {
 		return false
 	}
-	after, err := e.load(context.WithoutCancel(ctx))
-	if err != nil {
-		return false
-	}
-	e.track(after, now)
 	for _, d := range p.Drift {
 		e.emit(Event{Type: EventDrift, Address: d.Address, Message: "changed outside xosplan: " + strings.Join(d.Paths, ", ")})
 		e.opts.Logger.Info("drift found", "address", d.Address, "paths", strings.Join(d.Paths, ","))
@@ -130,6 +123,23 @@ func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers execu
 		e.emitDiscovery(after, addrs[0])
 	}
 	return true
+}
+
+// applyDrift applies the refresh-only plan p, which found drift, and
+// returns the state it left, tracked at now.
+func (e *Engine) applyDrift(ctx context.Context, p *planner.Plan, drivers executor.Registry, now time.Time) (*state.State, bool) {
+	aopts := e.opts.Apply
+	aopts.Events = nil
+	if _, err := executor.Apply(ctx, p, e.opts.Store, drivers, aopts); err != nil {
+		e.opts.Logger.Warn("recording the drift failed", "error", err.Error())
+		return nil, false
+	}
+	after, err := e.load(context.WithoutCancel(ctx))
+	if err != nil {
+		return nil, false
+	}
+	e.track(after, now)
+	return after, true
 }
 
 // checkedAddrs lists the resources a check of addrs looked at.

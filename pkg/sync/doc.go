@@ -19,6 +19,10 @@
 //	health      check.go      every resource whose driver has a health check is checked every HealthInterval
 //	                          (OptionHealthInterval per resource), jittered, through the refresh-only plan
 //	                          `xosplan refresh` makes; the drift is recorded and the next reconcile repairs it
+//	drift check driftcheck.go with CheckDrift, every configured resource whose driver can predict (Ansible) has
+//	                          the playbooks an update would run run in check mode every CheckDrift, each bounded
+//	                          by CheckDriftTimeout (workflow.CheckDrift); predicted changes are reported as drift,
+//	                          and with CheckDriftRepair recorded failed for the next reconcile to repair
 //	discovery   check.go      a factory with a discovery script runs it on its Quartz schedule
 //	                          (graph.OptionDiscoverySchedule, internal/quartz); what it finds is recorded on the factory as refresh does
 //	resync      check.go      every resource is checked and the configuration compiled again every Resync,

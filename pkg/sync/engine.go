@@ -89,6 +89,21 @@ type Options struct {
 	// HealthInterval is the wait between two health checks of a resource
 	// (OptionHealthInterval overrides it per resource), with jitter.
 	HealthInterval time.Duration
+	// CheckDrift, when positive, is the wait between two drift checks of
+	// each configured resource whose driver can predict (Ansible's check
+	// mode), with jitter: the operations an update would run, run in
+	// check mode, changing nothing; predicted changes are drift. Zero
+	// (the default) never runs them: they run playbooks against the
+	// hosts.
+	CheckDrift time.Duration
+	// CheckDriftTimeout bounds each drift check's run;
+	// DefaultCheckDriftTimeout when not positive.
+	CheckDriftTimeout time.Duration
+	// CheckDriftRepair records a resource the drift check found drifted
+	// as failed, as a failed health check is, so that the next reconcile
+	// runs its playbooks again (its create over the recorded object);
+	// without it the drift is reported only.
+	CheckDriftRepair bool
 	// Resync is the longest time between two checks of every resource and
 	// two compiles of the configuration, with jitter; the last one is
 	// kept in the state (state.SyncInfo).
@@ -135,6 +150,9 @@ func (o Options) withDefaults() Options {
 	o.RetryMax = max(o.RetryMax, o.RetryBase)
 	if o.HealthInterval <= 0 {
 		o.HealthInterval = DefaultHealthInterval
+	}
+	if o.CheckDriftTimeout <= 0 {
+		o.CheckDriftTimeout = DefaultCheckDriftTimeout
 	}
 	if o.Resync <= 0 {
 		o.Resync = DefaultResync
@@ -205,6 +223,11 @@ type tracked struct {
 	schedule     *quartz.Schedule
 	nextDiscover time.Time
 	activity     []Activity
+	// nextDriftCheck and lastDriftCheck schedule the drift checks
+	// (Options.CheckDrift); drift is what the last one predicted would
+	// change, "" when nothing.
+	nextDriftCheck, lastDriftCheck time.Time
+	drift                          string
 }
 
 // runInfo summarises the engine's reconciles.
@@ -350,6 +373,7 @@ func (e *Engine) backoff(n int) time.Duration {
 // for one.
 func (e *Engine) step(ctx context.Context) {
 	due, discover, resync := e.takeDue(e.opts.Clock.Now())
+	driftDue := e.takeDriftDue(e.opts.Clock.Now())
 	slices.Sort(due)
 	slices.Sort(discover)
 	if resync {
@@ -368,6 +392,14 @@ func (e *Engine) step(ctx context.Context) {
 			return
 		}
 		e.check(ctx, []string{addr}, true)
+	}
+	if len(driftDue) > 0 {
+		slices.Sort(driftDue)
+		if e.checkDrift(ctx, driftDue) {
+			e.mu.Lock()
+			e.reasons["drift"] = true
+			e.mu.Unlock()
+		}
 	}
 	e.mu.Lock()
 	reasons := slices.Sorted(maps.Keys(e.reasons))
@@ -438,6 +470,7 @@ func (e *Engine) nextWake() time.Time {
 		if t.schedule != nil {
 			earlier(t.nextDiscover)
 		}
+		earlier(t.nextDriftCheck)
 	}
 	return next
 }
@@ -503,6 +536,9 @@ func (e *Engine) scheduleOf(t *tracked, r *state.Resource, now time.Time) {
 	}
 	if !t.checkable {
 		t.nextCheck = time.Time{}
+	}
+	if e.opts.CheckDrift > 0 && t.nextDriftCheck.IsZero() {
+		t.nextDriftCheck = wholeSecond(now.Add(time.Duration(e.opts.Rand() * float64(e.opts.CheckDrift))))
 	}
 	expr, _ := r.Driver.Options[graph.OptionDiscoverySchedule].(string)
 	switch {

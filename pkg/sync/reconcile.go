@@ -406,6 +406,9 @@ func (e *Engine) settle(rep *executor.Report, now time.Time, stopping bool) {
 			if !failedAddr[s.Address] {
 				t.failures, t.nextRetry, t.lastError, t.needsChange = 0, time.Time{}, "", ""
 				t.waitingOn, t.waitReason = "", ""
+				// Its playbooks ran: what the drift check found is
+				// what they repaired.
+				t.drift = ""
 			}
 		case executor.ResultFailed:
 			if stopping && errors.Is(s.Err, executor.ErrInterrupted) {

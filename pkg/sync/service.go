@@ -50,6 +50,10 @@ type ServiceOptions struct {
 	Timeout time.Duration
 	// RetryBase, RetryMax, HealthInterval and Resync are the Engine's.
 	RetryBase, RetryMax, HealthInterval, Resync time.Duration
+	// CheckDrift, CheckDriftTimeout and CheckDriftRepair are the
+	// Engine's drift check.
+	CheckDrift, CheckDriftTimeout time.Duration
+	CheckDriftRepair              bool
 	// Debounce and Poll are the watch's (WatchOptions).
 	Debounce, Poll time.Duration
 	// Logger receives the log; Events every event of the engine.
@@ -196,7 +200,8 @@ func (s *Service) Run(ctx context.Context) error {
 	s.metrics = NewMetrics()
 	eopts := Options{Goal: s.goal, Store: store, Drivers: s.registry(s.opts.Spec.ScriptRoot), Apply: s.opts.Apply,
 		Timeout: s.opts.Timeout, WorkDir: wd, RetryBase: s.opts.RetryBase, RetryMax: s.opts.RetryMax, HealthInterval: s.opts.HealthInterval,
-		Resync: s.opts.Resync, Logger: s.opts.Logger, Events: s.opts.Events, Metrics: s.metrics}
+		Resync: s.opts.Resync, CheckDrift: s.opts.CheckDrift, CheckDriftTimeout: s.opts.CheckDriftTimeout,
+		CheckDriftRepair: s.opts.CheckDriftRepair, Logger: s.opts.Logger, Events: s.opts.Events, Metrics: s.metrics}
 	if clustered {
 		if err := s.join(ctx, pg, wd); err != nil {
 			return err

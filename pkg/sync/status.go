@@ -105,8 +105,14 @@ type ResourceStatus struct {
 	NextCheck     *time.Time `json:"next_check,omitempty"`
 	NextRetry     *time.Time `json:"next_retry,omitempty"`
 	NextDiscovery *time.Time `json:"next_discovery,omitempty"`
-	Failures      int        `json:"failures,omitempty"`
-	LastError     string     `json:"last_error,omitempty"`
+	// LastDriftCheck, NextDriftCheck and Drift are the drift check's
+	// (Options.CheckDrift): Drift says what check mode predicted would
+	// change, until a check finds the resource in line again.
+	LastDriftCheck *time.Time `json:"last_drift_check,omitempty"`
+	NextDriftCheck *time.Time `json:"next_drift_check,omitempty"`
+	Drift          string     `json:"drift,omitempty"`
+	Failures       int        `json:"failures,omitempty"`
+	LastError      string     `json:"last_error,omitempty"`
 	// RunningOn names the cluster member running an action of the
 	// resource now (empty outside a cluster, and when none runs).
 	RunningOn string `json:"running_on,omitempty"`
@@ -240,6 +246,7 @@ func (e *Engine) resourceStatus(addr string, r *state.Resource, activity bool) R
 		if t.schedule != nil {
 			rs.NextDiscovery = timePtr(t.nextDiscover)
 		}
+		rs.LastDriftCheck, rs.NextDriftCheck, rs.Drift = timePtr(t.lastDriftCheck), timePtr(t.nextDriftCheck), t.drift
 		rs.Failures, rs.LastError = t.failures, t.lastError
 		rs.WaitingOn, rs.Waiting = t.waitingOn, t.waitReason
 		if activity {

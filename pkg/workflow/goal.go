@@ -226,6 +226,11 @@ func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, ro
 					return data, nil
 				})...)
 			}
+			if r.Driver.Name == graph.DriverAnsible && complete && len(files) > 0 {
+				// The node's artifacts lie beside the playbook as it runs
+				// (driver/ansible): a changed one changes what it does.
+				files = append(files, artifactFiles(r)...)
+			}
 			d, ok := fd.operation(ctx, files, complete)
 			if !ok {
 				continue
@@ -243,6 +248,29 @@ func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, ro
 		}
 	}
 	return fd.out
+}
+
+// artifactFiles returns the files of r's artifacts (the spec's
+// "artifacts", relative to the template's folder) that exist, sorted by
+// artifact name; URLs and missing files are left out, as the ansible
+// driver leaves them out of a run's folder.
+func artifactFiles(r *graph.Resource) []string {
+	arts, _ := r.Spec["artifacts"].(map[string]graph.Value)
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(arts)) {
+		f, ok := arts[name].(string)
+		if !ok || f == "" || strings.Contains(f, "://") {
+			continue
+		}
+		p := filepath.FromSlash(f)
+		if !filepath.IsAbs(p) && r.Range.File != "" {
+			p = filepath.Join(filepath.Dir(r.Range.File), p)
+		}
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // fileDigests are the digests of the files digestOperations read, keyed by

@@ -15,8 +15,14 @@ import (
 // JSONFormatVersion is the version of the JSON plan written by JSON. A
 // minor bump only adds fields: 1.1 adds operation_paths and the reasons
 // operation_changed, implementation_changed and instance_failed; 1.2
-// adds derived_by (the model policy that derives a resource).
+// adds derived_by (the model policy that derives a resource); 1.3 adds
+// check_predictions, written only by plan --check (JSONWithPredictions),
+// whose plans alone say 1.3: a plan without it is 1.2, as before.
 const JSONFormatVersion = "1.2"
+
+// JSONPredictionsFormatVersion is the version of a JSON plan that
+// carries check_predictions.
+const JSONPredictionsFormatVersion = "1.3"
 
 // StateJSONFormatVersion is the version of the JSON state written by
 // StateJSON, which 1.1 of the plan left as it was. A minor bump only adds
@@ -37,6 +43,8 @@ type jsonPlan struct {
 	ResourceDrift   []jsonChange      `json:"resource_drift"`
 	Summary         planner.Summary   `json:"summary"`
 	Steps           []jsonStep        `json:"apply_order"`
+	// Predictions are plan --check's, nil without it.
+	Predictions []jsonPrediction `json:"check_predictions,omitempty"`
 }
 
 type jsonStep struct {
@@ -96,10 +104,25 @@ type jsonWriter struct{ err error }
 // *_sensitive, and their paths are listed in changed_paths when they
 // changed. Arrays are never null; the same plan always gives the same
 // bytes: one line of compact JSON, as Terraform writes it (pipe it to jq).
-func JSON(w io.Writer, p *planner.Plan) error {
+func JSON(w io.Writer, p *planner.Plan) error { return JSONWithPredictions(w, p, nil) }
+
+// JSONWithPredictions writes the JSON plan as JSON does and, when preds is
+// not nil (plan --check ran), check_predictions: for each operation
+// checked or not, in plan order, its address, operation, status
+// (checked, not_checked, failed), reason, changed_tasks (null when
+// unknown) and diff (redacted, at most MaxPredictionDiff bytes, with
+// diff_truncated), under format_version 1.3.
+func JSONWithPredictions(w io.Writer, p *planner.Plan, preds []Prediction) error {
 	out, err := buildJSON(p)
 	if err != nil {
 		return err
+	}
+	if preds != nil {
+		out.FormatVersion = JSONPredictionsFormatVersion
+		out.Predictions = make([]jsonPrediction, 0, len(preds))
+		for _, pr := range preds {
+			out.Predictions = append(out.Predictions, toJSONPrediction(pr))
+		}
 	}
 	b, err := out.appendJSON(make([]byte, 0, 1024*len(p.Changes)+1024))
 	if err != nil {
@@ -241,6 +264,9 @@ func (p *jsonPlan) appendJSON(b []byte) ([]byte, error) {
 		so.End()
 	}
 	steps.End()
+	if p.Predictions != nil {
+		appendPredictions(&o, p.Predictions)
+	}
 	o.End()
 	return w.Buf, w.Err()
 }

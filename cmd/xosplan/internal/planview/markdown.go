@@ -21,6 +21,9 @@ type MarkdownOptions struct {
 	Title string
 	// Limit is the maximum length in bytes; zero means MaxMarkdown.
 	Limit int
+	// Predictions are plan --check's (nil without it), shown after the
+	// action groups in at most a quarter of Limit.
+	Predictions []Prediction
 }
 
 // Markdown renders the plan as a pull-request comment: a hidden marker with
@@ -39,7 +42,7 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 	if title == "" {
 		title = "xosplan plan"
 	}
-	return markdownDiff(p, markdownHead(p, title), limit)
+	return markdownDiff(p, markdownHead(p, title)+markdownPredictions(safePredictions(opts.Predictions), limit/4), limit)
 }
 
 // markdownHead is the part of the comment never truncated: the marker, the

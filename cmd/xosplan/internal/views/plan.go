@@ -20,6 +20,8 @@ type Plan interface {
 	// Plan renders the plan made with the diagnostics found making it, and
 	// where the plan file was saved (nil when it was not).
 	Plan(p *planner.Plan, diags diag.Diagnostics, saved *SavedPlan) error
+	// Predictions renders plan --check's predictions, after the plan.
+	Predictions(preds []planview.Prediction) error
 }
 
 // SavedPlan is a plan file plan wrote, and how to apply it.
@@ -67,6 +69,10 @@ func (v *planText) Plan(p *planner.Plan, diags diag.Diagnostics, saved *SavedPla
 	return v.s.problems(v.s.Stderr, diags)
 }
 
+func (v *planText) Predictions(preds []planview.Prediction) error {
+	return planview.PredictionsText(v.w, preds)
+}
+
 // plan writes p (nothing for nil).
 func (v *planText) plan(p *planner.Plan) error {
 	if p == nil {
@@ -98,3 +104,5 @@ func (v *planJSON) Plan(p *planner.Plan, diags diag.Diagnostics, _ *SavedPlan) e
 	}
 	return v.events.Plan(p)
 }
+
+func (v *planJSON) Predictions(preds []planview.Prediction) error { return v.events.Predictions(preds) }

@@ -79,6 +79,9 @@ func (v statusText) Answer(addr string, body []byte) error {
 		fmt.Fprintln(tw, "ADDRESS\tSTATUS\tLAST CHECK\tWAITING")
 	}
 	for _, r := range st.Resources {
+		if r.Drift != "" {
+			r.Status += " (drifted: " + termsafe.String(r.Drift) + ")"
+		}
 		check := "-"
 		if r.LastCheck != nil {
 			check = r.LastCheck.Format(time.RFC3339)

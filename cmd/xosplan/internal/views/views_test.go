@@ -186,6 +186,10 @@ func TestStatusViews(t *testing.T) {
 			"ADDRESS  STATUS   LAST CHECK            WAITING\n" +
 			"vm       active   2024-01-02T03:04:05Z  -\n" +
 			"net      pending  -                     waits for vm\n"},
+		{name: "text of a drifted resource", body: `{"resources":[{"address":"app","status":"active","drift":"check mode: Standard.configure would change 1 task(s)"}]}`,
+			want: "Sync not ready: 0 reconciles, last -; 0 waiting for a retry.\n" +
+				"ADDRESS  STATUS                                                                   LAST CHECK  WAITING\n" +
+				"app      active (drifted: check mode: Standard.configure would change 1 task(s))  -           -\n"},
 		{name: "text of an empty status", body: `{"resources":[]}`, want: "Sync not ready: 0 reconciles, last -; 0 waiting for a retry.\nADDRESS  STATUS  LAST CHECK  WAITING\n"},
 		{name: "text of a cluster's leader", body: `{"ready":true,"reconciles":1,"last_outcome":"applied","retry_queue":0,` +
 			`"resources":[{"address":"vm","status":"active","running_on":"b:2"}],` +

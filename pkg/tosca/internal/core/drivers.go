@@ -34,6 +34,9 @@ const AnsibleArtifactType = "tosca.artifacts.Implementation.Ansible"
 type OpSite struct {
 	Path string
 	Host func() graph.Value
+	// Rel is the graph.InputAnsibleRelationship value of a relationship's
+	// operation, nil for a node's own.
+	Rel graph.Value
 }
 
 // TargetSideOp reports whether name is one of the Configure operations
@@ -107,6 +110,10 @@ func (c *Session) ChooseDriver(name, file string, ops map[string]graph.Operation
 			if host := where[key].Host(); host != nil {
 				op.Inputs = cloneInputs(op.Inputs)
 				op.Inputs[graph.InputAnsibleHost] = host
+			}
+			if rel := where[key].Rel; rel != nil {
+				op.Inputs = cloneInputs(op.Inputs)
+				op.Inputs[graph.InputAnsibleRelationship] = rel
 			}
 			ops[key] = op
 		}

@@ -1197,7 +1197,12 @@ func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
 		what := "capability " + quote(cd.name) + " of node template " + quote(nt.name)
 		props := c.assignProps(cd.typ, cd.props, p.Value.Get("properties"), cp+".properties", what, "property", s, errorMissing)
 		if attrs := p.Value.Get("attributes"); attrs != nil {
-			c.assignProps(cd.typ, mergeDefs(cd.attrs, cd.props), attrs, cp+".attributes", what, "attribute", s, ignoreMissing)
+			if v := c.assignProps(cd.typ, mergeDefs(cd.attrs, cd.props), attrs, cp+".attributes", what, "attribute", s, ignoreMissing); len(v) > 0 {
+				if nt.capAttrs == nil {
+					nt.capAttrs = map[string]map[string]graph.Value{}
+				}
+				nt.capAttrs[cd.name] = v
+			}
 		}
 		nt.capProps[cd.name] = props
 	}

@@ -4,7 +4,8 @@ package tosca1
 //
 // Each node template is one Resource (Address = template name). Its Spec
 // holds "properties" (assigned and default values), "capabilities" (only
-// the capabilities whose properties were assigned), "attributes" and
+// the capabilities assigned: their "properties", and "attributes" when
+// assigned), "attributes" and
 // "artifacts" (only when set). The driver is exec when a Standard or
 // Configure operation has an implementation, noop otherwise. An
 // implementation that names an artifact of the template (or of its type
@@ -225,6 +226,9 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		m := make(map[string]graph.Value, len(caps))
 		for name, p := range caps {
 			m[name] = map[string]graph.Value{"properties": dropNil(p)}
+			if a := dropNil(nt.capAttrs[name]); len(a) > 0 {
+				m[name].(map[string]graph.Value)["attributes"] = a
+			}
 		}
 		spec["capabilities"] = m
 	}
@@ -390,8 +394,11 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 					if core.TargetSideOp(opName) {
 						runsOn = ra.target
 					}
-					relOps = append(relOps, core.RelationshipOp{Name: opName, Req: ra.name, Index: idx, Op: op,
-						Site: core.OpSite{Path: opPath, Host: c.operationHost(opPath, runsOn, nt, ra.target)}})
+					site := core.OpSite{Path: opPath, Host: c.operationHost(opPath, runsOn, nt, ra.target)}
+					if ra.target != nil {
+						site.Rel = map[string]graph.Value{"requirement": ra.name, "index": int64(idx), "target": ra.target.name}
+					}
+					relOps = append(relOps, core.RelationshipOp{Name: opName, Req: ra.name, Index: idx, Op: op, Site: site})
 				}
 			}
 		}
@@ -604,9 +611,11 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 		for _, p := range inputs {
 			v := p.Value
 			before := c.SecretReads
-			// An input definition (a map with a type) contributes its
-			// default or value, not itself.
-			if v.Kind == yamlsrc.Mapping && v.Get("type") != nil && len(v.Content) >= 2 {
+			// An input definition (a map with a type, or of definition
+			// keynames with a default or value: 1.3 §3.6.14 makes type
+			// optional in a parameter definition) contributes its default
+			// or value, not itself.
+			if v.Kind == yamlsrc.Mapping && (v.Get("type") != nil && len(v.Content) >= 2 || untypedParamDef(v)) {
 				if _, isFn := functionName(v); !isFn {
 					if c.definedSecret(v) {
 						c.SecretReads++
@@ -690,6 +699,22 @@ func (c *compiler) artifactImplementation(a *artifactDef, base, path string) str
 	c.ConfineNamed(a.fileNode, resolved, base, path, core.CodeImplOutsideRoot, "implementation")
 	c.checkPackaged(a.fileNode, false, nil, path)
 	return resolved
+}
+
+// untypedParamDef reports whether n, an operation input of a type, is a
+// parameter definition written without a type ({default: …}, as xOpera's
+// templates write them): a map with a default or a value whose keys are
+// all definition keynames.
+func untypedParamDef(n *yamlsrc.Node) bool {
+	if n.Get("default") == nil && n.Get("value") == nil {
+		return false
+	}
+	for _, p := range n.Pairs() {
+		if !slices.Contains(propDefKeys(), p.Key.Value) {
+			return false
+		}
+	}
+	return true
 }
 
 // opInputDef returns the definition of an operation input when the type

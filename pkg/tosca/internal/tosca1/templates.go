@@ -79,7 +79,10 @@ type nodeTpl struct {
 	// evaluating marks properties being evaluated (get_property cycles).
 	evaluating []string
 	capProps   map[string]map[string]graph.Value
-	attrs      map[string]graph.Value
+	// capAttrs holds the attribute values capability assignments give
+	// (1.3 §3.8.2), by capability, as get_attribute reads them.
+	capAttrs map[string]map[string]graph.Value
+	attrs    map[string]graph.Value
 }
 
 type reqAssign struct {
