@@ -136,16 +136,45 @@ func isIndex(v graph.Value) bool {
 // capability's incoming relationships), and anything else ends at the
 // relationship. A missing idx is 0.
 func (ev *eval) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEnd, []graph.Value, bool) {
+	end, rest, ok, stop := ev.pathStart(n, fn, vals)
+	if stop {
+		return end, rest, ok
+	}
+	for len(rest) > 0 {
+		step, _ := rest[0].(string)
+		if end.all && (step == "RELATIONSHIP" || step == "CAPABILITY") {
+			// A path from every representation: followed from each, where
+			// their number is known; else one value each, at apply.
+			if _, counted := end.node.n.GetPair("count"); !end.node.countFn && (!counted || ev.c.state.topo.picked) {
+				end.each = &allAt{fromEnd: len(rest) + 1, n: end.node.count}
+			}
+			return end, nil, false
+		}
+		if end.rel != nil {
+			end, rest, ok, stop = ev.relStep(n, fn, end, step, rest)
+		} else {
+			end, rest, ok, stop = ev.nodeStep(n, fn, end, step, rest)
+		}
+		if stop {
+			return end, rest, ok
+		}
+	}
+	return end, rest, true
+}
+
+// pathStart reads where a path starts (see walkPath): its end so far and
+// the steps left; stop says walkPath returns end, rest and ok as they are.
+func (ev *eval) pathStart(n *yamlsrc.Node, fn string, vals []graph.Value) (end pathEnd, rest []graph.Value, ok, stop bool) {
 	c := ev.c
 	topo := c.state.topo
-	end := pathEnd{idx: -1}
+	end = pathEnd{idx: -1}
 	first, _ := vals[0].(string)
-	rest := vals[1:]
+	rest = vals[1:]
 	switch {
 	case first == "SELF" && ev.rel != nil:
 		if ev.rel.ra == nil || ev.node == nil {
 			// A relationship template's or type's: known where used.
-			return end, nil, false
+			return end, nil, false, true
 		}
 		r := int64(-1)
 		if ev.rel.known {
@@ -155,7 +184,7 @@ func (ev *eval) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEn
 	case first == "SELF":
 		end.node = ev.node
 		if ev.node == nil {
-			return end, nil, false
+			return end, nil, false, true
 		}
 	case topo != nil && topo.byName[first] != nil:
 		end.node = topo.byName[first]
@@ -163,7 +192,7 @@ func (ev *eval) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEn
 			end.idx, end.all = indexOf(rest[0])
 			rest = rest[1:]
 			if !end.all && !ev.representation(n, fn, end.node, end.idx) {
-				return end, nil, false
+				return end, nil, false, true
 			}
 		}
 	case topo != nil && topo.rels[first] != nil:
@@ -172,10 +201,10 @@ func (ev *eval) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEn
 			// Used by no requirement, or by several: no one relationship
 			// to go on from, but the template's own values.
 			if len(rest) > 0 && (rest[0] == "SOURCE" || rest[0] == "TARGET" || rest[0] == "CAPABILITY") {
-				return end, nil, false
+				return end, nil, false, true
 			}
 			end.relTpl = first
-			return end, rest, true
+			return end, rest, true, true
 		}
 		end.rel = &users[0]
 	default:
@@ -183,94 +212,93 @@ func (ev *eval) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEn
 			if cause, failed := topo.failed[first]; failed {
 				// A template that could not be read: a follow-on of why.
 				c.FollowOn(cause)
-				return end, nil, false
+				return end, nil, false, true
 			}
 		}
 		c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownTemplate, "$%s starts at %q, which is neither SELF nor a node or relationship template", fn, graph.Text(vals[0]))
-		return end, nil, false
+		return end, nil, false, true
 	}
-	for len(rest) > 0 {
-		step, _ := rest[0].(string)
-		if end.all && (step == "RELATIONSHIP" || step == "CAPABILITY") {
-			// A path from every representation: followed from each, where
-			// their number is known; else one value each, at apply.
-			if _, counted := end.node.n.GetPair("count"); !end.node.countFn && (!counted || c.state.topo.picked) {
-				end.each = &allAt{fromEnd: len(rest) + 1, n: end.node.count}
-			}
-			return end, nil, false
+	return end, rest, true, false
+}
+
+// relStep takes one step of a path from the relationship at end: SOURCE,
+// TARGET or CAPABILITY (see walkPath); stop says walkPath returns end,
+// rest and ok as they are.
+func (ev *eval) relStep(n *yamlsrc.Node, fn string, end pathEnd, step string, rest []graph.Value) (_ pathEnd, _ []graph.Value, ok, stop bool) {
+	switch step {
+	case "SOURCE":
+		end = pathEnd{node: end.rel.src, idx: end.rel.srcIdx}
+		rest = rest[1:]
+	case "TARGET":
+		if end, ok = end.rel.target(); !ok {
+			return end, nil, false, true
 		}
-		if end.rel != nil {
-			var ok bool
-			switch step {
-			case "SOURCE":
-				end = pathEnd{node: end.rel.src, idx: end.rel.srcIdx}
-				rest = rest[1:]
-			case "TARGET":
-				if end, ok = end.rel.target(); !ok {
-					return end, nil, false
-				}
-				rest = rest[1:]
-			case "CAPABILITY":
-				re := end.rel
-				if end, ok = re.target(); !ok || re.ra.capName == "" {
-					return end, nil, false
-				}
-				end.capName = re.ra.capName
-				rest = rest[1:]
-				if len(rest) == 0 || rest[0] != "RELATIONSHIP" {
-					return end, rest, true
-				}
-				if end, rest, ok = ev.incoming(n, fn, end, rest[1:]); !ok {
-					return end, nil, false
-				}
-			default:
-				return end, rest, true
-			}
-			continue
+		rest = rest[1:]
+	case "CAPABILITY":
+		re := end.rel
+		if end, ok = re.target(); !ok || re.ra.capName == "" {
+			return end, nil, false, true
 		}
-		switch step {
-		case "RELATIONSHIP":
-			if len(rest) < 2 {
-				c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: RELATIONSHIP names a requirement", fn)
-				return end, nil, false
-			}
-			req, _ := rest[1].(string)
-			rels := c.outgoing(end.node, end.idx, req)
-			if len(rels) == 0 {
-				if !hasReqDef(end.node.typ, req) {
-					c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
-				}
-				return end, nil, false
-			}
-			re, more, each, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+core.Quote(req)+" of node template "+core.Quote(end.node.name))
-			if !ok {
-				end.each = each
-				return end, nil, false
-			}
-			end, rest = pathEnd{rel: re}, more
-		case "CAPABILITY":
-			if len(rest) < 2 {
-				c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: CAPABILITY names a capability", fn)
-				return end, nil, false
-			}
-			name, _ := rest[1].(string)
-			if end.node.typ.caps[name] == nil {
-				c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownCapability, "$%s: node template %q has no capability %q", fn, end.node.name, name)
-				return end, nil, false
-			}
-			end.capName = name
-			if len(rest) < 3 || rest[2] != "RELATIONSHIP" {
-				return end, rest[2:], true
-			}
-			var ok bool
-			if end, rest, ok = ev.incoming(n, fn, end, rest[3:]); !ok {
-				return end, nil, false
-			}
-		default:
-			return end, rest, true
+		end.capName = re.ra.capName
+		rest = rest[1:]
+		if len(rest) == 0 || rest[0] != "RELATIONSHIP" {
+			return end, rest, true, true
 		}
+		if end, rest, ok = ev.incoming(n, fn, end, rest[1:]); !ok {
+			return end, nil, false, true
+		}
+	default:
+		return end, rest, true, true
 	}
-	return end, rest, true
+	return end, rest, true, false
+}
+
+// nodeStep takes one step of a path from the node at end: RELATIONSHIP
+// or CAPABILITY (see walkPath); stop says walkPath returns end, rest and
+// ok as they are.
+func (ev *eval) nodeStep(n *yamlsrc.Node, fn string, end pathEnd, step string, rest []graph.Value) (_ pathEnd, _ []graph.Value, ok, stop bool) {
+	c := ev.c
+	switch step {
+	case "RELATIONSHIP":
+		if len(rest) < 2 {
+			c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: RELATIONSHIP names a requirement", fn)
+			return end, nil, false, true
+		}
+		req, _ := rest[1].(string)
+		rels := c.outgoing(end.node, end.idx, req)
+		if len(rels) == 0 {
+			if !hasReqDef(end.node.typ, req) {
+				c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownRequirement, "$%s: node template %q has no requirement %q", fn, end.node.name, req)
+			}
+			return end, nil, false, true
+		}
+		re, more, each, ok := ev.pickRel(n, fn, rels, rest[2:], "relationships of requirement "+core.Quote(req)+" of node template "+core.Quote(end.node.name))
+		if !ok {
+			end.each = each
+			return end, nil, false, true
+		}
+		end, rest = pathEnd{rel: re}, more
+	case "CAPABILITY":
+		if len(rest) < 2 {
+			c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: CAPABILITY names a capability", fn)
+			return end, nil, false, true
+		}
+		name, _ := rest[1].(string)
+		if end.node.typ.caps[name] == nil {
+			c.Errorf(core.RangeOf(n), ev.path, core.CodeUnknownCapability, "$%s: node template %q has no capability %q", fn, end.node.name, name)
+			return end, nil, false, true
+		}
+		end.capName = name
+		if len(rest) < 3 || rest[2] != "RELATIONSHIP" {
+			return end, rest[2:], true, true
+		}
+		if end, rest, ok = ev.incoming(n, fn, end, rest[3:]); !ok {
+			return end, nil, false, true
+		}
+	default:
+		return end, rest, true, true
+	}
+	return end, rest, true, false
 }
 
 // representation checks the index of a representation of nd that a path
