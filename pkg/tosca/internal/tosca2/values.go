@@ -80,26 +80,7 @@ func (c *compiler) checkValueDepth(ev *eval, t *typeDef, entry, keyS *prop, vali
 		defer c.enterSecret(n)()
 	}
 	if _, _, ok := funcCall(n); ok {
-		c.checkExpr(ev.f, n, path, false)
-		before := c.SecretReads
-		v := ev.evalAt(n, path)
-		if t != nil && graph.HasUnknown(v) {
-			c.resultFits(n, t, entry, keyS, path)
-		}
-		if t == nil || v == nil || graph.HasUnknown(v) || dollarText(v) {
-			return v
-		}
-		if c.SecretReads > before {
-			// The value read a secret: it is checked as one.
-			c.InSecret++
-			defer func() { c.InSecret-- }()
-		}
-		// A value known now fits the definition as a written one must,
-		// converted to YAML nodes for it: work in proportion to its size.
-		if !c.spend(n, path, funceval.Size(v, maxValueSteps)) {
-			return nil
-		}
-		return c.checkValueDepth(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
+		return c.callValue(ev, t, entry, keyS, validation, n, path, depth)
 	}
 	if n.Kind == yamlsrc.Mapping {
 		c.checkMalformed(n, path)
@@ -113,85 +94,130 @@ func (c *compiler) checkValueDepth(ev *eval, t *typeDef, entry, keyS *prop, vali
 	if keyS == nil {
 		keyS = t.keyS
 	}
-	var v graph.Value
-	switch {
-	case t.scalar != nil:
-		s, ok := n.String()
-		if !ok || n.Kind != yamlsrc.Scalar || !n.IsString() {
-			c.badValue(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", core.DescribeValue(n), t.name),
-				fmt.Sprintf("a sensitive value is not a scalar of type %q: a scalar is written \"<number> <unit>\"", t.name))
-			return nil
-		}
-		num, canon, _, msg := parseScalar(t.scalar, s)
-		if msg != "" {
-			c.badValue(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: %s (units: %s)", core.DescribeValue(n), t.name, msg, unitList(t.scalar)),
-				fmt.Sprintf("a sensitive value is not a scalar of type %q (units: %s)", t.name, unitList(t.scalar)))
-			return nil
-		}
-		if dt := t.scalar.dataType; dt != nil {
-			var nv graph.Value = num
-			if dt.base == "integer" {
-				if num != float64(int64(num)) {
-					c.badValue(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: its number must be an integer", core.DescribeValue(n), t.name),
-						fmt.Sprintf("a sensitive value is not a scalar of type %q: its number must be an integer", t.name))
-					return nil
-				}
-				nv = int64(num)
-			}
-			if !c.validate(ev, dt, dt.validation, nv, n, path) {
-				return nil
-			}
-		}
-		v = formatScalar(t.scalar, canon)
-	case t.base == "list":
-		if n.Kind != yamlsrc.Sequence {
-			c.badValue(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a list", "a sensitive value is not a list")
-			return nil
-		}
-		out := make([]graph.Value, len(n.Content))
-		for i, it := range n.Content {
-			out[i] = c.schemaValue(ev, entry, it, path+"["+core.Itoa(int64(i))+"]", depth)
-		}
-		v = out
-	case t.base == "map":
-		if n.Kind != yamlsrc.Mapping {
-			c.badValue(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a map", "a sensitive value is not a map")
-			return nil
-		}
-		out := make(map[string]graph.Value, len(n.Content)/2)
-		for _, p := range n.Pairs() {
-			if keyS != nil && keyS.typ != nil {
-				if _, _, isCall := funcCall(p.Key); !isCall {
-					c.checkValueDepth(ev, keyS.typ, nil, nil, keyS.validation, p.Key, core.JoinPath(path, p.Key.Value), depth+1)
-				}
-			}
-			out[unescape(p.Key.Value)] = c.schemaValue(ev, entry, p.Value, core.JoinPath(path, p.Key.Value), depth)
-		}
-		v = out
-	case t.base == "range":
-		cv, err := values.Coerce(values.Range, n)
-		if err != nil {
-			c.badValue(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not a range")
-			return nil
-		}
-		v = cv
-	case t.base == "":
-		v = c.complexValue(ev, t, n, path, depth)
-		if v == nil {
-			return nil
-		}
-	default:
-		cv, err := values.CoerceV2(t.base, n)
-		if err != nil {
-			c.badValue(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not of type "+t.base)
-			return nil
-		}
-		v = cv
+	v, ok := c.typedValue(ev, t, entry, keyS, n, path, depth)
+	if !ok {
+		return nil
 	}
 	if !c.validate(ev, t, t.validation, v, n, path) || !c.validate(ev, t, validation, v, n, path) {
 		return nil
 	}
 	return v
+}
+
+// callValue checks and evaluates a function call written for a value
+// of type t (see checkValueDepth); a result known now is checked as a
+// written value.
+func (c *compiler) callValue(ev *eval, t *typeDef, entry, keyS *prop, validation []*yamlsrc.Node, n *yamlsrc.Node, path string, depth int) graph.Value {
+	c.checkExpr(ev.f, n, path, false)
+	before := c.SecretReads
+	v := ev.evalAt(n, path)
+	if t != nil && graph.HasUnknown(v) {
+		c.resultFits(n, t, entry, keyS, path)
+	}
+	if t == nil || v == nil || graph.HasUnknown(v) || dollarText(v) {
+		return v
+	}
+	if c.SecretReads > before {
+		// The value read a secret: it is checked as one.
+		c.InSecret++
+		defer func() { c.InSecret-- }()
+	}
+	// A value known now fits the definition as a written one must,
+	// converted to YAML nodes for it: work in proportion to its size.
+	if !c.spend(n, path, funceval.Size(v, maxValueSteps)) {
+		return nil
+	}
+	return c.checkValueDepth(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
+}
+
+// typedValue checks a written value against type t (see
+// checkValueDepth) and returns it canonical; false when it does not fit,
+// which is reported.
+func (c *compiler) typedValue(ev *eval, t *typeDef, entry, keyS *prop, n *yamlsrc.Node, path string, depth int) (graph.Value, bool) {
+	switch {
+	case t.scalar != nil:
+		return c.scalarValue(ev, t, n, path)
+	case t.base == "list":
+		if n.Kind != yamlsrc.Sequence {
+			c.badValue(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a list", "a sensitive value is not a list")
+			return nil, false
+		}
+		out := make([]graph.Value, len(n.Content))
+		for i, it := range n.Content {
+			out[i] = c.schemaValue(ev, entry, it, path+"["+core.Itoa(int64(i))+"]", depth)
+		}
+		return out, true
+	case t.base == "map":
+		return c.mapValue(ev, entry, keyS, n, path, depth)
+	case t.base == "range":
+		cv, err := values.Coerce(values.Range, n)
+		if err != nil {
+			c.badValue(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not a range")
+			return nil, false
+		}
+		return cv, true
+	case t.base == "":
+		v := c.complexValue(ev, t, n, path, depth)
+		return v, v != nil
+	default:
+		cv, err := values.CoerceV2(t.base, n)
+		if err != nil {
+			c.badValue(core.RangeOf(n), path, core.CodeValue, err.Error(), "a sensitive value is not of type "+t.base)
+			return nil, false
+		}
+		return cv, true
+	}
+}
+
+// scalarValue checks a value of scalar type t: "<number> <unit>", its
+// number of the scalar's data_type.
+func (c *compiler) scalarValue(ev *eval, t *typeDef, n *yamlsrc.Node, path string) (graph.Value, bool) {
+	s, ok := n.String()
+	if !ok || n.Kind != yamlsrc.Scalar || !n.IsString() {
+		c.badValue(core.RangeOf(n), path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: a scalar is written \"<number> <unit>\"", core.DescribeValue(n), t.name),
+			fmt.Sprintf("a sensitive value is not a scalar of type %q: a scalar is written \"<number> <unit>\"", t.name))
+		return nil, false
+	}
+	num, canon, _, msg := parseScalar(t.scalar, s)
+	if msg != "" {
+		c.badValue(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: %s (units: %s)", core.DescribeValue(n), t.name, msg, unitList(t.scalar)),
+			fmt.Sprintf("a sensitive value is not a scalar of type %q (units: %s)", t.name, unitList(t.scalar)))
+		return nil, false
+	}
+	if dt := t.scalar.dataType; dt != nil {
+		var nv graph.Value = num
+		if dt.base == "integer" {
+			if num != float64(int64(num)) {
+				c.badValue(n.Range, path, core.CodeValue, fmt.Sprintf("%s is not a scalar of type %q: its number must be an integer", core.DescribeValue(n), t.name),
+					fmt.Sprintf("a sensitive value is not a scalar of type %q: its number must be an integer", t.name))
+				return nil, false
+			}
+			nv = int64(num)
+		}
+		if !c.validate(ev, dt, dt.validation, nv, n, path) {
+			return nil, false
+		}
+	}
+	return formatScalar(t.scalar, canon), true
+}
+
+// mapValue checks a map: its keys against keyS, its values against
+// entry.
+func (c *compiler) mapValue(ev *eval, entry, keyS *prop, n *yamlsrc.Node, path string, depth int) (graph.Value, bool) {
+	if n.Kind != yamlsrc.Mapping {
+		c.badValue(core.RangeOf(n), path, core.CodeValue, core.DescribeValue(n)+" is not a map", "a sensitive value is not a map")
+		return nil, false
+	}
+	out := make(map[string]graph.Value, len(n.Content)/2)
+	for _, p := range n.Pairs() {
+		if keyS != nil && keyS.typ != nil {
+			if _, _, isCall := funcCall(p.Key); !isCall {
+				c.checkValueDepth(ev, keyS.typ, nil, nil, keyS.validation, p.Key, core.JoinPath(path, p.Key.Value), depth+1)
+			}
+		}
+		out[unescape(p.Key.Value)] = c.schemaValue(ev, entry, p.Value, core.JoinPath(path, p.Key.Value), depth)
+	}
+	return out, true
 }
 
 func unitList(s *scalarDef) string {
