@@ -370,100 +370,127 @@ func (c *compiler) readReqDefs(t *typeDef, n *yamlsrc.Node, path string) {
 			c.Errorf(it.Range, ip, core.CodeWrongKind, "a requirement definition is a map with one entry, found %s", it.Describe())
 			continue
 		}
-		name, body := it.Content[0].Value, it.Content[1]
-		rp := path + "." + name
-		var prev *req
-		idx := -1
-		for j, r := range t.reqs {
-			if r.name == name {
-				prev, idx = r, j
-			}
-		}
-		// count_range defaults to [0, UNBOUNDED] (§8.4).
-		d := &req{name: name, n: body, min: 0, max: -1}
-		if prev != nil {
-			cp := *prev
-			d = &cp
-			d.n = body
-		}
-		switch {
-		case body.IsString():
-			d.capType = c.typeRef(t.f, core.KCapability, body, rp)
-		case body.Kind == yamlsrc.Mapping:
-			c.keys(body, rp, func() string { return "requirement " + core.Quote(name) }, reqDefKeys(), legacyReqKey)
-			c.metadata(body, rp)
-			if nn := body.Get("node"); nn != nil {
-				d.nodeType = c.typeRef(t.f, core.KNode, nn, rp+".node")
-			}
-			if cn := body.Get("capability"); cn != nil {
-				d.capType = c.findType(t.f, core.KCapability, cn.Value)
-				// With a node type, capability may name one of its
-				// capabilities instead of a type (§8.4).
-				if cd := d.nodeType.capNamed(cn.Value); d.capType == nil && cd != nil && cn.IsString() {
-					d.capType = cd.typ
-				} else if d.capType == nil || !cn.IsString() {
-					c.typeRef(t.f, core.KCapability, cn, rp+".capability")
-				}
-			} else if prev == nil {
-				c.Errorf(it.Content[0].Range, rp, core.CodeMissingField, "requirement %q is missing required field \"capability\"", name)
-			}
-			if _, ok := body.GetPair("relationship"); !ok && prev == nil {
-				c.Errorf(it.Content[0].Range, rp, core.CodeMissingField, "requirement %q is missing required field \"relationship\" (§8.4)", name)
-			}
-			if rn := body.Get("relationship"); rn != nil {
-				tn := rn
-				if rn.Kind == yamlsrc.Mapping {
-					tn = rn.Get("type")
-					c.keys(rn, rp+".relationship", func() string { return "relationship definition" }, []string{"type", "description", "metadata", "properties", "attributes", "interfaces"}, nil)
-				}
-				if !(tn.IsNull() && prev != nil) {
-					d.relType = c.typeRef(t.f, core.KRelationship, tn, rp+".relationship")
-				}
-			}
-			if cr, ok := body.GetPair("count_range"); ok {
-				if lo, hi, ok := c.readRange(cr.Value, rp+".count_range"); ok {
-					if prev != nil && prev.countRange && (lo < prev.min || (prev.max >= 0 && (hi < 0 || hi > prev.max))) {
-						c.Errorf(cr.Value.Range, rp+".count_range", core.CodeIncompatibleRefinement, "requirement %q refines count_range %s to %s, which is not within it (§8.4.1)", name, rangeText(prev.min, prev.max), rangeText(lo, hi))
-					}
-					d.min, d.max, d.countRange = lo, hi, true
-				}
-			} else if oc, ok := body.GetPair("occurrences"); ok {
-				if lo, hi, ok := c.readRange(oc.Value, rp+".occurrences"); ok {
-					d.min, d.max, d.countRange = lo, hi, true
-				}
-			}
-			if nf := body.Get("node_filter"); nf != nil {
-				c.checkExpr(t.f, nf, rp+".node_filter", true)
-			}
-		default:
-			c.Errorf(body.Range, rp, core.CodeWrongKind, "requirement %q must be a capability type name or a map, found %s", name, body.Describe())
-			continue
-		}
-		if prev != nil {
-			c.checkReqRefinement(prev, d, rp)
-		}
-		if d.nodeType != nil && d.capType != nil {
-			// Once every type is resolved: node types may name each
-			// other (valid_source_node_types, requirements). A warning:
-			// §8.4.1 asks it of refinements, the TC's suite breaks it in
-			// definitions, and an assignment to a node without the
-			// capability is an error where it is made (checkTarget).
-			nt, ct, at := d.nodeType, d.capType, body.Get("node")
-			c.state.later = append(c.state.later, func() {
-				if !slices.ContainsFunc(slices.Sorted(maps.Keys(nt.caps)), func(n string) bool {
-					x := nt.caps[n].typ
-					return x == nil || c.derives(x, ct)
-				}) {
-					c.Warnf(core.RangeOf(at), rp+".node", core.CodeCapabilityMismatch, "requirement %q names node type %q, which has no capability of type %q: no node of that type can fulfil it (§8.4.1)", name, nt.name, ct.name)
-				}
-			})
-		}
-		if idx >= 0 {
-			t.reqs[idx] = d
-		} else {
-			t.reqs = append(t.reqs, d)
+		c.readReqDef(t, it, path)
+	}
+}
+
+// readReqDef reads one requirement definition, the single-entry map it,
+// into t's requirements: a new one, or a refinement of the one of its
+// name.
+func (c *compiler) readReqDef(t *typeDef, it *yamlsrc.Node, path string) {
+	name, body := it.Content[0].Value, it.Content[1]
+	rp := path + "." + name
+	var prev *req
+	idx := -1
+	for j, r := range t.reqs {
+		if r.name == name {
+			prev, idx = r, j
 		}
 	}
+	// count_range defaults to [0, UNBOUNDED] (§8.4).
+	d := &req{name: name, n: body, min: 0, max: -1}
+	if prev != nil {
+		cp := *prev
+		d = &cp
+		d.n = body
+	}
+	switch {
+	case body.IsString():
+		d.capType = c.typeRef(t.f, core.KCapability, body, rp)
+	case body.Kind == yamlsrc.Mapping:
+		c.readReqDefMap(t, d, prev, it.Content[0], body, rp)
+	default:
+		c.Errorf(body.Range, rp, core.CodeWrongKind, "requirement %q must be a capability type name or a map, found %s", name, body.Describe())
+		return
+	}
+	if prev != nil {
+		c.checkReqRefinement(prev, d, rp)
+	}
+	if d.nodeType != nil && d.capType != nil {
+		c.laterReqCapability(d, body.Get("node"), rp)
+	}
+	if idx >= 0 {
+		t.reqs[idx] = d
+	} else {
+		t.reqs = append(t.reqs, d)
+	}
+}
+
+// readReqDefMap reads a requirement definition written as a map into d;
+// prev is the definition it refines, if any, key its name.
+func (c *compiler) readReqDefMap(t *typeDef, d, prev *req, key, body *yamlsrc.Node, rp string) {
+	name := d.name
+	c.keys(body, rp, func() string { return "requirement " + core.Quote(name) }, reqDefKeys(), legacyReqKey)
+	c.metadata(body, rp)
+	if nn := body.Get("node"); nn != nil {
+		d.nodeType = c.typeRef(t.f, core.KNode, nn, rp+".node")
+	}
+	if cn := body.Get("capability"); cn != nil {
+		d.capType = c.findType(t.f, core.KCapability, cn.Value)
+		// With a node type, capability may name one of its
+		// capabilities instead of a type (§8.4).
+		if cd := d.nodeType.capNamed(cn.Value); d.capType == nil && cd != nil && cn.IsString() {
+			d.capType = cd.typ
+		} else if d.capType == nil || !cn.IsString() {
+			c.typeRef(t.f, core.KCapability, cn, rp+".capability")
+		}
+	} else if prev == nil {
+		c.Errorf(key.Range, rp, core.CodeMissingField, "requirement %q is missing required field \"capability\"", name)
+	}
+	if _, ok := body.GetPair("relationship"); !ok && prev == nil {
+		c.Errorf(key.Range, rp, core.CodeMissingField, "requirement %q is missing required field \"relationship\" (§8.4)", name)
+	}
+	if rn := body.Get("relationship"); rn != nil {
+		tn := rn
+		if rn.Kind == yamlsrc.Mapping {
+			tn = rn.Get("type")
+			c.keys(rn, rp+".relationship", func() string { return "relationship definition" }, []string{"type", "description", "metadata", "properties", "attributes", "interfaces"}, nil)
+		}
+		if !(tn.IsNull() && prev != nil) {
+			d.relType = c.typeRef(t.f, core.KRelationship, tn, rp+".relationship")
+		}
+	}
+	c.readReqCount(d, prev, body, rp)
+	if nf := body.Get("node_filter"); nf != nil {
+		c.checkExpr(t.f, nf, rp+".node_filter", true)
+	}
+}
+
+// readReqCount reads a requirement definition's count_range, else its
+// legacy occurrences, into d; a refinement stays within prev's.
+func (c *compiler) readReqCount(d, prev *req, body *yamlsrc.Node, rp string) {
+	if cr, ok := body.GetPair("count_range"); ok {
+		if lo, hi, ok := c.readRange(cr.Value, rp+".count_range"); ok {
+			if prev != nil && prev.countRange && (lo < prev.min || (prev.max >= 0 && (hi < 0 || hi > prev.max))) {
+				c.Errorf(cr.Value.Range, rp+".count_range", core.CodeIncompatibleRefinement, "requirement %q refines count_range %s to %s, which is not within it (§8.4.1)", d.name, rangeText(prev.min, prev.max), rangeText(lo, hi))
+			}
+			d.min, d.max, d.countRange = lo, hi, true
+		}
+	} else if oc, ok := body.GetPair("occurrences"); ok {
+		if lo, hi, ok := c.readRange(oc.Value, rp+".occurrences"); ok {
+			d.min, d.max, d.countRange = lo, hi, true
+		}
+	}
+}
+
+// laterReqCapability checks, once every type is resolved, that the node
+// type d names has a capability of d's capability type; at is the node
+// entry.
+func (c *compiler) laterReqCapability(d *req, at *yamlsrc.Node, rp string) {
+	// Once every type is resolved: node types may name each
+	// other (valid_source_node_types, requirements). A warning:
+	// §8.4.1 asks it of refinements, the TC's suite breaks it in
+	// definitions, and an assignment to a node without the
+	// capability is an error where it is made (checkTarget).
+	name, nt, ct := d.name, d.nodeType, d.capType
+	c.state.later = append(c.state.later, func() {
+		if !slices.ContainsFunc(slices.Sorted(maps.Keys(nt.caps)), func(n string) bool {
+			x := nt.caps[n].typ
+			return x == nil || c.derives(x, ct)
+		}) {
+			c.Warnf(core.RangeOf(at), rp+".node", core.CodeCapabilityMismatch, "requirement %q names node type %q, which has no capability of type %q: no node of that type can fulfil it (§8.4.1)", name, nt.name, ct.name)
+		}
+	})
 }
 
 // checkReqRefinement checks a requirement refinement (§8.4.1): its
