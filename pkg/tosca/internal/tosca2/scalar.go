@@ -82,79 +82,8 @@ func (c *compiler) readScalarDef(t *typeDef, n *yamlsrc.Node) {
 	} else {
 		s.dataType = c.state.builtins["float"]
 	}
-	if dn, ok := n.GetPair("data_type"); ok {
-		dt := c.typeRef(t.f, core.KData, dn.Value, t.path+".data_type")
-		switch {
-		case dt == nil:
-		case dt.base != "integer" && dt.base != "float":
-			c.Errorf(dn.Value.Range, t.path+".data_type", core.CodeValue, "the data_type of scalar type %q must be integer or float, or derived from them; %q is not", t.name, dt.name)
-		case inherited != nil && dt != inherited.dataType:
-			c.Errorf(dn.Value.Range, t.path+".data_type", core.CodeIncompatibleRefinement, "scalar type %q changes the data_type %q of the scalar type it derives from (§9.1.2.2)", t.name, inherited.dataType.name)
-		default:
-			s.dataType = dt
-		}
-	}
-	intUnits := s.dataType != nil && s.dataType.base == "integer"
-	ok := true
-	readMult := func(m *yamlsrc.Node, path, what string) (float64, bool) {
-		if i, isInt := m.Int(); isInt {
-			return float64(i), true
-		}
-		if f, isFloat := m.Float(); isFloat && !intUnits && !m.Quoted && m.Tag == yamlsrc.TagFloat {
-			return f, true
-		}
-		want := "an integer or a float"
-		if intUnits {
-			want = "an integer (the data_type is integer)"
-		}
-		c.Errorf(m.Range, path, core.CodeValue, "the multiplier of %s must be %s, found %s", what, want, m.Describe())
-		return 0, false
-	}
-	// readEntries reads the units or the prefixes: names, multipliers,
-	// and what a derived type may do with its inherited ones.
-	readEntries := func(m *yamlsrc.Node, what string) bool {
-		into, section := s.units, ".units."
-		if what == "prefix" {
-			into, section = s.prefixes, ".prefixes."
-		}
-		good := true
-		for _, p := range m.Pairs() {
-			path := t.path + section + p.Key.Value
-			if !c.unitName(p.Key, path, what, what == "prefix") {
-				good = false
-				continue
-			}
-			if mult, isNum := readMult(p.Value, path, what+" "+core.Quote(p.Key.Value)); isNum {
-				good = c.extendScalar(t, inherited, into, p, mult, path, what) && good
-			} else {
-				good = false
-			}
-		}
-		return good
-	}
-	un, hasUnits := n.GetPair("units")
-	switch {
-	case !hasUnits && inherited == nil:
-		c.Errorf(t.key, t.path, core.CodeMissingField, "scalar type %q is missing required field \"units\"", t.name)
-		ok = false
-	case hasUnits && un.Value.Kind != yamlsrc.Mapping:
-		c.Errorf(un.Value.Range, t.path+".units", core.CodeWrongKind, "units must be a map of unit names to multipliers, found %s", un.Value.Describe())
-		ok = false
-	case hasUnits:
-		ok = readEntries(un.Value, "unit") && ok
-	}
-	if pn, has := n.GetPair("prefixes"); has {
-		if pn.Value.Kind != yamlsrc.Mapping {
-			c.Errorf(pn.Value.Range, t.path+".prefixes", core.CodeWrongKind, "prefixes must be a map of prefixes to multipliers, found %s", pn.Value.Describe())
-			ok = false
-		} else {
-			ok = readEntries(pn.Value, "prefix") && ok
-			if len(s.units) != 1 {
-				c.Errorf(pn.Key.Range, t.path+".prefixes", core.CodeValue, "scalar type %q defines prefixes and %d units; prefixes apply to one unit of multiplier 1 (§9.1.2.2)", t.name, len(s.units))
-				ok = false
-			}
-		}
-	}
+	c.readScalarDataType(t, s, inherited, n)
+	ok := c.readScalarUnits(t, s, inherited, n)
 	ones := 0
 	for _, m := range s.units {
 		if m == 1 {
@@ -165,23 +94,120 @@ func (c *compiler) readScalarDef(t *typeDef, n *yamlsrc.Node) {
 		c.Errorf(t.key, t.path+".units", core.CodeValue, "scalar type %q has no unit of multiplier 1 (§9.1.2.2)", t.name)
 	}
 	if cp, has := n.GetPair("canonical_unit"); has {
-		cu := core.Text(cp.Value)
-		switch m, found := s.lookup(cu); {
-		case inherited != nil && inherited.canonical != "" && cu != inherited.canonical:
-			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeIncompatibleRefinement, "scalar type %q changes the canonical unit %q it inherits (§9.1.2.2)", t.name, inherited.canonical)
-		case inherited != nil && inherited.canonical == "":
-			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeIncompatibleRefinement, "scalar type %q adds a canonical unit to the scalar type it derives from, which has none; a derived scalar type does not add one (§9.1.2.2)", t.name)
-		case !found:
-			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeValue, "canonical unit %q is not a unit of scalar type %q", cu, t.name)
-		case m != 1:
-			c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeValue, "canonical unit %q has multiplier %v; the canonical unit's multiplier is 1 (§9.1.2.2)", cu, m)
-		default:
-			s.canonical = cu
-		}
+		c.readCanonicalUnit(t, s, inherited, cp)
 	} else if ok && ones > 1 && s.canonical == "" {
 		c.Errorf(t.key, t.path, core.CodeMissingField, "scalar type %q has %d units of multiplier 1, so it must name its canonical_unit (§9.1.2.2)", t.name, ones)
 	}
 	t.scalar = s
+}
+
+// readScalarDataType reads a scalar type's data_type into s: integer or
+// float, or derived from them, and the one it inherits.
+func (c *compiler) readScalarDataType(t *typeDef, s, inherited *scalarDef, n *yamlsrc.Node) {
+	dn, ok := n.GetPair("data_type")
+	if !ok {
+		return
+	}
+	dt := c.typeRef(t.f, core.KData, dn.Value, t.path+".data_type")
+	switch {
+	case dt == nil:
+	case dt.base != "integer" && dt.base != "float":
+		c.Errorf(dn.Value.Range, t.path+".data_type", core.CodeValue, "the data_type of scalar type %q must be integer or float, or derived from them; %q is not", t.name, dt.name)
+	case inherited != nil && dt != inherited.dataType:
+		c.Errorf(dn.Value.Range, t.path+".data_type", core.CodeIncompatibleRefinement, "scalar type %q changes the data_type %q of the scalar type it derives from (§9.1.2.2)", t.name, inherited.dataType.name)
+	default:
+		s.dataType = dt
+	}
+}
+
+// readScalarUnits reads a scalar type's units and prefixes into s; false
+// when any is wrong (reported).
+func (c *compiler) readScalarUnits(t *typeDef, s, inherited *scalarDef, n *yamlsrc.Node) bool {
+	ok := true
+	un, hasUnits := n.GetPair("units")
+	switch {
+	case !hasUnits && inherited == nil:
+		c.Errorf(t.key, t.path, core.CodeMissingField, "scalar type %q is missing required field \"units\"", t.name)
+		ok = false
+	case hasUnits && un.Value.Kind != yamlsrc.Mapping:
+		c.Errorf(un.Value.Range, t.path+".units", core.CodeWrongKind, "units must be a map of unit names to multipliers, found %s", un.Value.Describe())
+		ok = false
+	case hasUnits:
+		ok = c.readScalarEntries(t, s, inherited, un.Value, "unit") && ok
+	}
+	if pn, has := n.GetPair("prefixes"); has {
+		if pn.Value.Kind != yamlsrc.Mapping {
+			c.Errorf(pn.Value.Range, t.path+".prefixes", core.CodeWrongKind, "prefixes must be a map of prefixes to multipliers, found %s", pn.Value.Describe())
+			ok = false
+		} else {
+			ok = c.readScalarEntries(t, s, inherited, pn.Value, "prefix") && ok
+			if len(s.units) != 1 {
+				c.Errorf(pn.Key.Range, t.path+".prefixes", core.CodeValue, "scalar type %q defines prefixes and %d units; prefixes apply to one unit of multiplier 1 (§9.1.2.2)", t.name, len(s.units))
+				ok = false
+			}
+		}
+	}
+	return ok
+}
+
+// readScalarEntries reads the units or the prefixes (what is "unit" or
+// "prefix") into s: names, multipliers, and what a derived type may do
+// with its inherited ones.
+func (c *compiler) readScalarEntries(t *typeDef, s, inherited *scalarDef, m *yamlsrc.Node, what string) bool {
+	into, section := s.units, ".units."
+	if what == "prefix" {
+		into, section = s.prefixes, ".prefixes."
+	}
+	intUnits := s.dataType != nil && s.dataType.base == "integer"
+	good := true
+	for _, p := range m.Pairs() {
+		path := t.path + section + p.Key.Value
+		if !c.unitName(p.Key, path, what, what == "prefix") {
+			good = false
+			continue
+		}
+		if mult, isNum := c.scalarMult(p.Value, path, what+" "+core.Quote(p.Key.Value), intUnits); isNum {
+			good = c.extendScalar(t, inherited, into, p, mult, path, what) && good
+		} else {
+			good = false
+		}
+	}
+	return good
+}
+
+// scalarMult reads the multiplier of a unit or prefix: an integer, or a
+// float unless the data_type is integer.
+func (c *compiler) scalarMult(m *yamlsrc.Node, path, what string, intUnits bool) (float64, bool) {
+	if i, isInt := m.Int(); isInt {
+		return float64(i), true
+	}
+	if f, isFloat := m.Float(); isFloat && !intUnits && !m.Quoted && m.Tag == yamlsrc.TagFloat {
+		return f, true
+	}
+	want := "an integer or a float"
+	if intUnits {
+		want = "an integer (the data_type is integer)"
+	}
+	c.Errorf(m.Range, path, core.CodeValue, "the multiplier of %s must be %s, found %s", what, want, m.Describe())
+	return 0, false
+}
+
+// readCanonicalUnit reads a scalar type's canonical_unit into s: one of
+// its units, of multiplier 1, and not added or changed by a derived type.
+func (c *compiler) readCanonicalUnit(t *typeDef, s, inherited *scalarDef, cp yamlsrc.Pair) {
+	cu := core.Text(cp.Value)
+	switch m, found := s.lookup(cu); {
+	case inherited != nil && inherited.canonical != "" && cu != inherited.canonical:
+		c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeIncompatibleRefinement, "scalar type %q changes the canonical unit %q it inherits (§9.1.2.2)", t.name, inherited.canonical)
+	case inherited != nil && inherited.canonical == "":
+		c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeIncompatibleRefinement, "scalar type %q adds a canonical unit to the scalar type it derives from, which has none; a derived scalar type does not add one (§9.1.2.2)", t.name)
+	case !found:
+		c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeValue, "canonical unit %q is not a unit of scalar type %q", cu, t.name)
+	case m != 1:
+		c.Errorf(cp.Value.Range, t.path+".canonical_unit", core.CodeValue, "canonical unit %q has multiplier %v; the canonical unit's multiplier is 1 (§9.1.2.2)", cu, m)
+	default:
+		s.canonical = cu
+	}
 }
 
 // unitName checks the name of a unit or prefix: a string without white
