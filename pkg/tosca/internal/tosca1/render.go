@@ -317,19 +317,48 @@ func isLifecycle(iface string) bool { return iface == "Standard" || iface == "Co
 func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 	// Most templates assign no operations and their types define none
 	// with an implementation or inputs: skip the work (memoized per type).
-	if nt.ifacesN == nil && !c.hasOpWork(nt.typ, false) {
-		busy := false
-		for _, ra := range nt.reqs {
-			busy = busy || (ra.relType != nil && (ra.relBody != nil || ra.relTpl != nil || c.hasOpWork(ra.relType, true)))
-		}
-		if !busy {
-			drv := graph.Driver{Name: graph.DriverNoop}
-			c.healthInterval(nt, &drv)
-			return drv
-		}
+	if nt.ifacesN == nil && !c.hasOpWork(nt.typ, false) && !c.relationshipsBusy(nt) {
+		drv := graph.Driver{Name: graph.DriverNoop}
+		c.healthInterval(nt, &drv)
+		return drv
 	}
 	ops := map[string]graph.Operation{}
 	where := map[string]core.OpSite{}
+	c.nodeOps(nt, ops, where)
+	// Each relationship's operations are its own (core.RelationshipOps): two
+	// requirements defining the same operation both run.
+	relOps := c.relationshipOps(nt)
+	core.RelationshipOps(relOps, ops, where)
+	drv := graph.Driver{Name: c.ChooseDriver(nt.name, nt.key.File, ops, where)}
+	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name == graph.DriverNoop || check.Implementation == "") {
+		// A check needs something to check and to repair what it finds
+		// failed or missing: the lifecycle operations of exec or ansible.
+		if drv.Name == graph.DriverNoop {
+			c.warnf(check.Range, nt.path+".interfaces", core.CodeHealthCheck,
+				"the health check of node template %q never runs: it has no lifecycle operation to create what it checks", nt.name)
+		}
+		delete(ops, graph.OpHealthCheck)
+	}
+	if len(ops) > 0 {
+		drv.Operations = ops
+	}
+	c.healthInterval(nt, &drv)
+	return drv
+}
+
+// relationshipsBusy reports whether a requirement of nt has a
+// relationship that may carry operations.
+func (c *compiler) relationshipsBusy(nt *nodeTpl) bool {
+	busy := false
+	for _, ra := range nt.reqs {
+		busy = busy || (ra.relType != nil && (ra.relBody != nil || ra.relTpl != nil || c.hasOpWork(ra.relType, true)))
+	}
+	return busy
+}
+
+// nodeOps renders the lifecycle and health-check operations of nt's own
+// interfaces into ops, and where they run into where.
+func (c *compiler) nodeOps(nt *nodeTpl, ops map[string]graph.Operation, where map[string]core.OpSite) {
 	s := &scope{at: nt.key, node: nt}
 	// Sorted, so that two interfaces with the same short name resolve the
 	// same way every time.
@@ -361,8 +390,11 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 			}
 		}
 	}
-	// Each relationship's operations are its own (core.RelationshipOps): two
-	// requirements defining the same operation both run.
+}
+
+// relationshipOps renders the Configure operations of the relationships
+// of nt's requirements.
+func (c *compiler) relationshipOps(nt *nodeTpl) []core.RelationshipOp {
 	var relOps []core.RelationshipOp
 	for _, ra := range nt.reqs {
 		rel := ra.relType
@@ -388,37 +420,28 @@ func (c *compiler) renderDriver(nt *nodeTpl) graph.Driver {
 				}
 				op, ok := c.renderOp(od, an, d.inputs, assigned.Get("inputs"), ra.path+".relationship.interfaces."+name+"."+opName, rs)
 				if ok {
-					idx, _ := ra.index()
-					opPath := ra.path + ".relationship.interfaces." + name + "." + opName
-					runsOn := nt
-					if core.TargetSideOp(opName) {
-						runsOn = ra.target
-					}
-					site := core.OpSite{Path: opPath, Host: c.operationHost(opPath, runsOn, nt, ra.target)}
-					if ra.target != nil {
-						site.Rel = map[string]graph.Value{"requirement": ra.name, "index": int64(idx), "target": ra.target.name}
-					}
-					relOps = append(relOps, core.RelationshipOp{Name: opName, Req: ra.name, Index: idx, Op: op, Site: site})
+					relOps = append(relOps, c.relationshipOp(nt, ra, name, opName, op))
 				}
 			}
 		}
 	}
-	core.RelationshipOps(relOps, ops, where)
-	drv := graph.Driver{Name: c.ChooseDriver(nt.name, nt.key.File, ops, where)}
-	if check, ok := ops[graph.OpHealthCheck]; ok && (drv.Name == graph.DriverNoop || check.Implementation == "") {
-		// A check needs something to check and to repair what it finds
-		// failed or missing: the lifecycle operations of exec or ansible.
-		if drv.Name == graph.DriverNoop {
-			c.warnf(check.Range, nt.path+".interfaces", core.CodeHealthCheck,
-				"the health check of node template %q never runs: it has no lifecycle operation to create what it checks", nt.name)
-		}
-		delete(ops, graph.OpHealthCheck)
+	return relOps
+}
+
+// relationshipOp is the rendered operation opName of interface name of
+// ra's relationship, with where it runs.
+func (c *compiler) relationshipOp(nt *nodeTpl, ra *reqAssign, name, opName string, op graph.Operation) core.RelationshipOp {
+	idx, _ := ra.index()
+	opPath := ra.path + ".relationship.interfaces." + name + "." + opName
+	runsOn := nt
+	if core.TargetSideOp(opName) {
+		runsOn = ra.target
 	}
-	if len(ops) > 0 {
-		drv.Operations = ops
+	site := core.OpSite{Path: opPath, Host: c.operationHost(opPath, runsOn, nt, ra.target)}
+	if ra.target != nil {
+		site.Rel = map[string]graph.Value{"requirement": ra.name, "index": int64(idx), "target": ra.target.name}
 	}
-	c.healthInterval(nt, &drv)
-	return drv
+	return core.RelationshipOp{Name: opName, Req: ra.name, Index: idx, Op: op, Site: site}
 }
 
 // healthCheckOp is the operation of xosplan.interfaces.Health.
@@ -517,16 +540,8 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 	inputs = append(inputs, assignedIfaceInputs.Pairs()...)
 	// TOSCA 1.3 operation outputs (§3.6.17), of the type's definition
 	// and then of the template's assignment: name: [ SELF, attribute, … ].
-	mapOutputs := func(n *yamlsrc.Node) {
-		for _, p := range n.Get("outputs").Pairs() {
-			if op.Outputs == nil {
-				op.Outputs = map[string]string{}
-			}
-			op.Outputs[p.Key.Value] = c.outputAttribute(p.Value, s, path+".outputs."+p.Key.Value)
-		}
-	}
 	if od.n != nil && od.n.Kind == yamlsrc.Mapping {
-		mapOutputs(od.n)
+		c.mapOpOutputs(&op, od.n, path, s)
 	}
 	for _, k := range slices.Sorted(maps.Keys(od.inputs)) {
 		inputs = append(inputs, yamlsrc.Pair{Key: &yamlsrc.Node{Value: k}, Value: od.inputs[k]})
@@ -542,9 +557,34 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 				impl, op.Range = i, i.Range
 			}
 			assigned = an.Get("inputs").Pairs()
-			mapOutputs(an)
+			c.mapOpOutputs(&op, an, path, s)
 		}
 	}
+	c.renderImpl(&op, impl, path, s)
+	if len(inputs)+len(assigned) > 0 {
+		c.renderOpInputs(&op, od, inputs, assigned, path, s)
+	}
+	if op.Implementation == "" && len(op.Inputs) == 0 {
+		return op, false
+	}
+	return op, true
+}
+
+// mapOpOutputs adds the operation outputs of n (a definition or an
+// assignment) to op.Outputs.
+func (c *compiler) mapOpOutputs(op *graph.Operation, n *yamlsrc.Node, path string, s *scope) {
+	for _, p := range n.Get("outputs").Pairs() {
+		if op.Outputs == nil {
+			op.Outputs = map[string]string{}
+		}
+		op.Outputs[p.Key.Value] = c.outputAttribute(p.Value, s, path+".outputs."+p.Key.Value)
+	}
+}
+
+// renderImpl sets op's implementation, dependencies and timeout from impl,
+// a file or artifact name or a map with primary, dependencies,
+// operation_host and timeout.
+func (c *compiler) renderImpl(op *graph.Operation, impl *yamlsrc.Node, path string, s *scope) {
 	// The executor runs an implementation from the folder of the node
 	// template's file; that is where the root check starts too.
 	base := ""
@@ -596,64 +636,72 @@ func (c *compiler) renderOp(od *opDef, an *yamlsrc.Node, ifaceInputs map[string]
 			}
 		}
 	}
-	if len(inputs)+len(assigned) > 0 {
-		op.Inputs = make(map[string]graph.Value, len(inputs)+len(assigned))
-		// secret marks the inputs whose values are secrets (secrets.go).
-		var secret map[string]bool
-		mark := func(name string, before int) {
-			if c.SecretReads > before {
-				if secret == nil {
-					secret = map[string]bool{}
-				}
-				secret[name] = true
+}
+
+// renderOpInputs sets op.Inputs from the interface's and the operation's
+// input definitions and values (inputs) and the template's assigned
+// values (assigned), and op.Sensitive to those whose values are secrets.
+func (c *compiler) renderOpInputs(op *graph.Operation, od *opDef, inputs, assigned []yamlsrc.Pair, path string, s *scope) {
+	op.Inputs = make(map[string]graph.Value, len(inputs)+len(assigned))
+	// secret marks the inputs whose values are secrets (secrets.go).
+	var secret map[string]bool
+	mark := func(name string, before int) {
+		if c.SecretReads > before {
+			if secret == nil {
+				secret = map[string]bool{}
 			}
+			secret[name] = true
 		}
-		for _, p := range inputs {
-			v := p.Value
-			before := c.SecretReads
-			// An input definition (a map with a type, or of definition
-			// keynames with a default or value: 1.3 §3.6.14 makes type
-			// optional in a parameter definition) contributes its default
-			// or value, not itself.
-			if v.Kind == yamlsrc.Mapping && (v.Get("type") != nil && len(v.Content) >= 2 || untypedParamDef(v)) {
-				if _, isFn := functionName(v); !isFn {
-					if c.definedSecret(v) {
-						c.SecretReads++
-					}
-					if dv := v.Get("default"); dv != nil {
-						v = dv
-					} else if vv := v.Get("value"); vv != nil {
-						v = vv
-					} else {
-						continue
-					}
-				}
-			}
-			op.Inputs[p.Key.Value] = c.rawValue(v, path+".inputs."+p.Key.Value, s)
-			mark(p.Key.Value, before)
-		}
-		// A template's input values are checked against the operation's
-		// input definitions (TOSCA 1.3 parameter definitions). A value
-		// assigned to an input defined as sensitive stays secret.
-		for _, p := range assigned {
-			ip := path + ".inputs." + p.Key.Value
-			before := c.SecretReads
-			if d := c.opInputDef(od, p.Key.Value); d != nil {
-				op.Inputs[p.Key.Value] = c.checkAssigned(d, p.Value, ip, "operation input "+quote(p.Key.Value), s)
-			} else {
-				op.Inputs[p.Key.Value] = c.rawValue(p.Value, ip, s)
-			}
-			mark(p.Key.Value, before)
-		}
-		for name := range secret {
-			op.Sensitive = append(op.Sensitive, name)
-		}
-		sort.Strings(op.Sensitive)
 	}
-	if op.Implementation == "" && len(op.Inputs) == 0 {
-		return op, false
+	for _, p := range inputs {
+		before := c.SecretReads
+		v, ok := c.definedInputValue(p.Value)
+		if !ok {
+			continue
+		}
+		op.Inputs[p.Key.Value] = c.rawValue(v, path+".inputs."+p.Key.Value, s)
+		mark(p.Key.Value, before)
 	}
-	return op, true
+	// A template's input values are checked against the operation's
+	// input definitions (TOSCA 1.3 parameter definitions). A value
+	// assigned to an input defined as sensitive stays secret.
+	for _, p := range assigned {
+		ip := path + ".inputs." + p.Key.Value
+		before := c.SecretReads
+		if d := c.opInputDef(od, p.Key.Value); d != nil {
+			op.Inputs[p.Key.Value] = c.checkAssigned(d, p.Value, ip, "operation input "+quote(p.Key.Value), s)
+		} else {
+			op.Inputs[p.Key.Value] = c.rawValue(p.Value, ip, s)
+		}
+		mark(p.Key.Value, before)
+	}
+	for name := range secret {
+		op.Sensitive = append(op.Sensitive, name)
+	}
+	sort.Strings(op.Sensitive)
+}
+
+// definedInputValue is the value of an input of an interface or operation
+// definition: an input definition (a map with a type, or of definition
+// keynames with a default or value: 1.3 §3.6.14 makes type optional in a
+// parameter definition) contributes its default or value, not itself, and
+// nothing (false) when it has neither. A sensitive definition counts as a
+// secret read.
+func (c *compiler) definedInputValue(v *yamlsrc.Node) (*yamlsrc.Node, bool) {
+	if v.Kind == yamlsrc.Mapping && (v.Get("type") != nil && len(v.Content) >= 2 || untypedParamDef(v)) {
+		if _, isFn := functionName(v); !isFn {
+			if c.definedSecret(v) {
+				c.SecretReads++
+			}
+			if dv := v.Get("default"); dv != nil {
+				return dv, true
+			} else if vv := v.Get("value"); vv != nil {
+				return vv, true
+			}
+			return nil, false
+		}
+	}
+	return v, true
 }
 
 // nodeArtifact returns the artifact of nt named name: the template's own

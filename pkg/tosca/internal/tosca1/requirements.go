@@ -340,7 +340,34 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 			nodeName = d.nodeName
 		}
 	}
-	// Relationship: a relationship template or type.
+	c.matchRelationship(nt, ra)
+	// Target node.
+	target, capType, ok := c.matchTarget(nt, ra, nodeName, capName, capType)
+	if !ok {
+		return
+	}
+	if target.typ == nil {
+		ra.target = target
+		return
+	}
+	explicitNode := ra.nodeName != ""
+	if d != nil && d.nodeType != nil && !c.derives(target.typ, d.nodeType) && explicitNode {
+		c.warnf(rangeOf(ra.nodeN), ra.path, core.CodeNodeMismatch, "requirement %q of node template %q needs a %q, but %q is a %q", ra.name, nt.name, d.nodeType.name, target.name, target.typ.name)
+	}
+	if capName != "" || capType != nil {
+		cd := c.capabilityFor(target, capName, capType)
+		if cd == nil && c.lacks(target.typ) {
+			ra.target = target
+			return
+		}
+		c.checkTargetCapability(nt, ra, target, cd, capName, capType)
+	}
+	ra.target = target
+}
+
+// matchRelationship resolves the relationship of ra: a relationship
+// template or type it names, else its definition's.
+func (c *compiler) matchRelationship(nt *nodeTpl, ra *reqAssign) {
 	if ra.relName != "" {
 		if rt := c.topo.rels[ra.relName]; rt != nil {
 			ra.relTpl, ra.relType = rt, rt.typ
@@ -355,13 +382,19 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 		} else {
 			c.unknownType(kRelationship, ra.relN, ra.path+".relationship", false, "requirement %q of node template %q names relationship %q, which is neither a relationship template nor a relationship type", ra.name, nt.name, ra.relName)
 		}
-	} else if d != nil {
-		ra.relType = d.relType
+	} else if ra.def != nil {
+		ra.relType = ra.def.relType
 	}
 	if ra.relBody != nil && ra.relType != nil {
 		c.readIfaceAssignments(ra.relType, ra.relBody.Get("interfaces"), ra.path+".relationship.interfaces", "relationship of requirement "+quote(ra.name))
 	}
-	// Target node.
+}
+
+// matchTarget finds the target node template of ra: the one named, else
+// the first fitting template of the node type named or of the capability
+// type. It reports false, after any diagnostic, when there is none; the
+// capability type is the one candidates were chosen by.
+func (c *compiler) matchTarget(nt *nodeTpl, ra *reqAssign, nodeName, capName string, capType *typeDef) (*nodeTpl, *typeDef, bool) {
 	var target *nodeTpl
 	var cands []*nodeTpl
 	explicitNode := ra.nodeName != ""
@@ -382,7 +415,7 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 		if explicitNode {
 			c.errorf(at, ra.path, core.CodeUnknownTemplate, "requirement %q of node template %q names %q, which is neither a node template nor a node type", ra.name, nt.name, nodeName)
 		}
-		return
+		return nil, capType, false
 	}
 	if target == nil && cands == nil && nodeName == "" {
 		ct := capType
@@ -394,64 +427,62 @@ func (c *compiler) matchOne(nt *nodeTpl, ra *reqAssign) {
 		}
 		if ct == nil {
 			// A capability name without a node: left to the orchestrator.
-			return
+			return nil, capType, false
 		}
 		cands = c.topo.byCap[ct]
 		capType = ct
 	}
 	if target == nil {
-		for _, cand := range cands {
-			if cand == nt || cand.typ == nil {
-				continue
-			}
-			if (capName != "" || capType != nil) && c.capabilityFor(cand, capName, capType) == nil {
-				continue
-			}
-			if ra.filter != nil && !c.filterAccepts(ra.filter, cand) {
-				continue
-			}
-			target = cand
-			break
-		}
+		target = c.firstCandidate(nt, ra, cands, capName, capType)
 		if target == nil {
 			// The orchestrator may still select or substitute a node for a
 			// requirement given by type only (Puccini, tosca-parser).
 			c.warnf(ra.key, ra.path, core.CodeUnsatisfied, "no node template in the topology satisfies requirement %q of node template %q", ra.name, nt.name)
-			return
+			return nil, capType, false
 		}
 	}
-	if target.typ == nil {
-		ra.target = target
+	return target, capType, true
+}
+
+// firstCandidate is the first of cands, other than nt, with the
+// capability wanted that ra's node filter accepts; nil for none.
+func (c *compiler) firstCandidate(nt *nodeTpl, ra *reqAssign, cands []*nodeTpl, capName string, capType *typeDef) *nodeTpl {
+	for _, cand := range cands {
+		if cand == nt || cand.typ == nil {
+			continue
+		}
+		if (capName != "" || capType != nil) && c.capabilityFor(cand, capName, capType) == nil {
+			continue
+		}
+		if ra.filter != nil && !c.filterAccepts(ra.filter, cand) {
+			continue
+		}
+		return cand
+	}
+	return nil
+}
+
+// checkTargetCapability reports a target lacking the capability wanted,
+// else records it in ra.targetCap and checks the relationship's valid
+// target types and the capability's valid source types.
+func (c *compiler) checkTargetCapability(nt *nodeTpl, ra *reqAssign, target *nodeTpl, cd *capDef, capName string, capType *typeDef) {
+	if cd == nil {
+		what := capName
+		if what == "" {
+			what = capType.name
+		}
+		if capName == "" || c.lookup(kCapability, capName) != nil || ra.capName != "" {
+			c.errorf(capRange(ra), ra.path, core.CodeCapabilityMismatch, "requirement %q of node template %q: node template %q has no capability %q", ra.name, nt.name, target.name, what)
+		}
 		return
 	}
-	if d != nil && d.nodeType != nil && !c.derives(target.typ, d.nodeType) && explicitNode {
-		c.warnf(rangeOf(ra.nodeN), ra.path, core.CodeNodeMismatch, "requirement %q of node template %q needs a %q, but %q is a %q", ra.name, nt.name, d.nodeType.name, target.name, target.typ.name)
+	ra.targetCap = cd
+	if rel := ra.relType; rel != nil && !rel.xos && len(rel.validTargets) > 0 && cd.typ != nil && !c.derivesAny(cd.typ, rel.validTargets) {
+		c.errorf(ra.key, ra.path, core.CodeValidTarget, "relationship type %q of requirement %q cannot target capability %q of type %q", rel.name, ra.name, cd.name, cd.typ.name)
 	}
-	if capName != "" || capType != nil {
-		cd := c.capabilityFor(target, capName, capType)
-		if cd == nil && c.lacks(target.typ) {
-			ra.target = target
-			return
-		}
-		if cd == nil {
-			what := capName
-			if what == "" {
-				what = capType.name
-			}
-			if capName == "" || c.lookup(kCapability, capName) != nil || ra.capName != "" {
-				c.errorf(capRange(ra), ra.path, core.CodeCapabilityMismatch, "requirement %q of node template %q: node template %q has no capability %q", ra.name, nt.name, target.name, what)
-			}
-		} else {
-			ra.targetCap = cd
-			if rel := ra.relType; rel != nil && !rel.xos && len(rel.validTargets) > 0 && cd.typ != nil && !c.derivesAny(cd.typ, rel.validTargets) {
-				c.errorf(ra.key, ra.path, core.CodeValidTarget, "relationship type %q of requirement %q cannot target capability %q of type %q", rel.name, ra.name, cd.name, cd.typ.name)
-			}
-			if len(cd.validSources) > 0 && !c.derivesAny(nt.typ, cd.validSources) {
-				c.errorf(ra.key, ra.path, core.CodeValidSource, "capability %q of node template %q does not accept node template %q of type %q as a source", cd.name, target.name, nt.name, nt.typ.name)
-			}
-		}
+	if len(cd.validSources) > 0 && !c.derivesAny(nt.typ, cd.validSources) {
+		c.errorf(ra.key, ra.path, core.CodeValidSource, "capability %q of node template %q does not accept node template %q of type %q as a source", cd.name, target.name, nt.name, nt.typ.name)
 	}
-	ra.target = target
 }
 
 // capRange points at the capability keyname when written, else at the

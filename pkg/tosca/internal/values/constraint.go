@@ -94,18 +94,7 @@ type Constraint struct {
 func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	if n == nil || n.Kind != yamlsrc.Mapping || len(n.Content) != 2 {
-		r := diag.Range{}
-		if n != nil {
-			r = n.Range
-		}
-		found := "nothing"
-		if n != nil {
-			found = describe(n)
-			if n.Kind == yamlsrc.Mapping {
-				found = fmt.Sprintf("a map with %d entries", len(n.Content)/2)
-			}
-		}
-		return nil, diags.Errorf(r, "", CodeBadConstraint, "a constraint is a map with one operator, such as {greater_than: 0}; found %s", found)
+		return nil, badConstraintShape(n)
 	}
 	opNode, arg := n.Content[0], n.Content[1]
 	op, _ := opNode.String()
@@ -120,6 +109,40 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 	if msg := applicable(op, t); msg != "" && !c.dynamic {
 		return nil, diags.Errorf(opNode.Range, "", CodeNotApplicable, "the %s constraint does not apply to %s", op, msg)
 	}
+	diags, ok := c.parseArgs(arg, diags)
+	if !ok || diags.HasErrors() {
+		return nil, diags
+	}
+	if diags, ok = c.orderArgs(arg, diags); !ok {
+		return nil, diags
+	}
+	c.parsed = true
+	return c, diags
+}
+
+// badConstraintShape is the error for a clause that is not a map with one
+// operator.
+func badConstraintShape(n *yamlsrc.Node) diag.Diagnostics {
+	var diags diag.Diagnostics
+	r := diag.Range{}
+	if n != nil {
+		r = n.Range
+	}
+	found := "nothing"
+	if n != nil {
+		found = describe(n)
+		if n.Kind == yamlsrc.Mapping {
+			found = fmt.Sprintf("a map with %d entries", len(n.Content)/2)
+		}
+	}
+	return diags.Errorf(r, "", CodeBadConstraint, "a constraint is a map with one operator, such as {greater_than: 0}; found %s", found)
+}
+
+// parseArgs reads the operator's argument arg into c.Args, appending to
+// diags; ok is false when the argument's shape is wrong (diags then holds
+// the error).
+func (c *Constraint) parseArgs(arg *yamlsrc.Node, diags diag.Diagnostics) (_ diag.Diagnostics, ok bool) {
+	op := c.Op
 	switch op {
 	case OpEqual, OpGreaterThan, OpGreaterOrEqual, OpLessThan, OpLessOrEqual:
 		v, ds := c.argument(arg, false)
@@ -128,7 +151,7 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 	case OpInRange:
 		items := arg.Items()
 		if arg.Kind != yamlsrc.Sequence || len(items) != 2 {
-			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range expects a list of two bounds [lower, upper]; found %s", describe(arg))
+			return diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range expects a list of two bounds [lower, upper]; found %s", describe(arg)), false
 		}
 		for _, it := range items {
 			v, ds := c.argument(it, true)
@@ -137,7 +160,7 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 		}
 	case OpValidValues:
 		if arg.Kind != yamlsrc.Sequence {
-			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "valid_values expects a list; found %s", describe(arg))
+			return diags.Errorf(arg.Range, "", CodeBadConstraint, "valid_values expects a list; found %s", describe(arg)), false
 		}
 		for _, it := range arg.Items() {
 			v, ds := c.argument(it, false)
@@ -147,31 +170,42 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 	case OpLength, OpMinLength, OpMaxLength:
 		i, ok := arg.Int()
 		if !ok || i < 0 {
-			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "%s expects a non-negative integer; found %s", op, describe(arg))
+			return diags.Errorf(arg.Range, "", CodeBadConstraint, "%s expects a non-negative integer; found %s", op, describe(arg)), false
 		}
 		c.Args = []graph.Value{i}
 	case OpPattern:
-		if !arg.IsString() {
-			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "pattern expects a regular expression as a string; found %s", describe(arg))
-		}
-		re, problem := CompilePattern(arg.Value)
-		switch {
-		case problem != nil && problem.Invalid:
-			return nil, diags.Errorf(arg.Range, "", CodeBadPattern, "pattern %s is not a valid regular expression in any dialect: %s", quote(arg.Value), problem.Reason)
-		case problem != nil:
-			diags = diags.Warnf(arg.Range, "", CodeUncheckedPattern, "pattern %s is not checked: %s, and TOSCA names no dialect, so values are not checked against it", quote(arg.Value), problem.Reason)
-		}
-		c.re = re
-		c.Args = []graph.Value{arg.Value}
+		return c.parsePattern(arg, diags)
 	case OpSchema:
 		if !arg.IsString() {
-			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "schema expects a schema definition as a string; found %s", describe(arg))
+			return diags.Errorf(arg.Range, "", CodeBadConstraint, "schema expects a schema definition as a string; found %s", describe(arg)), false
 		}
 		c.Args = []graph.Value{arg.Value}
 	}
-	if diags.HasErrors() {
-		return nil, diags
+	return diags, true
+}
+
+// parsePattern reads the argument of pattern: a regular expression,
+// compiled once when RE2 can.
+func (c *Constraint) parsePattern(arg *yamlsrc.Node, diags diag.Diagnostics) (_ diag.Diagnostics, ok bool) {
+	if !arg.IsString() {
+		return diags.Errorf(arg.Range, "", CodeBadConstraint, "pattern expects a regular expression as a string; found %s", describe(arg)), false
 	}
+	re, problem := CompilePattern(arg.Value)
+	switch {
+	case problem != nil && problem.Invalid:
+		return diags.Errorf(arg.Range, "", CodeBadPattern, "pattern %s is not a valid regular expression in any dialect: %s", quote(arg.Value), problem.Reason), false
+	case problem != nil:
+		diags = diags.Warnf(arg.Range, "", CodeUncheckedPattern, "pattern %s is not checked: %s, and TOSCA names no dialect, so values are not checked against it", quote(arg.Value), problem.Reason)
+	}
+	c.re = re
+	c.Args = []graph.Value{arg.Value}
+	return diags, true
+}
+
+// orderArgs computes the order keys of the arguments of an ordered type
+// and checks in_range's bounds are in order; ok is false on an error.
+func (c *Constraint) orderArgs(arg *yamlsrc.Node, diags diag.Diagnostics) (_ diag.Diagnostics, ok bool) {
+	op := c.Op
 	if kt := c.argType(); isOrdered(kt) && comparesValues(op) {
 		c.keys = make([]key, len(c.Args))
 		for i, a := range c.Args {
@@ -180,18 +214,17 @@ func ParseConstraint(n *yamlsrc.Node, typ string) (*Constraint, diag.Diagnostics
 			}
 			k, err := orderKey(kt, a)
 			if err != nil { // Coerce produced the argument: its key exists.
-				return nil, diags.Errorf(arg.Range, "", CodeBadArgument, "%v", err)
+				return diags.Errorf(arg.Range, "", CodeBadArgument, "%v", err), false
 			}
 			c.keys[i] = k
 		}
 	}
 	if op == OpInRange && c.Args[0] != Unbounded && c.Args[1] != Unbounded {
 		if order, err := c.compareArg(c.Args[0], key{}, 1); err == nil && order > 0 {
-			return nil, diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range %s: the lower bound is greater than the upper bound", c.written)
+			return diags.Errorf(arg.Range, "", CodeBadConstraint, "in_range %s: the lower bound is greater than the upper bound", c.written), false
 		}
 	}
-	c.parsed = true
-	return c, diags
+	return diags, true
 }
 
 // argument coerces one argument node to the constraint's type; for a
