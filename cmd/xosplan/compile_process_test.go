@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,12 +46,13 @@ func TestCompilingStopsOnSIGTERM(t *testing.T) {
 			defer func() {
 				_ = cmd.Process.Kill()
 			}()
-			// 200 ms into a compile of a second or more (the process
-			// has installed its handlers long before).
-			select {
-			case err := <-exited:
-				t.Fatalf("%s ended before the signal (%v):\n%s%s", command, err, stdout.String(), stderr.String())
-			case <-time.After(200 * time.Millisecond):
+			// 200 ms of CPU into a compile of several seconds: the
+			// process has installed its handlers long before. A wall
+			// time would not do: on a loaded machine the start-up of
+			// the binary alone can take longer, and the signal then
+			// kills it before main runs.
+			if err := waitBusy(cmd.Process.Pid, 200*time.Millisecond, exited); err != nil {
+				t.Fatalf("%s: %v:\n%s%s", command, err, stdout.String(), stderr.String())
 			}
 			if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 				t.Fatal(err)
@@ -73,4 +76,56 @@ func TestCompilingStopsOnSIGTERM(t *testing.T) {
 			}
 		})
 	}
+}
+
+// waitBusy waits until process pid has used cpu of processor time (read
+// from /proc/PID/stat where there is one; elsewhere it waits cpu of wall
+// time), failing if it exits first or has not used it within 30 s.
+func waitBusy(pid int, cpu time.Duration, exited <-chan error) error {
+	deadline := time.After(30 * time.Second)
+	for {
+		used, ok := cpuTime(pid)
+		if !ok {
+			used = cpu
+			select {
+			case err := <-exited:
+				return fmt.Errorf("ended before the signal (%v)", err)
+			case <-time.After(cpu):
+			}
+		}
+		if used >= cpu {
+			return nil
+		}
+		select {
+		case err := <-exited:
+			return fmt.Errorf("ended before the signal (%v)", err)
+		case <-deadline:
+			return fmt.Errorf("used %v of processor time in 30 s, not %v", used, cpu)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// cpuTime is the user and system time pid has used, from /proc/PID/stat
+// (fields 14 and 15, in clock ticks of 1/100 s, USER_HZ on Linux).
+func cpuTime(pid int) (time.Duration, bool) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// The command name (field 2) may hold spaces: count from its ')'.
+	rest := string(data)
+	if i := strings.LastIndexByte(rest, ')'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	return time.Duration(utime+stime) * 10 * time.Millisecond, true
 }
