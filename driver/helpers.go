@@ -104,3 +104,29 @@ func Every(interval time.Duration, fn func()) (stop func()) {
 		<-exited
 	}
 }
+
+// HealthOutcome is the outcome of a health check that reported status
+// (active or empty, converging, failed, missing) and message, fb holding
+// the rest of what it reported: the one reading of a check's report that
+// every driver running checks shares.
+func HealthOutcome(req Request, fb state.Feedback, status, message string) (Outcome, error) {
+	suffix := ""
+	if message != "" {
+		suffix = ": " + message
+	}
+	switch status {
+	case "", "active":
+		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+		fb.Status = state.Status{Active: true, Message: message}
+		return Outcome{Feedback: fb}, nil
+	case "converging":
+		fb.BackendCode, fb.BackendStatus = state.BackendOK, "converging"+suffix
+		fb.Status = state.Status{Converging: true, Message: message}
+		return Outcome{Feedback: fb, Converging: true}, nil
+	case "failed":
+		return Failed(req, &fb, fmt.Errorf("the health check reports the object failed%s", suffix))
+	case "missing":
+		return Failed(req, &fb, fmt.Errorf("the health check reports the object missing (deleted outside xosplan?)%s", suffix))
+	}
+	return Failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", Truncate(status, 80)))
+}

@@ -229,25 +229,7 @@ func (e *Driver) health(ctx context.Context, req driver.Request, op graph.Operat
 		attrs[outputAttribute(op, name)] = value
 	}
 	fb.Attributes = attrs
-	suffix := ""
-	if message != "" {
-		suffix = ": " + message
-	}
-	switch status {
-	case "", "active":
-		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
-		fb.Status = state.Status{Active: true, Message: message}
-		return driver.Outcome{Feedback: fb}, nil
-	case "converging":
-		fb.BackendCode, fb.BackendStatus = state.BackendOK, "converging"+suffix
-		fb.Status = state.Status{Converging: true, Message: message}
-		return driver.Outcome{Feedback: fb, Converging: true}, nil
-	case "failed":
-		return driver.Failed(req, &fb, fmt.Errorf("the health check reports the object failed%s", suffix))
-	case "missing":
-		return driver.Failed(req, &fb, fmt.Errorf("the health check reports the object missing (deleted outside xosplan?)%s", suffix))
-	}
-	return driver.Failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", driver.Truncate(status, 80)))
+	return driver.HealthOutcome(req, fb, status, message)
 }
 
 // outputAttribute is the attribute an operation's output sets: the one
