@@ -33,11 +33,7 @@ func legacyPropKey(key string) string {
 // readPropDefs reads a map of property (isProp) or attribute
 // definitions into into, refining what it holds already.
 func (c *compiler) readPropDefs(f *file, into map[string]*prop, n *yamlsrc.Node, path string, isProp bool) {
-	if n.IsNull() {
-		return
-	}
-	if n.Kind != yamlsrc.Mapping {
-		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
+	if !c.definitionsMap(n, path) {
 		return
 	}
 	for _, p := range n.Pairs() {
@@ -45,6 +41,19 @@ func (c *compiler) readPropDefs(f *file, into map[string]*prop, n *yamlsrc.Node,
 			into[p.Key.Value] = d
 		}
 	}
+}
+
+// definitionsMap reports whether n, at path, is a map of definitions to
+// read: not when it is null (nothing to read) or, reported, not a map.
+func (c *compiler) definitionsMap(n *yamlsrc.Node, path string) bool {
+	if n.IsNull() {
+		return false
+	}
+	if n.Kind != yamlsrc.Mapping {
+		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
+		return false
+	}
+	return true
 }
 
 // readParamDefs reads a map of parameter definitions (§9.7) into into,
@@ -56,11 +65,7 @@ func (c *compiler) readPropDefs(f *file, into map[string]*prop, n *yamlsrc.Node,
 // list, a function call, or a map none of whose keys is a keyname of a
 // parameter definition.
 func (c *compiler) readParamDefs(f *file, into map[string]*prop, n *yamlsrc.Node, path string, outgoing bool) {
-	if n.IsNull() {
-		return
-	}
-	if n.Kind != yamlsrc.Mapping {
-		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map of definitions, found %s", lastKey(path), n.Describe())
+	if !c.definitionsMap(n, path) {
 		return
 	}
 	for _, p := range n.Pairs() {
