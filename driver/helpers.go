@@ -1,6 +1,7 @@
 package driver
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
@@ -129,4 +130,22 @@ func HealthOutcome(req Request, fb state.Feedback, status, message string) (Outc
 		return Failed(req, &fb, fmt.Errorf("the health check reports the object missing (deleted outside xosplan?)%s", suffix))
 	}
 	return Failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", Truncate(status, 80)))
+}
+
+// Observe answers a read or a health action of a driver whose health
+// check is an operation: the recorded feedback, through check when the
+// action is health and drv has a health check implementation, else
+// recorded as ok and active.
+func Observe(ctx context.Context, req Request, drv graph.Driver,
+	check func(context.Context, Request, graph.Operation, state.Feedback) (Outcome, error)) (Outcome, error) {
+	var fb state.Feedback
+	if req.Prior != nil {
+		fb = req.Prior.Feedback
+	}
+	if op, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == ActionHealth && op.Implementation != "" {
+		return check(ctx, req, op, fb)
+	}
+	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
+	fb.Status = state.Status{Active: true}
+	return Outcome{Feedback: fb}, nil
 }

@@ -128,16 +128,7 @@ func (d *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 // observe answers a read or a health check: the recorded feedback, after
 // the health check playbook when there is one and the action is health.
 func (d *Driver) observe(ctx context.Context, req driver.Request, drv graph.Driver) (driver.Outcome, error) {
-	var fb state.Feedback
-	if req.Prior != nil {
-		fb = req.Prior.Feedback
-	}
-	if check, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == driver.ActionHealth && check.Implementation != "" {
-		return d.health(ctx, req, check, fb)
-	}
-	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
-	fb.Status = state.Status{Active: true}
-	return driver.Outcome{Feedback: fb}, nil
+	return driver.Observe(ctx, req, drv, d.health)
 }
 
 // runAll runs the playbooks of req.Action in order, into fb: their

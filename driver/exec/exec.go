@@ -139,15 +139,7 @@ func (e *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 	}
 	switch req.Action {
 	case driver.ActionRead, driver.ActionHealth:
-		if req.Prior != nil {
-			fb = req.Prior.Feedback
-		}
-		if check, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == driver.ActionHealth && check.Implementation != "" {
-			return e.health(ctx, req, check, fb)
-		}
-		fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
-		fb.Status = state.Status{Active: true}
-		return driver.Outcome{Feedback: fb}, nil
+		return driver.Observe(ctx, req, drv, e.health)
 	case driver.ActionCreate, driver.ActionUpdate, driver.ActionDelete:
 	default:
 		return driver.Failed(req, &fb, fmt.Errorf("the exec driver cannot %s", req.Action))
