@@ -110,6 +110,15 @@ test-deps:
 			echo "ansible-core is not installed and cannot be installed here; the Ansible driver's tests will skip"; \
 		fi; \
 	fi
+	@if ! command -v jq >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing jq (the GitHub Action's test answers gh's --jq with it)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq) >/dev/null \
+				|| echo "warning: could not install jq; the GitHub Action's test will skip"; \
+		else \
+			echo "jq is not installed and cannot be installed here; the GitHub Action's test will skip"; \
+		fi; \
+	fi
 
 # The concurrent paths several times under the race detector.
 race:
