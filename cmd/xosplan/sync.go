@@ -380,7 +380,7 @@ func encodeSyncEvent(ev xsync.Event) ([]byte, bool) {
 			fields["changes"] = map[string]any{"add": rep.Added, "change": rep.Changed, "remove": rep.Destroyed,
 				"failed": rep.Failed, "skipped": rep.Skipped, "not_started": rep.NotStarted}
 		}
-	case xsync.EventDrift:
+	case xsync.EventDrift, xsync.EventHeld:
 		level, msg = "warn", ev.Address+": "+ev.Message
 	case xsync.EventDiscovery:
 		msg = fmt.Sprintf("%s: discovery found %d unmanaged instances", ev.Address, ev.Count)
