@@ -144,20 +144,7 @@ service_template:
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			dir := t.TempDir()
-			for name, text := range tt.files {
-				p := filepath.Join(dir, name)
-				if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			root, err := NewRoot(dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			res := Load(context.Background(), []string{dir}, Options{Root: root})
+			res := loadTree(t, dir, tt.files, Options{})
 			g, _, mergeDiags := res.Merge()
 			diags := res.Diags.Extend(mergeDiags)
 			if !diags.HasErrors() {
@@ -184,6 +171,27 @@ service_template:
 			}
 		})
 	}
+}
+
+// loadTree writes files (by path under dir) and loads dir with opts,
+// confined to dir.
+func loadTree(t *testing.T, dir string, files map[string]string, opts Options) Result {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	root, err := NewRoot(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.Root = root
+	return Load(context.Background(), []string{dir}, opts)
 }
 
 func diagLines(diags diag.Diagnostics) string {

@@ -44,6 +44,8 @@ type Spec struct {
 	ImportMap map[string]string
 	// ProfilePath lists the TOSCA 2.0 profile folders.
 	ProfilePath []string
+	// SpecLimits bound every string and list of a resource's spec.
+	SpecLimits config.SpecLimits
 	// Options are the planner's options; MakeGoal fills Configuration,
 	// InputDigests and (when empty) InputSalt.
 	Options planner.Options
@@ -96,7 +98,7 @@ type Planned struct {
 func MakeGoal(ctx context.Context, spec Spec) (*Goal, diag.Diagnostics, error) {
 	opts := spec.Options
 	res := config.Load(ctx, spec.Paths, config.Options{Inputs: spec.Inputs.Values, InputRanges: spec.Inputs.Ranges, RequireInputs: true,
-		InputsFile: spec.Inputs.File, Root: spec.Root, ImportMap: spec.ImportMap, ProfilePath: spec.ProfilePath})
+		InputsFile: spec.Inputs.File, Root: spec.Root, ImportMap: spec.ImportMap, ProfilePath: spec.ProfilePath, SpecLimits: spec.SpecLimits})
 	diags := res.Diags
 	if spec.AllowNoFiles {
 		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })
