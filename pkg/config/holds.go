@@ -1,7 +1,6 @@
 package config
 
 import (
-	"maps"
 	"slices"
 	"strings"
 
@@ -47,127 +46,161 @@ var templatePaths = []string{"topology_template.node_templates.", "service_templ
 //   - an error in no file, in a file no unit read, or in a unit that did
 //     not compile (a file that does not parse) holds everything (All).
 //
-// Warnings hold nothing.
+// Warnings hold nothing. The cost grows with the errors plus the
+// resources, not their product: the resources are indexed once.
 func (r Result) Holds(diags diag.Diagnostics, desired *graph.Graph) Held {
 	held := Held{Resources: map[string]diag.Diagnostics{}}
-	hold := func(addr string, d diag.Diagnostic) {
-		held.Resources[addr] = append(held.Resources[addr], d)
+	if !diags.HasErrors() {
+		return held
+	}
+	if desired == nil {
+		return Held{All: true}
+	}
+	x := r.indexHolds(desired)
+	hold := func(addrs []string, d diag.Diagnostic) {
+		for _, a := range addrs {
+			held.Resources[a] = append(held.Resources[a], d)
+		}
 	}
 	for _, d := range diags {
 		if d.Severity != diag.Error {
 			continue
 		}
-		units := r.unitsReading(d.Range.File)
-		if len(units) == 0 || slices.ContainsFunc(units, func(u Unit) bool { return u.Graph == nil }) || desired == nil {
+		units := x.readers[d.Range.File]
+		if d.Range.File == "" || len(units) == 0 || slices.ContainsFunc(units, func(u int) bool { return r.Units[u].Graph == nil }) {
 			return Held{All: true}
 		}
-		if addrs := declaredAt(units, d, desired); len(addrs) > 0 {
-			for _, a := range addrs {
-				hold(a, d)
-			}
+		if addrs := x.declaredAt(d); len(addrs) > 0 {
+			hold(addrs, d)
 			continue
 		}
 		for _, u := range units {
-			for _, a := range u.Graph.Addresses() {
-				if _, ok := desired.Resource(a); ok {
-					hold(a, d)
-				}
-			}
+			hold(x.unitAddrs[u], d)
 		}
 	}
 	return held
 }
 
-// declares reports whether at is the declaration of res.
-func declares(res *graph.Resource, at diag.Range) bool {
-	return !at.Start.IsZero() && res.Range.File == at.File && res.Range.Start == at.Start
+// holdIndex is what Holds looks errors up in.
+type holdIndex struct {
+	// readers maps each file to the units that compiled it (their own
+	// file or an import); unitAddrs lists each unit's addresses that the
+	// merged graph holds.
+	readers   map[string][]int
+	unitAddrs [][]string
+	// own maps each unit's own file to its resources declared there by
+	// declaration position and by the names they may be written as in
+	// a template path (byName: the address, each part after a ".", and
+	// NAME of a representation NAME[i]).
+	own map[string]*fileResources
 }
 
-// unitsReading returns the units that compiled file: as one of their own
-// files or as a file they imported.
-func (r Result) unitsReading(file string) []Unit {
-	if file == "" {
-		return nil
-	}
-	var out []Unit
-	for _, u := range r.Units {
-		if slices.Contains(u.Files, file) || (u.Graph != nil && slices.Contains(u.Graph.Sources, file)) {
-			out = append(out, u)
+type fileResources struct {
+	byStart map[diag.Pos]string
+	byName  map[string][]*graph.Resource
+}
+
+func (r Result) indexHolds(desired *graph.Graph) *holdIndex {
+	x := &holdIndex{readers: map[string][]int{}, unitAddrs: make([][]string, len(r.Units)), own: map[string]*fileResources{}}
+	for i, u := range r.Units {
+		files := slices.Clone(u.Files)
+		if u.Graph != nil {
+			files = append(files, u.Graph.Sources...)
 		}
-	}
-	return out
-}
-
-// declaredAt returns the addresses of desired whose template holds d (its
-// path under a template of one of the units' own files), or whose
-// declaration d is placed at; nil when d belongs to no resource the units
-// compiled.
-func declaredAt(units []Unit, d diag.Diagnostic, desired *graph.Graph) []string {
-	var inFile []*graph.Resource
-	for _, u := range units {
-		if !slices.Contains(u.Files, d.Range.File) {
+		slices.Sort(files)
+		for _, f := range slices.Compact(files) {
+			x.readers[f] = append(x.readers[f], i)
+		}
+		if u.Graph == nil {
 			continue
 		}
 		for _, res := range u.Graph.Resources() {
-			if res.Range.File == d.Range.File {
-				if _, ok := desired.Resource(res.Address); ok {
-					inFile = append(inFile, res)
-				}
+			if _, ok := desired.Resource(res.Address); !ok {
+				continue
+			}
+			x.unitAddrs[i] = append(x.unitAddrs[i], res.Address)
+			if !slices.Contains(u.Files, res.Range.File) {
+				continue
+			}
+			fr := x.own[res.Range.File]
+			if fr == nil {
+				fr = &fileResources{byStart: map[diag.Pos]string{}, byName: map[string][]*graph.Resource{}}
+				x.own[res.Range.File] = fr
+			}
+			if !res.Range.Start.IsZero() {
+				fr.byStart[res.Range.Start] = res.Address
+			}
+			for _, name := range templateNames(res.Address) {
+				fr.byName[name] = append(fr.byName[name], res)
 			}
 		}
 	}
-	for _, res := range inFile {
-		if declares(res, d.Range) || slices.ContainsFunc(d.Related, func(rel diag.Related) bool { return declares(res, rel.Range) }) {
-			return []string{res.Address}
+	return x
+}
+
+// templateNames are the names a template path may give the resource at
+// addr: the address, each part after a "." (a manifest's APP.NAME), and
+// NAME of a TOSCA 2.0 representation NAME[i].
+func templateNames(addr string) []string {
+	names := []string{addr}
+	for i := range len(addr) {
+		if addr[i] == '.' {
+			names = append(names, addr[i+1:])
+		}
+	}
+	if base, rest, ok := strings.Cut(addr, "["); ok && strings.HasSuffix(rest, "]") && base != "" {
+		names = append(names, base)
+	}
+	return names
+}
+
+// declaredAt returns the addresses whose template holds d (its path
+// under a template of a unit's own file), or whose declaration d is
+// placed at or relates; nil when d belongs to no resource compiled from
+// that file.
+func (x *holdIndex) declaredAt(d diag.Diagnostic) []string {
+	fr := x.own[d.Range.File]
+	if fr == nil {
+		return nil
+	}
+	if a, ok := fr.byStart[d.Range.Start]; ok && !d.Range.Start.IsZero() {
+		return []string{a}
+	}
+	for _, rel := range d.Related {
+		if rfr := x.own[rel.Range.File]; rfr != nil && !rel.Range.Start.IsZero() {
+			if a, ok := rfr.byStart[rel.Range.Start]; ok {
+				return []string{a}
+			}
 		}
 	}
 	for _, prefix := range templatePaths {
-		rest, ok := strings.CutPrefix(d.Path, prefix)
-		if !ok {
-			continue
+		if rest, ok := strings.CutPrefix(d.Path, prefix); ok {
+			return fr.template(rest)
 		}
-		return templateResources(inFile, rest)
 	}
 	return nil
 }
 
-// templateResources returns the addresses of the resources compiled from
-// the template whose name starts rest (a YAML path below the templates'
+// template returns the addresses of the resources compiled from the
+// template whose name starts rest (a YAML path below the templates'
 // section, whose keys are not quoted: the longest name that is a
-// template's wins). A resource is compiled from the template NAME when
-// its address is NAME, ends with ".NAME" (a manifest's APP.NAME), or is a
-// representation NAME[i] of a TOSCA 2.0 count; all the representations
-// share the declaration. nil when no resource was compiled from it.
-func templateResources(inFile []*graph.Resource, rest string) []string {
+// template's wins), every representation of a count included; nil when
+// none was compiled from it.
+func (fr *fileResources) template(rest string) []string {
 	for end := len(rest); end > 0; end-- {
 		if end < len(rest) && rest[end] != '.' && rest[end] != '[' {
 			continue
 		}
-		name := rest[:end]
-		found := map[string]bool{}
-		var decl diag.Range
-		for _, res := range inFile {
-			if res.Address == name || strings.HasSuffix(res.Address, "."+name) || representationOf(res.Address, name) {
-				found[res.Address] = true
-				decl = res.Range
-			}
-		}
+		found := fr.byName[rest[:end]]
 		if len(found) == 0 {
 			continue
 		}
-		for _, res := range inFile {
-			if res.Range == decl {
-				found[res.Address] = true
-			}
+		out := make([]string, 0, len(found))
+		for _, res := range found {
+			out = append(out, res.Address)
 		}
-		return slices.Sorted(maps.Keys(found))
+		slices.Sort(out)
+		return slices.Compact(out)
 	}
 	return nil
-}
-
-// representationOf reports whether addr is NAME[i], a representation of
-// the TOSCA 2.0 template name with a count.
-func representationOf(addr, name string) bool {
-	rest, ok := strings.CutPrefix(addr, name+"[")
-	return ok && strings.HasSuffix(rest, "]")
 }
