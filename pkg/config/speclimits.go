@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -80,7 +81,10 @@ func checkSpecLimits(ctx context.Context, root *Root, units []Unit, limits SpecL
 			for _, p := range problems {
 				at := valueRange(ctx, root, trees, r.Range, p.path)
 				diags = diags.Errorf(at, "", p.code, "resource %s: %s", r.Address, p.summary)
-				diags[len(diags)-1].Related = []diag.Related{{Range: r.Range, Message: "resource " + r.Address + " is declared here"}}
+				d := &diags[len(diags)-1]
+				d.Related = []diag.Related{{Range: r.Range, Message: "resource " + r.Address + " is declared here"}}
+				// Its source line may hold the secret.
+				d.Sensitive = sensitivePath(r.Sensitive, p.path)
 			}
 		}
 	}
@@ -114,6 +118,19 @@ func specValueProblems(v graph.Value, path []string, l SpecLimits, out []specPro
 		}
 	}
 	return out
+}
+
+// sensitivePath reports whether path is, holds or lies within one of the
+// resource's sensitive spec paths (dot-joined, list indices as numbers).
+func sensitivePath(sensitive []string, path []string) bool {
+	parts := make([]string, len(path))
+	for i, p := range path {
+		parts[i] = strings.TrimSuffix(strings.TrimPrefix(p, "["), "]")
+	}
+	joined := strings.Join(parts, ".")
+	return slices.ContainsFunc(sensitive, func(s string) bool {
+		return s == joined || strings.HasPrefix(joined, s+".") || strings.HasPrefix(s, joined+".")
+	})
 }
 
 // specPath renders a spec path as a plan shows it: keys joined by dots,

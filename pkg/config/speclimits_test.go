@@ -26,6 +26,7 @@ node_types:
     properties:
       motd: {type: string, required: false}
       hosts: {type: list, entry_schema: {type: string}, required: false}
+      secret: {type: string, required: false, metadata: {sensitive: true}}
 topology_template:
   inputs:
     part: {type: string, default: ""}
@@ -44,6 +45,10 @@ topology_template:
       properties:
         motd: short
         hosts: [a, b]
+    hidden:
+      type: Big
+      properties:
+        secret: "` + long + `"
 `
 	tosca20 := `tosca_definitions_version: tosca_2_0
 imports:
@@ -87,16 +92,16 @@ service_template:
 		want   []want
 	}{{
 		name: "tosca 1.3", file: "stack.yaml", text: tosca13,
-		want: []want{{15, 15, CodeSpecStringTooLong, "big"}, {16, 16, CodeSpecListTooLong, "big"}},
+		want: []want{{16, 15, CodeSpecStringTooLong, "big"}, {17, 16, CodeSpecListTooLong, "big"}, {30, 17, CodeSpecStringTooLong, "hidden"}},
 	}, {
 		name: "tosca 1.3 computed from an input", file: "stack.yaml", text: tosca13, inputs: map[string]any{"part": long},
-		want: []want{{15, 15, CodeSpecStringTooLong, "big"}, {16, 16, CodeSpecListTooLong, "big"}, {20, 15, CodeSpecStringTooLong, "computed"}},
+		want: []want{{16, 15, CodeSpecStringTooLong, "big"}, {17, 16, CodeSpecListTooLong, "big"}, {21, 15, CodeSpecStringTooLong, "computed"}, {30, 17, CodeSpecStringTooLong, "hidden"}},
 	}, {
 		name: "tosca 1.3 limits raised", file: "stack.yaml", text: tosca13, limits: SpecLimits{MaxString: 300_000, MaxList: 60_000},
 	}, {
 		name: "tosca 1.3 limits lowered", file: "stack.yaml", text: strings.ReplaceAll(strings.ReplaceAll(tosca13, long, "y"), many, "[a]"),
 		limits: SpecLimits{MaxString: 4, MaxList: 1},
-		want:   []want{{24, 15, CodeSpecStringTooLong, "fine"}, {25, 16, CodeSpecListTooLong, "fine"}},
+		want:   []want{{25, 15, CodeSpecStringTooLong, "fine"}, {26, 16, CodeSpecListTooLong, "fine"}},
 	}, {
 		name: "tosca 2.0", file: "stack.yaml", text: tosca20,
 		want: []want{{14, 16, CodeSpecListTooLong, "big"}},
@@ -124,6 +129,10 @@ service_template:
 				}
 				if strings.Contains(d.Summary, "xxxx") || strings.Contains(d.Summary, "h,h") {
 					t.Errorf("the diagnostic quotes the value: %.200s", d.Summary)
+				}
+				// A sensitive value's line is never shown.
+				if hidden := strings.Contains(d.Summary, "secret"); d.Sensitive != hidden {
+					t.Errorf("%v: Sensitive %v, want %v", d, d.Sensitive, hidden)
 				}
 				addr := ""
 				if len(d.Related) == 1 {
