@@ -63,6 +63,7 @@ func (f *applyFlags) add(fs *pflag.FlagSet, planning bool) {
 		fs.StringArrayVar(&f.excludes, "exclude", nil, "leave out `ADDRESS` and what depends on it; repeatable")
 		f.inputs.add(fs)
 		f.imports.add(fs)
+		f.imports.addLimits(fs)
 		f.placement.add(fs)
 	}
 }
@@ -174,8 +175,10 @@ type applyRun struct {
 	importMap map[string]string
 	// profilePath lists the TOSCA 2.0 profile folders (--profile-path).
 	profilePath []string
-	op          applyview.Operation
-	view        views.Apply
+	// specLimits bound the resources' specs (--max-spec-string, --max-spec-list).
+	specLimits config.SpecLimits
+	op         applyview.Operation
+	view       views.Apply
 }
 
 // check checks the flags of an apply or destroy of args and returns the
@@ -276,6 +279,7 @@ func (r *applyRun) readArgs(cmd *cobra.Command, args []string, fromFile bool) (w
 	}
 	r.importMap = importMap
 	r.profilePath = f.imports.profilePath(c)
+	r.specLimits = f.imports.specLimits()
 	if !fromFile {
 		return inputs, diags, nil, nil
 	}
@@ -389,7 +393,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 	if len(paths) == 0 {
 		paths = []string{"."}
 	}
-	spec := workflow.Spec{Paths: paths, Root: r.root, Inputs: inputs, ImportMap: r.importMap, ProfilePath: r.profilePath, ScriptRoot: r.f.scriptRoot, Options: planner.Options{
+	spec := workflow.Spec{Paths: paths, Root: r.root, Inputs: inputs, ImportMap: r.importMap, ProfilePath: r.profilePath, SpecLimits: r.specLimits, ScriptRoot: r.f.scriptRoot, Options: planner.Options{
 		Destroy:  r.op == applyview.OpDestroy,
 		Targets:  r.f.targets,
 		Excludes: r.f.excludes,
@@ -424,7 +428,7 @@ func (r *applyRun) newPlan(ctx context.Context, paths []string, prior *state.Sta
 // the one the working folder lies in, never one the plan file chooses.
 func (r *applyRun) savedPlan(ctx context.Context, saved *planner.Plan, backend state.Store, prior *state.State, inputs workflow.Inputs, diags diag.Diagnostics) (*planner.Plan, *graph.Graph, []string, diag.Diagnostics, error) {
 	planned, planDiags, err := workflow.RemakeSaved(ctx, saved, backend, prior, workflow.SavedOptions{Inputs: inputs, ImportMap: r.importMap,
-		ProfilePath: r.profilePath, ScriptRoot: r.f.scriptRoot, Placement: r.f.placement.workflow(r.c),
+		ProfilePath: r.profilePath, SpecLimits: r.specLimits, ScriptRoot: r.f.scriptRoot, Placement: r.f.placement.workflow(r.c),
 		Root: func() (*config.Root, error) {
 			var err error
 			r.root, err = r.f.root.root(r.c, []string{"."})

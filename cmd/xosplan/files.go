@@ -69,9 +69,12 @@ func loadConfig(cmd *cobra.Command, c *cli, paths []string, root rootFlag, input
 	if err != nil {
 		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
 	}
+	if err := imports.checkLimits(); err != nil {
+		return config.Result{}, nil, nil, usagef(cmd, "%v", err)
+	}
 	res := config.Load(cmd.Context(), paths, config.Options{Inputs: vals.Values, InputRanges: vals.Ranges,
 		RequireInputs: requireGiven && vals.Values != nil, InputsFile: inputs.file, Root: r, ImportMap: importMap,
-		ProfilePath: imports.profilePath(c)})
+		ProfilePath: imports.profilePath(c), SpecLimits: imports.specLimits()})
 	return res, r, diags.Extend(mapDiags, res.Diags).Sort(), nil
 }
 

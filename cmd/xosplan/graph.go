@@ -31,6 +31,7 @@ sorted, so it only changes when the graph does.`,
 	cmd.Flags().StringVar(&f.format, "format", "dot", "output `FORMAT`: dot or mermaid")
 	f.inputs.add(cmd.Flags())
 	f.imports.add(cmd.Flags())
+	f.imports.addLimits(cmd.Flags())
 	f.root.add(cmd.Flags())
 	return cmd
 }

@@ -62,6 +62,7 @@ held throughout; nothing is recorded when the object cannot be confirmed.`,
 	f.root.add(fs)
 	f.inputs.add(fs)
 	f.imports.add(fs)
+	f.imports.addLimits(fs)
 	addScriptRoot(fs, &f.scriptRoot)
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound the health check (`DURATION`; default 10m)")
 	fs.StringArrayVar(&f.attrs, "attr", nil, "record the attribute `NAME=VALUE` of an exec or noop resource (VALUE read as a YAML scalar; repeatable)")

@@ -20,6 +20,9 @@ type importMapFlags struct {
 	entries  []string
 	files    []string
 	profiles []string
+	// maxSpecString and maxSpecList bound every string and list of a
+	// resource's spec (addLimits; config.SpecLimits).
+	maxSpecString, maxSpecList int
 }
 
 // profilePathEnv names the environment variable that lists profile
@@ -30,6 +33,28 @@ func (f *importMapFlags) add(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.entries, "import-map", nil, "read the local `URL=FILE` wherever a template imports URL (repeatable; wins over --import-map-file)")
 	fs.StringArrayVar(&f.files, "import-map-file", nil, "read URL mappings from `FILE`, a YAML or JSON map of URL to local file (relative to FILE's folder; repeatable)")
 	fs.StringArrayVar(&f.profiles, "profile-path", nil, "search `DIR` for the TOSCA 2.0 profiles templates import by name (files declaring profile: NAME; repeatable, searched in order, before "+profilePathEnv+")")
+}
+
+// addLimits declares the limits on what the configuration's resources
+// hold (ORC's API contracts), for the commands that compile it with
+// pkg/config: validate, plan, apply, destroy, graph, import, sync.
+func (f *importMapFlags) addLimits(fs *pflag.FlagSet) {
+	fs.IntVar(&f.maxSpecString, "max-spec-string", config.DefaultMaxSpecString, "refuse a string of more than `BYTES` in a resource's spec")
+	fs.IntVar(&f.maxSpecList, "max-spec-list", config.DefaultMaxSpecList, "refuse a list of more than `N` items in a resource's spec")
+}
+
+// checkLimits refuses a limit below 1 (a usage error).
+func (f *importMapFlags) checkLimits() error {
+	if f.maxSpecString < 1 || f.maxSpecList < 1 {
+		return fmt.Errorf("--max-spec-string and --max-spec-list must be at least 1")
+	}
+	return nil
+}
+
+// specLimits returns the limits the flags give (checkLimits); the
+// defaults for a command without them (lsp).
+func (f *importMapFlags) specLimits() config.SpecLimits {
+	return config.SpecLimits{MaxString: f.maxSpecString, MaxList: f.maxSpecList}
 }
 
 // profilePath returns the profile search path: the --profile-path

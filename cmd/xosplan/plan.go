@@ -96,6 +96,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	addScriptRoot(fs, &f.scriptRoot)
 	f.inputs.add(fs)
 	f.imports.add(fs)
+	f.imports.addLimits(fs)
 	f.placement.add(fs)
 	f.root.add(fs)
 	fs.BoolVar(&f.check, "check", false, "after the plan, run each playbook it would run in Ansible's check mode with --diff and show what it would change on its host, also in --json, --json-out and --markdown-out (a prediction; this runs the playbooks, which check mode keeps from changing anything unless a task sets check_mode: false, and such a playbook is not run)")
@@ -147,6 +148,7 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	spec.Options.State = &id
 	spec.ImportMap = importMap
 	spec.ProfilePath = f.imports.profilePath(c)
+	spec.SpecLimits = f.imports.specLimits()
 	spec.Options.Placement, diags = f.placement.workflow(c).PlanOptions(ctx, diags)
 	planned, planDiags, err := workflow.MakePlan(ctx, spec, prior)
 	if err != nil {
@@ -173,6 +175,9 @@ func readValues(cmd *cobra.Command, c *cli, inputs *inputFlags, imports *importM
 	}
 	importMap, mapDiags, err := imports.values(ctx, c)
 	if err != nil {
+		return workflow.Inputs{}, nil, nil, usagef(cmd, "%v", err)
+	}
+	if err := imports.checkLimits(); err != nil {
 		return workflow.Inputs{}, nil, nil, usagef(cmd, "%v", err)
 	}
 	return values, importMap, diags.Extend(mapDiags), nil

@@ -119,6 +119,7 @@ running actions get --grace to finish, the state is saved, and sync exits 0.`,
 	f.apply.addRun(fs)
 	f.apply.inputs.add(fs)
 	f.apply.imports.add(fs)
+	f.apply.imports.addLimits(fs)
 	f.apply.placement.add(fs)
 	fs.DurationVar(&f.retryBase, "retry-base", xsync.DefaultRetryBase, "wait `DURATION` before retrying a failed resource, doubled after each failure")
 	fs.DurationVar(&f.retryMax, "retry-max", xsync.DefaultRetryMax, "never wait longer than `DURATION` between two retries")
@@ -262,7 +263,7 @@ func (f *syncFlags) spec(cmd *cobra.Command, c *cli, paths []string, root *confi
 	}
 	placeOpts, diags := a.placement.workflow(c).PlanOptions(cmd.Context(), diags)
 	return workflow.Spec{Paths: paths, Root: root, Inputs: inputs, ImportMap: importMap,
-		ProfilePath: a.imports.profilePath(c), ScriptRoot: a.scriptRoot, Options: planner.Options{Placement: placeOpts}}, diags, nil
+		ProfilePath: a.imports.profilePath(c), SpecLimits: a.imports.specLimits(), ScriptRoot: a.scriptRoot, Options: planner.Options{Placement: placeOpts}}, diags, nil
 }
 
 // signalReasons turns each signal received on sig into a request for a
@@ -380,7 +381,7 @@ func encodeSyncEvent(ev xsync.Event) ([]byte, bool) {
 			fields["changes"] = map[string]any{"add": rep.Added, "change": rep.Changed, "remove": rep.Destroyed,
 				"failed": rep.Failed, "skipped": rep.Skipped, "not_started": rep.NotStarted}
 		}
-	case xsync.EventDrift:
+	case xsync.EventDrift, xsync.EventHeld:
 		level, msg = "warn", ev.Address+": "+ev.Message
 	case xsync.EventDiscovery:
 		msg = fmt.Sprintf("%s: discovery found %d unmanaged instances", ev.Address, ev.Count)

@@ -50,6 +50,7 @@ Exit status: 0 when valid (warnings allowed unless --strict), 1 on errors or a b
 	fs.BoolVar(&f.strict, "strict", false, "treat warnings as errors (exit 1 when there are any)")
 	f.inputs.add(fs)
 	f.imports.add(fs)
+	f.imports.addLimits(fs)
 	f.root.add(fs)
 	return cmd
 }

@@ -115,6 +115,8 @@
 //	load.canceled          loading stopped (a signal) before every file was checked
 //	load.internal_error    a front end failed on a file (a bug of xosplan), or the merge met one
 //	load.dangling_edge     a unit's edge names a resource the merged graph does not hold
+//	load.spec_string_too_long a string of a resource's spec over SpecLimits.MaxString bytes (64 KiB)
+//	load.spec_list_too_long a list of a resource's spec over SpecLimits.MaxList items (10,000)
 //	validate.unknown_format a file that is neither TOSCA, a manifest nor a provider inventory: an error
 //	                       when it was named, a warning when a folder walk met it and skipped it
 //	                       (Result.Skipped)

@@ -54,6 +54,8 @@ type Options struct {
 	ProfilePath []string
 	// Archive bounds what is read of each CSAR archive.
 	Archive ArchiveLimits
+	// SpecLimits bound the strings and lists of every resource's spec.
+	SpecLimits SpecLimits
 }
 
 // Unit is one compiled unit: a TOSCA service template (with its imports),
@@ -147,6 +149,7 @@ func Load(ctx context.Context, paths []string, opts Options) Result {
 		}
 	}
 	res.Diags = res.Diags.Extend(inInputsFile(compileAll(ctx, root, units, archives, profiles, opts), opts.InputsFile))
+	res.Diags = res.Diags.Extend(inInputsFile(checkSpecLimits(ctx, root, units, opts.SpecLimits), opts.InputsFile))
 	if ctx.Err() != nil {
 		res.Diags = res.Diags.Errorf(diag.Range{}, "", CodeCanceled, "stopped before every file was checked: %v", context.Cause(ctx))
 	}

@@ -15,6 +15,9 @@
 //	                          waits on it: waiting is not an error); independent resources go on
 //	needs change reconcile.go a failure that only a change can mend (executor.ErrNeedsChange: a missing script),
 //	                          and an invalid configuration, wait for the configuration to change
+//	held        reconcile.go  an error of the configuration that belongs to some resources (Goal.Held, from
+//	                          config.Result.Holds) holds them and what depends on them; the others are reconciled,
+//	                          and nothing is deleted until the configuration has no errors
 //	converging  reconcile.go  a converging resource holds its dependents until a health check says it is active
 //	health      check.go      every resource whose driver has a health check is checked every HealthInterval
 //	                          (OptionHealthInterval per resource), jittered, through the refresh-only plan

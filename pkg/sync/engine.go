@@ -52,11 +52,24 @@ type Goal struct {
 	Drivers    executor.Registry
 	// Placer claims placements as apply's does; nil claims nothing.
 	Placer executor.Placer
+	// Held maps the addresses the configuration's errors belong to
+	// (workflow.Goal.Held) to those errors: they and what depends on them
+	// wait, never deleted, until the configuration changes; the others
+	// are reconciled.
+	Held map[string]diag.Diagnostics
+}
+
+// usable reports whether g can be reconciled with diags: it exists, and
+// every error of diags is one its Held names.
+func (g *Goal) usable(diags diag.Diagnostics) bool {
+	return g != nil && (!diags.HasErrors() || len(g.Held) > 0)
 }
 
 // GoalFunc builds the goal from the configuration. Diagnostics with errors
-// mean the configuration is invalid: the engine waits for it to change.
-// The error is for the environment, and is retried.
+// and no goal, or a goal that holds nothing (Goal.Held), mean the
+// configuration is invalid: the engine waits for it to change. With a
+// goal that holds resources, the others are reconciled. The error is for
+// the environment, and is retried.
 type GoalFunc func(ctx context.Context) (*Goal, diag.Diagnostics, error)
 
 // Store is the state backend the engine works on, whose lock the caller
@@ -507,7 +520,7 @@ func (e *Engine) track(st *state.State, now time.Time) {
 	}
 	for addr, t := range e.tracked {
 		if !seen[addr] && e.goal != nil {
-			if _, ok := e.goal.Desired.Resource(addr); ok {
+			if _, ok := e.goal.Desired.Resource(addr); ok || e.goal.Held[addr] != nil {
 				// Configured but not recorded (yet, or it failed before
 				// anything was recorded): keep its retry schedule.
 				t.checkable, t.schedule = false, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -99,6 +100,11 @@ type stack struct {
 	schedules map[string]string
 	specs     map[string]string
 	drv       executor.Registry
+	// held are the addresses an error of the configuration holds, with
+	// the error's summary; dropped are left out of the graph (templates
+	// that do not compile at all).
+	held    map[string]string
+	dropped []string
 }
 
 func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
@@ -110,6 +116,9 @@ func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
 	}
 	g := graph.New()
 	for _, a := range s.addrs {
+		if slices.Contains(s.dropped, a) {
+			continue
+		}
 		v := s.digest
 		if o, ok := s.specs[a]; ok {
 			v = o
@@ -128,7 +137,16 @@ func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
 			_ = g.AddEdge(graph.Edge{Source: a, Target: d, Kind: graph.DependsOn})
 		}
 	}
-	return &Goal{Desired: g, Drivers: s.drv, Plan: planner.Options{InputDigests: map[string]string{"stack.yaml": s.digest}}}, nil, nil
+	goal := &Goal{Desired: g, Drivers: s.drv, Plan: planner.Options{InputDigests: map[string]string{"stack.yaml": s.digest}}}
+	var diags diag.Diagnostics
+	for i, a := range slices.Sorted(maps.Keys(s.held)) {
+		diags = diags.Errorf(diag.Range{File: "stack.yaml", Start: diag.Pos{Line: 3 + i, Column: 5}}, "", "test.bad", "%s", s.held[a])
+		if goal.Held == nil {
+			goal.Held = map[string]diag.Diagnostics{}
+		}
+		goal.Held[a] = diags[len(diags)-1:]
+	}
+	return goal, diags, nil
 }
 
 // harness runs an engine on the fake clock; idle receives the engine's
@@ -494,5 +512,75 @@ func TestConvergingResourceHoldsItsDependents(t *testing.T) {
 	// The fake driver cannot update in place: the change is a replacement.
 	if got := h.drv.callsOf("app", "create"); !slices.Equal(got, []string{"create@0s", "create@1m30s"}) {
 		t.Errorf("app creates %v, want the replacement when db became active", got)
+	}
+}
+
+// TestHeldResourcesWaitWhileOthersApply: an error of the configuration
+// that belongs to db holds db and app (which depends on it) while cache
+// and the new web are reconciled; cache's template failing to compile
+// (left out of the graph) does not delete it. The fix applies what was
+// held.
+func TestHeldResourcesWaitWhileOthersApply(t *testing.T) {
+	h := newHarness(t, []string{"app", "cache", "db"}, map[string][]string{"app": {"db"}}, func(o *Options) { o.HealthInterval = 100 * time.Hour })
+	h.start()
+	for _, a := range []string{"app", "cache", "db"} {
+		if rs := h.status(a); rs.Status != "active" {
+			t.Fatalf("%s: %+v, want active", a, rs)
+		}
+	}
+	h.stack.mu.Lock()
+	h.stack.addrs = []string{"app", "cache", "db", "web"}
+	h.stack.digest = "v2"
+	h.stack.held = map[string]string{"db": "db's property is bad"}
+	h.stack.dropped = []string{"cache"}
+	h.stack.mu.Unlock()
+	h.e.ConfigurationChanged("test")
+	h.wait()
+	if got := h.drv.callsOf("web"); len(got) != 1 {
+		t.Errorf("web: %v, want created while db is held", got)
+	}
+	if got := h.drv.callsOf("db"); len(got) != 1 {
+		t.Errorf("db: %v, want only its first create: it is held", got)
+	}
+	if got := h.drv.callsOf("app"); len(got) != 1 {
+		t.Errorf("app: %v, want only its first create: it waits on db", got)
+	}
+	if got := h.drv.callsOf("cache"); len(got) != 1 {
+		t.Errorf("cache: %v, want only its first create: never deleted while the configuration has errors", got)
+	}
+	db := h.status("db")
+	if want := "held by an error of the configuration: stack.yaml:3:5: db's property is bad [test.bad]"; db.Waiting != want {
+		t.Errorf("db waiting %q, want %q", db.Waiting, want)
+	}
+	if len(db.ConfigurationErrors) != 1 || db.ConfigurationErrors[0].Code != "test.bad" || db.ConfigurationErrors[0].At != "stack.yaml:3:5" {
+		t.Errorf("db configuration errors %+v", db.ConfigurationErrors)
+	}
+	if !slices.ContainsFunc(db.Activity, func(a Activity) bool { return a.Type == EventHeld }) {
+		t.Errorf("db activity %+v, want a held event", db.Activity)
+	}
+	if app := h.status("app"); app.WaitingOn != "db" || app.Waiting != "waits for a fix of the configuration of db" {
+		t.Errorf("app: waiting on %q: %q", app.WaitingOn, app.Waiting)
+	}
+	if c := h.status("cache"); c.Status != "active" || c.Waiting != "its deletion waits until the configuration has no errors" {
+		t.Errorf("cache: %+v", c)
+	}
+
+	h.stack.mu.Lock()
+	h.stack.held, h.stack.dropped = nil, []string{"cache"}
+	h.stack.mu.Unlock()
+	h.e.ConfigurationChanged("test")
+	h.wait()
+	// The fake driver has no update: a changed spec is a replacement.
+	if got := h.drv.callsOf("db", "create"); len(got) != 2 {
+		t.Errorf("db after the fix: %v, want applied again", h.drv.callsOf("db"))
+	}
+	if got := h.drv.callsOf("app", "create"); len(got) != 2 {
+		t.Errorf("app after the fix: %v, want applied again", h.drv.callsOf("app"))
+	}
+	if got := h.drv.callsOf("cache", executor.ActionDelete); len(got) != 1 {
+		t.Errorf("cache after the fix: %v, want deleted now that the configuration has no errors", h.drv.callsOf("cache"))
+	}
+	if db := h.status("db"); db.Waiting != "" || db.ConfigurationErrors != nil {
+		t.Errorf("db after the fix: %+v", db)
 	}
 }

@@ -23,6 +23,10 @@ const (
 	// EventDiscovery: the factory Address ran its discovery; Count
 	// instances it found are not managed by xosplan.
 	EventDiscovery = "discovery"
+	// EventHeld: an error of the configuration holds Address (Message
+	// names it): it and what depends on it wait for a fix, and the other
+	// resources are reconciled.
+	EventHeld = "held"
 )
 
 // Event is one thing the engine did or saw.

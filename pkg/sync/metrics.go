@@ -19,6 +19,7 @@ import (
 //	xosplan_sync_drift_total                             resources found changed outside xosplan
 //	xosplan_sync_health_checks_total                     health checks and discoveries run
 //	xosplan_sync_retry_queue                             resources waiting for a retry
+//	xosplan_sync_held_resources                          resources an error of the configuration holds (Goal.Held)
 //	xosplan_sync_last_success_timestamp_seconds          when a reconcile last succeeded (Unix time)
 type Metrics struct {
 	reg         *prometheus.Registry
@@ -29,6 +30,7 @@ type Metrics struct {
 	drift       prometheus.Counter
 	checks      prometheus.Counter
 	retryQueue  prometheus.Gauge
+	held        prometheus.Gauge
 	lastSuccess prometheus.Gauge
 }
 
@@ -50,10 +52,12 @@ func NewMetrics() *Metrics {
 			Help: "Health checks and discoveries run."}),
 		retryQueue: prometheus.NewGauge(prometheus.GaugeOpts{Name: "xosplan_sync_retry_queue",
 			Help: "Resources waiting for a retry."}),
+		held: prometheus.NewGauge(prometheus.GaugeOpts{Name: "xosplan_sync_held_resources",
+			Help: "Resources an error of the configuration holds."}),
 		lastSuccess: prometheus.NewGauge(prometheus.GaugeOpts{Name: "xosplan_sync_last_success_timestamp_seconds",
 			Help: "Unix time of the last successful reconcile."}),
 	}
-	m.reg.MustRegister(m.reconciles, m.duration, m.actions, m.resources, m.drift, m.checks, m.retryQueue, m.lastSuccess)
+	m.reg.MustRegister(m.reconciles, m.duration, m.actions, m.resources, m.drift, m.checks, m.retryQueue, m.held, m.lastSuccess)
 	return m
 }
 
@@ -83,8 +87,11 @@ func (e *Engine) observe() {
 		return
 	}
 	counts := map[string]int{}
-	queue := 0
+	queue, held := 0, 0
 	e.mu.Lock()
+	if e.goal != nil {
+		held = len(e.goal.Held)
+	}
 	if e.recorded != nil {
 		for i := range e.recorded.Resources {
 			counts[e.recorded.Resources[i].StatusText()]++
@@ -104,6 +111,7 @@ func (e *Engine) observe() {
 		m.resources.WithLabelValues(s).Set(float64(counts[s]))
 	}
 	m.retryQueue.Set(float64(queue))
+	m.held.Set(float64(held))
 }
 
 // configuredRecorded counts the configured resources the state records;

@@ -230,12 +230,13 @@ func (e *Engine) currentGoal(ctx context.Context, now time.Time) (*Goal, error) 
 		}
 		e.opts.Logger.Warn("configuration "+level, "code", d.Code, "at", d.Range.String(), "summary", d.Summary)
 	}
-	if diags.HasErrors() || g == nil {
+	if !g.usable(diags) {
 		e.mu.Lock()
 		e.goal, e.reverse = nil, nil
 		e.mu.Unlock()
 		return nil, errConfiguration
 	}
+	e.reportHeld(g)
 	fp := fingerprintOf(g)
 	rev := reverseEdges(g.Desired)
 	e.mu.Lock()
@@ -303,6 +304,8 @@ func (e *Engine) blocked(goal *Goal, prior *state.State, now time.Time) []string
 			block(addr, "the retry of "+addr, true)
 		}
 	}
+	held := e.holdBack(goal, prior, known, block)
+	excludes = append(excludes, held...)
 	e.converging = e.converging[:0]
 	for i := range prior.Resources {
 		r := &prior.Resources[i]
@@ -432,5 +435,81 @@ func (e *Engine) settle(rep *executor.Report, now time.Time, stopping bool) {
 	e.mu.Unlock()
 	for _, f := range failed {
 		e.opts.Logger.Warn("resource failed", "address", f[0], "action", f[1], "then", f[2])
+	}
+}
+
+// holdBack marks the resources the configuration's errors hold
+// (Goal.Held) and what depends on them as waiting, and returns the
+// addresses to leave out of the plan besides those block leaves out:
+// while the configuration has errors, a recorded resource it does not
+// declare is not deleted, since a template that does not compile is not
+// a removed one. The caller holds e.mu.
+func (e *Engine) holdBack(goal *Goal, prior *state.State, known map[string]bool, block func(addr, why string, self bool)) []string {
+	if len(goal.Held) == 0 {
+		return nil
+	}
+	for _, addr := range slices.Sorted(maps.Keys(goal.Held)) {
+		t := e.trackedOf(addr)
+		if known[addr] {
+			block(addr, "a fix of the configuration of "+addr, true)
+		}
+		t.waitReason = heldReason(goal.Held[addr])
+	}
+	var excludes []string
+	for i := range prior.Resources {
+		addr := prior.Resources[i].Address
+		if _, configured := goal.Desired.Resource(addr); configured || goal.Held[addr] != nil {
+			continue
+		}
+		excludes = append(excludes, addr)
+		e.trackedOf(addr).waitReason = "its deletion waits until the configuration has no errors"
+	}
+	return excludes
+}
+
+// trackedOf returns what the engine tracks of addr, made when it tracks
+// nothing yet. The caller holds e.mu.
+func (e *Engine) trackedOf(addr string) *tracked {
+	t := e.tracked[addr]
+	if t == nil {
+		t = &tracked{}
+		e.tracked[addr] = t
+	}
+	return t
+}
+
+// heldReason says why a held resource waits: the first of its errors,
+// positioned, with its code.
+func heldReason(errs diag.Diagnostics) string {
+	if len(errs) == 0 {
+		return "held by an error of the configuration"
+	}
+	msg := "held by an error of the configuration: " + diagnosticText(errs[0])
+	if n := len(errs) - 1; n > 0 {
+		msg += fmt.Sprintf(" (and %d more)", n)
+	}
+	return msg
+}
+
+// diagnosticText renders d on one line as validate does: where, what, and
+// the code.
+func diagnosticText(d diag.Diagnostic) string {
+	at := d.Range.String()
+	if at != "" {
+		at += ": "
+	}
+	return at + d.Summary + " [" + d.Code + "]"
+}
+
+// reportHeld logs each resource the goal's configuration errors hold and
+// records it in the resource's activity (EventHeld).
+func (e *Engine) reportHeld(g *Goal) {
+	for _, addr := range slices.Sorted(maps.Keys(g.Held)) {
+		errs := g.Held[addr]
+		if len(errs) == 0 {
+			continue
+		}
+		e.opts.Logger.Warn("resource held", "address", addr, "code", errs[0].Code, "at", errs[0].Range.String(), "summary", errs[0].Summary)
+		e.emit(Event{Type: EventHeld, Address: addr, Message: heldReason(errs)})
 	}
 }

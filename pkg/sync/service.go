@@ -245,6 +245,9 @@ func (s *Service) Run(ctx context.Context) error {
 // state recorded before (the roots and placements it names).
 func (s *Service) prepareGoal(ctx context.Context, prior *state.State) error {
 	spec := s.opts.Spec
+	// An error that belongs to some resources holds those (and what
+	// depends on them); the others are reconciled.
+	spec.Hold = true
 	execRoot, err := workflow.ExecutorRoot(spec.Root, prior)
 	if err != nil {
 		return err
@@ -269,7 +272,7 @@ func (s *Service) prepareGoal(ctx context.Context, prior *state.State) error {
 			return nil, goalDiags, err
 		}
 		return &Goal{Desired: goal.Desired, Plan: goal.Options, ScriptRoot: goal.ScriptRoot, Drivers: s.registry(goal.ScriptRoot),
-			Placer: workflow.ExecutorPlacer(claimer)}, goalDiags, nil
+			Placer: workflow.ExecutorPlacer(claimer), Held: goal.Held}, goalDiags, nil
 	}
 	return nil
 }
@@ -283,7 +286,7 @@ func (s *Service) join(ctx context.Context, pg *pgbackend.Backend, wd string) er
 			if err != nil {
 				return nil, "", err
 			}
-			if gdiags.HasErrors() || g == nil {
+			if !g.usable(gdiags) {
 				return nil, "", fmt.Errorf("the configuration has errors: %w", gdiags.Err())
 			}
 			return g.Drivers, CheckoutDigest(g), nil

@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -120,6 +121,10 @@ type ResourceStatus struct {
 	// it (or what it waits on) waits. Waiting is not an error.
 	WaitingOn string `json:"waiting_on,omitempty"`
 	Waiting   string `json:"waiting,omitempty"`
+	// ConfigurationErrors are the errors of the configuration that hold
+	// this resource (Goal.Held): it waits for them to be fixed, and
+	// what depends on it waits on it.
+	ConfigurationErrors []Diagnostic `json:"configuration_errors,omitempty"`
 	// Discovered lists a factory's instances that xosplan does not manage
 	// (adopt one with `xosplan import`).
 	Discovered any `json:"discovered,omitempty"`
@@ -146,11 +151,7 @@ func (e *Engine) Status() Status {
 		LastError: e.run.lastError, LastResync: timePtr(e.lastResync), NextResync: timePtr(e.nextResync),
 		Diagnostics: []Diagnostic{}, Resources: []ResourceStatus{}}
 	for _, d := range e.configDiags {
-		sev := "warning"
-		if d.Severity == diag.Error {
-			sev = "error"
-		}
-		s.Diagnostics = append(s.Diagnostics, Diagnostic{Severity: sev, Code: d.Code, Summary: d.Summary, At: d.Range.String()})
+		s.Diagnostics = append(s.Diagnostics, statusDiagnostic(d))
 	}
 	for _, t := range e.tracked {
 		if !t.nextRetry.IsZero() && t.needsChange == "" {
@@ -167,6 +168,13 @@ func (e *Engine) Status() Status {
 	}
 	if e.goal != nil {
 		for _, a := range e.goal.Desired.Addresses() {
+			if !seen[a] {
+				seen[a] = true
+				s.Resources = append(s.Resources, e.resourceStatus(a, nil, false))
+			}
+		}
+		// A held template the compiler could not build is in neither.
+		for _, a := range slices.Sorted(maps.Keys(e.goal.Held)) {
 			if !seen[a] {
 				s.Resources = append(s.Resources, e.resourceStatus(a, nil, false))
 			}
@@ -212,7 +220,7 @@ func (e *Engine) Resource(addr string) (ResourceStatus, bool) {
 		}
 	}
 	if e.goal != nil {
-		if _, ok := e.goal.Desired.Resource(addr); ok {
+		if _, ok := e.goal.Desired.Resource(addr); ok || e.goal.Held[addr] != nil {
 			rs := e.resourceStatus(addr, nil, true)
 			rs.RunningOn = runningOn[addr]
 			return rs, true
@@ -253,5 +261,19 @@ func (e *Engine) resourceStatus(addr string, r *state.Resource, activity bool) R
 			rs.Activity = slices.Clone(t.activity)
 		}
 	}
+	if e.goal != nil {
+		for _, d := range e.goal.Held[addr] {
+			rs.ConfigurationErrors = append(rs.ConfigurationErrors, statusDiagnostic(d))
+		}
+	}
 	return rs
+}
+
+// statusDiagnostic is d as a Status shows it.
+func statusDiagnostic(d diag.Diagnostic) Diagnostic {
+	sev := "warning"
+	if d.Severity == diag.Error {
+		sev = "error"
+	}
+	return Diagnostic{Severity: sev, Code: d.Code, Summary: d.Summary, At: d.Range.String()}
 }

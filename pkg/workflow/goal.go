@@ -44,6 +44,8 @@ type Spec struct {
 	ImportMap map[string]string
 	// ProfilePath lists the TOSCA 2.0 profile folders.
 	ProfilePath []string
+	// SpecLimits bound every string and list of a resource's spec.
+	SpecLimits config.SpecLimits
 	// Options are the planner's options; MakeGoal fills Configuration,
 	// InputDigests and (when empty) InputSalt.
 	Options planner.Options
@@ -53,6 +55,11 @@ type Spec struct {
 	// AllowNoFiles accepts a configuration without files (a destroy,
 	// which deletes what the state records).
 	AllowNoFiles bool
+	// Hold makes a goal of a configuration whose errors all belong to
+	// resources (config.Result.Holds): a synchronizer's, which holds
+	// those resources (Goal.Held) and reconciles the others. Without it
+	// (plan, apply) any error leaves no goal.
+	Hold bool
 }
 
 // Goal is the configuration compiled into what a plan diffs against the
@@ -68,6 +75,10 @@ type Goal struct {
 	Config config.Result
 	// ScriptRoot is the Spec's, or the default beside the manifests.
 	ScriptRoot string
+	// Held maps each address the configuration's errors hold (Spec.Hold)
+	// to those errors; nil when it has none. What depends on them waits
+	// too.
+	Held map[string]diag.Diagnostics
 }
 
 // Planned is a plan and the goal it was made from.
@@ -81,26 +92,33 @@ type Planned struct {
 // paths, the salt and the digests of every input: the files compiled, the
 // policies' programs, the scripts the resources run, the placement
 // inventory, the input values under the salt). The goal is nil when the
-// diagnostics have errors; the error is for the environment.
+// diagnostics have errors, unless spec.Hold and every error belongs to
+// resources, which the goal's Held names; the error is for the
+// environment.
 func MakeGoal(ctx context.Context, spec Spec) (*Goal, diag.Diagnostics, error) {
 	opts := spec.Options
 	res := config.Load(ctx, spec.Paths, config.Options{Inputs: spec.Inputs.Values, InputRanges: spec.Inputs.Ranges, RequireInputs: true,
-		InputsFile: spec.Inputs.File, Root: spec.Root, ImportMap: spec.ImportMap, ProfilePath: spec.ProfilePath})
+		InputsFile: spec.Inputs.File, Root: spec.Root, ImportMap: spec.ImportMap, ProfilePath: spec.ProfilePath, SpecLimits: spec.SpecLimits})
 	diags := res.Diags
 	if spec.AllowNoFiles {
 		diags = slices.DeleteFunc(diags, func(d diag.Diagnostic) bool { return d.Code == config.CodeNoFiles })
 	}
 	desired, files, mergeDiags := res.Merge()
 	diags = diags.Extend(mergeDiags)
-	if diags.HasErrors() {
+	if diags.HasErrors() && !holdable(spec, res, diags, desired) {
 		return nil, diags, nil
 	}
 	reg := Drivers(executor.DriverOptions{})
 	diags = diags.Extend(DriverDiagnostics([]*graph.Graph{desired}, reg))
 	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.Options.Destroy || spec.Options.RefreshOnly)
 	diags = diags.Extend(deriveDiags)
+	var held map[string]diag.Diagnostics
 	if diags.HasErrors() {
-		return nil, diags, nil
+		h := res.Holds(diags, desired)
+		if !spec.Hold || h.All {
+			return nil, diags, nil
+		}
+		held = h.Resources
 	}
 	if opts.InputSalt == "" {
 		salt, err := planner.NewInputSalt()
@@ -123,7 +141,13 @@ func MakeGoal(ctx context.Context, spec Spec) (*Goal, diag.Diagnostics, error) {
 	}
 	maps.Copy(digests, digestOperations(ctx, desired, scriptRoot, spec.Root, reg))
 	opts.InputDigests, opts.Configuration = digests, spec.Paths
-	return &Goal{Desired: desired, Options: opts, Config: res, ScriptRoot: scriptRoot}, diags, nil
+	return &Goal{Desired: desired, Options: opts, Config: res, ScriptRoot: scriptRoot, Held: held}, diags, nil
+}
+
+// holdable reports whether spec asks for a goal in spite of errors and
+// every error of diags belongs to resources of desired.
+func holdable(spec Spec, res config.Result, diags diag.Diagnostics, desired *graph.Graph) bool {
+	return spec.Hold && !res.Holds(diags, desired).All
 }
 
 // MakePlan makes the goal of spec (MakeGoal) and plans it against prior.

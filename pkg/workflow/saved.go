@@ -23,7 +23,9 @@ type SavedOptions struct {
 	Inputs      Inputs
 	ImportMap   map[string]string
 	ProfilePath []string
-	ScriptRoot  string
+	// SpecLimits bound every string and list of a resource's spec.
+	SpecLimits config.SpecLimits
+	ScriptRoot string
 	// Placement is the placement given now, from which the plan's own
 	// source chooses (Placement.ForSaved).
 	Placement Placement
@@ -63,7 +65,7 @@ func RemakeSaved(ctx context.Context, saved *planner.Plan, backend state.Store, 
 		return nil, nil, err
 	}
 	spec := Spec{Paths: saved.Configuration, Root: root, Inputs: opts.Inputs, ImportMap: opts.ImportMap, ProfilePath: opts.ProfilePath,
-		ScriptRoot: opts.ScriptRoot, Options: saved.Options()}
+		SpecLimits: opts.SpecLimits, ScriptRoot: opts.ScriptRoot, Options: saved.Options()}
 	place, err := opts.Placement.ForSaved(saved.PlacementSource)
 	if err != nil {
 		return nil, nil, err

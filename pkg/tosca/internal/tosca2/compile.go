@@ -146,8 +146,10 @@ func (c *compiler) compile(root *file) *graph.Graph {
 		c.ReportCanceled(root.name)
 		return nil
 	}
+	valid := !c.Diags.HasErrors()
 	g := c.render()
-	if g != nil {
+	if g != nil && valid {
+		// A partial graph's cycles may be the errors' doing.
 		c.CheckCycles(g)
 	}
 	if c.StoppedNow() {

@@ -43,6 +43,7 @@ import (
 	"time"
 
 	"github.com/xosplan/xosplan/internal/yamlsrc"
+	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
@@ -61,7 +62,15 @@ func addresses(nd *node) []string {
 }
 
 func (c *compiler) render() *graph.Graph {
-	if c.Diags.HasErrors() {
+	// A template with errors is rendered as far as it resolved, as 1.x
+	// does: a synchronizer holds the resources the errors belong to and
+	// reconciles the others (config.Result.Holds). A template whose type
+	// did not resolve is left out, and so is a dependency on it. Counts
+	// or values over their budget are never expanded.
+	partial := c.Diags.HasErrors()
+	if partial && slices.ContainsFunc(c.Diags, func(d diag.Diagnostic) bool {
+		return d.Code == core.CodeExpansion || d.Code == core.CodeTooComplex
+	}) {
 		return nil
 	}
 	g := graph.New()
@@ -73,6 +82,9 @@ func (c *compiler) render() *graph.Graph {
 	}
 	slices.Sort(g.Sources)
 	for _, nd := range topo.nodes {
+		if nd.typ == nil {
+			continue
+		}
 		_, counted := nd.n.GetPair("count")
 		for i, addr := range addresses(nd) {
 			if c.Stopped() {
@@ -110,7 +122,7 @@ func (c *compiler) render() *graph.Graph {
 					}
 				}
 				for _, dst := range dsts {
-					if src == dst {
+					if _, rendered := g.Resource(dst); src == dst || (partial && !rendered) {
 						continue
 					}
 					c.AddEdge(g, graph.Edge{Source: src, Target: dst, Kind: kind, Name: ra.name, Range: ra.key}, ra.path)
