@@ -23,6 +23,9 @@ const (
 	// EventDiscovery: the factory Address ran its discovery; Count
 	// instances it found are not managed by xosplan.
 	EventDiscovery = "discovery"
+	// EventResync: Address was saved without change (Engine.Resync); the
+	// reconcile that follows actuates it again.
+	EventResync = "resync"
 )
 
 // Event is one thing the engine did or saw.

@@ -99,6 +99,9 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 		}
 		return OutcomeError, nil, err
 	}
+	if err := e.touch(ctx, now); err != nil {
+		return OutcomeError, nil, err
+	}
 	prior, err := e.load(ctx)
 	if err != nil {
 		e.retryGoal(now)

@@ -252,6 +252,8 @@ func becauseNote(c *planner.ResourceChange) string {
 		because = "its last apply did not succeed"
 	case planner.ReasonInstanceFailed:
 		because = "its last health check found it failed"
+	case planner.ReasonTouched:
+		because = "touched: it was saved without change, so it is actuated again"
 	case planner.ReasonOperationChanged, planner.ReasonImplementationChanged:
 		because = operationsBecause(c.Reason, c.ReasonPaths)
 	case planner.ReasonTypeChanged:
