@@ -39,7 +39,9 @@ func nextVersions(cur, r *state.Resource, action string, failed bool, now time.T
 		}
 	}
 	if stepChanged(prior, r.Feedback) {
-		v.ChangedByStep = now
+		// What the step reported came after the spec it actuated was
+		// saved: a policy that read the spec has not seen it.
+		v.ChangedByStep = state.Latest(now, v.Updated.Add(time.Nanosecond))
 	}
 	if !failed && action != ActionHealth && action != ActionDelete {
 		v.Enacted = state.Latest(v.Updated, v.ChangedByPolicy)

@@ -34,9 +34,9 @@ func TestNextVersions(t *testing.T) {
 		want   state.Versions
 	}{
 		{"new", nil, rec("1500", "a", nil, ""), ActionCreate, false,
-			state.Versions{Updated: now, ChangedByStep: now, Enacted: now}},
+			state.Versions{Updated: now, ChangedByStep: now.Add(time.Nanosecond), Enacted: now}},
 		{"new with a policy's value", nil, rec("1500", "a", policy, ""), ActionCreate, false,
-			state.Versions{Updated: now, ChangedByStep: now, ChangedByPolicy: now, Enacted: now}},
+			state.Versions{Updated: now, ChangedByStep: now.Add(time.Nanosecond), ChangedByPolicy: now, Enacted: now}},
 		{"the configuration changed", cur, rec("1500", "b", policy, "10.0.0.1"), ActionUpdate, false,
 			state.Versions{Updated: now, Enacted: now, Policed: t0}},
 		{"the policy changed its value", cur, rec("9000", "a", policy, "10.0.0.1"), ActionUpdate, false,

@@ -198,6 +198,9 @@ type Engine struct {
 	// touches are the resources a resync asked to save without change
 	// (Resync), which the next reconcile touches before it plans.
 	touches map[string]bool
+	// policyRounds counts the reconciles in a row asked for because a
+	// step changed feedback a model policy reads (policyFeedbackChanged).
+	policyRounds int
 	// goalRetry is when a goal that failed for the environment is built
 	// again.
 	goalRetry time.Time

@@ -263,6 +263,13 @@ func (s *Service) prepareGoal(ctx context.Context, prior *state.State) error {
 		return workflow.Drivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: s.opts.Timeout, StateDir: s.stateDir})
 	}
 	s.goal = func(ctx context.Context) (*Goal, diag.Diagnostics, error) {
+		spec := spec
+		// The model policies that read feedback read the state as it is now.
+		st, err := s.opts.Store.Read(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		spec.Prior = st
 		goal, goalDiags, err := workflow.MakeGoal(ctx, spec)
 		goalDiags = s.opts.Diags.Extend(goalDiags)
 		if err != nil || goal == nil {
