@@ -272,6 +272,9 @@ func New(opts Options) *Engine {
 func (e *Engine) ConfigurationChanged(reason string) {
 	e.mu.Lock()
 	e.dirty = true
+	// A change from outside gives the model policies that read feedback
+	// a new bound (policyFeedbackChanged).
+	e.policyRounds = 0
 	e.reasons[reason] = true
 	e.mu.Unlock()
 	e.signal()

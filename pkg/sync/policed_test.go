@@ -60,4 +60,16 @@ func TestPolicyFeedbackLoopIsBounded(t *testing.T) {
 	if !slices.ContainsFunc(h.e.Status().Diagnostics, func(d Diagnostic) bool { return d.Code == workflow.CodePolicyNoFixedPoint }) {
 		t.Errorf("no %s in the status: %+v", workflow.CodePolicyNoFixedPoint, h.e.Status().Diagnostics)
 	}
+	// A change of the configuration gives the policies a new bound: one
+	// reconcile for it, and as many again as the bound allows.
+	h.e.ConfigurationChanged("file changed")
+	for range 1 + workflow.PolicyMaxRounds {
+		h.wait()
+	}
+	h.stack.mu.Lock()
+	goals = h.stack.goals
+	h.stack.mu.Unlock()
+	if want := 2 * (1 + workflow.PolicyMaxRounds); goals != want {
+		t.Errorf("after a change, the goal was compiled %d times in all, want %d", goals, want)
+	}
 }
