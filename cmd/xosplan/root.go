@@ -33,6 +33,7 @@ func commands(c *cli) []*cobra.Command {
 		newStatusCommand(c),
 		newInvokeCommand(c),
 		newStateCommand(c),
+		newTouchCommand(c),
 		newWorkspaceCommand(c),
 		newPlacementCommand(c),
 		newVersionCommand(c),

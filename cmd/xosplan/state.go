@@ -84,6 +84,17 @@ func (f *stateFlags) lockAndRead(ctx context.Context, c *cli, operation string) 
 }
 
 // stateLockInfo describes this invocation to anyone it blocks.
+// locked runs fn on the state the flags name while holding its lock
+// (operation says what for), then closes it.
+func (f *stateFlags) locked(cmd *cobra.Command, c *cli, operation string, fn func(state.Store) error) error {
+	b, err := f.open(cmd.Context(), c)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return state.WithLock(cmd.Context(), b, stateLockInfo(operation), func() error { return fn(b) })
+}
+
 func stateLockInfo(operation string) state.LockInfo {
 	return state.LockInfo{Operation: operation, Version: version()}
 }
@@ -252,12 +263,7 @@ plan proposes to create them again if the configuration still has them. Nothing 
 when any address is not in the state.`,
 		Args: minArgs(1, "ADDRESS"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := sf.open(cmd.Context(), c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			return state.WithLock(cmd.Context(), b, stateLockInfo("state rm"), func() error {
+			return sf.locked(cmd, c, "state rm", func(b state.Store) error {
 				s, err := state.Remove(cmd.Context(), b, args...)
 				if err != nil {
 					return err
@@ -282,12 +288,7 @@ DESTINATION already is.`,
 		Example: `  xosplan state mv web frontend`,
 		Args:    stateExactArgs(2, "addresses: SOURCE and DESTINATION"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			b, err := sf.open(cmd.Context(), c)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			return state.WithLock(cmd.Context(), b, stateLockInfo("state mv"), func() error {
+			return sf.locked(cmd, c, "state mv", func(b state.Store) error {
 				s, moves, err := state.Move(cmd.Context(), b, args[0], args[1])
 				if err != nil {
 					return err

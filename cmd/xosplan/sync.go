@@ -386,6 +386,8 @@ func encodeSyncEvent(ev xsync.Event) ([]byte, bool) {
 	case xsync.EventDiscovery:
 		msg = fmt.Sprintf("%s: discovery found %d unmanaged instances", ev.Address, ev.Count)
 		fields["unmanaged_instances"] = ev.Count
+	case xsync.EventResync:
+		msg = ev.Address + ": " + ev.Message
 	default:
 		return nil, false
 	}

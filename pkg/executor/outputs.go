@@ -37,8 +37,29 @@ func RecordOutputs(ctx context.Context, st OutputStore, g *graph.Graph) (values 
 		}
 	}
 	cur.Outputs = recorded
+	if g != nil {
+		recordPoliced(cur, g.Policed)
+	}
 	if err := st.Write(ctx, cur); err != nil {
 		return nil, nil, fmt.Errorf("recording the outputs: %w", err)
 	}
 	return values, missing, nil
+}
+
+// recordPoliced records in s the version of each resource the model
+// policies ran on (XOS's policed): max(updated, the changed_by_step they
+// saw), for the resources they read (policed, the goal's Graph.Policed).
+// A step that changed a resource in the apply since leaves it later than
+// policed: the policies that read feedback must run again
+// (state.Versions.NeedsPolicy).
+func recordPoliced(s *state.State, policed map[string]graph.PolicedRead) {
+	for addr, pr := range policed {
+		r, ok := s.Lookup(addr)
+		if !ok {
+			continue
+		}
+		v := r.CurrentVersions()
+		v.Policed = state.Latest(v.Policed, v.Updated, pr.Step)
+		r.Versions = v
+	}
 }

@@ -105,6 +105,7 @@ func (w *walker) outcomeRecord(n *node, req Request, out Outcome, err error) (re
 	d, _ := w.drivers.Lookup(r.Driver.Name)
 	fb.Extra = withSource(fb.Extra, d, req)
 	r.Feedback = fb
+	r.Versions = nextVersions(cur, &r, req.Action, err != nil, now)
 	rec.Resource = &r
 	w.records[addr] = &r
 	return rec, targets
@@ -170,7 +171,7 @@ func (w *walker) enacted(n *node, req Request, cur *state.Resource, out Outcome,
 	r := state.Resource{
 		Address: n.step.Address, Type: res.Type, TypeChain: res.TypeChain, Management: res.Management,
 		Driver: res.Driver, Dependencies: n.change.Dependencies, Spec: res.Spec, Sensitive: res.Sensitive,
-		DerivedBy: res.DerivedBy,
+		DerivedBy: res.DerivedBy, SetByPolicy: n.change.SetByPolicy,
 	}
 	if r.Spec == nil {
 		r.Spec = map[string]graph.Value{}

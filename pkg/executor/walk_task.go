@@ -129,6 +129,8 @@ func (w *walker) recordOnly(t task) taskResult {
 		if resolved != nil {
 			r.Spec, r.Sensitive, r.Feedback.Resolved = res.Spec, res.Sensitive, resolved
 			r.Feedback.Attributes, r.Feedback.Relationships = withAssigned(r.Feedback.Attributes, r.Feedback.Relationships, resolved, cur)
+			r.SetByPolicy = n.change.SetByPolicy
+			r.Versions = nextVersions(cur, &r, ActionUpdate, false, w.opts.Now().UTC())
 		}
 		w.records[addr] = &r
 	}

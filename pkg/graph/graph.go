@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	dgraph "github.com/dominikbraun/graph"
 )
@@ -41,6 +42,19 @@ type Graph struct {
 	// concat known only at apply time): apply redacts them from what
 	// drivers print. They are never part of a plan or of state.
 	Secrets []Value
+	// Policed holds, by address, what the model policies read of each
+	// resource one of them read (pkg/policy fills it); nil without
+	// policies. Apply records from it the version the policies ran on.
+	Policed map[string]PolicedRead
+}
+
+// PolicedRead is what the model policies read of one resource: Step is
+// the changed_by_step version of the recorded state they planned against
+// (zero when none), Feedback says one of them read the resource's
+// recorded feedback, so that a change of it by a step must run them again.
+type PolicedRead struct {
+	Step     time.Time
+	Feedback bool
 }
 
 // New returns an empty graph.

@@ -166,6 +166,10 @@ type Resource struct {
 	// DerivedBy names the model policy (Policy.Name) that derived the
 	// resource; empty for a resource the configuration declares.
 	DerivedBy string `json:"derived_by,omitempty"`
+	// SetByPolicy maps each Spec path (dot-joined) whose value a model
+	// policy set on the resource to that policy's name (Policy.Name); nil
+	// when no policy set anything.
+	SetByPolicy map[string]string `json:"set_by_policy,omitempty"`
 	// Range is where the resource is declared.
 	Range diag.Range `json:"-"`
 }

@@ -377,6 +377,7 @@ func (u *universe) newChange(i int) ResourceChange {
 		c.Management = r.Management
 		c.Sensitive = r.Sensitive
 		c.DerivedBy = r.DerivedBy
+		c.SetByPolicy = r.SetByPolicy
 	}
 	if g := u.cfg[i]; g != nil {
 		if c.Type != "" && c.Type != g.Type {
@@ -395,6 +396,7 @@ func (u *universe) newChange(i int) ResourceChange {
 		c.Management = g.Management
 		c.Sensitive = unionSorted(c.Sensitive, g.Sensitive)
 		c.DerivedBy = g.DerivedBy
+		c.SetByPolicy = g.SetByPolicy
 	}
 	if c.Before != nil && c.After != nil {
 		c.ChangedPaths = ChangedPaths(c.Before, c.After)
@@ -550,6 +552,10 @@ func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, r
 	case len(opChanged) > 0:
 		reason, paths := OperationReason(opChanged, r.Driver.Operations, g.Driver.Operations)
 		return Update, reason, paths
+	case r.Versions.NeedsSync():
+		// Saved without change (XOS: updated > enacted): the actuator runs
+		// again, whole, as after a failure; it is idempotent.
+		return Create, ReasonTouched, nil
 	}
 	return NoOp, ReasonNone, nil
 }
@@ -560,6 +566,9 @@ func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, r
 func decideUnmanaged(r *state.Resource, changed []string) (Action, Reason, []string) {
 	if r == nil || len(changed) > 0 || !r.Succeeded() || r.Management != graph.Unmanaged {
 		return Read, ReasonUnmanagedRead, changed
+	}
+	if r.Versions.NeedsSync() {
+		return Read, ReasonTouched, nil
 	}
 	return NoOp, ReasonNone, nil
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -385,5 +386,50 @@ func TestChangesNameThePolicyThatDerivesTheResource(t *testing.T) {
 		if c.Address == "p.net-if" && c.DerivedBy != "p" {
 			t.Errorf("the plan file lost derived_by: %+v", c)
 		}
+	}
+}
+
+// XOS's rule: a resource saved without change since the version enacted
+// (updated > enacted; `xosplan touch`) is actuated again, the create run
+// over the recorded object; an unmanaged one is read again. Its
+// dependents are left alone, and a spec change keeps its own reason.
+func TestTouchedResourceRunsAgain(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	touched := state.Versions{Updated: t0.Add(time.Second), Enacted: t0}
+	g := graph.New()
+	for _, r := range []*graph.Resource{
+		{Address: "db", Type: "db", Management: graph.Managed, Spec: map[string]graph.Value{"n": int64(1)}},
+		{Address: "web", Type: "web", Management: graph.Managed, Spec: map[string]graph.Value{}},
+		{Address: "site", Type: "site", Management: graph.Unmanaged, Spec: map[string]graph.Value{}},
+		{Address: "changed", Type: "c", Management: graph.Managed, Spec: map[string]graph.Value{"n": int64(2)}},
+	} {
+		if err := g.AddResource(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.AddEdge(graph.Edge{Source: "web", Target: "db", Kind: graph.DependsOn}); err != nil {
+		t.Fatal(err)
+	}
+	ok := state.Feedback{BackendCode: state.BackendOK, Enacted: t0}
+	prior := &state.State{Lineage: "l", Resources: []state.Resource{
+		{Address: "changed", Type: "c", Management: graph.Managed, Spec: map[string]graph.Value{"n": int64(1)}, Versions: touched, Feedback: ok},
+		{Address: "db", Type: "db", Management: graph.Managed, Spec: map[string]graph.Value{"n": int64(1)}, Versions: touched, Feedback: ok},
+		{Address: "site", Type: "site", Management: graph.Unmanaged, Spec: map[string]graph.Value{}, Versions: touched, Feedback: ok},
+		{Address: "web", Type: "web", Management: graph.Managed, Spec: map[string]graph.Value{}, Versions: state.Versions{Updated: t0, Enacted: t0}, Feedback: ok},
+	}}
+	p, diags := Diff(context.Background(), g, prior, Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags)
+	}
+	got := map[string]string{}
+	for _, c := range p.Changes {
+		got[c.Address] = c.Action.String() + " " + c.Reason.String()
+		if c.Address == "db" && !c.Reruns() {
+			t.Errorf("the touched db is not run again over its record: %+v", c)
+		}
+	}
+	want := map[string]string{"db": "create touched", "web": "no-op ", "site": "read touched", "changed": "delete-then-create replace_because_cannot_update"}
+	if !maps.Equal(got, want) {
+		t.Errorf("changes %v, want %v", got, want)
 	}
 }

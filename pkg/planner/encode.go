@@ -116,6 +116,9 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 	omitEmpty(&o, "reason_paths", c.ReasonPaths)
 	omitEmpty(&o, "forced_by", c.ForcedBy)
 	omitEmptyString(&o, "derived_by", c.DerivedBy)
+	if len(c.SetByPolicy) > 0 {
+		canonjson.Map(o.Field("set_by_policy"), c.SetByPolicy)
+	}
 	canonjson.Map(o.Field("before"), before)
 	canonjson.Map(o.Field("after"), after)
 	omitEmpty(&o, "dependencies", c.Dependencies)

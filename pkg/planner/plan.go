@@ -153,9 +153,14 @@ const (
 	// since found the object failed (backend_code error); the actuator
 	// runs its create again (a scripted component is launched again).
 	ReasonInstanceFailed
+	// ReasonTouched: nothing changed, but the resource was saved without
+	// change (`xosplan touch`, the synchronizer's resync): its recorded
+	// updated version is later than the one enacted (XOS: updated >
+	// enacted), so its actuator runs again over the recorded object.
+	ReasonTouched
 
 	// lastReason bounds the valid reasons.
-	lastReason = ReasonInstanceFailed
+	lastReason = ReasonTouched
 )
 
 // String returns the reason's stable name, as action_reason in JSON plans.
@@ -191,6 +196,8 @@ func (r Reason) String() string {
 		return "implementation_changed"
 	case ReasonInstanceFailed:
 		return "instance_failed"
+	case ReasonTouched:
+		return "touched"
 	}
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
@@ -259,6 +266,9 @@ type ResourceChange struct {
 	// recorded one for a resource no longer configured); empty for a
 	// declared resource.
 	DerivedBy string `json:"derived_by,omitempty"`
+	// SetByPolicy maps each path of After (of Before for a delete) whose
+	// value a model policy set to that policy's name; nil when none.
+	SetByPolicy map[string]string `json:"set_by_policy,omitempty"`
 	// Before is the enacted spec (nil when not recorded); After the desired
 	// spec (nil when deleted), which may hold graph.Unknown values. In a
 	// plan file, values at Sensitive paths are replaced by nil.
@@ -290,11 +300,12 @@ type ResourceChange struct {
 }
 
 // Reruns reports whether the change runs the create of a resource that
-// is recorded already, because its last apply did not succeed or a health
-// check found it failed: the actuator runs whole again over the recorded
-// object, which keeps its ids and its placement. It is not a new object.
+// is recorded already, because its last apply did not succeed, a health
+// check found it failed or it was touched: the actuator runs whole again
+// over the recorded object, which keeps its ids and its placement. It is
+// not a new object.
 func (c *ResourceChange) Reruns() bool {
-	return c.Action == Create && (c.Reason == ReasonLastApplyFailed || c.Reason == ReasonInstanceFailed)
+	return c.Action == Create && (c.Reason == ReasonLastApplyFailed || c.Reason == ReasonInstanceFailed || c.Reason == ReasonTouched)
 }
 
 // RecordsOnly reports whether the change is an update in place that runs

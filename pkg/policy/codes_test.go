@@ -43,6 +43,7 @@ func TestCodesAreDocumented(t *testing.T) {
 		CodeAddressConflict: "table", CodeDependencyCycle: "table",
 		CodeNoFixedPoint: "TestPolicyThatKeepsChangingItsOutputIsAnErrorNamingIt",
 		CodeInternal:     "TestAssembleReportsWhatTheGraphRefuses",
+		CodeSetConflict:  "TestPoliciesSettingOneValueConflict",
 	}
 	for c := range declared {
 		if !documented[c] {

@@ -34,6 +34,23 @@ type Options struct {
 	MaxResources int
 	// MaxRounds bounds the rounds of the fixed point (default 10).
 	MaxRounds int
+	// Feedback is what the recorded state the plan is made against holds
+	// of each resource, by address: a policy whose "feedback" property is
+	// true reads it with each resource, and the result's Policed says
+	// which changed_by_step version the policies saw. Nil reads none.
+	Feedback map[string]Feedback
+}
+
+// Feedback is what the recorded state holds of one resource, as a policy
+// that reads feedback reads it: what its actuator reported, secrets
+// already masked by the caller, and when a step last changed it (XOS's
+// changed_by_step).
+type Feedback struct {
+	Attributes, Signals        map[string]graph.Value
+	InstanceID                 string
+	Active, Converging, Failed bool
+	BackendCode                int
+	ChangedByStep              time.Time
 }
 
 // Defaults of Options.
@@ -95,6 +112,7 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 			if diags.HasErrors() {
 				return declared, diags
 			}
+			cur.Policed = d.policed(cur)
 			return cur, diags
 		}
 		if round == opts.MaxRounds {
@@ -103,7 +121,7 @@ func Derive(ctx context.Context, g *graph.Graph, opts Options) (*graph.Graph, di
 				names[i] = p.Name
 			}
 			return declared, diags.Errorf(changed[0].Range, "", CodeNoFixedPoint,
-				"model policies %s still changed what they derive after %d rounds: a cycle that does not terminate; a policy must derive the same resources from its own output (a policy that reads the types it derives must reach a state where it adds nothing)",
+				"model policies %s still changed what they derive or set after %d rounds: a cycle that does not terminate; a policy must derive the same resources and set the same values from its own output (a policy that reads the types it derives, or the values it sets, must reach a state where it changes nothing)",
 				strings.Join(names, ", "), opts.MaxRounds)
 		}
 	}
@@ -121,7 +139,7 @@ func (d *deriver) round(ctx context.Context, cur *graph.Graph) (changed []graph.
 			return nil, nil, stop.Errorf(p.Range, "", CodeCanceled, "model policies stopped before %s ran: %v", p.Name, context.Cause(ctx))
 		}
 		rs, es := inputOf(next, p)
-		in, err := encodeInput(p, rs, es)
+		in, err := encodeInput(p, rs, es, d.feedbackFor(p))
 		if err != nil {
 			return nil, nil, stop.Errorf(p.Range, "", CodeBadOutput, "the input of policy %s cannot be written: %v", p.Name, err)
 		}
@@ -145,6 +163,41 @@ func (d *deriver) round(ctx context.Context, cur *graph.Graph) (changed []graph.
 		next = built
 	}
 	return changed, next, nil
+}
+
+// feedbackFor returns the recorded feedback p reads: Options.Feedback
+// when its "feedback" property is true (an empty map when none is
+// given), else nil.
+func (d *deriver) feedbackFor(p graph.Policy) map[string]Feedback {
+	if !readsFeedback(p) {
+		return nil
+	}
+	if d.opts.Feedback == nil {
+		return map[string]Feedback{}
+	}
+	return d.opts.Feedback
+}
+
+func readsFeedback(p graph.Policy) bool {
+	on, _ := p.Properties["feedback"].(bool)
+	return on
+}
+
+// policed returns what the policies read in g, the fixed point: for each
+// resource one of them read, the changed_by_step version the prior state
+// records of it and whether a policy read its feedback.
+func (d *deriver) policed(g *graph.Graph) map[string]graph.PolicedRead {
+	out := map[string]graph.PolicedRead{}
+	for _, p := range d.policies {
+		rs, _ := inputOf(g, p)
+		for _, r := range rs {
+			pr := out[r.Address]
+			pr.Step = d.opts.Feedback[r.Address].ChangedByStep
+			pr.Feedback = pr.Feedback || readsFeedback(p)
+			out[r.Address] = pr
+		}
+	}
+	return out
 }
 
 // deriver holds the work of one Derive.
@@ -171,7 +224,13 @@ func (d *deriver) build() (*graph.Graph, diag.Diagnostics) {
 // xosplan (CodeInternal), since the declared part comes from a graph that
 // held it already and run checked the edges.
 func (d *deriver) assemble(outputs map[string]output) (*graph.Graph, diag.Diagnostics) {
-	out, diags := d.declared()
+	edits, diags := d.edits(outputs)
+	if diags.HasErrors() {
+		out, more := d.declared(nil)
+		return out, diags.Extend(more)
+	}
+	out, more := d.declared(edits)
+	diags = diags.Extend(more)
 	diags = d.addDerived(out, outputs, diags)
 	if diags.HasErrors() {
 		return out, diags
@@ -185,13 +244,20 @@ func refused(diags diag.Diagnostics, at diag.Range, what string, err error) diag
 }
 
 // declared is the declared part of d.g: its resources not marked as
-// derived, the edges between them, and its policies.
-func (d *deriver) declared() (*graph.Graph, diag.Diagnostics) {
+// derived, each with the values the policies set on it (edits, by
+// address), the edges between them, and its policies.
+func (d *deriver) declared(edits map[string][]edit) (*graph.Graph, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	out := graph.New()
 	out.Sources, out.Outputs, out.SensitiveOutputs, out.Secrets = d.g.Sources, d.g.Outputs, d.g.SensitiveOutputs, d.g.Secrets
 	for _, r := range d.g.Resources() {
 		if r.DerivedBy == "" {
+			if es := edits[r.Address]; len(es) > 0 {
+				var problem *diag.Diagnostic
+				if r, problem = applyEdits(r, es); problem != nil {
+					diags = diags.Append(*problem)
+				}
+			}
 			if err := out.AddResource(r); err != nil {
 				diags = refused(diags, r.Range, "resource "+r.Address, err)
 			}
@@ -371,6 +437,15 @@ func completeOutput(p graph.Policy, out output, rs []*graph.Resource) *diag.Diag
 		}
 		if len(r.TypeChain) == 0 {
 			r.TypeChain = []string{r.Type}
+		}
+	}
+	for i, s := range out.sets {
+		r := readable[s.address]
+		switch {
+		case r == nil || r.DerivedBy != "":
+			return policyProblem(p, CodeBadOutput, "policy %s printed an output xosplan cannot use: set[%d]: %s is not a declared resource the policy reads (a policy sets values on the configuration's resources; it gives its own in their spec)", p.Name, i, s.address)
+		case slices.ContainsFunc(r.Sensitive, func(sp string) bool { return pathsOverlap(sp, s.path) }):
+			return policyProblem(p, CodeBadOutput, "policy %s printed an output xosplan cannot use: set[%d]: %s of %s is, or holds, a secret, which a policy neither reads nor sets", p.Name, i, s.path, s.address)
 		}
 	}
 	for _, dr := range out.resources {

@@ -273,12 +273,24 @@ func TestPolicyProblemsAreDiagnosticsNamingThePolicy(t *testing.T) {
 		{"exit status", `echo oops >&2; exit 3`, CodeFailed, Options{}},
 		{"timeout", `sleep 30`, CodeTimeout, Options{Timeout: 200 * time.Millisecond}},
 		{"address conflict", `echo '{"resources":[{"name":"b","type":"t"}]}'`, CodeAddressConflict, Options{}},
+		{"set on what it does not read", `echo '{"set":[{"address":"other","path":"properties.x","value":1}]}'`, CodeBadOutput, Options{}},
+		{"set on what a policy derives", `echo '{"resources":[{"name":"a","type":"t"}],"set":[{"address":"p.a","path":"properties.x","value":1}]}'`, CodeBadOutput, Options{}},
+		{"set without a value", `echo '{"set":[{"address":"n1","path":"properties.x"}]}'`, CodeBadOutput, Options{}},
+		{"set null", `echo '{"set":[{"address":"n1","path":"properties.x","value":null}]}'`, CodeBadOutput, Options{}},
+		{"set an unknown value", `echo '{"set":[{"address":"n1","path":"properties.x","value":{"$unknown":{"func":"attribute","args":["n1","id"]}}}]}'`, CodeBadOutput, Options{}},
+		{"set an empty key", `echo '{"set":[{"address":"n1","path":"properties..x","value":1}]}'`, CodeBadOutput, Options{}},
+		{"set twice", `echo '{"set":[{"address":"n1","path":"properties","value":{}},{"address":"n1","path":"properties.x","value":1}]}'`, CodeBadOutput, Options{}},
+		{"set override not a boolean", `echo '{"set":[{"address":"n1","path":"properties.x","value":1,"override":"yes"}]}'`, CodeBadOutput, Options{}},
+		{"set through a value", `echo '{"set":[{"address":"n1","path":"properties.cidr.bits","value":24}]}'`, CodeBadOutput, Options{}},
+		{"set a secret", `echo '{"set":[{"address":"n1","path":"properties.password","value":"x"}]}'`, CodeBadOutput, Options{}},
 		{"cycle", `echo '{"resources":[{"name":"a","type":"t"},{"name":"c","type":"t"}],"edges":[{"source":"p.a","target":"p.c"},{"source":"p.c","target":"p.a"}]}'`, CodeDependencyCycle, Options{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			g := networks(t, "n1", "p.b")
+			n1, _ := g.Resource("n1")
+			n1.Sensitive = []string{"properties.password"}
 			addPolicy(t, g, graph.Policy{Name: "p", Implementation: writePolicy(t, dir, "p", tc.body), Targets: []string{"n1"}})
 			tc.opts.Root = []string{dir}
 			out, diags := Derive(context.Background(), g, tc.opts)
@@ -371,7 +383,7 @@ func TestPolicyReadsNoFeedbackStateNorSecrets(t *testing.T) {
 		t.Errorf("a value known at apply time is not an $unknown:\n%s", data)
 	}
 	rs, es := inputOf(g, graph.Policy{Name: "spy", Targets: []string{"n1", "other"}})
-	again, err := encodeInput(graph.Policy{Name: "spy", Properties: map[string]graph.Value{"zone": "a"}}, rs, es)
+	again, err := encodeInput(graph.Policy{Name: "spy", Properties: map[string]graph.Value{"zone": "a"}}, rs, es, nil)
 	if err != nil || string(again) != string(data) {
 		t.Errorf("the input is not deterministic:\n%s\n%s", again, data)
 	}

@@ -19,11 +19,26 @@
 // attribute values: in TOSCA an attribute is runtime state; null at its
 // sensitive paths: a secret never reaches a policy, which could copy it
 // into a derived resource that plans would show) and the policy that
-// derived them, and the edges between them. Derive never sees
-// the recorded state, so no feedback (attributes, instance ids, status)
-// can reach a policy: the XOS separation that keeps a policy from looping
-// on what an actuator reported. The document is canonical JSON
+// derived them, and the edges between them. Only a policy whose
+// "feedback" property is true reads, with each resource, what the
+// recorded state holds of it (Options.Feedback: attributes, signals,
+// instance id, status, changed_by_step; secrets masked by the caller), so
+// that a step's result can trigger it (XOS: changed_by_step > policed);
+// the others never see feedback, the XOS separation that keeps a policy
+// from looping on what an actuator reported. The result's Policed says
+// what the policies read. The document is canonical JSON
 // (internal/canonjson): the same graph gives the same bytes.
+//
+// # Setting values
+//
+// Besides deriving resources, a policy may set values on the declared
+// resources it reads ("set": defaults, derived fields; edit.go): a value
+// applies where the configuration gives none at its path, or everywhere
+// when the policy says "override"; the resource's SetByPolicy names the
+// policy of each value set, which plans show and the state records
+// (changed_by_policy). The configuration's graph is never changed: each
+// round starts from it. Two policies setting one value is
+// policy.set_conflict.
 //
 // A derived resource's address is the policy's name, a ".", and the name
 // the policy gives it: two policies cannot collide, and the same input
@@ -66,6 +81,7 @@
 //	policy.address_conflict  a derived address that a declared resource or another policy holds
 //	policy.dependency_cycle  edges the policies derived that close a dependency cycle
 //	policy.no_fixed_point    policies whose outputs still changed after Options.MaxRounds rounds
+//	policy.set_conflict      two policies set one value of a resource (one path, or one inside the other)
 //	policy.internal_error    a resource, edge or policy the graph refused that no configuration can cause (a bug of xosplan, reported rather than lost)
 package policy
 
@@ -80,5 +96,6 @@ const (
 	CodeAddressConflict = "policy.address_conflict"
 	CodeDependencyCycle = "policy.dependency_cycle"
 	CodeNoFixedPoint    = "policy.no_fixed_point"
+	CodeSetConflict     = "policy.set_conflict"
 	CodeInternal        = "policy.internal_error"
 )

@@ -1,13 +1,15 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
 
 // FuzzParseOutput holds the parser of a policy's stdout to its promises
 // on any bytes: no panic, and what it accepts has resources under the
-// prefix, within the bound, with edges from them.
+// prefix, within the bound, with edges from them, and values set within
+// the bound at paths without an empty key, none set twice.
 func FuzzParseOutput(f *testing.F) {
 	for _, s := range []string{
 		`{}`,
@@ -20,6 +22,8 @@ func FuzzParseOutput(f *testing.F) {
 		`{"edges":[{"source":"x","target":"y"}]}`,
 		`{"resources":[{"name":"\u0000","type":"t"}]} trailing`,
 		`[[[[[[[[[[`,
+		`{"set":[{"address":"n1","path":"properties.mtu","value":1500,"override":true},{"address":"n1","path":"tags.zone","value":{"a":[1]}}]}`,
+		`{"set":[{"address":"n1","path":"a..b","value":1},{"address":"n1","path":"a","value":null}]}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -41,6 +45,17 @@ func FuzzParseOutput(f *testing.F) {
 		for _, e := range out.edges {
 			if !from[e.Source] {
 				t.Fatalf("edge from %q", e.Source)
+			}
+		}
+		if len(out.sets) > 5 {
+			t.Fatalf("%d values set past the bound", len(out.sets))
+		}
+		for i, s := range out.sets {
+			if s.value == nil || slices.Contains(s.keys, "") || strings.Join(s.keys, ".") != s.path {
+				t.Fatalf("set %+v", s)
+			}
+			if i > 0 && out.sets[i-1].address == s.address && pathsOverlap(out.sets[i-1].path, s.path) {
+				t.Fatalf("%s set twice", s.path)
 			}
 		}
 	})

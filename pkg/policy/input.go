@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"time"
+
 	"github.com/xosplan/xosplan/internal/canonjson"
 	"github.com/xosplan/xosplan/pkg/graph"
 	"github.com/xosplan/xosplan/pkg/planner"
@@ -70,7 +72,7 @@ func readsType(r *graph.Resource, types []string) bool {
 // state) and holds null at the resource's sensitive paths, so that no
 // secret reaches a policy, nor through it a derived resource that a plan
 // would show; a value known only at apply time is {"$unknown": …}.
-func encodeInput(p graph.Policy, rs []*graph.Resource, es []graph.Edge) ([]byte, error) {
+func encodeInput(p graph.Policy, rs []*graph.Resource, es []graph.Edge, feedback map[string]Feedback) ([]byte, error) {
 	w := &canonjson.Writer{Format: canonjson.ListsNeverNull}
 	o := w.BeginObject()
 	o.Key("format_version").String(InputFormatVersion)
@@ -102,6 +104,12 @@ func encodeInput(p graph.Policy, rs []*graph.Resource, es []graph.Edge) ([]byte,
 		}
 		canonjson.Map(ro.Key("spec"), spec)
 		ro.Key("derived_by").String(r.DerivedBy)
+		if len(r.SetByPolicy) > 0 {
+			canonjson.Map(ro.Key("set_by_policy"), r.SetByPolicy)
+		}
+		if feedback != nil {
+			writeFeedback(ro.Key("feedback"), feedback, r.Address)
+		}
 		ro.End()
 	}
 	ra.End()
@@ -118,4 +126,44 @@ func encodeInput(p graph.Policy, rs []*graph.Resource, es []graph.Edge) ([]byte,
 	o.End()
 	w.Buf = append(w.Buf, '\n')
 	return w.Buf, w.Err()
+}
+
+// writeFeedback writes what feedback holds of the resource at addr for a
+// policy that reads feedback (XOS: a policy runs again when a step
+// changed the model): its attributes and signals (secrets masked by the
+// caller), instance id, status flags, backend code and changed_by_step
+// version ("" when none); null when the state does not record it.
+//
+//	{"attributes": {…}, "signals": {…}, "instance_id": "…",
+//	 "status": {"active", "converging", "failed"}, "backend_code": 1,
+//	 "changed_by_step": "2026-…Z"}
+func writeFeedback(w *canonjson.Writer, feedback map[string]Feedback, addr string) {
+	fb, ok := feedback[addr]
+	if !ok {
+		w.Null()
+		return
+	}
+	o := w.BeginObject()
+	canonjson.Map(o.Key("attributes"), orEmpty(fb.Attributes))
+	canonjson.Map(o.Key("signals"), orEmpty(fb.Signals))
+	o.Key("instance_id").String(fb.InstanceID)
+	st := o.Key("status").BeginObject()
+	st.Key("active").Bool(fb.Active)
+	st.Key("converging").Bool(fb.Converging)
+	st.Key("failed").Bool(fb.Failed)
+	st.End()
+	o.Key("backend_code").Int(int64(fb.BackendCode))
+	step := ""
+	if !fb.ChangedByStep.IsZero() {
+		step = fb.ChangedByStep.UTC().Format(time.RFC3339Nano)
+	}
+	o.Key("changed_by_step").String(step)
+	o.End()
+}
+
+func orEmpty(m map[string]graph.Value) map[string]graph.Value {
+	if m == nil {
+		return map[string]graph.Value{}
+	}
+	return m
 }

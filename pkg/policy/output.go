@@ -18,9 +18,25 @@ import (
 type output struct {
 	resources []derived
 	edges     []graph.Edge
+	// sets are the values it sets on declared resources, sorted by
+	// address and path.
+	sets []setting
 	// canonical is the output written canonically: two runs derived the
 	// same when these bytes are equal.
 	canonical []byte
+}
+
+// setting is one value a policy sets on a declared resource it reads.
+type setting struct {
+	address string
+	// path is the spec path, dot-joined; keys are its keys.
+	path string
+	keys []string
+	// value is known now; override says the policy's value wins over a
+	// value the configuration gives (else it is set only where the
+	// configuration gives none).
+	value    graph.Value
+	override bool
 }
 
 // derived is one resource a policy printed.
@@ -41,9 +57,14 @@ const maxName = 255
 //	                "type_chain": ["xos.Interface", …], "spec": {…},
 //	                "driver_from": "<address of an input resource>"}…],
 //	 "edges": [{"source": "<prefix>eth0", "target": "<address>",
-//	            "kind": "depends_on", "name": "network"}…]}
+//	            "kind": "depends_on", "name": "network"}…],
+//	 "set": [{"address": "<a declared resource it reads>",
+//	          "path": "properties.mtu", "value": 1500, "override": false}…]}
 //
-// Both lists are optional; an empty document derives nothing. A key the
+// The lists are optional; an empty document derives and sets nothing. A
+// value set is known now and not null, its path has no empty key, and
+// no two values set on one resource lie one at or inside the other's
+// path (parseSetting). A key the
 // format does not have, a key given twice, a name that is empty, longer
 // than 255 bytes, not UTF-8 or holding a control character, two resources
 // with one name, a spec value known only at apply time, an edge kind that
@@ -83,6 +104,15 @@ func parseOutput(data []byte, prefix string, maxResources int) (output, error) {
 				out.edges = append(out.edges, e)
 				return err
 			})
+		case "set":
+			return r.Array(func() error {
+				if len(out.sets) >= maxResources {
+					return fmt.Errorf("more than %d values set", maxResources)
+				}
+				s, err := parseSetting(r, len(out.sets))
+				out.sets = append(out.sets, s)
+				return err
+			})
 		}
 		return fmt.Errorf("unknown key %q", key)
 	})
@@ -99,6 +129,12 @@ func parseOutput(data []byte, prefix string, maxResources int) (output, error) {
 	}
 	// The order a policy prints in is not a change.
 	slices.SortFunc(out.resources, func(a, b derived) int { return cmp.Compare(a.res.Address, b.res.Address) })
+	slices.SortFunc(out.sets, func(a, b setting) int { return cmp.Or(cmp.Compare(a.address, b.address), cmp.Compare(a.path, b.path)) })
+	for i := 1; i < len(out.sets); i++ {
+		if a, b := out.sets[i-1], out.sets[i]; a.address == b.address && pathsOverlap(a.path, b.path) {
+			return output{}, fmt.Errorf("set: %s of %s is set twice (as %s and %s)", a.path, a.address, a.path, b.path)
+		}
+	}
 	slices.SortStableFunc(out.edges, func(a, b graph.Edge) int {
 		return cmp.Or(cmp.Compare(a.Source, b.Source), cmp.Compare(a.Target, b.Target), cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name))
 	})
@@ -179,6 +215,67 @@ func parseResource(r *canonjson.Reader, prefix string, i int) (derived, error) {
 		return d, fmt.Errorf("%s (%s): type_chain must start with the type %q", what, name, res.Type)
 	}
 	return d, nil
+}
+
+// parseSetting reads one entry of "set":
+//
+//	{"address": "net-a", "path": "properties.mtu", "value": 1500, "override": false}
+//
+// address and path are required (path: keys joined by ".", none empty),
+// and so is value, a value known now (not null: a policy sets values);
+// override is optional.
+func parseSetting(r *canonjson.Reader, i int) (setting, error) {
+	what := fmt.Sprintf("set[%d]", i)
+	var s setting
+	given := false
+	err := strictObject(r, what, func(key string) error {
+		var err error
+		switch key {
+		case "address":
+			s.address, err = text(r, "address")
+		case "path":
+			if s.path, err = text(r, "path"); err == nil {
+				s.keys = strings.Split(s.path, ".")
+				if slices.Contains(s.keys, "") {
+					err = fmt.Errorf("path %q has an empty key (keys are joined by \".\")", s.path)
+				}
+			}
+		case "value":
+			if s.value, err = r.Value(); err == nil {
+				given = s.value != nil
+				if graph.HasUnknown(s.value) {
+					err = errors.New("value holds a value known only at apply time ($unknown): a policy sets values known now")
+				}
+			}
+		case "override":
+			var v graph.Value
+			if v, err = r.Value(); err == nil {
+				b, ok := v.(bool)
+				if !ok {
+					return fmt.Errorf("override must be a boolean, found %s", kindOf(v))
+				}
+				s.override = b
+			}
+		default:
+			err = fmt.Errorf("unknown key %q", key)
+		}
+		return err
+	})
+	switch {
+	case err != nil:
+		return s, err
+	case s.address == "" || s.path == "":
+		return s, fmt.Errorf("%s: address and path are required", what)
+	case !given:
+		return s, fmt.Errorf("%s (%s of %s): value is required and not null", what, s.path, s.address)
+	}
+	return s, nil
+}
+
+// pathsOverlap reports whether two spec paths are one, or one lies
+// inside the other.
+func pathsOverlap(a, b string) bool {
+	return a == b || strings.HasPrefix(a, b+".") || strings.HasPrefix(b, a+".")
 }
 
 func parseEdge(r *canonjson.Reader, i int) (graph.Edge, error) {
@@ -277,6 +374,14 @@ func canonical(out output) []byte {
 		o.Key("target").String(e.Target)
 		o.Key("kind").String(string(e.Kind))
 		o.Key("name").String(e.Name)
+		o.End()
+	}
+	for _, s := range out.sets {
+		o := a.Next().BeginObject()
+		o.Key("address").String(s.address)
+		o.Key("path").String(s.path)
+		o.Key("value").Value(s.value)
+		o.Key("override").Bool(s.override)
 		o.End()
 	}
 	a.End()

@@ -168,6 +168,9 @@ func normalizeForEncode(r Resource) Resource {
 	fb.Created = utc(fb.Created)
 	fb.Enacted = utc(fb.Enacted)
 	fb.LastAttempt = utc(fb.LastAttempt)
+	v := &r.Versions
+	v.Updated, v.Enacted, v.Policed = utc(v.Updated), utc(v.Enacted), utc(v.Policed)
+	v.ChangedByStep, v.ChangedByPolicy = utc(v.ChangedByStep), utc(v.ChangedByPolicy)
 	return r
 }
 

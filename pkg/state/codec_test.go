@@ -51,8 +51,11 @@ func fullResource() Resource {
 			"nested": map[string]graph.Value{"<k>": []graph.Value{int64(1), "two", map[string]graph.Value{"x": nil}}},
 			"u":      graph.Unknown{Func: "concat", Args: []graph.Value{"http://", graph.Unknown{Func: "attribute", Args: []graph.Value{"host", "ip<&>"}}, map[string]graph.Value{"k&": "v>"}}},
 		},
-		Sensitive: []string{"spec.password"},
-		DerivedBy: "interfaces",
+		Sensitive:   []string{"spec.password"},
+		DerivedBy:   "interfaces",
+		SetByPolicy: map[string]string{"properties.mtu": "defaults", "properties.<x>": "p&q"},
+		Versions: Versions{Updated: t.Add(3 * time.Second), Enacted: t.Add(4 * time.Second), Policed: t.Add(5 * time.Second),
+			ChangedByStep: t.Add(6 * time.Second), ChangedByPolicy: t.Add(7 * time.Second)},
 		Feedback: Feedback{
 			Resolved:      map[string]graph.Value{"s": "x"},
 			Attributes:    map[string]graph.Value{"ip": "10.0.0.1"},

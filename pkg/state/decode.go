@@ -344,7 +344,7 @@ func (p *parser) structInto(member func(key []byte) error) error {
 
 func (p *parser) resource(r *Resource) error {
 	return p.structInto(func(key []byte) error {
-		switch fieldName(key, "address", "type", "type_chain", "management", "driver", "dependencies", "spec", "sensitive", "derived_by", "feedback") {
+		switch fieldName(key, "address", "type", "type_chain", "management", "driver", "dependencies", "spec", "sensitive", "derived_by", "set_by_policy", "versions", "feedback") {
 		case "address":
 			return p.str(&r.Address)
 		case "type":
@@ -366,8 +366,30 @@ func (p *parser) resource(r *Resource) error {
 			return p.stringList(&r.Sensitive)
 		case "derived_by":
 			return p.str(&r.DerivedBy)
+		case "set_by_policy":
+			return mapInto(p, &r.SetByPolicy, p.str)
+		case "versions":
+			return p.versions(&r.Versions)
 		case "feedback":
 			return p.feedback(&r.Feedback)
+		}
+		return p.Skip()
+	})
+}
+
+func (p *parser) versions(v *Versions) error {
+	return p.structInto(func(key []byte) error {
+		switch fieldName(key, "updated", "enacted", "policed", "changed_by_step", "changed_by_policy") {
+		case "updated":
+			return p.timestamp(&v.Updated)
+		case "enacted":
+			return p.timestamp(&v.Enacted)
+		case "policed":
+			return p.timestamp(&v.Policed)
+		case "changed_by_step":
+			return p.timestamp(&v.ChangedByStep)
+		case "changed_by_policy":
+			return p.timestamp(&v.ChangedByPolicy)
 		}
 		return p.Skip()
 	})

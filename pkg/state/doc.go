@@ -51,7 +51,10 @@
 // version stays 1 and older states read as states without outputs. The
 // same holds for Sync (State.Sync), the time a running `xosplan sync` last
 // checked every resource, so that a restart does not check them all at
-// once.
+// once, and for a resource's Versions (XOS's updated, enacted, policed,
+// changed_by_step, changed_by_policy) and SetByPolicy: a record without
+// them reads its versions from its feedback (Resource.CurrentVersions).
+// Touch is `xosplan touch`, XOS's "save without change".
 //
 // Secrets: as Terraform's, the state holds sensitive values in clear —
 // spec values at a resource's Sensitive paths, the operation inputs an

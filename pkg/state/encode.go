@@ -51,6 +51,12 @@ func writeResource(w *canonjson.Writer, r *Resource) {
 	if r.DerivedBy != "" {
 		o.Field("derived_by").String(r.DerivedBy)
 	}
+	if len(r.SetByPolicy) > 0 {
+		canonjson.Map(o.Field("set_by_policy"), r.SetByPolicy)
+	}
+	if !r.Versions.IsZero() {
+		writeVersions(o.Field("versions"), &r.Versions)
+	}
 	writeFeedback(o.Field("feedback"), &r.Feedback)
 	o.End()
 }
@@ -137,6 +143,19 @@ func writeOperation(w *canonjson.Writer, op graph.Operation) {
 	}
 	if op.Timeout != 0 {
 		o.Field("timeout").Int(int64(op.Timeout))
+	}
+	o.End()
+}
+
+func writeVersions(w *canonjson.Writer, v *Versions) {
+	o := w.BeginObject()
+	for _, f := range []struct {
+		name string
+		t    time.Time
+	}{{"updated", v.Updated}, {"enacted", v.Enacted}, {"policed", v.Policed}, {"changed_by_step", v.ChangedByStep}, {"changed_by_policy", v.ChangedByPolicy}} {
+		if !f.t.IsZero() {
+			writeTime(o.Field(f.name), f.t)
+		}
 	}
 	o.End()
 }

@@ -71,8 +71,82 @@ type Resource struct {
 	// DerivedBy names the model policy that derived the resource
 	// (graph.Resource.DerivedBy); empty for a declared one.
 	DerivedBy string `json:"derived_by,omitempty"`
+	// SetByPolicy maps each spec path (dot-joined, as graph.Resource's)
+	// whose value a model policy set to that policy's name
+	// (graph.Resource.SetByPolicy); nil when no policy set anything.
+	SetByPolicy map[string]string `json:"set_by_policy,omitempty"`
+	// Versions are XOS's bookkeeping times of the resource; zero in a
+	// state written before they were recorded.
+	Versions Versions `json:"versions,omitzero"`
 	// Feedback state.
 	Feedback Feedback `json:"feedback"`
+}
+
+// Versions are XOS's bookkeeping timestamps of one resource (UTC). Each
+// of updated, changed_by_step and changed_by_policy marks a change of
+// the resource's substance by one actor; enacted and policed are not
+// when something ran but which version it ran on.
+type Versions struct {
+	// Updated is when the declarative spec the configuration gives last
+	// changed (as the apply that recorded the change saw it), or when
+	// `xosplan touch` saved it without change.
+	Updated time.Time `json:"updated,omitzero"`
+	// Enacted is the version last actuated successfully:
+	// max(Updated, ChangedByPolicy) when it succeeded.
+	Enacted time.Time `json:"enacted,omitzero"`
+	// Policed is the version the model policies last ran on:
+	// max(Updated, ChangedByStep) when they ran.
+	Policed time.Time `json:"policed,omitzero"`
+	// ChangedByStep is when an actuator (an apply, a health check, a
+	// discovery) last changed what it reports: attributes, signals,
+	// instance id, relationships.
+	ChangedByStep time.Time `json:"changed_by_step,omitzero"`
+	// ChangedByPolicy is when a model policy last changed a value it sets
+	// in the spec (SetByPolicy).
+	ChangedByPolicy time.Time `json:"changed_by_policy,omitzero"`
+}
+
+// IsZero reports whether no version is recorded.
+func (v Versions) IsZero() bool { return v == Versions{} }
+
+// NeedsSync is XOS's rule for running the actuator: the spec was saved
+// (by the configuration or `xosplan touch`) or changed by a policy since
+// the version last enacted.
+func (v Versions) NeedsSync() bool {
+	return v.Updated.After(v.Enacted) || v.ChangedByPolicy.After(v.Enacted)
+}
+
+// NeedsPolicy is XOS's rule for running the model policies: the spec was
+// saved, or an actuator changed what it reports, since the version the
+// policies last ran on.
+func (v Versions) NeedsPolicy() bool {
+	return v.Updated.After(v.Policed) || v.ChangedByStep.After(v.Policed)
+}
+
+// CurrentVersions returns the resource's versions; for a record written
+// before versions were kept (none recorded) they are read from its
+// feedback: updated when last enacted (or created), and enacted as well
+// when its last apply succeeded.
+func (r *Resource) CurrentVersions() Versions {
+	if !r.Versions.IsZero() {
+		return r.Versions
+	}
+	v := Versions{Updated: Latest(r.Feedback.Enacted, r.Feedback.Created)}
+	if r.Succeeded() {
+		v.Enacted = v.Updated
+	}
+	return v
+}
+
+// Latest returns the latest of the times given.
+func Latest(ts ...time.Time) time.Time {
+	var out time.Time
+	for _, t := range ts {
+		if t.After(out) {
+			out = t
+		}
+	}
+	return out
 }
 
 // Status is what an actuator last said about a resource.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -98,6 +99,54 @@ func Remove(ctx context.Context, b Backend, addrs ...string) (*State, error) {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, strings.Join(slices.Compact(missing), ", "))
 	}
 	s.Resources = slices.DeleteFunc(s.Resources, func(r Resource) bool { return drop[r.Address] })
+	if err := b.Write(ctx, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ReadWriter is what Touch needs of a Backend: a synchronizer passes its
+// store.
+type ReadWriter interface {
+	Read(ctx context.Context) (*State, error)
+	Write(ctx context.Context, s *State) error
+}
+
+// Touch is XOS's "save without change" of the resources at addrs: it
+// sets their updated version to now, later than the version enacted, so
+// that the next plan actuates each again (planner.ReasonTouched) though
+// nothing in its spec changed, and writes the state with serial+1. When
+// any address is absent it touches nothing and names every absent one
+// (ErrNotFound). The caller holds the lock.
+func Touch(ctx context.Context, b ReadWriter, now time.Time, addrs ...string) (*State, error) {
+	if len(addrs) == 0 {
+		return nil, errors.New("no address to touch")
+	}
+	s, err := b.Read(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var missing []string
+	for _, a := range addrs {
+		if _, ok := s.Lookup(a); !ok {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, strings.Join(slices.Compact(missing), ", "))
+	}
+	now = now.UTC()
+	for _, a := range addrs {
+		r, _ := s.Lookup(a)
+		r.Versions = r.CurrentVersions()
+		v := &r.Versions
+		v.Updated = now
+		if !now.After(v.Enacted) {
+			// Clocks go backwards; the touch must still be later.
+			v.Updated = v.Enacted.Add(time.Nanosecond)
+		}
+	}
 	if err := b.Write(ctx, s); err != nil {
 		return nil, err
 	}

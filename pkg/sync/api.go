@@ -3,6 +3,7 @@ package sync
 import (
 	"crypto/subtle"
 	"encoding/json"
+	"errors"
 	"mime"
 	"net"
 	"net/http"
@@ -41,6 +42,9 @@ type APIOptions struct {
 	// that does not lead passes them on to the leader).
 	Reconcile func(reason string)
 	Check     func(addr string) error
+	// Resync, when set, takes POST /v1/resources/{addr}/resync instead of
+	// the engine (a cluster member that does not lead refuses it).
+	Resync func(addr string) error
 	// MaxEventStreams bounds the GET /v1/events streams open at once
 	// (default DefaultMaxEventStreams); one more is refused with 429 and
 	// a Retry-After before it costs a subscription.
@@ -56,6 +60,7 @@ type APIOptions struct {
 //	GET  /v1/events                     server-sent events, one JSON event per message
 //	POST /v1/sync                       ask for a reconcile (202)
 //	POST /v1/resources/{addr}/check     ask for the resource's health check (202; 404: not recorded)
+//	POST /v1/resources/{addr}/resync    save it without change (XOS), so that it is actuated again (202; 404: not recorded)
 //	GET  /metrics                       Prometheus metrics
 //
 // Errors are JSON objects {"error": "…"}.
@@ -83,6 +88,10 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 	}
 	if check == nil {
 		check = e.Check
+	}
+	resync := opts.Resync
+	if resync == nil {
+		resync = e.Resync
 	}
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
 		st := e.Status()
@@ -115,6 +124,16 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 			return
 		}
 		writeJSON(w, http.StatusAccepted, map[string]string{"status": "check requested"})
+	})
+	mux.HandleFunc("POST /v1/resources/{addr}/resync", func(w http.ResponseWriter, r *http.Request) {
+		switch err := resync(r.PathValue("addr")); {
+		case errors.Is(err, ErrNotLeading):
+			writeError(w, http.StatusConflict, err.Error())
+		case err != nil:
+			writeError(w, http.StatusNotFound, err.Error())
+		default:
+			writeJSON(w, http.StatusAccepted, map[string]string{"status": "resync requested"})
+		}
 	})
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
 		select {

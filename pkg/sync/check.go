@@ -139,6 +139,7 @@ func (e *Engine) applyDrift(ctx context.Context, p *planner.Plan, drivers execut
 		return nil, false
 	}
 	e.track(after, now)
+	e.policyFeedbackChanged(after)
 	return after, true
 }
 

@@ -30,6 +30,10 @@
 //	                          (graph.OptionDiscoverySchedule, internal/quartz); what it finds is recorded on the factory as refresh does
 //	resync      check.go      every resource is checked and the configuration compiled again every Resync,
 //	                          jittered; the time is kept in the state (state.SyncInfo), so a restart waits its turn
+//	save without engine.go     Resync (POST /v1/resources/{addr}/resync) touches the resource before the next
+//	  change                  reconcile (state.Touch: updated > enacted), which actuates it again
+//	policy      policed.go    a step that changed feedback a model policy reads asks for a reconcile that compiles
+//	  feedback                the goal again, at most workflow.PolicyMaxRounds in a row (XOS: changed_by_step > policed)
 //
 // Status, Resource and Subscribe show what the engine does; api.go serves
 // them over HTTP (Handler) with the Prometheus metrics (metrics.go),

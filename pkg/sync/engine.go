@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"math/rand/v2"
@@ -207,6 +208,12 @@ type Engine struct {
 	// whose health check was asked for.
 	reasons map[string]bool
 	checks  map[string]bool
+	// touches are the resources a resync asked to save without change
+	// (Resync), which the next reconcile touches before it plans.
+	touches map[string]bool
+	// policyRounds counts the reconciles in a row asked for because a
+	// step changed feedback a model policy reads (policyFeedbackChanged).
+	policyRounds int
 	// goalRetry is when a goal that failed for the environment is built
 	// again.
 	goalRetry time.Time
@@ -267,7 +274,7 @@ const (
 
 // New returns an engine with opts; Run starts it.
 func New(opts Options) *Engine {
-	return &Engine{opts: opts.withDefaults(), wake: make(chan struct{}, 1), reasons: map[string]bool{}, checks: map[string]bool{},
+	return &Engine{opts: opts.withDefaults(), wake: make(chan struct{}, 1), reasons: map[string]bool{}, checks: map[string]bool{}, touches: map[string]bool{},
 		tracked: map[string]*tracked{}, dirty: true}
 }
 
@@ -278,6 +285,9 @@ func New(opts Options) *Engine {
 func (e *Engine) ConfigurationChanged(reason string) {
 	e.mu.Lock()
 	e.dirty = true
+	// A change from outside gives the model policies that read feedback
+	// a new bound (policyFeedbackChanged).
+	e.policyRounds = 0
 	e.reasons[reason] = true
 	e.mu.Unlock()
 	e.signal()
@@ -298,6 +308,55 @@ func (e *Engine) Check(addr string) error {
 	e.checks[addr] = true
 	e.mu.Unlock()
 	e.signal()
+	return nil
+}
+
+// Resync is XOS's "save without change" of the recorded resource at addr,
+// what `xosplan touch` does: the reconcile it asks for first sets the
+// resource's updated version later than the one enacted (state.Touch),
+// so that the plan actuates it again (planner.ReasonTouched), and clears
+// what held it back (a retry not yet due, a failure that waits for a
+// change of the configuration).
+func (e *Engine) Resync(addr string) error {
+	e.mu.Lock()
+	if e.recorded == nil || !slices.ContainsFunc(e.recorded.Resources, func(r state.Resource) bool { return r.Address == addr }) {
+		e.mu.Unlock()
+		return ErrUnknownResource
+	}
+	e.touches[addr] = true
+	e.reasons["resync "+addr] = true
+	e.mu.Unlock()
+	e.signal()
+	return nil
+}
+
+// touch saves without change the resources a resync asked for that the
+// state still records, and lets them run at once.
+func (e *Engine) touch(ctx context.Context, now time.Time) error {
+	e.mu.Lock()
+	addrs := slices.Sorted(maps.Keys(e.touches))
+	clear(e.touches)
+	if e.recorded != nil {
+		addrs = slices.DeleteFunc(addrs, func(a string) bool {
+			_, ok := e.recorded.Lookup(a)
+			return !ok
+		})
+	}
+	for _, a := range addrs {
+		if t := e.tracked[a]; t != nil {
+			t.nextRetry, t.needsChange = time.Time{}, ""
+		}
+	}
+	e.mu.Unlock()
+	if len(addrs) == 0 {
+		return nil
+	}
+	if _, err := state.Touch(ctx, e.opts.Store, now, addrs...); err != nil {
+		return fmt.Errorf("touching %s: %w", strings.Join(addrs, ", "), err)
+	}
+	for _, a := range addrs {
+		e.emit(Event{Type: EventResync, Address: a, Time: now, Message: "saved without change: actuated again"})
+	}
 	return nil
 }
 

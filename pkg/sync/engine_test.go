@@ -30,7 +30,10 @@ type fakeDriver struct {
 	gone  map[string]bool
 	// converging: the health check reports the object still converging.
 	converging map[string]bool
-	calls      []call
+	// report is what a create or update reports of an address, as
+	// attributes.
+	report map[string]map[string]graph.Value
+	calls  []call
 }
 
 type call struct {
@@ -70,6 +73,7 @@ func (d *fakeDriver) Apply(_ context.Context, req executor.Request) (executor.Ou
 		return bad, errors.New("the cloud said no")
 	}
 	delete(d.gone, req.Address)
+	ok.Feedback.Attributes = d.report[req.Address]
 	return ok, nil
 }
 
@@ -105,6 +109,12 @@ type stack struct {
 	// that do not compile at all).
 	held    map[string]string
 	dropped []string
+	// policed stands for model policies: the addresses they read, whose
+	// feedback they read when true; policedFrom, when set, is the state
+	// their changed_by_step is read from, as workflow.PolicyFeedback does.
+	policed     map[string]bool
+	policedFrom *state.File
+	goals       int
 }
 
 func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
@@ -135,6 +145,23 @@ func (s *stack) goal(context.Context) (*Goal, diag.Diagnostics, error) {
 	for a, ds := range s.deps {
 		for _, d := range ds {
 			_ = g.AddEdge(graph.Edge{Source: a, Target: d, Kind: graph.DependsOn})
+		}
+	}
+	s.goals++
+	if len(s.policed) > 0 {
+		g.Policed = map[string]graph.PolicedRead{}
+		var st *state.State
+		if s.policedFrom != nil {
+			st, _ = s.policedFrom.Read(context.Background())
+		}
+		for a, fb := range s.policed {
+			pr := graph.PolicedRead{Feedback: fb}
+			if st != nil {
+				if r, ok := st.Lookup(a); ok {
+					pr.Step = r.CurrentVersions().ChangedByStep
+				}
+			}
+			g.Policed[a] = pr
 		}
 	}
 	goal := &Goal{Desired: g, Drivers: s.drv, Plan: planner.Options{InputDigests: map[string]string{"stack.yaml": s.digest}}}

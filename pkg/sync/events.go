@@ -27,6 +27,9 @@ const (
 	// names it): it and what depends on it wait for a fix, and the other
 	// resources are reconciled.
 	EventHeld = "held"
+	// EventResync: Address was saved without change (Engine.Resync); the
+	// reconcile that follows actuates it again.
+	EventResync = "resync"
 )
 
 // Event is one thing the engine did or saw.

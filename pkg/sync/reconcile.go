@@ -99,6 +99,9 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 		}
 		return OutcomeError, nil, err
 	}
+	if err := e.touch(ctx, now); err != nil {
+		return OutcomeError, nil, err
+	}
 	prior, err := e.load(ctx)
 	if err != nil {
 		e.retryGoal(now)
@@ -139,9 +142,11 @@ func (e *Engine) reconcileOnce(ctx context.Context, now time.Time) (string, *exe
 		return OutcomeError, rep, err
 	}
 	// The copy health checks read must be the state as written.
-	if _, err := e.load(context.WithoutCancel(ctx)); err != nil {
+	st, err := e.load(context.WithoutCancel(ctx))
+	if err != nil {
 		return OutcomeError, rep, err
 	}
+	e.policyFeedbackChanged(st)
 	return OutcomeApplied, rep, nil
 }
 
@@ -161,6 +166,7 @@ func (e *Engine) nothingToRun(ctx context.Context, goal *Goal, now time.Time) (s
 		return OutcomeError, nil, err
 	}
 	e.track(st, now)
+	e.policyFeedbackChanged(st)
 	return OutcomeNoChanges, nil, nil
 }
 

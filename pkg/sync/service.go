@@ -266,6 +266,13 @@ func (s *Service) prepareGoal(ctx context.Context, prior *state.State) error {
 		return workflow.Drivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: s.opts.Timeout, StateDir: s.stateDir})
 	}
 	s.goal = func(ctx context.Context) (*Goal, diag.Diagnostics, error) {
+		spec := spec
+		// The model policies that read feedback read the state as it is now.
+		st, err := s.opts.Store.Read(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		spec.Prior = st
 		goal, goalDiags, err := workflow.MakeGoal(ctx, spec)
 		goalDiags = s.opts.Diags.Extend(goalDiags)
 		if err != nil || goal == nil {
@@ -348,6 +355,18 @@ func (s *Service) check(ctx context.Context, addr string) error {
 	return s.engine.Check(addr)
 }
 
+// ErrNotLeading refuses what only the leader of a cluster does.
+var ErrNotLeading = errors.New("this member of the cluster does not lead: ask the leader (GET /v1/status names it)")
+
+// resync saves a resource without change (Engine.Resync); only the
+// leader, which holds the state, does.
+func (s *Service) resync(addr string) error {
+	if s.member != nil && !s.member.Leading() {
+		return ErrNotLeading
+	}
+	return s.engine.Resync(addr)
+}
+
 // serveAPI starts the API when Listen names an address; it stops with
 // ctx. Without a Token it makes one (TokenPath) before ListenFile names
 // the address, and removes it when it stops.
@@ -383,7 +402,8 @@ func (s *Service) serveAPI(ctx context.Context, wg *stdsync.WaitGroup) error {
 	h := Handler(s.engine, APIOptions{Token: token, WritesOnly: IsLoopback(api.Listen),
 		Encode: api.Encode, Metrics: s.metrics,
 		Reconcile: func(reason string) { s.reconcile(ctx, reason) },
-		Check:     func(addr string) error { return s.check(ctx, addr) }})
+		Check:     func(addr string) error { return s.check(ctx, addr) },
+		Resync:    s.resync})
 	// The server's requests end with ctx (event streams included).
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	s.opts.Logger.Info("API listening", "address", ln.Addr().String())

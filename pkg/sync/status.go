@@ -112,8 +112,21 @@ type ResourceStatus struct {
 	LastDriftCheck *time.Time `json:"last_drift_check,omitempty"`
 	NextDriftCheck *time.Time `json:"next_drift_check,omitempty"`
 	Drift          string     `json:"drift,omitempty"`
-	Failures       int        `json:"failures,omitempty"`
-	LastError      string     `json:"last_error,omitempty"`
+	// Updated, Enacted, Policed, ChangedByStep and ChangedByPolicy are
+	// XOS's versions as the state records them (state.Versions); NeedsSync
+	// says updated or changed_by_policy is later than enacted: the next
+	// reconcile actuates it (after `xosplan touch` or POST
+	// /v1/resources/{addr}/resync, among others).
+	Updated         *time.Time `json:"updated,omitempty"`
+	Enacted         *time.Time `json:"enacted,omitempty"`
+	Policed         *time.Time `json:"policed,omitempty"`
+	ChangedByStep   *time.Time `json:"changed_by_step,omitempty"`
+	ChangedByPolicy *time.Time `json:"changed_by_policy,omitempty"`
+	NeedsSync       bool       `json:"needs_sync,omitempty"`
+	// SetByPolicy maps each spec path a model policy set to its name.
+	SetByPolicy map[string]string `json:"set_by_policy,omitempty"`
+	Failures    int               `json:"failures,omitempty"`
+	LastError   string            `json:"last_error,omitempty"`
 	// RunningOn names the cluster member running an action of the
 	// resource now (empty outside a cluster, and when none runs).
 	RunningOn string `json:"running_on,omitempty"`
@@ -238,6 +251,10 @@ func (e *Engine) resourceStatus(addr string, r *state.Resource, activity bool) R
 		rs.Flags = Flags{Active: fb.Status.Active, Converging: fb.Status.Converging, Failed: fb.Status.Failed}
 		rs.BackendCode, rs.BackendStatus = fb.BackendCode, fb.BackendStatus
 		rs.LastEnacted = timePtr(fb.Enacted)
+		v := r.CurrentVersions()
+		rs.Updated, rs.Enacted, rs.Policed = timePtr(v.Updated), timePtr(v.Enacted), timePtr(v.Policed)
+		rs.ChangedByStep, rs.ChangedByPolicy = timePtr(v.ChangedByStep), timePtr(v.ChangedByPolicy)
+		rs.NeedsSync, rs.SetByPolicy = v.NeedsSync(), r.SetByPolicy
 		if found, ok := fb.Attributes[executor.AttrDiscovered]; ok {
 			rs.Discovered = found
 		}

@@ -60,6 +60,10 @@ type Spec struct {
 	// those resources (Goal.Held) and reconciles the others. Without it
 	// (plan, apply) any error leaves no goal.
 	Hold bool
+	// Prior is the recorded state the goal is planned against, which a
+	// model policy that reads feedback reads (policy.Options.Prior); nil
+	// reads none. MakePlan sets it to the state it plans against.
+	Prior *state.State
 }
 
 // Goal is the configuration compiled into what a plan diffs against the
@@ -110,7 +114,7 @@ func MakeGoal(ctx context.Context, spec Spec) (*Goal, diag.Diagnostics, error) {
 	}
 	reg := Drivers(executor.DriverOptions{})
 	diags = diags.Extend(DriverDiagnostics([]*graph.Graph{desired}, reg))
-	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.Options.Destroy || spec.Options.RefreshOnly)
+	desired, files, deriveDiags := derive(ctx, desired, files, res.Root, spec.Prior, spec.Options.Destroy || spec.Options.RefreshOnly)
 	diags = diags.Extend(deriveDiags)
 	var held map[string]diag.Diagnostics
 	if diags.HasErrors() {
@@ -154,6 +158,9 @@ func holdable(spec Spec, res config.Result, diags diag.Diagnostics, desired *gra
 // The result is nil when the diagnostics have errors; the error is for
 // the environment.
 func MakePlan(ctx context.Context, spec Spec, prior *state.State) (*Planned, diag.Diagnostics, error) {
+	if spec.Prior == nil {
+		spec.Prior = prior
+	}
 	goal, diags, err := MakeGoal(ctx, spec)
 	if err != nil || goal == nil {
 		return nil, diags, err
@@ -174,7 +181,7 @@ func MakePlan(ctx context.Context, spec Spec, prior *state.State) (*Planned, dia
 // saved plan too) and a synchronizer gets its derived resources. skip is
 // for a destroy, which deletes what the state records, and a refresh-only
 // plan, which plans no action: neither runs a policy.
-func derive(ctx context.Context, desired *graph.Graph, files []string, root *config.Root, skip bool) (*graph.Graph, []string, diag.Diagnostics) {
+func derive(ctx context.Context, desired *graph.Graph, files []string, root *config.Root, prior *state.State, skip bool) (*graph.Graph, []string, diag.Diagnostics) {
 	policies := desired.Policies()
 	if skip || len(policies) == 0 {
 		return desired, files, nil
@@ -183,7 +190,7 @@ func derive(ctx context.Context, desired *graph.Graph, files []string, root *con
 	if root != nil {
 		dirs = root.Dirs()
 	}
-	derived, diags := policy.Derive(ctx, desired, policy.Options{Root: dirs})
+	derived, diags := policy.Derive(ctx, desired, policy.Options{Root: dirs, Feedback: PolicyFeedback(prior)})
 	files = slices.Clone(files)
 	wd, _ := os.Getwd()
 	for _, p := range policies {
@@ -351,3 +358,31 @@ func (fd *fileDigests) digest(ctx context.Context, f string) (string, bool) {
 	fd.out[key] = planner.Digest(data)
 	return fd.out[key], true
 }
+
+// PolicyFeedback is what the model policies that read feedback read of
+// the recorded state prior (policy.Options.Feedback): for each resource,
+// what its actuator reported, secrets masked (state.Resource.Redacted),
+// and its changed_by_step version; nil for a nil state.
+func PolicyFeedback(prior *state.State) map[string]policy.Feedback {
+	if prior == nil {
+		return nil
+	}
+	out := make(map[string]policy.Feedback, len(prior.Resources))
+	for i := range prior.Resources {
+		r := &prior.Resources[i]
+		fb := r.Redacted().Feedback
+		out[r.Address] = policy.Feedback{Attributes: fb.Attributes, Signals: fb.Signals, InstanceID: fb.InstanceID,
+			Active: fb.Status.Active, Converging: fb.Status.Converging, Failed: fb.Status.Failed, BackendCode: fb.BackendCode,
+			ChangedByStep: r.CurrentVersions().ChangedByStep}
+	}
+	return out
+}
+
+// PolicyMaxRounds bounds the rounds of the model policies' fixed point
+// (policy.DefaultMaxRounds); a synchronizer bounds by it, too, the
+// reconciles in a row that a step's change of what a policy reads asks
+// for. CodePolicyNoFixedPoint is the code of a cycle that does not end.
+const (
+	PolicyMaxRounds        = policy.DefaultMaxRounds
+	CodePolicyNoFixedPoint = policy.CodeNoFixedPoint
+)

@@ -186,12 +186,40 @@ func TestDeriveNamesPolicyPrograms(t *testing.T) {
 	if err := g.AddPolicy(graph.Policy{Name: "p", Implementation: prog}); err != nil {
 		t.Fatal(err)
 	}
-	_, files, _ := derive(testContext(t), g, []string{"stack.yaml"}, rootOf(t, dir), false)
+	_, files, _ := derive(testContext(t), g, []string{"stack.yaml"}, rootOf(t, dir), nil, false)
 	if strings.Join(files, ",") != "policies/derive.sh,stack.yaml" {
 		t.Errorf("files = %v", files)
 	}
-	_, files, _ = derive(testContext(t), g, []string{"stack.yaml"}, rootOf(t, dir), true)
+	_, files, _ = derive(testContext(t), g, []string{"stack.yaml"}, rootOf(t, dir), nil, true)
 	if strings.Join(files, ",") != "stack.yaml" {
 		t.Errorf("skipped: files = %v", files)
+	}
+}
+
+// TestPolicyFeedbackMasksSecrets: what a model policy that reads
+// feedback reads of the state: attributes with their secrets masked, the
+// status, and changed_by_step (from the feedback of a record written
+// before versions were kept: none).
+func TestPolicyFeedbackMasksSecrets(t *testing.T) {
+	step := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	prior := &state.State{Resources: []state.Resource{
+		{Address: "vm", Sensitive: []string{"attributes.token"}, Versions: state.Versions{Updated: step, ChangedByStep: step},
+			Feedback: state.Feedback{BackendCode: state.BackendOK, Status: state.Status{Active: true}, InstanceID: "i-1",
+				Attributes: map[string]graph.Value{"ip": "10.0.0.1", "token": "s3cret"}}},
+		{Address: "old", Feedback: state.Feedback{BackendCode: state.BackendOK}},
+	}}
+	fb := PolicyFeedback(prior)
+	vm := fb["vm"]
+	if vm.Attributes["ip"] != "10.0.0.1" || vm.Attributes["token"] == "s3cret" || !vm.Active || vm.InstanceID != "i-1" || !vm.ChangedByStep.Equal(step) {
+		t.Errorf("vm: %+v", vm)
+	}
+	if prior.Resources[0].Feedback.Attributes["token"] != "s3cret" {
+		t.Error("PolicyFeedback changed the state it read")
+	}
+	if old, ok := fb["old"]; !ok || !old.ChangedByStep.IsZero() {
+		t.Errorf("old: %+v %v", old, ok)
+	}
+	if PolicyFeedback(nil) != nil {
+		t.Error("no state gives feedback")
 	}
 }

@@ -61,6 +61,8 @@ type jsonChange struct {
 	ForcedBy     []string         `json:"forced_by,omitempty"`
 	// DerivedBy names the model policy that derives the resource.
 	DerivedBy string `json:"derived_by,omitempty"`
+	// SetByPolicy maps each spec path a model policy set to its name.
+	SetByPolicy map[string]string `json:"set_by_policy,omitempty"`
 	// OperationPaths are the operation paths that changed
 	// (planner.ResourceChange.OperationPaths).
 	OperationPaths []string                   `json:"operation_paths,omitempty"`
@@ -203,6 +205,7 @@ func (jw *jsonWriter) change(c *planner.ResourceChange) jsonChange {
 		ActionReason:   c.Reason.String(),
 		ForcedBy:       c.ForcedBy,
 		DerivedBy:      c.DerivedBy,
+		SetByPolicy:    c.SetByPolicy,
 		OperationPaths: c.OperationPaths,
 		Dependencies:   nonNil(c.Dependencies),
 		Placement:      c.Placement,
@@ -304,6 +307,9 @@ func appendChange(w *canonjson.Writer, c *jsonChange, marshal func(any)) {
 	}
 	if c.DerivedBy != "" {
 		co.Field("derived_by").String(c.DerivedBy)
+	}
+	if len(c.SetByPolicy) > 0 {
+		canonjson.Map(co.Field("set_by_policy"), c.SetByPolicy)
 	}
 	if len(c.OperationPaths) > 0 {
 		co.Field("operation_paths").Strings(c.OperationPaths)

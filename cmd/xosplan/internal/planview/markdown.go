@@ -2,6 +2,8 @@ package planview
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -138,6 +140,9 @@ func markdownChange(head *bytes.Buffer, c *planner.ResourceChange) {
 	head.WriteString("- `" + c.Address + "`")
 	if c.DerivedBy != "" {
 		head.WriteString(" (derived by policy `" + c.DerivedBy + "`)")
+	}
+	for _, path := range slices.Sorted(maps.Keys(c.SetByPolicy)) {
+		head.WriteString(" (`" + path + "` set by policy `" + c.SetByPolicy[path] + "`)")
 	}
 	if c.Reason != planner.ReasonNone && c.Reason != planner.ReasonNotInState && c.Reason != planner.ReasonSpecChanged {
 		head.WriteString(" — " + c.Reason.String())

@@ -252,6 +252,8 @@ func becauseNote(c *planner.ResourceChange) string {
 		because = "its last apply did not succeed"
 	case planner.ReasonInstanceFailed:
 		because = "its last health check found it failed"
+	case planner.ReasonTouched:
+		because = "touched: it was saved without change, so it is actuated again"
 	case planner.ReasonOperationChanged, planner.ReasonImplementationChanged:
 		because = operationsBecause(c.Reason, c.ReasonPaths)
 	case planner.ReasonTypeChanged:
@@ -358,6 +360,7 @@ func (r *renderer) change(c *planner.ResourceChange) {
 		changed = append(slices.Clone(changed), c.ReasonPaths...)
 	}
 	d := newDiffer(c.Sensitive, changed, nil)
+	d.setBy = c.SetByPolicy
 	if c.Action.IsReplace() && c.Reason != planner.ReasonDependencyReplaced {
 		d.forcing = c.ReasonPaths
 	}
@@ -450,6 +453,18 @@ type differ struct {
 	sensitive []string
 	changed   []string
 	forcing   []string
+	// setBy maps the paths a model policy set to its name
+	// (planner.ResourceChange.SetByPolicy).
+	setBy map[string]string
+}
+
+// setNote is the " # (set by policy NAME)" note of a value a model
+// policy set at path, "" for one the configuration gives.
+func (d *differ) setNote(path string) string {
+	if name, ok := d.setBy[path]; ok {
+		return " # (set by policy " + name + ")"
+	}
+	return ""
 }
 
 func newDiffer(sensitive, changed, forcing []string) *differ {
@@ -645,10 +660,10 @@ func (r *renderer) added(d *differ, path, key string, v graph.Value, sym string)
 		return entry{sym: sym, key: key, single: sensitiveValue}
 	}
 	if _, unknown := v.(graph.Unknown); unknown || !isNested(v) {
-		return entry{sym: sym, key: key, single: scalar(v)}
+		return entry{sym: sym, key: key, single: scalar(v) + d.setNote(path)}
 	}
 	return entry{sym: sym, key: key, body: func(indent int) {
-		r.nested(d, indent, path, key, sym, v, "")
+		r.nested(d, indent, path, key, sym, v, d.setNote(path))
 	}}
 }
 
@@ -701,9 +716,9 @@ func (r *renderer) nested(d *differ, indent int, path, key, sym string, v graph.
 }
 
 func (r *renderer) changed(d *differ, path, key string, b, a graph.Value) entry {
-	note := ""
+	note := d.setNote(path)
 	if d.forces(path) {
-		note = r.paint(ansiRed, " # forces replacement")
+		note += r.paint(ansiRed, " # forces replacement")
 	}
 	if d.isSensitive(path) {
 		return entry{sym: "~", key: key, single: sensitiveValue + note}

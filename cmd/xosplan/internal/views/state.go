@@ -155,6 +155,8 @@ type State interface {
 	Resource(r *state.Resource) error
 	// Removed confirms the resources state rm forgot.
 	Removed(addrs []string, serial uint64)
+	// Touched confirms the resources touch saved without change.
+	Touched(addrs []string, serial uint64)
 	// Moved confirms the renames state mv made ("old" → "new" pairs).
 	Moved(moves [][2]string, serial uint64)
 	// Pulled writes the state in its file format (state pull).
@@ -185,6 +187,13 @@ func (v *stateView) Removed(addrs []string, serial uint64) {
 		fmt.Fprintf(v.s.Stdout, "Removed %s\n", termsafe.String(a))
 	}
 	fmt.Fprintf(v.s.Stdout, "Successfully removed %d resource(s); state serial is now %d.\n", len(addrs), serial)
+}
+
+func (v *stateView) Touched(addrs []string, serial uint64) {
+	for _, a := range addrs {
+		fmt.Fprintf(v.s.Stdout, "Touched %s: the next apply actuates it again\n", termsafe.String(a))
+	}
+	fmt.Fprintf(v.s.Stdout, "Successfully touched %d resource(s); state serial is now %d.\n", len(addrs), serial)
 }
 
 func (v *stateView) Moved(moves [][2]string, serial uint64) {
