@@ -27,6 +27,7 @@ package tosca1
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -977,13 +978,10 @@ func (c *compiler) fnGetArtifact(args *yamlsrc.Node, path string, s *scope) grap
 	if !ok || nt == nil || nt.typ == nil {
 		return nil
 	}
-	for _, art := range nt.artifacts {
-		if art.name == a[1].Value {
-			return art.file
-		}
-	}
-	if art := nt.typ.artifacts[a[1].Value]; art != nil {
-		return art.file
+	// The file as seen from the template's folder, where operations run
+	// (a type's artifact may be declared in a file of another folder).
+	if art := c.nodeArtifact(nt, a[1].Value); art != nil {
+		return c.artifactFile(art, filepath.Dir(nt.key.File))
 	}
 	return c.fnErr(a[1], path, "get_artifact: node template %q has no artifact %q", nt.name, a[1].Value)
 }
