@@ -120,11 +120,13 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		// spec assigns, once resolved; others are null, not an error.
 		self := &state.Resource{Address: req.Address}
 		lookup := func(addr string) (*state.Resource, bool) {
-			r, ok := w.lookup(addr)
-			if !ok && addr == req.Address {
+			if addr == req.Address {
+				if r, ok := w.lookup(addr); ok {
+					return r, true
+				}
 				return self, true
 			}
-			return r, ok
+			return w.lookupOrDesired(addr)
 		}
 		rv := w.resolver(lookup, req)
 		if req.Resolved, err = rv.ResolveMap(w.driverCtx, res.Spec); err != nil {
