@@ -326,6 +326,16 @@ func (c *compiler) lifecycleOps(nd *node, rel *relEnd, kind string, typ *typeDef
 			}
 			c.markPlaybook(nd, impl, opPath)
 			site := core.OpSite{Path: opPath, Host: func() graph.Value { return ansibleHost(nd) }}
+			if rel != nil {
+				// SELF in a relationship's operation is the relationship
+				// (§9.9: the local node or relationship): what its
+				// playbook reports that no output maps sets the
+				// relationship's attribute, as in 1.x.
+				if end, ok := rel.target(); ok {
+					idx := firstRelIndex(nd, rel.ra) + max(rel.r, 0)
+					site.Rel = map[string]graph.Value{"requirement": rel.ra.name, "index": idx, "target": address(end.node, end.idx)}
+				}
+			}
 			target := rel.targetNode()
 			if target != nil && core.TargetSideOp(opName) {
 				site.Host = func() graph.Value { return ansibleHost(target) }
