@@ -941,8 +941,13 @@ func (c *compiler) fnGetOperationOutput(args *yamlsrc.Node, path string, s *scop
 		addr = nt.name
 	case rt != nil && rt.ra != nil:
 		// A requirement's relationship's operations run as the source's
-		// Configure operations, which record their outputs.
-		addr = rt.ra.src.name
+		// Configure operations. What a playbook of theirs reports that
+		// their outputs: do not map is the relationship's own attribute
+		// (SELF there is the relationship), recorded with the source's
+		// relationships; a script's is the source's attribute: the
+		// requirement and index say where to look first.
+		idx, _ := rt.ra.index()
+		return graph.Unknown{Func: "operation_output", Args: []graph.Value{rt.ra.src.name, shortIface(a[1].Value), a[2].Value, a[3].Value, rt.ra.name, int64(idx)}}
 	case rt != nil:
 		addr = rt.tpl.name
 	}
