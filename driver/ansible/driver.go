@@ -100,7 +100,7 @@ func (d *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 		fb.InstanceID = req.Prior.Feedback.InstanceID
 		fb.Signals = req.Prior.Feedback.Signals
 	}
-	if req.Action == driver.ActionUpdate && !drv.HasOperation("Standard.configure") {
+	if req.Action == driver.ActionUpdate && req.Operations == nil && !drv.HasOperation("Standard.configure") {
 		return driver.Failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
 	}
 	converging, err := d.runAll(ctx, req, drv, &fb)
@@ -137,7 +137,7 @@ func (d *Driver) observe(ctx context.Context, req driver.Request, drv graph.Driv
 func (d *Driver) runAll(ctx context.Context, req driver.Request, drv graph.Driver, fb *state.Feedback) (converging bool, err error) {
 	var tails []string
 	defer func() { fb.Output = driver.JoinTails(tails, d.opts.MaxOutput) }()
-	for _, key := range OperationsFor(req.Action, drv) {
+	for _, key := range driver.RequestOperations(req, drv) {
 		op := drv.Operations[key]
 		// Its inputs read what the playbooks before it reported.
 		opReq, err := req.ForOperation(ctx, key, fb.Attributes)

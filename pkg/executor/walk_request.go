@@ -77,6 +77,9 @@ func (w *walker) skeleton(t task) (Request, string, error) {
 		// written by hand) runs the create.
 		if prior == nil || prior.Feedback.Enacted.IsZero() {
 			req.Action = ActionCreate
+		} else if n.change.Reason == planner.ReasonTargetChanged {
+			// Only the target_changed operations run (TOSCA 1.3 §5.8.4).
+			req.Operations = n.change.ReasonPaths
 		}
 	case n.step.Op == planner.StepRead:
 		req.Action = ActionRead

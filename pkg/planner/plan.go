@@ -153,9 +153,16 @@ const (
 	// since found the object failed (backend_code error); the actuator
 	// runs its create again (a scripted component is launched again).
 	ReasonInstanceFailed
+	// ReasonTargetChanged: the target of a relationship of the resource,
+	// in ForcedBy, runs its operations again (an update, a create run
+	// again, a replacement), and the relationship defines TOSCA's
+	// Configure.target_changed (1.3 §5.8.4: the source is told that its
+	// target changed). The update runs the resource's target_changed
+	// operations (ReasonPaths, their keys) and nothing else.
+	ReasonTargetChanged
 
 	// lastReason bounds the valid reasons.
-	lastReason = ReasonInstanceFailed
+	lastReason = ReasonTargetChanged
 )
 
 // String returns the reason's stable name, as action_reason in JSON plans.
@@ -191,6 +198,8 @@ func (r Reason) String() string {
 		return "implementation_changed"
 	case ReasonInstanceFailed:
 		return "instance_failed"
+	case ReasonTargetChanged:
+		return "target_changed"
 	}
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
