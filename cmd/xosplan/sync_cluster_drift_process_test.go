@@ -39,6 +39,27 @@ const driftClusterPlaybook = `- hosts: all
         content: "setting=1\n"
 `
 
+// driftClusterDir makes the folder of a cluster test of the drift check
+// (driftClusterStack, its playbook writing work/app.conf) and a database
+// for its syncs; it skips the test without ansible-playbook.
+func driftClusterDir(t *testing.T) (db, dir, conf string) {
+	t.Helper()
+	if _, err := exec.LookPath("ansible-playbook"); err != nil {
+		t.Skip("ansible-playbook is not installed (make test-deps installs ansible-core)")
+	}
+	db = pgtest.NewDatabase(t)
+	dir = clusterDir(t)
+	t.Setenv("HOME", t.TempDir()) // Ansible keeps its own files under ~/.ansible
+	conf = filepath.Join(dir, "work", "app.conf")
+	if err := os.WriteFile(filepath.Join(dir, "configure.yml"), []byte(driftClusterPlaybook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), []byte(strings.Replace(driftClusterStack, "PATH", conf, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return db, dir, conf
+}
+
 // appStatus is what m's API says of app; false when it does not answer
 // or does not know app.
 func appStatus(m *syncMember) (xsync.ResourceStatus, bool) {
@@ -64,19 +85,7 @@ func appStatus(m *syncMember) (xsync.ResourceStatus, bool) {
 // they run only the actions the leader hands them, so that the same host
 // is not checked once per member.
 func TestSyncClusterChecksDriftOnTheLeader(t *testing.T) {
-	if _, err := exec.LookPath("ansible-playbook"); err != nil {
-		t.Skip("ansible-playbook is not installed (make test-deps installs ansible-core)")
-	}
-	db := pgtest.NewDatabase(t)
-	dir := clusterDir(t)
-	t.Setenv("HOME", t.TempDir()) // Ansible keeps its own files under ~/.ansible
-	conf := filepath.Join(dir, "work", "app.conf")
-	if err := os.WriteFile(filepath.Join(dir, "configure.yml"), []byte(driftClusterPlaybook), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), []byte(strings.Replace(driftClusterStack, "PATH", conf, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	db, dir, conf := driftClusterDir(t)
 	members := map[string]*syncMember{}
 	for _, n := range []string{"m1", "m2"} {
 		members[n] = startMember(t, dir, db, n, "--check-drift", "2s")
@@ -102,11 +111,9 @@ func TestSyncClusterChecksDriftOnTheLeader(t *testing.T) {
 	}
 
 	members[leader].kill()
-	var survivor *syncMember
-	for n, m := range members {
-		if n != leader {
-			survivor = m
-		}
+	survivor := members["m1"]
+	if leader == "m1" {
+		survivor = members["m2"]
 	}
 	testutil.WaitFor(t, 10*clusterLease, "the other member to lead", func() bool {
 		l := leaderOf(survivor)
@@ -126,19 +133,7 @@ func TestSyncClusterChecksDriftOnTheLeader(t *testing.T) {
 // follows hands its repair (the configure again) to a member: the hand
 // edit is undone.
 func TestSyncClusterRepairsDrift(t *testing.T) {
-	if _, err := exec.LookPath("ansible-playbook"); err != nil {
-		t.Skip("ansible-playbook is not installed (make test-deps installs ansible-core)")
-	}
-	db := pgtest.NewDatabase(t)
-	dir := clusterDir(t)
-	t.Setenv("HOME", t.TempDir())
-	conf := filepath.Join(dir, "work", "app.conf")
-	if err := os.WriteFile(filepath.Join(dir, "configure.yml"), []byte(driftClusterPlaybook), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "stack.yaml"), []byte(strings.Replace(driftClusterStack, "PATH", conf, 1)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	db, dir, conf := driftClusterDir(t)
 	m1 := startMember(t, dir, db, "m1", "--check-drift", "2s", "--check-drift-repair")
 	startMember(t, dir, db, "m2", "--check-drift", "2s", "--check-drift-repair")
 	testutil.WaitFor(t, 60*time.Second, "two live members and a leader", func() bool {
