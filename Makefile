@@ -16,7 +16,7 @@ DEADCODE_VERSION    ?= v0.52.0
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 DEADCODE    := $(GO) run golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
-.PHONY: all build docs dist image install test test-deps fmt-check vet staticcheck deadcode race bench fuzz demo demo-validate demo-loop demo-sync lint clean
+.PHONY: all build docs dist image install test test-deps fmt-check vet staticcheck deadcode race bench bench-xopera fuzz demo demo-validate demo-loop demo-sync lint clean
 
 all: build test
 
@@ -128,6 +128,12 @@ race:
 # BENCHTIME=1s or 5x for steadier figures.
 bench:
 	$(WITHPG) $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+# Deploy times of xosplan beside xOpera's (XOPERA=/path/to/opera) on a
+# one-playbook stack and four independent 2 s playbooks; without xOpera
+# it says so and times xosplan alone (.ci/bench-xopera.sh).
+bench-xopera: build
+	.ci/bench-xopera.sh
 
 # Every Fuzz target for FUZZTIME each (go test -fuzz takes one target at a
 # time, in one package).

@@ -92,6 +92,12 @@ type Request struct {
 	// now; its Signals hold factory.instances). nil when the factory is
 	// not known; the scripts then get an empty configuration.
 	Factory *state.Resource
+	// Operations, when set, are the operation keys an update runs instead
+	// of its lifecycle (RequestOperations): the TOSCA target_changed
+	// operations of a resource whose relationships' targets ran again
+	// (planner.ReasonTargetChanged). An update limited so needs no
+	// Standard.configure.
+	Operations []string
 }
 
 // ForOperation returns the request to run operation key of req with,

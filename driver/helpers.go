@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,4 +150,26 @@ func Observe(ctx context.Context, req Request, drv graph.Driver,
 	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"
 	fb.Status = state.Status{Active: true}
 	return Outcome{Feedback: fb}, nil
+}
+
+// NodeArtifacts returns the files of a node's artifacts, sorted by
+// artifact name, as written (relative to the folder of the node
+// template's file): the driver option graph.OptionArtifacts (every
+// artifact of the node, its type's too) when the front end wrote it,
+// else the spec's "artifacts" (a template's own, as recorded before the
+// option existed). URLs and empty names are left out: nothing is fetched.
+// The ansible driver puts these files beside a playbook as it runs, and
+// the plan's digest of its operations covers them.
+func NodeArtifacts(drv graph.Driver, spec map[string]graph.Value) []string {
+	arts, ok := drv.Options[graph.OptionArtifacts].(map[string]graph.Value)
+	if !ok {
+		arts, _ = spec["artifacts"].(map[string]graph.Value)
+	}
+	var out []string
+	for _, name := range slices.Sorted(maps.Keys(arts)) {
+		if f, ok := arts[name].(string); ok && f != "" && !strings.Contains(f, "://") {
+			out = append(out, f)
+		}
+	}
+	return out
 }

@@ -32,6 +32,16 @@ var lifecyclePhases = map[string][]string{
 // change the slice.
 func LifecyclePhases(action string) []string { return lifecyclePhases[action] }
 
+// RequestOperations returns the keys of the operations of drv that req
+// runs, in order: req.Operations when set, else LifecycleOperations of
+// req.Action.
+func RequestOperations(req Request, drv graph.Driver) []string {
+	if req.Operations != nil {
+		return req.Operations
+	}
+	return LifecycleOperations(req.Action, drv)
+}
+
 // LifecycleOperations returns the keys of the operations of drv that
 // action runs, in order: for each of its LifecyclePhases, those
 // PhaseOperations gives. An operation without an implementation never

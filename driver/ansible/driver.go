@@ -100,7 +100,7 @@ func (d *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 		fb.InstanceID = req.Prior.Feedback.InstanceID
 		fb.Signals = req.Prior.Feedback.Signals
 	}
-	if req.Action == driver.ActionUpdate && !drv.HasOperation("Standard.configure") {
+	if req.Action == driver.ActionUpdate && req.Operations == nil && !drv.HasOperation("Standard.configure") {
 		return driver.Failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
 	}
 	converging, err := d.runAll(ctx, req, drv, &fb)
@@ -137,7 +137,7 @@ func (d *Driver) observe(ctx context.Context, req driver.Request, drv graph.Driv
 func (d *Driver) runAll(ctx context.Context, req driver.Request, drv graph.Driver, fb *state.Feedback) (converging bool, err error) {
 	var tails []string
 	defer func() { fb.Output = driver.JoinTails(tails, d.opts.MaxOutput) }()
-	for _, key := range OperationsFor(req.Action, drv) {
+	for _, key := range driver.RequestOperations(req, drv) {
 		op := drv.Operations[key]
 		// Its inputs read what the playbooks before it reported.
 		opReq, err := req.ForOperation(ctx, key, fb.Attributes)
@@ -240,7 +240,8 @@ func (d *Driver) runWith(ctx context.Context, req driver.Request, key string, op
 	}
 	host := HostOf(inputs[graph.InputAnsibleHost], d.defaults)
 	d.sweep.Do(func() { sweepStale(os.TempDir()) })
-	rd, err := newRunDir(ctx, playbook, deps, artifactFiles(root, dir, req), dir)
+	drv, _ := driver.ResourceDriver(req)
+	rd, err := newRunDir(ctx, playbook, deps, artifactFiles(root, dir, req, drv), dir)
 	if err != nil {
 		return nil, "", err
 	}
@@ -300,22 +301,17 @@ func (d *Driver) runWith(ctx context.Context, req driver.Request, key string, op
 	return outputs, res.Tail, err
 }
 
-// artifactFiles returns the files of the node's artifacts (the spec's
-// "artifacts", relative to the template's folder dir) that exist inside
-// root, sorted by artifact name; the others (URLs, files elsewhere) are
-// left out: a playbook that needs one fails on it.
-func artifactFiles(root *userfile.Root, dir string, req driver.Request) []string {
+// artifactFiles returns the files of the node's artifacts
+// (driver.NodeArtifacts: its type's and its template's, relative to the
+// template's folder dir) that exist inside root; the others (files
+// elsewhere) are left out: a playbook that needs one fails on it.
+func artifactFiles(root *userfile.Root, dir string, req driver.Request, drv graph.Driver) []string {
 	spec := req.Resolved
 	if spec == nil && req.Resource != nil {
 		spec = req.Resource.Spec
 	}
-	arts, _ := spec["artifacts"].(map[string]graph.Value)
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(arts)) {
-		f, ok := arts[name].(string)
-		if !ok || f == "" || strings.Contains(f, "://") {
-			continue
-		}
+	for _, f := range driver.NodeArtifacts(drv, spec) {
 		if p, err := confine(root, dir, f); err == nil {
 			out = append(out, p)
 		}

@@ -144,12 +144,12 @@ func (e *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 	default:
 		return driver.Failed(req, &fb, fmt.Errorf("the exec driver cannot %s", req.Action))
 	}
-	if req.Action == driver.ActionUpdate && !drv.HasOperation("Standard.configure") {
+	if req.Action == driver.ActionUpdate && req.Operations == nil && !drv.HasOperation("Standard.configure") {
 		return driver.Failed(req, &fb, errors.New("no Standard.configure operation to update in place; the resource must be replaced"))
 	}
 	var tails []string
 	converging := false
-	for _, key := range driver.LifecycleOperations(req.Action, drv) {
+	for _, key := range driver.RequestOperations(req, drv) {
 		op := drv.Operations[key]
 		opReq, err := req.ForOperation(ctx, key, fb.Attributes)
 		if err != nil {

@@ -64,6 +64,12 @@ type Resolver struct {
 //   - operation_output(addr, iface, op, output): the attribute the output
 //     was mapped to (the exec driver maps outputs to attributes of the
 //     same name unless the operation's outputs say otherwise), else null.
+//     operation_output(addr, iface, op, output, requirement, index), of
+//     an operation of the relationship the resource at addr makes through
+//     its requirement (its index-th assignment): the relationship's
+//     attribute of the output's name (where the ansible driver records
+//     what its operations report unmapped), else the resource's, as
+//     above (the exec driver's).
 //   - signal(addr, iface, pin): Feedback.Signals["iface.pin"], else null.
 //   - get_attribute(addr, "RELATIONSHIP", requirement, [index,] name,
 //     path…): the attribute of the relationship that the resource at
@@ -190,10 +196,19 @@ func (r Resolver) resolveUnknown(ctx context.Context, u graph.Unknown) (graph.Va
 		case "attribute":
 			return attributeValue(rec, args[1:]), nil
 		case "operation_output":
-			if len(args) != 4 {
-				return nil, fmt.Errorf("%w: %s needs address, interface, operation and output", ErrUnresolved, u)
+			if len(args) != 4 && len(args) != 6 {
+				return nil, fmt.Errorf("%w: %s needs address, interface, operation and output (and for a relationship's operation its requirement and index)", ErrUnresolved, u)
 			}
 			name, _ := args[3].(string)
+			if len(args) == 6 {
+				req, _ := args[4].(string)
+				idx, _ := args[5].(int64)
+				if rel, found := rec.Feedback.Relationship(req, int(idx)); found {
+					if v, found := rel.Attributes[name]; found {
+						return v, nil
+					}
+				}
+			}
 			return rec.Feedback.Attributes[name], nil
 		default:
 			if len(args) != 3 {

@@ -70,6 +70,9 @@ type walker struct {
 	mu      sync.Mutex
 	records map[string]*state.Resource // the state as it stands now
 	prior   map[string]*state.Resource // the state before the walk
+	// unrecorded maps the address of a resource of the plan that the
+	// state does not record yet to its desired spec (lookupOrDesired).
+	unrecorded map[string]map[string]graph.Value
 	// members maps a factory address to the scripted components that name
 	// it (configured or recorded), whose instances the factory publishes.
 	members map[string][]string
@@ -122,6 +125,12 @@ func newWalker(ctx context.Context, p *planner.Plan, prior *state.State, j Journ
 		c := &p.Changes[i]
 		if _, recorded := w.prior[c.Address]; !recorded {
 			w.addMember(c.Address, c.Driver)
+			if c.After != nil {
+				if w.unrecorded == nil {
+					w.unrecorded = map[string]map[string]graph.Value{}
+				}
+				w.unrecorded[c.Address] = c.After
+			}
 		}
 		w.redact.AddPaths(c.After, c.Sensitive)
 		w.redact.AddOperations(c.Driver)

@@ -45,7 +45,7 @@ func (w *walker) inputsOf(req Request, n *node, drvName string, self *state.Reso
 		if !ok || len(op.Inputs) == 0 || callsFunction(op.Inputs) {
 			return req.Inputs[key], nil
 		}
-		records := withPartial(w.lookup, partial)
+		records := withPartial(w.lookupOrDesired, partial)
 		lookup := func(addr string) (*state.Resource, bool) {
 			if addr == req.Address {
 				r := *own

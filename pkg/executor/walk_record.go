@@ -69,6 +69,24 @@ func (w *walker) lookup(addr string) (*state.Resource, bool) {
 	return withInstances(r, recs), true
 }
 
+// lookupOrDesired is lookup, but a resource of the plan that nothing
+// records yet reads as its desired spec: the values its template assigns
+// to its attributes (TOSCA 1.3 §3.8.3; known() leaves out those known
+// only after apply). An operation reads it so only where no ordering
+// holds it until the resource has run: a read of an attribute no
+// operation maps that would otherwise close a dependency cycle
+// (graph.Index's soft reads).
+func (w *walker) lookupOrDesired(addr string) (*state.Resource, bool) {
+	if r, ok := w.lookup(addr); ok {
+		return r, true
+	}
+	spec, ok := w.unrecorded[addr]
+	if !ok {
+		return nil, false
+	}
+	return &state.Resource{Address: addr, Spec: spec}, true
+}
+
 // outcomeRecord builds the journal record of a driver call (or of a
 // failure before it) and updates the current records. The outputs the
 // call mapped onto attributes of the resource's relationships are

@@ -77,6 +77,9 @@ func (w *walker) skeleton(t task) (Request, string, error) {
 		// written by hand) runs the create.
 		if prior == nil || prior.Feedback.Enacted.IsZero() {
 			req.Action = ActionCreate
+		} else if n.change.Reason == planner.ReasonTargetChanged {
+			// Only the target_changed operations run (TOSCA 1.3 §5.8.4).
+			req.Operations = n.change.ReasonPaths
 		}
 	case n.step.Op == planner.StepRead:
 		req.Action = ActionRead
@@ -120,11 +123,13 @@ func (w *walker) request(t task) (Request, namedDriver, error) {
 		// spec assigns, once resolved; others are null, not an error.
 		self := &state.Resource{Address: req.Address}
 		lookup := func(addr string) (*state.Resource, bool) {
-			r, ok := w.lookup(addr)
-			if !ok && addr == req.Address {
+			if addr == req.Address {
+				if r, ok := w.lookup(addr); ok {
+					return r, true
+				}
 				return self, true
 			}
-			return r, ok
+			return w.lookupOrDesired(addr)
 		}
 		rv := w.resolver(lookup, req)
 		if req.Resolved, err = rv.ResolveMap(w.driverCtx, res.Spec); err != nil {

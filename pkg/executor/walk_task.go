@@ -57,7 +57,7 @@ func (w *walker) work(t task) taskResult {
 	if n.step.Op == planner.StepForget {
 		return w.forget(t)
 	}
-	if t.kind == taskRun && n.change.RecordsOnly() {
+	if t.kind == taskRun && (n.change.RecordsOnly() || w.targetsUnchanged(n)) {
 		return w.recordOnly(t)
 	}
 	req, drv, err := w.request(t)
@@ -96,6 +96,26 @@ func (w *walker) work(t task) taskResult {
 		return w.checked(t, req, out, err)
 	}
 	return w.record(t, req, out, err, errors.Is(err, errWaitedFailed))
+}
+
+// targetsUnchanged reports whether n is an update that runs the
+// target_changed operations of its relationships
+// (planner.ReasonTargetChanged) whose targets, in ForcedBy, all ran and
+// report the attributes they reported before the walk: nothing changed to
+// tell the resource of, and it runs nothing (recordOnly).
+func (w *walker) targetsUnchanged(n *node) bool {
+	if n.step.Op != planner.StepUpdate || n.change.Reason != planner.ReasonTargetChanged {
+		return false
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, addr := range n.change.ForcedBy {
+		before, now := w.prior[addr], w.records[addr]
+		if before == nil || now == nil || !graph.Equal(graph.Value(before.Feedback.Attributes), graph.Value(now.Feedback.Attributes)) {
+			return false
+		}
+	}
+	return true
 }
 
 // recordOnly records an update that runs nothing

@@ -30,6 +30,9 @@ func TestPhaseWaits(t *testing.T) {
 		requires  bool // a requires b (a depends_on edge)
 		wantCycle bool
 		wantWaits map[string][]OpWait
+		// wantDeps, when set, is what each resource still depends on
+		// as a whole.
+		wantDeps map[string][]string
 	}{
 		{
 			name: "configure reads the other's create output",
@@ -65,6 +68,31 @@ func TestPhaseWaits(t *testing.T) {
 			name:      "an attribute no operation reports",
 			a:         peer("a", nil, map[string]Value{"Standard.configure": attr("b", "other")}),
 			b:         peer("b", nil, map[string]Value{"Standard.configure": attr("a", "id")}),
+			wantCycle: true,
+		},
+		{
+			// xOpera's "unmapped attributes": values the templates
+			// assign, read by each other's operations. The reads
+			// order what they can without a cycle (a after b, by
+			// address), and b reads a's assigned value.
+			name:     "unmapped attributes the templates assign",
+			a:        peer("a", map[string]Value{"attributes": map[string]Value{"note": "of a"}}, map[string]Value{"Standard.create": attr("b", "note")}),
+			b:        peer("b", map[string]Value{"attributes": map[string]Value{"note": "of b"}}, map[string]Value{"Standard.create": attr("a", "note")}),
+			wantDeps: map[string][]string{"a": {"b"}, "b": nil},
+		},
+		{
+			name: "an unmapped assigned attribute and an operation output",
+			a:    peer("a", map[string]Value{"attributes": map[string]Value{"note": "of a"}}, map[string]Value{"Standard.create": attr("b", "id")}),
+			b:    peer("b", nil, map[string]Value{"Standard.create": attr("a", "note")}),
+			wantWaits: map[string][]OpWait{
+				"a": {{Operation: "Standard.create", Address: "b", After: "Standard.create"}},
+			},
+			wantDeps: map[string][]string{"a": nil, "b": nil},
+		},
+		{
+			name:      "an unmapped attribute assigned a value known only after apply",
+			a:         peer("a", map[string]Value{"attributes": map[string]Value{"note": attr("c", "x")}}, map[string]Value{"Standard.create": attr("b", "id")}),
+			b:         peer("b", nil, map[string]Value{"Standard.create": attr("a", "note")}),
 			wantCycle: true,
 		},
 		{
@@ -108,6 +136,15 @@ func TestPhaseWaits(t *testing.T) {
 				if want := tc.wantWaits[addr]; !slices.Equal(got, want) {
 					t.Errorf("waits of %s = %v, want %v", addr, got, want)
 				}
+				if tc.wantDeps != nil {
+					var deps []string
+					for _, d := range x.Deps[i] {
+						deps = append(deps, x.Addrs[d])
+					}
+					if want := tc.wantDeps[addr]; !slices.Equal(deps, want) {
+						t.Errorf("deps of %s = %v, want %v", addr, deps, want)
+					}
+				}
 			}
 		})
 	}
@@ -128,5 +165,34 @@ func TestPhaseWaitsOnlyBreakCycles(t *testing.T) {
 	x := g.Index()
 	if x.Waits != nil || !slices.Equal(x.Deps[0], []int{1}) {
 		t.Fatalf("waits %v, deps %v: want none and a -> b", x.Waits, x.Deps)
+	}
+}
+
+// An operation without an implementation never runs: what its inputs
+// read (an interface's inputs, which every operation of the interface
+// has) orders nothing when it would close a cycle.
+func TestPhaseWaitsUnrunOperation(t *testing.T) {
+	a := peer("a", nil, map[string]Value{"Standard.configure": attr("b", "other")})
+	b := peer("b", nil, map[string]Value{"Standard.configure": attr("a", "other")})
+	op := b.Driver.Operations["Standard.configure"]
+	op.Implementation = ""
+	b.Driver.Operations["Standard.configure"] = op
+	g := New()
+	for _, r := range []*Resource{a, b} {
+		if err := g.AddResource(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, e := range []Edge{{Source: "a", Target: "b", Kind: Reads}, {Source: "b", Target: "a", Kind: Reads}} {
+		if err := g.AddEdge(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cycles := g.Cycles(); len(cycles) > 0 {
+		t.Fatalf("cycles %v, want none", cycles)
+	}
+	x := g.Index()
+	if !slices.Equal(x.Deps[0], []int{1}) || len(x.Deps[1]) != 0 {
+		t.Fatalf("deps %v: want a -> b only (a's configure reads an attribute of b no operation maps)", x.Deps)
 	}
 }

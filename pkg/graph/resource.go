@@ -75,6 +75,17 @@ const OptionHealthInterval = "health_interval"
 // knowing which format it came from.
 const OptionDiscoverySchedule = "schedule"
 
+// OptionArtifacts is the driver option of a node whose operations are
+// Ansible playbooks (DriverAnsible): its artifacts, those its template
+// declares and those its type declares or inherits, as a map from the
+// artifact's name to its file, written relative to the folder of the
+// node template's file (a type's artifact taken from the folder of the
+// file that declares it), or as written for a URL or an absolute path.
+// The driver puts each beside the playbooks as they run, and the plan's
+// digest of each operation covers them (a changed artifact is
+// implementation_changed). pkg/tosca writes it for 1.x and 2.0.
+const OptionArtifacts = "artifacts"
+
 // Driver says which actuator applies a resource and with what.
 type Driver struct {
 	// Name is one of the Driver* constants.

@@ -22,7 +22,9 @@ type Value = any
 // other resources' feedback. Func is one of
 //
 //   - "attribute" (Args: address, then the attribute path),
-//     "operation_output" (address, interface, operation, output) or
+//     "operation_output" (address, interface, operation, output, and
+//     for an operation of a relationship of the resource at address, the
+//     relationship's requirement and index) or
 //     "signal" (address, interface, pin): what a resource reported;
 //   - "concat", "join" (list, delimiter) or "token" (string, separators,
 //     index): TOSCA 1.x's string functions;

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -77,6 +78,7 @@ type universe struct {
 	cfgDeps  [][]int           // configured deps, or recorded deps when not configured
 	recDeps  [][]int           // recorded deps
 	hosted   map[[2]int]bool   // hosted_on / contains edges, by universe ids
+	required map[[2]int]bool   // every edge but reads (requirements), by universe ids
 	cfgOrder []int             // configured ids in dependency order
 	cfgWaits [][]graph.OpWait  // graph.Index.Waits by universe id; nil for most graphs
 }
@@ -242,13 +244,14 @@ func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*u
 	}
 	slices.Sort(addrs)
 	u := &universe{
-		addrs:   addrs,
-		ids:     make(map[string]int, len(addrs)),
-		cfg:     make([]*graph.Resource, len(addrs)),
-		rec:     make([]*state.Resource, len(addrs)),
-		cfgDeps: make([][]int, len(addrs)),
-		recDeps: make([][]int, len(addrs)),
-		hosted:  map[[2]int]bool{},
+		addrs:    addrs,
+		ids:      make(map[string]int, len(addrs)),
+		cfg:      make([]*graph.Resource, len(addrs)),
+		rec:      make([]*state.Resource, len(addrs)),
+		cfgDeps:  make([][]int, len(addrs)),
+		recDeps:  make([][]int, len(addrs)),
+		hosted:   map[[2]int]bool{},
+		required: map[[2]int]bool{},
 	}
 	for i, a := range addrs {
 		u.ids[a] = i
@@ -277,6 +280,9 @@ func newUniverse(g *graph.Graph, prior *state.State, diags diag.Diagnostics) (*u
 	for _, e := range g.Edges() {
 		if e.Kind == graph.HostedOn || e.Kind == graph.Contains {
 			u.hosted[[2]int{u.ids[e.Source], u.ids[e.Target]}] = true
+		}
+		if e.Kind != graph.Reads {
+			u.required[[2]int{u.ids[e.Source], u.ids[e.Target]}] = true
 		}
 	}
 	u.cfgOrder = make([]int, len(order))
@@ -604,6 +610,9 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 	refsDone := false
 	for _, d := range u.cfgDeps[i] {
 		dep := u.addrs[d]
+		if at[d] >= 0 && u.required[[2]int{i, d}] {
+			c.notifyTargetChanged(g, dep, &out[at[d]])
+		}
 		if u.hosted[[2]int{i, d}] && len(u.rec[i].Dependencies) > 0 && !slices.Contains(u.recDeps[i], d) {
 			// A new host: the resource moves, whatever the host's own
 			// action. A record without dependencies (written by hand or
@@ -634,6 +643,69 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 	}
 }
 
+// notifyTargetChanged makes c (of resource g, which was to run nothing)
+// an update that runs g's Configure.target_changed operations when dep,
+// the target of one of g's relationships (dc its change), runs its
+// operations again (ReasonTargetChanged); dep joins ForcedBy. Every
+// relationship of g that defines target_changed runs it: the operation
+// keys do not say which relationship leads to which target.
+func (c *ResourceChange) notifyTargetChanged(g *graph.Resource, dep string, dc *ResourceChange) {
+	if !dc.runsAgain() {
+		return
+	}
+	keys := targetChangedOperations(g.Driver)
+	if len(keys) == 0 {
+		return
+	}
+	if c.Action == NoOp {
+		c.Action, c.Reason, c.ReasonPaths = Update, ReasonTargetChanged, keys
+	}
+	if c.Reason == ReasonTargetChanged && !slices.Contains(c.ForcedBy, dep) {
+		c.ForcedBy = append(c.ForcedBy, dep)
+	}
+}
+
+// supersedeTargetChanged undoes ReasonTargetChanged before a dependency
+// forces a whole update or a replacement, which runs more than the
+// target_changed operations would.
+func (c *ResourceChange) supersedeTargetChanged() {
+	if c.Reason == ReasonTargetChanged {
+		c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = NoOp, ReasonNone, nil, nil
+	}
+}
+
+// runsAgain reports whether the change runs the operations of a recorded
+// object again, or makes a new one in its place: an update that runs
+// something, a create run again, a replacement.
+func (c *ResourceChange) runsAgain() bool {
+	return c.Action == Update && !c.RecordsOnly() && c.Reason != ReasonTargetChanged || c.Reruns() || c.Action.IsReplace()
+}
+
+// targetChangedOperations returns the keys of drv's target_changed
+// operations with an implementation, in the order the drivers run a
+// phase (driver.PhaseOperations): the plain key, then by requirement and
+// index.
+func targetChangedOperations(drv graph.Driver) []string {
+	type key struct {
+		key, req string
+		index    int
+	}
+	var keys []key
+	for k, op := range drv.Operations {
+		if name, req, index, ok := graph.ParseRelationshipOperationKey(k); ok && name == "target_changed" && op.Implementation != "" {
+			keys = append(keys, key{k, req, index})
+		}
+	}
+	slices.SortFunc(keys, func(a, b key) int {
+		return cmp.Or(cmp.Compare(a.req, b.req), cmp.Compare(a.index, b.index))
+	})
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = k.key
+	}
+	return out
+}
+
 // makesNewObject reports whether the change leaves a new object in place
 // of the recorded one: a replacement, or a create that does not run again
 // over the recorded object.
@@ -643,6 +715,7 @@ func (c *ResourceChange) makesNewObject() bool {
 
 // moveToNewHost replaces c, hosted on dep now and not before.
 func (c *ResourceChange) moveToNewHost(dep string, cbd bool) {
+	c.supersedeTargetChanged()
 	if !c.Action.IsReplace() || c.Reason == ReasonDependencyReplaced {
 		c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = replacement(cbd), ReasonHostChanged, nil, nil
 	}
@@ -653,6 +726,7 @@ func (c *ResourceChange) moveToNewHost(dep string, cbd bool) {
 
 // replaceWithHost replaces c, whose host is a new object.
 func (c *ResourceChange) replaceWithHost(cbd bool) {
+	c.supersedeTargetChanged()
 	if !c.Action.IsReplace() {
 		if c.Reason != ReasonDependencyReplaced {
 			c.ReasonPaths = nil
@@ -664,6 +738,7 @@ func (c *ResourceChange) replaceWithHost(cbd bool) {
 // rereadDependency updates c (of resource g), which reads the feedback of
 // dep, a new object; replaces it when its driver cannot update in place.
 func (c *ResourceChange) rereadDependency(g *graph.Resource, dep string, cbd bool) {
+	c.supersedeTargetChanged()
 	if c.Action == NoOp || c.RecordsOnly() {
 		// What it reads changes: its update must run, which
 		// applies its new operations too (still in OperationPaths).

@@ -158,9 +158,16 @@ const (
 	// updated version is later than the one enacted (XOS: updated >
 	// enacted), so its actuator runs again over the recorded object.
 	ReasonTouched
+	// ReasonTargetChanged: the target of a relationship of the resource,
+	// in ForcedBy, runs its operations again (an update, a create run
+	// again, a replacement), and the relationship defines TOSCA's
+	// Configure.target_changed (1.3 §5.8.4: the source is told that its
+	// target changed). The update runs the resource's target_changed
+	// operations (ReasonPaths, their keys) and nothing else.
+	ReasonTargetChanged
 
 	// lastReason bounds the valid reasons.
-	lastReason = ReasonTouched
+	lastReason = ReasonTargetChanged
 )
 
 // String returns the reason's stable name, as action_reason in JSON plans.
@@ -198,6 +205,8 @@ func (r Reason) String() string {
 		return "instance_failed"
 	case ReasonTouched:
 		return "touched"
+	case ReasonTargetChanged:
+		return "target_changed"
 	}
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }

@@ -134,7 +134,9 @@ func TestRelationshipOperationsReadTheirRelationship(t *testing.T) {
 			"Configure.pre_configure_source": {"port": int64(6000), "inherited": "from-base", "mode": "ro",
 				"source_name": "b", "target_name": "db", "link": link("b"), "port_attr": int64(6000), "url": "db:6000"},
 			"Configure.post_configure_target": {"port": int64(6000),
-				"out": graph.Unknown{Func: "operation_output", Args: []graph.Value{"b", "Configure", "pre_configure_source", "id"}}},
+				// The relationship's own output first (its requirement
+				// and index), else the source's (exec's).
+				"out": graph.Unknown{Func: "operation_output", Args: []graph.Value{"b", "Configure", "pre_configure_source", "id", "db", int64(0)}}},
 		},
 		"c": {
 			"Configure.pre_configure_source": {"port": int64(9), "inherited": "from-base", "mode": "ro",

@@ -281,18 +281,13 @@ func digestOperations(ctx context.Context, g *graph.Graph, scriptRoot string, ro
 	return fd.out
 }
 
-// artifactFiles returns the files of r's artifacts (the spec's
-// "artifacts", relative to the template's folder) that exist, sorted by
-// artifact name; URLs and missing files are left out, as the ansible
-// driver leaves them out of a run's folder.
+// artifactFiles returns the files of r's artifacts (driver.NodeArtifacts:
+// its type's and its template's, relative to the template's folder) that
+// exist, sorted by artifact name; missing files are left out, as the
+// ansible driver leaves them out of a run's folder.
 func artifactFiles(r *graph.Resource) []string {
-	arts, _ := r.Spec["artifacts"].(map[string]graph.Value)
 	var out []string
-	for _, name := range slices.Sorted(maps.Keys(arts)) {
-		f, ok := arts[name].(string)
-		if !ok || f == "" || strings.Contains(f, "://") {
-			continue
-		}
+	for _, f := range driver.NodeArtifacts(r.Driver, r.Spec) {
 		p := filepath.FromSlash(f)
 		if !filepath.IsAbs(p) && r.Range.File != "" {
 			p = filepath.Join(filepath.Dir(r.Range.File), p)

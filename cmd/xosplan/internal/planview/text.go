@@ -267,6 +267,8 @@ func becauseNote(c *planner.ResourceChange) string {
 		because = "it is unmanaged: xosplan only looks it up"
 	case planner.ReasonHostChanged:
 		because = "it moves to " + strings.Join(c.ForcedBy, ", ")
+	case planner.ReasonTargetChanged:
+		because = "the target of its relationship, " + strings.Join(c.ForcedBy, ", ") + ", runs again: only " + strings.Join(c.ReasonPaths, ", ") + " will run, if the target's attributes change"
 	}
 	if c.Action == planner.Forget {
 		// A destroy gives no reason of its own to join.

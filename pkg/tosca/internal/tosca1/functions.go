@@ -27,6 +27,7 @@ package tosca1
 import (
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -942,8 +943,13 @@ func (c *compiler) fnGetOperationOutput(args *yamlsrc.Node, path string, s *scop
 		addr = nt.name
 	case rt != nil && rt.ra != nil:
 		// A requirement's relationship's operations run as the source's
-		// Configure operations, which record their outputs.
-		addr = rt.ra.src.name
+		// Configure operations. What a playbook of theirs reports that
+		// their outputs: do not map is the relationship's own attribute
+		// (SELF there is the relationship), recorded with the source's
+		// relationships; a script's is the source's attribute: the
+		// requirement and index say where to look first.
+		idx, _ := rt.ra.index()
+		return graph.Unknown{Func: "operation_output", Args: []graph.Value{rt.ra.src.name, shortIface(a[1].Value), a[2].Value, a[3].Value, rt.ra.name, int64(idx)}}
 	case rt != nil:
 		addr = rt.tpl.name
 	}
@@ -979,13 +985,10 @@ func (c *compiler) fnGetArtifact(args *yamlsrc.Node, path string, s *scope) grap
 	if !ok || nt == nil || nt.typ == nil {
 		return nil
 	}
-	for _, art := range nt.artifacts {
-		if art.name == a[1].Value {
-			return art.file
-		}
-	}
-	if art := nt.typ.artifacts[a[1].Value]; art != nil {
-		return art.file
+	// The file as seen from the template's folder, where operations run
+	// (a type's artifact may be declared in a file of another folder).
+	if art := c.nodeArtifact(nt, a[1].Value); art != nil {
+		return c.artifactFile(art, filepath.Dir(nt.key.File))
 	}
 	return c.fnErr(a[1], path, "get_artifact: node template %q has no artifact %q", nt.name, a[1].Value)
 }

@@ -260,6 +260,14 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		Range:      nt.key,
 	}
 	r.Driver = c.renderDriver(nt)
+	if r.Driver.Name == graph.DriverAnsible {
+		if arts := c.artifactOption(nt); len(arts) > 0 {
+			if r.Driver.Options == nil {
+				r.Driver.Options = map[string]graph.Value{}
+			}
+			r.Driver.Options[graph.OptionArtifacts] = arts
+		}
+	}
 	r.Sensitive = c.secretPaths(nt, spec)
 	if slices.Contains(nt.directives, "select") {
 		r.Management = graph.Unmanaged
@@ -723,27 +731,89 @@ func (c *compiler) nodeArtifact(nt *nodeTpl, name string) *artifactDef {
 	return nil
 }
 
-// artifactImplementation returns the file an implementation naming
-// artifact a runs: the artifact's file, taken from the folder of the file
-// that declares it (a type's artifact may be written in an imported file
-// of another folder), written relative to base, the folder the executor
-// runs the resource's operations from and resolves the implementation in.
-// So it is run, confined to the root and digested as any implementation
-// written as a path is. An absolute file or a URL is left as written; so
-// is a file declared in an embedded type file, which has no folder.
-func (c *compiler) artifactImplementation(a *artifactDef, base, path string) string {
-	file := filepath.FromSlash(a.file)
-	if a.fileNode == nil || file == "" || filepath.IsAbs(file) || strings.Contains(a.file, "://") {
-		return a.file
+// artifactOption is the graph.OptionArtifacts value of nt: every
+// artifact of the node, its type's (declared or inherited) and its
+// template's (which win), each file written relative to the template's
+// folder (artifactFile). Those a template declares were checked where
+// renderNode puts them in the spec; a type's are confined here, as
+// xOpera links them beside the playbooks too.
+func (c *compiler) artifactOption(nt *nodeTpl) map[string]graph.Value {
+	base := filepath.Dir(nt.key.File)
+	out := map[string]graph.Value{}
+	if nt.typ != nil {
+		for _, name := range slices.Sorted(maps.Keys(nt.typ.artifacts)) {
+			a := nt.typ.artifacts[name]
+			if a.file == "" {
+				continue
+			}
+			out[name] = c.artifactFile(a, base)
+			c.confineTypeArtifact(a, base, nt.path+".artifacts."+name)
+		}
+	}
+	for _, a := range nt.artifacts {
+		if a.file != "" {
+			out[a.name] = c.artifactFile(a, base)
+		}
+	}
+	return out
+}
+
+// confineTypeArtifact warns of a type's artifact whose file lies outside
+// the configuration root (tosca.artifact_outside_root).
+func (c *compiler) confineTypeArtifact(a *artifactDef, base, path string) {
+	if a.fileNode == nil {
+		return
 	}
 	if f := c.files[fileKey(a.fileNode.Range.File)]; f == nil || f.dir == "" {
+		return
+	}
+	c.ConfineNamed(a.fileNode, a.file, filepath.Dir(a.fileNode.Range.File), path, core.CodeArtifactOutsideRoot, "artifact")
+}
+
+// artifactFile returns the file of artifact a as seen from base, the
+// folder of the node template's file: as written when the template's own
+// folder declares it, else as artifactRelative gives it
+// ("types/files/data.txt" for "files/data.txt" in types/app.yaml).
+func (c *compiler) artifactFile(a *artifactDef, base string) string {
+	resolved, ok := c.artifactRelative(a, base)
+	if !ok || filepath.Dir(a.fileNode.Range.File) == base {
 		return a.file
+	}
+	return resolved
+}
+
+// artifactRelative returns artifact a's file taken from the folder of the
+// file that declares it (a type's artifact may be written in an imported
+// file of another folder), written relative to base; false for an
+// absolute file, a URL or a file declared in an embedded type file, which
+// has no folder.
+func (c *compiler) artifactRelative(a *artifactDef, base string) (string, bool) {
+	file := filepath.FromSlash(a.file)
+	if a.fileNode == nil || file == "" || filepath.IsAbs(file) || strings.Contains(a.file, "://") {
+		return "", false
+	}
+	if f := c.files[fileKey(a.fileNode.Range.File)]; f == nil || f.dir == "" {
+		return "", false
 	}
 	resolved := filepath.Join(filepath.Dir(a.fileNode.Range.File), file)
 	if rel, err := filepath.Rel(base, resolved); err == nil {
 		resolved = rel
 	}
-	resolved = filepath.ToSlash(resolved)
+	return filepath.ToSlash(resolved), true
+}
+
+// artifactImplementation returns the file an implementation naming
+// artifact a runs: the artifact's file, taken from the folder of the file
+// that declares it, written relative to base, the folder the executor
+// runs the resource's operations from and resolves the implementation in
+// (artifactRelative). So it is run, confined to the root and digested as
+// any implementation written as a path is. An absolute file or a URL is
+// left as written; so is a file declared in an embedded type file.
+func (c *compiler) artifactImplementation(a *artifactDef, base, path string) string {
+	resolved, ok := c.artifactRelative(a, base)
+	if !ok {
+		return a.file
+	}
 	c.ConfineNamed(a.fileNode, resolved, base, path, core.CodeImplOutsideRoot, "implementation")
 	c.checkPackaged(a.fileNode, false, nil, path)
 	return resolved

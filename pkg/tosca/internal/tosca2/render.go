@@ -217,9 +217,43 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 		}
 	}
 	r.Driver = c.renderDriver(nd)
+	if r.Driver.Name == graph.DriverAnsible {
+		if arts := c.artifactOption(nd); len(arts) > 0 {
+			r.Driver.Options = map[string]graph.Value{graph.OptionArtifacts: arts}
+		}
+	}
 	r.Sensitive = c.secretPaths(nd, spec)
 	r.Request = c.allocationRequest(nd)
 	return r
+}
+
+// artifactOption is the graph.OptionArtifacts value of nd: every
+// artifact of the node, its type's (declared or inherited) and its
+// template's (nodeArtifact: the template's wins), each file taken from
+// the folder of the file that declares it, written relative to the
+// template's folder and confined to the configuration root
+// (artifactFile). One in a repository is left out: xosplan fetches
+// nothing.
+func (c *compiler) artifactOption(nd *node) map[string]graph.Value {
+	names := map[string]bool{}
+	for name := range nd.typ.artifacts {
+		names[name] = true
+	}
+	for _, p := range nd.n.Get("artifacts").Pairs() {
+		names[p.Key.Value] = true
+	}
+	base := filepath.Dir(nd.key.File)
+	out := map[string]graph.Value{}
+	for _, name := range slices.Sorted(maps.Keys(names)) {
+		a := nodeArtifact(nd, name)
+		if a == nil || a.Kind != yamlsrc.Mapping || a.Get("repository") != nil {
+			continue
+		}
+		if file, ok := c.artifactFile(a, base, nd.path+".artifacts."+name, core.CodeArtifactOutsideRoot, "artifact"); ok {
+			out[name] = file
+		}
+	}
+	return out
 }
 
 // renderDriver collects the operations of the node template's Standard
@@ -304,6 +338,16 @@ func (c *compiler) lifecycleOps(nd *node, rel *relEnd, kind string, typ *typeDef
 			}
 			c.markPlaybook(nd, impl, opPath)
 			site := core.OpSite{Path: opPath, Host: func() graph.Value { return ansibleHost(nd) }}
+			if rel != nil {
+				// SELF in a relationship's operation is the relationship
+				// (§9.9: the local node or relationship): what its
+				// playbook reports that no output maps sets the
+				// relationship's attribute, as in 1.x.
+				if end, ok := rel.target(); ok {
+					idx := firstRelIndex(nd, rel.ra) + max(rel.r, 0)
+					site.Rel = map[string]graph.Value{"requirement": rel.ra.name, "index": idx, "target": address(end.node, end.idx)}
+				}
+			}
 			target := rel.targetNode()
 			if target != nil && core.TargetSideOp(opName) {
 				site.Host = func() graph.Value { return ansibleHost(target) }
