@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"mime"
@@ -41,6 +42,9 @@ type APIOptions struct {
 	// that does not lead passes them on to the leader).
 	Reconcile func(reason string)
 	Check     func(addr string) error
+	// Adopt, when set, takes POST /v1/resources/{addr}/adopt instead of
+	// the engine's Adopt (a member that does not lead refuses it).
+	Adopt func(ctx context.Context, addr, id string) error
 	// MaxEventStreams bounds the GET /v1/events streams open at once
 	// (default DefaultMaxEventStreams); one more is refused with 429 and
 	// a Retry-After before it costs a subscription.
@@ -57,6 +61,15 @@ type APIOptions struct {
 //	POST /v1/sync                       ask for a reconcile (202)
 //	POST /v1/resources/{addr}/check     ask for the resource's health check (202; 404: not recorded)
 //	GET  /metrics                       Prometheus metrics
+//
+// and the web console (consoleweb.go), whose page and assets need no
+// token (they hold no data; what they read does):
+//
+//	GET  /                              the console (console.html, with assets/console.js and .css)
+//	GET  /v1/graph?page=N&find=ADDR     one page of the dependency graph as SVG, with its resources (GraphPage)
+//	GET  /v1/history                    the last reconciles and the drift found (History)
+//	GET  /v1/resources/{addr}/detail    the resource's spec, feedback, waits, schedule and activity, secrets masked
+//	POST /v1/resources/{addr}/adopt     {"id": ID}: adopt a discovered instance as addr (200; Adopt's errors 404, 409, 422)
 //
 // Errors are JSON objects {"error": "…"}.
 //
@@ -130,6 +143,11 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 	if opts.Metrics != nil {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
+	adopt := opts.Adopt
+	if adopt == nil {
+		adopt = e.Adopt
+	}
+	serveConsole(mux, e, adopt)
 	// Where reads need no token, they must come by a loopback name.
 	return browserGuard(guard(mux, opts), opts.Token == "" || opts.WritesOnly)
 }
@@ -229,7 +247,7 @@ func guard(next http.Handler, opts APIOptions) http.Handler {
 	}
 	want := []byte("Bearer " + opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		open := r.Method == http.MethodGet && (opts.WritesOnly || r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
+		open := r.Method == http.MethodGet && (opts.WritesOnly || r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || isConsolePage(r.URL.Path))
 		if !open && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="xosplan sync"`)
 			writeError(w, http.StatusUnauthorized, "a valid token is required (Authorization: Bearer TOKEN: the content of --api-token-file, or of the token file sync made)")
