@@ -55,7 +55,7 @@ type APIOptions struct {
 //
 //	GET  /healthz                       200 while the process runs
 //	GET  /readyz                        200 once a reconcile succeeded, 503 before
-//	GET  /v1/status                     Status
+//	GET  /v1/status                     Status (?resources=none: without its resources)
 //	GET  /v1/resources/{addr}           ResourceStatus with its activity log (404: unknown)
 //	GET  /v1/events                     server-sent events, one JSON event per message
 //	POST /v1/sync                       ask for a reconcile (202)
@@ -107,8 +107,14 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, e.Status())
+	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
+		st := e.Status()
+		if r.URL.Query().Get("resources") == "none" {
+			// The console's summary: the resources come a page at a time
+			// from /v1/graph.
+			st.Resources = []ResourceStatus{}
+		}
+		writeJSON(w, http.StatusOK, st)
 	})
 	mux.HandleFunc("GET /v1/resources/{addr}", func(w http.ResponseWriter, r *http.Request) {
 		rs, ok := e.Resource(r.PathValue("addr"))

@@ -100,7 +100,7 @@
   // ---- the overview ----
 
   async function loadStatus() {
-    const r = await api("GET", "v1/status");
+    const r = await api("GET", "v1/status?resources=none");
     if (r.status !== 200 || !r.body) {
       $("summary").textContent = "The status cannot be read: " + errorText(r);
       return;
