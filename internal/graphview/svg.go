@@ -49,9 +49,7 @@ func SVG(b *strings.Builder, nodes []Node, deps [][]int, l Layout, opts Options)
 			if x2 <= x1 { // a cycle drawn backwards: go round
 				x1, x2 = l.X[d], l.X[i]+NodeWidth
 			}
-			mid := (x1 + x2) / 2
-			b.WriteString(`<path d="M` + strconv.Itoa(x1) + "," + strconv.Itoa(y1) + "C" + strconv.Itoa(mid) + "," + strconv.Itoa(y1) + " " +
-				strconv.Itoa(mid) + "," + strconv.Itoa(y2) + " " + strconv.Itoa(x2) + "," + strconv.Itoa(y2) + `" marker-end="url(#arrow)"/>`)
+			b.WriteString(`<path d="` + edgePath(x1, y1, x2, y2, l.Layer[i]-l.Layer[d] > 1, min(l.Y[d], l.Y[i])-rowGap/2) + `" marker-end="url(#arrow)"/>`)
 		}
 	}
 	b.WriteString(`</g><g class="nodes">`)
@@ -76,6 +74,22 @@ func SVG(b *strings.Builder, nodes []Node, deps [][]int, l Layout, opts Options)
 		b.WriteString(`</text></a>`)
 	}
 	b.WriteString(`</g></svg>`)
+}
+
+// edgePath is the SVG path of an edge from (x1,y1) to (x2,y2). An edge
+// between neighbouring columns is one curve across the gap between them;
+// a longer one (long) leaves through the first gap, runs along the gap
+// between rows at height channel, and comes down through the last gap, so
+// that it never crosses a node of the columns in between.
+func edgePath(x1, y1, x2, y2 int, long bool, channel int) string {
+	p := func(x, y int) string { return strconv.Itoa(x) + "," + strconv.Itoa(y) }
+	if !long || x2 <= x1 {
+		mid := (x1 + x2) / 2
+		return "M" + p(x1, y1) + "C" + p(mid, y1) + " " + p(mid, y2) + " " + p(x2, y2)
+	}
+	g := columnGap / 2
+	return "M" + p(x1, y1) + "C" + p(x1+g, y1) + " " + p(x1+g/2, channel) + " " + p(x1+g, channel) +
+		"L" + p(x2-g, channel) + "C" + p(x2-g/2, channel) + " " + p(x2-g, y2) + " " + p(x2, y2)
 }
 
 // shorten cuts s to n characters, the last an ellipsis.
