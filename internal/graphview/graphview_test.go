@@ -145,3 +145,41 @@ func BenchmarkLay10000(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(deps)), "nodes")
 }
+
+// FuzzSVG: whatever the labels, the drawing is well-formed XML holding no
+// markup of theirs.
+func FuzzSVG(f *testing.F) {
+	f.Add("db", "tosca.nodes.Database", "active")
+	f.Add(`<script>alert(1)</script>`, "\x00\x1b[31m", `" onload="x`)
+	f.Add("\xff\xfe", "\ufffe", "]]>")
+	f.Fuzz(func(t *testing.T, label, sub, state string) {
+		deps := [][]int{nil, {0}}
+		nodes := []Node{{Label: label, Sub: sub, State: state, Class: state, Href: label, Key: label}, {Label: sub, State: label}}
+		var b strings.Builder
+		SVG(&b, nodes, deps, Lay(deps), Options{Label: label})
+		dec := xml.NewDecoder(strings.NewReader(b.String()))
+		depth := 0
+		for {
+			tok, err := dec.Token()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("not well-formed: %v\n%s", err, b.String())
+			}
+			if se, ok := tok.(xml.StartElement); ok {
+				depth++
+				switch se.Name.Local {
+				case "svg", "defs", "marker", "path", "g", "a", "title", "rect", "text", "tspan":
+				default:
+					t.Fatalf("element %q from the labels", se.Name.Local)
+				}
+				for _, a := range se.Attr {
+					if strings.HasPrefix(a.Name.Local, "on") || a.Name.Local == "style" {
+						t.Fatalf("attribute %q from the labels", a.Name.Local)
+					}
+				}
+			}
+		}
+	})
+}

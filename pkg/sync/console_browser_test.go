@@ -145,3 +145,19 @@ func TestBrowserAdoptAndCheckNeedTheToken(t *testing.T) {
 	browsertest.Click(t, ctx, "#token-cancel")
 	browsertest.Until(t, ctx, 20*time.Second, "the refusal", live+`.startsWith('Check now: refused')`, live)
 }
+
+// TestBrowserConsoleShowsDiagnostics: in Chromium, the console of a
+// synchronizer whose configuration does not compile shows its
+// diagnostics.
+func TestBrowserConsoleShowsDiagnostics(t *testing.T) {
+	h := newHarness(t, []string{"db"}, nil, func(o *Options) { o.HealthInterval = 100 * time.Hour })
+	h.stack.errs = true
+	h.runFree()
+	testutil.WaitFor(t, 30*time.Second, "the first reconcile", func() bool { return h.e.Status().Reconciles > 0 })
+	srv := httptest.NewServer(Handler(h.e, APIOptions{Encode: encodeType}))
+	t.Cleanup(srv.Close)
+	ctx := browsertest.Start(t, time.Minute)
+	browsertest.Navigate(t, ctx, srv.URL+"/")
+	browsertest.Until(t, ctx, 20*time.Second, "the diagnostics", `!document.getElementById('diagnostics').hidden && document.getElementById('diag-list').textContent.includes('error test.bad: broken')`,
+		`document.getElementById('diagnostics').outerHTML`)
+}
