@@ -30,6 +30,7 @@ type planFlags struct {
 	jsonOut             string
 	markdownOut         string
 	htmlOut             string
+	markdownID          string
 	json                bool
 	detailedExitcode    bool
 	destroy             bool
@@ -67,7 +68,8 @@ long for a command holding the lock (an apply) to finish first; --lock=false nev
 Outputs: the human plan on stdout (on stderr when --json-out is "-"), and in the same run
 --out (the plan file for apply), --json-out (the JSON plan), --markdown-out (a pull-request
 comment, with a Mermaid graph of the changes), --html-out (one self-contained HTML page: the
-summary, the graph of the changes coloured by action, every change with its diff). --json switches stdout to one JSON event per line.
+summary, the graph of the changes coloured by action, every change with its diff). --json
+switches stdout to one JSON event per line.
 
 Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has changes.`,
 		Example: `  xosplan plan examples/webstack
@@ -87,6 +89,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	fs.StringVar(&f.jsonOut, "json-out", "", "write the JSON plan to `FILE` (- for stdout)")
 	fs.StringVar(&f.markdownOut, "markdown-out", "", "write a pull-request comment to `FILE`")
 	fs.StringVar(&f.htmlOut, "html-out", "", "write the plan as one self-contained HTML page with its graph to `FILE`")
+	fs.StringVar(&f.markdownID, "markdown-id", "", "name the configuration in the comment's marker (<!-- xosplan:plan_id=… id=`ID` -->), so that a bot updates this configuration's comment: letters, digits, . _ - /")
 	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of the human plan")
 	fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "exit 2 when the plan has changes (0: none, 1: error)")
 	fs.BoolVar(&f.destroy, "destroy", false, "plan the deletion of every recorded resource")
@@ -112,6 +115,9 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}
 	if f.json && f.jsonOut == "-" {
 		return usagef(cmd, "--json and --json-out - both write to stdout; give --json-out a file")
+	}
+	if f.markdownID != "" && !planview.ValidMarkdownID(f.markdownID) {
+		return usagef(cmd, "--markdown-id %q: use 1 to 100 letters, digits, '.', '_', '-' and '/'", f.markdownID)
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -295,7 +301,7 @@ func savePlan(c *cli, f planFlags, p *planner.Plan, preds []planview.Prediction)
 		}
 	}
 	if f.markdownOut != "" {
-		md := planview.Markdown(p, planview.MarkdownOptions{Predictions: preds})
+		md := planview.Markdown(p, planview.MarkdownOptions{Predictions: preds, ID: f.markdownID})
 		if err := writeTo(c, f.markdownOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
 			return err
 		}
