@@ -161,3 +161,25 @@ func TestBrowserConsoleShowsDiagnostics(t *testing.T) {
 	browsertest.Until(t, ctx, 20*time.Second, "the diagnostics", `!document.getElementById('diagnostics').hidden && document.getElementById('diag-list').textContent.includes('error test.bad: broken')`,
 		`document.getElementById('diagnostics').outerHTML`)
 }
+
+// TestBrowserConsoleAsksForTheTokenWhereReadsNeedIt: where every request
+// needs the token (a listener beyond loopback), the console asks for it
+// once, for all the reads refused together, then shows the graph and
+// follows the event stream.
+func TestBrowserConsoleAsksForTheTokenWhereReadsNeedIt(t *testing.T) {
+	h := newHarness(t, []string{"app", "db"}, map[string][]string{"app": {"db"}}, func(o *Options) { o.HealthInterval = 100 * time.Hour })
+	h.runFree()
+	testutil.WaitFor(t, 30*time.Second, "the first reconcile", func() bool { return h.e.Status().Reconciles > 0 })
+	srv := httptest.NewServer(Handler(h.e, APIOptions{Token: "s3cret", Encode: encodeType}))
+	t.Cleanup(srv.Close)
+	ctx := browsertest.Start(t, time.Minute)
+	browsertest.Navigate(t, ctx, srv.URL+"/")
+	browsertest.Until(t, ctx, 20*time.Second, "the token dialog", `document.getElementById('token-dialog').open`, `document.body.outerHTML`)
+	browsertest.Type(t, ctx, "#token-input", "s3cret")
+	browsertest.Click(t, ctx, "#token-ok")
+	browsertest.Until(t, ctx, 20*time.Second, "the graph and the event stream", `document.querySelectorAll('#graph a.node').length === 2 && document.body.getAttribute('data-live') === 'events' && !document.getElementById('token-dialog').open`,
+		`document.body.getAttribute('data-live') + ' ' + document.getElementById('summary').textContent`)
+	if s := browsertest.Eval[string](t, ctx, `document.getElementById('summary').textContent`); !strings.HasPrefix(s, "Ready") {
+		t.Errorf("summary %q", s)
+	}
+}

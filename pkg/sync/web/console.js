@@ -43,11 +43,24 @@
       if (t) sessionStorage.setItem(TOKEN_KEY, t); else sessionStorage.removeItem(TOKEN_KEY);
     } catch (e) { /* storage refused: the token lives for this request only */ }
     $("forget-token").hidden = !t;
+    if (t && state.polling) {
+      // The stream was refused for want of the token: follow it now.
+      clearInterval(state.polling);
+      state.polling = 0;
+      follow();
+    }
   }
 
   // askToken shows the token dialog and resolves with the token entered,
-  // or "" when it is cancelled.
+  // or "" when it is cancelled; requests refused together share one
+  // dialog.
+  let asking = null;
   function askToken() {
+    if (!asking) asking = promptToken().finally(() => { asking = null; });
+    return asking;
+  }
+
+  function promptToken() {
     return new Promise((resolve) => {
       const dlg = $("token-dialog"), input = $("token-input");
       input.value = "";
