@@ -15,8 +15,9 @@ type Node struct {
 	// Class is added to the node's class list ("st-active", "act-create"):
 	// what a style sheet colours.
 	Class string
-	// Href is where the node links to; Key is its data-key attribute (how
-	// a script finds it again).
+	// Href is where the node links to (none: the node is not a link, and
+	// not in the tab order); Key is its data-key attribute (how a script
+	// finds it again).
 	Href, Key string
 }
 
@@ -62,7 +63,11 @@ func SVG(b *strings.Builder, nodes []Node, deps [][]int, l Layout, opts Options)
 		if n.State != "" {
 			name += ": " + n.State
 		}
-		b.WriteString(`<a class="node ` + Escape(n.Class) + `" href="` + Escape(n.Href) + `" data-key="` + Escape(n.Key) + `" aria-label="` + Escape(name) + `">`)
+		b.WriteString(`<a class="node ` + Escape(n.Class) + `"`)
+		if n.Href != "" {
+			b.WriteString(` href="` + Escape(n.Href) + `"`)
+		}
+		b.WriteString(` data-key="` + Escape(n.Key) + `" aria-label="` + Escape(name) + `">`)
 		b.WriteString(`<title>` + Escape(name) + `</title>`)
 		b.WriteString(`<rect x="` + x + `" y="` + y + `" width="` + strconv.Itoa(NodeWidth) + `" height="` + strconv.Itoa(NodeHeight) + `" rx="5"/>`)
 		tx := strconv.Itoa(l.X[i] + 8)

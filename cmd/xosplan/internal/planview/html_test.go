@@ -72,7 +72,7 @@ func TestHTMLMarksEveryAction(t *testing.T) {
 	page := b.String()
 	checkHTML(t, p, page)
 	for _, want := range []string{`<h1>prod &lt;1&gt;</h1>`, `class="node act-create" href="#change-0"`, `class="node act-update"`, `class="node act-delete"`,
-		`class="node act-replace"`, `class="node act-none" href="" data-key="z"`, `This plan destroys or replaces 2 resources`,
+		`class="node act-replace"`, `class="node act-none" data-key="z"`, `This plan destroys or replaces 2 resources`,
 		`<span class="chg">`, `<span class="add">`, `<span class="del">`, `against the state of lineage l, serial 3`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the page lacks %q", want)
