@@ -108,13 +108,9 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
 	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
-		st := e.Status()
-		if r.URL.Query().Get("resources") == "none" {
-			// The console's summary: the resources come a page at a time
-			// from /v1/graph.
-			st.Resources = []ResourceStatus{}
-		}
-		writeJSON(w, http.StatusOK, st)
+		// resources=none: the console's summary; the resources come a
+		// page at a time from /v1/graph.
+		writeJSON(w, http.StatusOK, e.status(r.URL.Query().Get("resources") != "none"))
 	})
 	mux.HandleFunc("GET /v1/resources/{addr}", func(w http.ResponseWriter, r *http.Request) {
 		rs, ok := e.Resource(r.PathValue("addr"))

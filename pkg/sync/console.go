@@ -79,8 +79,8 @@ type GraphPage struct {
 	SVG   string      `json:"svg"`
 	Key   string      `json:"key"`
 	Nodes []GraphNode `json:"nodes"`
-	// Outside counts the edges from this page's resources to resources on
-	// other pages, which are not drawn.
+	// Outside counts the edges between this page's resources and
+	// resources on other pages (either way), which are not drawn.
 	Outside int `json:"outside_edges"`
 }
 
@@ -120,12 +120,22 @@ func (e *Engine) Graph(page int, find string) GraphPage {
 			Href: "#/resource/" + url.PathEscape(rs.Address), Key: rs.Address}
 		gp.Nodes = append(gp.Nodes, GraphNode{Address: rs.Address, Type: rs.Type, Status: statuses[i], Waiting: rs.Waiting,
 			NextCheck: rs.NextCheck, NextRetry: rs.NextRetry})
-		gp.Outside += len(deps[i]) - len(sub[k])
 		key.WriteString(rs.Address + "\x00" + rs.Type + "\x00")
 		for _, d := range sub[k] {
 			key.WriteString(strconv.Itoa(d) + ",")
 		}
 		key.WriteString("\n")
+	}
+	onPage := make([]bool, len(deps))
+	for _, i := range nodes {
+		onPage[i] = true
+	}
+	for i, ds := range deps {
+		for _, d := range ds {
+			if onPage[i] != onPage[d] {
+				gp.Outside++
+			}
+		}
 	}
 	var b strings.Builder
 	graphview.SVG(&b, drawn, sub, graphview.Lay(sub), graphview.Options{

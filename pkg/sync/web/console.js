@@ -173,6 +173,7 @@
     renderPager(g);
     const counts = Object.entries(g.counts || {}).map(([k, v]) => v + " " + k).join(", ");
     $("graph-title").textContent = "Resources (" + g.total + (counts ? ": " + counts : "") + ")";
+    $("outside").textContent = g.outside_edges ? g.outside_edges + " dependencies link this page's resources to resources on other pages (not drawn)." : "";
     return g;
   }
 
