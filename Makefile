@@ -69,7 +69,8 @@ test: lint test-deps
 # Placement service on 127.0.0.1, started and stopped by the test itself,
 # and the language server's end-to-end test (lsp_neovim.txtar) runs
 # Debian's Neovim headless; the Ansible driver's tests run Debian's
-# ansible-playbook (ansible-core) on the local connection. Install them when they are missing and we are
+# ansible-playbook (ansible-core) on the local connection, and the browser tests of the
+# synchronizer's console and the HTML plan run Debian's Chromium headless. Install them when they are missing and we are
 # root with apt; otherwise those tests skip with a message saying why.
 # The PostgreSQL state backend's tests run against PostgreSQL 15, installed
 # the same way when it is missing.
@@ -108,6 +109,15 @@ test-deps:
 				|| echo "warning: could not install ansible-core; the Ansible driver's tests will skip"; \
 		else \
 			echo "ansible-core is not installed and cannot be installed here; the Ansible driver's tests will skip"; \
+		fi; \
+	fi
+	@if ! command -v chromium >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing chromium (the headless browser of the console's and the HTML plan's tests)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null \
+				|| echo "warning: could not install chromium; the browser tests will skip"; \
+		else \
+			echo "chromium is not installed and cannot be installed here; the browser tests will skip"; \
 		fi; \
 	fi
 	@if ! command -v jq >/dev/null 2>&1; then \

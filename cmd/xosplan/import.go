@@ -116,15 +116,8 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 	if err != nil {
 		return err
 	}
-	cur.Resources = append(cur.Resources, *rec)
 	// The factory's discovery no longer reports it as unmanaged.
-	if fa, ok := rec.Driver.Options[executor.OptionFactoryAddress].(string); ok {
-		for i := range cur.Resources {
-			if cur.Resources[i].Address == fa {
-				cur.Resources[i] = executor.WithoutDiscovered(&cur.Resources[i], id)
-			}
-		}
-	}
+	executor.RecordImport(cur, rec, id)
 	if err := backend.Write(ctx, cur); err != nil {
 		return fmt.Errorf("recording the import: %w", err)
 	}

@@ -29,6 +29,7 @@ type planFlags struct {
 	out                 string
 	jsonOut             string
 	markdownOut         string
+	htmlOut             string
 	markdownID          string
 	json                bool
 	detailedExitcode    bool
@@ -66,11 +67,14 @@ long for a command holding the lock (an apply) to finish first; --lock=false nev
 
 Outputs: the human plan on stdout (on stderr when --json-out is "-"), and in the same run
 --out (the plan file for apply), --json-out (the JSON plan), --markdown-out (a pull-request
-comment). --json switches stdout to one JSON event per line.
+comment, with a Mermaid graph of the changes), --html-out (one self-contained HTML page: the
+summary, the graph of the changes coloured by action, every change with its diff). --json
+switches stdout to one JSON event per line.
 
 Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has changes.`,
 		Example: `  xosplan plan examples/webstack
   xosplan plan --out plan.bin --json-out plan.json --markdown-out comment.md stack/
+  xosplan plan --html-out plan.html stack/
   xosplan plan --destroy --exclude db stack/
   xosplan plan --detailed-exitcode stack/ || [ $? -eq 2 ]`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -84,6 +88,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	fs.StringVar(&f.out, "out", "", "write the plan to `FILE` for `xosplan apply FILE`")
 	fs.StringVar(&f.jsonOut, "json-out", "", "write the JSON plan to `FILE` (- for stdout)")
 	fs.StringVar(&f.markdownOut, "markdown-out", "", "write a pull-request comment to `FILE`")
+	fs.StringVar(&f.htmlOut, "html-out", "", "write the plan as one self-contained HTML page with its graph to `FILE`")
 	fs.StringVar(&f.markdownID, "markdown-id", "", "name the configuration in the comment's marker (<!-- xosplan:plan_id=… id=`ID` -->), so that a bot updates this configuration's comment: letters, digits, . _ - /")
 	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of the human plan")
 	fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "exit 2 when the plan has changes (0: none, 1: error)")
@@ -287,7 +292,8 @@ func planFailed(view failureView, diags diag.Diagnostics) error {
 
 // savePlan writes the files plan's flags ask for: the plan file (--out),
 // the JSON plan (--json-out) and the pull-request comment
-// (--markdown-out), with plan --check's predictions (nil without it).
+// (--markdown-out) and the HTML page (--html-out), with plan --check's
+// predictions (nil without it).
 func savePlan(c *cli, f planFlags, p *planner.Plan, preds []planview.Prediction) error {
 	if f.out != "" {
 		if err := planner.WritePlanFile(f.out, p); err != nil {
@@ -302,6 +308,11 @@ func savePlan(c *cli, f planFlags, p *planner.Plan, preds []planview.Prediction)
 	if f.markdownOut != "" {
 		md := planview.Markdown(p, planview.MarkdownOptions{Predictions: preds, ID: f.markdownID})
 		if err := writeTo(c, f.markdownOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
+			return err
+		}
+	}
+	if f.htmlOut != "" {
+		if err := writeTo(c, f.htmlOut, func(w io.Writer) error { return planview.HTML(w, p, planview.HTMLOptions{}) }); err != nil {
 			return err
 		}
 	}

@@ -246,6 +246,19 @@ func WithoutDiscovered(factory *state.Resource, id string) state.Resource {
 	return f
 }
 
+// RecordImport adds rec, the object id Import adopted, to st, and drops
+// id from the discovered instances of its factory: it is managed now.
+func RecordImport(st *state.State, rec *state.Resource, id string) {
+	st.Resources = append(st.Resources, *rec)
+	if fa, ok := rec.Driver.Options[OptionFactoryAddress].(string); ok {
+		for i := range st.Resources {
+			if st.Resources[i].Address == fa {
+				st.Resources[i] = WithoutDiscovered(&st.Resources[i], id)
+			}
+		}
+	}
+}
+
 // dependencies are the addresses addr depends on in g, sorted, as the
 // walk records them.
 func dependencies(g *graph.Graph, addr string) []string {

@@ -1,6 +1,7 @@
 package sync
 
 import (
+	"context"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -45,6 +46,9 @@ type APIOptions struct {
 	// Resync, when set, takes POST /v1/resources/{addr}/resync instead of
 	// the engine (a cluster member that does not lead refuses it).
 	Resync func(addr string) error
+	// Adopt, when set, takes POST /v1/resources/{addr}/adopt instead of
+	// the engine's Adopt (a member that does not lead refuses it).
+	Adopt func(ctx context.Context, addr, id string) error
 	// MaxEventStreams bounds the GET /v1/events streams open at once
 	// (default DefaultMaxEventStreams); one more is refused with 429 and
 	// a Retry-After before it costs a subscription.
@@ -55,13 +59,22 @@ type APIOptions struct {
 //
 //	GET  /healthz                       200 while the process runs
 //	GET  /readyz                        200 once a reconcile succeeded, 503 before
-//	GET  /v1/status                     Status
+//	GET  /v1/status                     Status (?resources=none: without its resources)
 //	GET  /v1/resources/{addr}           ResourceStatus with its activity log (404: unknown)
 //	GET  /v1/events                     server-sent events, one JSON event per message
 //	POST /v1/sync                       ask for a reconcile (202)
 //	POST /v1/resources/{addr}/check     ask for the resource's health check (202; 404: not recorded)
 //	POST /v1/resources/{addr}/resync    save it without change (XOS), so that it is actuated again (202; 404: not recorded)
 //	GET  /metrics                       Prometheus metrics
+//
+// and the web console (consoleweb.go), whose page and assets need no
+// token (they hold no data; what they read does):
+//
+//	GET  /                              the console (console.html, with assets/console.js and .css)
+//	GET  /v1/graph?page=N&find=ADDR     one page of the dependency graph as SVG, with its resources (GraphPage)
+//	GET  /v1/history                    the last reconciles and the drift found (History)
+//	GET  /v1/resources/{addr}/detail    the resource's spec, feedback, waits, schedule and activity, secrets masked
+//	POST /v1/resources/{addr}/adopt     {"id": ID}: adopt a discovered instance as addr (200; Adopt's errors 404, 409, 422)
 //
 // Errors are JSON objects {"error": "…"}.
 //
@@ -103,8 +116,10 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 		}
 		writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
 	})
-	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, e.Status())
+	mux.HandleFunc("GET /v1/status", func(w http.ResponseWriter, r *http.Request) {
+		// resources=none: the console's summary; the resources come a
+		// page at a time from /v1/graph.
+		writeJSON(w, http.StatusOK, e.status(r.URL.Query().Get("resources") != "none"))
 	})
 	mux.HandleFunc("GET /v1/resources/{addr}", func(w http.ResponseWriter, r *http.Request) {
 		rs, ok := e.Resource(r.PathValue("addr"))
@@ -149,6 +164,11 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 	if opts.Metrics != nil {
 		mux.Handle("GET /metrics", opts.Metrics.Handler())
 	}
+	adopt := opts.Adopt
+	if adopt == nil {
+		adopt = e.Adopt
+	}
+	serveConsole(mux, e, adopt)
 	// Where reads need no token, they must come by a loopback name.
 	return browserGuard(guard(mux, opts), opts.Token == "" || opts.WritesOnly)
 }
@@ -248,7 +268,7 @@ func guard(next http.Handler, opts APIOptions) http.Handler {
 	}
 	want := []byte("Bearer " + opts.Token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		open := r.Method == http.MethodGet && (opts.WritesOnly || r.URL.Path == "/healthz" || r.URL.Path == "/readyz")
+		open := r.Method == http.MethodGet && (opts.WritesOnly || r.URL.Path == "/healthz" || r.URL.Path == "/readyz" || isConsolePage(r.URL.Path))
 		if !open && subtle.ConstantTimeCompare([]byte(r.Header.Get("Authorization")), want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="xosplan sync"`)
 			writeError(w, http.StatusUnauthorized, "a valid token is required (Authorization: Bearer TOKEN: the content of --api-token-file, or of the token file sync made)")

@@ -41,6 +41,19 @@
 // that is not JSON), checking the token, and capping the event streams;
 // watch.go turns file changes into ConfigurationChanged.
 //
+// The web console (console.go, consoleweb.go, web/) is served at / of the
+// API: the dependency graph drawn by internal/graphview (laid out in Go in
+// dependency order, paged at graphview.MaxPageNodes resources), each
+// resource coloured by ConsoleStatus and recoloured live from the event
+// stream; a resource's page (ResourceDetail: spec, feedback, waits,
+// schedule, activity, with every secret masked); the last reconciles and
+// the drift found (History, history.go); a factory's discovered instances
+// with Adopt (adopt.go: executor.Import, run by the loop); Check now and
+// Sync now, which send the API token the page asks for once and keeps in
+// the tab's sessionStorage. Its page and assets are embedded, need no
+// token (they hold no data) and carry ConsoleCSP: no inline script, style
+// or handler, nothing from another origin.
+//
 // A Service (service.go) is the synchronizer as a program runs it, as
 // controller-runtime's manager is started by main: it takes the state
 // lock for its whole run, or, with a PostgreSQL state and a JoinFunc

@@ -224,8 +224,12 @@ type Engine struct {
 	converging []string
 	// nextResync and lastResync schedule the full checks.
 	nextResync, lastResync time.Time
-	// run is the engine's own summary.
-	run runInfo
+	// run is the engine's own summary; history its recent reconciles and
+	// drift (History).
+	run     runInfo
+	history history
+	// adopts are the adoptions asked for (Adopt), run by the loop.
+	adopts []*adoptRequest
 }
 
 // tracked is what the engine knows of one resource beyond the state.
@@ -444,6 +448,7 @@ func (e *Engine) backoff(n int) time.Duration {
 // checks, discovery, the resync, and a reconcile when anything asks
 // for one.
 func (e *Engine) step(ctx context.Context) {
+	e.runAdopts(ctx)
 	due, discover, resync := e.takeDue(e.opts.Clock.Now())
 	driftDue := e.takeDriftDue(e.opts.Clock.Now())
 	slices.Sort(due)
@@ -690,6 +695,9 @@ func (e *Engine) emit(ev Event) {
 			t.activity = t.activity[:maxActivity-1]
 		}
 		t.activity = append(t.activity, ev.activity())
+		if ev.Type == EventDrift {
+			e.history.drift = keep(e.history.drift, DriftRecord{Time: ev.Time.UTC(), Address: ev.Address, Message: ev.Message}, maxDriftHistory)
+		}
 		e.mu.Unlock()
 	}
 	e.events.publish(ev)

@@ -38,6 +38,7 @@ func (e *Engine) reconcile(ctx context.Context, reason string) {
 		e.run.lastSuccess = end
 		e.run.ready = true
 	}
+	e.recordReconcile(start, end.Sub(start), reason, outcome, rep, err)
 	e.mu.Unlock()
 	ev := Event{Type: EventReconcileEnd, Outcome: outcome, Report: rep, Elapsed: end.Sub(start)}
 	if err != nil {

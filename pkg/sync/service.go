@@ -367,6 +367,18 @@ func (s *Service) resync(addr string) error {
 	return s.engine.Resync(addr)
 }
 
+// ErrNotLeader: a cluster member that does not lead cannot adopt; the
+// leader, which holds the state, does.
+var ErrNotLeader = errors.New("this member does not lead the cluster; adopt through the leader's API")
+
+// adopt adopts id as addr when this service holds the state.
+func (s *Service) adopt(ctx context.Context, addr, id string) error {
+	if s.member != nil && !s.member.Leading() {
+		return ErrNotLeader
+	}
+	return s.engine.Adopt(ctx, addr, id)
+}
+
 // serveAPI starts the API when Listen names an address; it stops with
 // ctx. Without a Token it makes one (TokenPath) before ListenFile names
 // the address, and removes it when it stops.
@@ -403,7 +415,8 @@ func (s *Service) serveAPI(ctx context.Context, wg *stdsync.WaitGroup) error {
 		Encode: api.Encode, Metrics: s.metrics,
 		Reconcile: func(reason string) { s.reconcile(ctx, reason) },
 		Check:     func(addr string) error { return s.check(ctx, addr) },
-		Resync:    s.resync})
+		Resync:    s.resync,
+		Adopt:     s.adopt})
 	// The server's requests end with ctx (event streams included).
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
 	s.opts.Logger.Info("API listening", "address", ln.Addr().String())

@@ -155,7 +155,11 @@ func timePtr(t time.Time) *time.Time {
 }
 
 // Status returns the engine's state now, resources sorted by address.
-func (e *Engine) Status() Status {
+func (e *Engine) Status() Status { return e.status(true) }
+
+// status is Status, with its resources or (the console's summary)
+// without them.
+func (e *Engine) status(resources bool) Status {
 	cluster, runningOn := e.clusterStatus()
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -171,7 +175,18 @@ func (e *Engine) Status() Status {
 			s.RetryQueue++
 		}
 	}
-	seen := map[string]bool{}
+	if !resources {
+		return s
+	}
+	n := 0
+	if e.recorded != nil {
+		n = len(e.recorded.Resources)
+	}
+	if e.goal != nil {
+		n = max(n, e.goal.Desired.Len())
+	}
+	s.Resources = make([]ResourceStatus, 0, n)
+	seen := make(map[string]bool, n)
 	if e.recorded != nil {
 		for i := range e.recorded.Resources {
 			r := &e.recorded.Resources[i]
@@ -196,8 +211,26 @@ func (e *Engine) Status() Status {
 	for i := range s.Resources {
 		s.Resources[i].RunningOn = runningOn[s.Resources[i].Address]
 	}
-	slices.SortFunc(s.Resources, func(a, b ResourceStatus) int { return strings.Compare(a.Address, b.Address) })
+	s.Resources = sortedByAddress(s.Resources)
 	return s
+}
+
+// sortedByAddress returns list sorted by address: an order of indices is
+// sorted, then the entries (large structs) are moved once each.
+func sortedByAddress(list []ResourceStatus) []ResourceStatus {
+	if slices.IsSortedFunc(list, func(a, b ResourceStatus) int { return strings.Compare(a.Address, b.Address) }) {
+		return list
+	}
+	order := make([]int, len(list))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(list[a].Address, list[b].Address) })
+	out := make([]ResourceStatus, len(list))
+	for i, j := range order {
+		out[i] = list[j]
+	}
+	return out
 }
 
 // clusterStatus asks the cluster, when there is one, for its status, and

@@ -52,9 +52,11 @@ func ValidMarkdownID(id string) bool {
 // Markdown renders the plan as a pull-request comment: a hidden marker with
 // the plan_id (so a bot can find and update its comment), a status title,
 // the summary line, a warning naming every resource destroyed or replaced,
-// the addresses grouped by action, and the full text plan in a collapsed
-// diff block. It never exceeds the limit (GitHub's 65,536): the diff block
-// is truncated first, with a notice, and the lists are capped.
+// the addresses grouped by action, a Mermaid graph of the changes
+// (markdownGraph), and the full text plan in a collapsed diff block. It
+// never exceeds the limit (GitHub's 65,536): the diff block is truncated
+// first, with a notice, the lists are capped, and the graph is left out,
+// with a note, when it would not fit (or is longer than Mermaid draws).
 func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 	p = safePlan(p) // control characters as symbols (safe.go)
 	limit := opts.Limit
@@ -65,7 +67,7 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 	if title == "" {
 		title = "xosplan plan"
 	}
-	return markdownDiff(p, markdownHead(p, title, opts.ID)+markdownPredictions(safePredictions(opts.Predictions), limit/4), limit)
+	return markdownDiff(p, withGraph(markdownHead(p, title, opts.ID), markdownGraph(p), markdownPredictions(safePredictions(opts.Predictions), limit/4), limit), limit)
 }
 
 // markdownHead is the part of the comment never truncated: the marker, the

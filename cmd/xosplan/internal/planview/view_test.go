@@ -69,11 +69,16 @@ func TestGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			md := Markdown(p, MarkdownOptions{})
+			var page bytes.Buffer
+			if err := HTML(&page, p, HTMLOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			checkHTML(t, p, page.String())
 			testutil.Golden(t, filepath.Join(out, "plan.txt"), text.Bytes())
 			testutil.Golden(t, filepath.Join(out, "plan.json"), js.Bytes())
 			testutil.Golden(t, filepath.Join(out, "events.jsonl"), ev.Bytes())
 			testutil.Golden(t, filepath.Join(out, "plan.md"), []byte(md))
-			for _, b := range [][]byte{text.Bytes(), js.Bytes(), ev.Bytes(), []byte(md)} {
+			for _, b := range [][]byte{text.Bytes(), js.Bytes(), ev.Bytes(), []byte(md), page.Bytes()} {
 				if bytes.Contains(b, []byte("s3cret")) {
 					t.Error("a sensitive value was rendered")
 				}
