@@ -167,6 +167,9 @@ type Event struct {
 	Error string
 	// Cause names the failed step of EventSkipped.
 	Cause string
+	// Detail is, for the EventComplete of a read, what the read found
+	// out: "found with name = \"mysite\"", or driver.NotCheckedStatus.
+	Detail string
 	// Time is when the event happened.
 	Time time.Time
 }

@@ -56,6 +56,10 @@ const (
 	OpHealthCheck = "healthCheck"
 	OpReconfigure = "reconfigure"
 	OpDiscovery   = "discovery"
+	// OpLookup finds an unmanaged resource by its Resource.Lookup keys
+	// (TOSCA: the read operation of an xosplan.interfaces.Lookup
+	// interface); driver.LookupOutcome reads what it reports.
+	OpLookup = "lookup"
 	// OpCommandPrefix + "interface.pin" names a command script.
 	OpCommandPrefix = "command."
 )
@@ -156,8 +160,11 @@ type Resource struct {
 	Sensitive []string `json:"sensitive,omitempty"`
 	// Management is Managed or Unmanaged.
 	Management Management `json:"management"`
-	// Lookup holds the keys that find an unmanaged resource (XOS lookup
-	// keys such as name or login).
+	// Lookup holds the keys that find an unmanaged resource: XOS's
+	// tosca_key fields (name, login_base, email, …), the properties a
+	// TOSCA select template assigns. The read of the resource looks the
+	// object up by them through its OpLookup operation; the plan shows
+	// them.
 	Lookup map[string]Value `json:"lookup,omitempty"`
 	// Request asks placement for a host; nil when the resource needs none.
 	Request *PlacementRequest `json:"placement,omitempty"`

@@ -395,6 +395,7 @@ func (u *universe) newChange(i int) ResourceChange {
 		c.Management = g.Management
 		c.Sensitive = unionSorted(c.Sensitive, g.Sensitive)
 		c.DerivedBy = g.DerivedBy
+		c.Lookup = g.Lookup
 	}
 	if c.Before != nil && c.After != nil {
 		c.ChangedPaths = ChangedPaths(c.Before, c.After)

@@ -279,6 +279,10 @@ type ResourceChange struct {
 	// plan file, its operations' Sensitive inputs are nil.
 	Driver     graph.Driver     `json:"driver"`
 	Management graph.Management `json:"management"`
+	// Lookup holds the keys a read finds its object by
+	// (graph.Resource.Lookup); nil when there are none. In a plan file,
+	// left out when nil.
+	Lookup map[string]graph.Value `json:"lookup,omitempty"`
 	// PriorOperations are the recorded operations when OperationPaths is
 	// not empty (what the change is from), nil otherwise; in a plan file,
 	// their Sensitive inputs are nil.
@@ -287,6 +291,14 @@ type ResourceChange struct {
 	Sensitive []string `json:"sensitive,omitempty"`
 	// Placement is filled by the placement step; nil when not placed.
 	Placement *PlacementDecision `json:"placement,omitempty"`
+}
+
+// Checked reports whether the read of the change can look its object
+// up: its driver has a lookup operation (graph.OpLookup). A read that
+// cannot is "not checked": apply records it without knowing whether the
+// object exists.
+func (c *ResourceChange) Checked() bool {
+	return c.Driver.HasOperation(graph.OpLookup)
 }
 
 // Reruns reports whether the change runs the create of a resource that

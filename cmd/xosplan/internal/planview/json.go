@@ -17,7 +17,10 @@ import (
 // operation_changed, implementation_changed and instance_failed; 1.2
 // adds derived_by (the model policy that derives a resource); 1.3 adds
 // check_predictions, written only by plan --check (JSONWithPredictions),
-// whose plans alone say 1.3: a plan without it is 1.2, as before.
+// whose plans alone say 1.3: a plan without it is 1.2, as before. A read's
+// lookup (its keys, and whether a lookup operation checks it) came
+// without a bump: only reads have it, and a reader that does not know it
+// ignores it.
 const JSONFormatVersion = "1.2"
 
 // JSONPredictionsFormatVersion is the version of a JSON plan that
@@ -61,11 +64,21 @@ type jsonChange struct {
 	ForcedBy     []string         `json:"forced_by,omitempty"`
 	// DerivedBy names the model policy that derives the resource.
 	DerivedBy string `json:"derived_by,omitempty"`
+	// Lookup says how a read finds its object; nil for other actions.
+	Lookup *jsonLookup `json:"lookup,omitempty"`
 	// OperationPaths are the operation paths that changed
 	// (planner.ResourceChange.OperationPaths).
 	OperationPaths []string                   `json:"operation_paths,omitempty"`
 	Dependencies   []string                   `json:"dependencies"`
 	Placement      *planner.PlacementDecision `json:"placement,omitempty"`
+}
+
+// jsonLookup is how a read finds its object: the keys, and whether a
+// lookup operation checks that it exists ("checked": false is a read
+// recorded without knowing).
+type jsonLookup struct {
+	Keys    map[string]graph.Value `json:"keys"`
+	Checked bool                   `json:"checked"`
 }
 
 type jsonChangeBody struct {
@@ -203,6 +216,7 @@ func (jw *jsonWriter) change(c *planner.ResourceChange) jsonChange {
 		ActionReason:   c.Reason.String(),
 		ForcedBy:       c.ForcedBy,
 		DerivedBy:      c.DerivedBy,
+		Lookup:         lookupOf(c),
 		OperationPaths: c.OperationPaths,
 		Dependencies:   nonNil(c.Dependencies),
 		Placement:      c.Placement,
@@ -305,6 +319,12 @@ func appendChange(w *canonjson.Writer, c *jsonChange, marshal func(any)) {
 	if c.DerivedBy != "" {
 		co.Field("derived_by").String(c.DerivedBy)
 	}
+	if c.Lookup != nil {
+		lo := co.Field("lookup").BeginObject()
+		canonjson.Map(lo.Field("keys"), c.Lookup.Keys)
+		lo.Field("checked").Bool(c.Lookup.Checked)
+		lo.End()
+	}
 	if len(c.OperationPaths) > 0 {
 		co.Field("operation_paths").Strings(c.OperationPaths)
 	}
@@ -314,6 +334,19 @@ func appendChange(w *canonjson.Writer, c *jsonChange, marshal func(any)) {
 		marshal(c.Placement)
 	}
 	co.End()
+}
+
+// lookupOf is the lookup of a read change, nil for other actions. Its
+// keys are never sensitive: the front ends leave sensitive values out.
+func lookupOf(c *planner.ResourceChange) *jsonLookup {
+	if c.Action != planner.Read {
+		return nil
+	}
+	keys := c.Lookup
+	if keys == nil {
+		keys = map[string]graph.Value{}
+	}
+	return &jsonLookup{Keys: keys, Checked: c.Checked()}
 }
 
 func nonNil(s []string) []string {

@@ -2,6 +2,7 @@ package planview
 
 import (
 	"bytes"
+	"github.com/xosplan/xosplan/driver"
 	"io"
 	"slices"
 	"sort"
@@ -347,6 +348,9 @@ func (r *renderer) change(c *planner.ResourceChange) {
 	if pl := placementNote(c.Placement); pl != "" {
 		r.line("  # (", pl, ")")
 	}
+	if c.Action == planner.Read {
+		r.line("  # (", termsafe.String(LookupNote(c)), ")")
+	}
 	kind := "resource"
 	if c.Action == planner.Read {
 		kind = "data"
@@ -365,6 +369,23 @@ func (r *renderer) change(c *planner.ResourceChange) {
 	r.mapBody(d, 6, "", before, after, before != nil, after != nil, false)
 	r.operations(c)
 	r.line("    }")
+}
+
+// LookupNote says how the read of c finds its object: `by name =
+// "mysite"` (its lookup keys), and "not checked: nothing can look it up"
+// when its driver has no lookup operation.
+func LookupNote(c *planner.ResourceChange) string {
+	var parts []string
+	if len(c.Lookup) > 0 {
+		parts = append(parts, "by "+driver.KeysText(c.Lookup))
+	}
+	switch {
+	case !c.Checked():
+		parts = append(parts, driver.NotCheckedStatus)
+	case len(parts) == 0:
+		parts = append(parts, "by its lookup operation alone")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // operations shows, in an update or replacement, the operations whose

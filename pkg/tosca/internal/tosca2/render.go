@@ -206,8 +206,36 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	}
 	r.Driver = c.renderDriver(nd)
 	r.Sensitive = c.secretPaths(nd, spec)
+	if r.Management == graph.Unmanaged {
+		r.Lookup = lookupKeys(nd, r.Sensitive)
+	}
 	r.Request = c.allocationRequest(nd)
 	return r
+}
+
+// lookupIface and lookupReadOp name xosplan's lookup (io.xosplan:1.0's
+// interface type Lookup, its operation read).
+const (
+	lookupIface  = "Lookup"
+	lookupReadOp = "read"
+)
+
+// lookupKeys returns the keys the object of an unmanaged node is looked
+// up by: the properties its template assigns, but for the secret ones
+// (sensitive: the resource's Sensitive paths); nil when none.
+func lookupKeys(nd *node, sensitive []string) map[string]graph.Value {
+	var keys map[string]graph.Value
+	for _, p := range nd.n.Get("properties").Pairs() {
+		v, ok := nd.props[p.Key.Value]
+		if !ok || v == nil || slices.Contains(sensitive, "properties."+p.Key.Value) {
+			continue
+		}
+		if keys == nil {
+			keys = map[string]graph.Value{}
+		}
+		keys[p.Key.Value] = v
+	}
+	return keys
 }
 
 // renderDriver collects the operations of the node template's Standard
@@ -242,6 +270,14 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 		}
 	}
 	core.RelationshipOps(relOps, ops, where)
+	// The read of xosplan's Lookup interface (io.xosplan:1.0) finds an
+	// unmanaged object.
+	c.lifecycleOps(nd, nil, lookupIface, nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", func(name string, op graph.Operation, site core.OpSite) {
+		if name == lookupReadOp {
+			ops[graph.OpLookup] = op
+			where[graph.OpLookup] = site
+		}
+	})
 	if len(ops) > 0 {
 		drv.Name = c.ChooseDriver(nd.name, nd.key.File, ops, where)
 		if drv.Name == graph.DriverNoop {
