@@ -205,7 +205,7 @@ func LookupOutcome(req Request, fb state.Feedback, outputs map[string]graph.Valu
 			return Failed(req, &fb, fmt.Errorf("the lookup: %w", err))
 		}
 		for _, c := range cands {
-			if matches(c.Fields, keys, len(cands) == 1 && outputs[LookupObjectsOutput] == nil) {
+			if matchesKeys(c.Fields, keys, len(cands) == 1 && outputs[LookupObjectsOutput] == nil) {
 				found = append(found, c)
 			}
 		}
@@ -214,16 +214,16 @@ func LookupOutcome(req Request, fb state.Feedback, outputs map[string]graph.Valu
 	}
 	switch len(found) {
 	case 0:
-		out, err := Failed(req, &fb, fmt.Errorf("%w: no %s%s", ErrNotFound, what, by))
+		seen := ""
+		if cands, _ := candidates(outputs); outputs[LookupObjectsOutput] != nil && len(cands) > 0 {
+			seen = "; the lookup reported " + idList(cands)
+		}
+		out, err := Failed(req, &fb, fmt.Errorf("%w: no %s%s%s", ErrNotFound, what, by, seen))
 		out.Feedback.Extra = withLookup(fb.Extra, keys, false, "")
 		return out, err
 	case 1:
 	default:
-		ids := make([]string, len(found))
-		for i, c := range found {
-			ids[i] = strconv.Quote(c.ID)
-		}
-		out, err := Failed(req, &fb, fmt.Errorf("%w: %d objects%s: %s", ErrAmbiguous, len(found), by, strings.Join(ids, ", ")))
+		out, err := Failed(req, &fb, fmt.Errorf("%w: %d objects%s: %s", ErrAmbiguous, len(found), by, idList(found)))
 		out.Candidates = found
 		return out, err
 	}
@@ -246,6 +246,19 @@ func LookupOutcome(req Request, fb state.Feedback, outputs map[string]graph.Valu
 	fb.Status = state.Status{Active: true}
 	fb.Extra = withLookup(fb.Extra, keys, true, obj.ID)
 	return Outcome{Feedback: fb, Candidates: found}, nil
+}
+
+// idList names objects for a message by their ids, at most ten.
+func idList(list []Candidate) string {
+	var ids []string
+	for i, c := range list {
+		if i == 10 {
+			ids = append(ids, fmt.Sprintf("and %d more", len(list)-i))
+			break
+		}
+		ids = append(ids, strconv.Quote(c.ID))
+	}
+	return strings.Join(ids, ", ")
 }
 
 // candidates returns the objects outputs report: each entry of
@@ -327,12 +340,17 @@ func idText(v graph.Value) string {
 	return valueText(v, false)
 }
 
-// matches reports whether an object's fields have every key's value
+// Matches reports whether an object's fields have every key's value
+// (compared as text, so that a script's "8" is the key 8); a key the
+// object lacks does not match.
+func Matches(fields, keys map[string]graph.Value) bool { return matchesKeys(fields, keys, false) }
+
+// matchesKeys reports whether an object's fields have every key's value
 // (compared as text, so that a script's "8" is the key 8). With
 // trusting, a key the object does not report counts as matched: a
 // script that answers one object was given the keys and found it by
 // them.
-func matches(fields, keys map[string]graph.Value, trusting bool) bool {
+func matchesKeys(fields, keys map[string]graph.Value, trusting bool) bool {
 	for k, want := range keys {
 		got, ok := fields[k]
 		if !ok {

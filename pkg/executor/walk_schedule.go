@@ -200,7 +200,7 @@ func (d *dispatcher) handle(r taskResult) {
 		d.converging(r)
 	case r.err == nil:
 		ev := Event{Type: EventComplete, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: n.elapsed()}
-		if n.action == ActionRead {
+		if n.action == ActionRead || n.change.Imports() {
 			ev.Detail = d.w.redact.String(r.out.Feedback.BackendStatus)
 		}
 		d.w.emit(ev)

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"strings"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -166,6 +167,12 @@ type Resource struct {
 	// object up by them through its OpLookup operation; the plan shows
 	// them.
 	Lookup map[string]Value `json:"lookup,omitempty"`
+	// Import is the import filter of a managed resource (ORC's
+	// spec.import.filter): the first apply adopts the one existing object
+	// whose fields equal every key, found by its OpLookup operation or
+	// among its factory's discoveries, instead of creating one. nil when
+	// the resource declares none. Never an ID field (IsIDField).
+	Import map[string]Value `json:"import,omitempty"`
 	// Request asks placement for a host; nil when the resource needs none.
 	Request *PlacementRequest `json:"placement,omitempty"`
 	// CreateBeforeDestroy asks for replacement as create, then delete.
@@ -175,6 +182,17 @@ type Resource struct {
 	DerivedBy string `json:"derived_by,omitempty"`
 	// Range is where the resource is declared.
 	Range diag.Range `json:"-"`
+}
+
+// IsIDField reports whether a filter key names an object's id ("id",
+// "uuid", "instance_id", "instanceId", in any case): an import filter
+// never does (ORC: an id is given as such, `xosplan import ADDRESS ID`).
+func IsIDField(key string) bool {
+	switch strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(key, "_", ""), "-", "")) {
+	case "id", "uuid", "instanceid":
+		return true
+	}
+	return false
 }
 
 // DerivesFrom reports whether the resource's type is typ or derives from it.

@@ -153,9 +153,13 @@ const (
 	// since found the object failed (backend_code error); the actuator
 	// runs its create again (a scripted component is launched again).
 	ReasonInstanceFailed
+	// ReasonImportFilter: a managed resource that is not recorded declares
+	// an import filter (Import): the create adopts the one existing
+	// object that matches it instead of creating one.
+	ReasonImportFilter
 
 	// lastReason bounds the valid reasons.
-	lastReason = ReasonInstanceFailed
+	lastReason = ReasonImportFilter
 )
 
 // String returns the reason's stable name, as action_reason in JSON plans.
@@ -191,6 +195,8 @@ func (r Reason) String() string {
 		return "implementation_changed"
 	case ReasonInstanceFailed:
 		return "instance_failed"
+	case ReasonImportFilter:
+		return "import_by_filter"
 	}
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
@@ -283,6 +289,9 @@ type ResourceChange struct {
 	// (graph.Resource.Lookup); nil when there are none. In a plan file,
 	// left out when nil.
 	Lookup map[string]graph.Value `json:"lookup,omitempty"`
+	// Import is, for a create with ReasonImportFilter, the filter the
+	// object to adopt is found by (graph.Resource.Import); nil otherwise.
+	Import map[string]graph.Value `json:"import,omitempty"`
 	// PriorOperations are the recorded operations when OperationPaths is
 	// not empty (what the change is from), nil otherwise; in a plan file,
 	// their Sensitive inputs are nil.
@@ -299,6 +308,12 @@ type ResourceChange struct {
 // object exists.
 func (c *ResourceChange) Checked() bool {
 	return c.Driver.HasOperation(graph.OpLookup)
+}
+
+// Imports reports whether the change adopts an existing object, found
+// by its import filter, instead of creating one.
+func (c *ResourceChange) Imports() bool {
+	return c.Action == Create && c.Reason == ReasonImportFilter
 }
 
 // Reruns reports whether the change runs the create of a resource that

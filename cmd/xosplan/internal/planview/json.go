@@ -18,8 +18,8 @@ import (
 // adds derived_by (the model policy that derives a resource); 1.3 adds
 // check_predictions, written only by plan --check (JSONWithPredictions),
 // whose plans alone say 1.3: a plan without it is 1.2, as before. A read's
-// lookup (its keys, and whether a lookup operation checks it) came
-// without a bump: only reads have it, and a reader that does not know it
+// lookup (its keys, and whether a lookup operation checks it), and a
+// create's import_filter, came without a bump: only reads and imports have them, and a reader that does not know it
 // ignores it.
 const JSONFormatVersion = "1.2"
 
@@ -66,6 +66,9 @@ type jsonChange struct {
 	DerivedBy string `json:"derived_by,omitempty"`
 	// Lookup says how a read finds its object; nil for other actions.
 	Lookup *jsonLookup `json:"lookup,omitempty"`
+	// ImportFilter is, for a create that adopts an existing object, the
+	// filter it is found by.
+	ImportFilter map[string]graph.Value `json:"import_filter,omitempty"`
 	// OperationPaths are the operation paths that changed
 	// (planner.ResourceChange.OperationPaths).
 	OperationPaths []string                   `json:"operation_paths,omitempty"`
@@ -217,6 +220,7 @@ func (jw *jsonWriter) change(c *planner.ResourceChange) jsonChange {
 		ForcedBy:       c.ForcedBy,
 		DerivedBy:      c.DerivedBy,
 		Lookup:         lookupOf(c),
+		ImportFilter:   c.Import,
 		OperationPaths: c.OperationPaths,
 		Dependencies:   nonNil(c.Dependencies),
 		Placement:      c.Placement,
@@ -324,6 +328,9 @@ func appendChange(w *canonjson.Writer, c *jsonChange, marshal func(any)) {
 		canonjson.Map(lo.Field("keys"), c.Lookup.Keys)
 		lo.Field("checked").Bool(c.Lookup.Checked)
 		lo.End()
+	}
+	if len(c.ImportFilter) > 0 {
+		canonjson.Map(co.Field("import_filter"), c.ImportFilter)
 	}
 	if len(c.OperationPaths) > 0 {
 		co.Field("operation_paths").Strings(c.OperationPaths)
