@@ -79,15 +79,21 @@ func (r Range) String() string {
 // Related lists other places that explain the problem (each hop of a
 // dependency cycle, say), in the order a reader follows them; Detail
 // says the same in text, so a renderer may show either.
+//
+// Suggestion, when set, is the one obvious fix: the text that should
+// replace what Range covers (the declared name nearest to a misspelt
+// one). Summary says it too ("did you mean …?"); the language server
+// offers it as a quick fix.
 type Diagnostic struct {
-	Severity  Severity
-	Code      string
-	Summary   string
-	Detail    string
-	Range     Range
-	Path      string
-	Sensitive bool
-	Related   []Related
+	Severity   Severity
+	Code       string
+	Summary    string
+	Detail     string
+	Range      Range
+	Path       string
+	Sensitive  bool
+	Related    []Related
+	Suggestion string
 }
 
 // Related is one place that explains a diagnostic, with what it says
@@ -100,7 +106,8 @@ type Related struct {
 // equal reports whether two diagnostics are the same in every field.
 func equal(a, b Diagnostic) bool {
 	return a.Severity == b.Severity && a.Code == b.Code && a.Summary == b.Summary && a.Detail == b.Detail &&
-		a.Range == b.Range && a.Path == b.Path && a.Sensitive == b.Sensitive && slices.Equal(a.Related, b.Related)
+		a.Range == b.Range && a.Path == b.Path && a.Sensitive == b.Sensitive && slices.Equal(a.Related, b.Related) &&
+		a.Suggestion == b.Suggestion
 }
 
 // Error renders the diagnostic as "file:line:col: severity: summary".

@@ -67,8 +67,15 @@ func (s *server) compilePending() {
 		conn := s.conn
 		s.mu.Unlock()
 		version := protocol.UInteger(max(d.version, 0))
+		published := []protocol.Diagnostic{}
+		if res.Format != "" {
+			// A YAML file of no format of ours (a Kubernetes object, a
+			// playbook, CI configuration) is not ours to judge: it gets no
+			// diagnostics, not "neither a TOSCA template nor a manifest".
+			published = s.convert(path, d.text, res.Diags, texts)
+		}
 		_ = conn.Notify(s.ctx, protocol.ServerTextDocumentPublishDiagnostics, protocol.PublishDiagnosticsParams{
-			URI: d.uri, Version: &version, Diagnostics: s.convert(path, d.text, res.Diags, texts)})
+			URI: d.uri, Version: &version, Diagnostics: published})
 	}
 }
 
@@ -115,6 +122,9 @@ func (s *server) convert(path string, t *text, diags diag.Diagnostics, texts map
 		pd := protocol.Diagnostic{Range: t.rangeOf(d.Range), Severity: &sev, Source: &source, Message: msg}
 		if d.Code != "" {
 			pd.Code = &protocol.IntegerOrString{Value: d.Code}
+		}
+		if d.Suggestion != "" {
+			pd.Data = map[string]any{suggestionKey: d.Suggestion}
 		}
 		for _, r := range d.Related {
 			var rt *text

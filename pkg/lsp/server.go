@@ -215,6 +215,7 @@ func (s *server) handlers() *protocol.Handler {
 		TextDocumentCompletion:         s.completion,
 		TextDocumentDocumentSymbol:     s.documentSymbol,
 		TextDocumentSemanticTokensFull: s.semanticTokens,
+		TextDocumentCodeAction:         s.codeAction,
 		WorkspaceDidChangeWatchedFiles: func(_ *glsp.Context, p *protocol.DidChangeWatchedFilesParams) error {
 			for _, ch := range p.Changes {
 				if path, ok := pathOf(ch.URI); ok {
@@ -241,6 +242,7 @@ func (s *server) initialize(_ *glsp.Context, p *protocol.InitializeParams) (any,
 	caps.Workspace = &protocol.ServerCapabilitiesWorkspace{WorkspaceFolders: &protocol.WorkspaceFoldersServerCapabilities{
 		Supported: &supported, ChangeNotifications: &protocol.BoolOrString{Value: true}}}
 	caps.CompletionProvider = &protocol.CompletionOptions{TriggerCharacters: []string{":", " ", "[", "{", "(", "#", ",", ".", "$"}}
+	caps.CodeActionProvider = &protocol.CodeActionOptions{CodeActionKinds: []protocol.CodeActionKind{protocol.CodeActionKindQuickFix}}
 	caps.SemanticTokensProvider = &protocol.SemanticTokensOptions{Legend: protocol.SemanticTokensLegend{TokenTypes: tokenTypes, TokenModifiers: []string{"declaration"}}, Full: true}
 	version := s.opts.Version
 	return protocol.InitializeResult{Capabilities: caps, ServerInfo: &protocol.InitializeResultServerInfo{Name: "xosplan", Version: &version}}, nil

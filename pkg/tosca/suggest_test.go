@@ -2,6 +2,7 @@ package tosca
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -100,5 +101,100 @@ func TestUndeclaredInputIsAnError(t *testing.T) {
 	}
 	if _, ok := UndeclaredInput(diag.Diagnostic{Code: CodeUnknownInput, Path: "topology_template.inputs.x.default"}); ok {
 		t.Error("UndeclaredInput takes a diagnostic of another kind")
+	}
+}
+
+// TestDidYouMean: a misspelt type, property or keyname is reported with
+// the nearest declared name, in the summary ("did you mean") and as the
+// diagnostic's Suggestion (the language server's quick fix), in 1.3 and
+// 2.0; a name with nothing near gets neither.
+func TestDidYouMean(t *testing.T) {
+	dir := testutil.Tree(t, map[string]string{
+		"v13.yaml": `tosca_definitions_version: tosca_simple_yaml_1_3
+topology_template:
+  node_templates:
+    dbms:
+      type: tosca.nodes.DBMS
+      properties:
+        prot: 5432
+    db:
+      type: tosca.nodes.Databse
+    web:
+      type: tosca.nodes.Compute
+      requirments: []
+    other:
+      type: tosca.nodes.ZZZZZZZZZZ
+`,
+		"v20.yaml": `tosca_definitions_version: tosca_2_0
+imports:
+  - profile: org.oasis-open.simple:2.0
+    namespace: s
+service_template:
+  node_templates:
+    dbms:
+      type: s:DBMS
+      properties:
+        prot: 5432
+    db:
+      type: s:Databse
+    web:
+      type: s:Compute
+      requirments: []
+`,
+	})
+	want := map[string]map[string]string{ // file → code → suggestion
+		"v13.yaml": {CodeUnknownProperty: "port", CodeUnknownType: "tosca.nodes.Database", CodeUnknownField: "requirements"},
+		"v20.yaml": {CodeUnknownProperty: "port", CodeUnknownType: "s:Database", CodeUnknownField: "requirements"},
+	}
+	for file, codes := range want {
+		_, diags := Compile(context.Background(), filepath.Join(dir, file), Options{})
+		got := map[string]string{}
+		for _, d := range diags {
+			if d.Suggestion != "" {
+				got[d.Code] = d.Suggestion
+				if !strings.HasSuffix(d.Summary, `; did you mean "`+d.Suggestion+`"?`) {
+					t.Errorf("%s: %s: the summary does not say it: %s", file, d.Code, d.Summary)
+				}
+			} else if strings.Contains(d.Summary, "ZZZZ") && strings.Contains(d.Summary, "did you mean") {
+				t.Errorf("%s: a suggestion for a name with nothing near: %s", file, d.Summary)
+			}
+		}
+		for code, s := range codes {
+			if got[code] != s {
+				t.Errorf("%s: %s suggests %q, want %q (all: %v)\n%v", file, code, got[code], s, got, diags)
+			}
+		}
+	}
+}
+
+// TestDidYouMeanIsBounded: the searches of one compile stop at
+// MaxSuggestCells, so a file of thousands of long misspelt names is not
+// slowed by them: the later diagnostics come without a suggestion.
+func TestDidYouMeanIsBounded(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("tosca_definitions_version: tosca_simple_yaml_1_3\nnode_types:\n")
+	long := strings.Repeat("x", 200)
+	for i := range 300 {
+		fmt.Fprintf(&b, "  %s%03d:\n    derived_from: tosca.nodes.Root\n", long, i)
+	}
+	b.WriteString("topology_template:\n  node_templates:\n")
+	for i := range 3000 {
+		fmt.Fprintf(&b, "    n%d:\n      type: %s%04d\n", i, long, i)
+	}
+	dir := testutil.Tree(t, map[string]string{"big.yaml": b.String()})
+	_, diags := Compile(context.Background(), filepath.Join(dir, "big.yaml"), Options{})
+	var unknown, suggested int
+	for _, d := range diags {
+		if d.Code == CodeUnknownType {
+			unknown++
+			if d.Suggestion != "" {
+				suggested++
+			}
+		}
+	}
+	// Each search compares with 300 names of about 200 runes: 12,000,000
+	// cells, so the budget allows one full search and part of a second.
+	if unknown != 3000 || suggested == 0 || suggested > 2 {
+		t.Errorf("%d unknown types, %d with a suggestion: want 3000, and 1 or 2", unknown, suggested)
 	}
 }

@@ -33,6 +33,10 @@ type jsonDiagnostic struct {
 	Snippet  *jsonSnippet `json:"snippet,omitempty"`
 	Code     string       `json:"code"`
 	Path     string       `json:"path"`
+	// Suggestion is the replacement for the text at Range that fixes the
+	// problem (a misspelt name's nearest declared one), when there is
+	// one obvious fix.
+	Suggestion string `json:"suggestion,omitempty"`
 }
 
 // jsonSnippet follows Terraform's snippet object: the source line, and the
@@ -60,7 +64,7 @@ func renderJSON(w io.Writer, ds diag.Diagnostics, opt Options) error {
 	}
 	lines := newLineCache(opt.Sources)
 	for _, d := range ds {
-		jd := jsonDiagnostic{Severity: d.Severity.String(), Summary: d.Summary, Detail: d.Detail, Code: d.Code, Path: d.Path}
+		jd := jsonDiagnostic{Severity: d.Severity.String(), Summary: d.Summary, Detail: d.Detail, Code: d.Code, Path: d.Path, Suggestion: d.Suggestion}
 		// Terraform's ranges always have positions; a file-level problem
 		// (a missing file) has none and names the file in its summary.
 		if d.Range.File != "" && !d.Range.Start.IsZero() {

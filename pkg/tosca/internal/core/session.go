@@ -59,6 +59,9 @@ type Session struct {
 	// marks the value paths whose values are secret (secrets.go).
 	SecretReads int
 	SecretAt    map[string]bool
+	// suggestCells counts the cells SuggestLast's searches have spent of
+	// MaxSuggestCells.
+	suggestCells int
 
 	// wd is the working folder, read once for display.
 	wd string

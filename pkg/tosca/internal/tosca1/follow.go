@@ -9,6 +9,8 @@ package tosca1
 // operations).
 
 import (
+	"maps"
+
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
@@ -27,6 +29,7 @@ func (c *compiler) unknownType(k kind, n *yamlsrc.Node, path string, lenient boo
 		} else {
 			c.errorf(n.Range, path, core.CodeUnknownType, format, args...)
 		}
+		c.SuggestLast(n.Value, maps.Keys(c.ns[k]))
 	})
 }
 

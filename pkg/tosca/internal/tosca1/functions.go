@@ -499,6 +499,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 		}
 		if t.props[name] == nil {
 			c.errorf(a[1].Range, path, core.CodeUnknownProperty, "get_property: %s has no property %q", rt.what(), name)
+			c.SuggestLast(name, maps.Keys(t.props))
 			return nil
 		}
 		v := c.relRefProp(rt, name)
@@ -549,6 +550,7 @@ func (c *compiler) fnGetProperty(args *yamlsrc.Node, path string, s *scope) grap
 	if nt.typ.props[name] == nil {
 		if !c.lacks(nt.typ) {
 			c.errorf(a[1].Range, path, core.CodeUnknownProperty, "get_property: node template %q has no property %q", nt.name, name)
+			c.SuggestLast(name, maps.Keys(nt.typ.props))
 		}
 		return nil
 	}
@@ -1108,6 +1110,7 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 		if d == nil {
 			if !c.lacks(nt.typ) {
 				c.errorf(k.Range, joinPath(path, k.Value), core.CodeUnknownProperty, "%s has no property %q", what, k.Value)
+				c.SuggestLast(k.Value, maps.Keys(defs))
 			}
 			continue
 		}

@@ -282,6 +282,7 @@ func (c *compiler) checkKeysOf(n *yamlsrc.Node, path string, what func() string,
 		k := n.Content[i]
 		if !slices.Contains(allowed, k.Value) {
 			c.lenientf(k.Range, joinPath(path, k.Value), core.CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
+			c.SuggestLast(k.Value, slices.Values(allowed))
 		}
 	}
 	return true

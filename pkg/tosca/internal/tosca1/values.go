@@ -342,6 +342,7 @@ func (c *compiler) assignProps(t *typeDef, defs map[string]*propDef, n *yamlsrc.
 		if d == nil {
 			if !c.lacks(t) {
 				c.errorf(k.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", owner, noun, k.Value)
+				c.SuggestLast(k.Value, maps.Keys(defs))
 			}
 			continue
 		}

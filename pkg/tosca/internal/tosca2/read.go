@@ -362,6 +362,7 @@ func (c *compiler) keys(n *yamlsrc.Node, path string, what func() string, allowe
 			}
 		}
 		c.Errorf(k.Range, core.JoinPath(path, k.Value), core.CodeUnknownField, "%s contains unknown field %q", what(), k.Value)
+		c.SuggestLast(k.Value, slices.Values(allowed))
 	}
 	return true
 }

@@ -6,6 +6,7 @@ package tosca2
 // namespace, written ns:name.
 
 import (
+	"iter"
 	"maps"
 	"slices"
 	"strings"
@@ -81,6 +82,54 @@ func (c *compiler) findIn(f *file, k core.Kind, name string, seen map[*file]bool
 		}
 	}
 	return nil
+}
+
+// visibleTypeNames lists the names of the types of kind k that file f may write
+// (what findType finds): its own and its imports' without a namespace,
+// ns:name for those of an import with namespace ns, and the built-in data
+// types. Each file is listed once per namespace prefix.
+func (c *compiler) visibleTypeNames(f *file, k core.Kind) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		if k == core.KData {
+			for name := range c.state.builtins {
+				if !yield(name) {
+					return
+				}
+			}
+		}
+		type visit struct {
+			f  *file
+			ns string
+		}
+		seen := map[visit]bool{}
+		var walk func(g *file, prefix string) bool
+		walk = func(g *file, prefix string) bool {
+			if g == nil || seen[visit{g, prefix}] {
+				return true
+			}
+			seen[visit{g, prefix}] = true
+			s := c.scope(g)
+			for name := range s.types[k] {
+				if !yield(prefix + name) {
+					return false
+				}
+			}
+			for _, im := range s.imports {
+				p := prefix
+				if im.ns != "" {
+					if prefix != "" {
+						continue // findIn resolves one namespace step
+					}
+					p = im.ns + ":"
+				}
+				if !walk(im.f, p) {
+					return false
+				}
+			}
+			return true
+		}
+		walk(f, "")
+	}
 }
 
 // checkNamespaces warns of names defined twice in one namespace
@@ -249,6 +298,7 @@ func (c *compiler) typeRef(f *file, k core.Kind, n *yamlsrc.Node, path string) *
 	if t == nil {
 		c.UnknownOnce(core.UnknownKey{Kind: k, Name: n.Value, Error: true}, func() {
 			c.Errorf(n.Range, path, core.CodeUnknownType, "unknown %s %q", k.Word(), n.Value)
+			c.SuggestLast(n.Value, c.visibleTypeNames(f, k))
 		})
 	} else if k == core.KData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
 		c.Warnf(n.Range, path, core.CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)

@@ -472,6 +472,7 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node,
 				c.FollowOn(c.ImportFailed)
 			} else {
 				c.Errorf(p.Key.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", owner, noun, p.Key.Value)
+				c.SuggestLast(p.Key.Value, maps.Keys(defs))
 			}
 			continue
 		}
