@@ -28,7 +28,7 @@ type importFlags struct {
 func newImportCommand(c *cli) *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
-		Use:   "import [flags] ADDRESS ID [PATH...]\n  xosplan import [flags] --filter KEY=VALUE... ADDRESS [PATH...]",
+		Use:   "import [flags] ADDRESS {ID | --filter KEY=VALUE...} [PATH...]",
 		Short: "Adopt an existing object into the state as a configured resource",
 		Long: `Import adopts an object that exists already as the resource ADDRESS of the configuration
 (PATHs as plan reads them, the current folder when none is given), as terraform import does:
