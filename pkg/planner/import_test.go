@@ -22,7 +22,7 @@ func TestImportFilterAdoptsInsteadOfCreating(t *testing.T) {
 		{Address: "db", Type: "db", Management: graph.Managed, Spec: map[string]graph.Value{}, Import: filter},
 		{Address: "failed", Type: "db", Management: graph.Managed, Spec: map[string]graph.Value{}, Import: filter},
 		{Address: "adopted", Type: "db", Management: graph.Managed, Spec: map[string]graph.Value{}, Import: filter},
-		{Address: "site", Type: "site", Management: graph.Unmanaged, Spec: map[string]graph.Value{}, Lookup: map[string]graph.Value{"name": "s"}},
+		{Address: "site", Type: "site", Management: graph.Unmanaged, Spec: map[string]graph.Value{}, Lookup: map[string]graph.Value{"name": "s", "slot": int64(3), "open": true}},
 	} {
 		if err := g.AddResource(r); err != nil {
 			t.Fatal(err)
@@ -59,7 +59,7 @@ func TestImportFilterAdoptsInsteadOfCreating(t *testing.T) {
 		t.Errorf("read back: %v", err)
 	}
 	for _, c := range back.Changes {
-		if c.Address == "db" && c.Import["name"] != "orders" || c.Address == "site" && c.Lookup["name"] != "s" {
+		if c.Address == "db" && c.Import["name"] != "orders" || c.Address == "site" && (c.Lookup["name"] != "s" || c.Lookup["slot"] != int64(3) || c.Lookup["open"] != true) {
 			t.Errorf("the plan file lost the filter or keys: %+v", c)
 		}
 	}
