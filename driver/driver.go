@@ -138,6 +138,10 @@ type Outcome struct {
 	// script reported, sorted by natural id. The walk records them as
 	// unmanaged resources.
 	Discovered []Discovered
+	// Candidates lists, for a read through a lookup operation, the
+	// objects that have the lookup keys (LookupOutcome): the one found,
+	// or those that made the lookup ambiguous.
+	Candidates []Candidate
 	// Results holds, for Invoke, the command results in the order the
 	// script reported them; the last non-intermediate one is the answer.
 	Results []CommandResult

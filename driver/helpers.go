@@ -134,17 +134,44 @@ func HealthOutcome(req Request, fb state.Feedback, status, message string) (Outc
 	return Failed(req, &fb, fmt.Errorf("the health check reported status %q, which is none of active, converging, failed and missing", Truncate(status, 80)))
 }
 
+// RanCheck records in fb the output tail of a run of the check-like
+// operation key (a health check, a lookup) and, when the run failed with
+// err, returns the failed outcome, naming the operation what; failed is
+// false when the run succeeded and its outputs are to be judged.
+func RanCheck(req Request, fb *state.Feedback, key, what string, op graph.Operation, tail string, maxOutput int, err error) (out Outcome, ferr error, failed bool) {
+	if tail != "" {
+		fb.Output = JoinTails([]string{"[" + key + "]\n" + strings.TrimSuffix(tail, "\n")}, maxOutput)
+	}
+	if err == nil {
+		return Outcome{}, nil, false
+	}
+	out, ferr = Failed(req, fb, fmt.Errorf("%s (%s): %w", what, op.Implementation, err))
+	return out, ferr, true
+}
+
 // Observe answers a read or a health action of a driver whose health
-// check is an operation: the recorded feedback, through check when the
-// action is health and drv has a health check implementation, else
-// recorded as ok and active.
+// check and lookup are operations. A health action runs check when drv
+// has a health check implementation, else it answers the recorded
+// feedback, active. A read runs lookup (with LookupInputs) when drv has a
+// lookup implementation, else it answers NotChecked.
 func Observe(ctx context.Context, req Request, drv graph.Driver,
-	check func(context.Context, Request, graph.Operation, state.Feedback) (Outcome, error)) (Outcome, error) {
+	check, lookup func(context.Context, Request, graph.Operation, state.Feedback) (Outcome, error)) (Outcome, error) {
 	var fb state.Feedback
 	if req.Prior != nil {
 		fb = req.Prior.Feedback
 	}
-	if op, ok := drv.Operations[graph.OpHealthCheck]; ok && req.Action == ActionHealth && op.Implementation != "" {
+	if req.Action == ActionRead {
+		op, ok := drv.Operations[graph.OpLookup]
+		if !ok || op.Implementation == "" {
+			return NotChecked(req, fb), nil
+		}
+		lreq, err := LookupInputs(req, op)
+		if err != nil {
+			return Failed(req, &fb, err)
+		}
+		return lookup(ctx, lreq, op, fb)
+	}
+	if op, ok := drv.Operations[graph.OpHealthCheck]; ok && op.Implementation != "" {
 		return check(ctx, req, op, fb)
 	}
 	fb.BackendCode, fb.BackendStatus = state.BackendOK, "ok"

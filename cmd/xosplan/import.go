@@ -7,7 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
+	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/executor"
+	"github.com/xosplan/xosplan/pkg/state"
 	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
@@ -20,12 +22,13 @@ type importFlags struct {
 	scriptRoot string
 	timeout    time.Duration
 	attrs      []string
+	filters    []string
 }
 
 func newImportCommand(c *cli) *cobra.Command {
 	var f importFlags
 	cmd := &cobra.Command{
-		Use:   "import [flags] ADDRESS ID [PATH...]",
+		Use:   "import [flags] ADDRESS {ID | --filter KEY=VALUE...} [PATH...]",
 		Short: "Adopt an existing object into the state as a configured resource",
 		Long: `Import adopts an object that exists already as the resource ADDRESS of the configuration
 (PATHs as plan reads them, the current folder when none is given), as terraform import does:
@@ -41,19 +44,35 @@ its factory's recorded discoveries. An exec or noop resource cannot be asked abo
 recorded with ID as its instance id and the attributes given with --attr, which is what
 resources that depend on it read.
 
+With --filter (repeatable), no ID is given: the object is the one whose fields equal every
+KEY=VALUE, as ORC's spec.import.filter finds one. A resource with a lookup operation
+(xosplan.interfaces.Lookup) runs it with the filter as its keys (XOSPLAN_LOOKUP) and keeps the
+objects it reports that match; a scripted component looks among its factory's recorded
+discoveries (fields name and status). Exactly one must match: none or several are refused,
+listing what was found. A filter never names an ID field (id, uuid, instance_id): give the ID
+instead. The object's id and, for an exec or noop resource, its other fields (as attributes)
+are recorded.
+
 ADDRESS must be configured and not yet recorded, managed, and not a factory; values the
 resource reads from others must be recorded (apply or import those first). The state lock is
 held throughout; nothing is recorded when the object cannot be confirmed.`,
 		Example: `  xosplan state discovered 'VM Factory.factory'
   xosplan import VM.vm i-0123456789 examples/petclinic
-  xosplan import --attr ip=10.0.0.5 --var db_password=… db db-42 stack/`,
+  xosplan import --attr ip=10.0.0.5 --var db_password=… db db-42 stack/
+  xosplan import --filter name=orders db stack/`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) < 2 {
-				return usagef(cmd, "import needs an ADDRESS and the ID of the object to adopt")
+			switch {
+			case len(f.filters) > 0 && len(args) < 1:
+				return usagef(cmd, "import --filter needs the ADDRESS of the resource to adopt the object as")
+			case len(f.filters) == 0 && len(args) < 2:
+				return usagef(cmd, "import needs an ADDRESS and the ID of the object to adopt (or --filter KEY=VALUE to find it)")
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(f.filters) > 0 {
+				return runImport(cmd, c, f, args[0], "", args[1:])
+			}
 			return runImport(cmd, c, f, args[0], args[1], args[2:])
 		},
 	}
@@ -65,6 +84,7 @@ held throughout; nothing is recorded when the object cannot be confirmed.`,
 	f.imports.addLimits(fs)
 	addScriptRoot(fs, &f.scriptRoot)
 	fs.DurationVar(&f.timeout, "timeout", 0, "bound the health check (`DURATION`; default 10m)")
+	fs.StringArrayVar(&f.filters, "filter", nil, "adopt the one object whose field KEY equals VALUE (`KEY=VALUE`; repeatable; never an ID field)")
 	fs.StringArrayVar(&f.attrs, "attr", nil, "record the attribute `NAME=VALUE` of an exec or noop resource (VALUE read as a YAML scalar; repeatable)")
 	return cmd
 }
@@ -77,6 +97,18 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 	}
 	if len(attrs) == 0 {
 		attrs = nil
+	}
+	filter, err := assignments("--filter", f.filters)
+	if err != nil {
+		return usagef(cmd, "%v", err)
+	}
+	if len(filter) > 0 {
+		if err := executor.CheckFilter(filter); err != nil {
+			return usagef(cmd, "--filter: %v", err)
+		}
+		if len(attrs) > 0 {
+			return usagef(cmd, "--attr and --filter do not go together: the object found by the filter reports its own attributes")
+		}
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -110,9 +142,18 @@ func runImport(cmd *cobra.Command, c *cli, f importFlags, addr, id string, paths
 	}
 	reg := workflow.Drivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: f.timeout, StateDir: workflow.ScriptStateDir(backend)})
 	wd, _ := os.Getwd()
-	view.Importing(addr, id)
-	rec, err := executor.Import(ctx, desired, cur, addr, id, reg, executor.ImportOptions{
-		ScriptRoot: scriptRoot, WorkDir: wd, Timeout: f.timeout, Attributes: attrs})
+	opts := executor.ImportOptions{ScriptRoot: scriptRoot, WorkDir: wd, Timeout: f.timeout, Attributes: attrs}
+	var rec *state.Resource
+	if len(filter) > 0 {
+		view.Finding(addr, driver.KeysText(filter))
+		rec, err = executor.ImportByFilter(ctx, desired, cur, addr, filter, reg, opts)
+		if err == nil {
+			id = rec.Feedback.InstanceID
+		}
+	} else {
+		view.Importing(addr, id)
+		rec, err = executor.Import(ctx, desired, cur, addr, id, reg, opts)
+	}
 	if err != nil {
 		return err
 	}

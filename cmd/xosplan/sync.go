@@ -340,7 +340,11 @@ func logApplyEvent(logger *slog.Logger) func(xsync.Event) {
 		case executor.EventStart:
 			logger.Info("action started", attrs...)
 		case executor.EventComplete:
-			logger.Info("action complete", append(attrs, "elapsed", x.Elapsed.Round(time.Millisecond))...)
+			attrs = append(attrs, "elapsed", x.Elapsed.Round(time.Millisecond))
+			if x.Detail != "" {
+				attrs = append(attrs, "detail", x.Detail)
+			}
+			logger.Info("action complete", attrs...)
 		case executor.EventConverging:
 			logger.Info("converging", attrs...)
 		case executor.EventErrored:

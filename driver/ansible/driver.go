@@ -128,7 +128,7 @@ func (d *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 // observe answers a read or a health check: the recorded feedback, after
 // the health check playbook when there is one and the action is health.
 func (d *Driver) observe(ctx context.Context, req driver.Request, drv graph.Driver) (driver.Outcome, error) {
-	return driver.Observe(ctx, req, drv, d.health)
+	return driver.Observe(ctx, req, drv, d.health, d.lookup)
 }
 
 // runAll runs the playbooks of req.Action in order, into fb: their
@@ -172,11 +172,8 @@ func (d *Driver) runAll(ctx context.Context, req driver.Request, drv graph.Drive
 // are attributes.
 func (d *Driver) health(ctx context.Context, req driver.Request, op graph.Operation, fb state.Feedback) (driver.Outcome, error) {
 	outputs, tail, err := d.run(ctx, req, graph.OpHealthCheck, op)
-	if tail != "" {
-		fb.Output = driver.JoinTails([]string{"[" + graph.OpHealthCheck + "]\n" + strings.TrimSuffix(tail, "\n")}, d.opts.MaxOutput)
-	}
-	if err != nil {
-		return driver.Failed(req, &fb, fmt.Errorf("health check (%s): %w", op.Implementation, err))
+	if out, ferr, failed := driver.RanCheck(req, &fb, graph.OpHealthCheck, "health check", op, tail, d.opts.MaxOutput, err); failed {
+		return out, ferr
 	}
 	status, _ := outputs["status"].(string)
 	message, _ := outputs["message"].(string)
@@ -192,6 +189,18 @@ func (d *Driver) health(ctx context.Context, req driver.Request, op graph.Operat
 	}
 	fb.Attributes = attrs
 	return driver.HealthOutcome(req, fb, status, message)
+}
+
+// lookup runs the lookup playbook of an unmanaged resource over the
+// recorded feedback fb: the keys come as the variable XOSPLAN_LOOKUP, and
+// its set_stats status (found, missing), id, objects and other values are
+// read as the exec driver's lookup protocol reads its outputs.
+func (d *Driver) lookup(ctx context.Context, req driver.Request, op graph.Operation, fb state.Feedback) (driver.Outcome, error) {
+	outputs, tail, err := d.run(ctx, req, graph.OpLookup, op)
+	if out, ferr, failed := driver.RanCheck(req, &fb, graph.OpLookup, "the lookup", op, tail, d.opts.MaxOutput, err); failed {
+		return out, ferr
+	}
+	return driver.LookupOutcome(req, fb, outputs, func(name string) string { return outputAttribute(op, name) })
 }
 
 // run runs one playbook and returns what it reported with set_stats and

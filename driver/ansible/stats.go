@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/xosplan/xosplan/driver"
 	"maps"
 	"slices"
 
@@ -64,7 +65,7 @@ func ParseStats(data []byte) (map[string]graph.Value, error) {
 	out := map[string]graph.Value{}
 	add := func(m map[string]any) {
 		for k, v := range m {
-			out[k] = plainValue(v)
+			out[k] = driver.PlainValue(v)
 		}
 	}
 	add(doc.Global)
@@ -75,32 +76,4 @@ func ParseStats(data []byte) (map[string]graph.Value, error) {
 		return nil, nil
 	}
 	return out, nil
-}
-
-// plainValue converts a value decoded with UseNumber into a canonical
-// graph value: integers int64, other numbers float64. Unlike
-// graph.DecodeValue it never makes an Unknown: what a playbook reports
-// is data, not an expression over other resources.
-func plainValue(v any) graph.Value {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		out := make([]graph.Value, len(x))
-		for i, e := range x {
-			out[i] = plainValue(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]graph.Value, len(x))
-		for k, e := range x {
-			out[k] = plainValue(e)
-		}
-		return out
-	}
-	return v
 }

@@ -42,7 +42,26 @@ import (
 //	health:  the health check (graph.OpHealthCheck, a TOSCA interface of
 //	         type xosplan.interfaces.Health); without one nothing runs
 //	         and the recorded feedback is returned, active
-//	read:    nothing runs; the recorded feedback is returned.
+//	read:    the lookup (graph.OpLookup, a TOSCA interface of type
+//	         xosplan.interfaces.Lookup) of an unmanaged resource; without
+//	         one nothing runs and the read is recorded "not checked"
+//	         (driver.NotChecked), never ok.
+//
+// The lookup protocol. The lookup runs as an operation does (below), with
+// XOSPLAN_ACTION=read and the keys to find the object by (XOS's tosca_key
+// fields, the properties a select template assigns, an import filter) as
+// a JSON object in XOSPLAN_LOOKUP: {"name":"mysite"}. A non-zero exit
+// status is a failed lookup (retried like any failure). Exit status 0
+// reports, in $XOSPLAN_OUTPUTS:
+//
+//	status=missing     no object has the keys: the read fails, naming them
+//	status=found       (or no status line) the object is found; id=… is
+//	                   its id (recorded as the instance id), other
+//	                   outputs are its attributes
+//	objects=[…]        instead of one object, a JSON list of objects
+//	                   (each with an "id" field): xosplan keeps those
+//	                   whose fields equal every key, and exactly one must
+//	                   remain (none is not found, several are ambiguous)
 //
 // The health check protocol. The check runs as an operation does (below),
 // with XOSPLAN_ACTION=health. A non-zero exit status reports the object
@@ -139,7 +158,7 @@ func (e *Driver) Apply(ctx context.Context, req driver.Request) (driver.Outcome,
 	}
 	switch req.Action {
 	case driver.ActionRead, driver.ActionHealth:
-		return driver.Observe(ctx, req, drv, e.health)
+		return driver.Observe(ctx, req, drv, e.health, e.lookup)
 	case driver.ActionCreate, driver.ActionUpdate, driver.ActionDelete:
 	default:
 		return driver.Failed(req, &fb, fmt.Errorf("the exec driver cannot %s", req.Action))
@@ -202,11 +221,8 @@ const (
 // judges what it reports (the protocol in Driver's documentation).
 func (e *Driver) health(ctx context.Context, req driver.Request, op graph.Operation, fb state.Feedback) (driver.Outcome, error) {
 	outputs, tail, err := e.runOperation(ctx, req, graph.OpHealthCheck, op)
-	if tail != "" {
-		fb.Output = driver.JoinTails([]string{"[" + graph.OpHealthCheck + "]\n" + strings.TrimSuffix(tail, "\n")}, e.opts.MaxOutput)
-	}
-	if err != nil {
-		return driver.Failed(req, &fb, fmt.Errorf("health check (%s): %w", op.Implementation, err))
+	if out, ferr, failed := driver.RanCheck(req, &fb, graph.OpHealthCheck, "health check", op, tail, e.opts.MaxOutput, err); failed {
+		return out, ferr
 	}
 	status, message := outputs[healthStatusOutput], outputs[healthMessageOutput]
 	// The recorded map is the caller's record's.
@@ -222,6 +238,20 @@ func (e *Driver) health(ctx context.Context, req driver.Request, op graph.Operat
 	}
 	fb.Attributes = attrs
 	return driver.HealthOutcome(req, fb, status, message)
+}
+
+// lookup runs the lookup op over the recorded feedback fb and judges
+// what it reports (the protocol in Driver's documentation).
+func (e *Driver) lookup(ctx context.Context, req driver.Request, op graph.Operation, fb state.Feedback) (driver.Outcome, error) {
+	outputs, tail, err := e.runOperation(ctx, req, graph.OpLookup, op)
+	if out, ferr, failed := driver.RanCheck(req, &fb, graph.OpLookup, "the lookup", op, tail, e.opts.MaxOutput, err); failed {
+		return out, ferr
+	}
+	values := make(map[string]graph.Value, len(outputs))
+	for k, v := range outputs {
+		values[k] = v
+	}
+	return driver.LookupOutcome(req, fb, values, func(name string) string { return outputAttribute(op, name) })
 }
 
 // outputAttribute is the attribute an operation's output sets: the one

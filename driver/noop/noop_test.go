@@ -21,3 +21,27 @@ func TestNoop(t *testing.T) {
 		t.Fatalf("delete: %v %+v", err, o)
 	}
 }
+
+// TestNoopReadIsNotChecked: a read of an unmanaged resource with nothing
+// to look it up is recorded "not checked", never "ok" (before, the noop
+// driver answered every read ok and active).
+func TestNoopReadIsNotChecked(t *testing.T) {
+	r := &graph.Resource{Address: "mysite", Type: "tosca.nodes.Site", Management: graph.Unmanaged,
+		Driver: graph.Driver{Name: graph.DriverNoop}, Lookup: map[string]graph.Value{"name": "mysite"}}
+	prior := &state.Resource{Address: "mysite", Feedback: state.Feedback{Attributes: map[string]graph.Value{"a": "1"}}}
+	o, err := Driver{}.Apply(context.Background(), driver.Request{Action: driver.ActionRead, Address: "mysite", Resource: r, Prior: prior})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fb := o.Feedback
+	if fb.BackendStatus != driver.NotCheckedStatus || fb.Status.Message != driver.NotCheckedStatus {
+		t.Errorf("backend status %q, message %q; want %q", fb.BackendStatus, fb.Status.Message, driver.NotCheckedStatus)
+	}
+	if !fb.Status.Active || fb.Attributes["a"] != "1" {
+		t.Errorf("the read lost the record or holds dependents up: %+v", fb)
+	}
+	lk, _ := fb.Extra[driver.ExtraLookup].(map[string]graph.Value)
+	if lk["checked"] != false || driver.RecordedKeys(fb)["name"] != "mysite" {
+		t.Errorf("extra lookup = %v", fb.Extra)
+	}
+}

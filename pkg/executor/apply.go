@@ -38,6 +38,7 @@ const (
 	ExtraInstanceID        = driver.ExtraInstanceID
 	ExtraWorkDir           = driver.ExtraWorkDir
 	ExtraScriptRoot        = driver.ExtraScriptRoot
+	ExtraLookup            = driver.ExtraLookup
 )
 
 // Options tune Apply. The zero value is usable: every field has a default.

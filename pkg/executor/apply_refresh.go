@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"github.com/xosplan/xosplan/driver"
 	"maps"
 	"sync"
 	"time"
@@ -212,7 +213,7 @@ func mergeExtra(recorded, reported map[string]graph.Value) map[string]graph.Valu
 // recordedResource rebuilds the configured form of a recorded resource.
 func recordedResource(rec *state.Resource) *graph.Resource {
 	return &graph.Resource{Address: rec.Address, Type: rec.Type, TypeChain: rec.TypeChain, Driver: rec.Driver,
-		Spec: rec.Spec, Sensitive: rec.Sensitive, Management: rec.Management}
+		Spec: rec.Spec, Sensitive: rec.Sensitive, Management: rec.Management, Lookup: driver.RecordedKeys(rec.Feedback)}
 }
 
 // recordDrift writes what a refresh-only plan observed: each drifted

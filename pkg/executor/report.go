@@ -167,6 +167,11 @@ type Event struct {
 	Error string
 	// Cause names the failed step of EventSkipped.
 	Cause string
+	// Detail is, for the EventComplete of a read, what the read found
+	// out: "found with name = \"mysite\"", or driver.NotCheckedStatus;
+	// for that of a create that adopts an object by its import filter,
+	// "imported ID by filter …".
+	Detail string
 	// Time is when the event happened.
 	Time time.Time
 }

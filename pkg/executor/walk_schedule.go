@@ -199,7 +199,11 @@ func (d *dispatcher) handle(r taskResult) {
 	case r.err == nil && r.out.Converging:
 		d.converging(r)
 	case r.err == nil:
-		d.w.emit(Event{Type: EventComplete, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: n.elapsed()})
+		ev := Event{Type: EventComplete, Address: n.step.Address, Action: n.action, Attempt: n.attempts, Elapsed: n.elapsed()}
+		if n.action == ActionRead || n.change.Imports() {
+			ev.Detail = d.w.redact.String(r.out.Feedback.BackendStatus)
+		}
+		d.w.emit(ev)
 		d.finish(n, ResultApplied)
 	case !r.permanent && n.attempts <= d.w.opts.Retries && !d.w.isStopping():
 		n.lastErr = r.err

@@ -79,7 +79,11 @@ func (w *walker) work(t task) taskResult {
 	}
 	var out Outcome
 	w.driverCall(func() {
-		out, err = callDriver(w.driverCtx, drv.d, req)
+		if t.kind == taskRun && n.change.Imports() {
+			out, err = adopt(w.driverCtx, drv.d, req, n.change.Import)
+		} else {
+			out, err = callDriver(w.driverCtx, drv.d, req)
+		}
 		// A sensitive attribute an operation output set (of the
 		// resource, of one of its relationships or of a relationship's
 		// target) is a secret from now on, in this resource's output

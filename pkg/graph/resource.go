@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"strings"
 	"time"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -56,6 +57,10 @@ const (
 	OpHealthCheck = "healthCheck"
 	OpReconfigure = "reconfigure"
 	OpDiscovery   = "discovery"
+	// OpLookup finds an unmanaged resource by its Resource.Lookup keys
+	// (TOSCA: the read operation of an xosplan.interfaces.Lookup
+	// interface); driver.LookupOutcome reads what it reports.
+	OpLookup = "lookup"
 	// OpCommandPrefix + "interface.pin" names a command script.
 	OpCommandPrefix = "command."
 )
@@ -167,9 +172,18 @@ type Resource struct {
 	Sensitive []string `json:"sensitive,omitempty"`
 	// Management is Managed or Unmanaged.
 	Management Management `json:"management"`
-	// Lookup holds the keys that find an unmanaged resource (XOS lookup
-	// keys such as name or login).
+	// Lookup holds the keys that find an unmanaged resource: XOS's
+	// tosca_key fields (name, login_base, email, …), the properties a
+	// TOSCA select template assigns. The read of the resource looks the
+	// object up by them through its OpLookup operation; the plan shows
+	// them.
 	Lookup map[string]Value `json:"lookup,omitempty"`
+	// Import is the import filter of a managed resource (ORC's
+	// spec.import.filter): the first apply adopts the one existing object
+	// whose fields equal every key, found by its OpLookup operation or
+	// among its factory's discoveries, instead of creating one. nil when
+	// the resource declares none. Never an ID field (IsIDField).
+	Import map[string]Value `json:"import,omitempty"`
 	// Request asks placement for a host; nil when the resource needs none.
 	Request *PlacementRequest `json:"placement,omitempty"`
 	// CreateBeforeDestroy asks for replacement as create, then delete.
@@ -183,6 +197,17 @@ type Resource struct {
 	SetByPolicy map[string]string `json:"set_by_policy,omitempty"`
 	// Range is where the resource is declared.
 	Range diag.Range `json:"-"`
+}
+
+// IsIDField reports whether a filter key names an object's id ("id",
+// "uuid", "instance_id", "instanceId", in any case): an import filter
+// never does (ORC: an id is given as such, `xosplan import ADDRESS ID`).
+func IsIDField(key string) bool {
+	switch strings.ToLower(strings.ReplaceAll(strings.ReplaceAll(key, "_", ""), "-", "")) {
+	case "id", "uuid", "instanceid":
+		return true
+	}
+	return false
 }
 
 // DerivesFrom reports whether the resource's type is typ or derives from it.

@@ -403,6 +403,7 @@ func (u *universe) newChange(i int) ResourceChange {
 		c.Sensitive = unionSorted(c.Sensitive, g.Sensitive)
 		c.DerivedBy = g.DerivedBy
 		c.SetByPolicy = g.SetByPolicy
+		c.Lookup = g.Lookup
 	}
 	if c.Before != nil && c.After != nil {
 		c.ChangedPaths = ChangedPaths(c.Before, c.After)
@@ -477,6 +478,9 @@ func (u *universe) changes(ctx context.Context, selected []bool, opts Options, d
 		g, r := u.cfg[i], u.rec[i]
 		cbd := opts.CreateBeforeDestroy || g.CreateBeforeDestroy
 		c.Action, c.Reason, c.ReasonPaths = decide(g, r, c.ChangedPaths, c.OperationPaths, replace[g.Address], cbd)
+		if c.Reason == ReasonImportFilter {
+			c.Import = g.Import
+		}
 		if replace[g.Address] && c.Reason != ReasonReplaceRequested {
 			diags = diags.Warnf(diag.Range{}, "", CodeReplaceIgnore,
 				"--replace %s has no effect: it is %s", g.Address, replaceIgnoredWhy(g, r))
@@ -529,6 +533,11 @@ func replaceIgnoredWhy(g *graph.Resource, r *state.Resource) string {
 func decide(g *graph.Resource, r *state.Resource, changed, opChanged []string, replaceRequested, cbd bool) (Action, Reason, []string) {
 	if g.Management == graph.Unmanaged {
 		return decideUnmanaged(r, changed)
+	}
+	if len(g.Import) > 0 && (r == nil || r.Management == graph.Unmanaged || !r.Succeeded() && r.Feedback.Enacted.IsZero()) {
+		// Not ours yet, or its adoption failed: adopt the object its
+		// import filter finds, never create one.
+		return Create, ReasonImportFilter, nil
 	}
 	if r == nil || r.Management == graph.Unmanaged {
 		// A resource that was only read before is not ours yet: create it.

@@ -136,6 +136,12 @@ func writeChange(w *canonjson.Writer, c *ResourceChange) {
 	}
 	writeDriver(o.Field("driver"), &c.Driver)
 	o.Field("management").String(string(c.Management))
+	if len(c.Lookup) > 0 {
+		canonjson.Map(o.Field("lookup"), c.Lookup)
+	}
+	if len(c.Import) > 0 {
+		canonjson.Map(o.Field("import"), c.Import)
+	}
 	if len(c.PriorOperations) > 0 {
 		writeOperations(o.Field("prior_operations"), c.PriorOperations)
 	}

@@ -134,12 +134,13 @@ func hasOperation(key string, ops []map[string]graph.Operation) bool {
 // outsideLifecycle reports whether the operation key names an operation
 // that is no part of an object's life cycle: a health check looks at the
 // object, a discovery script finds objects, a command script is run on
-// demand (xosplan invoke). Changing one changes how xosplan watches or
+// demand (xosplan invoke), a lookup finds an object by its keys.
+// Changing one changes how xosplan watches or
 // drives the object, not the object, so no create, configure or
 // reconfiguration runs for it (ResourceChange.RecordsOnly); the keys are
 // those of scripted components and of TOSCA health checks alike.
 func outsideLifecycle(key string) bool {
-	return key == graph.OpHealthCheck || key == graph.OpDiscovery || strings.HasPrefix(key, graph.OpCommandPrefix)
+	return key == graph.OpHealthCheck || key == graph.OpDiscovery || key == graph.OpLookup || strings.HasPrefix(key, graph.OpCommandPrefix)
 }
 
 // onlyOutsideLifecycle reports whether there are operation paths and

@@ -165,9 +165,13 @@ const (
 	// target changed). The update runs the resource's target_changed
 	// operations (ReasonPaths, their keys) and nothing else.
 	ReasonTargetChanged
+	// ReasonImportFilter: a managed resource that is not recorded declares
+	// an import filter (Import): the create adopts the one existing
+	// object that matches it instead of creating one.
+	ReasonImportFilter
 
 	// lastReason bounds the valid reasons.
-	lastReason = ReasonTargetChanged
+	lastReason = ReasonImportFilter
 )
 
 // String returns the reason's stable name, as action_reason in JSON plans.
@@ -207,6 +211,8 @@ func (r Reason) String() string {
 		return "touched"
 	case ReasonTargetChanged:
 		return "target_changed"
+	case ReasonImportFilter:
+		return "import_by_filter"
 	}
 	return fmt.Sprintf("reason(%d)", uint8(r))
 }
@@ -298,6 +304,13 @@ type ResourceChange struct {
 	// plan file, its operations' Sensitive inputs are nil.
 	Driver     graph.Driver     `json:"driver"`
 	Management graph.Management `json:"management"`
+	// Lookup holds the keys a read finds its object by
+	// (graph.Resource.Lookup); nil when there are none. In a plan file,
+	// left out when nil.
+	Lookup map[string]graph.Value `json:"lookup,omitempty"`
+	// Import is, for a create with ReasonImportFilter, the filter the
+	// object to adopt is found by (graph.Resource.Import); nil otherwise.
+	Import map[string]graph.Value `json:"import,omitempty"`
 	// PriorOperations are the recorded operations when OperationPaths is
 	// not empty (what the change is from), nil otherwise; in a plan file,
 	// their Sensitive inputs are nil.
@@ -306,6 +319,20 @@ type ResourceChange struct {
 	Sensitive []string `json:"sensitive,omitempty"`
 	// Placement is filled by the placement step; nil when not placed.
 	Placement *PlacementDecision `json:"placement,omitempty"`
+}
+
+// Checked reports whether the read of the change can look its object
+// up: its driver has a lookup operation (graph.OpLookup). A read that
+// cannot is "not checked": apply records it without knowing whether the
+// object exists.
+func (c *ResourceChange) Checked() bool {
+	return c.Driver.HasOperation(graph.OpLookup)
+}
+
+// Imports reports whether the change adopts an existing object, found
+// by its import filter, instead of creating one.
+func (c *ResourceChange) Imports() bool {
+	return c.Action == Create && c.Reason == ReasonImportFilter
 }
 
 // Reruns reports whether the change runs the create of a resource that

@@ -148,6 +148,8 @@ func Decode(r io.Reader) (*Plan, error) {
 		c := &p.Changes[i]
 		c.Before = decodeMap(c.Before)
 		c.After = decodeMap(c.After)
+		c.Lookup = decodeMap(c.Lookup)
+		c.Import = decodeMap(c.Import)
 		decodeDriver(&c.Driver)
 		decodeOperations(c.PriorOperations)
 	}

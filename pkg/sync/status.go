@@ -141,6 +141,10 @@ type ResourceStatus struct {
 	// Discovered lists a factory's instances that xosplan does not manage
 	// (adopt one with `xosplan import`).
 	Discovered any `json:"discovered,omitempty"`
+	// Lookup is, for an unmanaged resource, what its last read did: the
+	// keys, whether a lookup operation checked that the object exists
+	// ("checked": false is a read nothing could do), and the id found.
+	Lookup any `json:"lookup,omitempty"`
 	// Activity is the resource's recent activity, oldest first (in
 	// Resource's answer only).
 	Activity []Activity `json:"activity,omitempty"`
@@ -290,6 +294,9 @@ func (e *Engine) resourceStatus(addr string, r *state.Resource, activity bool) R
 		rs.NeedsSync, rs.SetByPolicy = v.NeedsSync(), r.SetByPolicy
 		if found, ok := fb.Attributes[executor.AttrDiscovered]; ok {
 			rs.Discovered = found
+		}
+		if lk, ok := fb.Extra[executor.ExtraLookup]; ok {
+			rs.Lookup = lk
 		}
 	} else if e.goal != nil {
 		if g, ok := e.goal.Desired.Resource(addr); ok {

@@ -102,6 +102,7 @@
 //	tosca.health_check             a health check (xosplan.interfaces.Health) on a node template without lifecycle operations, which never runs (warning)
 //	tosca.no_driver                an operation implementation no driver can run: an Ansible playbook among a node's scripts, or a file that is no .sh, .bash or .py and has no #! line (warning)
 //	tosca.health_interval          a node template's metadata xosplan.health_interval that is not a duration of at least 1s, or (warning) set without a health check
+//	tosca.import_filter            a node template's metadata xosplan.import.filter that is not key=value pairs (at most 32), names an ID field, or is set on a select template
 //	tosca.policy_implementation    a model policy's implementation that is a URL, missing, not a regular file, outside the configuration root or inside an archive (it runs at plan time)
 //	tosca.unsatisfied_requirement  no node template satisfies a requirement given by type (warning)
 //	tosca.node_mismatch            a requirement's target is not of the node type it names (warning)
@@ -477,6 +478,7 @@ const (
 	CodeHealthCheck            = core.CodeHealthCheck
 	CodeNoDriver               = core.CodeNoDriver
 	CodeHealthInterval         = core.CodeHealthInterval
+	CodeImportFilter           = core.CodeImportFilter
 	CodeUnsatisfied            = core.CodeUnsatisfied
 	CodeNodeMismatch           = core.CodeNodeMismatch
 	CodeCapabilityMismatch     = core.CodeCapabilityMismatch

@@ -270,6 +270,7 @@ func decodeResource(raw []byte) (*graph.Resource, error) {
 	}
 	canon(r.Spec)
 	canon(r.Lookup)
+	canon(r.Import)
 	canon(r.Driver.Options)
 	for k, op := range r.Driver.Operations {
 		canon(op.Inputs)

@@ -112,7 +112,7 @@ func NonNormativeTypes() []string {
 }
 
 // Xosplan returns xosplan's own types (xosplan.policies.ModelPolicy,
-// xosplan.interfaces.Health), written in tosca_simple_yaml_1_3 and valid
+// xosplan.interfaces.Health, xosplan.interfaces.Lookup), written in tosca_simple_yaml_1_3 and valid
 // for every 1.x version, which the compiler loads when a template names
 // one without defining it. name is a pseudo file name for diagnostics;
 // data is a fresh copy.
@@ -123,5 +123,5 @@ func Xosplan() (name string, data []byte) {
 // XosplanTypes lists the full names of the types Xosplan defines. The
 // slice is new on each call.
 func XosplanTypes() []string {
-	return []string{"xosplan.interfaces.Health", "xosplan.policies.ModelPolicy"}
+	return []string{"xosplan.interfaces.Health", "xosplan.interfaces.Lookup", "xosplan.policies.ModelPolicy"}
 }

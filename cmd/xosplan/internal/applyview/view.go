@@ -110,6 +110,9 @@ func (t *Text) Event(e executor.Event) {
 		line = fmt.Sprintf("%s: %s [%s elapsed]", e.Address, still(e.Action), Elapsed(e.Elapsed))
 	case executor.EventComplete:
 		line = fmt.Sprintf("%s: %s complete after %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed))
+		if e.Detail != "" {
+			line += " (" + e.Detail + ")"
+		}
 	case executor.EventErrored:
 		line = fmt.Sprintf("%s: %s errored after %s: %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed), oneLine(e.Error))
 	case executor.EventRetry:
@@ -263,6 +266,9 @@ func (j *JSON) Event(e executor.Event) {
 		msg = fmt.Sprintf("%s: %s [%s elapsed]", e.Address, still(e.Action), Elapsed(e.Elapsed))
 	case executor.EventComplete:
 		msg = fmt.Sprintf("%s: %s complete after %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed))
+		if e.Detail != "" {
+			hook["detail"] = e.Detail
+		}
 	case executor.EventErrored:
 		level, msg = "error", fmt.Sprintf("%s: %s errored after %s", e.Address, verb(e.Action)[1], Elapsed(e.Elapsed))
 		hook["error"] = e.Error

@@ -17,7 +17,10 @@ import (
 // operation_changed, implementation_changed and instance_failed; 1.2
 // adds derived_by (the model policy that derives a resource); 1.3 adds
 // check_predictions, written only by plan --check (JSONWithPredictions),
-// whose plans alone say 1.3: a plan without it is 1.2, as before.
+// whose plans alone say 1.3: a plan without it is 1.2, as before. A read's
+// lookup (its keys, and whether a lookup operation checks it), and a
+// create's import_filter, came without a bump: only reads and imports have them, and a reader that does not know it
+// ignores it.
 const JSONFormatVersion = "1.2"
 
 // JSONPredictionsFormatVersion is the version of a JSON plan that
@@ -63,11 +66,24 @@ type jsonChange struct {
 	DerivedBy string `json:"derived_by,omitempty"`
 	// SetByPolicy maps each spec path a model policy set to its name.
 	SetByPolicy map[string]string `json:"set_by_policy,omitempty"`
+	// Lookup says how a read finds its object; nil for other actions.
+	Lookup *jsonLookup `json:"lookup,omitempty"`
+	// ImportFilter is, for a create that adopts an existing object, the
+	// filter it is found by.
+	ImportFilter map[string]graph.Value `json:"import_filter,omitempty"`
 	// OperationPaths are the operation paths that changed
 	// (planner.ResourceChange.OperationPaths).
 	OperationPaths []string                   `json:"operation_paths,omitempty"`
 	Dependencies   []string                   `json:"dependencies"`
 	Placement      *planner.PlacementDecision `json:"placement,omitempty"`
+}
+
+// jsonLookup is how a read finds its object: the keys, and whether a
+// lookup operation checks that it exists ("checked": false is a read
+// recorded without knowing).
+type jsonLookup struct {
+	Keys    map[string]graph.Value `json:"keys"`
+	Checked bool                   `json:"checked"`
 }
 
 type jsonChangeBody struct {
@@ -206,6 +222,8 @@ func (jw *jsonWriter) change(c *planner.ResourceChange) jsonChange {
 		ForcedBy:       c.ForcedBy,
 		DerivedBy:      c.DerivedBy,
 		SetByPolicy:    c.SetByPolicy,
+		Lookup:         lookupOf(c),
+		ImportFilter:   c.Import,
 		OperationPaths: c.OperationPaths,
 		Dependencies:   nonNil(c.Dependencies),
 		Placement:      c.Placement,
@@ -311,6 +329,15 @@ func appendChange(w *canonjson.Writer, c *jsonChange, marshal func(any)) {
 	if len(c.SetByPolicy) > 0 {
 		canonjson.Map(co.Field("set_by_policy"), c.SetByPolicy)
 	}
+	if c.Lookup != nil {
+		lo := co.Field("lookup").BeginObject()
+		canonjson.Map(lo.Field("keys"), c.Lookup.Keys)
+		lo.Field("checked").Bool(c.Lookup.Checked)
+		lo.End()
+	}
+	if len(c.ImportFilter) > 0 {
+		canonjson.Map(co.Field("import_filter"), c.ImportFilter)
+	}
 	if len(c.OperationPaths) > 0 {
 		co.Field("operation_paths").Strings(c.OperationPaths)
 	}
@@ -320,6 +347,19 @@ func appendChange(w *canonjson.Writer, c *jsonChange, marshal func(any)) {
 		marshal(c.Placement)
 	}
 	co.End()
+}
+
+// lookupOf is the lookup of a read change, nil for other actions. Its
+// keys are never sensitive: the front ends leave sensitive values out.
+func lookupOf(c *planner.ResourceChange) *jsonLookup {
+	if c.Action != planner.Read {
+		return nil
+	}
+	keys := c.Lookup
+	if keys == nil {
+		keys = map[string]graph.Value{}
+	}
+	return &jsonLookup{Keys: keys, Checked: c.Checked()}
 }
 
 func nonNil(s []string) []string {

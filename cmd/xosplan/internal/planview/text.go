@@ -2,6 +2,7 @@ package planview
 
 import (
 	"bytes"
+	"github.com/xosplan/xosplan/driver"
 	"io"
 	"slices"
 	"sort"
@@ -170,7 +171,12 @@ func (r *renderer) plan(p *planner.Plan) {
 
 func (r *renderer) legend(shown []*planner.ResourceChange) {
 	used := map[planner.Action]bool{}
+	imports := false
 	for _, c := range shown {
+		if c.Imports() {
+			imports = true
+			continue
+		}
 		used[c.Action] = true
 	}
 	for _, l := range []struct {
@@ -189,6 +195,9 @@ func (r *renderer) legend(shown []*planner.ResourceChange) {
 		if used[l.a] {
 			r.line(r.sym(l.sym), " ", l.text)
 		}
+		if l.a == planner.Read && imports {
+			r.line(r.sym(importSymbol), " ", "import (adopt the existing object an import filter finds)")
+		}
 	}
 }
 
@@ -204,6 +213,9 @@ func headLine(c *planner.ResourceChange) string {
 	switch c.Action {
 	case planner.Create:
 		head = a + " will be created"
+		if c.Imports() {
+			head = a + " will be imported"
+		}
 		if c.Reruns() {
 			head = a + " will be created again"
 			if c.Driver.Name == graph.DriverScripted {
@@ -322,6 +334,10 @@ func safeOperationKeys(ops map[string]graph.Operation) map[string]graph.Operatio
 	return out
 }
 
+// importSymbol marks a create that adopts an existing object
+// (planner.ResourceChange.Imports): like a read, it looks the object up.
+const importSymbol = " <="
+
 func symbolOf(a planner.Action) string {
 	switch a {
 	case planner.Create:
@@ -351,11 +367,20 @@ func (r *renderer) change(c *planner.ResourceChange) {
 	if pl := placementNote(c.Placement); pl != "" {
 		r.line("  # (", pl, ")")
 	}
-	kind := "resource"
 	if c.Action == planner.Read {
-		kind = "data"
+		r.line("  # (", termsafe.String(LookupNote(c)), ")")
 	}
-	r.line(r.sym(symbolOf(c.Action)), " ", kind, " ", strconv.Quote(c.Type), " ", strconv.Quote(c.Address), " {")
+	if c.Imports() {
+		r.line("  # (", termsafe.String("by filter "+driver.KeysText(c.Import)), "; the object is adopted, not created)")
+	}
+	kind, sym := "resource", symbolOf(c.Action)
+	switch {
+	case c.Action == planner.Read:
+		kind = "data"
+	case c.Imports():
+		kind, sym = "import", importSymbol
+	}
+	r.line(r.sym(sym), " ", kind, " ", strconv.Quote(c.Type), " ", strconv.Quote(c.Address), " {")
 	changed := c.ChangedPaths
 	if c.Reason == planner.ReasonDependencyReplaced {
 		// Values read from a replaced dependency change at apply time.
@@ -370,6 +395,23 @@ func (r *renderer) change(c *planner.ResourceChange) {
 	r.mapBody(d, 6, "", before, after, before != nil, after != nil, false)
 	r.operations(c)
 	r.line("    }")
+}
+
+// LookupNote says how the read of c finds its object: `by name =
+// "mysite"` (its lookup keys), and "not checked: nothing can look it up"
+// when its driver has no lookup operation.
+func LookupNote(c *planner.ResourceChange) string {
+	var parts []string
+	if len(c.Lookup) > 0 {
+		parts = append(parts, "by "+driver.KeysText(c.Lookup))
+	}
+	switch {
+	case !c.Checked():
+		parts = append(parts, driver.NotCheckedStatus)
+	case len(parts) == 0:
+		parts = append(parts, "by its lookup operation alone")
+	}
+	return strings.Join(parts, "; ")
 }
 
 // operations shows, in an update or replacement, the operations whose

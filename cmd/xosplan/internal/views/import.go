@@ -18,6 +18,8 @@ type Import interface {
 	Diagnostics(diags diag.Diagnostics) error
 	// Importing says which object is being confirmed.
 	Importing(addr, id string)
+	// Finding says by which filter the object is being looked for.
+	Finding(addr, filter string)
 	// Imported confirms what was recorded.
 	Imported(rec *state.Resource) error
 }
@@ -35,6 +37,10 @@ func (v importText) Diagnostics(diags diag.Diagnostics) error { return v.s.probl
 
 func (v importText) Importing(addr, id string) {
 	fmt.Fprintf(v.s.Stdout, "%s: Importing from ID %q...\n", termsafe.String(addr), termsafe.String(id))
+}
+
+func (v importText) Finding(addr, filter string) {
+	fmt.Fprintf(v.s.Stdout, "%s: Importing the object with %s...\n", termsafe.String(addr), termsafe.String(filter))
 }
 
 func (v importText) Imported(rec *state.Resource) error {

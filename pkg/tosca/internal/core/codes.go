@@ -50,6 +50,7 @@ const (
 	CodeHealthCheck            = "tosca.health_check"
 	CodeNoDriver               = "tosca.no_driver"
 	CodeHealthInterval         = "tosca.health_interval"
+	CodeImportFilter           = "tosca.import_filter"
 	CodeUnsatisfied            = "tosca.unsatisfied_requirement"
 	CodeNodeMismatch           = "tosca.node_mismatch"
 	CodeCapabilityMismatch     = "tosca.capability_mismatch"

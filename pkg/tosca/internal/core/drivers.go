@@ -87,6 +87,8 @@ func (c *Session) ChooseDriver(name, file string, ops map[string]graph.Operation
 			scripts = append(scripts, key)
 		}
 	}
+	// A lookup alone is something to run (a read of an unmanaged
+	// resource); a health check alone is not (it has nothing to check).
 	lifecycle := func(keys []string) int {
 		n := 0
 		for _, k := range keys {

@@ -271,10 +271,58 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	r.Sensitive = c.secretPaths(nt, spec)
 	if slices.Contains(nt.directives, "select") {
 		r.Management = graph.Unmanaged
+		r.Lookup = assignedProps(nt.n.Get("properties"), nt.props)
 	}
 	c.applyXOS(nt, r)
+	c.importFilter(nt, r)
+	// A key is shown in plans and passed to the lookup: never a secret.
+	for k := range r.Lookup {
+		if slices.Contains(r.Sensitive, "properties."+k) {
+			delete(r.Lookup, k)
+		}
+	}
 	r.Request = c.computeRequest(nt)
 	return r
+}
+
+// importFilter reads the template's metadata xosplan.import.filter
+// (core.ParseImportFilter) into r.Import.
+func (c *compiler) importFilter(nt *nodeTpl, r *graph.Resource) {
+	n := nt.n.Get("metadata").Get(core.ImportFilterKey)
+	if n == nil {
+		return
+	}
+	path := nt.path + ".metadata." + core.ImportFilterKey
+	if r.Management == graph.Unmanaged {
+		c.errorf(n.Range, path, core.CodeImportFilter,
+			"%s adopts an object for xosplan to manage; node template %q is unmanaged (select, must-exist), so it is only read", core.ImportFilterKey, nt.name)
+		return
+	}
+	filter, err := core.ParseImportFilter(text(n))
+	if n.Kind != yamlsrc.Scalar || err != nil {
+		if err == nil {
+			err = errors.New("it is not a string")
+		}
+		c.errorf(n.Range, path, core.CodeImportFilter, "%s must be key=value pairs such as \"name=mysite zone=eu\": %v", core.ImportFilterKey, err)
+		return
+	}
+	r.Import = filter
+}
+
+// assignedProps returns the properties a template assigns (assigned, its
+// properties node) with their values, the keys a select template's
+// object is looked up by; nil when it assigns none.
+func assignedProps(assigned *yamlsrc.Node, values map[string]graph.Value) map[string]graph.Value {
+	var keys map[string]graph.Value
+	for _, p := range assigned.Pairs() {
+		if v, ok := values[p.Key.Value]; ok && v != nil {
+			if keys == nil {
+				keys = map[string]graph.Value{}
+			}
+			keys[p.Key.Value] = v
+		}
+	}
+	return keys
 }
 
 // secretPaths lists, sorted, the spec paths of nt's secret values: its
@@ -374,7 +422,8 @@ func (c *compiler) nodeOps(nt *nodeTpl, ops map[string]graph.Operation, where ma
 		d := nt.typ.ifaces[name]
 		short := c.ifaceShortName(name, d)
 		health := c.isHealthIface(d)
-		if !isLifecycle(short) && !health {
+		lookup := c.isLookupIface(d)
+		if !isLifecycle(short) && !health && !lookup {
 			continue
 		}
 		assigned := nt.ifacesN.Get(name)
@@ -385,6 +434,12 @@ func (c *compiler) nodeOps(nt *nodeTpl, ops map[string]graph.Operation, where ma
 					continue
 				}
 				key = graph.OpHealthCheck
+			}
+			if lookup {
+				if opName != lookupReadOp {
+					continue
+				}
+				key = graph.OpLookup
 			}
 			an := assigned.Get(opName)
 			if an == nil {
@@ -466,6 +521,20 @@ func (c *compiler) isHealthIface(d *ifaceDef) bool {
 	return d.typ != nil && c.derivesName(d.typ, healthIfaceType)
 }
 
+// lookupReadOp is the operation of xosplan.interfaces.Lookup.
+const lookupReadOp = "read"
+
+// lookupIfaceType is the interface type of a TOSCA lookup, from xosplan's
+// own types (normative.Xosplan).
+const lookupIfaceType = "xosplan.interfaces.Lookup"
+
+// isLookupIface reports whether an interface definition is a lookup: its
+// type is or derives from xosplan.interfaces.Lookup. Its read operation
+// is the driver's graph.OpLookup.
+func (c *compiler) isLookupIface(d *ifaceDef) bool {
+	return d.typ != nil && c.derivesName(d.typ, lookupIfaceType)
+}
+
 // healthIntervalKey is the node template metadata key that sets how
 // often a synchronizer runs the template's health check.
 const healthIntervalKey = "xosplan.health_interval"
@@ -508,7 +577,7 @@ func (c *compiler) hasOpWork(t *typeDef, configure bool) bool {
 	work := false
 	for name, d := range t.ifaces {
 		short := c.ifaceShortName(name, d)
-		if (configure && short != "Configure") || (!configure && !isLifecycle(short) && !c.isHealthIface(d)) {
+		if (configure && short != "Configure") || (!configure && !isLifecycle(short) && !c.isHealthIface(d) && !c.isLookupIface(d)) {
 			continue
 		}
 		work = work || len(d.inputs) > 0

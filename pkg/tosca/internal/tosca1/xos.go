@@ -101,7 +101,16 @@ func (c *compiler) applyXOS(nt *nodeTpl, r *graph.Resource) {
 			r.Management = graph.Unmanaged
 		}
 	}
-	model := nt.typ.name[strings.LastIndexByte(nt.typ.name, '.')+1:]
+	// A type the recipe derives from an XOS model (to give it a lookup)
+	// keeps the model's keys.
+	model := nt.typ.name
+	for _, name := range c.chainOf(nt.typ) {
+		if strings.HasPrefix(name, "tosca.nodes.") {
+			model = name
+			break
+		}
+	}
+	model = model[strings.LastIndexByte(model, '.')+1:]
 	lookup := map[string]graph.Value{}
 	add := func(key string) {
 		if v, ok := props[key]; ok && v != nil {

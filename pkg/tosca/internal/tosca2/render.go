@@ -35,6 +35,7 @@ package tosca2
 //     graph.Unknown in the spec.
 
 import (
+	"errors"
 	"maps"
 	"math"
 	"path/filepath"
@@ -223,6 +224,10 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 		}
 	}
 	r.Sensitive = c.secretPaths(nd, spec)
+	if r.Management == graph.Unmanaged {
+		r.Lookup = lookupKeys(nd, r.Sensitive)
+	}
+	c.importFilter(nd, r)
 	r.Request = c.allocationRequest(nd)
 	return r
 }
@@ -254,6 +259,56 @@ func (c *compiler) artifactOption(nd *node) map[string]graph.Value {
 		}
 	}
 	return out
+}
+
+// lookupIface and lookupReadOp name xosplan's lookup (io.xosplan:1.0's
+// interface type Lookup, its operation read).
+const (
+	lookupIface  = "Lookup"
+	lookupReadOp = "read"
+)
+
+// importFilter reads the template's metadata xosplan.import.filter
+// (core.ParseImportFilter) into r.Import. A node with a count gives each
+// of its nodes the filter; each must find its own object.
+func (c *compiler) importFilter(nd *node, r *graph.Resource) {
+	n := nd.n.Get("metadata").Get(core.ImportFilterKey)
+	if n == nil {
+		return
+	}
+	path := nd.path + ".metadata." + core.ImportFilterKey
+	if r.Management == graph.Unmanaged {
+		c.Errorf(n.Range, path, core.CodeImportFilter,
+			"%s adopts an object for xosplan to manage; node template %q is unmanaged (select), so it is only read", core.ImportFilterKey, nd.name)
+		return
+	}
+	filter, err := core.ParseImportFilter(core.Text(n))
+	if n.Kind != yamlsrc.Scalar || err != nil {
+		if err == nil {
+			err = errors.New("it is not a string")
+		}
+		c.Errorf(n.Range, path, core.CodeImportFilter, "%s must be key=value pairs such as \"name=mysite zone=eu\": %v", core.ImportFilterKey, err)
+		return
+	}
+	r.Import = filter
+}
+
+// lookupKeys returns the keys the object of an unmanaged node is looked
+// up by: the properties its template assigns, but for the secret ones
+// (sensitive: the resource's Sensitive paths); nil when none.
+func lookupKeys(nd *node, sensitive []string) map[string]graph.Value {
+	var keys map[string]graph.Value
+	for _, p := range nd.n.Get("properties").Pairs() {
+		v, ok := nd.props[p.Key.Value]
+		if !ok || v == nil || slices.Contains(sensitive, "properties."+p.Key.Value) {
+			continue
+		}
+		if keys == nil {
+			keys = map[string]graph.Value{}
+		}
+		keys[p.Key.Value] = v
+	}
+	return keys
 }
 
 // renderDriver collects the operations of the node template's Standard
@@ -288,6 +343,14 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 		}
 	}
 	core.RelationshipOps(relOps, ops, where)
+	// The read of xosplan's Lookup interface (io.xosplan:1.0) finds an
+	// unmanaged object.
+	c.lifecycleOps(nd, nil, lookupIface, nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", func(name string, op graph.Operation, site core.OpSite) {
+		if name == lookupReadOp {
+			ops[graph.OpLookup] = op
+			where[graph.OpLookup] = site
+		}
+	})
 	if len(ops) > 0 {
 		drv.Name = c.ChooseDriver(nd.name, nd.key.File, ops, where)
 		if drv.Name == graph.DriverNoop {
