@@ -3,7 +3,6 @@ module github.com/xosplan/xosplan
 go 1.26.0
 
 require (
-	github.com/dominikbraun/graph v0.23.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/prometheus/client_golang v1.25.0
 	github.com/sourcegraph/jsonrpc2 v0.2.0
