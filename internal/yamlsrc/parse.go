@@ -25,7 +25,7 @@ type Limits struct {
 	MaxDocuments     int // documents in one stream; default 1,000
 }
 
-// Default limits, documented in the README and SECURITY.md. The YAML
+// Default limits, documented in docs/limits.md and SECURITY.md. The YAML
 // library keeps about 200 bytes a node and our tree 170 more, at about a
 // microsecond each, so the node limits are what bound a file's cost. They
 // grow with the file (NodeLimit): 1,000,000 nodes for any file (a file of
