@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -18,8 +19,12 @@ import (
 // file and only parsing it into the YAML library's tree (the floor),
 // compiling the 1.3 file (what validate does) and compiling the 2.0 one.
 // It reports compile-1.3/parse (x-parse), compile-2.0/compile-1.3
-// (x-1.3) and the CPU milliseconds of each.
+// (x-1.3) and the CPU milliseconds of each. All three run with the
+// garbage-collector settings of the xosplan binary (cmd/xosplan/main.go:
+// GOGC 400, a soft limit of 1 GiB), as validate does.
 func BenchmarkValidateOverParse10k(b *testing.B) {
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 30))
 	const n = 10_000
 	dir := b.TempDir()
 	p13, p20 := filepath.Join(dir, "t13.yaml"), filepath.Join(dir, "t20.yaml")
