@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -355,6 +357,9 @@ func (r *applyRun) lockState(ctx context.Context) (state.Store, *state.HeldLock,
 // execute carries out p, confirmed, and reports how it went.
 func (r *applyRun) execute(ctx context.Context, backend state.Store, p *planner.Plan, desired *graph.Graph, prior *state.State, opts executor.Options) error {
 	opts.Events = r.view.Event
+	if os.Getenv("GOGC") == "" {
+		defer debug.SetGCPercent(debug.SetGCPercent(applyGCPercent))
+	}
 	execRoot, err := r.f.root.executorRoot(r.c, r.root, prior)
 	if err != nil {
 		return err

@@ -85,10 +85,12 @@ func BenchmarkValidate(b *testing.B) {
 	}
 }
 
-// denseFile is a TOSCA file of the densest YAML there is (flow lists of
-// one-digit scalars, two bytes a node) holding about nodes nodes.
-func denseFile(nodes int) []byte {
-	const row = "[1,2,3,4,5,6,7,8],"
+// denseFile is a TOSCA file of flow lists of scalars of digits digits
+// (digits+1 bytes a node; one digit is the densest YAML there is)
+// holding about nodes nodes.
+func denseFile(nodes, digits int) []byte {
+	item := strings.Repeat("1", digits)
+	row := "[" + strings.Repeat(item+",", 7) + item + "],"
 	var b strings.Builder
 	b.WriteString("tosca_definitions_version: tosca_simple_yaml_1_3\nmetadata:\n  x: [\n")
 	for range nodes / 9 {
@@ -101,7 +103,9 @@ func denseFile(nodes int) []byte {
 // BenchmarkValidateDenseFile runs the whole validate command, with the
 // binary's garbage-collector settings, on the worst files of the input
 // limits: 16 MiB of flow lists (eight million nodes, refused from the
-// bytes) and the densest file the node limit lets through. Besides the
+// bytes), the densest file the node limit lets through, and the largest
+// count it lets through: a file at the size limit holding one node per
+// yamlsrc.BytesPerNode bytes. Besides the
 // time, it reports the CPU time and the peak of the memory the Go
 // runtime held during the run (peak-MB), the figures SECURITY.md states.
 func BenchmarkValidateDenseFile(b *testing.B) {
@@ -110,8 +114,10 @@ func BenchmarkValidateDenseFile(b *testing.B) {
 		data   []byte
 		status int
 	}{
-		{"16MiB-refused", denseFile((yamlsrc.DefaultMaxFileBytes - 100) / 2), 1},
-		{"at-node-limit", denseFile(yamlsrc.DefaultMaxNodes - 100), 0},
+		{"16MiB-refused", denseFile((yamlsrc.DefaultMaxFileBytes-100)/2, 1), 1},
+		{"at-node-limit", denseFile(yamlsrc.DefaultMaxNodes-100, 1), 0},
+		// Six digits: 58 bytes a row of nine nodes, over BytesPerNode a node.
+		{"16MiB-at-scaled-limit", denseFile((yamlsrc.DefaultMaxFileBytes-100)/58*9, 6), 0},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "dense.yaml")
@@ -121,28 +127,7 @@ func BenchmarkValidateDenseFile(b *testing.B) {
 			defer debug.SetGCPercent(debug.SetGCPercent(gcPercent))
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(memoryLimit))
 			b.SetBytes(int64(len(c.data)))
-			var peak atomic.Uint64
-			stop := make(chan struct{})
-			sampled := make(chan struct{})
-			go func() {
-				defer close(sampled)
-				// Mapped memory less what was given back to the system:
-				// what the process holds.
-				sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
-				tick := time.NewTicker(2 * time.Millisecond)
-				defer tick.Stop()
-				for {
-					metrics.Read(sample)
-					if v := sample[0].Value.Uint64() - sample[1].Value.Uint64(); v > peak.Load() {
-						peak.Store(v)
-					}
-					select {
-					case <-stop:
-						return
-					case <-tick.C:
-					}
-				}
-			}()
+			peak := startPeakSampler()
 			startCPU := testutil.CPUTime()
 			var stderr bytes.Buffer
 			for b.Loop() {
@@ -157,12 +142,42 @@ func BenchmarkValidateDenseFile(b *testing.B) {
 				}
 			}
 			b.StopTimer()
-			close(stop)
-			<-sampled
 			b.ReportMetric(float64(testutil.CPUTime()-startCPU)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
-			b.ReportMetric(float64(peak.Load())/(1<<20), "peak-MB")
+			b.ReportMetric(float64(peak())/(1<<20), "peak-MB")
 			runtime.GC()
 			debug.FreeOSMemory()
 		})
+	}
+}
+
+// startPeakSampler samples, every 2 ms, the memory the Go runtime holds
+// (mapped less what was given back to the system: what the process's
+// resident size follows) until the function it returns is called, which
+// returns the largest sample.
+func startPeakSampler() (stop func() uint64) {
+	var peak atomic.Uint64
+	done := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		sample := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			metrics.Read(sample)
+			if v := sample[0].Value.Uint64() - sample[1].Value.Uint64(); v > peak.Load() {
+				peak.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(done)
+		<-sampled
+		return peak.Load()
 	}
 }

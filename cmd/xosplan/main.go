@@ -21,9 +21,16 @@ import (
 // higher target with a soft memory limit trades some peak memory for that
 // time, and still collects hard when the heap nears the limit. An explicit
 // GOGC or GOMEMLIMIT from the environment wins.
+//
+// The walk of an apply and the state it writes are the other way round:
+// they allocate little for the time they take, but hold the whole
+// graph, plan and state, so that at 400 the heap would grow to five times
+// what they hold (an apply of 80,000 resources reached the 1 GiB limit).
+// They run at applyGCPercent (execute, apply.go), unless GOGC is set.
 const (
-	gcPercent   = 400
-	memoryLimit = 1 << 30
+	gcPercent      = 400
+	applyGCPercent = 100
+	memoryLimit    = 1 << 30
 )
 
 func main() {

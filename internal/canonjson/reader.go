@@ -28,6 +28,13 @@ type Reader struct {
 // NewReader returns a reader at the start of data.
 func NewReader(data []byte) *Reader { return &Reader{data: data} }
 
+// ShareStrings makes r intern its strings in strs, a table that other
+// readers may share, one after the other (never at the same time): the
+// records of a journal, each read by a reader of its own, then share the
+// keys and names they all repeat instead of each holding copies. strs
+// must not be nil.
+func (r *Reader) ShareStrings(strs map[string]string) { r.interned = strs }
+
 // Inside returns a reader of the same text, at the same position, one
 // level deeper: the reader of elements of the array at r's position,
 // sharing nothing with r, so that elements can be read in parallel (see

@@ -200,3 +200,39 @@ func BenchmarkParseFlowListsAtTheNodeLimit(b *testing.B) {
 		}
 	}
 }
+
+// TestNodeLimitScalesWithFileSize: a single file of 80,000 node templates
+// in flow style (about 1,550,000 nodes, 7 bytes each) was refused by the
+// fixed limit of 1,000,000 nodes. The default limit now grows with the
+// file, one node per BytesPerNode bytes past 1,000,000, so such a file
+// passes the count, while the densest files stay refused and the largest
+// file bounds the largest count.
+func TestNodeLimitScalesWithFileSize(t *testing.T) {
+	// 1,200,000 nodes of seven bytes ("123456,"), as templates are written.
+	const nodes = 1_200_000
+	var b strings.Builder
+	b.WriteString("tosca_definitions_version: tosca_simple_yaml_1_3\nmetadata:\n  x: [")
+	for range nodes/8 - 1 {
+		b.WriteString("[123456,123456,123456,123456,123456,123456,123456],")
+	}
+	b.WriteString("[]]\n")
+	templates := []byte(b.String())
+	lim := Limits{}.withDefaults(len(templates))
+	if lim.MaxNodes < nodes || lim.MaxExpandedNodes < nodes {
+		t.Errorf("a %d-byte file may hold %d nodes (%d expanded); want at least %d", len(templates), lim.MaxNodes, lim.MaxExpandedNodes, nodes)
+	}
+	if d := refuseBeforeParsing("big.yaml", templates, lim); d != nil {
+		t.Errorf("%d nodes in %d bytes refused: %v", nodes, len(templates), d)
+	}
+	// As many nodes, two bytes each: still over.
+	dense := flowLists(len(templates) * 2 / 7)
+	if d := refuseBeforeParsing("dense.yaml", dense, Limits{}.withDefaults(len(dense))); d == nil || d.Code != CodeTooMany {
+		t.Errorf("a %d-byte file of flow lists (about %d nodes): got %v, want %s", len(dense), len(dense)/2, d, CodeTooMany)
+	}
+	if got, want := NodeLimit(DefaultMaxFileBytes), DefaultMaxFileBytes/BytesPerNode; got != want || got > 3_000_000 {
+		t.Errorf("NodeLimit of the largest file = %d, want %d (under 3,000,000)", got, want)
+	}
+	if got := NodeLimit(100); got != DefaultMaxNodes {
+		t.Errorf("NodeLimit of a small file = %d, want %d", got, DefaultMaxNodes)
+	}
+}

@@ -20,28 +20,43 @@ type Limits struct {
 	MaxDepth         int // default 256
 	MaxScalarBytes   int // default 4 MiB
 	MaxItems         int // entries of one mapping or sequence; default 1,000,000
-	MaxNodes         int // nodes of the whole file as written (aliases once); default 1,000,000
-	MaxExpandedNodes int // nodes of one document with aliases expanded; default 1,000,000
+	MaxNodes         int // nodes of the whole file as written (aliases once); default NodeLimit(file size)
+	MaxExpandedNodes int // nodes of one document with aliases expanded; default NodeLimit(file size)
 	MaxDocuments     int // documents in one stream; default 1,000
 }
 
-// Default limits, documented in docs/limits.md. The YAML library keeps about
-// 200 bytes a node and our tree 170 more, at about a microsecond each, so
-// the node limits are what bound a file's cost: 1,000,000 nodes (a 16 MiB
-// file of the densest YAML there is, at the limit) validate in about a
-// second and 400 MB (BenchmarkValidateDenseFile), while a template of
-// 50,000 node templates in flow style (about 20 nodes each) still fits.
+// Default limits, documented in docs/limits.md and SECURITY.md. The YAML
+// library keeps about 200 bytes a node and our tree 170 more, at about a
+// microsecond each, so the node limits are what bound a file's cost. They
+// grow with the file (NodeLimit): 1,000,000 nodes for any file (a file of
+// the densest YAML there is, two bytes a node, validates in about a
+// second and 400 MB: BenchmarkValidateDenseFile), and one node per
+// BytesPerNode bytes past that, which a template written in flow style
+// (about 7 bytes a node) or block style (more) never reaches: a file of
+// 80,000 node templates is about 1,550,000 nodes in 10.8 MB. The file
+// size limit bounds the largest to DefaultMaxFileBytes/BytesPerNode.
 const (
-	DefaultMaxFileBytes     = 16 << 20
-	DefaultMaxDepth         = 256
-	DefaultMaxScalarBytes   = 4 << 20
-	DefaultMaxItems         = 1_000_000
-	DefaultMaxNodes         = 1_000_000
-	DefaultMaxExpandedNodes = 1_000_000
-	DefaultMaxDocuments     = 1_000
+	DefaultMaxFileBytes   = 16 << 20
+	DefaultMaxDepth       = 256
+	DefaultMaxScalarBytes = 4 << 20
+	DefaultMaxItems       = 1_000_000
+	DefaultMaxNodes       = 1_000_000
+	DefaultMaxDocuments   = 1_000
+	// BytesPerNode is the least number of bytes a node of a file past
+	// DefaultMaxNodes nodes takes on average.
+	BytesPerNode = 6
 )
 
-func (l Limits) withDefaults() Limits {
+// NodeLimit is the default of Limits.MaxNodes and MaxExpandedNodes for a
+// file of size bytes: DefaultMaxNodes, or one node per BytesPerNode
+// bytes when that is more (at most 2,796,202 for a file at the 16 MiB
+// limit).
+func NodeLimit(size int) int {
+	return max(DefaultMaxNodes, size/BytesPerNode)
+}
+
+// withDefaults fills in the limits left zero for a file of size bytes.
+func (l Limits) withDefaults(size int) Limits {
 	def := func(v *int, d int) {
 		if *v <= 0 {
 			*v = d
@@ -51,8 +66,8 @@ func (l Limits) withDefaults() Limits {
 	def(&l.MaxDepth, DefaultMaxDepth)
 	def(&l.MaxScalarBytes, DefaultMaxScalarBytes)
 	def(&l.MaxItems, DefaultMaxItems)
-	def(&l.MaxNodes, DefaultMaxNodes)
-	def(&l.MaxExpandedNodes, DefaultMaxExpandedNodes)
+	def(&l.MaxNodes, NodeLimit(size))
+	def(&l.MaxExpandedNodes, NodeLimit(size))
 	def(&l.MaxDocuments, DefaultMaxDocuments)
 	return l
 }
@@ -102,7 +117,7 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 
 // ParseAllContext is ParseAll that stops when ctx ends (see ParseContext).
 func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
-	lim = lim.withDefaults()
+	lim = lim.withDefaults(len(data))
 	if d := refuseBeforeParsing(file, data, lim); d != nil {
 		return nil, diags.Append(*d)
 	}

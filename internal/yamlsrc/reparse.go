@@ -21,7 +21,7 @@ import (
 // Parsing a 10,000-node template is most of checking it after each
 // keystroke, and a keystroke changes one entry.
 func Reparse(file string, prev *Node, old, data []byte, lim Limits) (root *Node, ok bool) {
-	lim = lim.withDefaults()
+	lim = lim.withDefaults(len(data))
 	if prev == nil || prev.Kind != Mapping || len(data) > lim.MaxFileBytes || unsafeForReparse(old) || unsafeForReparse(data) {
 		return nil, false
 	}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"time"
-
-	dgraph "github.com/dominikbraun/graph"
 )
 
 // Errors returned by Graph methods; compare with errors.Is.
@@ -20,10 +18,10 @@ var (
 // Several edges may join the same two resources (two requirements on one
 // target); each is kept. A Graph is not safe for concurrent mutation.
 type Graph struct {
-	store dgraph.Graph[string, *Resource]
+	// byAddr holds the resources by address.
+	byAddr map[string]*Resource
 	// edges keeps every edge, including repeats of the same pair, in
-	// insertion order; the store keeps one edge per pair and is used only
-	// to check that both ends exist.
+	// insertion order.
 	edges []Edge
 	// addrs lists the addresses in insertion order.
 	addrs []string
@@ -59,17 +57,15 @@ type PolicedRead struct {
 
 // New returns an empty graph.
 func New() *Graph {
-	return &Graph{store: dgraph.New(func(r *Resource) string { return r.Address }, dgraph.Directed())}
+	return &Graph{byAddr: map[string]*Resource{}}
 }
 
 // AddResource adds r; its address must be new.
 func (g *Graph) AddResource(r *Resource) error {
-	if err := g.store.AddVertex(r); err != nil {
-		if errors.Is(err, dgraph.ErrVertexAlreadyExists) {
-			return fmt.Errorf("%w: %s", ErrDuplicateResource, r.Address)
-		}
-		return fmt.Errorf("adding %s: %w", r.Address, err)
+	if _, ok := g.byAddr[r.Address]; ok {
+		return fmt.Errorf("%w: %s", ErrDuplicateResource, r.Address)
 	}
+	g.byAddr[r.Address] = r
 	g.addrs = append(g.addrs, r.Address)
 	return nil
 }
@@ -77,13 +73,8 @@ func (g *Graph) AddResource(r *Resource) error {
 // AddEdge records that e.Source depends on e.Target. Both must exist.
 // A self-dependency is kept so that cycle finding reports it.
 func (g *Graph) AddEdge(e Edge) error {
-	err := g.store.AddEdge(e.Source, e.Target)
-	switch {
-	case err == nil, errors.Is(err, dgraph.ErrEdgeAlreadyExists):
-	case errors.Is(err, dgraph.ErrVertexNotFound):
+	if g.byAddr[e.Source] == nil || g.byAddr[e.Target] == nil {
 		return fmt.Errorf("%w: edge %s -> %s", ErrUnknownResource, e.Source, e.Target)
-	default:
-		return fmt.Errorf("adding edge %s -> %s: %w", e.Source, e.Target, err)
 	}
 	g.edges = append(g.edges, e)
 	return nil
@@ -91,8 +82,8 @@ func (g *Graph) AddEdge(e Edge) error {
 
 // Resource returns the resource at addr.
 func (g *Graph) Resource(addr string) (*Resource, bool) {
-	r, err := g.store.Vertex(addr)
-	return r, err == nil
+	r, ok := g.byAddr[addr]
+	return r, ok
 }
 
 // Len returns the number of resources.

@@ -57,31 +57,46 @@ func encodeResources(rs []Resource) (chunks, error) {
 		return chunks{[]byte("[]")}, nil
 	}
 	workers := min(runtime.GOMAXPROCS(0), 8, (len(norm)+chunkMin-1)/chunkMin)
-	parts := make([][]byte, workers)
+	parts := make([]chunks, workers)
 	errs := make([]error, workers)
 	per := (len(norm) + workers - 1) / workers
 	var wg sync.WaitGroup
 	for c := range workers {
 		wg.Go(func() {
 			lo, hi := c*per, min((c+1)*per, len(norm))
-			w := newWriter(make([]byte, 0, (hi-lo)*3072), true)
-			// The elements of the resources array, inside the state object.
-			list := w.ResumeArray(2, lo > 0)
-			for i := lo; i < hi; i++ {
-				writeResource(list.Next(), &norm[i])
+			// Each worker writes pieces of pieceResources resources, each
+			// sized after the one before: a piece grows a few times at
+			// most and is never copied into one buffer for the whole state.
+			size := 64 << 10
+			for start := lo; start < hi; start += pieceResources {
+				w := newWriter(make([]byte, 0, size), true)
+				// The elements of the resources array, inside the state object.
+				list := w.ResumeArray(2, start > 0)
+				for i := start; i < min(hi, start+pieceResources); i++ {
+					writeResource(list.Next(), &norm[i])
+				}
+				if errs[c] = w.Err(); errs[c] != nil {
+					return
+				}
+				parts[c] = append(parts[c], w.Buf)
+				size = len(w.Buf) + len(w.Buf)/8
 			}
-			parts[c], errs[c] = w.Buf, w.Err()
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("encoding state resources: %w", err)
 	}
-	out := make(chunks, 0, len(parts)+2)
-	out = append(out, []byte("["))
-	out = append(out, parts...)
+	out := chunks{[]byte("[")}
+	for _, p := range parts {
+		out = append(out, p...)
+	}
 	return append(out, []byte("\n  ]")), nil
 }
+
+// pieceResources is how many resources one piece of an encoding holds:
+// about a quarter of a megabyte of state.
+const pieceResources = 256
 
 // chunks is an encoding kept in pieces, so that the pieces encoded in
 // parallel need not be copied into one buffer before being written.

@@ -551,9 +551,13 @@ func parseState(data []byte) (*State, error) {
 	return &s, nil
 }
 
-// parseRecord parses one journal record payload.
-func parseRecord(data []byte) (Record, error) {
+// parseRecord parses one journal record payload, interning its strings
+// in strs when it is not nil (see canonjson.Reader.ShareStrings).
+func parseRecord(data []byte, strs map[string]string) (Record, error) {
 	p := &parser{*canonjson.NewReader(data)}
+	if strs != nil {
+		p.ShareStrings(strs)
+	}
 	var r Record
 	err := p.Object(func(key []byte) error {
 		switch fieldName(key, "seq", "kind", "address", "action", "attempt", "resource", "removed", "process", "time") {

@@ -93,7 +93,7 @@ func FuzzParseRecord(f *testing.F) {
 	}
 	f.Add([]byte(`{"seq":1,"kind":"intent","address":"a","resource":null,"time":"bad"}`))
 	f.Fuzz(func(t *testing.T, payload []byte) {
-		rec, err := decodeRecord(payload)
+		rec, err := decodeRecord(payload, nil)
 		if err != nil {
 			return
 		}

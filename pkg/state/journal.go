@@ -219,6 +219,9 @@ func scanReadable(data []byte) journalScan {
 
 func scanLines(data []byte, skipDamage bool) (journalScan, error) {
 	var sc journalScan
+	// The records of one apply repeat the same keys, types and driver
+	// names; one table shares them across every record held.
+	strs := make(map[string]string, 256)
 	off, line := 0, 0
 	for off < len(data) {
 		line++
@@ -245,7 +248,7 @@ func scanLines(data []byte, skipDamage bool) (journalScan, error) {
 			}
 			sc.headerEnd = int64(next)
 		} else {
-			rec, err := decodeRecord(payload)
+			rec, err := decodeRecord(payload, strs)
 			switch {
 			case err == nil:
 				sc.records = append(sc.records, rec)
@@ -317,10 +320,12 @@ func intactAfter(data []byte, off int) bool {
 // DecodeRecord parses a record that encodeRecord wrote (a journal line's
 // payload, a journal row of a database backend) and checks it as a
 // journal load does.
-func DecodeRecord(payload []byte) (Record, error) { return decodeRecord(payload) }
+func DecodeRecord(payload []byte) (Record, error) { return decodeRecord(payload, nil) }
 
-func decodeRecord(payload []byte) (Record, error) {
-	r, err := parseRecord(payload)
+// decodeRecord is DecodeRecord interning the record's strings in strs
+// when it is not nil.
+func decodeRecord(payload []byte, strs map[string]string) (Record, error) {
+	r, err := parseRecord(payload, strs)
 	if err != nil {
 		return r, err
 	}

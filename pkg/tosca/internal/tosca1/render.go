@@ -342,11 +342,17 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 			}
 		}
 	}
-	for _, name := range slices.Sorted(maps.Keys(nt.typ.props)) {
-		if nt.typ.props[name].sensitive || (derived && c.SecretAt[nt.path+".properties."+name]) {
-			out = append(out, "properties."+name)
+	// Filtered, then sorted: most nodes have no secret property, and
+	// sorting all of their type's property names for each of them was 3%
+	// of a compile's allocations.
+	var props []string
+	for name, d := range nt.typ.props {
+		if d.sensitive || (derived && c.SecretAt[nt.path+".properties."+name]) {
+			props = append(props, "properties."+name)
 		}
 	}
+	slices.Sort(props)
+	out = append(out, props...)
 	// An operation output may set a sensitive attribute at apply time.
 	var attrs []string
 	for name, d := range nt.typ.attrs {
