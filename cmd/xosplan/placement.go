@@ -45,6 +45,7 @@ type candidatesFlags struct {
 	limit        int
 	url          string
 	token        string
+	noCache      bool
 }
 
 func newPlacementCandidatesCommand(c *cli) *cobra.Command {
@@ -80,6 +81,7 @@ Exit status: 0 with the answer (also when nothing fits), 1 on a bad query or inv
 	fs.IntVar(&f.limit, "limit", 0, "return at most `N` candidates")
 	fs.StringVar(&f.url, "placement-url", "", "ask the real Placement API at `URL` instead of an inventory file")
 	fs.StringVar(&f.token, "placement-token", "", "X-Auth-Token for --placement-url (default: $OS_AUTH_TOKEN)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "parse --providers every time: neither read nor write the inventory cache")
 	return cmd
 }
 
@@ -122,8 +124,9 @@ func (f candidatesFlags) buildQuery(cmd *cobra.Command) (string, error) {
 }
 
 // loadProviders reads the inventory file, or the embedded demo cloud, and
-// shows its problems on view; errors exit 1.
-func loadProviders(ctx context.Context, c *cli, view views.Inventory, path string) (*placement.Model, error) {
+// shows its problems on view; errors exit 1. A file goes through the
+// inventory cache (placement_cache.go) unless noCache.
+func loadProviders(ctx context.Context, c *cli, view views.Inventory, path string, noCache bool) (*placement.Model, error) {
 	name, data := "demo-providers.yaml", placement.DemoProviders()
 	if path != "" {
 		var d *diag.Diagnostic
@@ -133,7 +136,11 @@ func loadProviders(ctx context.Context, c *cli, view views.Inventory, path strin
 		}
 		name = path
 	}
-	m, diags := placement.LoadProviders(name, data)
+	ic := inventoryCache{}
+	if path != "" {
+		ic = newInventoryCache(c, noCache)
+	}
+	m, diags := ic.load(name, data)
 	if len(diags) > 0 {
 		if err := inventoryFailed(view, diags.Sort()); err != nil {
 			return nil, err
@@ -191,7 +198,7 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 		}
 		svc = client
 	} else {
-		if m, err = loadProviders(cmd.Context(), c, view, f.providers); err != nil {
+		if m, err = loadProviders(cmd.Context(), c, view, f.providers, f.noCache); err != nil {
 			return err
 		}
 		svc = m
@@ -220,6 +227,7 @@ func queryError(err error) error {
 func newPlacementTraitsCommand(c *cli) *cobra.Command {
 	var validate []string
 	var providers string
+	var noCache bool
 	cmd := &cobra.Command{
 		Use:   "traits [flags]",
 		Short: "List the standard traits, or check trait names",
@@ -232,20 +240,21 @@ Exit status: 0, or 1 when a --validate name is invalid.`,
   xosplan placement traits --validate HW_CPU_X86_AVX2 --validate CUSTOM_GOLD`,
 		Args: exactArgsPlacement(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runPlacementTraits(cmd.Context(), c, providers, validate)
+			return runPlacementTraits(cmd.Context(), c, providers, noCache, validate)
 		},
 	}
+	cmd.Flags().BoolVar(&noCache, "no-cache", false, "parse --providers every time: neither read nor write the inventory cache")
 	cmd.Flags().StringSliceVar(&validate, "validate", nil, "check trait `NAME` (repeatable or comma-separated)")
 	cmd.Flags().StringVar(&providers, "providers", "", "provider inventory `FILE` whose custom traits to include")
 	return cmd
 }
 
-func runPlacementTraits(ctx context.Context, c *cli, providers string, validate []string) error {
+func runPlacementTraits(ctx context.Context, c *cli, providers string, noCache bool, validate []string) error {
 	view := views.NewTraits(c.streams())
 	if len(validate) == 0 {
 		names := placement.StandardTraits()
 		if providers != "" {
-			m, err := loadProviders(ctx, c, view, providers)
+			m, err := loadProviders(ctx, c, view, providers, noCache)
 			if err != nil {
 				return err
 			}

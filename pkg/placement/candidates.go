@@ -147,10 +147,17 @@ type search struct {
 	isoUsed map[*provider]bool
 	rcs     [][]string // per group, its resource classes sorted
 	options [][]*provider
+	// Scratch reused from tree to tree, so that examining a provider
+	// allocates nothing: the eligible providers, each group's candidates
+	// in this tree, and the unsuffixed group's pick of a provider per class.
+	eligible []*provider
+	perGroup [][]*groupCand
+	pick     []*provider
 	// slabs hand out small slices from big blocks: a candidate's items,
 	// providers and names are a few elements each, and thousands of them
 	// would otherwise be thousands of allocations.
 	itemSlab   slab[item]
+	candSlab   slab[groupCand]
 	provSlab   slab[*provider]
 	strSlab    slab[string]
 	amountSlab slab[Amount]
@@ -204,22 +211,24 @@ func (m *Model) Candidates(ctx context.Context, q Query) (*Candidates, error) {
 		}
 		eligible := ix.trees[root]
 		if shared := ix.sharedInto[root]; len(shared) > 0 {
-			eligible = append(append([]*provider(nil), eligible...), shared...)
+			s.eligible = append(append(s.eligible[:0], eligible...), shared...)
+			eligible = s.eligible
 		}
-		perGroup := make([][]*groupCand, len(q.Groups))
+		for len(s.perGroup) < len(q.Groups) {
+			s.perGroup = append(s.perGroup, nil)
+		}
+		perGroup := s.perGroup[:len(q.Groups)]
 		ok := true
 		for i, g := range q.Groups {
-			var cands []*groupCand
 			if g.Suffix == "" {
-				cands = s.unsuffixed(g, s.rcs[i], r, eligible, inTree[i])
+				perGroup[i] = s.unsuffixed(perGroup[i][:0], g, s.rcs[i], r, eligible, inTree[i])
 			} else {
-				cands = s.singleProvider(g, s.rcs[i], eligible, inTree[i])
+				perGroup[i] = s.singleProvider(perGroup[i][:0], g, s.rcs[i], eligible, inTree[i])
 			}
-			if len(cands) == 0 {
+			if len(perGroup[i]) == 0 {
 				ok = false
 				break
 			}
-			perGroup[i] = cands
 		}
 		if ok {
 			s.combine(perGroup, 0, root)
@@ -360,9 +369,9 @@ func forbiddenOK(p *provider, forbidden []string) bool {
 	return true
 }
 
-// singleProvider lists the providers that alone satisfy a suffixed group.
-func (s *search) singleProvider(g RequestGroup, rcs []string, eligible []*provider, inTree *provider) []*groupCand {
-	var out []*groupCand
+// singleProvider appends to out the providers that alone satisfy a
+// suffixed group.
+func (s *search) singleProvider(out []*groupCand, g RequestGroup, rcs []string, eligible []*provider, inTree *provider) []*groupCand {
 	for _, p := range eligible {
 		if inTree != nil && p.root != inTree {
 			continue
@@ -370,7 +379,8 @@ func (s *search) singleProvider(g RequestGroup, rcs []string, eligible []*provid
 		if !forbiddenOK(p, g.Forbidden) || !anyOfOK(func(t string) bool { return p.traits[t] }, g.RequiredAnyOf) || !aggsOK(p, g, nil, nil) {
 			continue
 		}
-		c := &groupCand{providers: s.provSlab.take(1), items: s.itemSlab.take(len(rcs))[:0]}
+		c := &s.candSlab.take(1)[0]
+		*c = groupCand{providers: s.provSlab.take(1), items: s.itemSlab.take(len(rcs))[:0]}
 		c.providers[0] = p
 		fits := true
 		for _, rc := range rcs {
@@ -387,41 +397,44 @@ func (s *search) singleProvider(g RequestGroup, rcs []string, eligible []*provid
 	return out
 }
 
-// unsuffixed lists the ways the unsuffixed group can be met in one tree
-// (plus the sharing providers anchored to it): each class from one
-// provider; required traits met by the providers together.
-func (s *search) unsuffixed(g RequestGroup, rcs []string, anchor *provider, eligible []*provider, inTree *provider) []*groupCand {
+// unsuffixed appends to out the ways the unsuffixed group can be met in
+// one tree (plus the sharing providers anchored to it): each class from
+// one provider; required traits met by the providers together.
+func (s *search) unsuffixed(out []*groupCand, g RequestGroup, rcs []string, anchor *provider, eligible []*provider, inTree *provider) []*groupCand {
 	// With in_tree, Placement does not anchor sharing providers to other
 	// trees: the group is met inside that one tree.
 	if inTree != nil && anchor != inTree {
-		return nil
+		return out
 	}
 	options := s.unsuffixedOptions(g, rcs, anchor, eligible, inTree)
 	if options == nil {
-		return nil
+		return out
 	}
-	var out []*groupCand
-	pick := make([]*provider, len(rcs))
-	var walk func(i int)
-	walk = func(i int) {
-		if s.truncated || s.err != nil {
-			return
-		}
-		if i == len(rcs) {
-			if !s.count() {
-				return
-			}
-			if c := s.unsuffixedCand(g, rcs, pick); c != nil {
-				out = append(out, c)
-			}
-			return
-		}
-		for _, p := range options[i] {
-			pick[i] = p
-			walk(i + 1)
-		}
+	if cap(s.pick) < len(rcs) {
+		s.pick = make([]*provider, len(rcs))
 	}
-	walk(0)
+	return s.walkUnsuffixed(out, 0, g, rcs, options, s.pick[:len(rcs)])
+}
+
+// walkUnsuffixed tries every pick of a provider per class from class i on
+// (depth first, in the options' order) and appends the candidates to out.
+func (s *search) walkUnsuffixed(out []*groupCand, i int, g RequestGroup, rcs []string, options [][]*provider, pick []*provider) []*groupCand {
+	if s.truncated || s.err != nil {
+		return out
+	}
+	if i == len(rcs) {
+		if !s.count() {
+			return out
+		}
+		if c := s.unsuffixedCand(g, rcs, pick); c != nil {
+			out = append(out, c)
+		}
+		return out
+	}
+	for _, p := range options[i] {
+		pick[i] = p
+		out = s.walkUnsuffixed(out, i+1, g, rcs, options, pick)
+	}
 	return out
 }
 
@@ -454,15 +467,10 @@ func (s *search) unsuffixedOptions(g RequestGroup, rcs []string, anchor *provide
 // unsuffixedCand makes the group candidate of one pick of a provider per
 // class, or nil when the providers together lack a required trait.
 func (s *search) unsuffixedCand(g RequestGroup, rcs []string, pick []*provider) *groupCand {
-	c := &groupCand{items: s.itemSlab.take(len(rcs)), providers: s.provSlab.take(len(rcs))[:0]}
-	for j, rc := range rcs {
-		c.items[j] = item{pick[j], rc, g.Resources[rc]}
-		if !slices.Contains(c.providers, pick[j]) {
-			c.providers = append(c.providers, pick[j])
-		}
-	}
+	// The traits are checked on the pick before anything is taken from the
+	// slabs, so that a pick that fails costs nothing.
 	if len(g.RequiredAnyOf) > 0 && !anyOfOK(func(t string) bool {
-		for _, p := range c.providers {
+		for _, p := range pick {
 			if p.traits[t] {
 				return true
 			}
@@ -470,6 +478,14 @@ func (s *search) unsuffixedCand(g RequestGroup, rcs []string, pick []*provider) 
 		return false
 	}, g.RequiredAnyOf) {
 		return nil
+	}
+	c := &s.candSlab.take(1)[0]
+	*c = groupCand{items: s.itemSlab.take(len(rcs)), providers: s.provSlab.take(len(rcs))[:0]}
+	for j, rc := range rcs {
+		c.items[j] = item{pick[j], rc, g.Resources[rc]}
+		if !slices.Contains(c.providers, pick[j]) {
+			c.providers = append(c.providers, pick[j])
+		}
 	}
 	if len(c.providers) > 1 {
 		sort.Slice(c.providers, func(a, b int) bool { return c.providers[a].name < c.providers[b].name })
@@ -748,7 +764,7 @@ func requestKey(r AllocationRequest, withMappings bool) string {
 }
 
 func (m *Model) summarize(s *search, ix *index) *Candidates {
-	c := &Candidates{Requests: s.out, Summaries: map[string]ProviderSummary{}, Truncated: s.truncated, Examined: s.examined}
+	c := &Candidates{Requests: s.out, Summaries: make(map[string]ProviderSummary, len(s.out)), Truncated: s.truncated, Examined: s.examined}
 	if c.Requests == nil {
 		c.Requests = []AllocationRequest{}
 	}
@@ -786,7 +802,14 @@ func (m *Model) summarize(s *search, ix *index) *Candidates {
 }
 
 func summaryOf(p *provider, only map[string]bool) ProviderSummary {
-	ps := ProviderSummary{Resources: make(map[string]ResourceSummary, len(p.inv)), Traits: slices.Sorted(maps.Keys(p.traits)), Root: p.root.name}
+	ps := ProviderSummary{Resources: make(map[string]ResourceSummary, len(p.inv)), Root: p.root.name}
+	if len(p.traits) > 0 {
+		ps.Traits = make([]string, 0, len(p.traits))
+		for t := range p.traits {
+			ps.Traits = append(ps.Traits, t)
+		}
+		slices.Sort(ps.Traits)
+	}
 	if p.parent != nil {
 		ps.Parent = p.parent.name
 	}

@@ -2,6 +2,7 @@ package placement
 
 import (
 	"context"
+	"errors"
 	"testing"
 )
 
@@ -59,6 +60,27 @@ func FuzzParseQuery(f *testing.F) {
 			return
 		}
 		if _, err := res.PlacementJSON(q.Version); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// FuzzUnmarshalCompact: any bytes give a model or ErrBadCompact, never a
+// panic; a model that comes back encodes to the same bytes.
+func FuzzUnmarshalCompact(f *testing.F) {
+	f.Add([]byte(compactMagic + "\x00"))
+	if m, diags := LoadProviders("demo.yaml", DemoProviders()); len(diags) == 0 {
+		f.Add(m.MarshalCompact())
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := UnmarshalCompact(data)
+		if err != nil {
+			if !errors.Is(err, ErrBadCompact) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if _, err := UnmarshalCompact(m.MarshalCompact()); err != nil {
 			t.Fatal(err)
 		}
 	})

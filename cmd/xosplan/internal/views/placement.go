@@ -1,8 +1,6 @@
 package views
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -49,16 +47,8 @@ func (v inventoryView) InventoryDiagnostics(diags diag.Diagnostics) error {
 type candidatesJSON struct{ inventoryView }
 
 func (v *candidatesJSON) Candidates(_ placement.Query, ver placement.Version, res *placement.Candidates, _ []placement.Exclusion) error {
-	data, err := res.PlacementJSON(ver)
-	if err != nil {
-		return err
-	}
-	var out bytes.Buffer
-	if err := json.Indent(&out, data, "", "  "); err != nil {
-		return err
-	}
-	out.WriteByte('\n')
-	_, err = v.s.Stdout.Write(out.Bytes())
+	out := append(res.AppendPlacementJSON(nil, ver, "  "), '\n')
+	_, err := v.s.Stdout.Write(out)
 	return err
 }
 
