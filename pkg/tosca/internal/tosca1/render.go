@@ -264,6 +264,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	if slices.Contains(nt.directives, "select") {
 		r.Management = graph.Unmanaged
 	}
+	c.PlacementResource(r, nt.path)
 	c.applyXOS(nt, r)
 	r.Request = c.computeRequest(nt)
 	return r

@@ -205,6 +205,7 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 		}
 	}
 	r.Driver = c.renderDriver(nd)
+	c.PlacementResource(r, nd.path)
 	r.Sensitive = c.secretPaths(nd, spec)
 	r.Request = c.allocationRequest(nd)
 	return r
