@@ -45,6 +45,9 @@ const (
 const (
 	simpleProfileName  = "org.oasis-open.simple:2.0"
 	simpleProfileAlias = "org.oasis-open.tosca.simple:2.0"
+	// placementProfileName is xosplan's Placement types (the placement
+	// driver's objects), as xosplan/placement.yaml is for 1.3.
+	placementProfileName = "xosplan.placement:1.0"
 )
 
 // profile2Files holds the embedded TOSCA 2.0 profiles; read-only.
@@ -58,6 +61,9 @@ func embeddedProfile(name string) (string, []byte, bool) {
 	case simpleProfileName, simpleProfileAlias:
 		data, ok := embeddedProfileFile("profiles2/org.oasis-open.simple-2.0.yaml")
 		return "profiles2/org.oasis-open.simple-2.0.yaml", data, ok
+	case placementProfileName:
+		data, ok := embeddedProfileFile("profiles2/xosplan.placement-1.0.yaml")
+		return "profiles2/xosplan.placement-1.0.yaml", data, ok
 	}
 	return "", nil, false
 }
@@ -70,7 +76,7 @@ func embeddedProfileFile(name string) ([]byte, bool) {
 
 // embeddedProfileNames lists the names of the embedded profiles.
 func embeddedProfileNames() []string {
-	return []string{simpleProfileName + " (also " + simpleProfileAlias + ")"}
+	return []string{simpleProfileName + " (also " + simpleProfileAlias + ")", placementProfileName}
 }
 
 // ProfileIndex maps profile names to the files of a search path that
