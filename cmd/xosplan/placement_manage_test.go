@@ -90,6 +90,25 @@ func TestPlacementManagedRealAPI(t *testing.T) {
 		t.Errorf("the imported provider records %+v, want uuid %s", r.Feedback.Attributes, nfs)
 	}
 
+	// The seed's GET /traits queries, against the service.
+	traits := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(ctx, append([]string{"placement", "traits", "--placement-url", url}, args...), nil, &stdout, &stderr); code != 0 {
+			t.Fatalf("placement traits %v: exit %d: %s", args, code, stderr.String())
+		}
+		return stdout.String()
+	}
+	if got := traits("--starts-with", "CUSTOM_"); got != "CUSTOM_GOLD\nCUSTOM_RACK_R1\n" {
+		t.Errorf("--starts-with CUSTOM_: %q", got)
+	}
+	if got := traits("--in", "CUSTOM_GOLD,HW_CPU_X86_AVX2,HW_NO_SUCH_TRAIT"); got != "CUSTOM_GOLD\nHW_CPU_X86_AVX2\n" {
+		t.Errorf("--in: %q", got)
+	}
+	if got := traits("--associated", "true", "--starts-with", "HW_"); got != "HW_CPU_X86_AVX2\n" {
+		t.Errorf("--associated true --starts-with HW_: %q", got)
+	}
+
 	if out := cli(0, "plan", "--detailed-exitcode"); !strings.Contains(out, "No changes.") {
 		t.Errorf("second plan:\n%s", out)
 	}
