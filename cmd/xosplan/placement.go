@@ -12,7 +12,7 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/placement"
-	"github.com/xosplan/xosplan/pkg/planner"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 func newPlacementCommand(c *cli) *cobra.Command {
@@ -390,7 +390,7 @@ func seedFromState(ctx context.Context, c *cli, sf stateFlags, m *placement.Mode
 	if err != nil {
 		return err
 	}
-	stale := planner.SeedAllocations(m, st)
+	stale := workflow.CountRecorded(m, st)
 	for _, addr := range slices.Sorted(maps.Keys(stale)) {
 		fmt.Fprintf(c.stderr, "Warning: the allocations recorded for %s are left out: %v\n", addr, stale[addr])
 	}

@@ -168,3 +168,11 @@ func ExecutorPlacer(cl *planner.Claimer) executor.Placer {
 	}
 	return cl
 }
+
+// CountRecorded makes the allocations recorded in st usage of m, as a
+// plan against st counts them, so that a candidates query after an apply
+// accounts for what it claimed. It returns, by address, the recorded
+// allocations that no longer fit m (left out).
+func CountRecorded(m *placement.Model, st *state.State) map[string]error {
+	return planner.SeedAllocations(m, st)
+}
