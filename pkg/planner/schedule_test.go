@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // TestStepsOrderEachPhaseBreadthFirstByAddress: within a phase, a step
@@ -56,5 +59,31 @@ func TestStepsOrderEachPhaseBreadthFirstByAddress(t *testing.T) {
 				t.Errorf("steps %s, want %s", g, tt.want)
 			}
 		})
+	}
+}
+
+// TestPlacementObjectDeletedAfterTheUpdateThatDropsIt: a Placement
+// object (a custom trait) that an updated provider stops naming is
+// deleted after that update, in phase 3, and stays in the plan's
+// changes; Placement refuses (409) to delete a trait a provider still
+// has. Other drivers keep deletes first.
+func TestPlacementObjectDeletedAfterTheUpdateThatDropsIt(t *testing.T) {
+	pd := graph.Driver{Name: graph.DriverPlacement}
+	changes := []ResourceChange{
+		{Address: "gold", Action: Delete, Driver: pd},
+		{Address: "rack", Action: Update, Driver: pd, PriorDependencies: []string{"gold"}},
+		{Address: "x", Action: Delete, Driver: graph.Driver{Name: graph.DriverExec}},
+		{Address: "y", Action: Update, Driver: graph.Driver{Name: graph.DriverExec}, PriorDependencies: []string{"x"}},
+	}
+	var got []string
+	for _, s := range (&Plan{Changes: changes}).Steps() {
+		got = append(got, fmt.Sprintf("%s %s%s", s.Op, s.Address, map[bool]string{true: " (after updates)"}[s.AfterUpdates]))
+	}
+	if g, want := strings.Join(got, ", "), "delete x, update rack, update y, delete gold (after updates)"; g != want {
+		t.Errorf("steps %s, want %s", g, want)
+	}
+	order, _ := schedule(changes)
+	if len(order.changeOrder) != len(changes) {
+		t.Errorf("the plan keeps %d of %d changes", len(order.changeOrder), len(changes))
 	}
 }
