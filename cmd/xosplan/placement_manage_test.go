@@ -130,6 +130,20 @@ func TestPlacementManagedRealAPI(t *testing.T) {
 		t.Errorf("apply did not repair the traits: %v", got)
 	}
 
+	// sync does the same by itself: its health check finds the trait
+	// removed and its reconcile puts it back.
+	if _, err := client.SetProviderTraits(ctx, c1.UUID, []string{"CUSTOM_RACK_R1", "HW_CPU_X86_AVX2", "COMPUTE_STATUS_DISABLED"}); err != nil {
+		t.Fatal(err)
+	}
+	log, proc := startSync(t, dir, []string{"OS_AUTH_TOKEN=admin"}, "--state", statePath, "--placement-url", url, "--health-interval", "1s")
+	testutil.WaitFor(t, 60*time.Second, "sync to put CUSTOM_GOLD back on r1-compute-1", func() bool {
+		return slices.Contains(provider("r1-compute-1").Traits, "CUSTOM_GOLD")
+	})
+	proc.terminate(t)
+	if !strings.Contains(log.String(), "drift found") {
+		t.Errorf("sync's log does not say it found the drift:\n%s", log.String())
+	}
+
 	// CUSTOM_GOLD leaves the configuration: r1-compute-1 drops it first,
 	// then the trait is deleted.
 	edited := strings.Replace(string(src), "traits: [ CUSTOM_GOLD, CUSTOM_RACK_R1,", "traits: [ CUSTOM_RACK_R1,", 1)
