@@ -1,6 +1,7 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -112,7 +113,7 @@ func checkCustomName(name string) error {
 	case len(name) > placementMaxName:
 		return fmt.Errorf("%d characters, more than Placement's %d", len(name), placementMaxName)
 	case !placementNameRE.MatchString(name):
-		return fmt.Errorf("Placement accepts only ^CUSTOM_[A-Z0-9_]+$ (the service answers 400)")
+		return errors.New("not ^CUSTOM_[A-Z0-9_]+$, which Placement answers 400 for")
 	}
 	return nil
 }
