@@ -159,6 +159,9 @@ func TestPlacementManagedRealAPI(t *testing.T) {
 	if ok, err := client.TraitExists(ctx, "CUSTOM_GOLD"); err != nil || ok {
 		t.Errorf("CUSTOM_GOLD exists %v (%v) after it left the configuration", ok, err)
 	}
+	if r, ok := readState(t, ctx, statePath).Lookup("gold"); ok {
+		t.Errorf("the state still records gold after its delete: %+v", r.Feedback)
+	}
 
 	cli(0, "destroy", "--auto-approve")
 	for _, name := range []string{"r1-compute-1", "r1-compute-1-fpga0", "r1-compute-2"} {

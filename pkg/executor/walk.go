@@ -248,7 +248,10 @@ func (w *walker) phases(steps []planner.Step) walkPhases {
 		n.result = StepResult{Address: s.Address, Action: n.action}
 		switch {
 		case s.Op == planner.StepDelete && (c.Action == planner.CreateThenDelete || s.AfterUpdates):
-			n.deposed = true
+			// The old half of a create-then-delete is deposed (its
+			// record stays, the new object's); a late plain delete
+			// removes its record as any delete does.
+			n.deposed = c.Action == planner.CreateThenDelete
 			ph.del3[s.Address] = n
 			ph.phase3 = append(ph.phase3, n)
 		case s.Op == planner.StepDelete || s.Op == planner.StepForget:

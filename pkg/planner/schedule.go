@@ -41,9 +41,10 @@ type Step struct {
 	Address string
 	Op      StepOp
 	Change  int
-	// AfterUpdates marks the delete of a Placement object that updates
-	// of this plan stop naming: it runs in phase 3, after them (the
-	// walk puts it there; see droppedPlacementRefs).
+	// AfterUpdates marks a plain delete of phase 3, which the walk runs
+	// after the creates and updates: one that an old create-then-delete
+	// instance depended on (lateDeletes), or the delete of a Placement
+	// object that updates of this plan stop naming (droppedPlacementRefs).
 	AfterUpdates bool
 }
 
@@ -120,10 +121,9 @@ func schedule(changes []ResourceChange) (scheduled, bool) {
 		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: op, Change: i})
 	}
 	for _, i := range o3 {
-		// A plain delete here is late (lateDeletes); a Placement
-		// object's is run in phase 3 by the walk too.
-		guarded := changes[i].Action == Delete && changes[i].Driver.Name == graph.DriverPlacement
-		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: StepDelete, Change: i, AfterUpdates: guarded})
+		// A plain delete here is late (lateDeletes): the walk runs it in
+		// phase 3 too.
+		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: StepDelete, Change: i, AfterUpdates: changes[i].Action == Delete})
 		// A late plain delete has no other step: without this, the
 		// plan would lose it.
 		first(i)

@@ -87,3 +87,29 @@ func TestPlacementObjectDeletedAfterTheUpdateThatDropsIt(t *testing.T) {
 		t.Errorf("the plan keeps %d of %d changes", len(order.changeOrder), len(changes))
 	}
 }
+
+// TestLateDeleteStaysInThePlan: a plain delete that an old
+// create-then-delete instance depended on runs in phase 3 (lateDeletes);
+// it has no other step, and the plan's change list, ordered by first
+// step, used to leave it out, so that it was never shown nor run.
+func TestLateDeleteStaysInThePlan(t *testing.T) {
+	changes := []ResourceChange{
+		{Address: "app", Action: CreateThenDelete, PriorDependencies: []string{"db"}},
+		{Address: "db", Action: Delete},
+	}
+	order, _ := schedule(changes)
+	var got []string
+	for _, i := range order.changeOrder {
+		got = append(got, changes[i].Address)
+	}
+	if g := strings.Join(got, ", "); g != "app, db" {
+		t.Errorf("the plan keeps %s, want app, db", g)
+	}
+	var steps []string
+	for _, s := range (&Plan{Changes: changes}).Steps() {
+		steps = append(steps, fmt.Sprintf("%s %s%s", s.Op, s.Address, map[bool]string{true: " (after updates)"}[s.AfterUpdates]))
+	}
+	if g, want := strings.Join(steps, ", "), "create app, delete app, delete db (after updates)"; g != want {
+		t.Errorf("steps %s, want %s", g, want)
+	}
+}
