@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net/http"
 	"slices"
 	"time"
 
@@ -232,8 +233,24 @@ type Options struct {
 	// beyond the walk's parallelism).
 	MaxConcurrent int
 	// PollInterval is how often the scripted driver asks whether a
-	// destroyed instance is gone yet (default 2 s).
+	// destroyed instance is gone yet, and the placement driver whether the
+	// providers that hold a trait it deletes have dropped it (default 2 s).
 	PollInterval time.Duration
+	// Placement is the Placement API the placement driver manages
+	// objects in (the CLI's --placement-url; the token from
+	// --placement-token or $OS_AUTH_TOKEN).
+	Placement PlacementEndpoint
+}
+
+// PlacementEndpoint says where a Placement API is and how to reach it.
+type PlacementEndpoint struct {
+	// URL is the API's base URL; empty: none was given.
+	URL string
+	// Token is sent as X-Auth-Token. It is a secret: never shown.
+	Token string
+	// HTTPClient, when set, carries the requests (tests wrap its
+	// transport); nil: a client with a 30 s timeout.
+	HTTPClient *http.Client
 }
 
 // WithDefaults returns o with its zero fields set to their defaults.
