@@ -135,6 +135,10 @@ type Outcome struct {
 	// Results holds, for Invoke, the command results in the order the
 	// script reported them; the last non-intermediate one is the answer.
 	Results []CommandResult
+	// CommandID is, for Invoke, the id of the invocation, under which
+	// Feedback.Attributes[AttrCommands] records it (pending until a final
+	// result arrives, from this script or a later one).
+	CommandID string
 }
 
 // Discovered is one instance reported by a discovery script.

@@ -143,9 +143,13 @@ type target struct {
 	model     instanceModel
 	seen      bool
 	err       error
-	// For Invoke: the command id whose results are collected.
+	// For Invoke: the command ("interface.pin") and the id whose results
+	// are collected.
+	command   string
 	commandID string
 	results   []driver.CommandResult
+	// pushed holds every command result the run reported, by command id.
+	pushed map[string][]driver.CommandResult
 }
 
 // LaunchBatch runs the action of reqs with as few script runs as possible:
@@ -275,8 +279,9 @@ func (s *Driver) runGroup(ctx context.Context, targets []*target) map[int]driver
 		err = s.awaitDestroyed(ctx, targets, &run)
 	}
 	mappings := factoryMappings(first.Factory)
+	now := time.Now()
 	for _, t := range targets {
-		fb := t.model.feedback(t.natural, mappings)
+		fb := t.feedback(mappings, now)
 		fb.Output = run.tail
 		var o driver.Outcome
 		var terr error
@@ -644,6 +649,7 @@ func stream(u update, pushed []graph.Value, t *target, output func(string)) {
 	for _, l := range streamed(u, pushed, t) {
 		output(l)
 	}
+	t.notePushed(u, pushed)
 	if isCommandResults(u, t) {
 		for _, r := range pushed {
 			m, _ := r.(map[string]graph.Value)
@@ -1038,7 +1044,7 @@ func (s *Driver) Invoke(ctx context.Context, req driver.Request, command string,
 	if !drv.HasOperation(key) {
 		return driver.Failed(req, &req.Prior.Feedback, fmt.Errorf("%s has no command script for %s", req.Address, command))
 	}
-	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), commandID: newCommandID()}
+	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), command: command, commandID: newCommandID()}
 	if id, ok := req.Prior.Feedback.Extra[driver.ExtraInstanceID].(string); ok {
 		t.synthetic = id
 	}
@@ -1053,18 +1059,18 @@ func (s *Driver) Invoke(ctx context.Context, req driver.Request, command string,
 		}},
 	}
 	run, err := s.runScript(ctx, req, key, doc, []*target{t}, false)
-	fb := t.model.feedback(t.natural, factoryMappings(req.Factory))
+	fb := t.feedback(factoryMappings(req.Factory), time.Now())
 	fb.Output = run.tail
 	if err == nil {
 		err = t.err
 	}
 	if err != nil {
 		o, err := driver.Failed(req, &fb, fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err))
-		o.Results = t.results
+		o.Results, o.CommandID = t.results, t.commandID
 		return o, err
 	}
 	fb.BackendCode, fb.BackendStatus = state.BackendOK, statusText("command", fb.Status)
-	return driver.Outcome{Feedback: fb, Results: t.results}, nil
+	return driver.Outcome{Feedback: fb, Results: t.results, CommandID: t.commandID}, nil
 }
 
 // newCommandID returns an opaque command id that sorts by creation time.

@@ -106,15 +106,29 @@ func (e *Engine) reschedule(checked []string, discover bool, now time.Time) {
 
 // recordDrift applies the refresh-only plan p, which found drift, then
 // reports each drifted resource and, with discover, what the discovery of
-// addrs[0] found. It reports whether the drift was recorded.
+// addrs[0] found. It reports whether drift was recorded: results of
+// command invocations a script reported are recorded and reported
+// (EventCommand), but are no drift.
 func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers executor.Registry, now time.Time, addrs []string, discover bool) bool {
 	after, ok := e.applyDrift(ctx, p, drivers, now)
 	if !ok {
 		return false
 	}
+	drifted := false
 	for _, d := range p.Drift {
-		e.emit(Event{Type: EventDrift, Address: d.Address, Message: "changed outside xosplan: " + strings.Join(d.Paths, ", ")})
-		e.opts.Logger.Info("drift found", "address", d.Address, "paths", strings.Join(d.Paths, ","))
+		cmds, paths := commandPaths(d.Paths)
+		if len(cmds) > 0 {
+			for _, ev := range commandEvents(d) {
+				e.emit(ev)
+				e.opts.Logger.Info("command result", "address", d.Address, "message", ev.Message)
+			}
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		drifted = true
+		e.emit(Event{Type: EventDrift, Address: d.Address, Message: "changed outside xosplan: " + strings.Join(paths, ", ")})
+		e.opts.Logger.Info("drift found", "address", d.Address, "paths", strings.Join(paths, ","))
 		if m := e.opts.Metrics; m != nil {
 			m.drift.Inc()
 		}
@@ -122,7 +136,7 @@ func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers execu
 	if discover {
 		e.emitDiscovery(after, addrs[0])
 	}
-	return true
+	return drifted
 }
 
 // applyDrift applies the refresh-only plan p, which found drift, and

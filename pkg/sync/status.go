@@ -123,6 +123,9 @@ type ResourceStatus struct {
 	// Discovered lists a factory's instances that xosplan does not manage
 	// (adopt one with `xosplan import`).
 	Discovered any `json:"discovered,omitempty"`
+	// Commands lists the resource's command invocations, pending or
+	// completed (`xosplan invoke`), oldest first.
+	Commands []CommandStatus `json:"commands,omitempty"`
 	// Activity is the resource's recent activity, oldest first (in
 	// Resource's answer only).
 	Activity []Activity `json:"activity,omitempty"`
@@ -233,6 +236,7 @@ func (e *Engine) resourceStatus(addr string, r *state.Resource, activity bool) R
 		if found, ok := fb.Attributes[executor.AttrDiscovered]; ok {
 			rs.Discovered = found
 		}
+		rs.Commands = commandsOf(r)
 	} else if e.goal != nil {
 		if g, ok := e.goal.Desired.Resource(addr); ok {
 			rs.Type, rs.Driver = g.Type, g.Driver.Name
