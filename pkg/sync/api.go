@@ -56,6 +56,7 @@ type APIOptions struct {
 //	GET  /v1/events                     server-sent events, one JSON event per message
 //	POST /v1/sync                       ask for a reconcile (202)
 //	POST /v1/resources/{addr}/check     ask for the resource's health check (202; 404: not recorded)
+//	POST /v1/resources/{addr}/feedback  record an observation as its feedback (202; see serveFeedback)
 //	GET  /metrics                       Prometheus metrics
 //
 // Errors are JSON objects {"error": "…"}.
@@ -116,6 +117,7 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 		}
 		writeJSON(w, http.StatusAccepted, map[string]string{"status": "check requested"})
 	})
+	mux.HandleFunc("POST /v1/resources/{addr}/feedback", serveFeedback(e, opts))
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case streams <- struct{}{}:

@@ -206,6 +206,8 @@ type Engine struct {
 	nextResync, lastResync time.Time
 	// run is the engine's own summary.
 	run runInfo
+	// observations wait to be recorded (Observe).
+	observations []observation
 }
 
 // tracked is what the engine knows of one resource beyond the state.
@@ -372,6 +374,7 @@ func (e *Engine) backoff(n int) time.Duration {
 // checks, discovery, the resync, and a reconcile when anything asks
 // for one.
 func (e *Engine) step(ctx context.Context) {
+	e.recordObservations(ctx)
 	due, discover, resync := e.takeDue(e.opts.Clock.Now())
 	driftDue := e.takeDriftDue(e.opts.Clock.Now())
 	slices.Sort(due)
