@@ -148,6 +148,9 @@ type Discovered struct {
 	// Name is the display name the script gave, or the natural id.
 	Name     string
 	Feedback state.Feedback
+	// StatusReported: the script reported the instance's status (a
+	// discovery may leave it, and the signals, to the health check).
+	StatusReported bool
 }
 
 // CommandResult is one result of a command script: a mapping of result

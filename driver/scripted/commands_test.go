@@ -11,6 +11,7 @@ import (
 	"github.com/xosplan/xosplan/driver/drivertest"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/redact"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -72,5 +73,57 @@ fi
 	}
 	if inv, ok := driver.FindInvocation(again.Feedback.Attributes, out.CommandID); !ok || inv.Status != driver.InvocationCompleted {
 		t.Errorf("the next check lost the record: %+v", again.Feedback.Attributes)
+	}
+}
+
+// TestANameIsSetOnceAndFailuresAreLogged: a name a health check reports
+// for an instance that has one is ignored (said on Output) and the
+// recorded one stays; a script that fails appends an ERROR entry to the
+// instance's activity log, shown on Output, with the secrets of the run
+// redacted.
+func TestANameIsSetOnceAndFailuresAreLogged(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteScript(t, root, "c/check.sh", `cat >/dev/null
+printf 'instances:\n  n-1:\n    name: renamed\n    $set:\n      status.flags.active: true\n'
+`)
+	testutil.WriteScript(t, root, "c/fail.sh", `cat >/dev/null
+echo "token hunter2 refused" >&2
+exit 3
+`)
+	d := New(drivertest.Options(root))
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/fail.sh", graph.OpHealthCheck: "/c/check.sh", graph.OpReconfigure: "/c/fail.sh"}, nil)
+	prior := drivertest.Recorded(r, driver.Outcome{Feedback: state.Feedback{InstanceID: "n-1", Status: state.Status{Active: true},
+		Attributes: map[string]graph.Value{AttrName: "first"},
+		Extra:      map[string]graph.Value{ExtraModel: map[string]graph.Value{"name": "first", "activityLog": []graph.Value{map[string]graph.Value{"severity": "INFO", "message": "up"}}}}}})
+	var lines []string
+	out := func(l string) { lines = append(lines, l) }
+	o, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionHealth, Address: r.Address, Resource: r, Prior: prior, Output: out})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Feedback.Attributes[AttrName] != "first" || o.Feedback.Extra[ExtraModel].(map[string]graph.Value)["name"] != "first" {
+		t.Errorf("the name changed: %v", o.Feedback.Attributes)
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), `ignoring the name "renamed" reported for an instance named "first"`) {
+		t.Errorf("output %q does not say the name was ignored", lines)
+	}
+
+	lines = nil
+	red := redact.New("hunter2")
+	o, err = d.Apply(context.Background(), driver.Request{Action: driver.ActionUpdate, Address: r.Address, Resource: r, Prior: prior, Output: out, Redactor: red})
+	if err == nil {
+		t.Fatal("a failing reconfiguration script succeeded")
+	}
+	log, _ := o.Feedback.Extra[ExtraModel].(map[string]graph.Value)["activityLog"].([]graph.Value)
+	if len(log) != 2 {
+		t.Fatalf("activity log %v, want the old entry and the failure", log)
+	}
+	entry := log[1].(map[string]graph.Value)
+	msg, _ := entry["message"].(string)
+	if entry["severity"] != "ERROR" || !strings.HasPrefix(msg, "reconfigure script /c/fail.sh: exit status 3") || strings.Contains(msg, "hunter2") {
+		t.Errorf("failure entry %v", entry)
+	}
+	if shown := strings.Join(lines, "\n"); !strings.Contains(shown, "[ERROR] A.c: reconfigure script /c/fail.sh: exit status 3") || strings.Contains(shown, "hunter2") {
+		t.Errorf("output %q", lines)
 	}
 }

@@ -150,6 +150,9 @@ type target struct {
 	results   []driver.CommandResult
 	// pushed holds every command result the run reported, by command id.
 	pushed map[string][]driver.CommandResult
+	// name is the instance's recorded name: set once (by the first
+	// script that reports one), it never changes (keepName).
+	name string
 }
 
 // LaunchBatch runs the action of reqs with as few script runs as possible:
@@ -189,7 +192,7 @@ func (s *Driver) prepare(i int, req driver.Request) (*target, *driver.BatchResul
 	if key == "" || key == graph.OpDiscovery {
 		return nil, failedResult(req, fmt.Errorf("the scripted driver cannot %s", req.Action))
 	}
-	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: driver.InstanceID(req.Address)}
+	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: driver.InstanceID(req.Address), name: recordedName(req.Prior)}
 	if req.Prior != nil {
 		t.natural = req.Prior.Feedback.InstanceID
 		if id, ok := req.Prior.Feedback.Extra[driver.ExtraInstanceID].(string); ok && id != "" {
@@ -296,7 +299,9 @@ func (s *Driver) runGroup(ctx context.Context, targets []*target) map[int]driver
 			o, terr = judge(action, fb, hasHealth(first))
 		}
 		if terr != nil {
-			o, terr = driver.Failed(t.req, &fb, fmt.Errorf("%s script %s: %w", key, opPath(t.req, key), terr))
+			terr = fmt.Errorf("%s script %s: %w", key, opPath(t.req, key), terr)
+			logFailure(&fb, t.req, terr)
+			o, terr = driver.Failed(t.req, &fb, terr)
 		} else {
 			o.Feedback = fb
 			o.Feedback.BackendCode = state.BackendOK
@@ -596,6 +601,9 @@ func (m *replyMatch) apply(d replyDoc) {
 			continue
 		}
 		for _, u := range iu.updates {
+			if t.keepName(u, m.output) {
+				continue
+			}
 			pushed, err := t.model.apply(u)
 			if err != nil {
 				t.err = fmt.Errorf("reply %s: %v", u.rng, err)
@@ -1010,7 +1018,7 @@ func (s *Driver) discover(ctx context.Context, req driver.Request) (driver.Outco
 		if name == "" {
 			name = id
 		}
-		disc = append(disc, driver.Discovered{NaturalID: id, Name: name, Feedback: fb})
+		disc = append(disc, driver.Discovered{NaturalID: id, Name: name, Feedback: fb, StatusReported: t.model["status"] != nil})
 	}
 	prior.Output = run.tail
 	prior.Status = state.Status{Active: true}
@@ -1044,7 +1052,8 @@ func (s *Driver) Invoke(ctx context.Context, req driver.Request, command string,
 	if !drv.HasOperation(key) {
 		return driver.Failed(req, &req.Prior.Feedback, fmt.Errorf("%s has no command script for %s", req.Address, command))
 	}
-	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), command: command, commandID: newCommandID()}
+	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), command: command, commandID: newCommandID(),
+		name: recordedName(req.Prior)}
 	if id, ok := req.Prior.Feedback.Extra[driver.ExtraInstanceID].(string); ok {
 		t.synthetic = id
 	}
@@ -1065,7 +1074,9 @@ func (s *Driver) Invoke(ctx context.Context, req driver.Request, command string,
 		err = t.err
 	}
 	if err != nil {
-		o, err := driver.Failed(req, &fb, fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err))
+		err = fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err)
+		logFailure(&fb, req, err)
+		o, err := driver.Failed(req, &fb, err)
 		o.Results, o.CommandID = t.results, t.commandID
 		return o, err
 	}

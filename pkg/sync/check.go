@@ -40,6 +40,9 @@ func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool 
 	}
 	for _, d := range dropTargeting(diags) {
 		e.opts.Logger.Warn("health check could not run", "code", d.Code, "summary", d.Summary, "detail", d.Detail)
+		if discover && d.Code == planner.CodeRefresh {
+			e.emit(Event{Type: EventScriptFailed, Address: addrs[0], Message: d.Detail})
+		}
 	}
 	if m := e.opts.Metrics; m != nil {
 		m.checks.Add(float64(len(e.checkedAddrs(prior, addrs, discover))))
@@ -126,6 +129,7 @@ func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers execu
 		if len(paths) == 0 {
 			continue
 		}
+		e.noteCheckFailure(d)
 		drifted = true
 		e.emit(Event{Type: EventDrift, Address: d.Address, Message: "changed outside xosplan: " + strings.Join(paths, ", ")})
 		e.opts.Logger.Info("drift found", "address", d.Address, "paths", strings.Join(paths, ","))
@@ -187,6 +191,15 @@ func (e *Engine) emitDiscovery(st *state.State, addr string) {
 type only struct {
 	inner planner.Refresher
 	addrs map[string]bool
+}
+
+// Observed passes on what the checks observed of other resources (a
+// factory's discovery of the instances xosplan manages).
+func (o *only) Observed() map[string]state.Feedback {
+	if obs, ok := o.inner.(planner.Observer); ok {
+		return obs.Observed()
+	}
+	return nil
 }
 
 func (o *only) Refresh(ctx context.Context, r *state.Resource) (state.Feedback, error) {
