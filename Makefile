@@ -16,19 +16,46 @@ DEADCODE_VERSION    ?= v0.52.0
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 DEADCODE    := $(GO) run golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
-.PHONY: all build test test-deps fmt-check vet staticcheck deadcode race bench fuzz demo demo-validate demo-loop demo-sync lint clean
+.PHONY: all build docs dist image install test test-deps fmt-check vet staticcheck deadcode race bench fuzz demo demo-validate demo-loop demo-sync lint clean
 
 all: build test
 
 build:
 	$(GO) build -o $(BIN) ./cmd/xosplan
 
+# go install from this clone: xosplan lands in $(go env GOPATH)/bin.
+install:
+	$(GO) install ./cmd/xosplan
+
+# docs/reference (a Markdown page per command) and docs/man (man pages),
+# generated from the commands' own help by cobra's doc generator;
+# TestReferenceIsCurrent fails in make test when they are not current.
+docs:
+	XOSPLAN_UPDATE=1 $(GO) test -count=1 -run '^TestReferenceIsCurrent$$' ./cmd/xosplan
+
+# Release archives for every platform (.ci/dist): dist/xosplan_VERSION_OS_ARCH.tar.gz
+# (.zip for Windows) with the version stamped in, and dist/SHA256SUMS.
+# make dist VERSION=v1.2.0 PLATFORMS="linux/amd64 linux/arm64"
+VERSION   ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+PLATFORMS ?=
+dist:
+	$(GO) run ./.ci/dist -version $(VERSION) -out dist $(PLATFORMS)
+
+# The container image (Dockerfile): the distroless image by default,
+# IMAGE_TARGET=full for the one with ansible-core and python3 for the
+# drivers. Needs docker or podman.
+IMAGE        ?= xosplan:$(VERSION)
+IMAGE_TARGET ?= minimal
+image:
+	@tool=$$(command -v docker || command -v podman) || { echo "make image needs docker or podman; neither is installed"; exit 1; }; \
+	$$tool build --target $(IMAGE_TARGET) --build-arg VERSION=$(VERSION) -t $(IMAGE) .
+
 fmt-check:
 	@out=$$(find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -exec gofmt -l {} +); \
 	if [ -n "$$out" ]; then echo "gofmt needed on:"; echo "$$out"; exit 1; fi
 
 vet:
-	$(GO) vet $(PKGS) ./.ci/withpg
+	$(GO) vet $(PKGS) ./.ci/withpg ./.ci/dist
 
 # One throw-away PostgreSQL 15 serves the whole run (.ci/withpg
 # starts it on 127.0.0.1, sets XOSPLAN_TEST_PG and stops it by its PID
@@ -36,7 +63,7 @@ vet:
 WITHPG := $(GO) run ./.ci/withpg
 
 test: lint test-deps
-	$(WITHPG) $(GO) test $(TESTFLAGS) $(PKGS)
+	$(WITHPG) $(GO) test $(TESTFLAGS) $(PKGS) ./.ci/dist
 
 # The differential placement test (pkg/placement) runs Debian's real
 # Placement service on 127.0.0.1, started and stopped by the test itself,
@@ -81,6 +108,15 @@ test-deps:
 				|| echo "warning: could not install ansible-core; the Ansible driver's tests will skip"; \
 		else \
 			echo "ansible-core is not installed and cannot be installed here; the Ansible driver's tests will skip"; \
+		fi; \
+	fi
+	@if ! command -v jq >/dev/null 2>&1; then \
+		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+			echo "installing jq (the GitHub Action's test answers gh's --jq with it)"; \
+			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq) >/dev/null \
+				|| echo "warning: could not install jq; the GitHub Action's test will skip"; \
+		else \
+			echo "jq is not installed and cannot be installed here; the GitHub Action's test will skip"; \
 		fi; \
 	fi
 
@@ -213,7 +249,7 @@ demo-sync: build
 lint: fmt-check vet staticcheck deadcode
 
 staticcheck:
-	$(STATICCHECK) $(PKGS)
+	$(STATICCHECK) $(PKGS) ./.ci/withpg ./.ci/dist
 
 # Every function must be reachable from main or from a test: an exported
 # function of a pkg/ package that nothing calls, not even its tests, is
@@ -224,7 +260,7 @@ deadcode:
 	if [ -n "$$out" ]; then echo "deadcode -test: unreachable functions:"; echo "$$out"; exit 1; fi
 
 clean:
-	rm -rf bin
+	rm -rf bin dist
 
 # A report, not a gate (issue 22): the functions of non-test code over
 # cyclomatic complexity 20, most complex first, their number and the mean.

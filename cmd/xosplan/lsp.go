@@ -26,7 +26,7 @@ func newLSPCommand(c *cli) *cobra.Command {
 		Long: `Lsp speaks the Language Server Protocol on standard input and output, for editors:
 diagnostics as you type (the checks of validate, on the unsaved text), hover, go to definition,
 find references, completion and the outline of TOSCA templates, XOS recipes and manifests.
-Log lines go to standard error. See the README for Neovim and VS Code set-ups.
+Log lines go to standard error. See docs/editors.md for Neovim and VS Code set-ups.
 
 Exit status: 0 after the editor's shutdown and exit, 1 when it exits without shutdown.`,
 		Example: `  xosplan lsp

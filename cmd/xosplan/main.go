@@ -1,6 +1,6 @@
 // Command xosplan validates, plans and applies declarative service
 // descriptions (TOSCA service templates, XOS recipes and Tonomi-style
-// manifests). See README.md for the commands and their exit codes.
+// manifests). See docs/cli.md for the commands and their exit codes.
 package main
 
 import (

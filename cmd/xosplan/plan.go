@@ -29,6 +29,7 @@ type planFlags struct {
 	out                 string
 	jsonOut             string
 	markdownOut         string
+	markdownID          string
 	json                bool
 	detailedExitcode    bool
 	destroy             bool
@@ -83,6 +84,7 @@ Exit status: 0 success, 1 error; with --detailed-exitcode, 2 when the plan has c
 	fs.StringVar(&f.out, "out", "", "write the plan to `FILE` for `xosplan apply FILE`")
 	fs.StringVar(&f.jsonOut, "json-out", "", "write the JSON plan to `FILE` (- for stdout)")
 	fs.StringVar(&f.markdownOut, "markdown-out", "", "write a pull-request comment to `FILE`")
+	fs.StringVar(&f.markdownID, "markdown-id", "", "name the configuration in the comment's marker (<!-- xosplan:plan_id=… id=`ID` -->), so that a bot updates this configuration's comment: letters, digits, . _ - /")
 	fs.BoolVar(&f.json, "json", false, "print one JSON event per line instead of the human plan")
 	fs.BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "exit 2 when the plan has changes (0: none, 1: error)")
 	fs.BoolVar(&f.destroy, "destroy", false, "plan the deletion of every recorded resource")
@@ -108,6 +110,9 @@ func runPlan(cmd *cobra.Command, c *cli, f planFlags, paths []string) error {
 	}
 	if f.json && f.jsonOut == "-" {
 		return usagef(cmd, "--json and --json-out - both write to stdout; give --json-out a file")
+	}
+	if f.markdownID != "" && !planview.ValidMarkdownID(f.markdownID) {
+		return usagef(cmd, "--markdown-id %q: use 1 to 100 letters, digits, '.', '_', '-' and '/'", f.markdownID)
 	}
 	if len(paths) == 0 {
 		paths = []string{"."}
@@ -290,7 +295,7 @@ func savePlan(c *cli, f planFlags, p *planner.Plan, preds []planview.Prediction)
 		}
 	}
 	if f.markdownOut != "" {
-		md := planview.Markdown(p, planview.MarkdownOptions{Predictions: preds})
+		md := planview.Markdown(p, planview.MarkdownOptions{Predictions: preds, ID: f.markdownID})
 		if err := writeTo(c, f.markdownOut, func(w io.Writer) error { _, err := io.WriteString(w, md); return err }); err != nil {
 			return err
 		}

@@ -129,8 +129,13 @@ func newRootCommand(c *cli) *cobra.Command {
 		Use:   "xosplan",
 		Short: "Validate, plan and apply TOSCA service templates, XOS recipes and Tonomi manifests",
 		Long: `xosplan compiles declarative service descriptions (TOSCA Simple Profile in YAML 1.0-1.3
-service templates, XOS recipes and Tonomi-style application manifests) into one resource
-graph, plans the changes against recorded state, and applies them.
+and TOSCA 2.0 service templates, XOS recipes and Tonomi-style application manifests) into one
+resource graph, plans the changes against recorded state, applies them (scripts, Ansible
+playbooks, Tonomi script components), and with sync keeps them at their goal.
+
+Start with: xosplan validate DIR, xosplan plan -out=plan.bin DIR, xosplan apply plan.bin.
+Every command has --help; the reference and a tutorial are in the project's docs/ folder
+(also as man pages: man xosplan).
 
 Long flags take one dash or two, as Terraform users type them: -out=FILE and --out=FILE,
 -auto-approve, -var NAME=VALUE, -json, -detailed-exitcode. -chdir=DIR, before the command,

@@ -9,18 +9,26 @@ import (
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 )
 
+// stampedVersion is the release version `make dist` stamps into the
+// binaries it builds (-ldflags "-X main.stampedVersion=v1.2.0"); it wins
+// over the module version, which a build from a checkout does not have.
+var stampedVersion string
+
 // buildInfo is what the binary knows of its build: the module version
-// ("dev" for a build from a work tree), the VCS revision and time when Go
-// stamped them (go build in a checkout), whether the tree had changes,
-// and the Go version and platform.
+// ("dev" for a build from a work tree, or the version make dist stamped),
+// the VCS revision and time when Go stamped them (go build in a checkout),
+// whether the tree had changes, and the Go version and platform.
 func buildInfo() views.BuildInfo {
 	b := views.BuildInfo{Version: "dev", Platform: runtime.GOOS + "_" + runtime.GOARCH}
+	if stampedVersion != "" {
+		b.Version = stampedVersion
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
 	}
 	b.GoVersion = bi.GoVersion
-	if v := bi.Main.Version; v != "" && v != "(devel)" {
+	if v := bi.Main.Version; v != "" && v != "(devel)" && stampedVersion == "" {
 		b.Version = v
 	}
 	for _, s := range bi.Settings {

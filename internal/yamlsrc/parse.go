@@ -25,7 +25,7 @@ type Limits struct {
 	MaxDocuments     int // documents in one stream; default 1,000
 }
 
-// Default limits, documented in the README. The YAML library keeps about
+// Default limits, documented in docs/limits.md. The YAML library keeps about
 // 200 bytes a node and our tree 170 more, at about a microsecond each, so
 // the node limits are what bound a file's cost: 1,000,000 nodes (a 16 MiB
 // file of the densest YAML there is, at the limit) validate in about a

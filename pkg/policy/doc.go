@@ -11,7 +11,7 @@
 // # The contract
 //
 // A policy reads one JSON document on stdin (input.go) and prints one on
-// stdout (output.go); README.md's "Model policies" section is the user's
+// stdout (output.go); docs/policies.md is the user's
 // description of both. The input holds declarative state only: the
 // resources the policy reads (its targets, and every resource, declared
 // or derived, whose type is or derives from one of its types property),

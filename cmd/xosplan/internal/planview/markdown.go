@@ -24,6 +24,27 @@ type MarkdownOptions struct {
 	// Predictions are plan --check's (nil without it), shown after the
 	// action groups in at most a quarter of Limit.
 	Predictions []Prediction
+	// ID names the configuration the comment is for (plan
+	// --markdown-id), so that a bot planning several in one pull request
+	// updates each one's comment: the marker becomes
+	// <!-- xosplan:plan_id=… id=ID -->. The caller checks it is a
+	// ValidMarkdownID.
+	ID string
+}
+
+// ValidMarkdownID reports whether id may go in the comment's marker: 1 to
+// 100 letters, digits, '.', '_', '-' and '/', nothing that could end the
+// HTML comment or break a bot's match.
+func ValidMarkdownID(id string) bool {
+	if id == "" || len(id) > 100 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._-/", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 // Markdown renders the plan as a pull-request comment: a hidden marker with
@@ -42,15 +63,19 @@ func Markdown(p *planner.Plan, opts MarkdownOptions) string {
 	if title == "" {
 		title = "xosplan plan"
 	}
-	return markdownDiff(p, markdownHead(p, title)+markdownPredictions(safePredictions(opts.Predictions), limit/4), limit)
+	return markdownDiff(p, markdownHead(p, title, opts.ID)+markdownPredictions(safePredictions(opts.Predictions), limit/4), limit)
 }
 
 // markdownHead is the part of the comment never truncated: the marker, the
 // title, the summary, the destruction warning, the action groups and the
 // placement.
-func markdownHead(p *planner.Plan, title string) string {
+func markdownHead(p *planner.Plan, title, id string) string {
 	var head bytes.Buffer
-	head.WriteString("<!-- xosplan:plan_id=" + p.PlanID + " -->\n")
+	head.WriteString("<!-- xosplan:plan_id=" + p.PlanID)
+	if id != "" {
+		head.WriteString(" id=" + id)
+	}
+	head.WriteString(" -->\n")
 	groups := groupByAction(p)
 	var destructive []string
 	for _, g := range groups {

@@ -53,3 +53,24 @@ func TestMarkdownLimit(t *testing.T) {
 		t.Errorf("tiny limit: %d bytes %q", len(small), small)
 	}
 }
+
+// The comment's marker names the configuration when an ID is given, still
+// within the limit, and only IDs that cannot end the HTML comment or break
+// a bot's match are valid.
+func TestMarkdownID(t *testing.T) {
+	g := graph.New()
+	_ = g.AddResource(&graph.Resource{Address: "a", Type: "t", Driver: graph.Driver{Name: graph.DriverNoop}, Management: graph.Managed})
+	p, diags := planner.Diff(context.Background(), g, &state.State{Version: 1, Lineage: "l"}, planner.Options{})
+	if diags.HasErrors() {
+		t.Fatal(diags.Err())
+	}
+	md := Markdown(p, MarkdownOptions{ID: "infra/prod", Limit: 300})
+	if !strings.HasPrefix(md, "<!-- xosplan:plan_id="+p.PlanID+" id=infra/prod -->\n") || len(md) > 300 {
+		t.Errorf("marker: %q", md)
+	}
+	for id, want := range map[string]bool{"infra/prod": true, "a.b_c-1": true, "": false, "a -->": false, "a\nb": false, strings.Repeat("x", 101): false, "é": false} {
+		if ValidMarkdownID(id) != want {
+			t.Errorf("ValidMarkdownID(%q) = %v", id, !want)
+		}
+	}
+}
