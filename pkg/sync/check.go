@@ -129,7 +129,11 @@ func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers execu
 		if len(paths) == 0 {
 			continue
 		}
-		e.noteCheckFailure(d)
+		by := "health check"
+		if discover && d.Address != addrs[0] {
+			by = "discovery"
+		}
+		e.noteCheckFailure(d, by)
 		drifted = true
 		e.emit(Event{Type: EventDrift, Address: d.Address, Message: "changed outside xosplan: " + strings.Join(paths, ", ")})
 		e.opts.Logger.Info("drift found", "address", d.Address, "paths", strings.Join(paths, ","))

@@ -26,9 +26,10 @@ func (e *Engine) noteApplyFailure(ev executor.Event) {
 	}
 }
 
-// noteCheckFailure reports a health check that found a component failed,
-// in its activity log and its factory's.
-func (e *Engine) noteCheckFailure(d planner.ResourceDrift) {
+// noteCheckFailure reports a check (by: "health check", or "discovery"
+// of the factory) that found a component failed, in its activity log and
+// its factory's.
+func (e *Engine) noteCheckFailure(d planner.ResourceDrift, by string) {
 	st, _ := d.After["status"].(map[string]graph.Value)
 	if failed, _ := st["failed"].(bool); !failed {
 		return
@@ -37,9 +38,9 @@ func (e *Engine) noteCheckFailure(d planner.ResourceDrift) {
 	if f == "" {
 		return
 	}
-	msg := "health check: the instance failed"
+	msg := by + ": the instance failed"
 	if m, _ := st["message"].(string); m != "" {
-		msg = "health check: " + m
+		msg = by + ": " + m
 	}
 	e.emit(Event{Type: EventScriptFailed, Address: d.Address, Message: msg})
 	e.emit(Event{Type: EventScriptFailed, Address: f, Message: d.Address + ": " + msg})
