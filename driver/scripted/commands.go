@@ -7,6 +7,7 @@ import (
 
 	"github.com/xosplan/xosplan/driver"
 	"github.com/xosplan/xosplan/pkg/graph"
+	"github.com/xosplan/xosplan/pkg/redact"
 	"github.com/xosplan/xosplan/pkg/state"
 )
 
@@ -28,6 +29,9 @@ func (t *target) feedback(mappings map[string]map[string]string, now time.Time) 
 	}
 	for i := range invs {
 		rs, ok := t.pushed[invs[i].ID]
+		if ok && t.req.Redactor != nil {
+			rs = redactResults(t.req.Redactor, rs)
+		}
 		if !ok || !invs[i].Settle(rs, now) {
 			continue
 		}
@@ -58,4 +62,36 @@ func (t *target) notePushed(u update, pushed []graph.Value) {
 		m, _ := r.(map[string]graph.Value)
 		t.pushed[u.path[1]] = append(t.pushed[u.path[1]], commandResult(m))
 	}
+}
+
+// redactResults returns results with the secrets of the run removed from
+// every string they hold: the record, the API and the activity log show
+// what is recorded.
+func redactResults(red *redact.Redactor, results []driver.CommandResult) []driver.CommandResult {
+	out := make([]driver.CommandResult, len(results))
+	for i, r := range results {
+		v, _ := redactValue(red, r.Values).(map[string]graph.Value)
+		out[i] = driver.CommandResult{Intermediate: r.Intermediate, Values: v}
+	}
+	return out
+}
+
+func redactValue(red *redact.Redactor, v graph.Value) graph.Value {
+	switch x := v.(type) {
+	case string:
+		return red.String(x)
+	case map[string]graph.Value:
+		out := make(map[string]graph.Value, len(x))
+		for k, e := range x {
+			out[k] = redactValue(red, e)
+		}
+		return out
+	case []graph.Value:
+		out := make([]graph.Value, len(x))
+		for i, e := range x {
+			out[i] = redactValue(red, e)
+		}
+		return out
+	}
+	return v
 }

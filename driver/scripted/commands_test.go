@@ -4,6 +4,7 @@ package scripted
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -30,7 +31,7 @@ printf 'instances:\n  n-1:\n    $pushAll:\n      commands.%s:\n        - {"$inte
 	testutil.WriteScript(t, root, "c/check.sh", `cat >/dev/null
 printf 'instances:\n  n-1:\n    $set:\n      status.flags.active: true\n'
 if [ -f "$JOBS/job" ]; then
-  printf '    $pushAll:\n      commands.%s:\n        - {"state": "done"}\n      commands.stranger:\n        - {"state": "?"}\n' "$(cat "$JOBS/job")"
+  printf '    $pushAll:\n      commands.%s:\n        - {"state": "done", "key": "hunter2"}\n      commands.stranger:\n        - {"state": "?"}\n' "$(cat "$JOBS/job")"
   rm "$JOBS/job"
 fi
 `)
@@ -54,15 +55,16 @@ fi
 	prior.Feedback = out.Feedback
 	var lines []string
 	check, err := d.Apply(ctx, driver.Request{Action: driver.ActionHealth, Address: r.Address, Resource: r, Prior: prior,
-		Output: func(l string) { lines = append(lines, l) }})
+		Output: func(l string) { lines = append(lines, l) }, Redactor: redact.New("hunter2")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	invs := driver.Invocations(check.Feedback.Attributes)
-	if len(invs) != 1 || invs[0].ID != out.CommandID || invs[0].Status != driver.InvocationCompleted || invs[0].Result["state"] != "done" {
+	if len(invs) != 1 || invs[0].ID != out.CommandID || invs[0].Status != driver.InvocationCompleted || invs[0].Result["state"] != "done" ||
+		strings.Contains(fmt.Sprint(invs[0].Result), "hunter2") {
 		t.Fatalf("after the check: %+v", invs)
 	}
-	if !strings.Contains(strings.Join(lines, "\n"), `command control.backup (`+out.CommandID+`) completed: {"state":"done"}`) {
+	if shown := strings.Join(lines, "\n"); !strings.Contains(shown, `command control.backup (`+out.CommandID+`) completed: {"key":"`) || strings.Contains(shown, "hunter2") {
 		t.Errorf("the check's output does not say the command completed: %q", lines)
 	}
 
