@@ -3,7 +3,6 @@ package sync
 import (
 	"encoding/json"
 	"fmt"
-	"maps"
 	"strings"
 	"time"
 
@@ -21,13 +20,13 @@ const EventCommand = "command"
 // CommandStatus is one recorded command invocation of a resource
 // (executor.AttrCommands) in a ResourceStatus.
 type CommandStatus struct {
-	ID           string         `json:"id"`
-	Command      string         `json:"command"`
-	Status       string         `json:"status"`
-	Started      *time.Time     `json:"started,omitempty"`
-	Completed    *time.Time     `json:"completed,omitempty"`
-	Intermediate []graph.Value  `json:"intermediate,omitempty"`
-	Result       map[string]any `json:"result,omitempty"`
+	ID           string                   `json:"id"`
+	Command      string                   `json:"command"`
+	Status       string                   `json:"status"`
+	Started      *time.Time               `json:"started,omitempty"`
+	Completed    *time.Time               `json:"completed,omitempty"`
+	Intermediate []map[string]graph.Value `json:"intermediate,omitempty"`
+	Result       map[string]graph.Value   `json:"result,omitempty"`
 }
 
 // commandsOf lists the command invocations recorded for r, oldest first.
@@ -38,14 +37,8 @@ func commandsOf(r *state.Resource) []CommandStatus {
 	}
 	out := make([]CommandStatus, 0, len(invs))
 	for _, inv := range invs {
-		cs := CommandStatus{ID: inv.ID, Command: inv.Command, Status: inv.Status, Started: timePtr(inv.Started), Completed: timePtr(inv.Completed)}
-		for _, r := range inv.Intermediate {
-			cs.Intermediate = append(cs.Intermediate, r)
-		}
-		if inv.Result != nil {
-			cs.Result = maps.Collect(maps.All(inv.Result))
-		}
-		out = append(out, cs)
+		out = append(out, CommandStatus{ID: inv.ID, Command: inv.Command, Status: inv.Status, Started: timePtr(inv.Started),
+			Completed: timePtr(inv.Completed), Intermediate: inv.Intermediate, Result: inv.Result})
 	}
 	return out
 }
