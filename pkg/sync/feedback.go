@@ -124,10 +124,18 @@ func (e *Engine) recordObservations(ctx context.Context) {
 	byAddr := map[string][]Observation{}
 	var addrs []string
 	for _, q := range queued {
+		if _, ok := prior.Lookup(q.addr); !ok {
+			// Gone since it was queued (a reconcile deleted it).
+			e.opts.Logger.Warn("observation dropped: no such resource in the state", "address", q.addr, "source", q.obs.Source)
+			continue
+		}
 		if _, ok := byAddr[q.addr]; !ok {
 			addrs = append(addrs, q.addr)
 		}
 		byAddr[q.addr] = append(byAddr[q.addr], q.obs)
+	}
+	if len(addrs) == 0 {
+		return
 	}
 	slices.Sort(addrs)
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true, Targets: addrs, Refresher: observed(byAddr)})

@@ -133,6 +133,23 @@ func TestObservationIsRecordedAsFeedbackAndWakesDependents(t *testing.T) {
 		t.Errorf("db observed failed was not created again: %v", got)
 	}
 
+	// One queued for a resource that is gone by the time it is recorded
+	// is dropped, and the others are recorded.
+	h.e.mu.Lock()
+	h.e.observations = append(h.e.observations, observation{addr: "deleted", obs: Observation{Attributes: map[string]graph.Value{"a": int64(1)}}})
+	h.e.mu.Unlock()
+	if err := h.e.Observe("app", Observation{Source: "onos", Attributes: map[string]graph.Value{"b": int64(2)}}); err != nil {
+		t.Fatal(err)
+	}
+	h.wait()
+	st, err = h.store.Read(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if app, _ := st.Lookup("app"); app.Feedback.Attributes["b"] != int64(2) {
+		t.Errorf("app recorded %v beside an observation of a resource gone", app.Feedback.Attributes)
+	}
+
 	h.e.mu.Lock()
 	h.e.observations = slices.Grow(h.e.observations, MaxPendingObservations)
 	for range MaxPendingObservations {
