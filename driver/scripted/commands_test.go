@@ -129,3 +129,27 @@ exit 3
 		t.Errorf("output %q", lines)
 	}
 }
+
+// TestRecordedSignalsWinOverTheModel: signals recorded without the model
+// (a discovery's or an observation's, through a refresh) are what the
+// next script run starts from: a health check that reports no signal
+// keeps them instead of bringing the model's older values back.
+func TestRecordedSignalsWinOverTheModel(t *testing.T) {
+	root := t.TempDir()
+	testutil.WriteScript(t, root, "c/check.sh", `cat >/dev/null
+printf 'instances:\n  n-1:\n    $set:\n      status.flags.active: true\n'
+`)
+	d := New(drivertest.Options(root))
+	r := scriptedResource("A.c", map[string]string{graph.OpLaunch: "/c/check.sh", graph.OpHealthCheck: "/c/check.sh"}, nil)
+	model := map[string]graph.Value{"interfaces": map[string]graph.Value{"compute": map[string]graph.Value{"signals": map[string]graph.Value{"ip": "10.0.0.1", "port": int64(80)}}}}
+	prior := drivertest.Recorded(r, driver.Outcome{Feedback: state.Feedback{InstanceID: "n-1", Status: state.Status{Active: true},
+		Signals: map[string]graph.Value{"compute.ip": "10.0.0.9", "compute.port": int64(80), "storage.disk": "sdb"},
+		Extra:   map[string]graph.Value{ExtraModel: model}}})
+	o, err := d.Apply(context.Background(), driver.Request{Action: driver.ActionHealth, Address: r.Address, Resource: r, Prior: prior})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Feedback.Signals["compute.ip"] != "10.0.0.9" || o.Feedback.Signals["compute.port"] != int64(80) || o.Feedback.Signals["storage.disk"] != "sdb" {
+		t.Errorf("signals %v, want the recorded ones", o.Feedback.Signals)
+	}
+}

@@ -47,7 +47,27 @@ func priorModel(prior *state.Resource) instanceModel {
 			m = instanceModel(copyValue(c).(map[string]graph.Value))
 		}
 	}
+	m.withSignals(prior.Feedback.Signals)
 	return m
+}
+
+// withSignals sets the model's signals to those recorded: a refresh
+// records what a discovery or an observation reported of the signals
+// without the model, which must not bring the older values back.
+func (m instanceModel) withSignals(signals map[string]graph.Value) {
+	for _, key := range slices.Sorted(maps.Keys(signals)) {
+		iface, pin, ok := strings.Cut(key, ".")
+		if !ok || iface == "" || pin == "" {
+			continue
+		}
+		ifs, _ := m["interfaces"].(map[string]graph.Value)
+		cur, _ := ifs[iface].(map[string]graph.Value)
+		sigs, _ := cur["signals"].(map[string]graph.Value)
+		if v, ok := sigs[pin]; ok && graph.Equal(v, signals[key]) {
+			continue
+		}
+		_ = setPath(map[string]graph.Value(m), []string{"interfaces", iface, "signals", pin}, signals[key])
+	}
 }
 
 func copyValue(v graph.Value) graph.Value {
