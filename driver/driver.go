@@ -146,6 +146,10 @@ type Outcome struct {
 	// Results holds, for Invoke, the command results in the order the
 	// script reported them; the last non-intermediate one is the answer.
 	Results []CommandResult
+	// CommandID is, for Invoke, the id of the invocation, under which
+	// Feedback.Attributes[AttrCommands] records it (pending until a final
+	// result arrives, from this script or a later one).
+	CommandID string
 }
 
 // Discovered is one instance reported by a discovery script.
@@ -155,6 +159,9 @@ type Discovered struct {
 	// Name is the display name the script gave, or the natural id.
 	Name     string
 	Feedback state.Feedback
+	// StatusReported: the script reported the instance's status (a
+	// discovery may leave it, and the signals, to the health check).
+	StatusReported bool
 }
 
 // CommandResult is one result of a command script: a mapping of result

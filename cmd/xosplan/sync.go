@@ -96,7 +96,9 @@ member, the leader included, runs the actions the leader hands out through a job
 the database. A member whose checkout differs from the leader's runs none of them; when the
 leader stops, another takes over within --lease. Its API listens on --listen (loopback by default): GET /v1/status,
 GET /v1/resources/{address}, GET /v1/events (server-sent events), POST /v1/sync,
-POST /v1/resources/{address}/check, GET /healthz, GET /readyz and GET /metrics. A token
+POST /v1/resources/{address}/check, POST /v1/resources/{address}/feedback (an observation
+recorded as the resource's feedback, never its spec: an event step), GET /healthz, GET /readyz
+and GET /metrics. A token
 (--api-token-file) is required for every request that is not a GET, and for every request
 when the listener is not on a loopback address; without --api-token-file on a loopback
 listener, sync makes one in a file only its user reads (STATE.api-token beside a file state)
