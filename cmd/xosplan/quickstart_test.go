@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -129,5 +130,45 @@ wait $pid
 		if !bytes.Contains(log, []byte(want)) {
 			t.Errorf("sync's log lacks %q:\n%s", want, log)
 		}
+	}
+}
+
+// TestSyncSaysWhenItsAddressIsTaken: a second sync on one machine takes
+// the same default API address as the first; it fails at once, saying
+// which address is taken and how to choose another, and leaves the state
+// unlocked.
+func TestSyncSaysWhenItsAddressIsTaken(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dir := t.TempDir()
+	stack := filepath.Join(dir, "stack.yaml")
+	if err := os.WriteFile(stack, []byte("tosca_definitions_version: tosca_simple_yaml_1_3\ntopology_template:\n  node_templates:\n    a:\n      type: tosca.nodes.Root\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	st := filepath.Join(dir, "x.state.json")
+	var out, errOut bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"sync", "--listen", ln.Addr().String(), "--state", st, stack}, nil, &out, &errOut)
+	}()
+	select {
+	case code := <-done:
+		if code != 1 {
+			t.Fatalf("sync exited %d, want 1; stderr:\n%s", code, errOut.String())
+		}
+	case <-ctx.Done():
+		t.Fatal("sync did not stop within a minute although its API address is taken")
+	}
+	want := fmt.Sprintf("address already in use: another program, such as another xosplan sync, listens on %s; give this sync another --listen ADDRESS", ln.Addr())
+	if !strings.Contains(errOut.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut.String())
+	}
+	if code := run(ctx, []string{"apply", "--auto-approve", "--state", st, stack}, nil, &out, &errOut); code != 0 {
+		t.Errorf("apply after the failed sync exited %d (is the state still locked?):\n%s", code, errOut.String())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -194,7 +195,13 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	if err != nil {
 		return err
 	}
-	return svc.Run(ctx)
+	err = svc.Run(ctx)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// Two syncs on one machine both take the default 127.0.0.1:8420.
+		return fmt.Errorf("%w: another program, such as another xosplan sync, listens on %s; give this sync "+
+			"another --listen ADDRESS (127.0.0.1:0 picks a free port and --listen-file records it), or --listen '' for no API", err, f.listen)
+	}
+	return err
 }
 
 // syncSetup is what the flags of a sync give its service.
