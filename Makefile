@@ -41,7 +41,7 @@ PLATFORMS ?=
 dist:
 	$(GO) run ./.ci/dist -version $(VERSION) -out dist $(PLATFORMS)
 
-# The container image (Dockerfile): the distroless image by default,
+# The container image (Dockerfile): Debian 12 slim by default,
 # IMAGE_TARGET=full for the one with ansible-core and python3 for the
 # drivers. Needs docker or podman.
 IMAGE        ?= xosplan:$(VERSION)

@@ -6,6 +6,7 @@
 //	driver/scripted   Tonomi scripted components (the YAML protocol)
 //	driver/noop       resources with nothing to run
 //	driver/ansible    TOSCA operations whose implementations are Ansible playbooks
+//	driver/placement  Placement objects reconciled against a Placement API
 //	driver/all        the registration point: NewRegistry, one line per driver
 //	driver/drivertest what the drivers' tests share
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"net/http"
 	"slices"
 	"time"
 
@@ -145,6 +146,10 @@ type Outcome struct {
 	// Results holds, for Invoke, the command results in the order the
 	// script reported them; the last non-intermediate one is the answer.
 	Results []CommandResult
+	// CommandID is, for Invoke, the id of the invocation, under which
+	// Feedback.Attributes[AttrCommands] records it (pending until a final
+	// result arrives, from this script or a later one).
+	CommandID string
 }
 
 // Discovered is one instance reported by a discovery script.
@@ -154,6 +159,9 @@ type Discovered struct {
 	// Name is the display name the script gave, or the natural id.
 	Name     string
 	Feedback state.Feedback
+	// StatusReported: the script reported the instance's status (a
+	// discovery may leave it, and the signals, to the health check).
+	StatusReported bool
 }
 
 // CommandResult is one result of a command script: a mapping of result
@@ -232,8 +240,24 @@ type Options struct {
 	// beyond the walk's parallelism).
 	MaxConcurrent int
 	// PollInterval is how often the scripted driver asks whether a
-	// destroyed instance is gone yet (default 2 s).
+	// destroyed instance is gone yet, and the placement driver whether the
+	// providers that hold a trait it deletes have dropped it (default 2 s).
 	PollInterval time.Duration
+	// Placement is the Placement API the placement driver manages
+	// objects in (the CLI's --placement-url; the token from
+	// --placement-token or $OS_AUTH_TOKEN).
+	Placement PlacementEndpoint
+}
+
+// PlacementEndpoint says where a Placement API is and how to reach it.
+type PlacementEndpoint struct {
+	// URL is the API's base URL; empty: none was given.
+	URL string
+	// Token is sent as X-Auth-Token. It is a secret: never shown.
+	Token string
+	// HTTPClient, when set, carries the requests (tests wrap its
+	// transport); nil: a client with a 30 s timeout.
+	HTTPClient *http.Client
 }
 
 // WithDefaults returns o with its zero fields set to their defaults.

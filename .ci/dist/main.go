@@ -1,7 +1,7 @@
 // Command dist builds xosplan's release archives: for each platform a
 // binary cross-built with the version stamped in (go build with CGO off,
 // -trimpath and -ldflags -X main.stampedVersion=VERSION), packed with the
-// README, SECURITY.md and the man pages into xosplan_VERSION_OS_ARCH.tar.gz
+// README, SECURITY.md, docs/ and the man pages (man/man1) into xosplan_VERSION_OS_ARCH.tar.gz
 // (a .zip for Windows), and a SHA256SUMS file over the archives in the
 // format sha256sum -c reads. `make dist` runs
 //
@@ -134,15 +134,50 @@ type file struct {
 	data []byte
 }
 
-// extraFiles are the documents every archive holds beside the binary.
+// extraFiles are the documents every archive holds beside the binary:
+// the README and SECURITY.md, the docs/ folder they link to (so that
+// every link of the archived README leads to a page of the archive) and
+// the man pages in man/man1, the layout MANPATH and man -M expect.
 func extraFiles(root string) ([]file, error) {
 	var files []file
+	add := func(name, path string) error {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		files = append(files, file{name: name, mode: 0o644, data: b})
+		return nil
+	}
 	for _, n := range []string{"README.md", "SECURITY.md"} {
-		b, err := os.ReadFile(filepath.Join(root, n))
+		if err := add(n, filepath.Join(root, n)); err != nil {
+			return nil, err
+		}
+	}
+	var docs []string
+	err := filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && d.Name() == "man" {
+			return filepath.SkipDir
+		}
+		if d.Type().IsRegular() {
+			docs = append(docs, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.Sort(docs)
+	for _, path := range docs {
+		rel, err := filepath.Rel(root, path)
 		if err != nil {
 			return nil, err
 		}
-		files = append(files, file{name: n, mode: 0o644, data: b})
+		if err := add(filepath.ToSlash(rel), path); err != nil {
+			return nil, err
+		}
 	}
 	man, err := filepath.Glob(filepath.Join(root, "docs", "man", "*.1"))
 	if err != nil {
@@ -153,11 +188,9 @@ func extraFiles(root string) ([]file, error) {
 	}
 	slices.Sort(man)
 	for _, m := range man {
-		b, err := os.ReadFile(m)
-		if err != nil {
+		if err := add("man/man1/"+filepath.Base(m), m); err != nil {
 			return nil, err
 		}
-		files = append(files, file{name: "man/" + filepath.Base(m), mode: 0o644, data: b})
 	}
 	return files, nil
 }

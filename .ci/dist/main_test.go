@@ -13,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -54,9 +55,32 @@ func TestBuildHostArchive(t *testing.T) {
 	dir := t.TempDir()
 	names := untarGz(t, data, dir)
 	base := strings.TrimSuffix(filepath.Base(archives[0]), ".tar.gz")
-	for _, want := range []string{"xosplan", "README.md", "SECURITY.md", "man/xosplan.1", "man/xosplan-plan.1"} {
+	for _, want := range []string{"xosplan", "README.md", "SECURITY.md", "docs/tutorial.md", "docs/editors/xosplan.lua", "man/man1/xosplan.1", "man/man1/xosplan-plan.1"} {
 		if !names[base+"/"+want] {
 			t.Errorf("the archive lacks %s/%s (has %v)", base, want, names)
+		}
+	}
+	// Every relative link of the archived README leads to a file of the
+	// archive: what the README says to read is there.
+	readme, err := os.ReadFile(filepath.Join(dir, base, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`\]\(([^()#\s]+)[^()\s]*\)`).FindAllStringSubmatch(string(readme), -1)
+	if len(links) == 0 {
+		t.Fatal("the archived README has no relative links to check")
+	}
+	for _, m := range links {
+		if !strings.Contains(m[1], "://") && !names[base+"/"+m[1]] {
+			t.Errorf("the archived README links to %s, which the archive lacks", m[1])
+		}
+	}
+	// man finds the pages with the archive's man folder on MANPATH.
+	if manCmd, err := exec.LookPath("man"); err == nil {
+		cmd := exec.CommandContext(ctx, manCmd, "-w", "xosplan-plan")
+		cmd.Env = append(os.Environ(), "MANPATH="+filepath.Join(dir, base, "man"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("MANPATH=%s man -w xosplan-plan: %v\n%s", filepath.Join(dir, base, "man"), err, out)
 		}
 	}
 	cmd := exec.CommandContext(ctx, filepath.Join(dir, base, "xosplan"), "version", "--json")

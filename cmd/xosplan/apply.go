@@ -122,8 +122,9 @@ func newApplyCommand(c *cli) *cobra.Command {
 		Long: `Apply carries out a plan. Given a plan file (written by plan --out) it applies it without
 asking, after making the plan again from the configuration it records (with the --var and
 --inputs given now) and checking that it is the same plan and that neither the state nor any
-input changed since it was made: an edited or stale plan file is refused. Given configuration paths (the current folder when none is given), it plans, shows the plan,
-and asks for confirmation unless --auto-approve is set.
+input changed since it was made: an edited or stale plan file is refused. Given configuration
+paths (the current folder when none is given), it plans, shows the plan, and asks for
+confirmation unless --auto-approve is set.
 
 Actions run as soon as everything they depend on has succeeded, at most --parallelism at once.
 A failed action is retried at increasing intervals (--retries); then what depends on it is

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/xosplan/xosplan/cmd/xosplan/internal/views"
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/placement"
+	"github.com/xosplan/xosplan/pkg/workflow"
 )
 
 func newPlacementCommand(c *cli) *cobra.Command {
@@ -45,6 +48,7 @@ type candidatesFlags struct {
 	limit        int
 	url          string
 	token        string
+	state        stateFlags
 	noCache      bool
 }
 
@@ -58,7 +62,9 @@ Placement's own query string (microversion 1.39 by default) with provider and ag
 where Placement takes UUIDs. The convenience flags build the same query; they may not be
 combined with --query.
 
-Without --providers the embedded demo cloud is used.
+Without --providers the embedded demo cloud is used. With --state, the allocations an apply
+recorded in that state count as usage, so the answer after an apply accounts for what it
+claimed (a real Placement API holds them already: --state goes with an inventory only).
 
 Exit status: 0 with the answer (also when nothing fits), 1 on a bad query or inventory.`,
 		Example: `  xosplan placement candidates --providers cloud.yaml --query 'resources=VCPU:2,MEMORY_MB:2048&required=HW_ARCH_X86_64'
@@ -81,6 +87,7 @@ Exit status: 0 with the answer (also when nothing fits), 1 on a bad query or inv
 	fs.IntVar(&f.limit, "limit", 0, "return at most `N` candidates")
 	fs.StringVar(&f.url, "placement-url", "", "ask the real Placement API at `URL` instead of an inventory file")
 	fs.StringVar(&f.token, "placement-token", "", "X-Auth-Token for --placement-url (default: $OS_AUTH_TOKEN)")
+	f.state.addRead(fs)
 	fs.BoolVar(&f.noCache, "no-cache", false, "parse --providers every time: neither read nor write the inventory cache")
 	return cmd
 }
@@ -177,6 +184,10 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 	if f.url != "" && f.providers != "" {
 		return usagef(cmd, "--placement-url and --providers cannot be combined")
 	}
+	withState := cmd.Flags().Changed("state") || cmd.Flags().Changed("workspace")
+	if f.url != "" && withState {
+		return usagef(cmd, "--state goes with an inventory: the Placement API at --placement-url holds the allocations apply claimed already")
+	}
 	q, err := placement.ParseQuery(raw, v)
 	if err != nil {
 		return queryError(err)
@@ -201,6 +212,11 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 		if m, err = loadProviders(cmd.Context(), c, view, f.providers, f.noCache); err != nil {
 			return err
 		}
+		if withState {
+			if err := seedFromState(cmd.Context(), c, f.state, m); err != nil {
+				return err
+			}
+		}
 		svc = m
 	}
 	res, err := svc.Candidates(cmd.Context(), q)
@@ -224,53 +240,134 @@ func queryError(err error) error {
 	return err
 }
 
+// traitsFlags are the flags of `xosplan placement traits`.
+type traitsFlags struct {
+	validate   []string
+	providers  string
+	url, token string
+	startsWith string
+	in         []string
+	associated string
+	noCache    bool
+}
+
 func newPlacementTraitsCommand(c *cli) *cobra.Command {
-	var validate []string
-	var providers string
-	var noCache bool
+	var f traitsFlags
 	cmd := &cobra.Command{
 		Use:   "traits [flags]",
 		Short: "List the standard traits, or check trait names",
 		Long: `Traits lists the 377 standard traits of os-traits 3.9.0 (with --providers, also the custom
-traits the inventory defines). With --validate it checks each NAME instead: a standard trait, a
-valid custom trait (CUSTOM_[A-Z0-9_]+, at most 255 characters), or invalid.
+traits the inventory defines; with --placement-url, the traits a real Placement API has, asked
+with GET /traits, the token from --placement-token or $OS_AUTH_TOKEN). --starts-with, --in and
+--associated are GET /traits's filters (name=startswith:, name=in:, associated=), applied by the
+service or, without one, to the list. With --validate it checks each NAME instead: a standard
+trait, a valid custom trait (CUSTOM_[A-Z0-9_]+, at most 255 characters), or invalid; with
+--placement-url a well-formed name the service does not list is reported too.
 
-Exit status: 0, or 1 when a --validate name is invalid.`,
+Exit status: 0, or 1 when a --validate name is invalid or unknown to the service.`,
 		Example: `  xosplan placement traits
-  xosplan placement traits --validate HW_CPU_X86_AVX2 --validate CUSTOM_GOLD`,
+  xosplan placement traits --validate HW_CPU_X86_AVX2 --validate CUSTOM_GOLD
+  xosplan placement traits --placement-url http://placement:8778 --starts-with CUSTOM_ --associated true`,
 		Args: exactArgsPlacement(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runPlacementTraits(cmd.Context(), c, providers, noCache, validate)
+			return runPlacementTraits(cmd, c, f)
 		},
 	}
-	cmd.Flags().BoolVar(&noCache, "no-cache", false, "parse --providers every time: neither read nor write the inventory cache")
-	cmd.Flags().StringSliceVar(&validate, "validate", nil, "check trait `NAME` (repeatable or comma-separated)")
-	cmd.Flags().StringVar(&providers, "providers", "", "provider inventory `FILE` whose custom traits to include")
+	fs := cmd.Flags()
+	fs.StringSliceVar(&f.validate, "validate", nil, "check trait `NAME` (repeatable or comma-separated)")
+	fs.StringVar(&f.providers, "providers", "", "provider inventory `FILE` whose custom traits to include")
+	fs.StringVar(&f.url, "placement-url", "", "ask the real Placement API at `URL` (GET /traits)")
+	fs.StringVar(&f.token, "placement-token", "", "X-Auth-Token for --placement-url (default: $OS_AUTH_TOKEN)")
+	fs.StringVar(&f.startsWith, "starts-with", "", "only traits whose name starts with `PREFIX` (name=startswith:)")
+	fs.StringSliceVar(&f.in, "in", nil, "only these trait `NAMES` that exist (name=in:; repeatable or comma-separated)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "parse --providers every time: neither read nor write the inventory cache")
+	fs.StringVar(&f.associated, "associated", "", "only traits some provider has (`true`) or none has (false)")
 	return cmd
 }
 
-func runPlacementTraits(ctx context.Context, c *cli, providers string, noCache bool, validate []string) error {
+// filter turns the query flags into a trait filter.
+func (f traitsFlags) filter(cmd *cobra.Command) (placement.TraitFilter, error) {
+	tf := placement.TraitFilter{Prefix: f.startsWith, Names: f.in}
+	if f.startsWith != "" && len(f.in) > 0 {
+		return tf, usagef(cmd, "--starts-with and --in cannot be combined (GET /traits takes one name filter)")
+	}
+	switch f.associated {
+	case "":
+	case "true", "false":
+		a := f.associated == "true"
+		tf.Associated = &a
+	default:
+		return tf, usagef(cmd, "--associated takes true or false, not %q", f.associated)
+	}
+	return tf, nil
+}
+
+func runPlacementTraits(cmd *cobra.Command, c *cli, f traitsFlags) error {
+	ctx := cmd.Context()
 	view := views.NewTraits(c.streams())
-	if len(validate) == 0 {
-		names := placement.StandardTraits()
-		if providers != "" {
-			m, err := loadProviders(ctx, c, view, providers, noCache)
+	tf, err := f.filter(cmd)
+	if err != nil {
+		return err
+	}
+	if f.url != "" && f.providers != "" {
+		return usagef(cmd, "--placement-url and --providers cannot be combined")
+	}
+	var client *placement.Client
+	if f.url != "" {
+		token := f.token
+		if token == "" {
+			token = c.getenv("OS_AUTH_TOKEN")
+		}
+		if client, err = placement.NewClient(ctx, f.url, placement.ClientOptions{Token: token}); err != nil {
+			return err
+		}
+	}
+	if len(f.validate) == 0 {
+		var names []string
+		switch {
+		case client != nil:
+			if names, err = client.ListTraits(ctx, tf); err != nil {
+				return queryError(err)
+			}
+		case f.providers != "":
+			m, err := loadProviders(ctx, c, view, f.providers, f.noCache)
 			if err != nil {
 				return err
 			}
-			names = m.ListTraits(placement.TraitFilter{})
+			names = m.ListTraits(tf)
+		default:
+			names = placement.NewModel().ListTraits(tf)
 		}
 		view.List(names)
 		return nil
+	}
+	if f.startsWith != "" || len(f.in) > 0 || f.associated != "" {
+		return usagef(cmd, "--validate cannot be combined with --starts-with, --in or --associated")
+	}
+	known := map[string]bool{}
+	if client != nil {
+		names, err := client.ListTraits(ctx, placement.TraitFilter{Names: f.validate})
+		if err != nil {
+			return queryError(err)
+		}
+		for _, n := range names {
+			known[n] = true
+		}
 	}
 	standard := map[string]bool{}
 	for _, t := range placement.StandardTraits() {
 		standard[t] = true
 	}
 	bad := 0
-	for _, name := range validate {
+	for _, name := range f.validate {
 		verdict := views.TraitUnknown
 		switch {
+		case client != nil && known[name] && placement.IsValidCustomTrait(name):
+			verdict = views.TraitCustom
+		case client != nil && known[name]:
+			verdict = views.TraitStandard
+		case client != nil && (standard[name] || placement.IsValidCustomTrait(name)):
+			verdict = views.TraitAbsent
 		case standard[name]:
 			verdict = views.TraitStandard
 		case placement.IsValidCustomTrait(name):
@@ -278,13 +375,33 @@ func runPlacementTraits(ctx context.Context, c *cli, providers string, noCache b
 		case strings.HasPrefix(name, "CUSTOM_"):
 			verdict = views.TraitBadCustom
 		}
-		if verdict == views.TraitBadCustom || verdict == views.TraitUnknown {
+		if verdict == views.TraitBadCustom || verdict == views.TraitUnknown || verdict == views.TraitAbsent {
 			bad++
 		}
 		view.Checked(name, verdict)
 	}
 	if bad > 0 {
-		return &exitStatus{code: exitError, err: fmt.Errorf("%d of %d trait names are invalid", bad, len(validate))}
+		return &exitStatus{code: exitError, err: fmt.Errorf("%d of %d trait names are invalid", bad, len(f.validate))}
+	}
+	return nil
+}
+
+// seedFromState counts the allocations recorded in the state the flags
+// name as usage of m; an allocation that no longer fits (a provider gone
+// or shrunk) is left out with a warning.
+func seedFromState(ctx context.Context, c *cli, sf stateFlags, m *placement.Model) error {
+	backend, err := sf.open(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer backend.Close()
+	st, err := backend.Read(ctx)
+	if err != nil {
+		return err
+	}
+	stale := workflow.CountRecorded(m, st)
+	for _, addr := range slices.Sorted(maps.Keys(stale)) {
+		fmt.Fprintf(c.stderr, "Warning: the allocations recorded for %s are left out: %v\n", addr, stale[addr])
 	}
 	return nil
 }

@@ -21,6 +21,13 @@ func (f *placementFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.token, "placement-token", "", "X-Auth-Token for --placement-url (default: $OS_AUTH_TOKEN)")
 }
 
+// addEndpoint declares only the Placement API flags: refresh reads
+// placement objects back from the API, and places nothing.
+func (f *placementFlags) addEndpoint(fs *pflag.FlagSet) {
+	fs.StringVar(&f.url, "placement-url", "", "read placement objects back from the Placement API at `URL`")
+	fs.StringVar(&f.token, "placement-token", "", "X-Auth-Token for --placement-url (default: $OS_AUTH_TOKEN)")
+}
+
 // workflow returns the placement the flags ask for; the token defaults to
 // $OS_AUTH_TOKEN, and the inventory is read as a file the person running
 // xosplan named (its snippets may be shown).

@@ -34,6 +34,7 @@ when drift was recorded.`,
 		},
 	}
 	f.add(cmd.Flags(), false)
+	f.placement.addEndpoint(cmd.Flags())
 	cmd.Flags().BoolVar(&f.detailedExitcode, "detailed-exitcode", false, "exit 2 when drift was recorded (0: none, 1: error)")
 	return cmd
 }
@@ -77,7 +78,7 @@ func runRefresh(cmd *cobra.Command, c *cli, f applyFlags, paths []string) error 
 		return usagef(cmd, "%v", err)
 	}
 	refresh := workflow.PlanRefresh(ctx, prior, workflow.RefreshOptions{ScriptRoot: scriptRoot, Root: root, Timeout: f.timeout,
-		StateDir: workflow.ScriptStateDir(backend)})
+		StateDir: workflow.ScriptStateDir(backend), Placement: f.placement.workflow(c).Endpoint()})
 	if err := view.Plan(refresh.Plan, configDiags.Extend(refresh.Diags)); err != nil {
 		return err
 	}

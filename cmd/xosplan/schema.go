@@ -11,10 +11,10 @@ func newSchemaCommand(c *cli) *cobra.Command {
 		Use:   "schema tosca|manifest",
 		Short: "Print the JSON Schema of TOSCA templates or manifests, for editors without the language server",
 		Long: `Schema prints the JSON Schema (draft 2020-12) of a file format: tosca (TOSCA 1.0-1.3 service
-templates and XOS recipes, and TOSCA 2.0 files, told apart by tosca_definitions_version) or manifest
-(Tonomi-style application manifests). Save it and name it in a modeline for the YAML language server,
-as docs/editors.md shows. It checks the shape of a file (which keys go where); validate and the language
-server check the rest.`,
+templates and XOS recipes, and TOSCA 2.0 files, told apart by tosca_definitions_version) or
+manifest (Tonomi-style application manifests). Save it and name it in a modeline for the YAML
+language server, as docs/editors.md shows. It checks the shape of a file (which keys go where);
+validate and the language server check the rest.`,
 		Example: `  xosplan schema tosca > tosca.schema.json
   # then, first line of a template:
   # yaml-language-server: $schema=./tosca.schema.json`,

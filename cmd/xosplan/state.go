@@ -304,10 +304,10 @@ func newStatePullCommand(c *cli, sf *stateFlags) *cobra.Command {
 	return &cobra.Command{
 		Use:   "pull",
 		Short: "Print the current state file to stdout",
-		Long: `Pull prints the state in its file format, with an interrupted apply's journal folded in; it prints nothing when there is no state.
-When the journal is damaged, pull still prints what is readable (the snapshot with every intact
-record replayed), says what is damaged, and exits 1: check the output, then make it the state
-with push --force.`,
+		Long: `Pull prints the state in its file format, with an interrupted apply's journal folded in; it
+prints nothing when there is no state. When the journal is damaged, pull still prints what is
+readable (the snapshot with every intact record replayed), says what is damaged, and exits 1:
+check the output, then make it the state with push --force.`,
 		Args: stateExactArgs(0, "arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			b, err := sf.open(cmd.Context(), c)

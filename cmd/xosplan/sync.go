@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -92,17 +93,21 @@ Sync holds the state lock for its whole run: apply, destroy and a second sync re
 runs; plan still works. With a PostgreSQL state (--state postgres://…), several syncs on
 different machines, each with the same configuration checkout, share the workspace as a
 cluster: one leads (it holds the lease and the state lock, plans and schedules) and every
-member, the leader included, runs the actions the leader hands out through a job queue in
-the database. A member whose checkout differs from the leader's runs none of them; when the
-leader stops, another takes over within --lease. Its API listens on --listen (loopback by default): GET /v1/status,
-GET /v1/resources/{address}, GET /v1/events (server-sent events), POST /v1/sync,
-POST /v1/resources/{address}/check, GET /healthz, GET /readyz and GET /metrics. A token
-(--api-token-file) is required for every request that is not a GET, and for every request
-when the listener is not on a loopback address; without --api-token-file on a loopback
-listener, sync makes one in a file only its user reads (STATE.api-token beside a file state)
-and removes it when it stops. Requests from a web page of another origin and POST bodies that
-are not JSON are refused; at most 64 event streams are served at once. xosplan status asks a
-running sync, with the token sync made for the same --state.
+member, the leader included, runs the actions the leader hands out through a job queue in the
+database. A member whose checkout differs from the leader's runs none of them; when the leader
+stops, another takes over within --lease.
+
+Its API listens on --listen (loopback by default): GET /v1/status, GET /v1/resources/{address},
+GET /v1/events (server-sent events), POST /v1/sync, POST /v1/resources/{address}/check,
+POST /v1/resources/{address}/feedback (an observation recorded as the resource's feedback,
+never its spec: an event step), POST /v1/resources/{address}/resync, GET /healthz, GET /readyz,
+GET /metrics, and the web console at /. A token (--api-token-file) is required for every
+request that is not a GET, and for every request when the listener is not on a loopback
+address; without --api-token-file on a loopback listener, sync makes one in a file only its
+user reads (STATE.api-token beside a file state) and removes it when it stops. Requests from a
+web page of another origin and POST bodies that are not JSON are refused; at most 64 event
+streams are served at once. xosplan status asks a running sync, with the token sync made for
+the same --state.
 
 Logs go to stderr, text or JSON (--log-format json). On SIGINT or SIGTERM nothing new starts,
 running actions get --grace to finish, the state is saved, and sync exits 0.`,
@@ -192,7 +197,13 @@ func runSync(cmd *cobra.Command, c *cli, f syncFlags, paths []string) error {
 	if err != nil {
 		return err
 	}
-	return svc.Run(ctx)
+	err = svc.Run(ctx)
+	if errors.Is(err, syscall.EADDRINUSE) {
+		// Two syncs on one machine both take the default 127.0.0.1:8420.
+		return fmt.Errorf("%w: another program, such as another xosplan sync, listens on %s; give this sync "+
+			"another --listen ADDRESS (127.0.0.1:0 picks a free port and --listen-file records it), or --listen '' for no API", err, f.listen)
+	}
+	return err
 }
 
 // syncSetup is what the flags of a sync give its service.

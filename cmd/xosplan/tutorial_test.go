@@ -60,10 +60,7 @@ func TestTutorial(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bin := t.TempDir()
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", filepath.Join(bin, "xosplan"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	buildXosplan(ctx, t, bin)
 	dbURL := ""
 	if os.Getenv(pgtest.EnvDSN) != "" {
 		dbURL = pgtest.NewDatabase(t)

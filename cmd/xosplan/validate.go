@@ -25,10 +25,11 @@ func newValidateCommand(c *cli) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "validate [flags] [PATH...]",
 		Short: "Check TOSCA templates, XOS recipes and manifests without touching anything",
-		Long: `Validate checks files and folders (walked for *.yaml and *.yml; the current folder when
-none is given) and reports every problem with its position. Each file's format is detected: TOSCA templates compile one by one; the
-manifest files of one folder form one environment. A file of neither format is an error when
-named, and a warning when met in a folder walk, which skips it (the summary counts them).
+		Long: `Validate checks files and folders (walked for *.yaml and *.yml; the current folder when none is
+given) and reports every problem with its position. Each file's format is detected: TOSCA
+templates compile one by one; the manifest files of one folder form one environment. A file of
+neither format is an error when named, and a warning when met in a folder walk, which skips it
+(the summary counts them).
 
 Required TOSCA inputs without a default are checked only when --inputs or --var give values;
 plan always checks them.

@@ -176,6 +176,13 @@ the state it was made against: plan again against the copy). --to must hold no s
   xosplan state migrate --from postgres://ci@db.example/xosplan --to backup.state.json`,
 		Args: stateExactArgs(0, "arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range []string{"from", "to"} {
+				// "--to $DATABASE_URL" with the variable unset: say so,
+				// not that the flag is missing.
+				if f := cmd.Flags().Lookup(name); f.Changed && f.Value.String() == "" {
+					return usagef(cmd, "--%s is empty: name a state file or a PostgreSQL connection string (if you gave it a variable, such as \"$DATABASE_URL\", the variable is not set)", name)
+				}
+			}
 			if from == "" || to == "" {
 				return usagef(cmd, "%s needs --from and --to", cmd.CommandPath())
 			}

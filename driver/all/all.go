@@ -9,6 +9,7 @@ import (
 	"github.com/xosplan/xosplan/driver/ansible"
 	"github.com/xosplan/xosplan/driver/exec"
 	"github.com/xosplan/xosplan/driver/noop"
+	"github.com/xosplan/xosplan/driver/placement"
 	"github.com/xosplan/xosplan/driver/scripted"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
@@ -17,9 +18,10 @@ import (
 // name resources give (graph.Driver.Name), configured by opts.
 func NewRegistry(opts driver.Options) driver.Registry {
 	return driver.Registry{
-		graph.DriverExec:     exec.New(opts),
-		graph.DriverScripted: scripted.New(opts),
-		graph.DriverNoop:     noop.Driver{},
-		graph.DriverAnsible:  ansible.New(opts),
+		graph.DriverExec:      exec.New(opts),
+		graph.DriverScripted:  scripted.New(opts),
+		graph.DriverNoop:      noop.Driver{},
+		graph.DriverAnsible:   ansible.New(opts),
+		graph.DriverPlacement: placement.New(opts),
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/xosplan/xosplan/driver"
@@ -46,7 +47,27 @@ func priorModel(prior *state.Resource) instanceModel {
 			m = instanceModel(copyValue(c).(map[string]graph.Value))
 		}
 	}
+	m.withSignals(prior.Feedback.Signals)
 	return m
+}
+
+// withSignals sets the model's signals to those recorded: a refresh
+// records what a discovery or an observation reported of the signals
+// without the model, which must not bring the older values back.
+func (m instanceModel) withSignals(signals map[string]graph.Value) {
+	for _, key := range slices.Sorted(maps.Keys(signals)) {
+		iface, pin, ok := strings.Cut(key, ".")
+		if !ok || iface == "" || pin == "" {
+			continue
+		}
+		ifs, _ := m["interfaces"].(map[string]graph.Value)
+		cur, _ := ifs[iface].(map[string]graph.Value)
+		sigs, _ := cur["signals"].(map[string]graph.Value)
+		if v, ok := sigs[pin]; ok && graph.Equal(v, signals[key]) {
+			continue
+		}
+		_ = setPath(map[string]graph.Value(m), []string{"interfaces", iface, "signals", pin}, signals[key])
+	}
 }
 
 func copyValue(v graph.Value) graph.Value {
@@ -245,4 +266,64 @@ func plain(v graph.Value) any {
 		return x.String()
 	}
 	return v
+}
+
+// recordedName returns the name recorded for a resource's instance: its
+// name attribute, else its model's.
+func recordedName(prior *state.Resource) string {
+	if prior == nil {
+		return ""
+	}
+	if name, ok := prior.Feedback.Attributes[AttrName].(string); ok && name != "" {
+		return name
+	}
+	m, _ := prior.Feedback.Extra[ExtraModel].(map[string]graph.Value)
+	name, _ := m["name"].(string)
+	return name
+}
+
+// keepName reports whether u, an update of the instance's name, is to be
+// ignored: the document gives an instance its name once ("you cannot
+// update it later"), so once one is recorded another is not applied, nor
+// seen as a change; output says so when it differs.
+func (t *target) keepName(u update, output func(string)) bool {
+	if t.name == "" || len(u.path) != 1 || u.path[0] != "name" {
+		return false
+	}
+	if s, _ := u.value.(string); s != t.name || u.op == opUnset {
+		output(fmt.Sprintf("%s: ignoring the name %s reported for an instance named %q (a name is set once)", t.req.Address, describeName(u), t.name))
+	}
+	t.model["name"] = t.name
+	return true
+}
+
+func describeName(u update) string {
+	if s, ok := u.value.(string); ok && u.op != opUnset {
+		return strconv.Quote(driver.Truncate(s, 80))
+	}
+	return "change"
+}
+
+// logFailure appends a script's failure to the activity log of the
+// instance model fb records (the Tonomi document: "failures in their
+// execution will also be reported to the component activity log") as an
+// ERROR entry, and shows it on req.Output as the log's entries are shown.
+func logFailure(fb *state.Feedback, req driver.Request, err error) {
+	msg := driver.Truncate(req.Redactor.String(err.Error()), 2000)
+	m, _ := fb.Extra[ExtraModel].(map[string]graph.Value)
+	if m == nil {
+		m = map[string]graph.Value{}
+	}
+	m = maps.Clone(m)
+	log, _ := m["activityLog"].([]graph.Value)
+	m["activityLog"] = append(slices.Clip(log), map[string]graph.Value{"severity": "ERROR", "message": msg})
+	instanceModel(m).trim()
+	fb.Extra = maps.Clone(fb.Extra)
+	if fb.Extra == nil {
+		fb.Extra = map[string]graph.Value{}
+	}
+	fb.Extra[ExtraModel] = m
+	if req.Output != nil {
+		req.Output(fmt.Sprintf("[ERROR] %s: %s", req.Address, msg))
+	}
 }

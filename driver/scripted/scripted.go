@@ -143,9 +143,16 @@ type target struct {
 	model     instanceModel
 	seen      bool
 	err       error
-	// For Invoke: the command id whose results are collected.
+	// For Invoke: the command ("interface.pin") and the id whose results
+	// are collected.
+	command   string
 	commandID string
 	results   []driver.CommandResult
+	// pushed holds every command result the run reported, by command id.
+	pushed map[string][]driver.CommandResult
+	// name is the instance's recorded name: set once (by the first
+	// script that reports one), it never changes (keepName).
+	name string
 }
 
 // LaunchBatch runs the action of reqs with as few script runs as possible:
@@ -185,7 +192,7 @@ func (s *Driver) prepare(i int, req driver.Request) (*target, *driver.BatchResul
 	if key == "" || key == graph.OpDiscovery {
 		return nil, failedResult(req, fmt.Errorf("the scripted driver cannot %s", req.Action))
 	}
-	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: driver.InstanceID(req.Address)}
+	t := &target{idx: i, req: req, model: priorModel(req.Prior), synthetic: driver.InstanceID(req.Address), name: recordedName(req.Prior)}
 	if req.Prior != nil {
 		t.natural = req.Prior.Feedback.InstanceID
 		if id, ok := req.Prior.Feedback.Extra[driver.ExtraInstanceID].(string); ok && id != "" {
@@ -275,8 +282,9 @@ func (s *Driver) runGroup(ctx context.Context, targets []*target) map[int]driver
 		err = s.awaitDestroyed(ctx, targets, &run)
 	}
 	mappings := factoryMappings(first.Factory)
+	now := time.Now()
 	for _, t := range targets {
-		fb := t.model.feedback(t.natural, mappings)
+		fb := t.feedback(mappings, now)
 		fb.Output = run.tail
 		var o driver.Outcome
 		var terr error
@@ -291,7 +299,9 @@ func (s *Driver) runGroup(ctx context.Context, targets []*target) map[int]driver
 			o, terr = judge(action, fb, hasHealth(first))
 		}
 		if terr != nil {
-			o, terr = driver.Failed(t.req, &fb, fmt.Errorf("%s script %s: %w", key, opPath(t.req, key), terr))
+			terr = fmt.Errorf("%s script %s: %w", key, opPath(t.req, key), terr)
+			logFailure(&fb, t.req, terr)
+			o, terr = driver.Failed(t.req, &fb, terr)
 		} else {
 			o.Feedback = fb
 			o.Feedback.BackendCode = state.BackendOK
@@ -591,6 +601,9 @@ func (m *replyMatch) apply(d replyDoc) {
 			continue
 		}
 		for _, u := range iu.updates {
+			if t.keepName(u, m.output) {
+				continue
+			}
 			pushed, err := t.model.apply(u)
 			if err != nil {
 				t.err = fmt.Errorf("reply %s: %v", u.rng, err)
@@ -644,6 +657,7 @@ func stream(u update, pushed []graph.Value, t *target, output func(string)) {
 	for _, l := range streamed(u, pushed, t) {
 		output(l)
 	}
+	t.notePushed(u, pushed)
 	if isCommandResults(u, t) {
 		for _, r := range pushed {
 			m, _ := r.(map[string]graph.Value)
@@ -1004,7 +1018,7 @@ func (s *Driver) discover(ctx context.Context, req driver.Request) (driver.Outco
 		if name == "" {
 			name = id
 		}
-		disc = append(disc, driver.Discovered{NaturalID: id, Name: name, Feedback: fb})
+		disc = append(disc, driver.Discovered{NaturalID: id, Name: name, Feedback: fb, StatusReported: t.model["status"] != nil})
 	}
 	prior.Output = run.tail
 	prior.Status = state.Status{Active: true}
@@ -1038,7 +1052,8 @@ func (s *Driver) Invoke(ctx context.Context, req driver.Request, command string,
 	if !drv.HasOperation(key) {
 		return driver.Failed(req, &req.Prior.Feedback, fmt.Errorf("%s has no command script for %s", req.Address, command))
 	}
-	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), commandID: newCommandID()}
+	t := &target{req: req, natural: req.Prior.Feedback.InstanceID, model: priorModel(req.Prior), command: command, commandID: newCommandID(),
+		name: recordedName(req.Prior)}
 	if id, ok := req.Prior.Feedback.Extra[driver.ExtraInstanceID].(string); ok {
 		t.synthetic = id
 	}
@@ -1053,18 +1068,20 @@ func (s *Driver) Invoke(ctx context.Context, req driver.Request, command string,
 		}},
 	}
 	run, err := s.runScript(ctx, req, key, doc, []*target{t}, false)
-	fb := t.model.feedback(t.natural, factoryMappings(req.Factory))
+	fb := t.feedback(factoryMappings(req.Factory), time.Now())
 	fb.Output = run.tail
 	if err == nil {
 		err = t.err
 	}
 	if err != nil {
-		o, err := driver.Failed(req, &fb, fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err))
-		o.Results = t.results
+		err = fmt.Errorf("command script %s: %w", drv.Operations[key].Implementation, err)
+		logFailure(&fb, req, err)
+		o, err := driver.Failed(req, &fb, err)
+		o.Results, o.CommandID = t.results, t.commandID
 		return o, err
 	}
 	fb.BackendCode, fb.BackendStatus = state.BackendOK, statusText("command", fb.Status)
-	return driver.Outcome{Feedback: fb, Results: t.results}, nil
+	return driver.Outcome{Feedback: fb, Results: t.results, CommandID: t.commandID}, nil
 }
 
 // newCommandID returns an opaque command id that sorts by creation time.

@@ -96,6 +96,8 @@ var ours = []struct {
 	{"driver", []string{"internal/userfile", "internal/canonjson", "internal/yamlsrc", "pkg/diag", "pkg/graph", "pkg/state", "pkg/redact", "pkg/process"}},
 	{"driver/all", []string{"driver", "pkg/graph"}}, // the registration point: every driver
 	{"driver/drivertest", []string{"driver", "pkg/graph", "pkg/state"}},
+	// The placement driver reaches Placement through pkg/placement's client.
+	{"driver/placement", []string{"driver", "pkg/graph", "pkg/state", "pkg/placement", "internal/testutil"}},
 	{"pkg/executor", []string{"internal/userfile", "internal/canonjson", "internal/funceval", "pkg/planner", "pkg/state", "pkg/graph", "pkg/diag", "driver", "pkg/redact", "pkg/process"}}, // driver: the contract only (checkDrivers)
 	{"pkg/policy", []string{"internal/userfile", "internal/canonjson", "pkg/process", "pkg/planner", "pkg/graph", "pkg/diag"}},                                                             // not pkg/executor: a policy is a program, not an apply
 	{"pkg/config", []string{"pkg/symbols", "pkg/tosca", "pkg/manifest", "pkg/placement", "pkg/graph", "pkg/diag", "internal/yamlsrc", "internal/userfile"}},

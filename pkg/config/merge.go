@@ -32,7 +32,7 @@ const (
 func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
 	if len(r.Units) == 1 && r.Units[0].Graph != nil {
 		g := r.Units[0].Graph
-		return g, unionFiles(r.Units[0].Files, g.Sources), nil
+		return g, unionFiles(r.Units[0].Files, g.Sources), placementEdges(g)
 	}
 	var diags diag.Diagnostics
 	g := graph.New()
@@ -82,7 +82,7 @@ func (r Result) Merge() (*graph.Graph, []string, diag.Diagnostics) {
 		}
 	}
 	g.Sources = files
-	return g, files, diags
+	return g, files, diags.Extend(placementEdges(g))
 }
 
 // mergeOutputs adds the outputs of u to g, and reports each that another

@@ -37,6 +37,44 @@ type Refresher struct {
 
 	lookupOnce sync.Once
 	lookup     Lookup
+
+	mu sync.Mutex
+	// observed holds, by address, what a factory's discovery reported of
+	// the instances xosplan manages (planner.Observer).
+	observed map[string]state.Feedback
+}
+
+var _ planner.Observer = (*Refresher)(nil)
+
+// Observed returns what the discoveries run so far reported of the
+// instances xosplan manages, by the address of their component: the
+// recorded feedback with the status (when the discovery reported one)
+// and the signals it reported; never the name, which is set once.
+func (r *Refresher) Observed() map[string]state.Feedback {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return maps.Clone(r.observed)
+}
+
+// observe keeps what a discovery reported of the managed component rec.
+func (r *Refresher) observe(rec *state.Resource, inst Discovered) {
+	fb := rec.Feedback
+	if inst.StatusReported {
+		fb.Status = inst.Feedback.Status
+	}
+	if len(inst.Feedback.Signals) > 0 {
+		fb.Signals = maps.Clone(fb.Signals)
+		if fb.Signals == nil {
+			fb.Signals = map[string]graph.Value{}
+		}
+		maps.Copy(fb.Signals, inst.Feedback.Signals)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.observed == nil {
+		r.observed = map[string]state.Feedback{}
+	}
+	r.observed[rec.Address] = fb
 }
 
 var _ planner.Refresher = (*Refresher)(nil)
@@ -178,19 +216,47 @@ func (r *Refresher) discover(ctx context.Context, d Driver, req Request, rec *st
 	if err != nil {
 		return nil, fmt.Errorf("discovery: %w", req.Redactor.Error(err))
 	}
-	var managed map[string]graph.Value
+	managed := map[string]*state.Resource{}
 	if r.State != nil {
-		managed = FactoryInstances(r.State.Resources, rec.Address)
+		for i := range r.State.Resources {
+			c := &r.State.Resources[i]
+			if c.Feedback.InstanceID != "" && factoryOf(c.Driver) == rec.Address {
+				managed[c.Feedback.InstanceID] = c
+			}
+		}
 	}
+	names := discoveredNames(rec)
 	var found []graph.Value
 	for _, inst := range out.Discovered {
-		if _, ok := managed[inst.NaturalID]; ok {
+		if c, ok := managed[inst.NaturalID]; ok {
+			r.observe(c, inst)
 			continue
 		}
+		name := inst.Name
+		if first, ok := names[inst.NaturalID]; ok {
+			// A name is set once: the first one reported stays.
+			name = first
+		}
 		st := state.Resource{Feedback: inst.Feedback}
-		found = append(found, map[string]graph.Value{"id": inst.NaturalID, "name": inst.Name, "status": st.StatusText()})
+		found = append(found, map[string]graph.Value{"id": inst.NaturalID, "name": name, "status": st.StatusText()})
 	}
 	return found, nil
+}
+
+// discoveredNames maps the instances the factory rec recorded as
+// discovered to the names recorded for them.
+func discoveredNames(rec *state.Resource) map[string]string {
+	out := map[string]string{}
+	list, _ := rec.Feedback.Attributes[AttrDiscovered].([]graph.Value)
+	for _, v := range list {
+		m, _ := v.(map[string]graph.Value)
+		id, _ := m["id"].(string)
+		name, _ := m["name"].(string)
+		if id != "" && name != "" {
+			out[id] = name
+		}
+	}
+	return out
 }
 
 // mergeExtra returns the Extra a driver reported, keeping the keys the

@@ -1,6 +1,9 @@
 package executor
 
-import "github.com/xosplan/xosplan/driver"
+import (
+	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/pkg/graph"
+)
 
 // The walk drives resources through the driver contract of package
 // driver; these are its names here, so that the walk's callers read
@@ -35,3 +38,18 @@ var ErrNeedsChange = driver.ErrNeedsChange
 
 // truncate cuts s to n bytes as drivers cut what they report.
 func truncate(s string, n int) string { return driver.Truncate(s, n) }
+
+// Command invocations as drivers record them (driver.AttrCommands).
+type Invocation = driver.Invocation
+
+// AttrCommands is driver.AttrCommands; InvocationPending and
+// InvocationCompleted the statuses of an Invocation.
+const (
+	AttrCommands        = driver.AttrCommands
+	InvocationPending   = driver.InvocationPending
+	InvocationCompleted = driver.InvocationCompleted
+)
+
+// Invocations reads the invocations recorded in attributes
+// (driver.Invocations).
+func Invocations(attrs map[string]graph.Value) []Invocation { return driver.Invocations(attrs) }

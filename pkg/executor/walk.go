@@ -225,6 +225,15 @@ func (w *walker) build(steps []planner.Step) {
 			}
 		}
 	}
+	for _, m := range ph.phase2 {
+		// A Placement object goes only once the updates that stop
+		// naming it have succeeded.
+		for _, d := range m.change.PriorDependencies {
+			if n := ph.del3[d]; n != nil && n.step.AfterUpdates && m.change.Action == planner.Update {
+				hardEdge(m, n)
+			}
+		}
+	}
 	w.nodes = append(w.nodes, barrier1, barrier2)
 }
 
@@ -247,8 +256,11 @@ func (w *walker) phases(steps []planner.Step) walkPhases {
 		n := &node{step: s, change: c, action: s.Op.String()}
 		n.result = StepResult{Address: s.Address, Action: n.action}
 		switch {
-		case s.Op == planner.StepDelete && c.Action == planner.CreateThenDelete:
-			n.deposed = true
+		case s.Op == planner.StepDelete && (c.Action == planner.CreateThenDelete || s.AfterUpdates):
+			// The old half of a create-then-delete is deposed (its
+			// record stays, the new object's); a late plain delete
+			// removes its record as any delete does.
+			n.deposed = c.Action == planner.CreateThenDelete
 			ph.del3[s.Address] = n
 			ph.phase3 = append(ph.phase3, n)
 		case s.Op == planner.StepDelete || s.Op == planner.StepForget:

@@ -740,3 +740,29 @@ func TestWalkUpdateThatRecordsOnlyCallsNoDriver(t *testing.T) {
 		t.Errorf("the plan after the apply has changes: %+v", again.Changes)
 	}
 }
+
+// TestWalkLateDeleteRunsAfterTheOldInstance: a resource that an old
+// create-then-delete instance depended on, and that leaves the
+// configuration, is deleted after that old instance (phase 3). It used to
+// drop out of the plan and never be deleted.
+func TestWalkLateDeleteRunsAfterTheOldInstance(t *testing.T) {
+	g := buildGraph(t, res{addr: "a", cbd: true, deps: []string{"b"}}, res{addr: "b"})
+	_, j := walkFake(t, newFake(), planOf(t, g, nil, planner.Options{}), nil, fastOpts())
+	st := j.state(nil)
+	g2 := buildGraph(t, res{addr: "a", cbd: true})
+	f := newFake()
+	p := planOf(t, g2, st, planner.Options{Replace: []string{"a"}})
+	if c, ok := p.Change("b"); !ok || c.Action != planner.Delete {
+		t.Fatalf("the plan lacks the delete of b: %+v", p.Changes)
+	}
+	rep, j2 := walkFake(t, f, p, st, fastOpts())
+	if !rep.OK() {
+		t.Fatalf("report %+v", rep)
+	}
+	calls := f.callList()
+	calledBefore(t, calls, "a:create", "a:delete")
+	calledBefore(t, calls, "a:delete", "b:delete")
+	if _, ok := j2.state(st).Lookup("b"); ok {
+		t.Error("b is still recorded")
+	}
+}

@@ -24,6 +24,19 @@ const (
 	DriverScripted = "scripted" // the Tonomi script protocol
 	DriverNoop     = "noop"     // nothing to run; the state still records it
 	DriverAnsible  = "ansible"  // TOSCA operations whose implementations are Ansible playbooks
+	// DriverPlacement reconciles Placement objects against a Placement API.
+	DriverPlacement = "placement"
+)
+
+// OptionPlacementKind is the driver option of a DriverPlacement resource
+// that says what it is: one of the PlacementKind* values.
+const OptionPlacementKind = "placement_kind"
+
+// Kinds of Placement objects (OptionPlacementKind).
+const (
+	PlacementKindTrait         = "custom_trait"
+	PlacementKindResourceClass = "custom_resource_class"
+	PlacementKindProvider      = "resource_provider"
 )
 
 // InputAnsibleHost is the operation input through which pkg/tosca tells

@@ -55,6 +55,16 @@ type Refresher interface {
 	Refresh(ctx context.Context, r *state.Resource) (state.Feedback, error)
 }
 
+// Observer is a Refresher that, while refreshing one resource, may
+// observe others: a factory's discovery reports the instances xosplan
+// already manages. After every selected resource is refreshed, Observed
+// returns what it observed of others, by address; the observation of a
+// resource is used where that resource was not refreshed itself, or has
+// no health check of its own to refresh it (graph.OpHealthCheck).
+type Observer interface {
+	Observed() map[string]state.Feedback
+}
+
 // Diagnostic codes of the planner.
 const (
 	CodeCycle         = "planner.cycle"
@@ -990,5 +1000,28 @@ func (u *universe) refresh(ctx context.Context, rf Refresher, selected []bool, d
 			out = append(out, ResourceDrift{Address: r.Address, Type: r.Type, Paths: paths, Before: before, After: after})
 		}
 	}
+	if o, ok := rf.(Observer); ok {
+		out = u.observedDrift(o.Observed(), selected, out)
+	}
 	return out, diags, nil
+}
+
+// observedDrift adds to out the drift of what the refresher observed of
+// resources it did not refresh (see Observer), in address order.
+func (u *universe) observedDrift(obs map[string]state.Feedback, selected []bool, out []ResourceDrift) []ResourceDrift {
+	drifted := make(map[string]bool, len(out))
+	for _, d := range out {
+		drifted[d.Address] = true
+	}
+	for i, r := range u.rec {
+		fb, ok := obs[u.addrs[i]]
+		if r == nil || !ok || drifted[r.Address] || (selected[i] && r.Driver.HasOperation(graph.OpHealthCheck)) {
+			continue
+		}
+		before, after := feedbackValue(r.Feedback), feedbackValue(fb)
+		if paths := ChangedPaths(before, after); len(paths) > 0 {
+			out = append(out, ResourceDrift{Address: r.Address, Type: r.Type, Paths: paths, Before: before, After: after})
+		}
+	}
+	return out
 }

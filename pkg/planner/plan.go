@@ -552,11 +552,13 @@ func summarize(changes []ResourceChange) Summary {
 // canUpdateInPlace is the single place that says whether a driver can apply
 // a spec change without replacing the resource: an exec or ansible (TOSCA) resource
 // when its type has a Standard.configure operation, a scripted (Tonomi)
-// component when it has a reconfigure script, a noop resource always.
+// component when it has a reconfigure script, a noop resource and a
+// Placement object (which the placement driver writes field by field)
+// always.
 // Any other change replaces the resource.
 func canUpdateInPlace(d graph.Driver) bool {
 	switch d.Name {
-	case graph.DriverNoop:
+	case graph.DriverNoop, graph.DriverPlacement:
 		return true
 	case graph.DriverExec, graph.DriverAnsible:
 		return d.HasOperation("Standard.configure")

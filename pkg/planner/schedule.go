@@ -41,6 +41,11 @@ type Step struct {
 	Address string
 	Op      StepOp
 	Change  int
+	// AfterUpdates marks a plain delete of phase 3, which the walk runs
+	// after the creates and updates: one that an old create-then-delete
+	// instance depended on (lateDeletes), or the delete of a Placement
+	// object that updates of this plan stop naming (droppedPlacementRefs).
+	AfterUpdates bool
 }
 
 // Steps returns the plan's operations in an order that a sequential apply
@@ -50,8 +55,9 @@ type Step struct {
 //     each before whatever it depended on when it was recorded;
 //  2. creates (including the new half of replacements), updates and reads,
 //     each after whatever it depends on in the configuration;
-//  3. the old half of create-then-delete replacements, and the deletes
-//     those old instances depended on, in reverse dependency order, once
+//  3. the old half of create-then-delete replacements, the deletes
+//     those old instances depended on, and the deletes of Placement
+//     objects that updates stop naming, in reverse dependency order, once
 //     the replacements and their dependents are in place.
 //
 // Ties break by address, so the order is deterministic. The executor may
@@ -115,7 +121,12 @@ func schedule(changes []ResourceChange) (scheduled, bool) {
 		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: op, Change: i})
 	}
 	for _, i := range o3 {
-		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: StepDelete, Change: i})
+		// A plain delete here is late (lateDeletes): the walk runs it in
+		// phase 3 too.
+		out.steps = append(out.steps, Step{Address: changes[i].Address, Op: StepDelete, Change: i, AfterUpdates: changes[i].Action == Delete})
+		// A late plain delete has no other step: without this, the
+		// plan would lose it.
+		first(i)
 	}
 	return out, ok1 && ok2 && ok3
 }
@@ -171,6 +182,12 @@ func lateDeletes(changes []ResourceChange, idx map[string]int) []bool {
 		if changes[i].Action == CreateThenDelete {
 			queue = append(queue, i)
 		}
+		for _, j := range droppedPlacementRefs(changes, idx, i) {
+			if !late[j] {
+				late[j] = true
+				queue = append(queue, j)
+			}
+		}
 	}
 	for len(queue) > 0 {
 		i := queue[0]
@@ -185,6 +202,26 @@ func lateDeletes(changes []ResourceChange, idx map[string]int) []bool {
 		}
 	}
 	return late
+}
+
+// droppedPlacementRefs lists the deletes of Placement objects that the
+// update of change i stops naming: the update runs first, so that the
+// object is no longer in use when it is deleted (Placement refuses to
+// delete a trait a provider still has; ORC's deletion guard). Other
+// drivers keep the order deletes-first.
+func droppedPlacementRefs(changes []ResourceChange, idx map[string]int, i int) []int {
+	c := changes[i]
+	if c.Action != Update || c.Driver.Name != graph.DriverPlacement {
+		return nil
+	}
+	var out []int
+	for _, d := range c.PriorDependencies {
+		j, ok := idx[d]
+		if ok && changes[j].Action == Delete && changes[j].Driver.Name == graph.DriverPlacement && !slices.Contains(c.Dependencies, d) {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // inheritCreateBeforeDestroy makes every replacement that an old

@@ -1,8 +1,11 @@
 package planner
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/xosplan/xosplan/pkg/graph"
 )
 
 // TestStepsOrderEachPhaseBreadthFirstByAddress: within a phase, a step
@@ -56,5 +59,57 @@ func TestStepsOrderEachPhaseBreadthFirstByAddress(t *testing.T) {
 				t.Errorf("steps %s, want %s", g, tt.want)
 			}
 		})
+	}
+}
+
+// TestPlacementObjectDeletedAfterTheUpdateThatDropsIt: a Placement
+// object (a custom trait) that an updated provider stops naming is
+// deleted after that update, in phase 3, and stays in the plan's
+// changes; Placement refuses (409) to delete a trait a provider still
+// has. Other drivers keep deletes first.
+func TestPlacementObjectDeletedAfterTheUpdateThatDropsIt(t *testing.T) {
+	pd := graph.Driver{Name: graph.DriverPlacement}
+	changes := []ResourceChange{
+		{Address: "gold", Action: Delete, Driver: pd},
+		{Address: "rack", Action: Update, Driver: pd, PriorDependencies: []string{"gold"}},
+		{Address: "x", Action: Delete, Driver: graph.Driver{Name: graph.DriverExec}},
+		{Address: "y", Action: Update, Driver: graph.Driver{Name: graph.DriverExec}, PriorDependencies: []string{"x"}},
+	}
+	var got []string
+	for _, s := range (&Plan{Changes: changes}).Steps() {
+		got = append(got, fmt.Sprintf("%s %s%s", s.Op, s.Address, map[bool]string{true: " (after updates)"}[s.AfterUpdates]))
+	}
+	if g, want := strings.Join(got, ", "), "delete x, update rack, update y, delete gold (after updates)"; g != want {
+		t.Errorf("steps %s, want %s", g, want)
+	}
+	order, _ := schedule(changes)
+	if len(order.changeOrder) != len(changes) {
+		t.Errorf("the plan keeps %d of %d changes", len(order.changeOrder), len(changes))
+	}
+}
+
+// TestLateDeleteStaysInThePlan: a plain delete that an old
+// create-then-delete instance depended on runs in phase 3 (lateDeletes);
+// it has no other step, and the plan's change list, ordered by first
+// step, used to leave it out, so that it was never shown nor run.
+func TestLateDeleteStaysInThePlan(t *testing.T) {
+	changes := []ResourceChange{
+		{Address: "app", Action: CreateThenDelete, PriorDependencies: []string{"db"}},
+		{Address: "db", Action: Delete},
+	}
+	order, _ := schedule(changes)
+	var got []string
+	for _, i := range order.changeOrder {
+		got = append(got, changes[i].Address)
+	}
+	if g := strings.Join(got, ", "); g != "app, db" {
+		t.Errorf("the plan keeps %s, want app, db", g)
+	}
+	var steps []string
+	for _, s := range (&Plan{Changes: changes}).Steps() {
+		steps = append(steps, fmt.Sprintf("%s %s%s", s.Op, s.Address, map[bool]string{true: " (after updates)"}[s.AfterUpdates]))
+	}
+	if g, want := strings.Join(steps, ", "), "create app, delete app, delete db (after updates)"; g != want {
+		t.Errorf("steps %s, want %s", g, want)
 	}
 }

@@ -65,6 +65,7 @@ type APIOptions struct {
 //	POST /v1/sync                       ask for a reconcile (202)
 //	POST /v1/resources/{addr}/check     ask for the resource's health check (202; 404: not recorded)
 //	POST /v1/resources/{addr}/resync    save it without change (XOS), so that it is actuated again (202; 404: not recorded)
+//	POST /v1/resources/{addr}/feedback  record an observation as its feedback (202; see serveFeedback)
 //	GET  /metrics                       Prometheus metrics
 //
 // and the web console (consoleweb.go), whose page and assets need no
@@ -150,6 +151,7 @@ func Handler(e *Engine, opts APIOptions) http.Handler {
 			writeJSON(w, http.StatusAccepted, map[string]string{"status": "resync requested"})
 		}
 	})
+	mux.HandleFunc("POST /v1/resources/{addr}/feedback", serveFeedback(e, opts))
 	mux.HandleFunc("GET /v1/events", func(w http.ResponseWriter, r *http.Request) {
 		select {
 		case streams <- struct{}{}:

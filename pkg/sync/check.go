@@ -40,6 +40,9 @@ func (e *Engine) check(ctx context.Context, addrs []string, discover bool) bool 
 	}
 	for _, d := range dropTargeting(diags) {
 		e.opts.Logger.Warn("health check could not run", "code", d.Code, "summary", d.Summary, "detail", d.Detail)
+		if discover && d.Code == planner.CodeRefresh {
+			e.emit(Event{Type: EventScriptFailed, Address: addrs[0], Message: d.Detail})
+		}
 	}
 	if m := e.opts.Metrics; m != nil {
 		m.checks.Add(float64(len(e.checkedAddrs(prior, addrs, discover))))
@@ -106,15 +109,34 @@ func (e *Engine) reschedule(checked []string, discover bool, now time.Time) {
 
 // recordDrift applies the refresh-only plan p, which found drift, then
 // reports each drifted resource and, with discover, what the discovery of
-// addrs[0] found. It reports whether the drift was recorded.
+// addrs[0] found. It reports whether drift was recorded: results of
+// command invocations a script reported are recorded and reported
+// (EventCommand), but are no drift.
 func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers executor.Registry, now time.Time, addrs []string, discover bool) bool {
 	after, ok := e.applyDrift(ctx, p, drivers, now)
 	if !ok {
 		return false
 	}
+	drifted := false
 	for _, d := range p.Drift {
-		e.emit(Event{Type: EventDrift, Address: d.Address, Message: "changed outside xosplan: " + strings.Join(d.Paths, ", ")})
-		e.opts.Logger.Info("drift found", "address", d.Address, "paths", strings.Join(d.Paths, ","))
+		cmds, paths := commandPaths(d.Paths)
+		if len(cmds) > 0 {
+			for _, ev := range commandEvents(d) {
+				e.emit(ev)
+				e.opts.Logger.Info("command result", "address", d.Address, "message", ev.Message)
+			}
+		}
+		if len(paths) == 0 {
+			continue
+		}
+		by := "health check"
+		if discover && d.Address != addrs[0] {
+			by = "discovery"
+		}
+		e.noteCheckFailure(d, by)
+		drifted = true
+		e.emit(Event{Type: EventDrift, Address: d.Address, Message: "changed outside xosplan: " + strings.Join(paths, ", ")})
+		e.opts.Logger.Info("drift found", "address", d.Address, "paths", strings.Join(paths, ","))
 		if m := e.opts.Metrics; m != nil {
 			m.drift.Inc()
 		}
@@ -122,7 +144,7 @@ func (e *Engine) recordDrift(ctx context.Context, p *planner.Plan, drivers execu
 	if discover {
 		e.emitDiscovery(after, addrs[0])
 	}
-	return true
+	return drifted
 }
 
 // applyDrift applies the refresh-only plan p, which found drift, and
@@ -174,6 +196,15 @@ func (e *Engine) emitDiscovery(st *state.State, addr string) {
 type only struct {
 	inner planner.Refresher
 	addrs map[string]bool
+}
+
+// Observed passes on what the checks observed of other resources (a
+// factory's discovery of the instances xosplan manages).
+func (o *only) Observed() map[string]state.Feedback {
+	if obs, ok := o.inner.(planner.Observer); ok {
+		return obs.Observed()
+	}
+	return nil
 }
 
 func (o *only) Refresh(ctx context.Context, r *state.Resource) (state.Feedback, error) {

@@ -230,6 +230,8 @@ type Engine struct {
 	history history
 	// adopts are the adoptions asked for (Adopt), run by the loop.
 	adopts []*adoptRequest
+	// observations wait to be recorded (Observe).
+	observations []observation
 }
 
 // tracked is what the engine knows of one resource beyond the state.
@@ -449,6 +451,7 @@ func (e *Engine) backoff(n int) time.Duration {
 // for one.
 func (e *Engine) step(ctx context.Context) {
 	e.runAdopts(ctx)
+	e.recordObservations(ctx)
 	due, discover, resync := e.takeDue(e.opts.Clock.Now())
 	driftDue := e.takeDriftDue(e.opts.Clock.Now())
 	slices.Sort(due)

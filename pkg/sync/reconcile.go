@@ -182,6 +182,7 @@ func (e *Engine) applyOptions(goal *Goal) (executor.Options, executor.Registry) 
 	aopts.Placer = goal.Placer
 	aopts.Events = func(ev executor.Event) {
 		e.emit(Event{Type: EventApply, Address: ev.Address, Apply: &ev, Time: ev.Time})
+		e.noteApplyFailure(ev)
 	}
 	if e.opts.WorkDir != "" {
 		aopts.WorkDir = e.opts.WorkDir

@@ -263,7 +263,8 @@ func (s *Service) prepareGoal(ctx context.Context, prior *state.State) error {
 	}
 	s.stateDir = workflow.ScriptStateDir(s.opts.Store)
 	s.registry = func(scriptRoot string) executor.Registry {
-		return workflow.Drivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: s.opts.Timeout, StateDir: s.stateDir})
+		return workflow.Drivers(executor.DriverOptions{ScriptRoot: scriptRoot, Root: execRoot, Timeout: s.opts.Timeout, StateDir: s.stateDir,
+			Placement: s.opts.Placement.Endpoint()})
 	}
 	s.goal = func(ctx context.Context) (*Goal, diag.Diagnostics, error) {
 		spec := spec

@@ -145,6 +145,9 @@ type ResourceStatus struct {
 	// keys, whether a lookup operation checked that the object exists
 	// ("checked": false is a read nothing could do), and the id found.
 	Lookup any `json:"lookup,omitempty"`
+	// Commands lists the resource's command invocations, pending or
+	// completed (`xosplan invoke`), oldest first.
+	Commands []CommandStatus `json:"commands,omitempty"`
 	// Activity is the resource's recent activity, oldest first (in
 	// Resource's answer only).
 	Activity []Activity `json:"activity,omitempty"`
@@ -298,6 +301,7 @@ func (e *Engine) resourceStatus(addr string, r *state.Resource, activity bool) R
 		if lk, ok := fb.Extra[executor.ExtraLookup]; ok {
 			rs.Lookup = lk
 		}
+		rs.Commands = commandsOf(r)
 	} else if e.goal != nil {
 		if g, ok := e.goal.Desired.Resource(addr); ok {
 			rs.Type, rs.Driver = g.Type, g.Driver.Name

@@ -59,6 +59,6 @@ func allCodes() []string {
 		CodeTooDeep, CodeValidTarget, CodeImplicitRequirement, CodeBadName, CodeTooLong,
 		CodeImportOutsideRoot, CodeImportNotRegular, CodeImportTooLarge, CodeArtifactOutsideRoot,
 		CodeImplOutsideRoot, CodePolicyImplementation, CodeNewerKeyname, CodeNonNormativeType, CodeArtifactNotFound, CodeImplNotFound,
-		CodeProfile, CodeLegacyKeyname, CodeHealthCheck, CodeHealthInterval, CodeImportFilter, CodeInternal, CodeExpansion,
+		CodeProfile, CodeLegacyKeyname, CodeHealthCheck, CodeHealthInterval, CodeImportFilter, CodeInternal, CodeExpansion, CodePlacement,
 	}
 }

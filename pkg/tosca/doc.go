@@ -120,6 +120,7 @@
 //	tosca.nonnormative_type        a non-normative type of the Simple Profile, which xosplan supplies (warning)
 //	tosca.profile                  (2.0) an unknown profile (the message names the search path), a profile name that is not a string, a profile file that defines a service template
 //	tosca.legacy_keyname           (2.0) a TOSCA 1.x keyname that 2.0 dropped or renamed, read as 1.x reads it (warning)
+//	tosca.placement                a Placement object (xosplan/placement.yaml, profile xosplan.placement:1.0) without a name or import filter name, or with a name Placement answers 400 for (a resource class that is not [A-Z0-9_]+, reserved over total, min_unit over max_unit)
 //	tosca.too_complex              values that expand beyond the work budget (recursive defaults); in 2.0, value work (checks, evaluation, function calls, the type's defaults and validation clauses each representation repeats) over 4,000,000 steps: one error at the value evaluated, and the compile stops
 //	tosca.too_deep                 a derivation chain longer than 256 types
 //	tosca.expansion_limit          (2.0) counts that expand the service template to more than 250,000 node representations and relationships, or its templates' values to more than 4,000,000 YAML nodes
@@ -498,5 +499,6 @@ const (
 	CodeNonNormativeType       = core.CodeNonNormativeType
 	CodeProfile                = core.CodeProfile
 	CodeLegacyKeyname          = core.CodeLegacyKeyname
+	CodePlacement              = core.CodePlacement
 	CodeInternal               = core.CodeInternal
 )

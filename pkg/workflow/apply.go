@@ -47,7 +47,7 @@ func Apply(ctx context.Context, p *planner.Plan, desired *graph.Graph, backend s
 		eopts.WorkDir = wd
 	}
 	reg := Drivers(executor.DriverOptions{ScriptRoot: eopts.ScriptRoot, Root: opts.Root, Timeout: opts.Timeout,
-		StateDir: ScriptStateDir(backend)})
+		StateDir: ScriptStateDir(backend), Placement: opts.Placement.Endpoint()})
 	claimer, err := opts.Placement.Placer(ctx, prior)
 	if err != nil {
 		return nil, err

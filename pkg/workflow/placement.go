@@ -3,6 +3,7 @@ package workflow
 import (
 	"context"
 	"fmt"
+	"github.com/xosplan/xosplan/driver"
 
 	"github.com/xosplan/xosplan/pkg/config"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -35,6 +36,12 @@ type Placement struct {
 	// (the file is named by the person running xosplan, not by the
 	// configuration).
 	ReadFile func(ctx context.Context, path string) ([]byte, *diag.Diagnostic)
+}
+
+// Endpoint is the Placement API the placement driver manages objects in:
+// p's URL and token (empty when p names none).
+func (p Placement) Endpoint() driver.PlacementEndpoint {
+	return driver.PlacementEndpoint{URL: p.URL, Token: p.Token}
 }
 
 // Enabled reports whether placement runs at all.
@@ -160,4 +167,12 @@ func ExecutorPlacer(cl *planner.Claimer) executor.Placer {
 		return nil
 	}
 	return cl
+}
+
+// CountRecorded makes the allocations recorded in st usage of m, as a
+// plan against st counts them, so that a candidates query after an apply
+// accounts for what it claimed. It returns, by address, the recorded
+// allocations that no longer fit m (left out).
+func CountRecorded(m *placement.Model, st *state.State) map[string]error {
+	return planner.SeedAllocations(m, st)
 }

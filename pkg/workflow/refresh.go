@@ -2,6 +2,7 @@ package workflow
 
 import (
 	"context"
+	"github.com/xosplan/xosplan/driver"
 	"os"
 	"time"
 
@@ -51,12 +52,15 @@ type RefreshOptions struct {
 	Timeout time.Duration
 	// StateDir is the folder scripts may keep state in (ScriptStateDir).
 	StateDir string
+	// Placement is the Placement API placement objects are read back from.
+	Placement driver.PlacementEndpoint
 }
 
 // PlanRefresh runs the health checks of every resource prior records and
 // returns the refresh-only plan of the drift they observed.
 func PlanRefresh(ctx context.Context, prior *state.State, opts RefreshOptions) *Refresh {
-	reg := Drivers(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: opts.Root, Timeout: opts.Timeout, StateDir: opts.StateDir})
+	reg := Drivers(executor.DriverOptions{ScriptRoot: opts.ScriptRoot, Root: opts.Root, Timeout: opts.Timeout, StateDir: opts.StateDir,
+		Placement: opts.Placement})
 	p, diags := planner.Diff(ctx, nil, prior, planner.Options{RefreshOnly: true,
 		Refresher: Refresher(reg, opts.Root, opts.ScriptRoot, opts.Timeout, prior)})
 	return &Refresh{Plan: p, Drivers: reg, Diags: diags, prior: prior}

@@ -18,8 +18,9 @@ type Invoke interface {
 	// Output shows the output of a command that failed (people only: the
 	// JSON view leaves it to the error).
 	Output(text string)
-	// NoResult says that the command ran without reporting a result
-	// (people only: for a machine, no result line says it).
+	// NoResult says that the command ran without reporting a final
+	// result, which stays pending for a later script (people only: for a
+	// machine, no "result" line says it).
 	NoResult(addr, command string)
 }
 
@@ -60,7 +61,7 @@ func (v *invokeText) Output(text string) {
 }
 
 func (v *invokeText) NoResult(addr, command string) {
-	fmt.Fprintf(v.s.Stdout, "%s: %s ran; the script reported no result yet\n", termsafe.String(addr), termsafe.String(command))
+	fmt.Fprintf(v.s.Stdout, "%s: %s ran; its result is pending, for a later health check to report (invoke --wait waits for it)\n", termsafe.String(addr), termsafe.String(command))
 }
 
 type invokeJSON struct {

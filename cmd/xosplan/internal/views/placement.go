@@ -124,6 +124,9 @@ const (
 	TraitCustom
 	TraitBadCustom
 	TraitUnknown
+	// TraitAbsent: well formed, but the Placement service asked
+	// (--placement-url) does not list it.
+	TraitAbsent
 )
 
 // Traits is the view of `xosplan placement traits`: one trait name per
@@ -155,6 +158,8 @@ func (v *traitsText) Checked(name string, verdict TraitVerdict) {
 		fmt.Fprintf(v.s.Stdout, "%s: valid custom trait\n", name)
 	case TraitBadCustom:
 		fmt.Fprintf(v.s.Stdout, "%s: invalid: a custom trait is CUSTOM_ followed by A-Z, 0-9 and _, at most 255 characters\n", name)
+	case TraitAbsent:
+		fmt.Fprintf(v.s.Stdout, "%s: unknown to the Placement service (GET /traits?name=in: does not list it)\n", name)
 	default:
 		fmt.Fprintf(v.s.Stdout, "%s: invalid: not a standard trait of os-traits 3.9.0 and not CUSTOM_\n", name)
 	}

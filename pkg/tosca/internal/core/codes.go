@@ -70,5 +70,6 @@ const (
 	CodeNonNormativeType       = "tosca.nonnormative_type"
 	CodeProfile                = "tosca.profile"
 	CodeLegacyKeyname          = "tosca.legacy_keyname"
+	CodePlacement              = "tosca.placement"
 	CodeInternal               = "tosca.internal_error"
 )

@@ -396,6 +396,9 @@ func (c *compiler) locate(from *file, name string) (string, []byte, bool) {
 			return p, nil, true
 		}
 	}
+	if name, data, ok := placementTypes(name); ok {
+		return name, data, true
+	}
 	if strings.HasPrefix(filepath.ToSlash(name), "custom_types/") || from.dir == "" {
 		base := filepath.Base(name)
 		if data, ok := customdefs.Lookup(base); ok {

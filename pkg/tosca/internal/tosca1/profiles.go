@@ -7,6 +7,7 @@ package tosca1
 
 import (
 	"embed"
+	"path/filepath"
 )
 
 // profileFiles is read-only: embed.FS cannot be changed at run time.
@@ -29,4 +30,23 @@ func profileFor(version string) (name string, data []byte, ok bool) {
 		return "", nil, false
 	}
 	return "<profile>/" + version + ".yaml", data, true
+}
+
+// PlacementImport is the import name of xosplan's Placement types
+// (profiles/xosplan_placement.yaml), found when no file of that name is on
+// disk.
+const PlacementImport = "xosplan/placement.yaml"
+
+// placementTypes returns the embedded Placement types for an import of
+// PlacementImport, or ok false.
+func placementTypes(name string) (string, []byte, bool) {
+	if filepath.ToSlash(name) != PlacementImport {
+		return "", nil, false
+	}
+	data, err := profileFiles.ReadFile("profiles/xosplan_placement.yaml")
+	if err != nil {
+		// The file is embedded at build time; it cannot be missing.
+		return "", nil, false
+	}
+	return "<profile>/" + PlacementImport, data, true
 }

@@ -273,6 +273,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		r.Management = graph.Unmanaged
 		r.Lookup = assignedProps(nt.n.Get("properties"), nt.props)
 	}
+	c.PlacementResource(r, nt.path)
 	c.applyXOS(nt, r)
 	c.importFilter(nt, r)
 	// A key is shown in plans and passed to the lookup: never a secret.

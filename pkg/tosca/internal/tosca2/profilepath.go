@@ -48,6 +48,9 @@ const (
 	// xosplanProfileName is xosplan's own profile: the interface type
 	// Lookup (render.go).
 	xosplanProfileName = "io.xosplan:1.0"
+	// placementProfileName is xosplan's Placement types (the placement
+	// driver's objects), as xosplan/placement.yaml is for 1.3.
+	placementProfileName = "xosplan.placement:1.0"
 )
 
 // profile2Files holds the embedded TOSCA 2.0 profiles; read-only.
@@ -64,6 +67,9 @@ func embeddedProfile(name string) (string, []byte, bool) {
 	case xosplanProfileName:
 		data, ok := embeddedProfileFile("profiles2/io.xosplan-1.0.yaml")
 		return "profiles2/io.xosplan-1.0.yaml", data, ok
+	case placementProfileName:
+		data, ok := embeddedProfileFile("profiles2/xosplan.placement-1.0.yaml")
+		return "profiles2/xosplan.placement-1.0.yaml", data, ok
 	}
 	return "", nil, false
 }
@@ -76,7 +82,7 @@ func embeddedProfileFile(name string) ([]byte, bool) {
 
 // embeddedProfileNames lists the names of the embedded profiles.
 func embeddedProfileNames() []string {
-	return []string{simpleProfileName + " (also " + simpleProfileAlias + ")", xosplanProfileName}
+	return []string{simpleProfileName + " (also " + simpleProfileAlias + ")", xosplanProfileName, placementProfileName}
 }
 
 // ProfileIndex maps profile names to the files of a search path that

@@ -223,6 +223,7 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 			r.Driver.Options = map[string]graph.Value{graph.OptionArtifacts: arts}
 		}
 	}
+	c.PlacementResource(r, nd.path)
 	r.Sensitive = c.secretPaths(nd, spec)
 	if r.Management == graph.Unmanaged {
 		r.Lookup = lookupKeys(nd, r.Sensitive)
