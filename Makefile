@@ -16,7 +16,7 @@ DEADCODE_VERSION    ?= v0.52.0
 STATICCHECK := $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 DEADCODE    := $(GO) run golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION)
 
-.PHONY: all build docs dist image install test test-deps fmt-check vet staticcheck deadcode race bench bench-xopera fuzz demo demo-validate demo-loop demo-sync lint clean
+.PHONY: all build docs dist image install test test-deps fmt-check vet staticcheck deadcode race bench bench-placement bench-xopera fuzz demo demo-validate demo-loop demo-sync lint clean
 
 all: build test
 
@@ -138,6 +138,13 @@ race:
 # BENCHTIME=1s or 5x for steadier figures.
 bench:
 	$(WITHPG) $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+# `placement candidates` beside the real Placement (python3-placement,
+# started on 127.0.0.1) over the same flat inventories, side by side in one
+# run; seeding the service takes minutes (XOSPLAN_BENCH_PLACEMENT_SIZES
+# changes the sizes, default 1000,2000). make bench runs it too.
+bench-placement:
+	$(GO) test -run '^$$' -bench 'PlacementVsReal|PlacementCandidatesFlat10k' -benchmem -benchtime 5x -timeout 60m ./cmd/xosplan
 
 # Deploy times of xosplan beside xOpera's (XOPERA=/path/to/opera) on a
 # one-playbook stack and four independent 2 s playbooks; without xOpera

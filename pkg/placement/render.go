@@ -136,16 +136,22 @@ type jsonWriter struct {
 	depth  int
 	// first is true in a container that has no element yet.
 	first bool
+	// pad is a newline and the indentation of the deepest level so far.
+	pad string
 }
 
 func (w *jsonWriter) newline() {
 	if w.indent == "" {
 		return
 	}
-	w.b = append(w.b, '\n')
-	for range w.depth {
-		w.b = append(w.b, w.indent...)
+	n := 1 + w.depth*len(w.indent)
+	for len(w.pad) < n {
+		if w.pad == "" {
+			w.pad = "\n"
+		}
+		w.pad += w.indent
 	}
+	w.b = append(w.b, w.pad[:n]...)
 }
 
 // elem starts an element of the current container.
