@@ -223,8 +223,9 @@ func runPlacementCandidates(cmd *cobra.Command, c *cli, f candidatesFlags) error
 	if err != nil {
 		return queryError(err)
 	}
+	// The view shows why providers were excluded only when nothing fits.
 	var why []placement.Exclusion
-	if m != nil {
+	if m != nil && len(res.Requests) == 0 {
 		why = m.Explain(q)
 	}
 	return view.Candidates(q, v, res, why)
