@@ -10,7 +10,10 @@
 // carry Placement's status codes and error texts; the test-support package
 // placementtest serves a Model through Placement's REST shape, and the
 // corpus of upstream API sequences is replayed through it. The package
-// knows nothing of TOSCA or of plans.
+// knows nothing of TOSCA or of plans. MarshalCompact and UnmarshalCompact
+// give a model read from an inventory a compact binary form, so that a
+// caller can keep it and skip the YAML parse next time (xosplan's
+// inventory cache); UnmarshalCompact trusts none of its input.
 //
 // # Candidate semantics
 //
