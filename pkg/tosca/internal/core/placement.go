@@ -6,6 +6,7 @@ import (
 	"maps"
 	"regexp"
 	"slices"
+	"strings"
 
 	"github.com/xosplan/xosplan/pkg/diag"
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -78,6 +79,10 @@ func (c *Session) PlacementResource(r *graph.Resource, path string) {
 	name, hasName := props["name"].(string)
 	filterName, _ := filter["name"].(string)
 	switch {
+	case !hasName && filterName == "" && c.errorUnder(path+".properties.name"):
+		// The template gives a name that was refused (reported there):
+		// its absence here follows from that.
+		return
 	case r.Management == graph.Unmanaged && filterName == "" && !hasName:
 		c.Errorf(r.Range, path+".properties", CodePlacement,
 			"unmanaged placement object %q needs import_filter.name (or name) to find it by", r.Address)
@@ -142,4 +147,15 @@ func (c *Session) checkProvider(addr string, props map[string]graph.Value, at di
 				"inventory %s of provider %q: min_unit %d is more than max_unit %d (Placement answers 400)", rc, addr, minUnit, maxUnit)
 		}
 	}
+}
+
+// errorUnder reports whether an error was reported at the YAML path p or
+// below it. It scans the diagnostics, so it is for rare paths only.
+func (c *Session) errorUnder(p string) bool {
+	for _, d := range c.Diags {
+		if d.Severity == diag.Error && (d.Path == p || strings.HasPrefix(d.Path, p+".") || strings.HasPrefix(d.Path, p+"[")) {
+			return true
+		}
+	}
+	return false
 }
