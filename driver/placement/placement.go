@@ -141,11 +141,7 @@ func (a *action) read(ctx context.Context) (state.Feedback, error) {
 	var fb state.Feedback
 	switch a.o.kind {
 	case graph.PlacementKindTrait, graph.PlacementKindResourceClass:
-		exists := a.c.TraitExists
-		if a.o.kind == graph.PlacementKindResourceClass {
-			exists = a.c.ResourceClassExists
-		}
-		ok, err := exists(ctx, a.o.name)
+		ok, err := a.nameExists(ctx)
 		if err != nil {
 			return fb, fmt.Errorf("read %s: %w", a.what(), err)
 		}
@@ -340,6 +336,15 @@ func inventoriesEqual(want, have map[string]pl.Inventory) bool {
 	return true
 }
 
+// nameExists reports whether the custom trait or resource class a.o
+// names is in Placement.
+func (a *action) nameExists(ctx context.Context) (bool, error) {
+	if a.o.kind == graph.PlacementKindResourceClass {
+		return a.c.ResourceClassExists(ctx, a.o.name)
+	}
+	return a.c.TraitExists(ctx, a.o.name)
+}
+
 // checkTraits asks the service which of the provider's traits it knows
 // (GET /traits?name=in:): a standard trait its os-traits lacks, or a
 // custom trait nobody created, is refused here with its name rather than
@@ -390,11 +395,7 @@ func (a *action) health(ctx context.Context, prior state.Feedback) (driver.Outco
 	fb := prior
 	switch a.o.kind {
 	case graph.PlacementKindTrait, graph.PlacementKindResourceClass:
-		exists := a.c.TraitExists
-		if a.o.kind == graph.PlacementKindResourceClass {
-			exists = a.c.ResourceClassExists
-		}
-		ok, err := exists(ctx, a.o.name)
+		ok, err := a.nameExists(ctx)
 		if err != nil {
 			return driver.Failed(a.req, &fb, fmt.Errorf("read %s: %w", a.what(), err))
 		}
