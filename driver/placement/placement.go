@@ -289,7 +289,7 @@ func (a *action) ensureProvider(ctx context.Context, prior state.Feedback) (stat
 		a.say("set %s of resource provider %s", what, a.o.name)
 		return nil
 	}
-	if a.o.hasInv && !inventoriesEqual(a.o.inventories, rec.Inventories) {
+	if a.o.hasInv && !maps.Equal(a.o.inventories, rec.Inventories) {
 		n, err := a.c.SetInventories(ctx, uuid, a.o.inventories)
 		if err := write("inventories", n, err); err != nil {
 			return fb, err
@@ -322,18 +322,6 @@ func (a *action) ensureProvider(ctx context.Context, prior state.Feedback) (stat
 		fb.Attributes["generation_conflicts"] = int64(conflicts)
 	}
 	return fb, nil
-}
-
-func inventoriesEqual(want, have map[string]pl.Inventory) bool {
-	if len(want) != len(have) {
-		return false
-	}
-	for rc, inv := range want {
-		if h, ok := have[rc]; !ok || h != inv {
-			return false
-		}
-	}
-	return true
 }
 
 // nameExists reports whether the custom trait or resource class a.o
