@@ -141,11 +141,7 @@ func (a *action) read(ctx context.Context) (state.Feedback, error) {
 	var fb state.Feedback
 	switch a.o.kind {
 	case graph.PlacementKindTrait, graph.PlacementKindResourceClass:
-		exists := a.c.TraitExists
-		if a.o.kind == graph.PlacementKindResourceClass {
-			exists = a.c.ResourceClassExists
-		}
-		ok, err := exists(ctx, a.o.name)
+		ok, err := a.nameExists(ctx)
 		if err != nil {
 			return fb, fmt.Errorf("read %s: %w", a.what(), err)
 		}
@@ -293,7 +289,7 @@ func (a *action) ensureProvider(ctx context.Context, prior state.Feedback) (stat
 		a.say("set %s of resource provider %s", what, a.o.name)
 		return nil
 	}
-	if a.o.hasInv && !inventoriesEqual(a.o.inventories, rec.Inventories) {
+	if a.o.hasInv && !maps.Equal(a.o.inventories, rec.Inventories) {
 		n, err := a.c.SetInventories(ctx, uuid, a.o.inventories)
 		if err := write("inventories", n, err); err != nil {
 			return fb, err
@@ -328,16 +324,13 @@ func (a *action) ensureProvider(ctx context.Context, prior state.Feedback) (stat
 	return fb, nil
 }
 
-func inventoriesEqual(want, have map[string]pl.Inventory) bool {
-	if len(want) != len(have) {
-		return false
+// nameExists reports whether the custom trait or resource class a.o
+// names is in Placement.
+func (a *action) nameExists(ctx context.Context) (bool, error) {
+	if a.o.kind == graph.PlacementKindResourceClass {
+		return a.c.ResourceClassExists(ctx, a.o.name)
 	}
-	for rc, inv := range want {
-		if h, ok := have[rc]; !ok || h != inv {
-			return false
-		}
-	}
-	return true
+	return a.c.TraitExists(ctx, a.o.name)
 }
 
 // checkTraits asks the service which of the provider's traits it knows
@@ -390,11 +383,7 @@ func (a *action) health(ctx context.Context, prior state.Feedback) (driver.Outco
 	fb := prior
 	switch a.o.kind {
 	case graph.PlacementKindTrait, graph.PlacementKindResourceClass:
-		exists := a.c.TraitExists
-		if a.o.kind == graph.PlacementKindResourceClass {
-			exists = a.c.ResourceClassExists
-		}
-		ok, err := exists(ctx, a.o.name)
+		ok, err := a.nameExists(ctx)
 		if err != nil {
 			return driver.Failed(a.req, &fb, fmt.Errorf("read %s: %w", a.what(), err))
 		}

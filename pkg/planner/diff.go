@@ -625,12 +625,12 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 	if g.Management == graph.Unmanaged || u.rec[i] == nil || c.Action == Create && !c.Reruns() {
 		return
 	}
-	var refs []string
+	var refs, targets []string
 	refsDone := false
 	for _, d := range u.cfgDeps[i] {
 		dep := u.addrs[d]
-		if at[d] >= 0 && u.required[[2]int{i, d}] {
-			c.notifyTargetChanged(g, dep, &out[at[d]])
+		if at[d] >= 0 && u.required[[2]int{i, d}] && out[at[d]].runsAgain() && !slices.Contains(targets, dep) {
+			targets = append(targets, dep)
 		}
 		if u.hosted[[2]int{i, d}] && len(u.rec[i].Dependencies) > 0 && !slices.Contains(u.recDeps[i], d) {
 			// A new host: the resource moves, whatever the host's own
@@ -660,36 +660,23 @@ func (u *universe) forceByDependencies(c *ResourceChange, i int, out []ResourceC
 			c.ForcedBy = append(c.ForcedBy, dep)
 		}
 	}
+	c.notifyTargetChanged(g, targets)
 }
 
-// notifyTargetChanged makes c (of resource g, which was to run nothing)
-// an update that runs g's Configure.target_changed operations when dep,
-// the target of one of g's relationships (dc its change), runs its
-// operations again (ReasonTargetChanged); dep joins ForcedBy. Every
-// relationship of g that defines target_changed runs it: the operation
-// keys do not say which relationship leads to which target.
-func (c *ResourceChange) notifyTargetChanged(g *graph.Resource, dep string, dc *ResourceChange) {
-	if !dc.runsAgain() {
+// notifyTargetChanged makes c (of resource g), when it still runs nothing
+// once every other rule has forced what it forces (a whole update or a
+// replacement runs more than these operations would), an update that runs
+// g's Configure.target_changed operations (ReasonTargetChanged) because
+// targets, the targets of g's relationships that run their operations
+// again, are ForcedBy. Every relationship of g that defines target_changed
+// runs it: the operation keys do not say which relationship leads to
+// which target.
+func (c *ResourceChange) notifyTargetChanged(g *graph.Resource, targets []string) {
+	if c.Action != NoOp || len(targets) == 0 {
 		return
 	}
-	keys := targetChangedOperations(g.Driver)
-	if len(keys) == 0 {
-		return
-	}
-	if c.Action == NoOp {
-		c.Action, c.Reason, c.ReasonPaths = Update, ReasonTargetChanged, keys
-	}
-	if c.Reason == ReasonTargetChanged && !slices.Contains(c.ForcedBy, dep) {
-		c.ForcedBy = append(c.ForcedBy, dep)
-	}
-}
-
-// supersedeTargetChanged undoes ReasonTargetChanged before a dependency
-// forces a whole update or a replacement, which runs more than the
-// target_changed operations would.
-func (c *ResourceChange) supersedeTargetChanged() {
-	if c.Reason == ReasonTargetChanged {
-		c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = NoOp, ReasonNone, nil, nil
+	if keys := targetChangedOperations(g.Driver); len(keys) > 0 {
+		c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = Update, ReasonTargetChanged, keys, targets
 	}
 }
 
@@ -734,7 +721,6 @@ func (c *ResourceChange) makesNewObject() bool {
 
 // moveToNewHost replaces c, hosted on dep now and not before.
 func (c *ResourceChange) moveToNewHost(dep string, cbd bool) {
-	c.supersedeTargetChanged()
 	if !c.Action.IsReplace() || c.Reason == ReasonDependencyReplaced {
 		c.Action, c.Reason, c.ReasonPaths, c.ForcedBy = replacement(cbd), ReasonHostChanged, nil, nil
 	}
@@ -745,7 +731,6 @@ func (c *ResourceChange) moveToNewHost(dep string, cbd bool) {
 
 // replaceWithHost replaces c, whose host is a new object.
 func (c *ResourceChange) replaceWithHost(cbd bool) {
-	c.supersedeTargetChanged()
 	if !c.Action.IsReplace() {
 		if c.Reason != ReasonDependencyReplaced {
 			c.ReasonPaths = nil
@@ -757,7 +742,6 @@ func (c *ResourceChange) replaceWithHost(cbd bool) {
 // rereadDependency updates c (of resource g), which reads the feedback of
 // dep, a new object; replaces it when its driver cannot update in place.
 func (c *ResourceChange) rereadDependency(g *graph.Resource, dep string, cbd bool) {
-	c.supersedeTargetChanged()
 	if c.Action == NoOp || c.RecordsOnly() {
 		// What it reads changes: its update must run, which
 		// applies its new operations too (still in OperationPaths).

@@ -371,17 +371,7 @@ func TestChangesNameThePolicyThatDerivesTheResource(t *testing.T) {
 		t.Errorf("changes %v, want %v", got, want)
 	}
 	// The plan file keeps it, and a plan read back is the same plan.
-	var buf bytes.Buffer
-	if err := Encode(&buf, p); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Verify(p, back); err != nil {
-		t.Errorf("read back: %v", err)
-	}
+	back := readBack(t, p)
 	for _, c := range back.Changes {
 		if c.Address == "p.net-if" && c.DerivedBy != "p" {
 			t.Errorf("the plan file lost derived_by: %+v", c)
@@ -432,4 +422,22 @@ func TestTouchedResourceRunsAgain(t *testing.T) {
 	if !maps.Equal(got, want) {
 		t.Errorf("changes %v, want %v", got, want)
 	}
+}
+
+// readBack writes p as a plan file, reads it back and checks the two
+// are the same plan.
+func readBack(t *testing.T, p *Plan) *Plan {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := Encode(&buf, p); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(p, back); err != nil {
+		t.Errorf("read back: %v", err)
+	}
+	return back
 }

@@ -1,7 +1,6 @@
 package planner
 
 import (
-	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -47,17 +46,7 @@ func TestImportFilterAdoptsInsteadOfCreating(t *testing.T) {
 			t.Errorf("%s: Imports %v, filter %v", c.Address, c.Imports(), c.Import)
 		}
 	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, p); err != nil {
-		t.Fatal(err)
-	}
-	back, err := Decode(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Verify(p, back); err != nil {
-		t.Errorf("read back: %v", err)
-	}
+	back := readBack(t, p)
 	for _, c := range back.Changes {
 		if c.Address == "db" && c.Import["name"] != "orders" || c.Address == "site" && (c.Lookup["name"] != "s" || c.Lookup["slot"] != int64(3) || c.Lookup["open"] != true) {
 			t.Errorf("the plan file lost the filter or keys: %+v", c)

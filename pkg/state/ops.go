@@ -86,23 +86,34 @@ func Remove(ctx context.Context, b Backend, addrs ...string) (*State, error) {
 	if err != nil {
 		return nil, err
 	}
-	drop := make(map[string]bool, len(addrs))
-	var missing []string
-	for _, a := range addrs {
-		if _, ok := s.Lookup(a); !ok {
-			missing = append(missing, a)
-		}
-		drop[a] = true
+	if err := allRecorded(s, addrs); err != nil {
+		return nil, err
 	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, strings.Join(slices.Compact(missing), ", "))
+	drop := make(map[string]bool, len(addrs))
+	for _, a := range addrs {
+		drop[a] = true
 	}
 	s.Resources = slices.DeleteFunc(s.Resources, func(r Resource) bool { return drop[r.Address] })
 	if err := b.Write(ctx, s); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// allRecorded returns ErrNotFound naming, sorted, every address of addrs
+// that s does not record; nil when it records them all.
+func allRecorded(s *State, addrs []string) error {
+	var missing []string
+	for _, a := range addrs {
+		if _, ok := s.Lookup(a); !ok {
+			missing = append(missing, a)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.Sort(missing)
+	return fmt.Errorf("%w: %s", ErrNotFound, strings.Join(slices.Compact(missing), ", "))
 }
 
 // ReadWriter is what Touch needs of a Backend: a synchronizer passes its
@@ -126,15 +137,8 @@ func Touch(ctx context.Context, b ReadWriter, now time.Time, addrs ...string) (*
 	if err != nil {
 		return nil, err
 	}
-	var missing []string
-	for _, a := range addrs {
-		if _, ok := s.Lookup(a); !ok {
-			missing = append(missing, a)
-		}
-	}
-	if len(missing) > 0 {
-		slices.Sort(missing)
-		return nil, fmt.Errorf("%w: %s", ErrNotFound, strings.Join(slices.Compact(missing), ", "))
+	if err := allRecorded(s, addrs); err != nil {
+		return nil, err
 	}
 	now = now.UTC()
 	for _, a := range addrs {
