@@ -6,6 +6,8 @@ import (
 
 	"github.com/tliron/glsp"
 	protocol "github.com/tliron/glsp/protocol_3_16"
+
+	"github.com/xosplan/xosplan/pkg/diag"
 )
 
 // suggestionKey names, in an LSP diagnostic's data, the replacement a
@@ -35,18 +37,24 @@ func (s *server) codeAction(_ *glsp.Context, p *protocol.CodeActionParams) (any,
 	}
 	s.mu.Unlock()
 	actions := []protocol.CodeAction{}
-	if d == nil || !compiled || stale || res.Format == "" {
+	kind := protocol.CodeActionKindQuickFix
+	if d == nil || !compiled || stale || res.Format == "" ||
+		p.Context.Only != nil && !slices.Contains(p.Context.Only, kind) {
 		return actions, nil
 	}
-	kind := protocol.CodeActionKindQuickFix
+	// Only a diagnostic with a suggestion can give a fix: convert those,
+	// not every diagnostic of the document on each request.
+	var fixable diag.Diagnostics
+	for _, x := range res.Diags {
+		if x.Suggestion != "" {
+			fixable = append(fixable, x)
+		}
+	}
 	preferred := true
-	for _, pd := range s.convert(path, d.text, res.Diags, texts) {
+	for _, pd := range s.convert(path, d.text, fixable, texts) {
 		data, _ := pd.Data.(map[string]any)
 		fix, _ := data[suggestionKey].(string)
 		if fix == "" || !overlaps(pd.Range, p.Range) {
-			continue
-		}
-		if p.Context.Only != nil && !slices.Contains(p.Context.Only, kind) {
 			continue
 		}
 		actions = append(actions, protocol.CodeAction{

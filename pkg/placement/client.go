@@ -359,11 +359,7 @@ func (c *Client) Claim(ctx context.Context, consumer string, allocs Allocations,
 
 // Release implements Service; a consumer with nothing allocated is fine.
 func (c *Client) Release(ctx context.Context, consumer string) error {
-	err := c.do(ctx, http.MethodDelete, "/allocations/"+NameUUID("consumer", consumer), nil, nil)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	return err
+	return c.deleteGone(ctx, "/allocations/"+NameUUID("consumer", consumer))
 }
 
 // writeWithRetry runs a provider write that carries the provider

@@ -14,6 +14,11 @@
 // give a model read from an inventory a compact binary form, so that a
 // caller can keep it and skip the YAML parse next time (xosplan's
 // inventory cache); UnmarshalCompact trusts none of its input.
+// AppendPlacementJSON writes the candidates answer by hand rather than
+// through encoding/json because the answer is the cost of a large query:
+// 10,000 flat candidates took 253 ms and 280,129 allocations built as maps
+// and encoded, 147 ms and 60,058 written directly (2-core machine, shared).
+// TestPlacementJSONAsEncodingJSON keeps its bytes equal to encoding/json's.
 //
 // # Candidate semantics
 //

@@ -87,6 +87,14 @@ func (c *Client) TraitExists(ctx context.Context, name string) (bool, error) {
 	return c.exists(ctx, "/traits/"+url.PathEscape(name))
 }
 
+// deleteGone sends DELETE path; a 404 (gone already) is success.
+func (c *Client) deleteGone(ctx context.Context, path string) error {
+	if err := c.do(ctx, http.MethodDelete, path, nil, nil); !errors.Is(err, ErrNotFound) {
+		return err
+	}
+	return nil
+}
+
 func (c *Client) exists(ctx context.Context, path string) (bool, error) {
 	err := c.do(ctx, http.MethodGet, path, nil, nil)
 	switch {
@@ -109,11 +117,7 @@ func (c *Client) EnsureTrait(ctx context.Context, name string) error {
 // is gone already is fine; a trait some provider still has is a 409
 // (ErrConflict), returned as it is.
 func (c *Client) DeleteTrait(ctx context.Context, name string) error {
-	err := c.do(ctx, http.MethodDelete, "/traits/"+url.PathEscape(name), nil, nil)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	return err
+	return c.deleteGone(ctx, "/traits/"+url.PathEscape(name))
 }
 
 // ResourceClassExists asks GET /resource_classes/{name}.
@@ -130,11 +134,7 @@ func (c *Client) EnsureResourceClass(ctx context.Context, name string) error {
 // DeleteResourceClass deletes a custom resource class; gone already is
 // fine, one with inventories is a 409.
 func (c *Client) DeleteResourceClass(ctx context.Context, name string) error {
-	err := c.do(ctx, http.MethodDelete, "/resource_classes/"+url.PathEscape(name), nil, nil)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	return err
+	return c.deleteGone(ctx, "/resource_classes/"+url.PathEscape(name))
 }
 
 // FindProvider returns the UUID of the provider called name (GET
@@ -275,11 +275,7 @@ func (c *Client) UpdateProvider(ctx context.Context, uuid, name, parentUUID stri
 // DeleteProvider deletes a provider; gone already is fine. A provider
 // with allocations or children is a 409.
 func (c *Client) DeleteProvider(ctx context.Context, uuid string) error {
-	err := c.do(ctx, http.MethodDelete, "/resource_providers/"+url.PathEscape(uuid), nil, nil)
-	if errors.Is(err, ErrNotFound) {
-		return nil
-	}
-	return err
+	return c.deleteGone(ctx, "/resource_providers/"+url.PathEscape(uuid))
 }
 
 // SetInventories replaces a provider's inventories under its generation,
