@@ -107,7 +107,7 @@ func adoptCode(err error) int {
 		return http.StatusUnprocessableEntity
 	case errors.Is(err, ErrBusy):
 		return http.StatusTooManyRequests
-	case errors.Is(err, ErrNoGoal), errors.Is(err, ErrNotLeader):
+	case errors.Is(err, ErrNoGoal), errors.Is(err, ErrNotLeading):
 		return http.StatusConflict
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return http.StatusServiceUnavailable

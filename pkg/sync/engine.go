@@ -303,11 +303,21 @@ func (e *Engine) ConfigurationChanged(reason string) {
 // record.
 var ErrUnknownResource = errors.New("no such resource in the state")
 
+// records reports whether the state records a resource at addr; e.mu is
+// held.
+func (e *Engine) records(addr string) bool {
+	if e.recorded == nil {
+		return false
+	}
+	_, ok := e.recorded.Lookup(addr)
+	return ok
+}
+
 // Check asks for the health check of the recorded resource at addr as
 // soon as the engine is free.
 func (e *Engine) Check(addr string) error {
 	e.mu.Lock()
-	if e.recorded == nil || !slices.ContainsFunc(e.recorded.Resources, func(r state.Resource) bool { return r.Address == addr }) {
+	if !e.records(addr) {
 		e.mu.Unlock()
 		return ErrUnknownResource
 	}
@@ -325,7 +335,7 @@ func (e *Engine) Check(addr string) error {
 // change of the configuration).
 func (e *Engine) Resync(addr string) error {
 	e.mu.Lock()
-	if e.recorded == nil || !slices.ContainsFunc(e.recorded.Resources, func(r state.Resource) bool { return r.Address == addr }) {
+	if !e.records(addr) {
 		e.mu.Unlock()
 		return ErrUnknownResource
 	}

@@ -87,7 +87,7 @@ func (e *Engine) Observe(addr string, obs Observation) error {
 		}
 	}
 	e.mu.Lock()
-	if e.recorded == nil || !slices.ContainsFunc(e.recorded.Resources, func(r state.Resource) bool { return r.Address == addr }) {
+	if !e.records(addr) {
 		e.mu.Unlock()
 		return ErrUnknownResource
 	}

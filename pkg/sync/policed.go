@@ -43,12 +43,9 @@ func (e *Engine) policyFeedbackChanged(st *state.State) {
 	e.policyRounds++
 	if e.policyRounds > workflow.PolicyMaxRounds {
 		if e.policyRounds == workflow.PolicyMaxRounds+1 {
-			var d diag.Diagnostics
-			d = d.Errorf(diag.Range{}, "", workflow.CodePolicyNoFixedPoint,
+			e.configDiags = e.configDiags.Warnf(diag.Range{}, "", workflow.CodePolicyNoFixedPoint,
 				"the model policies that read feedback and the steps they trigger still change each other after %d reconciles (%s): a cycle that does not terminate; the synchronizer stops running them again until the configuration changes",
 				workflow.PolicyMaxRounds, pending[0])
-			d[0].Severity = diag.Warning
-			e.configDiags = e.configDiags.Extend(d)
 			e.opts.Logger.Warn("model policies do not settle", "code", workflow.CodePolicyNoFixedPoint, "resources", pending)
 		}
 		return

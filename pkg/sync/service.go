@@ -368,14 +368,11 @@ func (s *Service) resync(addr string) error {
 	return s.engine.Resync(addr)
 }
 
-// ErrNotLeader: a cluster member that does not lead cannot adopt; the
-// leader, which holds the state, does.
-var ErrNotLeader = errors.New("this member does not lead the cluster; adopt through the leader's API")
-
-// adopt adopts id as addr when this service holds the state.
+// adopt adopts id as addr when this service holds the state; only the
+// leader does.
 func (s *Service) adopt(ctx context.Context, addr, id string) error {
 	if s.member != nil && !s.member.Leading() {
-		return ErrNotLeader
+		return ErrNotLeading
 	}
 	return s.engine.Adopt(ctx, addr, id)
 }
