@@ -1,10 +1,12 @@
 package core
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 
+	"github.com/xosplan/xosplan/internal/yamlsrc"
 	"github.com/xosplan/xosplan/pkg/graph"
 )
 
@@ -87,4 +89,30 @@ func cut(s string) string {
 		return strings.ToValidUTF8(s[:40], "") + "…"
 	}
 	return s
+}
+
+// ImportFilter reads a node template's metadata ImportFilterKey
+// (ParseImportFilter) into r.Import: node is the template's mapping at
+// path, name its name, and selectHow how an unmanaged template is marked
+// ("select"), named in the error that refuses a filter on one.
+func (c *Session) ImportFilter(node *yamlsrc.Node, path, name, selectHow string, r *graph.Resource) {
+	n := node.Get("metadata").Get(ImportFilterKey)
+	if n == nil {
+		return
+	}
+	path += ".metadata." + ImportFilterKey
+	if r.Management == graph.Unmanaged {
+		c.Errorf(n.Range, path, CodeImportFilter,
+			"%s adopts an object for xosplan to manage; node template %q is unmanaged (%s), so it is only read", ImportFilterKey, name, selectHow)
+		return
+	}
+	filter, err := ParseImportFilter(Text(n))
+	if n.Kind != yamlsrc.Scalar || err != nil {
+		if err == nil {
+			err = errors.New("it is not a string")
+		}
+		c.Errorf(n.Range, path, CodeImportFilter, "%s must be key=value pairs such as \"name=mysite zone=eu\": %v", ImportFilterKey, err)
+		return
+	}
+	r.Import = filter
 }

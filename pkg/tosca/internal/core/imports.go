@@ -2,6 +2,7 @@ package core
 
 import (
 	"errors"
+	"io/fs"
 
 	"github.com/xosplan/xosplan/internal/userfile"
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -34,4 +35,27 @@ func (c *Session) NetworkImport(at diag.Range, path, format string, args ...any)
 // package-level slice can be changed.
 func LongImportKeys() []string {
 	return []string{"file", "repository", "namespace_uri", "namespace_prefix"}
+}
+
+// ReadMapped reads name, the local file an import map entry gives for the
+// URL u. The mapping is the user's explicit permission to read that one
+// file, so the compile's root allows it (userfile.Root.AllowFile)
+// wherever it lies; it is read with every other check of an import. A
+// file that cannot be read is reported at the import entry (at, path) and
+// marks the import failed: ok is false.
+func (c *Session) ReadMapped(u, name string, at diag.Range, path string) (data []byte, ok bool) {
+	err := c.FSRoot.AllowFile(name)
+	if err == nil {
+		data, err = c.ReadFile(name)
+	}
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			c.Errorf(at, path, CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
+		} else {
+			c.ImportRefused(u, at, path, err)
+		}
+		c.FailedImport()
+		return nil, false
+	}
+	return data, true
 }

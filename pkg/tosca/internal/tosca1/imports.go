@@ -33,8 +33,6 @@ package tosca1
 // that import each other (a cycle) are loaded once each.
 
 import (
-	"errors"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -256,17 +254,8 @@ func (c *compiler) loadMapped(spec importSpec, u, local, path string) {
 		spec.link(f)
 		return
 	}
-	var data []byte
-	if err = c.FSRoot.AllowFile(name); err == nil {
-		data, err = c.ReadFile(name)
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			c.errorf(spec.at.Range, path, core.CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
-		} else {
-			c.ImportRefused(u, spec.at.Range, path, err)
-		}
-		c.FailedImport()
+	data, ok := c.ReadMapped(u, name, spec.at.Range, path)
+	if !ok {
 		return
 	}
 	c.loadFound(spec, u, name, key, data, false, true, path)

@@ -275,7 +275,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	}
 	c.PlacementResource(r, nt.path)
 	c.applyXOS(nt, r)
-	c.importFilter(nt, r)
+	c.ImportFilter(nt.n, nt.path, nt.name, "select, must-exist", r)
 	// A key is shown in plans and passed to the lookup: never a secret.
 	for k := range r.Lookup {
 		if slices.Contains(r.Sensitive, "properties."+k) {
@@ -284,30 +284,6 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	}
 	r.Request = c.computeRequest(nt)
 	return r
-}
-
-// importFilter reads the template's metadata xosplan.import.filter
-// (core.ParseImportFilter) into r.Import.
-func (c *compiler) importFilter(nt *nodeTpl, r *graph.Resource) {
-	n := nt.n.Get("metadata").Get(core.ImportFilterKey)
-	if n == nil {
-		return
-	}
-	path := nt.path + ".metadata." + core.ImportFilterKey
-	if r.Management == graph.Unmanaged {
-		c.errorf(n.Range, path, core.CodeImportFilter,
-			"%s adopts an object for xosplan to manage; node template %q is unmanaged (select, must-exist), so it is only read", core.ImportFilterKey, nt.name)
-		return
-	}
-	filter, err := core.ParseImportFilter(text(n))
-	if n.Kind != yamlsrc.Scalar || err != nil {
-		if err == nil {
-			err = errors.New("it is not a string")
-		}
-		c.errorf(n.Range, path, core.CodeImportFilter, "%s must be key=value pairs such as \"name=mysite zone=eu\": %v", core.ImportFilterKey, err)
-		return
-	}
-	r.Import = filter
 }
 
 // assignedProps returns the properties a template assigns (assigned, its

@@ -229,7 +229,8 @@ func (c *compiler) loadLocal(imp importEntry, name, repo, path string) *file {
 }
 
 // loadMapped loads the local file an import map entry gives for the URL
-// u (see loadMapped: the mapping is the user's permission for the file).
+// u (core.Session.ReadMapped: the mapping is the user's permission for
+// the file).
 func (c *compiler) loadMapped(imp importEntry, u, local, path string) *file {
 	name, err := filepath.Abs(local)
 	if err != nil {
@@ -239,17 +240,8 @@ func (c *compiler) loadMapped(imp importEntry, u, local, path string) *file {
 	if g, seen := c.files[key]; seen {
 		return g
 	}
-	var data []byte
-	if err = c.FSRoot.AllowFile(name); err == nil {
-		data, err = c.ReadFile(name)
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			c.Errorf(imp.at.Range, path, core.CodeImportNotFound, "import %q is mapped to %s, which does not exist", u, c.Display(name))
-		} else {
-			c.ImportRefused(u, imp.at.Range, path, err)
-		}
-		c.FailedImport()
+	data, ok := c.ReadMapped(u, name, imp.at.Range, path)
+	if !ok {
 		return nil
 	}
 	return c.loadParsed(name, key, data, filepath.Dir(name), false)

@@ -35,7 +35,6 @@ package tosca2
 //     graph.Unknown in the spec.
 
 import (
-	"errors"
 	"maps"
 	"math"
 	"path/filepath"
@@ -228,7 +227,9 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	if r.Management == graph.Unmanaged {
 		r.Lookup = lookupKeys(nd, r.Sensitive)
 	}
-	c.importFilter(nd, r)
+	// A node with a count gives each of its nodes the filter; each must
+	// find its own object.
+	c.ImportFilter(nd.n, nd.path, nd.name, "select", r)
 	r.Request = c.allocationRequest(nd)
 	return r
 }
@@ -268,31 +269,6 @@ const (
 	lookupIface  = "Lookup"
 	lookupReadOp = "read"
 )
-
-// importFilter reads the template's metadata xosplan.import.filter
-// (core.ParseImportFilter) into r.Import. A node with a count gives each
-// of its nodes the filter; each must find its own object.
-func (c *compiler) importFilter(nd *node, r *graph.Resource) {
-	n := nd.n.Get("metadata").Get(core.ImportFilterKey)
-	if n == nil {
-		return
-	}
-	path := nd.path + ".metadata." + core.ImportFilterKey
-	if r.Management == graph.Unmanaged {
-		c.Errorf(n.Range, path, core.CodeImportFilter,
-			"%s adopts an object for xosplan to manage; node template %q is unmanaged (select), so it is only read", core.ImportFilterKey, nd.name)
-		return
-	}
-	filter, err := core.ParseImportFilter(core.Text(n))
-	if n.Kind != yamlsrc.Scalar || err != nil {
-		if err == nil {
-			err = errors.New("it is not a string")
-		}
-		c.Errorf(n.Range, path, core.CodeImportFilter, "%s must be key=value pairs such as \"name=mysite zone=eu\": %v", core.ImportFilterKey, err)
-		return
-	}
-	r.Import = filter
-}
 
 // lookupKeys returns the keys the object of an unmanaged node is looked
 // up by: the properties its template assigns, but for the secret ones
