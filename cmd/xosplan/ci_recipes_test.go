@@ -287,10 +287,7 @@ func TestAtlantisWorkflow(t *testing.T) {
 	defer cancel()
 	cfg := parseYAMLFile(t, filepath.Join(repoRoot(t), "examples", "atlantis", "atlantis.yaml"))
 	bin := t.TempDir()
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", filepath.Join(bin, "xosplan"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	buildXosplan(ctx, t, bin)
 	repo := t.TempDir()
 	projects := cfg.Get("projects").Items()
 	if len(projects) == 0 {
