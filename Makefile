@@ -65,6 +65,21 @@ WITHPG := $(GO) run ./.ci/withpg
 test: lint test-deps
 	$(WITHPG) $(GO) test $(TESTFLAGS) $(PKGS) ./.ci/dist
 
+# apt_install: if CONDITION (1) holds, install the Debian package (2),
+# needed for (3), when root with apt; otherwise say that (4) is missing
+# and that (5).
+define apt_install
+@if $(1); then \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+		echo "installing $(2) ($(3))"; \
+		(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $(2)) >/dev/null \
+			|| echo "warning: could not install $(2); $(5)"; \
+	else \
+		echo "$(4) is not installed and cannot be installed here; $(5)"; \
+	fi; \
+fi
+endef
+
 # The differential placement test (pkg/placement) runs Debian's real
 # Placement service on 127.0.0.1, started and stopped by the test itself,
 # and the language server's end-to-end test (lsp_neovim.txtar) runs
@@ -75,60 +90,12 @@ test: lint test-deps
 # The PostgreSQL state backend's tests run against PostgreSQL 15, installed
 # the same way when it is missing.
 test-deps:
-	@if [ ! -x /usr/lib/postgresql/15/bin/initdb ]; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing postgresql-15 (the server the PostgreSQL state backend is tested against)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql-15) >/dev/null \
-				|| echo "warning: could not install postgresql-15; the PostgreSQL tests will skip"; \
-		else \
-			echo "PostgreSQL 15 is not installed and cannot be installed here; the PostgreSQL tests will skip"; \
-		fi; \
-	fi
-	@if ! dpkg -s python3-placement >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing python3-placement (the real Placement service for the differential test)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-placement) >/dev/null \
-				|| echo "warning: could not install python3-placement; the differential test will skip"; \
-		else \
-			echo "python3-placement is not installed and cannot be installed here; the differential test will skip"; \
-		fi; \
-	fi
-	@if ! command -v nvim >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing neovim (the editor of the language server's end-to-end test)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim) >/dev/null \
-				|| echo "warning: could not install neovim; the editor test will skip"; \
-		else \
-			echo "neovim is not installed and cannot be installed here; the editor test will skip"; \
-		fi; \
-	fi
-	@if ! command -v ansible-playbook >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing ansible-core (ansible-playbook runs the Ansible driver's tests)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ansible-core) >/dev/null \
-				|| echo "warning: could not install ansible-core; the Ansible driver's tests will skip"; \
-		else \
-			echo "ansible-core is not installed and cannot be installed here; the Ansible driver's tests will skip"; \
-		fi; \
-	fi
-	@if ! command -v chromium >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing chromium (the headless browser of the console's and the HTML plan's tests)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >/dev/null \
-				|| echo "warning: could not install chromium; the browser tests will skip"; \
-		else \
-			echo "chromium is not installed and cannot be installed here; the browser tests will skip"; \
-		fi; \
-	fi
-	@if ! command -v jq >/dev/null 2>&1; then \
-		if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
-			echo "installing jq (the GitHub Action's test answers gh's --jq with it)"; \
-			(apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq jq) >/dev/null \
-				|| echo "warning: could not install jq; the GitHub Action's test will skip"; \
-		else \
-			echo "jq is not installed and cannot be installed here; the GitHub Action's test will skip"; \
-		fi; \
-	fi
+	$(call apt_install,[ ! -x /usr/lib/postgresql/15/bin/initdb ],postgresql-15,the server the PostgreSQL state backend is tested against,PostgreSQL 15,the PostgreSQL tests will skip)
+	$(call apt_install,! dpkg -s python3-placement >/dev/null 2>&1,python3-placement,the real Placement service for the differential test,python3-placement,the differential test will skip)
+	$(call apt_install,! command -v nvim >/dev/null 2>&1,neovim,the editor of the language server's end-to-end test,neovim,the editor test will skip)
+	$(call apt_install,! command -v ansible-playbook >/dev/null 2>&1,ansible-core,ansible-playbook runs the Ansible driver's tests,ansible-core,the Ansible driver's tests will skip)
+	$(call apt_install,! command -v chromium >/dev/null 2>&1,chromium,the headless browser of the console's and the HTML plan's tests,chromium,the browser tests will skip)
+	$(call apt_install,! command -v jq >/dev/null 2>&1,jq,the GitHub Action's test answers gh's --jq with it,jq,the GitHub Action's test will skip)
 
 # The concurrent paths several times under the race detector.
 race:

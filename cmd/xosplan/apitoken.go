@@ -36,15 +36,24 @@ func apiTokenPath(c *cli, sf *stateFlags, port string) (string, error) {
 	}
 	dir := c.getenv("XDG_RUNTIME_DIR")
 	if dir == "" {
-		dir = c.getenv("XDG_CACHE_HOME")
-	}
-	if dir == "" && c.getenv("HOME") != "" {
-		dir = filepath.Join(c.getenv("HOME"), ".cache")
+		dir = cacheHome(c)
 	}
 	if dir == "" || !filepath.IsAbs(dir) {
 		return "", errors.New("no folder for the API token (XDG_RUNTIME_DIR, XDG_CACHE_HOME and HOME are unset): give --api-token-file")
 	}
 	return filepath.Join(dir, "xosplan", "sync-api-"+port+".token"), nil
+}
+
+// cacheHome is the user's folder for cached files: $XDG_CACHE_HOME, else
+// ~/.cache, else "" (the caller checks the folder is absolute).
+func cacheHome(c *cli) string {
+	if dir := c.getenv("XDG_CACHE_HOME"); dir != "" {
+		return dir
+	}
+	if home := c.getenv("HOME"); home != "" {
+		return filepath.Join(home, ".cache")
+	}
+	return ""
 }
 
 // statusToken is the token status sends: --api-token-file's, else the one

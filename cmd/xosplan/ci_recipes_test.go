@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/internal/yamlsrc"
 )
 
@@ -45,26 +46,7 @@ func str(t *testing.T, n *yamlsrc.Node, key string) string {
 // copyTree copies the folder src to dst.
 func copyTree(t *testing.T, src, dst string) {
 	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		target := filepath.Join(dst, rel)
-		if d.IsDir() {
-			return os.MkdirAll(target, 0o755)
-		}
-		info, err := d.Info()
-		if err != nil {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(target, b, info.Mode().Perm())
-	})
-	if err != nil {
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -154,7 +136,7 @@ func runAction(t *testing.T, action *yamlsrc.Node, workspace, temp string, env [
 		for _, dir := range strings.Fields(string(extra)) {
 			path = dir + string(os.PathListSeparator) + path
 		}
-		stepEnv = append(stepEnv, "PATH="+path, "GITHUB_ACTION_PATH="+repoRoot(t), "RUNNER_TEMP="+temp,
+		stepEnv = append(stepEnv, "PATH="+path, "GITHUB_ACTION_PATH="+testutil.ModuleRoot(t), "RUNNER_TEMP="+temp,
 			"GITHUB_PATH="+ghPath, "GITHUB_OUTPUT="+ghOutput, "GITHUB_REPOSITORY=owner/repo", "GITHUB_WORKSPACE="+workspace)
 		if e := step.Get("env"); e != nil {
 			for _, p := range e.Pairs() {
@@ -180,15 +162,6 @@ func runAction(t *testing.T, action *yamlsrc.Node, workspace, temp string, env [
 	run.log, run.output = log.String(), string(out)
 }
 
-func repoRoot(t *testing.T) string {
-	t.Helper()
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return root
-}
-
 // TestGitHubAction runs the action's validate, plan and apply as a
 // workflow would: validate reports annotations and fails on a broken
 // template; plan on a pull request posts the comment with its marker, and
@@ -200,7 +173,7 @@ func TestGitHubAction(t *testing.T) {
 			t.Skipf("%s is not installed (make test-deps installs jq): the action's steps need it", tool)
 		}
 	}
-	action := parseYAMLFile(t, filepath.Join(repoRoot(t), "action.yml"))
+	action := parseYAMLFile(t, filepath.Join(testutil.ModuleRoot(t), "action.yml"))
 	var uses []string
 	for _, step := range action.Get("runs").Get("steps").Items() {
 		if u := str(t, step, "uses"); u != "" {
@@ -212,8 +185,8 @@ func TestGitHubAction(t *testing.T) {
 	}
 
 	workspace, temp, fake := t.TempDir(), t.TempDir(), t.TempDir()
-	copyTree(t, filepath.Join(repoRoot(t), "examples", "webstack"), filepath.Join(workspace, "webstack"))
-	copyTree(t, filepath.Join(repoRoot(t), "examples", "broken"), filepath.Join(workspace, "broken"))
+	copyTree(t, filepath.Join(testutil.ModuleRoot(t), "examples", "webstack"), filepath.Join(workspace, "webstack"))
+	copyTree(t, filepath.Join(testutil.ModuleRoot(t), "examples", "broken"), filepath.Join(workspace, "broken"))
 	if err := os.WriteFile(filepath.Join(fake, "gh"), []byte(fakeGH), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -285,12 +258,9 @@ func TestAtlantisWorkflow(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	cfg := parseYAMLFile(t, filepath.Join(repoRoot(t), "examples", "atlantis", "atlantis.yaml"))
+	cfg := parseYAMLFile(t, filepath.Join(testutil.ModuleRoot(t), "examples", "atlantis", "atlantis.yaml"))
 	bin := t.TempDir()
-	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", filepath.Join(bin, "xosplan"), ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	buildXosplan(ctx, t, bin)
 	repo := t.TempDir()
 	projects := cfg.Get("projects").Items()
 	if len(projects) == 0 {
@@ -298,7 +268,7 @@ func TestAtlantisWorkflow(t *testing.T) {
 	}
 	for _, project := range projects {
 		dir := str(t, project, "dir")
-		copyTree(t, filepath.Join(repoRoot(t), filepath.FromSlash(dir)), filepath.Join(repo, filepath.FromSlash(dir)))
+		copyTree(t, filepath.Join(testutil.ModuleRoot(t), filepath.FromSlash(dir)), filepath.Join(repo, filepath.FromSlash(dir)))
 		wf := cfg.Get("workflows").Get(str(t, project, "workflow"))
 		if wf == nil {
 			t.Fatalf("project %s names workflow %q, which atlantis.yaml lacks", dir, str(t, project, "workflow"))

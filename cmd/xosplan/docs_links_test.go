@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // userDocs are the pages a user reads: the README, SECURITY.md, every
@@ -193,7 +195,7 @@ func brokenLinks(t *testing.T, root string, docs []string) []string {
 // heading of the repository, and that none of them refers a user to what
 // lies outside the project.
 func TestDocsLinksResolve(t *testing.T) {
-	root := repoRoot(t)
+	root := testutil.ModuleRoot(t)
 	docs := userDocs(t, root)
 	if len(docs) < 10 {
 		t.Fatalf("found only %d pages: %v", len(docs), docs)

@@ -46,10 +46,7 @@ func newInventoryCache(c *cli, off bool) inventoryCache {
 	if off || c.getenv("XOSPLAN_NO_CACHE") == "1" {
 		return inventoryCache{}
 	}
-	dir := c.getenv("XDG_CACHE_HOME")
-	if dir == "" && c.getenv("HOME") != "" {
-		dir = filepath.Join(c.getenv("HOME"), ".cache")
-	}
+	dir := cacheHome(c)
 	if dir == "" || !filepath.IsAbs(dir) {
 		return inventoryCache{}
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/xosplan/xosplan/internal/testutil"
 )
 
 // buildXosplan builds the command into dir/xosplan, bounded by ctx.
@@ -63,7 +65,7 @@ func TestQuickStart(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
-	root := repoRoot(t)
+	root := testutil.ModuleRoot(t)
 	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
 	if err != nil {
 		t.Fatal(err)

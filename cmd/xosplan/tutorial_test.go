@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/state/pgbackend/pgtest"
 )
 
@@ -53,7 +54,7 @@ func TestTutorial(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
 	}
-	doc, err := os.ReadFile(filepath.Join(repoRoot(t), "docs", "tutorial.md"))
+	doc, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(t), "docs", "tutorial.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
