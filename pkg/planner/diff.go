@@ -803,8 +803,9 @@ func ChangedPaths(before, after map[string]graph.Value) []string {
 	return out
 }
 
-// unionKeys returns the keys of a and b, each once, sorted.
-func unionKeys[V any](a, b map[string]V) []string {
+// UnionKeys returns the keys of a and b, each once, sorted (the plan views
+// list a change's fields so too).
+func UnionKeys[V any](a, b map[string]V) []string {
 	keys := make([]string, 0, len(a)+len(b))
 	for k := range a {
 		keys = append(keys, k)
@@ -819,7 +820,7 @@ func unionKeys[V any](a, b map[string]V) []string {
 }
 
 func diffMaps(prefix string, a, b map[string]graph.Value, out *[]string) {
-	for _, k := range unionKeys(a, b) {
+	for _, k := range UnionKeys(a, b) {
 		x, inA := a[k]
 		y, inB := b[k]
 		p := k

@@ -546,7 +546,7 @@ func decodeGeneric(data []byte, v any) error {
 // firstMismatch compares two plans decoded generically: the fields of the
 // plan in key order, the resource changes and drift matched by address.
 func firstMismatch(saved, again map[string]any) *MismatchError {
-	for _, k := range unionKeys(saved, again) {
+	for _, k := range UnionKeys(saved, again) {
 		switch k {
 		case "resource_changes", "resource_drift":
 			if m := listMismatch(saved[k], again[k]); m != nil {
@@ -611,7 +611,7 @@ func difference(a, b any, path string) (string, bool) {
 		if !ok {
 			return orRoot(path), true
 		}
-		for _, k := range unionKeys(x, y) {
+		for _, k := range UnionKeys(x, y) {
 			if p, ok := difference(x[k], y[k], fieldPath(path, k)); ok {
 				return p, true
 			}

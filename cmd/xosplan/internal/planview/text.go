@@ -574,7 +574,7 @@ type entry struct {
 // mapBody renders the entries of a map at indent (the column of the
 // change symbol). Keys of nested maps are quoted, as Terraform does.
 func (r *renderer) mapBody(d *differ, indent int, prefix string, before, after map[string]graph.Value, hasBefore, hasAfter, quoted bool) {
-	keys := unionKeys(before, after)
+	keys := planner.UnionKeys(before, after)
 	var entries []entry
 	hidden := 0
 	for _, k := range keys {
@@ -617,21 +617,6 @@ func shownValues(c *planner.ResourceChange) (before, after map[string]graph.Valu
 		after = nil
 	}
 	return before, after
-}
-
-// unionKeys returns the keys of before and after, sorted.
-func unionKeys(before, after map[string]graph.Value) []string {
-	keys := make([]string, 0, len(before)+len(after))
-	for k := range before {
-		keys = append(keys, k)
-	}
-	for k := range after {
-		if _, ok := before[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func (r *renderer) hidden(indent, n int, what string) {
