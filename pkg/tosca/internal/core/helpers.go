@@ -335,9 +335,17 @@ func FiniteValue(v graph.Value) graph.Value {
 	return v
 }
 
-// FiniteMap is FiniteValue of each value of m, in place.
+// FiniteMap is FiniteValue of each value of m, in place. Only a
+// non-finite float is written back (a list or map is updated in place):
+// a compile calls it on every value of every resource.
 func FiniteMap(m map[string]graph.Value) {
 	for k, v := range m {
-		m[k] = FiniteValue(v)
+		if f, ok := v.(float64); ok {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				m[k] = FiniteValue(v)
+			}
+			continue
+		}
+		FiniteValue(v)
 	}
 }
