@@ -119,6 +119,16 @@ type compileState struct {
 	// reads itself.
 	evaluating map[*yamlsrc.Node]bool
 	topo       *topology
+	// hasOps holds, per type and interface kind, whether the type's
+	// interfaces of the kind define an operation with an implementation
+	// (render.go).
+	hasOps map[lifecycleKey]bool
+	// secretDefs holds the secret definitions of each type rendered
+	// (secrets.go).
+	secretDefs map[*typeDef]*typeSecrets
+	// funcFound holds what findFunc found, once every function is read
+	// (nil before).
+	funcFound map[funcKey]*funcDef
 }
 
 // compile runs the 2.0 phases on the loaded root file (nil when it could
@@ -137,6 +147,7 @@ func (c *compiler) compile(root *file) *graph.Graph {
 	c.declareTypes()
 	c.checkNamespaces()
 	c.readFunctions()
+	c.state.funcFound = map[funcKey]*funcDef{}
 	c.resolveTypes()
 	for _, check := range c.state.later {
 		check()

@@ -264,10 +264,21 @@ func (ev *eval) eval(n *yamlsrc.Node, depth int) graph.Value {
 		return nil
 	}
 	if name, args, ok := funcCall(n); ok {
+		// The arguments as argList gives them, in a list of their number
+		// (nil for none).
 		var vals []graph.Value
 		before := ev.c.SecretReads
-		for _, a := range argList(args) {
-			vals = append(vals, ev.eval(a, depth+1))
+		switch {
+		case args == nil || args.IsNull():
+		case args.Kind == yamlsrc.Sequence:
+			if len(args.Content) > 0 {
+				vals = make([]graph.Value, len(args.Content))
+				for i, a := range args.Content {
+					vals[i] = ev.eval(a, depth+1)
+				}
+			}
+		default:
+			vals = []graph.Value{ev.eval(args, depth+1)}
 		}
 		if ev.c.SecretReads > before {
 			// What the call reports must not quote its secret arguments.

@@ -13,9 +13,9 @@ import (
 )
 
 // finiteGraph replaces the non-finite floats of every value the graph
-// holds by their YAML text.
-func finiteGraph(g *graph.Graph) {
-	for _, r := range g.Resources() {
+// holds (rs are its resources) by their YAML text.
+func finiteGraph(g *graph.Graph, rs []*graph.Resource) {
+	for _, r := range rs {
 		core.FiniteMap(r.Spec)
 		core.FiniteMap(r.Lookup)
 		core.FiniteMap(r.Driver.Options)

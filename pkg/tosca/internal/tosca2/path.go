@@ -145,7 +145,7 @@ func (ev *eval) walkPath(n *yamlsrc.Node, fn string, vals []graph.Value) (pathEn
 		if end.all && (step == "RELATIONSHIP" || step == "CAPABILITY") {
 			// A path from every representation: followed from each, where
 			// their number is known; else one value each, at apply.
-			if _, counted := end.node.n.GetPair("count"); !end.node.countFn && (!counted || ev.c.state.topo.picked) {
+			if counted := end.node.isCounted(); !end.node.countFn && (!counted || ev.c.state.topo.picked) {
 				end.each = &allAt{fromEnd: len(rest) + 1, n: end.node.count}
 			}
 			return end, nil, false
@@ -311,7 +311,7 @@ func (ev *eval) representation(n *yamlsrc.Node, fn string, nd *node, idx int64) 
 		c.Errorf(core.RangeOf(n), ev.path, core.CodeFunction, "$%s: the index of a representation of node template %q is a non-negative integer or ALL, found %d (§10.3)", fn, nd.name, idx)
 		return false
 	}
-	_, counted := nd.n.GetPair("count")
+	counted := nd.isCounted()
 	if nd.countFn || (counted && !c.state.topo.picked) || idx < nd.count {
 		return true
 	}
@@ -513,7 +513,7 @@ func hasReqDef(t *typeDef, name string) bool {
 // address returns the resource address of one representation of a node
 // template; idx -1 is the current one (while rendering) or the first.
 func address(nd *node, idx int64) string {
-	if _, counted := nd.n.GetPair("count"); !counted {
+	if !nd.isCounted() {
 		return nd.name
 	}
 	if idx < 0 {
@@ -773,7 +773,7 @@ func (c *compiler) relProp(re *relEnd, name string, d *prop) graph.Value {
 // (the first when idx is -1) of a template with count, evaluated for it;
 // nil while nd's values are being evaluated (they read each other).
 func (c *compiler) valuesAt(nd, from *node, idx int64) (map[string]graph.Value, map[string]map[string]graph.Value) {
-	if _, counted := nd.n.GetPair("count"); !counted || (nd == from && idx < 0) {
+	if !nd.isCounted() || (nd == from && idx < 0) {
 		return nd.props, nd.caps
 	}
 	if nd.busy {
@@ -1006,7 +1006,7 @@ func (ev *eval) availableAllocation(n *yamlsrc.Node, end pathEnd, vals, rest []g
 		return nil
 	}
 	later := graph.Unknown{Func: "available_allocation", Args: []graph.Value{address(nd, end.idx), end.capName, name}}
-	if _, counted := nd.n.GetPair("count"); counted || end.all || c.selectable(nd.n) {
+	if nd.isCounted() || end.all || c.selectable(nd.n) {
 		return later
 	}
 	capacity, ok := quantity(d.typ, ev.capValue(nd, end.capName, name, d))

@@ -16,7 +16,10 @@ import (
 // its relationship type's attribute defaults in the relationship's
 // context. The type's definitions were checked where they are declared.
 func (c *compiler) relAttrDefaults(ev *eval, ra *reqAssign) {
-	if ra.relAttrs != nil || ra.relType == nil || len(ra.relType.attrs) == 0 {
+	if ra.relAttrs != nil || ra.relType == nil || !c.attrValued(ra.relType) {
+		// Of a type whose attributes give no value (the simple profile's
+		// have none), there is nothing to evaluate: relAttrsOf reads no
+		// value and so leaves the relationship's attributes out.
 		return
 	}
 	rev := *ev
@@ -30,6 +33,11 @@ func (c *compiler) relAttrDefaults(ev *eval, ra *reqAssign) {
 // assignment makes (its count), indexed as graph.OutputAttribute counts
 // them (firstRelIndex).
 func relAttrsOf(nd *node) map[string]graph.Value {
+	// Most relationships have no attribute value: then there is no
+	// entry to make.
+	if !slices.ContainsFunc(nd.reqs, func(ra *reqAssign) bool { return ra.target != nil && hasValue(ra.relAttrs) }) {
+		return nil
+	}
 	out := map[string]graph.Value{}
 	found := false
 	for _, ra := range nd.reqs {
@@ -56,17 +64,27 @@ func relAttrsOf(nd *node) map[string]graph.Value {
 // relSecretPaths lists the paths of the secret attributes of nd's
 // relationships (graph.RelationshipPath), every one its assignments make:
 // those defined sensitive, and those whose value read a secret where the
-// relationship, or the relationship template it names, assigns it.
+// relationship, or the relationship template it names, assigns it. Where
+// no value read a secret (most templates), the paths of the values are
+// not built: only the definitions decide.
 func (c *compiler) relSecretPaths(nd *node) []string {
 	var out []string
+	derived := len(c.SecretAt) > 0
 	for _, ra := range nd.reqs {
 		if ra.relType == nil {
 			continue
 		}
+		secret := c.secretDefs(ra.relType).attrs
+		if len(secret) == 0 && !derived {
+			continue
+		}
 		first := firstRelIndex(nd, ra)
-		tpl := "service_template.relationship_templates." + core.Text(ra.n.Get("relationship")) + ".attributes."
-		for name, d := range ra.relType.attrs {
-			if !d.secret() && !c.SecretAt[ra.path+".relationship.attributes."+name] && !c.SecretAt[tpl+name] {
+		var tpl string
+		if derived {
+			tpl = "service_template.relationship_templates." + core.Text(ra.n.Get("relationship")) + ".attributes."
+		}
+		for name := range ra.relType.attrs {
+			if !slices.Contains(secret, name) && (!derived || (!c.SecretAt[ra.path+".relationship.attributes."+name] && !c.SecretAt[tpl+name])) {
 				continue
 			}
 			for i := range relCount(ra) {
@@ -76,4 +94,25 @@ func (c *compiler) relSecretPaths(nd *node) []string {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// hasValue reports whether m holds a value that is not nil.
+func hasValue(m map[string]graph.Value) bool {
+	for _, v := range m {
+		if v != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// attrValued reports whether an attribute definition of t gives a value
+// (a fixed value or a default) for relAttrDefaults to evaluate.
+func (c *compiler) attrValued(t *typeDef) bool {
+	for _, d := range t.attrs {
+		if d.value != nil || (d.def != nil && !d.def.IsNull()) {
+			return true
+		}
+	}
+	return false
 }

@@ -48,17 +48,73 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
+// renderKeys holds the keys of a node template that rendering reads for
+// each of its representations, found in one pass over the template
+// (node.rkeys): reading them one Get at a time walked the template's
+// keys again for each, in memory the parse left cold (a cache miss a
+// key on 10,000 templates).
+type renderKeys struct {
+	done bool
+	// counted is set when the template has the count keyname (§14.1).
+	counted bool
+	// directives, interfaces and metadata are the values of those
+	// keynames, nil when not written.
+	directives, interfaces, metadata *yamlsrc.Node
+	// addrs lists the addresses of the representations (addresses).
+	addrs []string
+}
+
+// rkeys returns the render keys of nd, found on the first call. As Get
+// does, the last of keys written twice wins.
+func (nd *node) rkeys() *renderKeys {
+	k := &nd.keys
+	if k.done {
+		return k
+	}
+	k.done = true
+	if nd.n == nil || nd.n.Kind != yamlsrc.Mapping {
+		return k
+	}
+	content := nd.n.Content
+	for i := 0; i+1 < len(content); i += 2 {
+		if content[i].Kind != yamlsrc.Scalar {
+			continue
+		}
+		switch content[i].Value {
+		case "count":
+			k.counted = true
+		case "directives":
+			k.directives = content[i+1]
+		case "interfaces":
+			k.interfaces = content[i+1]
+		case "metadata":
+			k.metadata = content[i+1]
+		}
+	}
+	return k
+}
+
+// isCounted reports whether nd's template writes count: it has one
+// representation per count, addressed name[i].
+func (nd *node) isCounted() bool { return nd.rkeys().counted }
+
 // addresses lists the resource addresses of a node template's
-// representations.
+// representations, made once (render runs once the counts are known)
+// and shared: callers must not change the list.
 func addresses(nd *node) []string {
-	if _, counted := nd.n.GetPair("count"); !counted {
-		return []string{nd.name}
+	k := nd.rkeys()
+	if k.addrs != nil {
+		return k.addrs
 	}
-	out := make([]string, nd.count)
-	for i := range out {
-		out[i] = nd.name + "[" + core.Itoa(int64(i)) + "]"
+	if !k.counted {
+		k.addrs = []string{nd.name}
+		return k.addrs
 	}
-	return out
+	k.addrs = make([]string, nd.count)
+	for i := range k.addrs {
+		k.addrs[i] = nd.name + "[" + core.Itoa(int64(i)) + "]"
+	}
+	return k.addrs
 }
 
 func (c *compiler) render() *graph.Graph {
@@ -85,7 +141,7 @@ func (c *compiler) render() *graph.Graph {
 		if nd.typ == nil {
 			continue
 		}
-		_, counted := nd.n.GetPair("count")
+		counted := nd.isCounted()
 		for i, addr := range addresses(nd) {
 			if c.Stopped() {
 				return nil
@@ -130,34 +186,47 @@ func (c *compiler) render() *graph.Graph {
 			}
 		}
 	}
-	c.addReads(g)
+	rs := g.Resources()
+	reads := c.addReads(g, rs)
 	if len(topo.outputs) > 0 {
 		g.Outputs = topo.outputs
 	}
-	c.renderSecrets(g)
-	finiteGraph(g)
+	c.renderSecrets(g, reads)
+	finiteGraph(g, rs)
 	return g
 }
 
 // addReads orders a resource after each other resource whose state its
 // values read (an attribute(address, …) unknown in its spec or operation
-// inputs), as 1.x does (addReads), where no edge joins them already.
-func (c *compiler) addReads(g *graph.Graph) {
+// inputs), as 1.x does (addReads), where no edge joins them already. rs
+// are g's resources; reads reports whether any resource reads one.
+func (c *compiler) addReads(g *graph.Graph, rs []*graph.Resource) (reads bool) {
 	type pair struct{ src, dst string }
-	linked := map[pair]bool{}
-	for _, e := range g.Edges() {
-		linked[pair{e.Source, e.Target}] = true
-	}
-	for _, r := range g.Resources() {
-		for _, t := range core.AttributeReads(r) {
+	// The edges are looked at for the first read: most templates have
+	// none.
+	var linked map[pair]bool
+	for _, r := range rs {
+		addrs := core.AttributeReads(r)
+		reads = reads || len(addrs) > 0
+		for _, t := range addrs {
+			if _, known := g.Resource(t); !known || t == r.Address {
+				continue
+			}
+			if linked == nil {
+				linked = map[pair]bool{}
+				for _, e := range g.Edges() {
+					linked[pair{e.Source, e.Target}] = true
+				}
+			}
 			k := pair{r.Address, t}
-			if _, known := g.Resource(t); !known || t == r.Address || linked[k] {
+			if linked[k] {
 				continue
 			}
 			linked[k] = true
 			c.AddEdge(g, graph.Edge{Source: r.Address, Target: t, Kind: graph.Reads, Range: r.Range}, "")
 		}
 	}
+	return reads
 }
 
 // edgeKind maps a relationship type to an edge kind by its chain.
@@ -200,18 +269,21 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	if rels := relAttrsOf(nd); rels != nil {
 		spec["relationships"] = rels
 	}
-	if _, counted := nd.n.GetPair("count"); counted {
+	keys := nd.rkeys()
+	if keys.counted {
 		spec["node_index"] = nd.index
 	}
 	r := &graph.Resource{
-		Address:    addr,
-		Type:       nd.typ.name,
-		TypeChain:  slices.Clone(nd.typ.chain),
+		Address: addr,
+		Type:    nd.typ.name,
+		// Shared by the resources of the type, as 1.x does; clipped so
+		// that an append copies.
+		TypeChain:  slices.Clip(nd.typ.chain),
 		Spec:       spec,
 		Management: graph.Managed,
 		Range:      nd.key,
 	}
-	for _, d := range nd.n.Get("directives").Items() {
+	for _, d := range keys.directives.Items() {
 		if d.Value == "select" {
 			r.Management = graph.Unmanaged
 		}
@@ -228,8 +300,11 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 		r.Lookup = lookupKeys(nd, r.Sensitive)
 	}
 	// A node with a count gives each of its nodes the filter; each must
-	// find its own object.
-	c.ImportFilter(nd.n, nd.path, nd.name, "select", r)
+	// find its own object. The filter is metadata (a template without
+	// has none).
+	if keys.metadata != nil {
+		c.ImportFilter(nd.n, nd.path, nd.name, "select", r)
+	}
 	r.Request = c.allocationRequest(nd)
 	return r
 }
@@ -293,11 +368,20 @@ func lookupKeys(nd *node, sensitive []string) map[string]graph.Value {
 // relationships (as 1.x does: on the source, core.RelationshipOps).
 func (c *compiler) renderDriver(nd *node) graph.Driver {
 	drv := graph.Driver{Name: graph.DriverNoop}
-	ops := map[string]graph.Operation{}
-	where := map[string]core.OpSite{}
-	c.lifecycleOps(nd, nil, "Standard", nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", func(name string, op graph.Operation, site core.OpSite) {
-		ops["Standard."+name] = op
-		where["Standard."+name] = site
+	// Most templates have no operation to run: the maps are made for the
+	// first.
+	var ops map[string]graph.Operation
+	var where map[string]core.OpSite
+	set := func(key string, op graph.Operation, site core.OpSite) {
+		if ops == nil {
+			ops, where = map[string]graph.Operation{}, map[string]core.OpSite{}
+		}
+		ops[key] = op
+		where[key] = site
+	}
+	ifaces := nd.rkeys().interfaces
+	c.lifecycleOps(nd, nil, "Standard", nd.typ, ifaces, nd.path, ".interfaces", func(name string, op graph.Operation, site core.OpSite) {
+		set("Standard."+name, op, site)
 	})
 	var relOps []core.RelationshipOp
 	for _, ra := range nd.reqs {
@@ -308,24 +392,32 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 		if tpl := c.state.topo.rels[core.Text(ra.n.Get("relationship"))]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
+		if assigned == nil && !c.hasOps(ra.relType, graph.RelationshipInterface) {
+			// Nothing to run, for any of its relationships.
+			continue
+		}
 		first := int(firstRelIndex(nd, ra))
 		// An assignment with a count makes count relationships (§14.1):
 		// each runs its operations, evaluated for it ($relationship_index,
 		// its target), its outputs set on its own record. What they all
 		// find wrong is reported once (diag.Diagnostics.Sort).
 		for r := range relCount(ra) {
-			c.lifecycleOps(nd, &relEnd{ra: ra, src: nd, srcIdx: -1, r: r}, graph.RelationshipInterface, ra.relType, assigned, ra.path+".relationship.interfaces", func(name string, op graph.Operation, site core.OpSite) {
+			c.lifecycleOps(nd, &relEnd{ra: ra, src: nd, srcIdx: -1, r: r}, graph.RelationshipInterface, ra.relType, assigned, ra.path, ".relationship.interfaces", func(name string, op graph.Operation, site core.OpSite) {
 				relOps = append(relOps, core.RelationshipOp{Name: name, Req: ra.name, Index: first + int(r), Op: op, Site: site})
 			})
 		}
 	}
-	core.RelationshipOps(relOps, ops, where)
+	if len(relOps) > 0 {
+		if ops == nil {
+			ops, where = map[string]graph.Operation{}, map[string]core.OpSite{}
+		}
+		core.RelationshipOps(relOps, ops, where)
+	}
 	// The read of xosplan's Lookup interface (io.xosplan:1.0) finds an
 	// unmanaged object.
-	c.lifecycleOps(nd, nil, lookupIface, nd.typ, nd.n.Get("interfaces"), nd.path+".interfaces", func(name string, op graph.Operation, site core.OpSite) {
+	c.lifecycleOps(nd, nil, lookupIface, nd.typ, ifaces, nd.path, ".interfaces", func(name string, op graph.Operation, site core.OpSite) {
 		if name == lookupReadOp {
-			ops[graph.OpLookup] = op
-			where[graph.OpLookup] = site
+			set(graph.OpLookup, op, site)
 		}
 	})
 	if len(ops) > 0 {
@@ -340,17 +432,56 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 	return drv
 }
 
+// lifecycleKey is a type and an interface kind (hasOps).
+type lifecycleKey struct {
+	t    *typeDef
+	kind string
+}
+
+// hasOps reports whether an interface of typ named or typed kind defines
+// an operation with an implementation; without, only a template's
+// assignments can give one. Kept per type and kind.
+func (c *compiler) hasOps(typ *typeDef, kind string) bool {
+	k := lifecycleKey{typ, kind}
+	if has, ok := c.state.hasOps[k]; ok {
+		return has
+	}
+	has := false
+	for name, d := range typ.ifaces {
+		if !isKind(name, d, kind) {
+			continue
+		}
+		for _, od := range d.ops {
+			has = has || od.impl != nil
+		}
+	}
+	if c.state.hasOps == nil {
+		c.state.hasOps = map[lifecycleKey]bool{}
+	}
+	c.state.hasOps[k] = has
+	return has
+}
+
+// isKind reports whether interface name (d) is named or typed kind.
+func isKind(name string, d *iface, kind string) bool {
+	return name == kind || (d.typ != nil && slices.ContainsFunc(d.typ.chain, func(s string) bool { return s == kind || strings.HasSuffix(s, ":"+kind) }))
+}
+
 // lifecycleOps gives add, with their names and where they are written
 // and run, the operations with
 // an implementation of the interfaces of typ named or typed kind
 // (Standard, Configure), the type's definitions overlaid with the
-// assignments under assigned; rel is the relationship whose operations
+// assignments under assigned, written at owner+under (owner the node's
+// or requirement's path); rel is the relationship whose operations
 // they are (nil for the node's own).
-func (c *compiler) lifecycleOps(nd *node, rel *relEnd, kind string, typ *typeDef, assigned *yamlsrc.Node, path string, add func(name string, op graph.Operation, site core.OpSite)) {
+func (c *compiler) lifecycleOps(nd *node, rel *relEnd, kind string, typ *typeDef, assigned *yamlsrc.Node, owner, under string, add func(name string, op graph.Operation, site core.OpSite)) {
+	if assigned == nil && !c.hasOps(typ, kind) {
+		return
+	}
 	base := filepath.Dir(nd.key.File)
 	for _, name := range sortedOnce(&typ.ifaceOrder, typ.ifaces) {
 		d := typ.ifaces[name]
-		if name != kind && (d.typ == nil || !slices.ContainsFunc(d.typ.chain, func(s string) bool { return s == kind || strings.HasSuffix(s, ":"+kind) })) {
+		if !isKind(name, d, kind) {
 			continue
 		}
 		given := assigned.Get(name).Get("operations")
@@ -371,7 +502,7 @@ func (c *compiler) lifecycleOps(nd *node, rel *relEnd, kind string, typ *typeDef
 				// Most operations have none: no paths built for them.
 				continue
 			}
-			opPath := path + "." + name + ".operations." + opName
+			opPath := owner + under + "." + name + ".operations." + opName
 			op, ok := c.implementation(nd, impl, base, opPath+".implementation")
 			if !ok {
 				continue

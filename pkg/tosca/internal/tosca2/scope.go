@@ -203,7 +203,24 @@ func (c *compiler) rootNames(f *file, seen map[*file]bool) [core.NumKinds]map[st
 
 // findFunc resolves a custom function name as the file f sees it.
 func (c *compiler) findFunc(f *file, name string) *funcDef {
-	return c.findFuncIn(f, name, map[*file]bool{})
+	if c.state.funcFound == nil {
+		return c.findFuncIn(f, name, map[*file]bool{})
+	}
+	// Once every function is read, what a name finds is kept: values
+	// call the same functions template after template.
+	k := funcKey{f, name}
+	if d, ok := c.state.funcFound[k]; ok {
+		return d
+	}
+	d := c.findFuncIn(f, name, map[*file]bool{})
+	c.state.funcFound[k] = d
+	return d
+}
+
+// funcKey is a function name as a file sees it (findFunc).
+type funcKey struct {
+	f    *file
+	name string
 }
 
 func (c *compiler) findFuncIn(f *file, name string, seen map[*file]bool) *funcDef {

@@ -142,28 +142,45 @@ func (c *compiler) relSecret(re *relEnd, name string) {
 // values in its resource: properties and capability properties that are
 // sensitive or derived from a secret, and every sensitive attribute as
 // "attributes.<name>", set or not, since an operation output may set it.
+// Where no value read a secret (most templates), only the definitions
+// decide, and their paths are the type's (secretDefs): no path of a
+// value is built.
 func (c *compiler) secretPaths(nd *node, spec map[string]graph.Value) []string {
-	var out []string
 	t := nd.typ
-	derived := len(c.SecretAt) > 0
-	for name, d := range t.attrs {
-		if d.secret() || (derived && c.SecretAt[nd.path+".attributes."+name]) {
-			out = append(out, "attributes."+name)
-		}
-	}
+	sd := c.secretDefs(t)
+	var out []string
 	caps, _ := spec["capabilities"].(map[string]graph.Value)
-	for name, cv := range caps {
-		cd := t.caps[name]
-		props, _ := cv.(map[string]graph.Value)["properties"].(map[string]graph.Value)
-		for p := range props {
-			if (cd != nil && cd.props[p].secret()) || (derived && c.SecretAt[nd.path+".capabilities."+name+".properties."+p]) {
-				out = append(out, "capabilities."+name+".properties."+p)
+	if len(c.SecretAt) == 0 {
+		out = slices.Clone(sd.paths)
+		if len(sd.caps) > 0 {
+			for name, cv := range caps {
+				props, _ := cv.(map[string]graph.Value)["properties"].(map[string]graph.Value)
+				for p := range props {
+					if slices.Contains(sd.caps[name], p) {
+						out = append(out, "capabilities."+name+".properties."+p)
+					}
+				}
 			}
 		}
-	}
-	for name, d := range t.props {
-		if d.secret() || (derived && c.SecretAt[nd.path+".properties."+name]) {
-			out = append(out, "properties."+name)
+	} else {
+		for name, d := range t.attrs {
+			if d.secret() || c.SecretAt[nd.path+".attributes."+name] {
+				out = append(out, "attributes."+name)
+			}
+		}
+		for name, cv := range caps {
+			cd := t.caps[name]
+			props, _ := cv.(map[string]graph.Value)["properties"].(map[string]graph.Value)
+			for p := range props {
+				if (cd != nil && cd.props[p].secret()) || c.SecretAt[nd.path+".capabilities."+name+".properties."+p] {
+					out = append(out, "capabilities."+name+".properties."+p)
+				}
+			}
+		}
+		for name, d := range t.props {
+			if d.secret() || c.SecretAt[nd.path+".properties."+name] {
+				out = append(out, "properties."+name)
+			}
 		}
 	}
 	out = append(out, c.relSecretPaths(nd)...)
@@ -171,11 +188,62 @@ func (c *compiler) secretPaths(nd *node, spec map[string]graph.Value) []string {
 	return out
 }
 
+// typeSecrets is what of a type's definitions is secret by definition
+// (prop.secret), the same for every template of the type.
+type typeSecrets struct {
+	// paths lists, sorted, "attributes.<name>" and "properties.<name>"
+	// of the secret attributes and properties; nil for none.
+	paths []string
+	// attrs lists the names of the secret attributes.
+	attrs []string
+	// caps holds, by capability, the names of its secret properties;
+	// nil for none.
+	caps map[string][]string
+}
+
+// secretDefs returns the secret definitions of t, found once.
+func (c *compiler) secretDefs(t *typeDef) *typeSecrets {
+	if sd := c.state.secretDefs[t]; sd != nil {
+		return sd
+	}
+	sd := &typeSecrets{}
+	for name, d := range t.attrs {
+		if d.secret() {
+			sd.attrs = append(sd.attrs, name)
+			sd.paths = append(sd.paths, "attributes."+name)
+		}
+	}
+	for name, d := range t.props {
+		if d.secret() {
+			sd.paths = append(sd.paths, "properties."+name)
+		}
+	}
+	slices.Sort(sd.attrs)
+	slices.Sort(sd.paths)
+	for name, cd := range t.caps {
+		for p, d := range cd.props {
+			if d.secret() {
+				if sd.caps == nil {
+					sd.caps = map[string][]string{}
+				}
+				sd.caps[name] = append(sd.caps[name], p)
+			}
+		}
+	}
+	if c.state.secretDefs == nil {
+		c.state.secretDefs = map[*typeDef]*typeSecrets{}
+	}
+	c.state.secretDefs[t] = sd
+	return sd
+}
+
 // renderSecrets completes the secrets of g once every resource is in it:
 // what reads a secret only at apply time (spreadSecrets), the outputs
 // that are secret, and the values of the sensitive inputs, which apply
-// redacts from what drivers print.
-func (c *compiler) renderSecrets(g *graph.Graph) {
+// redacts from what drivers print. reads tells whether a resource reads
+// another's attributes (addReads): where none does and there are no
+// outputs, there is nothing a secret spreads to.
+func (c *compiler) renderSecrets(g *graph.Graph, reads bool) {
 	topo := c.state.topo
 	secretOut := map[string]bool{}
 	for name := range g.Outputs {
@@ -183,7 +251,11 @@ func (c *compiler) renderSecrets(g *graph.Graph) {
 			secretOut[name] = true
 		}
 	}
-	c.SpreadSecrets(g, secretOut)
+	if _, unnamed := g.Resource(""); reads || len(g.Outputs) > 0 || unnamed {
+		// (A reference whose address is not a string reads the resource
+		// named "", if there is one: graph.ReadsSensitive.)
+		c.SpreadSecrets(g, secretOut)
+	}
 	g.SensitiveOutputs = slices.Sorted(maps.Keys(secretOut))
 	for _, name := range slices.Sorted(maps.Keys(topo.inputDefs)) {
 		if v := topo.inputs[name]; topo.inputDefs[name].secret() && v != nil && !graph.HasUnknown(v) {

@@ -86,6 +86,8 @@ type node struct {
 	// evaluated for a TOSCA path (valuesAt); at holds those evaluated.
 	busy bool
 	at   map[int64]repValues
+	// keys caches the keys of n that rendering reads (render.go).
+	keys renderKeys
 }
 
 // reqAssign is a requirement assignment of a node template.
