@@ -70,6 +70,17 @@ func (g *Graph) AddResource(r *Resource) error {
 	return nil
 }
 
+// Grow makes room for resources more resources and edges more edges, so
+// that a compiler that knows how many it adds does not have the store
+// grow again and again (a copy of every edge each time).
+func (g *Graph) Grow(resources, edges int) {
+	if len(g.byAddr) == 0 && resources > 0 {
+		g.byAddr = make(map[string]*Resource, resources)
+	}
+	g.addrs = slices.Grow(g.addrs, max(resources, 0))
+	g.edges = slices.Grow(g.edges, max(edges, 0))
+}
+
 // AddEdge records that e.Source depends on e.Target. Both must exist.
 // A self-dependency is kept so that cycle finding reports it.
 func (g *Graph) AddEdge(e Edge) error {
