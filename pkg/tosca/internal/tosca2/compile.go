@@ -129,6 +129,8 @@ type compileState struct {
 	// funcFound holds what findFunc found, once every function is read
 	// (nil before).
 	funcFound map[funcKey]*funcDef
+	// anyFunc is set when a file declares a custom function.
+	anyFunc bool
 }
 
 // compile runs the 2.0 phases on the loaded root file (nil when it could
@@ -144,16 +146,7 @@ func (c *compiler) compile(root *file) *graph.Graph {
 		}
 		return nil
 	}
-	c.declareTypes()
-	c.checkNamespaces()
-	c.readFunctions()
-	c.state.funcFound = map[funcKey]*funcDef{}
-	c.resolveTypes()
-	for _, check := range c.state.later {
-		check()
-	}
-	c.readTopology(root)
-	if c.StoppedNow() {
+	if !c.analyze(root) {
 		c.ReportCanceled(root.name)
 		return nil
 	}
@@ -168,4 +161,23 @@ func (c *compiler) compile(root *file) *graph.Graph {
 		return nil
 	}
 	return g
+}
+
+// analyze runs the phases before render on the loaded root file: types,
+// functions, the topology and its values; false when the compile
+// stopped.
+func (c *compiler) analyze(root *file) bool {
+	c.declareTypes()
+	c.checkNamespaces()
+	c.readFunctions()
+	c.state.funcFound = map[funcKey]*funcDef{}
+	for _, s := range c.state.scopes {
+		c.state.anyFunc = c.state.anyFunc || len(s.funcs) > 0
+	}
+	c.resolveTypes()
+	for _, check := range c.state.later {
+		check()
+	}
+	c.readTopology(root)
+	return !c.StoppedNow()
 }

@@ -100,8 +100,17 @@ func (c *compiler) walkExpr(f *file, n *yamlsrc.Node, path string, validation bo
 	}
 	if name, args, ok := funcCall(n); ok {
 		c.checkCall(f, n, name, args, path)
-		for i, a := range argList(args) {
-			c.walkExpr(f, a, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
+		switch {
+		case args == nil || args.IsNull():
+		case args.Kind == yamlsrc.Sequence:
+			for i, a := range args.Content {
+				if holdsCall(a) {
+					c.walkExpr(f, a, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
+				}
+			}
+		case holdsCall(args):
+			// The one argument that is not a list (argList).
+			c.walkExpr(f, args, path+"[0]", validation, depth+1)
 		}
 		return
 	}
@@ -109,13 +118,28 @@ func (c *compiler) walkExpr(f *file, n *yamlsrc.Node, path string, validation bo
 	case yamlsrc.Mapping:
 		c.checkMalformed(n, path)
 		for _, p := range n.Pairs() {
-			c.walkExpr(f, p.Value, core.JoinPath(path, p.Key.Value), validation, depth+1)
+			if holdsCall(p.Value) {
+				c.walkExpr(f, p.Value, core.JoinPath(path, p.Key.Value), validation, depth+1)
+			}
 		}
 	case yamlsrc.Sequence:
 		for i, it := range n.Content {
-			c.walkExpr(f, it, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
+			if holdsCall(it) {
+				c.walkExpr(f, it, path+"["+core.Itoa(int64(i))+"]", validation, depth+1)
+			}
 		}
 	}
+}
+
+// holdsCall reports whether walkExpr has anything to check in n: a call,
+// or a list or map that may hold one. A plain scalar (most values) has
+// nothing, and its path is not built.
+func holdsCall(n *yamlsrc.Node) bool {
+	if n == nil || n.Kind == yamlsrc.Mapping || n.Kind == yamlsrc.Sequence {
+		return n != nil
+	}
+	_, _, call := funcCall(n)
+	return call
 }
 
 // checkCall checks one call: a known function with an acceptable number

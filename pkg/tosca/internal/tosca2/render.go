@@ -60,8 +60,10 @@ type renderKeys struct {
 	// directives, interfaces and metadata are the values of those
 	// keynames, nil when not written.
 	directives, interfaces, metadata *yamlsrc.Node
-	// addrs lists the addresses of the representations (addresses).
+	// addrs lists the addresses of the representations (addresses);
+	// one holds the one address of a template without count.
 	addrs []string
+	one   [1]string
 }
 
 // rkeys returns the render keys of nd, found on the first call. As Get
@@ -107,7 +109,8 @@ func addresses(nd *node) []string {
 		return k.addrs
 	}
 	if !k.counted {
-		k.addrs = []string{nd.name}
+		k.one[0] = nd.name
+		k.addrs = k.one[:]
 		return k.addrs
 	}
 	k.addrs = make([]string, nd.count)
@@ -137,6 +140,22 @@ func (c *compiler) render() *graph.Graph {
 		}
 	}
 	slices.Sort(g.Sources)
+	// Room for every resource, and for an edge per requirement of each
+	// (exact without count; with, the store grows past it).
+	resources, edges := 0, 0
+	for _, nd := range topo.nodes {
+		if nd.typ == nil {
+			continue
+		}
+		n := len(addresses(nd))
+		resources += n
+		for _, ra := range nd.reqs {
+			if ra.target != nil {
+				edges += n
+			}
+		}
+	}
+	g.Grow(resources, edges)
 	for _, nd := range topo.nodes {
 		if nd.typ == nil {
 			continue
@@ -680,6 +699,10 @@ func (c *compiler) implFile(a *yamlsrc.Node, base, path string) (string, bool) {
 // allocationRequest turns the allocations of a node template's
 // requirements into one placement request.
 func (c *compiler) allocationRequest(nd *node) *graph.PlacementRequest {
+	if !slices.ContainsFunc(nd.reqs, func(ra *reqAssign) bool { return ra.alloc != nil }) {
+		// Most requirements allocate nothing.
+		return nil
+	}
 	req := &graph.PlacementRequest{Resources: map[string]int64{}}
 	ev := &eval{c: c, f: c.root, node: nd}
 	for _, ra := range nd.reqs {

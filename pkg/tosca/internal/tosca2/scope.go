@@ -207,7 +207,11 @@ func (c *compiler) findFunc(f *file, name string) *funcDef {
 		return c.findFuncIn(f, name, map[*file]bool{})
 	}
 	// Once every function is read, what a name finds is kept: values
-	// call the same functions template after template.
+	// call the same functions template after template; without custom
+	// functions (most templates) every name is a built-in's.
+	if !c.state.anyFunc {
+		return nil
+	}
 	k := funcKey{f, name}
 	if d, ok := c.state.funcFound[k]; ok {
 		return d
