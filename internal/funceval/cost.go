@@ -21,7 +21,7 @@ const TextUnit = 64
 // text. A caller that bounds the work of the calls it evaluates adds
 // it up before it calls Eval.
 func Cost(name string, args []graph.Value, max int64) int64 {
-	total := Size(args, max)
+	total := sizeOfList(args, max)
 	switch name {
 	case "matches":
 		// The pattern is compiled for each call, and matched in time
@@ -51,32 +51,46 @@ func Cost(name string, args []graph.Value, max int64) int64 {
 // more), stopping once it has counted max.
 func Size(v graph.Value, max int64) int64 {
 	var n int64
-	var walk func(graph.Value)
-	walk = func(v graph.Value) {
-		if n >= max {
-			return
-		}
+	sizeInto(v, max, &n)
+	return min(n, max)
+}
+
+// sizeOfList is Size of the list l, which it does not box: Cost runs
+// for every function call a compile evaluates.
+func sizeOfList(l []graph.Value, max int64) int64 {
+	var n int64
+	if n < max {
 		n++
-		switch x := v.(type) {
-		case string:
-			n += int64(len(x) / TextUnit)
-		case []graph.Value:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]graph.Value:
-			for k, e := range x {
-				n += int64(len(k) / TextUnit)
-				walk(e)
-			}
-		case graph.Unknown:
-			for _, e := range x.Args {
-				walk(e)
-			}
+		for _, e := range l {
+			sizeInto(e, max, &n)
 		}
 	}
-	walk(v)
 	return min(n, max)
+}
+
+// sizeInto adds the size of v to *n (Size), stopping at max.
+func sizeInto(v graph.Value, max int64, n *int64) {
+	if *n >= max {
+		return
+	}
+	*n++
+	switch x := v.(type) {
+	case string:
+		*n += int64(len(x) / TextUnit)
+	case []graph.Value:
+		for _, e := range x {
+			sizeInto(e, max, n)
+		}
+	case map[string]graph.Value:
+		for k, e := range x {
+			*n += int64(len(k) / TextUnit)
+			sizeInto(e, max, n)
+		}
+	case graph.Unknown:
+		for _, e := range x.Args {
+			sizeInto(e, max, n)
+		}
+	}
 }
 
 // times is a×b, or max when that is more.

@@ -58,3 +58,17 @@ func patternRanges(p string) int {
 	}
 	return len(re.Rune)
 }
+
+// TestCostAllocatesNothing: a compile counts the cost of every call it
+// evaluates; counting boxed the list of arguments (an allocation a
+// call, 46,000 in a compile of 10,000 2.0 node templates).
+func TestCostAllocatesNothing(t *testing.T) {
+	args := []graph.Value{"text", []graph.Value{int64(1), map[string]graph.Value{"k": 2.5}}, graph.Unknown{Func: "attribute", Args: []graph.Value{"a", "b"}}}
+	var got int64
+	if allocs := testing.AllocsPerRun(100, func() { got = Cost("concat", args, 1000) }); allocs != 0 {
+		t.Errorf("Cost made %v allocations, want 0", allocs)
+	}
+	if want := Size(args, 1000); got != want || got != 9 {
+		t.Errorf("Cost = %d, Size = %d, want 9", got, want)
+	}
+}
