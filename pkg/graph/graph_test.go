@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -211,5 +212,68 @@ func TestGrowMakesRoom(t *testing.T) {
 	}
 	if g.Len() != n || len(g.Edges()) != n {
 		t.Errorf("%d resources, %d edges; want %d each", g.Len(), len(g.Edges()), n)
+	}
+}
+
+// TestCyclesOfAcyclicGraphAllocatesLittle: a compile checks every graph
+// for cycles, and most have none; Cycles built the whole Index for them
+// (the addresses sorted, lists for each resource: 5,078 allocations for
+// 1,000 resources) where Kahn's algorithm over the edges tells at once.
+func TestCyclesOfAcyclicGraphAllocatesLittle(t *testing.T) {
+	const n = 1000
+	names := make([]string, n)
+	var edges [][2]string
+	for i := range names {
+		names[i] = fmt.Sprint("r", i)
+		if i > 0 {
+			edges = append(edges, [2]string{names[i], names[i-1]}, [2]string{names[i], names[0]})
+		}
+	}
+	g := build(t, names, edges)
+	var cycles [][]Edge
+	allocs := testing.AllocsPerRun(5, func() { cycles = g.Cycles() })
+	if cycles != nil {
+		t.Fatalf("cycles in an acyclic graph: %v", cycles)
+	}
+	t.Logf("%v allocations", allocs)
+	if allocs > 20 {
+		t.Errorf("Cycles of an acyclic graph of %d resources made %v allocations, want at most 20", n, allocs)
+	}
+}
+
+// TestCyclesFoundAsIndexFindsThem compares, on random graphs with and
+// without cycles, whether Cycles finds one with the order of the Index:
+// the graph has an order exactly when it has no cycle.
+func TestCyclesFoundAsIndexFindsThem(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	cyclic := 0
+	for range 500 {
+		n := 1 + rng.IntN(12)
+		names := make([]string, n)
+		for i := range names {
+			names[i] = fmt.Sprint("n", rng.IntN(1000), "_", i)
+		}
+		var edges [][2]string
+		for range rng.IntN(2 * n) {
+			s, d := rng.IntN(n), rng.IntN(n)
+			if rng.IntN(4) > 0 && s <= d {
+				// Mostly towards what was added before: many graphs are
+				// acyclic.
+				continue
+			}
+			edges = append(edges, [2]string{names[s], names[d]})
+		}
+		g := build(t, names, edges)
+		_, ordered := g.Index().Order()
+		found := g.Cycles() != nil
+		if found == ordered {
+			t.Fatalf("graph %v %v: cycles found %v, index ordered %v", names, edges, found, ordered)
+		}
+		if found {
+			cyclic++
+		}
+	}
+	if cyclic == 0 || cyclic == 500 {
+		t.Errorf("%d of 500 random graphs cyclic: the test needs both", cyclic)
 	}
 }
