@@ -326,7 +326,9 @@ func (ev *eval) eval(n *yamlsrc.Node, depth int) graph.Value {
 		return s
 	}
 	v := n.Interface()
-	if s, ok := v.(string); ok {
+	if s, ok := v.(string); ok && strings.HasPrefix(s, "$$") {
+		// Else v is returned as it is: boxing the same string again
+		// would cost an allocation.
 		return unescape(s)
 	}
 	return v
