@@ -131,6 +131,9 @@ type compileState struct {
 	funcFound map[funcKey]*funcDef
 	// anyFunc is set when a file declares a custom function.
 	anyFunc bool
+	// attrValued holds, per relationship type, whether an attribute
+	// definition gives a value (relattrs.go).
+	attrValued map[*typeDef]bool
 }
 
 // compile runs the 2.0 phases on the loaded root file (nil when it could

@@ -107,12 +107,19 @@ func hasValue(m map[string]graph.Value) bool {
 }
 
 // attrValued reports whether an attribute definition of t gives a value
-// (a fixed value or a default) for relAttrDefaults to evaluate.
+// (a fixed value or a default) for relAttrDefaults to evaluate; kept per
+// type.
 func (c *compiler) attrValued(t *typeDef) bool {
-	for _, d := range t.attrs {
-		if d.value != nil || (d.def != nil && !d.def.IsNull()) {
-			return true
-		}
+	if valued, ok := c.state.attrValued[t]; ok {
+		return valued
 	}
-	return false
+	valued := false
+	for _, d := range t.attrs {
+		valued = valued || d.value != nil || (d.def != nil && !d.def.IsNull())
+	}
+	if c.state.attrValued == nil {
+		c.state.attrValued = map[*typeDef]bool{}
+	}
+	c.state.attrValued[t] = valued
+	return valued
 }
