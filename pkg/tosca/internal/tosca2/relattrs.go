@@ -16,13 +16,14 @@ import (
 // its relationship type's attribute defaults in the relationship's
 // context. The type's definitions were checked where they are declared.
 func (c *compiler) relAttrDefaults(ev *eval, ra *reqAssign) {
-	if ra.relAttrs != nil || ra.relType == nil || len(ra.relType.attrs) == 0 {
+	if ra.relAttrs != nil || ra.relType == nil || !anyDefault(ra.relType.attrs) {
+		// Without a default there is nothing to evaluate.
 		return
 	}
 	rev := *ev
 	rev.rel = ra.relCtx()
 	c.Quietly(func() {
-		ra.relAttrs = c.assignProps(&rev, ra.relType.attrs, nil, ra.path+".relationship.attributes", "relationship of requirement "+core.Quote(ra.name), false)
+		ra.relAttrs = c.assignProps(&rev, ra.relType.attrs, ra.relType.attrNames(), nil, ra.path+".relationship.attributes", owner{kind: "relationship of requirement", name: ra.name}, false)
 	})
 }
 

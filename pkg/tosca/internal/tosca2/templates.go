@@ -354,8 +354,8 @@ func (c *compiler) readRelTemplate(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	c.state.topo.rels[p.Key.Value] = n
 	c.state.topo.relType[p.Key.Value] = t
 	ev := &eval{c: c, f: f, rel: &relCtx{}}
-	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+core.Quote(p.Key.Value), true)
-	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+core.Quote(p.Key.Value))
+	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path+".properties", owner{kind: "relationship template", name: p.Key.Value}, true)
+	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path+".attributes", owner{kind: "relationship template", name: p.Key.Value})
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -425,17 +425,19 @@ func (c *compiler) relTemplatesInContext(f *file) {
 }
 
 // assignAttrs checks attribute assignments (§9.6) against the
-// attribute definitions attrs and returns the values, defaults included.
+// attribute definitions attrs (their names in order: names) and returns
+// the values, defaults included.
 // An attribute may also be one reflected from a property of the same
 // name (§9.5: orchestrators "MUST automatically create an attribute for
 // every declared property"; §9.6: an attribute "declared (or reflected
 // from a Property definition)"), of that property's type and validation;
 // only the attributes declared as such get a default.
-func (c *compiler) assignAttrs(ev *eval, attrs, props map[string]*prop, n *yamlsrc.Node, path, owner string) map[string]graph.Value {
+func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, path string, who owner) map[string]graph.Value {
 	defs, cloned := attrs, false
-	for _, p := range n.Pairs() {
-		pd := props[p.Key.Value]
-		if attrs[p.Key.Value] != nil || pd == nil {
+	for i := 0; n != nil && n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		pd := props[k]
+		if attrs[k] != nil || pd == nil {
 			continue
 		}
 		if !cloned {
@@ -446,15 +448,49 @@ func (c *compiler) assignAttrs(ev *eval, attrs, props map[string]*prop, n *yamls
 		// the property's value keyname.
 		d := *pd
 		d.value = nil
-		defs[p.Key.Value] = &d
+		defs[k] = &d
 	}
-	return c.assignProps(ev, defs, n, path, owner, false)
+	if cloned {
+		names = slices.Sorted(maps.Keys(defs))
+	}
+	return c.assignProps(ev, defs, names, n, path, who, false)
+}
+
+// owner names what holds assignments, for diagnostics: "node template
+// \"web\"", "capability \"host\" of node template \"web\"". It is a value
+// whose text is built only when a diagnostic needs it.
+type owner struct {
+	// kind and name name the owner; ofKind and ofName, when set, what
+	// holds it.
+	kind, name, ofKind, ofName string
+}
+
+func (o owner) String() string {
+	s := o.kind + " " + core.Quote(o.name)
+	if o.ofKind != "" {
+		s += " of " + o.ofKind + " " + core.Quote(o.ofName)
+	}
+	return s
+}
+
+// anyDefault reports whether a definition of defs has a value or a
+// default: what assignProps evaluates for a template that assigns none.
+func anyDefault(defs map[string]*prop) bool {
+	for _, d := range defs {
+		if d.value != nil || (d.def != nil && !d.def.IsNull()) {
+			return true
+		}
+	}
+	return false
 }
 
 // assignProps checks property (or attribute) assignments against their
-// definitions and returns the values, defaults included.
-func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node, path, owner string, isProp bool) map[string]graph.Value {
-	out := map[string]graph.Value{}
+// definitions defs (their names in order: names, sortedOnce of the type
+// or capability, which are final once the types are resolved and are
+// walked again for every template) and returns the values, defaults
+// included.
+func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, path string, who owner, isProp bool) map[string]graph.Value {
+	out := make(map[string]graph.Value, len(defs))
 	noun := "property"
 	if !isProp {
 		noun = "attribute"
@@ -463,7 +499,15 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node,
 		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
 		n = nil
 	}
-	for _, p := range n.Pairs() {
+	// odd is set when a key is not a scalar, whose text names nothing:
+	// without one, out tells which definitions are assigned as GetPair
+	// would, without a search of n for each definition.
+	odd := false
+	for i := 0; n != nil && n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
+		p := yamlsrc.Pair{Key: n.Content[i], Value: n.Content[i+1]}
+		if p.Key.Kind != yamlsrc.Scalar {
+			odd = true
+		}
 		d := defs[p.Key.Value]
 		pp := core.JoinPath(path, p.Key.Value)
 		if d == nil {
@@ -471,7 +515,7 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node,
 				// The import that failed may have defined it.
 				c.FollowOn(c.ImportFailed)
 			} else {
-				c.Errorf(p.Key.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", owner, noun, p.Key.Value)
+				c.Errorf(p.Key.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", who, noun, p.Key.Value)
 				c.SuggestLast(p.Key.Value, maps.Keys(defs))
 			}
 			continue
@@ -487,9 +531,13 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node,
 		}
 		out[p.Key.Value] = v
 	}
-	for _, name := range slices.Sorted(maps.Keys(defs)) {
-		if _, ok := n.GetPair(name); ok {
+	for _, name := range names {
+		if _, ok := out[name]; ok && !odd {
 			continue
+		} else if odd {
+			if _, ok := n.GetPair(name); ok {
+				continue
+			}
 		}
 		d := defs[name]
 		before := c.SecretReads
@@ -505,7 +553,7 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node,
 			if n != nil {
 				at = n
 			}
-			c.Errorf(core.RangeOf(at), path, core.CodeMissingProperty, "%s is missing required property %q, which has no default", owner, name)
+			c.Errorf(core.RangeOf(at), path, core.CodeMissingProperty, "%s is missing required property %q, which has no default", who, name)
 		}
 	}
 	return out
@@ -573,10 +621,11 @@ func (c *compiler) readNode(f *file, nd *node) {
 func (c *compiler) nodeValues(f *file, nd *node) {
 	n, t := nd.n, nd.typ
 	ev := &eval{c: c, f: f, node: nd}
-	owner := "node template " + core.Quote(nd.name)
-	nd.props = c.assignProps(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable(n))
-	nd.attrs = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), nd.path+".attributes", owner)
-	caps := map[string]map[string]graph.Value{}
+	who := owner{kind: "node template", name: nd.name}
+	required := !c.selectable(n)
+	nd.props = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), nd.path+".properties", who, required)
+	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), nd.path+".attributes", who)
+	caps := make(map[string]map[string]graph.Value, len(t.caps))
 	assigned := n.Get("capabilities")
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
@@ -594,13 +643,18 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			continue
 		}
 		body := assigned.Get(name)
+		if body == nil && len(cd.attrs) == 0 && len(cd.props) == 0 {
+			// Nothing to check or evaluate: no paths to build.
+			caps[name] = map[string]graph.Value{}
+			continue
+		}
 		cp := nd.path + ".capabilities." + name
 		if body != nil && !body.IsNull() {
 			c.keys(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys(), nil)
 		}
-		co := "capability " + core.Quote(name) + " of " + owner
-		caps[name] = c.assignProps(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable(n))
-		c.assignAttrs(ev, cd.attrs, cd.props, body.Get("attributes"), cp+".attributes", co)
+		co := owner{kind: "capability", name: name, ofKind: who.kind, ofName: who.name}
+		caps[name] = c.assignProps(ev, cd.props, cd.propNames(), body.Get("properties"), cp+".properties", co, required)
+		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp+".attributes", co)
 	}
 	nd.caps = caps
 }
@@ -1046,9 +1100,9 @@ func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node,
 		return
 	}
 	ra.relType = t
-	owner := "relationship of requirement " + core.Quote(ra.name)
-	ra.relProps = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
+	who := owner{kind: "relationship of requirement", name: ra.name}
+	ra.relProps = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path+".properties", who, true)
+	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path+".attributes", who)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -1066,9 +1120,9 @@ func (c *compiler) readGroup(f *file, p yamlsrc.Pair) {
 		return
 	}
 	ev := &eval{c: c, f: f}
-	owner := "group " + core.Quote(p.Key.Value)
-	c.assignProps(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
-	c.assignAttrs(ev, t.attrs, t.props, p.Value.Get("attributes"), path+".attributes", owner)
+	who := owner{kind: "group", name: p.Key.Value}
+	c.assignProps(ev, t.props, t.propNames(), p.Value.Get("properties"), path+".properties", who, true)
+	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path+".attributes", who)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return
@@ -1112,7 +1166,7 @@ func (c *compiler) readPolicy(f *file, it *yamlsrc.Node, ip string) {
 		return
 	}
 	ev := &eval{c: c, f: f}
-	c.assignProps(ev, t.props, body.Get("properties"), path+".properties", "policy "+core.Quote(name), true)
+	c.assignProps(ev, t.props, t.propNames(), body.Get("properties"), path+".properties", owner{kind: "policy", name: name}, true)
 	for i, tg := range body.Get("targets").Items() {
 		tp := path + ".targets[" + core.Itoa(int64(i)) + "]"
 		nd, grp := c.state.topo.byName[core.Text(tg)], c.state.topo.groups[core.Text(tg)]

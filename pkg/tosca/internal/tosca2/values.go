@@ -15,7 +15,6 @@ package tosca2
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -256,7 +255,7 @@ func (c *compiler) complexValue(ev *eval, t *typeDef, n *yamlsrc.Node, path stri
 		}
 		out[p.Key.Value] = c.fieldValue(ev, d, p.Value, core.JoinPath(path, p.Key.Value), depth)
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.props)) {
+	for _, name := range t.propNames() {
 		d := t.props[name]
 		if _, ok := n.GetPair(name); ok {
 			continue
