@@ -51,32 +51,35 @@ func Cost(name string, args []graph.Value, max int64) int64 {
 // more), stopping once it has counted max.
 func Size(v graph.Value, max int64) int64 {
 	var n int64
-	var walk func(graph.Value)
-	walk = func(v graph.Value) {
-		if n >= max {
-			return
+	size(v, &n, max)
+	return min(n, max)
+}
+
+// size adds the values of v to *n (Size). A function rather than a
+// closure, so that Size allocates nothing: validation clauses call it for
+// every value they check.
+func size(v graph.Value, n *int64, max int64) {
+	if *n >= max {
+		return
+	}
+	*n++
+	switch x := v.(type) {
+	case string:
+		*n += int64(len(x) / TextUnit)
+	case []graph.Value:
+		for _, e := range x {
+			size(e, n, max)
 		}
-		n++
-		switch x := v.(type) {
-		case string:
-			n += int64(len(x) / TextUnit)
-		case []graph.Value:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]graph.Value:
-			for k, e := range x {
-				n += int64(len(k) / TextUnit)
-				walk(e)
-			}
-		case graph.Unknown:
-			for _, e := range x.Args {
-				walk(e)
-			}
+	case map[string]graph.Value:
+		for k, e := range x {
+			*n += int64(len(k) / TextUnit)
+			size(e, n, max)
+		}
+	case graph.Unknown:
+		for _, e := range x.Args {
+			size(e, n, max)
 		}
 	}
-	walk(v)
-	return min(n, max)
 }
 
 // times is a×b, or max when that is more.

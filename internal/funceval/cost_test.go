@@ -58,3 +58,14 @@ func patternRanges(p string) int {
 	}
 	return len(re.Rune)
 }
+
+// TestCostAllocatesNothing: Cost is counted for every call a validation
+// clause makes, for every value checked; it allocated once a call (the
+// argument list, boxed for Size's walk, a closure that kept it), about
+// 35,000 allocations of a 2.0 compile of 10,000 node templates.
+func TestCostAllocatesNothing(t *testing.T) {
+	args := []graph.Value{int64(1), []graph.Value{"fast", "safe"}, map[string]graph.Value{"k": 1.5}}
+	if n := testing.AllocsPerRun(100, func() { _ = Cost("valid_values", args, 1000) }); n != 0 {
+		t.Fatalf("Cost allocates %.1f times a call, want 0", n)
+	}
+}
