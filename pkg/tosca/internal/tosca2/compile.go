@@ -119,6 +119,10 @@ type compileState struct {
 	// reads itself.
 	evaluating map[*yamlsrc.Node]bool
 	topo       *topology
+	// clauses holds the validation clauses compiled (cclause, values.go);
+	// args is the stack of their calls' arguments.
+	clauses map[clauseKey]*cexpr
+	args    []graph.Value
 }
 
 // compile runs the 2.0 phases on the loaded root file (nil when it could
