@@ -123,6 +123,13 @@ type compileState struct {
 	// args is the stack of their calls' arguments.
 	clauses map[clauseKey]*cexpr
 	args    []graph.Value
+	// defaults holds the defaults whose check is the same for every
+	// template (knownDefault, values.go).
+	defaults map[defaultKey]checkedDefault
+	// noValues is the values of the capabilities that have no
+	// properties or attributes (nodeValues): one empty map, never
+	// written.
+	noValues map[string]graph.Value
 }
 
 // compile runs the 2.0 phases on the loaded root file (nil when it could

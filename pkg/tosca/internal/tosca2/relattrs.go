@@ -23,7 +23,7 @@ func (c *compiler) relAttrDefaults(ev *eval, ra *reqAssign) {
 	rev := *ev
 	rev.rel = ra.relCtx()
 	c.Quietly(func() {
-		ra.relAttrs = c.assignProps(&rev, ra.relType.attrs, ra.relType.attrNames(), nil, ra.path+".relationship.attributes", owner{kind: "relationship of requirement", name: ra.name}, false)
+		ra.relAttrs = c.assignProps(&rev, ra.relType.attrs, ra.relType.attrNames(), nil, ra.path, "relationship.attributes", owner{kind: "relationship of requirement", name: ra.name}, false)
 	})
 }
 

@@ -86,6 +86,13 @@ type node struct {
 	// evaluated for a TOSCA path (valuesAt); at holds those evaluated.
 	busy bool
 	at   map[int64]repValues
+	// propsN, attrsN and capsN are the properties, attributes and
+	// capabilities n assigns (nil: none), and selected tells whether it is
+	// selectable: read where the template is, while its node is at hand,
+	// for nodeValues, which runs once the templates are all read and
+	// again for each representation.
+	propsN, attrsN, capsN *yamlsrc.Node
+	selected              bool
 }
 
 // reqAssign is a requirement assignment of a node template.
@@ -169,6 +176,8 @@ func (c *compiler) readTopology(root *file) {
 				// (§7.2); a copy of a copy is reported by readNode.
 				nd.n = core.MergeNodes(src, p.Value)
 			}
+			nd.propsN, nd.attrsN, nd.capsN = nd.n.Get("properties"), nd.n.Get("attributes"), nd.n.Get("capabilities")
+			nd.selected = c.selectable(nd.n)
 			tn := nd.n.Get("type")
 			if tn == nil {
 				c.Errorf(p.Key.Range, path, core.CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
@@ -354,8 +363,8 @@ func (c *compiler) readRelTemplate(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	c.state.topo.rels[p.Key.Value] = n
 	c.state.topo.relType[p.Key.Value] = t
 	ev := &eval{c: c, f: f, rel: &relCtx{}}
-	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path+".properties", owner{kind: "relationship template", name: p.Key.Value}, true)
-	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path+".attributes", owner{kind: "relationship template", name: p.Key.Value})
+	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", owner{kind: "relationship template", name: p.Key.Value}, true)
+	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", owner{kind: "relationship template", name: p.Key.Value})
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -432,7 +441,7 @@ func (c *compiler) relTemplatesInContext(f *file) {
 // every declared property"; §9.6: an attribute "declared (or reflected
 // from a Property definition)"), of that property's type and validation;
 // only the attributes declared as such get a default.
-func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, path string, who owner) map[string]graph.Value {
+func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, base, sec string, who owner) map[string]graph.Value {
 	defs, cloned := attrs, false
 	for i := 0; n != nil && n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
 		k := n.Content[i].Value
@@ -453,7 +462,7 @@ func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string,
 	if cloned {
 		names = slices.Sorted(maps.Keys(defs))
 	}
-	return c.assignProps(ev, defs, names, n, path, who, false)
+	return c.assignProps(ev, defs, names, n, base, sec, who, false)
 }
 
 // owner names what holds assignments, for diagnostics: "node template
@@ -484,19 +493,20 @@ func anyDefault(defs map[string]*prop) bool {
 	return false
 }
 
-// assignProps checks property (or attribute) assignments against their
-// definitions defs (their names in order: names, sortedOnce of the type
-// or capability, which are final once the types are resolved and are
-// walked again for every template) and returns the values, defaults
-// included.
-func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, path string, who owner, isProp bool) map[string]graph.Value {
+// assignProps checks property (or attribute) assignments n, at the YAML
+// path base.sec (joined only where a value or a diagnostic needs it),
+// against their definitions defs (their names in order: names,
+// sortedOnce of the type or capability, which are final once the types
+// are resolved and are walked again for every template) and returns the
+// values, defaults included.
+func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, base, sec string, who owner, isProp bool) map[string]graph.Value {
 	out := make(map[string]graph.Value, len(defs))
 	noun := "property"
 	if !isProp {
 		noun = "attribute"
 	}
 	if n != nil && !n.IsNull() && n.Kind != yamlsrc.Mapping {
-		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
+		c.Errorf(n.Range, base+"."+sec, core.CodeWrongKind, "%s must be a map, found %s", lastKey(base+"."+sec), n.Describe())
 		n = nil
 	}
 	// odd is set when a key is not a scalar, whose text names nothing:
@@ -509,7 +519,7 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 			odd = true
 		}
 		d := defs[p.Key.Value]
-		pp := core.JoinPath(path, p.Key.Value)
+		pp := base + "." + sec + "." + p.Key.Value
 		if d == nil {
 			if c.ImportFailed >= 0 {
 				// The import that failed may have defined it.
@@ -541,19 +551,28 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 		}
 		d := defs[name]
 		before := c.SecretReads
+		var given *yamlsrc.Node
 		switch {
 		case d.value != nil:
-			out[name] = c.checkValue(ev, d, d.value, core.JoinPath(path, name))
-			c.NoteSecret(core.JoinPath(path, name), before)
+			given = d.value
 		case d.def != nil && !d.def.IsNull():
-			out[name] = c.checkValue(ev, d, d.def, core.JoinPath(path, name))
-			c.NoteSecret(core.JoinPath(path, name), before)
+			given = d.def
+		}
+		switch {
+		case given != nil:
+			if v, ok := c.knownDefault(ev.f, d, given); ok {
+				out[name] = v
+				continue
+			}
+			pp := base + "." + sec + "." + name
+			out[name] = c.checkDefault(ev, d, given, pp)
+			c.NoteSecret(pp, before)
 		case isProp && d.required:
 			at := ev.c.state.topo.st
 			if n != nil {
 				at = n
 			}
-			c.Errorf(core.RangeOf(at), path, core.CodeMissingProperty, "%s is missing required property %q, which has no default", who, name)
+			c.Errorf(core.RangeOf(at), base+"."+sec, core.CodeMissingProperty, "%s is missing required property %q, which has no default", who, name)
 		}
 	}
 	return out
@@ -603,7 +622,9 @@ func (c *compiler) readNode(f *file, nd *node) {
 		}
 	}
 	c.readReqAssigns(f, nd)
-	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
+	if in := n.Get("interfaces"); in != nil {
+		c.assignIfaces(ev, t.ifaces, in, nd.path+".interfaces")
+	}
 	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
 		if an.Kind != yamlsrc.Mapping {
 			c.Errorf(an.Range, nd.path+".artifacts", core.CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
@@ -619,14 +640,14 @@ func (c *compiler) readNode(f *file, nd *node) {
 // attributes and capability properties, for the representation nd.index
 // ($node_index) when the template has a count.
 func (c *compiler) nodeValues(f *file, nd *node) {
-	n, t := nd.n, nd.typ
+	t := nd.typ
 	ev := &eval{c: c, f: f, node: nd}
 	who := owner{kind: "node template", name: nd.name}
-	required := !c.selectable(n)
-	nd.props = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), nd.path+".properties", who, required)
-	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), nd.path+".attributes", who)
+	required := !nd.selected
+	nd.props = c.assignProps(ev, t.props, t.propNames(), nd.propsN, nd.path, "properties", who, required)
+	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.attrsN, nd.path, "attributes", who)
 	caps := make(map[string]map[string]graph.Value, len(t.caps))
-	assigned := n.Get("capabilities")
+	assigned := nd.capsN
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
 		assigned = nil
@@ -644,8 +665,13 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 		}
 		body := assigned.Get(name)
 		if body == nil && len(cd.attrs) == 0 && len(cd.props) == 0 {
-			// Nothing to check or evaluate: no paths to build.
-			caps[name] = map[string]graph.Value{}
+			// Nothing to check or evaluate: no paths to build, and the
+			// values are the compile's one empty map, which is only read
+			// (rendering leaves out a capability without values).
+			if c.state.noValues == nil {
+				c.state.noValues = map[string]graph.Value{}
+			}
+			caps[name] = c.state.noValues
 			continue
 		}
 		cp := nd.path + ".capabilities." + name
@@ -653,8 +679,8 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			c.keys(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys(), nil)
 		}
 		co := owner{kind: "capability", name: name, ofKind: who.kind, ofName: who.name}
-		caps[name] = c.assignProps(ev, cd.props, cd.propNames(), body.Get("properties"), cp+".properties", co, required)
-		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp+".attributes", co)
+		caps[name] = c.assignProps(ev, cd.props, cd.propNames(), body.Get("properties"), cp, "properties", co, required)
+		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp, "attributes", co)
 	}
 	nd.caps = caps
 }
@@ -754,9 +780,10 @@ func (c *compiler) readReqAssigns(f *file, nd *node) {
 	}
 	topo := c.state.topo
 	ev := &eval{c: c, f: f, node: nd}
+	nd.reqs = slices.Grow(nd.reqs, len(rn.Content))
 	for i, it := range rn.Content {
-		ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
+			ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
 			c.Errorf(it.Range, ip, core.CodeWrongKind, "a requirement assignment is a map with one entry, found %s", it.Describe())
 			continue
 		}
@@ -991,18 +1018,22 @@ func quantity(t *typeDef, v graph.Value) (float64, bool) {
 // of each requirement do not exceed the upper bound of its count_range
 // (§8.5.4); fewer are fulfilled by the orchestrator.
 func (c *compiler) checkReqCounts(nd *node) {
-	sums := map[*req]int64{}
-	var last = map[*req]*reqAssign{}
-	for _, ra := range nd.reqs {
-		if !ra.optional {
-			sums[ra.def] += ra.count
-			last[ra.def] = ra
-		}
-	}
 	for _, d := range nd.typ.reqs {
-		if d.max >= 0 && sums[d] > d.max {
-			ra := last[d]
-			c.Errorf(ra.key, ra.path, core.CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sums[d], rangeText(d.min, d.max))
+		if d.max < 0 {
+			continue
+		}
+		// A template assigns a few requirements: a walk of them for each
+		// bounded definition costs less than maps of sums.
+		var sum int64
+		var last *reqAssign
+		for _, ra := range nd.reqs {
+			if !ra.optional && ra.def == d {
+				sum += ra.count
+				last = ra
+			}
+		}
+		if sum > d.max {
+			c.Errorf(last.key, last.path, core.CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sum, rangeText(d.min, d.max))
 		}
 	}
 }
@@ -1101,8 +1132,8 @@ func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node,
 	}
 	ra.relType = t
 	who := owner{kind: "relationship of requirement", name: ra.name}
-	ra.relProps = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path+".properties", who, true)
-	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path+".attributes", who)
+	ra.relProps = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", who, true)
+	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", who)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -1121,8 +1152,8 @@ func (c *compiler) readGroup(f *file, p yamlsrc.Pair) {
 	}
 	ev := &eval{c: c, f: f}
 	who := owner{kind: "group", name: p.Key.Value}
-	c.assignProps(ev, t.props, t.propNames(), p.Value.Get("properties"), path+".properties", who, true)
-	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path+".attributes", who)
+	c.assignProps(ev, t.props, t.propNames(), p.Value.Get("properties"), path, "properties", who, true)
+	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path, "attributes", who)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return
@@ -1166,7 +1197,7 @@ func (c *compiler) readPolicy(f *file, it *yamlsrc.Node, ip string) {
 		return
 	}
 	ev := &eval{c: c, f: f}
-	c.assignProps(ev, t.props, t.propNames(), body.Get("properties"), path+".properties", owner{kind: "policy", name: name}, true)
+	c.assignProps(ev, t.props, t.propNames(), body.Get("properties"), path, "properties", owner{kind: "policy", name: name}, true)
 	for i, tg := range body.Get("targets").Items() {
 		tp := path + ".targets[" + core.Itoa(int64(i)) + "]"
 		nd, grp := c.state.topo.byName[core.Text(tg)], c.state.topo.groups[core.Text(tg)]

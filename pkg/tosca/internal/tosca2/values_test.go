@@ -2,9 +2,11 @@ package tosca2
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -125,5 +127,66 @@ func TestQuickClauseBudget(t *testing.T) {
 	}
 	if c.steps != maxValueSteps-3 || c.Halt.Done {
 		t.Fatalf("steps %d, stopped %v: the compiled clause spent work", c.steps, c.Halt.Done)
+	}
+}
+
+// defaultsTemplate has n node templates that leave every property of
+// their type to its default.
+func defaultsTemplate(n int) string {
+	var b strings.Builder
+	b.WriteString(`tosca_definitions_version: tosca_2_0
+imports:
+  - profile: org.oasis-open.simple:2.0
+node_types:
+  App:
+    derived_from: Root
+    properties:
+      size: { type: Size, default: 64 MiB, validation: { $greater_or_equal: [ $value, 1 MB ] } }
+      mode: { type: string, default: fast, validation: { $valid_values: [ $value, [ fast, safe ] ] } }
+      port: { type: integer, default: 8080, validation: { $and: [ { $greater_than: [ $value, 0 ] }, { $less_than: [ $value, 65536 ] } ] } }
+      on: { type: boolean, default: true }
+      ratio: { type: float, default: 0.5 }
+      v: { type: version, default: 1.2.3 }
+      fixed: { type: string, value: always }
+service_template:
+  node_templates:
+`)
+	for i := range n {
+		fmt.Fprintf(&b, "    app%d: { type: App }\n", i)
+	}
+	b.WriteString("    host: { type: Compute }\n")
+	return b.String()
+}
+
+// TestKnownDefaultSteps: a default checked once and then taken as known
+// counts, for each template, the steps of value work its check counts, and
+// gives each template the value its check gives.
+func TestKnownDefaultSteps(t *testing.T) {
+	steps := func(n int) (int, *compiler) {
+		path := filepath.Join(t.TempDir(), "defaults.yaml")
+		s := core.NewSession(context.Background())
+		root := s.ParseYAML(path, []byte(defaultsTemplate(n)))
+		x := New(&s, Options{})
+		x.Load(path, root)
+		if g := x.Graph(); g == nil || s.Diags.HasErrors() {
+			t.Fatalf("template: %v", s.Diags.Err())
+		}
+		return x.c.steps, x.c
+	}
+	s0, _ := steps(0)
+	s1, _ := steps(1)
+	s2, _ := steps(2)
+	s5, c := steps(5)
+	if first, later := s1-s0, s2-s1; first != later || s5-s2 != 3*later || first == 0 {
+		t.Fatalf("steps per template: %d for the first (defaults checked), %d for the second (defaults known), %d for three more", first, later, s5-s2)
+	}
+	if len(c.state.defaults) < 7 {
+		t.Errorf("%d defaults known, want at least the 7 of App", len(c.state.defaults))
+	}
+	want := map[string]graph.Value{"size": "67108864 B", "mode": "fast", "port": int64(8080), "on": true, "ratio": 0.5, "v": "1.2.3", "fixed": "always"}
+	for _, nd := range c.state.topo.nodes[:5] {
+		if !reflect.DeepEqual(nd.props, want) {
+			t.Errorf("%s: %v, want %v", nd.name, nd.props, want)
+		}
 	}
 }
