@@ -621,7 +621,7 @@ func (c *compiler) readNode(f *file, nd *node) {
 			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names node template %q, which uses copy itself (§7.2)", src.name)
 		}
 	}
-	c.readReqAssigns(f, nd)
+	c.readReqAssigns(ev, nd)
 	if in := n.Get("interfaces"); in != nil {
 		c.assignIfaces(ev, t.ifaces, in, nd.path+".interfaces")
 	}
@@ -768,8 +768,10 @@ func reqAssignKeys() []string {
 	return []string{"node", "capability", "relationship", "allocation", "count", "node_filter", "directives", "optional"}
 }
 
-// readReqAssigns reads a node template's requirement assignments (§8.5).
-func (c *compiler) readReqAssigns(f *file, nd *node) {
+// readReqAssigns reads a node template's requirement assignments (§8.5),
+// in ev, the template's context (readNode's).
+func (c *compiler) readReqAssigns(ev *eval, nd *node) {
+	f := ev.f
 	rn := nd.n.Get("requirements")
 	if rn == nil || rn.IsNull() {
 		return
@@ -779,7 +781,6 @@ func (c *compiler) readReqAssigns(f *file, nd *node) {
 		return
 	}
 	topo := c.state.topo
-	ev := &eval{c: c, f: f, node: nd}
 	nd.reqs = slices.Grow(nd.reqs, len(rn.Content))
 	for i, it := range rn.Content {
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
