@@ -86,13 +86,57 @@ type node struct {
 	// evaluated for a TOSCA path (valuesAt); at holds those evaluated.
 	busy bool
 	at   map[int64]repValues
-	// propsN, attrsN and capsN are the properties, attributes and
-	// capabilities n assigns (nil: none), and selected tells whether it is
-	// selectable: read where the template is, while its node is at hand,
-	// for nodeValues, which runs once the templates are all read and
-	// again for each representation.
-	propsN, attrsN, capsN *yamlsrc.Node
-	selected              bool
+	// keys holds the values of n's keynames (nil: not written), and
+	// selected tells whether it is selectable: taken in one walk of n
+	// where the template is first read, while its node is at hand, for
+	// readNode and nodeValues, which run once all the templates are read
+	// (nodeValues again for each representation).
+	keys     templateKeys
+	selected bool
+}
+
+// templateKeys are the values of the keynames of a node template that
+// reading it looks at (nil: not written; the last of repeated keys, as
+// yamlsrc.Node.Get returns).
+type templateKeys struct {
+	typ, count, directives, nodeFilter, copy, requirements, interfaces, artifacts,
+	properties, attributes, capabilities *yamlsrc.Node
+}
+
+// readTemplateKeys takes the values of n's keynames in one walk.
+func readTemplateKeys(n *yamlsrc.Node) templateKeys {
+	var k templateKeys
+	for i := 0; n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
+		key, v := n.Content[i], n.Content[i+1]
+		if key.Kind != yamlsrc.Scalar {
+			continue
+		}
+		switch key.Value {
+		case "type":
+			k.typ = v
+		case "count":
+			k.count = v
+		case "directives":
+			k.directives = v
+		case "node_filter":
+			k.nodeFilter = v
+		case "copy":
+			k.copy = v
+		case "requirements":
+			k.requirements = v
+		case "interfaces":
+			k.interfaces = v
+		case "artifacts":
+			k.artifacts = v
+		case "properties":
+			k.properties = v
+		case "attributes":
+			k.attributes = v
+		case "capabilities":
+			k.capabilities = v
+		}
+	}
+	return k
 }
 
 // reqAssign is a requirement assignment of a node template.
@@ -157,6 +201,8 @@ func (c *compiler) readTopology(root *file) {
 	}
 	nt := st.Get("node_templates")
 	if nt != nil && nt.Kind == yamlsrc.Mapping {
+		topo.nodes = make([]*node, 0, len(nt.Content)/2)
+		topo.byName = make(map[string]*node, len(nt.Content)/2)
 		for _, p := range nt.Pairs() {
 			if c.Stopped() {
 				return
@@ -176,9 +222,9 @@ func (c *compiler) readTopology(root *file) {
 				// (§7.2); a copy of a copy is reported by readNode.
 				nd.n = core.MergeNodes(src, p.Value)
 			}
-			nd.propsN, nd.attrsN, nd.capsN = nd.n.Get("properties"), nd.n.Get("attributes"), nd.n.Get("capabilities")
-			nd.selected = c.selectable(nd.n)
-			tn := nd.n.Get("type")
+			nd.keys = readTemplateKeys(nd.n)
+			nd.selected = selects(nd.keys.directives)
+			tn := nd.keys.typ
 			if tn == nil {
 				c.Errorf(p.Key.Range, path, core.CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
 				topo.failed[nd.name] = c.Last()
@@ -580,27 +626,27 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 
 // readNode reads a node template's assignments.
 func (c *compiler) readNode(f *file, nd *node) {
-	n, t := nd.n, nd.typ
+	t := nd.typ
 	ev := &eval{c: c, f: f, node: nd}
-	if cn, ok := n.GetPair("count"); ok {
-		c.checkExpr(f, cn.Value, nd.path+".count", false)
-		switch v := ev.evalAt(cn.Value, nd.path+".count").(type) {
+	if cn := nd.keys.count; cn != nil {
+		c.checkExpr(f, cn, nd.path+".count", false)
+		switch v := ev.evalAt(cn, nd.path+".count").(type) {
 		case int64:
 			switch {
 			case v < 0:
-				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count must not be negative, found %d", v)
+				c.Errorf(cn.Range, nd.path+".count", core.CodeValue, "count must not be negative, found %d", v)
 			case v > maxCount:
-				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount)
+				c.Errorf(cn.Range, nd.path+".count", core.CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount)
 			default:
 				nd.count = v
 			}
 		case graph.Unknown:
 			nd.countFn = true
 		default:
-			c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count must be a non-negative integer, found %s", cn.Value.Describe())
+			c.Errorf(cn.Range, nd.path+".count", core.CodeValue, "count must be a non-negative integer, found %s", cn.Describe())
 		}
 	}
-	if dn := n.Get("directives"); dn != nil && !dn.IsNull() && dn.Kind != yamlsrc.Sequence {
+	if dn := nd.keys.directives; dn != nil && !dn.IsNull() && dn.Kind != yamlsrc.Sequence {
 		c.Errorf(dn.Range, nd.path+".directives", core.CodeWrongKind, "directives must be a list, found %s", dn.Describe())
 	} else {
 		for i, d := range dn.Items() {
@@ -609,23 +655,23 @@ func (c *compiler) readNode(f *file, nd *node) {
 			}
 		}
 	}
-	if nf := n.Get("node_filter"); nf != nil {
+	if nf := nd.keys.nodeFilter; nf != nil {
 		c.checkExpr(f, nf, nd.path+".node_filter", false)
 	}
-	if cp := n.Get("copy"); cp != nil {
+	if cp := nd.keys.copy; cp != nil {
 		switch src := c.state.topo.byName[core.Text(cp)]; {
 		case src == nil && c.failedTemplate(cp):
 		case src == nil:
 			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names %s, which is no node template", core.DescribeValue(cp))
-		case src.n.Get("copy") != nil:
+		case src.keys.copy != nil:
 			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names node template %q, which uses copy itself (§7.2)", src.name)
 		}
 	}
 	c.readReqAssigns(ev, nd)
-	if in := n.Get("interfaces"); in != nil {
+	if in := nd.keys.interfaces; in != nil {
 		c.assignIfaces(ev, t.ifaces, in, nd.path+".interfaces")
 	}
-	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
+	if an := nd.keys.artifacts; an != nil && !an.IsNull() {
 		if an.Kind != yamlsrc.Mapping {
 			c.Errorf(an.Range, nd.path+".artifacts", core.CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
 		} else {
@@ -644,10 +690,10 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 	ev := &eval{c: c, f: f, node: nd}
 	who := owner{kind: "node template", name: nd.name}
 	required := !nd.selected
-	nd.props = c.assignProps(ev, t.props, t.propNames(), nd.propsN, nd.path, "properties", who, required)
-	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.attrsN, nd.path, "attributes", who)
+	nd.props = c.assignProps(ev, t.props, t.propNames(), nd.keys.properties, nd.path, "properties", who, required)
+	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.keys.attributes, nd.path, "attributes", who)
 	caps := make(map[string]map[string]graph.Value, len(t.caps))
-	assigned := nd.capsN
+	assigned := nd.keys.capabilities
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
 		assigned = nil
@@ -699,7 +745,12 @@ func (c *compiler) failedTemplate(n *yamlsrc.Node) bool {
 // orchestrator's inventory or substituted, so that its required
 // properties need no value here (§7.2.1).
 func (c *compiler) selectable(n *yamlsrc.Node) bool {
-	for _, d := range n.Get("directives").Items() {
+	return selects(n.Get("directives"))
+}
+
+// selects reports whether directives select or substitute (selectable).
+func selects(directives *yamlsrc.Node) bool {
+	for _, d := range directives.Items() {
 		if d.Value == "select" || d.Value == "substitute" {
 			return true
 		}
@@ -772,7 +823,7 @@ func reqAssignKeys() []string {
 // in ev, the template's context (readNode's).
 func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 	f := ev.f
-	rn := nd.n.Get("requirements")
+	rn := nd.keys.requirements
 	if rn == nil || rn.IsNull() {
 		return
 	}
