@@ -44,23 +44,29 @@ service_template:
   node_templates: {}
 `
 
+// compileText compiles the 2.0 template src, written to a file; errors
+// fail the test.
+func compileText(t *testing.T, src string) *Compile {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "t.yaml")
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := core.NewSession(context.Background())
+	root := s.ParseYAML(path, []byte(src))
+	x := New(&s, Options{})
+	x.Load(path, root)
+	if g := x.Graph(); g == nil || s.Diags.HasErrors() {
+		t.Fatalf("template: %v", s.Diags.Err())
+	}
+	return x
+}
+
 // TestQuickClauseAsEval: a validation clause evaluated in its compiled
 // form has the value eval gives it, counts the same steps of value work
 // and reports nothing; the clauses it cannot compile are eval's.
 func TestQuickClauseAsEval(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "clauses.yaml")
-	if err := os.WriteFile(path, []byte(clauseTemplate), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	s := core.NewSession(context.Background())
-	root := s.ParseYAML(path, []byte(clauseTemplate))
-	x := New(&s, Options{})
-	x.Load(path, root)
-	x.Graph()
-	if s.Diags.HasErrors() {
-		t.Fatalf("template: %v", s.Diags.Err())
-	}
+	x := compileText(t, clauseTemplate)
 	c, f := x.c, x.root
 	dt := c.findType(f, core.KData, "Checked")
 	size := c.findType(f, core.KData, "Size")
@@ -112,13 +118,7 @@ func TestQuickClauseAsEval(t *testing.T) {
 // TestQuickClauseBudget: a clause whose steps would pass the budget of
 // value work is left to eval, which stops the compile where it runs out.
 func TestQuickClauseBudget(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "clauses.yaml")
-	s := core.NewSession(context.Background())
-	root := s.ParseYAML(path, []byte(clauseTemplate))
-	x := New(&s, Options{})
-	x.Load(path, root)
-	x.Graph()
+	x := compileText(t, clauseTemplate)
 	c, f := x.c, x.root
 	cl := c.findType(f, core.KData, "Checked").props["a"].validation[0]
 	c.steps = maxValueSteps - 3
@@ -163,14 +163,7 @@ service_template:
 // gives each template the value its check gives.
 func TestKnownDefaultSteps(t *testing.T) {
 	steps := func(n int) (int, *compiler) {
-		path := filepath.Join(t.TempDir(), "defaults.yaml")
-		s := core.NewSession(context.Background())
-		root := s.ParseYAML(path, []byte(defaultsTemplate(n)))
-		x := New(&s, Options{})
-		x.Load(path, root)
-		if g := x.Graph(); g == nil || s.Diags.HasErrors() {
-			t.Fatalf("template: %v", s.Diags.Err())
-		}
+		x := compileText(t, defaultsTemplate(n))
 		return x.c.steps, x.c
 	}
 	s0, _ := steps(0)
