@@ -144,3 +144,22 @@ func TestReadFileFromAnArchive(t *testing.T) {
 		t.Errorf("ReadFile outside the archive: %v; want a refusal naming the archive", err)
 	}
 }
+
+// TestCheckDuplicatesAllocatesNothing: walking a tree without repeated
+// keys allocates nothing for the short lists of a template (it made a
+// "[i]" path element for each item: two allocations a requirement).
+func TestCheckDuplicatesAllocatesNothing(t *testing.T) {
+	root, ds := yamlsrc.Parse("t.yaml", []byte("a: {requirements: [{host: h}, {backend: b}, {x: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}]}\n"), yamlsrc.Limits{})
+	if ds.HasErrors() {
+		t.Fatal(ds.Err())
+	}
+	s := NewSession(context.Background())
+	var stack []string
+	s.CheckDuplicates(root, 0, false, &stack) // grows the stack once
+	if n := testing.AllocsPerRun(20, func() { s.CheckDuplicates(root, 0, false, &stack) }); n > 1 {
+		t.Fatalf("%.1f allocations a walk, want at most 1 (the eleventh item's)", n)
+	}
+	if got := []string{indexKey(0), indexKey(9), indexKey(10)}; got[0] != "[0]" || got[1] != "[9]" || got[2] != "[10]" {
+		t.Fatalf("indexKey: %q", got)
+	}
+}

@@ -65,7 +65,7 @@ func (c *Session) CheckDuplicates(n *yamlsrc.Node, depth int, lenient bool, stac
 	switch n.Kind {
 	case yamlsrc.Sequence:
 		for i, it := range n.Content {
-			*stack = append(*stack, "["+Itoa(int64(i))+"]")
+			*stack = append(*stack, indexKey(i))
 			c.CheckDuplicates(it, depth+1, lenient, stack)
 			*stack = (*stack)[:len(*stack)-1]
 		}
@@ -90,6 +90,17 @@ func (c *Session) CheckDuplicates(n *yamlsrc.Node, depth int, lenient bool, stac
 			*stack = (*stack)[:len(*stack)-1]
 		}
 	}
+}
+
+// indexKey is the path element of item i of a sequence, "[i]": a
+// constant's slice for the first ten, so that walking a template's
+// short lists (its requirements) allocates nothing.
+func indexKey(i int) string {
+	const small = "[0][1][2][3][4][5][6][7][8][9]"
+	if i >= 0 && i < 10 {
+		return small[3*i : 3*i+3]
+	}
+	return "[" + Itoa(int64(i)) + "]"
 }
 
 // hasDuplicateKey is a quick allocation-free test for small maps (most of

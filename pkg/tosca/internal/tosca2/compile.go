@@ -134,6 +134,17 @@ type compileState struct {
 	// attrValued holds, per relationship type, whether an attribute
 	// definition gives a value (relattrs.go).
 	attrValued map[*typeDef]bool
+	// clauses holds the validation clauses compiled (cclause, values.go);
+	// args is the stack of their calls' arguments.
+	clauses map[clauseKey]*cexpr
+	args    []graph.Value
+	// defaults holds the defaults whose check is the same for every
+	// template (knownDefault, values.go).
+	defaults map[defaultKey]checkedDefault
+	// noValues is the values of the capabilities that have no
+	// properties or attributes (nodeValues): one empty map, never
+	// written.
+	noValues map[string]graph.Value
 }
 
 // compile runs the 2.0 phases on the loaded root file (nil when it could

@@ -25,7 +25,7 @@ func (c *compiler) relAttrDefaults(ev *eval, ra *reqAssign) {
 	rev := *ev
 	rev.rel = ra.relCtx()
 	c.Quietly(func() {
-		ra.relAttrs = c.assignProps(&rev, ra.relType.attrs, nil, ra.path+".relationship.attributes", "relationship of requirement "+core.Quote(ra.name), false)
+		ra.relAttrs = c.assignProps(&rev, ra.relType.attrs, ra.relType.attrNames(), nil, ra.path, "relationship.attributes", owner{kind: "relationship of requirement", name: ra.name}, false)
 	})
 }
 
@@ -113,10 +113,7 @@ func (c *compiler) attrValued(t *typeDef) bool {
 	if valued, ok := c.state.attrValued[t]; ok {
 		return valued
 	}
-	valued := false
-	for _, d := range t.attrs {
-		valued = valued || d.value != nil || (d.def != nil && !d.def.IsNull())
-	}
+	valued := anyDefault(t.attrs)
 	if c.state.attrValued == nil {
 		c.state.attrValued = map[*typeDef]bool{}
 	}

@@ -48,76 +48,27 @@ import (
 	"github.com/xosplan/xosplan/pkg/tosca/internal/core"
 )
 
-// renderKeys holds the keys of a node template that rendering reads for
-// each of its representations, found in one pass over the template
-// (node.rkeys): reading them one Get at a time walked the template's
-// keys again for each, in memory the parse left cold (a cache miss a
-// key on 10,000 templates).
-type renderKeys struct {
-	done bool
-	// counted is set when the template has the count keyname (§14.1).
-	counted bool
-	// directives, interfaces and metadata are the values of those
-	// keynames, nil when not written.
-	directives, interfaces, metadata *yamlsrc.Node
-	// addrs lists the addresses of the representations (addresses);
-	// one holds the one address of a template without count.
-	addrs []string
-	one   [1]string
-}
-
-// rkeys returns the render keys of nd, found on the first call. As Get
-// does, the last of keys written twice wins.
-func (nd *node) rkeys() *renderKeys {
-	k := &nd.keys
-	if k.done {
-		return k
-	}
-	k.done = true
-	if nd.n == nil || nd.n.Kind != yamlsrc.Mapping {
-		return k
-	}
-	content := nd.n.Content
-	for i := 0; i+1 < len(content); i += 2 {
-		if content[i].Kind != yamlsrc.Scalar {
-			continue
-		}
-		switch content[i].Value {
-		case "count":
-			k.counted = true
-		case "directives":
-			k.directives = content[i+1]
-		case "interfaces":
-			k.interfaces = content[i+1]
-		case "metadata":
-			k.metadata = content[i+1]
-		}
-	}
-	return k
-}
-
 // isCounted reports whether nd's template writes count: it has one
 // representation per count, addressed name[i].
-func (nd *node) isCounted() bool { return nd.rkeys().counted }
+func (nd *node) isCounted() bool { return nd.keys.count != nil }
 
 // addresses lists the resource addresses of a node template's
 // representations, made once (render runs once the counts are known)
 // and shared: callers must not change the list.
 func addresses(nd *node) []string {
-	k := nd.rkeys()
-	if k.addrs != nil {
-		return k.addrs
+	if nd.addrs != nil {
+		return nd.addrs
 	}
-	if !k.counted {
-		k.one[0] = nd.name
-		k.addrs = k.one[:]
-		return k.addrs
+	if !nd.isCounted() {
+		nd.one[0] = nd.name
+		nd.addrs = nd.one[:]
+		return nd.addrs
 	}
-	k.addrs = make([]string, nd.count)
-	for i := range k.addrs {
-		k.addrs[i] = nd.name + "[" + core.Itoa(int64(i)) + "]"
+	nd.addrs = make([]string, nd.count)
+	for i := range nd.addrs {
+		nd.addrs[i] = nd.name + "[" + core.Itoa(int64(i)) + "]"
 	}
-	return k.addrs
+	return nd.addrs
 }
 
 func (c *compiler) render() *graph.Graph {
@@ -288,8 +239,8 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	if rels := relAttrsOf(nd); rels != nil {
 		spec["relationships"] = rels
 	}
-	keys := nd.rkeys()
-	if keys.counted {
+	keys := &nd.keys
+	if nd.isCounted() {
 		spec["node_index"] = nd.index
 	}
 	r := &graph.Resource{
@@ -398,7 +349,7 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 		ops[key] = op
 		where[key] = site
 	}
-	ifaces := nd.rkeys().interfaces
+	ifaces := nd.keys.interfaces
 	c.lifecycleOps(nd, nil, "Standard", nd.typ, ifaces, nd.path, ".interfaces", func(name string, op graph.Operation, site core.OpSite) {
 		set("Standard."+name, op, site)
 	})

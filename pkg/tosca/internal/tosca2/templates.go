@@ -86,8 +86,63 @@ type node struct {
 	// evaluated for a TOSCA path (valuesAt); at holds those evaluated.
 	busy bool
 	at   map[int64]repValues
-	// keys caches the keys of n that rendering reads (render.go).
-	keys renderKeys
+	// keys holds the values of n's keynames (nil: not written), and
+	// selected tells whether it is selectable: taken in one walk of n
+	// where the template is first read, while its node is at hand, for
+	// readNode and nodeValues, which run once all the templates are read
+	// (nodeValues again for each representation).
+	keys     templateKeys
+	selected bool
+	// addrs lists the addresses of the representations (addresses);
+	// one holds the one address of a template without count.
+	addrs []string
+	one   [1]string
+}
+
+// templateKeys are the values of the keynames of a node template that
+// reading it looks at (nil: not written; the last of repeated keys, as
+// yamlsrc.Node.Get returns).
+type templateKeys struct {
+	typ, count, directives, nodeFilter, copy, requirements, interfaces, artifacts,
+	properties, attributes, capabilities, metadata *yamlsrc.Node
+}
+
+// readTemplateKeys takes the values of n's keynames in one walk.
+func readTemplateKeys(n *yamlsrc.Node) templateKeys {
+	var k templateKeys
+	for i := 0; n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
+		key, v := n.Content[i], n.Content[i+1]
+		if key.Kind != yamlsrc.Scalar {
+			continue
+		}
+		switch key.Value {
+		case "type":
+			k.typ = v
+		case "count":
+			k.count = v
+		case "directives":
+			k.directives = v
+		case "node_filter":
+			k.nodeFilter = v
+		case "copy":
+			k.copy = v
+		case "requirements":
+			k.requirements = v
+		case "interfaces":
+			k.interfaces = v
+		case "artifacts":
+			k.artifacts = v
+		case "properties":
+			k.properties = v
+		case "attributes":
+			k.attributes = v
+		case "capabilities":
+			k.capabilities = v
+		case "metadata":
+			k.metadata = v
+		}
+	}
+	return k
 }
 
 // reqAssign is a requirement assignment of a node template.
@@ -152,6 +207,8 @@ func (c *compiler) readTopology(root *file) {
 	}
 	nt := st.Get("node_templates")
 	if nt != nil && nt.Kind == yamlsrc.Mapping {
+		topo.nodes = make([]*node, 0, len(nt.Content)/2)
+		topo.byName = make(map[string]*node, len(nt.Content)/2)
 		for _, p := range nt.Pairs() {
 			if c.Stopped() {
 				return
@@ -171,7 +228,9 @@ func (c *compiler) readTopology(root *file) {
 				// (§7.2); a copy of a copy is reported by readNode.
 				nd.n = core.MergeNodes(src, p.Value)
 			}
-			tn := nd.n.Get("type")
+			nd.keys = readTemplateKeys(nd.n)
+			nd.selected = selects(nd.keys.directives)
+			tn := nd.keys.typ
 			if tn == nil {
 				c.Errorf(p.Key.Range, path, core.CodeMissingField, "node template %q is missing required field \"type\"", nd.name)
 				topo.failed[nd.name] = c.Last()
@@ -356,8 +415,8 @@ func (c *compiler) readRelTemplate(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	c.state.topo.rels[p.Key.Value] = n
 	c.state.topo.relType[p.Key.Value] = t
 	ev := &eval{c: c, f: f, rel: &relCtx{}}
-	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", "relationship template "+core.Quote(p.Key.Value), true)
-	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", "relationship template "+core.Quote(p.Key.Value))
+	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", owner{kind: "relationship template", name: p.Key.Value}, true)
+	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", owner{kind: "relationship template", name: p.Key.Value})
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -427,17 +486,19 @@ func (c *compiler) relTemplatesInContext(f *file) {
 }
 
 // assignAttrs checks attribute assignments (§9.6) against the
-// attribute definitions attrs and returns the values, defaults included.
+// attribute definitions attrs (their names in order: names) and returns
+// the values, defaults included.
 // An attribute may also be one reflected from a property of the same
 // name (§9.5: orchestrators "MUST automatically create an attribute for
 // every declared property"; §9.6: an attribute "declared (or reflected
 // from a Property definition)"), of that property's type and validation;
 // only the attributes declared as such get a default.
-func (c *compiler) assignAttrs(ev *eval, attrs, props map[string]*prop, n *yamlsrc.Node, path, owner string) map[string]graph.Value {
+func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, base, sec string, who owner) map[string]graph.Value {
 	defs, cloned := attrs, false
-	for _, p := range n.Pairs() {
-		pd := props[p.Key.Value]
-		if attrs[p.Key.Value] != nil || pd == nil {
+	for i := 0; n != nil && n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		pd := props[k]
+		if attrs[k] != nil || pd == nil {
 			continue
 		}
 		if !cloned {
@@ -448,32 +509,75 @@ func (c *compiler) assignAttrs(ev *eval, attrs, props map[string]*prop, n *yamls
 		// the property's value keyname.
 		d := *pd
 		d.value = nil
-		defs[p.Key.Value] = &d
+		defs[k] = &d
 	}
-	return c.assignProps(ev, defs, n, path, owner, false)
+	if cloned {
+		names = slices.Sorted(maps.Keys(defs))
+	}
+	return c.assignProps(ev, defs, names, n, base, sec, who, false)
 }
 
-// assignProps checks property (or attribute) assignments against their
-// definitions and returns the values, defaults included.
-func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node, path, owner string, isProp bool) map[string]graph.Value {
-	out := map[string]graph.Value{}
+// owner names what holds assignments, for diagnostics: "node template
+// \"web\"", "capability \"host\" of node template \"web\"". It is a value
+// whose text is built only when a diagnostic needs it.
+type owner struct {
+	// kind and name name the owner; ofKind and ofName, when set, what
+	// holds it.
+	kind, name, ofKind, ofName string
+}
+
+func (o owner) String() string {
+	s := o.kind + " " + core.Quote(o.name)
+	if o.ofKind != "" {
+		s += " of " + o.ofKind + " " + core.Quote(o.ofName)
+	}
+	return s
+}
+
+// anyDefault reports whether a definition of defs has a value or a
+// default: what assignProps evaluates for a template that assigns none.
+func anyDefault(defs map[string]*prop) bool {
+	for _, d := range defs {
+		if d.value != nil || (d.def != nil && !d.def.IsNull()) {
+			return true
+		}
+	}
+	return false
+}
+
+// assignProps checks property (or attribute) assignments n, at the YAML
+// path base.sec (joined only where a value or a diagnostic needs it),
+// against their definitions defs (their names in order: names,
+// sortedOnce of the type or capability, which are final once the types
+// are resolved and are walked again for every template) and returns the
+// values, defaults included.
+func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, base, sec string, who owner, isProp bool) map[string]graph.Value {
+	out := make(map[string]graph.Value, len(defs))
 	noun := "property"
 	if !isProp {
 		noun = "attribute"
 	}
 	if n != nil && !n.IsNull() && n.Kind != yamlsrc.Mapping {
-		c.Errorf(n.Range, path, core.CodeWrongKind, "%s must be a map, found %s", lastKey(path), n.Describe())
+		c.Errorf(n.Range, base+"."+sec, core.CodeWrongKind, "%s must be a map, found %s", lastKey(base+"."+sec), n.Describe())
 		n = nil
 	}
-	for _, p := range n.Pairs() {
+	// odd is set when a key is not a scalar, whose text names nothing:
+	// without one, out tells which definitions are assigned as GetPair
+	// would, without a search of n for each definition.
+	odd := false
+	for i := 0; n != nil && n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
+		p := yamlsrc.Pair{Key: n.Content[i], Value: n.Content[i+1]}
+		if p.Key.Kind != yamlsrc.Scalar {
+			odd = true
+		}
 		d := defs[p.Key.Value]
-		pp := core.JoinPath(path, p.Key.Value)
+		pp := base + "." + sec + "." + p.Key.Value
 		if d == nil {
 			if c.ImportFailed >= 0 {
 				// The import that failed may have defined it.
 				c.FollowOn(c.ImportFailed)
 			} else {
-				c.Errorf(p.Key.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", owner, noun, p.Key.Value)
+				c.Errorf(p.Key.Range, pp, core.CodeUnknownProperty, "%s has no %s %q", who, noun, p.Key.Value)
 				c.SuggestLast(p.Key.Value, maps.Keys(defs))
 			}
 			continue
@@ -489,25 +593,38 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node,
 		}
 		out[p.Key.Value] = v
 	}
-	for _, name := range slices.Sorted(maps.Keys(defs)) {
-		if _, ok := n.GetPair(name); ok {
+	for _, name := range names {
+		if _, ok := out[name]; ok && !odd {
 			continue
+		} else if odd {
+			if _, ok := n.GetPair(name); ok {
+				continue
+			}
 		}
 		d := defs[name]
 		before := c.SecretReads
+		var given *yamlsrc.Node
 		switch {
 		case d.value != nil:
-			out[name] = c.checkValue(ev, d, d.value, core.JoinPath(path, name))
-			c.NoteSecret(core.JoinPath(path, name), before)
+			given = d.value
 		case d.def != nil && !d.def.IsNull():
-			out[name] = c.checkValue(ev, d, d.def, core.JoinPath(path, name))
-			c.NoteSecret(core.JoinPath(path, name), before)
+			given = d.def
+		}
+		switch {
+		case given != nil:
+			if v, ok := c.knownDefault(ev.f, d, given); ok {
+				out[name] = v
+				continue
+			}
+			pp := base + "." + sec + "." + name
+			out[name] = c.checkDefault(ev, d, given, pp)
+			c.NoteSecret(pp, before)
 		case isProp && d.required:
 			at := ev.c.state.topo.st
 			if n != nil {
 				at = n
 			}
-			c.Errorf(core.RangeOf(at), path, core.CodeMissingProperty, "%s is missing required property %q, which has no default", owner, name)
+			c.Errorf(core.RangeOf(at), base+"."+sec, core.CodeMissingProperty, "%s is missing required property %q, which has no default", who, name)
 		}
 	}
 	return out
@@ -515,27 +632,27 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, n *yamlsrc.Node,
 
 // readNode reads a node template's assignments.
 func (c *compiler) readNode(f *file, nd *node) {
-	n, t := nd.n, nd.typ
+	t := nd.typ
 	ev := &eval{c: c, f: f, node: nd}
-	if cn, ok := n.GetPair("count"); ok {
-		c.checkExpr(f, cn.Value, nd.path+".count", false)
-		switch v := ev.evalAt(cn.Value, nd.path+".count").(type) {
+	if cn := nd.keys.count; cn != nil {
+		c.checkExpr(f, cn, nd.path+".count", false)
+		switch v := ev.evalAt(cn, nd.path+".count").(type) {
 		case int64:
 			switch {
 			case v < 0:
-				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count must not be negative, found %d", v)
+				c.Errorf(cn.Range, nd.path+".count", core.CodeValue, "count must not be negative, found %d", v)
 			case v > maxCount:
-				c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount)
+				c.Errorf(cn.Range, nd.path+".count", core.CodeValue, "count %d is over the limit of %d representations of one node template", v, maxCount)
 			default:
 				nd.count = v
 			}
 		case graph.Unknown:
 			nd.countFn = true
 		default:
-			c.Errorf(cn.Value.Range, nd.path+".count", core.CodeValue, "count must be a non-negative integer, found %s", cn.Value.Describe())
+			c.Errorf(cn.Range, nd.path+".count", core.CodeValue, "count must be a non-negative integer, found %s", cn.Describe())
 		}
 	}
-	if dn := n.Get("directives"); dn != nil && !dn.IsNull() && dn.Kind != yamlsrc.Sequence {
+	if dn := nd.keys.directives; dn != nil && !dn.IsNull() && dn.Kind != yamlsrc.Sequence {
 		c.Errorf(dn.Range, nd.path+".directives", core.CodeWrongKind, "directives must be a list, found %s", dn.Describe())
 	} else {
 		for i, d := range dn.Items() {
@@ -544,21 +661,23 @@ func (c *compiler) readNode(f *file, nd *node) {
 			}
 		}
 	}
-	if nf := n.Get("node_filter"); nf != nil {
+	if nf := nd.keys.nodeFilter; nf != nil {
 		c.checkExpr(f, nf, nd.path+".node_filter", false)
 	}
-	if cp := n.Get("copy"); cp != nil {
+	if cp := nd.keys.copy; cp != nil {
 		switch src := c.state.topo.byName[core.Text(cp)]; {
 		case src == nil && c.failedTemplate(cp):
 		case src == nil:
 			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names %s, which is no node template", core.DescribeValue(cp))
-		case src.n.Get("copy") != nil:
+		case src.keys.copy != nil:
 			c.Errorf(cp.Range, nd.path+".copy", core.CodeCopy, "copy names node template %q, which uses copy itself (§7.2)", src.name)
 		}
 	}
-	c.readReqAssigns(f, nd)
-	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), nd.path+".interfaces")
-	if an := n.Get("artifacts"); an != nil && !an.IsNull() {
+	c.readReqAssigns(ev, nd)
+	if in := nd.keys.interfaces; in != nil {
+		c.assignIfaces(ev, t.ifaces, in, nd.path+".interfaces")
+	}
+	if an := nd.keys.artifacts; an != nil && !an.IsNull() {
 		if an.Kind != yamlsrc.Mapping {
 			c.Errorf(an.Range, nd.path+".artifacts", core.CodeWrongKind, "artifacts must be a map, found %s", an.Describe())
 		} else {
@@ -573,13 +692,14 @@ func (c *compiler) readNode(f *file, nd *node) {
 // attributes and capability properties, for the representation nd.index
 // ($node_index) when the template has a count.
 func (c *compiler) nodeValues(f *file, nd *node) {
-	n, t := nd.n, nd.typ
+	t := nd.typ
 	ev := &eval{c: c, f: f, node: nd}
-	owner := "node template " + core.Quote(nd.name)
-	nd.props = c.assignProps(ev, t.props, n.Get("properties"), nd.path+".properties", owner, !c.selectable(n))
-	nd.attrs = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), nd.path+".attributes", owner)
-	caps := map[string]map[string]graph.Value{}
-	assigned := n.Get("capabilities")
+	who := owner{kind: "node template", name: nd.name}
+	required := !nd.selected
+	nd.props = c.assignProps(ev, t.props, t.propNames(), nd.keys.properties, nd.path, "properties", who, required)
+	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.keys.attributes, nd.path, "attributes", who)
+	caps := make(map[string]map[string]graph.Value, len(t.caps))
+	assigned := nd.keys.capabilities
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
 		assigned = nil
@@ -596,13 +716,23 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			continue
 		}
 		body := assigned.Get(name)
+		if body == nil && len(cd.attrs) == 0 && len(cd.props) == 0 {
+			// Nothing to check or evaluate: no paths to build, and the
+			// values are the compile's one empty map, which is only read
+			// (rendering leaves out a capability without values).
+			if c.state.noValues == nil {
+				c.state.noValues = map[string]graph.Value{}
+			}
+			caps[name] = c.state.noValues
+			continue
+		}
 		cp := nd.path + ".capabilities." + name
 		if body != nil && !body.IsNull() {
 			c.keys(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys(), nil)
 		}
-		co := "capability " + core.Quote(name) + " of " + owner
-		caps[name] = c.assignProps(ev, cd.props, body.Get("properties"), cp+".properties", co, !c.selectable(n))
-		c.assignAttrs(ev, cd.attrs, cd.props, body.Get("attributes"), cp+".attributes", co)
+		co := owner{kind: "capability", name: name, ofKind: who.kind, ofName: who.name}
+		caps[name] = c.assignProps(ev, cd.props, cd.propNames(), body.Get("properties"), cp, "properties", co, required)
+		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp, "attributes", co)
 	}
 	nd.caps = caps
 }
@@ -621,7 +751,12 @@ func (c *compiler) failedTemplate(n *yamlsrc.Node) bool {
 // orchestrator's inventory or substituted, so that its required
 // properties need no value here (§7.2.1).
 func (c *compiler) selectable(n *yamlsrc.Node) bool {
-	for _, d := range n.Get("directives").Items() {
+	return selects(n.Get("directives"))
+}
+
+// selects reports whether directives select or substitute (selectable).
+func selects(directives *yamlsrc.Node) bool {
+	for _, d := range directives.Items() {
 		if d.Value == "select" || d.Value == "substitute" {
 			return true
 		}
@@ -690,9 +825,11 @@ func reqAssignKeys() []string {
 	return []string{"node", "capability", "relationship", "allocation", "count", "node_filter", "directives", "optional"}
 }
 
-// readReqAssigns reads a node template's requirement assignments (§8.5).
-func (c *compiler) readReqAssigns(f *file, nd *node) {
-	rn := nd.n.Get("requirements")
+// readReqAssigns reads a node template's requirement assignments (§8.5),
+// in ev, the template's context (readNode's).
+func (c *compiler) readReqAssigns(ev *eval, nd *node) {
+	f := ev.f
+	rn := nd.keys.requirements
 	if rn == nil || rn.IsNull() {
 		return
 	}
@@ -701,10 +838,10 @@ func (c *compiler) readReqAssigns(f *file, nd *node) {
 		return
 	}
 	topo := c.state.topo
-	ev := &eval{c: c, f: f, node: nd}
+	nd.reqs = slices.Grow(nd.reqs, len(rn.Content))
 	for i, it := range rn.Content {
-		ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
+			ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
 			c.Errorf(it.Range, ip, core.CodeWrongKind, "a requirement assignment is a map with one entry, found %s", it.Describe())
 			continue
 		}
@@ -939,18 +1076,22 @@ func quantity(t *typeDef, v graph.Value) (float64, bool) {
 // of each requirement do not exceed the upper bound of its count_range
 // (§8.5.4); fewer are fulfilled by the orchestrator.
 func (c *compiler) checkReqCounts(nd *node) {
-	sums := map[*req]int64{}
-	var last = map[*req]*reqAssign{}
-	for _, ra := range nd.reqs {
-		if !ra.optional {
-			sums[ra.def] += ra.count
-			last[ra.def] = ra
-		}
-	}
 	for _, d := range nd.typ.reqs {
-		if d.max >= 0 && sums[d] > d.max {
-			ra := last[d]
-			c.Errorf(ra.key, ra.path, core.CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sums[d], rangeText(d.min, d.max))
+		if d.max < 0 {
+			continue
+		}
+		// A template assigns a few requirements: a walk of them for each
+		// bounded definition costs less than maps of sums.
+		var sum int64
+		var last *reqAssign
+		for _, ra := range nd.reqs {
+			if !ra.optional && ra.def == d {
+				sum += ra.count
+				last = ra
+			}
+		}
+		if sum > d.max {
+			c.Errorf(last.key, last.path, core.CodeOccurrences, "node template %q assigns requirement %q %d times; its count_range is %s (§8.5.4)", nd.name, d.name, sum, rangeText(d.min, d.max))
 		}
 	}
 }
@@ -1048,9 +1189,9 @@ func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node,
 		return
 	}
 	ra.relType = t
-	owner := "relationship of requirement " + core.Quote(ra.name)
-	ra.relProps = c.assignProps(ev, t.props, n.Get("properties"), path+".properties", owner, true)
-	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.props, n.Get("attributes"), path+".attributes", owner)
+	who := owner{kind: "relationship of requirement", name: ra.name}
+	ra.relProps = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", who, true)
+	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", who)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -1068,9 +1209,9 @@ func (c *compiler) readGroup(f *file, p yamlsrc.Pair) {
 		return
 	}
 	ev := &eval{c: c, f: f}
-	owner := "group " + core.Quote(p.Key.Value)
-	c.assignProps(ev, t.props, p.Value.Get("properties"), path+".properties", owner, true)
-	c.assignAttrs(ev, t.attrs, t.props, p.Value.Get("attributes"), path+".attributes", owner)
+	who := owner{kind: "group", name: p.Key.Value}
+	c.assignProps(ev, t.props, t.propNames(), p.Value.Get("properties"), path, "properties", who, true)
+	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path, "attributes", who)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return
@@ -1114,7 +1255,7 @@ func (c *compiler) readPolicy(f *file, it *yamlsrc.Node, ip string) {
 		return
 	}
 	ev := &eval{c: c, f: f}
-	c.assignProps(ev, t.props, body.Get("properties"), path+".properties", "policy "+core.Quote(name), true)
+	c.assignProps(ev, t.props, t.propNames(), body.Get("properties"), path, "properties", owner{kind: "policy", name: name}, true)
 	for i, tg := range body.Get("targets").Items() {
 		tp := path + ".targets[" + core.Itoa(int64(i)) + "]"
 		nd, grp := c.state.topo.byName[core.Text(tg)], c.state.topo.groups[core.Text(tg)]

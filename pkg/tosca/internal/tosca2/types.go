@@ -73,10 +73,16 @@ type typeDef struct {
 	// validSources, validCaps and validTargets are the valid_*_types
 	// lists of capability and relationship types (nil: no restriction).
 	validSources, validCaps, validTargets []*typeDef
-	// capOrder and ifaceOrder hold the names of caps and ifaces in
-	// order, once asked for (sortedOnce).
-	capOrder, ifaceOrder []string
+	// capOrder, ifaceOrder, propOrder and attrOrder hold the names of
+	// caps, ifaces, props and attrs in order, once asked for (sortedOnce).
+	capOrder, ifaceOrder, propOrder, attrOrder []string
 }
+
+// propNames returns the names of t's properties in order.
+func (t *typeDef) propNames() []string { return sortedOnce(&t.propOrder, t.props) }
+
+// attrNames returns the names of t's attributes in order.
+func (t *typeDef) attrNames() []string { return sortedOnce(&t.attrOrder, t.attrs) }
 
 // sortedOnce returns the keys of m in order, kept in *memo after the first
 // call: a type's members are final once the types are resolved, and are
@@ -121,7 +127,16 @@ type capability struct {
 	// validSources restricts the node types whose requirements may
 	// target the capability (its type's, refined by the definition).
 	validSources []*typeDef
+	// propOrder and attrOrder hold the names of props and attrs in
+	// order, once asked for (sortedOnce).
+	propOrder, attrOrder []string
 }
+
+// propNames returns the names of the capability's properties in order.
+func (cd *capability) propNames() []string { return sortedOnce(&cd.propOrder, cd.props) }
+
+// attrNames returns the names of the capability's attributes in order.
+func (cd *capability) attrNames() []string { return sortedOnce(&cd.attrOrder, cd.attrs) }
 
 type req struct {
 	name       string

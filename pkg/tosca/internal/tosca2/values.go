@@ -15,7 +15,6 @@ package tosca2
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 
@@ -102,6 +101,79 @@ func (c *compiler) checkValueDepth(ev *eval, t *typeDef, entry, keyS *prop, vali
 		return nil
 	}
 	return v
+}
+
+// A definition's default (or fixed value) is checked again for every
+// template that leaves it out: 10,000 templates of a type check the same
+// text against the same type 10,000 times. A default that is a literal
+// scalar (no call), of a definition that is not a secret, whose type's
+// and own validation clauses are compiled ones (cclause: they read only
+// $value), has the same value, in the same steps of value work, for every
+// template of every type that inherits the definition; the first check
+// that reports nothing and reads no secret is kept, and the others count
+// its steps and take its value (graph values that are scalars, which
+// nothing changes).
+
+// defaultKey identifies a default checked: the value written, the
+// definition, and the file whose functions its clauses see.
+type defaultKey struct {
+	n *yamlsrc.Node
+	d *prop
+	f *file
+}
+
+// knownDefault returns the value of default n of d, checked before, and
+// counts its steps; ok is false when it must be checked (checkDefault).
+func (c *compiler) knownDefault(f *file, d *prop, n *yamlsrc.Node) (graph.Value, bool) {
+	k, ok := c.state.defaults[defaultKey{n, d, f}]
+	if !ok || c.Stopped() || c.steps+k.steps > maxValueSteps {
+		return nil, false
+	}
+	c.steps += k.steps
+	return k.v, true
+}
+
+// checkDefault checks default n of d at path (checkValue), keeping its
+// value for knownDefault where it is the same for every template.
+func (c *compiler) checkDefault(ev *eval, d *prop, n *yamlsrc.Node, path string) graph.Value {
+	steps, diags, reads := c.steps, len(c.Diags), c.SecretReads
+	v := c.checkValue(ev, d, n, path)
+	if c.Halt.Done || len(c.Diags) != diags || c.SecretReads != reads || !c.constDefault(ev.f, d, n) {
+		return v
+	}
+	switch v.(type) {
+	case string, int64, float64, bool:
+		if c.state.defaults == nil {
+			c.state.defaults = map[defaultKey]checkedDefault{}
+		}
+		c.state.defaults[defaultKey{n, d, ev.f}] = checkedDefault{v: v, steps: c.steps - steps}
+	}
+	return v
+}
+
+// checkedDefault is a default's value and the steps its check counts.
+type checkedDefault struct {
+	v     graph.Value
+	steps int
+}
+
+// constDefault reports whether default n of d has the same value for
+// every template (see knownDefault).
+func (c *compiler) constDefault(f *file, d *prop, n *yamlsrc.Node) bool {
+	if n.Kind != yamlsrc.Scalar || d.typ == nil || d.secret() {
+		return false
+	}
+	if _, _, isCall := funcCall(n); isCall {
+		return false
+	}
+	t := d.typ
+	pure := func(clauses []*yamlsrc.Node) bool {
+		return !slices.ContainsFunc(clauses, func(cl *yamlsrc.Node) bool { return c.cclause(f, cl) == nil })
+	}
+	if t.scalar != nil && t.scalar.dataType != nil && !pure(t.scalar.dataType.validation) {
+		return false
+	}
+	return pure(t.validation) && pure(d.validation)
 }
 
 // callValue checks and evaluates a function call written for a value
@@ -256,7 +328,7 @@ func (c *compiler) complexValue(ev *eval, t *typeDef, n *yamlsrc.Node, path stri
 		}
 		out[p.Key.Value] = c.fieldValue(ev, d, p.Value, core.JoinPath(path, p.Key.Value), depth)
 	}
-	for _, name := range slices.Sorted(maps.Keys(t.props)) {
+	for _, name := range t.propNames() {
 		d := t.props[name]
 		if _, ok := n.GetPair(name); ok {
 			continue
@@ -291,9 +363,15 @@ func (c *compiler) validate(ev *eval, t *typeDef, clauses []*yamlsrc.Node, v gra
 	if len(clauses) == 0 || isUnknown(v) {
 		return true
 	}
-	vev := &eval{c: c, f: ev.f, value: v, hasValue: true, typ: t, node: ev.node, path: path}
+	var vev *eval
 	for _, cl := range clauses {
-		r := vev.eval(cl, 0)
+		r, ok := c.quickClause(ev.f, cl, t, v)
+		if !ok {
+			if vev == nil {
+				vev = &eval{c: c, f: ev.f, value: v, hasValue: true, typ: t, node: ev.node, path: path}
+			}
+			r = vev.eval(cl, 0)
+		}
 		switch b, ok := r.(bool); {
 		case ok && !b:
 			c.badValue(core.RangeOf(n), path, core.CodeConstraint, core.DescribeValue(n)+" does not satisfy the validation clause "+core.DescribeValue(cl),
@@ -305,6 +383,192 @@ func (c *compiler) validate(ev *eval, t *typeDef, clauses []*yamlsrc.Node, v gra
 		}
 	}
 	return true
+}
+
+// A validation clause is evaluated for every value of its definition:
+// 10,000 templates of a type, or a template with count, evaluate the
+// same clause again and again, and eval would read its literals, look
+// its functions up and build their argument lists each time. A clause is
+// therefore compiled once, for the file whose names it sees (cclause),
+// into what evaluating it needs, and quickClause evaluates the
+// compiled form: the same result in the same steps of value work, with
+// nothing allocated. It covers clauses of $value, literals and the pure
+// built-in functions (comparisons, Boolean, string, list and arithmetic
+// ones, which internal/funceval evaluates); for anything else — a query,
+// an input, an index, $matches, a custom function, an argument only
+// apply time knows, a function that fails, a clause nested past
+// core.MaxValueDepth, the budget of value work running out — eval
+// evaluates the clause, as before, and reports what it reports.
+
+// cexpr is a compiled expression of a validation clause: a literal (with
+// the steps eval takes to read it), $value, or a call of a pure built-in.
+type cexpr struct {
+	// lit is the literal's value, read once: the functions that take it
+	// do not change their arguments.
+	lit   graph.Value
+	isLit bool
+	// steps is what eval counts for the expression's own nodes: every
+	// node of a literal, the call's node for a call.
+	steps int64
+	// fn names the function called ("value" for $value); args are its
+	// arguments.
+	fn   string
+	args []*cexpr
+}
+
+// clauseKey identifies a compiled clause: the clause and the file whose
+// functions its names resolve to.
+type clauseKey struct {
+	n *yamlsrc.Node
+	f *file
+}
+
+// cclause returns clause n compiled for file f, nil when eval must
+// evaluate it; it is compiled once.
+func (c *compiler) cclause(f *file, n *yamlsrc.Node) *cexpr {
+	k := clauseKey{n, f}
+	if x, ok := c.state.clauses[k]; ok {
+		return x
+	}
+	x := c.compileExpr(f, n, 0)
+	if c.state.clauses == nil {
+		c.state.clauses = map[clauseKey]*cexpr{}
+	}
+	c.state.clauses[k] = x
+	return x
+}
+
+// compileExpr compiles n, met at depth (see eval), or returns nil.
+func (c *compiler) compileExpr(f *file, n *yamlsrc.Node, depth int) *cexpr {
+	if n == nil || depth > core.MaxValueDepth {
+		return nil
+	}
+	name, args, isCall := funcCall(n)
+	if !isCall {
+		v, steps, ok := literal(n, depth)
+		if !ok {
+			return nil
+		}
+		return &cexpr{lit: v, isLit: true, steps: steps}
+	}
+	x := &cexpr{fn: name, steps: 1}
+	switch name {
+	case "value":
+	case "get_input", "node_index", "relationship_index", "get_property", "get_attribute", "get_artifact", "available_allocation", "matches":
+		// What they read is not the clause's alone (matches: its pattern
+		// may warn).
+		return nil
+	default:
+		lo, hi, ok := builtinArity(name)
+		if got := len(argList(args)); !ok || got < lo || (hi >= 0 && got > hi) || c.findFunc(f, name) != nil {
+			return nil
+		}
+	}
+	for _, a := range argList(args) {
+		ax := c.compileExpr(f, a, depth+1)
+		if ax == nil {
+			return nil
+		}
+		x.args = append(x.args, ax)
+	}
+	return x
+}
+
+// literal reads a value without function calls as eval does (maps and
+// lists with their $$ escapes undone), with the steps eval takes, one a
+// node; ok is false when it holds a call or is nested too deep.
+func literal(n *yamlsrc.Node, depth int) (graph.Value, int64, bool) {
+	if n == nil || depth > core.MaxValueDepth {
+		return nil, 0, false
+	}
+	if _, _, isCall := funcCall(n); isCall {
+		return nil, 0, false
+	}
+	switch n.Kind {
+	case yamlsrc.Mapping:
+		m := make(map[string]graph.Value, len(n.Content)/2)
+		steps := int64(1)
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			v, k, ok := literal(n.Content[i+1], depth+1)
+			if !ok {
+				return nil, 0, false
+			}
+			m[unescape(n.Content[i].Value)] = v
+			steps += k
+		}
+		return m, steps, true
+	case yamlsrc.Sequence:
+		s := make([]graph.Value, len(n.Content))
+		steps := int64(1)
+		for i, it := range n.Content {
+			v, k, ok := literal(it, depth+1)
+			if !ok {
+				return nil, 0, false
+			}
+			s[i] = v
+			steps += k
+		}
+		return s, steps, true
+	}
+	v := n.Interface()
+	if s, ok := v.(string); ok {
+		return unescape(s), 1, true
+	}
+	return v, 1, true
+}
+
+// quickClause evaluates validation clause cl of a value v of type t with
+// its compiled form; ok is false when eval must evaluate it (see
+// cclause), which then does all it did, the steps included.
+func (c *compiler) quickClause(f *file, cl *yamlsrc.Node, t *typeDef, v graph.Value) (graph.Value, bool) {
+	x := c.cclause(f, cl)
+	if x == nil || c.Stopped() {
+		return nil, false
+	}
+	var ord funceval.Ordering
+	if t != nil {
+		ord = t
+	}
+	var steps int64
+	r, ok := c.runExpr(x, v, ord, &steps)
+	if !ok || int64(c.steps)+steps > maxValueSteps {
+		return nil, false
+	}
+	c.steps += int(steps)
+	return r, true
+}
+
+// runExpr evaluates x with $value bound to v, adding the steps of value
+// work eval would count to *steps; ok is false where eval would do more
+// than compute a value (see cclause). The arguments of calls are kept on
+// a stack of the compile's, so that evaluating allocates nothing.
+func (c *compiler) runExpr(x *cexpr, v graph.Value, ord funceval.Ordering, steps *int64) (graph.Value, bool) {
+	*steps += x.steps
+	if x.isLit {
+		return x.lit, true
+	}
+	base := len(c.state.args)
+	defer func() { c.state.args = c.state.args[:base] }()
+	for _, a := range x.args {
+		r, ok := c.runExpr(a, v, ord, steps)
+		if !ok {
+			return nil, false
+		}
+		c.state.args = append(c.state.args, r)
+	}
+	vals := c.state.args[base:]
+	if x.fn == "value" {
+		return (*eval).walkValue(nil, v, vals), true
+	}
+	if slices.ContainsFunc(vals, graph.HasUnknown) {
+		return nil, false
+	}
+	*steps += funceval.Cost(x.fn, vals, maxValueSteps)
+	r, err := funceval.Eval(x.fn, vals, ord)
+	if err != nil {
+		return nil, false
+	}
+	return r, true
 }
 
 // clause checks a validation clause where it is defined (§9.10: "a
