@@ -57,6 +57,11 @@ import (
 func (c *compiler) render() *graph.Graph {
 	g := graph.New()
 	t := c.topo
+	edges := 0
+	for _, nt := range t.nodeList {
+		edges += len(nt.reqs)
+	}
+	g.Grow(len(t.nodeList), edges)
 	for _, nt := range t.nodeList {
 		if c.Stopped() {
 			return g
@@ -319,26 +324,26 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 			}
 		}
 	}
-	// Filtered, then sorted: most nodes have no secret property, and
-	// sorting all of their type's property names for each of them was 3%
-	// of a compile's allocations.
-	var props []string
-	for name, d := range nt.typ.props {
-		if d.sensitive || (derived && c.SecretAt[nt.path+".properties."+name]) {
-			props = append(props, "properties."+name)
+	ts := nt.typ.secretPaths()
+	if derived {
+		// Filtered, then sorted: most nodes have no secret property, and
+		// sorting all of their type's property names for each of them was 3%
+		// of a compile's allocations.
+		var props []string
+		for name, d := range nt.typ.props {
+			if d.sensitive || c.SecretAt[nt.path+".properties."+name] {
+				props = append(props, "properties."+name)
+			}
 		}
+		slices.Sort(props)
+		out = append(out, props...)
+		out = append(slices.Clone(ts.attrs), out...)
+	} else if len(ts.attrs)+len(ts.props) > 0 {
+		// The type's alone, the same for each of its templates: a copy,
+		// since what reads a secret adds to it (core.SpreadSecrets).
+		out = make([]string, 0, len(ts.attrs)+len(ts.props))
+		out = append(append(out, ts.attrs...), ts.props...)
 	}
-	slices.Sort(props)
-	out = append(out, props...)
-	// An operation output may set a sensitive attribute at apply time.
-	var attrs []string
-	for name, d := range nt.typ.attrs {
-		if d.sensitive {
-			attrs = append(attrs, "attributes."+name)
-		}
-	}
-	slices.Sort(attrs)
-	out = append(attrs, out...)
 	if rels := c.relSecretPaths(nt); len(rels) > 0 {
 		out = append(out, rels...)
 		slices.Sort(out)
@@ -398,7 +403,7 @@ func (c *compiler) relationshipsBusy(nt *nodeTpl) bool {
 // nodeOps renders the lifecycle and health-check operations of nt's own
 // interfaces into ops, and where they run into where.
 func (c *compiler) nodeOps(nt *nodeTpl, ops map[string]graph.Operation, where map[string]core.OpSite) {
-	s := &scope{at: nt.key, node: nt}
+	s := nt.selfScope()
 	// Sorted, so that two interfaces with the same short name resolve the
 	// same way every time.
 	for _, name := range slices.Sorted(maps.Keys(nt.typ.ifaces)) {
@@ -531,7 +536,7 @@ const minHealthInterval = time.Second
 // of at least a second, on a template with a health check (else a
 // warning: nothing would use it).
 func (c *compiler) healthInterval(nt *nodeTpl, drv *graph.Driver) {
-	n := nt.n.Get("metadata").Get(healthIntervalKey)
+	n := nt.metadata.Get(healthIntervalKey)
 	if n == nil {
 		return
 	}

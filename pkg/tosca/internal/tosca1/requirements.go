@@ -80,7 +80,7 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 	}
 	for _, d := range nt.typ.reqs {
 		n := counts[d.name]
-		if c.substituted[nt.name+"\x00"+d.name] {
+		if len(c.substituted) > 0 && c.substituted[nt.name+"\x00"+d.name] {
 			continue
 		}
 		if n == 0 && d.min > 0 {

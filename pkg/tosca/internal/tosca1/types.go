@@ -103,6 +103,44 @@ type typeDef struct {
 	constraints  []*values.Constraint
 	entry, keyS  *propDef // data types derived from list/map
 	sensitive    bool
+	// tplAttrs caches templateAttrDefs (relattrs.go), secrets
+	// secretPaths.
+	tplAttrs *tplAttrDefs
+	secrets  *typeSecrets
+}
+
+// typeSecrets lists, sorted, the spec paths of a type's sensitive
+// attributes ("attributes.<name>") and properties ("properties.<name>").
+type typeSecrets struct {
+	attrs, props []string
+}
+
+// secretPaths returns t's sensitive spec paths, computed once (the
+// slices are shared: read only).
+func (t *typeDef) secretPaths() *typeSecrets {
+	if t.secrets == nil {
+		ts := &typeSecrets{}
+		for name, d := range t.props {
+			if d.sensitive {
+				ts.props = append(ts.props, "properties."+name)
+			}
+		}
+		for name, d := range t.attrs {
+			if d.sensitive {
+				ts.attrs = append(ts.attrs, "attributes."+name)
+			}
+		}
+		slices.Sort(ts.props)
+		slices.Sort(ts.attrs)
+		t.secrets = ts
+	}
+	return t.secrets
+}
+
+// tplAttrDefs is what templateAttrDefs computes once per type.
+type tplAttrDefs struct {
+	defs        map[string]*propDef
+	withDefault bool
 }
 
 // propDef is a property, attribute, input or parameter definition, or an
@@ -123,6 +161,21 @@ type propDef struct {
 	entry, keyS *propDef
 	status      string
 	sensitive   bool
+	// label is what a node template's property of this definition is
+	// called in messages (propertyLabel), built once.
+	label string
+}
+
+// propertyLabel returns `property "name"`, name being the key d is
+// defined under, built once per definition rather than per template.
+func (d *propDef) propertyLabel(name string) string {
+	if name != d.name {
+		return "property " + quote(name)
+	}
+	if d.label == "" {
+		d.label = "property " + quote(name)
+	}
+	return d.label
 }
 
 type capDef struct {
