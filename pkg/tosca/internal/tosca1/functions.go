@@ -575,11 +575,14 @@ func (c *compiler) capProperty(owner *nodeTpl, cd *capDef, prop *yamlsrc.Node, r
 	// only this property's own count.
 	before := c.SecretReads
 	props, ok := c.capPropsOf(owner)[cd.name]
-	if !ok && owner.capProps != nil {
+	if !ok && owner.capsDone {
 		// A capability the template does not assign has its type's
 		// defaults.
 		s := &scope{at: owner.key, node: owner}
 		props = c.assignProps(cd.typ, cd.props, nil, owner.path+".capabilities."+cd.name+".properties", "capability "+quote(cd.name)+" of node template "+quote(owner.name), "property", s, ignoreMissing)
+		if owner.capProps == nil {
+			owner.capProps = map[string]map[string]graph.Value{}
+		}
 		owner.capProps[cd.name] = props
 	}
 	v := props[prop.Value]
@@ -1199,10 +1202,12 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 
 // capPropsOf evaluates a node template's capability properties once.
 func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
-	if nt.capProps != nil || nt.typ == nil {
+	if nt.capsDone || nt.typ == nil {
 		return nt.capProps
 	}
-	nt.capProps = map[string]map[string]graph.Value{}
+	// The map is made for the first capability assigned: most templates
+	// assign none.
+	nt.capsDone = true
 	before := c.SecretReads
 	defer c.noteSecretNode(nt, before)
 	s := nt.selfScope()
@@ -1221,6 +1226,9 @@ func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
 				}
 				nt.capAttrs[cd.name] = v
 			}
+		}
+		if nt.capProps == nil {
+			nt.capProps = map[string]map[string]graph.Value{}
 		}
 		nt.capProps[cd.name] = props
 	}

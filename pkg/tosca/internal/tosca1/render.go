@@ -62,14 +62,16 @@ func (c *compiler) render() *graph.Graph {
 		edges += len(nt.reqs)
 	}
 	g.Grow(len(t.nodeList), edges)
-	for _, nt := range t.nodeList {
+	// The resources are allocated together.
+	slab := make([]graph.Resource, len(t.nodeList))
+	for i, nt := range t.nodeList {
 		if c.Stopped() {
 			return g
 		}
 		if nt.typ == nil {
 			continue
 		}
-		c.addResource(g, c.renderNode(nt), nt.path)
+		c.addResource(g, c.renderNode(nt, &slab[i]), nt.path)
 	}
 	dropped := c.addEdges(g, nil)
 	if len(dropped) > 0 {
@@ -224,7 +226,8 @@ func (c *compiler) edgeKind(ra *reqAssign) graph.EdgeKind {
 	return graph.DependsOn
 }
 
-func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
+// renderNode renders nt into r (zero) and returns r.
+func (c *compiler) renderNode(nt *nodeTpl, r *graph.Resource) *graph.Resource {
 	props := c.propsOf(nt)
 	spec := map[string]graph.Value{"properties": dropNil(props)}
 	if caps := c.capPropsOf(nt); len(caps) > 0 {
@@ -256,7 +259,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		}
 		spec["artifacts"] = m
 	}
-	r := &graph.Resource{
+	*r = graph.Resource{
 		Address:    nt.name,
 		Type:       nt.typ.name,
 		TypeChain:  c.chainOf(nt.typ),
@@ -280,7 +283,10 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	}
 	c.PlacementResource(r, nt.path)
 	c.applyXOS(nt, r)
-	c.ImportFilter(nt.n, nt.path, nt.name, "select, must-exist", r)
+	if nt.metadata != nil {
+		// The filter is metadata: without any, no need to search nt.n.
+		c.ImportFilter(nt.n, nt.path, nt.name, "select, must-exist", r)
+	}
 	// A key is shown in plans and passed to the lookup: never a secret.
 	for k := range r.Lookup {
 		if slices.Contains(r.Sensitive, "properties."+k) {

@@ -84,7 +84,10 @@ type nodeTpl struct {
 	self scope
 	// metadata is the template's own metadata (not a copied one's).
 	metadata *yamlsrc.Node
+	// capProps holds the capability property values (capPropsOf, which
+	// sets capsDone), nil while there are none.
 	capProps map[string]map[string]graph.Value
+	capsDone bool
 	// capAttrs holds the attribute values capability assignments give
 	// (1.3 §3.8.2), by capability, as get_attribute reads them.
 	capAttrs map[string]map[string]graph.Value
@@ -351,7 +354,16 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 		c.errorf(nt.key, nt.path, core.CodeMissingField, "%s is missing required field \"type\"", what())
 		return
 	}
-	nt.typ = c.templateType(kNode, tn, nt.path+".type")
+	if tn.Kind == yamlsrc.Scalar {
+		// The usual case, without building the path of a problem.
+		if t := c.lookup(kNode, tn.Value); t != nil {
+			c.noteType(tn, t)
+			nt.typ = t
+		}
+	}
+	if nt.typ == nil {
+		nt.typ = c.templateType(kNode, tn, nt.path+".type")
+	}
 	if d := field(nt.n, src, "directives"); d != nil {
 		nt.directives = c.strList(d, nt.path+".directives", "directives")
 		for _, dv := range nt.directives {
@@ -459,6 +471,25 @@ func reqAssignKeys() []string {
 	return []string{"node", "capability", "relationship", "node_filter", "occurrences", "description", "metadata"}
 }
 
+// newReqAssigns returns n zero requirement assignments and an empty list
+// with room for n, cut from chunks of reqChunk so that a topology's
+// thousands of templates do not allocate them one by one. Both are
+// capped: appending to the list (an implicit match) moves it.
+func (c *compiler) newReqAssigns(n int) ([]reqAssign, []*reqAssign) {
+	const reqChunk = 512
+	if n > reqChunk/4 {
+		return make([]reqAssign, n), make([]*reqAssign, 0, n)
+	}
+	if len(c.reqChunk)+n > cap(c.reqChunk) {
+		c.reqChunk = make([]reqAssign, 0, reqChunk)
+		c.reqListChunk = make([]*reqAssign, 0, reqChunk)
+	}
+	at := len(c.reqChunk)
+	c.reqChunk = c.reqChunk[:at+n]
+	c.reqListChunk = c.reqListChunk[:at+n]
+	return c.reqChunk[at : at+n : at+n], c.reqListChunk[at : at : at+n]
+}
+
 // reqPath is the YAML path of the requirement name assigned at index i
 // of the requirements of the template at tpl (never ""), in one
 // concatenation.
@@ -474,10 +505,10 @@ func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 		c.errorf(keyAt(nt.n, "requirements", n.Range), nt.path+".requirements", core.CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
 		return
 	}
-	nt.reqs = make([]*reqAssign, 0, len(n.Content))
-	// One allocation for the template's assignments; each path is built
-	// in one concatenation.
-	slab := make([]reqAssign, len(n.Content))
+	// The assignments and the list come from chunks shared by the
+	// templates; each path is built in one concatenation.
+	slab, list := c.newReqAssigns(len(n.Content))
+	nt.reqs = list
 	for i, it := range n.Content {
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
 			c.errorf(it.Range, nt.path+".requirements["+strconv.Itoa(i)+"]", core.CodeWrongKind, "a requirement assignment must be a map with one key, found %s", it.Describe())
