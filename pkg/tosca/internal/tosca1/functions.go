@@ -1133,7 +1133,8 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 	// replaces by a substituting topology (whose inputs have their own
 	// defaults), gets its values there (TOSCA 1.3 §3.8.3 directives).
 	checkRequired := !slices.Contains(nt.directives, "select") && !slices.Contains(nt.directives, "substitute")
-	for name, d := range defs {
+	for _, pd := range nt.typ.propOrder() {
+		name, d := pd.name, pd.def
 		if _, ok := c.nodeProp(nt, name); !ok && d.required && checkRequired && d.status != "unsupported" {
 			at := nt.key
 			if n != nil {

@@ -107,6 +107,27 @@ type typeDef struct {
 	// secretPaths.
 	tplAttrs *tplAttrDefs
 	secrets  *typeSecrets
+	// props, in the order of their names (propOrder).
+	propsSorted []namedProp
+}
+
+// namedProp is a property definition and the name it is defined under.
+type namedProp struct {
+	name string
+	def  *propDef
+}
+
+// propOrder returns t's property definitions sorted by name, computed
+// once: a walk of every template's properties need not iterate a map.
+func (t *typeDef) propOrder() []namedProp {
+	if t.propsSorted == nil && len(t.props) > 0 {
+		t.propsSorted = make([]namedProp, 0, len(t.props))
+		for name, d := range t.props {
+			t.propsSorted = append(t.propsSorted, namedProp{name, d})
+		}
+		slices.SortFunc(t.propsSorted, func(a, b namedProp) int { return strings.Compare(a.name, b.name) })
+	}
+	return t.propsSorted
 }
 
 // typeSecrets lists, sorted, the spec paths of a type's sensitive
