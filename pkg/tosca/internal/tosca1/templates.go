@@ -290,6 +290,9 @@ func (c *compiler) checkInputValue(d *propDef, v any, at diag.Range, path string
 func (c *compiler) readNodeTemplates(n *yamlsrc.Node) {
 	t := c.topo
 	pairs := n.Pairs()
+	if len(t.nodes) == 0 {
+		t.nodes = make(map[string]*nodeTpl, len(pairs))
+	}
 	t.nodeList = make([]*nodeTpl, 0, len(pairs))
 	// One allocation for all the templates, which also keeps them
 	// together in memory for the phases that walk them in order.
