@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -23,8 +24,12 @@ type Graph struct {
 	// edges keeps every edge, including repeats of the same pair, in
 	// insertion order.
 	edges []Edge
-	// addrs lists the addresses in insertion order.
-	addrs []string
+	// addrs lists the addresses in insertion order; sorted caches them
+	// sorted (Addresses), nil until asked for after a change. It is
+	// atomic because readers may ask at once; AddResource, a mutation,
+	// clears it.
+	addrs  []string
+	sorted atomic.Pointer[[]string]
 	// policies lists the model policies in insertion order.
 	policies []Policy
 	// Sources lists the files the graph was compiled from, sorted.
@@ -67,6 +72,7 @@ func (g *Graph) AddResource(r *Resource) error {
 	}
 	g.byAddr[r.Address] = r
 	g.addrs = append(g.addrs, r.Address)
+	g.sorted.Store(nil)
 	return nil
 }
 
@@ -104,9 +110,13 @@ func (g *Graph) Len() int {
 
 // Addresses returns every resource address, sorted.
 func (g *Graph) Addresses() []string {
+	if p := g.sorted.Load(); p != nil {
+		return slices.Clone(*p)
+	}
 	out := slices.Clone(g.addrs)
 	slices.Sort(out)
-	return out
+	g.sorted.Store(&out)
+	return slices.Clone(out)
 }
 
 // Resources returns every resource, sorted by address.
@@ -148,6 +158,34 @@ type Index struct {
 	Waits [][]OpWait
 }
 
+// adjacency returns, for each of n vertices v, the sorted distinct to[i]
+// of the edges i with from[i] == v; nil for a vertex without any.
+func adjacency(n int, from, to []int) [][]int {
+	start := make([]int, n+1)
+	for _, v := range from {
+		start[v+1]++
+	}
+	for v := range n {
+		start[v+1] += start[v]
+	}
+	all := make([]int, len(to))
+	next := slices.Clone(start[:n])
+	for i, v := range from {
+		all[next[v]] = to[i]
+		next[v]++
+	}
+	out := make([][]int, n)
+	for v := range n {
+		if start[v] == start[v+1] {
+			continue
+		}
+		list := all[start[v]:start[v+1]:start[v+1]]
+		slices.Sort(list)
+		out[v] = slices.Compact(list)
+	}
+	return out
+}
+
 // Index builds the adjacency view.
 func (g *Graph) Index() *Index {
 	addrs := g.Addresses()
@@ -155,18 +193,15 @@ func (g *Graph) Index() *Index {
 	for i, a := range addrs {
 		ids[a] = i
 	}
-	x := &Index{Addrs: addrs, IDs: ids, Deps: make([][]int, len(addrs)), Dependents: make([][]int, len(addrs))}
-	for _, e := range g.edges {
-		s, t := ids[e.Source], ids[e.Target]
-		x.Deps[s] = append(x.Deps[s], t)
-		x.Dependents[t] = append(x.Dependents[t], s)
+	x := &Index{Addrs: addrs, IDs: ids}
+	// Each list is a part of one array (capped, so that appending to one
+	// never writes into the next): two allocations, not one per list.
+	src, dst := make([]int, len(g.edges)), make([]int, len(g.edges))
+	for i, e := range g.edges {
+		src[i], dst[i] = ids[e.Source], ids[e.Target]
 	}
-	for i := range addrs {
-		slices.Sort(x.Deps[i])
-		x.Deps[i] = slices.Compact(x.Deps[i])
-		slices.Sort(x.Dependents[i])
-		x.Dependents[i] = slices.Compact(x.Dependents[i])
-	}
+	x.Deps = adjacency(len(addrs), src, dst)
+	x.Dependents = adjacency(len(addrs), dst, src)
 	x.breakPhaseCycles(g)
 	return x
 }

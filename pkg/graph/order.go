@@ -201,13 +201,17 @@ func (x *Index) SCCs() [][]int {
 	}
 	var stack []int
 	var comps [][]int
+	// Every vertex is in one component: they are capped parts of one
+	// array, and the walk's call stack is reused from root to root.
+	members := make([]int, 0, n)
 	counter := 0
 	type frame struct{ v, next int }
+	var call []frame
 	for root := range n {
 		if index[root] >= 0 {
 			continue
 		}
-		call := []frame{{root, 0}}
+		call = append(call[:0], frame{root, 0})
 		index[root], low[root] = counter, counter
 		counter++
 		stack = append(stack, root)
@@ -235,16 +239,17 @@ func (x *Index) SCCs() [][]int {
 				low[p] = min(low[p], low[v])
 			}
 			if low[v] == index[v] {
-				var comp []int
+				first := len(members)
 				for {
 					w := stack[len(stack)-1]
 					stack = stack[:len(stack)-1]
 					onStack[w] = false
-					comp = append(comp, w)
+					members = append(members, w)
 					if w == v {
 						break
 					}
 				}
+				comp := members[first:len(members):len(members)]
 				slices.Sort(comp)
 				comps = append(comps, comp)
 			}

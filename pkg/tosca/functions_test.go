@@ -1,9 +1,6 @@
 package tosca
 
 import (
-	"context"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/xosplan/xosplan/pkg/graph"
@@ -50,12 +47,7 @@ topology_template:
 // outputs evaluate to.
 func requireOutputs(t *testing.T, text string, want map[string]graph.Value) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "f.yaml")
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	g, diags := Compile(context.Background(), path, Options{})
-	requireNoErrors(t, diags)
+	g := compileText(t, text)
 	for name, w := range want {
 		if got := g.Outputs[name]; !graph.Equal(got, w) {
 			t.Errorf("%s = %s, want %s", name, graph.Render(got), graph.Render(w))

@@ -65,6 +65,9 @@ func (c *Session) CheckDuplicates(n *yamlsrc.Node, depth int, lenient bool, stac
 	switch n.Kind {
 	case yamlsrc.Sequence:
 		for i, it := range n.Content {
+			if !hasContent(it) {
+				continue
+			}
 			*stack = append(*stack, indexKey(i))
 			c.CheckDuplicates(it, depth+1, lenient, stack)
 			*stack = (*stack)[:len(*stack)-1]
@@ -81,6 +84,10 @@ func (c *Session) CheckDuplicates(n *yamlsrc.Node, depth int, lenient bool, stac
 			}
 		}
 		for i := 0; i+1 < len(n.Content); i += 2 {
+			if !hasContent(n.Content[i+1]) {
+				// A scalar holds no key: no call, no path step.
+				continue
+			}
 			child := lenient
 			if depth == 0 && n.Content[i].Value == "topology_template" {
 				child = false
@@ -101,6 +108,26 @@ func indexKey(i int) string {
 		return small[3*i : 3*i+3]
 	}
 	return "[" + Itoa(int64(i)) + "]"
+}
+
+// hasContent reports whether CheckDuplicates may have anything to look at
+// in n: a sequence, or a mapping of two keys or more, or of one whose
+// value has content (not a requirement's short form, {host: server}).
+func hasContent(n *yamlsrc.Node) bool {
+	if n == nil {
+		return false
+	}
+	switch n.Kind {
+	case yamlsrc.Sequence:
+		return len(n.Content) > 0
+	case yamlsrc.Mapping:
+		if len(n.Content) != 2 {
+			return len(n.Content) > 2
+		}
+		v := n.Content[1] // one level only: a chain of maps is not walked twice
+		return v != nil && (v.Kind == yamlsrc.Mapping || v.Kind == yamlsrc.Sequence)
+	}
+	return false
 }
 
 // hasDuplicateKey is a quick allocation-free test for small maps (most of

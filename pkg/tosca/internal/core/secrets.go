@@ -27,15 +27,26 @@ func (c *Session) NoteSecret(path string, before int) {
 // again, so that a chain of references is followed whatever the order of
 // the resources, each resource checked once more per secret it gains.
 func (c *Session) SpreadSecrets(g *graph.Graph, secretOutputs map[string]bool) {
-	if !slices.ContainsFunc(g.Resources(), func(r *graph.Resource) bool { return len(r.Sensitive) > 0 }) {
+	all := g.Resources()
+	if !slices.ContainsFunc(all, func(r *graph.Resource) bool { return len(r.Sensitive) > 0 }) {
 		// Nothing to read a secret from.
 		return
 	}
 	readers := map[string][]*graph.Resource{}
-	queue := slices.Clone(g.Resources())
-	for _, r := range queue {
-		for _, addr := range AttributeReads(r) {
+	// Only a value known at apply time (an unknown) may read a secret:
+	// the resources without any are not queued (most of a large
+	// template), and their sensitive paths are only put in order, as
+	// spreadInto does.
+	queue := all[:0:0]
+	for _, r := range all {
+		addrs, unknown := attributeReads(r)
+		for _, addr := range addrs {
 			readers[addr] = append(readers[addr], r)
+		}
+		if unknown {
+			queue = append(queue, r)
+		} else {
+			slices.Sort(r.Sensitive)
 		}
 	}
 	for len(queue) > 0 {
@@ -59,35 +70,50 @@ func (c *Session) SpreadSecrets(g *graph.Graph, secretOutputs map[string]bool) {
 // operation inputs read (attribute(address, …) unknowns), sorted, each
 // once.
 func AttributeReads(r *graph.Resource) []string {
-	var addrs []string
-	var walk func(v graph.Value)
-	walk = func(v graph.Value) {
-		switch x := v.(type) {
-		case graph.Unknown:
-			// A relationship's attribute is recorded with its source.
-			relAttr := x.Func == "get_attribute" && len(x.Args) > 1 && x.Args[1] == "RELATIONSHIP"
-			if addr, ok := FirstArg(x); ok && (x.Func == "attribute" || relAttr) {
-				addrs = append(addrs, addr)
-			}
-			for _, a := range x.Args {
-				walk(a)
-			}
-		case []graph.Value:
-			for _, e := range x {
-				walk(e)
-			}
-		case map[string]graph.Value:
-			for _, e := range x {
-				walk(e)
-			}
+	addrs, _ := attributeReads(r)
+	return addrs
+}
+
+// attributeReads is AttributeReads, and whether r's spec or operation
+// inputs hold any unknown value.
+func attributeReads(r *graph.Resource) ([]string, bool) {
+	var w readsWalk
+	w.walk(r.Spec)
+	for _, op := range r.Driver.Operations {
+		w.walk(op.Inputs)
+	}
+	slices.Sort(w.addrs)
+	return slices.Compact(w.addrs), w.unknown
+}
+
+// readsWalk collects what attributeReads returns (a method rather than a
+// recursive closure, which would be allocated for each resource).
+type readsWalk struct {
+	addrs   []string
+	unknown bool
+}
+
+func (w *readsWalk) walk(v graph.Value) {
+	switch x := v.(type) {
+	case graph.Unknown:
+		w.unknown = true
+		// A relationship's attribute is recorded with its source.
+		relAttr := x.Func == "get_attribute" && len(x.Args) > 1 && x.Args[1] == "RELATIONSHIP"
+		if addr, ok := FirstArg(x); ok && (x.Func == "attribute" || relAttr) {
+			w.addrs = append(w.addrs, addr)
+		}
+		for _, a := range x.Args {
+			w.walk(a)
+		}
+	case []graph.Value:
+		for _, e := range x {
+			w.walk(e)
+		}
+	case map[string]graph.Value:
+		for _, e := range x {
+			w.walk(e)
 		}
 	}
-	walk(r.Spec)
-	for _, op := range r.Driver.Operations {
-		walk(op.Inputs)
-	}
-	slices.Sort(addrs)
-	return slices.Compact(addrs)
 }
 
 // spreadInto marks the values of r that read a secret of g; it reports

@@ -575,11 +575,14 @@ func (c *compiler) capProperty(owner *nodeTpl, cd *capDef, prop *yamlsrc.Node, r
 	// only this property's own count.
 	before := c.SecretReads
 	props, ok := c.capPropsOf(owner)[cd.name]
-	if !ok && owner.capProps != nil {
+	if !ok && owner.capsDone {
 		// A capability the template does not assign has its type's
 		// defaults.
 		s := &scope{at: owner.key, node: owner}
 		props = c.assignProps(cd.typ, cd.props, nil, owner.path+".capabilities."+cd.name+".properties", "capability "+quote(cd.name)+" of node template "+quote(owner.name), "property", s, ignoreMissing)
+		if owner.capProps == nil {
+			owner.capProps = map[string]map[string]graph.Value{}
+		}
 		owner.capProps[cd.name] = props
 	}
 	v := props[prop.Value]
@@ -1100,11 +1103,12 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 	}
 	nt.state = 1
 	defs := nt.typ.props
-	what := "node template " + quote(nt.name)
-	path := nt.path + ".properties"
+	// The message's words and the path are built only for a problem.
+	what := func() string { return "node template " + quote(nt.name) }
+	path := func() string { return nt.path + ".properties" }
 	n := nt.propsN
 	if !n.IsNull() && n.Kind != yamlsrc.Mapping {
-		c.errorf(n.Range, path, core.CodeWrongKind, "properties of %s must be a map, found %s", what, n.Describe())
+		c.errorf(n.Range, path(), core.CodeWrongKind, "properties of %s must be a map, found %s", what(), n.Describe())
 		n, nt.propsN = nil, nil
 	}
 	for i := 0; n != nil && i+1 < len(n.Content); i += 2 {
@@ -1112,16 +1116,16 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 		d := defs[k.Value]
 		if d == nil {
 			if !c.lacks(nt.typ) {
-				c.errorf(k.Range, joinPath(path, k.Value), core.CodeUnknownProperty, "%s has no property %q", what, k.Value)
+				c.errorf(k.Range, joinPath(path(), k.Value), core.CodeUnknownProperty, "%s has no property %q", what(), k.Value)
 				c.SuggestLast(k.Value, maps.Keys(defs))
 			}
 			continue
 		}
 		switch d.status {
 		case "unsupported":
-			c.errorf(k.Range, joinPath(path, k.Value), core.CodeStatus, "property %q of %s is unsupported", k.Value, what)
+			c.errorf(k.Range, joinPath(path(), k.Value), core.CodeStatus, "property %q of %s is unsupported", k.Value, what())
 		case "deprecated":
-			c.warnf(k.Range, joinPath(path, k.Value), core.CodeStatus, "property %q of %s is deprecated", k.Value, what)
+			c.warnf(k.Range, joinPath(path(), k.Value), core.CodeStatus, "property %q of %s is deprecated", k.Value, what())
 		}
 		c.nodeProp(nt, k.Value)
 	}
@@ -1129,13 +1133,14 @@ func (c *compiler) propsOf(nt *nodeTpl) map[string]graph.Value {
 	// replaces by a substituting topology (whose inputs have their own
 	// defaults), gets its values there (TOSCA 1.3 §3.8.3 directives).
 	checkRequired := !slices.Contains(nt.directives, "select") && !slices.Contains(nt.directives, "substitute")
-	for name, d := range defs {
+	for _, pd := range nt.typ.propOrder() {
+		name, d := pd.name, pd.def
 		if _, ok := c.nodeProp(nt, name); !ok && d.required && checkRequired && d.status != "unsupported" {
 			at := nt.key
 			if n != nil {
 				at = n.Range
 			}
-			c.errorf(at, path, core.CodeMissingProperty, "%s is missing required property %q", what, name)
+			c.errorf(at, path(), core.CodeMissingProperty, "%s is missing required property %q", what(), name)
 		}
 	}
 	nt.state = 2
@@ -1163,18 +1168,29 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 		c.errorf(nt.key, nt.path+".properties."+name, core.CodeFunction, "property %q of node template %q depends on itself through get_property", name, nt.name)
 		return nil, true
 	}
+	// Neither assigned nor defaulted: nothing to evaluate, no path to
+	// build.
+	an := nt.propsN.Get(name)
+	if an == nil || nt.propsN.Kind != yamlsrc.Mapping {
+		if !d.hasDefault {
+			return nil, false
+		}
+		an = nil
+	}
+	if nt.evaluating == nil {
+		nt.evaluating = nt.evalBuf[:0]
+	}
 	nt.evaluating = append(nt.evaluating, name)
 	defer func() { nt.evaluating = nt.evaluating[:len(nt.evaluating)-1] }()
-	s := &scope{at: nt.key, node: nt}
+	s := nt.selfScope()
 	path := nt.path + ".properties." + name
+	what := d.propertyLabel(name)
 	var v graph.Value
 	before := c.SecretReads
-	if an := nt.propsN.Get(name); an != nil && nt.propsN.Kind == yamlsrc.Mapping {
-		v = c.checkAssigned(d, an, path, "property "+quote(name), s)
-	} else if d.hasDefault {
-		v = c.checkValue(d, d.def, path, "property "+quote(name), s)
+	if an != nil {
+		v = c.checkAssigned(d, an, path, what, s)
 	} else {
-		return nil, false
+		v = c.checkValue(d, d.def, path, what, s)
 	}
 	c.NoteSecret(path, before)
 	c.noteSecretNode(nt, before)
@@ -1187,13 +1203,15 @@ func (c *compiler) nodeProp(nt *nodeTpl, name string) (graph.Value, bool) {
 
 // capPropsOf evaluates a node template's capability properties once.
 func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
-	if nt.capProps != nil || nt.typ == nil {
+	if nt.capsDone || nt.typ == nil {
 		return nt.capProps
 	}
-	nt.capProps = map[string]map[string]graph.Value{}
+	// The map is made for the first capability assigned: most templates
+	// assign none.
+	nt.capsDone = true
 	before := c.SecretReads
 	defer c.noteSecretNode(nt, before)
-	s := &scope{at: nt.key, node: nt}
+	s := nt.selfScope()
 	for _, p := range nt.capsN.Pairs() {
 		cd := nt.typ.caps[p.Key.Value]
 		if cd == nil || p.Value.Kind != yamlsrc.Mapping {
@@ -1209,6 +1227,9 @@ func (c *compiler) capPropsOf(nt *nodeTpl) map[string]map[string]graph.Value {
 				}
 				nt.capAttrs[cd.name] = v
 			}
+		}
+		if nt.capProps == nil {
+			nt.capProps = map[string]map[string]graph.Value{}
 		}
 		nt.capProps[cd.name] = props
 	}
@@ -1240,7 +1261,7 @@ func (c *compiler) resolveFunctions() {
 		c.propsOf(nt)
 		c.capPropsOf(nt)
 		if nt.attrsN != nil {
-			s := &scope{at: nt.key, node: nt}
+			s := nt.selfScope()
 			nt.attrs = c.assignProps(nt.typ, mergeDefs(nt.typ.attrs, nt.typ.props), nt.attrsN, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, ignoreMissing)
 		}
 		for _, ra := range nt.reqs {

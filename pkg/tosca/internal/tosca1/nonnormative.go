@@ -186,16 +186,20 @@ func (w *typeRefWalker) walk(n *yamlsrc.Node, key string, inTypes bool) {
 		// allocate.
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i].Value, n.Content[i+1]
-			w.stack = append(w.stack, pathKey{Key: k, Index: -1})
+			// The key is pushed only for what looks further (most pairs of
+			// a template are scalars that name no type).
 			switch {
 			case v.Kind != yamlsrc.Scalar:
 				if k != "description" && k != "metadata" {
+					w.stack = append(w.stack, pathKey{Key: k, Index: -1})
 					w.walk(v, k, inTypes)
+					w.stack = w.stack[:len(w.stack)-1]
 				}
 			case isTypeKeyname(k), key == "requirements", inTypes && key == "capabilities":
+				w.stack = append(w.stack, pathKey{Key: k, Index: -1})
 				w.ref(v)
+				w.stack = w.stack[:len(w.stack)-1]
 			}
-			w.stack = w.stack[:len(w.stack)-1]
 		}
 	case yamlsrc.Sequence:
 		for i, it := range n.Content {

@@ -30,28 +30,41 @@ import (
 // when the template assigns no attributes (resolveFunctions evaluates
 // the assignment, defaults included, when it does).
 func (c *compiler) nodeAttrDefaults(nt *nodeTpl) map[string]graph.Value {
-	s := &scope{at: nt.key, node: nt}
-	return c.assignProps(nt.typ, templateAttrDefs(nt.typ), nil, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, ignoreMissing)
+	defs, withDefault := templateAttrDefs(nt.typ)
+	if !withDefault {
+		// Nothing to evaluate: without an assignment, only defaults
+		// give values (and missing ones are not reported).
+		return nil
+	}
+	s := nt.selfScope()
+	return c.assignProps(nt.typ, defs, nil, nt.path+".attributes", "node template "+quote(nt.name), "attribute", s, ignoreMissing)
 }
 
 // templateAttrDefs returns the attribute definitions of t but those its
 // normative root type (tosca.nodes.Root, tosca.relationships.Root)
-// defines and no type below redefines.
-func templateAttrDefs(t *typeDef) map[string]*propDef {
-	root := t
-	for root.parent != nil {
-		root = root.parent
-	}
-	if root.name != "tosca.nodes.Root" && root.name != "tosca.relationships.Root" {
-		return t.attrs
-	}
-	out := make(map[string]*propDef, len(t.attrs))
-	for name, d := range t.attrs {
-		if root.attrs[name] != d {
-			out[name] = d
+// defines and no type below redefines, and whether any of them has a
+// default. It is computed once per type (the map is shared: read only).
+func templateAttrDefs(t *typeDef) (defs map[string]*propDef, withDefault bool) {
+	if t.tplAttrs == nil {
+		t.tplAttrs = &tplAttrDefs{defs: t.attrs}
+		root := t
+		for root.parent != nil {
+			root = root.parent
+		}
+		if root.name == "tosca.nodes.Root" || root.name == "tosca.relationships.Root" {
+			out := make(map[string]*propDef, len(t.attrs))
+			for name, d := range t.attrs {
+				if root.attrs[name] != d {
+					out[name] = d
+				}
+			}
+			t.tplAttrs.defs = out
+		}
+		for _, d := range t.tplAttrs.defs {
+			t.tplAttrs.withDefault = t.tplAttrs.withDefault || d.hasDefault
 		}
 	}
-	return out
+	return t.tplAttrs.defs, t.tplAttrs.withDefault
 }
 
 // relAttrsOf returns the spec's "relationships" of nt: nil when no
@@ -99,11 +112,12 @@ func (c *compiler) relAttrValues(ra *reqAssign) map[string]graph.Value {
 	if ra.relType == nil {
 		return nil
 	}
-	n, path, what := relAttrSource(ra)
-	defs := templateAttrDefs(ra.relType)
+	n := relAttrNode(ra)
+	defs, _ := templateAttrDefs(ra.relType)
 	if n == nil && len(defs) == 0 {
 		return nil
 	}
+	path, what := relAttrSource(ra)
 	var attrs map[string]graph.Value
 	c.Quietly(func() {
 		attrs = c.assignProps(ra.relType, ra.relType.attrs, n, path, what, "attribute", &scope{at: ra.key, req: ra}, ignoreMissing)
@@ -116,15 +130,24 @@ func (c *compiler) relAttrValues(ra *reqAssign) map[string]graph.Value {
 	return dropNil(attrs)
 }
 
-// relAttrSource returns where ra's relationship attribute values are
-// assigned: the relationship template's attributes (nil when it assigns
-// none, or for a relationship written in the requirement, which assigns
-// none in 1.x), their path and what owns them.
-func relAttrSource(ra *reqAssign) (n *yamlsrc.Node, path, what string) {
+// relAttrSource returns the path where ra's relationship attribute
+// values are assigned (relAttrNode: the relationship template's
+// attributes, none for a relationship written in the requirement, which
+// assigns none in 1.x) and what owns them.
+func relAttrSource(ra *reqAssign) (path, what string) {
 	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
-		return rt.n.Get("attributes"), rt.path + ".attributes", "relationship template " + quote(rt.name)
+		return rt.path + ".attributes", "relationship template " + quote(rt.name)
 	}
-	return nil, ra.path + ".relationship.attributes", "relationship of requirement " + quote(ra.name)
+	return ra.path + ".relationship.attributes", "relationship of requirement " + quote(ra.name)
+}
+
+// relAttrNode is the node relAttrSource names: the relationship
+// template's attributes, or nil.
+func relAttrNode(ra *reqAssign) *yamlsrc.Node {
+	if rt := ra.relTpl; ra.relBody == nil && rt != nil {
+		return rt.n.Get("attributes")
+	}
+	return nil
 }
 
 // relSecretPaths lists, sorted, the paths of the secret attributes of
@@ -137,13 +160,13 @@ func (c *compiler) relSecretPaths(nt *nodeTpl) []string {
 	// built: a relationship's attribute is secret only if defined so.
 	anySecret := len(c.SecretAt) > 0
 	for _, ra := range nt.reqs {
-		if ra.relType == nil {
+		if ra.relType == nil || (!anySecret && len(ra.relType.secretPaths().attrs) == 0) {
 			continue
 		}
 		idx, _ := ra.index()
 		var path string
 		if anySecret {
-			_, path, _ = relAttrSource(ra)
+			path, _ = relAttrSource(ra)
 		}
 		for name, d := range ra.relType.attrs {
 			if d.sensitive || (anySecret && c.SecretAt[joinPath(path, name)]) {

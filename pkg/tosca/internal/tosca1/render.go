@@ -57,14 +57,21 @@ import (
 func (c *compiler) render() *graph.Graph {
 	g := graph.New()
 	t := c.topo
+	edges := 0
 	for _, nt := range t.nodeList {
+		edges += len(nt.reqs)
+	}
+	g.Grow(len(t.nodeList), edges)
+	// The resources are allocated together.
+	slab := make([]graph.Resource, len(t.nodeList))
+	for i, nt := range t.nodeList {
 		if c.Stopped() {
 			return g
 		}
 		if nt.typ == nil {
 			continue
 		}
-		c.addResource(g, c.renderNode(nt), nt.path)
+		c.addResource(g, c.renderNode(nt, &slab[i]), nt.path)
 	}
 	dropped := c.addEdges(g, nil)
 	if len(dropped) > 0 {
@@ -219,7 +226,8 @@ func (c *compiler) edgeKind(ra *reqAssign) graph.EdgeKind {
 	return graph.DependsOn
 }
 
-func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
+// renderNode renders nt into r (zero) and returns r.
+func (c *compiler) renderNode(nt *nodeTpl, r *graph.Resource) *graph.Resource {
 	props := c.propsOf(nt)
 	spec := map[string]graph.Value{"properties": dropNil(props)}
 	if caps := c.capPropsOf(nt); len(caps) > 0 {
@@ -251,7 +259,7 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 		}
 		spec["artifacts"] = m
 	}
-	r := &graph.Resource{
+	*r = graph.Resource{
 		Address:    nt.name,
 		Type:       nt.typ.name,
 		TypeChain:  c.chainOf(nt.typ),
@@ -275,7 +283,10 @@ func (c *compiler) renderNode(nt *nodeTpl) *graph.Resource {
 	}
 	c.PlacementResource(r, nt.path)
 	c.applyXOS(nt, r)
-	c.ImportFilter(nt.n, nt.path, nt.name, "select, must-exist", r)
+	if nt.metadata != nil {
+		// The filter is metadata: without any, no need to search nt.n.
+		c.ImportFilter(nt.n, nt.path, nt.name, "select, must-exist", r)
+	}
 	// A key is shown in plans and passed to the lookup: never a secret.
 	for k := range r.Lookup {
 		if slices.Contains(r.Sensitive, "properties."+k) {
@@ -319,26 +330,26 @@ func (c *compiler) secretPaths(nt *nodeTpl, spec map[string]graph.Value) []strin
 			}
 		}
 	}
-	// Filtered, then sorted: most nodes have no secret property, and
-	// sorting all of their type's property names for each of them was 3%
-	// of a compile's allocations.
-	var props []string
-	for name, d := range nt.typ.props {
-		if d.sensitive || (derived && c.SecretAt[nt.path+".properties."+name]) {
-			props = append(props, "properties."+name)
+	ts := nt.typ.secretPaths()
+	if derived {
+		// Filtered, then sorted: most nodes have no secret property, and
+		// sorting all of their type's property names for each of them was 3%
+		// of a compile's allocations.
+		var props []string
+		for name, d := range nt.typ.props {
+			if d.sensitive || c.SecretAt[nt.path+".properties."+name] {
+				props = append(props, "properties."+name)
+			}
 		}
+		slices.Sort(props)
+		out = append(out, props...)
+		out = append(slices.Clone(ts.attrs), out...)
+	} else if len(ts.attrs)+len(ts.props) > 0 {
+		// The type's alone, the same for each of its templates: a copy,
+		// since what reads a secret adds to it (core.SpreadSecrets).
+		out = make([]string, 0, len(ts.attrs)+len(ts.props))
+		out = append(append(out, ts.attrs...), ts.props...)
 	}
-	slices.Sort(props)
-	out = append(out, props...)
-	// An operation output may set a sensitive attribute at apply time.
-	var attrs []string
-	for name, d := range nt.typ.attrs {
-		if d.sensitive {
-			attrs = append(attrs, "attributes."+name)
-		}
-	}
-	slices.Sort(attrs)
-	out = append(attrs, out...)
 	if rels := c.relSecretPaths(nt); len(rels) > 0 {
 		out = append(out, rels...)
 		slices.Sort(out)
@@ -398,7 +409,7 @@ func (c *compiler) relationshipsBusy(nt *nodeTpl) bool {
 // nodeOps renders the lifecycle and health-check operations of nt's own
 // interfaces into ops, and where they run into where.
 func (c *compiler) nodeOps(nt *nodeTpl, ops map[string]graph.Operation, where map[string]core.OpSite) {
-	s := &scope{at: nt.key, node: nt}
+	s := nt.selfScope()
 	// Sorted, so that two interfaces with the same short name resolve the
 	// same way every time.
 	for _, name := range slices.Sorted(maps.Keys(nt.typ.ifaces)) {
@@ -531,7 +542,7 @@ const minHealthInterval = time.Second
 // of at least a second, on a template with a health check (else a
 // warning: nothing would use it).
 func (c *compiler) healthInterval(nt *nodeTpl, drv *graph.Driver) {
-	n := nt.n.Get("metadata").Get(healthIntervalKey)
+	n := nt.metadata.Get(healthIntervalKey)
 	if n == nil {
 		return
 	}

@@ -71,16 +71,17 @@ func (c *compiler) checkOccurrences(nt *nodeTpl) {
 	if len(nt.typ.reqs) == 0 || slices.Contains(nt.directives, "select") || slices.Contains(nt.directives, "substitute") || c.substitutable(nt.typ) {
 		return
 	}
-	var counts map[string]int
-	if len(nt.reqs) > 0 {
-		counts = make(map[string]int, len(nt.reqs))
-		for _, ra := range nt.reqs {
-			counts[ra.name]++
-		}
-	}
+	// The assignments before any implicit match is added; counted by
+	// scanning them (a template has a few) rather than in a map.
+	assigned := nt.reqs
 	for _, d := range nt.typ.reqs {
-		n := counts[d.name]
-		if c.substituted[nt.name+"\x00"+d.name] {
+		n := 0
+		for _, ra := range assigned {
+			if ra.name == d.name {
+				n++
+			}
+		}
+		if len(c.substituted) > 0 && c.substituted[nt.name+"\x00"+d.name] {
 			continue
 		}
 		if n == 0 && d.min > 0 {

@@ -76,13 +76,32 @@ type nodeTpl struct {
 	// templates); state 0 pending, 1 evaluating, 2 done.
 	props map[string]graph.Value
 	state uint8
-	// evaluating marks properties being evaluated (get_property cycles).
+	// evaluating marks properties being evaluated (get_property cycles);
+	// evalBuf holds the first few without an allocation.
 	evaluating []string
-	capProps   map[string]map[string]graph.Value
+	evalBuf    [4]string
+	// self is the scope of the template's own values (selfScope).
+	self scope
+	// metadata is the template's own metadata (not a copied one's).
+	metadata *yamlsrc.Node
+	// capProps holds the capability property values (capPropsOf, which
+	// sets capsDone), nil while there are none.
+	capProps map[string]map[string]graph.Value
+	capsDone bool
 	// capAttrs holds the attribute values capability assignments give
 	// (1.3 §3.8.2), by capability, as get_attribute reads them.
 	capAttrs map[string]map[string]graph.Value
 	attrs    map[string]graph.Value
+}
+
+// selfScope returns the scope of nt's own values (SELF is nt, at its
+// name). Scopes are never changed in place (a nested evaluation copies
+// one), so the template keeps one rather than allocating one per value.
+func (nt *nodeTpl) selfScope() *scope {
+	if nt.self.node == nil {
+		nt.self = scope{at: nt.key, node: nt}
+	}
+	return &nt.self
 }
 
 type reqAssign struct {
@@ -271,9 +290,16 @@ func (c *compiler) checkInputValue(d *propDef, v any, at diag.Range, path string
 func (c *compiler) readNodeTemplates(n *yamlsrc.Node) {
 	t := c.topo
 	pairs := n.Pairs()
+	if len(t.nodes) == 0 {
+		t.nodes = make(map[string]*nodeTpl, len(pairs))
+	}
 	t.nodeList = make([]*nodeTpl, 0, len(pairs))
-	for _, p := range pairs {
-		nt := &nodeTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.node_templates." + p.Key.Value}
+	// One allocation for all the templates, which also keeps them
+	// together in memory for the phases that walk them in order.
+	slab := make([]nodeTpl, len(pairs))
+	for i, p := range pairs {
+		nt := &slab[i]
+		*nt = nodeTpl{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: "topology_template.node_templates." + p.Key.Value}
 		t.nodes[nt.name] = nt
 		t.nodeList = append(t.nodeList, nt)
 	}
@@ -331,7 +357,16 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 		c.errorf(nt.key, nt.path, core.CodeMissingField, "%s is missing required field \"type\"", what())
 		return
 	}
-	nt.typ = c.templateType(kNode, tn, nt.path+".type")
+	if tn.Kind == yamlsrc.Scalar {
+		// The usual case, without building the path of a problem.
+		if t := c.lookup(kNode, tn.Value); t != nil {
+			c.noteType(tn, t)
+			nt.typ = t
+		}
+	}
+	if nt.typ == nil {
+		nt.typ = c.templateType(kNode, tn, nt.path+".type")
+	}
 	if d := field(nt.n, src, "directives"); d != nil {
 		nt.directives = c.strList(d, nt.path+".directives", "directives")
 		for _, dv := range nt.directives {
@@ -345,6 +380,7 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	nt.capsN = field(nt.n, src, "capabilities")
 	nt.ifacesN = field(nt.n, src, "interfaces")
 	if md := nt.n.Get("metadata"); md != nil {
+		nt.metadata = md
 		c.ReadMetadata(md, nt.path+".metadata", false)
 	}
 	if a := field(nt.n, src, "artifacts"); a != nil {
@@ -438,24 +474,52 @@ func reqAssignKeys() []string {
 	return []string{"node", "capability", "relationship", "node_filter", "occurrences", "description", "metadata"}
 }
 
+// newReqAssigns returns n zero requirement assignments and an empty list
+// with room for n, cut from chunks of reqChunk so that a topology's
+// thousands of templates do not allocate them one by one. Both are
+// capped: appending to the list (an implicit match) moves it.
+func (c *compiler) newReqAssigns(n int) ([]reqAssign, []*reqAssign) {
+	const reqChunk = 512
+	if n > reqChunk/4 {
+		return make([]reqAssign, n), make([]*reqAssign, 0, n)
+	}
+	if len(c.reqChunk)+n > cap(c.reqChunk) {
+		c.reqChunk = make([]reqAssign, 0, reqChunk)
+		c.reqListChunk = make([]*reqAssign, 0, reqChunk)
+	}
+	at := len(c.reqChunk)
+	c.reqChunk = c.reqChunk[:at+n]
+	c.reqListChunk = c.reqListChunk[:at+n]
+	return c.reqChunk[at : at+n : at+n], c.reqListChunk[at : at : at+n]
+}
+
+// reqPath is the YAML path of the requirement name assigned at index i
+// of the requirements of the template at tpl (never ""), in one
+// concatenation.
+func reqPath(tpl string, i int, name string) string {
+	return tpl + ".requirements[" + strconv.Itoa(i) + "]." + name
+}
+
 func (c *compiler) readReqAssignments(nt *nodeTpl, n *yamlsrc.Node) {
 	if n.IsNull() {
 		return
 	}
-	path := nt.path + ".requirements"
 	if n.Kind != yamlsrc.Sequence {
-		c.errorf(keyAt(nt.n, "requirements", n.Range), path, core.CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
+		c.errorf(keyAt(nt.n, "requirements", n.Range), nt.path+".requirements", core.CodeWrongKind, "requirements of node template %q must be a list, found %s", nt.name, n.Describe())
 		return
 	}
-	nt.reqs = make([]*reqAssign, 0, len(n.Content))
+	// The assignments and the list come from chunks shared by the
+	// templates; each path is built in one concatenation.
+	slab, list := c.newReqAssigns(len(n.Content))
+	nt.reqs = list
 	for i, it := range n.Content {
-		ip := path + "[" + strconv.Itoa(i) + "]"
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
-			c.errorf(it.Range, ip, core.CodeWrongKind, "a requirement assignment must be a map with one key, found %s", it.Describe())
+			c.errorf(it.Range, nt.path+".requirements["+strconv.Itoa(i)+"]", core.CodeWrongKind, "a requirement assignment must be a map with one key, found %s", it.Describe())
 			continue
 		}
 		k, v := it.Content[0], it.Content[1]
-		ra := &reqAssign{name: k.Value, n: it, key: k.Range, path: joinPath(ip, k.Value), src: nt}
+		ra := &slab[i]
+		*ra = reqAssign{name: k.Value, n: it, key: k.Range, path: reqPath(nt.path, i, k.Value), src: nt}
 		ra.def = nt.typ.reqDefOf(ra.name)
 		switch {
 		case v.Kind == yamlsrc.Scalar && !v.IsNull():

@@ -103,6 +103,65 @@ type typeDef struct {
 	constraints  []*values.Constraint
 	entry, keyS  *propDef // data types derived from list/map
 	sensitive    bool
+	// tplAttrs caches templateAttrDefs (relattrs.go), secrets
+	// secretPaths.
+	tplAttrs *tplAttrDefs
+	secrets  *typeSecrets
+	// props, in the order of their names (propOrder).
+	propsSorted []namedProp
+}
+
+// namedProp is a property definition and the name it is defined under.
+type namedProp struct {
+	name string
+	def  *propDef
+}
+
+// propOrder returns t's property definitions sorted by name, computed
+// once: a walk of every template's properties need not iterate a map.
+func (t *typeDef) propOrder() []namedProp {
+	if t.propsSorted == nil && len(t.props) > 0 {
+		t.propsSorted = make([]namedProp, 0, len(t.props))
+		for name, d := range t.props {
+			t.propsSorted = append(t.propsSorted, namedProp{name, d})
+		}
+		slices.SortFunc(t.propsSorted, func(a, b namedProp) int { return strings.Compare(a.name, b.name) })
+	}
+	return t.propsSorted
+}
+
+// typeSecrets lists, sorted, the spec paths of a type's sensitive
+// attributes ("attributes.<name>") and properties ("properties.<name>").
+type typeSecrets struct {
+	attrs, props []string
+}
+
+// secretPaths returns t's sensitive spec paths, computed once (the
+// slices are shared: read only).
+func (t *typeDef) secretPaths() *typeSecrets {
+	if t.secrets == nil {
+		ts := &typeSecrets{}
+		for name, d := range t.props {
+			if d.sensitive {
+				ts.props = append(ts.props, "properties."+name)
+			}
+		}
+		for name, d := range t.attrs {
+			if d.sensitive {
+				ts.attrs = append(ts.attrs, "attributes."+name)
+			}
+		}
+		slices.Sort(ts.props)
+		slices.Sort(ts.attrs)
+		t.secrets = ts
+	}
+	return t.secrets
+}
+
+// tplAttrDefs is what templateAttrDefs computes once per type.
+type tplAttrDefs struct {
+	defs        map[string]*propDef
+	withDefault bool
 }
 
 // propDef is a property, attribute, input or parameter definition, or an
@@ -123,6 +182,21 @@ type propDef struct {
 	entry, keyS *propDef
 	status      string
 	sensitive   bool
+	// label is what a node template's property of this definition is
+	// called in messages (propertyLabel), built once.
+	label string
+}
+
+// propertyLabel returns `property "name"`, name being the key d is
+// defined under, built once per definition rather than per template.
+func (d *propDef) propertyLabel(name string) string {
+	if name != d.name {
+		return "property " + quote(name)
+	}
+	if d.label == "" {
+		d.label = "property " + quote(name)
+	}
+	return d.label
 }
 
 type capDef struct {
