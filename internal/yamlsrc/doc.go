@@ -23,13 +23,14 @@
 // Two readers, one result. The YAML library's parse alone (ParseFloor) is
 // the floor issue 25 (row 1) measures validate against: validate of
 // 10,000 TOSCA 1.3 node templates must cost at most 1.5× its CPU. Building
-// the library's tree and converting it into ours cost 1.5× that floor on
-// its own (BenchmarkReadOverFloor10k: 319 ms against 214 ms of CPU, and a
-// million allocations), which left nothing for the compile. So a
-// hand-written reader (fast.go) reads the YAML that templates are
-// written in straight from the bytes into our tree: 50 ms, 0.23× the
-// floor, in a few hundred allocations (nodes in slabs, Content slices of
-// one backing array, scalars as substrings of one copy of the file). It
+// the library's tree and converting it into ours cost 1.4× that floor on
+// its own (BenchmarkReadOverFloor10k, medians of three runs: 182 ms
+// against 128 ms of CPU, and a million allocations), which left little
+// for the compile. So a hand-written reader (fast.go) reads the YAML
+// that templates are written in straight from the bytes into our tree:
+// 34 ms, 0.27× the floor (2.0: 0.26×), in 256 allocations (nodes in
+// slabs, Content slices of one backing array, scalars as substrings of
+// one copy of the file). It
 // reads one document of block mappings and sequences (compact and
 // indentless forms included), flow collections over one or several
 // lines, plain scalars on one line, single- and double-quoted scalars on

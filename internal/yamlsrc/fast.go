@@ -21,11 +21,19 @@ import (
 // scalars, a limit reached) and on every syntax error, so that every
 // diagnostic of a bad file still comes from the library path.
 
-// Sizes of the reader's allocation slabs.
+// Largest sizes of the reader's allocation slabs; a small file gets
+// smaller ones (slabSizes), so that a tree kept does not keep much more.
 const (
 	nodeSlab    = 1024
 	contentSlab = 4096
 )
+
+// slabSizes returns the node and Content slab sizes for a file of size
+// bytes: about one node per 16 bytes (flow style takes about 7 a node,
+// block style more), within the largest sizes.
+func slabSizes(size int) (nodes, content int) {
+	return min(max(size/16, 16), nodeSlab), min(max(size/16, 64), contentSlab)
+}
 
 // fastDepth bounds the reader's recursion whatever Limits.MaxDepth says;
 // deeper files go to the library path.
@@ -55,11 +63,13 @@ type fastReader struct {
 	// to the limit too, so that it accepts only what that count passes.
 	extra int
 	slab  []Node
-	arena []*Node
-	stack []*Node
-	empty []*Node
-	buf   []byte
-	fault any
+	// The sizes of the next slabs of nodes and of Content pointers.
+	nodeSlab, ptrSlab int
+	arena             []*Node
+	stack             []*Node
+	empty             []*Node
+	buf               []byte
+	fault             any
 }
 
 // readFast reads data with the fast reader. ok is false when it gave up:
@@ -72,7 +82,9 @@ func readFast(ctx context.Context, file string, data []byte, lim Limits) ([]*Nod
 }
 
 func newFastReader(ctx context.Context, file string, data []byte, lim Limits) *fastReader {
-	return &fastReader{ctx: ctx, src: string(data), file: file, lim: lim, maxDepth: min(lim.MaxDepth, fastDepth), line: 1, empty: make([]*Node, 0)}
+	r := &fastReader{ctx: ctx, src: string(data), file: file, lim: lim, maxDepth: min(lim.MaxDepth, fastDepth), line: 1, empty: make([]*Node, 0)}
+	r.nodeSlab, r.ptrSlab = slabSizes(len(data))
+	return r
 }
 
 // read reads the document (see readFast).
@@ -304,7 +316,8 @@ func (r *fastReader) pos(p int) diag.Pos {
 // and checking the context now and then.
 func (r *fastReader) node(kind Kind, tag string, at diag.Pos) *Node {
 	if len(r.slab) == 0 {
-		r.slab = make([]Node, nodeSlab)
+		r.slab = make([]Node, r.nodeSlab)
+		r.nodeSlab = min(2*r.nodeSlab, nodeSlab)
 	}
 	n := &r.slab[0]
 	r.slab = r.slab[1:]
@@ -364,10 +377,11 @@ func (r *fastReader) content(base, per int) []*Node {
 	}
 	var out []*Node
 	if n > len(r.arena) {
-		if n > contentSlab/4 {
+		if n > r.ptrSlab/4 {
 			out = make([]*Node, n)
 		} else {
-			r.arena = make([]*Node, contentSlab)
+			r.arena = make([]*Node, r.ptrSlab)
+			r.ptrSlab = min(2*r.ptrSlab, contentSlab)
 		}
 	}
 	if out == nil {
