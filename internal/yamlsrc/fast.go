@@ -14,12 +14,15 @@ import (
 // library path (parse.go) gives, or it gives up and the whole file goes
 // to the library path: a give-up ("bail") costs only time. It reads one
 // document of block mappings and sequences, flow collections, plain
-// scalars on one line, quoted scalars on one line and literal or folded
-// block scalars, with comments; it gives up on anything else (anchors,
-// aliases, tags, merge keys, explicit keys, directives, several
-// documents, tabs, carriage returns, multi-line plain or quoted
-// scalars, a limit reached) and on every syntax error, so that every
-// diagnostic of a bad file still comes from the library path.
+// scalars (over several lines in a block), quoted scalars on one line
+// and literal or folded block scalars, with comments; it gives up on
+// anything else (anchors, aliases, tags, merge keys, explicit keys,
+// directives, several documents, tabs, carriage returns, quoted
+// scalars over several lines, a limit reached) and on every syntax
+// error, so that every diagnostic of a bad file still comes from the
+// library path. Where the library's scanner has a quirk, the reader
+// either follows it step for step (block scalars, plain scalar folding,
+// the position of an empty value) or gives up.
 
 // Largest sizes of the reader's allocation slabs; a small file gets
 // smaller ones (slabSizes), so that a tree kept does not keep much more.
