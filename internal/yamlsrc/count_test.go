@@ -221,12 +221,12 @@ func TestNodeLimitScalesWithFileSize(t *testing.T) {
 	if lim.MaxNodes < nodes || lim.MaxExpandedNodes < nodes {
 		t.Errorf("a %d-byte file may hold %d nodes (%d expanded); want at least %d", len(templates), lim.MaxNodes, lim.MaxExpandedNodes, nodes)
 	}
-	if d := refuseBeforeParsing("big.yaml", templates, lim); d != nil {
+	if d := refuseTooMany("big.yaml", templates, lim); d != nil {
 		t.Errorf("%d nodes in %d bytes refused: %v", nodes, len(templates), d)
 	}
 	// As many nodes, two bytes each: still over.
 	dense := flowLists(len(templates) * 2 / 7)
-	if d := refuseBeforeParsing("dense.yaml", dense, Limits{}.withDefaults(len(dense))); d == nil || d.Code != CodeTooMany {
+	if d := refuseTooMany("dense.yaml", dense, Limits{}.withDefaults(len(dense))); d == nil || d.Code != CodeTooMany {
 		t.Errorf("a %d-byte file of flow lists (about %d nodes): got %v, want %s", len(dense), len(dense)/2, d, CodeTooMany)
 	}
 	if got, want := NodeLimit(DefaultMaxFileBytes), DefaultMaxFileBytes/BytesPerNode; got != want || got > 3_000_000 {

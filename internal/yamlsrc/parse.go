@@ -116,9 +116,23 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 }
 
 // ParseAllContext is ParseAll that stops when ctx ends (see ParseContext).
+// The fast reader (fast.go) reads what it can; the rest goes to the YAML
+// library, with the same result.
 func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
 	lim = lim.withDefaults(len(data))
-	if d := refuseBeforeParsing(file, data, lim); d != nil {
+	if d := refuseUnreadable(file, data, lim); d != nil {
+		return nil, diags.Append(*d)
+	}
+	if docs, diags, ok := readFast(ctx, file, data, lim); ok {
+		return docs, diags
+	}
+	return parseLibrary(ctx, file, data, lim)
+}
+
+// parseLibrary reads data, which refuseUnreadable accepted, with the YAML
+// library and converts its tree into ours.
+func parseLibrary(ctx context.Context, file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
+	if d := refuseTooMany(file, data, lim); d != nil {
 		return nil, diags.Append(*d)
 	}
 	idx := newLineIndex(data)
@@ -171,9 +185,9 @@ func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) 
 	return docs, diags
 }
 
-// refuseBeforeParsing returns the error of a file the YAML library must
-// not see: too large, not text, or holding too many nodes; nil otherwise.
-func refuseBeforeParsing(file string, data []byte, lim Limits) *diag.Diagnostic {
+// refuseUnreadable returns the error of a file no reader must see: too
+// large or not text; nil otherwise.
+func refuseUnreadable(file string, data []byte, lim Limits) *diag.Diagnostic {
 	var diags diag.Diagnostics
 	if len(data) > lim.MaxFileBytes {
 		diags = diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeTooLarge,
@@ -186,6 +200,13 @@ func refuseBeforeParsing(file string, data []byte, lim Limits) *diag.Diagnostic 
 			"file is not UTF-8 text (byte 0x%02x at offset %d)", data[bad], bad)
 		return &diags[0]
 	}
+	return nil
+}
+
+// refuseTooMany returns the error of a file that holds too many nodes for
+// the YAML library to see it; nil otherwise.
+func refuseTooMany(file string, data []byte, lim Limits) *diag.Diagnostic {
+	var diags diag.Diagnostics
 	// The YAML library builds a document's whole tree before anything of
 	// ours sees it, so the number of nodes is bounded from the bytes
 	// first (count.go).

@@ -2,70 +2,16 @@ package tosca
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"testing"
 
 	"github.com/xosplan/xosplan/internal/testutil"
 )
 
-// genTemplate writes a service template of n node templates: a tenth are
-// Compute hosts, the rest instances of a custom software type with a host
-// requirement, a dependency on the previous software node, properties with
-// constraints, and get_input.
-func genTemplate(n int) []byte {
-	var b strings.Builder
-	b.Grow(n * 260)
-	b.WriteString(`tosca_definitions_version: tosca_simple_yaml_1_3
-node_types:
-  bench.App:
-    derived_from: tosca.nodes.SoftwareComponent
-    properties:
-      port:
-        type: integer
-        constraints:
-          - in_range: [ 1, 65535 ]
-      mode:
-        type: string
-        constraints:
-          - valid_values: [ fast, safe ]
-      replicas:
-        type: integer
-        default: 1
-        constraints:
-          - greater_or_equal: 1
-    requirements:
-      - backend:
-          capability: tosca.capabilities.Node
-          relationship: tosca.relationships.DependsOn
-          occurrences: [ 0, 1 ]
-topology_template:
-  inputs:
-    mode:
-      type: string
-      default: fast
-  node_templates:
-`)
-	hosts := n / 10
-	if hosts == 0 {
-		hosts = 1
-	}
-	// Flow style keeps 100,000 nodes under the 16 MiB file limit.
-	for i := 0; i < hosts; i++ {
-		fmt.Fprintf(&b, "    host%d: {type: tosca.nodes.Compute, capabilities: {host: {properties: {num_cpus: 2, mem_size: 4 GB}}}}\n", i)
-	}
-	for i := 0; i < n-hosts; i++ {
-		fmt.Fprintf(&b, "    app%d: {type: bench.App, properties: {port: %d, mode: {get_input: mode}}, requirements: [{host: host%d}", i, 1+i%65000, i%hosts)
-		if i > 0 {
-			fmt.Fprintf(&b, ", {backend: app%d}", i-1)
-		}
-		b.WriteString("]}\n")
-	}
-	return []byte(b.String())
-}
+// genTemplate is testutil.BenchTemplate13: n node templates of TOSCA 1.3.
+func genTemplate(n int) []byte { return testutil.BenchTemplate13(n) }
 
 func benchmarkCompile(b *testing.B, n int) { benchmarkCompileOf(b, genTemplate(n), n) }
 
