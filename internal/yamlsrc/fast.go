@@ -144,6 +144,19 @@ func fastReadable(data []byte) bool {
 
 func (r *fastReader) bail() { panic(fastBail{}) }
 
+// projectCount gives the file to the library path early when, at the
+// density of what it read so far, the file holds more than twice the
+// node limit: the library path's count from the bytes refuses such a
+// file at a fraction of the cost of reading it up to the limit (a dense
+// 16 MiB file of flow lists: 0.14 s and 90 MB against 0.54 s and 527 MB,
+// BenchmarkValidateDenseFile). A file that only looks dense at its start
+// costs speed, never a different result.
+func (r *fastReader) projectCount() {
+	if read := int64(r.i); read > 0 && int64(r.nodes+r.extra)*int64(len(r.src)) > 2*int64(r.lim.MaxNodes)*read {
+		r.bail()
+	}
+}
+
 // document reads the stream's one document.
 func (r *fastReader) document() *Node {
 	p, ind := r.peekLine(0)
@@ -328,8 +341,11 @@ func (r *fastReader) node(kind Kind, tag string, at diag.Pos) *Node {
 	if r.nodes+r.extra > r.lim.MaxNodes {
 		r.bail()
 	}
-	if r.nodes&4095 == 0 && r.ctx.Err() != nil {
-		panic(fastCanceled{})
+	if r.nodes&4095 == 0 {
+		if r.ctx.Err() != nil {
+			panic(fastCanceled{})
+		}
+		r.projectCount()
 	}
 	n.Kind, n.Tag = kind, tag
 	n.Range = diag.Range{File: r.file, Start: at, End: at}

@@ -334,3 +334,28 @@ func TestFastReaderAllocations(t *testing.T) {
 		t.Errorf("Parse made %.0f allocations for %d nodes (%.3f a node); want at most 0.02 a node", allocs, nodes, perNode)
 	}
 }
+
+// TestFastReaderLeavesDenseFilesEarly: a file that holds far more nodes
+// than the limit goes to the library path's count from the bytes, which
+// refuses it, as soon as the fast reader sees how dense it is, not once
+// it has read up to the limit (it read 100,000 nodes here, and 2.8
+// million, 527 MB, in a refused 16 MiB file).
+func TestFastReaderLeavesDenseFilesEarly(t *testing.T) {
+	data := flowLists(1 << 20) // about 500,000 nodes
+	lim := Limits{MaxNodes: 100_000}.withDefaults(len(data))
+	r := newFastReader(context.Background(), "dense.yaml", data, lim)
+	if _, _, ok := r.read(); ok {
+		t.Fatal("the fast reader accepted a file over the node limit")
+	}
+	if r.nodes > 10_000 {
+		t.Errorf("the fast reader read %d nodes before leaving a file of about 500,000 under a limit of 100,000; want at most 10,000", r.nodes)
+	}
+	if _, diags := ParseAll("dense.yaml", data, Limits{MaxNodes: 100_000}); len(diags) != 1 || diags[0].Code != CodeTooMany {
+		t.Errorf("ParseAll: %v, want one %s", diags, CodeTooMany)
+	}
+	// A file under the limit at the same density is still read.
+	small := flowLists(64 << 10)
+	if _, _, ok := newFastReader(context.Background(), "small.yaml", small, Limits{}.withDefaults(len(small))).read(); !ok {
+		t.Error("the fast reader left a dense file under the limit")
+	}
+}
