@@ -209,6 +209,9 @@ func (c *compiler) readTopology(root *file) {
 	if nt != nil && nt.Kind == yamlsrc.Mapping {
 		topo.nodes = make([]*node, 0, len(nt.Content)/2)
 		topo.byName = make(map[string]*node, len(nt.Content)/2)
+		// One allocation for all the templates (as 1.x does), which
+		// also keeps them together for the phases that walk them.
+		slab := make([]node, len(nt.Content)/2)
 		for _, p := range nt.Pairs() {
 			if c.Stopped() {
 				return
@@ -220,7 +223,9 @@ func (c *compiler) readTopology(root *file) {
 			}
 			c.keys(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys(), nil)
 			c.metadata(p.Value, path)
-			nd := &node{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
+			nd := &slab[0]
+			slab = slab[1:]
+			*nd = node{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
 			if cp := p.Value.Get("copy"); cp == nil {
 				// Most templates copy nothing: no lookup among them all.
 			} else if src := nt.Get(core.Text(cp)); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
@@ -236,7 +241,7 @@ func (c *compiler) readTopology(root *file) {
 				topo.failed[nd.name] = c.Last()
 				continue
 			}
-			if nd.typ = c.typeRef(root, core.KNode, tn, path+".type"); nd.typ == nil {
+			if nd.typ = c.typeRefAt(root, core.KNode, tn, path, ".type"); nd.typ == nil {
 				// What names the template is not reported again.
 				topo.failed[nd.name] = c.Last()
 				continue
@@ -698,7 +703,11 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 	required := !nd.selected
 	nd.props = c.assignProps(ev, t.props, t.propNames(), nd.keys.properties, nd.path, "properties", who, required)
 	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.keys.attributes, nd.path, "attributes", who)
-	caps := make(map[string]map[string]graph.Value, len(t.caps))
+	if len(nd.attrs) == 0 {
+		// Rendering leaves empty attributes out and nothing writes them:
+		// the compile's one empty map serves.
+		nd.attrs = c.noValues()
+	}
 	assigned := nd.keys.capabilities
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
@@ -709,6 +718,13 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			c.Errorf(p.Key.Range, nd.path+".capabilities."+p.Key.Value, core.CodeUnknownCapability, "node type %q has no capability %q", t.name, p.Key.Value)
 		}
 	}
+	if assigned == nil || assigned.Kind != yamlsrc.Mapping || len(assigned.Content) == 0 {
+		if caps, ok := c.emptyCaps(t); ok {
+			nd.caps = caps
+			return
+		}
+	}
+	caps := make(map[string]map[string]graph.Value, len(t.caps))
 	for _, name := range sortedOnce(&t.capOrder, t.caps) {
 		cd := t.caps[name]
 		if cd.typ == nil {
@@ -720,10 +736,7 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			// Nothing to check or evaluate: no paths to build, and the
 			// values are the compile's one empty map, which is only read
 			// (rendering leaves out a capability without values).
-			if c.state.noValues == nil {
-				c.state.noValues = map[string]graph.Value{}
-			}
-			caps[name] = c.state.noValues
+			caps[name] = c.noValues()
 			continue
 		}
 		cp := nd.path + ".capabilities." + name
@@ -735,6 +748,42 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp, "attributes", co)
 	}
 	nd.caps = caps
+}
+
+// noValues returns the compile's one empty map of values, which is only
+// read.
+func (c *compiler) noValues() map[string]graph.Value {
+	if c.state.noValues == nil {
+		c.state.noValues = map[string]graph.Value{}
+	}
+	return c.state.noValues
+}
+
+// emptyCaps returns the capability values of a template of type t that
+// assigns no capability when none of t's capabilities has a property or
+// an attribute definition (every one is then noValues, as nodeValues
+// would make them): one map per type, only read, instead of one per
+// template. ok is false when some capability has definitions.
+func (c *compiler) emptyCaps(t *typeDef) (map[string]map[string]graph.Value, bool) {
+	if caps, ok := c.state.emptyCaps[t]; ok {
+		return caps, caps != nil
+	}
+	caps := make(map[string]map[string]graph.Value, len(t.caps))
+	for name, cd := range t.caps {
+		if cd.typ == nil {
+			continue
+		}
+		if len(cd.attrs) > 0 || len(cd.props) > 0 {
+			caps = nil
+			break
+		}
+		caps[name] = c.noValues()
+	}
+	if c.state.emptyCaps == nil {
+		c.state.emptyCaps = map[*typeDef]map[string]map[string]graph.Value{}
+	}
+	c.state.emptyCaps[t] = caps
+	return caps, caps != nil
 }
 
 // failedTemplate reports whether n names a node template that could not
@@ -825,6 +874,32 @@ func reqAssignKeys() []string {
 	return []string{"node", "capability", "relationship", "allocation", "count", "node_filter", "directives", "optional"}
 }
 
+// newReqAssigns returns room for n requirement assignments and a list of
+// them, empty, of capacity n: both from chunks shared by the templates
+// (most have a few), so that a template's assignments cost no
+// allocation of their own.
+func (c *compiler) newReqAssigns(n int) ([]reqAssign, []*reqAssign) {
+	return c.state.reqChunks.take(n), c.state.reqLists.take(n)[:0]
+}
+
+// chunks hands out runs of T from chunks it allocates, so that many
+// short runs (a template's requirement assignments) cost one allocation
+// a chunk; a run longer than a quarter of a chunk has its own.
+type chunks[T any] struct{ buf []T }
+
+func (ch *chunks[T]) take(n int) []T {
+	const chunkLen = 512
+	if n > chunkLen/4 {
+		return make([]T, n)
+	}
+	if len(ch.buf)+n > cap(ch.buf) {
+		ch.buf = make([]T, 0, chunkLen)
+	}
+	at := len(ch.buf)
+	ch.buf = ch.buf[:at+n]
+	return ch.buf[at : at+n : at+n]
+}
+
 // readReqAssigns reads a node template's requirement assignments (§8.5),
 // in ev, the template's context (readNode's).
 func (c *compiler) readReqAssigns(ev *eval, nd *node) {
@@ -838,7 +913,8 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 		return
 	}
 	topo := c.state.topo
-	nd.reqs = slices.Grow(nd.reqs, len(rn.Content))
+	slab, list := c.newReqAssigns(len(rn.Content))
+	nd.reqs = append(list, nd.reqs...)
 	for i, it := range rn.Content {
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
 			ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
@@ -847,7 +923,8 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 		}
 		name, body := it.Content[0].Value, it.Content[1]
 		rp := nd.path + ".requirements." + name
-		ra := &reqAssign{src: nd.typ, name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
+		ra := &slab[i]
+		*ra = reqAssign{src: nd.typ, name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
 		for _, d := range nd.typ.reqs {
 			if d.name == name {
 				ra.def = d
