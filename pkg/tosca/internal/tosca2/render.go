@@ -374,8 +374,8 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 		if ra.relType == nil {
 			continue
 		}
-		assigned := ra.n.Get("relationship").Get("interfaces")
-		if tpl := c.state.topo.rels[core.Text(ra.n.Get("relationship"))]; tpl != nil {
+		assigned := ra.rel.Get("interfaces")
+		if tpl := c.state.topo.rels[core.Text(ra.rel)]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
 		if assigned == nil && !c.hasOps(ra.relType, graph.RelationshipInterface) {

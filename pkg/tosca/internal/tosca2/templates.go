@@ -148,10 +148,12 @@ func readTemplateKeys(n *yamlsrc.Node) templateKeys {
 // reqAssign is a requirement assignment of a node template.
 type reqAssign struct {
 	// src is the type of the node template that holds the requirement.
-	src      *typeDef
-	name     string
-	def      *req
-	n        *yamlsrc.Node
+	src  *typeDef
+	name string
+	def  *req
+	n    *yamlsrc.Node
+	// rel is n's relationship keyname's value (n.Get), taken once.
+	rel      *yamlsrc.Node
 	key      diag.Range
 	path     string
 	target   *node
@@ -924,7 +926,7 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 		name, body := it.Content[0].Value, it.Content[1]
 		rp := nd.path + ".requirements." + name
 		ra := &slab[i]
-		*ra = reqAssign{src: nd.typ, name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
+		*ra = reqAssign{src: nd.typ, name: name, n: body, rel: body.Get("relationship"), key: it.Content[0].Range, path: rp, count: 1}
 		for _, d := range nd.typ.reqs {
 			if d.name == name {
 				ra.def = d
@@ -959,7 +961,7 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 			if cn := body.Get("capability"); cn != nil && !cn.IsString() {
 				c.Errorf(cn.Range, rp+".capability", core.CodeWrongKind, "capability must name a capability or capability type, found %s", cn.Describe())
 			}
-			if rel := body.Get("relationship"); rel != nil {
+			if rel := ra.rel; rel != nil {
 				rev := *ev
 				rev.rel = ra.relCtx()
 				c.readReqRelationship(&rev, ra, rel, rp+".relationship")
