@@ -156,6 +156,9 @@ type compileState struct {
 	// requirement assignments and their lists from.
 	reqChunks chunks[reqAssign]
 	reqLists  chunks[*reqAssign]
+	// paths is the chunk the paths of templates are joined in
+	// (paths.go).
+	paths paths
 	// resources is the slab render takes resources from.
 	resources []graph.Resource
 }

@@ -218,7 +218,7 @@ func (c *compiler) readTopology(root *file) {
 			if c.Stopped() {
 				return
 			}
-			path := "service_template.node_templates." + p.Key.Value
+			path := c.state.paths.join("service_template.node_templates.", p.Key.Value)
 			if p.Value.Kind != yamlsrc.Mapping {
 				c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 				continue
@@ -423,7 +423,7 @@ func (c *compiler) readRelTemplate(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	c.state.topo.relType[p.Key.Value] = t
 	ev := &eval{c: c, f: f, rel: &relCtx{}}
 	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", owner{kind: "relationship template", name: p.Key.Value}, true)
-	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", owner{kind: "relationship template", name: p.Key.Value})
+	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", owner{kind: "relationship template", name: p.Key.Value}, nil)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -500,7 +500,11 @@ func (c *compiler) relTemplatesInContext(f *file) {
 // every declared property"; §9.6: an attribute "declared (or reflected
 // from a Property definition)"), of that property's type and validation;
 // only the attributes declared as such get a default.
-func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, base, sec string, who owner) map[string]graph.Value {
+//
+// A template with no attribute value gets none (the compile's one empty
+// map, only read, where the caller gives it; nodeValues does) rather than
+// a map of its own.
+func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, base, sec string, who owner, none map[string]graph.Value) map[string]graph.Value {
 	defs, cloned := attrs, false
 	for i := 0; n != nil && n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
 		k := n.Content[i].Value
@@ -521,7 +525,14 @@ func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string,
 	if cloned {
 		names = slices.Sorted(maps.Keys(defs))
 	}
-	return c.assignProps(ev, defs, names, n, base, sec, who, false)
+	out := c.assignValues(ev, defs, names, n, base, sec, who, false)
+	switch {
+	case out != nil:
+		return out
+	case none != nil:
+		return none
+	}
+	return map[string]graph.Value{}
 }
 
 // owner names what holds assignments, for diagnostics: "node template
@@ -559,7 +570,17 @@ func anyDefault(defs map[string]*prop) bool {
 // are resolved and are walked again for every template) and returns the
 // values, defaults included.
 func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, base, sec string, who owner, isProp bool) map[string]graph.Value {
-	out := make(map[string]graph.Value, len(defs))
+	out := c.assignValues(ev, defs, names, n, base, sec, who, isProp)
+	if out == nil {
+		out = map[string]graph.Value{}
+	}
+	return out
+}
+
+// assignValues is assignProps, but returns nil rather than a map of no
+// values (made only once there is a value to put in it).
+func (c *compiler) assignValues(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, base, sec string, who owner, isProp bool) map[string]graph.Value {
+	var out map[string]graph.Value
 	noun := "property"
 	if !isProp {
 		noun = "attribute"
@@ -578,7 +599,7 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 			odd = true
 		}
 		d := defs[p.Key.Value]
-		pp := base + "." + sec + "." + p.Key.Value
+		pp := c.state.paths.join(base, ".", sec, ".", p.Key.Value)
 		if d == nil {
 			if c.ImportFailed >= 0 {
 				// The import that failed may have defined it.
@@ -597,6 +618,9 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 			if r, ok := ev.compare(v, fixed); !ok || r != 0 {
 				c.fixedValue(d, p, pp, noun)
 			}
+		}
+		if out == nil {
+			out = make(map[string]graph.Value, len(defs))
 		}
 		out[p.Key.Value] = v
 	}
@@ -620,10 +644,16 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 		switch {
 		case given != nil:
 			if v, ok := c.knownDefault(ev.f, d, given); ok {
+				if out == nil {
+					out = make(map[string]graph.Value, len(defs))
+				}
 				out[name] = v
 				continue
 			}
 			pp := base + "." + sec + "." + name
+			if out == nil {
+				out = make(map[string]graph.Value, len(defs))
+			}
 			out[name] = c.checkDefault(ev, d, given, pp)
 			c.NoteSecret(pp, before)
 		case isProp && d.required:
@@ -704,12 +734,9 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 	who := owner{kind: "node template", name: nd.name}
 	required := !nd.selected
 	nd.props = c.assignProps(ev, t.props, t.propNames(), nd.keys.properties, nd.path, "properties", who, required)
-	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.keys.attributes, nd.path, "attributes", who)
-	if len(nd.attrs) == 0 {
-		// Rendering leaves empty attributes out and nothing writes them:
-		// the compile's one empty map serves.
-		nd.attrs = c.noValues()
-	}
+	// Rendering leaves empty attributes out and nothing writes them: the
+	// compile's one empty map serves for none.
+	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.keys.attributes, nd.path, "attributes", who, c.noValues())
 	assigned := nd.keys.capabilities
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
@@ -741,13 +768,13 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			caps[name] = c.noValues()
 			continue
 		}
-		cp := nd.path + ".capabilities." + name
+		cp := c.state.paths.join(nd.path, ".capabilities.", name)
 		if body != nil && !body.IsNull() {
 			c.keys(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys(), nil)
 		}
 		co := owner{kind: "capability", name: name, ofKind: who.kind, ofName: who.name}
 		caps[name] = c.assignProps(ev, cd.props, cd.propNames(), body.Get("properties"), cp, "properties", co, required)
-		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp, "attributes", co)
+		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp, "attributes", co, nil)
 	}
 	nd.caps = caps
 }
@@ -924,7 +951,7 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 			continue
 		}
 		name, body := it.Content[0].Value, it.Content[1]
-		rp := nd.path + ".requirements." + name
+		rp := c.state.paths.join(nd.path, ".requirements.", name)
 		ra := &slab[i]
 		*ra = reqAssign{src: nd.typ, name: name, n: body, rel: body.Get("relationship"), key: it.Content[0].Range, path: rp, count: 1}
 		for _, d := range nd.typ.reqs {
@@ -1270,7 +1297,7 @@ func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node,
 	ra.relType = t
 	who := owner{kind: "relationship of requirement", name: ra.name}
 	ra.relProps = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", who, true)
-	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", who)
+	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", who, nil)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -1290,7 +1317,7 @@ func (c *compiler) readGroup(f *file, p yamlsrc.Pair) {
 	ev := &eval{c: c, f: f}
 	who := owner{kind: "group", name: p.Key.Value}
 	c.assignProps(ev, t.props, t.propNames(), p.Value.Get("properties"), path, "properties", who, true)
-	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path, "attributes", who)
+	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path, "attributes", who, nil)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return
