@@ -190,6 +190,26 @@ func nodeTemplateKeys() []string {
 		"capabilities", "interfaces", "artifacts", "count", "node_filter", "copy"}
 }
 
+// plainNodeKeys reports whether every key of node template n is a
+// keyname of nodeTemplateKeys other than description and metadata (whose
+// grammar keys checks): keys would then report nothing, and a switch
+// tells it without a search of the list for each key (most templates).
+func plainNodeKeys(n *yamlsrc.Node) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != yamlsrc.Scalar {
+			return false
+		}
+		switch k.Value {
+		case "type", "directives", "properties", "attributes", "requirements",
+			"capabilities", "interfaces", "artifacts", "count", "node_filter", "copy":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // readTopology reads the service template of the root file.
 func (c *compiler) readTopology(root *file) {
 	st := root.root.Get("service_template")
@@ -223,7 +243,9 @@ func (c *compiler) readTopology(root *file) {
 				c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 				continue
 			}
-			c.keys(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys(), nil)
+			if !plainNodeKeys(p.Value) {
+				c.keys(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys(), nil)
+			}
 			c.metadata(p.Value, path)
 			nd := &slab[0]
 			slab = slab[1:]
