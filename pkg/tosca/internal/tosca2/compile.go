@@ -141,10 +141,26 @@ type compileState struct {
 	// defaults holds the defaults whose check is the same for every
 	// template (knownDefault, values.go).
 	defaults map[defaultKey]checkedDefault
+	// results holds the call results whose check is the same wherever
+	// they are checked (resultKey, values.go).
+	results map[resultKey]checkedDefault
 	// noValues is the values of the capabilities that have no
 	// properties or attributes (nodeValues): one empty map, never
 	// written.
 	noValues map[string]graph.Value
+	// emptyCaps holds, per node type, the capability values of its
+	// templates that assign none, when they are all noValues; nil for a
+	// type with a capability that has definitions (emptyCaps).
+	emptyCaps map[*typeDef]map[string]map[string]graph.Value
+	// reqChunks and reqLists are the chunks newReqAssigns takes
+	// requirement assignments and their lists from.
+	reqChunks chunks[reqAssign]
+	reqLists  chunks[*reqAssign]
+	// paths is the chunk the paths of templates are joined in
+	// (paths.go).
+	paths paths
+	// resources is the slab render takes resources from.
+	resources []graph.Resource
 }
 
 // compile runs the 2.0 phases on the loaded root file (nil when it could

@@ -22,10 +22,15 @@
 //	values.go        values checked against definitions, validation clauses evaluated with $value
 //	                 (compiled once each, and a default the same for every template checked
 //	                 once, so that checking 10,000 templates of a type costs no more than TOSCA
-//	                 1.3 does: issue 25, BenchmarkValidateOverParse10k x-1.3)
+//	                 1.3 does: issue 25, BenchmarkValidateOverParse10k x-1.3; a call's
+//	                 result the same for every template, {$get_input: mode}, is checked once too)
 //	secrets.go       which values are secrets (sensitive definitions and what derives from them)
 //	templates.go     the service template: inputs, node and relationship templates, requirements, groups,
-//	                 policies, outputs
+//	                 policies, outputs (templates, requirement assignments and resources come from
+//	                 slabs and chunks, empty values from one shared map: issue 25 row 4,
+//	                 BenchmarkCompileAfterParse2_10k and TestCompileAfterParse2Allocs in pkg/tosca)
+//	paths.go         the YAML paths of templates and their values joined in chunks rather than one
+//	                 string each (the same budget: a third of the allocations after the parse)
 //	expand.go        the expansion limit: representations and relationships counted before they are built
 //	substitution.go  substitution mappings and workflows
 //	outputs.go       operation outputs

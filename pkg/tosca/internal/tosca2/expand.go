@@ -31,7 +31,7 @@ func (c *compiler) limitExpansion() bool {
 			c.Errorf(at, path, core.CodeExpansion, "node template %q brings the service template to %d node representations and relationships, over the limit of %d", nd.name, total, maxExpansion)
 			return false
 		}
-		if hasCount(nd.n) && nd.count > 0 {
+		if nd.keys.count != nil && nd.count > 0 { // hasCount(nd.n), taken once (readTemplateKeys)
 			// Counted so far, the values repeated stay within the limit
 			// (and an int64).
 			size := yamlSize(nd.n, maxExpandedValues/nd.count+1)

@@ -281,6 +281,18 @@ func isUnknown(v graph.Value) bool {
 	return ok
 }
 
+// knownInput reports whether the argument of a $get_input is a literal
+// string (no call, no $$ escape) naming a declared input whose value is
+// known: eval then takes the value without building an argument list.
+func (ev *eval) knownInput(args *yamlsrc.Node) bool {
+	topo := ev.c.state.topo
+	if !args.IsString() || strings.HasPrefix(args.Value, "$") || topo == nil || !topo.declared[args.Value] {
+		return false
+	}
+	in, ok := topo.inputs[args.Value]
+	return ok && !isUnknown(in)
+}
+
 // eval evaluates a value: functions are called, literals read (with $$
 // unescaped).
 func (ev *eval) eval(n *yamlsrc.Node, depth int) graph.Value {
@@ -288,6 +300,17 @@ func (ev *eval) eval(n *yamlsrc.Node, depth int) graph.Value {
 		return nil
 	}
 	if name, args, ok := funcCall(n); ok {
+		if name == "get_input" && depth+1 <= core.MaxValueDepth && ev.knownInput(args) {
+			// What evaluating the argument and getInput give, without
+			// the argument list and the boxed name (every template of
+			// a type may read the same input).
+			if !ev.c.step(args, ev.path) {
+				return ev.call(n, name, []graph.Value{nil})
+			}
+			topo := ev.c.state.topo
+			ev.c.readSecret(nil, topo.inputDefs[args.Value])
+			return topo.inputs[args.Value]
+		}
 		// The arguments as argList gives them, in a list of their number
 		// (nil for none).
 		var vals []graph.Value

@@ -459,7 +459,7 @@ func (c *compiler) scanIncoming(target *node, idx int64, capName string) []relEn
 func (c *compiler) relTemplateUsers(name string) []relEnd {
 	var out []relEnd
 	c.eachRel(func(ra *reqAssign) bool {
-		rel := ra.n.Get("relationship")
+		rel := ra.rel
 		return rel != nil && rel.IsString() && rel.Value == name
 	}, func(re relEnd, _ int64) {
 		out = append(out, re)
@@ -740,7 +740,7 @@ func (ev *eval) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []
 // reads itself). What it reports was reported when it was first read.
 func (c *compiler) relProp(re *relEnd, name string, d *prop) graph.Value {
 	var n *yamlsrc.Node
-	switch rel := re.ra.n.Get("relationship"); {
+	switch rel := re.ra.rel; {
 	case rel != nil && rel.Kind == yamlsrc.Mapping:
 		n = rel.Get("properties").Get(name)
 	case rel != nil && rel.IsString() && c.state.topo.rels[rel.Value] != nil:

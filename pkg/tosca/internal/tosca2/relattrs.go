@@ -81,7 +81,7 @@ func (c *compiler) relSecretPaths(nd *node) []string {
 		first := firstRelIndex(nd, ra)
 		var tpl string
 		if derived {
-			tpl = "service_template.relationship_templates." + core.Text(ra.n.Get("relationship")) + ".attributes."
+			tpl = "service_template.relationship_templates." + core.Text(ra.rel) + ".attributes."
 		}
 		for name := range ra.relType.attrs {
 			if !slices.Contains(secret, name) && (!derived || (!c.SecretAt[ra.path+".relationship.attributes."+name] && !c.SecretAt[tpl+name])) {

@@ -107,6 +107,8 @@ func (c *compiler) render() *graph.Graph {
 		}
 	}
 	g.Grow(resources, edges)
+	// One allocation for the resources, as 1.x does.
+	c.state.resources = make([]graph.Resource, resources)
 	for _, nd := range topo.nodes {
 		if nd.typ == nil {
 			continue
@@ -220,18 +222,31 @@ func edgeKind(t *typeDef) graph.EdgeKind {
 	return graph.DependsOn
 }
 
+// newResource returns a zero resource from the slab render sized, or a
+// new one past it (a count the sizing did not know).
+func (c *compiler) newResource() *graph.Resource {
+	st := c.state
+	if len(st.resources) == 0 {
+		return &graph.Resource{}
+	}
+	r := &st.resources[0]
+	st.resources = st.resources[1:]
+	return r
+}
+
 func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	spec := map[string]graph.Value{"properties": core.DropNil(nd.props)}
-	if len(nd.caps) > 0 {
-		m := map[string]graph.Value{}
-		for name, p := range nd.caps {
-			if len(p) > 0 {
-				m[name] = map[string]graph.Value{"properties": core.DropNil(p)}
+	var m map[string]graph.Value
+	for name, p := range nd.caps {
+		if len(p) > 0 {
+			if m == nil {
+				m = map[string]graph.Value{}
 			}
+			m[name] = map[string]graph.Value{"properties": core.DropNil(p)}
 		}
-		if len(m) > 0 {
-			spec["capabilities"] = m
-		}
+	}
+	if len(m) > 0 {
+		spec["capabilities"] = m
 	}
 	if len(nd.attrs) > 0 {
 		spec["attributes"] = core.DropNil(nd.attrs)
@@ -243,7 +258,8 @@ func (c *compiler) renderNode(nd *node, addr string) *graph.Resource {
 	if nd.isCounted() {
 		spec["node_index"] = nd.index
 	}
-	r := &graph.Resource{
+	r := c.newResource()
+	*r = graph.Resource{
 		Address: addr,
 		Type:    nd.typ.name,
 		// Shared by the resources of the type, as 1.x does; clipped so
@@ -358,8 +374,8 @@ func (c *compiler) renderDriver(nd *node) graph.Driver {
 		if ra.relType == nil {
 			continue
 		}
-		assigned := ra.n.Get("relationship").Get("interfaces")
-		if tpl := c.state.topo.rels[core.Text(ra.n.Get("relationship"))]; tpl != nil {
+		assigned := ra.rel.Get("interfaces")
+		if tpl := c.state.topo.rels[core.Text(ra.rel)]; tpl != nil {
 			assigned = tpl.Get("interfaces")
 		}
 		if assigned == nil && !c.hasOps(ra.relType, graph.RelationshipInterface) {

@@ -300,11 +300,17 @@ func (c *compiler) findRepoIn(f *file, name string, seen map[*file]bool) (*yamls
 // typeRef resolves a type name written at n, reporting one that is not
 // a string or names no type of the kind. It returns nil then.
 func (c *compiler) typeRef(f *file, k core.Kind, n *yamlsrc.Node, path string) *typeDef {
+	return c.typeRefAt(f, k, n, path, "")
+}
+
+// typeRefAt is typeRef at the path base+leaf, joined only for a
+// diagnostic.
+func (c *compiler) typeRefAt(f *file, k core.Kind, n *yamlsrc.Node, base, leaf string) *typeDef {
 	if n == nil || n.Kind != yamlsrc.Scalar || !n.IsString() || n.Value == "" {
 		if n == nil || n.IsNull() {
-			c.Errorf(core.RangeOf(n), path, core.CodeMissingField, "a %s name is required here", k.Word())
+			c.Errorf(core.RangeOf(n), base+leaf, core.CodeMissingField, "a %s name is required here", k.Word())
 		} else {
-			c.Errorf(n.Range, path, core.CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
+			c.Errorf(n.Range, base+leaf, core.CodeWrongKind, "a %s name must be a string, found %s", k.Word(), n.Describe())
 		}
 		return nil
 	}
@@ -318,13 +324,13 @@ func (c *compiler) typeRef(f *file, k core.Kind, n *yamlsrc.Node, path string) *
 	}
 	if t == nil {
 		c.UnknownOnce(core.UnknownKey{Kind: k, Name: n.Value, Error: true}, func() {
-			c.Errorf(n.Range, path, core.CodeUnknownType, "unknown %s %q", k.Word(), n.Value)
+			c.Errorf(n.Range, base+leaf, core.CodeUnknownType, "unknown %s %q", k.Word(), n.Value)
 			c.SuggestLast(n.Value, c.visibleTypeNames(f, k))
 		})
 	} else if k == core.KData && strings.HasPrefix(t.name, "scalar-unit.") && t.f == nil {
-		c.Warnf(n.Range, path, core.CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)
+		c.Warnf(n.Range, base+leaf, core.CodeLegacyType, "%s is a TOSCA 1.3 type; TOSCA 2.0 profiles define scalar types (§9.1.2.2): read with 1.3's units", t.name)
 	} else if k == core.KData && t.name == "range" && t.f == nil {
-		c.Warnf(n.Range, path, core.CodeLegacyType, "range is a TOSCA 1.3 type that TOSCA 2.0 dropped (§9.1): read as 1.3 reads it, [ lower, upper ] with upper UNBOUNDED allowed")
+		c.Warnf(n.Range, base+leaf, core.CodeLegacyType, "range is a TOSCA 1.3 type that TOSCA 2.0 dropped (§9.1): read as 1.3 reads it, [ lower, upper ] with upper UNBOUNDED allowed")
 	}
 	return t
 }

@@ -131,7 +131,7 @@ func (c *compiler) relSecret(re *relEnd, name string) {
 	rt := ra.relType
 	c.readSecret(func() []string {
 		paths := []string{ra.path + ".relationship.properties." + name}
-		if rel := ra.n.Get("relationship"); rel.IsString() {
+		if rel := ra.rel; rel.IsString() {
 			paths = append(paths, "service_template.relationship_templates."+rel.Value+".properties."+name)
 		}
 		return paths

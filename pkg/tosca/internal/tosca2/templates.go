@@ -148,10 +148,12 @@ func readTemplateKeys(n *yamlsrc.Node) templateKeys {
 // reqAssign is a requirement assignment of a node template.
 type reqAssign struct {
 	// src is the type of the node template that holds the requirement.
-	src      *typeDef
-	name     string
-	def      *req
-	n        *yamlsrc.Node
+	src  *typeDef
+	name string
+	def  *req
+	n    *yamlsrc.Node
+	// rel is n's relationship keyname's value (n.Get), taken once.
+	rel      *yamlsrc.Node
 	key      diag.Range
 	path     string
 	target   *node
@@ -188,6 +190,26 @@ func nodeTemplateKeys() []string {
 		"capabilities", "interfaces", "artifacts", "count", "node_filter", "copy"}
 }
 
+// plainNodeKeys reports whether every key of node template n is a
+// keyname of nodeTemplateKeys other than description and metadata (whose
+// grammar keys checks): keys would then report nothing, and a switch
+// tells it without a search of the list for each key (most templates).
+func plainNodeKeys(n *yamlsrc.Node) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k := n.Content[i]
+		if k.Kind != yamlsrc.Scalar {
+			return false
+		}
+		switch k.Value {
+		case "type", "directives", "properties", "attributes", "requirements",
+			"capabilities", "interfaces", "artifacts", "count", "node_filter", "copy":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
 // readTopology reads the service template of the root file.
 func (c *compiler) readTopology(root *file) {
 	st := root.root.Get("service_template")
@@ -209,18 +231,25 @@ func (c *compiler) readTopology(root *file) {
 	if nt != nil && nt.Kind == yamlsrc.Mapping {
 		topo.nodes = make([]*node, 0, len(nt.Content)/2)
 		topo.byName = make(map[string]*node, len(nt.Content)/2)
+		// One allocation for all the templates (as 1.x does), which
+		// also keeps them together for the phases that walk them.
+		slab := make([]node, len(nt.Content)/2)
 		for _, p := range nt.Pairs() {
 			if c.Stopped() {
 				return
 			}
-			path := "service_template.node_templates." + p.Key.Value
+			path := c.state.paths.join("service_template.node_templates.", p.Key.Value)
 			if p.Value.Kind != yamlsrc.Mapping {
 				c.Errorf(core.RangeOf(p.Value), path, core.CodeWrongKind, "node template %q must be a map, found %s", p.Key.Value, p.Value.Describe())
 				continue
 			}
-			c.keys(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys(), nil)
+			if !plainNodeKeys(p.Value) {
+				c.keys(p.Value, path, func() string { return "node template " + core.Quote(p.Key.Value) }, nodeTemplateKeys(), nil)
+			}
 			c.metadata(p.Value, path)
-			nd := &node{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
+			nd := &slab[0]
+			slab = slab[1:]
+			*nd = node{name: p.Key.Value, n: p.Value, key: p.Key.Range, path: path, count: 1}
 			if cp := p.Value.Get("copy"); cp == nil {
 				// Most templates copy nothing: no lookup among them all.
 			} else if src := nt.Get(core.Text(cp)); src != nil && src.Kind == yamlsrc.Mapping && src.Get("copy") == nil {
@@ -236,7 +265,7 @@ func (c *compiler) readTopology(root *file) {
 				topo.failed[nd.name] = c.Last()
 				continue
 			}
-			if nd.typ = c.typeRef(root, core.KNode, tn, path+".type"); nd.typ == nil {
+			if nd.typ = c.typeRefAt(root, core.KNode, tn, path, ".type"); nd.typ == nil {
 				// What names the template is not reported again.
 				topo.failed[nd.name] = c.Last()
 				continue
@@ -416,7 +445,7 @@ func (c *compiler) readRelTemplate(f *file, p yamlsrc.Pair, all *yamlsrc.Node) {
 	c.state.topo.relType[p.Key.Value] = t
 	ev := &eval{c: c, f: f, rel: &relCtx{}}
 	c.state.topo.relProps[p.Key.Value] = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", owner{kind: "relationship template", name: p.Key.Value}, true)
-	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", owner{kind: "relationship template", name: p.Key.Value})
+	c.state.topo.relAttrs[p.Key.Value] = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", owner{kind: "relationship template", name: p.Key.Value}, nil)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -493,7 +522,11 @@ func (c *compiler) relTemplatesInContext(f *file) {
 // every declared property"; §9.6: an attribute "declared (or reflected
 // from a Property definition)"), of that property's type and validation;
 // only the attributes declared as such get a default.
-func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, base, sec string, who owner) map[string]graph.Value {
+//
+// A template with no attribute value gets none (the compile's one empty
+// map, only read, where the caller gives it; nodeValues does) rather than
+// a map of its own.
+func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string, props map[string]*prop, n *yamlsrc.Node, base, sec string, who owner, none map[string]graph.Value) map[string]graph.Value {
 	defs, cloned := attrs, false
 	for i := 0; n != nil && n.Kind == yamlsrc.Mapping && i+1 < len(n.Content); i += 2 {
 		k := n.Content[i].Value
@@ -514,7 +547,14 @@ func (c *compiler) assignAttrs(ev *eval, attrs map[string]*prop, names []string,
 	if cloned {
 		names = slices.Sorted(maps.Keys(defs))
 	}
-	return c.assignProps(ev, defs, names, n, base, sec, who, false)
+	out := c.assignValues(ev, defs, names, n, base, sec, who, false)
+	switch {
+	case out != nil:
+		return out
+	case none != nil:
+		return none
+	}
+	return map[string]graph.Value{}
 }
 
 // owner names what holds assignments, for diagnostics: "node template
@@ -552,7 +592,17 @@ func anyDefault(defs map[string]*prop) bool {
 // are resolved and are walked again for every template) and returns the
 // values, defaults included.
 func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, base, sec string, who owner, isProp bool) map[string]graph.Value {
-	out := make(map[string]graph.Value, len(defs))
+	out := c.assignValues(ev, defs, names, n, base, sec, who, isProp)
+	if out == nil {
+		out = map[string]graph.Value{}
+	}
+	return out
+}
+
+// assignValues is assignProps, but returns nil rather than a map of no
+// values (made only once there is a value to put in it).
+func (c *compiler) assignValues(ev *eval, defs map[string]*prop, names []string, n *yamlsrc.Node, base, sec string, who owner, isProp bool) map[string]graph.Value {
+	var out map[string]graph.Value
 	noun := "property"
 	if !isProp {
 		noun = "attribute"
@@ -571,7 +621,7 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 			odd = true
 		}
 		d := defs[p.Key.Value]
-		pp := base + "." + sec + "." + p.Key.Value
+		pp := c.state.paths.join(base, ".", sec, ".", p.Key.Value)
 		if d == nil {
 			if c.ImportFailed >= 0 {
 				// The import that failed may have defined it.
@@ -590,6 +640,9 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 			if r, ok := ev.compare(v, fixed); !ok || r != 0 {
 				c.fixedValue(d, p, pp, noun)
 			}
+		}
+		if out == nil {
+			out = make(map[string]graph.Value, len(defs))
 		}
 		out[p.Key.Value] = v
 	}
@@ -613,10 +666,16 @@ func (c *compiler) assignProps(ev *eval, defs map[string]*prop, names []string, 
 		switch {
 		case given != nil:
 			if v, ok := c.knownDefault(ev.f, d, given); ok {
+				if out == nil {
+					out = make(map[string]graph.Value, len(defs))
+				}
 				out[name] = v
 				continue
 			}
 			pp := base + "." + sec + "." + name
+			if out == nil {
+				out = make(map[string]graph.Value, len(defs))
+			}
 			out[name] = c.checkDefault(ev, d, given, pp)
 			c.NoteSecret(pp, before)
 		case isProp && d.required:
@@ -697,8 +756,9 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 	who := owner{kind: "node template", name: nd.name}
 	required := !nd.selected
 	nd.props = c.assignProps(ev, t.props, t.propNames(), nd.keys.properties, nd.path, "properties", who, required)
-	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.keys.attributes, nd.path, "attributes", who)
-	caps := make(map[string]map[string]graph.Value, len(t.caps))
+	// Rendering leaves empty attributes out and nothing writes them: the
+	// compile's one empty map serves for none.
+	nd.attrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, nd.keys.attributes, nd.path, "attributes", who, c.noValues())
 	assigned := nd.keys.capabilities
 	if assigned != nil && !assigned.IsNull() && assigned.Kind != yamlsrc.Mapping {
 		c.Errorf(assigned.Range, nd.path+".capabilities", core.CodeWrongKind, "capabilities must be a map, found %s", assigned.Describe())
@@ -709,6 +769,13 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			c.Errorf(p.Key.Range, nd.path+".capabilities."+p.Key.Value, core.CodeUnknownCapability, "node type %q has no capability %q", t.name, p.Key.Value)
 		}
 	}
+	if assigned == nil || assigned.Kind != yamlsrc.Mapping || len(assigned.Content) == 0 {
+		if caps, ok := c.emptyCaps(t); ok {
+			nd.caps = caps
+			return
+		}
+	}
+	caps := make(map[string]map[string]graph.Value, len(t.caps))
 	for _, name := range sortedOnce(&t.capOrder, t.caps) {
 		cd := t.caps[name]
 		if cd.typ == nil {
@@ -720,21 +787,54 @@ func (c *compiler) nodeValues(f *file, nd *node) {
 			// Nothing to check or evaluate: no paths to build, and the
 			// values are the compile's one empty map, which is only read
 			// (rendering leaves out a capability without values).
-			if c.state.noValues == nil {
-				c.state.noValues = map[string]graph.Value{}
-			}
-			caps[name] = c.state.noValues
+			caps[name] = c.noValues()
 			continue
 		}
-		cp := nd.path + ".capabilities." + name
+		cp := c.state.paths.join(nd.path, ".capabilities.", name)
 		if body != nil && !body.IsNull() {
 			c.keys(body, cp, func() string { return "capability " + core.Quote(name) }, capAssignKeys(), nil)
 		}
 		co := owner{kind: "capability", name: name, ofKind: who.kind, ofName: who.name}
 		caps[name] = c.assignProps(ev, cd.props, cd.propNames(), body.Get("properties"), cp, "properties", co, required)
-		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp, "attributes", co)
+		c.assignAttrs(ev, cd.attrs, cd.attrNames(), cd.props, body.Get("attributes"), cp, "attributes", co, nil)
 	}
 	nd.caps = caps
+}
+
+// noValues returns the compile's one empty map of values, which is only
+// read.
+func (c *compiler) noValues() map[string]graph.Value {
+	if c.state.noValues == nil {
+		c.state.noValues = map[string]graph.Value{}
+	}
+	return c.state.noValues
+}
+
+// emptyCaps returns the capability values of a template of type t that
+// assigns no capability when none of t's capabilities has a property or
+// an attribute definition (every one is then noValues, as nodeValues
+// would make them): one map per type, only read, instead of one per
+// template. ok is false when some capability has definitions.
+func (c *compiler) emptyCaps(t *typeDef) (map[string]map[string]graph.Value, bool) {
+	if caps, ok := c.state.emptyCaps[t]; ok {
+		return caps, caps != nil
+	}
+	caps := make(map[string]map[string]graph.Value, len(t.caps))
+	for name, cd := range t.caps {
+		if cd.typ == nil {
+			continue
+		}
+		if len(cd.attrs) > 0 || len(cd.props) > 0 {
+			caps = nil
+			break
+		}
+		caps[name] = c.noValues()
+	}
+	if c.state.emptyCaps == nil {
+		c.state.emptyCaps = map[*typeDef]map[string]map[string]graph.Value{}
+	}
+	c.state.emptyCaps[t] = caps
+	return caps, caps != nil
 }
 
 // failedTemplate reports whether n names a node template that could not
@@ -825,6 +925,32 @@ func reqAssignKeys() []string {
 	return []string{"node", "capability", "relationship", "allocation", "count", "node_filter", "directives", "optional"}
 }
 
+// newReqAssigns returns room for n requirement assignments and a list of
+// them, empty, of capacity n: both from chunks shared by the templates
+// (most have a few), so that a template's assignments cost no
+// allocation of their own.
+func (c *compiler) newReqAssigns(n int) ([]reqAssign, []*reqAssign) {
+	return c.state.reqChunks.take(n), c.state.reqLists.take(n)[:0]
+}
+
+// chunks hands out runs of T from chunks it allocates, so that many
+// short runs (a template's requirement assignments) cost one allocation
+// a chunk; a run longer than a quarter of a chunk has its own.
+type chunks[T any] struct{ buf []T }
+
+func (ch *chunks[T]) take(n int) []T {
+	const chunkLen = 512
+	if n > chunkLen/4 {
+		return make([]T, n)
+	}
+	if len(ch.buf)+n > cap(ch.buf) {
+		ch.buf = make([]T, 0, chunkLen)
+	}
+	at := len(ch.buf)
+	ch.buf = ch.buf[:at+n]
+	return ch.buf[at : at+n : at+n]
+}
+
 // readReqAssigns reads a node template's requirement assignments (§8.5),
 // in ev, the template's context (readNode's).
 func (c *compiler) readReqAssigns(ev *eval, nd *node) {
@@ -838,7 +964,8 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 		return
 	}
 	topo := c.state.topo
-	nd.reqs = slices.Grow(nd.reqs, len(rn.Content))
+	slab, list := c.newReqAssigns(len(rn.Content))
+	nd.reqs = append(list, nd.reqs...)
 	for i, it := range rn.Content {
 		if it.Kind != yamlsrc.Mapping || len(it.Content) != 2 {
 			ip := nd.path + ".requirements[" + core.Itoa(int64(i)) + "]"
@@ -846,8 +973,9 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 			continue
 		}
 		name, body := it.Content[0].Value, it.Content[1]
-		rp := nd.path + ".requirements." + name
-		ra := &reqAssign{src: nd.typ, name: name, n: body, key: it.Content[0].Range, path: rp, count: 1}
+		rp := c.state.paths.join(nd.path, ".requirements.", name)
+		ra := &slab[i]
+		*ra = reqAssign{src: nd.typ, name: name, n: body, rel: body.Get("relationship"), key: it.Content[0].Range, path: rp, count: 1}
 		for _, d := range nd.typ.reqs {
 			if d.name == name {
 				ra.def = d
@@ -882,7 +1010,7 @@ func (c *compiler) readReqAssigns(ev *eval, nd *node) {
 			if cn := body.Get("capability"); cn != nil && !cn.IsString() {
 				c.Errorf(cn.Range, rp+".capability", core.CodeWrongKind, "capability must name a capability or capability type, found %s", cn.Describe())
 			}
-			if rel := body.Get("relationship"); rel != nil {
+			if rel := ra.rel; rel != nil {
 				rev := *ev
 				rev.rel = ra.relCtx()
 				c.readReqRelationship(&rev, ra, rel, rp+".relationship")
@@ -1191,7 +1319,7 @@ func (c *compiler) readReqRelationship(ev *eval, ra *reqAssign, n *yamlsrc.Node,
 	ra.relType = t
 	who := owner{kind: "relationship of requirement", name: ra.name}
 	ra.relProps = c.assignProps(ev, t.props, t.propNames(), n.Get("properties"), path, "properties", who, true)
-	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", who)
+	ra.relAttrs = c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, n.Get("attributes"), path, "attributes", who, nil)
 	c.assignIfaces(ev, t.ifaces, n.Get("interfaces"), path+".interfaces")
 }
 
@@ -1211,7 +1339,7 @@ func (c *compiler) readGroup(f *file, p yamlsrc.Pair) {
 	ev := &eval{c: c, f: f}
 	who := owner{kind: "group", name: p.Key.Value}
 	c.assignProps(ev, t.props, t.propNames(), p.Value.Get("properties"), path, "properties", who, true)
-	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path, "attributes", who)
+	c.assignAttrs(ev, t.attrs, t.attrNames(), t.props, p.Value.Get("attributes"), path, "attributes", who, nil)
 	ms := p.Value.Get("members")
 	if ms == nil || ms.IsNull() {
 		return

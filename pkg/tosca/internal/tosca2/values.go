@@ -199,7 +199,69 @@ func (c *compiler) callValue(ev *eval, t *typeDef, entry, keyS *prop, validation
 	if !c.spend(n, path, funceval.Size(v, maxValueSteps)) {
 		return nil
 	}
-	return c.checkValueDepth(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
+	k, memo := c.resultKey(ev.f, t, entry, keyS, validation, v, depth)
+	if memo {
+		if r, ok := c.state.results[k]; ok && !c.Stopped() && c.steps+r.steps <= maxValueSteps {
+			c.steps += r.steps
+			return r.v
+		}
+	}
+	steps, diags, reads := c.steps, len(c.Diags), c.SecretReads
+	out := c.checkValueDepth(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
+	if memo && out != nil && !c.Halt.Done && len(c.Diags) == diags && c.SecretReads == reads {
+		if c.state.results == nil {
+			c.state.results = map[resultKey]checkedDefault{}
+		}
+		c.state.results[k] = checkedDefault{v: out, steps: c.steps - steps}
+	}
+	return out
+}
+
+// A function call's result known now is checked as a written value for
+// every template that makes the call: 10,000 templates whose property
+// is {$get_input: mode} check the input's one value against the same
+// definition 10,000 times. A result that is a scalar, checked outside a
+// secret against a type that is not sensitive and validation clauses
+// that are all compiled ones (cclause: they read only $value), has the
+// same value in the same steps of value work wherever it is checked; the
+// first check that reports nothing and reads no secret is kept, and the
+// others count its steps and take its value, as knownDefault does for
+// defaults.
+
+// resultKey identifies a call's result checked (see above): the type and
+// schemas checked against, the first clauses of the validation (a
+// definition's list; a longer one is not kept), the file whose
+// functions the clauses see, the depth and the value.
+type resultKey struct {
+	t           *typeDef
+	entry, keyS *prop
+	clauses     [4]*yamlsrc.Node
+	nclauses    int
+	f           *file
+	depth       int
+	v           graph.Value
+}
+
+// resultKey returns the key of call result v checked at depth against
+// t, entry, keyS and validation, and whether it may be kept.
+func (c *compiler) resultKey(f *file, t *typeDef, entry, keyS *prop, validation []*yamlsrc.Node, v graph.Value, depth int) (resultKey, bool) {
+	switch v.(type) {
+	case string, int64, bool:
+	default:
+		return resultKey{}, false
+	}
+	if len(validation) > 4 || c.InSecret > 0 || sensitiveType(t) {
+		return resultKey{}, false
+	}
+	pure := func(clauses []*yamlsrc.Node) bool {
+		return !slices.ContainsFunc(clauses, func(cl *yamlsrc.Node) bool { return c.cclause(f, cl) == nil })
+	}
+	if !pure(t.validation) || !pure(validation) || (t.scalar != nil && t.scalar.dataType != nil && !pure(t.scalar.dataType.validation)) {
+		return resultKey{}, false
+	}
+	k := resultKey{t: t, entry: entry, keyS: keyS, nclauses: len(validation), f: f, depth: depth, v: v}
+	copy(k.clauses[:], validation)
+	return k, true
 }
 
 // typedValue checks a written value against type t (see
