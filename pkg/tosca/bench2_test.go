@@ -17,6 +17,7 @@ func genTemplate2(n int) []byte { return testutil.BenchTemplate20(n) }
 // linear (about five times the 10k figure).
 func BenchmarkCompile2_10k(b *testing.B) { benchmarkCompileOf(b, genTemplate2(10_000), 10_000) }
 func BenchmarkCompile2_50k(b *testing.B) { benchmarkCompileOf(b, genTemplate2(50_000), 50_000) }
+func BenchmarkCompile2_80k(b *testing.B) { benchmarkCompileOf(b, genTemplate2(80_000), 80_000) }
 
 // TestGeneratedTemplate2 checks that the 2.0 benchmark input is valid and
 // compiles to the expected shape, so the benchmark measures real work.
