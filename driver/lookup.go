@@ -296,40 +296,12 @@ func candidates(outputs map[string]graph.Value) ([]Candidate, error) {
 		}
 		fields := make(map[string]graph.Value, len(m))
 		for k, v := range m {
-			fields[k] = PlainValue(v)
+			fields[k] = graph.DecodePlain(v)
 		}
 		out = append(out, Candidate{ID: idText(fields[LookupIDOutput]), Fields: fields})
 	}
 	slices.SortStableFunc(out, func(a, b Candidate) int { return strings.Compare(a.ID, b.ID) })
 	return out, nil
-}
-
-// PlainValue converts a value encoding/json decoded with UseNumber into
-// a canonical graph value: integers int64, other numbers float64. Unlike
-// graph.DecodeValue it never makes an Unknown: what a script or playbook
-// reports is data, not an expression over other resources.
-func PlainValue(v any) graph.Value {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return i
-		}
-		f, _ := x.Float64()
-		return f
-	case []any:
-		out := make([]graph.Value, len(x))
-		for i, e := range x {
-			out[i] = PlainValue(e)
-		}
-		return out
-	case map[string]any:
-		out := make(map[string]graph.Value, len(x))
-		for k, e := range x {
-			out[k] = PlainValue(e)
-		}
-		return out
-	}
-	return v
 }
 
 // idText is an object's id as text ("" for none).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/xosplan/xosplan/driver"
 	"maps"
 	"slices"
 
@@ -65,7 +64,7 @@ func ParseStats(data []byte) (map[string]graph.Value, error) {
 	out := map[string]graph.Value{}
 	add := func(m map[string]any) {
 		for k, v := range m {
-			out[k] = driver.PlainValue(v)
+			out[k] = graph.DecodePlain(v)
 		}
 	}
 	add(doc.Global)

@@ -283,7 +283,17 @@ func Text(v Value) string {
 // plain float64 numbers) back into a canonical Value: integral numbers
 // written without a fraction become int64, {"$unknown": {…}} becomes an
 // Unknown. It is the inverse of Render for values stored in files.
-func DecodeValue(v any) Value {
+func DecodeValue(v any) Value { return decodeValue(v, true) }
+
+// DecodePlain converts a value encoding/json decoded with UseNumber into
+// a canonical value: integers int64, other numbers float64. Unlike
+// DecodeValue it never makes an Unknown (and leaves a float64 as it is):
+// what a script or playbook reports is data, not an expression over other
+// resources.
+func DecodePlain(v any) Value { return decodeValue(v, false) }
+
+// decodeValue is DecodeValue, or DecodePlain when stored is false.
+func decodeValue(v any, stored bool) Value {
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := x.Int64(); err == nil {
@@ -292,31 +302,31 @@ func DecodeValue(v any) Value {
 		f, _ := x.Float64()
 		return f
 	case float64:
-		if x == math.Trunc(x) && math.Abs(x) < 1<<53 {
+		if stored && x == math.Trunc(x) && math.Abs(x) < 1<<53 {
 			return int64(x)
 		}
 		return x
 	case []any:
 		out := make([]Value, len(x))
 		for i, e := range x {
-			out[i] = DecodeValue(e)
+			out[i] = decodeValue(e, stored)
 		}
 		return out
 	case map[string]any:
-		if len(x) == 1 {
+		if len(x) == 1 && stored {
 			if u, ok := x["$unknown"].(map[string]any); ok {
 				f, _ := u["func"].(string)
 				args, _ := u["args"].([]any)
 				dec := make([]Value, len(args))
 				for i, a := range args {
-					dec[i] = DecodeValue(a)
+					dec[i] = decodeValue(a, stored)
 				}
 				return Unknown{Func: f, Args: dec}
 			}
 		}
 		out := make(map[string]Value, len(x))
 		for k, e := range x {
-			out[k] = DecodeValue(e)
+			out[k] = decodeValue(e, stored)
 		}
 		return out
 	}
