@@ -9,12 +9,12 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/xosplan/xosplan/driver"
+	"github.com/xosplan/xosplan/driver/drivertest"
 	"github.com/xosplan/xosplan/internal/testutil"
 	"github.com/xosplan/xosplan/pkg/graph"
 	pl "github.com/xosplan/xosplan/pkg/placement"
@@ -35,29 +35,6 @@ func list(s ...string) []graph.Value {
 		out[i] = x
 	}
 	return out
-}
-
-// lines collects the Output lines of requests, safe for concurrent use.
-type lines struct {
-	mu  sync.Mutex
-	all []string
-}
-
-func (l *lines) add(s string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.all = append(l.all, s)
-}
-
-func (l *lines) has(sub string) bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	for _, s := range l.all {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
 }
 
 func TestNoEndpoint(t *testing.T) {
@@ -160,9 +137,9 @@ func TestRealPlacementDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out lines
+	var out drivertest.Lines
 	apply := func(action string, r *graph.Resource, prior *state.Resource) (driver.Outcome, error) {
-		return d.Apply(ctx, driver.Request{Action: action, Address: r.Address, Resource: r, Prior: prior, Output: out.add})
+		return d.Apply(ctx, driver.Request{Action: action, Address: r.Address, Resource: r, Prior: prior, Output: out.Add})
 	}
 	recorded := func(r *graph.Resource, o driver.Outcome) *state.Resource {
 		return &state.Resource{Address: r.Address, Management: r.Management, Driver: r.Driver, Spec: r.Spec, Feedback: o.Feedback}
@@ -182,8 +159,8 @@ func TestRealPlacementDriver(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := o.Feedback.Attributes["generation_conflicts"].(int64); got != 1 || !out.has("1 generation conflict(s)") {
-		t.Errorf("conflicts recorded %v, output %q: want the one made on purpose", o.Feedback.Attributes["generation_conflicts"], out.all)
+	if got, _ := o.Feedback.Attributes["generation_conflicts"].(int64); got != 1 || !strings.Contains(out.Text(), "1 generation conflict(s)") {
+		t.Errorf("conflicts recorded %v, output %q: want the one made on purpose", o.Feedback.Attributes["generation_conflicts"], out.All())
 	}
 	answer, _ := cm.answer.Load().(string)
 	t.Logf("the stale traits write was answered: %s", answer)
@@ -249,7 +226,9 @@ func TestRealPlacementDriver(t *testing.T) {
 		done <- err
 	}()
 	testutil.WaitFor(t, 30*time.Second, "the delete of CUSTOM_SSD to wait for pool-1",
-		func() bool { return out.has("waiting for provider(s) pool-1 to drop trait CUSTOM_SSD") })
+		func() bool {
+			return strings.Contains(out.Text(), "waiting for provider(s) pool-1 to drop trait CUSTOM_SSD")
+		})
 	select {
 	case err := <-done:
 		t.Fatalf("the delete ended (%v) while pool-1 still has the trait", err)
