@@ -475,22 +475,12 @@ func reqAssignKeys() []string {
 }
 
 // newReqAssigns returns n zero requirement assignments and an empty list
-// with room for n, cut from chunks of reqChunk so that a topology's
-// thousands of templates do not allocate them one by one. Both are
-// capped: appending to the list (an implicit match) moves it.
+// with room for n, from chunks shared by the templates (core.Chunks) so
+// that a topology's thousands of templates do not allocate them one by
+// one. Both are capped: appending to the list (an implicit match) moves
+// it.
 func (c *compiler) newReqAssigns(n int) ([]reqAssign, []*reqAssign) {
-	const reqChunk = 512
-	if n > reqChunk/4 {
-		return make([]reqAssign, n), make([]*reqAssign, 0, n)
-	}
-	if len(c.reqChunk)+n > cap(c.reqChunk) {
-		c.reqChunk = make([]reqAssign, 0, reqChunk)
-		c.reqListChunk = make([]*reqAssign, 0, reqChunk)
-	}
-	at := len(c.reqChunk)
-	c.reqChunk = c.reqChunk[:at+n]
-	c.reqListChunk = c.reqListChunk[:at+n]
-	return c.reqChunk[at : at+n : at+n], c.reqListChunk[at : at : at+n]
+	return c.reqChunks.Take(n), c.reqLists.Take(n)[:0]
 }
 
 // reqPath is the YAML path of the requirement name assigned at index i

@@ -154,8 +154,8 @@ type compileState struct {
 	emptyCaps map[*typeDef]map[string]map[string]graph.Value
 	// reqChunks and reqLists are the chunks newReqAssigns takes
 	// requirement assignments and their lists from.
-	reqChunks chunks[reqAssign]
-	reqLists  chunks[*reqAssign]
+	reqChunks core.Chunks[reqAssign]
+	reqLists  core.Chunks[*reqAssign]
 	// paths is the chunk the paths of templates are joined in
 	// (paths.go).
 	paths paths
