@@ -140,10 +140,10 @@ type compileState struct {
 	args    []graph.Value
 	// defaults holds the defaults whose check is the same for every
 	// template (knownDefault, values.go).
-	defaults map[defaultKey]checkedDefault
+	defaults map[defaultKey]checkedValue
 	// results holds the call results whose check is the same wherever
 	// they are checked (resultKey, values.go).
-	results map[resultKey]checkedDefault
+	results map[resultKey]checkedValue
 	// noValues is the values of the capabilities that have no
 	// properties or attributes (nodeValues): one empty map, never
 	// written.
