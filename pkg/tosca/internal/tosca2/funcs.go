@@ -54,8 +54,7 @@ func (ev *eval) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Val
 	if !ok || len(vals) < lo || (hi >= 0 && len(vals) > hi) {
 		return unknown(name, vals)
 	}
-	switch name {
-	case "get_property", "get_attribute", "get_artifact", "available_allocation":
+	if graphQuery(name) {
 		for _, v := range vals {
 			if isUnknown(v) {
 				return unknown(name, vals)
@@ -80,6 +79,16 @@ func (ev *eval) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Val
 		return nil
 	}
 	return v
+}
+
+// graphQuery reports whether built-in name queries the graph (path.go)
+// rather than computing a value of its arguments alone.
+func graphQuery(name string) bool {
+	switch name {
+	case "get_property", "get_attribute", "get_artifact", "available_allocation":
+		return true
+	}
+	return false
 }
 
 // relCtx is the relationship a value is evaluated for: relationship

@@ -550,13 +550,13 @@ func (c *compiler) compileExpr(f *file, n *yamlsrc.Node, depth int) *cexpr {
 	x := &cexpr{fn: name, steps: 1}
 	switch name {
 	case "value":
-	case "get_input", "node_index", "relationship_index", "get_property", "get_attribute", "get_artifact", "available_allocation", "matches":
+	case "get_input", "node_index", "relationship_index", "matches":
 		// What they read is not the clause's alone (matches: its pattern
 		// may warn).
 		return nil
 	default:
 		lo, hi, ok := builtinArity(name)
-		if got := len(argList(args)); !ok || got < lo || (hi >= 0 && got > hi) || c.findFunc(f, name) != nil {
+		if got := len(argList(args)); !ok || got < lo || (hi >= 0 && got > hi) || graphQuery(name) || c.findFunc(f, name) != nil {
 			return nil
 		}
 	}
