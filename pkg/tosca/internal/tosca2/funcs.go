@@ -26,7 +26,7 @@ func (ev *eval) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Val
 		if !ev.hasValue {
 			return unknown("value", vals)
 		}
-		return ev.walkValue(ev.value, vals)
+		return walkValue(ev.value, vals)
 	case "get_input":
 		return ev.getInput(n, vals)
 	case "node_index":
@@ -134,7 +134,7 @@ func (ev *eval) relationshipIndex(n *yamlsrc.Node) graph.Value {
 
 // walkValue indexes into a value by the keys and indices of $value's
 // arguments.
-func (ev *eval) walkValue(v graph.Value, path []graph.Value) graph.Value {
+func walkValue(v graph.Value, path []graph.Value) graph.Value {
 	for _, k := range path {
 		switch x := v.(type) {
 		case map[string]graph.Value:
@@ -170,7 +170,7 @@ func (ev *eval) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
 	if !ok || isUnknown(in) {
 		return unknown("get_input", vals)
 	}
-	return ev.walkValue(in, vals[1:])
+	return walkValue(in, vals[1:])
 }
 
 // describeGo renders an evaluated value for a message, shortened.

@@ -654,7 +654,7 @@ func (c *compiler) runExpr(x *cexpr, v graph.Value, ord funceval.Ordering, steps
 	}
 	vals := c.state.args[base:]
 	if x.fn == "value" {
-		return (*eval).walkValue(nil, v, vals), true
+		return walkValue(v, vals), true
 	}
 	if slices.ContainsFunc(vals, graph.HasUnknown) {
 		return nil, false
