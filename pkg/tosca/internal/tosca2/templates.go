@@ -816,9 +816,13 @@ func (c *compiler) noValues() map[string]graph.Value {
 // would make them): one map per type, only read, instead of one per
 // template. ok is false when some capability has definitions.
 func (c *compiler) emptyCaps(t *typeDef) (map[string]map[string]graph.Value, bool) {
-	if caps, ok := c.state.emptyCaps[t]; ok {
-		return caps, caps != nil
-	}
+	caps := perType(&c.state.emptyCaps, t, c.findEmptyCaps)
+	return caps, caps != nil
+}
+
+// findEmptyCaps computes emptyCaps for t: nil when a capability has
+// definitions.
+func (c *compiler) findEmptyCaps(t *typeDef) map[string]map[string]graph.Value {
 	caps := make(map[string]map[string]graph.Value, len(t.caps))
 	for name, cd := range t.caps {
 		if cd.typ == nil {
@@ -830,11 +834,7 @@ func (c *compiler) emptyCaps(t *typeDef) (map[string]map[string]graph.Value, boo
 		}
 		caps[name] = c.noValues()
 	}
-	if c.state.emptyCaps == nil {
-		c.state.emptyCaps = map[*typeDef]map[string]map[string]graph.Value{}
-	}
-	c.state.emptyCaps[t] = caps
-	return caps, caps != nil
+	return caps
 }
 
 // failedTemplate reports whether n names a node template that could not
