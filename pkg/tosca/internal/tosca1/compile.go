@@ -143,9 +143,9 @@ type compiler struct {
 	// idx records names as they resolve for CompileIndexed; nil for
 	// Compile.
 	idx *indexer
-	// reqChunk and reqListChunk are what newReqAssigns cuts from.
-	reqChunk     []reqAssign
-	reqListChunk []*reqAssign
+	// reqChunks and reqLists are what newReqAssigns takes from.
+	reqChunks core.Chunks[reqAssign]
+	reqLists  core.Chunks[*reqAssign]
 }
 
 func (c *compiler) errorf(r diag.Range, path, code, format string, args ...any) {

@@ -357,16 +357,7 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 		c.errorf(nt.key, nt.path, core.CodeMissingField, "%s is missing required field \"type\"", what())
 		return
 	}
-	if tn.Kind == yamlsrc.Scalar {
-		// The usual case, without building the path of a problem.
-		if t := c.lookup(kNode, tn.Value); t != nil {
-			c.noteType(tn, t)
-			nt.typ = t
-		}
-	}
-	if nt.typ == nil {
-		nt.typ = c.templateType(kNode, tn, nt.path+".type")
-	}
+	nt.typ = c.templateType(kNode, tn, nt.path)
 	if d := field(nt.n, src, "directives"); d != nil {
 		nt.directives = c.strList(d, nt.path+".directives", "directives")
 		for _, dv := range nt.directives {
@@ -404,11 +395,13 @@ func (c *compiler) readNodeTemplate(nt *nodeTpl) {
 	}
 }
 
-// templateType resolves a template's type of kind k; a type of another
-// kind is reported as such.
-func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef {
+// templateType resolves the type of kind k written at tn of the template
+// at owner; a type of another kind is reported as such. The path of the
+// type, owner+".type", is built only for a problem: every node template
+// resolves its type here.
+func (c *compiler) templateType(k kind, tn *yamlsrc.Node, owner string) *typeDef {
 	if tn.Kind != yamlsrc.Scalar {
-		c.errorf(tn.Range, path, core.CodeWrongKind, "type must be a string, found %s", tn.Describe())
+		c.errorf(tn.Range, owner+".type", core.CodeWrongKind, "type must be a string, found %s", tn.Describe())
 		return nil
 	}
 	t := c.lookup(k, tn.Value)
@@ -418,11 +411,11 @@ func (c *compiler) templateType(k kind, tn *yamlsrc.Node, path string) *typeDef 
 	}
 	for other := kind(0); other < numKinds; other++ {
 		if o := c.lookup(other, tn.Value); o != nil {
-			c.errorf(tn.Range, path, core.CodeUnknownType, "%q is a %s, not a %s", tn.Value, other.Word(), k.Word())
+			c.errorf(tn.Range, owner+".type", core.CodeUnknownType, "%q is a %s, not a %s", tn.Value, other.Word(), k.Word())
 			return nil
 		}
 	}
-	c.unknownType(k, tn, path, false, "unknown %s %q", k.Word(), tn.Value)
+	c.unknownType(k, tn, owner+".type", false, "unknown %s %q", k.Word(), tn.Value)
 	return nil
 }
 
@@ -475,22 +468,12 @@ func reqAssignKeys() []string {
 }
 
 // newReqAssigns returns n zero requirement assignments and an empty list
-// with room for n, cut from chunks of reqChunk so that a topology's
-// thousands of templates do not allocate them one by one. Both are
-// capped: appending to the list (an implicit match) moves it.
+// with room for n, from chunks shared by the templates (core.Chunks) so
+// that a topology's thousands of templates do not allocate them one by
+// one. Both are capped: appending to the list (an implicit match) moves
+// it.
 func (c *compiler) newReqAssigns(n int) ([]reqAssign, []*reqAssign) {
-	const reqChunk = 512
-	if n > reqChunk/4 {
-		return make([]reqAssign, n), make([]*reqAssign, 0, n)
-	}
-	if len(c.reqChunk)+n > cap(c.reqChunk) {
-		c.reqChunk = make([]reqAssign, 0, reqChunk)
-		c.reqListChunk = make([]*reqAssign, 0, reqChunk)
-	}
-	at := len(c.reqChunk)
-	c.reqChunk = c.reqChunk[:at+n]
-	c.reqListChunk = c.reqListChunk[:at+n]
-	return c.reqChunk[at : at+n : at+n], c.reqListChunk[at : at : at+n]
+	return c.reqChunks.Take(n), c.reqLists.Take(n)[:0]
 }
 
 // reqPath is the YAML path of the requirement name assigned at index i
@@ -738,7 +721,7 @@ func (c *compiler) readTemplateType(k kind, n *yamlsrc.Node, key diag.Range, pat
 		c.errorf(key, path, core.CodeMissingField, "%s is missing required field \"type\"", what)
 		return nil, true
 	}
-	return c.templateType(k, tn, path+".type"), true
+	return c.templateType(k, tn, path), true
 }
 
 // relTplKeys lists keynames the grammar allows; a function so that no

@@ -140,10 +140,10 @@ type compileState struct {
 	args    []graph.Value
 	// defaults holds the defaults whose check is the same for every
 	// template (knownDefault, values.go).
-	defaults map[defaultKey]checkedDefault
+	defaults map[defaultKey]checkedValue
 	// results holds the call results whose check is the same wherever
 	// they are checked (resultKey, values.go).
-	results map[resultKey]checkedDefault
+	results map[resultKey]checkedValue
 	// noValues is the values of the capabilities that have no
 	// properties or attributes (nodeValues): one empty map, never
 	// written.
@@ -154,8 +154,8 @@ type compileState struct {
 	emptyCaps map[*typeDef]map[string]map[string]graph.Value
 	// reqChunks and reqLists are the chunks newReqAssigns takes
 	// requirement assignments and their lists from.
-	reqChunks chunks[reqAssign]
-	reqLists  chunks[*reqAssign]
+	reqChunks core.Chunks[reqAssign]
+	reqLists  core.Chunks[*reqAssign]
 	// paths is the chunk the paths of templates are joined in
 	// (paths.go).
 	paths paths

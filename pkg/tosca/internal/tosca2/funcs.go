@@ -26,7 +26,7 @@ func (ev *eval) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Val
 		if !ev.hasValue {
 			return unknown("value", vals)
 		}
-		return ev.walkValue(ev.value, vals)
+		return walkValue(ev.value, vals)
 	case "get_input":
 		return ev.getInput(n, vals)
 	case "node_index":
@@ -54,8 +54,7 @@ func (ev *eval) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Val
 	if !ok || len(vals) < lo || (hi >= 0 && len(vals) > hi) {
 		return unknown(name, vals)
 	}
-	switch name {
-	case "get_property", "get_attribute", "get_artifact", "available_allocation":
+	if graphQuery(name) {
 		for _, v := range vals {
 			if isUnknown(v) {
 				return unknown(name, vals)
@@ -80,6 +79,16 @@ func (ev *eval) call(n *yamlsrc.Node, name string, vals []graph.Value) graph.Val
 		return nil
 	}
 	return v
+}
+
+// graphQuery reports whether built-in name queries the graph (path.go)
+// rather than computing a value of its arguments alone.
+func graphQuery(name string) bool {
+	switch name {
+	case "get_property", "get_attribute", "get_artifact", "available_allocation":
+		return true
+	}
+	return false
 }
 
 // relCtx is the relationship a value is evaluated for: relationship
@@ -125,7 +134,7 @@ func (ev *eval) relationshipIndex(n *yamlsrc.Node) graph.Value {
 
 // walkValue indexes into a value by the keys and indices of $value's
 // arguments.
-func (ev *eval) walkValue(v graph.Value, path []graph.Value) graph.Value {
+func walkValue(v graph.Value, path []graph.Value) graph.Value {
 	for _, k := range path {
 		switch x := v.(type) {
 		case map[string]graph.Value:
@@ -161,7 +170,7 @@ func (ev *eval) getInput(n *yamlsrc.Node, vals []graph.Value) graph.Value {
 	if !ok || isUnknown(in) {
 		return unknown("get_input", vals)
 	}
-	return ev.walkValue(in, vals[1:])
+	return walkValue(in, vals[1:])
 }
 
 // describeGo renders an evaluated value for a message, shortened.

@@ -583,7 +583,7 @@ func (ev *eval) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Valu
 		if fn == "get_property" && !end.all {
 			_, caps := ev.c.valuesAt(nd, ev.node, end.idx)
 			if v, ok := caps[end.capName][name]; ok && !isUnknown(v) {
-				return ev.walkValue(v, rest[1:])
+				return walkValue(v, rest[1:])
 			}
 		}
 		return ev.attributeOf(nd, end, append([]graph.Value{end.capName}, rest...))
@@ -595,7 +595,7 @@ func (ev *eval) query(n *yamlsrc.Node, fn string, vals []graph.Value) graph.Valu
 	if fn == "get_property" && !end.all {
 		props, _ := ev.c.valuesAt(nd, ev.node, end.idx)
 		if v, ok := props[name]; ok && !isUnknown(v) {
-			return ev.walkValue(v, rest[1:])
+			return walkValue(v, rest[1:])
 		}
 	}
 	return ev.attributeOf(nd, end, rest)
@@ -667,7 +667,7 @@ func (ev *eval) relValue(n *yamlsrc.Node, fn string, re *relEnd, vals, rest []gr
 	if v == nil || graph.HasUnknown(v) {
 		return unknown(fn, vals)
 	}
-	return ev.walkValue(v, rest[1:])
+	return walkValue(v, rest[1:])
 }
 
 // relAttributeRef is the apply-time value of the attribute of the
@@ -731,7 +731,7 @@ func (ev *eval) relTemplateValue(n *yamlsrc.Node, fn, name string, vals, rest []
 	if fn != "get_property" || !ok || v == nil || graph.HasUnknown(v) {
 		return unknown(fn, vals)
 	}
-	return ev.walkValue(v, rest[1:])
+	return walkValue(v, rest[1:])
 }
 
 // relProp evaluates property name (definition d) of the relationship re

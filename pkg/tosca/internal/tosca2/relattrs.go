@@ -110,13 +110,5 @@ func hasValue(m map[string]graph.Value) bool {
 // (a fixed value or a default) for relAttrDefaults to evaluate; kept per
 // type.
 func (c *compiler) attrValued(t *typeDef) bool {
-	if valued, ok := c.state.attrValued[t]; ok {
-		return valued
-	}
-	valued := anyDefault(t.attrs)
-	if c.state.attrValued == nil {
-		c.state.attrValued = map[*typeDef]bool{}
-	}
-	c.state.attrValued[t] = valued
-	return valued
+	return perType(&c.state.attrValued, t, func(t *typeDef) bool { return anyDefault(t.attrs) })
 }

@@ -428,23 +428,20 @@ type lifecycleKey struct {
 // an operation with an implementation; without, only a template's
 // assignments can give one. Kept per type and kind.
 func (c *compiler) hasOps(typ *typeDef, kind string) bool {
-	k := lifecycleKey{typ, kind}
-	if has, ok := c.state.hasOps[k]; ok {
-		return has
-	}
+	return perType(&c.state.hasOps, lifecycleKey{typ, kind}, findOps)
+}
+
+// findOps computes hasOps for k's type and kind.
+func findOps(k lifecycleKey) bool {
 	has := false
-	for name, d := range typ.ifaces {
-		if !isKind(name, d, kind) {
+	for name, d := range k.t.ifaces {
+		if !isKind(name, d, k.kind) {
 			continue
 		}
 		for _, od := range d.ops {
 			has = has || od.impl != nil
 		}
 	}
-	if c.state.hasOps == nil {
-		c.state.hasOps = map[lifecycleKey]bool{}
-	}
-	c.state.hasOps[k] = has
 	return has
 }
 

@@ -203,9 +203,11 @@ type typeSecrets struct {
 
 // secretDefs returns the secret definitions of t, found once.
 func (c *compiler) secretDefs(t *typeDef) *typeSecrets {
-	if sd := c.state.secretDefs[t]; sd != nil {
-		return sd
-	}
+	return perType(&c.state.secretDefs, t, findSecretDefs)
+}
+
+// findSecretDefs finds the secret definitions of t (secretDefs).
+func findSecretDefs(t *typeDef) *typeSecrets {
 	sd := &typeSecrets{}
 	for name, d := range t.attrs {
 		if d.secret() {
@@ -230,10 +232,6 @@ func (c *compiler) secretDefs(t *typeDef) *typeSecrets {
 			}
 		}
 	}
-	if c.state.secretDefs == nil {
-		c.state.secretDefs = map[*typeDef]*typeSecrets{}
-	}
-	c.state.secretDefs[t] = sd
 	return sd
 }
 

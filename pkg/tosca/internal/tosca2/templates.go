@@ -816,9 +816,13 @@ func (c *compiler) noValues() map[string]graph.Value {
 // would make them): one map per type, only read, instead of one per
 // template. ok is false when some capability has definitions.
 func (c *compiler) emptyCaps(t *typeDef) (map[string]map[string]graph.Value, bool) {
-	if caps, ok := c.state.emptyCaps[t]; ok {
-		return caps, caps != nil
-	}
+	caps := perType(&c.state.emptyCaps, t, c.findEmptyCaps)
+	return caps, caps != nil
+}
+
+// findEmptyCaps computes emptyCaps for t: nil when a capability has
+// definitions.
+func (c *compiler) findEmptyCaps(t *typeDef) map[string]map[string]graph.Value {
 	caps := make(map[string]map[string]graph.Value, len(t.caps))
 	for name, cd := range t.caps {
 		if cd.typ == nil {
@@ -830,11 +834,7 @@ func (c *compiler) emptyCaps(t *typeDef) (map[string]map[string]graph.Value, boo
 		}
 		caps[name] = c.noValues()
 	}
-	if c.state.emptyCaps == nil {
-		c.state.emptyCaps = map[*typeDef]map[string]map[string]graph.Value{}
-	}
-	c.state.emptyCaps[t] = caps
-	return caps, caps != nil
+	return caps
 }
 
 // failedTemplate reports whether n names a node template that could not
@@ -930,25 +930,7 @@ func reqAssignKeys() []string {
 // (most have a few), so that a template's assignments cost no
 // allocation of their own.
 func (c *compiler) newReqAssigns(n int) ([]reqAssign, []*reqAssign) {
-	return c.state.reqChunks.take(n), c.state.reqLists.take(n)[:0]
-}
-
-// chunks hands out runs of T from chunks it allocates, so that many
-// short runs (a template's requirement assignments) cost one allocation
-// a chunk; a run longer than a quarter of a chunk has its own.
-type chunks[T any] struct{ buf []T }
-
-func (ch *chunks[T]) take(n int) []T {
-	const chunkLen = 512
-	if n > chunkLen/4 {
-		return make([]T, n)
-	}
-	if len(ch.buf)+n > cap(ch.buf) {
-		ch.buf = make([]T, 0, chunkLen)
-	}
-	at := len(ch.buf)
-	ch.buf = ch.buf[:at+n]
-	return ch.buf[at : at+n : at+n]
+	return c.state.reqChunks.Take(n), c.state.reqLists.Take(n)[:0]
 }
 
 // readReqAssigns reads a node template's requirement assignments (§8.5),

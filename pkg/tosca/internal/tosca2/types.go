@@ -94,6 +94,21 @@ func sortedOnce[V any](memo *[]string, m map[string]V) []string {
 	return *memo
 }
 
+// perType returns (*m)[k], computed by find the first time k is asked
+// for (*m is made then): what a compile derives from a type once its
+// types are resolved and reads again for every template of the type.
+func perType[K comparable, V any](m *map[K]V, k K, find func(K) V) V {
+	if v, ok := (*m)[k]; ok {
+		return v
+	}
+	v := find(k)
+	if *m == nil {
+		*m = map[K]V{}
+	}
+	(*m)[k] = v
+	return v
+}
+
 // setValid sets a valid_*_types list when the definition writes a
 // non-empty one; otherwise the inherited list stays.
 func setValid(into *[]*typeDef, list []*typeDef) {

@@ -126,6 +126,41 @@ type defaultKey struct {
 // counts its steps; ok is false when it must be checked (checkDefault).
 func (c *compiler) knownDefault(f *file, d *prop, n *yamlsrc.Node) (graph.Value, bool) {
 	k, ok := c.state.defaults[defaultKey{n, d, f}]
+	return c.reuse(k, ok)
+}
+
+// checkDefault checks default n of d at path (checkValue), keeping its
+// value for knownDefault where it is the same for every template.
+func (c *compiler) checkDefault(ev *eval, d *prop, n *yamlsrc.Node, path string) graph.Value {
+	m := c.mark()
+	v := c.checkValue(ev, d, n, path)
+	k, ok := c.keep(m, v)
+	if !ok || !c.constDefault(ev.f, d, n) {
+		return v
+	}
+	switch v.(type) {
+	case string, int64, float64, bool:
+		if c.state.defaults == nil {
+			c.state.defaults = map[defaultKey]checkedValue{}
+		}
+		c.state.defaults[defaultKey{n, d, ev.f}] = k
+	}
+	return v
+}
+
+// checkedValue is a value checked, kept for the checks that repeat the
+// check (knownDefault, callValue), and the steps of value work it
+// counted.
+type checkedValue struct {
+	v     graph.Value
+	steps int
+}
+
+// reuse returns the value of check k (found when ok) and counts its
+// steps, as checking again would; ok is false when the check must be
+// made: none was kept, the compile stops, or its steps would pass the
+// budget of value work, whose diagnostic only checking gives.
+func (c *compiler) reuse(k checkedValue, ok bool) (graph.Value, bool) {
 	if !ok || c.Stopped() || c.steps+k.steps > maxValueSteps {
 		return nil, false
 	}
@@ -133,28 +168,21 @@ func (c *compiler) knownDefault(f *file, d *prop, n *yamlsrc.Node) (graph.Value,
 	return k.v, true
 }
 
-// checkDefault checks default n of d at path (checkValue), keeping its
-// value for knownDefault where it is the same for every template.
-func (c *compiler) checkDefault(ev *eval, d *prop, n *yamlsrc.Node, path string) graph.Value {
-	steps, diags, reads := c.steps, len(c.Diags), c.SecretReads
-	v := c.checkValue(ev, d, n, path)
-	if c.Halt.Done || len(c.Diags) != diags || c.SecretReads != reads || !c.constDefault(ev.f, d, n) {
-		return v
-	}
-	switch v.(type) {
-	case string, int64, float64, bool:
-		if c.state.defaults == nil {
-			c.state.defaults = map[defaultKey]checkedDefault{}
-		}
-		c.state.defaults[defaultKey{n, d, ev.f}] = checkedDefault{v: v, steps: c.steps - steps}
-	}
-	return v
+// checkMark is where the compile was when a check began (mark).
+type checkMark struct{ steps, diags, reads int }
+
+func (c *compiler) mark() checkMark {
+	return checkMark{c.steps, len(c.Diags), c.SecretReads}
 }
 
-// checkedDefault is a default's value and the steps its check counts.
-type checkedDefault struct {
-	v     graph.Value
-	steps int
+// keep returns the check begun at m that gave v for reuse; ok is false
+// when it cannot be kept: it halted the compile, reported something or
+// read a secret, all of which checking again must do again.
+func (c *compiler) keep(m checkMark, v graph.Value) (checkedValue, bool) {
+	if c.Halt.Done || len(c.Diags) != m.diags || c.SecretReads != m.reads {
+		return checkedValue{}, false
+	}
+	return checkedValue{v: v, steps: c.steps - m.steps}, true
 }
 
 // constDefault reports whether default n of d has the same value for
@@ -166,14 +194,20 @@ func (c *compiler) constDefault(f *file, d *prop, n *yamlsrc.Node) bool {
 	if _, _, isCall := funcCall(n); isCall {
 		return false
 	}
-	t := d.typ
-	pure := func(clauses []*yamlsrc.Node) bool {
+	return c.compiledClauses(f, d.typ, d.validation)
+}
+
+// compiledClauses reports whether the validation clauses a value of
+// type t is checked against — t's, its scalar data type's and
+// validation — are all compiled ones (cclause), which read only $value.
+func (c *compiler) compiledClauses(f *file, t *typeDef, validation []*yamlsrc.Node) bool {
+	compiled := func(clauses []*yamlsrc.Node) bool {
 		return !slices.ContainsFunc(clauses, func(cl *yamlsrc.Node) bool { return c.cclause(f, cl) == nil })
 	}
-	if t.scalar != nil && t.scalar.dataType != nil && !pure(t.scalar.dataType.validation) {
+	if t.scalar != nil && t.scalar.dataType != nil && !compiled(t.scalar.dataType.validation) {
 		return false
 	}
-	return pure(t.validation) && pure(d.validation)
+	return compiled(t.validation) && compiled(validation)
 }
 
 // callValue checks and evaluates a function call written for a value
@@ -201,18 +235,21 @@ func (c *compiler) callValue(ev *eval, t *typeDef, entry, keyS *prop, validation
 	}
 	k, memo := c.resultKey(ev.f, t, entry, keyS, validation, v, depth)
 	if memo {
-		if r, ok := c.state.results[k]; ok && !c.Stopped() && c.steps+r.steps <= maxValueSteps {
-			c.steps += r.steps
-			return r.v
+		r, found := c.state.results[k]
+		if out, ok := c.reuse(r, found); ok {
+			return out
 		}
 	}
-	steps, diags, reads := c.steps, len(c.Diags), c.SecretReads
+	m := c.mark()
 	out := c.checkValueDepth(ev, t, entry, keyS, validation, core.NodeOf(v, n.Range), path, depth+1)
-	if memo && out != nil && !c.Halt.Done && len(c.Diags) == diags && c.SecretReads == reads {
+	if !memo || out == nil {
+		return out
+	}
+	if r, ok := c.keep(m, out); ok {
 		if c.state.results == nil {
-			c.state.results = map[resultKey]checkedDefault{}
+			c.state.results = map[resultKey]checkedValue{}
 		}
-		c.state.results[k] = checkedDefault{v: out, steps: c.steps - steps}
+		c.state.results[k] = r
 	}
 	return out
 }
@@ -253,10 +290,7 @@ func (c *compiler) resultKey(f *file, t *typeDef, entry, keyS *prop, validation 
 	if len(validation) > 4 || c.InSecret > 0 || sensitiveType(t) {
 		return resultKey{}, false
 	}
-	pure := func(clauses []*yamlsrc.Node) bool {
-		return !slices.ContainsFunc(clauses, func(cl *yamlsrc.Node) bool { return c.cclause(f, cl) == nil })
-	}
-	if !pure(t.validation) || !pure(validation) || (t.scalar != nil && t.scalar.dataType != nil && !pure(t.scalar.dataType.validation)) {
+	if !c.compiledClauses(f, t, validation) {
 		return resultKey{}, false
 	}
 	k := resultKey{t: t, entry: entry, keyS: keyS, nclauses: len(validation), f: f, depth: depth, v: v}
@@ -516,13 +550,13 @@ func (c *compiler) compileExpr(f *file, n *yamlsrc.Node, depth int) *cexpr {
 	x := &cexpr{fn: name, steps: 1}
 	switch name {
 	case "value":
-	case "get_input", "node_index", "relationship_index", "get_property", "get_attribute", "get_artifact", "available_allocation", "matches":
+	case "get_input", "node_index", "relationship_index", "matches":
 		// What they read is not the clause's alone (matches: its pattern
 		// may warn).
 		return nil
 	default:
 		lo, hi, ok := builtinArity(name)
-		if got := len(argList(args)); !ok || got < lo || (hi >= 0 && got > hi) || c.findFunc(f, name) != nil {
+		if got := len(argList(args)); !ok || got < lo || (hi >= 0 && got > hi) || graphQuery(name) || c.findFunc(f, name) != nil {
 			return nil
 		}
 	}
@@ -620,7 +654,7 @@ func (c *compiler) runExpr(x *cexpr, v graph.Value, ord funceval.Ordering, steps
 	}
 	vals := c.state.args[base:]
 	if x.fn == "value" {
-		return (*eval).walkValue(nil, v, vals), true
+		return walkValue(v, vals), true
 	}
 	if slices.ContainsFunc(vals, graph.HasUnknown) {
 		return nil, false
