@@ -75,12 +75,10 @@ type fastReader struct {
 	fault             any
 }
 
-// readFast reads data with the fast reader. ok is false when it gave up:
-// the caller then reads data on the library path.
+// readFast reads data, which refuseUnreadable passed as fast, with the
+// fast reader. ok is false when it gave up: the caller then reads data on
+// the library path.
 func readFast(ctx context.Context, file string, data []byte, lim Limits) ([]*Node, diag.Diagnostics, bool) {
-	if !fastReadable(data) {
-		return nil, nil, false
-	}
 	return newFastReader(ctx, file, data, lim).read()
 }
 
@@ -113,33 +111,6 @@ func (r *fastReader) read() (docs []*Node, diags diag.Diagnostics, ok bool) {
 	}
 	root := r.document()
 	return []*Node{root}, nil, true
-}
-
-// fastReadable reports whether data, valid UTF-8 without C0 controls
-// other than tab, CR and LF (firstNonText), holds nothing that the fast
-// reader leaves to the library outright: a tab, a carriage return, a
-// character the library refuses (DEL, C1 controls, U+FFFE, U+FFFF),
-// breaks lines at (NEL, LS, PS) or skips at a line's start (U+FEFF, a
-// byte order mark).
-func fastReadable(data []byte) bool {
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return false
-	}
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if c < utf8.RuneSelf {
-			if c == '\t' || c == '\r' || c == 0x7F {
-				return false
-			}
-			continue
-		}
-		r, size := utf8.DecodeRune(data[i:])
-		if r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-		i += size - 1
-	}
-	return true
 }
 
 func (r *fastReader) bail() { panic(fastBail{}) }
