@@ -160,7 +160,7 @@ func (r *fastReader) document() *Node {
 	if markerLine > 1 {
 		pending++
 	}
-	if pending > 0 && root.Kind != Scalar && r.src[root.Range.Start.Byte] != '[' && r.src[root.Range.Start.Byte] != '{' {
+	if pending > 0 && r.blockCollection(root) {
 		pending--
 	}
 	for range pending {
@@ -446,9 +446,19 @@ func (r *fastReader) blockAtBelow(depth, parent int) *Node {
 // countExtra adds one to the count of countNodes when n, a value below
 // its indicator's line, is a scalar or a flow collection.
 func (r *fastReader) countExtra(n *Node) {
-	if n.Kind == Scalar || r.src[n.Range.Start.Byte] == '[' || r.src[n.Range.Start.Byte] == '{' {
+	if !r.blockCollection(n) {
 		r.addExtra()
 	}
+}
+
+// blockCollection reports whether n, a node the reader made, is a block
+// mapping or sequence (not a scalar nor a flow collection).
+func (r *fastReader) blockCollection(n *Node) bool {
+	if n.Kind == Scalar {
+		return false
+	}
+	c := r.src[n.Range.Start.Byte]
+	return c != '[' && c != '{'
 }
 
 func (r *fastReader) addExtra() {
