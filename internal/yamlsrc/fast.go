@@ -338,13 +338,7 @@ func (r *fastReader) scalar(p int, value string, quoted bool) *Node {
 	start := r.pos(p)
 	n := r.node(Scalar, tag, start)
 	n.Value, n.Quoted = value, quoted
-	if strings.IndexByte(value, '\n') < 0 {
-		w := utf8.RuneCountInString(value)
-		if quoted {
-			w += 2
-		}
-		n.Range.End = diag.Pos{Line: start.Line, Column: start.Column + w, Byte: start.Byte + len(value)}
-	}
+	n.Range.End = scalarEnd(start, value, quoted)
 	return n
 }
 
@@ -746,11 +740,7 @@ func (r *fastReader) plainEnd(v *Node, p, parent int) {
 		r.bail()
 	}
 	v.Value, v.Tag = value, resolvePlain(value)
-	v.Range.End = v.Range.Start
-	if strings.IndexByte(value, '\n') < 0 {
-		st := v.Range.Start
-		v.Range.End = diag.Pos{Line: st.Line, Column: st.Column + utf8.RuneCountInString(value), Byte: st.Byte + len(value)}
-	}
+	v.Range.End = scalarEnd(v.Range.Start, value, false)
 	r.advance(q)
 	r.endLine()
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -300,14 +301,24 @@ type converter struct {
 func (c *converter) rangeOf(n *yaml.Node) diag.Range {
 	start := c.idx.pos(n.Line, n.Column)
 	end := start
-	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 && !bytes.ContainsAny([]byte(n.Value), "\n") {
-		w := utf8.RuneCountInString(n.Value)
-		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			w += 2
-		}
-		end = diag.Pos{Line: start.Line, Column: start.Column + w, Byte: start.Byte + len(n.Value)}
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		end = scalarEnd(start, n.Value, n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0)
 	}
 	return diag.Range{File: c.file, Start: start, End: end}
+}
+
+// scalarEnd is the end of the range of a plain or quoted scalar of value
+// that starts at start: past its text (and quotes) when it is on one
+// line, start itself otherwise. Both readers give ranges by this rule.
+func scalarEnd(start diag.Pos, value string, quoted bool) diag.Pos {
+	if strings.IndexByte(value, '\n') >= 0 {
+		return start
+	}
+	w := utf8.RuneCountInString(value)
+	if quoted {
+		w += 2
+	}
+	return diag.Pos{Line: start.Line, Column: start.Column + w, Byte: start.Byte + len(value)}
 }
 
 // expandedSize counts the nodes of the tree with every alias expanded,
