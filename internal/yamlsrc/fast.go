@@ -309,9 +309,7 @@ func (r *fastReader) node(kind Kind, tag string, at diag.Pos) *Node {
 	n := &r.slab[0]
 	r.slab = r.slab[1:]
 	r.nodes++
-	if r.nodes+r.extra > r.lim.MaxNodes {
-		r.bail()
-	}
+	r.holdCount()
 	if r.nodes&4095 == 0 {
 		if r.ctx.Err() != nil {
 			panic(fastCanceled{})
@@ -457,6 +455,12 @@ func (r *fastReader) blockCollection(n *Node) bool {
 
 func (r *fastReader) addExtra() {
 	r.extra++
+	r.holdCount()
+}
+
+// holdCount gives up when the nodes made and countNodes' extra ones pass
+// the node limit.
+func (r *fastReader) holdCount() {
 	if r.nodes+r.extra > r.lim.MaxNodes {
 		r.bail()
 	}
