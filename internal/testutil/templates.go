@@ -46,21 +46,7 @@ topology_template:
       default: fast
   node_templates:
 `)
-	hosts := n / 10
-	if hosts == 0 {
-		hosts = 1
-	}
-	// Flow style keeps 100,000 nodes under the 16 MiB file limit.
-	for i := 0; i < hosts; i++ {
-		fmt.Fprintf(&b, "    host%d: {type: tosca.nodes.Compute, capabilities: {host: {properties: {num_cpus: 2, mem_size: 4 GB}}}}\n", i)
-	}
-	for i := 0; i < n-hosts; i++ {
-		fmt.Fprintf(&b, "    app%d: {type: bench.App, properties: {port: %d, mode: {get_input: mode}}, requirements: [{host: host%d}", i, 1+i%65000, i%hosts)
-		if i > 0 {
-			fmt.Fprintf(&b, ", {backend: app%d}", i-1)
-		}
-		b.WriteString("]}\n")
-	}
+	writeNodeTemplates(&b, n, "tosca.nodes.Compute", "bench.App", "get_input")
 	return []byte(b.String())
 }
 
@@ -99,16 +85,25 @@ service_template:
       default: fast
   node_templates:
 `)
+	writeNodeTemplates(&b, n, "Compute", "App", "$get_input")
+	return []byte(b.String())
+}
+
+// writeNodeTemplates writes the node templates of BenchTemplate13 and
+// BenchTemplate20, which differ only in type names and get_input's
+// spelling: a tenth (at least one) hosts of type compute, the rest of
+// type app, each hosted on one of them and depending on the one before.
+// Flow style keeps 100,000 nodes under the 16 MiB file limit.
+func writeNodeTemplates(b *strings.Builder, n int, compute, app, getInput string) {
 	hosts := max(n/10, 1)
 	for i := range hosts {
-		fmt.Fprintf(&b, "    host%d: {type: Compute, capabilities: {host: {properties: {num_cpus: 2, mem_size: 4 GB}}}}\n", i)
+		fmt.Fprintf(b, "    host%d: {type: %s, capabilities: {host: {properties: {num_cpus: 2, mem_size: 4 GB}}}}\n", i, compute)
 	}
 	for i := range n - hosts {
-		fmt.Fprintf(&b, "    app%d: {type: App, properties: {port: %d, mode: {$get_input: mode}}, requirements: [{host: host%d}", i, 1+i%65000, i%hosts)
+		fmt.Fprintf(b, "    app%d: {type: %s, properties: {port: %d, mode: {%s: mode}}, requirements: [{host: host%d}", i, app, 1+i%65000, getInput, i%hosts)
 		if i > 0 {
-			fmt.Fprintf(&b, ", {backend: app%d}", i-1)
+			fmt.Fprintf(b, ", {backend: app%d}", i-1)
 		}
 		b.WriteString("]}\n")
 	}
-	return []byte(b.String())
 }

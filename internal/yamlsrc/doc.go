@@ -33,15 +33,15 @@
 // one copy of the file). It
 // reads one document of block mappings and sequences (compact and
 // indentless forms included), flow collections over one or several
-// lines, plain scalars on one line, single- and double-quoted scalars on
-// one line, literal and folded block scalars, and comments, after an
-// optional "---"; it resolves plain scalars as the library does
+// lines, plain scalars (over several lines only in a block), single- and
+// double-quoted scalars on one line, literal and folded block scalars,
+// and comments, after an optional "---"; it resolves plain scalars as the library does
 // (resolve.go). Anything else, any syntax error and any limit reached
 // go to the library path unchanged, so every diagnostic comes from
 // there: anchors, aliases, tags, merge keys, explicit keys, directives,
-// several documents, tabs, carriage returns, a byte order mark, plain
-// or quoted scalars over several lines. Both give the same tree, ranges
-// and diagnostics for every file the fast reader reads; a differential
+// several documents, tabs, carriage returns, a byte order mark, quoted
+// scalars over several lines, plain scalars over several lines in a
+// flow collection. Both give the same tree, ranges and diagnostics for every file the fast reader reads; a differential
 // fuzz test (FuzzFastReaderMatchesLibrary) and every YAML file of the
 // corpus (TestFastReaderMatchesOnRealFiles) hold them to it.
 //

@@ -75,12 +75,10 @@ type fastReader struct {
 	fault             any
 }
 
-// readFast reads data with the fast reader. ok is false when it gave up:
-// the caller then reads data on the library path.
+// readFast reads data, which refuseUnreadable passed as fast, with the
+// fast reader. ok is false when it gave up: the caller then reads data on
+// the library path.
 func readFast(ctx context.Context, file string, data []byte, lim Limits) ([]*Node, diag.Diagnostics, bool) {
-	if !fastReadable(data) {
-		return nil, nil, false
-	}
 	return newFastReader(ctx, file, data, lim).read()
 }
 
@@ -113,33 +111,6 @@ func (r *fastReader) read() (docs []*Node, diags diag.Diagnostics, ok bool) {
 	}
 	root := r.document()
 	return []*Node{root}, nil, true
-}
-
-// fastReadable reports whether data, valid UTF-8 without C0 controls
-// other than tab, CR and LF (firstNonText), holds nothing that the fast
-// reader leaves to the library outright: a tab, a carriage return, a
-// character the library refuses (DEL, C1 controls, U+FFFE, U+FFFF),
-// breaks lines at (NEL, LS, PS) or skips at a line's start (U+FEFF, a
-// byte order mark).
-func fastReadable(data []byte) bool {
-	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
-		return false
-	}
-	for i := 0; i < len(data); i++ {
-		c := data[i]
-		if c < utf8.RuneSelf {
-			if c == '\t' || c == '\r' || c == 0x7F {
-				return false
-			}
-			continue
-		}
-		r, size := utf8.DecodeRune(data[i:])
-		if r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
-			return false
-		}
-		i += size - 1
-	}
-	return true
 }
 
 func (r *fastReader) bail() { panic(fastBail{}) }
@@ -189,7 +160,7 @@ func (r *fastReader) document() *Node {
 	if markerLine > 1 {
 		pending++
 	}
-	if pending > 0 && root.Kind != Scalar && r.src[root.Range.Start.Byte] != '[' && r.src[root.Range.Start.Byte] != '{' {
+	if pending > 0 && r.blockCollection(root) {
 		pending--
 	}
 	for range pending {
@@ -338,9 +309,7 @@ func (r *fastReader) node(kind Kind, tag string, at diag.Pos) *Node {
 	n := &r.slab[0]
 	r.slab = r.slab[1:]
 	r.nodes++
-	if r.nodes+r.extra > r.lim.MaxNodes {
-		r.bail()
-	}
+	r.holdCount()
 	if r.nodes&4095 == 0 {
 		if r.ctx.Err() != nil {
 			panic(fastCanceled{})
@@ -367,13 +336,7 @@ func (r *fastReader) scalar(p int, value string, quoted bool) *Node {
 	start := r.pos(p)
 	n := r.node(Scalar, tag, start)
 	n.Value, n.Quoted = value, quoted
-	if strings.IndexByte(value, '\n') < 0 {
-		w := utf8.RuneCountInString(value)
-		if quoted {
-			w += 2
-		}
-		n.Range.End = diag.Pos{Line: start.Line, Column: start.Column + w, Byte: start.Byte + len(value)}
-	}
+	n.Range.End = scalarEnd(start, value, quoted)
 	return n
 }
 
@@ -475,13 +438,29 @@ func (r *fastReader) blockAtBelow(depth, parent int) *Node {
 // countExtra adds one to the count of countNodes when n, a value below
 // its indicator's line, is a scalar or a flow collection.
 func (r *fastReader) countExtra(n *Node) {
-	if n.Kind == Scalar || r.src[n.Range.Start.Byte] == '[' || r.src[n.Range.Start.Byte] == '{' {
+	if !r.blockCollection(n) {
 		r.addExtra()
 	}
 }
 
+// blockCollection reports whether n, a node the reader made, is a block
+// mapping or sequence (not a scalar nor a flow collection).
+func (r *fastReader) blockCollection(n *Node) bool {
+	if n.Kind == Scalar {
+		return false
+	}
+	c := r.src[n.Range.Start.Byte]
+	return c != '[' && c != '{'
+}
+
 func (r *fastReader) addExtra() {
 	r.extra++
+	r.holdCount()
+}
+
+// holdCount gives up when the nodes made and countNodes' extra ones pass
+// the node limit.
+func (r *fastReader) holdCount() {
 	if r.nodes+r.extra > r.lim.MaxNodes {
 		r.bail()
 	}
@@ -765,11 +744,7 @@ func (r *fastReader) plainEnd(v *Node, p, parent int) {
 		r.bail()
 	}
 	v.Value, v.Tag = value, resolvePlain(value)
-	v.Range.End = v.Range.Start
-	if strings.IndexByte(value, '\n') < 0 {
-		st := v.Range.Start
-		v.Range.End = diag.Pos{Line: st.Line, Column: st.Column + utf8.RuneCountInString(value), Byte: st.Byte + len(value)}
-	}
+	v.Range.End = scalarEnd(v.Range.Start, value, false)
 	r.advance(q)
 	r.endLine()
 }

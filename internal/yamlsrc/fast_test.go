@@ -18,7 +18,7 @@ import (
 // before the fast reader.
 func libraryParseAll(data []byte, lim Limits) ([]*Node, diag.Diagnostics) {
 	lim = lim.withDefaults(len(data))
-	if d := refuseUnreadable("f.yaml", data, lim); d != nil {
+	if d, _ := refuseUnreadable("f.yaml", data, lim); d != nil {
 		return nil, diag.Diagnostics{*d}
 	}
 	return parseLibrary(context.Background(), "f.yaml", data, lim)
@@ -27,7 +27,7 @@ func libraryParseAll(data []byte, lim Limits) ([]*Node, diag.Diagnostics) {
 // fastParseAll is the fast reader alone; ok is false when it gave up.
 func fastParseAll(data []byte, lim Limits) ([]*Node, diag.Diagnostics, bool) {
 	lim = lim.withDefaults(len(data))
-	if refuseUnreadable("f.yaml", data, lim) != nil {
+	if d, fast := refuseUnreadable("f.yaml", data, lim); d != nil || !fast {
 		return nil, nil, false
 	}
 	return readFast(context.Background(), "f.yaml", data, lim)
@@ -41,7 +41,7 @@ func fastParseAll(data []byte, lim Limits) ([]*Node, diag.Diagnostics, bool) {
 func checkFastMatches(t *testing.T, data []byte, lim Limits) bool {
 	t.Helper()
 	lim = lim.withDefaults(len(data))
-	if refuseUnreadable("f.yaml", data, lim) != nil || !fastReadable(data) {
+	if d, fast := refuseUnreadable("f.yaml", data, lim); d != nil || !fast {
 		return false
 	}
 	r := newFastReader(context.Background(), "f.yaml", data, lim)

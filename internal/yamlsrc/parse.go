@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/xosplan/xosplan/pkg/diag"
@@ -120,11 +121,14 @@ func ParseAll(file string, data []byte, lim Limits) (docs []*Node, diags diag.Di
 // library, with the same result.
 func ParseAllContext(ctx context.Context, file string, data []byte, lim Limits) (docs []*Node, diags diag.Diagnostics) {
 	lim = lim.withDefaults(len(data))
-	if d := refuseUnreadable(file, data, lim); d != nil {
+	d, fast := refuseUnreadable(file, data, lim)
+	if d != nil {
 		return nil, diags.Append(*d)
 	}
-	if docs, diags, ok := readFast(ctx, file, data, lim); ok {
-		return docs, diags
+	if fast {
+		if docs, diags, ok := readFast(ctx, file, data, lim); ok {
+			return docs, diags
+		}
 	}
 	return parseLibrary(ctx, file, data, lim)
 }
@@ -186,21 +190,23 @@ func parseLibrary(ctx context.Context, file string, data []byte, lim Limits) (do
 }
 
 // refuseUnreadable returns the error of a file no reader must see: too
-// large or not text; nil otherwise.
-func refuseUnreadable(file string, data []byte, lim Limits) *diag.Diagnostic {
+// large or not text; nil otherwise. fast reports, for a file it accepts,
+// whether the fast reader may read it (scanText).
+func refuseUnreadable(file string, data []byte, lim Limits) (d *diag.Diagnostic, fast bool) {
 	var diags diag.Diagnostics
 	if len(data) > lim.MaxFileBytes {
 		diags = diags.Errorf(diag.Range{File: file, Start: diag.Pos{Line: 1, Column: 1}}, "", CodeTooLarge,
 			"file is %d bytes; the limit is %d bytes (%d MiB)", len(data), lim.MaxFileBytes, lim.MaxFileBytes>>20)
-		return &diags[0]
+		return &diags[0], false
 	}
-	if bad := firstNonText(data); bad >= 0 {
+	bad, fast := scanText(data)
+	if bad >= 0 {
 		p := newLineIndex(data).posOfByte(bad)
 		diags = diags.Errorf(diag.Range{File: file, Start: p, End: p}, "", CodeBinary,
 			"file is not UTF-8 text (byte 0x%02x at offset %d)", data[bad], bad)
-		return &diags[0]
+		return &diags[0], false
 	}
-	return nil
+	return nil, fast
 }
 
 // refuseTooMany returns the error of a file that holds too many nodes for
@@ -242,26 +248,39 @@ func (c *converter) convertDocument(root *yaml.Node, nodes *int) *Node {
 	return n
 }
 
-// firstNonText returns the offset of the first byte that makes the data
-// binary (invalid UTF-8 or a NUL or other C0 control byte other than tab,
-// newline and carriage return), or -1.
-func firstNonText(data []byte) int {
+// scanText reads data once for two answers. bad is the offset of the
+// first byte that makes the data no text (invalid UTF-8, or a C0 control
+// other than tab, CR and LF), or -1. fast reports whether the text holds
+// nothing that the fast reader leaves to the library outright: a tab, a
+// carriage return, a character the library refuses (DEL, C1 controls,
+// U+FFFE, U+FFFF), breaks lines at (NEL, LS, PS) or skips at a line's
+// start (U+FEFF, a byte order mark among them).
+func scanText(data []byte) (bad int, fast bool) {
+	fast = true
 	for i := 0; i < len(data); {
 		b := data[i]
 		if b < utf8.RuneSelf {
-			if b < 0x20 && b != '\t' && b != '\n' && b != '\r' {
-				return i
+			if b < 0x20 {
+				if b != '\t' && b != '\n' && b != '\r' {
+					return i, false
+				}
+				fast = fast && b == '\n'
+			} else if b == 0x7F {
+				fast = false
 			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRune(data[i:])
 		if r == utf8.RuneError && size <= 1 {
-			return i
+			return i, false
+		}
+		if r < 0xA0 || r == 0x2028 || r == 0x2029 || r == 0xFEFF || r == 0xFFFE || r == 0xFFFF {
+			fast = false
 		}
 		i += size
 	}
-	return -1
+	return -1, fast
 }
 
 type converter struct {
@@ -282,14 +301,24 @@ type converter struct {
 func (c *converter) rangeOf(n *yaml.Node) diag.Range {
 	start := c.idx.pos(n.Line, n.Column)
 	end := start
-	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 && !bytes.ContainsAny([]byte(n.Value), "\n") {
-		w := utf8.RuneCountInString(n.Value)
-		if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
-			w += 2
-		}
-		end = diag.Pos{Line: start.Line, Column: start.Column + w, Byte: start.Byte + len(n.Value)}
+	if n.Kind == yaml.ScalarNode && n.Style&(yaml.LiteralStyle|yaml.FoldedStyle) == 0 {
+		end = scalarEnd(start, n.Value, n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0)
 	}
 	return diag.Range{File: c.file, Start: start, End: end}
+}
+
+// scalarEnd is the end of the range of a plain or quoted scalar of value
+// that starts at start: past its text (and quotes) when it is on one
+// line, start itself otherwise. Both readers give ranges by this rule.
+func scalarEnd(start diag.Pos, value string, quoted bool) diag.Pos {
+	if strings.IndexByte(value, '\n') >= 0 {
+		return start
+	}
+	w := utf8.RuneCountInString(value)
+	if quoted {
+		w += 2
+	}
+	return diag.Pos{Line: start.Line, Column: start.Column + w, Byte: start.Byte + len(value)}
 }
 
 // expandedSize counts the nodes of the tree with every alias expanded,

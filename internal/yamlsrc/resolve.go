@@ -66,31 +66,36 @@ func resolveNumber(in string) string {
 			return TagFloat
 		}
 	}
-	switch {
-	case strings.HasPrefix(plain, "0b"):
-		if _, err := strconv.ParseInt(plain[2:], 2, 64); err == nil {
-			return TagInt
-		}
-		if _, err := strconv.ParseUint(plain[2:], 2, 64); err == nil {
-			return TagInt
-		}
-	case strings.HasPrefix(plain, "-0b"):
-		if _, err := strconv.ParseInt("-"+plain[3:], 2, 64); err == nil {
-			return TagInt
-		}
-	case strings.HasPrefix(plain, "0o"):
-		if _, err := strconv.ParseInt(plain[2:], 8, 64); err == nil {
-			return TagInt
-		}
-		if _, err := strconv.ParseUint(plain[2:], 8, 64); err == nil {
-			return TagInt
-		}
-	case strings.HasPrefix(plain, "-0o"):
-		if _, err := strconv.ParseInt("-"+plain[3:], 8, 64); err == nil {
-			return TagInt
-		}
+	if radixInt(plain) {
+		return TagInt
 	}
 	return TagStr
+}
+
+// radixInt is the library's last try at an int: "0b" (binary) or "0o"
+// (octal) digits, with an optional leading '-'; the digits may be signed
+// themselves, as strconv reads them.
+func radixInt(plain string) bool {
+	digits, neg := strings.CutPrefix(plain, "-")
+	base := 0
+	switch {
+	case strings.HasPrefix(digits, "0b"):
+		base = 2
+	case strings.HasPrefix(digits, "0o"):
+		base = 8
+	default:
+		return false
+	}
+	digits = digits[2:]
+	if neg {
+		_, err := strconv.ParseInt("-"+digits, base, 64)
+		return err == nil
+	}
+	if _, err := strconv.ParseInt(digits, base, 64); err == nil {
+		return true
+	}
+	_, err := strconv.ParseUint(digits, base, 64)
+	return err == nil
 }
 
 // yamlStyleFloat matches the library's
