@@ -10,6 +10,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,10 +88,34 @@ func Navigate(t testing.TB, ctx context.Context, url string) {
 	run(t, ctx, "opening "+url, chromedp.Navigate(url))
 }
 
-// Click clicks the first element css selects, once it is visible.
+// Click clicks the first element css selects, once it is visible. A
+// page that renders again on its own (the console refreshes) may replace
+// the element between the query and the click; the click never reached
+// the page then (the node is looked up before any mouse event), so it is
+// tried again, at most clickTries times.
 func Click(t testing.TB, ctx context.Context, css string) {
 	t.Helper()
-	run(t, ctx, "clicking "+css, chromedp.Click(chromedp.CSS(css)))
+	var err error
+	for range clickTries {
+		if err = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css))); err == nil || !replaced(err) {
+			break
+		}
+	}
+	if err != nil {
+		t.Fatalf("clicking %s: %v", css, err)
+	}
+}
+
+// clickTries bounds Click's attempts at an element the page keeps
+// replacing.
+const clickTries = 5
+
+// replaced reports whether err says the node a query found is gone from
+// the page (Chrome's "Could not find node with given id", "No node with
+// given id found", "Node is detached from document").
+func replaced(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "node with given id") || strings.Contains(msg, "Node is detached")
 }
 
 // Type types text into the first element css selects.
